@@ -1,0 +1,69 @@
+// Benchmark: raw SQLite single-row commits/s against durable actor messages/s end to end, from one run.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openStorage } from "../src/adapters/storage/index.ts";
+import { ActorRuntime } from "../src/actors/runtime.ts";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const ACTORS = Number(process.env.BENCH_ACTORS ?? 1000);
+const dir = mkdtempSync(join(tmpdir(), "caravan-bench-"));
+
+async function rawCommits(): Promise<number> {
+  // Same driver and pragmas as the service (WAL, synchronous=NORMAL, busy_timeout, foreign_keys).
+  const s = await openStorage(join(dir, "raw.db"), { migrate: false });
+  s.client.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, actor TEXT NOT NULL, body TEXT NOT NULL)");
+  const ins = s.client.prepare("INSERT INTO t (actor, body) VALUES (?, ?)");
+  const begin = s.client.prepare("BEGIN IMMEDIATE");
+  const commit = s.client.prepare("COMMIT");
+  let n = 0;
+  const end = performance.now() + SECONDS * 1000;
+  const t0 = performance.now();
+  while (performance.now() < end) {
+    for (let i = 0; i < 100; i++) {
+      begin.run();
+      ins.run(`a:${n % ACTORS}`, '{"n":1}');
+      commit.run();
+      n++;
+    }
+  }
+  const rate = n / ((performance.now() - t0) / 1000);
+  s.close();
+  return rate;
+}
+
+async function actorMessages(): Promise<{ rate: number; processed: number }> {
+  const s = await openStorage(join(dir, "actors.db"));
+  const runtime = new ActorRuntime(s, { concurrency: 256 });
+  runtime.register<{ n: number }, { n: number }>({
+    kind: "acc",
+    initialState: () => ({ n: 0 }),
+    handle(ctx, msg) {
+      ctx.state.n += msg.n;
+    },
+  });
+  runtime.start();
+  const t0 = performance.now();
+  const end = t0 + SECONDS * 1000;
+  let sent = 0;
+  // Producers keep a bounded number of tells in flight, spread over many actors.
+  while (performance.now() < end) {
+    const batch: Promise<number>[] = [];
+    for (let i = 0; i < 2000; i++) batch.push(runtime.tell(`acc:${sent++ % ACTORS}`, { n: 1 }));
+    await Promise.all(batch);
+    while (runtime.stats().queued > 4000) await new Promise((r) => setTimeout(r, 1));
+  }
+  await runtime.idle();
+  const seconds = (performance.now() - t0) / 1000;
+  const processed = runtime.stats().processed;
+  await runtime.stop();
+  s.close();
+  return { rate: processed / seconds, processed };
+}
+
+const raw = await rawCommits();
+const actors = await actorMessages();
+rmSync(dir, { recursive: true, force: true });
+console.log(`raw SQLite commits/s (1 row per transaction, WAL, synchronous=NORMAL): ${raw.toFixed(0)}`);
+console.log(`durable actor messages/s end to end (tell + handle + state + ack, ${ACTORS} actors): ${actors.rate.toFixed(0)} (${actors.processed} messages)`);
+console.log(`ratio actor/raw: ${(actors.rate / raw).toFixed(2)} (target >= 0.50)`);

@@ -1,0 +1,18 @@
+// Domain events in commit order; the webhook dispatcher and the console read them by seq.
+import { sqliteTable, text, integer, index } from "drizzle-orm/sqlite-core";
+
+export const events = sqliteTable(
+  "events",
+  {
+    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    id: text("id").notNull().unique(),
+    companyId: text("company_id").notNull(),
+    environment: text("environment", { enum: ["test", "live"] }).notNull(),
+    type: text("type").notNull(),
+    entityType: text("entity_type").notNull(),
+    entityId: text("entity_id").notNull(),
+    data: text("data").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("events_company_env_seq").on(t.companyId, t.environment, t.seq)],
+);

@@ -1,0 +1,3 @@
+// Every table of the database, one file per aggregate.
+export * from "./actors.ts";
+export * from "./events.ts";

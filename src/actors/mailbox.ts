@@ -1,0 +1,85 @@
+// Durable mailbox rows and actor state in SQLite: the only SQL the runtime runs.
+import type { Storage } from "../adapters/storage/index.ts";
+import type { ActorEvent } from "./types.ts";
+
+export interface MessageRow {
+  id: number;
+  actor: string;
+  body: string;
+  due_at: number;
+  retry_at: number | null;
+  attempts: number;
+  last_error: string | null;
+  reply_to: string | null;
+}
+
+export interface MessageRef {
+  id: number;
+  actor: string;
+  due_at: number;
+  retry_at: number | null;
+}
+
+export class Mailbox {
+  constructor(private readonly s: Storage) {}
+
+  insert(actor: string, body: string, dueAt: number, replyTo: string | null, now: number): number {
+    const r = this.s
+      .stmt("INSERT INTO actor_messages (actor, body, due_at, reply_to, created_at) VALUES (?, ?, ?, ?, ?)")
+      .run(actor, body, dueAt, replyTo, now);
+    return Number(r.lastInsertRowid);
+  }
+
+  get(id: number): MessageRow | undefined {
+    return (this.s.stmt("SELECT * FROM actor_messages WHERE id = ?").get(id) ?? undefined) as MessageRow | undefined;
+  }
+
+  /** Pending messages with an id above `afterId`, oldest first: startup and pickup of other processes' inserts. */
+  pendingAfter(afterId: number, limit: number): MessageRef[] {
+    return this.s
+      .stmt("SELECT id, actor, due_at, retry_at FROM actor_messages WHERE id > ? ORDER BY id LIMIT ?")
+      .all(afterId, limit) as unknown as MessageRef[];
+  }
+
+  ack(id: number): void {
+    this.s.stmt("DELETE FROM actor_messages WHERE id = ?").run(id);
+  }
+
+  recordFailure(id: number, attempts: number, error: string, retryAt: number): void {
+    this.s
+      .stmt("UPDATE actor_messages SET attempts = ?, last_error = ?, retry_at = ? WHERE id = ?")
+      .run(attempts, error, retryAt, id);
+  }
+
+  bury(row: MessageRow, attempts: number, error: string, now: number): void {
+    this.s
+      .stmt(
+        "INSERT OR REPLACE INTO actor_dead_letters (id, actor, body, attempts, last_error, created_at, died_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      )
+      .run(row.id, row.actor, row.body, attempts, error, now, now);
+    this.ack(row.id);
+  }
+
+  loadState(address: string): { state: string; last_message_id: number } | undefined {
+    return (this.s.stmt("SELECT state, last_message_id FROM actor_state WHERE address = ?").get(address) ??
+      undefined) as { state: string; last_message_id: number } | undefined;
+  }
+
+  saveState(address: string, state: string, lastMessageId: number, now: number): void {
+    this.s
+      .stmt(
+        "INSERT INTO actor_state (address, state, last_message_id, updated_at) VALUES (?, ?, ?, ?) " +
+          "ON CONFLICT(address) DO UPDATE SET state = excluded.state, last_message_id = excluded.last_message_id, updated_at = excluded.updated_at",
+      )
+      .run(address, state, lastMessageId, now);
+  }
+
+  insertEvent(id: string, e: ActorEvent, createdAt: string): number {
+    const r = this.s
+      .stmt(
+        "INSERT INTO events (id, company_id, environment, type, entity_type, entity_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      )
+      .run(id, e.companyId, e.environment, e.type, e.entityType, e.entityId, JSON.stringify(e.data), createdAt);
+    return Number(r.lastInsertRowid);
+  }
+}

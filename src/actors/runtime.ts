@@ -1,0 +1,530 @@
+// The durable actor runtime: SQLite mailboxes, one message at a time per actor, group-committed outbox.
+import type { Storage } from "../adapters/storage/index.ts";
+import { newId, iso } from "../domain/ids.ts";
+import { Mailbox, type MessageRef, type MessageRow } from "./mailbox.ts";
+import { Timers } from "./timers.ts";
+import {
+  ActorDeadLetterError,
+  ActorStoppedError,
+  ActorTimeoutError,
+  type ActorContext,
+  type ActorEvent,
+  type ActorKind,
+  type TellOptions,
+} from "./types.ts";
+
+export interface RuntimeOptions {
+  /** Milliseconds since epoch. Tests may pass their own. */
+  clock?: () => number;
+  /** Handlers running at once across all actors. */
+  concurrency?: number;
+  /** Actors kept in memory; beyond this the least recently used idle actor is passivated. */
+  maxResident?: number;
+  /** Attempts of a throwing handler before its message is parked as dead. */
+  maxAttempts?: number;
+  backoffMs?: (attempt: number) => number;
+  /** How often other processes' inserts (the CLI on the same database) are looked for. */
+  pollMs?: number;
+  log?: (level: "info" | "warn" | "error", msg: string, fields?: Record<string, unknown>) => void;
+}
+
+interface Resident {
+  state: unknown;
+  lastMessageId: number;
+}
+
+interface Queue {
+  ready: number[]; // eligible message ids, ascending
+  blockedUntil: number; // retry back-off of the head message
+  busy: boolean;
+  scheduled: boolean;
+}
+
+interface Unit {
+  apply(): void;
+  resolve(): void;
+  reject(e: unknown): void;
+}
+
+interface PendingAsk {
+  resolve(v: unknown): void;
+  reject(e: unknown): void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+type Outgoing = { to: string; body: string; dueAt: number; replyTo: string | null };
+
+const defer: (fn: () => void) => void =
+  typeof (globalThis as { setImmediate?: unknown }).setImmediate === "function"
+    ? (fn) => (globalThis as unknown as { setImmediate(f: () => void): void }).setImmediate(fn)
+    : (fn) => setTimeout(fn, 0);
+
+export function splitAddress(address: string): { kind: string; id: string } {
+  const i = address.indexOf(":");
+  if (i <= 0 || i === address.length - 1) throw new Error(`actor address must be kind:id, got "${address}"`);
+  return { kind: address.slice(0, i), id: address.slice(i + 1) };
+}
+
+export class ActorRuntime {
+  readonly mailbox: Mailbox;
+  private readonly clock: () => number;
+  private readonly concurrency: number;
+  private readonly maxResident: number;
+  private readonly maxAttempts: number;
+  private readonly backoff: (attempt: number) => number;
+  private readonly pollMs: number;
+  private readonly log: NonNullable<RuntimeOptions["log"]>;
+
+  private readonly kinds = new Map<string, ActorKind<any, any>>();
+  private readonly resident = new Map<string, Resident>(); // LRU: oldest first
+  private readonly queues = new Map<string, Queue>();
+  private readonly known = new Set<number>(); // pending message ids indexed in memory
+  private readonly runnable: string[] = [];
+  private readonly asks = new Map<string, PendingAsk>();
+  private readonly eventListeners = new Set<(seq: number) => void>();
+  private readonly timers: Timers;
+  private units: Unit[] = [];
+  private flushScheduled = false;
+  private inflight = 0;
+  private idleWaiters: (() => void)[] = [];
+  private lastPolledId = 0;
+  private pollTimer: ReturnType<typeof setInterval> | undefined;
+  private running = false;
+  private stopping = false;
+
+  processed = 0;
+  failures = 0;
+
+  constructor(
+    readonly storage: Storage,
+    opts: RuntimeOptions = {},
+  ) {
+    this.mailbox = new Mailbox(storage);
+    this.clock = opts.clock ?? Date.now;
+    this.concurrency = opts.concurrency ?? 64;
+    this.maxResident = opts.maxResident ?? 10_000;
+    this.maxAttempts = opts.maxAttempts ?? 5;
+    this.backoff = opts.backoffMs ?? ((n) => Math.min(100 * 2 ** (n - 1), 30_000));
+    this.pollMs = opts.pollMs ?? 1000;
+    this.log = opts.log ?? (() => {});
+    this.timers = new Timers(this.clock, (ref) => this.becameDue(ref));
+  }
+
+  register<S, M>(kind: ActorKind<S, M>): this {
+    if (this.kinds.has(kind.kind)) throw new Error(`actor kind ${kind.kind} registered twice`);
+    this.kinds.set(kind.kind, kind);
+    return this;
+  }
+
+  /** Loads every unacknowledged message (a restart replays them) and starts handling. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.pickUpInserts();
+    this.pollTimer = setInterval(() => this.pickUpInserts(), this.pollMs);
+    this.pump();
+  }
+
+  /** Registers a periodic sweep (croner expression, seconds allowed); overlapping runs are skipped. */
+  sweep(name: string, pattern: string, fn: (now: number) => void | Promise<void>): void {
+    this.timers.sweep(name, pattern, async () => {
+      if (this.stopping) return;
+      try {
+        await fn(this.clock());
+      } catch (e) {
+        this.log("error", "sweep failed", { sweep: name, error: String(e) });
+      }
+    });
+  }
+
+  /** Durable fire-and-forget: resolves with the message id once the message is committed. */
+  tell(to: string, body: unknown, opts: TellOptions = {}): Promise<number> {
+    return this.send(to, body, opts, null);
+  }
+
+  /** Request/reply: the handler's `ctx.reply(value)` resolves it. The message stays durable after a timeout. */
+  ask<R = unknown>(to: string, body: unknown, opts: TellOptions & { timeoutMs?: number } = {}): Promise<R> {
+    if (this.stopping) return Promise.reject(new ActorStoppedError("actor runtime is stopping"));
+    const token = newId("ask", this.clock());
+    const timeoutMs = opts.timeoutMs ?? 10_000;
+    return new Promise<R>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.asks.delete(token);
+        reject(new ActorTimeoutError(`ask to ${to} got no reply within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.asks.set(token, { resolve: resolve as (v: unknown) => void, reject, timer });
+      this.send(to, body, opts, token).catch((e) => {
+        clearTimeout(timer);
+        this.asks.delete(token);
+        reject(e);
+      });
+    });
+  }
+
+  /** Called with each new event's seq after it commits (the webhook dispatcher and console wake on it). */
+  onEvent(fn: (seq: number) => void): () => void {
+    this.eventListeners.add(fn);
+    return () => this.eventListeners.delete(fn);
+  }
+
+  stats() {
+    return {
+      resident: this.resident.size,
+      queued: this.known.size,
+      inflight: this.inflight,
+      timers: this.timers.size,
+      processed: this.processed,
+      failures: this.failures,
+    };
+  }
+
+  /** Resolves when nothing is in flight and no due message waits (tests and shutdown). */
+  async idle(): Promise<void> {
+    for (;;) {
+      if (this.inflight === 0 && this.units.length === 0 && !this.hasDueWork()) return;
+      await new Promise<void>((r) => this.idleWaiters.push(r));
+    }
+  }
+
+  /** Stops taking messages, lets in-flight handlers finish and commit. The caller closes the database. */
+  async stop(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    this.timers.stop();
+    while (this.inflight > 0 || this.units.length > 0) {
+      await new Promise<void>((r) => this.idleWaiters.push(r));
+    }
+    for (const [token, a] of this.asks) {
+      clearTimeout(a.timer);
+      a.reject(new ActorStoppedError("actor runtime stopped before the reply"));
+      this.asks.delete(token);
+    }
+    this.running = false;
+  }
+
+  // ---- sending ----
+
+  private send(to: string, body: unknown, opts: TellOptions, replyTo: string | null): Promise<number> {
+    splitAddress(to);
+    if (this.stopping && replyTo === null) {
+      // A tell while stopping is still durable; it is handled after the next start.
+    }
+    const now = this.clock();
+    const dueAt = opts.dueAt ?? now + (opts.delayMs ?? 0);
+    const text = JSON.stringify(body ?? null);
+    let id = 0;
+    return new Promise<number>((resolve, reject) => {
+      this.enqueueUnit({
+        apply: () => {
+          id = this.mailbox.insert(to, text, dueAt, replyTo, now);
+        },
+        resolve: () => {
+          this.index({ id, actor: to, due_at: dueAt, retry_at: null });
+          resolve(id);
+        },
+        reject,
+      });
+    });
+  }
+
+  // ---- group commit ----
+
+  private enqueueUnit(u: Unit): void {
+    this.units.push(u);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      defer(() => this.flush());
+    }
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const units = this.units;
+    this.units = [];
+    if (units.length === 0) return;
+    const ok: Unit[] = [];
+    const failed: [Unit, unknown][] = [];
+    try {
+      this.storage.tx(() => {
+        for (const u of units) {
+          if (units.length === 1) {
+            u.apply();
+            ok.push(u);
+            continue;
+          }
+          try {
+            this.storage.tx(() => u.apply()); // savepoint: one unit's failure spares the others
+            ok.push(u);
+          } catch (e) {
+            failed.push([u, e]);
+          }
+        }
+      });
+    } catch (e) {
+      for (const u of units) u.reject(e);
+      this.wakeIdle();
+      return;
+    }
+    for (const u of ok) u.resolve();
+    for (const [u, e] of failed) u.reject(e);
+    this.pump();
+    this.wakeIdle();
+  }
+
+  // ---- indexing ----
+
+  private pickUpInserts(): void {
+    if (this.stopping) return;
+    for (;;) {
+      const refs = this.mailbox.pendingAfter(this.lastPolledId, 5000);
+      for (const r of refs) {
+        this.lastPolledId = Math.max(this.lastPolledId, r.id);
+        if (!this.known.has(r.id)) this.index(r);
+      }
+      if (refs.length < 5000) break;
+    }
+    this.pump();
+  }
+
+  private index(ref: MessageRef): void {
+    if (this.known.has(ref.id)) return;
+    this.known.add(ref.id);
+    if (ref.due_at > this.clock()) {
+      this.timers.at(ref.due_at, ref);
+      return;
+    }
+    this.becameDue(ref, false);
+    if (ref.retry_at && ref.retry_at > this.clock()) {
+      const q = this.queue(ref.actor);
+      q.blockedUntil = Math.max(q.blockedUntil, ref.retry_at);
+      this.timers.wake(ref.retry_at, ref.actor);
+    }
+  }
+
+  private becameDue(ref: MessageRef | string, pump = true): void {
+    if (typeof ref === "string") {
+      this.markRunnable(ref); // back-off ended
+    } else {
+      const q = this.queue(ref.actor);
+      const r = q.ready;
+      if (r.length === 0 || r[r.length - 1] < ref.id) r.push(ref.id);
+      else {
+        let lo = 0;
+        let hi = r.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if (r[mid] < ref.id) lo = mid + 1;
+          else hi = mid;
+        }
+        r.splice(lo, 0, ref.id);
+      }
+      this.markRunnable(ref.actor);
+    }
+    if (pump) this.pump();
+  }
+
+  private queue(actor: string): Queue {
+    let q = this.queues.get(actor);
+    if (!q) this.queues.set(actor, (q = { ready: [], blockedUntil: 0, busy: false, scheduled: false }));
+    return q;
+  }
+
+  private markRunnable(actor: string): void {
+    const q = this.queues.get(actor);
+    if (!q || q.busy || q.scheduled || q.ready.length === 0) return;
+    if (q.blockedUntil > this.clock()) return;
+    q.scheduled = true;
+    this.runnable.push(actor);
+  }
+
+  private hasDueWork(): boolean {
+    return this.runnable.length > 0;
+  }
+
+  private pump(): void {
+    if (!this.running || this.stopping) return;
+    while (this.inflight < this.concurrency && this.runnable.length > 0) {
+      const actor = this.runnable.shift()!;
+      const q = this.queues.get(actor);
+      if (!q) continue;
+      q.scheduled = false;
+      if (q.busy || q.ready.length === 0) continue;
+      if (q.blockedUntil > this.clock()) continue;
+      q.busy = true;
+      this.inflight++;
+      this.runHead(actor, q).then(
+        () => this.finished(actor, q),
+        (e) => {
+          this.log("error", "actor runtime fault", { actor, error: String(e) });
+          this.finished(actor, q);
+        },
+      );
+    }
+  }
+
+  private finished(actor: string, q: Queue): void {
+    q.busy = false;
+    this.inflight--;
+    if (q.ready.length === 0) this.queues.delete(actor);
+    else this.markRunnable(actor);
+    this.pump();
+    this.wakeIdle();
+  }
+
+  private wakeIdle(): void {
+    if (this.idleWaiters.length === 0) return;
+    const w = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const f of w) f();
+  }
+
+  // ---- handling one message ----
+
+  private activate(address: string): Resident {
+    let r = this.resident.get(address);
+    if (r) {
+      this.resident.delete(address);
+      this.resident.set(address, r);
+      return r;
+    }
+    const { kind, id } = splitAddress(address);
+    const k = this.kinds.get(kind);
+    const row = this.mailbox.loadState(address);
+    r = row
+      ? { state: JSON.parse(row.state), lastMessageId: row.last_message_id }
+      : { state: k ? k.initialState(id) : null, lastMessageId: 0 };
+    this.resident.set(address, r);
+    this.passivate();
+    return r;
+  }
+
+  /** Keeps memory bounded: the least recently used actors that are not busy leave memory. */
+  private passivate(): void {
+    if (this.resident.size <= this.maxResident) return;
+    for (const address of this.resident.keys()) {
+      if (this.resident.size <= this.maxResident) break;
+      if (this.queues.get(address)?.busy) continue;
+      this.resident.delete(address);
+    }
+  }
+
+  private async runHead(address: string, q: Queue): Promise<void> {
+    const id = q.ready[0];
+    const row = this.mailbox.get(id);
+    if (!row) {
+      // Acknowledged elsewhere (another process on the same database).
+      q.ready.shift();
+      this.known.delete(id);
+      return;
+    }
+    const resident = this.activate(address);
+    const now = this.clock();
+    // No id guard against replays: due-time messages legitimately carry lower ids than messages
+    // handled before them. Exactly-once comes from deleting the row in the handler's transaction.
+    const { kind: kindName, id: actorId } = splitAddress(address);
+    const kind = this.kinds.get(kindName);
+    if (!kind) {
+      await this.giveUp(q, row, this.maxAttempts, `no actor kind "${kindName}" is registered`);
+      return;
+    }
+
+    const writes: ((s: Storage) => void)[] = [];
+    const outgoing: Outgoing[] = [];
+    const events: ActorEvent[] = [];
+    let replied = false;
+    let reply: unknown;
+    const ctx: ActorContext<unknown> = {
+      address,
+      id: actorId,
+      messageId: row.id,
+      now,
+      state: structuredClone(resident.state),
+      storage: this.storage,
+      tell: (to, body, opts = {}) => {
+        splitAddress(to);
+        outgoing.push({ to, body: JSON.stringify(body ?? null), dueAt: opts.dueAt ?? now + (opts.delayMs ?? 0), replyTo: null });
+      },
+      emit: (e) => void events.push(e),
+      write: (fn) => void writes.push(fn),
+      reply: (v) => {
+        replied = true;
+        reply = v;
+      },
+    };
+
+    try {
+      await kind.handle(ctx, JSON.parse(row.body));
+    } catch (e) {
+      await this.failed(q, row, e);
+      return;
+    }
+
+    const newIds: number[] = [];
+    const eventSeqs: number[] = [];
+    const stateText = JSON.stringify(ctx.state ?? null);
+    try {
+      await this.commit(() => {
+        for (const w of writes) w(this.storage);
+        for (const o of outgoing) newIds.push(this.mailbox.insert(o.to, o.body, o.dueAt, o.replyTo, now));
+        const at = iso(now);
+        for (const e of events) eventSeqs.push(this.mailbox.insertEvent(newId("evt", now), e, at));
+        this.mailbox.saveState(address, stateText, row.id, now);
+        this.mailbox.ack(row.id);
+      });
+    } catch (e) {
+      await this.failed(q, row, e);
+      return;
+    }
+    resident.state = JSON.parse(stateText);
+    resident.lastMessageId = row.id;
+    this.processed++;
+    this.dequeue(q, id);
+    outgoing.forEach((o, i) => this.index({ id: newIds[i], actor: o.to, due_at: o.dueAt, retry_at: null }));
+    if (row.reply_to) this.answer(row.reply_to, replied ? reply : undefined);
+    for (const seq of eventSeqs) for (const l of this.eventListeners) l(seq);
+  }
+
+  private commit(apply: () => void): Promise<void> {
+    return new Promise((resolve, reject) => this.enqueueUnit({ apply, resolve, reject }));
+  }
+
+  private dequeue(q: Queue, id: number): void {
+    if (q.ready[0] === id) q.ready.shift();
+    else q.ready = q.ready.filter((x) => x !== id);
+    this.known.delete(id);
+  }
+
+  private async failed(q: Queue, row: MessageRow, e: unknown): Promise<void> {
+    this.failures++;
+    // A failed handler may have left a half-built state: the next message reloads it from the database.
+    this.resident.delete(row.actor);
+    const attempts = row.attempts + 1;
+    const error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    if (attempts >= this.maxAttempts) {
+      await this.giveUp(q, row, attempts, error);
+      return;
+    }
+    const retryAt = this.clock() + this.backoff(attempts);
+    this.log("warn", "actor handler failed; will retry", { actor: row.actor, messageId: row.id, attempts, error });
+    await this.commit(() => this.mailbox.recordFailure(row.id, attempts, error, retryAt));
+    q.blockedUntil = retryAt;
+    this.timers.wake(retryAt, row.actor);
+  }
+
+  private async giveUp(q: Queue, row: MessageRow, attempts: number, error: string): Promise<void> {
+    this.log("error", "actor message parked as dead", { actor: row.actor, messageId: row.id, attempts, error });
+    await this.commit(() => this.mailbox.bury(row, attempts, error, this.clock()));
+    this.dequeue(q, row.id);
+    if (row.reply_to) this.answer(row.reply_to, new ActorDeadLetterError(`${row.actor} could not handle the message: ${error}`), true);
+  }
+
+  private answer(token: string, value: unknown, isError = false): void {
+    const a = this.asks.get(token);
+    if (!a) return; // asked by a process that is gone, or timed out
+    this.asks.delete(token);
+    clearTimeout(a.timer);
+    if (isError) a.reject(value);
+    else a.resolve(value);
+  }
+}

@@ -1,0 +1,65 @@
+// Due-time messages, back-off wake-ups (one armed setTimeout for the earliest) and croner sweeps.
+import { Cron } from "croner";
+import { MinHeap } from "./heap.ts";
+import type { MessageRef } from "./mailbox.ts";
+
+const MAX_DELAY = 60 * 60 * 1000; // re-arm at least hourly: setTimeout cannot wait longer than ~24.8 days
+
+export class Timers {
+  private readonly heap = new MinHeap<MessageRef | string>();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private armedFor = Infinity;
+  private readonly jobs = new Map<string, Cron>();
+  private stopped = false;
+
+  constructor(
+    private readonly clock: () => number,
+    private readonly fire: (item: MessageRef | string) => void,
+  ) {}
+
+  get size(): number {
+    return this.heap.size;
+  }
+
+  /** A message that becomes eligible at `dueAt`. */
+  at(dueAt: number, ref: MessageRef): void {
+    this.heap.push(dueAt, ref);
+    this.arm();
+  }
+
+  /** Wake an actor blocked by back-off at `at`. */
+  wake(at: number, actor: string): void {
+    this.heap.push(at, actor);
+    this.arm();
+  }
+
+  sweep(name: string, pattern: string, fn: () => Promise<void>): void {
+    if (this.jobs.has(name)) throw new Error(`sweep ${name} registered twice`);
+    this.jobs.set(name, new Cron(pattern, { protect: true, name: `caravan-${name}-${Math.random()}` }, fn));
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    for (const j of this.jobs.values()) j.stop();
+    this.jobs.clear();
+  }
+
+  private arm(): void {
+    if (this.stopped) return;
+    const next = this.heap.peekKey();
+    if (next === undefined || next >= this.armedFor) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.armedFor = next;
+    const delay = Math.min(Math.max(0, next - this.clock()), MAX_DELAY);
+    this.timer = setTimeout(() => this.run(), delay);
+  }
+
+  private run(): void {
+    this.timer = undefined;
+    this.armedFor = Infinity;
+    const now = this.clock();
+    while (this.heap.size > 0 && this.heap.peekKey()! <= now) this.fire(this.heap.pop()!);
+    this.arm();
+  }
+}

@@ -1,0 +1,58 @@
+// What an actor kind implements and what its handler may do while handling one message.
+import type { Storage } from "../adapters/storage/index.ts";
+
+export type Environment = "test" | "live";
+
+/** A domain event written to the events table in the handler's transaction. */
+export interface ActorEvent {
+  companyId: string;
+  environment: Environment;
+  type: string;
+  entityType: string;
+  entityId: string;
+  data: unknown;
+}
+
+export interface TellOptions {
+  /** Absolute due time (ms since epoch): the message is not handled before it. */
+  dueAt?: number;
+  /** Relative delay from now, in ms. */
+  delayMs?: number;
+}
+
+export interface ActorContext<S> {
+  readonly address: string;
+  readonly id: string;
+  readonly messageId: number;
+  /** The runtime clock's time when handling started (ms since epoch). */
+  readonly now: number;
+  /** A private copy of the state: mutate it freely; it is saved only when the handler succeeds. */
+  state: S;
+  /** For reads. Writes go through `write` so they commit with the acknowledgement. */
+  readonly storage: Storage;
+  tell(to: string, body: unknown, opts?: TellOptions): void;
+  emit(event: ActorEvent): void;
+  /** Synchronous writes run inside the commit transaction, after the handler returns. */
+  write(fn: (storage: Storage) => void): void;
+  /** The answer to an `ask`; ignored for a `tell`. */
+  reply(value: unknown): void;
+}
+
+export interface ActorKind<S = unknown, M = unknown> {
+  readonly kind: string;
+  initialState(id: string): S;
+  handle(ctx: ActorContext<S>, msg: M): void | Promise<void>;
+}
+
+export class ActorTimeoutError extends Error {
+  override name = "ActorTimeoutError";
+}
+
+/** The handler failed every attempt; the message is parked in actor_dead_letters. */
+export class ActorDeadLetterError extends Error {
+  override name = "ActorDeadLetterError";
+}
+
+export class ActorStoppedError extends Error {
+  override name = "ActorStoppedError";
+}

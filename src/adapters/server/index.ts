@@ -1,0 +1,61 @@
+// Listens for HTTP with the running runtime's server: Bun.serve under Bun, Deno.serve under Deno.
+export interface ListenOptions {
+  hostname: string;
+  port: number;
+}
+
+export interface RunningServer {
+  readonly hostname: string;
+  readonly port: number;
+  /** Stops accepting connections and waits for in-flight requests. */
+  stop(): Promise<void>;
+}
+
+type FetchHandler = (req: Request) => Response | Promise<Response>;
+
+export async function listen(fetch: FetchHandler, opts: ListenOptions): Promise<RunningServer> {
+  const g = globalThis as { Bun?: any; Deno?: any };
+  if (g.Bun) {
+    const server = g.Bun.serve({
+      hostname: opts.hostname,
+      port: opts.port,
+      fetch,
+      // The API checks the 64 KiB limit itself (Part 1, Limits); this only stops absurd uploads.
+      maxRequestBodySize: 1024 * 1024,
+      idleTimeout: 60,
+    });
+    return {
+      hostname: opts.hostname,
+      port: server.port as number,
+      stop: async () => {
+        await server.stop(false);
+      },
+    };
+  }
+  if (g.Deno) {
+    let port = opts.port;
+    const ready = Promise.withResolvers<void>();
+    const server = g.Deno.serve(
+      {
+        hostname: opts.hostname,
+        port: opts.port,
+        onListen: (addr: { port: number }) => {
+          port = addr.port;
+          ready.resolve();
+        },
+      },
+      fetch,
+    );
+    await ready.promise;
+    return {
+      hostname: opts.hostname,
+      get port() {
+        return port;
+      },
+      stop: async () => {
+        await server.shutdown();
+      },
+    };
+  }
+  throw new Error("no HTTP server available: run under Bun or Deno");
+}

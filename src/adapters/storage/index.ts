@@ -1,0 +1,159 @@
+// Opens the SQLite database with the driver of the running runtime and applies migrations.
+import { existsSync, mkdirSync, accessSync, constants } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { SQLiteBunSession } from "drizzle-orm/bun-sqlite/session";
+import { BaseSQLiteDatabase, SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
+import { readMigrationFiles } from "drizzle-orm/migrator";
+import { createTableRelationsHelpers, extractTablesRelationalConfig } from "drizzle-orm";
+import * as schema from "../../../db/schema/index.ts";
+import type { Db, SqlClient, SqlStatement, Storage } from "./types.ts";
+
+export type { Db, SqlClient, SqlStatement, Storage, SqlValue } from "./types.ts";
+
+/** A fault the operator must fix; main prints its message as one line and exits non-zero. */
+export class StorageError extends Error {
+  override name = "StorageError";
+}
+
+export const defaultMigrationsFolder = fileURLToPath(new URL("../../../db/migrations", import.meta.url));
+
+export interface OpenOptions {
+  /** Apply pending migrations (default true). */
+  migrate?: boolean;
+  migrationsFolder?: string;
+  /** How long a write waits for another connection's lock before failing (default 5000 ms). */
+  busyTimeoutMs?: number;
+}
+
+const isBun = typeof (globalThis as { Bun?: unknown }).Bun !== "undefined";
+
+async function openClient(path: string): Promise<SqlClient> {
+  if (isBun) return (await import("./bun.ts")).openBunClient(path);
+  return (await import("./node.ts")).openNodeClient(path);
+}
+
+function describe(e: unknown): string {
+  const msg = e instanceof Error ? e.message : String(e);
+  if (/not a database|malformed|corrupt/i.test(msg)) return `database file is corrupt or not SQLite (${msg})`;
+  if (/locked|busy/i.test(msg)) return `database is locked by another process (${msg})`;
+  if (/unable to open|readonly|read-only|permission|EACCES/i.test(msg)) return `cannot open or write database (${msg})`;
+  return msg;
+}
+
+function prepareDirectory(path: string): void {
+  if (path === ":memory:" || path.startsWith("file:")) return;
+  const dir = dirname(resolve(path));
+  try {
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, constants.W_OK);
+  } catch (e) {
+    throw new StorageError(`data directory ${dir} is not writable: ${(e as Error).message}`);
+  }
+}
+
+export async function openStorage(path: string, opts: OpenOptions = {}): Promise<Storage> {
+  prepareDirectory(path);
+  let client: SqlClient;
+  try {
+    client = await openClient(path);
+  } catch (e) {
+    throw new StorageError(`${path}: ${describe(e)}`);
+  }
+  try {
+    client.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
+    if (path !== ":memory:") {
+      const mode = client.prepare("PRAGMA journal_mode = WAL").get() as { journal_mode?: string } | undefined;
+      if (mode?.journal_mode !== "wal") throw new Error(`journal_mode is ${mode?.journal_mode}, WAL required`);
+    }
+    client.exec("PRAGMA synchronous = NORMAL");
+    client.exec("PRAGMA foreign_keys = ON");
+    client.prepare("SELECT count(*) AS n FROM sqlite_master").get();
+  } catch (e) {
+    try { client.close(); } catch { /* already failing */ }
+    throw new StorageError(`${path}: ${describe(e)}`);
+  }
+
+  const storage = makeStorage(path, client);
+  if (opts.migrate !== false) {
+    try {
+      migrate(storage, opts.migrationsFolder ?? defaultMigrationsFolder);
+    } catch (e) {
+      storage.close();
+      throw e instanceof StorageError ? e : new StorageError(`${path}: migration failed: ${describe(e)}`);
+    }
+  }
+  return storage;
+}
+
+function makeStorage(path: string, client: SqlClient): Storage {
+  const dialect = new SQLiteSyncDialect();
+  const tables = extractTablesRelationalConfig(schema, createTableRelationsHelpers);
+  const rel = { fullSchema: schema, schema: tables.tables, tableNamesMap: tables.tableNamesMap };
+  const session = new SQLiteBunSession(client as never, dialect, rel as never, {});
+  const db = new BaseSQLiteDatabase("sync", dialect, session as never, rel as never) as unknown as Db;
+  const cache = new Map<string, SqlStatement>();
+  let depth = 0;
+  let closed = false;
+  return {
+    path,
+    client,
+    db,
+    stmt(sql) {
+      let s = cache.get(sql);
+      if (!s) cache.set(sql, (s = client.prepare(sql)));
+      return s;
+    },
+    tx<T>(fn: () => T): T {
+      if (depth > 0) {
+        const sp = `sp${depth}`;
+        client.exec(`SAVEPOINT ${sp}`);
+        depth++;
+        try {
+          const out = fn();
+          client.exec(`RELEASE ${sp}`);
+          return out;
+        } catch (e) {
+          client.exec(`ROLLBACK TO ${sp}`);
+          client.exec(`RELEASE ${sp}`);
+          throw e;
+        } finally {
+          depth--;
+        }
+      }
+      client.exec("BEGIN IMMEDIATE");
+      depth++;
+      try {
+        const out = fn();
+        client.exec("COMMIT");
+        return out;
+      } catch (e) {
+        client.exec("ROLLBACK");
+        throw e;
+      } finally {
+        depth--;
+      }
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      cache.clear();
+      try { client.exec("PRAGMA optimize"); } catch { /* best effort */ }
+      client.close();
+    },
+  };
+}
+
+export function migrate(storage: Storage, folder: string = defaultMigrationsFolder): void {
+  if (!existsSync(`${folder}/meta/_journal.json`)) {
+    throw new StorageError(`migration folder ${folder} is missing or has no meta/_journal.json`);
+  }
+  let migrations;
+  try {
+    migrations = readMigrationFiles({ migrationsFolder: folder });
+  } catch (e) {
+    throw new StorageError(`migration folder ${folder}: ${(e as Error).message}`);
+  }
+  const d = (storage.db as unknown as { dialect: SQLiteSyncDialect; session: unknown });
+  d.dialect.migrate(migrations, d.session as never, { migrationsFolder: folder });
+}

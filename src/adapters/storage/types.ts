@@ -1,0 +1,44 @@
+// The storage surface every layer sees: a synchronous SQLite client plus a drizzle database over it.
+import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
+import type * as schema from "../../../db/schema/index.ts";
+
+export type SqlValue = string | number | bigint | null | Uint8Array;
+
+export interface RunResult {
+  changes: number;
+  lastInsertRowid: number | bigint;
+}
+
+/** A prepared statement, the shape bun:sqlite and drizzle's bun-sqlite session expect. */
+export interface SqlStatement {
+  run(...params: SqlValue[]): RunResult;
+  get(...params: SqlValue[]): Record<string, unknown> | null | undefined;
+  all(...params: SqlValue[]): Record<string, unknown>[];
+  values(...params: SqlValue[]): unknown[][];
+}
+
+/** The part of a driver drizzle's sync session and our hot paths use. */
+export interface SqlClient {
+  exec(sql: string): void;
+  prepare(sql: string): SqlStatement;
+  /** bun:sqlite shape: returns a function with deferred/immediate/exclusive variants. */
+  transaction<T>(fn: () => T): ((...args: unknown[]) => T) & {
+    deferred: () => T;
+    immediate: () => T;
+    exclusive: () => T;
+  };
+  close(): void;
+}
+
+export type Db = BaseSQLiteDatabase<"sync", unknown, typeof schema>;
+
+export interface Storage {
+  readonly path: string;
+  readonly client: SqlClient;
+  readonly db: Db;
+  /** Prepared once per SQL text and reused: hot paths use this, not drizzle. */
+  stmt(sql: string): SqlStatement;
+  /** Runs fn in one IMMEDIATE transaction (nested calls become savepoints). */
+  tx<T>(fn: () => T): T;
+  close(): void;
+}

@@ -1,0 +1,80 @@
+// tell with a due time: one-shot timers that fire no earlier than due and within a second after.
+import { test, expect } from "bun:test";
+import { join } from "node:path";
+import { openStorage } from "../../src/adapters/storage/index.ts";
+import { ActorRuntime } from "../../src/actors/runtime.ts";
+import { tempDir } from "../support/tmp.ts";
+
+const dir = tempDir();
+
+test("due-time messages fire no earlier than due and within a second after", async () => {
+  const storage = await openStorage(join(dir, "timers.db"));
+  const runtime = new ActorRuntime(storage);
+  const fired: { due: number; at: number }[] = [];
+  runtime
+    .register<null, { due: number }>({
+      kind: "timer",
+      initialState: () => null,
+      handle: (ctx, msg) => void fired.push({ due: msg.due, at: ctx.now }),
+    })
+    .start();
+  const base = Date.now();
+  const delays = [50, 300, 120, 700, 10, 450, 900, 200];
+  await Promise.all(
+    delays.map((d, i) => {
+      const due = base + d;
+      return runtime.tell(`timer:${i % 3}`, { due }, { dueAt: due });
+    }),
+  );
+  await new Promise((r) => setTimeout(r, 1500));
+  await runtime.idle();
+  expect(fired.length).toBe(delays.length);
+  for (const f of fired) {
+    expect(f.at).toBeGreaterThanOrEqual(f.due);
+    expect(f.at - f.due).toBeLessThan(1000);
+  }
+  await runtime.stop();
+  storage.close();
+});
+
+test("a due-time message survives a restart and fires after it", async () => {
+  const path = join(dir, "restart.db");
+  let storage = await openStorage(path);
+  let runtime = new ActorRuntime(storage);
+  const kind = (sink: number[]) => ({
+    kind: "timer",
+    initialState: () => null,
+    handle: (ctx: { now: number }) => void sink.push(ctx.now),
+  });
+  runtime.register(kind([])).start();
+  const due = Date.now() + 400;
+  await runtime.tell("timer:a", {}, { dueAt: due });
+  await runtime.stop();
+  storage.close();
+
+  storage = await openStorage(path);
+  runtime = new ActorRuntime(storage);
+  const fired: number[] = [];
+  runtime.register(kind(fired)).start();
+  await new Promise((r) => setTimeout(r, 900));
+  await runtime.idle();
+  expect(fired.length).toBe(1);
+  expect(fired[0]).toBeGreaterThanOrEqual(due);
+  await runtime.stop();
+  storage.close();
+});
+
+test("a sweep registered with a cron expression runs periodically", async () => {
+  const storage = await openStorage(":memory:");
+  const runtime = new ActorRuntime(storage);
+  runtime.start();
+  let runs = 0;
+  runtime.sweep("tick", "* * * * * *", () => void runs++);
+  await new Promise((r) => setTimeout(r, 2300));
+  expect(runs).toBeGreaterThanOrEqual(2);
+  await runtime.stop();
+  const after = runs;
+  await new Promise((r) => setTimeout(r, 1100));
+  expect(runs).toBe(after); // stopped sweeps do not run
+  storage.close();
+});

@@ -1,0 +1,77 @@
+// Starts the real server as a child process on a free loopback port (PORT=0) and finds its URL.
+import { join } from "node:path";
+
+export const repoRoot = join(import.meta.dir, "../..");
+const main = join(repoRoot, "src/main.ts");
+
+export interface ChildServer {
+  url: string;
+  proc: ReturnType<typeof Bun.spawn>;
+  output(): string;
+  stop(signal?: NodeJS.Signals): Promise<number>;
+}
+
+export async function startServer(
+  env: Record<string, string>,
+  opts: { runtime?: "bun" | "deno"; timeoutMs?: number } = {},
+): Promise<ChildServer> {
+  const cmd = opts.runtime === "deno" ? ["deno", "run", "-A", main, "serve"] : ["bun", main, "serve"];
+  const proc = Bun.spawn(cmd, {
+    cwd: repoRoot,
+    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", CARAVAN_LOG: "warn", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  let out = "";
+  let err = "";
+  void (async () => {
+    for await (const chunk of proc.stderr as ReadableStream<Uint8Array>) err += new TextDecoder().decode(chunk);
+  })();
+  const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
+  const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
+  let url: string | undefined;
+  while (!url) {
+    const next = await Promise.race([
+      reader.read(),
+      Bun.sleep(Math.max(0, deadline - Date.now())).then(() => "timeout" as const),
+    ]);
+    if (next === "timeout" || next.done) {
+      proc.kill("SIGKILL");
+      throw new Error(`server did not start: ${out}\n${err}`);
+    }
+    out += new TextDecoder().decode(next.value);
+    url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
+  }
+  void (async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      out += new TextDecoder().decode(value);
+    }
+  })();
+  return {
+    url,
+    proc,
+    output: () => out + err,
+    async stop(signal: NodeJS.Signals = "SIGTERM") {
+      proc.kill(signal);
+      return await proc.exited;
+    },
+  };
+}
+
+/** Runs the CLI to completion and returns its exit code and output. */
+export async function runCli(args: string[], env: Record<string, string> = {}) {
+  const proc = Bun.spawn(["bun", main, ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, CARAVAN_LOG: "warn", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout as ReadableStream).text(),
+    new Response(proc.stderr as ReadableStream).text(),
+    proc.exited,
+  ]);
+  return { code, stdout, stderr };
+}
