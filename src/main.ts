@@ -1,19 +1,25 @@
-// The one CLI: serve, migrate (and, as issues land, console, demo, keys, members, companies).
+// The one CLI: serve, migrate, keys, members, companies (console and demo arrive with their issues).
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { openStorage, StorageError } from "./adapters/storage/index.ts";
+import { openStorage, StorageError, type Storage } from "./adapters/storage/index.ts";
+import { TenancyError } from "./adapters/storage/repos/tenancy.ts";
 import { configFromEnv, ConfigError, startService } from "./services.ts";
+import { runCompanies, runKeys, runMembers } from "./cli/tenancy.ts";
+import { UsageError } from "./cli/usage.ts";
 
 const USAGE = `usage: caravan <command> [options]
 
 commands:
-  serve      run the API (PORT, HOST, CARAVAN_DB)
-  migrate    apply database migrations and exit (CARAVAN_DB)
-`;
+  serve                 run the API (PORT, HOST, CARAVAN_DB, see README)
+  migrate               apply database migrations and exit
+  keys create|list|revoke
+  members create|list|disable|enable|role
+  companies create|list|suspend|reactivate|feature
+Every command but serve takes --json for machine-readable output.`;
 
 /** Faults the operator must fix: one clear line, exit code 1, no stack trace. */
 function fatal(e: unknown): never {
-  if (e instanceof StorageError || e instanceof ConfigError || e instanceof UsageError) {
+  if (e instanceof StorageError || e instanceof ConfigError || e instanceof UsageError || e instanceof TenancyError) {
     console.error(`caravan: ${e.message}`);
   } else {
     console.error(`caravan: unexpected error: ${e instanceof Error ? e.message : String(e)}`);
@@ -21,8 +27,6 @@ function fatal(e: unknown): never {
   }
   process.exit(1);
 }
-
-class UsageError extends Error {}
 
 async function serve(): Promise<void> {
   const config = configFromEnv(process.env);
@@ -44,22 +48,32 @@ async function serve(): Promise<void> {
   process.on("SIGINT", () => void shutdown("SIGINT"));
 }
 
-async function migrateOnly(): Promise<void> {
+async function withStorage(fn: (s: Storage) => void): Promise<void> {
   const { dbPath, migrationsFolder, busyTimeoutMs } = configFromEnv(process.env);
   const storage = await openStorage(dbPath, { migrationsFolder, busyTimeoutMs });
-  storage.close();
-  console.log(`caravan: migrations applied to ${dbPath}`);
+  try {
+    fn(storage);
+  } finally {
+    storage.close();
+  }
 }
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
+  const out = (line: string) => console.log(line);
   switch (command) {
     case "serve":
       parseArgs({ args: rest, options: {}, strict: true });
       return serve();
     case "migrate":
       parseArgs({ args: rest, options: {}, strict: true });
-      return migrateOnly();
+      return withStorage((s) => out(`caravan: migrations applied to ${s.path}`));
+    case "keys":
+      return withStorage((s) => runKeys(s, rest, out));
+    case "members":
+      return withStorage((s) => runMembers(s, rest, out));
+    case "companies":
+      return withStorage((s) => runCompanies(s, rest, out));
     case undefined:
     case "help":
     case "--help":

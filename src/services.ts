@@ -4,6 +4,12 @@ import { listen, type RunningServer } from "./adapters/server/index.ts";
 import { createLogger, type Logger, type LogLevel } from "./adapters/log.ts";
 import { ActorRuntime } from "./actors/runtime.ts";
 import { createApp } from "./http/app.ts";
+import { RateLimiter } from "./http/ratelimit.ts";
+import { Tenancy } from "./adapters/storage/repos/tenancy.ts";
+import { AuditLog } from "./adapters/storage/repos/audit.ts";
+import { loadMasterKey, type MasterKey } from "./adapters/crypto/master-key.ts";
+import { Sealer } from "./adapters/crypto/envelope.ts";
+import { DEFAULT_RATE_LIMITS, parseRateLimits, type RateLimit } from "./domain/ratelimit.ts";
 
 export interface ServiceConfig {
   dbPath: string;
@@ -13,6 +19,10 @@ export interface ServiceConfig {
   concurrency?: number;
   migrationsFolder?: string;
   busyTimeoutMs?: number;
+  /** With it, the Host `<slug>.<appDomain>` selects the company. */
+  appDomain?: string;
+  rateLimits?: Record<string, RateLimit>;
+  env?: Record<string, string | undefined>;
 }
 
 export interface Services {
@@ -20,6 +30,16 @@ export interface Services {
   readonly runtime: ActorRuntime;
   readonly log: Logger;
   readonly clock: () => number;
+  readonly config: ServiceConfig;
+  readonly tenancy: Tenancy;
+  readonly audit: AuditLog;
+  readonly limiter: RateLimiter;
+  readonly masterKey: MasterKey;
+  /** AES-256-GCM for personal data at rest. */
+  readonly pii: Sealer;
+  /** AES-256-GCM for credentials and secrets at rest. */
+  readonly secrets: Sealer;
+  readonly cursorKey: Uint8Array;
   ready(): boolean;
 }
 
@@ -40,7 +60,19 @@ export function configFromEnv(env: Record<string, string | undefined>): ServiceC
     concurrency: env.CARAVAN_ACTOR_CONCURRENCY ? Number(env.CARAVAN_ACTOR_CONCURRENCY) : undefined,
     migrationsFolder: env.CARAVAN_MIGRATIONS || undefined,
     busyTimeoutMs: env.CARAVAN_BUSY_TIMEOUT_MS ? Number(env.CARAVAN_BUSY_TIMEOUT_MS) : undefined,
+    appDomain: env.CARAVAN_APP_DOMAIN || undefined,
+    rateLimits: rateLimitsFrom(env.CARAVAN_RATE_LIMITS),
+    env,
   };
+}
+
+function rateLimitsFrom(text: string | undefined): Record<string, RateLimit> {
+  if (!text) return { ...DEFAULT_RATE_LIMITS };
+  try {
+    return { ...DEFAULT_RATE_LIMITS, ...parseRateLimits(text) };
+  } catch (e) {
+    throw new ConfigError(`CARAVAN_RATE_LIMITS: ${(e as Error).message}`);
+  }
 }
 
 export class ConfigError extends Error {
@@ -51,9 +83,30 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   const log = createLogger(config.logLevel ?? "info");
   const clock = Date.now;
   const storage = await openStorage(config.dbPath, { migrationsFolder: config.migrationsFolder, busyTimeoutMs: config.busyTimeoutMs });
+  let masterKey: MasterKey;
+  try {
+    masterKey = loadMasterKey(config.dbPath, config.env ?? {});
+  } catch (e) {
+    storage.close();
+    throw e;
+  }
   const runtime = new ActorRuntime(storage, { clock, concurrency: config.concurrency, log });
   let ready = false;
-  const services: Services = { storage, runtime, log, clock, ready: () => ready };
+  const services: Services = {
+    storage,
+    runtime,
+    log,
+    clock,
+    config,
+    tenancy: new Tenancy(storage, clock),
+    audit: new AuditLog(storage),
+    limiter: new RateLimiter(config.rateLimits ?? DEFAULT_RATE_LIMITS, clock),
+    masterKey,
+    pii: new Sealer(masterKey.derive("pii")),
+    secrets: new Sealer(masterKey.derive("secrets")),
+    cursorKey: masterKey.derive("cursor"),
+    ready: () => ready,
+  };
   const app = createApp(services);
   runtime.start();
   let server: RunningServer;

@@ -1,7 +1,8 @@
 // What an actor kind implements and what its handler may do while handling one message.
 import type { Storage } from "../adapters/storage/index.ts";
 
-export type Environment = "test" | "live";
+import type { Environment } from "../domain/types.ts";
+export type { Environment };
 
 /** A domain event written to the events table in the handler's transaction. */
 export interface ActorEvent {

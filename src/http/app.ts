@@ -1,12 +1,61 @@
-// The Elysia application: every route group is a plugin used here.
+// The Elysia application: general rules before routing (NUL, OPTIONS, HEAD), 404/405, and every route group.
 import { Elysia } from "elysia";
+import { apiError } from "../domain/errors.ts";
 import type { Services } from "../services.ts";
+import { ApiKit, json } from "./kit.ts";
+import { checkCsrf } from "./auth.ts";
+import { checkDeclaredLength } from "./body.ts";
+import { auditRoutes } from "./audit.ts";
+import { openApiDocument } from "./openapi.ts";
 
 export function createApp(services: Services) {
-  return new Elysia({ normalize: false }).get("/healthz", () => {
-    if (!services.ready()) return new Response(JSON.stringify({ status: "starting" }), { status: 503, headers: { "content-type": "application/json" } });
-    return { status: "ok" };
+  const kit = new ApiKit({
+    tenancy: services.tenancy,
+    limiter: services.limiter,
+    clock: services.clock,
+    log: services.log,
+    appDomain: services.config.appDomain,
   });
+
+  const app = new Elysia({ normalize: false })
+    .onRequest(({ request }) => {
+      const url = new URL(request.url);
+      // Part 1, Errors: text with a NUL character in path or query is a VALIDATION_ERROR.
+      if (/%00/i.test(url.pathname + url.search) || (url.pathname + url.search).includes("\u0000"))
+        return kit.errorResponse(apiError("VALIDATION_ERROR", { message: "The path or query contains a NUL character (U+0000)" }));
+      // The cheapest refusals come before routing: a declared body over 64 KiB, a dashboard cookie on a change.
+      try {
+        checkDeclaredLength(request);
+        checkCsrf(request);
+      } catch (e) {
+        return kit.errorResponse(e);
+      }
+      if (request.method === "OPTIONS" || request.method === "HEAD") {
+        const allow = kit.allowedMethods(url.pathname);
+        if (allow.length === 0) return kit.errorResponse(apiError("NOT_FOUND"));
+        if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: { Allow: allow.join(", ") } });
+        return kit.errorResponse(apiError("METHOD_NOT_ALLOWED", { headers: { Allow: allow.join(", ") } }));
+      }
+    })
+    .onError(({ code, request, error }) => {
+      if (code === "NOT_FOUND") {
+        const allow = kit.allowedMethods(new URL(request.url).pathname);
+        if (allow.length > 0)
+          return kit.errorResponse(apiError("METHOD_NOT_ALLOWED", { message: `Method ${request.method} is not allowed here`, headers: { Allow: allow.join(", ") } }));
+        return kit.errorResponse(apiError("NOT_FOUND"));
+      }
+      return kit.errorResponse(error);
+    })
+    .get("/healthz", () => {
+      if (!services.ready()) return json(503, { status: "starting" });
+      return json(200, { status: "ok" });
+    })
+    .use(auditRoutes(kit, services.audit, services.cursorKey));
+
+  kit.register("GET", "/api/v2/openapi.json", { summary: "This API's OpenAPI 3.1 description (no key needed)", tags: ["meta"] } as never);
+  const doc = openApiDocument(kit);
+  app.get("/api/v2/openapi.json", () => json(200, doc));
+  return app;
 }
 
 export type App = ReturnType<typeof createApp>;

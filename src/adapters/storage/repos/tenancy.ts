@@ -1,0 +1,236 @@
+// Companies, members and API keys: what the dashboard (our CLI) manages and what every request authenticates against.
+import { newId, iso } from "../../../domain/ids.ts";
+import { formatKey, hashKey, keyHint } from "../../../domain/keys.ts";
+import { ALL_SCOPES, isRole, isScope, roleAllowsEnvironment, type Role } from "../../../domain/access.ts";
+import type { Environment } from "../../../domain/types.ts";
+import type { Storage } from "../types.ts";
+import { AuditLog, type AuditActor } from "./audit.ts";
+
+export interface CompanyRow {
+  id: string;
+  slug: string;
+  name: string;
+  status: "active" | "suspended";
+  disabled_features: string;
+  profile: string | null;
+  created_at: string;
+}
+
+export interface MemberRow {
+  id: string;
+  company_id: string;
+  email: string;
+  role: Role;
+  status: "active" | "disabled";
+  created_at: string;
+}
+
+export interface KeyRow {
+  id: string;
+  company_id: string;
+  member_id: string;
+  environment: Environment;
+  key_hash: string;
+  hint: string;
+  scopes: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+/** One row per authenticated request: the key with its member and company. */
+export interface KeyAuthRow extends KeyRow {
+  member_email: string;
+  member_role: Role;
+  member_status: "active" | "disabled";
+  company_slug: string;
+  company_status: "active" | "suspended";
+  company_features: string;
+}
+
+/** A refusal the CLI prints as one line. */
+export class TenancyError extends Error {
+  override name = "TenancyError";
+}
+
+const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+const system: AuditActor = { type: "system" };
+
+export class Tenancy {
+  private readonly audit: AuditLog;
+  constructor(
+    private readonly s: Storage,
+    private readonly clock: () => number,
+  ) {
+    this.audit = new AuditLog(s);
+  }
+
+  // ---- companies ----
+
+  companyBySlug(slug: string): CompanyRow | undefined {
+    return (this.s.stmt("SELECT * FROM companies WHERE slug = ?").get(slug) ?? undefined) as CompanyRow | undefined;
+  }
+
+  requireCompany(slug: string): CompanyRow {
+    const c = this.companyBySlug(slug);
+    if (!c) throw new TenancyError(`no company with slug "${slug}"`);
+    return c;
+  }
+
+  listCompanies(): CompanyRow[] {
+    return this.s.stmt("SELECT * FROM companies ORDER BY created_at").all() as unknown as CompanyRow[];
+  }
+
+  createCompany(slug: string, name?: string): CompanyRow {
+    if (!SLUG.test(slug)) throw new TenancyError(`slug "${slug}" must be 1-63 lowercase letters, digits or hyphens`);
+    if (this.companyBySlug(slug)) throw new TenancyError(`a company with slug "${slug}" already exists`);
+    const now = this.clock();
+    const id = newId("cmp", now);
+    this.s.tx(() => {
+      this.s
+        .stmt("INSERT INTO companies (id, slug, name, status, disabled_features, created_at, updated_at) VALUES (?, ?, ?, 'active', '[]', ?, ?)")
+        .run(id, slug, name ?? slug, iso(now), iso(now));
+      for (const env of ["test", "live"] as const)
+        this.audit.record({ companyId: id, environment: env, actor: system, action: "company.created", entityType: "Company", entityId: id, detail: { slug } }, now);
+    });
+    return this.requireCompany(slug);
+  }
+
+  setCompanyStatus(slug: string, status: "active" | "suspended"): CompanyRow {
+    const c = this.requireCompany(slug);
+    const now = this.clock();
+    this.s.tx(() => {
+      this.s.stmt("UPDATE companies SET status = ?, updated_at = ? WHERE id = ?").run(status, iso(now), c.id);
+      for (const env of ["test", "live"] as const)
+        this.audit.record({ companyId: c.id, environment: env, actor: system, action: status === "suspended" ? "company.suspended" : "company.reactivated", entityType: "Company", entityId: c.id }, now);
+    });
+    return this.requireCompany(slug);
+  }
+
+  setFeature(slug: string, feature: string, enabled: boolean): CompanyRow {
+    const c = this.requireCompany(slug);
+    const now = this.clock();
+    const disabled = new Set<string>(JSON.parse(c.disabled_features));
+    if (enabled) disabled.delete(feature);
+    else disabled.add(feature);
+    this.s.tx(() => {
+      this.s.stmt("UPDATE companies SET disabled_features = ?, updated_at = ? WHERE id = ?").run(JSON.stringify([...disabled].sort()), iso(now), c.id);
+      for (const env of ["test", "live"] as const)
+        this.audit.record({ companyId: c.id, environment: env, actor: system, action: enabled ? "company.feature_enabled" : "company.feature_disabled", entityType: "Company", entityId: c.id, detail: { feature } }, now);
+    });
+    return this.requireCompany(slug);
+  }
+
+  // ---- members ----
+
+  memberByEmail(companyId: string, email: string): MemberRow | undefined {
+    return (this.s.stmt("SELECT * FROM members WHERE company_id = ? AND email = ?").get(companyId, email.toLowerCase()) ?? undefined) as
+      | MemberRow
+      | undefined;
+  }
+
+  listMembers(companyId: string): MemberRow[] {
+    return this.s.stmt("SELECT * FROM members WHERE company_id = ? ORDER BY created_at, id").all(companyId) as unknown as MemberRow[];
+  }
+
+  createMember(companyId: string, email: string, role: string): MemberRow {
+    if (!EMAIL.test(email)) throw new TenancyError(`"${email}" is not an email address`);
+    if (!isRole(role)) throw new TenancyError(`role must be one of owner, compliance_officer, analyst, developer`);
+    if (this.memberByEmail(companyId, email)) throw new TenancyError(`a member with email ${email} already exists`);
+    const now = this.clock();
+    const id = newId("mem", now);
+    this.s.tx(() => {
+      this.s
+        .stmt("INSERT INTO members (id, company_id, email, role, status, created_at, updated_at) VALUES (?, ?, ?, ?, 'active', ?, ?)")
+        .run(id, companyId, email.toLowerCase(), role, iso(now), iso(now));
+      for (const env of ["test", "live"] as const)
+        this.audit.record({ companyId, environment: env, actor: system, action: "member.created", entityType: "Member", entityId: id, detail: { role } }, now);
+    });
+    return this.memberByEmail(companyId, email)!;
+  }
+
+  setMemberStatus(companyId: string, email: string, status: "active" | "disabled"): MemberRow {
+    const m = this.memberByEmail(companyId, email);
+    if (!m) throw new TenancyError(`no member with email ${email}`);
+    const now = this.clock();
+    this.s.tx(() => {
+      this.s.stmt("UPDATE members SET status = ?, updated_at = ? WHERE id = ?").run(status, iso(now), m.id);
+      for (const env of ["test", "live"] as const)
+        this.audit.record({ companyId, environment: env, actor: system, action: status === "disabled" ? "member.disabled" : "member.enabled", entityType: "Member", entityId: m.id }, now);
+    });
+    return this.memberByEmail(companyId, email)!;
+  }
+
+  setMemberRole(companyId: string, email: string, role: string): MemberRow {
+    const m = this.memberByEmail(companyId, email);
+    if (!m) throw new TenancyError(`no member with email ${email}`);
+    if (!isRole(role)) throw new TenancyError(`role must be one of owner, compliance_officer, analyst, developer`);
+    const now = this.clock();
+    this.s.tx(() => {
+      this.s.stmt("UPDATE members SET role = ?, updated_at = ? WHERE id = ?").run(role, iso(now), m.id);
+      for (const env of ["test", "live"] as const)
+        this.audit.record({ companyId, environment: env, actor: system, action: "member.role_changed", entityType: "Member", entityId: m.id, detail: { from: m.role, to: role } }, now);
+    });
+    return this.memberByEmail(companyId, email)!;
+  }
+
+  // ---- API keys ----
+
+  /** Issues a key; the plaintext is returned once and only its hash is stored. */
+  createKey(opts: { companyId: string; memberId: string; environment: Environment; scopes?: string[] }): { row: KeyRow; key: string } {
+    const member = this.s.stmt("SELECT * FROM members WHERE id = ? AND company_id = ?").get(opts.memberId, opts.companyId) as MemberRow | undefined;
+    if (!member) throw new TenancyError("no such member in this company");
+    if (member.status !== "active") throw new TenancyError(`member ${member.email} is disabled`);
+    if (!roleAllowsEnvironment(member.role, opts.environment))
+      throw new TenancyError(`role ${member.role} may not hold ${opts.environment} keys`);
+    const scopes = opts.scopes ?? [...ALL_SCOPES];
+    const bad = scopes.filter((s) => !isScope(s));
+    if (bad.length) throw new TenancyError(`unknown scopes: ${bad.join(", ")}`);
+    if (scopes.length === 0) throw new TenancyError("a key needs at least one scope");
+    const now = this.clock();
+    const key = formatKey(opts.environment, crypto.getRandomValues(new Uint8Array(32)));
+    const id = newId("key", now);
+    this.s.tx(() => {
+      this.s
+        .stmt("INSERT INTO api_keys (id, company_id, member_id, environment, key_hash, hint, scopes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+        .run(id, opts.companyId, member.id, opts.environment, hashKey(key), keyHint(key), JSON.stringify([...new Set(scopes)]), iso(now));
+      this.audit.record(
+        { companyId: opts.companyId, environment: opts.environment, actor: { type: "member", memberId: member.id }, action: "api_key.created", entityType: "ApiKey", entityId: id, detail: { scopes: scopes.length } },
+        now,
+      );
+    });
+    return { row: this.keyById(id)!, key };
+  }
+
+  keyById(id: string): KeyRow | undefined {
+    return (this.s.stmt("SELECT * FROM api_keys WHERE id = ?").get(id) ?? undefined) as KeyRow | undefined;
+  }
+
+  listKeys(companyId: string): KeyRow[] {
+    return this.s.stmt("SELECT * FROM api_keys WHERE company_id = ? ORDER BY created_at, id").all(companyId) as unknown as KeyRow[];
+  }
+
+  revokeKey(companyId: string, id: string): KeyRow {
+    const k = this.keyById(id);
+    if (!k || k.company_id !== companyId) throw new TenancyError(`no key with id ${id}`);
+    if (k.revoked_at) return k;
+    const now = this.clock();
+    this.s.tx(() => {
+      this.s.stmt("UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(iso(now), id);
+      this.audit.record({ companyId, environment: k.environment, actor: system, action: "api_key.revoked", entityType: "ApiKey", entityId: id }, now);
+    });
+    return this.keyById(id)!;
+  }
+
+  /** The hot path of every request: one indexed lookup by hash, joined with member and company. */
+  keyByHash(hash: string): KeyAuthRow | undefined {
+    return (this.s
+      .stmt(
+        `SELECT k.*, m.email AS member_email, m.role AS member_role, m.status AS member_status,
+                c.slug AS company_slug, c.status AS company_status, c.disabled_features AS company_features
+           FROM api_keys k JOIN members m ON m.id = k.member_id JOIN companies c ON c.id = k.company_id
+          WHERE k.key_hash = ?`,
+      )
+      .get(hash) ?? undefined) as KeyAuthRow | undefined;
+  }
+}

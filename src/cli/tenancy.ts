@@ -1,0 +1,169 @@
+// CLI for what the spec keeps in the dashboard: companies, members, API keys. Works beside a running server.
+import { parseArgs } from "node:util";
+import type { Storage } from "../adapters/storage/index.ts";
+import { Tenancy, TenancyError, type KeyRow, type MemberRow, type CompanyRow } from "../adapters/storage/repos/tenancy.ts";
+import { isEnvironment } from "../domain/types.ts";
+import { isRole, roleAllowsEnvironment } from "../domain/access.ts";
+import { UsageError } from "./usage.ts";
+
+type Out = (line: string) => void;
+
+function args(argv: string[], options: Record<string, { type: "string" | "boolean" }>) {
+  try {
+    return parseArgs({ args: argv, options: { ...options, json: { type: "boolean" }, company: { type: "string" } }, strict: true, allowPositionals: false })
+      .values as Record<string, string | boolean | undefined>;
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+function need(v: Record<string, string | boolean | undefined>, name: string): string {
+  const x = v[name];
+  if (typeof x !== "string" || x === "") throw new UsageError(`--${name} is required`);
+  return x;
+}
+
+const presentKey = (k: KeyRow) => ({
+  id: k.id,
+  hint: k.hint,
+  environment: k.environment,
+  memberId: k.member_id,
+  scopes: JSON.parse(k.scopes) as string[],
+  createdAt: k.created_at,
+  revokedAt: k.revoked_at,
+});
+const presentMember = (m: MemberRow) => ({ id: m.id, email: m.email, role: m.role, status: m.status, createdAt: m.created_at });
+const presentCompany = (c: CompanyRow) => ({
+  id: c.id,
+  slug: c.slug,
+  name: c.name,
+  status: c.status,
+  disabledFeatures: JSON.parse(c.disabled_features) as string[],
+  createdAt: c.created_at,
+});
+
+function print(out: Out, json: boolean, value: unknown, human: string): void {
+  out(json ? JSON.stringify(value) : human);
+}
+
+export function runKeys(storage: Storage, argv: string[], out: Out, clock: () => number = Date.now): void {
+  const [sub, ...rest] = argv;
+  const t = new Tenancy(storage, clock);
+  switch (sub) {
+    case "create": {
+      const v = args(rest, { env: { type: "string" }, role: { type: "string" }, scopes: { type: "string" }, member: { type: "string" } });
+      const env = need(v, "env");
+      if (!isEnvironment(env)) throw new UsageError("--env must be test or live");
+      const company = t.requireCompany((v.company as string) ?? "default");
+      let member: MemberRow;
+      if (typeof v.member === "string") {
+        const m = t.memberByEmail(company.id, v.member);
+        if (!m) throw new TenancyError(`no member with email ${v.member}`);
+        if (typeof v.role === "string" && v.role !== m.role) throw new TenancyError(`member ${m.email} has role ${m.role}, not ${v.role}`);
+        member = m;
+      } else {
+        const role = need(v, "role");
+        if (!isRole(role)) throw new UsageError("--role must be one of owner, compliance_officer, analyst, developer");
+        if (!roleAllowsEnvironment(role, env)) throw new TenancyError(`role ${role} may not hold ${env} keys`);
+        const suffix = Array.from(crypto.getRandomValues(new Uint8Array(4)), (b) => b.toString(16).padStart(2, "0")).join("");
+        member = t.createMember(company.id, `${role.replace("_", "-")}-${suffix}@members.local`, role);
+      }
+      const scopes = typeof v.scopes === "string" ? v.scopes.split(",").map((s) => s.trim()).filter(Boolean) : undefined;
+      const { row, key } = t.createKey({ companyId: company.id, memberId: member.id, environment: env, scopes });
+      const result = { ...presentKey(row), key, role: member.role, memberEmail: member.email, company: company.slug };
+      if (!v.json) out(`Created ${env} key ${row.id} for ${member.email} (${member.role}). It is shown once; store it now:`);
+      out(v.json ? JSON.stringify(result) : key);
+      return;
+    }
+    case "list": {
+      const v = args(rest, {});
+      const company = t.requireCompany((v.company as string) ?? "default");
+      const keys = t.listKeys(company.id).map(presentKey);
+      print(out, !!v.json, keys, keys.map((k) => `${k.id}  ${k.environment}  ${k.hint}  ${k.revokedAt ? "revoked " + k.revokedAt : "active"}  ${k.memberId}`).join("\n") || "no keys");
+      return;
+    }
+    case "revoke": {
+      const v = args(rest, { id: { type: "string" } });
+      const company = t.requireCompany((v.company as string) ?? "default");
+      const k = t.revokeKey(company.id, need(v, "id"));
+      print(out, !!v.json, presentKey(k), `Revoked ${k.id}`);
+      return;
+    }
+    default:
+      throw new UsageError("usage: keys create --env test|live --role <role> [--scopes a:read,b:write] [--member <email>] [--company <slug>] [--json] | keys list | keys revoke --id <id>");
+  }
+}
+
+export function runMembers(storage: Storage, argv: string[], out: Out, clock: () => number = Date.now): void {
+  const [sub, ...rest] = argv;
+  const t = new Tenancy(storage, clock);
+  switch (sub) {
+    case "create": {
+      const v = args(rest, { email: { type: "string" }, role: { type: "string" } });
+      const company = t.requireCompany((v.company as string) ?? "default");
+      const m = t.createMember(company.id, need(v, "email"), need(v, "role"));
+      print(out, !!v.json, presentMember(m), `Created member ${m.email} (${m.role}) ${m.id}`);
+      return;
+    }
+    case "list": {
+      const v = args(rest, {});
+      const company = t.requireCompany((v.company as string) ?? "default");
+      const ms = t.listMembers(company.id).map(presentMember);
+      print(out, !!v.json, ms, ms.map((m) => `${m.id}  ${m.email}  ${m.role}  ${m.status}`).join("\n") || "no members");
+      return;
+    }
+    case "disable":
+    case "enable": {
+      const v = args(rest, { email: { type: "string" } });
+      const company = t.requireCompany((v.company as string) ?? "default");
+      const m = t.setMemberStatus(company.id, need(v, "email"), sub === "disable" ? "disabled" : "active");
+      print(out, !!v.json, presentMember(m), `Member ${m.email} is ${m.status}`);
+      return;
+    }
+    case "role": {
+      const v = args(rest, { email: { type: "string" }, role: { type: "string" } });
+      const company = t.requireCompany((v.company as string) ?? "default");
+      const m = t.setMemberRole(company.id, need(v, "email"), need(v, "role"));
+      print(out, !!v.json, presentMember(m), `Member ${m.email} now has role ${m.role}`);
+      return;
+    }
+    default:
+      throw new UsageError("usage: members create --email <email> --role <role> | members list | members disable|enable --email <email> | members role --email <email> --role <role>  [--company <slug>] [--json]");
+  }
+}
+
+export function runCompanies(storage: Storage, argv: string[], out: Out, clock: () => number = Date.now): void {
+  const [sub, ...rest] = argv;
+  const t = new Tenancy(storage, clock);
+  switch (sub) {
+    case "create": {
+      const v = args(rest, { slug: { type: "string" }, name: { type: "string" } });
+      const c = t.createCompany(need(v, "slug"), v.name as string | undefined);
+      print(out, !!v.json, presentCompany(c), `Created company ${c.slug} (${c.id})`);
+      return;
+    }
+    case "list": {
+      const v = args(rest, {});
+      const cs = t.listCompanies().map(presentCompany);
+      print(out, !!v.json, cs, cs.map((c) => `${c.id}  ${c.slug}  ${c.status}`).join("\n"));
+      return;
+    }
+    case "suspend":
+    case "reactivate": {
+      const v = args(rest, { slug: { type: "string" } });
+      const c = t.setCompanyStatus(need(v, "slug"), sub === "suspend" ? "suspended" : "active");
+      print(out, !!v.json, presentCompany(c), `Company ${c.slug} is ${c.status}`);
+      return;
+    }
+    case "feature": {
+      const v = args(rest, { slug: { type: "string" }, enable: { type: "string" }, disable: { type: "string" } });
+      const slug = need(v, "slug");
+      if ((typeof v.enable === "string") === (typeof v.disable === "string")) throw new UsageError("give one of --enable <feature> or --disable <feature>");
+      const c = typeof v.enable === "string" ? t.setFeature(slug, v.enable, true) : t.setFeature(slug, v.disable as string, false);
+      print(out, !!v.json, presentCompany(c), `Company ${c.slug}: features off: ${JSON.parse(c.disabled_features).join(", ") || "none"}`);
+      return;
+    }
+    default:
+      throw new UsageError("usage: companies create --slug <slug> [--name <name>] | companies list | companies suspend|reactivate --slug <slug> | companies feature --slug <slug> --enable|--disable <feature>  [--json]");
+  }
+}

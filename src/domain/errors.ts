@@ -1,0 +1,91 @@
+// The error catalogue: every code of the spec once, with its status. Every layer throws from here.
+
+export const ERRORS = {
+  // Part 1, general
+  MISSING_KEY: { status: 401, message: "An API key is required in the x-api-key header" },
+  INVALID_FORMAT: { status: 401, message: "The API key is not in the issued format" },
+  KEY_NOT_FOUND: { status: 401, message: "The API key is not known" },
+  KEY_REVOKED: { status: 401, message: "The API key has been revoked or its owner has lost access" },
+  INSUFFICIENT_SCOPE: { status: 403, message: "The API key lacks the required scope" },
+  INSUFFICIENT_PERMISSION: { status: 403, message: "The key owner's role lacks the required permission" },
+  CSRF_VALIDATION_FAILED: { status: 403, message: "Dashboard session cookies are not accepted on API requests that change data" },
+  TENANT_SUSPENDED: { status: 403, message: "The company is suspended" },
+  TENANT_FEATURE_DISABLED: { status: 403, message: "The company's plan does not include this feature" },
+  LIVE_KEY_REQUIRED: { status: 403, message: "Only a live key can make this change" },
+  PII_ACCESS_REQUIRED: { status: 403, message: "The key owner's role lacks the pii:view permission" },
+  NOT_FOUND: { status: 404, message: "Not found" },
+  METHOD_NOT_ALLOWED: { status: 405, message: "Method not allowed" },
+  INVALID_JSON: { status: 400, message: "The request body is not valid JSON" },
+  BODY_TOO_LARGE: { status: 413, message: "The request body is over 65,536 bytes" },
+  VALIDATION_ERROR: { status: 400, message: "The request is not valid" },
+  INVALID_QUERY: { status: 400, message: "The query is not valid" },
+  INVALID_CURSOR: { status: 400, message: "The cursor was not handed out by this list" },
+  CONFLICT: { status: 409, message: "Another request changed the same record at the same time; retry" },
+  RATE_LIMITED: { status: 429, message: "Rate limit exceeded" },
+  INTERNAL_ERROR: { status: 500, message: "Internal server error" },
+  TIMEOUT: { status: 503, message: "The lookup timed out" },
+  SERVICE_UNAVAILABLE: { status: 503, message: "Temporarily unavailable" },
+  // Part 1, customers, wallets, transfers (used by later resources)
+  MISSING_FIELDS: { status: 400, message: "Required fields are missing" },
+  INVALID_FIELDS: { status: 400, message: "Fields have invalid values" },
+  UNKNOWN_FIELDS: { status: 400, message: "Unknown fields" },
+  MISSING_REQUIRED_FIELD: { status: 400, message: "A required field is missing" },
+  INVALID_REQUEST: { status: 400, message: "The request cannot be carried out" },
+  INVALID_TRANSFER_STATE: { status: 400, message: "The transfer is not in a state that allows this" },
+  INVALID_INFORMATION_REQUEST: { status: 400, message: "Invalid information request" },
+  CUSTOMER_NOT_FOUND: { status: 404, message: "Customer not found" },
+  WALLET_NOT_FOUND: { status: 404, message: "Wallet not found" },
+  TRANSFER_NOT_FOUND: { status: 404, message: "Transfer not found" },
+  AUDIT_ENTRY_NOT_FOUND: { status: 404, message: "Audit log entry not found" },
+  // Part 2
+  CASE_NOT_FOUND: { status: 404, message: "Case not found" },
+  RULE_NOT_FOUND: { status: 404, message: "Rule not found" },
+  REPORT_NOT_FOUND: { status: 404, message: "Report not found" },
+  WEBHOOK_NOT_FOUND: { status: 404, message: "Webhook subscription not found" },
+  DELIVERY_NOT_FOUND: { status: 404, message: "Delivery not found" },
+  PROVIDER_NOT_FOUND: { status: 404, message: "Provider not found" },
+  INTEGRATION_NOT_FOUND: { status: 404, message: "Integration not found" },
+  THRESHOLD_NOT_FOUND: { status: 404, message: "Threshold not found" },
+  CASE_CLOSED: { status: 409, message: "The case is closed" },
+  THRESHOLD_EXISTS: { status: 409, message: "A threshold with these fields already exists" },
+  NOT_CONFIGURED: { status: 409, message: "No credentials are saved for this connection" },
+  DELIVERY_NOT_FAILED: { status: 409, message: "Only a failed delivery can be retried" },
+  WEBHOOK_NOT_ACTIVE: { status: 409, message: "The webhook subscription is not active" },
+  INVALID_URL: { status: 422, message: "The URL is not allowed" },
+  IMMUTABLE_FIELD: { status: 422, message: "This field cannot be changed" },
+  INVALID_ASSIGNEE: { status: 422, message: "The assignee cannot be assigned" },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export class ApiError extends Error {
+  override name = "ApiError";
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly status: number,
+    readonly details?: Record<string, unknown>,
+    /** Extra response headers (Allow, Retry-After). */
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+  }
+}
+
+export interface ApiErrorOptions {
+  message?: string;
+  details?: Record<string, unknown>;
+  /** Codes whose status depends on the resource (VALIDATION_ERROR is 400 or 422; TRANSFER_NOT_FOUND 404, 409 or 422). */
+  status?: number;
+  headers?: Record<string, string>;
+}
+
+export function apiError(code: ErrorCode, opts: ApiErrorOptions = {}): ApiError {
+  const entry = ERRORS[code];
+  return new ApiError(code, opts.message ?? entry.message, opts.status ?? entry.status, opts.details, opts.headers);
+}
+
+export interface Issue {
+  path: string;
+  message: string;
+}

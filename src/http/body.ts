@@ -1,0 +1,62 @@
+// Request bodies: at most 65,536 bytes, counted while streaming (never read whole first), JSON, no NUL.
+import { apiError } from "../domain/errors.ts";
+
+export const MAX_BODY_BYTES = 65_536;
+
+/** Refuses by the declared length before a byte is read. */
+export function checkDeclaredLength(req: Request): void {
+  const len = req.headers.get("content-length");
+  if (len !== null && /^\d+$/.test(len) && Number(len) > MAX_BODY_BYTES) throw apiError("BODY_TOO_LARGE");
+}
+
+async function readLimited(req: Request): Promise<Uint8Array> {
+  if (!req.body) return new Uint8Array();
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => {});
+      throw apiError("BODY_TOO_LARGE");
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let o = 0;
+  for (const c of chunks) {
+    out.set(c, o);
+    o += c.byteLength;
+  }
+  return out;
+}
+
+function hasNul(v: unknown): boolean {
+  if (typeof v === "string") return v.includes("\u0000");
+  if (Array.isArray(v)) return v.some(hasNul);
+  if (v && typeof v === "object") return Object.entries(v).some(([k, x]) => k.includes("\u0000") || hasNul(x));
+  return false;
+}
+
+/** The parsed JSON body; `undefined` when the request has no body. */
+export async function readJsonBody(req: Request): Promise<unknown> {
+  checkDeclaredLength(req);
+  const bytes = await readLimited(req);
+  if (bytes.byteLength === 0) return undefined;
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw apiError("INVALID_JSON", { message: "The request body is not valid UTF-8 JSON" });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw apiError("INVALID_JSON");
+  }
+  if (hasNul(value)) throw apiError("VALIDATION_ERROR", { message: "Text in the body must not contain a NUL character (U+0000)" });
+  return value;
+}

@@ -1,0 +1,221 @@
+// The route kit: one pipeline every API route runs (limits, CSRF, auth, scope, query, body), envelopes and errors.
+import { Elysia } from "elysia";
+import type { TSchema } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { ApiError, apiError, type Issue } from "../domain/errors.ts";
+import { iso } from "../domain/ids.ts";
+import type { Logger } from "../adapters/log.ts";
+import type { Tenancy } from "../adapters/storage/repos/tenancy.ts";
+import { authenticate, authorize, resolveCompany, type Access, type AuthContext } from "./auth.ts";
+import { readJsonBody } from "./body.ts";
+import { parseQuery, type QueryOf, type QueryParam } from "./query.ts";
+import type { RateLimiter } from "./ratelimit.ts";
+
+export const API_VERSION = 2;
+
+export interface KitDeps {
+  tenancy: Tenancy;
+  limiter: RateLimiter;
+  clock: () => number;
+  log: Logger;
+  appDomain?: string;
+}
+
+type QuerySpec = Record<string, QueryParam<unknown>>;
+
+export interface RouteSpec<Q extends QuerySpec = QuerySpec> {
+  summary: string;
+  access: Access;
+  query?: Q;
+  /** Documents the body (OpenAPI) and, unless `validate` is false, validates it. */
+  body?: TSchema;
+  /** false: the handler validates the body itself (resource-specific codes such as MISSING_FIELDS). */
+  validate?: boolean;
+  /** VALIDATION_ERROR is 400 on customers, wallets, transfers and 422 on the Part 2 resources. */
+  validationStatus?: 400 | 422;
+  /** A per-feature budget (besides the company-wide one), counted per company and environment. */
+  rateLimit?: string;
+  /** Responses with personal data: masked for roles without pii:view. */
+  pii?: boolean;
+  tags?: string[];
+}
+
+export interface RouteContext<Q extends QuerySpec = QuerySpec> {
+  request: Request;
+  auth: AuthContext;
+  params: Record<string, string>;
+  query: QueryOf<Q>;
+  body: unknown;
+  now: number;
+  /** Returns `value` as is for roles with pii:view, else `mask(value)` and marks the answer `meta.piiMasked`. */
+  pii<T>(value: T, mask: (v: T) => T): T;
+}
+
+export interface Reply {
+  status?: number;
+  data: unknown;
+  meta?: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+export const ok = (data: unknown, meta?: Record<string, unknown>): Reply => ({ status: 200, data, meta });
+export const created = (data: unknown, meta?: Record<string, unknown>): Reply => ({ status: 201, data, meta });
+export const accepted = (data: unknown, meta?: Record<string, unknown>): Reply => ({ status: 202, data, meta });
+
+export interface PageMeta {
+  cursor: string | null;
+  hasMore: boolean;
+  total: number;
+  limit: number;
+}
+export const page = (items: unknown[], m: PageMeta, extra?: Record<string, unknown>): Reply => ({ status: 200, data: items, meta: { ...m, ...extra } });
+
+export interface RouteInfo {
+  method: string;
+  path: string;
+  pattern: RegExp;
+  spec: RouteSpec<any>;
+}
+
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+type Method = (typeof METHODS)[number];
+
+function pathPattern(path: string): RegExp {
+  const re = path
+    .split("/")
+    .map((seg) => (seg.startsWith(":") ? "[^/]+" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+    .join("/");
+  return new RegExp(`^${re}/?$`);
+}
+
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(status === 204 ? null : JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
+  });
+}
+
+export class ApiKit {
+  readonly routes: RouteInfo[] = [];
+
+  constructor(private readonly deps: KitDeps) {}
+
+  meta(now = this.deps.clock()) {
+    return { apiVersion: API_VERSION, timestamp: iso(now) };
+  }
+
+  errorResponse(e: unknown, requestId?: string): Response {
+    if (e instanceof ApiError) {
+      const body: Record<string, unknown> = { error: e.message, code: e.code };
+      if (e.details !== undefined) body.details = e.details;
+      body.meta = this.meta();
+      return json(e.status, body, e.headers);
+    }
+    // Part 1: a 500 says nothing more; the cause goes to the log only.
+    this.deps.log("error", "unexpected error", { requestId, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e), stack: e instanceof Error ? e.stack : undefined });
+    return json(500, { error: "Internal server error", code: "INTERNAL_ERROR", meta: this.meta() });
+  }
+
+  /** Methods declared for a concrete path, for 405 Allow and OPTIONS. */
+  allowedMethods(pathname: string): string[] {
+    const set = new Set<string>();
+    for (const r of this.routes) if (r.pattern.test(pathname)) set.add(r.method);
+    if (set.size) set.add("OPTIONS");
+    return [...set];
+  }
+
+  /** A group of routes under one prefix, as an Elysia plugin. */
+  group(prefix: string, build: (r: Router) => void): Elysia<any, any, any, any, any, any, any> {
+    const app = new Elysia({ prefix, normalize: false });
+    build(new Router(this, app, prefix));
+    return app;
+  }
+
+  register(method: Method, fullPath: string, spec: RouteSpec<any>): void {
+    this.routes.push({ method, path: fullPath, pattern: pathPattern(fullPath), spec });
+  }
+
+  async run<Q extends QuerySpec>(spec: RouteSpec<Q>, handler: (c: RouteContext<Q>) => Reply | Response | Promise<Reply | Response>, request: Request, params: Record<string, string>): Promise<Response> {
+    const { tenancy, limiter, clock, appDomain } = this.deps;
+    let masked = false;
+    try {
+      const company = resolveCompany(request, tenancy, appDomain);
+      const auth = authenticate(request, company, tenancy);
+      limiter.check("company", company.id);
+      authorize(auth, spec.access);
+      if (spec.rateLimit) limiter.check(spec.rateLimit, `${company.id}:${auth.environment}`);
+      const url = new URL(request.url);
+      const query = parseQuery(spec.query, url.searchParams);
+      let body: unknown;
+      if (request.method !== "GET" && request.method !== "DELETE") {
+        body = await readJsonBody(request);
+        if (spec.body && spec.validate !== false) this.validateBody(spec, body);
+      }
+      const now = clock();
+      const result = await handler({
+        request,
+        auth,
+        params,
+        query,
+        body,
+        now,
+        pii: (value, mask) => {
+          if (auth.piiView) return value;
+          masked = true;
+          return mask(value);
+        },
+      });
+      if (result instanceof Response) return result;
+      const meta: Record<string, unknown> = { ...this.meta(), ...result.meta };
+      if (masked || (spec.pii && !auth.piiView)) meta.piiMasked = true;
+      return json(result.status ?? 200, { data: result.data, meta }, result.headers);
+    } catch (e) {
+      return this.errorResponse(e, request.headers.get("x-request-id") ?? undefined);
+    }
+  }
+
+  private validateBody(spec: RouteSpec<any>, body: unknown): void {
+    const status = spec.validationStatus ?? 400;
+    if (body === undefined) throw apiError("VALIDATION_ERROR", { status, message: "A JSON body is required", details: { issues: [{ path: "", message: "a JSON body is required" }] } });
+    if (Value.Check(spec.body!, body)) return;
+    const issues: Issue[] = [];
+    for (const err of Value.Errors(spec.body!, body)) {
+      issues.push({ path: err.path.replace(/^\//, "").replace(/\//g, ".") || "(body)", message: err.message });
+      if (issues.length >= 50) break;
+    }
+    throw apiError("VALIDATION_ERROR", { status, message: issues.map((i) => `${i.path}: ${i.message}`).join("; "), details: { issues } });
+  }
+}
+
+export class Router {
+  constructor(
+    private readonly kit: ApiKit,
+    private readonly app: Elysia<any, any, any, any, any, any, any>,
+    private readonly prefix: string,
+  ) {}
+
+  private add<Q extends QuerySpec>(method: Method, path: string, spec: RouteSpec<Q>, handler: (c: RouteContext<Q>) => Reply | Response | Promise<Reply | Response>): this {
+    const full = (this.prefix + path).replace(/\/$/, "") || "/";
+    this.kit.register(method, full, spec);
+    const fn = ({ request, params }: { request: Request; params: Record<string, string> }) => this.kit.run(spec, handler, request, params ?? {});
+    const paths = path === "/" || path === "" ? [""] : [path];
+    for (const p of paths) this.app.route(method, p, fn as never, { parse: "none" } as never);
+    return this;
+  }
+
+  get<Q extends QuerySpec>(path: string, spec: RouteSpec<Q>, h: (c: RouteContext<Q>) => Reply | Response | Promise<Reply | Response>) {
+    return this.add("GET", path, spec, h);
+  }
+  post<Q extends QuerySpec>(path: string, spec: RouteSpec<Q>, h: (c: RouteContext<Q>) => Reply | Response | Promise<Reply | Response>) {
+    return this.add("POST", path, spec, h);
+  }
+  put<Q extends QuerySpec>(path: string, spec: RouteSpec<Q>, h: (c: RouteContext<Q>) => Reply | Response | Promise<Reply | Response>) {
+    return this.add("PUT", path, spec, h);
+  }
+  patch<Q extends QuerySpec>(path: string, spec: RouteSpec<Q>, h: (c: RouteContext<Q>) => Reply | Response | Promise<Reply | Response>) {
+    return this.add("PATCH", path, spec, h);
+  }
+  delete<Q extends QuerySpec>(path: string, spec: RouteSpec<Q>, h: (c: RouteContext<Q>) => Reply | Response | Promise<Reply | Response>) {
+    return this.add("DELETE", path, spec, h);
+  }
+}

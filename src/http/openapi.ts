@@ -1,0 +1,57 @@
+// OpenAPI 3.1 generated from the route registry and the same TypeBox schemas that validate requests.
+import type { ApiKit } from "./kit.ts";
+
+const envelope = {
+  type: "object",
+  required: ["data", "meta"],
+  properties: {
+    data: {},
+    meta: {
+      type: "object",
+      required: ["apiVersion", "timestamp"],
+      properties: { apiVersion: { const: 2 }, timestamp: { type: "string", format: "date-time" }, piiMasked: { type: "boolean" } },
+    },
+  },
+};
+
+const errorEnvelope = {
+  type: "object",
+  required: ["error", "code", "meta"],
+  properties: { error: { type: "string" }, code: { type: "string" }, details: { type: "object" }, meta: envelope.properties.meta },
+};
+
+export function openApiDocument(kit: ApiKit) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of kit.routes) {
+    const oaPath = r.path.replace(/:([A-Za-z_]+)/g, "{$1}");
+    const params: unknown[] = [];
+    for (const m of r.path.matchAll(/:([A-Za-z_]+)/g)) params.push({ name: m[1], in: "path", required: true, schema: { type: "string" } });
+    for (const [name, p] of Object.entries(r.spec.query ?? {})) params.push({ name, in: "query", required: false, schema: (p as { schema: unknown }).schema });
+    const op: Record<string, unknown> = {
+      summary: r.spec.summary,
+      tags: r.spec.tags,
+      parameters: params,
+      responses: {
+        "200": { description: "Success", content: { "application/json": { schema: { $ref: "#/components/schemas/Envelope" } } } },
+        default: { description: "Error", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+      },
+    };
+    if (r.spec.access) {
+      op.security = [{ ApiKey: [] }];
+      op["x-scope"] = r.spec.access.scope;
+      op["x-permission"] = r.spec.access.permission;
+      if (r.spec.access.liveOnly) op["x-live-key-required"] = true;
+    } else op.security = [];
+    if (r.spec.body) op.requestBody = { required: true, content: { "application/json": { schema: r.spec.body } } };
+    (paths[oaPath] ??= {})[r.method.toLowerCase()] = op;
+  }
+  return {
+    openapi: "3.1.0",
+    info: { title: "Caravan Travel Rule API", version: "2" },
+    components: {
+      securitySchemes: { ApiKey: { type: "apiKey", in: "header", name: "x-api-key" } },
+      schemas: { Envelope: envelope, Error: errorEnvelope },
+    },
+    paths,
+  };
+}
