@@ -9,6 +9,7 @@ import { Tenancy } from "./adapters/storage/repos/tenancy.ts";
 import { AuditLog } from "./adapters/storage/repos/audit.ts";
 import { loadMasterKey, type MasterKey } from "./adapters/crypto/master-key.ts";
 import { Sealer } from "./adapters/crypto/envelope.ts";
+import { customerActor } from "./actors/customer.ts";
 import { DEFAULT_RATE_LIMITS, parseRateLimits, type RateLimit } from "./domain/ratelimit.ts";
 
 export interface ServiceConfig {
@@ -40,6 +41,7 @@ export interface Services {
   /** AES-256-GCM for credentials and secrets at rest. */
   readonly secrets: Sealer;
   readonly cursorKey: Uint8Array;
+  readonly nameIndexKey: Uint8Array;
   ready(): boolean;
 }
 
@@ -75,6 +77,18 @@ function rateLimitsFrom(text: string | undefined): Record<string, RateLimit> {
   }
 }
 
+/** Every actor kind the service runs. */
+function registerActors(s: Services): void {
+  s.runtime.register(
+    customerActor({
+      pii: s.pii,
+      nameIndexKey: s.nameIndexKey,
+      // Transfers arrive with the transfers issue; until then no customer has one in flight.
+      activeTransferIds: () => [],
+    }),
+  );
+}
+
 export class ConfigError extends Error {
   override name = "ConfigError";
 }
@@ -90,7 +104,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     storage.close();
     throw e;
   }
-  const runtime = new ActorRuntime(storage, { clock, concurrency: config.concurrency, log });
+  const runtime = new ActorRuntime(storage, { clock, concurrency: config.concurrency, log, sealer: new Sealer(masterKey.derive("mailbox")) });
   let ready = false;
   const services: Services = {
     storage,
@@ -105,8 +119,10 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     pii: new Sealer(masterKey.derive("pii")),
     secrets: new Sealer(masterKey.derive("secrets")),
     cursorKey: masterKey.derive("cursor"),
+    nameIndexKey: masterKey.derive("name-index"),
     ready: () => ready,
   };
+  registerActors(services);
   const app = createApp(services);
   runtime.start();
   let server: RunningServer;

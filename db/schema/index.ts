@@ -3,3 +3,7 @@ export * from "./actors.ts";
 export * from "./events.ts";
 export * from "./tenancy.ts";
 export * from "./audit.ts";
+export * from "./customers.ts";
+export * from "./wallets.ts";
+export * from "./assets.ts";
+export * from "./vasps.ts";

@@ -26,6 +26,8 @@ export interface RuntimeOptions {
   /** How often other processes' inserts (the CLI on the same database) are looked for. */
   pollMs?: number;
   log?: (level: "info" | "warn" | "error", msg: string, fields?: Record<string, unknown>) => void;
+  /** Seals message bodies at rest (they may carry personal data); the actor address is the associated data. */
+  sealer?: { seal(plain: string, aad: string): string; open(sealed: string, aad: string): string };
 }
 
 interface Resident {
@@ -74,6 +76,7 @@ export class ActorRuntime {
   private readonly backoff: (attempt: number) => number;
   private readonly pollMs: number;
   private readonly log: NonNullable<RuntimeOptions["log"]>;
+  private readonly sealer: RuntimeOptions["sealer"];
 
   private readonly kinds = new Map<string, ActorKind<any, any>>();
   private readonly resident = new Map<string, Resident>(); // LRU: oldest first
@@ -107,6 +110,7 @@ export class ActorRuntime {
     this.backoff = opts.backoffMs ?? ((n) => Math.min(100 * 2 ** (n - 1), 30_000));
     this.pollMs = opts.pollMs ?? 1000;
     this.log = opts.log ?? (() => {});
+    this.sealer = opts.sealer;
     this.timers = new Timers(this.clock, (ref) => this.becameDue(ref));
   }
 
@@ -212,7 +216,7 @@ export class ActorRuntime {
     }
     const now = this.clock();
     const dueAt = opts.dueAt ?? now + (opts.delayMs ?? 0);
-    const text = JSON.stringify(body ?? null);
+    const text = this.sealBody(to, body);
     let id = 0;
     return new Promise<number>((resolve, reject) => {
       this.enqueueUnit({
@@ -443,7 +447,7 @@ export class ActorRuntime {
       storage: this.storage,
       tell: (to, body, opts = {}) => {
         splitAddress(to);
-        outgoing.push({ to, body: JSON.stringify(body ?? null), dueAt: opts.dueAt ?? now + (opts.delayMs ?? 0), replyTo: null });
+        outgoing.push({ to, body: this.sealBody(to, body), dueAt: opts.dueAt ?? now + (opts.delayMs ?? 0), replyTo: null });
       },
       emit: (e) => void events.push(e),
       write: (fn) => void writes.push(fn),
@@ -454,7 +458,7 @@ export class ActorRuntime {
     };
 
     try {
-      await kind.handle(ctx, JSON.parse(row.body));
+      await kind.handle(ctx, this.openBody(row));
     } catch (e) {
       await this.failed(q, row, e);
       return;
@@ -483,6 +487,15 @@ export class ActorRuntime {
     outgoing.forEach((o, i) => this.index({ id: newIds[i], actor: o.to, due_at: o.dueAt, retry_at: null }));
     if (row.reply_to) this.answer(row.reply_to, replied ? reply : undefined);
     for (const seq of eventSeqs) for (const l of this.eventListeners) l(seq);
+  }
+
+  private sealBody(to: string, body: unknown): string {
+    const text = JSON.stringify(body ?? null);
+    return this.sealer ? this.sealer.seal(text, to) : text;
+  }
+
+  private openBody(row: MessageRow): unknown {
+    return JSON.parse(this.sealer ? this.sealer.open(row.body, row.actor) : row.body);
   }
 
   private commit(apply: () => void): Promise<void> {

@@ -6,6 +6,8 @@ import { ApiKit, json } from "./kit.ts";
 import { checkCsrf } from "./auth.ts";
 import { checkDeclaredLength } from "./body.ts";
 import { auditRoutes } from "./audit.ts";
+import { customerRoutes } from "./customers.ts";
+import { walletRoutes } from "./wallets.ts";
 import { openApiDocument } from "./openapi.ts";
 
 export function createApp(services: Services) {
@@ -50,7 +52,9 @@ export function createApp(services: Services) {
       if (!services.ready()) return json(503, { status: "starting" });
       return json(200, { status: "ok" });
     })
-    .use(auditRoutes(kit, services.audit, services.cursorKey));
+    .use(auditRoutes(kit, services.audit, services.cursorKey))
+    .use(customerRoutes(kit, services))
+    .use(walletRoutes(kit, services));
 
   kit.register("GET", "/api/v2/openapi.json", { summary: "This API's OpenAPI 3.1 description (no key needed)", tags: ["meta"] } as never);
   const doc = openApiDocument(kit);

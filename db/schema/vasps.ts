@@ -1,0 +1,18 @@
+// Counterparty VASPs seen by an environment (transfers, both sides, and wallet discovery): the VASP search reads it.
+import { sqliteTable, text, primaryKey, index } from "drizzle-orm/sqlite-core";
+
+export const vaspNames = sqliteTable(
+  "vasp_names",
+  {
+    companyId: text("company_id").notNull(),
+    environment: text("environment", { enum: ["test", "live"] }).notNull(),
+    /** A DID or a provider identifier. */
+    vaspId: text("vasp_id").notNull(),
+    /** A name the VASP has had (the VASP's ID when none is known). */
+    name: text("name").notNull(),
+    /** `transfer_history`, `discovery` or the resolution method recorded. */
+    source: text("source").notNull(),
+    lastSeenAt: text("last_seen_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.companyId, t.environment, t.vaspId, t.name] }), index("vasp_names_seen").on(t.companyId, t.environment, t.vaspId, t.lastSeenAt)],
+);

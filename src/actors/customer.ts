@@ -1,0 +1,298 @@
+// CustomerActor (`customer:<id>`): the only writer of one customer and its wallets, so changes never interleave.
+import { secp256k1 } from "@noble/curves/secp256k1.js";
+import { bytesToHex } from "@noble/hashes/utils.js";
+import { hmac } from "@noble/hashes/hmac.js";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { utf8ToBytes } from "@noble/hashes/utils.js";
+import type { ActorKind, ActorContext } from "./types.ts";
+import type { Sealer } from "../adapters/crypto/envelope.ts";
+import { Customers, type CustomerRow } from "../adapters/storage/repos/customers.ts";
+import { Wallets, type WalletRow } from "../adapters/storage/repos/wallets.ts";
+import { AuditLog, type AuditActor } from "../adapters/storage/repos/audit.ts";
+import type { Storage } from "../adapters/storage/index.ts";
+import { iso } from "../domain/ids.ts";
+import { keepReason, normalizeForSearch, trigrams, type CreateCustomerInput } from "../domain/customers.ts";
+import { personsCountry, type Person } from "../domain/ivms101/index.ts";
+import type { ErrorCode } from "../domain/errors.ts";
+import type { Environment } from "../domain/types.ts";
+
+/** Every message names the tenant and who acts, so the actor needs no other context. */
+interface Scoped {
+  companyId: string;
+  environment: Environment;
+  actor: AuditActor;
+}
+
+export type CustomerMsg =
+  | (Scoped & { type: "create"; input: CreateCustomerInput })
+  | (Scoped & { type: "deactivate"; reason: string | null })
+  | (Scoped & { type: "reactivate" })
+  | (Scoped & { type: "erase"; reason: string })
+  | (Scoped & { type: "setIdentity"; status: "verified" | "unverified" | "blocked"; persons: Person[] })
+  | (Scoped & { type: "registerWallet"; walletId: string; address: string; network: string; label: string | null })
+  | (Scoped & { type: "updateWalletLabel"; walletId: string; label: string | null; labelGiven: boolean })
+  | (Scoped & { type: "deleteWallet"; walletId: string });
+
+/** A message before the HTTP layer adds tenant and actor. */
+export type CustomerCommand = CustomerMsg extends infer T ? (T extends unknown ? Omit<T, keyof Scoped> : never) : never;
+
+/** Refusals are values: the HTTP layer turns them into the spec's error. */
+export type Outcome<T = unknown> = { ok: true; data: T; status?: number } | { ok: false; code: ErrorCode; message?: string; details?: Record<string, unknown> };
+
+export interface CustomerDeps {
+  pii: Sealer;
+  /** HMAC key of the blind name index. */
+  nameIndexKey: Uint8Array;
+  /** Transfers of the customer not in a final state (erasure refuses while there are any). */
+  activeTransferIds(companyId: string, env: Environment, customerId: string): string[];
+}
+
+const refuse = (code: ErrorCode, details?: Record<string, unknown>, message?: string): Outcome => ({ ok: false, code, details, message });
+
+export function nameGrams(key: Uint8Array, name: string): string[] {
+  return trigrams(normalizeForSearch(name)).map((g) => bytesToHex(hmac(sha256, key, utf8ToBytes(g)).slice(0, 12)));
+}
+
+export function customerActor(deps: CustomerDeps): ActorKind<Record<string, never>, CustomerMsg> {
+  return {
+    kind: "customer",
+    initialState: () => ({}),
+    handle(ctx, msg) {
+      const h = new Handling(ctx, msg, deps);
+      ctx.reply(h.run());
+    },
+  };
+}
+
+class Handling {
+  private readonly customers: Customers;
+  private readonly wallets: Wallets;
+  private readonly at: string;
+
+  constructor(
+    private readonly ctx: ActorContext<Record<string, never>>,
+    private readonly msg: CustomerMsg,
+    private readonly deps: CustomerDeps,
+  ) {
+    this.customers = new Customers(ctx.storage);
+    this.wallets = new Wallets(ctx.storage);
+    this.at = iso(ctx.now);
+  }
+
+  run(): Outcome {
+    const m = this.msg;
+    switch (m.type) {
+      case "create":
+        return this.create(m.input);
+      case "deactivate":
+        return this.withCustomer((c) => this.deactivate(c, m.reason));
+      case "reactivate":
+        return this.withCustomer((c) => this.reactivate(c));
+      case "erase":
+        return this.withCustomer((c) => this.erase(c, m.reason));
+      case "setIdentity":
+        return this.withCustomer((c) => this.setIdentity(c, m.status, m.persons));
+      case "registerWallet":
+        return this.withCustomer((c) => this.registerWallet(c, m));
+      case "updateWalletLabel":
+        return this.updateWalletLabel(m.walletId, m.label, m.labelGiven);
+      case "deleteWallet":
+        return this.deleteWallet(m.walletId);
+      default: {
+        const _exhaustive: never = m;
+        throw new Error(`unknown customer message ${JSON.stringify(_exhaustive)}`);
+      }
+    }
+  }
+
+  private audit(action: string, entityType: string, entityId: string, detail?: Record<string, unknown>): void {
+    const { companyId, environment, actor } = this.msg;
+    const now = this.ctx.now;
+    this.ctx.write((s: Storage) => new AuditLog(s).record({ companyId, environment, actor, action, entityType, entityId, detail }, now));
+  }
+
+  private withCustomer(fn: (c: CustomerRow) => Outcome): Outcome {
+    const c = this.customers.get(this.msg.companyId, this.msg.environment, this.ctx.id);
+    if (!c) return refuse("CUSTOMER_NOT_FOUND", { resource: "Customer", id: this.ctx.id });
+    return fn(c);
+  }
+
+  private seal(value: string, field: string): string {
+    return this.deps.pii.seal(value, `customer:${this.ctx.id}:${field}`);
+  }
+
+  private create(input: CreateCustomerInput): Outcome {
+    const { companyId, environment } = this.msg;
+    const id = this.ctx.id;
+    if (this.customers.get(companyId, environment, id)) return refuse("CONFLICT", undefined, "The customer already exists");
+    if (input.externalId !== null) {
+      const taken = this.customers.byExternalId(companyId, environment, input.externalId);
+      if (taken) return refuse("EXTERNAL_ID_IN_USE", { customerId: taken.id, deactivated: taken.status !== "active" });
+    }
+    const secret = secp256k1.utils.randomSecretKey();
+    const publicKey = bytesToHex(secp256k1.getPublicKey(secret, true));
+    const row = {
+      id,
+      company_id: companyId,
+      environment,
+      external_id: input.externalId,
+      name_sealed: input.name === null ? null : this.seal(input.name, "name"),
+      metadata_sealed: input.hasMetadata ? this.seal(JSON.stringify(input.metadata), "metadata") : null,
+      identity_sealed: null,
+      identity_status: null,
+      identity_country: null,
+      public_key: publicKey,
+      private_key_sealed: this.seal(bytesToHex(secret), "private_key"),
+      status: "active" as const,
+      deactivated_at: null,
+      deactivated_by: null,
+      deactivation_reason_sealed: null,
+      erased_at: null,
+      erased_by: null,
+      erasure_reason_sealed: null,
+      created_at: this.at,
+      updated_at: this.at,
+    };
+    const grams = input.name === null ? [] : nameGrams(this.deps.nameIndexKey, input.name);
+    this.ctx.write((s) => {
+      const repo = new Customers(s);
+      repo.insert(row);
+      if (grams.length) repo.replaceNameGrams(companyId, environment, id, grams);
+    });
+    this.audit("customer.created", "Customer", id, { externalId: input.externalId !== null });
+    return {
+      ok: true,
+      status: 201,
+      data: { id, externalId: input.externalId, name: input.name, publicKey, environment, createdAt: this.at },
+    };
+  }
+
+  private deactivate(c: CustomerRow, reason: string | null): Outcome {
+    if (c.status !== "active") return { ok: true, data: { id: c.id, deactivatedAt: c.deactivated_at } };
+    const by = this.msg.actor.memberId ?? null;
+    const kept = reason === null ? null : keepReason(reason);
+    this.ctx.write((s) =>
+      new Customers(s).update(c.id, c.version, {
+        status: "deactivated",
+        deactivated_at: this.at,
+        deactivated_by: by,
+        deactivation_reason_sealed: kept === null ? null : this.seal(kept, "deactivation_reason"),
+        updated_at: this.at,
+      }),
+    );
+    this.audit("customer.deactivated", "Customer", c.id);
+    return { ok: true, data: { id: c.id, deactivatedAt: this.at, deactivatedBy: by, deactivationReason: kept } };
+  }
+
+  private reactivate(c: CustomerRow): Outcome {
+    if (c.status === "erased") return refuse("CUSTOMER_ERASED", undefined, "An erased customer cannot be reactivated");
+    if (c.status === "deactivated") {
+      this.ctx.write((s) =>
+        new Customers(s).update(c.id, c.version, { status: "active", deactivated_at: null, deactivated_by: null, deactivation_reason_sealed: null, updated_at: this.at }),
+      );
+      this.audit("customer.reactivated", "Customer", c.id);
+    }
+    return { ok: true, data: { id: c.id, deactivatedAt: null } };
+  }
+
+  private erase(c: CustomerRow, reason: string): Outcome {
+    if (c.status === "erased") return { ok: true, data: { id: c.id, erasedAt: c.erased_at, alreadyErased: true } };
+    // Part 1: a legal hold is answered without saying which; in-flight transfers are listed.
+    if (c.legal_hold) return refuse("LEGAL_HOLD", undefined, "The customer's records are under a legal hold or retention obligation");
+    const active = this.deps.activeTransferIds(c.company_id, c.environment, c.id);
+    if (active.length) return refuse("IN_FLIGHT", { activeTransferIds: active }, "The customer has transfers not in a final state");
+    const by = this.msg.actor.memberId ?? null;
+    const deactivatedAt = c.deactivated_at ?? this.at;
+    this.ctx.write((s) => {
+      const repo = new Customers(s);
+      // Personal data is nulled in place; the row, its keys and its links to transfers and wallets stay.
+      repo.update(c.id, c.version, {
+        status: "erased",
+        external_id: null,
+        name_sealed: null,
+        metadata_sealed: null,
+        identity_sealed: null,
+        identity_status: null,
+        identity_country: null,
+        deactivation_reason_sealed: null,
+        deactivated_at: deactivatedAt,
+        deactivated_by: c.deactivated_by ?? by,
+        erased_at: this.at,
+        erased_by: by,
+        erasure_reason_sealed: this.seal(keepReason(reason), "erasure_reason"),
+        updated_at: this.at,
+      });
+      repo.replaceNameGrams(c.company_id, c.environment, c.id, []);
+    });
+    this.audit("customer.erased", "Customer", c.id);
+    return { ok: true, data: { id: c.id, erasedAt: this.at, erasedBy: by, deactivatedAt } };
+  }
+
+  private setIdentity(c: CustomerRow, status: "verified" | "unverified" | "blocked", persons: Person[]): Outcome {
+    if (c.status !== "active") return refuse("CUSTOMER_NOT_FOUND", { resource: "Customer", id: c.id });
+    if (c.metadata_sealed !== null) {
+      const metadata = JSON.parse(this.deps.pii.open(c.metadata_sealed, `customer:${c.id}:metadata`));
+      if (metadata === null || typeof metadata !== "object" || Array.isArray(metadata))
+        return refuse("METADATA_NOT_OBJECT", undefined, "The customer's metadata is not a JSON object");
+    }
+    const sealed = this.deps.pii.seal(JSON.stringify(persons), `customer:${c.id}:identity`);
+    this.ctx.write((s) =>
+      new Customers(s).update(c.id, c.version, { identity_sealed: sealed, identity_status: status, identity_country: personsCountry(persons), updated_at: this.at }),
+    );
+    // The audit log records the status only (Part 1).
+    this.audit("customer.identity_set", "Customer", c.id, { status });
+    return { ok: true, data: { id: c.id, status } };
+  }
+
+  private registerWallet(c: CustomerRow, m: { walletId: string; address: string; network: string; label: string | null }): Outcome {
+    if (c.status !== "active") return refuse("CUSTOMER_DEACTIVATED", undefined, "The customer is deactivated and cannot take new wallets");
+    const { companyId, environment } = this.msg;
+    const existing = this.wallets.byAddress(companyId, environment, m.address);
+    if (existing && existing.customer_id !== c.id) return refuse("WALLET_ADDRESS_TAKEN", undefined, "The address is registered to another customer");
+    if (existing) {
+      // Re-registering an address the customer already has updates its network and label (Part 1).
+      const updated: WalletRow = { ...existing, network: m.network, label: m.label, updated_at: this.at };
+      this.ctx.write((s) => new Wallets(s).update(existing.id, { network: m.network, label: m.label, updated_at: this.at }));
+      this.audit("wallet.updated", "Wallet", existing.id, { network: m.network });
+      return { ok: true, status: 201, data: updated };
+    }
+    const row: WalletRow = {
+      id: m.walletId,
+      company_id: companyId,
+      environment,
+      customer_id: c.id,
+      address: m.address,
+      network: m.network,
+      label: m.label,
+      verified: 0,
+      verified_at: null,
+      created_at: this.at,
+      updated_at: this.at,
+    };
+    this.ctx.write((s) => new Wallets(s).insert(row));
+    this.audit("wallet.created", "Wallet", row.id, { network: m.network });
+    return { ok: true, status: 201, data: row };
+  }
+
+  private ownWallet(walletId: string): WalletRow | undefined {
+    const w = this.wallets.get(this.msg.companyId, this.msg.environment, walletId);
+    return w && w.customer_id === this.ctx.id ? w : undefined;
+  }
+
+  private updateWalletLabel(walletId: string, label: string | null, labelGiven: boolean): Outcome {
+    const w = this.ownWallet(walletId);
+    if (!w) return refuse("WALLET_NOT_FOUND", { resource: "Wallet", id: walletId });
+    if (!labelGiven || w.label === label) return { ok: true, data: w };
+    this.ctx.write((s) => new Wallets(s).update(w.id, { label, updated_at: this.at }));
+    this.audit("wallet.updated", "Wallet", w.id, { label: label === null ? "cleared" : "set" });
+    return { ok: true, data: { ...w, label, updated_at: this.at } };
+  }
+
+  private deleteWallet(walletId: string): Outcome {
+    const w = this.ownWallet(walletId);
+    if (!w) return refuse("WALLET_NOT_FOUND", { resource: "Wallet", id: walletId });
+    this.ctx.write((s) => new Wallets(s).delete(w.id));
+    this.audit("wallet.deleted", "Wallet", w.id);
+    return { ok: true, data: { id: w.id, deleted: true } };
+  }
+}

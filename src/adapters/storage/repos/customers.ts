@@ -1,0 +1,140 @@
+// Customer rows: reads for the API and the customer actor's writes (called inside its commit).
+import type { Environment } from "../../../domain/types.ts";
+import type { Storage, SqlValue } from "../types.ts";
+
+export interface CustomerRow {
+  id: string;
+  company_id: string;
+  environment: Environment;
+  external_id: string | null;
+  name_sealed: string | null;
+  metadata_sealed: string | null;
+  identity_sealed: string | null;
+  identity_status: "verified" | "unverified" | "blocked" | null;
+  identity_country: string | null;
+  public_key: string | null;
+  private_key_sealed: string | null;
+  status: "active" | "deactivated" | "erased";
+  deactivated_at: string | null;
+  deactivated_by: string | null;
+  deactivation_reason_sealed: string | null;
+  erased_at: string | null;
+  erased_by: string | null;
+  erasure_reason_sealed: string | null;
+  legal_hold: number;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CustomerListRow extends CustomerRow {
+  wallet_count: number;
+}
+
+export interface CustomerListFilter {
+  includeDeactivated: boolean;
+  /** Lower-cased search text matched inside externalId. */
+  externalIdContains?: string;
+  /** Customers whose name matched (already verified against the sealed name). */
+  nameMatchIds?: string[];
+}
+
+/** The optimistic check failed: another writer (the CLI) changed the row between read and commit. */
+export class VersionConflict extends Error {
+  override name = "VersionConflict";
+}
+
+export class Customers {
+  constructor(private readonly s: Storage) {}
+
+  get(companyId: string, env: Environment, id: string): CustomerRow | undefined {
+    return (this.s.stmt("SELECT * FROM customers WHERE id = ? AND company_id = ? AND environment = ?").get(id, companyId, env) ?? undefined) as
+      | CustomerRow
+      | undefined;
+  }
+
+  byExternalId(companyId: string, env: Environment, externalId: string): CustomerRow | undefined {
+    return (this.s.stmt("SELECT * FROM customers WHERE company_id = ? AND environment = ? AND external_id = ?").get(companyId, env, externalId) ??
+      undefined) as CustomerRow | undefined;
+  }
+
+  insert(row: Omit<CustomerRow, "version" | "legal_hold">): void {
+    const cols = Object.keys(row);
+    this.s
+      .stmt(`INSERT INTO customers (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`)
+      .run(...(Object.values(row) as SqlValue[]));
+  }
+
+  /** Updates the given columns if the row is still at `version`; bumps the version. */
+  update(id: string, version: number, set: Partial<CustomerRow>): void {
+    const cols = Object.keys(set);
+    const r = this.s
+      .stmt(`UPDATE customers SET ${cols.map((c) => `${c} = ?`).join(", ")}, version = version + 1 WHERE id = ? AND version = ?`)
+      .run(...(Object.values(set) as SqlValue[]), id, version);
+    if (r.changes !== 1) throw new VersionConflict(`customer ${id} changed concurrently`);
+  }
+
+  replaceNameGrams(companyId: string, env: Environment, customerId: string, grams: string[]): void {
+    this.s.stmt("DELETE FROM customer_name_grams WHERE customer_id = ?").run(customerId);
+    const ins = this.s.stmt("INSERT OR IGNORE INTO customer_name_grams (company_id, environment, gram, customer_id) VALUES (?, ?, ?, ?)");
+    for (const g of grams) ins.run(companyId, env, g, customerId);
+  }
+
+  /** Customers that have every gram (candidates; the caller verifies against the sealed name). */
+  withAllGrams(companyId: string, env: Environment, grams: string[], cap: number): string[] {
+    if (grams.length === 0) return [];
+    const rows = this.s
+      .stmt(
+        `SELECT customer_id FROM customer_name_grams WHERE company_id = ? AND environment = ? AND gram IN (SELECT value FROM json_each(?))
+          GROUP BY customer_id HAVING count(*) = ? LIMIT ?`,
+      )
+      .all(companyId, env, JSON.stringify(grams), grams.length, cap) as { customer_id: string }[];
+    return rows.map((r) => r.customer_id);
+  }
+
+  sealedNames(ids: string[]): { id: string; name_sealed: string | null }[] {
+    if (ids.length === 0) return [];
+    return this.s.stmt("SELECT id, name_sealed FROM customers WHERE id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as {
+      id: string;
+      name_sealed: string | null;
+    }[];
+  }
+
+  private where(companyId: string, env: Environment, f: CustomerListFilter): { sql: string; args: SqlValue[] } {
+    const parts = ["c.company_id = ?", "c.environment = ?"];
+    const args: SqlValue[] = [companyId, env];
+    if (!f.includeDeactivated) parts.push("c.status = 'active'");
+    if (f.externalIdContains !== undefined) {
+      parts.push("(instr(lower(c.external_id), ?) > 0 OR c.id IN (SELECT value FROM json_each(?)))");
+      args.push(f.externalIdContains, JSON.stringify(f.nameMatchIds ?? []));
+    }
+    return { sql: parts.join(" AND "), args };
+  }
+
+  /** Newest first; keyset on (created_at, id). */
+  page(companyId: string, env: Environment, f: CustomerListFilter, after: [string, string] | null, limit: number): CustomerListRow[] {
+    const w = this.where(companyId, env, f);
+    let sql = w.sql;
+    const args = [...w.args];
+    if (after) {
+      sql += " AND (c.created_at < ? OR (c.created_at = ? AND c.id < ?))";
+      args.push(after[0], after[0], after[1]);
+    }
+    args.push(limit);
+    return this.s
+      .stmt(
+        `SELECT c.*, (SELECT count(*) FROM wallets w WHERE w.company_id = c.company_id AND w.environment = c.environment AND w.customer_id = c.id) AS wallet_count
+           FROM customers c WHERE ${sql} ORDER BY c.created_at DESC, c.id DESC LIMIT ?`,
+      )
+      .all(...args) as unknown as CustomerListRow[];
+  }
+
+  count(companyId: string, env: Environment, f: CustomerListFilter): number {
+    const w = this.where(companyId, env, f);
+    return (this.s.stmt(`SELECT count(*) AS n FROM customers c WHERE ${w.sql}`).get(...w.args) as { n: number }).n;
+  }
+
+  walletCount(companyId: string, env: Environment, customerId: string): number {
+    return (this.s.stmt("SELECT count(*) AS n FROM wallets WHERE company_id = ? AND environment = ? AND customer_id = ?").get(companyId, env, customerId) as { n: number }).n;
+  }
+}

@@ -1,0 +1,153 @@
+// /api/v2/customers: create, list, deactivate, reactivate, erase, travel-rule identity (Part 1, Customers).
+import { apiError, type Issue } from "../domain/errors.ts";
+import { newId } from "../domain/ids.ts";
+import { maskName } from "../domain/masking.ts";
+import { normalizeForSearch, validateCreateCustomer } from "../domain/customers.ts";
+import { validateIdentityBody, type Person } from "../domain/ivms101/index.ts";
+import { nameGrams, type CustomerCommand } from "../actors/customer.ts";
+import type { ActorRuntime } from "../actors/runtime.ts";
+import type { Sealer } from "../adapters/crypto/envelope.ts";
+import { Customers, type CustomerListRow } from "../adapters/storage/repos/customers.ts";
+import type { Storage } from "../adapters/storage/index.ts";
+import { page, type ApiKit, type RouteContext, type Reply } from "./kit.ts";
+import { keysetPage } from "./paging.ts";
+import { q } from "./query.ts";
+import { askActor, unwrap } from "./outcome.ts";
+
+export interface CustomerRouteDeps {
+  storage: Storage;
+  runtime: ActorRuntime;
+  pii: Sealer;
+  cursorKey: Uint8Array;
+  nameIndexKey: Uint8Array;
+}
+
+const ID = /^cus_[0-9a-z]{26}$/;
+const read = { scope: "customers:read", permission: "customers:view" } as const;
+const write = { scope: "customers:write", permission: "customers:update" } as const;
+/** Names found through the blind index are checked against the real name; at most this many candidates. */
+const NAME_CANDIDATES = 10_000;
+
+function notFound(id: string): never {
+  throw apiError("CUSTOMER_NOT_FOUND", { details: { resource: "Customer", id } });
+}
+
+function invalid(issues: Issue[]): never {
+  throw apiError("VALIDATION_ERROR", { message: issues.map((i) => `${i.path || "body"}: ${i.message}`).join("; "), details: { issues } });
+}
+
+export function customerRoutes(kit: ApiKit, deps: CustomerRouteDeps) {
+  const repo = new Customers(deps.storage);
+  const openName = (id: string, sealed: string | null) => (sealed === null ? null : deps.pii.open(sealed, `customer:${id}:name`));
+
+  async function act(c: RouteContext, id: string, msg: CustomerCommand): Promise<Reply> {
+    if (!ID.test(id)) notFound(id);
+    const outcome = await askActor(deps.runtime, `customer:${id}`, { ...msg, companyId: c.auth.company.id, environment: c.auth.environment, actor: c.auth.actor });
+    const { data, status } = unwrap(outcome);
+    return { status, data: maskCustomer(c, data as Record<string, unknown>) };
+  }
+
+  function maskCustomer(c: RouteContext, data: Record<string, unknown>) {
+    return "name" in data ? { ...data, name: c.pii(data.name as string | null, maskName) } : data;
+  }
+
+  function present(c: RouteContext, r: CustomerListRow) {
+    return {
+      id: r.id,
+      externalId: r.external_id,
+      name: c.pii(openName(r.id, r.name_sealed), maskName),
+      publicKey: r.public_key,
+      environment: r.environment,
+      walletCount: r.wallet_count,
+      createdAt: r.created_at,
+      updatedAt: r.updated_at,
+      deactivatedAt: r.deactivated_at,
+      erasedAt: r.erased_at,
+    };
+  }
+
+  /** Customers whose name holds `search`: blind-index candidates, confirmed on the decrypted name. */
+  function nameMatches(companyId: string, env: "test" | "live", search: string): string[] {
+    const needle = normalizeForSearch(search);
+    const grams = nameGrams(deps.nameIndexKey, search);
+    if (grams.length === 0) return [];
+    const ids = repo.withAllGrams(companyId, env, grams, NAME_CANDIDATES);
+    return repo
+      .sealedNames(ids)
+      .filter((r) => r.name_sealed !== null && normalizeForSearch(openName(r.id, r.name_sealed)!).includes(needle))
+      .map((r) => r.id);
+  }
+
+  return kit.group("/api/v2/customers", (r) =>
+    r
+      .get(
+        "/",
+        {
+          summary: "List customers, newest first (active only unless includeDeactivated=true)",
+          access: read,
+          pii: true,
+          tags: ["customers"],
+          query: { includeDeactivated: q.bool(), search: q.string(200), limit: q.limit(100), cursor: q.cursor() },
+        },
+        (c) => {
+          const { company, environment, piiView } = c.auth;
+          const search = c.query.search;
+          const filter = {
+            includeDeactivated: c.query.includeDeactivated ?? false,
+            externalIdContains: search?.toLowerCase(),
+            // Part 1: search matches names only for roles with pii:view.
+            nameMatchIds: search !== undefined && piiView ? nameMatches(company.id, environment, search) : undefined,
+          };
+          const res = keysetPage<CustomerListRow>({
+            key: deps.cursorKey,
+            list: `customers|${JSON.stringify([filter.includeDeactivated, search ?? null, piiView])}`,
+            cursor: c.query.cursor,
+            limit: c.query.limit,
+            fetch: (after, n) => repo.page(company.id, environment, filter, after as [string, string] | null, n),
+            position: (row) => [row.created_at, row.id],
+            total: () => repo.count(company.id, environment, filter),
+          });
+          return page(res.rows.map((row) => present(c, row)), res.meta);
+        },
+      )
+      .post("/", { summary: "Create a customer", access: { scope: "customers:write", permission: "customers:create" }, pii: true, tags: ["customers"] }, async (c) => {
+        const v = validateCreateCustomer(c.body);
+        if (!v.ok) invalid(v.issues);
+        return act(c, newId("cus", c.now), { type: "create", input: v.value });
+      })
+      .post("/:id/deactivate", { summary: "Deactivate a customer", access: write, tags: ["customers"] }, async (c) => {
+        const b = c.body;
+        let reason: string | null = null;
+        if (b !== undefined) {
+          if (b === null || typeof b !== "object" || Array.isArray(b)) invalid([{ path: "", message: "the body must be a JSON object" }]);
+          const issues: Issue[] = Object.keys(b as object).filter((k) => k !== "reason").map((k) => ({ path: k, message: "is not an accepted field" }));
+          const given = (b as { reason?: unknown }).reason;
+          if (given !== undefined && given !== null && typeof given !== "string") issues.push({ path: "reason", message: "must be text" });
+          if (issues.length) invalid(issues);
+          reason = typeof given === "string" ? given : null;
+        }
+        return act(c, c.params.id, { type: "deactivate", reason });
+      })
+      .post("/:id/reactivate", { summary: "Reactivate a deactivated customer", access: write, tags: ["customers"] }, (c) => act(c, c.params.id, { type: "reactivate" }))
+      .post("/:id/erase", { summary: "Erase a customer's personal data (irreversible)", access: { scope: "customers:erase", permission: "customers:erase" }, tags: ["customers"] }, async (c) => {
+        const b = c.body;
+        if (b !== undefined && (b === null || typeof b !== "object" || Array.isArray(b))) invalid([{ path: "", message: "the body must be a JSON object" }]);
+        const reason = (b as { reason?: unknown } | undefined)?.reason;
+        if (reason === undefined || reason === null || (typeof reason === "string" && reason.trim() === ""))
+          throw apiError("REASON_REQUIRED", { message: "A reason is required to erase a customer", details: { field: "reason" } });
+        if (typeof reason !== "string") invalid([{ path: "reason", message: "must be text" }]);
+        const extra = Object.keys(b as object).filter((k) => k !== "reason");
+        if (extra.length) invalid(extra.map((k) => ({ path: k, message: "is not an accepted field" })));
+        return act(c, c.params.id, { type: "erase", reason });
+      })
+      .put("/:id/travel-rule-identity", { summary: "Set the customer's attested IVMS101 identity (stored encrypted, never returned)", access: write, tags: ["customers"] }, async (c) => {
+        if (!ID.test(c.params.id)) notFound(c.params.id);
+        const existing = repo.get(c.auth.company.id, c.auth.environment, c.params.id);
+        if (!existing || existing.status !== "active") notFound(c.params.id);
+        const issues = validateIdentityBody(c.body, { today: new Date(c.now).toISOString().slice(0, 10) });
+        if (issues.length) invalid(issues);
+        const body = c.body as { status: "verified" | "unverified" | "blocked"; persons: Person[] };
+        return act(c, c.params.id, { type: "setIdentity", status: body.status, persons: body.persons });
+      }),
+  );
+}

@@ -1,0 +1,127 @@
+// /api/v2/wallets: the registry of customers' hosted addresses (Part 1, Wallets).
+import { apiError } from "../domain/errors.ts";
+import { newId } from "../domain/ids.ts";
+import { SUPPORTED_NETWORKS, isSupportedNetwork } from "../domain/networks/index.ts";
+import { addressCandidates, canonicalAddress, checkWalletCreate } from "../domain/wallets.ts";
+import type { ActorRuntime } from "../actors/runtime.ts";
+import type { Storage } from "../adapters/storage/index.ts";
+import { Wallets, type WalletRow } from "../adapters/storage/repos/wallets.ts";
+import { ok, page, type ApiKit, type RouteContext } from "./kit.ts";
+import { keysetPage } from "./paging.ts";
+import { q } from "./query.ts";
+import { askActor, unwrap } from "./outcome.ts";
+
+export interface WalletRouteDeps {
+  storage: Storage;
+  runtime: ActorRuntime;
+  cursorKey: Uint8Array;
+}
+
+const ID = /^wal_[0-9a-z]{26}$/;
+const read = { scope: "wallets:read", permission: "wallets:view" } as const;
+
+/** Every wallet answer has exactly these fields (Part 1). */
+export function presentWallet(w: WalletRow) {
+  return {
+    id: w.id,
+    address: w.address,
+    network: w.network,
+    customerId: w.customer_id,
+    label: w.label,
+    verified: w.verified === 1,
+    verifiedAt: w.verified_at,
+    environment: w.environment,
+    createdAt: w.created_at,
+    updatedAt: w.updated_at,
+  };
+}
+
+export function walletRoutes(kit: ApiKit, deps: WalletRouteDeps) {
+  const repo = new Wallets(deps.storage);
+
+  function find(c: RouteContext, id: string): WalletRow {
+    const w = ID.test(id) ? repo.get(c.auth.company.id, c.auth.environment, id) : undefined;
+    if (!w) throw apiError("WALLET_NOT_FOUND", { details: { resource: "Wallet", id } });
+    return w;
+  }
+
+  async function tellCustomer(c: RouteContext, customerId: string, msg: Record<string, unknown>) {
+    const o = await askActor<WalletRow | { id: string; deleted: true }>(deps.runtime, `customer:${customerId}`, {
+      ...msg,
+      companyId: c.auth.company.id,
+      environment: c.auth.environment,
+      actor: c.auth.actor,
+    });
+    return unwrap(o);
+  }
+
+  return kit.group("/api/v2/wallets", (r) =>
+    r
+      .get(
+        "/",
+        {
+          summary: "List wallets, newest first",
+          access: read,
+          tags: ["wallets"],
+          query: { network: q.string(50), verified: q.bool(), customerId: q.id("cus"), search: q.string(200), limit: q.limit(100), cursor: q.cursor() },
+        },
+        (c) => {
+          const { company, environment } = c.auth;
+          const f = { network: c.query.network, verified: c.query.verified, customerId: c.query.customerId, search: c.query.search };
+          const res = keysetPage<WalletRow>({
+            key: deps.cursorKey,
+            list: `wallets|${JSON.stringify(f)}`,
+            cursor: c.query.cursor,
+            limit: c.query.limit,
+            fetch: (after, n) => repo.page(company.id, environment, f, after as [string, string] | null, n),
+            position: (w) => [w.created_at, w.id],
+            total: () => repo.count(company.id, environment, f),
+          });
+          return page(res.rows.map(presentWallet), res.meta);
+        },
+      )
+      .post("/", { summary: "Register a customer's wallet (re-registering updates network and label)", access: { scope: "wallets:write", permission: "wallets:create" }, tags: ["wallets"] }, async (c) => {
+        const v = checkWalletCreate(c.body);
+        if (!v.ok) throw apiError(v.code, { message: v.message, details: v.details });
+        const { address, network, customerId, label } = v.value;
+        if (!/^cus_[0-9a-z]{26}$/.test(customerId)) throw apiError("CUSTOMER_NOT_FOUND", { details: { resource: "Customer", id: customerId } });
+        const { data, status } = await tellCustomer(c, customerId, { type: "registerWallet", walletId: newId("wal", c.now), address, network, label });
+        return { status, data: presentWallet(data as WalletRow) };
+      })
+      .post("/verify", { summary: "Is this address a registered, ownership-proven wallet?", access: { scope: "wallets:verify", permission: "wallets:verify" }, tags: ["wallets"] }, (c) => {
+        const b = c.body;
+        if (b === undefined || b === null || typeof b !== "object" || Array.isArray(b))
+          throw apiError("VALIDATION_ERROR", { message: "The body must be a JSON object", details: { issues: [{ path: "", message: "must be a JSON object" }] } });
+        const { address, network } = b as { address?: unknown; network?: unknown };
+        if (address === undefined || address === null) throw apiError("MISSING_FIELDS", { message: "Missing fields: address", details: { fields: ["address"] } });
+        const bad = [typeof address !== "string" && "address", network !== undefined && network !== null && typeof network !== "string" && "network"].filter(Boolean);
+        if (bad.length) throw apiError("INVALID_FIELDS", { message: `Invalid fields: ${bad.join(", ")}`, details: { fields: bad } });
+        // Nothing is rejected by this call (Part 1): an address in no known format is simply not registered.
+        const asked = typeof network === "string" && isSupportedNetwork(network) ? network : null;
+        const canonical = asked ? canonicalAddress(asked, address as string) : null;
+        const candidates = canonical?.ok ? [canonical.address, (address as string).trim()] : addressCandidates(address as string, SUPPORTED_NETWORKS);
+        const w = repo.byAddresses(c.auth.company.id, c.auth.environment, candidates)[0];
+        if (!w) return ok({ isRegistered: false, isVerified: false, walletType: "unknown" });
+        const sameNetwork = typeof network !== "string" || network === w.network;
+        return ok({ isRegistered: true, isVerified: w.verified === 1 && sameNetwork, walletType: "hosted", customerId: w.customer_id });
+      })
+      .get("/:id", { summary: "One wallet", access: read, tags: ["wallets"] }, (c) => ok(presentWallet(find(c, c.params.id))))
+      .patch("/:id", { summary: "Change a wallet's label (only the label changes)", access: { scope: "wallets:write", permission: "wallets:update" }, tags: ["wallets"] }, async (c) => {
+        const w = find(c, c.params.id);
+        const b = c.body;
+        if (b === undefined || b === null || typeof b !== "object" || Array.isArray(b))
+          throw apiError("VALIDATION_ERROR", { message: "The body must be a JSON object", details: { issues: [{ path: "", message: "must be a JSON object" }] } });
+        const label = (b as { label?: unknown }).label;
+        const labelGiven = "label" in (b as object);
+        if (labelGiven && label !== null && (typeof label !== "string" || Array.from(label).length > 255))
+          throw apiError("INVALID_FIELDS", { message: "label must be text of at most 255 characters, or null", details: { fields: ["label"] } });
+        const { data } = await tellCustomer(c, w.customer_id, { type: "updateWalletLabel", walletId: w.id, label: labelGiven ? label : null, labelGiven });
+        return ok(presentWallet(data as WalletRow));
+      })
+      .delete("/:id", { summary: "Remove a wallet with its ownership proofs", access: { scope: "wallets:write", permission: "wallets:delete" }, tags: ["wallets"] }, async (c) => {
+        const w = find(c, c.params.id);
+        const { data } = await tellCustomer(c, w.customer_id, { type: "deleteWallet", walletId: w.id });
+        return ok(data);
+      }),
+  );
+}
