@@ -6,6 +6,7 @@ import { TenancyError } from "./adapters/storage/repos/tenancy.ts";
 import { configFromEnv, ConfigError, startService } from "./services.ts";
 import { runCompanies, runKeys, runMembers } from "./cli/tenancy.ts";
 import { UsageError } from "./cli/usage.ts";
+import { runCustomers } from "./cli/customers.ts";
 
 const USAGE = `usage: caravan <command> [options]
 
@@ -15,6 +16,7 @@ commands:
   keys create|list|revoke
   members create|list|disable|enable|role
   companies create|list|suspend|reactivate|feature
+  customers hold --id <customerId> [--release]
 Every command but serve takes --json for machine-readable output.`;
 
 /** Faults the operator must fix: one clear line, exit code 1, no stack trace. */
@@ -74,6 +76,8 @@ async function main(argv: string[]): Promise<void> {
       return withStorage((s) => runMembers(s, rest, out));
     case "companies":
       return withStorage((s) => runCompanies(s, rest, out));
+    case "customers":
+      return withStorage((s) => runCustomers(s, rest, out));
     case undefined:
     case "help":
     case "--help":

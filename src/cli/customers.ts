@@ -1,0 +1,36 @@
+// CLI for customer records the dashboard manages: legal holds (erasure is refused while one is set).
+import { parseArgs } from "node:util";
+import type { Storage } from "../adapters/storage/index.ts";
+import { Tenancy, TenancyError } from "../adapters/storage/repos/tenancy.ts";
+import { AuditLog } from "../adapters/storage/repos/audit.ts";
+import { iso } from "../domain/ids.ts";
+import { UsageError } from "./usage.ts";
+
+export function runCustomers(storage: Storage, argv: string[], out: (line: string) => void, clock: () => number = Date.now): void {
+  const [sub, ...rest] = argv;
+  if (sub !== "hold") throw new UsageError("usage: customers hold --id <customerId> [--release] [--company <slug>] [--json]");
+  let v: Record<string, string | boolean | undefined>;
+  try {
+    v = parseArgs({ args: rest, options: { id: { type: "string" }, release: { type: "boolean" }, company: { type: "string" }, json: { type: "boolean" } }, strict: true }).values;
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  if (typeof v.id !== "string") throw new UsageError("--id is required");
+  const company = new Tenancy(storage, clock).requireCompany((v.company as string) ?? "default");
+  const row = storage.stmt("SELECT id, environment, legal_hold, status FROM customers WHERE id = ? AND company_id = ?").get(v.id, company.id) as
+    | { id: string; environment: "test" | "live"; legal_hold: number; status: string }
+    | undefined;
+  if (!row) throw new TenancyError(`no customer with id ${v.id}`);
+  const hold = !v.release;
+  const now = clock();
+  storage.tx(() => {
+    // The version bump makes a concurrent change by the customer actor retry on fresh data.
+    storage.stmt("UPDATE customers SET legal_hold = ?, version = version + 1, updated_at = ? WHERE id = ?").run(hold ? 1 : 0, iso(now), row.id);
+    new AuditLog(storage).record(
+      { companyId: company.id, environment: row.environment, actor: { type: "system" }, action: hold ? "customer.legal_hold_set" : "customer.legal_hold_released", entityType: "Customer", entityId: row.id },
+      now,
+    );
+  });
+  const result = { id: row.id, environment: row.environment, legalHold: hold };
+  out(v.json ? JSON.stringify(result) : `Customer ${row.id}: legal hold ${hold ? "set" : "released"}`);
+}
