@@ -8,6 +8,7 @@ import { checkDeclaredLength } from "./body.ts";
 import { auditRoutes } from "./audit.ts";
 import { customerRoutes } from "./customers.ts";
 import { walletRoutes } from "./wallets.ts";
+import { vaspRoutes } from "./vasps.ts";
 import { openApiDocument } from "./openapi.ts";
 
 export function createApp(services: Services) {
@@ -54,7 +55,8 @@ export function createApp(services: Services) {
     })
     .use(auditRoutes(kit, services.audit, services.cursorKey))
     .use(customerRoutes(kit, services))
-    .use(walletRoutes(kit, services));
+    .use(walletRoutes(kit, services))
+    .use(vaspRoutes(kit, services));
 
   kit.register("GET", "/api/v2/openapi.json", { summary: "This API's OpenAPI 3.1 description (no key needed)", tags: ["meta"] } as never);
   const doc = openApiDocument(kit);
