@@ -5,6 +5,7 @@ import { openStorage, StorageError, type Storage } from "./adapters/storage/inde
 import { TenancyError } from "./adapters/storage/repos/tenancy.ts";
 import { configFromEnv, ConfigError, startService } from "./services.ts";
 import { runCompanies, runKeys, runMembers } from "./cli/tenancy.ts";
+import { runAssets } from "./cli/assets.ts";
 import { UsageError } from "./cli/usage.ts";
 import { runCustomers } from "./cli/customers.ts";
 
@@ -76,6 +77,8 @@ async function main(argv: string[]): Promise<void> {
       return withStorage((s) => runMembers(s, rest, out));
     case "companies":
       return withStorage((s) => runCompanies(s, rest, out));
+    case "assets":
+      return withStorage((s) => runAssets(s, rest, out));
     case "customers":
       return withStorage((s) => runCustomers(s, rest, out));
     case undefined:

@@ -8,6 +8,8 @@ export const customers = sqliteTable(
     companyId: text("company_id").notNull(),
     environment: text("environment", { enum: ["test", "live"] }).notNull(),
     externalId: text("external_id"),
+    /** externalId lower-cased (Unicode) at write time: SQLite's lower() folds ASCII only. */
+    externalIdSearch: text("external_id_search"),
     nameSealed: text("name_sealed"),
     metadataSealed: text("metadata_sealed"),
     /** IVMS101 persons, sealed; never returned. */

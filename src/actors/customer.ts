@@ -136,6 +136,7 @@ class Handling {
       company_id: companyId,
       environment,
       external_id: input.externalId,
+      external_id_search: input.externalId === null ? null : input.externalId.toLowerCase(),
       name_sealed: input.name === null ? null : this.seal(input.name, "name"),
       metadata_sealed: input.hasMetadata ? this.seal(JSON.stringify(input.metadata), "metadata") : null,
       identity_sealed: null,
@@ -209,6 +210,7 @@ class Handling {
       repo.update(c.id, c.version, {
         status: "erased",
         external_id: null,
+        external_id_search: null,
         name_sealed: null,
         metadata_sealed: null,
         identity_sealed: null,

@@ -26,7 +26,6 @@ export function validateCreateCustomer(body: unknown): { ok: true; value: Create
     if (v === undefined || v === null) continue;
     if (typeof v !== "string") issues.push({ path: f, message: "must be text" });
     else if (chars(v) > MAX_TEXT) issues.push({ path: f, message: `must be at most ${MAX_TEXT} characters` });
-    else if (f === "externalId" && v.trim() === "") issues.push({ path: f, message: "must not be blank" });
   }
   if (issues.length) return { ok: false, issues };
   return {

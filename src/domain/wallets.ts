@@ -39,7 +39,7 @@ export function checkWalletCreate(
   if (missing.length) return { ok: false, code: "MISSING_FIELDS", message: `Missing fields: ${missing.join(", ")}`, details: { fields: missing } };
   const invalid: string[] = [];
   if (typeof b.customerId !== "string") invalid.push("customerId");
-  if (b.label !== undefined && b.label !== null && (typeof b.label !== "string" || Array.from(b.label).length > 255)) invalid.push("label");
+  if (b.label !== undefined && b.label !== null && typeof b.label !== "string") invalid.push("label");
   if (invalid.length) return { ok: false, code: "INVALID_FIELDS", message: `Invalid fields: ${invalid.join(", ")}`, details: { fields: invalid } };
   if (typeof b.network !== "string" || !isSupportedNetwork(b.network))
     return { ok: false, code: "UNSUPPORTED_NETWORK", message: `Network ${JSON.stringify(b.network)} is not supported`, details: { network: b.network } };

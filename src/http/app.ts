@@ -6,6 +6,9 @@ import { ApiKit, json } from "./kit.ts";
 import { checkCsrf } from "./auth.ts";
 import { checkDeclaredLength } from "./body.ts";
 import { auditRoutes } from "./audit.ts";
+import { assetRoutes } from "./assets.ts";
+import { AssetPolicy } from "../adapters/storage/repos/assets.ts";
+import { loadCatalog } from "../adapters/assets/catalog.ts";
 import { customerRoutes } from "./customers.ts";
 import { walletRoutes } from "./wallets.ts";
 import { vaspRoutes } from "./vasps.ts";
@@ -54,6 +57,7 @@ export function createApp(services: Services) {
       return json(200, { status: "ok" });
     })
     .use(auditRoutes(kit, services.audit, services.cursorKey))
+    .use(assetRoutes(kit, { policy: new AssetPolicy(services.storage, services.clock), catalog: loadCatalog() }))
     .use(customerRoutes(kit, services))
     .use(walletRoutes(kit, services))
     .use(vaspRoutes(kit, services));

@@ -69,11 +69,11 @@ export function customerRoutes(kit: ApiKit, deps: CustomerRouteDeps) {
   /** Customers whose name holds `search`: blind-index candidates, confirmed on the decrypted name. */
   function nameMatches(companyId: string, env: "test" | "live", search: string): string[] {
     const needle = normalizeForSearch(search);
+    if (needle === "") return [];
     const grams = nameGrams(deps.nameIndexKey, search);
-    if (grams.length === 0) return [];
-    const ids = repo.withAllGrams(companyId, env, grams, NAME_CANDIDATES);
-    return repo
-      .sealedNames(ids)
+    // Under three characters there is no trigram to look up: the environment's names are decrypted and scanned.
+    const candidates = grams.length === 0 ? repo.allSealedNames(companyId, env) : repo.sealedNames(repo.withAllGrams(companyId, env, grams, NAME_CANDIDATES));
+    return candidates
       .filter((r) => r.name_sealed !== null && normalizeForSearch(openName(r.id, r.name_sealed)!).includes(needle))
       .map((r) => r.id);
   }

@@ -66,10 +66,11 @@ export const q = {
 
 export function parseQuery<S extends Spec>(spec: S | undefined, params: URLSearchParams): QueryOf<S> {
   const issues: Issue[] = [];
-  const out: Record<string, unknown> = {};
+  const out: Record<string, unknown> = Object.create(null);
   const seen = new Set<string>();
   for (const [name, raw] of params) {
-    const p = spec?.[name];
+    // Own properties only: "__proto__" or "constructor" is an unknown parameter, not the prototype.
+    const p = spec && Object.hasOwn(spec, name) ? spec[name] : undefined;
     if (!p) {
       issues.push({ path: name, message: "is not an accepted parameter" });
       continue;

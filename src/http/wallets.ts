@@ -63,7 +63,7 @@ export function walletRoutes(kit: ApiKit, deps: WalletRouteDeps) {
           summary: "List wallets, newest first",
           access: read,
           tags: ["wallets"],
-          query: { network: q.string(50), verified: q.bool(), customerId: q.id("cus"), search: q.string(200), limit: q.limit(100), cursor: q.cursor() },
+          query: { network: q.string(200), verified: q.bool(), customerId: q.id("cus"), search: q.string(200), limit: q.limit(100), cursor: q.cursor() },
         },
         (c) => {
           const { company, environment } = c.auth;
@@ -113,8 +113,8 @@ export function walletRoutes(kit: ApiKit, deps: WalletRouteDeps) {
           throw apiError("VALIDATION_ERROR", { message: "The body must be a JSON object", details: { issues: [{ path: "", message: "must be a JSON object" }] } });
         const label = (b as { label?: unknown }).label;
         const labelGiven = "label" in (b as object);
-        if (labelGiven && label !== null && (typeof label !== "string" || Array.from(label).length > 255))
-          throw apiError("INVALID_FIELDS", { message: "label must be text of at most 255 characters, or null", details: { fields: ["label"] } });
+        if (labelGiven && label !== null && typeof label !== "string")
+          throw apiError("INVALID_FIELDS", { message: "label must be text or null", details: { fields: ["label"] } });
         const { data } = await tellCustomer(c, w.customer_id, { type: "updateWalletLabel", walletId: w.id, label: labelGiven ? label : null, labelGiven });
         return ok(presentWallet(data as WalletRow));
       })

@@ -139,6 +139,10 @@ describe("general rules", () => {
     for (const limit of ["201", "abc", "-1", "1.5", ""]) expectError(await call(A, `/api/v2/audit-log?limit=${limit}`, { key: owner }), 400, "INVALID_QUERY");
     expect((await call(A, "/api/v2/audit-log?limit=200", { key: owner })).status).toBe(200);
     expectError(await call(A, "/api/v2/audit-log?limit=1&limit=2", { key: owner }), 400, "INVALID_QUERY");
+    // Names of Object.prototype are parameters like any other: unknown (found by the property test).
+    const proto = await call(A, "/api/v2/audit-log?__proto__=x&constructor=y", { key: owner });
+    expectError(proto, 400, "INVALID_QUERY");
+    expect(proto.body.details.issues.map((i: { path: string }) => i.path)).toEqual(["__proto__", "constructor"]);
   });
 
   test("an unexpected error → 500 that says nothing more (the cause goes to the log)", async () => {

@@ -7,6 +7,7 @@ export interface CustomerRow {
   company_id: string;
   environment: Environment;
   external_id: string | null;
+  external_id_search: string | null;
   name_sealed: string | null;
   metadata_sealed: string | null;
   identity_sealed: string | null;
@@ -37,6 +38,21 @@ export interface CustomerListFilter {
   externalIdContains?: string;
   /** Customers whose name matched (already verified against the sealed name). */
   nameMatchIds?: string[];
+}
+
+/**
+ * An FTS5 trigram phrase for a substring search, or null under three characters (trigrams need three;
+ * shorter texts fall back to a scan).
+ */
+export function matchText(needle: string): string | null {
+  if (Array.from(needle).length < 3) return null;
+  return `"${needle.replace(/"/g, '""')}"`;
+}
+
+/** Totals of unfiltered lists, kept by triggers (migration 0004). */
+export function listCount(s: Storage, companyId: string, env: Environment, list: string): number {
+  const r = s.stmt("SELECT n FROM list_counts WHERE company_id = ? AND environment = ? AND list = ?").get(companyId, env, list) as { n: number } | undefined;
+  return r?.n ?? 0;
 }
 
 /** The optimistic check failed: another writer (the CLI) changed the row between read and commit. */
@@ -92,6 +108,14 @@ export class Customers {
     return rows.map((r) => r.customer_id);
   }
 
+  /** Every sealed name of the environment: the fallback of name searches too short for trigrams. */
+  allSealedNames(companyId: string, env: Environment): { id: string; name_sealed: string | null }[] {
+    return this.s.stmt("SELECT id, name_sealed FROM customers WHERE company_id = ? AND environment = ? AND name_sealed IS NOT NULL").all(companyId, env) as {
+      id: string;
+      name_sealed: string | null;
+    }[];
+  }
+
   sealedNames(ids: string[]): { id: string; name_sealed: string | null }[] {
     if (ids.length === 0) return [];
     return this.s.stmt("SELECT id, name_sealed FROM customers WHERE id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as {
@@ -105,8 +129,13 @@ export class Customers {
     const args: SqlValue[] = [companyId, env];
     if (!f.includeDeactivated) parts.push("c.status = 'active'");
     if (f.externalIdContains !== undefined) {
-      parts.push("(instr(lower(c.external_id), ?) > 0 OR c.id IN (SELECT value FROM json_each(?)))");
-      args.push(f.externalIdContains, JSON.stringify(f.nameMatchIds ?? []));
+      const text = matchText(f.externalIdContains);
+      parts.push(
+        text === null
+          ? "(instr(c.external_id_search, ?) > 0 OR c.id IN (SELECT value FROM json_each(?)))"
+          : "(c.rowid IN (SELECT rowid FROM customers_search WHERE customers_search MATCH ?) OR c.id IN (SELECT value FROM json_each(?)))",
+      );
+      args.push(text ?? f.externalIdContains, JSON.stringify(f.nameMatchIds ?? []));
     }
     return { sql: parts.join(" AND "), args };
   }
@@ -130,6 +159,7 @@ export class Customers {
   }
 
   count(companyId: string, env: Environment, f: CustomerListFilter): number {
+    if (f.externalIdContains === undefined) return listCount(this.s, companyId, env, f.includeDeactivated ? "customers" : "customers:active");
     const w = this.where(companyId, env, f);
     return (this.s.stmt(`SELECT count(*) AS n FROM customers c WHERE ${w.sql}`).get(...w.args) as { n: number }).n;
   }

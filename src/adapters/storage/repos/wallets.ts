@@ -1,6 +1,7 @@
 // Wallet rows: reads for the API, writes from the customer actor's commit.
 import type { Environment } from "../../../domain/types.ts";
 import type { Storage, SqlValue } from "../types.ts";
+import { listCount, matchText } from "./customers.ts";
 
 export interface WalletRow {
   id: string;
@@ -63,9 +64,15 @@ export class Wallets {
     if (f.verified !== undefined) (parts.push("verified = ?"), args.push(f.verified ? 1 : 0));
     if (f.customerId !== undefined) (parts.push("customer_id = ?"), args.push(f.customerId));
     if (f.search !== undefined) {
-      parts.push("(instr(lower(address), ?) > 0 OR instr(lower(coalesce(label, '')), ?) > 0 OR instr(customer_id, ?) > 0)");
-      const s = f.search.toLowerCase();
-      args.push(s, s, f.search);
+      const text = matchText(f.search);
+      if (text !== null) {
+        parts.push("rowid IN (SELECT rowid FROM wallets_search WHERE wallets_search MATCH ?)");
+        args.push(text);
+      } else {
+        parts.push("(instr(lower(address), ?) > 0 OR instr(lower(coalesce(label, '')), ?) > 0 OR instr(customer_id, ?) > 0)");
+        const s = f.search.toLowerCase();
+        args.push(s, s, f.search);
+      }
     }
     return { sql: parts.join(" AND "), args };
   }
@@ -84,6 +91,7 @@ export class Wallets {
   }
 
   count(companyId: string, env: Environment, f: WalletFilter): number {
+    if (Object.values(f).every((v) => v === undefined)) return listCount(this.s, companyId, env, "wallets");
     const w = this.where(companyId, env, f);
     return (this.s.stmt(`SELECT count(*) AS n FROM wallets WHERE ${w.sql}`).get(...w.args) as { n: number }).n;
   }
