@@ -7,3 +7,4 @@ export * from "./customers.ts";
 export * from "./wallets.ts";
 export * from "./assets.ts";
 export * from "./vasps.ts";
+export * from "./transfers.ts";
