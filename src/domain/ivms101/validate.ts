@@ -251,15 +251,18 @@ function checkAddress(ctx: Ctx, path: string, value: unknown): void {
   knownFields(ctx, path, o, ADDRESS_FIELDS);
   code(ctx, o, path, "addressType", ADDRESS_TYPES, true);
   for (const [key, max] of Object.entries(ADDRESS_TEXT_FIELDS)) {
-    // townName is [1..1] in the IVMS101 Address structure (both 2020 and 2023 tables).
-    text(ctx, o, path, key, max, key === "townName");
+    // IVMS101 makes townName [1..1], but the API's request shape is an address of addressType and
+    // country alone (Part 1, "Person shapes used in requests"): the spec wins, townName is optional.
+    text(ctx, o, path, key, max, false);
   }
   const lines = array(ctx, o, path, "addressLine", false, MAX_ADDRESS_LINES);
   lines?.forEach((v, i) => checkText(ctx, item(at(path, "addressLine"), i), v, ADDRESS_LINE_LENGTH));
   country(ctx, o, path, "country", true);
-  // IVMS101 C8 ValidAddress.
+  // IVMS101 C8 ValidAddress, applied once the address gives street-level detail: an address of
+  // addressType and country alone is the API's request shape (Part 1) and is accepted.
   const has = (key: string) => isFilled(get(o, key));
-  if (!(lines && lines.length > 0) && !(has("streetName") && (has("buildingName") || has("buildingNumber")))) {
+  const streetLevel = ["streetName", "buildingName", "buildingNumber", "addressLine", "postBox", "floor", "room"].some(has);
+  if (streetLevel && !(lines && lines.length > 0) && !(has("streetName") && (has("buildingName") || has("buildingNumber")))) {
     add(ctx, path, `${label(path)} must have addressLine, or streetName together with buildingName or buildingNumber (IVMS101 C8)`);
   }
 }
