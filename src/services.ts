@@ -10,6 +10,9 @@ import { AuditLog } from "./adapters/storage/repos/audit.ts";
 import { loadMasterKey, type MasterKey } from "./adapters/crypto/master-key.ts";
 import { Sealer } from "./adapters/crypto/envelope.ts";
 import { customerActor } from "./actors/customer.ts";
+import { transferActor } from "./actors/transfer.ts";
+import { Transfers } from "./adapters/storage/repos/transfers.ts";
+import { noProviders, SWEEPS, type ProviderRegistry, type SweepName } from "./adapters/providers/registry.ts";
 import { DEFAULT_RATE_LIMITS, parseRateLimits, type RateLimit } from "./domain/ratelimit.ts";
 
 export interface ServiceConfig {
@@ -42,6 +45,7 @@ export interface Services {
   readonly secrets: Sealer;
   readonly cursorKey: Uint8Array;
   readonly nameIndexKey: Uint8Array;
+  readonly providers: ProviderRegistry;
   ready(): boolean;
 }
 
@@ -79,14 +83,16 @@ function rateLimitsFrom(text: string | undefined): Record<string, RateLimit> {
 
 /** Every actor kind the service runs. */
 function registerActors(s: Services): void {
+  const transfers = new Transfers(s.storage);
   s.runtime.register(
     customerActor({
       pii: s.pii,
       nameIndexKey: s.nameIndexKey,
-      // Transfers arrive with the transfers issue; until then no customer has one in flight.
-      activeTransferIds: () => [],
+      activeTransferIds: (companyId, env, customerId) => transfers.activeForCustomer(companyId, env, customerId),
     }),
   );
+  s.runtime.register(transferActor({ pii: s.pii, providers: s.providers }));
+  for (const [name, pattern] of Object.entries(SWEEPS) as [SweepName, string][]) s.runtime.sweep(name, pattern, (now) => s.providers.sweep?.(name, now));
 }
 
 export class ConfigError extends Error {
@@ -120,6 +126,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     secrets: new Sealer(masterKey.derive("secrets")),
     cursorKey: masterKey.derive("cursor"),
     nameIndexKey: masterKey.derive("name-index"),
+    providers: noProviders,
     ready: () => ready,
   };
   registerActors(services);

@@ -15,6 +15,10 @@ import { keepReason, normalizeForSearch, trigrams, type CreateCustomerInput } fr
 import { personsCountry, type Person } from "../domain/ivms101/index.ts";
 import type { ErrorCode } from "../domain/errors.ts";
 import type { Environment } from "../domain/types.ts";
+import { personNames } from "../domain/ivms101/index.ts";
+import { SCHEMA_NAME, type CreateTransferInput } from "../domain/transfers.ts";
+import { Transfers, type TransferRow } from "../adapters/storage/repos/transfers.ts";
+import { transferEventData, type HistoryEntry } from "./transfer-presenter.ts";
 
 /** Every message names the tenant and who acts, so the actor needs no other context. */
 interface Scoped {
@@ -31,7 +35,24 @@ export type CustomerMsg =
   | (Scoped & { type: "setIdentity"; status: "verified" | "unverified" | "blocked"; persons: Person[] })
   | (Scoped & { type: "registerWallet"; walletId: string; address: string; network: string; label: string | null })
   | (Scoped & { type: "updateWalletLabel"; walletId: string; label: string | null; labelGiven: boolean })
-  | (Scoped & { type: "deleteWallet"; walletId: string });
+  | (Scoped & { type: "deleteWallet"; walletId: string })
+  | (Scoped & { type: "createTransfer"; transfer: NewTransfer });
+
+/** A priced, validated outgoing transfer the HTTP layer asks the originator's actor to create. */
+export interface NewTransfer {
+  id: string;
+  idempotencyKey: string | null;
+  input: CreateTransferInput;
+  assetCode: string;
+  assetId: string;
+  /** Originator address in its canonical registry form (or null). */
+  originatorAddress: string | null;
+  beneficiaryAddress: string;
+  outcome: "completed" | "queued";
+  thresholdInfo: Record<string, unknown>;
+  fxRateId: string;
+  expiresAt: string | null;
+}
 
 /** A message before the HTTP layer adds tenant and actor. */
 export type CustomerCommand = CustomerMsg extends infer T ? (T extends unknown ? Omit<T, keyof Scoped> : never) : never;
@@ -98,6 +119,8 @@ class Handling {
         return this.updateWalletLabel(m.walletId, m.label, m.labelGiven);
       case "deleteWallet":
         return this.deleteWallet(m.walletId);
+      case "createTransfer":
+        return this.createTransfer(m.transfer);
       default: {
         const _exhaustive: never = m;
         throw new Error(`unknown customer message ${JSON.stringify(_exhaustive)}`);
@@ -274,6 +297,82 @@ class Handling {
     this.ctx.write((s) => new Wallets(s).insert(row));
     this.audit("wallet.created", "Wallet", row.id, { network: m.network });
     return { ok: true, status: 201, data: row };
+  }
+
+  /** Created here, not in the transfer's actor, so that a create and an erasure of the originator never interleave. */
+  private createTransfer(n: NewTransfer): Outcome {
+    const { companyId, environment, actor } = this.msg;
+    const transfers = new Transfers(this.ctx.storage);
+    if (n.idempotencyKey !== null) {
+      const done = transfers.byExternalId(companyId, environment, n.idempotencyKey);
+      if (done) return { ok: true, status: 200, data: { idempotent: true, transfer: done } };
+    }
+    const c = this.customers.get(companyId, environment, this.ctx.id);
+    if (!c || c.status !== "active")
+      return refuse("VALIDATION_ERROR", { schemaName: SCHEMA_NAME }, c ? "The originator customer is deactivated" : "The originator customer is unknown in this environment");
+    if (n.originatorAddress !== null) {
+      const w = this.wallets.byAddress(companyId, environment, n.originatorAddress);
+      if (!w || w.customer_id !== c.id) return refuse("VALIDATION_ERROR", { schemaName: SCHEMA_NAME }, "originatorAddress is not a wallet registered to the originator customer");
+    }
+    const company = this.ctx.storage.stmt("SELECT id, name, profile FROM companies WHERE id = ?").get(companyId) as { id: string; name: string; profile: string | null };
+    const profile = company.profile ? (JSON.parse(company.profile) as { legalName?: string; lei?: string }) : {};
+    const completed = n.outcome === "completed";
+    const history: HistoryEntry[] = [{ type: "created", from: null, to: completed ? "completed" : "queued", at: this.at }];
+    const row: TransferRow = {
+      id: n.id,
+      company_id: companyId,
+      environment,
+      direction: "outgoing",
+      state: completed ? "completed" : "queued",
+      status: completed ? "approved" : "pending",
+      external_id: n.idempotencyKey,
+      asset: n.assetCode,
+      asset_id: n.assetId,
+      amount: n.input.amount,
+      network: n.input.network,
+      blockchain_type: n.input.network,
+      originator_customer_id: c.id,
+      originator_address: n.originatorAddress,
+      beneficiary_address: n.beneficiaryAddress,
+      beneficiary_customer_id: null,
+      is_unhosted_wallet: n.input.isUnhostedWallet ? 1 : 0,
+      originator_sealed: this.deps.pii.seal(JSON.stringify(n.input.originatorPersons), `transfer:${n.id}:originator`),
+      beneficiary_sealed: n.input.beneficiaryPersons.length ? this.deps.pii.seal(JSON.stringify(n.input.beneficiaryPersons), `transfer:${n.id}:beneficiary`) : null,
+      // We are the originating VASP of an outgoing transfer: identified by the company's LEI when its profile has one.
+      originator_vasp_id: profile.lei ?? company.id,
+      originator_vasp_name: profile.legalName ?? company.name,
+      beneficiary_vasp_id: null,
+      beneficiary_vasp_name: null,
+      preferred_protocol: n.input.preferredProtocol,
+      protocol: null,
+      provider_external_id: null,
+      matched_at: null,
+      ours_status: completed ? null : "pending",
+      theirs_status: null,
+      rejection_reason: null,
+      rejection_details_sealed: null,
+      tx_hash: null,
+      sanctions_status: null,
+      sanctions_provider: null,
+      threshold_info: JSON.stringify(n.thresholdInfo),
+      fx_rate_id: n.fxRateId,
+      checks: "[]",
+      attempts: "[]",
+      messages: "[]",
+      history: JSON.stringify(history),
+      expires_at: n.expiresAt,
+      accepted_at: null,
+      completed_at: completed ? this.at : null,
+      created_at: this.at,
+      updated_at: this.at,
+    };
+    this.ctx.write((s) => new Transfers(s).insert(row));
+    const event = { companyId, environment, entityType: "transfer", entityId: row.id, data: transferEventData(row) };
+    this.ctx.emit({ ...event, type: "transfer.created" });
+    if (completed) this.ctx.emit({ ...event, type: "transfer.completed" });
+    else this.ctx.tell(`transfer:${row.id}`, { type: "start", companyId, environment, actor });
+    this.audit("transfer.created", "Transfer", row.id, { state: row.state, asset: row.asset, network: row.network });
+    return { ok: true, status: completed ? 201 : 202, data: { idempotent: false, transfer: row, originatorName: personNames(n.input.originatorPersons)[0] ?? null, beneficiaryName: personNames(n.input.beneficiaryPersons)[0] ?? null } };
   }
 
   private ownWallet(walletId: string): WalletRow | undefined {

@@ -40,3 +40,16 @@ function legalName(person: LegalPerson): string {
   const id = ids.find((n) => n.legalPersonNameIdentifierType === "LEGL") ?? ids[0];
   return id ? id.legalPersonName.trim() : "";
 }
+
+/** Every country any person names (residence, registration, address), in order, once each. */
+export function personsCountries(persons: Person[]): string[] {
+  const out = new Set<string>();
+  for (const p of persons) {
+    const np = p.naturalPerson;
+    const lp = p.legalPerson;
+    if (np?.countryOfResidence) out.add(np.countryOfResidence);
+    if (lp?.countryOfRegistration) out.add(lp.countryOfRegistration);
+    for (const a of (np ?? lp)?.geographicAddress ?? []) if (a.country) out.add(a.country);
+  }
+  return [...out];
+}

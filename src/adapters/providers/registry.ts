@@ -1,0 +1,38 @@
+// Which Travel Rule providers can carry a transfer: the seam where provider adapters plug in.
+import type { Environment } from "../../domain/types.ts";
+import type { Protocol } from "../../domain/transfers.ts";
+
+/** What a provider needs to know to say whether it can carry an outgoing transfer. */
+export interface TransferCandidate {
+  assetId: string;
+  asset: string;
+  network: string;
+  amount: string;
+  beneficiaryPersonCount: number;
+  hasOriginatorAddress: boolean;
+}
+
+export type Capability = { provider: Protocol; ok: true } | { provider: Protocol; ok: false; reason: string };
+
+export interface ProviderRegistry {
+  /** Every provider of the company and environment with its verdict: enabled, has credentials, can carry it. */
+  capabilities(companyId: string, env: Environment, t: TransferCandidate): Capability[];
+  /** Periodic work a provider needs (Part 3: polling, exchange stall, expiry); run by the croner sweeps. */
+  sweep?(name: SweepName, now: number): void | Promise<void>;
+}
+
+export const SWEEPS = {
+  /** provider_a: poll transfers unchanged for five minutes, once a minute. */
+  "provider-polling": "0 * * * * *",
+  /** provider_a: a transfer `exchanging` for 15 minutes fails. */
+  "exchange-stall": "20 * * * * *",
+  /** provider_e: a transfer open at its expiry is held. */
+  "transfer-expiry": "40 * * * * *",
+} as const;
+export type SweepName = keyof typeof SWEEPS;
+
+/** The registry while no provider adapter exists: every provider answers that it is not enabled. */
+export const noProviders: ProviderRegistry = {
+  capabilities: () =>
+    (["provider_a", "provider_b", "provider_c", "provider_d", "provider_e"] as const).map((provider) => ({ provider, ok: false, reason: `${provider} is not enabled` })),
+};

@@ -1,0 +1,137 @@
+// Transfer rows: reads for the API; writes only from the actors that own a transfer.
+import type { Environment } from "../../../domain/types.ts";
+import { FINAL_STATES } from "../../../domain/transfers.ts";
+import type { Storage, SqlValue } from "../types.ts";
+import { listCount, matchText } from "./customers.ts";
+
+export interface TransferRow {
+  id: string;
+  company_id: string;
+  environment: Environment;
+  direction: "outgoing" | "incoming";
+  state: string;
+  status: string;
+  external_id: string | null;
+  asset: string;
+  asset_id: string | null;
+  amount: string;
+  network: string;
+  blockchain_type: string | null;
+  originator_customer_id: string | null;
+  originator_address: string | null;
+  beneficiary_address: string;
+  beneficiary_customer_id: string | null;
+  is_unhosted_wallet: number;
+  originator_sealed: string | null;
+  beneficiary_sealed: string | null;
+  originator_vasp_id: string | null;
+  originator_vasp_name: string | null;
+  beneficiary_vasp_id: string | null;
+  beneficiary_vasp_name: string | null;
+  preferred_protocol: string | null;
+  protocol: string | null;
+  provider_external_id: string | null;
+  matched_at: string | null;
+  ours_status: string | null;
+  theirs_status: string | null;
+  rejection_reason: string | null;
+  rejection_details_sealed: string | null;
+  tx_hash: string | null;
+  sanctions_status: string | null;
+  sanctions_provider: string | null;
+  threshold_info: string | null;
+  fx_rate_id: string | null;
+  checks: string;
+  attempts: string;
+  messages: string;
+  history: string;
+  expires_at: string | null;
+  accepted_at: string | null;
+  completed_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TransferFilter {
+  direction?: string;
+  state?: string;
+  status?: string;
+  protocol?: string;
+  search?: string;
+}
+
+export class Transfers {
+  constructor(private readonly s: Storage) {}
+
+  get(companyId: string, env: Environment, id: string): TransferRow | undefined {
+    return (this.s.stmt("SELECT * FROM transfers WHERE id = ? AND company_id = ? AND environment = ?").get(id, companyId, env) ?? undefined) as TransferRow | undefined;
+  }
+
+  byExternalId(companyId: string, env: Environment, externalId: string): TransferRow | undefined {
+    return (this.s.stmt("SELECT * FROM transfers WHERE company_id = ? AND environment = ? AND external_id = ?").get(companyId, env, externalId) ?? undefined) as
+      | TransferRow
+      | undefined;
+  }
+
+  insert(row: TransferRow): void {
+    const cols = Object.keys(row);
+    this.s.stmt(`INSERT INTO transfers (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`).run(...(Object.values(row) as SqlValue[]));
+  }
+
+  update(id: string, set: Partial<TransferRow>): void {
+    const cols = Object.keys(set);
+    this.s.stmt(`UPDATE transfers SET ${cols.map((c) => `${c} = ?`).join(", ")} WHERE id = ?`).run(...(Object.values(set) as SqlValue[]), id);
+  }
+
+  /** Transfers of the customer (either side) not in a final state: erasure waits for them (Part 1, IN_FLIGHT). */
+  activeForCustomer(companyId: string, env: Environment, customerId: string): string[] {
+    const finals = JSON.stringify(FINAL_STATES);
+    return (
+      this.s
+        .stmt(
+          `SELECT id FROM transfers WHERE company_id = ? AND environment = ? AND (originator_customer_id = ? OR beneficiary_customer_id = ?)
+             AND state NOT IN (SELECT value FROM json_each(?)) ORDER BY created_at, id`,
+        )
+        .all(companyId, env, customerId, customerId, finals) as { id: string }[]
+    ).map((r) => r.id);
+  }
+
+  private where(companyId: string, env: Environment, f: TransferFilter): { sql: string; args: SqlValue[] } {
+    const parts = ["company_id = ?", "environment = ?"];
+    const args: SqlValue[] = [companyId, env];
+    if (f.direction !== undefined) (parts.push("direction = ?"), args.push(f.direction));
+    if (f.state !== undefined) (parts.push("state = ?"), args.push(f.state));
+    if (f.status !== undefined) (parts.push("status = ?"), args.push(f.status));
+    if (f.protocol !== undefined) (parts.push("protocol = ?"), args.push(f.protocol));
+    if (f.search !== undefined) {
+      const text = matchText(f.search);
+      if (text !== null) {
+        parts.push("rowid IN (SELECT rowid FROM transfers_search WHERE transfers_search MATCH ?)");
+        args.push(text);
+      } else {
+        const cols = ["id", "external_id", "originator_vasp_id", "beneficiary_vasp_id", "originator_address", "beneficiary_address"];
+        parts.push(`(${cols.map((c) => `instr(lower(coalesce(${c}, '')), ?) > 0`).join(" OR ")})`);
+        for (let i = 0; i < cols.length; i++) args.push(f.search.toLowerCase());
+      }
+    }
+    return { sql: parts.join(" AND "), args };
+  }
+
+  page(companyId: string, env: Environment, f: TransferFilter, after: [string, string] | null, limit: number): TransferRow[] {
+    const w = this.where(companyId, env, f);
+    let sql = w.sql;
+    const args = [...w.args];
+    if (after) {
+      sql += " AND (created_at < ? OR (created_at = ? AND id < ?))";
+      args.push(after[0], after[0], after[1]);
+    }
+    args.push(limit);
+    return this.s.stmt(`SELECT * FROM transfers WHERE ${sql} ORDER BY created_at DESC, id DESC LIMIT ?`).all(...args) as unknown as TransferRow[];
+  }
+
+  count(companyId: string, env: Environment, f: TransferFilter): number {
+    if (Object.values(f).every((v) => v === undefined)) return listCount(this.s, companyId, env, "transfers");
+    const w = this.where(companyId, env, f);
+    return (this.s.stmt(`SELECT count(*) AS n FROM transfers WHERE ${w.sql}`).get(...w.args) as { n: number }).n;
+  }
+}

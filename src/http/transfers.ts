@@ -1,0 +1,322 @@
+// /api/v2/transfers: create (priced against the applicable threshold), list, read, act (Part 1, Transfers).
+import Decimal from "decimal.js";
+import { apiError } from "../domain/errors.ts";
+import { newId, iso } from "../domain/ids.ts";
+import { maskName, maskText } from "../domain/masking.ts";
+import { findAsset, type Catalog } from "../domain/assets/catalog.ts";
+import { isSupportedNetwork } from "../domain/networks/index.ts";
+import { canonicalAddress } from "../domain/wallets.ts";
+import { personsCountries } from "../domain/ivms101/persons.ts";
+import { decimalsOf, readChecksLimit, readChecksOffset, SCHEMA_NAME, TRANSFER_STATES, PROTOCOLS, validateCreateTransfer, type CreateTransferInput } from "../domain/transfers.ts";
+import type { ActorRuntime } from "../actors/runtime.ts";
+import type { NewTransfer } from "../actors/customer.ts";
+import type { Sealer } from "../adapters/crypto/envelope.ts";
+import type { Storage } from "../adapters/storage/index.ts";
+import { Transfers, type TransferRow } from "../adapters/storage/repos/transfers.ts";
+import { Wallets } from "../adapters/storage/repos/wallets.ts";
+import type { AssetPolicy } from "../adapters/storage/repos/assets.ts";
+import type { ProviderRegistry } from "../adapters/providers/registry.ts";
+import { ok, page, type ApiKit, type RouteContext } from "./kit.ts";
+import { keysetPage } from "./paging.ts";
+import { q, type QueryParam } from "./query.ts";
+import { askActor, unwrap } from "./outcome.ts";
+
+/** The Travel Rule threshold that applies to the company now (Part 2, thresholds with FATF fallbacks). */
+export interface AppliedThreshold {
+  amount: string;
+  currency: string;
+  jurisdiction: string;
+  regulation: string;
+}
+
+export interface Valuation {
+  fxRateId: string;
+  value: string;
+}
+
+export interface TransferRouteDeps {
+  storage: Storage;
+  runtime: ActorRuntime;
+  pii: Sealer;
+  cursorKey: Uint8Array;
+  catalog: Catalog;
+  policy: AssetPolicy;
+  providers: ProviderRegistry;
+  threshold(companyId: string, now: number): AppliedThreshold;
+  /** Values the amount in `currency`; throws TimeoutLike errors the route answers as 503 TIMEOUT. */
+  price(p: { companyId: string; environment: "test" | "live"; assetId: string; amount: string; currency: string }): Promise<Valuation>;
+  isPricingFailure(e: unknown): boolean;
+}
+
+const ID = /^trf_[0-9a-z]{26}$/;
+const EXPIRY_MS = 24 * 60 * 60 * 1000; // Part 3: expiresAt is set 24 hours after creation
+
+const refuse = (message: string, extra: Record<string, unknown> = {}): never => {
+  throw apiError("VALIDATION_ERROR", { message, details: { schemaName: SCHEMA_NAME, ...extra } });
+};
+
+/** Read leniently, never refused (Part 1: out of range is the nearest bound; non-number or 0 is the default). */
+const lenient = (read: (raw: string | undefined) => number, def: number): QueryParam<number> & { default: number } => ({
+  schema: { type: "integer", default: def } as never,
+  default: def,
+  parse: (raw) => ({ value: read(raw) }),
+});
+
+const statusFilter: QueryParam<string> = q.enumOf(["pending", "approved", "rejected", "all"] as const);
+
+export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
+  const repo = new Transfers(deps.storage);
+  const wallets = new Wallets(deps.storage);
+  /** Creates without an Idempotency-Key in progress, by what they would create: two at once collide (409). */
+  const inFlight = new Set<string>();
+
+  function find(c: RouteContext, id: string): TransferRow {
+    const t = ID.test(id) ? repo.get(c.auth.company.id, c.auth.environment, id) : undefined;
+    if (!t) throw apiError("TRANSFER_NOT_FOUND", { details: { resource: "Transfer", id } });
+    return t;
+  }
+
+  const party = (vaspId: string | null, vaspName: string | null, address: string | null) => ({ name: vaspName ?? vaspId, vaspId, vaspName, address });
+
+  function listItem(c: RouteContext, t: TransferRow) {
+    const checks = JSON.parse(t.checks) as { name?: string; integration?: string; status: string; response: unknown }[];
+    return {
+      id: t.id,
+      direction: t.direction,
+      state: t.state,
+      status: t.status,
+      asset: t.asset,
+      amount: t.amount,
+      network: t.network,
+      blockchainType: t.blockchain_type,
+      originator: party(t.originator_vasp_id, t.originator_vasp_name, t.originator_address),
+      beneficiary: party(t.beneficiary_vasp_id, t.beneficiary_vasp_name, t.beneficiary_address),
+      travelRule: { protocol: t.protocol ?? "pending", matchedAt: t.matched_at, status: t.ours_status },
+      screening: { sanctions: { status: t.sanctions_status, provider: t.sanctions_provider } },
+      compliance: { checks: checks.map((k) => ({ name: k.name ?? k.integration, status: listCheckStatus(k.status), response: c.auth.piiView ? k.response : null })) },
+      provider: t.protocol ? { id: t.protocol, name: t.protocol, displayName: t.protocol, protocol: t.protocol } : null,
+      externalId: t.external_id,
+      createdAt: t.created_at,
+    };
+  }
+
+  function detail(c: RouteContext, t: TransferRow, checksLimit: number, checksOffset: number) {
+    const checks = JSON.parse(t.checks) as Record<string, unknown>[];
+    const attempts = JSON.parse(t.attempts) as Record<string, unknown>[];
+    const details = t.rejection_details_sealed ? deps.pii.open(t.rejection_details_sealed, `transfer:${t.id}:rejection`) : null;
+    const out: Record<string, unknown> = {
+      id: t.id,
+      direction: t.direction,
+      state: t.state,
+      asset: t.asset,
+      amount: t.amount,
+      network: t.network,
+      originator: { address: t.originator_address, vaspId: t.originator_vasp_id, vaspName: t.originator_vasp_name },
+      beneficiary: { address: t.beneficiary_address, vaspId: t.beneficiary_vasp_id, vaspName: t.beneficiary_vasp_name },
+      status: { ours: t.ours_status, theirs: t.theirs_status },
+      rejection: t.rejection_reason ? { reason: t.rejection_reason, details: c.pii(details, maskText) } : null,
+      compliance: {
+        status: t.status === "pending" && checks.length === 0 && t.state !== "completed" ? null : t.status,
+        total: checks.length,
+        checks: checks.slice(checksOffset, checksOffset + checksLimit).map((k) => ({ ...k, response: c.auth.piiView ? (k.response ?? null) : null })),
+      },
+      cascade: { provider: t.protocol, externalId: t.provider_external_id, attempts },
+      txHash: t.tx_hash,
+      messages: JSON.parse(t.messages),
+    };
+    if (t.expires_at) out.expiresAt = t.expires_at;
+    if (t.accepted_at) out.acceptedAt = t.accepted_at;
+    if (t.completed_at) out.completedAt = t.completed_at;
+    out.createdAt = t.created_at;
+    return out;
+  }
+
+  function ownVasp(companyId: string) {
+    const row = deps.storage.stmt("SELECT name, profile FROM companies WHERE id = ?").get(companyId) as { name: string; profile: string | null };
+    const profile = row.profile ? (JSON.parse(row.profile) as { legalName?: string; lei?: string }) : {};
+    return { id: profile.lei ?? companyId, name: profile.legalName ?? row.name };
+  }
+
+  async function create(c: RouteContext) {
+    const { company, environment } = c.auth;
+    const key = c.request.headers.get("idempotency-key");
+    if (key !== null) {
+      if (key.trim() === "" || Array.from(key).length > 255) refuse("The Idempotency-Key header must be text of 1 to 255 characters");
+      const done = repo.byExternalId(company.id, environment, key);
+      if (done) return idempotent(done);
+    }
+    const v = validateCreateTransfer(c.body, iso(c.now).slice(0, 10));
+    if (!v.ok) throw apiError("VALIDATION_ERROR", { message: v.errors.join("; "), details: { validationErrors: v.errors, schemaName: SCHEMA_NAME } });
+    const input = v.value;
+    if (!isSupportedNetwork(input.network)) throw apiError("VALIDATION_ERROR", { message: `network: ${input.network} is not a supported network`, details: { validationErrors: [`network: ${input.network} is not a supported network`], schemaName: SCHEMA_NAME } });
+    const found = findAsset(deps.catalog.assets, { asset: input.asset, network: input.network });
+    if (!found) refuse(`asset ${input.asset} is not known on ${input.network}`);
+    if (!found!.ok) refuse(`asset ${input.asset} is ambiguous on ${input.network}; give the asset ID`);
+    const asset = (found as { ok: true; asset: { id: string; decimals: number; defaultEnabled: boolean } }).asset;
+    const errors: string[] = [];
+    if (decimalsOf(input.amount) > asset.decimals) errors.push(`amount: has more decimals than ${input.asset} allows (${asset.decimals})`);
+    const beneficiary = canonicalAddress(input.network, input.beneficiaryAddress);
+    if (!beneficiary.ok) errors.push(`beneficiaryAddress: ${beneficiary.reason}`);
+    if (errors.length) throw apiError("VALIDATION_ERROR", { message: errors.join("; "), details: { validationErrors: errors, schemaName: SCHEMA_NAME } });
+    if (!deps.policy.isEnabled(company.id, environment, asset.id, asset.defaultEnabled)) refuse(`asset ${input.asset} on ${input.network} is disabled in the ${environment} environment`);
+    const customer = deps.storage.stmt("SELECT status FROM customers WHERE id = ? AND company_id = ? AND environment = ?").get(input.originatorCustomerId, company.id, environment) as { status: string } | undefined;
+    if (!customer) refuse("The originator customer is unknown in this environment");
+    if (customer!.status !== "active") refuse("The originator customer is deactivated");
+    let originatorAddress: string | null = null;
+    if (input.originatorAddress !== null) {
+      const o = canonicalAddress(input.network, input.originatorAddress);
+      const w = o.ok ? wallets.byAddress(company.id, environment, o.address) : undefined;
+      if (!w || w.customer_id !== input.originatorCustomerId) refuse("originatorAddress is not a wallet registered to the originator customer");
+      originatorAddress = (o as { address: string }).address;
+    }
+    if (personsCountries(input.originatorPersons).length === 0) refuse("The originator has no country: give geographicAddress, countryOfResidence or countryOfRegistration");
+
+    // Price the amount in the applicable threshold's currency; nothing is created when pricing fails.
+    let threshold: AppliedThreshold;
+    let valuation: Valuation;
+    try {
+      threshold = deps.threshold(company.id, c.now);
+      valuation = await deps.price({ companyId: company.id, environment, assetId: asset.id, amount: input.amount, currency: threshold.currency });
+    } catch (e) {
+      if (deps.isPricingFailure(e)) throw apiError("TIMEOUT", { message: "Pricing the amount or checking the threshold timed out; retry", headers: { "Retry-After": "5" } });
+      throw e;
+    }
+    const below = new Decimal(valuation.value).lt(threshold.amount);
+    if (!below) {
+      const caps = deps.providers.capabilities(company.id, environment, {
+        assetId: asset.id,
+        asset: input.asset,
+        network: input.network,
+        amount: input.amount,
+        beneficiaryPersonCount: input.beneficiaryPersons.length,
+        hasOriginatorAddress: originatorAddress !== null,
+      });
+      if (input.preferredProtocol) {
+        const p = caps.find((x) => x.provider === input.preferredProtocol);
+        if (!p || !p.ok) refuse(`preferredProtocol ${input.preferredProtocol} cannot carry the transfer: ${p && !p.ok ? p.reason : "not enabled"}`);
+      } else if (!caps.some((x) => x.ok)) {
+        refuse(`No enabled provider is able to carry the transfer (${caps.map((x) => (x.ok ? x.provider : x.reason)).join("; ")})`);
+      }
+    }
+    const thresholdInfo = { amount: input.amount, asset: input.asset, threshold: threshold.amount, thresholdCurrency: threshold.currency, jurisdiction: threshold.jurisdiction, regulation: threshold.regulation };
+    const n: NewTransfer = {
+      id: newId("trf", c.now),
+      idempotencyKey: key,
+      input,
+      assetCode: input.asset,
+      assetId: asset.id,
+      originatorAddress,
+      beneficiaryAddress: (beneficiary as { address: string }).address,
+      outcome: below ? "completed" : "queued",
+      thresholdInfo,
+      fxRateId: valuation.fxRateId,
+      expiresAt: below ? null : iso(c.now + EXPIRY_MS),
+    };
+    const fingerprint = key === null ? JSON.stringify([company.id, environment, input.originatorCustomerId, asset.id, input.amount, n.beneficiaryAddress]) : null;
+    if (fingerprint !== null) {
+      if (inFlight.has(fingerprint)) throw apiError("CONFLICT", { message: "An identical create without an Idempotency-Key is in progress; send an Idempotency-Key" });
+      inFlight.add(fingerprint);
+    }
+    try {
+      const out = unwrap(await askActor<{ idempotent: boolean; transfer: TransferRow; originatorName: string | null; beneficiaryName: string | null }>(deps.runtime, `customer:${input.originatorCustomerId}`, {
+        type: "createTransfer",
+        transfer: n,
+        companyId: company.id,
+        environment,
+        actor: c.auth.actor,
+      }));
+      if (out.data.idempotent) return idempotent(out.data.transfer);
+      return answerCreated(c, out.data.transfer, input, thresholdInfo, out.data.originatorName, out.data.beneficiaryName);
+    } finally {
+      if (fingerprint !== null) inFlight.delete(fingerprint);
+    }
+  }
+
+  function idempotent(t: TransferRow) {
+    return { status: 200, data: { id: t.id, state: t.state, createdAt: t.created_at }, meta: { idempotent: true, message: "This Idempotency-Key was used before: the transfer it created is answered and nothing new is created" } };
+  }
+
+  function answerCreated(c: RouteContext, t: TransferRow, input: CreateTransferInput, thresholdInfo: Record<string, unknown>, originatorName: string | null, beneficiaryName: string | null) {
+    const verified = wallets.byAddress(t.company_id, t.environment, t.beneficiary_address)?.verified === 1;
+    const originator: Record<string, unknown> = { address: t.originator_address, vasp: ownVasp(t.company_id) };
+    if (originatorName !== null) originator.name = c.pii(originatorName, maskName);
+    const beneficiary: Record<string, unknown> = { address: t.beneficiary_address, verified };
+    if (beneficiaryName !== null) beneficiary.name = c.pii(beneficiaryName, maskName);
+    const base = { id: t.id, state: t.state, direction: t.direction, asset: t.asset, amount: t.amount, network: t.network, originator, beneficiary };
+    if (t.state === "completed") {
+      return {
+        status: 201,
+        data: { ...base, compliance: "approved", routing: "skipped", thresholdInfo, fxRateId: t.fx_rate_id, createdAt: t.created_at },
+        meta: { message: `The amount is below the Travel Rule threshold (${thresholdInfo.threshold} ${thresholdInfo.thresholdCurrency}, ${thresholdInfo.jurisdiction}): the transfer is completed without a Travel Rule exchange` },
+      };
+    }
+    return {
+      status: 202,
+      data: { ...base, originatorStatus: "pending", beneficiaryStatus: null, compliance: "pending", routing: "queued", createdAt: t.created_at, expiresAt: t.expires_at },
+      meta: { jobId: `job_${t.id.slice(4)}`, message: `Transfer queued: screening and the Travel Rule exchange follow${input.preferredProtocol ? `, ${input.preferredProtocol} first` : ""}` },
+    };
+  }
+
+  return kit.group("/api/v2/transfers", (r) =>
+    r
+      .get(
+        "/",
+        {
+          summary: "List transfers, newest first",
+          access: { scope: "transfers:read", permission: "transfers:view" },
+          tags: ["transfers"],
+          query: {
+            direction: q.enumOf(["incoming", "outgoing"] as const),
+            state: q.enumOf(TRANSFER_STATES),
+            status: statusFilter,
+            complianceStatus: q.enumOf(["pending", "approved", "rejected"] as const),
+            protocol: q.enumOf(PROTOCOLS),
+            search: q.string(200),
+            limit: q.limit(100),
+            cursor: q.cursor(),
+          },
+        },
+        (c) => {
+          const { company, environment } = c.auth;
+          // `status` takes precedence over `complianceStatus`; `all` means no filter (Part 1).
+          const status = c.query.status !== undefined ? (c.query.status === "all" ? undefined : c.query.status) : c.query.complianceStatus;
+          const f = { direction: c.query.direction, state: c.query.state, status, protocol: c.query.protocol, search: c.query.search };
+          const res = keysetPage<TransferRow>({
+            key: deps.cursorKey,
+            list: `transfers|${JSON.stringify(f)}`,
+            cursor: c.query.cursor,
+            limit: c.query.limit,
+            fetch: (after, n) => repo.page(company.id, environment, f, after as [string, string] | null, n),
+            position: (t) => [t.created_at, t.id],
+            total: () => repo.count(company.id, environment, f),
+          });
+          return page(res.rows.map((t) => listItem(c, t)), res.meta);
+        },
+      )
+      .post("/", { summary: "Create an outgoing transfer (send an Idempotency-Key)", access: { scope: "transfers:write", permission: "transfers:create" }, tags: ["transfers"] }, create)
+      .get(
+        "/:id",
+        {
+          summary: "One transfer in detail",
+          access: { scope: "transfers:read", permission: "transfers:view" },
+          tags: ["transfers"],
+          query: { checksLimit: lenient(readChecksLimit, 50), checksOffset: lenient(readChecksOffset, 0) },
+        },
+        (c) => ok(detail(c, find(c, c.params.id), c.query.checksLimit, c.query.checksOffset)),
+      )
+      .patch("/:id", { summary: "Act on a transfer: accept, reject or retry", access: { scope: "transfers:write", permission: "transfers:update" }, tags: ["transfers"] }, async (c) => {
+        const t = find(c, c.params.id);
+        const body = c.body;
+        if (body === undefined || body === null || typeof body !== "object" || Array.isArray(body))
+          throw apiError("INVALID_REQUEST", { message: "The body must be a JSON object with an action", details: { action: null, allowedActions: ["accept", "reject", "retry"] } });
+        const o = await askActor<Record<string, unknown>>(deps.runtime, `transfer:${t.id}`, { type: "action", body, companyId: c.auth.company.id, environment: c.auth.environment, actor: c.auth.actor });
+        const { data } = unwrap(o);
+        return ok(data, (o as { meta?: Record<string, unknown> }).meta);
+      }),
+  );
+}
+
+/** The list item's check status is passed, failed or pending (Part 1). */
+function listCheckStatus(s: string): string {
+  return s === "success" ? "passed" : s === "error" ? "failed" : s === "skipped" ? "passed" : s;
+}
