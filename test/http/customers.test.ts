@@ -6,11 +6,12 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
+import { apiClient, expectError, ISO_MS, type Answer } from "../support/api.ts";
 
 const dir = tempDir();
 const db = join(dir, "customers.db");
+const { cli, newKey, call } = apiClient(db, () => S.url);
 let S: ChildServer;
-const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const CUSTOMER_ID = /^cus_[0-9a-z]{26}$/;
 /** Unique per run, so every test's externalIds and names are its own (the server and database are shared). */
 /** Letters only (names are searched by their letters). */
@@ -29,45 +30,8 @@ interface Key {
   memberId: string;
 }
 
-async function cli(...args: string[]) {
-  const r = await runCli(args, { CARAVAN_DB: db });
-  if (r.code !== 0) throw new Error(`cli ${args.join(" ")} failed: ${r.stderr}`);
-  return r.stdout.trim();
-}
 
-async function newKey(...args: string[]): Promise<Key> {
-  const out = await cli("keys", "create", ...args, "--json");
-  return JSON.parse(out.split("\n").at(-1)!);
-}
-
-type Res = { status: number; headers: Headers; body: any; text: string };
-
-async function call(path: string, init: { method?: string; key?: string; json?: unknown; raw?: string } = {}): Promise<Res> {
-  const headers = new Headers();
-  if (init.key !== undefined) headers.set("x-api-key", init.key);
-  let body: string | undefined;
-  if (init.raw !== undefined) body = init.raw;
-  else if (init.json !== undefined) body = JSON.stringify(init.json);
-  if (body !== undefined) headers.set("content-type", "application/json");
-  const res = await fetch(S.url + path, { method: init.method ?? "GET", headers, body });
-  const text = await res.text();
-  let parsed: any = null;
-  try {
-    parsed = text ? JSON.parse(text) : null;
-  } catch {
-    parsed = text;
-  }
-  return { status: res.status, headers: res.headers, body: parsed, text };
-}
-
-function expectError(r: Res, status: number, code: string) {
-  expect({ status: r.status, code: r.body?.code }).toEqual({ status, code });
-  expect(typeof r.body.error).toBe("string");
-  expect(r.body.meta.apiVersion).toBe(2);
-  expect(r.body.meta.timestamp).toMatch(ISO_MS);
-}
-
-function expectOk(r: Res, status = 200) {
+function expectOk(r: Answer, status = 200) {
   if (r.status !== status) throw new Error(`expected ${status}, got ${r.status}: ${r.text}`);
   expect(r.body.meta.apiVersion).toBe(2);
   expect(r.body.meta.timestamp).toMatch(ISO_MS);
@@ -118,7 +82,7 @@ async function registerWallet(key: Key, customerId: string, network: string, add
   return call("/api/v2/wallets", { method: "POST", key: key.key, json: { address, network, customerId } });
 }
 
-async function auditOf(entityId: string): Promise<Res> {
+async function auditOf(entityId: string): Promise<Answer> {
   const r = await call(`/api/v2/audit-log?entityId=${encodeURIComponent(entityId)}&limit=200`, { key: owner.key });
   expectOk(r);
   return r;
@@ -157,12 +121,12 @@ function legal(name = "Acme Holdings Ltd") {
   };
 }
 
-function issuePaths(r: Res): string[] {
+function issuePaths(r: Answer): string[] {
   expect(Array.isArray(r.body.details?.issues)).toBe(true);
   return r.body.details.issues.map((i: { path: string }) => i.path).sort();
 }
 
-function issueAt(r: Res, path: string): { path: string; message: string } {
+function issueAt(r: Answer, path: string): { path: string; message: string } {
   const hit = r.body.details.issues.find((i: { path: string }) => i.path === path);
   expect(hit).toBeDefined();
   expect(typeof hit.message).toBe("string");

@@ -6,11 +6,14 @@ import { keccak_256 } from "@noble/hashes/sha3.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
+import { apiClient, expectError, ISO_MS, type Answer } from "../support/api.ts";
 
 const dir = tempDir();
 const db = join(dir, "wallets.db");
+const client = apiClient(db, () => S.url);
+const { cli, call } = client;
+const newKey = async (...args: string[]) => (await client.newKey(...args)).key;
 let S: ChildServer;
-const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const WALLET_ID = /^wal_[0-9a-z]{26}$/;
 const WALLET_FIELDS = ["address", "createdAt", "customerId", "environment", "id", "label", "network", "updatedAt", "verified", "verifiedAt"];
 
@@ -95,43 +98,6 @@ function freshEvm(): { lower: string; checksummed: string } {
   return { lower, checksummed: eip55(lower) };
 }
 
-async function cli(...args: string[]) {
-  const r = await runCli(args, { CARAVAN_DB: db });
-  if (r.code !== 0) throw new Error(`cli ${args.join(" ")} failed: ${r.stderr}`);
-  return r.stdout.trim();
-}
-
-async function newKey(...args: string[]): Promise<string> {
-  const out = await cli("keys", "create", ...args, "--json");
-  return JSON.parse(out.split("\n").at(-1)!).key;
-}
-
-type Answer = { status: number; headers: Headers; body: any; text: string };
-
-async function call(path: string, init: { method?: string; key?: string; body?: unknown; raw?: string } = {}): Promise<Answer> {
-  const headers = new Headers();
-  if (init.key !== undefined) headers.set("x-api-key", init.key);
-  let body: string | undefined;
-  if (init.raw !== undefined) body = init.raw;
-  else if (init.body !== undefined) body = JSON.stringify(init.body);
-  if (body !== undefined) headers.set("content-type", "application/json");
-  const res = await fetch(S.url + path, { method: init.method ?? "GET", headers, body });
-  const text = await res.text();
-  let parsed: any = null;
-  try {
-    parsed = text ? JSON.parse(text) : null;
-  } catch {
-    parsed = text;
-  }
-  return { status: res.status, headers: res.headers, body: parsed, text };
-}
-
-function expectError(r: Answer, status: number, code: string) {
-  expect({ status: r.status, code: r.body?.code }).toEqual({ status, code });
-  expect(typeof r.body.error).toBe("string");
-  expect(r.body.meta.apiVersion).toBe(2);
-  expect(r.body.meta.timestamp).toMatch(ISO_MS);
-}
 
 function expectMeta(r: Answer) {
   expect(r.body.meta.apiVersion).toBe(2);
