@@ -1,6 +1,7 @@
 // Customer rows: reads for the API and the customer actor's writes (called inside its commit).
 import type { Environment } from "../../../domain/types.ts";
 import type { Storage, SqlValue } from "../types.ts";
+import { newestFirst } from "./keyset.ts";
 
 export interface CustomerRow {
   id: string;
@@ -142,20 +143,9 @@ export class Customers {
 
   /** Newest first; keyset on (created_at, id). */
   page(companyId: string, env: Environment, f: CustomerListFilter, after: [string, string] | null, limit: number): CustomerListRow[] {
-    const w = this.where(companyId, env, f);
-    let sql = w.sql;
-    const args = [...w.args];
-    if (after) {
-      sql += " AND (c.created_at < ? OR (c.created_at = ? AND c.id < ?))";
-      args.push(after[0], after[0], after[1]);
-    }
-    args.push(limit);
-    return this.s
-      .stmt(
-        `SELECT c.*, (SELECT count(*) FROM wallets w WHERE w.company_id = c.company_id AND w.environment = c.environment AND w.customer_id = c.id) AS wallet_count
-           FROM customers c WHERE ${sql} ORDER BY c.created_at DESC, c.id DESC LIMIT ?`,
-      )
-      .all(...args) as unknown as CustomerListRow[];
+    const select =
+      "c.*, (SELECT count(*) FROM wallets w WHERE w.company_id = c.company_id AND w.environment = c.environment AND w.customer_id = c.id) AS wallet_count";
+    return newestFirst<CustomerListRow>(this.s, select, "customers c", this.where(companyId, env, f), after, limit, "c.");
   }
 
   count(companyId: string, env: Environment, f: CustomerListFilter): number {

@@ -3,6 +3,7 @@ import type { Environment } from "../../../domain/types.ts";
 import { FINAL_STATES } from "../../../domain/transfers.ts";
 import type { Storage, SqlValue } from "../types.ts";
 import { listCount, matchText } from "./customers.ts";
+import { newestFirst } from "./keyset.ts";
 
 export interface TransferRow {
   id: string;
@@ -118,15 +119,7 @@ export class Transfers {
   }
 
   page(companyId: string, env: Environment, f: TransferFilter, after: [string, string] | null, limit: number): TransferRow[] {
-    const w = this.where(companyId, env, f);
-    let sql = w.sql;
-    const args = [...w.args];
-    if (after) {
-      sql += " AND (created_at < ? OR (created_at = ? AND id < ?))";
-      args.push(after[0], after[0], after[1]);
-    }
-    args.push(limit);
-    return this.s.stmt(`SELECT * FROM transfers WHERE ${sql} ORDER BY created_at DESC, id DESC LIMIT ?`).all(...args) as unknown as TransferRow[];
+    return newestFirst<TransferRow>(this.s, "*", "transfers", this.where(companyId, env, f), after, limit);
   }
 
   count(companyId: string, env: Environment, f: TransferFilter): number {

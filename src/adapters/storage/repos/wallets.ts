@@ -2,6 +2,7 @@
 import type { Environment } from "../../../domain/types.ts";
 import type { Storage, SqlValue } from "../types.ts";
 import { listCount, matchText } from "./customers.ts";
+import { newestFirst } from "./keyset.ts";
 
 export interface WalletRow {
   id: string;
@@ -79,15 +80,7 @@ export class Wallets {
 
   /** Newest first; keyset on (created_at, id). */
   page(companyId: string, env: Environment, f: WalletFilter, after: [string, string] | null, limit: number): WalletRow[] {
-    const w = this.where(companyId, env, f);
-    let sql = w.sql;
-    const args = [...w.args];
-    if (after) {
-      sql += " AND (created_at < ? OR (created_at = ? AND id < ?))";
-      args.push(after[0], after[0], after[1]);
-    }
-    args.push(limit);
-    return this.s.stmt(`SELECT * FROM wallets WHERE ${sql} ORDER BY created_at DESC, id DESC LIMIT ?`).all(...args) as unknown as WalletRow[];
+    return newestFirst<WalletRow>(this.s, "*", "wallets", this.where(companyId, env, f), after, limit);
   }
 
   count(companyId: string, env: Environment, f: WalletFilter): number {

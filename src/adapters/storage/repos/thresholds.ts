@@ -1,0 +1,211 @@
+// Thresholds of a company (not of an environment, Part 2) and the company profile they are chosen by; every change audited in the same transaction.
+import { iso, newId } from "../../../domain/ids.ts";
+import {
+  applyProfileChange,
+  changedFields,
+  parseProfile,
+  selectThreshold,
+  switchesOff,
+  validateUpdateThreshold,
+  type CompanyProfile,
+  type ProfileChange,
+  type Threshold,
+  type ThresholdInput,
+  type ThresholdSelection,
+  type ThresholdType,
+} from "../../../domain/thresholds.ts";
+import type { Issue } from "../../../domain/errors.ts";
+import type { Storage } from "../types.ts";
+import { AuditLog, type AuditActor } from "./audit.ts";
+import { TenancyError } from "./tenancy.ts";
+
+export interface ThresholdRow {
+  id: string;
+  company_id: string;
+  country_code: string;
+  type: ThresholdType;
+  name: string;
+  threshold_amount: string;
+  threshold_currency: string;
+  regulation: string;
+  regulatory_body: string | null;
+  effective_date: string | null;
+  filing_deadline_days: number | null;
+  is_eu_member: number;
+  requires_originator_account: number;
+  is_active: number;
+  notes: string | null;
+  created_at: string;
+  updated_at: string;
+  created_by: string | null;
+  updated_by: string | null;
+}
+
+export function toThreshold(r: ThresholdRow): Threshold {
+  return {
+    id: r.id,
+    countryCode: r.country_code,
+    type: r.type,
+    name: r.name,
+    thresholdAmount: r.threshold_amount,
+    thresholdCurrency: r.threshold_currency,
+    regulation: r.regulation,
+    regulatoryBody: r.regulatory_body,
+    effectiveDate: r.effective_date,
+    filingDeadlineDays: r.filing_deadline_days,
+    isEUMember: r.is_eu_member === 1,
+    requiresOriginatorAccount: r.requires_originator_account === 1,
+    isActive: r.is_active === 1,
+    notes: r.notes,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    createdBy: r.created_by,
+    updatedBy: r.updated_by,
+  };
+}
+
+const COLUMNS: Record<keyof ThresholdInput, keyof ThresholdRow> = {
+  countryCode: "country_code",
+  type: "type",
+  name: "name",
+  thresholdAmount: "threshold_amount",
+  thresholdCurrency: "threshold_currency",
+  regulation: "regulation",
+  regulatoryBody: "regulatory_body",
+  effectiveDate: "effective_date",
+  filingDeadlineDays: "filing_deadline_days",
+  isEUMember: "is_eu_member",
+  requiresOriginatorAccount: "requires_originator_account",
+  isActive: "is_active",
+  notes: "notes",
+};
+
+const sqlValue = (v: unknown) => (typeof v === "boolean" ? (v ? 1 : 0) : (v as string | number | null));
+
+/** Fields whose values the audit detail may carry; free text (name, regulation, body, notes) is named only. */
+const AUDITED_VALUES = new Set(["thresholdAmount", "thresholdCurrency", "effectiveDate", "filingDeadlineDays", "isEUMember", "requiresOriginatorAccount", "isActive"]);
+
+export type CreateOutcome = { ok: true; threshold: Threshold } | { ok: false; kind: "exists"; existingId: string };
+export type UpdateOutcome =
+  | { ok: true; threshold: Threshold }
+  | { ok: false; kind: "not_found" }
+  | { ok: false; kind: "immutable"; fields: string[] }
+  | { ok: false; kind: "invalid"; issues: Issue[] }
+  | { ok: false; kind: "needs_disable" };
+
+export interface Changer {
+  actor: AuditActor;
+  memberId: string;
+}
+
+export class Thresholds {
+  private readonly audit: AuditLog;
+  constructor(private readonly s: Storage) {
+    this.audit = new AuditLog(s);
+  }
+
+  get(companyId: string, id: string): Threshold | undefined {
+    const r = this.s.stmt("SELECT * FROM thresholds WHERE id = ? AND company_id = ?").get(id, companyId) as ThresholdRow | null | undefined;
+    return r ? toThreshold(r) : undefined;
+  }
+
+  /** Every threshold of the company in list order: jurisdiction, type, id. At most (249 + 2) × 2 rows by the unique index. */
+  all(companyId: string): Threshold[] {
+    return (this.s.stmt("SELECT * FROM thresholds WHERE company_id = ? ORDER BY country_code, type, id").all(companyId) as unknown as ThresholdRow[]).map(toThreshold);
+  }
+
+  activeCount(companyId: string): number {
+    return (this.s.stmt("SELECT count(*) AS n FROM thresholds WHERE company_id = ? AND is_active = 1").get(companyId) as { n: number }).n;
+  }
+
+  private byJurisdiction(companyId: string, countryCode: string, type: string): { id: string } | undefined {
+    return (this.s.stmt("SELECT id FROM thresholds WHERE company_id = ? AND country_code = ? AND type = ?").get(companyId, countryCode, type) ?? undefined) as
+      | { id: string }
+      | undefined;
+  }
+
+  /** Part 2: one threshold per jurisdiction and type (the unique index backs the check). Recorded in the live audit log. */
+  create(companyId: string, input: ThresholdInput, by: Changer, now: number): CreateOutcome {
+    return this.s.tx((): CreateOutcome => {
+      const existing = this.byJurisdiction(companyId, input.countryCode, input.type);
+      if (existing) return { ok: false, kind: "exists", existingId: existing.id };
+      const id = newId("thr", now);
+      const at = iso(now);
+      const cols = Object.keys(COLUMNS) as (keyof ThresholdInput)[];
+      this.s
+        .stmt(
+          `INSERT INTO thresholds (id, company_id, ${cols.map((c) => COLUMNS[c]).join(", ")}, created_at, updated_at, created_by, updated_by)
+           VALUES (?, ?, ${cols.map(() => "?").join(", ")}, ?, ?, ?, ?)`,
+        )
+        .run(id, companyId, ...cols.map((c) => sqlValue(input[c])), at, at, by.memberId, by.memberId);
+      this.audit.record(
+        {
+          companyId,
+          environment: "live",
+          actor: by.actor,
+          action: "threshold.created",
+          entityType: "Threshold",
+          entityId: id,
+          detail: { countryCode: input.countryCode, type: input.type, thresholdAmount: input.thresholdAmount, thresholdCurrency: input.thresholdCurrency, isActive: input.isActive },
+        },
+        now,
+      );
+      return { ok: true, threshold: this.get(companyId, id)! };
+    });
+  }
+
+  /**
+   * Part 2 PATCH, read and written in one transaction: 404, IMMUTABLE_FIELD, VALIDATION_ERROR, then the
+   * thresholds:disable permission for switching an active threshold off. A change that alters nothing
+   * writes nothing and is not audited.
+   */
+  update(companyId: string, id: string, body: unknown, by: Changer & { canDisable: boolean }, now: number): UpdateOutcome {
+    return this.s.tx((): UpdateOutcome => {
+      const current = this.get(companyId, id);
+      if (!current) return { ok: false, kind: "not_found" };
+      const v = validateUpdateThreshold(body, current);
+      if (!v.ok) return v;
+      if (switchesOff(current, v.changes) && !by.canDisable) return { ok: false, kind: "needs_disable" };
+      const fields = changedFields(current, v.changes);
+      if (fields.length === 0) return { ok: true, threshold: current };
+      const at = iso(now);
+      this.s
+        .stmt(`UPDATE thresholds SET ${fields.map((f) => `${COLUMNS[f]} = ?`).join(", ")}, updated_at = ?, updated_by = ? WHERE id = ? AND company_id = ?`)
+        .run(...fields.map((f) => sqlValue(v.changes[f])), at, by.memberId, id, companyId);
+      const changes: Record<string, unknown> = {};
+      for (const f of fields) if (AUDITED_VALUES.has(f)) changes[f] = { from: current[f], to: v.changes[f] };
+      const action = fields.includes("isActive") ? (v.changes.isActive ? "threshold.enabled" : "threshold.disabled") : "threshold.updated";
+      this.audit.record(
+        { companyId, environment: "live", actor: by.actor, action, entityType: "Threshold", entityId: id, detail: { countryCode: current.countryCode, type: current.type, fields, changes } },
+        now,
+      );
+      return { ok: true, threshold: this.get(companyId, id)! };
+    });
+  }
+}
+
+// ---- company profile ----
+
+/** The company's profile (legal name, country, identifiers), or null until set (CLI `companies profile`). */
+export function companyProfile(storage: Storage, companyId: string): CompanyProfile | null {
+  const r = storage.stmt("SELECT profile FROM companies WHERE id = ?").get(companyId) as { profile: string | null } | null | undefined;
+  return r ? parseProfile(r.profile) : null;
+}
+
+/** Sets profile fields; audited in both environments' logs like every company change (README, Audit log). */
+export function setCompanyProfile(storage: Storage, companyId: string, change: ProfileChange, now: number): CompanyProfile {
+  return storage.tx(() => {
+    const r = applyProfileChange(companyProfile(storage, companyId), change);
+    if (!r.ok) throw new TenancyError(r.errors.join("; "));
+    storage.stmt("UPDATE companies SET profile = ?, updated_at = ? WHERE id = ?").run(JSON.stringify(r.profile), iso(now), companyId);
+    const audit = new AuditLog(storage);
+    for (const env of ["test", "live"] as const)
+      audit.record({ companyId, environment: env, actor: { type: "system" }, action: "company.profile_updated", entityType: "Company", entityId: companyId, detail: { fields: r.fields } }, now);
+    return r.profile;
+  });
+}
+
+/** The threshold that applies to a transfer of the company now (domain `selectThreshold`; README "Which threshold applies"). */
+export function applicableThreshold(storage: Storage, companyId: string, o: { type: ThresholdType; now: number }): ThresholdSelection {
+  return selectThreshold(new Thresholds(storage).all(companyId), companyProfile(storage, companyId), o);
+}
