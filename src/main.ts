@@ -16,7 +16,7 @@ commands:
   migrate               apply database migrations and exit
   keys create|list|revoke
   members create|list|disable|enable|role
-  companies create|list|suspend|reactivate|feature
+  companies create|list|suspend|reactivate|feature|profile
   customers hold --id <customerId> [--release]
 Every command but serve takes --json for machine-readable output.`;
 

@@ -12,6 +12,10 @@ import { Sealer } from "./adapters/crypto/envelope.ts";
 import { customerActor } from "./actors/customer.ts";
 import { transferActor } from "./actors/transfer.ts";
 import { Transfers } from "./adapters/storage/repos/transfers.ts";
+import { createPricing, FxConfigError, type Pricing } from "./adapters/fx/index.ts";
+import { loadCatalog } from "./adapters/assets/catalog.ts";
+import type { Catalog } from "./domain/assets/catalog.ts";
+import { AssetPolicy } from "./adapters/storage/repos/assets.ts";
 import { noProviders, SWEEPS, type ProviderRegistry, type SweepName } from "./adapters/providers/registry.ts";
 import { DEFAULT_RATE_LIMITS, parseRateLimits, type RateLimit } from "./domain/ratelimit.ts";
 
@@ -46,6 +50,9 @@ export interface Services {
   readonly cursorKey: Uint8Array;
   readonly nameIndexKey: Uint8Array;
   readonly providers: ProviderRegistry;
+  readonly pricing: Pricing;
+  readonly catalog: Catalog;
+  readonly policy: AssetPolicy;
   ready(): boolean;
 }
 
@@ -110,6 +117,13 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     storage.close();
     throw e;
   }
+  let pricing: Pricing;
+  try {
+    pricing = createPricing(storage, config.env ?? {}, clock);
+  } catch (e) {
+    storage.close();
+    throw e instanceof FxConfigError ? new ConfigError(e.message) : e;
+  }
   const runtime = new ActorRuntime(storage, { clock, concurrency: config.concurrency, log, sealer: new Sealer(masterKey.derive("mailbox")) });
   let ready = false;
   const services: Services = {
@@ -127,6 +141,9 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     cursorKey: masterKey.derive("cursor"),
     nameIndexKey: masterKey.derive("name-index"),
     providers: noProviders,
+    pricing,
+    catalog: loadCatalog(),
+    policy: new AssetPolicy(storage, clock),
     ready: () => ready,
   };
   registerActors(services);

@@ -1,10 +1,13 @@
 // `serve` and `migrate`: boot on a fresh database, /healthz, clean shutdown, and clear startup faults.
-import { test, expect } from "bun:test";
+import { test, expect, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
 import { writeFileSync, existsSync } from "node:fs";
 import { Database } from "bun:sqlite";
 import { tempDir } from "./support/tmp.ts";
 import { runCli, startServer } from "./support/server.ts";
+
+// Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
+setDefaultTimeout(60_000);
 
 const dir = tempDir();
 

@@ -18,6 +18,7 @@ import type { Environment } from "../domain/types.ts";
 import { personNames } from "../domain/ivms101/index.ts";
 import { SCHEMA_NAME, type CreateTransferInput } from "../domain/transfers.ts";
 import { Transfers, type TransferRow } from "../adapters/storage/repos/transfers.ts";
+import { ownVasp } from "../adapters/storage/repos/thresholds.ts";
 import { transferEventData, type HistoryEntry } from "./transfer-presenter.ts";
 
 /** Every message names the tenant and who acts, so the actor needs no other context. */
@@ -314,8 +315,7 @@ class Handling {
       const w = this.wallets.byAddress(companyId, environment, n.originatorAddress);
       if (!w || w.customer_id !== c.id) return refuse("VALIDATION_ERROR", { schemaName: SCHEMA_NAME }, "originatorAddress is not a wallet registered to the originator customer");
     }
-    const company = this.ctx.storage.stmt("SELECT id, name, profile FROM companies WHERE id = ?").get(companyId) as { id: string; name: string; profile: string | null };
-    const profile = company.profile ? (JSON.parse(company.profile) as { legalName?: string; lei?: string }) : {};
+    const vasp = ownVasp(this.ctx.storage, companyId);
     const completed = n.outcome === "completed";
     const history: HistoryEntry[] = [{ type: "created", from: null, to: completed ? "completed" : "queued", at: this.at }];
     const row: TransferRow = {
@@ -338,9 +338,9 @@ class Handling {
       is_unhosted_wallet: n.input.isUnhostedWallet ? 1 : 0,
       originator_sealed: this.deps.pii.seal(JSON.stringify(n.input.originatorPersons), `transfer:${n.id}:originator`),
       beneficiary_sealed: n.input.beneficiaryPersons.length ? this.deps.pii.seal(JSON.stringify(n.input.beneficiaryPersons), `transfer:${n.id}:beneficiary`) : null,
-      // We are the originating VASP of an outgoing transfer: identified by the company's LEI when its profile has one.
-      originator_vasp_id: profile.lei ?? company.id,
-      originator_vasp_name: profile.legalName ?? company.name,
+      // We are the originating VASP of an outgoing transfer.
+      originator_vasp_id: vasp.id,
+      originator_vasp_name: vasp.name,
       beneficiary_vasp_id: null,
       beneficiary_vasp_name: null,
       preferred_protocol: n.input.preferredProtocol,

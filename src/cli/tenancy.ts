@@ -5,6 +5,8 @@ import { Tenancy, TenancyError, type KeyRow, type MemberRow, type CompanyRow } f
 import { isEnvironment } from "../domain/types.ts";
 import { isRole, roleAllowsEnvironment } from "../domain/access.ts";
 import { UsageError } from "./usage.ts";
+import { companyProfile, setCompanyProfile } from "../adapters/storage/repos/thresholds.ts";
+import type { ProfileChange } from "../domain/thresholds.ts";
 
 type Out = (line: string) => void;
 
@@ -163,7 +165,41 @@ export function runCompanies(storage: Storage, argv: string[], out: Out, clock: 
       print(out, !!v.json, presentCompany(c), `Company ${c.slug}: features off: ${JSON.parse(c.disabled_features).join(", ") || "none"}`);
       return;
     }
+    case "profile": {
+      // The company's own identity (legal name, country, identifiers): its country decides which threshold applies (README).
+      let v: Record<string, string | boolean | string[] | undefined>;
+      try {
+        v = parseArgs({
+          args: rest,
+          options: { slug: { type: "string" }, "legal-name": { type: "string" }, country: { type: "string" }, lei: { type: "string" }, identifier: { type: "string", multiple: true }, json: { type: "boolean" } },
+          strict: true,
+          allowPositionals: false,
+        }).values;
+      } catch (e) {
+        throw new UsageError((e as Error).message);
+      }
+      const c = t.requireCompany(need(v as Record<string, string | undefined>, "slug"));
+      const change: ProfileChange = {};
+      if (typeof v["legal-name"] === "string") change.legalName = v["legal-name"];
+      if (typeof v.country === "string") change.country = v.country;
+      const ids = [...(typeof v.lei === "string" ? [`LEI:${v.lei}`] : []), ...((v.identifier as string[] | undefined) ?? [])].map((s) => {
+        const i = s.indexOf(":");
+        if (i <= 0) throw new UsageError(`--identifier "${s}" must be <type>:<value> (an empty value removes the type)`);
+        return { type: s.slice(0, i), value: s.slice(i + 1) };
+      });
+      if (ids.length) change.identifiers = ids;
+      const changing = Object.keys(change).length > 0;
+      const profile = changing ? setCompanyProfile(storage, c.id, change, clock()) : (companyProfile(storage, c.id) ?? { legalName: null, country: null, identifiers: [] });
+      const human = [
+        `Company ${c.slug}${changing ? " profile updated" : ""}`,
+        `  legal name:  ${profile.legalName ?? "(not set)"}`,
+        `  country:     ${profile.country ?? "(not set)"}`,
+        `  identifiers: ${profile.identifiers.map((x) => `${x.type}:${x.value}`).join(", ") || "(none)"}`,
+      ].join("\n");
+      print(out, !!v.json, profile, human);
+      return;
+    }
     default:
-      throw new UsageError("usage: companies create --slug <slug> [--name <name>] | companies list | companies suspend|reactivate --slug <slug> | companies feature --slug <slug> --enable|--disable <feature>  [--json]");
+      throw new UsageError("usage: companies create --slug <slug> [--name <name>] | companies list | companies suspend|reactivate --slug <slug> | companies feature --slug <slug> --enable|--disable <feature> | companies profile --slug <slug> [--legal-name <name>] [--country <CC>] [--lei <LEI>] [--identifier <type:value> ...]  [--json]");
   }
 }

@@ -7,11 +7,13 @@ import { checkCsrf } from "./auth.ts";
 import { checkDeclaredLength } from "./body.ts";
 import { auditRoutes } from "./audit.ts";
 import { assetRoutes } from "./assets.ts";
-import { AssetPolicy } from "../adapters/storage/repos/assets.ts";
-import { loadCatalog } from "../adapters/assets/catalog.ts";
 import { customerRoutes } from "./customers.ts";
 import { walletRoutes } from "./wallets.ts";
 import { vaspRoutes } from "./vasps.ts";
+import { transferRoutes } from "./transfers.ts";
+import { applicableThreshold } from "../adapters/storage/repos/thresholds.ts";
+import { FxError } from "../adapters/fx/index.ts";
+import { thresholdRoutes } from "./thresholds.ts";
 import { openApiDocument } from "./openapi.ts";
 
 export function createApp(services: Services) {
@@ -57,10 +59,22 @@ export function createApp(services: Services) {
       return json(200, { status: "ok" });
     })
     .use(auditRoutes(kit, services.audit, services.cursorKey))
-    .use(assetRoutes(kit, { policy: new AssetPolicy(services.storage, services.clock), catalog: loadCatalog() }))
+    .use(assetRoutes(kit, services))
     .use(customerRoutes(kit, services))
     .use(walletRoutes(kit, services))
-    .use(vaspRoutes(kit, services));
+    .use(vaspRoutes(kit, services))
+    .use(thresholdRoutes(kit, services))
+    .use(
+      transferRoutes(kit, {
+        ...services,
+        threshold: (companyId, now) => applicableThreshold(services.storage, companyId, { type: "tr", now }).threshold,
+        price: async (p) => {
+          const asset = services.catalog.assets.find((a) => a.id === p.assetId)!;
+          return services.pricing.value({ ...p, asset });
+        },
+        isPricingFailure: (e) => e instanceof FxError,
+      }),
+    );
 
   kit.register("GET", "/api/v2/openapi.json", { summary: "This API's OpenAPI 3.1 description (no key needed)", tags: ["meta"] } as never);
   const doc = openApiDocument(kit);

@@ -16,6 +16,7 @@ import { Transfers, type TransferRow } from "../adapters/storage/repos/transfers
 import { Wallets } from "../adapters/storage/repos/wallets.ts";
 import type { AssetPolicy } from "../adapters/storage/repos/assets.ts";
 import type { ProviderRegistry } from "../adapters/providers/registry.ts";
+import { ownVasp } from "../adapters/storage/repos/thresholds.ts";
 import { ok, page, type ApiKit, type RouteContext } from "./kit.ts";
 import { keysetPage } from "./paging.ts";
 import { q, type QueryParam } from "./query.ts";
@@ -131,12 +132,6 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
     return out;
   }
 
-  function ownVasp(companyId: string) {
-    const row = deps.storage.stmt("SELECT name, profile FROM companies WHERE id = ?").get(companyId) as { name: string; profile: string | null };
-    const profile = row.profile ? (JSON.parse(row.profile) as { legalName?: string; lei?: string }) : {};
-    return { id: profile.lei ?? companyId, name: profile.legalName ?? row.name };
-  }
-
   async function create(c: RouteContext) {
     const { company, environment } = c.auth;
     const key = c.request.headers.get("idempotency-key");
@@ -238,7 +233,7 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
 
   function answerCreated(c: RouteContext, t: TransferRow, input: CreateTransferInput, thresholdInfo: Record<string, unknown>, originatorName: string | null, beneficiaryName: string | null) {
     const verified = wallets.byAddress(t.company_id, t.environment, t.beneficiary_address)?.verified === 1;
-    const originator: Record<string, unknown> = { address: t.originator_address, vasp: ownVasp(t.company_id) };
+    const originator: Record<string, unknown> = { address: t.originator_address, vasp: ownVasp(deps.storage, t.company_id) };
     if (originatorName !== null) originator.name = c.pii(originatorName, maskName);
     const beneficiary: Record<string, unknown> = { address: t.beneficiary_address, verified };
     if (beneficiaryName !== null) beneficiary.name = c.pii(beneficiaryName, maskName);

@@ -1,8 +1,11 @@
 // Crash safety: SIGKILL at random moments loses no acknowledged work and applies no message twice.
-import { test, expect } from "bun:test";
+import { test, expect, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { tempDir } from "../support/tmp.ts";
+
+// Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
+setDefaultTimeout(60_000);
 
 const dir = tempDir();
 const child = join(import.meta.dir, "../fixtures/crash-child.ts");

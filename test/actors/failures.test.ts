@@ -1,8 +1,11 @@
 // A throwing handler is retried with back-off, then parked as dead with its error; ask times out clearly.
-import { test, expect } from "bun:test";
+import { test, expect, setDefaultTimeout } from "bun:test";
 import { openStorage } from "../../src/adapters/storage/index.ts";
 import { ActorRuntime } from "../../src/actors/runtime.ts";
 import { ActorDeadLetterError, ActorTimeoutError } from "../../src/actors/types.ts";
+
+// Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
+setDefaultTimeout(60_000);
 
 async function runtimeWith(handle: (ctx: any, msg: any) => void | Promise<void>, opts = {}) {
   const storage = await openStorage(":memory:");

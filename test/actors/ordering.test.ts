@@ -1,10 +1,13 @@
 // Part of the foundation: one message at a time per actor, in order; many actors at once.
-import { test, expect } from "bun:test";
+import { test, expect, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
 import { openStorage } from "../../src/adapters/storage/index.ts";
 import { ActorRuntime } from "../../src/actors/runtime.ts";
 import type { ActorKind } from "../../src/actors/types.ts";
 import { tempDir } from "../support/tmp.ts";
+
+// Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
+setDefaultTimeout(60_000);
 
 const dir = tempDir();
 

@@ -1,9 +1,12 @@
 // Shutdown: stop takes no new messages, lets in-flight handlers finish and commit, keeps the rest durable.
-import { test, expect } from "bun:test";
+import { test, expect, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
 import { openStorage } from "../../src/adapters/storage/index.ts";
 import { ActorRuntime } from "../../src/actors/runtime.ts";
 import { tempDir } from "../support/tmp.ts";
+
+// Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
+setDefaultTimeout(60_000);
 
 const dir = tempDir();
 

@@ -1,10 +1,13 @@
 // Encryption at rest and the master key file.
-import { test, expect } from "bun:test";
+import { test, expect, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
 import { statSync, writeFileSync, chmodSync } from "node:fs";
 import { Sealer, UnreadableError } from "../../src/adapters/crypto/envelope.ts";
 import { loadMasterKey, parseMasterKey } from "../../src/adapters/crypto/master-key.ts";
 import { tempDir } from "../support/tmp.ts";
+
+// Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
+setDefaultTimeout(60_000);
 
 const dir = tempDir();
 

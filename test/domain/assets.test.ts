@@ -1,15 +1,36 @@
 // The asset catalog: search and lookup rules, and the invariants of the committed snapshot against its source.
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
-import { CAIP19, CHAIN_IDS, compareAliases, findAsset, searchAssets, type CatalogAsset } from "../../src/domain/assets/catalog.ts";
+import {
+  CAIP19,
+  CHAIN_IDS,
+  compareAliases,
+  findAsset,
+  searchAssets,
+  type CatalogAsset,
+  type CatalogPackageSupplement,
+} from "../../src/domain/assets/catalog.ts";
 import { SUPPORTED_NETWORKS } from "../../src/domain/networks/index.ts";
 import { loadCatalog } from "../../src/adapters/assets/catalog.ts";
-import { buildCatalog, DEFAULT_ENABLED_TOKENS, NATIVE_ASSETS, readSource, serializeCatalog, SOURCE_FILE, SOURCE_PACKAGE } from "../../scripts/build-asset-catalog.ts";
+import {
+  buildCatalog,
+  DEFAULT_ENABLED_TOKENS,
+  MARKET_DATA_FILES,
+  MARKET_DATA_PACKAGE,
+  NATIVE_ASSETS,
+  readSource,
+  serializeCatalog,
+  SOURCE_FILE,
+  SOURCE_PACKAGE,
+} from "../../scripts/build-asset-catalog.ts";
 import { tempDir } from "../support/tmp.ts";
 import { repoRoot } from "../support/server.ts";
+
+// Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
+setDefaultTimeout(60_000);
 
 function asset(p: Partial<CatalogAsset> & Pick<CatalogAsset, "id" | "network" | "aliases">): CatalogAsset {
   const [chainId, assetReference] = p.id.split("/");
@@ -76,13 +97,96 @@ describe("the committed catalog snapshot", () => {
   const source = readSource();
   const dir = tempDir("caravan-catalog-");
 
-  test("names its source: the installed package, its version and the SHA-256 of the file", () => {
-    const pkg = JSON.parse(readFileSync(join(repoRoot, "node_modules", SOURCE_PACKAGE, "package.json"), "utf8"));
-    expect(catalog.source).toMatchObject({ package: SOURCE_PACKAGE, version: pkg.version, file: SOURCE_FILE });
-    const bytes = readFileSync(join(repoRoot, "node_modules", SOURCE_PACKAGE, SOURCE_FILE));
-    expect(catalog.sourceSha256).toBe(bytesToHex(sha256(bytes)));
-    expect(catalog.sourceEntryCount).toBe(JSON.parse(bytes.toString("utf8")).tokens.length);
-    expect(catalog.fetchedAt).toBe(new Date(JSON.parse(bytes.toString("utf8")).timestamp).toISOString());
+  const installed = (name: string, file: string) => readFileSync(join(repoRoot, "node_modules", name, file));
+  const hex = (bytes: Uint8Array | string) => bytesToHex(sha256(typeof bytes === "string" ? new TextEncoder().encode(bytes) : bytes));
+  const primaryBytes = installed(SOURCE_PACKAGE, SOURCE_FILE);
+  const primaryEntries: number = JSON.parse(primaryBytes.toString("utf8")).tokens.length;
+  const mappingFiles = MARKET_DATA_FILES.map((file) => {
+    const bytes = installed(MARKET_DATA_PACKAGE, file);
+    return { file, bytes, map: JSON.parse(bytes.toString("utf8")) as Record<string, string> };
+  });
+  /** The installed mapping, read here on its own (not through the build script): CAIP-19 ID → CoinGecko ID. */
+  const mapping = new Map(mappingFiles.flatMap((f) => Object.entries(f.map)));
+  const marketSupplement = catalog.supplements.find((s): s is CatalogPackageSupplement => "package" in s && s.package === MARKET_DATA_PACKAGE);
+  const tokens = catalog.assets.filter((a) => a.origin === "source");
+
+  test("names its primary source: the installed package, its version and licence, the SHA-256 and entries of the file", () => {
+    const pkg = JSON.parse(installed(SOURCE_PACKAGE, "package.json").toString("utf8"));
+    expect(catalog.source).toMatchObject({ package: SOURCE_PACKAGE, version: pkg.version, file: SOURCE_FILE, license: pkg.license });
+    expect(catalog.source.license).toBe("GPL-3.0-or-later");
+    expect(catalog.source.sha256).toBe(hex(primaryBytes));
+    expect(catalog.source.entryCount).toBe(primaryEntries);
+    expect(catalog.fetchedAt).toBe(new Date(JSON.parse(primaryBytes.toString("utf8")).timestamp).toISOString());
+  });
+
+  test("names its market-data source: the installed package, its version, a permissive licence, each file's SHA-256 and entries", () => {
+    const pkg = JSON.parse(installed(MARKET_DATA_PACKAGE, "package.json").toString("utf8"));
+    expect(marketSupplement).toBeDefined();
+    expect(marketSupplement!).toMatchObject({ package: MARKET_DATA_PACKAGE, version: pkg.version, license: pkg.license });
+    expect(["MIT", "ISC", "Apache-2.0", "BSD-2-Clause", "BSD-3-Clause", "CC0-1.0"]).toContain(marketSupplement!.license);
+    expect(marketSupplement!.files).toEqual(mappingFiles.map((f) => ({ file: f.file, sha256: hex(f.bytes), entryCount: Object.keys(f.map).length })));
+    expect(marketSupplement!.entryCount).toBe(mappingFiles.reduce((n, f) => n + Object.keys(f.map).length, 0));
+  });
+
+  test("sourceSha256 and sourceEntryCount cover the same files: the primary list, then the mapping files in order", () => {
+    // sha256sum's output for those files (`<hex>  <package>/<file>` lines), hashed again: `sha256sum … | sha256sum`.
+    const manifest = [
+      `${hex(primaryBytes)}  ${SOURCE_PACKAGE}/${SOURCE_FILE}\n`,
+      ...mappingFiles.map((f) => `${hex(f.bytes)}  ${MARKET_DATA_PACKAGE}/${f.file}\n`),
+    ].join("");
+    expect(catalog.sourceSha256).toBe(hex(manifest));
+    expect(catalog.sourceSha256).not.toBe(hex(primaryBytes));
+    expect(catalog.sourceEntryCount).toBe(primaryEntries + mapping.size);
+    expect(catalog.sourceEntryCount).toBe(catalog.source.entryCount + marketSupplement!.entryCount);
+  });
+
+  test("every asset the mapping covers carries its CoinGecko ID; other tokens none; natives keep their table's", () => {
+    for (const a of catalog.assets) {
+      const cg = mapping.get(a.id);
+      if (cg !== undefined) expect({ id: a.id, ids: a.marketDataIds }).toEqual({ id: a.id, ids: expect.arrayContaining([cg]) });
+      else if (a.origin === "source") expect({ id: a.id, ids: a.marketDataIds }).toEqual({ id: a.id, ids: [] });
+      expect(a.marketDataIds).toEqual([...new Set(a.marketDataIds)].sort());
+      for (const x of a.marketDataIds) expect(x).toMatch(/^[-_.a-z0-9]{1,100}$/);
+    }
+    for (const n of NATIVE_ASSETS) {
+      const a = catalog.assets.find((x) => x.network === n.network && x.assetReference === `slip44:${n.slip44}`)!;
+      expect(a.marketDataIds).toEqual(expect.arrayContaining(n.marketDataIds));
+    }
+    // Most tokens are covered; every default-enabled asset is.
+    const covered = tokens.filter((a) => mapping.has(a.id)).length;
+    expect(tokens.filter((a) => a.marketDataIds.length > 0).length).toBe(covered);
+    expect(covered).toBeGreaterThan(tokens.length - covered);
+    for (const a of catalog.assets.filter((x) => x.defaultEnabled)) expect({ id: a.id, n: a.marketDataIds.length > 0 }).toEqual({ id: a.id, n: true });
+  });
+
+  test("well-known market-data IDs", () => {
+    const cases: [string, string, string[]][] = [
+      ["USDC on ethereum", "eip155:1/erc20:0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48", ["usd-coin"]],
+      ["USDT on ethereum", "eip155:1/erc20:0xdac17f958d2ee523a2206206994597c13d831ec7", ["tether"]],
+      ["WBTC on ethereum", "eip155:1/erc20:0x2260fac5e5542a773aa44fbcfedf7c193bc2c599", ["wrapped-bitcoin"]],
+      ["WETH on ethereum", "eip155:1/erc20:0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2", ["weth"]],
+      ["USDC on arbitrum (native, not USDC.e)", "eip155:42161/erc20:0xaf88d065e77c8cc2239327c5edb3a432268e5831", ["usd-coin"]],
+      ["USDC on solana", "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp/token:EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", ["usd-coin"]],
+      ["ETH (native table and mapping agree)", "eip155:1/slip44:60", ["ethereum"]],
+      ["SOL (native table and mapping agree)", "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp/slip44:501", ["solana"]],
+      ["BTC (native table only)", "bip122:000000000019d6689c085ae165831e93/slip44:0", ["bitcoin"]],
+    ];
+    for (const [name, id, want] of cases) expect({ name, ids: catalog.assets.find((a) => a.id === id)?.marketDataIds }).toEqual({ name, ids: want });
+  });
+
+  test("the build refuses a malformed mapping: a bad CoinGecko ID, files that disagree, files missing or reordered", () => {
+    const withFiles = (files: { file: string; bytes: Uint8Array }[]) => ({ ...source, marketData: { ...source.marketData, files } });
+    const enc = (o: unknown) => new TextEncoder().encode(JSON.stringify(o));
+    const [first, ...rest] = source.marketData.files;
+    const usdc = "eip155:1/erc20:0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48";
+    expect(() => buildCatalog(withFiles([{ file: first.file, bytes: enc({ [usdc]: "USD Coin" }) }, ...rest]))).toThrow("is not a CoinGecko ID");
+    expect(() => buildCatalog(withFiles([{ file: first.file, bytes: enc({ "USDC": "usd-coin" }) }, ...rest]))).toThrow("is not CAIP-19");
+    expect(() => buildCatalog(withFiles([{ file: first.file, bytes: enc([]) }, ...rest]))).toThrow("not a CAIP-19 → CoinGecko ID object");
+    const clash = [...rest];
+    clash[clash.length - 1] = { file: clash[clash.length - 1].file, bytes: enc({ [usdc]: "tether" }) };
+    expect(() => buildCatalog(withFiles([first, ...clash]))).toThrow("another file says usd-coin");
+    expect(() => buildCatalog(withFiles(rest))).toThrow("in that order");
+    expect(() => buildCatalog(withFiles([...rest, first]))).toThrow("in that order");
   });
 
   test("counts match the assets", () => {

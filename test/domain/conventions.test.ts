@@ -1,10 +1,13 @@
 // Pure pieces of the conventions: key format, cursors, masking, token buckets, roles.
-import { test, expect, describe } from "bun:test";
+import { test, expect, describe, setDefaultTimeout } from "bun:test";
 import { formatKey, hashKey, isKeyFormat, constantTimeEqual, keyHint } from "../../src/domain/keys.ts";
 import { decodeCursor, encodeCursor } from "../../src/domain/cursor.ts";
 import { maskName } from "../../src/domain/masking.ts";
 import { take, parseRateLimits } from "../../src/domain/ratelimit.ts";
 import { ROLE_DEFINITIONS, roleAllowsEnvironment, roleHas, ALL_SCOPES } from "../../src/domain/access.ts";
+
+// Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
+setDefaultTimeout(60_000);
 
 describe("API keys", () => {
   test("a key is the issued prefix and 64 lowercase hex characters", () => {

@@ -1,5 +1,5 @@
 // Table tests of the IVMS101 person validator: exact issue paths and messages for each rule, plus the name and country readers.
-import { test, expect, describe } from "bun:test";
+import { test, expect, describe, setDefaultTimeout } from "bun:test";
 import {
   COUNTRY_CODES,
   isCountryCode,
@@ -10,6 +10,9 @@ import {
   type Issue,
   type Person,
 } from "../../src/domain/ivms101/index.ts";
+
+// Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
+setDefaultTimeout(60_000);
 
 // ---- fixtures (fresh objects each call, so a case may mutate its own copy) ----
 

@@ -1,5 +1,5 @@
 // Address format checks per network: published vectors pass, altered, foreign and malformed ones fail with a reason.
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import { base32nopad, base58, base58xrp, bech32, bech32m, createBase58check, hex } from "@scure/base";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { ripemd160 } from "@noble/hashes/legacy.js";
@@ -18,6 +18,9 @@ import { crc16xmodem, encodeStrKey } from "../../src/domain/networks/stellar.ts"
 import { encodeAlgorand } from "../../src/domain/networks/algorand.ts";
 import { crc32 } from "../../src/domain/networks/cardano.ts";
 import { ss58Checksum } from "../../src/domain/networks/polkadot.ts";
+
+// Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
+setDefaultTimeout(60_000);
 
 const b58check = createBase58check(sha256);
 const random = (n: number): Uint8Array => crypto.getRandomValues(new Uint8Array(n));

@@ -1,9 +1,12 @@
 // GET /api/v2/assets over real HTTP: shape, offset paging, filters, query errors, the policy per environment, scope.
-import { test, expect, beforeAll, afterAll, describe } from "bun:test";
+import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
 import { loadCatalog } from "../../src/adapters/assets/catalog.ts";
+
+// Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
+setDefaultTimeout(60_000);
 
 const dir = tempDir();
 const db = join(dir, "assets.db");
@@ -103,6 +106,23 @@ describe("GET /api/v2/assets", () => {
     expect(none.body).toMatchObject({ data: [], meta: { total: 0 } });
   });
 
+  test("q: a CoinGecko ID finds the tokens it names (the market-data mapping), USDC on ethereum and solana among them", async () => {
+    const r = await get("/api/v2/assets?q=usd-coin&limit=200", testKey);
+    expect(r.status).toBe(200);
+    const found = r.body.data.map((x: any) => x.id);
+    expect(found).toContain(USDC_ETH);
+    expect(found).toContain("solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp/token:EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v");
+    for (const x of r.body.data) {
+      const text = [x.id, x.name, x.network, ...x.aliases, ...x.marketDataIds].join(" ").toLowerCase();
+      expect(text).toContain("usd-coin");
+    }
+    expect(r.body.data.find((x: any) => x.id === USDC_ETH).marketDataIds).toEqual(["usd-coin"]);
+    expect(r.body.meta.total).toBe(r.body.data.length);
+    const eth = await get("/api/v2/assets?q=usd-coin&network=ethereum", testKey);
+    expect(eth.body.data.map((x: any) => x.id)).toContain(USDC_ETH);
+    expect(eth.body.data.every((x: any) => x.network === "ethereum")).toBe(true);
+  });
+
   test("network and assetId filters", async () => {
     const tron = await get("/api/v2/assets?network=tron", testKey);
     expect(tron.body.data.length).toBeGreaterThan(0);
@@ -110,7 +130,7 @@ describe("GET /api/v2/assets", () => {
     expect(tron.body.data.map((x: any) => x.id)).toContain("tron:728126428/slip44:195");
     const one = await get(`/api/v2/assets?assetId=${encodeURIComponent(USDC_ETH)}`, testKey);
     expect(one.body.data).toHaveLength(1);
-    expect(one.body.data[0]).toMatchObject({ id: USDC_ETH, network: "ethereum", decimals: 6, aliases: ["USDC"], enabled: true });
+    expect(one.body.data[0]).toMatchObject({ id: USDC_ETH, network: "ethereum", decimals: 6, aliases: ["USDC"], marketDataIds: ["usd-coin"], enabled: true });
     expect(one.body.meta.total).toBe(1);
     const unknown = await get("/api/v2/assets?assetId=USDC", testKey);
     expect(unknown.body).toMatchObject({ data: [], meta: { total: 0 } });

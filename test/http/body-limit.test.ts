@@ -1,5 +1,5 @@
 // The body pipeline of every route, over real HTTP: 64 KiB counted while streaming, JSON, NUL, schema validation.
-import { test, expect, beforeAll, afterAll } from "bun:test";
+import { test, expect, beforeAll, afterAll, setDefaultTimeout } from "bun:test";
 import { Elysia } from "elysia";
 import { Type } from "@sinclair/typebox";
 import { openStorage, type Storage } from "../../src/adapters/storage/index.ts";
@@ -7,6 +7,9 @@ import { listen, type RunningServer } from "../../src/adapters/server/index.ts";
 import { Tenancy } from "../../src/adapters/storage/repos/tenancy.ts";
 import { ApiKit, ok } from "../../src/http/kit.ts";
 import { RateLimiter } from "../../src/http/ratelimit.ts";
+
+// Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
+setDefaultTimeout(60_000);
 
 let storage: Storage;
 let server: RunningServer;

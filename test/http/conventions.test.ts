@@ -1,9 +1,12 @@
 // Part 1 Conventions, Authentication, Errors, Limits, Versioning: every general status and code, over real HTTP.
-import { test, expect, beforeAll, afterAll, describe } from "bun:test";
+import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
+
+// Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
+setDefaultTimeout(60_000);
 
 const dir = tempDir();
 const dbA = join(dir, "a.db");

@@ -1,12 +1,15 @@
 // Part 1 Customers: every rule of "Customer", "Travel Rule identity of a customer", the Customer state table,
 // the Customers endpoints, and the customer codes of "Errors" and "Limits", over real HTTP.
-import { test, expect, beforeAll, afterAll, describe } from "bun:test";
+import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
 import { apiClient, expectError, ISO_MS, type Answer } from "../support/api.ts";
+
+// Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
+setDefaultTimeout(60_000);
 
 const dir = tempDir();
 const db = join(dir, "customers.db");

@@ -1,10 +1,13 @@
 // Property: random JSON bodies, query strings and IDs at every customer, wallet, VASP and asset route never give a 5xx,
 // and every answer is a well-formed envelope (Part 1, Conventions and Errors).
-import { test, expect, beforeAll, afterAll } from "bun:test";
+import { test, expect, beforeAll, afterAll, setDefaultTimeout } from "bun:test";
 import fc from "fast-check";
 import { join } from "node:path";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
+
+// Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
+setDefaultTimeout(60_000);
 
 const dir = tempDir();
 const db = join(dir, "fuzz.db");

@@ -1,10 +1,13 @@
 // Part 1, VASP search: each VASP once under its latest name, sorted by name, own cursor, rate limit on non-empty q.
-import { test, expect, beforeAll, afterAll } from "bun:test";
+import { test, expect, beforeAll, afterAll, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
 import { openStorage } from "../../src/adapters/storage/index.ts";
 import { VaspDirectory } from "../../src/adapters/storage/repos/vasps.ts";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
+
+// Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
+setDefaultTimeout(60_000);
 
 const dir = tempDir();
 const db = join(dir, "vasps.db");

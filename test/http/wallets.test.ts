@@ -1,5 +1,5 @@
 // Part 1 Wallet resource and Wallets endpoints (with Conventions, Errors and Limits as they apply to them), over real HTTP.
-import { test, expect, beforeAll, afterAll, describe } from "bun:test";
+import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { keccak_256 } from "@noble/hashes/sha3.js";
@@ -7,6 +7,9 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
 import { apiClient, expectError, ISO_MS, type Answer } from "../support/api.ts";
+
+// Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
+setDefaultTimeout(60_000);
 
 const dir = tempDir();
 const db = join(dir, "wallets.db");

@@ -55,7 +55,7 @@ export interface CatalogAsset {
   sourceNetwork: string;
   /** The asset's codes, upper case, shortest first. */
   aliases: string[];
-  /** CoinGecko IDs, when known. */
+  /** CoinGecko IDs (plain, e.g. `usd-coin`), when known: the native table's, and the market-data mapping's. */
   marketDataIds: string[];
   /** Enabled for new outgoing transfers unless the company's policy says otherwise. */
   defaultEnabled: boolean;
@@ -63,14 +63,50 @@ export interface CatalogAsset {
   origin: "source" | "native_table";
 }
 
+/** One file read from a registry package: its path inside the package, the SHA-256 (hex) of its bytes, its entries. */
+export interface CatalogSourceFile {
+  file: string;
+  sha256: string;
+  entryCount: number;
+}
+
+/** A hand-written table of the build script. */
+export interface CatalogTableSupplement {
+  file: string;
+  table: string;
+  entryCount: number;
+  note: string;
+}
+
+/** A second registry package read by the build (the CAIP-19 → CoinGecko ID mapping). */
+export interface CatalogPackageSupplement {
+  package: string;
+  version: string;
+  license: string;
+  /** The files read, in the fixed order of the build. */
+  files: CatalogSourceFile[];
+  /** Entries over `files`. */
+  entryCount: number;
+  note: string;
+}
+
 export interface Catalog {
   /** When the source list was built (its own `timestamp`), not when this snapshot was written. */
   fetchedAt: string;
-  source: { package: string; version: string; file: string; license: string; listName: string };
-  supplements: { file: string; table: string; entryCount: number; note: string }[];
-  /** SHA-256 (hex) of the source file's bytes. */
+  /** The primary source: the asset list every token comes from. `sha256`/`entryCount` are of its one file. */
+  source: { package: string; version: string; file: string; license: string; listName: string; sha256: string; entryCount: number };
+  supplements: (CatalogTableSupplement | CatalogPackageSupplement)[];
+  /**
+   * SHA-256 (hex) over every registry file the build read, so it changes when any of them does: the hash of a
+   * `sha256sum`-style manifest with one line `<sha256 of the file>  <package>/<file>\n` per file, the primary list
+   * first, then each package supplement's files in their listed order (`sourceManifest` in the build script).
+   * Hand-written tables are not in it (they are in the build script, under version control).
+   */
   sourceSha256: string;
-  /** Entries in the source file, on every chain (most are on chains Caravan does not support). */
+  /**
+   * Entries over those same files, summed: the primary list's tokens (on every chain; most are on chains Caravan does
+   * not support) plus the mapping entries of each supplement file. Each file's own count is in `source`/`supplements`.
+   */
   sourceEntryCount: number;
   assetCount: number;
   networkCount: number;

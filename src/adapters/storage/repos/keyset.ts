@@ -14,8 +14,9 @@ export function newestFirst<T>(s: Storage, select: string, from: string, where: 
   let sql = where.sql;
   const args = [...where.args];
   if (after) {
-    sql += ` AND (${alias}created_at < ? OR (${alias}created_at = ? AND ${alias}id < ?))`;
-    args.push(after[0], after[0], after[1]);
+    // A row-value comparison: SQLite turns it into an index range; the equivalent OR form scans (measured at 1M rows).
+    sql += ` AND (${alias}created_at, ${alias}id) < (?, ?)`;
+    args.push(after[0], after[1]);
   }
   args.push(limit);
   return s.stmt(`SELECT ${select} FROM ${from} WHERE ${sql} ORDER BY ${alias}created_at DESC, ${alias}id DESC LIMIT ?`).all(...args) as unknown as T[];

@@ -192,11 +192,12 @@ export function companyProfile(storage: Storage, companyId: string): CompanyProf
   return r ? parseProfile(r.profile) : null;
 }
 
-/** Sets profile fields; audited in both environments' logs like every company change (README, Audit log). */
+/** Sets profile fields; a real change is audited in both environments' logs like every company change (README, Audit log). */
 export function setCompanyProfile(storage: Storage, companyId: string, change: ProfileChange, now: number): CompanyProfile {
   return storage.tx(() => {
     const r = applyProfileChange(companyProfile(storage, companyId), change);
     if (!r.ok) throw new TenancyError(r.errors.join("; "));
+    if (r.fields.length === 0) return r.profile;
     storage.stmt("UPDATE companies SET profile = ?, updated_at = ? WHERE id = ?").run(JSON.stringify(r.profile), iso(now), companyId);
     const audit = new AuditLog(storage);
     for (const env of ["test", "live"] as const)
@@ -208,4 +209,12 @@ export function setCompanyProfile(storage: Storage, companyId: string, change: P
 /** The threshold that applies to a transfer of the company now (domain `selectThreshold`; README "Which threshold applies"). */
 export function applicableThreshold(storage: Storage, companyId: string, o: { type: ThresholdType; now: number }): ThresholdSelection {
   return selectThreshold(new Thresholds(storage).all(companyId), companyProfile(storage, companyId), o);
+}
+
+/** The company as a VASP (originating VASP of its outgoing transfers): its LEI when the profile has one, else its ID. */
+export function ownVasp(storage: Storage, companyId: string): { id: string; name: string } {
+  const row = storage.stmt("SELECT name FROM companies WHERE id = ?").get(companyId) as { name: string };
+  const profile = companyProfile(storage, companyId);
+  const lei = profile?.identifiers.find((i) => i.type === "LEI")?.value;
+  return { id: lei ?? companyId, name: profile?.legalName ?? row.name };
 }

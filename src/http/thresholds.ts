@@ -1,0 +1,146 @@
+// /api/v2/thresholds: list, create, read, change (Part 2, "Rules and thresholds"). Thresholds are the company's; only live keys change them.
+import { Type } from "@sinclair/typebox";
+import { apiError, type Issue } from "../domain/errors.ts";
+import { normalizeForSearch } from "../domain/customers.ts";
+import { CURRENCY_CODES, LIMITS, THRESHOLD_TYPES, validateCreateThreshold, type Threshold } from "../domain/thresholds.ts";
+import { Thresholds } from "../adapters/storage/repos/thresholds.ts";
+import type { Storage } from "../adapters/storage/index.ts";
+import { created, ok, page, type ApiKit, type RouteContext } from "./kit.ts";
+import { q, type QueryParam } from "./query.ts";
+
+export interface ThresholdRouteDeps {
+  storage: Storage;
+}
+
+const ID = /^thr_[0-9a-z]{26}$/;
+const read = { scope: "thresholds:read", permission: "thresholds:view" } as const;
+// Part 2 Authentication 4: thresholds are shared by both environments; only a live key changes them.
+const create = { scope: "thresholds:write", permission: "thresholds:create", liveOnly: true } as const;
+const update = { scope: "thresholds:write", permission: "thresholds:update", liveOnly: true } as const;
+
+/** A choice filter: as for rules (Part 2), an empty value or `all` means no filter (null). */
+function choice<const V extends string>(values: readonly V[]): QueryParam<V | null> {
+  return {
+    schema: Type.Union([...values, "all"].map((v) => Type.Literal(v))),
+    parse: (raw) =>
+      raw === "" || raw === "all" ? { value: null } : (values as readonly string[]).includes(raw) ? { value: raw as V } : { error: `must be one of ${values.join(", ")} or all` },
+  };
+}
+
+const fields = {
+  countryCode: Type.String({ description: "ISO 3166-1 alpha-2, EU, or DEFAULT; immutable" }),
+  type: Type.Union([Type.Literal("tr"), Type.Literal("str")], { description: "immutable" }),
+  name: Type.String({ minLength: 1, maxLength: LIMITS.name }),
+  thresholdAmount: Type.Union([Type.String({ pattern: "^\\d+(\\.\\d+)?$" }), Type.Number({ minimum: 0 })], { description: "at least 0, at most 8 decimals; answered as a decimal string" }),
+  thresholdCurrency: Type.Union([...CURRENCY_CODES].map((c) => Type.Literal(c)), { default: "USD" }),
+  regulation: Type.String({ minLength: 1, maxLength: LIMITS.regulation }),
+  regulatoryBody: Type.Union([Type.String({ maxLength: LIMITS.regulatoryBody }), Type.Null()]),
+  effectiveDate: Type.Union([Type.String({ description: "YYYY-MM-DD or an ISO 8601 instant with a time zone" }), Type.Null()]),
+  filingDeadlineDays: Type.Union([Type.Integer({ minimum: 1, maximum: 365, description: "str only" }), Type.Null()]),
+  isEUMember: Type.Boolean({ default: false }),
+  requiresOriginatorAccount: Type.Boolean({ default: true }),
+  isActive: Type.Boolean({ default: true, description: "switching an active threshold off needs the role permission thresholds:disable" }),
+  notes: Type.Union([Type.String({ maxLength: LIMITS.notes }), Type.Null()]),
+};
+const { countryCode, type, name, thresholdAmount, regulation, ...optional } = fields;
+const createBody = Type.Object(
+  { countryCode, type, name, thresholdAmount, regulation, ...Object.fromEntries(Object.entries(optional).map(([k, s]) => [k, Type.Optional(s)])) },
+  { additionalProperties: false },
+);
+const updateBody = Type.Partial(Type.Object(fields, { additionalProperties: false }), { minProperties: 1 });
+
+function notFound(id: string): never {
+  throw apiError("THRESHOLD_NOT_FOUND", { details: { resource: "Threshold", id } });
+}
+
+function invalid(issues: Issue[]): never {
+  throw apiError("VALIDATION_ERROR", { status: 422, message: issues.map((i) => `${i.path || "body"}: ${i.message}`).join("; "), details: { issues } });
+}
+
+/** List order (Part 2: by jurisdiction, then type); the ID breaks no ties (the pair is unique) but keeps the order total. */
+const listKey = (t: Threshold) => [t.countryCode, t.type, t.id] as const;
+function after(a: Threshold, b: Threshold): boolean {
+  const [x, y] = [listKey(a), listKey(b)];
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i] > y[i];
+  return false;
+}
+
+export function thresholdRoutes(kit: ApiKit, deps: ThresholdRouteDeps) {
+  const repo = new Thresholds(deps.storage);
+  const changer = (c: RouteContext) => ({ actor: c.auth.actor, memberId: c.auth.member.id });
+
+  return kit.group("/api/v2/thresholds", (r) =>
+    r
+      .get(
+        "/",
+        {
+          summary: "List the company's thresholds by jurisdiction, then type; meta.activeCount counts every active one (0: FATF fallbacks apply)",
+          access: read,
+          tags: ["thresholds"],
+          query: { type: choice(THRESHOLD_TYPES), status: choice(["active", "inactive"] as const), search: q.string(LIMITS.search), limit: q.limit(100), cursor: q.cursor() },
+        },
+        (c) => {
+          const companyId = c.auth.company.id;
+          const { type, status, search, limit, cursor } = c.query;
+          // At most (249 + 2) jurisdictions × 2 types per company: filtered in memory, with Unicode-aware search.
+          const all = repo.all(companyId);
+          const needle = search === undefined ? undefined : normalizeForSearch(search);
+          const matches = all.filter(
+            (t) =>
+              (!type || t.type === type) &&
+              (!status || t.isActive === (status === "active")) &&
+              (needle === undefined || [t.countryCode, t.name, t.regulation, t.regulatoryBody].some((s) => s !== null && normalizeForSearch(s).includes(needle))),
+          );
+          let start = 0;
+          if (cursor !== undefined) {
+            // Part 2: the cursor of this list is a threshold ID (of this company); anything else was not handed out.
+            const at = ID.test(cursor) ? all.find((t) => t.id === cursor) : undefined;
+            if (!at) throw apiError("INVALID_CURSOR", { message: "The cursor must be the ID of one of the company's thresholds (meta.cursor of the previous page)" });
+            start = matches.findIndex((t) => after(t, at));
+            if (start < 0) start = matches.length;
+          }
+          const rows = matches.slice(start, start + limit);
+          const hasMore = matches.length > start + limit;
+          return page(rows, { cursor: hasMore ? rows[rows.length - 1].id : null, hasMore, total: matches.length, limit }, { activeCount: repo.activeCount(companyId) });
+        },
+      )
+      .post("/", { summary: "Create a threshold (live key)", access: create, body: createBody, validate: false, validationStatus: 422, tags: ["thresholds"] }, (c) => {
+        const v = validateCreateThreshold(c.body);
+        if (!v.ok) invalid(v.issues);
+        const res = repo.create(c.auth.company.id, v.value, changer(c), c.now);
+        if (!res.ok)
+          throw apiError("THRESHOLD_EXISTS", {
+            message: `The company already has a ${v.value.type} threshold for ${v.value.countryCode}`,
+            details: { countryCode: v.value.countryCode, type: v.value.type, id: res.existingId },
+          });
+        return created(res.threshold);
+      })
+      .get("/:id", { summary: "One threshold", access: read, tags: ["thresholds"] }, (c) => {
+        const t = ID.test(c.params.id) ? repo.get(c.auth.company.id, c.params.id) : undefined;
+        return t ? ok(t) : notFound(c.params.id);
+      })
+      .patch("/:id", { summary: "Change a threshold (live key; not countryCode or type)", access: update, body: updateBody, validate: false, validationStatus: 422, tags: ["thresholds"] }, (c) => {
+        const id = c.params.id;
+        if (!ID.test(id)) notFound(id);
+        const res = repo.update(c.auth.company.id, id, c.body, { ...changer(c), canDisable: c.auth.can("thresholds:disable") }, c.now);
+        if (res.ok) return ok(res.threshold);
+        switch (res.kind) {
+          case "not_found":
+            return notFound(id);
+          case "immutable":
+            throw apiError("IMMUTABLE_FIELD", { message: `${res.fields.join(" and ")} cannot be changed; create a threshold for another jurisdiction or type`, details: { fields: res.fields } });
+          case "invalid":
+            return invalid(res.issues);
+          case "needs_disable":
+            throw apiError("INSUFFICIENT_PERMISSION", {
+              message: `The role ${c.auth.member.role} lacks the permission thresholds:disable (switching an active threshold off)`,
+              details: { permission: "thresholds:disable" },
+            });
+          default: {
+            const never: never = res;
+            return never;
+          }
+        }
+      }),
+  );
+}
