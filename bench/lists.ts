@@ -11,18 +11,25 @@ import { newId, iso } from "../src/domain/ids.ts";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
-const dir = mkdtempSync(join(tmpdir(), "caravan-bench-lists-"));
+// BENCH_DIR keeps the filled database (and its master key) for another run; without it a temp dir is used and removed.
+const keep = process.env.BENCH_DIR;
+const dir = keep ?? mkdtempSync(join(tmpdir(), "caravan-bench-lists-"));
 
 const service = await startService({ dbPath: join(dir, "lists.db"), host: "127.0.0.1", port: 0, logLevel: "warn", env: {} });
 const { storage, pii, nameIndexKey, cursorKey } = service;
 const tenancy = new Tenancy(storage, Date.now);
 const company = tenancy.requireCompany("default");
-const member = tenancy.createMember(company.id, "bench@example.com", "owner");
+const member = tenancy.createMember(company.id, `bench-${Date.now()}@example.com`, "owner");
 const { key } = tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "test" });
 
 const GIVEN = ["Anna", "Bram", "Chen", "Dara", "Emil", "Fatima", "Goran", "Hana", "Ivan", "Julia", "Kofi", "Lena"];
 const FAMILY = ["Smith", "de Vries", "Okafor", "Nakamura", "Rossi", "Novak", "Haddad", "Silva", "Kowalski", "Jansen"];
 
+const already = (storage.client.prepare("SELECT count(*) AS n FROM customers").get() as { n: number }).n;
+if (already === 0) await fill();
+else console.log(`reusing ${already.toLocaleString()} customers in ${dir}`);
+
+async function fill() {
 console.log(`filling ${ROWS.toLocaleString()} customers and ${ROWS.toLocaleString()} wallets ...`);
 const t0 = performance.now();
 const base = Date.parse("2025-01-01T00:00:00.000Z");
@@ -48,6 +55,7 @@ for (let start = 0; start < ROWS; start += BATCH) {
 }
 storage.client.exec("ANALYZE");
 console.log(`filled in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+}
 
 function cursorAt(table: "customers" | "wallets", list: string, offset: number): string {
   const row = storage.client
@@ -74,7 +82,8 @@ async function measure(label: string, url: string, headers: Record<string, strin
 }
 
 const bare = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => Response.json({ data: [], meta: {} }) });
-const deep = Math.floor(ROWS * 0.9);
+const rows = (storage.client.prepare("SELECT count(*) AS n FROM customers WHERE company_id = ?").get(company.id) as { n: number }).n;
+const deep = Math.floor(rows * 0.9);
 const u = service.url;
 const baseline = await measure("baseline: bare Bun.serve JSON", `http://127.0.0.1:${bare.port}/`);
 const c1 = await measure("customers, first page (limit 50)", `${u}/api/v2/customers`);
@@ -88,4 +97,4 @@ console.log(`deep/first page ratio: customers ${(cDeep / c1).toFixed(2)}, wallet
 
 bare.stop(true);
 await service.stop();
-rmSync(dir, { recursive: true, force: true });
+if (!keep) rmSync(dir, { recursive: true, force: true });
