@@ -26,7 +26,7 @@ const ID = /^cus_[0-9a-z]{26}$/;
 const read = { scope: "customers:read", permission: "customers:view" } as const;
 const write = { scope: "customers:write", permission: "customers:update" } as const;
 /** Names found through the blind index are checked against the real name; at most this many candidates. */
-const NAME_CANDIDATES = 10_000;
+const NAME_CANDIDATES = 50_000;
 
 function notFound(id: string): never {
   throw apiError("CUSTOMER_NOT_FOUND", { details: { resource: "Customer", id } });
