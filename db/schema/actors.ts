@@ -13,6 +13,8 @@ export const actorMessages = sqliteTable(
     attempts: integer("attempts").notNull().default(0),
     lastError: text("last_error"),
     replyTo: text("reply_to"),
+    /** Times the handler committed part of its work before finishing (ctx.checkpoint): a replay knows it. */
+    checkpoints: integer("checkpoints").notNull().default(0),
     createdAt: integer("created_at").notNull(),
   },
   (t) => [index("actor_messages_actor_id").on(t.actor, t.id), index("actor_messages_due").on(t.dueAt)],

@@ -11,6 +11,7 @@ export interface MessageRow {
   attempts: number;
   last_error: string | null;
   reply_to: string | null;
+  checkpoints: number;
 }
 
 export interface MessageRef {
@@ -39,6 +40,10 @@ export class Mailbox {
     return this.s
       .stmt("SELECT id, actor, due_at, retry_at FROM actor_messages WHERE id > ? ORDER BY id LIMIT ?")
       .all(afterId, limit) as unknown as MessageRef[];
+  }
+
+  markCheckpoint(id: number): void {
+    this.s.stmt("UPDATE actor_messages SET checkpoints = checkpoints + 1 WHERE id = ?").run(id);
   }
 
   ack(id: number): void {

@@ -455,6 +455,26 @@ export class ActorRuntime {
         replied = true;
         reply = v;
       },
+      checkpoints: row.checkpoints ?? 0,
+      checkpoint: async () => {
+        const w = writes.splice(0);
+        const out = outgoing.splice(0);
+        const ev = events.splice(0);
+        const stateNow = JSON.stringify(ctx.state ?? null);
+        const ids: number[] = [];
+        const seqs: number[] = [];
+        await this.commit(() => {
+          for (const f of w) f(this.storage);
+          for (const o of out) ids.push(this.mailbox.insert(o.to, o.body, o.dueAt, o.replyTo, now));
+          const at = iso(now);
+          for (const e of ev) seqs.push(this.mailbox.insertEvent(newId("evt", now), e, at));
+          this.mailbox.saveState(address, stateNow, resident.lastMessageId, now);
+          this.mailbox.markCheckpoint(row.id);
+        });
+        resident.state = JSON.parse(stateNow);
+        out.forEach((o, i) => this.index({ id: ids[i], actor: o.to, due_at: o.dueAt, retry_at: null }));
+        for (const seq of seqs) for (const l of this.eventListeners) l(seq);
+      },
     };
 
     try {

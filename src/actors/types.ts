@@ -37,6 +37,13 @@ export interface ActorContext<S> {
   write(fn: (storage: Storage) => void): void;
   /** The answer to an `ask`; ignored for a `tell`. */
   reply(value: unknown): void;
+  /**
+   * Commits the state, writes, messages and events recorded so far, without acknowledging the message:
+   * "record what will be sent, then send". A replay of the message after a crash sees `checkpoints` > 0.
+   */
+  checkpoint(): Promise<void>;
+  /** How many checkpoints of this message committed before (0 on a first delivery). */
+  readonly checkpoints: number;
 }
 
 export interface ActorKind<S = unknown, M = unknown> {

@@ -97,3 +97,31 @@ test("events emitted by a handler commit with its state and are numbered in orde
   await runtime.stop();
   storage.close();
 });
+
+test("a checkpoint commits what was recorded so far; a replay of the message knows it (record, then send)", async () => {
+  const seen: number[] = [];
+  let firstRun = true;
+  const { storage, runtime } = await runtimeWith(async (ctx) => {
+    seen.push(ctx.checkpoints);
+    if (ctx.checkpoints === 0) {
+      ctx.state.n = 1;
+      ctx.emit({ companyId: "c", environment: "test", type: "attempt.recorded", entityType: "t", entityId: ctx.id, data: {} });
+      await ctx.checkpoint();
+      if (firstRun) {
+        firstRun = false;
+        throw new Error("the process died while sending");
+      }
+    }
+    ctx.state.n = ctx.state.n + 10;
+  });
+  await runtime.tell("t:a", {});
+  await new Promise((r) => setTimeout(r, 100));
+  await runtime.idle();
+  expect(seen).toEqual([0, 1]); // the replay saw the checkpoint
+  const st = storage.client.prepare("SELECT state FROM actor_state WHERE address = 't:a'").get() as { state: string };
+  expect(JSON.parse(st.state).n).toBe(11); // checkpointed state kept, then finished
+  expect(storage.client.prepare("SELECT count(*) AS n FROM events WHERE type = 'attempt.recorded'").get()).toEqual({ n: 1 });
+  expect(storage.client.prepare("SELECT count(*) AS n FROM actor_messages").get()).toEqual({ n: 0 });
+  await runtime.stop();
+  storage.close();
+});

@@ -1,0 +1,1 @@
+ALTER TABLE `actor_messages` ADD `checkpoints` integer DEFAULT 0 NOT NULL;
