@@ -98,7 +98,17 @@ function registerActors(s: Services): void {
       activeTransferIds: (companyId, env, customerId) => transfers.activeForCustomer(companyId, env, customerId),
     }),
   );
-  s.runtime.register(transferActor({ pii: s.pii, providers: s.providers }));
+  s.runtime.register(
+    transferActor({
+      pii: s.pii,
+      providers: s.providers,
+      priceUsd: async ({ companyId, environment, assetId, amount }) => {
+        const asset = s.catalog.assets.find((a) => a.id === assetId);
+        if (!asset) return null;
+        return (await s.pricing.value({ companyId, environment, asset, amount, currency: "USD" })).value;
+      },
+    }),
+  );
   for (const [name, pattern] of Object.entries(SWEEPS) as [SweepName, string][]) s.runtime.sweep(name, pattern, (now) => s.providers.sweep?.(name, now));
 }
 

@@ -11,6 +11,11 @@ import type { Environment } from "../domain/types.ts";
 import type { ErrorCode } from "../domain/errors.ts";
 import { eventForState, transferEventData, type HistoryEntry } from "./transfer-presenter.ts";
 import type { Outcome } from "./customer.ts";
+import { cascadeOrder, decide, discoverRound, submissionAttempt, type Attempt, type RoutingState } from "./routing.ts";
+import type { OutgoingTransfer } from "../adapters/providers/types.ts";
+import type { Person } from "../domain/ivms101/index.ts";
+import type { Protocol } from "../domain/transfers.ts";
+import { VaspDirectory } from "../adapters/storage/repos/vasps.ts";
 
 interface Scoped {
   companyId: string;
@@ -20,23 +25,32 @@ interface Scoped {
 
 export type TransferMsg =
   | (Scoped & { type: "start" })
+  | (Scoped & { type: "discover" })
   | (Scoped & { type: "action"; body: Record<string, unknown> })
   | (Scoped & { type: "expire" });
 
 export interface TransferDeps {
   pii: Sealer;
   providers: ProviderRegistry;
+  /** The amount valued in USD (provider_b's tradePrice), or null when no rate is known. */
+  priceUsd(p: { companyId: string; environment: Environment; assetId: string; amount: string }): Promise<string | null>;
+}
+
+export interface TransferActorState {
+  routing?: RoutingState;
+  /** A transaction hash once tried must be repeated (Part 3, provider_b). */
+  triedTxHash?: string;
 }
 
 type Result = Outcome<{ id: string; state: string; status: { ours: string | null; theirs: string | null }; txHash: string | null }> & { meta?: Record<string, unknown> };
 
 const refuse = (code: ErrorCode, message: string, details?: Record<string, unknown>) => ({ ok: false as const, code, message, details });
 
-export function transferActor(deps: TransferDeps): ActorKind<Record<string, never>, TransferMsg> {
+export function transferActor(deps: TransferDeps): ActorKind<TransferActorState, TransferMsg> {
   return {
     kind: "transfer",
     initialState: () => ({}),
-    handle(ctx, msg) {
+    async handle(ctx, msg) {
       const repo = new Transfers(ctx.storage);
       const t = repo.get(msg.companyId, msg.environment, ctx.id);
       if (!t) {
@@ -46,9 +60,11 @@ export function transferActor(deps: TransferDeps): ActorKind<Record<string, neve
       const h = new Handling(ctx, msg, t, deps);
       switch (msg.type) {
         case "start":
-          return ctx.reply(h.start());
+          return ctx.reply(await h.start());
+        case "discover":
+          return ctx.reply(await h.route());
         case "action":
-          return ctx.reply(h.action(msg.body));
+          return ctx.reply(await h.action(msg.body));
         case "expire":
           return ctx.reply(h.expire());
         default: {
@@ -63,7 +79,7 @@ export function transferActor(deps: TransferDeps): ActorKind<Record<string, neve
 class Handling {
   private readonly at: string;
   constructor(
-    private readonly ctx: ActorContext<Record<string, never>>,
+    private readonly ctx: ActorContext<TransferActorState>,
     private readonly msg: TransferMsg,
     private t: TransferRow,
     private readonly deps: TransferDeps,
@@ -105,27 +121,139 @@ class Handling {
     };
   }
 
+  private persons(field: "originator" | "beneficiary"): Person[] {
+    const sealed = field === "originator" ? this.t.originator_sealed : this.t.beneficiary_sealed;
+    return sealed ? (JSON.parse(this.deps.pii.open(sealed, `transfer:${this.t.id}:${field}`)) as Person[]) : [];
+  }
+
+  private async outgoing(): Promise<OutgoingTransfer> {
+    const t = this.t;
+    return {
+      id: t.id,
+      companyId: t.company_id,
+      environment: t.environment,
+      asset: t.asset,
+      assetId: t.asset_id ?? "",
+      network: t.network,
+      amount: t.amount,
+      originatorAddress: t.originator_address,
+      beneficiaryAddress: t.beneficiary_address,
+      originatorPersons: this.persons("originator"),
+      beneficiaryPersons: this.persons("beneficiary"),
+      usdValue: await this.deps.priceUsd({ companyId: t.company_id, environment: t.environment, assetId: t.asset_id ?? "", amount: t.amount }).catch(() => null),
+      // Queued transfers are those at or above the Travel Rule threshold (Part 1, create outcomes).
+      isExceedingThreshold: true,
+      expiresAt: t.expires_at,
+    };
+  }
+
+  private addAttempt(a: Omit<Attempt, "id" | "order">): void {
+    const attempts: Attempt[] = JSON.parse(this.t.attempts);
+    attempts.push({ ...a, id: `att_${this.t.id.slice(4)}_${attempts.length + 1}`, order: attempts.length + 1 });
+    this.t = { ...this.t, attempts: JSON.stringify(attempts) };
+    const row = this.t;
+    this.ctx.write((s) => new Transfers(s).update(row.id, { attempts: row.attempts }));
+  }
+
+  private updateLastAttempt(patch: Partial<Attempt>): void {
+    const attempts: Attempt[] = JSON.parse(this.t.attempts);
+    attempts[attempts.length - 1] = { ...attempts[attempts.length - 1], ...patch };
+    this.t = { ...this.t, attempts: JSON.stringify(attempts) };
+    const row = this.t;
+    this.ctx.write((s) => new Transfers(s).update(row.id, { attempts: row.attempts }));
+  }
+
   /** Queued → routed to a provider. With no provider able to carry it any more, the transfer fails. */
-  start(): Outcome {
+  async start(): Promise<Outcome> {
     if (this.t.state !== "queued") return { ok: true, data: { id: this.t.id, state: this.t.state } };
+    const beneficiaryPersons = this.persons("beneficiary");
     const caps = this.deps.providers.capabilities(this.t.company_id, this.t.environment, {
       assetId: this.t.asset_id ?? "",
       asset: this.t.asset,
       network: this.t.network,
       amount: this.t.amount,
-      beneficiaryPersonCount: this.t.beneficiary_sealed ? (JSON.parse(this.deps.pii.open(this.t.beneficiary_sealed, `transfer:${this.t.id}:beneficiary`)) as unknown[]).length : 0,
+      beneficiaryPersonCount: beneficiaryPersons.length,
       hasOriginatorAddress: this.t.originator_address !== null,
     });
-    const attempts: unknown[] = JSON.parse(this.t.attempts);
-    if (!caps.some((c) => c.ok)) {
+    const capable = caps.filter((c) => c.ok).map((c) => c.provider);
+    if (capable.length === 0) {
       const reasons = caps.filter((c) => !c.ok).map((c) => (c as { reason: string }).reason);
-      attempts.push({ id: `att_${attempts.length + 1}`, provider: null, displayName: null, protocol: null, order: attempts.length + 1, status: "error", externalId: null, error: "No enabled provider can carry the transfer", durationMs: 0 });
-      this.change("failed", { attempts: JSON.stringify(attempts) }, "routing_failed", { reasons });
+      this.addAttempt({ provider: null, displayName: null, protocol: null, status: "error", externalId: null, error: "No enabled provider can carry the transfer", durationMs: 0 });
+      this.change("failed", {}, "routing_failed", { reasons });
       return { ok: true, data: { id: this.t.id, state: this.t.state } };
     }
-    // Provider exchange: the providers issue plugs the cascade in here.
-    this.change("processing", {}, "processing_started");
-    return { ok: true, data: { id: this.t.id, state: this.t.state } };
+    this.ctx.state.routing = { startedAt: this.ctx.now, order: cascadeOrder(capable, this.t.preferred_protocol as Protocol | null), discoveries: {}, done: [] };
+    this.change("processing", {}, "routing_started", { order: this.ctx.state.routing.order });
+    return this.route();
+  }
+
+  /** One discovery round, then submit to the first provider that found the VASP, wait, or fail. */
+  async route(): Promise<Outcome> {
+    const state = this.ctx.state.routing;
+    if (!state || this.t.state !== "processing") return { ok: true, data: { id: this.t.id, state: this.t.state } };
+    // A replay after the process died between recording and sending: what was sent is unknown (Part 3).
+    const attempts: Attempt[] = JSON.parse(this.t.attempts);
+    const last = attempts[attempts.length - 1];
+    if (last?.status === "submitting") {
+      this.updateLastAttempt({ status: "submission_unknown", error: "The service stopped while the request was being sent" });
+      this.change("failed", {}, "submission_unknown");
+      return { ok: true, data: { id: this.t.id, state: this.t.state } };
+    }
+    const t = await this.outgoing();
+    await discoverRound(this.deps.providers, t, state, this.ctx.now, (a) => this.addAttempt(a));
+    for (;;) {
+      const next = decide(state, this.ctx.now, (a) => this.addAttempt(a), (p) => this.deps.providers.displayName(p));
+      if (next.kind === "wait") {
+        const { companyId, environment, actor } = this.msg;
+        this.ctx.tell(`transfer:${this.t.id}`, { type: "discover", companyId, environment, actor }, { dueAt: next.dueAt });
+        return { ok: true, data: { id: this.t.id, state: this.t.state } };
+      }
+      if (next.kind === "failed") {
+        this.change("failed", {}, "routing_failed", { reason: next.reason });
+        return { ok: true, data: { id: this.t.id, state: this.t.state } };
+      }
+      const p = next.provider;
+      const adapter = this.deps.providers.adapter(p);
+      const actx = this.deps.providers.context(this.t.company_id, this.t.environment, p, this.ctx.now);
+      state.done.push(p);
+      if (!adapter?.submit || !actx) {
+        this.addAttempt({ provider: p, displayName: this.deps.providers.displayName(p), protocol: p, status: "error", externalId: null, error: `${p} cannot send`, durationMs: 0 });
+        continue;
+      }
+      // Record what will be sent, commit it, then send (a crash in between is a known submission_unknown).
+      this.addAttempt({ provider: p, displayName: this.deps.providers.displayName(p), protocol: p, status: "submitting", externalId: null, error: null, durationMs: 0 });
+      await this.ctx.checkpoint();
+      const began = Date.now();
+      const result = await adapter.submit(t, next.vasp, actx);
+      this.updateLastAttempt(submissionAttempt(p, this.deps.providers.displayName(p), result, Date.now() - began));
+      if (result.kind === "not_taken") continue;
+      if (result.kind === "unknown") {
+        this.change("failed", { protocol: p, provider_external_id: result.externalId }, "submission_unknown", { provider: p });
+        return { ok: true, data: { id: this.t.id, state: this.t.state } };
+      }
+      this.applyAnswer(p, result);
+      return { ok: true, data: { id: this.t.id, state: this.t.state } };
+    }
+  }
+
+  private applyAnswer(p: Protocol, r: Extract<import("../adapters/providers/types.ts").Submission, { kind: "answered" }>): void {
+    const messages = JSON.parse(this.t.messages) as { type: string; direction: string; timestamp: string }[];
+    messages.push({ type: "transfer_request", direction: "outbound", timestamp: this.at }, { type: "transfer_response", direction: "inbound", timestamp: this.at });
+    const common: Partial<TransferRow> = {
+      protocol: p,
+      provider_external_id: r.externalId,
+      beneficiary_vasp_id: r.vaspId,
+      beneficiary_vasp_name: r.vaspName,
+      messages: JSON.stringify(messages),
+    };
+    const row = this.t;
+    this.ctx.write((s) => new VaspDirectory(s).record(row.company_id, row.environment, r.vaspId, r.vaspName, "transfer_history", this.at));
+    if (r.theirs === "rejected") {
+      this.change("rejected", { ...common, status: "rejected", theirs_status: "rejected", rejection_reason: r.reasonType ?? "UNKNOWN" }, "counterparty_rejected", { reasonType: r.reasonType ?? "UNKNOWN" });
+      return;
+    }
+    // The beneficiary data is screened before authorizing; with no screening rule it is approved (Part 3).
+    this.change("awaiting_counterparty", { ...common, status: "approved", theirs_status: "accepted", ours_status: "accepted", matched_at: this.at }, "counterparty_accepted");
   }
 
   expire(): Outcome {
@@ -133,7 +261,7 @@ class Handling {
     return { ok: true, data: { id: this.t.id, state: this.t.state } };
   }
 
-  action(body: Record<string, unknown>): Result {
+  async action(body: Record<string, unknown>): Promise<Result> {
     const action = body.action;
     const previousState = this.t.state;
     switch (action) {
@@ -179,6 +307,8 @@ class Handling {
     }
     if (errors.length) return refuse("VALIDATION_ERROR", errors.join("; "), { validationErrors: errors });
     if ((FINAL_STATES as readonly string[]).includes(previousState)) return refuse("INVALID_REQUEST", `A ${previousState} transfer cannot be rejected`);
+    // Part 3: reject on a provider_b transfer is refused.
+    if (this.t.protocol === "provider_b") return refuse("INVALID_REQUEST", "A transfer carried by provider_b cannot be rejected through the API");
     const details = typeof body.details === "string" ? body.details : null;
     this.change("rejected", {
       status: "rejected",
@@ -191,7 +321,7 @@ class Handling {
     return this.answer("reject", previousState);
   }
 
-  private accept(body: Record<string, unknown>, previousState: string): Result {
+  private async accept(body: Record<string, unknown>, previousState: string): Promise<Result> {
     // A txHash that is not a non-empty string is ignored (Part 1).
     const txHash = typeof body.txHash === "string" && body.txHash !== "" ? body.txHash : null;
     if (txHash !== null && !isTxHash(txHash)) return refuse("VALIDATION_ERROR", "txHash must be a 32-byte hexadecimal hash, with or without 0x", { validationErrors: ["txHash: must be a 32-byte hexadecimal hash"] });
@@ -202,7 +332,20 @@ class Handling {
     if (txHash === null) return refuse("INVALID_REQUEST", "An outgoing transfer is accepted with its txHash");
     if (this.t.theirs_status !== "accepted" || this.t.status !== "approved" || !["awaiting_counterparty", "accepted"].includes(previousState))
       return refuse("INVALID_REQUEST", `The transaction can be confirmed only once the counterparty accepted and the verdict is approved, in awaiting_counterparty or accepted (it is ${previousState})`);
-    // Reporting the transaction to the carrying provider comes first; the providers issue plugs it in here.
-    return refuse("INVALID_REQUEST", `The transfer's provider ${this.t.protocol ?? "(none)"} cannot take the transaction report`);
+    const p = this.t.protocol as Protocol | null;
+    const adapter = p ? this.deps.providers.adapter(p) : undefined;
+    const actx = p ? this.deps.providers.context(this.t.company_id, this.t.environment, p, this.ctx.now) : null;
+    if (!p || !adapter?.reportTransaction || !actx) return refuse("INVALID_REQUEST", `The transfer's provider ${p ?? "(none)"} cannot take the transaction report`);
+    // A hash once tried must be repeated (Part 3, provider_b): a different one is refused.
+    if (this.ctx.state.triedTxHash && this.ctx.state.triedTxHash !== txHash) return refuse("INVALID_REQUEST", `${this.deps.providers.displayName(p)} request failed (TXID_ALREADY_EXISTS)`);
+    this.ctx.state.triedTxHash = txHash;
+    await this.ctx.checkpoint();
+    const t = await this.outgoing();
+    const result = await adapter.reportTransaction({ ...t, externalId: this.t.provider_external_id ?? "", vaspId: this.t.beneficiary_vasp_id ?? "" }, txHash, actx);
+    if (!result.ok) return refuse("INVALID_REQUEST", result.message);
+    // Strict notification: the provider was told first; only now the transfer changes.
+    this.change("completed", { tx_hash: txHash, accepted_at: this.t.accepted_at ?? this.at, completed_at: this.at }, "transaction_reported");
+    this.audit("transfer.completed");
+    return this.answer("accept", previousState);
   }
 }

@@ -1,6 +1,7 @@
 // Which Travel Rule providers can carry a transfer: the seam where provider adapters plug in.
 import type { Environment } from "../../domain/types.ts";
 import type { Protocol } from "../../domain/transfers.ts";
+import type { AdapterContext, ProviderAdapter } from "./types.ts";
 
 /** What a provider needs to know to say whether it can carry an outgoing transfer. */
 export interface TransferCandidate {
@@ -17,6 +18,12 @@ export type Capability = { provider: Protocol; ok: true } | { provider: Protocol
 export interface ProviderRegistry {
   /** Every provider of the company and environment with its verdict: enabled, has credentials, can carry it. */
   capabilities(companyId: string, env: Environment, t: TransferCandidate): Capability[];
+  /** The adapter of a provider, when one exists. */
+  adapter(name: Protocol): ProviderAdapter | undefined;
+  /** Credentials and the outbound client for a call, or null without enabled credentials. */
+  context(companyId: string, env: Environment, name: Protocol, now: number): AdapterContext | null;
+  /** Display name of a provider (for cascade attempts). */
+  displayName(name: Protocol): string;
   /** Periodic work a provider needs (Part 3: polling, exchange stall, expiry); run by the croner sweeps. */
   sweep?(name: SweepName, now: number): void | Promise<void>;
 }
@@ -33,6 +40,9 @@ export type SweepName = keyof typeof SWEEPS;
 
 /** The registry while no provider adapter exists: every provider answers that it is not enabled. */
 export const noProviders: ProviderRegistry = {
+  adapter: () => undefined,
+  context: () => null,
+  displayName: (name) => name,
   capabilities: () =>
     (["provider_a", "provider_b", "provider_c", "provider_d", "provider_e"] as const).map((provider) => ({ provider, ok: false, reason: `${provider} is not enabled` })),
 };

@@ -1,0 +1,73 @@
+// The surface every Travel Rule provider adapter shares: capability, discovery, send, transaction report, cancel.
+// Outcomes are values (Part 3 refusals), never exceptions: the transfer actor decides without try/catch ladders.
+import type { Environment } from "../../domain/types.ts";
+import type { Person } from "../../domain/ivms101/index.ts";
+import type { Protocol } from "../../domain/transfers.ts";
+import type { TransferCandidate } from "./registry.ts";
+
+/** An outgoing transfer as an adapter sees it: decrypted persons, credentials of its environment. */
+export interface OutgoingTransfer {
+  id: string;
+  companyId: string;
+  environment: Environment;
+  asset: string;
+  assetId: string;
+  network: string;
+  amount: string;
+  originatorAddress: string | null;
+  /** Canonical form: address with `?dt=`/`?memo=` when tagged. */
+  beneficiaryAddress: string;
+  originatorPersons: Person[];
+  beneficiaryPersons: Person[];
+  /** The valuation in USD (Part 3, provider_b: tradePrice) and whether it reaches the threshold. */
+  usdValue: string | null;
+  isExceedingThreshold: boolean;
+  expiresAt: string | null;
+}
+
+export interface AdapterContext {
+  credentials: Record<string, string>;
+  /** The SSRF-guarded fetch with the adapter's timeout. */
+  fetch: typeof fetch;
+  now: number;
+}
+
+export type Discovery =
+  | { kind: "found"; vaspId: string; vaspName: string | null }
+  | { kind: "not_found" }
+  /** Pending, 429, 5xx, no answer: ask again at least 11 s later, up to five minutes. */
+  | { kind: "retry"; reason: string }
+  /** Ambiguous or unusable: routing stops, the transfer fails whichever provider would carry it. */
+  | { kind: "fatal"; reason: string };
+
+export type Submission =
+  /** The provider took the transfer and answered. */
+  | {
+      kind: "answered";
+      externalId: string;
+      theirs: "accepted" | "rejected";
+      /** The beneficiary VASP's persons for the address (to screen), on acceptance. */
+      beneficiaryPersons?: Person[];
+      reasonType?: string;
+      vaspId: string;
+      vaspName: string | null;
+    }
+  /** Refused before the provider took it (the request could not be built, no VASP): another provider may try. */
+  | { kind: "not_taken"; reason: string; vaspNotFound?: boolean }
+  /** Sent, but the answer is missing or does not match the request: the outcome is unknown. */
+  | { kind: "unknown"; externalId: string | null; error: string };
+
+export type ActionResult = { ok: true } | { ok: false; message: string; code?: string };
+
+export interface ProviderAdapter {
+  readonly name: Protocol;
+  /** Part 3 "Sending capability": why this provider cannot carry the transfer, or ok. */
+  canCarry(t: TransferCandidate): { ok: true } | { ok: false; reason: string };
+  testConnection?(env: Environment, ctx: AdapterContext): Promise<{ success: boolean; message: string; error?: string }>;
+  discover?(t: OutgoingTransfer, ctx: AdapterContext): Promise<Discovery>;
+  submit?(t: OutgoingTransfer, vasp: { vaspId: string; vaspName: string | null }, ctx: AdapterContext): Promise<Submission>;
+  /** `accept` with a txHash: the transaction is reported to the provider first (strict notification). */
+  reportTransaction?(t: OutgoingTransfer & { externalId: string; vaspId: string }, txHash: string, ctx: AdapterContext): Promise<ActionResult>;
+  /** The service cancels itself at the provider (screening rejected the beneficiary data). */
+  cancel?(t: OutgoingTransfer & { externalId: string; vaspId: string }, reasonType: string, ctx: AdapterContext): Promise<ActionResult>;
+}
