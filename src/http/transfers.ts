@@ -143,7 +143,8 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
     const v = validateCreateTransfer(c.body, iso(c.now).slice(0, 10));
     if (!v.ok) throw apiError("VALIDATION_ERROR", { message: v.errors.join("; "), details: { validationErrors: v.errors, schemaName: SCHEMA_NAME } });
     const input = v.value;
-    if (!isSupportedNetwork(input.network)) throw apiError("VALIDATION_ERROR", { message: `network: ${input.network} is not a supported network`, details: { validationErrors: [`network: ${input.network} is not a supported network`], schemaName: SCHEMA_NAME } });
+    if (!isSupportedNetwork(input.network))
+      throw apiError("VALIDATION_ERROR", { message: `network ${input.network} is not a supported network`, details: { schemaName: SCHEMA_NAME } });
     const found = findAsset(deps.catalog.assets, { asset: input.asset, network: input.network });
     if (!found) refuse(`asset ${input.asset} is not known on ${input.network}`);
     if (!found!.ok) refuse(`asset ${input.asset} is ambiguous on ${input.network}; give the asset ID`);
@@ -166,6 +167,43 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
     }
     if (personsCountries(input.originatorPersons).length === 0) refuse("The originator has no country: give geographicAddress, countryOfResidence or countryOfRegistration");
 
+    const candidate = {
+      assetId: asset.id,
+      asset: input.asset,
+      network: input.network,
+      amount: input.amount,
+      beneficiaryPersonCount: input.beneficiaryPersons.length,
+      hasOriginatorAddress: originatorAddress !== null,
+    };
+    // Part 1: a create naming preferredProtocol is refused unless that provider is enabled and able to carry it.
+    if (input.preferredProtocol) {
+      const p = deps.providers.capabilities(company.id, environment, candidate).find((x) => x.provider === input.preferredProtocol);
+      if (!p || !p.ok) refuse(`preferredProtocol ${input.preferredProtocol} cannot carry the transfer: ${p && !p.ok ? p.reason : "not enabled"}`);
+    }
+    // Two creates without a key collide while the first is in progress, pricing included (409 CONFLICT).
+    const beneficiaryAddress = (beneficiary as { address: string }).address;
+    const fingerprint = key === null ? JSON.stringify([company.id, environment, input.originatorCustomerId, asset.id, input.amount, beneficiaryAddress]) : null;
+    if (fingerprint !== null) {
+      if (inFlight.has(fingerprint)) throw apiError("CONFLICT", { message: "An identical create without an Idempotency-Key is in progress; send an Idempotency-Key" });
+      inFlight.add(fingerprint);
+    }
+    try {
+      return await priceAndCreate(c, input, key, asset, originatorAddress, beneficiaryAddress, candidate);
+    } finally {
+      if (fingerprint !== null) inFlight.delete(fingerprint);
+    }
+  }
+
+  async function priceAndCreate(
+    c: RouteContext,
+    input: CreateTransferInput,
+    key: string | null,
+    asset: { id: string },
+    originatorAddress: string | null,
+    beneficiaryAddress: string,
+    candidate: import("../adapters/providers/registry.ts").TransferCandidate,
+  ) {
+    const { company, environment } = c.auth;
     // Price the amount in the applicable threshold's currency; nothing is created when pricing fails.
     let threshold: AppliedThreshold;
     let valuation: Valuation;
@@ -177,21 +215,9 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
       throw e;
     }
     const below = new Decimal(valuation.value).lt(threshold.amount);
-    if (!below) {
-      const caps = deps.providers.capabilities(company.id, environment, {
-        assetId: asset.id,
-        asset: input.asset,
-        network: input.network,
-        amount: input.amount,
-        beneficiaryPersonCount: input.beneficiaryPersons.length,
-        hasOriginatorAddress: originatorAddress !== null,
-      });
-      if (input.preferredProtocol) {
-        const p = caps.find((x) => x.provider === input.preferredProtocol);
-        if (!p || !p.ok) refuse(`preferredProtocol ${input.preferredProtocol} cannot carry the transfer: ${p && !p.ok ? p.reason : "not enabled"}`);
-      } else if (!caps.some((x) => x.ok)) {
-        refuse(`No enabled provider is able to carry the transfer (${caps.map((x) => (x.ok ? x.provider : x.reason)).join("; ")})`);
-      }
+    if (!below && !input.preferredProtocol) {
+      const caps = deps.providers.capabilities(company.id, environment, candidate);
+      if (!caps.some((x) => x.ok)) refuse(`No enabled provider is able to carry the transfer (${caps.map((x) => (x.ok ? x.provider : x.reason)).join("; ")})`);
     }
     const thresholdInfo = { amount: input.amount, asset: input.asset, threshold: threshold.amount, thresholdCurrency: threshold.currency, jurisdiction: threshold.jurisdiction, regulation: threshold.regulation };
     const n: NewTransfer = {
@@ -201,18 +227,13 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
       assetCode: input.asset,
       assetId: asset.id,
       originatorAddress,
-      beneficiaryAddress: (beneficiary as { address: string }).address,
+      beneficiaryAddress,
       outcome: below ? "completed" : "queued",
       thresholdInfo,
       fxRateId: valuation.fxRateId,
       expiresAt: below ? null : iso(c.now + EXPIRY_MS),
     };
-    const fingerprint = key === null ? JSON.stringify([company.id, environment, input.originatorCustomerId, asset.id, input.amount, n.beneficiaryAddress]) : null;
-    if (fingerprint !== null) {
-      if (inFlight.has(fingerprint)) throw apiError("CONFLICT", { message: "An identical create without an Idempotency-Key is in progress; send an Idempotency-Key" });
-      inFlight.add(fingerprint);
-    }
-    try {
+    {
       const out = unwrap(await askActor<{ idempotent: boolean; transfer: TransferRow; originatorName: string | null; beneficiaryName: string | null }>(deps.runtime, `customer:${input.originatorCustomerId}`, {
         type: "createTransfer",
         transfer: n,
@@ -222,8 +243,6 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
       }));
       if (out.data.idempotent) return idempotent(out.data.transfer);
       return answerCreated(c, out.data.transfer, input, thresholdInfo, out.data.originatorName, out.data.beneficiaryName);
-    } finally {
-      if (fingerprint !== null) inFlight.delete(fingerprint);
     }
   }
 

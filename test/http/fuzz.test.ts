@@ -15,11 +15,12 @@ let server: ChildServer;
 let key: string;
 let customerId: string;
 let walletId: string;
+let transferId: string;
 
 interface Route {
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   path: (id: string) => string;
-  idKind?: "cus" | "wal";
+  idKind?: "cus" | "wal" | "trf";
   params: string[];
   fields: string[];
 }
@@ -39,6 +40,15 @@ const ROUTES: Route[] = [
   { method: "POST", path: () => "/api/v2/wallets/verify", params: [], fields: ["address", "network"] },
   { method: "GET", path: () => "/api/v2/vasps/search", params: ["q", "limit", "cursor"], fields: [] },
   { method: "GET", path: () => "/api/v2/assets", params: ["q", "network", "assetId", "limit", "offset"], fields: [] },
+  { method: "GET", path: () => "/api/v2/transfers", params: ["direction", "state", "status", "complianceStatus", "protocol", "search", "limit", "cursor"], fields: [] },
+  {
+    method: "POST",
+    path: () => "/api/v2/transfers",
+    params: [],
+    fields: ["asset", "amount", "network", "originatorCustomerId", "originatorAddress", "beneficiaryAddress", "originator", "beneficiary", "preferredProtocol", "isUnhostedWallet", "beneficiaryVaspId"],
+  },
+  { method: "GET", path: (id) => `/api/v2/transfers/${id}`, idKind: "trf", params: ["checksLimit", "checksOffset"], fields: [] },
+  { method: "PATCH", path: (id) => `/api/v2/transfers/${id}`, idKind: "trf", params: [], fields: ["action", "txHash", "status", "reason", "details"] },
 ];
 
 const NETWORKS = ["bitcoin", "ethereum", "ripple", "stellar", "eth", ""];
@@ -74,10 +84,10 @@ function queryFor(route: Route) {
 }
 
 function idFor(route: Route) {
-  const known = route.idKind === "cus" ? fc.constant(() => customerId) : fc.constant(() => walletId);
+  const known = route.idKind === "cus" ? fc.constant(() => customerId) : route.idKind === "trf" ? fc.constant(() => transferId) : fc.constant(() => walletId);
   return fc.oneof(
     known.map((f) => f()),
-    fc.stringMatching(/^(cus|wal)_[0-9a-z]{26}$/),
+    fc.stringMatching(/^(cus|wal|trf)_[0-9a-z]{26}$/),
     fc.string({ maxLength: 40 }).map((s) => encodeURIComponent(s)),
   );
 }
@@ -112,6 +122,22 @@ beforeAll(async () => {
     })
   ).json();
   walletId = w.data.id;
+  const t = await (
+    await fetch(`${server.url}/api/v2/transfers`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({
+        asset: "BTC",
+        amount: "0.0001",
+        network: "bitcoin",
+        originatorCustomerId: customerId,
+        beneficiaryAddress: "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq",
+        originator: { originatorPersons: [{ naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: "Target", secondaryIdentifier: "Fuzz", nameIdentifierType: "LEGL" }] }, countryOfResidence: "GB" } }] },
+      }),
+    })
+  ).json();
+  transferId = t.data.id;
+  expect(transferId).toMatch(/^trf_[0-9a-z]{26}$/);
 });
 
 afterAll(async () => {
