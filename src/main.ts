@@ -8,6 +8,7 @@ import { runCompanies, runKeys, runMembers } from "./cli/tenancy.ts";
 import { runAssets } from "./cli/assets.ts";
 import { UsageError } from "./cli/usage.ts";
 import { runCustomers } from "./cli/customers.ts";
+import { runWallets } from "./cli/wallets.ts";
 
 const USAGE = `usage: caravan <command> [options]
 
@@ -18,6 +19,7 @@ commands:
   members create|list|disable|enable|role
   companies create|list|suspend|reactivate|feature|profile
   customers hold --id <customerId> [--release]
+  wallets challenge|prove|attest|proofs|revoke-proof   ownership proofs (see README)
 Every command but serve takes --json for machine-readable output.`;
 
 /** Faults the operator must fix: one clear line, exit code 1, no stack trace. */
@@ -81,6 +83,8 @@ async function main(argv: string[]): Promise<void> {
       return withStorage((s) => runAssets(s, rest, out));
     case "customers":
       return withStorage((s) => runCustomers(s, rest, out));
+    case "wallets":
+      return withStorage((s) => runWallets(s, rest, out));
     case undefined:
     case "help":
     case "--help":

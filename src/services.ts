@@ -12,12 +12,15 @@ import { Sealer } from "./adapters/crypto/envelope.ts";
 import { customerActor } from "./actors/customer.ts";
 import { transferActor } from "./actors/transfer.ts";
 import { Transfers } from "./adapters/storage/repos/transfers.ts";
+import { Proofs } from "./adapters/storage/repos/proofs.ts";
 import { createPricing, FxConfigError, type Pricing } from "./adapters/fx/index.ts";
 import { loadCatalog } from "./adapters/assets/catalog.ts";
 import type { Catalog } from "./domain/assets/catalog.ts";
 import { AssetPolicy } from "./adapters/storage/repos/assets.ts";
+import { ProviderSettings } from "./adapters/storage/repos/provider-settings.ts";
 import { noProviders, SWEEPS, type ProviderRegistry, type SweepName } from "./adapters/providers/registry.ts";
 import { DEFAULT_RATE_LIMITS, parseRateLimits, type RateLimit } from "./domain/ratelimit.ts";
+import { createWebhookServices, registerWebhooks, WebhookConfigError, type WebhookServices } from "./webhooks/setup.ts";
 
 export interface ServiceConfig {
   dbPath: string;
@@ -53,6 +56,10 @@ export interface Services {
   readonly pricing: Pricing;
   readonly catalog: Catalog;
   readonly policy: AssetPolicy;
+  /** Provider and integration settings: sealed credentials per environment, one enabled switch per company. */
+  readonly providerSettings: ProviderSettings;
+  /** Webhook delivery: the SSRF-guarded deliverer, the auto-disable rule, kicks for subscription actors. */
+  readonly webhooks: WebhookServices;
   ready(): boolean;
 }
 
@@ -110,6 +117,12 @@ function registerActors(s: Services): void {
     }),
   );
   for (const [name, pattern] of Object.entries(SWEEPS) as [SweepName, string][]) s.runtime.sweep(name, pattern, (now) => s.providers.sweep?.(name, now));
+  // Proofs past their expiry stop counting: their customer's actor recomputes `verified` (every 5 s).
+  s.runtime.sweep("wallet-proof-expiry", "*/5 * * * * *", async (now) => {
+    for (const d of new Proofs(s.storage).dueForExpiry(now))
+      await s.runtime.tell(`customer:${d.customer_id}`, { type: "expireWalletProofs", walletId: d.wallet_id, companyId: d.company_id, environment: d.environment, actor: { type: "system" } });
+  });
+  registerWebhooks(s.webhooks, s);
 }
 
 export class ConfigError extends Error {
@@ -135,7 +148,15 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     throw e instanceof FxConfigError ? new ConfigError(e.message) : e;
   }
   const runtime = new ActorRuntime(storage, { clock, concurrency: config.concurrency, log, sealer: new Sealer(masterKey.derive("mailbox")) });
+  let webhooks: WebhookServices;
+  try {
+    webhooks = createWebhookServices(runtime, config.env ?? {});
+  } catch (e) {
+    storage.close();
+    throw e instanceof WebhookConfigError ? new ConfigError(e.message) : e;
+  }
   let ready = false;
+  const secrets = new Sealer(masterKey.derive("secrets"));
   const services: Services = {
     storage,
     runtime,
@@ -147,13 +168,15 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     limiter: new RateLimiter(config.rateLimits ?? DEFAULT_RATE_LIMITS, clock),
     masterKey,
     pii: new Sealer(masterKey.derive("pii")),
-    secrets: new Sealer(masterKey.derive("secrets")),
+    secrets,
     cursorKey: masterKey.derive("cursor"),
     nameIndexKey: masterKey.derive("name-index"),
     providers: noProviders,
     pricing,
     catalog: loadCatalog(),
     policy: new AssetPolicy(storage, clock),
+    providerSettings: new ProviderSettings(storage, secrets),
+    webhooks,
     ready: () => ready,
   };
   registerActors(services);
@@ -177,6 +200,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
       stopped ??= (async () => {
         ready = false;
         await server.stop();
+        // Attempts on the wire finish (10 s at most) and their results commit before the runtime stops.
+        await webhooks.deliverer.drain();
         await runtime.stop();
         storage.close();
       })();

@@ -8,3 +8,6 @@ export * from "./wallets.ts";
 export * from "./assets.ts";
 export * from "./vasps.ts";
 export * from "./transfers.ts";
+export * from "./providers.ts";
+export * from "./webhooks.ts";
+export * from "./proofs.ts";

@@ -20,6 +20,8 @@ import { SCHEMA_NAME, type CreateTransferInput } from "../domain/transfers.ts";
 import { Transfers, type TransferRow } from "../adapters/storage/repos/transfers.ts";
 import { ownVasp } from "../adapters/storage/repos/thresholds.ts";
 import { transferEventData, type HistoryEntry } from "./transfer-presenter.ts";
+import { Proofs, noteAad, proofState, type ProofRow } from "../adapters/storage/repos/proofs.ts";
+import { deriveVerification, type Verification } from "../domain/proofs/index.ts";
 
 /** Every message names the tenant and who acts, so the actor needs no other context. */
 interface Scoped {
@@ -37,7 +39,13 @@ export type CustomerMsg =
   | (Scoped & { type: "registerWallet"; walletId: string; address: string; network: string; label: string | null })
   | (Scoped & { type: "updateWalletLabel"; walletId: string; label: string | null; labelGiven: boolean })
   | (Scoped & { type: "deleteWallet"; walletId: string })
-  | (Scoped & { type: "createTransfer"; transfer: NewTransfer });
+  | (Scoped & { type: "createTransfer"; transfer: NewTransfer })
+  // Ownership proofs change `verified`, so they are serialized with the wallet's deletion here.
+  | (Scoped & { type: "issueWalletChallenge"; walletId: string })
+  | (Scoped & { type: "proveWallet"; walletId: string; signature: string; challengeId: string | null; expiresAt: string | null })
+  | (Scoped & { type: "attestWallet"; walletId: string; note: string; expiresAt: string | null })
+  | (Scoped & { type: "revokeWalletProof"; proofId: string })
+  | (Scoped & { type: "expireWalletProofs"; walletId: string });
 
 /** A priced, validated outgoing transfer the HTTP layer asks the originator's actor to create. */
 export interface NewTransfer {
@@ -122,6 +130,16 @@ class Handling {
         return this.deleteWallet(m.walletId);
       case "createTransfer":
         return this.createTransfer(m.transfer);
+      case "issueWalletChallenge":
+        return this.issueWalletChallenge(m.walletId);
+      case "proveWallet":
+        return this.proveWallet(m);
+      case "attestWallet":
+        return this.attestWallet(m);
+      case "revokeWalletProof":
+        return this.revokeWalletProof(m.proofId);
+      case "expireWalletProofs":
+        return this.expireWalletProofs(m.walletId);
       default: {
         const _exhaustive: never = m;
         throw new Error(`unknown customer message ${JSON.stringify(_exhaustive)}`);
@@ -395,5 +413,75 @@ class Handling {
     this.ctx.write((s) => new Wallets(s).delete(w.id));
     this.audit("wallet.deleted", "Wallet", w.id);
     return { ok: true, data: { id: w.id, deleted: true } };
+  }
+
+  private issueWalletChallenge(walletId: string): Outcome {
+    const w = this.ownWallet(walletId);
+    if (!w) return refuse("WALLET_NOT_FOUND", { resource: "Wallet", id: walletId });
+    const plan = new Proofs(this.ctx.storage).planChallenge(w, this.msg.actor.memberId ?? null, this.ctx.now);
+    if (!plan.ok) return refuse("VALIDATION_ERROR", undefined, plan.reason);
+    const { row } = plan.value;
+    this.ctx.write((s) => new Proofs(s).insertChallenge(row));
+    this.audit("wallet.challenge_issued", "Wallet", w.id, { challengeId: row.id, expiresAt: row.expires_at });
+    return { ok: true, status: 201, data: plan.value };
+  }
+
+  private proveWallet(m: { walletId: string; signature: string; challengeId: string | null; expiresAt: string | null }): Outcome {
+    const w = this.ownWallet(m.walletId);
+    if (!w) return refuse("WALLET_NOT_FOUND", { resource: "Wallet", id: m.walletId });
+    const plan = new Proofs(this.ctx.storage).planSignedProof(w, { ...m, recordedBy: this.msg.actor.memberId ?? null }, this.ctx.now);
+    if (!plan.ok) return refuse("VALIDATION_ERROR", undefined, plan.reason);
+    return this.recordProof(w, plan.value);
+  }
+
+  private attestWallet(m: { walletId: string; note: string; expiresAt: string | null }): Outcome {
+    const w = this.ownWallet(m.walletId);
+    if (!w) return refuse("WALLET_NOT_FOUND", { resource: "Wallet", id: m.walletId });
+    const by = this.msg.actor.memberId;
+    if (!by) return refuse("VALIDATION_ERROR", undefined, "An attestation is recorded by a member");
+    if (m.note.trim() === "") return refuse("VALIDATION_ERROR", undefined, "An attestation needs a note saying how ownership was established");
+    const proof = new Proofs(this.ctx.storage).planAttestation(w, { noteSealed: (id) => this.deps.pii.seal(m.note, noteAad(id)), expiresAt: m.expiresAt, recordedBy: by }, this.ctx.now);
+    return this.recordProof(w, proof);
+  }
+
+  private recordProof(w: WalletRow, proof: ProofRow): Outcome {
+    const next = deriveVerification([proof, ...new Proofs(this.ctx.storage).ofWallet(w.id)].map(proofState), this.ctx.now);
+    const now = this.ctx.now;
+    this.ctx.write((s) => new Proofs(s).record(proof, now));
+    this.auditExpired(w.id, next);
+    this.audit("wallet.proof_recorded", "Wallet", w.id, { proofId: proof.id, type: proof.type, expiresAt: proof.expires_at, verified: next.verified });
+    return { ok: true, status: 201, data: { proof, wallet: { ...w, verified: next.verified ? 1 : 0, verified_at: next.verifiedAt } } };
+  }
+
+  private revokeWalletProof(proofId: string): Outcome {
+    const proofs = new Proofs(this.ctx.storage);
+    const found = proofs.get(this.msg.companyId, proofId);
+    const w = found && this.ownWallet(found.wallet_id);
+    if (!w) return refuse("NOT_FOUND", { resource: "WalletProof", id: proofId });
+    const plan = proofs.planRevocation(this.msg.companyId, proofId, this.ctx.now);
+    if (!plan.ok) return refuse("CONFLICT", undefined, plan.reason);
+    const next = deriveVerification(proofs.ofWallet(w.id).map((p) => (p.id === proofId ? { ...proofState(p), status: "revoked" as const } : proofState(p))), this.ctx.now);
+    const by = this.msg.actor.memberId ?? null;
+    const now = this.ctx.now;
+    this.ctx.write((s) => new Proofs(s).revoke(proofId, w.id, by, now));
+    this.auditExpired(w.id, next);
+    this.audit("wallet.proof_revoked", "Wallet", w.id, { proofId, type: plan.value.type, verified: next.verified });
+    return { ok: true, data: { proof: { ...plan.value, status: "revoked", revoked_at: this.at, revoked_by: by }, wallet: { ...w, verified: next.verified ? 1 : 0, verified_at: next.verifiedAt } } };
+  }
+
+  /** The sweep's message: proofs past their expiry stop counting; a no-op once done (the sweep may ask twice). */
+  private expireWalletProofs(walletId: string): Outcome {
+    const w = this.ownWallet(walletId);
+    if (!w) return { ok: true, data: { walletId, expired: [] } };
+    const next = deriveVerification(new Proofs(this.ctx.storage).ofWallet(w.id).map(proofState), this.ctx.now);
+    if (next.expire.length === 0) return { ok: true, data: { walletId, expired: [] } };
+    const now = this.ctx.now;
+    this.ctx.write((s) => new Proofs(s).refresh(w.id, now));
+    this.auditExpired(w.id, next);
+    return { ok: true, data: { walletId, expired: next.expire, verified: next.verified, verifiedAt: next.verifiedAt } };
+  }
+
+  private auditExpired(walletId: string, v: Verification): void {
+    for (const proofId of v.expire) this.audit("wallet.proof_expired", "Wallet", walletId, { proofId, verified: v.verified });
   }
 }

@@ -14,6 +14,8 @@ import { transferRoutes } from "./transfers.ts";
 import { applicableThreshold } from "../adapters/storage/repos/thresholds.ts";
 import { FxError } from "../adapters/fx/index.ts";
 import { thresholdRoutes } from "./thresholds.ts";
+import { providerRoutes } from "./providers.ts";
+import { webhookRoutes } from "./webhooks.ts";
 import { openApiDocument } from "./openapi.ts";
 
 export function createApp(services: Services) {
@@ -64,6 +66,8 @@ export function createApp(services: Services) {
     .use(walletRoutes(kit, services))
     .use(vaspRoutes(kit, services))
     .use(thresholdRoutes(kit, services))
+    .use(webhookRoutes(kit, services))
+    .use(providerRoutes(kit, services))
     .use(
       transferRoutes(kit, {
         ...services,

@@ -1,0 +1,75 @@
+// Webhook subscriptions and their deliveries (Part 2, "Webhook subscription"); the signing secret is sealed.
+import { sqliteTable, text, integer, index } from "drizzle-orm/sqlite-core";
+
+export const webhooks = sqliteTable(
+  "webhooks",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id").notNull(),
+    environment: text("environment", { enum: ["test", "live"] }).notNull(),
+    name: text("name").notNull(),
+    url: text("url").notNull(),
+    /** JSON array of event types, or ["*"]. */
+    events: text("events").notNull(),
+    status: text("status", { enum: ["active", "paused", "disabled"] }).notNull(),
+    description: text("description"),
+    /** The 64-hex signing secret, AES-256-GCM under the secrets key (associated data `webhook:<id>:secret`). */
+    secretSealed: text("secret_sealed").notNull(),
+    /** Events with a seq above this one are delivered: set at creation and whenever the status becomes active. */
+    activeFromSeq: integer("active_from_seq").notNull().default(0),
+    consecutiveFailures: integer("consecutive_failures").notNull().default(0),
+    /** When the first delivery of the current run of failures failed (ms); null after a success. */
+    failingSince: integer("failing_since"),
+    lastDeliveryAt: text("last_delivery_at"),
+    lastSuccessAt: text("last_success_at"),
+    /** Kept by triggers on webhook_deliveries (migration 0010), whoever writes. */
+    deliveryCount: integer("delivery_count").notNull().default(0),
+    sentCount: integer("sent_count").notNull().default(0),
+    failedCount: integer("failed_count").notNull().default(0),
+    responseMsSum: integer("response_ms_sum").notNull().default(0),
+    responseCount: integer("response_count").notNull().default(0),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [index("webhooks_list").on(t.companyId, t.environment, t.createdAt, t.id), index("webhooks_status").on(t.companyId, t.environment, t.status)],
+);
+
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    id: text("id").primaryKey(),
+    webhookId: text("webhook_id")
+      .notNull()
+      .references(() => webhooks.id),
+    companyId: text("company_id").notNull(),
+    environment: text("environment", { enum: ["test", "live"] }).notNull(),
+    /** The events row it carries (null for test.ping); seq orders a subscription's deliveries. */
+    eventId: text("event_id"),
+    eventSeq: integer("event_seq"),
+    eventType: text("event_type").notNull(),
+    /** The exact raw JSON body that is signed and sent (retries resend these bytes). */
+    body: text("body").notNull(),
+    /** The X-Webhook-Signature made at the first attempt; automatic retries resend it (Part 2, Events). */
+    signature: text("signature"),
+    status: text("status", { enum: ["pending", "sent", "failed"] }).notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    maxAttempts: integer("max_attempts").notNull(),
+    httpStatus: integer("http_status"),
+    responseTimeMs: integer("response_time_ms"),
+    lastError: text("last_error"),
+    /** ms since epoch; the automatic retry is not sent before it. */
+    nextRetryAt: integer("next_retry_at"),
+    sentAt: text("sent_at"),
+    /** A manual retry in progress holds the delivery until then (ms), so two retries never send it twice at once. */
+    retryClaimUntil: integer("retry_claim_until"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    index("webhook_deliveries_list").on(t.webhookId, t.createdAt, t.id),
+    index("webhook_deliveries_status").on(t.webhookId, t.status, t.createdAt, t.id),
+    index("webhook_deliveries_type").on(t.webhookId, t.eventType, t.createdAt, t.id),
+    index("webhook_deliveries_queue").on(t.webhookId, t.status, t.eventSeq, t.id),
+    index("webhook_deliveries_pending").on(t.status, t.webhookId),
+  ],
+);

@@ -1,0 +1,122 @@
+// Reads the events table in seq order and creates one delivery per matching active subscription, with the position, in one transaction.
+import { iso, newId } from "../domain/ids.ts";
+import { DELIVERY, eventBody, subscribes } from "../domain/webhooks.ts";
+import { Webhooks, type NewDelivery } from "../adapters/storage/repos/webhooks.ts";
+import type { ActorRuntime } from "./runtime.ts";
+import type { ActorKind } from "./types.ts";
+import { webhookAddress, type WebhookMessage } from "./webhook.ts";
+
+export const DISPATCHER = "webhook-dispatcher:main";
+/** Events per handler run; a full batch asks for the next one at once. */
+const BATCH = 500;
+
+const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
+
+/** The next ID after `prev` (its base32 body plus one), so deliveries made in the same millisecond list in event order. */
+function successor(prev: string): string {
+  const [prefix, body] = prev.split("_");
+  const chars = body.split("");
+  for (let i = chars.length - 1; i >= 0; i--) {
+    const v = ALPHABET.indexOf(chars[i]);
+    if (v < 31) {
+      chars[i] = ALPHABET[v + 1];
+      break;
+    }
+    chars[i] = "0";
+  }
+  return `${prefix}_${chars.join("")}`;
+}
+
+export interface DispatcherState {
+  /** The seq of the last event dispatched. Saved with the deliveries it led to (the actor's commit): none is made twice or lost. */
+  position: number;
+}
+
+/**
+ * Part 2, Events: an environment's subscription receives that environment's events only; `[*]` receives all;
+ * `test.ping` never goes out by subscription. A subscription receives the events committed after it became active.
+ */
+export function webhookDispatcher(onRun: () => void): ActorKind<DispatcherState, { type: "wake" }> {
+  return {
+    kind: "webhook-dispatcher",
+    initialState: () => ({ position: 0 }),
+    handle(ctx) {
+      onRun();
+      const repo = new Webhooks(ctx.storage);
+      const events = repo.eventsAfter(ctx.state.position, BATCH);
+      if (events.length === 0) return;
+      const subscribers = new Map<string, { id: string; events: string[]; from: number }[]>();
+      const rows: NewDelivery[] = [];
+      const kicked = new Set<string>();
+      const now = iso(ctx.now);
+      // Lists order deliveries by (createdAt, id): IDs rise with the event order within the batch.
+      let lastId = "";
+      const nextId = () => {
+        const id = newId("dlv", ctx.now);
+        return (lastId = lastId && id <= lastId ? successor(lastId) : id);
+      };
+      for (const e of events) {
+        if (e.type === "test.ping") continue;
+        const key = `${e.company_id}|${e.environment}`;
+        let subs = subscribers.get(key);
+        if (!subs) subscribers.set(key, (subs = repo.active(e.company_id, e.environment).map((w) => ({ id: w.id, events: JSON.parse(w.events) as string[], from: w.active_from_seq }))));
+        let body: string | undefined;
+        for (const w of subs) {
+          if (e.seq <= w.from || !subscribes(w.events, e.type)) continue;
+          body ??= eventBody(e.type, e.created_at, JSON.parse(e.data));
+          rows.push({
+            id: nextId(),
+            webhook_id: w.id,
+            company_id: e.company_id,
+            environment: e.environment,
+            event_id: e.id,
+            event_seq: e.seq,
+            event_type: e.type,
+            body,
+            signature: null,
+            status: "pending",
+            attempts: 0,
+            max_attempts: DELIVERY.maxAttempts,
+            http_status: null,
+            response_time_ms: null,
+            last_error: null,
+            next_retry_at: null,
+            sent_at: null,
+            created_at: now,
+            updated_at: now,
+          });
+          kicked.add(w.id);
+        }
+      }
+      if (rows.length) ctx.write(() => rows.forEach((r) => repo.insertDelivery(r)));
+      for (const id of kicked) ctx.tell(webhookAddress(id), { type: "kick" } satisfies WebhookMessage);
+      ctx.state.position = events[events.length - 1].seq;
+      if (events.length === BATCH) ctx.tell(DISPATCHER, { type: "wake" });
+    },
+  };
+}
+
+/**
+ * Wakes the dispatcher after each committed event (one wake message at a time), every 5 s for events other
+ * processes wrote, and kicks subscriptions with due deliveries at start and every 30 s (a restart resends what was due).
+ */
+export function startWebhookDispatch(runtime: ActorRuntime, repo: Webhooks, log: (msg: string, f: Record<string, unknown>) => void): void {
+  let wakePending = false;
+  const wake = () => {
+    if (wakePending) return;
+    wakePending = true;
+    runtime.tell(DISPATCHER, { type: "wake" }).catch((e) => {
+      wakePending = false;
+      log("webhook dispatcher wake not recorded", { error: String(e) });
+    });
+  };
+  const recover = (now: number) => {
+    for (const id of repo.withDuePending(now)) runtime.tell(webhookAddress(id), { type: "kick" } satisfies WebhookMessage).catch(() => {});
+  };
+  runtime.register(webhookDispatcher(() => (wakePending = false)));
+  runtime.onEvent(wake);
+  runtime.sweep("webhook-dispatch", "*/5 * * * * *", wake);
+  runtime.sweep("webhook-recovery", "*/30 * * * * *", recover);
+  wake();
+  recover(Date.now());
+}

@@ -1,0 +1,51 @@
+// The provider registry of the service: settings (enabled, credentials per environment) plus the adapters that exist.
+import type { Environment } from "../../domain/types.ts";
+import type { Protocol } from "../../domain/transfers.ts";
+import { PROVIDERS } from "../../domain/providers/catalog.ts";
+import type { ProviderSettings } from "../storage/repos/provider-settings.ts";
+import type { Capability, ProviderRegistry, SweepName, TransferCandidate } from "./registry.ts";
+import type { AdapterContext, ProviderAdapter } from "./types.ts";
+import type { OutboundFetch } from "./outbound.ts";
+
+export class SettingsRegistry implements ProviderRegistry {
+  private readonly byPriority: Protocol[];
+
+  constructor(
+    private readonly settings: ProviderSettings,
+    private readonly adapters: Partial<Record<Protocol, ProviderAdapter>>,
+    private readonly outbound: OutboundFetch,
+  ) {
+    this.byPriority = [...PROVIDERS].sort((a, b) => a.priority - b.priority).map((p) => p.name);
+  }
+
+  capabilities(companyId: string, env: Environment, t: TransferCandidate): Capability[] {
+    return this.byPriority.map((provider): Capability => {
+      if (!this.settings.enabled(companyId, provider)) return { provider, ok: false, reason: `${provider} is not enabled` };
+      if (!this.settings.credentials(companyId, env, provider)) return { provider, ok: false, reason: `${provider} has no credentials for the ${env} environment` };
+      const adapter = this.adapters[provider];
+      // Part 3: provider_c cannot send transfers yet; provider_a, provider_d and provider_e adapters are not built yet.
+      if (!adapter) return { provider, ok: false, reason: `${provider} cannot send transfers yet` };
+      const can = adapter.canCarry(t);
+      return can.ok ? { provider, ok: true } : { provider, ok: false, reason: can.reason };
+    });
+  }
+
+  adapter(name: Protocol): ProviderAdapter | undefined {
+    return this.adapters[name];
+  }
+
+  context(companyId: string, env: Environment, name: Protocol, now: number): AdapterContext | null {
+    if (!this.settings.enabled(companyId, name)) return null;
+    const credentials = this.settings.credentials(companyId, env, name);
+    if (!credentials) return null;
+    return { credentials, fetch: this.outbound as unknown as typeof fetch, now };
+  }
+
+  displayName(name: Protocol): string {
+    return PROVIDERS.find((p) => p.name === name)?.displayName ?? name;
+  }
+
+  sweep(_name: SweepName, _now: number): void {
+    // No adapter built so far needs a periodic sweep (provider_a polling and stall, provider_e expiry).
+  }
+}

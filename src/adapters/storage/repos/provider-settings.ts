@@ -1,0 +1,237 @@
+// Provider and integration settings: one enabled switch and stable ID per company and name, sealed credentials per environment.
+// Every save, switch change and connection test is audited in the same transaction (field names only, never values).
+import { iso, newId } from "../../../domain/ids.ts";
+import type { Environment } from "../../../domain/types.ts";
+import {
+  configuredFields,
+  definitionOf,
+  definitions,
+  mergeCredentials,
+  type SettingsInput,
+  type SettingsKind,
+  type SettingsName,
+} from "../../../domain/providers/catalog.ts";
+import type { Sealer } from "../../crypto/envelope.ts";
+import type { Storage } from "../types.ts";
+import { AuditLog, type AuditActor } from "./audit.ts";
+
+/** The stored state of one name for one environment; the API resource adds the catalog definition to it. */
+export interface SettingsState {
+  name: SettingsName;
+  /** `prv_…` / `int_…`, the same in both environments; null until the first save in either. */
+  id: string | null;
+  environment: Environment;
+  /** One switch for both environments. */
+  enabled: boolean;
+  /** Credentials saved for this environment. */
+  configured: boolean;
+  configuredFields: string[];
+  notes: string | null;
+  lastTestedAt: string | null;
+  lastTestResult: "success" | "error" | null;
+  lastError: string | null;
+  /** Null until first saved in this environment. */
+  createdAt: string | null;
+  updatedAt: string | null;
+}
+
+export type SaveOutcome =
+  | { ok: true; created: boolean; state: SettingsState; fields: string[] }
+  | { ok: false; code: "MISSING_FIELDS"; fields: string[] }
+  | { ok: false; code: "INVALID_FIELDS"; fields: string[]; issues: { path: string; message: string }[] };
+
+export type EnableOutcome = { ok: true; changed: boolean; state: SettingsState } | { ok: false; code: "NOT_CONFIGURED" };
+
+export interface TestRecord {
+  success: boolean;
+  error?: string | null;
+}
+
+interface CompanyRow {
+  id: string;
+  enabled: number;
+  enabled_changed_at: string | null;
+}
+
+interface EnvRow {
+  credentials_sealed: string;
+  configured_fields: string;
+  notes: string | null;
+  last_tested_at: string | null;
+  last_test_result: "success" | "error" | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const ENTITY: Record<SettingsKind, string> = { provider: "Provider", integration: "Integration" };
+const ID_PREFIX: Record<SettingsKind, string> = { provider: "prv", integration: "int" };
+
+/** The associated data that binds sealed credentials to their company, environment and name. */
+export const credentialsAad = (companyId: string, env: Environment, name: SettingsName) => `settings:${companyId}:${env}:${name}`;
+
+export class ProviderSettings {
+  private readonly audit: AuditLog;
+
+  constructor(
+    private readonly s: Storage,
+    private readonly secrets: Sealer,
+  ) {
+    this.audit = new AuditLog(s);
+  }
+
+  private companyRow(companyId: string, name: SettingsName): CompanyRow | undefined {
+    return (this.s.stmt("SELECT id, enabled, enabled_changed_at FROM provider_settings WHERE company_id = ? AND name = ?").get(companyId, name) ?? undefined) as
+      | CompanyRow
+      | undefined;
+  }
+
+  private envRow(companyId: string, env: Environment, name: SettingsName): EnvRow | undefined {
+    return (this.s.stmt("SELECT * FROM provider_credentials WHERE company_id = ? AND environment = ? AND name = ?").get(companyId, env, name) ?? undefined) as
+      | EnvRow
+      | undefined;
+  }
+
+  private state(name: SettingsName, env: Environment, c: CompanyRow | undefined, e: EnvRow | undefined): SettingsState {
+    // Switching on or off is a change of the settings: updatedAt shows it once this environment has been saved.
+    const updatedAt = e ? (c?.enabled_changed_at && c.enabled_changed_at > e.updated_at ? c.enabled_changed_at : e.updated_at) : null;
+    return {
+      name,
+      id: c?.id ?? null,
+      environment: env,
+      enabled: c?.enabled === 1,
+      configured: e !== undefined,
+      configuredFields: e ? (JSON.parse(e.configured_fields) as string[]) : [],
+      notes: e?.notes ?? null,
+      lastTestedAt: e?.last_tested_at ?? null,
+      lastTestResult: e?.last_test_result ?? null,
+      lastError: e?.last_error ?? null,
+      createdAt: e?.created_at ?? null,
+      updatedAt,
+    };
+  }
+
+  get(companyId: string, env: Environment, name: SettingsName): SettingsState {
+    return this.state(name, env, this.companyRow(companyId, name), this.envRow(companyId, env, name));
+  }
+
+  /** Every name of the kind in list order (providers by priority, integrations by name), saved or not. */
+  list(companyId: string, env: Environment, kind: SettingsKind): SettingsState[] {
+    return definitions(kind).map((d) => this.get(companyId, env, d.name));
+  }
+
+  /** The decrypted values saved for the environment (adapters' view); null when none are saved. Throws UnreadableError under another master key. */
+  credentials(companyId: string, env: Environment, name: SettingsName): Record<string, string> | null {
+    const e = this.envRow(companyId, env, name);
+    return e ? this.secrets.openJson<Record<string, string>>(e.credentials_sealed, credentialsAad(companyId, env, name)) : null;
+  }
+
+  /** The company's one switch (both environments). */
+  enabled(companyId: string, name: SettingsName): boolean {
+    return this.companyRow(companyId, name)?.enabled === 1;
+  }
+
+  /** The stable ID, or undefined before the first save. */
+  id(companyId: string, name: SettingsName): string | undefined {
+    return this.companyRow(companyId, name)?.id;
+  }
+
+  /**
+   * Part 2 PUT: credentials for the key's environment only; an empty value keeps the saved one; notes null clears, absent keeps.
+   * Read, merge and write in one transaction, so two saves never lose each other's fields.
+   */
+  save(companyId: string, env: Environment, name: SettingsName, input: SettingsInput, by: AuditActor, now: number): SaveOutcome {
+    const def = definitionOf(name);
+    return this.s.tx((): SaveOutcome => {
+      const aad = credentialsAad(companyId, env, name);
+      const existing = this.envRow(companyId, env, name);
+      const saved = existing ? this.secrets.openJson<Record<string, string>>(existing.credentials_sealed, aad) : null;
+      const merged = mergeCredentials(def, input.credentials, saved);
+      if (!merged.ok) return merged;
+      const at = iso(now);
+      let company = this.companyRow(companyId, name);
+      if (!company) {
+        company = { id: newId(ID_PREFIX[def.kind], now), enabled: 0, enabled_changed_at: null };
+        this.s
+          .stmt("INSERT INTO provider_settings (id, company_id, name, enabled, enabled_changed_at, created_at, updated_at) VALUES (?, ?, ?, 0, NULL, ?, ?)")
+          .run(company.id, companyId, name, at, at);
+      }
+      const sealed = this.secrets.sealJson(merged.values, aad);
+      const fields = JSON.stringify(configuredFields(def, merged.values));
+      const notes = input.notes === undefined ? (existing?.notes ?? null) : input.notes;
+      if (existing)
+        this.s
+          .stmt("UPDATE provider_credentials SET credentials_sealed = ?, configured_fields = ?, notes = ?, updated_at = ? WHERE company_id = ? AND environment = ? AND name = ?")
+          .run(sealed, fields, notes, at, companyId, env, name);
+      else
+        this.s
+          .stmt(
+            "INSERT INTO provider_credentials (company_id, environment, name, credentials_sealed, configured_fields, notes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+          )
+          .run(companyId, env, name, sealed, fields, notes, at, at);
+      const sentFields = Object.keys(input.credentials);
+      this.audit.record(
+        {
+          companyId,
+          environment: env,
+          actor: by,
+          action: `${def.kind}.${existing ? "updated" : "created"}`,
+          entityType: ENTITY[def.kind],
+          entityId: name,
+          detail: { id: company.id, fields: sentFields, ...(input.notes === undefined ? {} : { notes: input.notes === null ? "cleared" : "set" }) },
+        },
+        now,
+      );
+      return { ok: true, created: !existing, state: this.get(companyId, env, name), fields: sentFields };
+    });
+  }
+
+  /**
+   * Part 2 PATCH: the one switch for both environments. Credentials must be saved in `env` (the key's, always live) first.
+   * A PATCH that changes nothing writes nothing.
+   */
+  setEnabled(companyId: string, env: Environment, name: SettingsName, enabled: boolean, by: AuditActor, now: number): EnableOutcome {
+    const def = definitionOf(name);
+    return this.s.tx((): EnableOutcome => {
+      if (!this.envRow(companyId, env, name)) return { ok: false, code: "NOT_CONFIGURED" };
+      const company = this.companyRow(companyId, name)!;
+      const changed = (company.enabled === 1) !== enabled;
+      if (changed) {
+        const at = iso(now);
+        this.s.stmt("UPDATE provider_settings SET enabled = ?, enabled_changed_at = ?, updated_at = ? WHERE id = ?").run(enabled ? 1 : 0, at, at, company.id);
+        this.audit.record(
+          { companyId, environment: env, actor: by, action: `${def.kind}.${enabled ? "enabled" : "disabled"}`, entityType: ENTITY[def.kind], entityId: name, detail: { id: company.id } },
+          now,
+        );
+      }
+      return { ok: true, changed, state: this.get(companyId, env, name) };
+    });
+  }
+
+  /** Stores a connection test's result for the environment; undefined when nothing is saved there (anymore). */
+  recordTest(companyId: string, env: Environment, name: SettingsName, result: TestRecord, by: AuditActor, now: number): SettingsState | undefined {
+    const def = definitionOf(name);
+    return this.s.tx(() => {
+      const at = iso(now);
+      const outcome = result.success ? "success" : "error";
+      const error = result.success ? null : (result.error ?? null);
+      const r = this.s
+        .stmt("UPDATE provider_credentials SET last_tested_at = ?, last_test_result = ?, last_error = ? WHERE company_id = ? AND environment = ? AND name = ?")
+        .run(at, outcome, error, companyId, env, name);
+      if (r.changes === 0) return undefined;
+      this.audit.record(
+        {
+          companyId,
+          environment: env,
+          actor: by,
+          action: `${def.kind}.tested`,
+          entityType: ENTITY[def.kind],
+          entityId: name,
+          detail: { id: this.companyRow(companyId, name)?.id ?? null, result: outcome, ...(error ? { error } : {}) },
+        },
+        now,
+      );
+      return this.get(companyId, env, name);
+    });
+  }
+}

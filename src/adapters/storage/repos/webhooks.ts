@@ -1,0 +1,216 @@
+// Webhook subscriptions and deliveries: the SQL of the routes, the dispatcher and the webhook actors.
+import type { Environment } from "../../../domain/types.ts";
+import type { DeliveryStatus, WebhookStatus } from "../../../domain/webhooks.ts";
+import type { SqlValue, Storage } from "../types.ts";
+import { newestFirst, type Where } from "./keyset.ts";
+
+export interface WebhookRow {
+  id: string;
+  company_id: string;
+  environment: Environment;
+  name: string;
+  url: string;
+  events: string;
+  status: WebhookStatus;
+  description: string | null;
+  secret_sealed: string;
+  active_from_seq: number;
+  consecutive_failures: number;
+  failing_since: number | null;
+  last_delivery_at: string | null;
+  last_success_at: string | null;
+  delivery_count: number;
+  sent_count: number;
+  failed_count: number;
+  response_ms_sum: number;
+  response_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DeliveryRow {
+  id: string;
+  webhook_id: string;
+  company_id: string;
+  environment: Environment;
+  event_id: string | null;
+  event_seq: number | null;
+  event_type: string;
+  body: string;
+  signature: string | null;
+  status: DeliveryStatus;
+  attempts: number;
+  max_attempts: number;
+  http_status: number | null;
+  response_time_ms: number | null;
+  last_error: string | null;
+  next_retry_at: number | null;
+  sent_at: string | null;
+  retry_claim_until: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type NewWebhook = Omit<
+  WebhookRow,
+  "consecutive_failures" | "failing_since" | "last_delivery_at" | "last_success_at" | "delivery_count" | "sent_count" | "failed_count" | "response_ms_sum" | "response_count"
+>;
+export type NewDelivery = Omit<DeliveryRow, "retry_claim_until">;
+
+/** The result of one attempt, as written to the delivery row. */
+export interface AttemptRecord {
+  status: DeliveryStatus;
+  attempts: number;
+  httpStatus: number | null;
+  responseTimeMs: number | null;
+  lastError: string | null;
+  nextRetryAt: number | null;
+  sentAt: string | null;
+  signature?: string;
+}
+
+export interface DeliveryFilter {
+  status?: DeliveryStatus;
+  eventType?: string;
+}
+
+const insertColumns = <T extends object>(row: T) => {
+  const cols = Object.keys(row);
+  return { cols: cols.join(", "), marks: cols.map(() => "?").join(", "), values: Object.values(row) as SqlValue[] };
+};
+
+export class Webhooks {
+  constructor(private readonly s: Storage) {}
+
+  insert(row: NewWebhook): void {
+    const c = insertColumns(row);
+    this.s.stmt(`INSERT INTO webhooks (${c.cols}) VALUES (${c.marks})`).run(...c.values);
+  }
+
+  get(companyId: string, env: Environment, id: string): WebhookRow | undefined {
+    return (this.s.stmt("SELECT * FROM webhooks WHERE id = ? AND company_id = ? AND environment = ?").get(id, companyId, env) ?? undefined) as WebhookRow | undefined;
+  }
+
+  byId(id: string): WebhookRow | undefined {
+    return (this.s.stmt("SELECT * FROM webhooks WHERE id = ?").get(id) ?? undefined) as WebhookRow | undefined;
+  }
+
+  /** The environment's subscriptions, newest first (few per environment: lists filter them in memory). */
+  all(companyId: string, env: Environment, status?: WebhookStatus): WebhookRow[] {
+    const where = status ? " AND status = ?" : "";
+    const args: SqlValue[] = status ? [companyId, env, status] : [companyId, env];
+    return this.s.stmt(`SELECT * FROM webhooks WHERE company_id = ? AND environment = ?${where} ORDER BY created_at DESC, id DESC`).all(...args) as unknown as WebhookRow[];
+  }
+
+  update(id: string, set: Partial<Omit<WebhookRow, "id">>): void {
+    const cols = Object.keys(set);
+    if (cols.length === 0) return;
+    this.s.stmt(`UPDATE webhooks SET ${cols.map((c) => `${c} = ?`).join(", ")} WHERE id = ?`).run(...(Object.values(set) as SqlValue[]), id);
+  }
+
+  /** The dispatcher's candidates for an event of this company and environment. */
+  active(companyId: string, env: Environment): { id: string; events: string; active_from_seq: number }[] {
+    return this.s.stmt("SELECT id, events, active_from_seq FROM webhooks WHERE company_id = ? AND environment = ? AND status = 'active'").all(companyId, env) as unknown as {
+      id: string;
+      events: string;
+      active_from_seq: number;
+    }[];
+  }
+
+  lastEventSeq(): number {
+    return Number((this.s.stmt("SELECT coalesce(max(seq), 0) AS n FROM events").get() as { n: number }).n);
+  }
+
+  eventsAfter(seq: number, limit: number): { seq: number; id: string; company_id: string; environment: Environment; type: string; data: string; created_at: string }[] {
+    return this.s.stmt("SELECT seq, id, company_id, environment, type, data, created_at FROM events WHERE seq > ? ORDER BY seq LIMIT ?").all(seq, limit) as never;
+  }
+
+  insertDelivery(row: NewDelivery): void {
+    const c = insertColumns(row);
+    this.s.stmt(`INSERT INTO webhook_deliveries (${c.cols}) VALUES (${c.marks})`).run(...c.values);
+  }
+
+  delivery(webhookId: string, id: string): DeliveryRow | undefined {
+    return (this.s.stmt("SELECT * FROM webhook_deliveries WHERE id = ? AND webhook_id = ?").get(id, webhookId) ?? undefined) as DeliveryRow | undefined;
+  }
+
+  /** The subscription's next delivery in event order (its queue head), leaving out `exceptId` (just finished). */
+  head(webhookId: string, exceptId = ""): DeliveryRow | undefined {
+    return (this.s
+      .stmt("SELECT * FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending' AND id <> ? ORDER BY event_seq, id LIMIT 1")
+      .get(webhookId, exceptId) ?? undefined) as DeliveryRow | undefined;
+  }
+
+  recordAttempt(id: string, r: AttemptRecord, now: string): void {
+    this.s
+      .stmt(
+        "UPDATE webhook_deliveries SET status = ?, attempts = ?, http_status = ?, response_time_ms = ?, last_error = ?, next_retry_at = ?, sent_at = ?, " +
+          "signature = coalesce(?, signature), retry_claim_until = NULL, updated_at = ? WHERE id = ?",
+      )
+      .run(r.status, r.attempts, r.httpStatus, r.responseTimeMs, r.lastError, r.nextRetryAt, r.sentAt, r.signature ?? null, now, id);
+  }
+
+  /**
+   * Subscription health after an attempt: a success clears the run of failures; a delivery that failed for good
+   * extends it (`failingSince` keeps the time of its first failure); an attempt that will be retried changes neither.
+   */
+  recordHealth(webhookId: string, outcome: "sent" | "failed" | "retrying", nowMs: number, now: string): void {
+    if (outcome === "sent")
+      this.s.stmt("UPDATE webhooks SET consecutive_failures = 0, failing_since = NULL, last_delivery_at = ?, last_success_at = ? WHERE id = ?").run(now, now, webhookId);
+    else if (outcome === "failed")
+      this.s
+        .stmt("UPDATE webhooks SET consecutive_failures = consecutive_failures + 1, failing_since = coalesce(failing_since, ?), last_delivery_at = ? WHERE id = ?")
+        .run(nowMs, now, webhookId);
+    else this.s.stmt("UPDATE webhooks SET last_delivery_at = ? WHERE id = ?").run(now, webhookId);
+  }
+
+  /** Pending deliveries of a subscription that stopped being active end failed, with the reason, without counting against its health. */
+  failPending(webhookId: string, reason: string, now: string): number {
+    return this.s
+      .stmt("UPDATE webhook_deliveries SET status = 'failed', last_error = ?, next_retry_at = NULL, updated_at = ? WHERE webhook_id = ? AND status = 'pending'")
+      .run(reason, now, webhookId).changes;
+  }
+
+  /** Subscriptions with a pending delivery due by `nowMs` (restart recovery and the recovery sweep). */
+  withDuePending(nowMs: number): string[] {
+    return (
+      this.s
+        .stmt("SELECT DISTINCT webhook_id FROM webhook_deliveries WHERE status = 'pending' AND (next_retry_at IS NULL OR next_retry_at <= ?)")
+        .all(nowMs) as { webhook_id: string }[]
+    ).map((r) => r.webhook_id);
+  }
+
+  /** A manual retry takes a failed delivery for itself until `untilMs`; false when it is not failed or already taken. */
+  claimFailed(webhookId: string, id: string, nowMs: number, untilMs: number): boolean {
+    return (
+      this.s
+        .stmt(
+          "UPDATE webhook_deliveries SET retry_claim_until = ? WHERE id = ? AND webhook_id = ? AND status = 'failed' AND (retry_claim_until IS NULL OR retry_claim_until < ?)",
+        )
+        .run(untilMs, id, webhookId, nowMs).changes === 1
+    );
+  }
+
+  private deliveryWhere(webhookId: string, f: DeliveryFilter): Where {
+    const where: Where = { sql: "webhook_id = ?", args: [webhookId] };
+    if (f.status) (where.sql += " AND status = ?"), where.args.push(f.status);
+    if (f.eventType) (where.sql += " AND event_type = ?"), where.args.push(f.eventType);
+    return where;
+  }
+
+  deliveries(webhookId: string, f: DeliveryFilter, after: [string, string] | null, limit: number): DeliveryRow[] {
+    return newestFirst<DeliveryRow>(this.s, "*", "webhook_deliveries", this.deliveryWhere(webhookId, f), after, limit);
+  }
+
+  countDeliveries(w: WebhookRow, f: DeliveryFilter): number {
+    // The trigger-kept counters answer the common cases without counting rows.
+    if (!f.eventType) {
+      if (!f.status) return w.delivery_count;
+      if (f.status === "sent") return w.sent_count;
+      if (f.status === "failed") return w.failed_count;
+      return w.delivery_count - w.sent_count - w.failed_count;
+    }
+    const where = this.deliveryWhere(w.id, f);
+    return Number((this.s.stmt(`SELECT count(*) AS n FROM webhook_deliveries WHERE ${where.sql}`).get(...where.args) as { n: number }).n);
+  }
+}

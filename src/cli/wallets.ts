@@ -1,0 +1,234 @@
+// CLI for wallet ownership proofs (the dashboard's part): challenges, signed proofs, attestations, revocations.
+import process from "node:process";
+import { parseArgs } from "node:util";
+import type { Storage } from "../adapters/storage/index.ts";
+import { Tenancy, TenancyError, type MemberRow } from "../adapters/storage/repos/tenancy.ts";
+import { AuditLog, type AuditActor } from "../adapters/storage/repos/audit.ts";
+import { Proofs, noteAad, proofState, type ProofRow, type SignedEvidence } from "../adapters/storage/repos/proofs.ts";
+import type { WalletRow } from "../adapters/storage/repos/wallets.ts";
+import { loadMasterKey } from "../adapters/crypto/master-key.ts";
+import { Sealer } from "../adapters/crypto/envelope.ts";
+import { roleAllowsEnvironment, roleHas } from "../domain/access.ts";
+import { iso } from "../domain/ids.ts";
+import { deriveVerification, effectiveStatus, parseExpiry, type Verification } from "../domain/proofs/index.ts";
+import { UsageError } from "./usage.ts";
+
+type Out = (line: string) => void;
+type Values = Record<string, string | boolean | undefined>;
+
+export interface WalletCliDeps {
+  clock?: () => number;
+  /** The personal-data sealer; by default derived from the database's master key, as the server does. */
+  pii?: () => Sealer;
+}
+
+const USAGE = `usage: wallets challenge --id <walletId> [--member <email>]
+       wallets prove --id <walletId> --signature <sig> [--challenge <challengeId>] [--expires <iso>] [--member <email>]
+       wallets attest --id <walletId> --note <text> --member <email> [--expires <iso>]
+       wallets proofs --id <walletId>
+       wallets revoke-proof --id <proofId> [--member <email>]
+every command takes [--company <slug>] [--json]`;
+
+const OPTIONS = {
+  challenge: { member: { type: "string" } },
+  prove: { signature: { type: "string" }, challenge: { type: "string" }, expires: { type: "string" }, member: { type: "string" } },
+  attest: { note: { type: "string" }, expires: { type: "string" }, member: { type: "string" } },
+  proofs: {},
+  "revoke-proof": { member: { type: "string" } },
+} as const;
+
+function args(sub: keyof typeof OPTIONS, argv: string[]): Values {
+  try {
+    const options = { ...OPTIONS[sub], id: { type: "string" }, json: { type: "boolean" }, company: { type: "string" } } as const;
+    return parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values as Values;
+  } catch (e) {
+    throw new UsageError(`${(e as Error).message}\n${USAGE}`);
+  }
+}
+
+function need(v: Values, name: string): string {
+  const x = v[name];
+  if (typeof x !== "string" || x.trim() === "") throw new UsageError(`--${name} is required\n${USAGE}`);
+  return x;
+}
+
+/** The CLI has no logged-in user: a member named by --member acts, if active and allowed to verify wallets there. */
+function verifier(t: Tenancy, companyId: string, email: string, w: { environment: "test" | "live" }): MemberRow {
+  const m = t.memberByEmail(companyId, email);
+  if (!m) throw new TenancyError(`no member with email ${email}`);
+  if (m.status !== "active") throw new TenancyError(`member ${m.email} is disabled`);
+  if (!roleHas(m.role, "wallets:verify")) throw new TenancyError(`member ${m.email} has role ${m.role}, which may not verify wallets (wallets:verify)`);
+  if (!roleAllowsEnvironment(m.role, w.environment)) throw new TenancyError(`member ${m.email} has role ${m.role}, which may not act in the ${w.environment} environment`);
+  return m;
+}
+
+function presentProof(p: ProofRow, now: number, note?: string | null) {
+  const evidence = p.evidence === null ? null : (JSON.parse(p.evidence) as SignedEvidence);
+  return {
+    id: p.id,
+    walletId: p.wallet_id,
+    type: p.type,
+    // Read time decides: a proof past its expiry is expired even before the sweep marks it.
+    status: effectiveStatus(proofState(p), now),
+    recordedBy: p.recorded_by,
+    recordedAt: p.recorded_at,
+    expiresAt: p.expires_at,
+    revokedAt: p.revoked_at,
+    revokedBy: p.revoked_by,
+    challengeId: p.challenge_id,
+    signer: evidence?.signer ?? null,
+    ...(note === undefined ? {} : { note }),
+  };
+}
+
+const presentWallet = (w: WalletRow, v: Pick<Verification, "verified" | "verifiedAt">) => ({
+  id: w.id,
+  address: w.address,
+  network: w.network,
+  environment: w.environment,
+  verified: v.verified,
+  verifiedAt: v.verifiedAt,
+});
+
+const verdict = (v: Pick<Verification, "verified" | "verifiedAt">) => (v.verified ? `verified (ownership last proven ${v.verifiedAt})` : "not verified");
+
+export function runWallets(storage: Storage, argv: string[], out: Out, deps: WalletCliDeps = {}): void {
+  const [sub, ...rest] = argv;
+  if (!sub || !(sub in OPTIONS)) throw new UsageError(USAGE);
+  const v = args(sub as keyof typeof OPTIONS, rest);
+  const clock = deps.clock ?? Date.now;
+  const pii = deps.pii ?? (() => new Sealer(loadMasterKey(storage.path, process.env).derive("pii")));
+  const tenancy = new Tenancy(storage, clock);
+  const company = tenancy.requireCompany((v.company as string) ?? "default");
+  const proofs = new Proofs(storage);
+  const audit = new AuditLog(storage);
+  const id = need(v, "id");
+  const now = clock();
+  const print = (value: unknown, human: string) => out(v.json ? JSON.stringify(value) : human);
+
+  const wallet = (walletId: string): WalletRow => {
+    const w = proofs.wallet(company.id, walletId);
+    if (!w) throw new TenancyError(`no wallet with id ${walletId}`);
+    return w;
+  };
+  const actorFor = (w: WalletRow, required: boolean): { actor: AuditActor; member: MemberRow | null } => {
+    if (typeof v.member !== "string") {
+      if (required) throw new UsageError("--member <email> is required: an attestation is recorded by a member who may verify wallets");
+      return { actor: { type: "system" }, member: null };
+    }
+    const m = verifier(tenancy, company.id, v.member, w);
+    return { actor: { type: "member", memberId: m.id }, member: m };
+  };
+  const expiry = (): string | null => {
+    if (v.expires === undefined) return null;
+    const e = parseExpiry(String(v.expires), now);
+    if (!e.ok) throw new UsageError(e.reason);
+    return iso(e.at);
+  };
+  // The CLI runs no actors, so it writes directly in one transaction beside a running server: the customer actor
+  // reads wallet rows fresh, SQLite's write lock orders these writes with its own, and `recheck` repeats under
+  // that lock what a concurrent writer may have changed (a wallet deleted meanwhile, a challenge spent).
+  const record = (w: WalletRow, actor: AuditActor, proof: ProofRow, recheck: () => void): Verification =>
+    storage.tx(() => {
+      recheck();
+      const next = proofs.record(proof, now);
+      auditChange(audit, w, actor, next, now, "wallet.proof_recorded", { proofId: proof.id, type: proof.type, expiresAt: proof.expires_at, verified: next.verified });
+      return next;
+    });
+
+  switch (sub) {
+    case "challenge": {
+      const w = wallet(id);
+      const { actor, member } = actorFor(w, false);
+      const plan = proofs.planChallenge(w, member?.id ?? null, now);
+      if (!plan.ok) throw new TenancyError(plan.reason);
+      const { row, scheme } = plan.value;
+      storage.tx(() => {
+        if (!proofs.wallet(company.id, w.id)) throw new TenancyError(`wallet ${w.id} was deleted`);
+        proofs.insertChallenge(row);
+        audit.record({ companyId: company.id, environment: w.environment, actor, action: "wallet.challenge_issued", entityType: "Wallet", entityId: w.id, detail: { challengeId: row.id, expiresAt: row.expires_at } }, now);
+      });
+      const how = scheme === "eip191" ? "personal_sign (EIP-191), e.g. MetaMask or a hardware wallet's \"Sign message\"" : "the wallet's \"Sign message\" (BIP-137; Bitcoin Core signmessage, Electrum, Sparrow)";
+      return print(
+        { id: row.id, walletId: w.id, address: w.address, network: w.network, scheme, message: row.message, expiresAt: row.expires_at },
+        [
+          `Challenge ${row.id} for wallet ${w.id} (${w.network}), single use, expires ${row.expires_at}.`,
+          `Sign exactly the text between the lines with ${how}:`,
+          "-----",
+          row.message,
+          "-----",
+          `Then: wallets prove --id ${w.id} --signature <signature>`,
+        ].join("\n"),
+      );
+    }
+    case "prove": {
+      const w = wallet(id);
+      const { actor, member } = actorFor(w, false);
+      const signature = need(v, "signature");
+      const challengeId = typeof v.challenge === "string" ? v.challenge : null;
+      // The signature check runs outside the write lock; the challenge is checked again inside it.
+      const plan = proofs.planSignedProof(w, { signature, challengeId, expiresAt: expiry(), recordedBy: member?.id ?? null }, now);
+      if (!plan.ok) throw new TenancyError(plan.reason);
+      const proof = plan.value;
+      const next = record(w, actor, proof, () => {
+        if (!proofs.wallet(company.id, w.id)) throw new TenancyError(`wallet ${w.id} was deleted`);
+        const c = proofs.challenge(company.id, proof.challenge_id!);
+        if (c?.used_at) throw new TenancyError(`challenge ${c.id} was already used (proof ${c.proof_id} at ${c.used_at}): a replayed challenge is refused`);
+      });
+      const signer = (JSON.parse(proof.evidence!) as SignedEvidence).signer;
+      return print({ proof: presentProof(proof, now), wallet: presentWallet(w, next) }, `Wallet ${w.id}: ownership proven by a ${proof.type} signature of ${signer} (proof ${proof.id}); ${verdict(next)}`);
+    }
+    case "attest": {
+      const w = wallet(id);
+      const note = need(v, "note");
+      const { actor, member } = actorFor(w, true);
+      const expiresAt = expiry();
+      const sealer = pii();
+      const proof = proofs.planAttestation(w, { noteSealed: (pid) => sealer.seal(note, noteAad(pid)), expiresAt, recordedBy: member!.id }, now);
+      const next = record(w, actor, proof, () => {
+        if (!proofs.wallet(company.id, w.id)) throw new TenancyError(`wallet ${w.id} was deleted`);
+      });
+      return print(
+        { proof: presentProof(proof, now, note), wallet: presentWallet(w, next) },
+        `Wallet ${w.id}: attestation ${proof.id} recorded by ${member!.email}${expiresAt ? `, expires ${expiresAt}` : ""}; ${verdict(next)}`,
+      );
+    }
+    case "proofs": {
+      const w = wallet(id);
+      const rows = proofs.ofWallet(w.id);
+      const sealer = rows.some((p) => p.note_sealed !== null) ? pii() : null;
+      const items = rows.map((p) => presentProof(p, now, p.note_sealed === null ? null : sealer!.open(p.note_sealed, noteAad(p.id))));
+      const state = deriveVerification(rows.map(proofState), now);
+      if (v.json) return out(JSON.stringify({ wallet: presentWallet(w, state), proofs: items }));
+      out(`Wallet ${w.id} ${w.address} (${w.network}, ${w.environment}): ${verdict(state)}`);
+      for (const p of items)
+        out(`${p.id}  ${p.type}  ${p.status}  recorded ${p.recordedAt}${p.recordedBy ? ` by ${p.recordedBy}` : ""}${p.expiresAt ? `  expires ${p.expiresAt}` : ""}${p.signer ? `  signer ${p.signer}` : ""}${p.note ? `  note: ${p.note}` : ""}`);
+      if (items.length === 0) out("no proofs");
+      return;
+    }
+    case "revoke-proof": {
+      const plan = proofs.planRevocation(company.id, id, now);
+      if (!plan.ok) throw new TenancyError(plan.reason);
+      const w = wallet(plan.value.wallet_id);
+      const { actor, member } = actorFor(w, false);
+      const by = member?.id ?? null;
+      const next = storage.tx(() => {
+        // Checked again under the write lock: a concurrent revocation or expiry wins once.
+        const again = proofs.planRevocation(company.id, id, now);
+        if (!again.ok) throw new TenancyError(again.reason);
+        const after = proofs.revoke(id, w.id, by, now);
+        auditChange(audit, w, actor, after, now, "wallet.proof_revoked", { proofId: id, type: plan.value.type, verified: after.verified });
+        return after;
+      });
+      const revoked = { ...plan.value, status: "revoked" as const, revoked_at: iso(now), revoked_by: by };
+      return print({ proof: presentProof(revoked, now), wallet: presentWallet(w, next) }, `Proof ${id} revoked; wallet ${w.id} is ${verdict(next)}`);
+    }
+  }
+}
+
+/** The change's entry, after one per proof the same refresh found expired: every flip of `verified` is audited. */
+function auditChange(audit: AuditLog, w: WalletRow, actor: AuditActor, v: Verification, now: number, action: string, detail: Record<string, unknown>): void {
+  const base = { companyId: w.company_id, environment: w.environment, entityType: "Wallet", entityId: w.id };
+  for (const proofId of v.expire) audit.record({ ...base, actor: { type: "system" }, action: "wallet.proof_expired", detail: { proofId, verified: v.verified } }, now);
+  audit.record({ ...base, actor, action, detail }, now);
+}

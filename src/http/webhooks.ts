@@ -1,0 +1,333 @@
+// /api/v2/webhooks: subscriptions, test ping, deliveries and manual retry (Part 2, "Webhooks"); VALIDATION_ERROR is 422 here.
+import { Type } from "@sinclair/typebox";
+import { apiError, type Issue } from "../domain/errors.ts";
+import { iso, newId } from "../domain/ids.ts";
+import {
+  DELIVERY_STATUSES,
+  EVENT_TYPES,
+  LIMITS,
+  RECENT_DELIVERIES,
+  SUBSCRIBABLE_EVENTS,
+  WEBHOOK_STATUSES,
+  eventBody,
+  maskUrl,
+  newSecret,
+  searchMatches,
+  shouldAutoDisable,
+  signatureHeader,
+  validateCreateWebhook,
+  validateUpdateWebhook,
+} from "../domain/webhooks.ts";
+import { checkTarget, TargetRefused } from "../adapters/net/index.ts";
+import type { Sealer } from "../adapters/crypto/envelope.ts";
+import type { Storage } from "../adapters/storage/index.ts";
+import { AuditLog } from "../adapters/storage/repos/audit.ts";
+import { Webhooks, type DeliveryRow, type WebhookRow } from "../adapters/storage/repos/webhooks.ts";
+import { disableAutomatically, secretAad } from "../actors/webhook.ts";
+import type { WebhookServices } from "../webhooks/setup.ts";
+import type { AttemptOutcome } from "../webhooks/deliver.ts";
+import { created, json, ok, page, type ApiKit, type RouteContext } from "./kit.ts";
+import { keysetPage } from "./paging.ts";
+import { q } from "./query.ts";
+
+export interface WebhookRouteDeps {
+  storage: Storage;
+  secrets: Sealer;
+  cursorKey: Uint8Array;
+  webhooks: WebhookServices;
+}
+
+const ID = /^whk_[0-9a-z]{26}$/;
+const DELIVERY_ID = /^dlv_[0-9a-z]{26}$/;
+const read = { scope: "webhooks:read", permission: "webhooks:view" } as const;
+const create = { scope: "webhooks:write", permission: "webhooks:create" } as const;
+const update = { scope: "webhooks:write", permission: "webhooks:update" } as const;
+const test = { scope: "webhooks:write", permission: "webhooks:test" } as const;
+/** How long a manual retry holds its delivery against a second one (the attempt itself ends within 10 s). */
+const RETRY_CLAIM_MS = 30_000;
+/** Resolution at save gets this long, then the URL is refused as not resolving. */
+const SAVE_CHECK_MS = 5_000;
+
+const fields = {
+  name: Type.String({ minLength: 1, maxLength: LIMITS.name }),
+  url: Type.String({ maxLength: LIMITS.url, description: "public https URL; hosts resolving to private, reserved or local addresses are 422 INVALID_URL" }),
+  events: Type.Array(Type.Union([...SUBSCRIBABLE_EVENTS, "*"].map((e) => Type.Literal(e))), { minItems: 1, description: 'event types, or ["*"] for all' }),
+  description: Type.Union([Type.String({ maxLength: LIMITS.description }), Type.Null()]),
+};
+const createBody = Type.Object({ ...fields, description: Type.Optional(fields.description) }, { additionalProperties: false });
+const updateBody = Type.Partial(
+  Type.Object({ ...fields, status: Type.Union(WEBHOOK_STATUSES.map((s) => Type.Literal(s))), regenerateSecret: Type.Boolean() }, { additionalProperties: false }),
+  { minProperties: 1 },
+);
+
+function notFound(id: string): never {
+  throw apiError("WEBHOOK_NOT_FOUND", { details: { resource: "Webhook", id } });
+}
+
+function invalid(issues: Issue[]): never {
+  throw apiError("VALIDATION_ERROR", { status: 422, message: issues.map((i) => `${i.path || "body"}: ${i.message}`).join("; "), details: { issues } });
+}
+
+function invalidUrl(reason: string): never {
+  throw apiError("INVALID_URL", { message: `The URL is not allowed: ${reason}`, details: { field: "url", reason } });
+}
+
+/** Part 2: only a key that may change webhooks (scope webhooks:write and role webhooks:update) sees URLs unmasked. */
+const seesUrls = (c: RouteContext) => c.auth.key.scopes.has("webhooks:write") && c.auth.can("webhooks:update");
+
+function present(c: RouteContext, w: WebhookRow) {
+  const show = seesUrls(c);
+  return {
+    id: w.id,
+    name: w.name,
+    url: show ? w.url : maskUrl(w.url),
+    urlMasked: !show,
+    events: JSON.parse(w.events) as string[],
+    status: w.status,
+    description: w.description,
+    environment: w.environment,
+    consecutiveFailures: w.consecutive_failures,
+    lastDeliveryAt: w.last_delivery_at,
+    lastSuccessAt: w.last_success_at,
+    createdAt: w.created_at,
+    updatedAt: w.updated_at,
+    deliveryCount: w.delivery_count,
+  };
+}
+
+/** Part 2, Delivery: no payload, no signature. */
+function presentDelivery(d: DeliveryRow) {
+  return {
+    id: d.id,
+    eventType: d.event_type,
+    status: d.status,
+    attempts: d.attempts,
+    maxAttempts: d.max_attempts,
+    httpStatus: d.http_status,
+    responseTimeMs: d.response_time_ms,
+    lastError: d.last_error,
+    nextRetryAt: d.next_retry_at === null ? null : iso(d.next_retry_at),
+    sentAt: d.sent_at,
+    createdAt: d.created_at,
+  };
+}
+
+/** From the trigger-kept counters: successRate is the percentage of finished deliveries that were sent (null before any finished). */
+function stats(w: WebhookRow) {
+  const finished = w.sent_count + w.failed_count;
+  return {
+    total: w.delivery_count,
+    sent: w.sent_count,
+    failed: w.failed_count,
+    pending: w.delivery_count - finished,
+    successRate: finished === 0 ? null : Math.round((w.sent_count / finished) * 10_000) / 100,
+    avgResponseTimeMs: w.response_count === 0 ? null : Math.round(w.response_ms_sum / w.response_count),
+  };
+}
+
+export function webhookRoutes(kit: ApiKit, deps: WebhookRouteDeps) {
+  const repo = new Webhooks(deps.storage);
+  const audit = new AuditLog(deps.storage);
+  const { deliverer, net } = deps.webhooks;
+
+  const load = (c: RouteContext, id: string): WebhookRow => (ID.test(id) ? repo.get(c.auth.company.id, c.auth.environment, id) : undefined) ?? notFound(id);
+
+  /** At save: the host must resolve, and only to public addresses (or the operator's exceptions). */
+  async function checkReachable(url: string): Promise<void> {
+    try {
+      await checkTarget(url, net, AbortSignal.timeout(SAVE_CHECK_MS));
+    } catch (e) {
+      if (e instanceof TargetRefused) invalidUrl(e.message);
+      invalidUrl("the host could not be resolved in time");
+    }
+  }
+
+  function record(c: RouteContext, action: string, entityId: string, detail: Record<string, unknown>) {
+    audit.record({ companyId: c.auth.company.id, environment: c.auth.environment, actor: c.auth.actor, action, entityType: "webhook", entityId, detail }, c.now);
+  }
+
+  /** The subscription's health after an attempt made from a request (test ping, manual retry): it counts like any delivery. */
+  function recordHealth(webhookId: string, o: AttemptOutcome, nowMs: number) {
+    repo.recordHealth(webhookId, o.ok ? "sent" : "failed", nowMs, iso(nowMs));
+    if (o.ok) return;
+    const w = repo.byId(webhookId)!;
+    if (w.status === "active" && shouldAutoDisable(w.consecutive_failures, w.failing_since, nowMs, deps.webhooks.autoDisable))
+      disableAutomatically(deps.storage, w, w.consecutive_failures, nowMs);
+  }
+
+  return kit.group("/api/v2/webhooks", (r) =>
+    r
+      .get(
+        "/",
+        {
+          summary: "List the environment's webhook subscriptions, newest first",
+          access: read,
+          tags: ["webhooks"],
+          query: { status: q.enumOf(WEBHOOK_STATUSES), search: q.string(LIMITS.search), limit: q.limit(200), cursor: q.cursor() },
+        },
+        (c) => {
+          const { status, search, limit, cursor } = c.query;
+          const shown = repo.all(c.auth.company.id, c.auth.environment, status).map((w) => present(c, w));
+          // The URL is searched as the caller sees it: a masked key cannot probe the hidden path.
+          const rows = search === undefined ? shown : shown.filter((w) => searchMatches(w, search));
+          const res = keysetPage({
+            key: deps.cursorKey,
+            list: `webhooks|${JSON.stringify([status ?? null, search ?? null, seesUrls(c)])}`,
+            cursor,
+            limit,
+            fetch: (after, n) => {
+              const start = after ? rows.findIndex((w) => w.createdAt < (after[0] as string) || (w.createdAt === after[0] && w.id < (after[1] as string))) : 0;
+              return start < 0 ? [] : rows.slice(start, start + n);
+            },
+            position: (w) => [w.createdAt, w.id],
+            total: () => rows.length,
+          });
+          return page(res.rows, res.meta);
+        },
+      )
+      .post("/", { summary: "Create a subscription; the answer carries its signing secret, shown this once", access: create, body: createBody, validate: false, validationStatus: 422, tags: ["webhooks"] }, async (c) => {
+        const v = validateCreateWebhook(c.body);
+        if (!v.ok) return "invalidUrl" in v ? invalidUrl(v.invalidUrl) : invalid(v.issues);
+        await checkReachable(v.value.url);
+        const id = newId("whk", c.now);
+        const secret = newSecret();
+        const now = iso(c.now);
+        deps.storage.tx(() => {
+          repo.insert({
+            id,
+            company_id: c.auth.company.id,
+            environment: c.auth.environment,
+            name: v.value.name,
+            url: v.value.url,
+            events: JSON.stringify(v.value.events),
+            status: "active",
+            description: v.value.description,
+            secret_sealed: deps.secrets.seal(secret, secretAad(id)),
+            // Events committed from now on: a new subscription does not receive the backlog.
+            active_from_seq: repo.lastEventSeq(),
+            created_at: now,
+            updated_at: now,
+          });
+          record(c, "webhook.created", id, { events: v.value.events });
+        });
+        return created({ webhook: present(c, repo.get(c.auth.company.id, c.auth.environment, id)!), secret });
+      })
+      .get("/:id", { summary: "One subscription with stats and its 20 latest deliveries (answered as is, not wrapped in data)", access: read, tags: ["webhooks"] }, (c) => {
+        const w = load(c, c.params.id);
+        const recent = repo.deliveries(w.id, {}, null, RECENT_DELIVERIES).map(presentDelivery);
+        return json(200, { ...present(c, w), stats: stats(w), recentDeliveries: recent });
+      })
+      .patch("/:id", { summary: "Change a subscription; regenerateSecret answers the new secret, this once", access: update, body: updateBody, validate: false, validationStatus: 422, tags: ["webhooks"] }, async (c) => {
+        const w = load(c, c.params.id);
+        const v = validateUpdateWebhook(c.body);
+        if (!v.ok) return "invalidUrl" in v ? invalidUrl(v.invalidUrl) : invalid(v.issues);
+        const change = v.value;
+        if (change.url !== undefined && change.url !== w.url) await checkReachable(change.url);
+        const set: Partial<WebhookRow> = {};
+        if (change.name !== undefined && change.name !== w.name) set.name = change.name;
+        if (change.url !== undefined && change.url !== w.url) set.url = change.url;
+        if (change.events !== undefined && JSON.stringify(change.events) !== w.events) set.events = JSON.stringify(change.events);
+        if (change.description !== undefined && change.description !== w.description) set.description = change.description;
+        if (change.status !== undefined && change.status !== w.status) set.status = change.status;
+        const secret = change.regenerateSecret ? newSecret() : undefined;
+        if (secret) set.secret_sealed = deps.secrets.seal(secret, secretAad(w.id));
+        const changed = Object.keys(set).filter((k) => k !== "secret_sealed");
+        if (changed.length || secret) {
+          set.updated_at = iso(c.now);
+          deps.storage.tx(() => {
+            // Reactivated: events from now on, not those committed while it was paused or disabled.
+            if (set.status === "active") set.active_from_seq = repo.lastEventSeq();
+            repo.update(w.id, set);
+            record(c, "webhook.updated", w.id, { fields: changed, ...(secret ? { secretRegenerated: true } : {}), ...(set.status ? { status: set.status } : {}) });
+          });
+          if (set.status) await deps.webhooks.kick(w.id);
+        }
+        const webhook = present(c, repo.get(c.auth.company.id, c.auth.environment, w.id)!);
+        return ok(secret ? { webhook, secret } : { webhook });
+      })
+      .post("/:id/test", { summary: "Send a signed test.ping to the subscription now", access: test, tags: ["webhooks"] }, async (c) => {
+        const w = load(c, c.params.id);
+        const deliveryId = newId("dlv", c.now);
+        const body = eventBody("test.ping", iso(c.now), { webhookId: w.id });
+        const signature = signatureHeader(deps.secrets.open(w.secret_sealed, secretAad(w.id)), Math.floor(c.now / 1000), body);
+        const o = await deliverer.attempt({ url: w.url, deliveryId, eventType: "test.ping", body, signature });
+        const at = Date.now();
+        const now = iso(at);
+        deps.storage.tx(() => {
+          repo.insertDelivery({
+            id: deliveryId,
+            webhook_id: w.id,
+            company_id: w.company_id,
+            environment: w.environment,
+            event_id: null,
+            event_seq: null,
+            event_type: "test.ping",
+            body,
+            signature,
+            status: o.ok ? "sent" : "failed",
+            attempts: 1,
+            // A test ping is one attempt, answered at once: no automatic retry.
+            max_attempts: 1,
+            http_status: o.httpStatus,
+            response_time_ms: o.responseTimeMs,
+            last_error: o.error,
+            next_retry_at: null,
+            sent_at: o.ok ? now : null,
+            created_at: iso(c.now),
+            updated_at: now,
+          });
+          recordHealth(w.id, o, at);
+        });
+        return ok(o.ok ? { success: true, deliveryId } : { success: false, deliveryId, error: o.error });
+      })
+      .get(
+        "/:id/deliveries",
+        {
+          summary: "The subscription's deliveries, newest first (no payloads or signatures)",
+          access: read,
+          tags: ["webhooks"],
+          query: { status: q.enumOf(DELIVERY_STATUSES), eventType: q.enumOf(EVENT_TYPES), limit: q.limit(200), cursor: q.cursor() },
+        },
+        (c) => {
+          const w = load(c, c.params.id);
+          const filter = { status: c.query.status, eventType: c.query.eventType };
+          const res = keysetPage<DeliveryRow>({
+            key: deps.cursorKey,
+            list: `webhook-deliveries|${w.id}|${JSON.stringify([filter.status ?? null, filter.eventType ?? null])}`,
+            cursor: c.query.cursor,
+            limit: c.query.limit,
+            fetch: (after, n) => repo.deliveries(w.id, filter, after as [string, string] | null, n),
+            position: (d) => [d.created_at, d.id],
+            total: () => repo.countDeliveries(w, filter),
+          });
+          return page(res.rows.map(presentDelivery), res.meta);
+        },
+      )
+      .post("/:id/deliveries/:deliveryId/retry", { summary: "Send a failed delivery again, signed anew", access: update, tags: ["webhooks"] }, async (c) => {
+        const w = load(c, c.params.id);
+        const did = c.params.deliveryId;
+        // A delivery of another subscription is not found here (Part 2).
+        const d = DELIVERY_ID.test(did) ? repo.delivery(w.id, did) : undefined;
+        if (!d) throw apiError("DELIVERY_NOT_FOUND", { details: { resource: "Delivery", id: did } });
+        if (d.status !== "failed") throw apiError("DELIVERY_NOT_FAILED", { message: `Only a failed delivery can be retried; this one is ${d.status}`, details: { status: d.status } });
+        if (w.status !== "active") throw apiError("WEBHOOK_NOT_ACTIVE", { message: `The subscription is ${w.status}; activate it to retry deliveries`, details: { status: w.status } });
+        if (!repo.claimFailed(w.id, d.id, c.now, c.now + RETRY_CLAIM_MS))
+          throw apiError("DELIVERY_NOT_FAILED", { message: "This delivery is being retried by another request", details: { status: "pending" } });
+        // Part 2: a manual retry is signed again with a new timestamp.
+        const signature = signatureHeader(deps.secrets.open(w.secret_sealed, secretAad(w.id)), Math.floor(c.now / 1000), d.body);
+        const o = await deliverer.attempt({ url: w.url, deliveryId: d.id, eventType: d.event_type, body: d.body, signature });
+        const at = Date.now();
+        const now = iso(at);
+        deps.storage.tx(() => {
+          repo.recordAttempt(
+            d.id,
+            { status: o.ok ? "sent" : "failed", attempts: d.attempts + 1, httpStatus: o.httpStatus, responseTimeMs: o.responseTimeMs, lastError: o.error, nextRetryAt: null, sentAt: o.ok ? now : null },
+            now,
+          );
+          recordHealth(w.id, o, at);
+          record(c, "webhook.delivery_retried", w.id, { deliveryId: d.id, delivered: o.ok });
+        });
+        return ok({ deliveryId: d.id, delivered: o.ok });
+      }),
+  );
+}
