@@ -19,6 +19,10 @@ import type { Catalog } from "./domain/assets/catalog.ts";
 import { AssetPolicy } from "./adapters/storage/repos/assets.ts";
 import { ProviderSettings } from "./adapters/storage/repos/provider-settings.ts";
 import { noProviders, SWEEPS, type ProviderRegistry, type SweepName } from "./adapters/providers/registry.ts";
+import { SettingsRegistry } from "./adapters/providers/index.ts";
+import { providerFetch } from "./adapters/providers/outbound.ts";
+import { providerB } from "./adapters/providers/provider_b/adapter.ts";
+import { createTester, defaultTester, type ConnectionTester } from "./adapters/providers/tester.ts";
 import { DEFAULT_RATE_LIMITS, parseRateLimits, type RateLimit } from "./domain/ratelimit.ts";
 import { createWebhookServices, registerWebhooks, WebhookConfigError, type WebhookServices } from "./webhooks/setup.ts";
 
@@ -58,6 +62,8 @@ export interface Services {
   readonly policy: AssetPolicy;
   /** Provider and integration settings: sealed credentials per environment, one enabled switch per company. */
   readonly providerSettings: ProviderSettings;
+  /** Connection tests of the settings API, one per adapter that has one. */
+  readonly connectionTester: ConnectionTester;
   /** Webhook delivery: the SSRF-guarded deliverer, the auto-disable rule, kicks for subscription actors. */
   readonly webhooks: WebhookServices;
   ready(): boolean;
@@ -93,6 +99,17 @@ function rateLimitsFrom(text: string | undefined): Record<string, RateLimit> {
   } catch (e) {
     throw new ConfigError(`CARAVAN_RATE_LIMITS: ${(e as Error).message}`);
   }
+}
+
+/** The provider registry over the saved settings, with the adapters that exist, and their connection tests. */
+function wireProviders(s: Services, env: Record<string, string | undefined>): void {
+  const outbound = providerFetch(env);
+  const adapters = { provider_b: providerB };
+  const mutable = s as { -readonly [K in keyof Services]: Services[K] };
+  mutable.providers = new SettingsRegistry(s.providerSettings, adapters, outbound);
+  mutable.connectionTester = createTester({
+    provider_b: (e, credentials) => providerB.testConnection!(e, { credentials: { ...credentials }, fetch: outbound as unknown as typeof fetch, now: s.clock() }),
+  });
 }
 
 /** Every actor kind the service runs. */
@@ -172,6 +189,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     cursorKey: masterKey.derive("cursor"),
     nameIndexKey: masterKey.derive("name-index"),
     providers: noProviders,
+    connectionTester: defaultTester,
     pricing,
     catalog: loadCatalog(),
     policy: new AssetPolicy(storage, clock),
@@ -179,6 +197,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     webhooks,
     ready: () => ready,
   };
+  wireProviders(services, config.env ?? {});
   registerActors(services);
   const app = createApp(services);
   runtime.start();
