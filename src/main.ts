@@ -14,6 +14,8 @@ const USAGE = `usage: caravan <command> [options]
 
 commands:
   serve                 run the API (PORT, HOST, CARAVAN_DB, see README)
+  demo [--count N]      the API plus sandbox peers, demo customers and a stream of transfers
+  sandbox [--port P]    the provider_b sandbox network alone
   migrate               apply database migrations and exit
   keys create|list|revoke
   members create|list|disable|enable|role
@@ -53,6 +55,43 @@ async function serve(): Promise<void> {
   process.on("SIGINT", () => void shutdown("SIGINT"));
 }
 
+async function demo(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { count: { type: "string" }, interval: { type: "string" } }, strict: true });
+  const { runDemo } = await import("./demo.ts");
+  const config = configFromEnv(process.env);
+  const d = await runDemo({
+    port: config.port,
+    dbPath: process.env.CARAVAN_DB || undefined,
+    count: values.count ? Number(values.count) : undefined,
+    intervalMs: values.interval ? Number(values.interval) : undefined,
+  });
+  const stop = async () => {
+    await d.stop();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void stop());
+  process.on("SIGINT", () => void stop());
+  await d.done;
+  if (values.count) await stop();
+}
+
+async function sandbox(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { port: { type: "string" } }, strict: true });
+  const { startProviderBPeer } = await import("./sandbox/provider_b/index.ts");
+  const peer = await startProviderBPeer({
+    port: values.port ? Number(values.port) : 0,
+    vasps: [{ entityId: "VASP-ALPINE", name: "Alpine Exchange", country: "CH", wallets: [{ address: "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359", customer: "ruth" }], customers: { ruth: [] } }],
+  });
+  console.log(`provider_b sandbox network at ${peer.url}`);
+  for (const v of peer.directory.vasps.values()) console.log(`  VASP ${v.entityId} (${v.name}) public key ${v.publicKeyBase64}`);
+  const stop = async () => {
+    await peer.stop();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void stop());
+  process.on("SIGINT", () => void stop());
+}
+
 async function withStorage(fn: (s: Storage) => void): Promise<void> {
   const { dbPath, migrationsFolder, busyTimeoutMs } = configFromEnv(process.env);
   const storage = await openStorage(dbPath, { migrationsFolder, busyTimeoutMs });
@@ -81,6 +120,10 @@ async function main(argv: string[]): Promise<void> {
       return withStorage((s) => runCompanies(s, rest, out));
     case "assets":
       return withStorage((s) => runAssets(s, rest, out));
+    case "demo":
+      return demo(rest);
+    case "sandbox":
+      return sandbox(rest);
     case "customers":
       return withStorage((s) => runCustomers(s, rest, out));
     case "wallets":

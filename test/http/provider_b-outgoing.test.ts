@@ -7,6 +7,7 @@ import { startServer, type ChildServer } from "../support/server.ts";
 import { apiClient, expectError } from "../support/api.ts";
 import { startProviderBPeer, type ProviderBPeer } from "../../src/sandbox/provider_b/index.ts";
 import { publicKeyBase64, randomSeedBase64 } from "../../src/adapters/providers/provider_b/crypto.ts";
+import type { CountryCode } from "../../src/domain/ivms101/index.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(90_000);
@@ -25,7 +26,7 @@ const DENIED_ADDR = "0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB";
 const UNKNOWN_ADDR = "0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb";
 
 const person = (family: string, given: string, country = "NL") => ({
-  naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: family, secondaryIdentifier: given, nameIdentifierType: "LEGL" }] }, countryOfResidence: country },
+  naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: family, secondaryIdentifier: given, nameIdentifierType: "LEGL" as const }] }, countryOfResidence: country as CountryCode },
 });
 
 function transferBody(beneficiaryAddress: string, extra: Record<string, unknown> = {}) {
