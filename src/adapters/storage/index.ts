@@ -1,6 +1,7 @@
 // Opens the SQLite database with the driver of the running runtime and applies migrations.
 import { existsSync, mkdirSync, accessSync, constants } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { SQLiteBunSession } from "drizzle-orm/bun-sqlite/session";
 import { BaseSQLiteDatabase, SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
@@ -16,7 +17,13 @@ export class StorageError extends Error {
   override name = "StorageError";
 }
 
-export const defaultMigrationsFolder = fileURLToPath(new URL("../../../db/migrations", import.meta.url));
+/**
+ * The checkout's `db/migrations`; inside a `bun build --compile` executable (sources under `/$bunfs/`), the
+ * `db/migrations` folder beside the executable (`bun run build` copies it there).
+ */
+export const defaultMigrationsFolder = import.meta.url.includes("/$bunfs/")
+  ? join(dirname(process.execPath), "db", "migrations")
+  : fileURLToPath(new URL("../../../db/migrations", import.meta.url));
 
 export interface OpenOptions {
   /** Apply pending migrations (default true). */
