@@ -457,23 +457,10 @@ export class ActorRuntime {
       },
       checkpoints: row.checkpoints ?? 0,
       checkpoint: async () => {
-        const w = writes.splice(0);
-        const out = outgoing.splice(0);
-        const ev = events.splice(0);
+        const effects = { writes: writes.splice(0), outgoing: outgoing.splice(0), events: events.splice(0) };
         const stateNow = JSON.stringify(ctx.state ?? null);
-        const ids: number[] = [];
-        const seqs: number[] = [];
-        await this.commit(() => {
-          for (const f of w) f(this.storage);
-          for (const o of out) ids.push(this.mailbox.insert(o.to, o.body, o.dueAt, o.replyTo, now));
-          const at = iso(now);
-          for (const e of ev) seqs.push(this.mailbox.insertEvent(newId("evt", now), e, at));
-          this.mailbox.saveState(address, stateNow, resident.lastMessageId, now);
-          this.mailbox.markCheckpoint(row.id);
-        });
+        await this.commitEffects(address, row.id, now, effects, stateNow, resident.lastMessageId, false);
         resident.state = JSON.parse(stateNow);
-        out.forEach((o, i) => this.index({ id: ids[i], actor: o.to, due_at: o.dueAt, retry_at: null }));
-        for (const seq of seqs) for (const l of this.eventListeners) l(seq);
       },
     };
 
@@ -484,18 +471,9 @@ export class ActorRuntime {
       return;
     }
 
-    const newIds: number[] = [];
-    const eventSeqs: number[] = [];
     const stateText = JSON.stringify(ctx.state ?? null);
     try {
-      await this.commit(() => {
-        for (const w of writes) w(this.storage);
-        for (const o of outgoing) newIds.push(this.mailbox.insert(o.to, o.body, o.dueAt, o.replyTo, now));
-        const at = iso(now);
-        for (const e of events) eventSeqs.push(this.mailbox.insertEvent(newId("evt", now), e, at));
-        this.mailbox.saveState(address, stateText, row.id, now);
-        this.mailbox.ack(row.id);
-      });
+      await this.commitEffects(address, row.id, now, { writes, outgoing, events }, stateText, row.id, true);
     } catch (e) {
       await this.failed(q, row, e);
       return;
@@ -504,9 +482,35 @@ export class ActorRuntime {
     resident.lastMessageId = row.id;
     this.processed++;
     this.dequeue(q, id);
-    outgoing.forEach((o, i) => this.index({ id: newIds[i], actor: o.to, due_at: o.dueAt, retry_at: null }));
     if (row.reply_to) this.answer(row.reply_to, replied ? reply : undefined);
-    for (const seq of eventSeqs) for (const l of this.eventListeners) l(seq);
+  }
+
+  /**
+   * One commit of a handler's effects: its writes, new messages, events and state, and either the message's
+   * acknowledgement or (a checkpoint) the count of checkpoints. New messages and events are announced after.
+   */
+  private async commitEffects(
+    address: string,
+    messageId: number,
+    now: number,
+    fx: { writes: ((s: Storage) => void)[]; outgoing: Outgoing[]; events: ActorEvent[] },
+    stateText: string,
+    lastMessageId: number,
+    ack: boolean,
+  ): Promise<void> {
+    const ids: number[] = [];
+    const seqs: number[] = [];
+    await this.commit(() => {
+      for (const w of fx.writes) w(this.storage);
+      for (const o of fx.outgoing) ids.push(this.mailbox.insert(o.to, o.body, o.dueAt, o.replyTo, now));
+      const at = iso(now);
+      for (const e of fx.events) seqs.push(this.mailbox.insertEvent(newId("evt", now), e, at));
+      this.mailbox.saveState(address, stateText, lastMessageId, now);
+      if (ack) this.mailbox.ack(messageId);
+      else this.mailbox.markCheckpoint(messageId);
+    });
+    fx.outgoing.forEach((o, i) => this.index({ id: ids[i], actor: o.to, due_at: o.dueAt, retry_at: null }));
+    for (const seq of seqs) for (const l of this.eventListeners) l(seq);
   }
 
   private sealBody(to: string, body: unknown): string {
