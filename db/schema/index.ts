@@ -11,3 +11,4 @@ export * from "./transfers.ts";
 export * from "./providers.ts";
 export * from "./webhooks.ts";
 export * from "./proofs.ts";
+export * from "./provider_b.ts";

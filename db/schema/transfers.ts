@@ -62,6 +62,9 @@ export const transfers = sqliteTable(
     index("transfers_state").on(t.companyId, t.environment, t.state, t.createdAt, t.id),
     index("transfers_status").on(t.companyId, t.environment, t.status, t.createdAt, t.id),
     index("transfers_originator").on(t.originatorCustomerId, t.state),
+    // provider_b callbacks ask about outgoing transfers by the provider's transferId and by transaction (Part 3).
+    index("transfers_provider_external").on(t.companyId, t.environment, t.providerExternalId),
+    index("transfers_tx_hash").on(t.companyId, t.environment, t.txHash),
   ],
 );
 

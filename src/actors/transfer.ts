@@ -16,6 +16,7 @@ import type { OutgoingTransfer } from "../adapters/providers/types.ts";
 import type { Person } from "../domain/ivms101/index.ts";
 import type { Protocol } from "../domain/transfers.ts";
 import { VaspDirectory } from "../adapters/storage/repos/vasps.ts";
+import { cancelDecision, txidDecision, type ReportedTx, type ResultDecision } from "../domain/provider_b/decisions.ts";
 
 interface Scoped {
   companyId: string;
@@ -27,7 +28,10 @@ export type TransferMsg =
   | (Scoped & { type: "start" })
   | (Scoped & { type: "discover" })
   | (Scoped & { type: "action"; body: Record<string, unknown> })
-  | (Scoped & { type: "expire" });
+  | (Scoped & { type: "expire" })
+  // Part 3, provider_b callbacks: the originating VASP reports the transaction of, or cancels, an incoming transfer.
+  | (Scoped & { type: "inboundTxid"; txid: string; vout: string | null })
+  | (Scoped & { type: "inboundCancel"; reasonType: string | null });
 
 export interface TransferDeps {
   pii: Sealer;
@@ -40,6 +44,8 @@ export interface TransferActorState {
   routing?: RoutingState;
   /** A transaction hash once tried must be repeated (Part 3, provider_b). */
   triedTxHash?: string;
+  /** The transaction the originating VASP reported for an incoming transfer (txid and vout), compared on repeats. */
+  reportedTx?: ReportedTx;
 }
 
 type Result = Outcome<{ id: string; state: string; status: { ours: string | null; theirs: string | null }; txHash: string | null }> & { meta?: Record<string, unknown> };
@@ -67,6 +73,10 @@ export function transferActor(deps: TransferDeps): ActorKind<TransferActorState,
           return ctx.reply(await h.action(msg.body));
         case "expire":
           return ctx.reply(h.expire());
+        case "inboundTxid":
+          return ctx.reply(h.inboundTxid({ txid: msg.txid, vout: msg.vout }));
+        case "inboundCancel":
+          return ctx.reply(h.inboundCancel(msg.reasonType));
         default: {
           const _exhaustive: never = msg;
           throw new Error(`unknown transfer message ${JSON.stringify(_exhaustive)}`);
@@ -254,6 +264,31 @@ class Handling {
     }
     // The beneficiary data is screened before authorizing; with no screening rule it is approved (Part 3).
     this.change("awaiting_counterparty", { ...common, status: "approved", theirs_status: "accepted", ours_status: "accepted", matched_at: this.at }, "counterparty_accepted");
+  }
+
+  /** An incoming transfer's transaction, reported by its originating VASP: a verified transfer becomes `accepted`. */
+  inboundTxid(tx: ReportedTx): Outcome<ResultDecision> {
+    if (this.t.direction !== "incoming") return { ok: true, data: { result: "error", reasonType: "UNKNOWN_TRANSFER_ID" } };
+    const d = txidDecision(this.t.state, this.ctx.state.reportedTx ?? null, tx);
+    if (d.record) {
+      this.ctx.state.reportedTx = tx;
+      this.change("accepted", { tx_hash: tx.txid, theirs_status: "accepted", accepted_at: this.at }, "transaction_reported", { vout: tx.vout });
+      this.audit("transfer.accepted", { protocol: this.t.protocol });
+    }
+    return { ok: true, data: d.result === "normal" ? { result: "normal" } : d };
+  }
+
+  /** The originating VASP canceled an incoming transfer: `rejected`, or `failed` once its transaction was reported. */
+  inboundCancel(reasonType: string | null): Outcome<ResultDecision> {
+    if (this.t.direction !== "incoming") return { ok: true, data: { result: "error", reasonType: "UNKNOWN_TRANSFER_ID" } };
+    const d = cancelDecision(this.t.state, this.ctx.state.reportedTx ?? null);
+    if (d.to) {
+      // The sender's own reasonType is kept in the history only when it looks like a code (never free text).
+      const theirs = reasonType && /^[A-Z][A-Z0-9_]{0,63}$/.test(reasonType) ? { senderReasonType: reasonType } : undefined;
+      this.change(d.to, { theirs_status: "rejected", rejection_reason: "ORIGINATOR_CANCELED" }, "originator_canceled", theirs);
+      this.audit(`transfer.${d.to}`, { reason: "ORIGINATOR_CANCELED" });
+    }
+    return { ok: true, data: { result: "normal" } };
   }
 
   expire(): Outcome {

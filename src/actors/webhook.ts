@@ -29,6 +29,7 @@ export interface WebhookActorDeps {
   boot: string;
   autoDisable: AutoDisableRule | null;
   log: Logger;
+  clock?: () => number;
 }
 
 /**
@@ -59,102 +60,154 @@ export const secretAad = (id: string) => `webhook:${id}:secret`;
 
 /** An attempt this process started and never reported is considered lost after this long (the timeout is 10 s). */
 const LOST_AFTER_MS = 60_000;
+/** An answer within this long is recorded by the handler that sent it; a slower one comes back as a `result` message. */
+const FAST_ANSWER_MS = 50;
+/** A handler sends deliveries back to back for at most this long, then yields its slot (and asks to be called again). */
+const HANDLER_BUDGET_MS = 200;
 
 /**
- * The HTTP request runs outside the handler: the actor records what it started and returns, so a slow receiver holds
- * neither the runtime's handler slots nor any other subscription; its report comes back as a `result` message.
- * Strict order: the queue head (lowest event seq still pending) is sent alone; a delivery waiting for its retry
- * holds the ones behind it until it is sent or has failed for good.
+ * Strict order: the queue head (lowest event seq still pending) is sent alone; a delivery waiting for its retry holds
+ * the ones behind it until it is sent or has failed for good. A receiver that answers fast is served back to back in
+ * one handler (one commit for several deliveries); a slow one is detached: the handler records what is on the wire and
+ * returns, so a slow receiver holds neither a runtime handler slot nor any other subscription, and its answer arrives
+ * as a `result` message.
  */
 export function webhookActor(deps: WebhookActorDeps): ActorKind<WebhookState, WebhookMessage> {
+  const clock = deps.clock ?? Date.now;
+  // Opened secrets by sealed text (AES-GCM in JS costs more than the rest of an attempt); a new secret has a new sealed text.
+  const secrets = new Map<string, string>();
+  const secretOf = (w: WebhookRow) => {
+    let plain = secrets.get(w.secret_sealed);
+    if (plain === undefined) {
+      if (secrets.size >= 10_000) secrets.clear();
+      secrets.set(w.secret_sealed, (plain = deps.secrets.open(w.secret_sealed, secretAad(w.id))));
+    }
+    return plain;
+  };
+
   return {
     kind: "webhook",
     initialState: () => ({ inflight: null }),
-    handle(ctx, msg) {
+    async handle(ctx, msg) {
       const repo = new Webhooks(ctx.storage);
+      const w = repo.byId(ctx.id);
+      let after: DeliveryRow | undefined;
       if (msg.type === "result") {
         const inf = ctx.state.inflight;
         // A report of an attempt this actor no longer waits for (it was declared lost): the delivery was or will be sent again.
         if (!inf || inf.deliveryId !== msg.deliveryId || inf.boot !== msg.boot) return;
         ctx.state.inflight = null;
-        const done = record(ctx, repo, msg);
-        if (done === "retrying" || done === "disabled") return;
-        return advance(ctx, repo, msg.deliveryId);
+        const d = repo.delivery(ctx.id, msg.deliveryId);
+        if (!w || !d || d.status !== "pending") return run(ctx, repo, w);
+        const done = record(ctx, w, d, msg.outcome, msg.signature, clock());
+        if (done !== "sent" && done !== "failed") return;
+        after = d;
+      } else {
+        const inf = ctx.state.inflight;
+        if (inf && inf.boot === deps.boot && clock() - inf.startedAt < LOST_AFTER_MS) return;
+        ctx.state.inflight = null;
       }
-      const inf = ctx.state.inflight;
-      if (inf && inf.boot === deps.boot && ctx.now - inf.startedAt < LOST_AFTER_MS) return;
-      ctx.state.inflight = null;
-      return advance(ctx, repo);
+      return run(ctx, repo, w, after);
     },
   };
 
-  /** Writes the attempt's result and the subscription's health; schedules the automatic retry. */
-  function record(ctx: ActorContext<WebhookState>, repo: Webhooks, msg: Extract<WebhookMessage, { type: "result" }>): "sent" | "failed" | "retrying" | "disabled" | "gone" {
-    const d = repo.delivery(ctx.id, msg.deliveryId);
-    const w = repo.byId(ctx.id);
-    if (!d || !w || d.status !== "pending") return "gone";
-    const o = msg.outcome;
+  /** Sends due queue heads one after the other while they answer fast and the budget lasts. */
+  async function run(ctx: ActorContext<WebhookState>, repo: Webhooks, w: WebhookRow | undefined, after?: DeliveryRow): Promise<void> {
+    if (!w) return;
+    const until = clock() + HANDLER_BUDGET_MS;
+    for (;;) {
+      // Deliveries finished in this handler are still pending in the database until it commits: read past them.
+      const head = repo.head(w.id, after ? [after.event_seq ?? 0, after.id] : null);
+      if (!head) return;
+      if (w.status !== "active") {
+        const now = iso(clock());
+        ctx.write(() => repo.failPending(w.id, `not sent: the subscription is ${w.status}`, now));
+        return;
+      }
+      const t = clock();
+      // Waiting for its retry: the due-time kick comes then (a durable message).
+      if (head.next_retry_at !== null && head.next_retry_at > t) return;
+      if (!deps.deliverer.accepting) return;
+      // Part 2: an automatic retry resends the signature made at dispatch (the first attempt) with its timestamp.
+      const signature = head.signature ?? signatureHeader(secretOf(w), Math.floor(t / 1000), head.body);
+      const attempt = deps.deliverer.attempt({ url: w.url, deliveryId: head.id, eventType: head.event_type, body: head.body, signature });
+      const outcome = await within(attempt, Math.min(FAST_ANSWER_MS, Math.max(0, until - t)));
+      if (!outcome) return detach(ctx, head, signature, attempt);
+      const done = record(ctx, w, head, outcome, signature, clock());
+      if (done !== "sent" && done !== "failed") return;
+      after = head;
+      if (clock() >= until) {
+        ctx.tell(ctx.address, { type: "kick" });
+        return;
+      }
+    }
+  }
+
+  /** The receiver is slow: the handler returns; the answer comes back as a `result` message. */
+  function detach(ctx: ActorContext<WebhookState>, d: DeliveryRow, signature: string, attempt: Promise<AttemptOutcome>): void {
+    const address = ctx.address;
+    const boot = deps.boot;
+    ctx.state.inflight = { deliveryId: d.id, boot, startedAt: clock() };
+    deps.deliverer.track(
+      attempt.then(async (outcome) => {
+        try {
+          await deps.tell(address, { type: "result", deliveryId: d.id, boot, signature, outcome });
+        } catch (e) {
+          // Shutting down: the delivery stays pending and is sent again after the restart.
+          deps.log("warn", "webhook attempt report not recorded", { webhookId: d.webhook_id, deliveryId: d.id, error: String(e) });
+        }
+      }),
+    );
+  }
+
+  /** Writes the attempt's result and the subscription's health (at the handler's commit); schedules the automatic retry. */
+  function record(ctx: ActorContext<WebhookState>, w: WebhookRow, d: DeliveryRow, o: AttemptOutcome, signature: string, at: number): "sent" | "failed" | "retrying" | "disabled" {
+    const repo = new Webhooks(ctx.storage);
     const attempts = d.attempts + 1;
-    const now = iso(ctx.now);
-    const base = { attempts, httpStatus: o.httpStatus, responseTimeMs: o.responseTimeMs, signature: msg.signature };
+    const now = iso(at);
+    const base = { attempts, httpStatus: o.httpStatus, responseTimeMs: o.responseTimeMs, signature };
     if (o.ok) {
       ctx.write(() => {
         repo.recordAttempt(d.id, { ...base, status: "sent", lastError: null, nextRetryAt: null, sentAt: now }, now);
-        repo.recordHealth(w.id, "sent", ctx.now, now);
+        repo.recordHealth(w.id, "sent", at, now);
       });
+      w.consecutive_failures = 0;
+      w.failing_since = null;
       return "sent";
     }
     const delay = retryDelayMs(attempts);
     if (delay !== null && w.status === "active") {
       // Part 2: 1 s after the first attempt, 5 s after the second; the timer is a durable message, so it survives a restart.
-      const dueAt = ctx.now + delay;
+      const dueAt = at + delay;
       ctx.write(() => {
         repo.recordAttempt(d.id, { ...base, status: "pending", lastError: o.error, nextRetryAt: dueAt, sentAt: null }, now);
-        repo.recordHealth(w.id, "retrying", ctx.now, now);
+        repo.recordHealth(w.id, "retrying", at, now);
       });
       ctx.tell(ctx.address, { type: "kick" }, { dueAt });
       return "retrying";
     }
     const failures = w.consecutive_failures + 1;
-    const disable = w.status === "active" && shouldAutoDisable(failures, w.failing_since ?? ctx.now, ctx.now, deps.autoDisable);
+    const disable = w.status === "active" && shouldAutoDisable(failures, w.failing_since ?? at, at, deps.autoDisable);
+    const snapshot = { ...w };
     ctx.write((s) => {
       repo.recordAttempt(d.id, { ...base, status: "failed", lastError: o.error, nextRetryAt: null, sentAt: null }, now);
-      repo.recordHealth(w.id, "failed", ctx.now, now);
-      if (disable) disableAutomatically(s, w, failures, ctx.now);
+      repo.recordHealth(w.id, "failed", at, now);
+      if (disable) disableAutomatically(s, snapshot, failures, at);
     });
+    w.consecutive_failures = failures;
+    w.failing_since ??= at;
     if (disable) deps.log("warn", "webhook subscription disabled automatically", { webhookId: w.id, consecutiveFailures: failures });
     return disable ? "disabled" : "failed";
   }
+}
 
-  /** Starts the queue head if it is due; a subscription that is not active ends its pending deliveries failed. */
-  function advance(ctx: ActorContext<WebhookState>, repo: Webhooks, exceptId?: string): void {
-    const w = repo.byId(ctx.id);
-    if (!w) return;
-    const head = repo.head(ctx.id, exceptId);
-    if (!head) return;
-    if (w.status !== "active") {
-      const now = iso(ctx.now);
-      ctx.write(() => repo.failPending(w.id, `not sent: the subscription is ${w.status}`, now));
-      return;
-    }
-    // Waiting for its retry: the due-time kick comes then (a durable message).
-    if (head.next_retry_at !== null && head.next_retry_at > ctx.now) return;
-    start(ctx, w, head);
-  }
-
-  function start(ctx: ActorContext<WebhookState>, w: WebhookRow, d: DeliveryRow): void {
-    // Part 2: an automatic retry resends the signature made at dispatch (the first attempt) with its timestamp.
-    const signature = d.signature ?? signatureHeader(deps.secrets.open(w.secret_sealed, secretAad(w.id)), Math.floor(ctx.now / 1000), d.body);
-    const address = ctx.address;
-    const boot = deps.boot;
-    const started = deps.deliverer.start({ url: w.url, deliveryId: d.id, eventType: d.event_type, body: d.body, signature }, async (outcome) => {
-      try {
-        await deps.tell(address, { type: "result", deliveryId: d.id, boot, signature, outcome });
-      } catch (e) {
-        // Shutting down: the delivery stays pending and is sent again after the restart.
-        deps.log("warn", "webhook attempt report not recorded", { webhookId: w.id, deliveryId: d.id, error: String(e) });
-      }
-    });
-    if (started) ctx.state.inflight = { deliveryId: d.id, boot, startedAt: ctx.now };
+/** The promise's value if it settles within `ms`, else undefined (the promise keeps running). */
+async function within<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }

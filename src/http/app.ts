@@ -17,6 +17,10 @@ import { thresholdRoutes } from "./thresholds.ts";
 import { providerRoutes } from "./providers.ts";
 import { webhookRoutes } from "./webhooks.ts";
 import { openApiDocument } from "./openapi.ts";
+import { providerBCallbacks, trpNotFound } from "./callbacks/provider_b.ts";
+
+/** Provider callbacks (Part 3): their own checks, limits and error bodies, none of the API's general rules. */
+const isCallbackPath = (pathname: string) => pathname === "/api/system/trp" || pathname.startsWith("/api/system/trp/");
 
 export function createApp(services: Services) {
   const kit = new ApiKit({
@@ -30,6 +34,7 @@ export function createApp(services: Services) {
   const app = new Elysia({ normalize: false })
     .onRequest(({ request }) => {
       const url = new URL(request.url);
+      if (isCallbackPath(url.pathname)) return;
       // Part 1, Errors: text with a NUL character in path or query is a VALIDATION_ERROR.
       if (/%00/i.test(url.pathname + url.search) || (url.pathname + url.search).includes("\u0000"))
         return kit.errorResponse(apiError("VALIDATION_ERROR", { message: "The path or query contains a NUL character (U+0000)" }));
@@ -49,6 +54,7 @@ export function createApp(services: Services) {
     })
     .onError(({ code, request, error }) => {
       if (code === "NOT_FOUND") {
+        if (isCallbackPath(new URL(request.url).pathname)) return trpNotFound();
         const allow = kit.allowedMethods(new URL(request.url).pathname);
         if (allow.length > 0)
           return kit.errorResponse(apiError("METHOD_NOT_ALLOWED", { message: `Method ${request.method} is not allowed here`, headers: { Allow: allow.join(", ") } }));
@@ -68,6 +74,7 @@ export function createApp(services: Services) {
     .use(thresholdRoutes(kit, services))
     .use(webhookRoutes(kit, services))
     .use(providerRoutes(kit, services))
+    .use(providerBCallbacks(services))
     .use(
       transferRoutes(kit, {
         ...services,

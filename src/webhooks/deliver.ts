@@ -34,13 +34,15 @@ export class Deliverer {
     return p;
   }
 
-  /** Fire and forget for the actors: `done` gets the outcome. Refused (false) once shutdown began. */
-  start(r: AttemptRequest, done: (o: AttemptOutcome) => Promise<unknown> | void): boolean {
-    if (this.stopping) return false;
-    const p = this.attempt(r).then(done);
+  /** Keeps a promise (an attempt's report) in the set a shutdown waits for. */
+  track(p: Promise<unknown>): void {
     this.inflight.add(p);
     void p.catch(() => {}).finally(() => this.inflight.delete(p));
-    return true;
+  }
+
+  /** False once shutdown began: the actors start no new attempt. */
+  get accepting(): boolean {
+    return !this.stopping;
   }
 
   /** Shutdown: no new attempts; waits for those in flight (each ends within the timeout) and their reports. */

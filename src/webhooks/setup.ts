@@ -54,6 +54,7 @@ export function registerWebhooks(w: WebhookServices, s: { storage: Storage; runt
       boot: newId("boot", s.clock()),
       autoDisable: w.autoDisable,
       log: s.log,
+      clock: s.clock,
     }),
   );
   startWebhookDispatch(s.runtime, new Webhooks(s.storage), (msg, f) => s.log("warn", msg, f));

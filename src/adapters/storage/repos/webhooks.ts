@@ -134,11 +134,13 @@ export class Webhooks {
     return (this.s.stmt("SELECT * FROM webhook_deliveries WHERE id = ? AND webhook_id = ?").get(id, webhookId) ?? undefined) as DeliveryRow | undefined;
   }
 
-  /** The subscription's next delivery in event order (its queue head), leaving out `exceptId` (just finished). */
-  head(webhookId: string, exceptId = ""): DeliveryRow | undefined {
-    return (this.s
-      .stmt("SELECT * FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending' AND id <> ? ORDER BY event_seq, id LIMIT 1")
-      .get(webhookId, exceptId) ?? undefined) as DeliveryRow | undefined;
+  /** The subscription's next pending delivery in event order (its queue head), after the position `after` when given. */
+  head(webhookId: string, after: [number, string] | null = null): DeliveryRow | undefined {
+    const sql = "SELECT * FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending'";
+    const row = after
+      ? this.s.stmt(`${sql} AND (event_seq, id) > (?, ?) ORDER BY event_seq, id LIMIT 1`).get(webhookId, after[0], after[1])
+      : this.s.stmt(`${sql} ORDER BY event_seq, id LIMIT 1`).get(webhookId);
+    return (row ?? undefined) as DeliveryRow | undefined;
   }
 
   recordAttempt(id: string, r: AttemptRecord, now: string): void {

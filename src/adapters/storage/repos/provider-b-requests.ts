@@ -1,0 +1,99 @@
+// provider_b callback requests recorded for idempotency (Part 3 "provider_b callbacks"): claim, finish, release, answers sealed.
+import { iso, newId } from "../../../domain/ids.ts";
+import type { Environment } from "../../../domain/types.ts";
+import { claimDecision, type ClaimDecision } from "../../../domain/provider_b/decisions.ts";
+import type { Storage } from "../types.ts";
+
+export interface ProviderBRequestRow {
+  id: string;
+  company_id: string;
+  environment: Environment;
+  sender: string;
+  transfer_id: string;
+  kind: "transfer" | "transfer_data";
+  content_hash: string;
+  state: "in_progress" | "done";
+  started_at: string;
+  completed_at: string | null;
+  answer_sealed: string | null;
+  transfer_ref: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RequestKey {
+  companyId: string;
+  environment: Environment;
+  sender: string;
+  transferId: string;
+}
+
+export type Claim = { decision: ClaimDecision; row: ProviderBRequestRow };
+
+/** What a released claim's `started_at` is set to: long enough ago that the next identical request reclaims it at once. */
+const RELEASED = iso(0);
+
+/** The associated data that binds a sealed answer to its request record. */
+export const answerAad = (id: string) => `provider_b_request:${id}`;
+
+export class ProviderBRequests {
+  constructor(private readonly s: Storage) {}
+
+  get(k: RequestKey): ProviderBRequestRow | undefined {
+    return (this.s
+      .stmt("SELECT * FROM provider_b_requests WHERE company_id = ? AND environment = ? AND sender = ? AND transfer_id = ?")
+      .get(k.companyId, k.environment, k.sender, k.transferId) ?? undefined) as ProviderBRequestRow | undefined;
+  }
+
+  /**
+   * Records the request as in progress unless it is known: one IMMEDIATE transaction over a unique index, so of
+   * concurrent duplicates exactly one gets `new` (or `reclaim`) and the others `in_progress`.
+   */
+  claim(k: RequestKey, kind: ProviderBRequestRow["kind"], contentHash: string, now: number): Claim {
+    return this.s.tx((): Claim => {
+      const row = this.get(k);
+      const at = iso(now);
+      // A record of the other kind under the same transferId is other content (its hash covers the kind).
+      const decision = claimDecision(row ? { contentHash: row.content_hash, state: row.state, startedAt: Date.parse(row.started_at) } : null, contentHash, now);
+      if (decision === "new") {
+        const fresh: ProviderBRequestRow = {
+          id: newId("pbr", now),
+          company_id: k.companyId,
+          environment: k.environment,
+          sender: k.sender,
+          transfer_id: k.transferId,
+          kind,
+          content_hash: contentHash,
+          state: "in_progress",
+          started_at: at,
+          completed_at: null,
+          answer_sealed: null,
+          transfer_ref: null,
+          created_at: at,
+          updated_at: at,
+        };
+        const cols = Object.keys(fresh);
+        this.s.stmt(`INSERT INTO provider_b_requests (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`).run(...(Object.values(fresh) as string[]));
+        return { decision, row: fresh };
+      }
+      if (decision === "reclaim") {
+        this.s.stmt("UPDATE provider_b_requests SET started_at = ?, updated_at = ? WHERE id = ?").run(at, at, row!.id);
+        return { decision, row: { ...row!, started_at: at, updated_at: at } };
+      }
+      return { decision, row: row! };
+    });
+  }
+
+  /** The answer is recorded; later identical requests get it again. */
+  finish(id: string, answerSealed: string, transferRef: string | null, now: number): void {
+    const at = iso(now);
+    this.s
+      .stmt("UPDATE provider_b_requests SET state = 'done', completed_at = ?, answer_sealed = ?, transfer_ref = coalesce(?, transfer_ref), updated_at = ? WHERE id = ?")
+      .run(at, answerSealed, transferRef, at, id);
+  }
+
+  /** Processing failed without an answer: the next identical request may process it again at once. */
+  release(id: string, now: number): void {
+    this.s.stmt("UPDATE provider_b_requests SET started_at = ?, updated_at = ? WHERE id = ? AND state = 'in_progress'").run(RELEASED, iso(now), id);
+  }
+}
