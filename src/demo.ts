@@ -10,6 +10,7 @@ import { startProviderBPeer, type ProviderBPeer } from "./sandbox/provider_b/ind
 import { publicKeyBase64, randomSeedBase64 } from "./adapters/providers/provider_b/crypto.ts";
 import { listen, type RunningServer } from "./adapters/server/index.ts";
 import type { CountryCode } from "./domain/ivms101/index.ts";
+import { runWallets } from "./cli/wallets.ts";
 
 const person = (family: string, given: string, country: string) => ({
   naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: family, secondaryIdentifier: given, nameIdentifierType: "LEGL" as const }] }, countryOfResidence: country as CountryCode },
@@ -24,6 +25,8 @@ const BENEFICIARIES = {
   denied: "0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb",
   unknown: "0x52908400098527886E0F7030069857D2E4169EE7",
 };
+
+const randomHex = (bytes: number) => Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
 
 export interface DemoOptions {
   port: number;
@@ -107,9 +110,11 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     const c = await api("/api/v2/customers", { method: "POST", body: { externalId: `demo-${suffix}-${s.given.toLowerCase()}`, name: s.name } });
     const persons = [person(s.family, s.given, s.country)];
     await api(`/api/v2/customers/${c.body.data.id}/travel-rule-identity`, { method: "PUT", body: { status: "verified", persons } });
-    await api("/api/v2/wallets", { method: "POST", body: { customerId: c.body.data.id, network: "ethereum", address: s.address, label: "hot wallet" } });
+    const w = await api("/api/v2/wallets", { method: "POST", body: { customerId: c.body.data.id, network: "ethereum", address: s.address, label: "hot wallet" } });
+    // An officer attests the hosted wallet (the dashboard's part): incoming transfers need a verified wallet.
+    runWallets(service.storage, ["attest", "--id", w.body.data.id, "--note", "hosted by the demo", "--member", officer.email], () => {});
     customers.push({ id: c.body.data.id, address: s.address, persons });
-    log(`customer ${c.body.data.id} ${s.name} with a verified identity and a wallet`);
+    log(`customer ${c.body.data.id} ${s.name} with a verified identity and a verified wallet`);
   }
 
   log(`\nCaravan demo at ${service.url} (database ${dbPath})`);
@@ -122,6 +127,34 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     { amount: "1.5", to: BENEFICIARIES.denied, what: "to a sanctioned address: denied by the counterparty" },
     { amount: "3", to: BENEFICIARIES.unknown, what: "to an address no VASP owns: no VASP found" },
   ];
+  const providerId = service.providerSettings.id(company.id, "provider_b")!;
+  /** Alpine Exchange sends to one of our customers: a match is verified, a wrong name denied (Part 3, incoming). */
+  async function incoming(i: number): Promise<void> {
+    const c = customers[i % customers.length];
+    const s = SENDERS[i % SENDERS.length];
+    const matching = i % 2 === 0;
+    const r = await peer.sendIncomingTransfer({
+      fromEntityId: "VASP-ALPINE",
+      toCaravanEnv: "test",
+      providerId,
+      asset: "ETH",
+      network: "ethereum",
+      amount: "2.5",
+      tradePrice: "8000",
+      isExceedingThreshold: true,
+      address: c.address,
+      originatorAddress: BENEFICIARIES.good,
+      originatorPersons: [person("Roe", "Ruth", "CH")],
+      beneficiaryPersons: [matching ? person(s.family, s.given, s.country) : person("Nobody", "Else", s.country)],
+    });
+    const answer = r.body as { result?: string; reasonType?: string; transferId?: string } | null;
+    log(`incoming 2.5 ETH from Alpine Exchange to ${s.name}${matching ? "" : " (under another name)"}: ${answer?.result ?? r.status}${answer?.reasonType ? ` (${answer.reasonType})` : ""}`);
+    if (answer?.result === "verified" && answer.transferId) {
+      const tx = await peer.sendTxid({ fromEntityId: "VASP-ALPINE", toCaravanEnv: "test", providerId, transferId: answer.transferId, txid: randomHex(32) });
+      log(`incoming transaction reported by Alpine Exchange: ${(tx.body as { result?: string } | null)?.result ?? tx.status}`);
+    }
+  }
+
   let stopped = false;
   let n = 0;
   const done = (async () => {
@@ -145,6 +178,7 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
       });
       log(`transfer ${r.body?.data?.id ?? "-"} ${plan.amount} ETH: ${r.status} ${r.body?.data?.state ?? r.body?.code} — ${plan.what}`);
       if (r.status === 202) void follow(r.body.data.id);
+      if (n % plans.length === 0) await incoming(n / plans.length - 1).catch((e) => log(`incoming failed: ${(e as Error).message}`));
       await new Promise((res) => setTimeout(res, o.intervalMs ?? 3000));
     }
   })();
@@ -157,7 +191,7 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
       if (state && state !== "queued" && state !== "processing") {
         log(`transfer ${id} → ${state}${t.body.data.rejection ? ` (${t.body.data.rejection.reason})` : ""}${t.body.data.beneficiary?.vaspName ? ` via ${t.body.data.cascade.provider} to ${t.body.data.beneficiary.vaspName}` : ""}`);
         if (state === "awaiting_counterparty") {
-          const txHash = "0x" + Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, "0")).join("");
+          const txHash = "0x" + randomHex(32);
           const a = await api(`/api/v2/transfers/${id}`, { method: "PATCH", body: { action: "accept", txHash } });
           log(`transfer ${id} → ${a.body?.data?.state ?? a.body?.code} (transaction reported to provider_b)`);
         }

@@ -9,7 +9,7 @@ setDefaultTimeout(90_000);
 
 const dir = tempDir();
 
-test("the demo sends transfers out through provider_b to a sandbox VASP, and the local receiver gets their webhooks", async () => {
+test("the demo sends transfers out through provider_b to a sandbox VASP, takes one in, and the local receiver gets their webhooks", async () => {
   const lines: string[] = [];
   const demo = await runDemo({ port: 0, dbPath: join(dir, "demo.db"), count: 4, intervalMs: 300, log: (l) => lines.push(l) });
   try {
@@ -22,6 +22,8 @@ test("the demo sends transfers out through provider_b to a sandbox VASP, and the
     expect(text).toMatch(/→ awaiting_counterparty via provider_b to Alpine Exchange/);
     expect(text).toMatch(/→ completed \(transaction reported to provider_b\)/);
     expect(text).toMatch(/→ rejected \(SANCTION_LIST\)/);
+    expect(text).toMatch(/incoming 2\.5 ETH from Alpine Exchange to Jane van Dyke: verified/);
+    expect(text).toMatch(/incoming transaction reported by Alpine Exchange: normal/);
     const events = new Set(demo.received.map((r) => r.event));
     for (const e of ["transfer.created", "transfer.completed", "transfer.rejected", "transfer.failed"]) expect(events.has(e)).toBe(true);
   } finally {
