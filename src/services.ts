@@ -22,6 +22,8 @@ import { noProviders, SWEEPS, type ProviderRegistry, type SweepName } from "./ad
 import { SettingsRegistry } from "./adapters/providers/index.ts";
 import { providerFetch } from "./adapters/providers/outbound.ts";
 import { providerB } from "./adapters/providers/provider_b/adapter.ts";
+import { connectionActor, connectionAddress } from "./actors/connection.ts";
+import type { DirectoryRead } from "./adapters/providers/types.ts";
 import { createTester, defaultTester, type ConnectionTester } from "./adapters/providers/tester.ts";
 import { DEFAULT_RATE_LIMITS, parseRateLimits, type RateLimit } from "./domain/ratelimit.ts";
 import { createWebhookServices, registerWebhooks, WebhookConfigError, type WebhookServices } from "./webhooks/setup.ts";
@@ -106,7 +108,11 @@ function wireProviders(s: Services, env: Record<string, string | undefined>): vo
   const outbound = providerFetch(env);
   const adapters = { provider_b: providerB };
   const mutable = s as { -readonly [K in keyof Services]: Services[K] };
-  mutable.providers = new SettingsRegistry(s.providerSettings, adapters, outbound);
+  // Each provider connection's actor keeps what was read from the peer (directory, keys, health).
+  mutable.providers = new SettingsRegistry(s.providerSettings, adapters, outbound, (companyId, environment, provider) =>
+    s.runtime.ask<DirectoryRead>(connectionAddress(companyId, environment, provider), { type: "directory", companyId, environment, provider }, { timeoutMs: 20_000 }),
+  );
+  s.runtime.register(connectionActor(() => s.providers));
   mutable.connectionTester = createTester({
     provider_b: (e, credentials) => providerB.testConnection!(e, { credentials: { ...credentials }, fetch: outbound as unknown as typeof fetch, now: s.clock() }),
   });

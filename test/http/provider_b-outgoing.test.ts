@@ -195,3 +195,20 @@ describe("outgoing", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(11_000);
   });
 });
+
+describe("provider connection", () => {
+  test("the connection's actor keeps the directory it read: transfers within a minute read it from the peer at most once", async () => {
+    const reads = () => peer.requests.filter((q) => q.route === "vasps" && q.fromEntityId === "CARAVAN-1").length;
+    const before = reads();
+    for (let i = 0; i < 3; i++) expect((await settle((await create(BENE_ADDR)).body.data.id)).state).toBe("awaiting_counterparty");
+    expect(reads() - before).toBeLessThanOrEqual(1);
+    const st = await import("bun:sqlite").then(({ Database }) => {
+      const d = new Database(db, { readonly: true });
+      const row = d.prepare("SELECT state FROM actor_state WHERE address LIKE 'connection:%:test:provider_b'").get() as { state: string } | null;
+      d.close();
+      return row ? JSON.parse(row.state) : null;
+    });
+    expect(st.health).toBe("up");
+    expect(st.directory.vasps.map((v: { vaspId: string }) => v.vaspId)).toContain("VASP-BENE");
+  });
+});

@@ -4,7 +4,7 @@ import type { Protocol } from "../../domain/transfers.ts";
 import { PROVIDERS } from "../../domain/providers/catalog.ts";
 import type { ProviderSettings } from "../storage/repos/provider-settings.ts";
 import type { Capability, ProviderRegistry, SweepName, TransferCandidate } from "./registry.ts";
-import type { AdapterContext, ProviderAdapter } from "./types.ts";
+import type { AdapterContext, DirectoryRead, ProviderAdapter } from "./types.ts";
 import type { OutboundFetch } from "./outbound.ts";
 
 export class SettingsRegistry implements ProviderRegistry {
@@ -14,6 +14,8 @@ export class SettingsRegistry implements ProviderRegistry {
     private readonly settings: ProviderSettings,
     private readonly adapters: Partial<Record<Protocol, ProviderAdapter>>,
     private readonly outbound: OutboundFetch,
+    /** Asks the provider connection's actor for its directory (absent: adapters read it themselves). */
+    private readonly directoryOf?: (companyId: string, env: Environment, name: Protocol) => Promise<DirectoryRead>,
   ) {
     this.byPriority = [...PROVIDERS].sort((a, b) => a.priority - b.priority).map((p) => p.name);
   }
@@ -38,7 +40,13 @@ export class SettingsRegistry implements ProviderRegistry {
     if (!this.settings.enabled(companyId, name)) return null;
     const credentials = this.settings.credentials(companyId, env, name);
     if (!credentials) return null;
-    return { credentials, fetch: this.outbound as unknown as typeof fetch, now };
+    const directoryOf = this.directoryOf;
+    return {
+      credentials,
+      fetch: this.outbound as unknown as typeof fetch,
+      now,
+      directory: directoryOf ? () => directoryOf(companyId, env, name) : undefined,
+    };
   }
 
   displayName(name: Protocol): string {

@@ -25,8 +25,20 @@ export interface OutgoingTransfer {
   expiresAt: string | null;
 }
 
+/** A counterparty VASP as the provider's directory lists it (kept by the provider connection's actor). */
+export interface DirectoryEntry {
+  vaspId: string;
+  name: string;
+  health: "up" | "down";
+  publicKey: string | null;
+}
+
+export type DirectoryRead = { ok: true; vasps: DirectoryEntry[]; fetchedAt: number } | { ok: false; code: string };
+
 export interface AdapterContext {
   credentials: Record<string, string>;
+  /** The provider's directory as the connection actor keeps it (cached briefly); absent outside the service. */
+  directory?: () => Promise<DirectoryRead>;
   /** The SSRF-guarded fetch with the adapter's timeout. */
   fetch: typeof fetch;
   now: number;
@@ -64,6 +76,8 @@ export interface ProviderAdapter {
   /** Part 3 "Sending capability": why this provider cannot carry the transfer, or ok. */
   canCarry(t: TransferCandidate): { ok: true } | { ok: false; reason: string };
   testConnection?(env: Environment, ctx: AdapterContext): Promise<{ success: boolean; message: string; error?: string }>;
+  /** Reads the provider's directory of VASPs (for the connection actor, which caches it). */
+  readDirectory?(ctx: AdapterContext): Promise<DirectoryRead>;
   discover?(t: OutgoingTransfer, ctx: AdapterContext): Promise<Discovery>;
   submit?(t: OutgoingTransfer, vasp: { vaspId: string; vaspName: string | null }, ctx: AdapterContext): Promise<Submission>;
   /** `accept` with a txHash: the transaction is reported to the provider first (strict notification). */

@@ -1,7 +1,7 @@
 // provider_b outgoing (Part 3 "provider_b transfers → Outgoing", "Beneficiary discovery", Outbound, connection test).
 import type { Environment } from "../../../domain/types.ts";
 import type { CountryCode } from "../../../domain/ivms101/index.ts";
-import type { ActionResult, AdapterContext, Discovery, OutgoingTransfer, ProviderAdapter, Submission } from "../types.ts";
+import type { ActionResult, AdapterContext, DirectoryRead, Discovery, OutgoingTransfer, ProviderAdapter, Submission } from "../types.ts";
 import type { TransferCandidate } from "../registry.ts";
 import { checkClientOptions, discoveryRequestId, ProviderBClient, type ProviderBFetch } from "./client.ts";
 import { accountNumber, buildTransferMessage, fromWirePersons } from "./wire.ts";
@@ -40,8 +40,23 @@ function destination(canonical: string): { address: string; tag: string | null }
   return { address: canonical.slice(0, q), tag: v.get("dt") ?? v.get("memo") ?? v.get("tag") };
 }
 
+async function readDirectory(ctx: AdapterContext): Promise<DirectoryRead> {
+  const r = await client(ctx).listVasps();
+  if (!r.ok) return { ok: false, code: r.code };
+  return {
+    ok: true,
+    fetchedAt: ctx.now,
+    vasps: r.body.vasps.map((v) => ({ vaspId: v.vaspEntityId, name: v.vaspName, health: v.health === "up" ? "up" : "down", publicKey: v.pubkeys[0]?.pubkey ?? null })),
+  };
+}
+
+/** The directory through the connection actor when the service provides it (cached there), else read now. */
+const directoryOf = (ctx: AdapterContext) => (ctx.directory ? ctx.directory() : readDirectory(ctx));
+
 export const providerB: ProviderAdapter = {
   name: NAME,
+
+  readDirectory,
 
   // Part 3, provider_b "Sending capability".
   canCarry(t: TransferCandidate) {
@@ -69,9 +84,9 @@ export const providerB: ProviderAdapter = {
     const r = await c.discoveryResult(requestId);
     if (!r.ok) return retryable(r.code, r.status);
     if (r.body.result === "valid" && r.body.beneficiaryVaspEntityId) {
-      const dir = await c.listVasps();
-      const vasp = dir.ok ? dir.body.vasps.find((v) => v.vaspEntityId === r.body.beneficiaryVaspEntityId) : undefined;
-      return { kind: "found", vaspId: r.body.beneficiaryVaspEntityId, vaspName: vasp?.vaspName ?? null };
+      const dir = await directoryOf(ctx);
+      const vasp = dir.ok ? dir.vasps.find((v) => v.vaspId === r.body.beneficiaryVaspEntityId) : undefined;
+      return { kind: "found", vaspId: r.body.beneficiaryVaspEntityId, vaspName: vasp?.name ?? null };
     }
     if (r.body.reasonType === "NOT_FOUND_ADDRESS") return { kind: "not_found" };
     if (r.body.reasonType === "PROCESSING") return { kind: "retry", reason: "discovery pending" };
@@ -86,9 +101,9 @@ export const providerB: ProviderAdapter = {
     if (t.usdValue === null) return { kind: "not_taken", reason: "the amount has no USD valuation" };
     const creds = ctx.credentials as unknown as Creds;
     const c = client(ctx);
-    const dir = await c.listVasps();
+    const dir = await directoryOf(ctx);
     if (!dir.ok) return { kind: "not_taken", reason: failed(dir.code) };
-    const entry = dir.body.vasps.find((v) => v.vaspEntityId === vasp.vaspId);
+    const entry = dir.vasps.find((v) => v.vaspId === vasp.vaspId);
     if (!entry) return { kind: "not_taken", reason: `${NAME}: the beneficiary VASP ${vasp.vaspId} is not in the directory`, vaspNotFound: true };
     if (entry.health !== "up") return { kind: "not_taken", reason: `${NAME}: the beneficiary VASP ${vasp.vaspId} is not healthy` };
     // A transfer ID is reserved: from here on no other provider is tried (Part 3).
@@ -99,7 +114,7 @@ export const providerB: ProviderAdapter = {
     const check = await c.verifyAddress(vasp.vaspId, { currency, address: dest.address, tag: dest.tag, network: t.network });
     if (!check.ok) return { kind: "unknown", externalId: transferId, error: failed(check.code) };
     if (check.body.result !== "valid")
-      return { kind: "answered", externalId: transferId, theirs: "rejected", reasonType: check.body.reasonType ?? "NOT_FOUND_ADDRESS", vaspId: vasp.vaspId, vaspName: entry.vaspName };
+      return { kind: "answered", externalId: transferId, theirs: "rejected", reasonType: check.body.reasonType ?? "NOT_FOUND_ADDRESS", vaspId: vasp.vaspId, vaspName: entry.name };
     if (check.body.beneficiaryVaspEntityId && check.body.beneficiaryVaspEntityId !== vasp.vaspId)
       return { kind: "unknown", externalId: transferId, error: failed("INVALID_RESPONSE") };
     const message = buildTransferMessage({
@@ -127,13 +142,13 @@ export const providerB: ProviderAdapter = {
     );
     if (!r.ok) return { kind: "unknown", externalId: transferId, error: failed(r.code) };
     if (r.body.result === "denied")
-      return { kind: "answered", externalId: transferId, theirs: "rejected", reasonType: r.body.reasonType ?? "UNKNOWN", vaspId: vasp.vaspId, vaspName: entry.vaspName };
+      return { kind: "answered", externalId: transferId, theirs: "rejected", reasonType: r.body.reasonType ?? "UNKNOWN", vaspId: vasp.vaspId, vaspName: entry.name };
     // `verified` must carry the beneficiary's IVMS101 for the address asked about, else the answer does not match.
     const ben = r.body.ivms101?.Beneficiary;
     const account = accountNumber(dest.address, dest.tag);
     if (!ben || !ben.accountNumber.includes(account) || ben.beneficiaryPersons.length === 0)
       return { kind: "unknown", externalId: transferId, error: failed("INVALID_RESPONSE") };
-    return { kind: "answered", externalId: transferId, theirs: "accepted", beneficiaryPersons: fromWirePersons(ben.beneficiaryPersons), vaspId: vasp.vaspId, vaspName: entry.vaspName };
+    return { kind: "answered", externalId: transferId, theirs: "accepted", beneficiaryPersons: fromWirePersons(ben.beneficiaryPersons), vaspId: vasp.vaspId, vaspName: entry.name };
   },
 
   async reportTransaction(t, txHash, ctx): Promise<ActionResult> {
