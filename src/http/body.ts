@@ -9,7 +9,13 @@ export function checkDeclaredLength(req: Request): void {
   if (len !== null && /^\d+$/.test(len) && Number(len) > MAX_BODY_BYTES) throw apiError("BODY_TOO_LARGE");
 }
 
-async function readLimited(req: Request): Promise<Uint8Array> {
+/**
+ * The body, counted while it streams in (never read whole first); null once it passes `max` bytes, also when
+ * the declared length already does. Shared by the API (64 KiB) and the provider callbacks (256 KiB).
+ */
+export async function readCapped(req: Request, max: number): Promise<Uint8Array | null> {
+  const declared = req.headers.get("content-length");
+  if (declared !== null && /^\d+$/.test(declared) && Number(declared) > max) return null;
   if (!req.body) return new Uint8Array();
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -18,9 +24,9 @@ async function readLimited(req: Request): Promise<Uint8Array> {
     const { value, done } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
+    if (size > max) {
       await reader.cancel().catch(() => {});
-      throw apiError("BODY_TOO_LARGE");
+      return null;
     }
     chunks.push(value);
   }
@@ -31,6 +37,12 @@ async function readLimited(req: Request): Promise<Uint8Array> {
     o += c.byteLength;
   }
   return out;
+}
+
+async function readLimited(req: Request): Promise<Uint8Array> {
+  const bytes = await readCapped(req, MAX_BODY_BYTES);
+  if (bytes === null) throw apiError("BODY_TOO_LARGE");
+  return bytes;
 }
 
 function hasNul(v: unknown): boolean {

@@ -1,4 +1,5 @@
 // provider_b callbacks (Part 3 "provider_b callbacks", Authentication 3): source address, size, budget, provider, headers, body, decryption, then each endpoint.
+import { readCapped } from "../body.ts";
 import { Elysia } from "elysia";
 import type { Services } from "../../services.ts";
 import type { Environment } from "../../domain/types.ts";
@@ -90,29 +91,6 @@ function readBodyFields(endpoint: Exclude<Endpoint, "health">, v: unknown): Rec 
   return out;
 }
 
-/** The body, read while counting; null once it passes the limit (also when the declared length already does). */
-async function readCapped(req: Request, max: number): Promise<Uint8Array | null> {
-  const declared = req.headers.get("content-length");
-  if (declared !== null && /^\d+$/.test(declared) && Number(declared) > max) return null;
-  if (!req.body) return new Uint8Array();
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(size);
-  let o = 0;
-  for (const c of chunks) (out.set(c, o), (o += c.byteLength));
-  return out;
-}
 
 /** A base64 Ed25519 public key that is a curve point (it must convert to X25519 to seal the answer). */
 function senderKey(value: string | null): string | null {
