@@ -109,8 +109,14 @@ function wireProviders(s: Services, env: Record<string, string | undefined>): vo
   const adapters = { provider_b: providerB };
   const mutable = s as { -readonly [K in keyof Services]: Services[K] };
   // Each provider connection's actor keeps what was read from the peer (directory, keys, health).
-  mutable.providers = new SettingsRegistry(s.providerSettings, adapters, outbound, (companyId, environment, provider) =>
-    s.runtime.ask<DirectoryRead>(connectionAddress(companyId, environment, provider), { type: "directory", companyId, environment, provider }, { timeoutMs: 20_000 }),
+  mutable.providers = new SettingsRegistry(
+    s.providerSettings,
+    adapters,
+    outbound,
+    (companyId, environment, provider) =>
+      s.runtime.ask<DirectoryRead>(connectionAddress(companyId, environment, provider), { type: "directory", companyId, environment, provider }, { timeoutMs: 20_000 }),
+    (companyId, environment, provider) =>
+      s.runtime.ask<{ waitMs: number }>(connectionAddress(companyId, environment, provider), { type: "permit", companyId, environment, provider }, { timeoutMs: 20_000 }),
   );
   s.runtime.register(connectionActor(() => s.providers));
   mutable.connectionTester = createTester({

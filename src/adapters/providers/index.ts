@@ -16,6 +16,8 @@ export class SettingsRegistry implements ProviderRegistry {
     private readonly outbound: OutboundFetch,
     /** Asks the provider connection's actor for its directory (absent: adapters read it themselves). */
     private readonly directoryOf?: (companyId: string, env: Environment, name: Protocol) => Promise<DirectoryRead>,
+    /** Asks the provider connection's actor how long to wait before an outbound call (its rate). */
+    private readonly permit?: (companyId: string, env: Environment, name: Protocol) => Promise<{ waitMs: number }>,
   ) {
     this.byPriority = [...PROVIDERS].sort((a, b) => a.priority - b.priority).map((p) => p.name);
   }
@@ -40,13 +42,28 @@ export class SettingsRegistry implements ProviderRegistry {
     if (!this.settings.enabled(companyId, name)) return null;
     const credentials = this.settings.credentials(companyId, env, name);
     if (!credentials) return null;
-    const directoryOf = this.directoryOf;
+    const { directoryOf, permit, outbound } = this;
+    // Every call an adapter makes waits for the connection's permit; the connection actor's own reads use
+    // `outbound` directly (the context without `directory`, see ConnectionActor).
+    const paced: OutboundFetch = permit
+      ? async (url, init) => {
+          const { waitMs } = await permit(companyId, env, name);
+          if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
+          return outbound(url, init);
+        }
+      : outbound;
     return {
       credentials,
-      fetch: this.outbound as unknown as typeof fetch,
+      fetch: paced as unknown as typeof fetch,
       now,
       directory: directoryOf ? () => directoryOf(companyId, env, name) : undefined,
     };
+  }
+
+  /** The context the connection actor itself uses: the plain outbound client, no directory indirection. */
+  plainContext(companyId: string, env: Environment, name: Protocol, now: number): AdapterContext | null {
+    const c = this.context(companyId, env, name, now);
+    return c ? { credentials: c.credentials, fetch: this.outbound as unknown as typeof fetch, now } : null;
   }
 
   displayName(name: Protocol): string {
