@@ -1,5 +1,6 @@
 // The nine settings definitions (Part 2 "Provider and integration settings", Part 3 "Settings of …", "Callback paths"),
 // and the rules a PUT's credentials follow: unknown fields, missing required values, provider_e's value formats. Pure.
+import { PROVIDER_B_CALLBACKS } from "../provider_b/endpoints.ts";
 import type { Environment } from "../types.ts";
 import type { Issue } from "../errors.ts";
 
@@ -70,18 +71,7 @@ const opt = (key: string, label: string, type: FieldType, extra: Partial<FieldDe
 const TRP = "/api/system/trp";
 
 // Part 3 "Callback paths": provider_b's endpoints are listed one by one, each with its method.
-const PROVIDER_B_ENDPOINTS: readonly CallbackPathTemplate[] = (
-  [
-    { method: "GET", path: "v1/vasp/health", label: "Health check" },
-    { method: "POST", path: "v1/beneficiary/VerifyAddress", label: "Address verification" },
-    { method: "POST", path: "v1/beneficiary/transfer", label: "Transfer authorization" },
-    { method: "POST", path: "v1/beneficiary/transfer/txid", label: "Transaction report" },
-    { method: "POST", path: "v1/vasp/transfer/status", label: "Transfer status" },
-    { method: "PUT", path: "v1/vasp/transfer/status", label: "Transfer cancellation" },
-    { method: "POST", path: "v1/verification/tx", label: "Transaction verification" },
-    { method: "PUT", path: "v1/verification/tx", label: "Transaction data request" },
-  ] as const
-).map((e) => ({ ...e, path: `${TRP}/provider_b/{environment}/connections/{providerId}/${e.path}` }));
+const PROVIDER_B_ENDPOINTS: readonly CallbackPathTemplate[] = PROVIDER_B_CALLBACKS.map(({ method, path, label }) => ({ method, label, path: `${TRP}/provider_b/{environment}/connections/{providerId}/${path}` }));
 
 // Part 3: `permission` is not listed (its URL, with a token, goes in each permission request).
 const PROVIDER_E_EVENTS: readonly CallbackPathTemplate[] = [

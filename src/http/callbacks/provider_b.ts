@@ -1,5 +1,6 @@
 // provider_b callbacks (Part 3 "provider_b callbacks", Authentication 3): source address, size, budget, provider, headers, body, decryption, then each endpoint.
 import { readCapped } from "../body.ts";
+import { PROVIDER_B_CALLBACKS, type ProviderBCallback } from "../../domain/provider_b/endpoints.ts";
 import { Elysia } from "elysia";
 import type { Services } from "../../services.ts";
 import type { Environment } from "../../domain/types.ts";
@@ -22,21 +23,12 @@ export const TRP_NOT_FOUND = { error: "Not found", code: "NOT_FOUND" } as const;
 /** Part 3, Callback paths: "Any other path under /api/system/trp is 404 { error: Not found, code: NOT_FOUND }", exactly that body. */
 export const trpNotFound = (): Response => json(404, TRP_NOT_FOUND);
 
-type Endpoint = "health" | "verifyAddress" | "transfer" | "txid" | "cancel" | "status" | "verifyTx" | "transferData";
+type Endpoint = ProviderBCallback;
 
 const PREFIX = "/api/system/trp/provider_b/:environment/connections/:providerId";
 
 /** Part 3, provider_b callbacks: the table's endpoints, each with its method; any other method or path is 404. */
-const ROUTES: readonly { method: "GET" | "POST" | "PUT"; path: string; endpoint: Endpoint }[] = [
-  { method: "GET", path: "v1/vasp/health", endpoint: "health" },
-  { method: "POST", path: "v1/beneficiary/VerifyAddress", endpoint: "verifyAddress" },
-  { method: "POST", path: "v1/beneficiary/transfer", endpoint: "transfer" },
-  { method: "POST", path: "v1/beneficiary/transfer/txid", endpoint: "txid" },
-  { method: "PUT", path: "v1/vasp/transfer/status", endpoint: "cancel" },
-  { method: "POST", path: "v1/vasp/transfer/status", endpoint: "status" },
-  { method: "POST", path: "v1/verification/tx", endpoint: "verifyTx" },
-  { method: "PUT", path: "v1/verification/tx", endpoint: "transferData" },
-];
+const ROUTES = PROVIDER_B_CALLBACKS;
 
 /** Endpoints whose `payload` is sealed for us (VerifyAddress, the authorization, the transfer-data request). */
 const SEALED: ReadonlySet<Endpoint> = new Set(["verifyAddress", "transfer", "transferData"]);
