@@ -15,16 +15,12 @@ import { keepReason, normalizeForSearch, trigrams, type CreateCustomerInput } fr
 import { personsCountry, type Person } from "../domain/ivms101/index.ts";
 import type { ErrorCode } from "../domain/errors.ts";
 import type { Environment } from "../domain/types.ts";
-import { personNames } from "../domain/ivms101/index.ts";
-import { SCHEMA_NAME, type CreateTransferInput } from "../domain/transfers.ts";
-import { Transfers, type TransferRow } from "../adapters/storage/repos/transfers.ts";
-import { ownVasp } from "../adapters/storage/repos/thresholds.ts";
-import { transferEventData, type HistoryEntry } from "./transfer-presenter.ts";
+import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
 import { Proofs, noteAad, proofState, type ProofRow } from "../adapters/storage/repos/proofs.ts";
 import { deriveVerification, type Verification } from "../domain/proofs/index.ts";
-import { beneficiaryMatches } from "../domain/provider_b/names.ts";
-import { holderReason, screeningReason, type IncomingReason, type Verdict } from "../domain/provider_b/decisions.ts";
-import { VaspDirectory } from "../adapters/storage/repos/vasps.ts";
+import type { Verdict } from "../domain/provider_b/decisions.ts";
+import { createTransfer, receiveIncoming, type IncomingTransfer, type NewTransfer } from "./customer-transfers.ts";
+export type { IncomingOutcome, IncomingTransfer, NewTransfer } from "./customer-transfers.ts";
 
 /** Every message names the tenant and who acts, so the actor needs no other context. */
 interface Scoped {
@@ -53,51 +49,6 @@ export type CustomerMsg =
   | (Scoped & { type: "expireWalletProofs"; walletId: string });
 
 /** A priced, validated outgoing transfer the HTTP layer asks the originator's actor to create. */
-export interface NewTransfer {
-  id: string;
-  idempotencyKey: string | null;
-  input: CreateTransferInput;
-  assetCode: string;
-  assetId: string;
-  /** Originator address in its canonical registry form (or null). */
-  originatorAddress: string | null;
-  beneficiaryAddress: string;
-  outcome: "completed" | "queued";
-  thresholdInfo: Record<string, unknown>;
-  fxRateId: string;
-  expiresAt: string | null;
-}
-
-/**
- * An incoming transfer a provider delivers to a wallet of this customer (Part 3, provider_b transfers → Incoming),
- * after the request was decrypted and the wallet found; the holder and name checks happen in the actor.
- */
-export interface IncomingTransfer {
-  id: string;
-  /** The provider's reference of the request (`provider_b-inbound:<request ID>`): one transfer per reference. */
-  externalId: string;
-  protocol: "provider_b";
-  walletId: string;
-  asset: string;
-  assetId: string;
-  amount: string;
-  network: string;
-  /** The wallet's address in its canonical registry form. */
-  beneficiaryAddress: string;
-  originatorAddress: string;
-  originatorPersons: Person[];
-  /** The beneficiary persons as the originating VASP sent them. */
-  beneficiaryPersons: Person[];
-  originatorVasp: { id: string; name: string | null };
-  beneficiaryVasp: { id: string; name: string | null };
-  thresholdInfo: Record<string, unknown>;
-}
-
-/** The answer to `receiveIncoming`: denied before creation (nothing recorded), or the transfer created (or found again). */
-export type IncomingOutcome =
-  | { result: "denied"; reasonType: IncomingReason; transfer: null }
-  | { result: "verified" | "denied"; reasonType: string | null; transfer: TransferRow; created: boolean };
-
 /** A message before the HTTP layer adds tenant and actor. */
 export type CustomerCommand = CustomerMsg extends infer T ? (T extends unknown ? Omit<T, keyof Scoped> : never) : never;
 
@@ -117,7 +68,7 @@ export interface CustomerDeps {
   screenIncoming?(t: TransferRow, persons: { originator: Person[]; beneficiary: Person[] }): Verdict;
 }
 
-const refuse = (code: ErrorCode, details?: Record<string, unknown>, message?: string): Outcome => ({ ok: false, code, details, message });
+export const refuse = (code: ErrorCode, details?: Record<string, unknown>, message?: string): Outcome => ({ ok: false, code, details, message });
 
 export function nameGrams(key: Uint8Array, name: string): string[] {
   return trigrams(normalizeForSearch(name)).map((g) => bytesToHex(hmac(sha256, key, utf8ToBytes(g)).slice(0, 12)));
@@ -134,15 +85,27 @@ export function customerActor(deps: CustomerDeps): ActorKind<Record<string, neve
   };
 }
 
-class Handling {
-  private readonly customers: Customers;
-  private readonly wallets: Wallets;
-  private readonly at: string;
+/** What the customer actor's handlers (here and in customer-transfers.ts) work with. */
+export interface CustomerScope {
+  readonly ctx: ActorContext<Record<string, never>>;
+  readonly msg: CustomerMsg;
+  readonly deps: CustomerDeps;
+  readonly customers: Customers;
+  readonly wallets: Wallets;
+  readonly at: string;
+  audit(action: string, entityType: string, entityId: string, detail?: Record<string, unknown>): void;
+  ownWallet(walletId: string): WalletRow | undefined;
+}
+
+class Handling implements CustomerScope {
+  readonly customers: Customers;
+  readonly wallets: Wallets;
+  readonly at: string;
 
   constructor(
-    private readonly ctx: ActorContext<Record<string, never>>,
-    private readonly msg: CustomerMsg,
-    private readonly deps: CustomerDeps,
+    readonly ctx: ActorContext<Record<string, never>>,
+    readonly msg: CustomerMsg,
+    readonly deps: CustomerDeps,
   ) {
     this.customers = new Customers(ctx.storage);
     this.wallets = new Wallets(ctx.storage);
@@ -169,9 +132,9 @@ class Handling {
       case "deleteWallet":
         return this.deleteWallet(m.walletId);
       case "createTransfer":
-        return this.createTransfer(m.transfer);
+        return createTransfer(this, m.transfer);
       case "receiveIncoming":
-        return this.receiveIncoming(m.transfer);
+        return receiveIncoming(this, m.transfer);
       case "issueWalletChallenge":
         return this.issueWalletChallenge(m.walletId);
       case "proveWallet":
@@ -189,7 +152,7 @@ class Handling {
     }
   }
 
-  private audit(action: string, entityType: string, entityId: string, detail?: Record<string, unknown>): void {
+  audit(action: string, entityType: string, entityId: string, detail?: Record<string, unknown>): void {
     const { companyId, environment, actor } = this.msg;
     const now = this.ctx.now;
     this.ctx.write((s: Storage) => new AuditLog(s).record({ companyId, environment, actor, action, entityType, entityId, detail }, now));
@@ -360,181 +323,7 @@ class Handling {
     return { ok: true, status: 201, data: row };
   }
 
-  /** Created here, not in the transfer's actor, so that a create and an erasure of the originator never interleave. */
-  private createTransfer(n: NewTransfer): Outcome {
-    const { companyId, environment, actor } = this.msg;
-    const transfers = new Transfers(this.ctx.storage);
-    if (n.idempotencyKey !== null) {
-      const done = transfers.byExternalId(companyId, environment, n.idempotencyKey);
-      if (done) return { ok: true, status: 200, data: { idempotent: true, transfer: done } };
-    }
-    const c = this.customers.get(companyId, environment, this.ctx.id);
-    if (!c || c.status !== "active")
-      return refuse("VALIDATION_ERROR", { schemaName: SCHEMA_NAME }, c ? "The originator customer is deactivated" : "The originator customer is unknown in this environment");
-    if (n.originatorAddress !== null) {
-      const w = this.wallets.byAddress(companyId, environment, n.originatorAddress);
-      if (!w || w.customer_id !== c.id) return refuse("VALIDATION_ERROR", { schemaName: SCHEMA_NAME }, "originatorAddress is not a wallet registered to the originator customer");
-    }
-    const vasp = ownVasp(this.ctx.storage, companyId);
-    const completed = n.outcome === "completed";
-    const history: HistoryEntry[] = [{ type: "created", from: null, to: completed ? "completed" : "queued", at: this.at }];
-    const row: TransferRow = {
-      id: n.id,
-      company_id: companyId,
-      environment,
-      direction: "outgoing",
-      state: completed ? "completed" : "queued",
-      status: completed ? "approved" : "pending",
-      external_id: n.idempotencyKey,
-      asset: n.assetCode,
-      asset_id: n.assetId,
-      amount: n.input.amount,
-      network: n.input.network,
-      blockchain_type: n.input.network,
-      originator_customer_id: c.id,
-      originator_address: n.originatorAddress,
-      beneficiary_address: n.beneficiaryAddress,
-      beneficiary_customer_id: null,
-      is_unhosted_wallet: n.input.isUnhostedWallet ? 1 : 0,
-      originator_sealed: this.deps.pii.seal(JSON.stringify(n.input.originatorPersons), `transfer:${n.id}:originator`),
-      beneficiary_sealed: n.input.beneficiaryPersons.length ? this.deps.pii.seal(JSON.stringify(n.input.beneficiaryPersons), `transfer:${n.id}:beneficiary`) : null,
-      // We are the originating VASP of an outgoing transfer.
-      originator_vasp_id: vasp.id,
-      originator_vasp_name: vasp.name,
-      beneficiary_vasp_id: null,
-      beneficiary_vasp_name: null,
-      preferred_protocol: n.input.preferredProtocol,
-      protocol: null,
-      provider_external_id: null,
-      matched_at: null,
-      ours_status: completed ? null : "pending",
-      theirs_status: null,
-      rejection_reason: null,
-      rejection_details_sealed: null,
-      tx_hash: null,
-      sanctions_status: null,
-      sanctions_provider: null,
-      threshold_info: JSON.stringify(n.thresholdInfo),
-      fx_rate_id: n.fxRateId,
-      checks: "[]",
-      attempts: "[]",
-      messages: "[]",
-      history: JSON.stringify(history),
-      expires_at: n.expiresAt,
-      accepted_at: null,
-      completed_at: completed ? this.at : null,
-      created_at: this.at,
-      updated_at: this.at,
-    };
-    this.ctx.write((s) => new Transfers(s).insert(row));
-    const event = { companyId, environment, entityType: "transfer", entityId: row.id, data: transferEventData(row) };
-    this.ctx.emit({ ...event, type: "transfer.created" });
-    if (completed) this.ctx.emit({ ...event, type: "transfer.completed" });
-    else this.ctx.tell(`transfer:${row.id}`, { type: "start", companyId, environment, actor });
-    this.audit("transfer.created", "Transfer", row.id, { state: row.state, asset: row.asset, network: row.network });
-    return { ok: true, status: completed ? 201 : 202, data: { idempotent: false, transfer: row, originatorName: personNames(n.input.originatorPersons)[0] ?? null, beneficiaryName: personNames(n.input.beneficiaryPersons)[0] ?? null } };
-  }
-
-  /**
-   * Part 3, provider_b Incoming: the wallet must be verified and the customer's identity verified (NOT_KYC_USER,
-   * SANCTION_LIST when blocked), the beneficiary persons sent must match the identity (INPUT_NAME_MISMATCHED); only
-   * then is the transfer created, screened, and left `awaiting_counterparty` (approved) or `rejected` (denied).
-   * A denial before creation records nothing. The same reference again answers the transfer it created.
-   */
-  private receiveIncoming(n: IncomingTransfer): Outcome<IncomingOutcome> {
-    const { companyId, environment } = this.msg;
-    const transfers = new Transfers(this.ctx.storage);
-    const done = transfers.byExternalId(companyId, environment, n.externalId);
-    if (done) return { ok: true, data: { result: done.state === "rejected" ? "denied" : "verified", reasonType: done.rejection_reason, transfer: done, created: false } };
-    const deny = (reasonType: IncomingReason): Outcome<IncomingOutcome> => ({ ok: true, data: { result: "denied", reasonType, transfer: null } });
-    const c = this.customers.get(companyId, environment, this.ctx.id);
-    const w = this.ownWallet(n.walletId);
-    // The wallet was found outside the actor: it may have been deleted or moved since.
-    if (!c || !w || w.address !== n.beneficiaryAddress) return deny("NOT_FOUND_ADDRESS");
-    const holder = holderReason({ customerActive: c.status === "active", walletVerified: w.verified === 1, identityStatus: c.identity_status });
-    if (holder) return deny(holder);
-    const identity = JSON.parse(this.deps.pii.open(c.identity_sealed!, `customer:${c.id}:identity`)) as Person[];
-    if (!beneficiaryMatches(n.beneficiaryPersons, identity)) return deny("INPUT_NAME_MISMATCHED");
-
-    const history: HistoryEntry[] = [{ type: "created", from: null, to: "exchanging", at: this.at, detail: { protocol: n.protocol } }];
-    const created: TransferRow = {
-      id: n.id,
-      company_id: companyId,
-      environment,
-      direction: "incoming",
-      state: "exchanging",
-      status: "pending",
-      external_id: n.externalId,
-      asset: n.asset,
-      asset_id: n.assetId,
-      amount: n.amount,
-      network: n.network,
-      blockchain_type: n.network,
-      originator_customer_id: null,
-      originator_address: n.originatorAddress,
-      beneficiary_address: n.beneficiaryAddress,
-      beneficiary_customer_id: c.id,
-      is_unhosted_wallet: 0,
-      originator_sealed: this.deps.pii.seal(JSON.stringify(n.originatorPersons), `transfer:${n.id}:originator`),
-      beneficiary_sealed: this.deps.pii.seal(JSON.stringify(n.beneficiaryPersons), `transfer:${n.id}:beneficiary`),
-      originator_vasp_id: n.originatorVasp.id,
-      originator_vasp_name: n.originatorVasp.name,
-      beneficiary_vasp_id: n.beneficiaryVasp.id,
-      beneficiary_vasp_name: n.beneficiaryVasp.name,
-      preferred_protocol: null,
-      protocol: n.protocol,
-      provider_external_id: n.externalId,
-      matched_at: null,
-      ours_status: "pending",
-      // The originating VASP asked for the authorization; it reports the transaction (txid) or cancels later.
-      theirs_status: "pending",
-      rejection_reason: null,
-      rejection_details_sealed: null,
-      tx_hash: null,
-      sanctions_status: null,
-      sanctions_provider: null,
-      threshold_info: JSON.stringify(n.thresholdInfo),
-      fx_rate_id: null,
-      checks: "[]",
-      attempts: "[]",
-      messages: JSON.stringify([{ type: "transfer_request", direction: "inbound", timestamp: this.at }]),
-      history: "[]",
-      expires_at: null,
-      accepted_at: null,
-      completed_at: null,
-      created_at: this.at,
-      updated_at: this.at,
-    };
-    created.history = JSON.stringify(history);
-    const verdict = this.deps.screenIncoming?.(created, { originator: n.originatorPersons, beneficiary: n.beneficiaryPersons }) ?? "approved";
-    const reason = screeningReason(verdict);
-    // Never held (Part 3): approved → awaiting_counterparty; a verdict needing review or a rejection → rejected.
-    const to = reason === null ? "awaiting_counterparty" : "rejected";
-    history.push({ type: reason === null ? "screened" : "screening_denied", from: "exchanging", to, at: this.at, ...(reason ? { detail: { reasonType: reason } } : {}) });
-    const messages = [...JSON.parse(created.messages), { type: "transfer_response", direction: "outbound", timestamp: this.at }];
-    const final: TransferRow = {
-      ...created,
-      state: to,
-      status: reason === null ? "approved" : "rejected",
-      ours_status: reason === null ? "accepted" : "rejected",
-      matched_at: reason === null ? this.at : null,
-      rejection_reason: reason,
-      messages: JSON.stringify(messages),
-      history: JSON.stringify(history),
-    };
-    this.ctx.write((s) => {
-      new Transfers(s).insert(final);
-      // The sender is a counterparty this environment has now exchanged a transfer with (VASP search).
-      new VaspDirectory(s).record(companyId, environment, n.originatorVasp.id, n.originatorVasp.name, "transfer_history", this.at);
-    });
-    const event = { companyId, environment, entityType: "transfer", entityId: final.id };
-    this.ctx.emit({ ...event, type: "transfer.created", data: transferEventData(reason === null ? final : created) });
-    if (reason !== null) this.ctx.emit({ ...event, type: "transfer.rejected", data: transferEventData(final) });
-    this.audit("transfer.created", "Transfer", final.id, { state: final.state, asset: final.asset, network: final.network, direction: "incoming", protocol: n.protocol });
-    return { ok: true, status: 201, data: { result: reason === null ? "verified" : "denied", reasonType: reason, transfer: final, created: true } };
-  }
-
-  private ownWallet(walletId: string): WalletRow | undefined {
+  ownWallet(walletId: string): WalletRow | undefined {
     const w = this.wallets.get(this.msg.companyId, this.msg.environment, walletId);
     return w && w.customer_id === this.ctx.id ? w : undefined;
   }
