@@ -68,7 +68,7 @@ export interface CustomerDeps {
   screenIncoming?(t: TransferRow, persons: { originator: Person[]; beneficiary: Person[] }): Verdict;
 }
 
-export const refuse = (code: ErrorCode, details?: Record<string, unknown>, message?: string): Outcome => ({ ok: false, code, details, message });
+const refuse = (code: ErrorCode, details?: Record<string, unknown>, message?: string): Outcome => ({ ok: false, code, details, message });
 
 export function nameGrams(key: Uint8Array, name: string): string[] {
   return trigrams(normalizeForSearch(name)).map((g) => bytesToHex(hmac(sha256, key, utf8ToBytes(g)).slice(0, 12)));
