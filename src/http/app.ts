@@ -17,6 +17,7 @@ import { thresholdRoutes } from "./thresholds.ts";
 import { providerRoutes } from "./providers.ts";
 import { webhookRoutes } from "./webhooks.ts";
 import { openApiDocument } from "./openapi.ts";
+import { PROVIDER_B_CALLBACKS } from "../domain/provider_b/endpoints.ts";
 import { providerBCallbacks, trpNotFound } from "./callbacks/provider_b.ts";
 
 /** Provider callbacks (Part 3): their own checks, limits and error bodies, none of the API's general rules. */
@@ -88,7 +89,16 @@ export function createApp(services: Services) {
     );
 
   kit.register("GET", "/api/v2/openapi.json", { summary: "This API's OpenAPI 3.1 description (no key needed)", tags: ["meta"] } as never);
-  const doc = openApiDocument(kit);
+  const doc = openApiDocument(kit, [
+    { method: "GET", path: "/healthz", summary: "200 {status: ok} once migrations are applied and the actors run", tags: ["meta"], authentication: "none" },
+    ...PROVIDER_B_CALLBACKS.map((c) => ({
+      method: c.method,
+      path: `/api/system/trp/provider_b/{environment}/connections/{providerId}/${c.path}`,
+      summary: `provider_b callback: ${c.label}`,
+      tags: ["callbacks"],
+      authentication: "source address (PROVIDER_B_ALLOWED_IPS), sender headers, crypto_box payloads (Part 3, Authentication 3)",
+    })),
+  ]);
   app.get("/api/v2/openapi.json", () => json(200, doc));
   return app;
 }

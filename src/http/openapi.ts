@@ -20,8 +20,29 @@ const errorEnvelope = {
   properties: { error: { type: "string" }, code: { type: "string" }, details: { type: "object" }, meta: envelope.properties.meta },
 };
 
-export function openApiDocument(kit: ApiKit) {
+/** Routes outside the API-key pipeline (health, provider callbacks), listed so the document names every route. */
+export interface OtherRoute {
+  method: string;
+  path: string;
+  summary: string;
+  tags: string[];
+  /** How the caller is authenticated, in words (callbacks: the provider's own rules, Part 3). */
+  authentication: string;
+}
+
+export function openApiDocument(kit: ApiKit, others: readonly OtherRoute[] = []) {
   const paths: Record<string, Record<string, unknown>> = {};
+  for (const o of others) {
+    const params = [...o.path.matchAll(/\{([A-Za-z_]+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
+    (paths[o.path] ??= {})[o.method.toLowerCase()] = {
+      summary: o.summary,
+      tags: o.tags,
+      parameters: params,
+      security: [],
+      "x-authentication": o.authentication,
+      responses: { default: { description: "See the summary" } },
+    };
+  }
   for (const r of kit.routes) {
     const oaPath = r.path.replace(/:([A-Za-z_]+)/g, "{$1}");
     const params: unknown[] = [];

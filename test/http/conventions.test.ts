@@ -330,5 +330,10 @@ describe("OpenAPI", () => {
     const limit = r.body.paths["/api/v2/audit-log"].get.parameters.find((p: any) => p.name === "limit");
     expect(limit.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 200 });
     expect(r.body.paths["/api/v2/openapi.json"].get).toBeDefined();
+    // Routes outside the API-key pipeline are listed too, with how they are authenticated.
+    expect(r.body.paths["/healthz"].get).toBeDefined();
+    expect(r.body.paths["/api/system/trp/provider_b/{environment}/connections/{providerId}/v1/beneficiary/transfer"].post["x-authentication"]).toContain("PROVIDER_B_ALLOWED_IPS");
+    for (const p of ["/api/v2/customers", "/api/v2/wallets", "/api/v2/transfers", "/api/v2/thresholds", "/api/v2/webhooks", "/api/v2/providers", "/api/v2/assets", "/api/v2/vasps/search"])
+      expect(r.body.paths[p]?.get).toBeDefined();
   });
 });
