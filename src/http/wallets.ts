@@ -6,6 +6,8 @@ import { addressCandidates, canonicalAddress, checkWalletCreate } from "../domai
 import type { ActorRuntime } from "../actors/runtime.ts";
 import type { Storage } from "../adapters/storage/index.ts";
 import { Wallets, type WalletRow } from "../adapters/storage/repos/wallets.ts";
+import { Proofs, proofState } from "../adapters/storage/repos/proofs.ts";
+import { deriveVerification } from "../domain/proofs/index.ts";
 import { ok, page, type ApiKit, type RouteContext } from "./kit.ts";
 import { keysetPage } from "./paging.ts";
 import { q } from "./query.ts";
@@ -38,6 +40,17 @@ export function presentWallet(w: WalletRow) {
 
 export function walletRoutes(kit: ApiKit, deps: WalletRouteDeps) {
   const repo = new Wallets(deps.storage);
+  const proofs = new Proofs(deps.storage);
+
+  /**
+   * `verified` is true while a proof is valid (Part 1): a stored flag whose last proof has passed its expiry is
+   * read as it is now, before the expiry sweep writes it (a few seconds later).
+   */
+  function asOf(w: WalletRow, now: number): WalletRow {
+    if (w.verified !== 1) return w;
+    const v = deriveVerification(proofs.ofWallet(w.id).map(proofState), now);
+    return v.verified ? { ...w, verified_at: v.verifiedAt } : { ...w, verified: 0, verified_at: null };
+  }
 
   function find(c: RouteContext, id: string): WalletRow {
     const w = ID.test(id) ? repo.get(c.auth.company.id, c.auth.environment, id) : undefined;
@@ -77,7 +90,7 @@ export function walletRoutes(kit: ApiKit, deps: WalletRouteDeps) {
             position: (w) => [w.created_at, w.id],
             total: () => repo.count(company.id, environment, f),
           });
-          return page(res.rows.map(presentWallet), res.meta);
+          return page(res.rows.map((w) => presentWallet(asOf(w, c.now))), res.meta);
         },
       )
       .post("/", { summary: "Register a customer's wallet (re-registering updates network and label)", access: { scope: "wallets:write", permission: "wallets:create" }, tags: ["wallets"] }, async (c) => {
@@ -100,12 +113,13 @@ export function walletRoutes(kit: ApiKit, deps: WalletRouteDeps) {
         const asked = typeof network === "string" && isSupportedNetwork(network) ? network : null;
         const canonical = asked ? canonicalAddress(asked, address as string) : null;
         const candidates = canonical?.ok ? [canonical.address, (address as string).trim()] : addressCandidates(address as string, SUPPORTED_NETWORKS);
-        const w = repo.byAddresses(c.auth.company.id, c.auth.environment, candidates)[0];
+        const found = repo.byAddresses(c.auth.company.id, c.auth.environment, candidates)[0];
+        const w = found ? asOf(found, c.now) : undefined;
         if (!w) return ok({ isRegistered: false, isVerified: false, walletType: "unknown" });
         const sameNetwork = typeof network !== "string" || network === w.network;
         return ok({ isRegistered: true, isVerified: w.verified === 1 && sameNetwork, walletType: "hosted", customerId: w.customer_id });
       })
-      .get("/:id", { summary: "One wallet", access: read, tags: ["wallets"] }, (c) => ok(presentWallet(find(c, c.params.id))))
+      .get("/:id", { summary: "One wallet", access: read, tags: ["wallets"] }, (c) => ok(presentWallet(asOf(find(c, c.params.id), c.now))))
       .patch("/:id", { summary: "Change a wallet's label (only the label changes)", access: { scope: "wallets:write", permission: "wallets:update" }, tags: ["wallets"] }, async (c) => {
         const w = find(c, c.params.id);
         const b = c.body;

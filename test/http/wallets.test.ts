@@ -156,15 +156,15 @@ async function walletCount(customer: { externalId: string }): Promise<number> {
 }
 
 /** Simulates a valid ownership proof (proofs are managed in the dashboard, not through this API). */
-function markVerified(walletId: string, at: string) {
-  const d = new Database(db);
-  try {
-    d.exec("PRAGMA busy_timeout = 5000");
-    const res = d.prepare("UPDATE wallets SET verified = 1, verified_at = ? WHERE id = ?").run(at, walletId);
-    if (res.changes !== 1) throw new Error(`no wallet ${walletId}`);
-  } finally {
-    d.close();
+/** A real ownership proof: an officer's attestation through the CLI (the dashboard's part). Returns its time. */
+let officerEmail: string | null = null;
+async function markVerified(walletId: string): Promise<string> {
+  if (!officerEmail) {
+    officerEmail = `officer-${Date.now()}@example.com`;
+    await cli("members", "create", "--email", officerEmail, "--role", "compliance_officer");
   }
+  const out = await cli("wallets", "attest", "--id", walletId, "--note", "checked in a test", "--member", officerEmail, "--json");
+  return JSON.parse(out.split("\n").at(-1)!).proof.recordedAt;
 }
 
 beforeAll(async () => {
@@ -823,8 +823,7 @@ describe("POST /api/v2/wallets/verify", () => {
     const c = await newCustomer();
     const a = freshEvm();
     const w = await registered({ address: a.lower, network: "polygon", customerId: c.id });
-    const at = new Date().toISOString();
-    markVerified(w.id, at); // a valid ownership proof
+    const at = await markVerified(w.id); // a valid ownership proof
     const got = await call(`/api/v2/wallets/${w.id}`, { key: owner });
     expect(got.body.data).toMatchObject({ verified: true, verifiedAt: at });
     const verify = (body: unknown) => call("/api/v2/wallets/verify", { method: "POST", key: owner, body });
