@@ -4,33 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStorage } from "../src/adapters/storage/index.ts";
 import { ActorRuntime } from "../src/actors/runtime.ts";
+import { rawCommitRate } from "./baseline.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ACTORS = Number(process.env.BENCH_ACTORS ?? 1000);
 const dir = mkdtempSync(join(tmpdir(), "caravan-bench-"));
-
-async function rawCommits(): Promise<number> {
-  // Same driver and pragmas as the service (WAL, synchronous=NORMAL, busy_timeout, foreign_keys).
-  const s = await openStorage(join(dir, "raw.db"), { migrate: false });
-  s.client.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, actor TEXT NOT NULL, body TEXT NOT NULL)");
-  const ins = s.client.prepare("INSERT INTO t (actor, body) VALUES (?, ?)");
-  const begin = s.client.prepare("BEGIN IMMEDIATE");
-  const commit = s.client.prepare("COMMIT");
-  let n = 0;
-  const end = performance.now() + SECONDS * 1000;
-  const t0 = performance.now();
-  while (performance.now() < end) {
-    for (let i = 0; i < 100; i++) {
-      begin.run();
-      ins.run(`a:${n % ACTORS}`, '{"n":1}');
-      commit.run();
-      n++;
-    }
-  }
-  const rate = n / ((performance.now() - t0) / 1000);
-  s.close();
-  return rate;
-}
 
 async function actorMessages(): Promise<{ rate: number; processed: number }> {
   const s = await openStorage(join(dir, "actors.db"));
@@ -61,7 +39,7 @@ async function actorMessages(): Promise<{ rate: number; processed: number }> {
   return { rate: processed / seconds, processed };
 }
 
-const raw = await rawCommits();
+const raw = await rawCommitRate(dir, { seconds: SECONDS });
 const actors = await actorMessages();
 rmSync(dir, { recursive: true, force: true });
 console.log(`raw SQLite commits/s (1 row per transaction, WAL, synchronous=NORMAL): ${raw.toFixed(0)}`);

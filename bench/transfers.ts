@@ -95,7 +95,7 @@ if (!isMainThread) {
 // ---- the benchmark (main thread) ----
 
 async function main(): Promise<void> {
-  const { openStorage } = await import("../src/adapters/storage/index.ts");
+  const { rawCommitRate } = await import("./baseline.ts");
   const { startService } = await import("../src/services.ts");
   const { Tenancy } = await import("../src/adapters/storage/repos/tenancy.ts");
   const { DEFAULT_RATE_LIMITS } = await import("../src/domain/ratelimit.ts");
@@ -136,27 +136,7 @@ async function main(): Promise<void> {
   let bare: ReturnType<typeof Bun.serve> | undefined;
   try {
     // 1. Raw SQLite: one row per transaction, the service's driver and pragmas (as bench/actors.ts).
-    const raw = await (async () => {
-      const s = await openStorage(join(dir, "raw.db"), { migrate: false });
-      s.client.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, actor TEXT NOT NULL, body TEXT NOT NULL)");
-      const ins = s.client.prepare("INSERT INTO t (actor, body) VALUES (?, ?)");
-      const begin = s.client.prepare("BEGIN IMMEDIATE");
-      const commit = s.client.prepare("COMMIT");
-      let n = 0;
-      const t0 = performance.now();
-      const end = t0 + SECONDS * 1000;
-      while (performance.now() < end && n < MAX * 10) {
-        for (let i = 0; i < 100; i++) {
-          begin.run();
-          ins.run(`a:${n % 1000}`, '{"n":1}');
-          commit.run();
-          n++;
-        }
-      }
-      const rate = n / ((performance.now() - t0) / 1000);
-      s.close();
-      return rate;
-    })();
+    const raw = await rawCommitRate(dir, { seconds: SECONDS, maxRows: MAX * 10 });
 
     // 2. Bare Bun.serve JSON answers, same client and concurrency; GET for reads, POST with the create body for creates.
     bare = Bun.serve({

@@ -1,10 +1,10 @@
 // Benchmark: events/s fanned out to 10 subscriptions and delivered to a loopback receiver (its own process), and the p99 from
 // event commit to receipt at a steady rate, against baselines from the same run (bare Bun.serve answers, raw SQLite commits).
+import { rawCommitRate } from "./baseline.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startService } from "../src/services.ts";
-import { openStorage } from "../src/adapters/storage/index.ts";
 import { Webhooks } from "../src/adapters/storage/repos/webhooks.ts";
 import { secretAad } from "../src/actors/webhook.ts";
 import { iso, newId } from "../src/domain/ids.ts";
@@ -67,23 +67,6 @@ async function bareHttp(requests: number): Promise<{ rate: number; p50: number; 
   return { rate: lat.length / ((performance.now() - t0) / 1000), p50: pct(lat, 50), p99: pct(lat, 99) };
 }
 
-/** Baseline 2: raw single-row SQLite commits with the service's pragmas. */
-async function rawCommits(n: number): Promise<number> {
-  const s = await openStorage(join(dir, "raw.db"), { migrate: false });
-  s.client.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)");
-  const ins = s.client.prepare("INSERT INTO t (body) VALUES (?)");
-  const begin = s.client.prepare("BEGIN IMMEDIATE");
-  const commit = s.client.prepare("COMMIT");
-  const t0 = performance.now();
-  for (let i = 0; i < n; i++) {
-    begin.run();
-    ins.run('{"n":1}');
-    commit.run();
-  }
-  const rate = n / ((performance.now() - t0) / 1000);
-  s.close();
-  return rate;
-}
 
 const svc = await startService({ dbPath: join(dir, "caravan.db"), host: "127.0.0.1", port: 0, logLevel: "silent", env: { CARAVAN_ALLOW_PRIVATE_TARGETS: "127.0.0.1" } });
 const company = svc.tenancy.companyBySlug("default")!;
@@ -144,7 +127,7 @@ const light = await steady("light", LIGHT_RATE, STEADY_SECONDS);
 const lat = await steady("steady", eventsPerSec / 2, STEADY_SECONDS);
 await svc.stop();
 const bare = await bareHttp(EVENTS * SUBSCRIPTIONS);
-const raw = await rawCommits(EVENTS * SUBSCRIPTIONS);
+const raw = await rawCommitRate(dir, { maxRows: EVENTS * SUBSCRIPTIONS, seconds: 60 });
 child.kill();
 rmSync(dir, { recursive: true, force: true });
 
