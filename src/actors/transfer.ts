@@ -136,7 +136,7 @@ class Handling {
     return sealed ? (JSON.parse(this.deps.pii.open(sealed, `transfer:${this.t.id}:${field}`)) as Person[]) : [];
   }
 
-  private async outgoing(): Promise<OutgoingTransfer> {
+  private outgoing(): OutgoingTransfer {
     const t = this.t;
     return {
       id: t.id,
@@ -150,7 +150,8 @@ class Handling {
       beneficiaryAddress: t.beneficiary_address,
       originatorPersons: this.persons("originator"),
       beneficiaryPersons: this.persons("beneficiary"),
-      usdValue: await this.deps.priceUsd({ companyId: t.company_id, environment: t.environment, assetId: t.asset_id ?? "", amount: t.amount }).catch(() => null),
+      // Valued in USD only when a request is about to be sent (see route): discovery rounds and reports need no price.
+      usdValue: null,
       // Queued transfers are those at or above the Travel Rule threshold (Part 1, create outcomes).
       isExceedingThreshold: true,
       expiresAt: t.expires_at,
@@ -209,7 +210,7 @@ class Handling {
       this.change("failed", {}, "submission_unknown");
       return { ok: true, data: { id: this.t.id, state: this.t.state } };
     }
-    const t = await this.outgoing();
+    const t = this.outgoing();
     await discoverRound(this.deps.providers, t, state, this.ctx.now, (a) => this.addAttempt(a));
     for (;;) {
       const next = decide(state, this.ctx.now, (a) => this.addAttempt(a), (p) => this.deps.providers.displayName(p));
@@ -234,7 +235,8 @@ class Handling {
       this.addAttempt({ provider: p, displayName: this.deps.providers.displayName(p), protocol: p, status: "submitting", externalId: null, error: null, durationMs: 0 });
       await this.ctx.checkpoint();
       const began = Date.now();
-      const result = await adapter.submit(t, next.vasp, actx);
+      const usdValue = await this.deps.priceUsd({ companyId: t.companyId, environment: t.environment, assetId: t.assetId, amount: t.amount }).catch(() => null);
+      const result = await adapter.submit({ ...t, usdValue }, next.vasp, actx);
       this.updateLastAttempt(submissionAttempt(p, this.deps.providers.displayName(p), result, Date.now() - began));
       if (result.kind === "not_taken") continue;
       if (result.kind === "unknown") {
@@ -375,7 +377,7 @@ class Handling {
     if (this.ctx.state.triedTxHash && this.ctx.state.triedTxHash !== txHash) return refuse("INVALID_REQUEST", `${this.deps.providers.displayName(p)} request failed (TXID_ALREADY_EXISTS)`);
     this.ctx.state.triedTxHash = txHash;
     await this.ctx.checkpoint();
-    const t = await this.outgoing();
+    const t = this.outgoing();
     const result = await adapter.reportTransaction({ ...t, externalId: this.t.provider_external_id ?? "", vaspId: this.t.beneficiary_vasp_id ?? "" }, txHash, actx);
     if (!result.ok) return refuse("INVALID_REQUEST", result.message);
     // Strict notification: the provider was told first; only now the transfer changes.
