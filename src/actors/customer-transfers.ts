@@ -8,10 +8,8 @@ import { SCHEMA_NAME, type CreateTransferInput } from "../domain/transfers.ts";
 import { beneficiaryMatches } from "../domain/provider_b/names.ts";
 import { holderReason, screeningReason, type IncomingReason } from "../domain/provider_b/decisions.ts";
 import { transferEventData, type HistoryEntry } from "./transfer-presenter.ts";
-import type { CustomerScope, Outcome } from "./customer.ts";
-import type { ErrorCode } from "../domain/errors.ts";
-
-const refuse = (code: ErrorCode, details?: Record<string, unknown>, message?: string): Outcome => ({ ok: false, code, details, message });
+import type { CustomerScope } from "./customer.ts";
+import { refuse, type Outcome } from "./outcome.ts";
 
 export interface NewTransfer {
   id: string;

@@ -5,6 +5,7 @@ import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { utf8ToBytes } from "@noble/hashes/utils.js";
 import type { ActorKind, ActorContext } from "./types.ts";
+import { refuse, type Outcome } from "./outcome.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
 import { Customers, type CustomerRow } from "../adapters/storage/repos/customers.ts";
 import { Wallets, type WalletRow } from "../adapters/storage/repos/wallets.ts";
@@ -13,7 +14,6 @@ import type { Storage } from "../adapters/storage/index.ts";
 import { iso } from "../domain/ids.ts";
 import { keepReason, normalizeForSearch, trigrams, type CreateCustomerInput } from "../domain/customers.ts";
 import { personsCountry, type Person } from "../domain/ivms101/index.ts";
-import type { ErrorCode } from "../domain/errors.ts";
 import type { Environment } from "../domain/types.ts";
 import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
 import { Proofs, noteAad, proofState, type ProofRow } from "../adapters/storage/repos/proofs.ts";
@@ -52,8 +52,7 @@ export type CustomerMsg =
 /** A message before the HTTP layer adds tenant and actor. */
 export type CustomerCommand = CustomerMsg extends infer T ? (T extends unknown ? Omit<T, keyof Scoped> : never) : never;
 
-/** Refusals are values: the HTTP layer turns them into the spec's error. */
-export type Outcome<T = unknown> = { ok: true; data: T; status?: number } | { ok: false; code: ErrorCode; message?: string; details?: Record<string, unknown> };
+export type { Outcome } from "./outcome.ts";
 
 export interface CustomerDeps {
   pii: Sealer;
@@ -68,7 +67,6 @@ export interface CustomerDeps {
   screenIncoming?(t: TransferRow, persons: { originator: Person[]; beneficiary: Person[] }): Verdict;
 }
 
-const refuse = (code: ErrorCode, details?: Record<string, unknown>, message?: string): Outcome => ({ ok: false, code, details, message });
 
 export function nameGrams(key: Uint8Array, name: string): string[] {
   return trigrams(normalizeForSearch(name)).map((g) => bytesToHex(hmac(sha256, key, utf8ToBytes(g)).slice(0, 12)));

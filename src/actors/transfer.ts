@@ -10,7 +10,7 @@ import { FINAL_STATES, isTxHash, REJECT_REASONS, type TransferState } from "../d
 import type { Environment } from "../domain/types.ts";
 import type { ErrorCode } from "../domain/errors.ts";
 import { eventForState, transferEventData, type HistoryEntry } from "./transfer-presenter.ts";
-import type { Outcome } from "./customer.ts";
+import { refuse as refusal, type Outcome } from "./outcome.ts";
 import { cascadeOrder, decide, discoverRound, submissionAttempt, type Attempt, type RoutingState } from "./routing.ts";
 import type { OutgoingTransfer } from "../adapters/providers/types.ts";
 import type { Person } from "../domain/ivms101/index.ts";
@@ -50,7 +50,8 @@ export interface TransferActorState {
 
 type Result = Outcome<{ id: string; state: string; status: { ours: string | null; theirs: string | null }; txHash: string | null }> & { meta?: Record<string, unknown> };
 
-const refuse = (code: ErrorCode, message: string, details?: Record<string, unknown>) => ({ ok: false as const, code, message, details });
+/** The transfer actor words every refusal (Part 1: the reason in `error`). */
+const refuse = (code: ErrorCode, message: string, details?: Record<string, unknown>) => refusal(code, details, message);
 
 export function transferActor(deps: TransferDeps): ActorKind<TransferActorState, TransferMsg> {
   return {

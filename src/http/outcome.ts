@@ -2,7 +2,7 @@
 import { apiError, type ErrorCode } from "../domain/errors.ts";
 import { ActorTimeoutError } from "../actors/types.ts";
 import type { ActorRuntime } from "../actors/runtime.ts";
-import type { Outcome } from "../actors/customer.ts";
+import type { Outcome } from "../actors/outcome.ts";
 
 export async function askActor<T>(runtime: ActorRuntime, address: string, msg: unknown): Promise<Outcome<T>> {
   try {
