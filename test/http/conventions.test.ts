@@ -118,7 +118,30 @@ describe("general rules", () => {
     const over = await call(A, "/api/v2/audit-log", { method: "POST", key: owner, body: "x".repeat(65_537), headers: { "content-type": "application/json" } });
     expectError(over, 413, "BODY_TOO_LARGE");
     const exact = await call(A, "/api/v2/audit-log", { method: "POST", key: owner, body: "x".repeat(65_536), headers: { "content-type": "application/json" } });
-    expect(exact.status).toBe(405); // routing answers; the size was accepted (full acceptance: body-limit.test.ts)
+    expect(exact.status).toBe(405); // routing answers; the size was accepted
+  });
+
+  test("on a real route, a body of exactly 65,536 bytes is accepted (201) and 65,537 bytes are 413, streamed or declared", async () => {
+    const sized = (n: number) => {
+      const body = JSON.stringify({ metadata: { pad: "" } });
+      return JSON.stringify({ metadata: { pad: "x".repeat(n - body.length) } });
+    };
+    expect(sized(65_536).length).toBe(65_536);
+    const okRes = await call(A, "/api/v2/customers", { method: "POST", key: owner, body: sized(65_536), headers: { "content-type": "application/json" } });
+    expect(okRes.status).toBe(201);
+    expectError(await call(A, "/api/v2/customers", { method: "POST", key: owner, body: sized(65_537), headers: { "content-type": "application/json" } }), 413, "BODY_TOO_LARGE");
+    // Without a Content-Length the body is counted as it streams in.
+    const chunk = new TextEncoder().encode(sized(65_537));
+    const stream = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(chunk.slice(0, 40_000));
+        c.enqueue(chunk.slice(40_000));
+        c.close();
+      },
+    });
+    const res = await fetch(A.url + "/api/v2/customers", { method: "POST", body: stream, headers: { "x-api-key": owner, "content-type": "application/json" }, duplex: "half" } as RequestInit);
+    expect(res.status).toBe(413);
+    expect((await res.json()).code).toBe("BODY_TOO_LARGE");
   });
 
   test("a dashboard session cookie on POST/PUT/PATCH/DELETE → 403 CSRF_VALIDATION_FAILED; on GET it is ignored", async () => {
