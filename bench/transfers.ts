@@ -5,8 +5,10 @@
 //
 // BENCH_SECONDS (3) per measured phase, BENCH_WARMUP_SECONDS (0.5), BENCH_CONCURRENCY (32) requests in flight,
 // BENCH_MAX_REQUESTS (200000) per phase, BENCH_CUSTOMERS (1) originator customers the creates are spread over
-// (creates of one customer go through its actor one at a time), BENCH_PROFILE (1; 0 skips the create breakdown).
-import { mkdtempSync, rmSync } from "node:fs";
+// (creates of one customer go through its actor one at a time), BENCH_PROFILE (1; 0 skips the create breakdown),
+// BENCH_ONLY ("creates" or "reads": skips the baselines and the other phase, for `bun --cpu-prof`; "reads" still
+// creates for one warm-up period to have IDs to read).
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -110,7 +112,9 @@ async function main(): Promise<void> {
   const CONCURRENCY = Math.floor(num("BENCH_CONCURRENCY", 32, 1));
   const MAX = Math.floor(num("BENCH_MAX_REQUESTS", 200_000, 1));
   const CUSTOMERS = Math.floor(num("BENCH_CUSTOMERS", 1, 1));
-  const PROFILE = process.env.BENCH_PROFILE !== "0";
+  const ONLY = process.env.BENCH_ONLY;
+  if (ONLY !== undefined && ONLY !== "creates" && ONLY !== "reads") throw new Error(`BENCH_ONLY must be creates or reads, got "${ONLY}"`);
+  const PROFILE = process.env.BENCH_PROFILE !== "0" && ONLY === undefined;
 
   const dir = mkdtempSync(join(tmpdir(), "caravan-bench-transfers-"));
   const worker = new Worker(fileURLToPath(import.meta.url));
@@ -123,20 +127,36 @@ async function main(): Promise<void> {
       pending = { resolve, reject };
       worker.postMessage({ seconds: SECONDS, max: MAX, concurrency: CONCURRENCY, ...job });
     });
+  /**
+   * CPU time of this (the server's) thread in ms, from /proc (Linux; NaN elsewhere): unlike answers/s it hardly
+   * moves when other processes compete for the cores, so it is the figure to compare levers by.
+   */
+  const threadCpuMs = (): number => {
+    try {
+      const f = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
+      const fields = f.slice(f.lastIndexOf(")") + 2).split(" ");
+      return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, USER_HZ = 100
+    } catch {
+      return NaN;
+    }
+  };
   /** A warm-up run (not counted), then the measured run. */
-  const measure = async (job: Parameters<typeof client>[0]): Promise<JobResult & { rate: number; warmIds: string[] }> => {
+  const measure = async (job: Parameters<typeof client>[0]): Promise<JobResult & { rate: number; warmIds: string[]; cpuUs: number }> => {
     const warm = WARMUP > 0 ? await client({ ...job, seconds: WARMUP, keyPrefix: job.keyPrefix && `${job.keyPrefix}-warm` }) : undefined;
+    const cpu0 = threadCpuMs();
     const r = await client(job);
-    return { ...r, rate: r.count / r.seconds, warmIds: warm?.ids ?? [] };
+    const cpuUs = ((threadCpuMs() - cpu0) * 1000) / Math.max(1, r.count);
+    return { ...r, rate: r.count / r.seconds, warmIds: warm?.ids ?? [], cpuUs };
   };
   const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
-  const lat = (r: JobResult) => `p50 ${pct(r.latencies, 0.5).toFixed(2)} ms, p99 ${pct(r.latencies, 0.99).toFixed(2)} ms`;
+  const lat = (r: JobResult & { cpuUs?: number }) =>
+    `p50 ${pct(r.latencies, 0.5).toFixed(2)} ms, p99 ${pct(r.latencies, 0.99).toFixed(2)} ms${r.cpuUs !== undefined && !Number.isNaN(r.cpuUs) ? `, server thread CPU ${r.cpuUs.toFixed(1)} µs each` : ""}`;
 
   let service: Awaited<ReturnType<typeof startService>> | undefined;
   let bare: ReturnType<typeof Bun.serve> | undefined;
   try {
     // 1. Raw SQLite: one row per transaction, the service's driver and pragmas (as bench/actors.ts).
-    const raw = await rawCommitRate(dir, { seconds: SECONDS, maxRows: MAX * 10 });
+    const raw = ONLY ? NaN : await rawCommitRate(dir, { seconds: SECONDS, maxRows: MAX * 10 });
 
     // 2. Bare Bun.serve JSON answers, same client and concurrency; GET for reads, POST with the create body for creates.
     bare = Bun.serve({
@@ -190,15 +210,17 @@ async function main(): Promise<void> {
       }),
     );
 
-    const bareGet = await measure({ base: bareBase, method: "GET", headers: auth, paths: ["/"], expect: 200, collectIds: false });
-    const barePost = await measure({ base: bareBase, method: "POST", headers: json, paths: ["/"], bodies, expect: 201, collectIds: false });
-    const creates = await measure({ base: service.url, method: "POST", headers: json, paths: ["/api/v2/transfers"], bodies, keyPrefix: "bench-create", expect: 201, collectIds: true });
+    const skipped = { count: 0, seconds: 1, ids: [] as string[], latencies: [] as number[], rate: NaN, warmIds: [] as string[], cpuUs: NaN };
+    const bareGet = ONLY ? skipped : await measure({ base: bareBase, method: "GET", headers: auth, paths: ["/"], expect: 200, collectIds: false });
+    const barePost = ONLY ? skipped : await measure({ base: bareBase, method: "POST", headers: json, paths: ["/"], bodies, expect: 201, collectIds: false });
+    const createJob: Parameters<typeof client>[0] = { base: service.url, method: "POST", headers: json, paths: ["/api/v2/transfers"], bodies, keyPrefix: "bench-create", expect: 201, collectIds: true };
+    const creates = ONLY === "reads" ? { ...skipped, ...(await client({ ...createJob, seconds: Math.max(WARMUP, 0.5) })) } : await measure(createJob);
 
     const ids = [...creates.warmIds, ...creates.ids];
     const stored = (service.storage.client.prepare("SELECT count(*) AS n FROM transfers WHERE company_id = ? AND environment = 'test'").get(company.id) as { n: number }).n;
     if (stored !== ids.length) throw new Error(`${ids.length} creates answered 201 but ${stored} transfers are stored`);
     if (new Set(ids).size !== ids.length) throw new Error("two creates answered the same transfer ID");
-    const reads = await measure({ base: service.url, method: "GET", headers: auth, paths: ids.map((id) => `/api/v2/transfers/${id}`), expect: 200, collectIds: false });
+    const reads = ONLY === "creates" ? skipped : await measure({ base: service.url, method: "GET", headers: auth, paths: ids.map((id) => `/api/v2/transfers/${id}`), expect: 200, collectIds: false });
 
     const rule = "-".repeat(100);
     console.log(rule);

@@ -1,7 +1,7 @@
 // Benchmark: events/s fanned out to 10 subscriptions and delivered to a loopback receiver (its own process), and the p99 from
 // event commit to receipt at a steady rate, against baselines from the same run (bare Bun.serve answers, raw SQLite commits).
 import { rawCommitRate } from "./baseline.ts";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startService } from "../src/services.ts";
@@ -38,6 +38,17 @@ if (process.argv[2] === "--receiver") {
   console.log(server.port);
   await new Promise(() => {});
 }
+
+/** CPU ms of this thread (the service's) from /proc (Linux; NaN elsewhere): steadier than rates on a busy machine. */
+const threadCpuMs = (): number => {
+  try {
+    const f = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
+    const fields = f.slice(f.lastIndexOf(")") + 2).split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return NaN;
+  }
+};
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -121,7 +132,9 @@ async function steady(prefix: string, rate: number, seconds: number): Promise<nu
 }
 
 await burst("warm", 200);
+const cpu0 = threadCpuMs();
 const seconds = await burst("burst", EVENTS);
+const cpuPerDelivery = ((threadCpuMs() - cpu0) * 1000) / (EVENTS * SUBSCRIPTIONS);
 const eventsPerSec = EVENTS / seconds;
 const light = await steady("light", LIGHT_RATE, STEADY_SECONDS);
 const lat = await steady("steady", eventsPerSec / 2, STEADY_SECONDS);
@@ -133,7 +146,7 @@ rmSync(dir, { recursive: true, force: true });
 
 console.log(`baseline: bare Bun.serve answers/s over loopback (${SUBSCRIPTIONS} sequential senders): ${bare.rate.toFixed(0)}; p50 ${bare.p50.toFixed(2)} ms, p99 ${bare.p99.toFixed(2)} ms`);
 console.log(`baseline: raw SQLite commits/s (1 row per transaction, WAL, synchronous=NORMAL): ${raw.toFixed(0)}`);
-console.log(`burst: ${EVENTS} events fanned out to ${SUBSCRIPTIONS} subscriptions, every delivery sent and recorded: ${eventsPerSec.toFixed(0)} events/s = ${(eventsPerSec * SUBSCRIPTIONS).toFixed(0)} deliveries/s`);
+console.log(`burst: ${EVENTS} events fanned out to ${SUBSCRIPTIONS} subscriptions, every delivery sent and recorded: ${eventsPerSec.toFixed(0)} events/s = ${(eventsPerSec * SUBSCRIPTIONS).toFixed(0)} deliveries/s (service thread CPU ${cpuPerDelivery.toFixed(1)} µs per delivery)`);
 console.log(`steady ${LIGHT_RATE} events/s for ${STEADY_SECONDS} s, event commit to receipt over ${light.length} deliveries: p50 ${pct(light, 50).toFixed(2)} ms, p99 ${pct(light, 99).toFixed(2)} ms`);
 console.log(`steady ${(eventsPerSec / 2).toFixed(0)} events/s (half the burst rate) for ${STEADY_SECONDS} s, event commit to receipt over ${lat.length} deliveries: p50 ${pct(lat, 50).toFixed(2)} ms, p99 ${pct(lat, 99).toFixed(2)} ms`);
 console.log(`ratios: deliveries/s to bare answers/s ${((eventsPerSec * SUBSCRIPTIONS) / bare.rate).toFixed(3)}; deliveries/s to raw commits/s ${((eventsPerSec * SUBSCRIPTIONS) / raw).toFixed(3)}; p99 to bare p99 ${(pct(light, 99) / bare.p99).toFixed(1)} (light), ${(pct(lat, 99) / bare.p99).toFixed(1)} (half burst)`);

@@ -9,20 +9,37 @@ import { runAssets } from "./cli/assets.ts";
 import { UsageError } from "./cli/usage.ts";
 import { runCustomers } from "./cli/customers.ts";
 import { runWallets } from "./cli/wallets.ts";
+import { runCases } from "./cli/cases.ts";
+import { runReports } from "./cli/reports.ts";
+import { runBackup } from "./cli/backup.ts";
+import { isCompiled, newestMigration } from "./adapters/storage/migrations.ts";
+import pkg from "../package.json" with { type: "json" };
 
 const USAGE = `usage: caravan <command> [options]
 
 commands:
-  serve                 run the API (PORT, HOST, CARAVAN_DB, see README)
+  serve                 run the API (PORT, HOST, CARAVAN_DB, see docs/operations.md)
   demo [--count N]      the API plus sandbox peers, demo customers and a stream of transfers
-  sandbox [--port P]    the provider_b sandbox network alone
+  sandbox [--port P] [--screening-d-port Q] [--screening-c-port R]   the provider_a and provider_b sandbox networks and the screening_d and screening_c sandbox vendors
   migrate               apply database migrations and exit
+  backup --to <file>    a consistent copy of the live database, safe while serve runs
   keys create|list|revoke
   members create|list|disable|enable|role
   companies create|list|suspend|reactivate|feature|profile
   customers hold --id <customerId> [--release]
-  wallets challenge|prove|attest|proofs|revoke-proof   ownership proofs (see README)
-Every command but serve takes --json for machine-readable output.`;
+  wallets challenge|prove|attest|proofs|revoke-proof   ownership proofs (see docs/customers-wallets.md)
+  cases list|show|note|assign|resolve --member <email>   officers' case work (see docs/cases.md)
+  reports list|show|edit|submit|approve|file   suspicion reports and their filing life (see docs/reports.md)
+  console [--url U] [--key K]   the operator console, a terminal client of the API (CARAVAN_URL, CARAVAN_API_KEY; see docs/console.md)
+Every command but serve takes --json for machine-readable output.
+  help | --help         this text;   version | --version   the version, schema and runtime`;
+
+/** `caravan 0.1.0 (schema 0012_…, bun 1.4.5, executable)`: what an operator pastes into a bug report. */
+function version(): string {
+  const deno = (globalThis as { Deno?: { version: { deno: string } } }).Deno;
+  const runtime = deno ? `deno ${deno.version.deno}` : process.versions.bun ? `bun ${process.versions.bun}` : `node ${process.versions.node}`;
+  return `caravan ${pkg.version} (schema ${newestMigration() ?? "none"}, ${runtime}, ${isCompiled ? "executable" : "source"})`;
+}
 
 /** Faults the operator must fix: one clear line, exit code 1, no stack trace. */
 function fatal(e: unknown): never {
@@ -76,15 +93,35 @@ async function demo(argv: string[]): Promise<void> {
 }
 
 async function sandbox(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { port: { type: "string" } }, strict: true });
+  const { values } = parseArgs({ args: argv, options: { port: { type: "string" }, "screening-d-port": { type: "string" }, "screening-c-port": { type: "string" } }, strict: true });
   const { startProviderBPeer } = await import("./sandbox/provider_b/index.ts");
+  const { startScreeningDSandbox, SANDBOX_SCREENING_D_KEY } = await import("./sandbox/screening_d/index.ts");
+  const { startScreeningCSandbox, SANDBOX_API_KEY: SANDBOX_SCREENING_C_KEY } = await import("./sandbox/screening_c/index.ts");
   const peer = await startProviderBPeer({
     port: values.port ? Number(values.port) : 0,
     vasps: [{ entityId: "VASP-ALPINE", name: "Alpine Exchange", country: "CH", wallets: [{ address: "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359", customer: "ruth" }], customers: { ruth: [] } }],
   });
   console.log(`provider_b sandbox network at ${peer.url}`);
   for (const v of peer.directory.vasps.values()) console.log(`  VASP ${v.entityId} (${v.name}) public key ${v.publicKeyBase64}`);
+  const screeningD = await startScreeningDSandbox({ port: values["screening-d-port"] ? Number(values["screening-d-port"]) : 0 });
+  console.log(`screening_d sandbox vendor at ${screeningD.url} (CARAVAN_SCREENING_D_URL; apiKey ${SANDBOX_SCREENING_D_KEY}; faults: PUT ${screeningD.url}/_sandbox/fault)`);
+  const screeningC = await startScreeningCSandbox({ port: values["screening-c-port"] ? Number(values["screening-c-port"]) : 0 });
+  console.log(`screening_c sandbox vendor at ${screeningC.url} (CARAVAN_SCREENING_C_URLS=eu=${screeningC.url}; apiKey ${SANDBOX_SCREENING_C_KEY}; faults: PUT ${screeningC.url}/_sandbox/fault)`);
+  // provider_e: the Sygna-style bridge with its demo VASPs (src/sandbox/provider_e).
+  const { startProviderEBridge, DEMO_VASPS } = await import("./sandbox/provider_e/index.ts");
+  const bridgeE = await startProviderEBridge({ vasps: DEMO_VASPS });
+  console.log(`provider_e sandbox bridge at ${bridgeE.baseUrl} (CARAVAN_PROVIDER_E_TEST_URL; bridgePublicKey ${bridgeE.bridgePublicKey})`);
+  // provider_a: the Notabene-style network with its demo VASPs (src/sandbox/provider_a); register Caravan's webhook
+  // URL with POST <url>/_sandbox/caravan once the provider is saved (its callbackPaths name the providerId).
+  const { startProviderAPeer, DEMO_VASPS: DEMO_VASPS_A, SANDBOX_CARAVAN } = await import("./sandbox/provider_a/index.ts");
+  const peerA = await startProviderAPeer({ vasps: DEMO_VASPS_A });
+  console.log(`provider_a sandbox network at ${peerA.url} (apiUrl and CARAVAN_PROVIDER_A_AUTH_URL; CARAVAN_PROVIDER_A_API_ORIGINS=${peerA.url}; client ${SANDBOX_CARAVAN.clientId})`);
+  for (const v of DEMO_VASPS_A) console.log(`  VASP ${v.did} (${v.name}): ${v.behaviour}; wallet ${v.wallets[0].address}`);
   const stop = async () => {
+    await peerA.stop();
+    await bridgeE.stop();
+    await screeningC.stop();
+    await screeningD.stop();
     await peer.stop();
     process.exit(0);
   };
@@ -122,12 +159,27 @@ async function main(argv: string[]): Promise<void> {
       return withStorage((s) => runAssets(s, rest, out));
     case "demo":
       return demo(rest);
+    case "console":
+      return (await import("./console/app.tsx")).runConsole(rest, process.env);
     case "sandbox":
       return sandbox(rest);
     case "customers":
       return withStorage((s) => runCustomers(s, rest, out));
     case "wallets":
       return withStorage((s) => runWallets(s, rest, out));
+    case "cases":
+      return withStorage((s) => runCases(s, rest, out));
+    case "reports":
+      return withStorage((s) => runReports(s, rest, out));
+    case "backup": {
+      const { dbPath, busyTimeoutMs } = configFromEnv(process.env);
+      return runBackup(rest, { dbPath, busyTimeoutMs }, out);
+    }
+    case "version":
+    case "--version":
+    case "-v":
+      console.log(version());
+      return;
     case undefined:
     case "help":
     case "--help":

@@ -10,6 +10,7 @@ import { AuditLog } from "./adapters/storage/repos/audit.ts";
 import { loadMasterKey, type MasterKey } from "./adapters/crypto/master-key.ts";
 import { Sealer } from "./adapters/crypto/envelope.ts";
 import { customerActor } from "./actors/customer.ts";
+import { caseActor, newCaseId } from "./actors/case.ts";
 import { transferActor } from "./actors/transfer.ts";
 import { Transfers } from "./adapters/storage/repos/transfers.ts";
 import { Proofs } from "./adapters/storage/repos/proofs.ts";
@@ -22,11 +23,26 @@ import { noProviders, SWEEPS, type ProviderRegistry, type SweepName } from "./ad
 import { SettingsRegistry } from "./adapters/providers/index.ts";
 import { providerFetch } from "./adapters/providers/outbound.ts";
 import { providerB } from "./adapters/providers/provider_b/adapter.ts";
+import { baseUrlsFromEnv, providerE } from "./adapters/providers/provider_e/adapter.ts";
+import { dueForExpiry as providerEDueForExpiry, dueForPoll as providerEDueForPoll, providerELookups } from "./adapters/providers/provider_e/lookups.ts";
+import { providerEFlow } from "./actors/flows/provider_e.ts";
+import { providerA } from "./adapters/providers/provider_a/adapter.ts";
+import { providerAFlow, POLL_AFTER_MS, STALL_MS } from "./actors/flows/provider_a.ts";
+import { ProviderAStore } from "./adapters/storage/repos/provider-a-store.ts";
+import { DEFAULT_AUTH_URL, parseOrigins } from "./domain/provider_a/settings.ts";
 import { connectionActor, connectionAddress } from "./actors/connection.ts";
 import type { DirectoryRead } from "./adapters/providers/types.ts";
 import { createTester, defaultTester, type ConnectionTester } from "./adapters/providers/tester.ts";
 import { DEFAULT_RATE_LIMITS, parseRateLimits, type RateLimit } from "./domain/ratelimit.ts";
 import { createWebhookServices, registerWebhooks, WebhookConfigError, type WebhookServices } from "./webhooks/setup.ts";
+import { createScreeningService, noScreening, screeningConnectionTests, type ScreeningService } from "./adapters/screening/index.ts";
+import { parseRegionUrls, screeningC } from "./adapters/screening/screening_c/index.ts";
+import { screeningD, screeningDUrlFromEnv } from "./adapters/screening/screening_d/adapter.ts";
+import { integrationActor } from "./actors/integration.ts";
+import { screenIncoming, type CheckpointDeps } from "./actors/checkpoint.ts";
+import { Rules } from "./adapters/storage/repos/rules.ts";
+import { INTEGRATIONS } from "./domain/providers/catalog.ts";
+import { EU_MEMBERS } from "./domain/thresholds.ts";
 
 export interface ServiceConfig {
   dbPath: string;
@@ -68,6 +84,8 @@ export interface Services {
   readonly connectionTester: ConnectionTester;
   /** Webhook delivery: the SSRF-guarded deliverer, the auto-disable rule, kicks for subscription actors. */
   readonly webhooks: WebhookServices;
+  /** Screening integrations: one check per integration at a checkpoint (credentials, breaker, bounded calls). */
+  readonly screening: ScreeningService;
   ready(): boolean;
 }
 
@@ -106,7 +124,20 @@ function rateLimitsFrom(text: string | undefined): Record<string, RateLimit> {
 /** The provider registry over the saved settings, with the adapters that exist, and their connection tests. */
 function wireProviders(s: Services, env: Record<string, string | undefined>): void {
   const outbound = providerFetch(env);
-  const adapters = { provider_b: providerB };
+  // provider_a: OAuth origin and allowed regional API origins (CARAVAN_PROVIDER_A_AUTH_URL, CARAVAN_PROVIDER_A_API_ORIGINS).
+  const paStore = new ProviderAStore(s.storage);
+  const identity = (companyId: string, environment: "test" | "live", customerId: string) => paStore.verifiedIdentity((sealed, aad) => s.pii.open(sealed, aad), companyId, environment, customerId);
+  const provider_a = providerA({
+    authUrl: env.CARAVAN_PROVIDER_A_AUTH_URL || DEFAULT_AUTH_URL,
+    apiOrigins: parseOrigins(env.CARAVAN_PROVIDER_A_API_ORIGINS),
+    originatorIdentity: (companyId, environment, transferId) => {
+      const customer = paStore.originatorCustomerOf(companyId, environment, transferId);
+      return customer ? identity(companyId, environment, customer) : null;
+    },
+  });
+  // provider_e: base addresses CARAVAN_PROVIDER_E_TEST_URL / CARAVAN_PROVIDER_E_LIVE_URL (Part 3 Contract).
+  const provider_e = providerE({ baseUrl: baseUrlsFromEnv(env), lookups: providerELookups(s.storage, (sealed, aad) => s.pii.open(sealed, aad), (companyId) => s.providerSettings.id(companyId, "provider_e") ?? null) });
+  const adapters = { provider_b: providerB, provider_a, provider_e };
   const mutable = s as { -readonly [K in keyof Services]: Services[K] };
   // Each provider connection's actor keeps what was read from the peer (directory, keys, health).
   mutable.providers = new SettingsRegistry(
@@ -121,17 +152,62 @@ function wireProviders(s: Services, env: Record<string, string | undefined>): vo
   s.runtime.register(connectionActor(() => s.providers));
   mutable.connectionTester = createTester({
     provider_b: (e, credentials) => providerB.testConnection!(e, { credentials: { ...credentials }, fetch: outbound as unknown as typeof fetch, now: s.clock() }),
+    provider_a: (e, credentials) => provider_a.testConnection!(e, { credentials: { ...credentials }, fetch: outbound as unknown as typeof fetch, now: s.clock() }),
+    provider_e: (e, credentials) => provider_e.testConnection!(e, { credentials: { ...credentials }, fetch: outbound as unknown as typeof fetch, now: s.clock() }),
+    ...screeningConnectionTests(s.screening, outbound, s.clock),
   });
+}
+
+/** The screening service over the integration adapters (CARAVAN_SCREENING_C_URLS, CARAVAN_SCREENING_D_URL) and its breaker actor. */
+function wireScreening(s: Services, env: Record<string, string | undefined>): void {
+  let adapters;
+  try {
+    adapters = { screening_c: screeningC({ urls: parseRegionUrls(env.CARAVAN_SCREENING_C_URLS) }), screening_d: screeningD({ baseUrl: screeningDUrlFromEnv(env) }) };
+  } catch (e) {
+    throw new ConfigError((e as Error).message);
+  }
+  (s as { screening: ScreeningService }).screening = createScreeningService({
+    adapters,
+    settings: s.providerSettings,
+    runtime: s.runtime,
+    fetch: providerFetch(env),
+    clock: s.clock,
+    log: s.log,
+  });
+  s.runtime.register(integrationActor());
+}
+
+/** What the rule checkpoints of the transfer and customer actors need: rules, integrations, screening, valuations. */
+function checkpointDeps(s: Services): CheckpointDeps {
+  const rules = new Rules(s.storage);
+  return {
+    activeRules: (companyId, env) => rules.active(companyId, env),
+    integration: (companyId, integrationId) => {
+      const def = INTEGRATIONS.find((d) => s.providerSettings.id(companyId, d.name) === integrationId);
+      return def ? { name: def.name, displayName: def.displayName, type: def.type } : null;
+    },
+    check: (companyId, env, name, subjects) => s.screening.check(companyId, env, name, subjects),
+    euMembers: EU_MEMBERS,
+    priceUsd: async (companyId, environment, assetId, amount) => {
+      const asset = s.catalog.assets.find((a) => a.id === assetId);
+      if (!asset) return null;
+      return (await s.pricing.value({ companyId, environment, asset, amount, currency: "USD" })).value;
+    },
+    valuation: (companyId, env, fxRateId) => s.pricing.get(companyId, env, fxRateId),
+  };
 }
 
 /** Every actor kind the service runs. */
 function registerActors(s: Services): void {
   const transfers = new Transfers(s.storage);
+  const checkpoint = checkpointDeps(s);
+  s.runtime.register(caseActor({ pii: s.pii, nameIndexKey: s.nameIndexKey, log: s.log }));
   s.runtime.register(
     customerActor({
       pii: s.pii,
       nameIndexKey: s.nameIndexKey,
       activeTransferIds: (companyId, env, customerId) => transfers.activeForCustomer(companyId, env, customerId),
+      screenIncoming: (t, persons) => screenIncoming(checkpoint, s.pii, t, persons, s.clock(), () => newCaseId(s.clock())),
     }),
   );
   s.runtime.register(
@@ -143,9 +219,35 @@ function registerActors(s: Services): void {
         if (!asset) return null;
         return (await s.pricing.value({ companyId, environment, asset, amount, currency: "USD" })).value;
       },
+      checkpoint,
+      flows: {
+        provider_a: providerAFlow({
+          adapter: s.providers.adapter("provider_a") as ReturnType<typeof providerA>,
+          verifiedIdentity: (companyId, environment, customerId) => new ProviderAStore(s.storage).verifiedIdentity((sealed, aad) => s.pii.open(sealed, aad), companyId, environment, customerId),
+        }),
+        provider_e: providerEFlow({ baseUrl: baseUrlsFromEnv(s.config.env ?? {}) }),
+      },
     }),
   );
   for (const [name, pattern] of Object.entries(SWEEPS) as [SweepName, string][]) s.runtime.sweep(name, pattern, (now) => s.providers.sweep?.(name, now));
+  // provider_a (Part 3): poll transfers waiting and unchanged five minutes, once a minute; fail `exchanging` after 15.
+  const paStore = new ProviderAStore(s.storage);
+  const tellDue = async (rows: { id: string; company_id: string; environment: "test" | "live" }[], kind: "poll" | "stall") => {
+    for (const r of rows)
+      await s.runtime.tell(`transfer:${r.id}`, { type: "providerEvent", provider: "provider_a", event: { kind }, companyId: r.company_id, environment: r.environment, actor: { type: "system" } });
+  };
+  s.runtime.sweep("provider_a-polling", "0 * * * * *", (now) => tellDue(paStore.dueForPoll(now - POLL_AFTER_MS), "poll"));
+  s.runtime.sweep("provider_a-stall", "30 * * * * *", (now) => tellDue(paStore.dueForStall(now - STALL_MS), "stall"));
+  // provider_e (Part 3): status read once a minute for transfers waiting five minutes unchanged; expiry holds.
+  const tellE = async (rows: { id: string; company_id: string; environment: "test" | "live" }[], msg: (r: { company_id: string; environment: "test" | "live" }) => Record<string, unknown>) => {
+    for (const r of rows) await s.runtime.tell(`transfer:${r.id}`, msg(r));
+  };
+  s.runtime.sweep("provider_e-polling", "10 * * * * *", (now) =>
+    tellE(providerEDueForPoll(s.storage, now - 5 * 60_000), (r) => ({ type: "providerEvent", provider: "provider_e", event: { kind: "poll" }, companyId: r.company_id, environment: r.environment, actor: { type: "system" } })),
+  );
+  s.runtime.sweep("provider_e-expiry", "*/15 * * * * *", (now) =>
+    tellE(providerEDueForExpiry(s.storage, now), (r) => ({ type: "expire", companyId: r.company_id, environment: r.environment, actor: { type: "system" } })),
+  );
   // Proofs past their expiry stop counting: their customer's actor recomputes `verified` (every 5 s).
   s.runtime.sweep("wallet-proof-expiry", "*/5 * * * * *", async (now) => {
     for (const d of new Proofs(s.storage).dueForExpiry(now))
@@ -207,8 +309,15 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     policy: new AssetPolicy(storage, clock),
     providerSettings: new ProviderSettings(storage, secrets),
     webhooks,
+    screening: noScreening,
     ready: () => ready,
   };
+  try {
+    wireScreening(services, config.env ?? {});
+  } catch (e) {
+    storage.close();
+    throw e;
+  }
   wireProviders(services, config.env ?? {});
   registerActors(services);
   const app = createApp(services);

@@ -11,7 +11,7 @@ const dir = tempDir();
 
 test("the demo sends transfers out through provider_b to a sandbox VASP, takes one in, and the local receiver gets their webhooks", async () => {
   const lines: string[] = [];
-  const demo = await runDemo({ port: 0, dbPath: join(dir, "demo.db"), count: 4, intervalMs: 300, log: (l) => lines.push(l) });
+  const demo = await runDemo({ port: 0, dbPath: join(dir, "demo.db"), count: 6, intervalMs: 300, log: (l) => lines.push(l) });
   try {
     await demo.done;
     // Let the followers finish (accept with txHash for the one that reached awaiting_counterparty).
@@ -22,6 +22,13 @@ test("the demo sends transfers out through provider_b to a sandbox VASP, takes o
     expect(text).toMatch(/→ awaiting_counterparty via provider_b to Alpine Exchange/);
     expect(text).toMatch(/→ completed \(transaction reported to provider_b\)/);
     expect(text).toMatch(/→ rejected \(SANCTION_LIST\)/);
+    // Screening for real: a watch-listed name held and resolved through its case, a high-risk address blocked.
+    for (let i = 0; i < 100 && !/case CASE-\S+ → closed \(transfer action: queued\)/.test(lines.join("\n")); i++) await Bun.sleep(100);
+    const screened = lines.join("\n");
+    expect(screened).toMatch(/→ held by screening \(screening_c success\)/);
+    expect(screened).toMatch(/case CASE-\S+ \(sanctions_hit, high\) opened for trf_/);
+    expect(screened).toMatch(/case CASE-\S+ → closed \(transfer action: queued\)/);
+    expect(screened).toMatch(/→ rejected \(COMPLIANCE_POLICY\)/);
     expect(text).toMatch(/incoming 2\.5 ETH from Alpine Exchange to Jane van Dyke: verified/);
     expect(text).toMatch(/incoming transaction reported by Alpine Exchange: normal/);
     const events = new Set(demo.received.map((r) => r.event));

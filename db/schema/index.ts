@@ -12,3 +12,7 @@ export * from "./providers.ts";
 export * from "./webhooks.ts";
 export * from "./proofs.ts";
 export * from "./provider_b.ts";
+export * from "./provider_a.ts";
+export * from "./cases.ts";
+export * from "./reports.ts";
+export * from "./rules.ts";

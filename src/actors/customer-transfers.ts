@@ -137,7 +137,7 @@ export function createTransfer(h: CustomerScope, n: NewTransfer): Outcome {
  * then is the transfer created, screened, and left `awaiting_counterparty` (approved) or `rejected` (denied).
  * A denial before creation records nothing. The same reference again answers the transfer it created.
  */
-export function receiveIncoming(h: CustomerScope, n: IncomingTransfer): Outcome<IncomingOutcome> {
+export async function receiveIncoming(h: CustomerScope, n: IncomingTransfer): Promise<Outcome<IncomingOutcome>> {
   const { companyId, environment } = h.msg;
   const transfers = new Transfers(h.ctx.storage);
   const done = transfers.byExternalId(companyId, environment, n.externalId);
@@ -202,8 +202,11 @@ export function receiveIncoming(h: CustomerScope, n: IncomingTransfer): Outcome<
     updated_at: h.at,
   };
   created.history = JSON.stringify(history);
-  const verdict = h.deps.screenIncoming?.(created, { originator: n.originatorPersons, beneficiary: n.beneficiaryPersons }) ?? "approved";
-  const reason = screeningReason(verdict);
+  // Screened with rules and screening integrations (postcheck, Part 3); nothing is recorded before the answer, so a
+  // crash meanwhile leaves the provider to ask again and the screening runs again.
+  const screening = h.deps.screenIncoming ? await h.deps.screenIncoming(created, { originator: n.originatorPersons, beneficiary: n.beneficiaryPersons, identity }) : null;
+  const reason = screeningReason(screening?.verdict ?? "approved");
+  if (screening) created.checks = JSON.stringify(screening.checks);
   // Never held (Part 3): approved → awaiting_counterparty; a verdict needing review or a rejection → rejected.
   const to = reason === null ? "awaiting_counterparty" : "rejected";
   history.push({ type: reason === null ? "screened" : "screening_denied", from: "exchanging", to, at: h.at, ...(reason ? { detail: { reasonType: reason } } : {}) });
@@ -227,6 +230,11 @@ export function receiveIncoming(h: CustomerScope, n: IncomingTransfer): Outcome<
   h.ctx.emit({ ...event, type: "transfer.created", data: transferEventData(reason === null ? final : created) });
   if (reason !== null) h.ctx.emit({ ...event, type: "transfer.rejected", data: transferEventData(final) });
   h.audit("transfer.created", "Transfer", final.id, { state: final.state, asset: final.asset, network: final.network, direction: "incoming", protocol: n.protocol });
+  if (screening) {
+    h.ctx.emit({ ...event, type: "compliance.screening_complete", data: screening.event(final) });
+    // Screening denied it: the officers get a case, as for any transfer screening holds or blocks.
+    if (screening.openCase) h.ctx.tell(`case:${screening.openCase.caseId}`, { ...screening.openCase, companyId, environment, transferId: final.id });
+  }
   return { ok: true, status: 201, data: { result: reason === null ? "verified" : "denied", reasonType: reason, transfer: final, created: true } };
 }
 

@@ -18,8 +18,10 @@ import type { Environment } from "../domain/types.ts";
 import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
 import { Proofs, noteAad, proofState, type ProofRow } from "../adapters/storage/repos/proofs.ts";
 import { deriveVerification, type Verification } from "../domain/proofs/index.ts";
-import type { Verdict } from "../domain/provider_b/decisions.ts";
+import type { IncomingScreening } from "./checkpoint.ts";
 import { createTransfer, receiveIncoming, type IncomingTransfer, type NewTransfer } from "./customer-transfers.ts";
+import { receiveProviderAIncoming, type ProviderAIncoming } from "./provider_a-incoming.ts";
+import { receiveProviderEIncoming, type ProviderEIncoming } from "./provider_e-incoming.ts";
 export type { IncomingOutcome, IncomingTransfer, NewTransfer } from "./customer-transfers.ts";
 
 /** Every message names the tenant and who acts, so the actor needs no other context. */
@@ -41,6 +43,10 @@ export type CustomerMsg =
   | (Scoped & { type: "createTransfer"; transfer: NewTransfer })
   // An incoming transfer to one of the customer's wallets: checked and created here, so it never interleaves with an erasure.
   | (Scoped & { type: "receiveIncoming"; transfer: IncomingTransfer })
+  // provider_a: an incoming transfer created from a provider event (src/actors/provider_a-incoming.ts).
+  | (Scoped & { type: "receiveProviderAIncoming"; transfer: ProviderAIncoming })
+  // provider_e: an incoming transfer created from a permission request (src/actors/provider_e-incoming.ts).
+  | (Scoped & { type: "receiveProviderEIncoming"; transfer: ProviderEIncoming })
   // Ownership proofs change `verified`, so they are serialized with the wallet's deletion here.
   | (Scoped & { type: "issueWalletChallenge"; walletId: string })
   | (Scoped & { type: "proveWallet"; walletId: string; signature: string; challengeId: string | null; expiresAt: string | null })
@@ -64,7 +70,7 @@ export interface CustomerDeps {
    * Screening of a new incoming transfer with rules and screening integrations (Part 3). None exist yet, so the
    * default approves; the seam is here so that a verdict lands in the same transaction as the creation.
    */
-  screenIncoming?(t: TransferRow, persons: { originator: Person[]; beneficiary: Person[] }): Verdict;
+  screenIncoming?(t: TransferRow, persons: { originator: Person[]; beneficiary: Person[]; identity: Person[] }): Promise<IncomingScreening>;
 }
 
 
@@ -78,7 +84,10 @@ export function customerActor(deps: CustomerDeps): ActorKind<Record<string, neve
     initialState: () => ({}),
     handle(ctx, msg) {
       const h = new Handling(ctx, msg, deps);
-      ctx.reply(h.run());
+      const out = h.run();
+      // Only an incoming transfer waits (for its screening); every other message is answered without an await.
+      if (out instanceof Promise) return out.then((v) => ctx.reply(v));
+      ctx.reply(out);
     },
   };
 }
@@ -110,7 +119,7 @@ class Handling implements CustomerScope {
     this.at = iso(ctx.now);
   }
 
-  run(): Outcome {
+  run(): Outcome | Promise<Outcome> {
     const m = this.msg;
     switch (m.type) {
       case "create":
@@ -133,6 +142,10 @@ class Handling implements CustomerScope {
         return createTransfer(this, m.transfer);
       case "receiveIncoming":
         return receiveIncoming(this, m.transfer);
+      case "receiveProviderAIncoming":
+        return receiveProviderAIncoming(this, m.transfer);
+      case "receiveProviderEIncoming":
+        return receiveProviderEIncoming(this, m.transfer);
       case "issueWalletChallenge":
         return this.issueWalletChallenge(m.walletId);
       case "proveWallet":

@@ -99,6 +99,7 @@ export function decide(state: RoutingState, now: number, record: (a: Omit<Attemp
 export function submissionAttempt(p: Protocol, displayName: string, s: Submission, durationMs: number): Omit<Attempt, "id" | "order"> {
   switch (s.kind) {
     case "answered":
+    case "taken":
       return { provider: p, displayName, protocol: p, status: "sent", externalId: s.externalId, error: null, durationMs };
     case "not_taken":
       return { provider: p, displayName, protocol: p, status: s.vaspNotFound ? "vasp_not_found" : "error", externalId: null, error: s.reason, durationMs };

@@ -33,6 +33,8 @@ export interface RuntimeOptions {
 interface Resident {
   state: unknown;
   lastMessageId: number;
+  /** The state text as stored in actor_state (undefined: no row yet): an unchanged state is not written again. */
+  savedText: string | undefined;
 }
 
 interface Queue {
@@ -85,6 +87,10 @@ export class ActorRuntime {
   private readonly runnable: string[] = [];
   private readonly asks = new Map<string, PendingAsk>();
   private readonly eventListeners = new Set<(seq: number) => void>();
+  /** Messages to an actor whose insert is not yet committed and indexed: an inline ask must not overtake them. */
+  private readonly pendingTo = new Map<string, number>();
+  /** Kinds whose handler returned a promise once: their asks always go through the mailbox. */
+  private readonly notInline = new Set<string>();
   private readonly timers: Timers;
   private units: Unit[] = [];
   private flushScheduled = false;
@@ -157,12 +163,145 @@ export class ActorRuntime {
         reject(new ActorTimeoutError(`ask to ${to} got no reply within ${timeoutMs} ms`));
       }, timeoutMs);
       this.asks.set(token, { resolve: resolve as (v: unknown) => void, reject, timer });
-      this.send(to, body, opts, token).catch((e) => {
-        clearTimeout(timer);
-        this.asks.delete(token);
-        reject(e);
-      });
+      const durably = () =>
+        this.send(to, body, opts, token).catch((e) => {
+          clearTimeout(timer);
+          this.asks.delete(token);
+          reject(e);
+        });
+      if (this.canInline(to, opts)) this.inline(to, body, token, durably);
+      else durably();
     });
+  }
+
+  /**
+   * An ask may skip the mailbox row when the actor is idle in this process (nothing queued, nothing on its way to
+   * it) and its kind's handler is synchronous: the handler runs now and its effects commit in one group commit,
+   * the reply after. Nothing is acknowledged before that commit, so a crash before it loses only an unanswered
+   * ask, exactly as a crash before the mailbox insert would; per-actor order holds because the actor is marked
+   * busy and nothing addressed to it is pending.
+   */
+  private canInline(to: string, opts: TellOptions): boolean {
+    if (!this.running || this.stopping || opts.dueAt !== undefined || opts.delayMs) return false;
+    if (this.inflight >= this.concurrency) return false;
+    const i = to.indexOf(":");
+    if (i <= 0 || i === to.length - 1) return false;
+    const kindName = to.slice(0, i);
+    const kind = this.kinds.get(kindName);
+    if (!kind || this.notInline.has(kindName) || kind.handle.constructor?.name === "AsyncFunction") return false;
+    const q = this.queues.get(to);
+    if (q && (q.busy || q.ready.length > 0 || q.scheduled)) return false;
+    return (this.pendingTo.get(to) ?? 0) === 0;
+  }
+
+  private inline(address: string, body: unknown, token: string, durably: () => void): void {
+    const q = this.queue(address);
+    q.busy = true;
+    this.inflight++;
+    // The reply goes out after the actor is marked idle again, so the asker's next ask can be inline too.
+    this.runInline(address, q, JSON.parse(JSON.stringify(body ?? null)), token, durably).then(
+      (reply) => {
+        this.finished(address, q);
+        reply?.();
+      },
+      (e) => {
+        this.log("error", "actor runtime fault", { actor: address, error: String(e) });
+        this.finished(address, q);
+      },
+    );
+  }
+
+  /** Resolves with the reply to send once the actor is idle again (undefined: answered otherwise, or later). */
+  private async runInline(address: string, q: Queue, msg: unknown, token: string, durably: () => void): Promise<(() => void) | undefined> {
+    const resident = this.activate(address);
+    const now = this.clock();
+    const { kind: kindName, id: actorId } = splitAddress(address);
+    const kind = this.kinds.get(kindName)!;
+    const writes: ((s: Storage) => void)[] = [];
+    const outgoing: Outgoing[] = [];
+    const events: ActorEvent[] = [];
+    let replied = false;
+    let reply: unknown;
+    /** The mailbox row, written only if the handler takes a checkpoint (it then needs a durable message). */
+    let messageId = 0;
+    const ctx: ActorContext<unknown> = {
+      address,
+      id: actorId,
+      messageId: 0,
+      now,
+      state: structuredClone(resident.state),
+      storage: this.storage,
+      tell: (to, b, o = {}) => {
+        splitAddress(to);
+        outgoing.push({ to, body: this.sealBody(to, b), dueAt: o.dueAt ?? now + (o.delayMs ?? 0), replyTo: null });
+      },
+      emit: (e) => void events.push(e),
+      write: (fn) => void writes.push(fn),
+      reply: (v) => {
+        replied = true;
+        reply = v;
+      },
+      checkpoints: 0,
+      checkpoint: async () => {
+        if (messageId === 0) {
+          const text = this.sealBody(address, msg);
+          await this.commit(() => {
+            messageId = this.mailbox.insert(address, text, now, token, now);
+          });
+          this.known.add(messageId); // handled here; a poll must not queue it
+        }
+        const effects = { writes: writes.splice(0), outgoing: outgoing.splice(0), events: events.splice(0) };
+        const stateNow = JSON.stringify(ctx.state ?? null);
+        await this.commitEffects(address, messageId, now, effects, stateNow, resident, false);
+        resident.state = JSON.parse(stateNow);
+      },
+    };
+    let result: void | Promise<void>;
+    try {
+      result = kind.handle(ctx, msg);
+    } catch (e) {
+      // Nothing ran concurrently (the handler is synchronous): the durable path retries it in order.
+      this.inlineFailed(address, e);
+      durably();
+      return;
+    }
+    if (result && typeof (result as Promise<void>).then === "function") {
+      this.notInline.add(kindName);
+      try {
+        await result;
+      } catch (e) {
+        this.inlineFailed(address, e);
+        if (messageId !== 0) {
+          // It took a checkpoint: the row exists; let the durable path retry it (the ask is answered from there).
+          this.known.delete(messageId);
+          this.index({ id: messageId, actor: address, due_at: now, retry_at: null });
+        } else if (q.ready.length === 0) durably();
+        else this.answer(token, new ActorDeadLetterError(`${address} could not handle the message: ${e instanceof Error ? e.message : String(e)}`), true);
+        return;
+      }
+    }
+    const stateText = JSON.stringify(ctx.state ?? null);
+    try {
+      await this.commitEffects(address, messageId, now, { writes, outgoing, events }, stateText, resident, true);
+    } catch (e) {
+      this.inlineFailed(address, e);
+      if (messageId === 0 && q.ready.length === 0) durably();
+      else this.answer(token, e, true);
+      return;
+    }
+    resident.state = JSON.parse(stateText);
+    if (messageId !== 0) {
+      resident.lastMessageId = messageId;
+      this.known.delete(messageId);
+    }
+    this.processed++;
+    return () => this.answer(token, replied ? reply : undefined);
+  }
+
+  private inlineFailed(address: string, e: unknown): void {
+    this.failures++;
+    this.resident.delete(address);
+    this.log("warn", "actor handler failed; the message goes through the mailbox", { actor: address, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) });
   }
 
   /** Called with each new event's seq after it commits (the webhook dispatcher and console wake on it). */
@@ -218,6 +357,7 @@ export class ActorRuntime {
     const dueAt = opts.dueAt ?? now + (opts.delayMs ?? 0);
     const text = this.sealBody(to, body);
     let id = 0;
+    this.pending(to, 1);
     return new Promise<number>((resolve, reject) => {
       this.enqueueUnit({
         apply: () => {
@@ -225,11 +365,21 @@ export class ActorRuntime {
         },
         resolve: () => {
           this.index({ id, actor: to, due_at: dueAt, retry_at: null });
+          this.pending(to, -1);
           resolve(id);
         },
-        reject,
+        reject: (e) => {
+          this.pending(to, -1);
+          reject(e);
+        },
       });
     });
+  }
+
+  private pending(to: string, d: number): void {
+    const n = (this.pendingTo.get(to) ?? 0) + d;
+    if (n > 0) this.pendingTo.set(to, n);
+    else this.pendingTo.delete(to);
   }
 
   // ---- group commit ----
@@ -396,8 +546,8 @@ export class ActorRuntime {
     const k = this.kinds.get(kind);
     const row = this.mailbox.loadState(address);
     r = row
-      ? { state: JSON.parse(row.state), lastMessageId: row.last_message_id }
-      : { state: k ? k.initialState(id) : null, lastMessageId: 0 };
+      ? { state: JSON.parse(row.state), lastMessageId: row.last_message_id, savedText: row.state }
+      : { state: k ? k.initialState(id) : null, lastMessageId: 0, savedText: undefined };
     this.resident.set(address, r);
     this.passivate();
     return r;
@@ -459,7 +609,7 @@ export class ActorRuntime {
       checkpoint: async () => {
         const effects = { writes: writes.splice(0), outgoing: outgoing.splice(0), events: events.splice(0) };
         const stateNow = JSON.stringify(ctx.state ?? null);
-        await this.commitEffects(address, row.id, now, effects, stateNow, resident.lastMessageId, false);
+        await this.commitEffects(address, row.id, now, effects, stateNow, resident, false);
         resident.state = JSON.parse(stateNow);
       },
     };
@@ -473,7 +623,7 @@ export class ActorRuntime {
 
     const stateText = JSON.stringify(ctx.state ?? null);
     try {
-      await this.commitEffects(address, row.id, now, { writes, outgoing, events }, stateText, row.id, true);
+      await this.commitEffects(address, row.id, now, { writes, outgoing, events }, stateText, resident, true, row.id);
     } catch (e) {
       await this.failed(q, row, e);
       return;
@@ -495,21 +645,35 @@ export class ActorRuntime {
     now: number,
     fx: { writes: ((s: Storage) => void)[]; outgoing: Outgoing[]; events: ActorEvent[] },
     stateText: string,
-    lastMessageId: number,
+    resident: Resident,
     ack: boolean,
+    lastMessageId = resident.lastMessageId,
   ): Promise<void> {
     const ids: number[] = [];
     const seqs: number[] = [];
-    await this.commit(() => {
-      for (const w of fx.writes) w(this.storage);
-      for (const o of fx.outgoing) ids.push(this.mailbox.insert(o.to, o.body, o.dueAt, o.replyTo, now));
-      const at = iso(now);
-      for (const e of fx.events) seqs.push(this.mailbox.insertEvent(newId("evt", now), e, at));
-      this.mailbox.saveState(address, stateText, lastMessageId, now);
-      if (ack) this.mailbox.ack(messageId);
-      else this.mailbox.markCheckpoint(messageId);
+    for (const o of fx.outgoing) this.pending(o.to, 1);
+    // An unchanged state is not written again (its last_message_id is informational only).
+    const save = stateText !== resident.savedText;
+    try {
+      await this.commit(() => {
+        for (const w of fx.writes) w(this.storage);
+        for (const o of fx.outgoing) ids.push(this.mailbox.insert(o.to, o.body, o.dueAt, o.replyTo, now));
+        const at = iso(now);
+        for (const e of fx.events) seqs.push(this.mailbox.insertEvent(newId("evt", now), e, at));
+        if (save) this.mailbox.saveState(address, stateText, lastMessageId, now);
+        if (messageId === 0) return; // an inline ask without a checkpoint has no mailbox row
+        if (ack) this.mailbox.ack(messageId);
+        else this.mailbox.markCheckpoint(messageId);
+      });
+    } catch (e) {
+      for (const o of fx.outgoing) this.pending(o.to, -1);
+      throw e;
+    }
+    if (save) resident.savedText = stateText;
+    fx.outgoing.forEach((o, i) => {
+      this.index({ id: ids[i], actor: o.to, due_at: o.dueAt, retry_at: null });
+      this.pending(o.to, -1);
     });
-    fx.outgoing.forEach((o, i) => this.index({ id: ids[i], actor: o.to, due_at: o.dueAt, retry_at: null }));
     for (const seq of seqs) for (const l of this.eventListeners) l(seq);
   }
 

@@ -17,6 +17,10 @@ import type { Person } from "../domain/ivms101/index.ts";
 import type { Protocol } from "../domain/transfers.ts";
 import { VaspDirectory } from "../adapters/storage/repos/vasps.ts";
 import { cancelDecision, txidDecision, type ReportedTx, type ResultDecision } from "../domain/provider_b/decisions.ts";
+import type { Stage } from "../domain/rules/index.ts";
+import { newCaseId, type OpenFromScreening } from "./case.ts";
+import type { ActionResult, ScreeningOutcome, TransferFlow, TransferFlowContext } from "./transfer-flow.ts";
+import { blockReason, evaluationsOf, openFromScreening, pendingChecks, plan, runChecks, screeningCompleteData, type CheckpointDeps, type CheckpointResult, type Evaluation, type StoredCheck } from "./checkpoint.ts";
 
 interface Scoped {
   companyId: string;
@@ -31,13 +35,21 @@ export type TransferMsg =
   | (Scoped & { type: "expire" })
   // Part 3, provider_b callbacks: the originating VASP reports the transaction of, or cancels, an incoming transfer.
   | (Scoped & { type: "inboundTxid"; txid: string; vout: string | null })
-  | (Scoped & { type: "inboundCancel"; reasonType: string | null });
+  | (Scoped & { type: "inboundCancel"; reasonType: string | null })
+  // Part 2 "States and transitions → Case": the transfer's case was resolved; `act` when it is to move the transfer.
+  | (Scoped & { type: "caseResolved"; caseId: string; resolution: "approved" | "rejected"; act: boolean })
+  // A provider's event or poll for this transfer, handled by the provider's flow (src/actors/transfer-flow.ts).
+  | (Scoped & { type: "providerEvent"; provider: Protocol; event: unknown });
 
 export interface TransferDeps {
   pii: Sealer;
   providers: ProviderRegistry;
   /** The amount valued in USD (provider_b's tradePrice), or null when no rate is known. */
   priceUsd(p: { companyId: string; environment: Environment; assetId: string; amount: string }): Promise<string | null>;
+  /** Rules and screening at the checkpoints; without it every checkpoint approves (tests of other parts). */
+  checkpoint?: CheckpointDeps;
+  /** Providers whose transfers go on after submission through events and polls (src/actors/transfer-flow.ts). */
+  flows?: Partial<Record<Protocol, TransferFlow>>;
 }
 
 export interface TransferActorState {
@@ -46,9 +58,23 @@ export interface TransferActorState {
   triedTxHash?: string;
   /** The transaction the originating VASP reported for an incoming transfer (txid and vout), compared on repeats. */
   reportedTx?: ReportedTx;
+  /** Where a hold interrupted the transfer (resumed from there when its case is approved). */
+  hold?: { stage: Stage | "provider"; at: string; provider?: Protocol; persons?: Person[] };
+  /** Provider-specific state of the transfer's flow (src/actors/transfer-flow.ts), by provider. */
+  flow?: Partial<Record<Protocol, Record<string, unknown>>>;
+  /** An officer approved a precheck hold: routing starts without screening the same data again. */
+  prechecked?: boolean;
+  /** The open case screening opened for this transfer: a second hold adds to it. */
+  openCaseId?: string;
+  /** Checkpoint runs so far (names each run's checks; a replay after a crash starts a new run). */
+  runs?: number;
+  /** The counterparty answered and its data waits for the postcheck (a replay resumes here, never resends). */
+  postcheck?: { provider: Protocol; persons: Person[] };
+  /** A self-cancellation at the provider after screening rejected the beneficiary data: recorded before it is sent. */
+  cancelling?: boolean;
 }
 
-type Result = Outcome<{ id: string; state: string; status: { ours: string | null; theirs: string | null }; txHash: string | null }> & { meta?: Record<string, unknown> };
+type Result = ActionResult;
 
 /** The transfer actor words every refusal (Part 1: the reason in `error`). */
 const refuse = (code: ErrorCode, message: string, details?: Record<string, unknown>) => refusal(code, details, message);
@@ -73,11 +99,15 @@ export function transferActor(deps: TransferDeps): ActorKind<TransferActorState,
         case "action":
           return ctx.reply(await h.action(msg.body));
         case "expire":
-          return ctx.reply(h.expire());
+          return ctx.reply(await h.expire());
         case "inboundTxid":
           return ctx.reply(h.inboundTxid({ txid: msg.txid, vout: msg.vout }));
         case "inboundCancel":
           return ctx.reply(h.inboundCancel(msg.reasonType));
+        case "caseResolved":
+          return ctx.reply(await h.caseResolved(msg.caseId, msg.resolution, msg.act));
+        case "providerEvent":
+          return ctx.reply(await h.providerEvent(msg.provider, msg.event));
         default: {
           const _exhaustive: never = msg;
           throw new Error(`unknown transfer message ${JSON.stringify(_exhaustive)}`);
@@ -177,7 +207,12 @@ class Handling {
 
   /** Queued → routed to a provider. With no provider able to carry it any more, the transfer fails. */
   async start(): Promise<Outcome> {
+    if (this.ctx.state.postcheck) return this.postcheck();
     if (this.t.state !== "queued") return { ok: true, data: { id: this.t.id, state: this.t.state } };
+    // Part 3 "screening_c screening": precheck before wallet discovery or any exchange (once: an officer's approval
+    // of a precheck hold goes on from there).
+    if (this.ctx.state.prechecked) delete this.ctx.state.prechecked;
+    else if (this.deps.checkpoint && (await this.screen("precheck", await evaluationsOf(this.deps.checkpoint, this.t, { originator: this.persons("originator"), beneficiary: this.persons("beneficiary") }))) === "stopped") return { ok: true, data: { id: this.t.id, state: this.t.state } };
     const beneficiaryPersons = this.persons("beneficiary");
     const caps = this.deps.providers.capabilities(this.t.company_id, this.t.environment, {
       assetId: this.t.asset_id ?? "",
@@ -201,6 +236,7 @@ class Handling {
 
   /** One discovery round, then submit to the first provider that found the VASP, wait, or fail. */
   async route(): Promise<Outcome> {
+    if (this.ctx.state.postcheck) return this.postcheck();
     const state = this.ctx.state.routing;
     if (!state || this.t.state !== "processing") return { ok: true, data: { id: this.t.id, state: this.t.state } };
     // A replay after the process died between recording and sending: what was sent is unknown (Part 3).
@@ -240,16 +276,22 @@ class Handling {
       const result = await adapter.submit({ ...t, usdValue }, next.vasp, actx);
       this.updateLastAttempt(submissionAttempt(p, this.deps.providers.displayName(p), result, Date.now() - began));
       if (result.kind === "not_taken") continue;
+      if (result.kind === "taken") {
+        // The provider took the transfer and answers later (events, polls): its flow goes on from `exchanging`.
+        this.ctx.write((s) => new VaspDirectory(s).record(this.t.company_id, this.t.environment, result.vaspId, result.vaspName, "transfer_history", this.at));
+        this.change("exchanging", { protocol: p, provider_external_id: result.externalId, beneficiary_vasp_id: result.vaspId, beneficiary_vasp_name: result.vaspName }, "submitted", { provider: p });
+        return { ok: true, data: { id: this.t.id, state: this.t.state } };
+      }
       if (result.kind === "unknown") {
         this.change("failed", { protocol: p, provider_external_id: result.externalId }, "submission_unknown", { provider: p });
         return { ok: true, data: { id: this.t.id, state: this.t.state } };
       }
-      this.applyAnswer(p, result);
+      await this.applyAnswer(p, result);
       return { ok: true, data: { id: this.t.id, state: this.t.state } };
     }
   }
 
-  private applyAnswer(p: Protocol, r: Extract<import("../adapters/providers/types.ts").Submission, { kind: "answered" }>): void {
+  private async applyAnswer(p: Protocol, r: Extract<import("../adapters/providers/types.ts").Submission, { kind: "answered" }>): Promise<void> {
     const messages = JSON.parse(this.t.messages) as { type: string; direction: string; timestamp: string }[];
     messages.push({ type: "transfer_request", direction: "outbound", timestamp: this.at }, { type: "transfer_response", direction: "inbound", timestamp: this.at });
     const common: Partial<TransferRow> = {
@@ -265,8 +307,296 @@ class Handling {
       this.change("rejected", { ...common, status: "rejected", theirs_status: "rejected", rejection_reason: r.reasonType ?? "UNKNOWN" }, "counterparty_rejected", { reasonType: r.reasonType ?? "UNKNOWN" });
       return;
     }
-    // The beneficiary data is screened before authorizing; with no screening rule it is approved (Part 3).
-    this.change("awaiting_counterparty", { ...common, status: "approved", theirs_status: "accepted", ours_status: "accepted", matched_at: this.at }, "counterparty_accepted");
+    // The beneficiary data is screened (postcheck) before the transfer goes on (Part 3, provider_b Outgoing). The answer
+    // commits with the postcheck's pending checks (before any screening request), so a crash during screening resumes
+    // the postcheck and never sends the request again.
+    const answered = { ...common, theirs_status: "accepted" };
+    this.t = { ...this.t, ...answered };
+    const id = this.t.id;
+    this.ctx.write((s) => new Transfers(s).update(id, answered));
+    this.ctx.state.postcheck = { provider: p, persons: r.beneficiaryPersons ?? [] };
+    await this.postcheck();
+  }
+
+  /** The counterparty's data, screened: approved → awaiting_counterparty; review → held; a block cancels at the provider. */
+  private async postcheck(): Promise<Outcome> {
+    const pending = this.ctx.state.postcheck;
+    if (!pending || !this.deps.checkpoint) {
+      delete this.ctx.state.postcheck;
+      if (pending) this.change("awaiting_counterparty", { status: "approved", ours_status: "accepted", matched_at: this.at }, "counterparty_accepted");
+      return { ok: true, data: { id: this.t.id, state: this.t.state } };
+    }
+    const ours = this.persons("originator");
+    const counterparty = pending.persons;
+    // The counterparty's first person with the company's party's stored name; each further person alone (Part 3).
+    const evaluations = await evaluationsOf(this.deps.checkpoint!, this.t, { originator: ours, beneficiary: counterparty }, { beneficiary: counterparty.slice(1) });
+    const outcome = await this.screen("postcheck", evaluations, { provider: pending.provider, persons: counterparty });
+    delete this.ctx.state.postcheck;
+    if (outcome === "continue") this.change("awaiting_counterparty", { status: "approved", ours_status: "accepted", matched_at: this.at }, "counterparty_accepted", { screened: true });
+    return { ok: true, data: { id: this.t.id, state: this.t.state } };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Checkpoints (Part 2 "Rule", Part 3 "What the service does" 3; see src/actors/checkpoint.ts)
+
+  private storedChecks(): StoredCheck[] {
+    return JSON.parse(this.t.checks) as StoredCheck[];
+  }
+
+  private setChecks(checks: StoredCheck[], sanctions?: { status: string; provider: string }): void {
+    const patch: Partial<TransferRow> = { checks: JSON.stringify(checks), ...(sanctions ? { sanctions_status: sanctions.status, sanctions_provider: sanctions.provider } : {}) };
+    this.t = { ...this.t, ...patch };
+    const id = this.t.id;
+    this.ctx.write((s) => new Transfers(s).update(id, patch));
+  }
+
+  /**
+   * One checkpoint: plan (applicable rules, integrations they read), record the pending checks and commit them, call
+   * the integrations, record the results, emit `compliance.screening_complete`, apply the verdict. A crash while the
+   * integrations are called replays the message: the interrupted run's pending checks are dropped and it runs again;
+   * the verdict commits with the message's acknowledgement, so it is applied once.
+   */
+  private async screen(stage: Stage, evaluations: Evaluation[], resumeWith: { provider?: Protocol; persons?: Person[] } = {}, onBlock: "cancel" | "hold" | "reject" = "cancel"): Promise<"continue" | "stopped"> {
+    const deps = this.deps.checkpoint;
+    if (!deps) return "continue";
+    const { companyId, environment } = this.msg;
+    const p = plan(deps, this.t.company_id, this.t.environment, stage, evaluations);
+    const kept = this.storedChecks().filter((c) => c.status !== "pending");
+    const run = (this.ctx.state.runs ?? 0) + 1;
+    this.ctx.state.runs = run;
+    const pending = pendingChecks(deps, this.t.company_id, p, this.t.id, String(run), this.ctx.now);
+    if (pending.length) {
+      this.setChecks([...kept, ...pending]);
+      await this.ctx.checkpoint();
+    }
+    const r = await runChecks(deps, this.t.company_id, this.t.environment, p, pending, this.deps.pii, this.t.id);
+    const sanctions = r.checks.filter((c) => c.type === "sanctions").at(-1);
+    this.setChecks([...kept, ...r.checks], sanctions && sanctions.integration ? { status: sanctions.status, provider: sanctions.integration } : undefined);
+    const outcome = await this.applyVerdict(stage, r, resumeWith, onBlock);
+    this.ctx.emit({ companyId, environment, type: "compliance.screening_complete", entityType: "transfer", entityId: this.t.id, data: screeningCompleteData(this.t, stage, r, this.at) });
+    return outcome;
+  }
+
+  private async applyVerdict(stage: Stage, r: CheckpointResult, resumeWith: { provider?: Protocol; persons?: Person[] }, onBlock: "cancel" | "hold" | "reject"): Promise<"continue" | "stopped"> {
+    const v = r.verdict;
+    const rules = v.matched.map((m) => m.ruleId);
+    if (v.action === "approve" || v.action === "flag") {
+      if (v.action === "flag") this.note("flagged", { stage, rules });
+      return "continue";
+    }
+    delete this.ctx.state.postcheck;
+    this.ctx.state.hold = { stage, at: this.at, ...resumeWith };
+    this.openCase(stage, { ...r, verdict: { ...v, action: v.action } });
+    if (v.action === "require_review") {
+      this.change("held", { status: "pending" }, "held", { stage, rules });
+      this.audit("transfer.held", { stage, rules });
+      return "stopped";
+    }
+    const reason = blockReason(v);
+    // A rejection of the beneficiary data cancels the transfer at the provider first (strict notification, provider_b);
+    // other providers' flows hold it with verdict rejected (and act at their provider themselves), or reject it.
+    if (stage === "postcheck" && this.t.protocol && onBlock !== "reject") {
+      this.change("held", { status: "rejected" }, "held", { stage, rules, blocked: true });
+      if (onBlock === "cancel") await this.cancelAtProvider(reason);
+      return "stopped";
+    }
+    delete this.ctx.state.hold;
+    this.change("rejected", { status: "rejected", ours_status: "rejected", rejection_reason: reason }, "screening_blocked", { stage, rules });
+    this.audit("transfer.rejected", { reason, stage, rules });
+    return "stopped";
+  }
+
+  /** A history note that changes no state and emits nothing (a flag, a case's outcome). */
+  private note(type: string, detail: Record<string, unknown>): void {
+    const history: HistoryEntry[] = JSON.parse(this.t.history);
+    history.push({ type, from: this.t.state, to: this.t.state, at: this.at, detail });
+    const patch = { history: JSON.stringify(history), updated_at: this.at };
+    this.t = { ...this.t, ...patch };
+    const id = this.t.id;
+    this.ctx.write((s) => new Transfers(s).update(id, patch));
+  }
+
+  /** Screening held or blocked the transfer: its case (opened now, or the open one it already has) is told. */
+  private openCase(stage: Stage, r: CheckpointResult & { verdict: { action: "require_review" | "block" } }): void {
+    const caseId = this.ctx.state.openCaseId ?? newCaseId(this.ctx.now);
+    this.ctx.state.openCaseId = caseId;
+    const { companyId, environment } = this.msg;
+    const open: OpenFromScreening = { ...openFromScreening(r.verdict, stage, this.at), companyId, environment, transferId: this.t.id };
+    this.ctx.tell(`case:${caseId}`, open);
+  }
+
+  /**
+   * The service cancels itself at the provider (`canceled`, reasonType UNKNOWN) and the transfer is `rejected` once
+   * the provider answers; otherwise it stays `held` with verdict rejected. Recorded before it is sent.
+   */
+  private async cancelAtProvider(reason: string): Promise<boolean> {
+    const p = this.t.protocol as Protocol;
+    const adapter = this.deps.providers.adapter(p);
+    const actx = this.deps.providers.context(this.t.company_id, this.t.environment, p, this.ctx.now);
+    if (!adapter?.cancel || !actx) return false;
+    this.ctx.state.cancelling = true;
+    await this.ctx.checkpoint();
+    const result = await adapter.cancel({ ...this.outgoing(), externalId: this.t.provider_external_id ?? "", vaspId: this.t.beneficiary_vasp_id ?? "" }, "UNKNOWN", actx);
+    delete this.ctx.state.cancelling;
+    if (!result.ok) {
+      this.note("cancel_refused", { provider: p, message: result.message });
+      return false;
+    }
+    delete this.ctx.state.hold;
+    delete this.ctx.state.postcheck;
+    this.change("rejected", { status: "rejected", ours_status: "rejected", rejection_reason: reason }, "cancelled_at_provider", { provider: p });
+    this.audit("transfer.rejected", { reason, provider: p });
+    return true;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Provider flows (src/actors/transfer-flow.ts)
+
+  private flowOf(p: string | null): TransferFlow | undefined {
+    return p ? this.deps.flows?.[p as Protocol] : undefined;
+  }
+
+  /** What a provider's flow may do to this transfer, inside this handler. */
+  private flowContext(p: Protocol): TransferFlowContext {
+    const self = this;
+    const { companyId, environment, actor } = this.msg;
+    return {
+      get row() {
+        return self.t;
+      },
+      companyId,
+      environment,
+      actor,
+      now: this.ctx.now,
+      at: this.at,
+      checkpoints: this.ctx.checkpoints,
+      flowState<T extends Record<string, unknown>>(): T {
+        const all = (self.ctx.state.flow ??= {});
+        return (all[p] ??= {}) as T;
+      },
+      change: (to, set, historyType, detail) => this.change(to, set, historyType, detail),
+      update: (set) => this.update(set),
+      note: (type, detail) => this.note(type, detail),
+      audit: (action, detail) => this.audit(action, detail),
+      persons: (field) => this.persons(field),
+      setPersons: (field, persons) =>
+        this.update(field === "originator" ? { originator_sealed: this.deps.pii.seal(JSON.stringify(persons), `transfer:${this.t.id}:originator`) } : { beneficiary_sealed: this.deps.pii.seal(JSON.stringify(persons), `transfer:${this.t.id}:beneficiary`) }),
+      outgoing: () => this.outgoing(),
+      adapterContext: () => this.deps.providers.context(this.t.company_id, this.t.environment, p, this.ctx.now),
+      checkpoint: () => this.ctx.checkpoint(),
+      tell: (to, body, opts) => this.ctx.tell(to, body, opts),
+      screenCounterparty: (persons, side, opts) => this.screenCounterparty(p, persons, side, opts),
+      setRejectionDetails: (details) => this.update({ rejection_details_sealed: details === null ? null : this.deps.pii.seal(details, `transfer:${this.t.id}:rejection`) }),
+      hold: (reason, opts) => this.providerHold(p, reason, opts),
+      answer: (action, previousState) => this.answer(action, previousState),
+      refuse: (code, message, details) => refuse(code, message, details),
+    };
+  }
+
+  /** Columns changed without a state change, history entry or event. */
+  private update(set: Partial<TransferRow>): void {
+    const patch = { ...set, updated_at: this.at };
+    this.t = { ...this.t, ...patch };
+    const id = this.t.id;
+    this.ctx.write((s) => new Transfers(s).update(id, patch));
+  }
+
+  async providerEvent(p: Protocol, event: unknown): Promise<unknown> {
+    const flow = this.flowOf(p);
+    if (!flow?.onEvent) return { ok: false, code: "UNSUPPORTED", message: `${p} has no transfer flow` };
+    return flow.onEvent(this.flowContext(p), event);
+  }
+
+  private async screenCounterparty(p: Protocol, persons: Person[], side: "originator" | "beneficiary", opts: { onBlock: "hold" | "reject"; eachAlone?: boolean; ours?: Person[] }): Promise<ScreeningOutcome> {
+    if (!this.deps.checkpoint) return "approved";
+    const ours = opts.ours ?? (side === "beneficiary" ? this.persons("originator") : this.persons("beneficiary"));
+    const sides = side === "beneficiary" ? { originator: ours, beneficiary: persons } : { originator: persons, beneficiary: ours };
+    // Part 3: provider_e screens each counterparty person alone; the others the first with ours, then each further alone.
+    const evaluations = opts.eachAlone
+      ? (await Promise.all(persons.map((one) => evaluationsOf(this.deps.checkpoint!, this.t, side === "beneficiary" ? { originator: [], beneficiary: [one] } : { originator: [one], beneficiary: [] })))).flat()
+      : await evaluationsOf(this.deps.checkpoint, this.t, sides, { [side]: persons.slice(1) });
+    const outcome = await this.screen("postcheck", evaluations, { provider: p, persons }, opts.onBlock);
+    return outcome === "continue" ? "approved" : this.t.state === "rejected" ? "rejected" : "held";
+  }
+
+  private providerHold(p: Protocol, reason: string, opts: { status?: "pending" | "rejected"; caseType?: "compliance_review" | "provider_rejection" | "sanctions_hit"; severity?: "low" | "medium" | "high"; detail?: Record<string, unknown> } = {}): void {
+    this.ctx.state.hold = { stage: "provider", at: this.at, provider: p };
+    const caseId = this.ctx.state.openCaseId ?? newCaseId(this.ctx.now);
+    this.ctx.state.openCaseId = caseId;
+    const { companyId, environment } = this.msg;
+    const open: OpenFromScreening = {
+      type: "openFromScreening",
+      companyId,
+      environment,
+      transferId: this.t.id,
+      ruleId: null,
+      caseType: opts.caseType ?? "provider_rejection",
+      category: opts.caseType === "sanctions_hit" ? "sanctions" : "aml",
+      severity: opts.severity ?? "medium",
+      stage: "postcheck",
+      verdict: opts.status === "rejected" ? "block" : "require_review",
+      at: this.at,
+      source: p,
+    };
+    this.ctx.tell(`case:${caseId}`, open);
+    this.change("held", { status: opts.status ?? "pending" }, "held", { provider: p, reason, ...(opts.detail ?? {}) });
+    this.audit("transfer.held", { provider: p, reason });
+  }
+
+  /**
+   * Part 2 "States and transitions → Case": approved resumes the held transfer from where the hold interrupted it,
+   * rejected rejects it (provider_b: cancelled at the provider first). The outcome is told to the case either way.
+   */
+  async caseResolved(caseId: string, resolution: "approved" | "rejected", act: boolean): Promise<Outcome> {
+    if (this.ctx.state.openCaseId === caseId) delete this.ctx.state.openCaseId;
+    if (!act) return { ok: true, data: { id: this.t.id, state: this.t.state } };
+    const { companyId, environment } = this.msg;
+    const tell = (moved: boolean, newValue: string) =>
+      this.ctx.tell(`case:${caseId}`, { type: "transferOutcome", companyId, environment, transferId: this.t.id, moved, newValue });
+    const flow = this.flowOf(this.t.protocol);
+    if (flow?.caseResolved) {
+      const done = await flow.caseResolved(this.flowContext(this.t.protocol as Protocol), resolution);
+      if (done) {
+        if (done.moved) delete this.ctx.state.hold;
+        tell(done.moved, done.newValue);
+        return { ok: true, data: { id: this.t.id, state: this.t.state } };
+      }
+    }
+    const hold = this.ctx.state.hold;
+    const held = this.t.state === "held" && hold !== undefined;
+    if (resolution === "approved") {
+      if (!held || this.t.status !== "pending") {
+        tell(false, "resume_refused");
+        return { ok: true, data: { id: this.t.id, state: this.t.state } };
+      }
+      delete this.ctx.state.hold;
+      this.audit("transfer.resumed", { caseId, stage: hold.stage });
+      if (hold.stage === "precheck") {
+        // Back to where the precheck stopped it: routing (no second screening of the same data).
+        this.change("queued", {}, "resumed", { caseId, stage: hold.stage });
+        tell(true, this.t.state);
+        this.ctx.state.prechecked = true;
+        this.ctx.tell(`transfer:${this.t.id}`, { type: "start", companyId, environment, actor: this.msg.actor });
+        return { ok: true, data: { id: this.t.id, state: this.t.state } };
+      }
+      this.change("awaiting_counterparty", { status: "approved", ours_status: "accepted", matched_at: this.at }, "resumed", { caseId, stage: hold.stage });
+      tell(true, this.t.state);
+      return { ok: true, data: { id: this.t.id, state: this.t.state } };
+    }
+    if (!held || (this.t.status !== "pending" && this.t.status !== "rejected")) {
+      tell(false, "reject_refused");
+      return { ok: true, data: { id: this.t.id, state: this.t.state } };
+    }
+    if (hold.stage === "postcheck" && this.t.protocol) {
+      const done = await this.cancelAtProvider("COMPLIANCE_POLICY");
+      tell(done, done ? this.t.state : "reject_refused");
+      return { ok: true, data: { id: this.t.id, state: this.t.state } };
+    }
+    delete this.ctx.state.hold;
+    this.change("rejected", { status: "rejected", ours_status: "rejected", rejection_reason: "COMPLIANCE_POLICY" }, "rejected", { caseId });
+    this.audit("transfer.rejected", { reason: "COMPLIANCE_POLICY", caseId });
+    tell(true, this.t.state);
+    return { ok: true, data: { id: this.t.id, state: this.t.state } };
   }
 
   /** An incoming transfer's transaction, reported by its originating VASP: a verified transfer becomes `accepted`. */
@@ -294,14 +624,21 @@ class Handling {
     return { ok: true, data: { result: "normal" } };
   }
 
-  expire(): Outcome {
-    // Expiry is provider-specific (Part 3, provider_e): a provider adapter decides what an expired transfer becomes.
+  async expire(): Promise<Outcome> {
+    // Expiry is provider-specific (Part 3, provider_e): the provider's flow decides what an expired transfer becomes.
+    const flow = this.flowOf(this.t.protocol);
+    if (flow?.expire) await flow.expire(this.flowContext(this.t.protocol as Protocol));
     return { ok: true, data: { id: this.t.id, state: this.t.state } };
   }
 
   async action(body: Record<string, unknown>): Promise<Result> {
     const action = body.action;
     const previousState = this.t.state;
+    const flow = this.flowOf(this.t.protocol);
+    if (flow?.action && (action === "accept" || action === "reject" || action === "retry")) {
+      const done = await flow.action(this.flowContext(this.t.protocol as Protocol), action, body, previousState);
+      if (done) return done;
+    }
     switch (action) {
       case "retry":
         return this.retry(body, previousState);
@@ -326,7 +663,15 @@ class Handling {
     if (typeof reason !== "string") return refuse("VALIDATION_ERROR", "reason must be text", { validationErrors: ["reason: must be a string"] });
     if (this.t.direction !== "outgoing") return refuse("INVALID_REQUEST", "Only an outgoing transfer can be queued again");
     // The reason is kept for the record (history), out of the audit log.
-    this.change("queued", {}, "retry", { reasonSealed: this.deps.pii.seal(reason, `transfer:${this.t.id}:retry`) });
+    const reasonSealed = this.deps.pii.seal(reason, `transfer:${this.t.id}:retry`);
+    const hold = this.ctx.state.hold;
+    delete this.ctx.state.hold;
+    delete this.ctx.state.prechecked;
+    if (previousState === "held" && hold?.stage === "postcheck" && hold.provider) {
+      // The provider already took the transfer: retrying re-runs the postcheck on the counterparty's data, never resends.
+      this.ctx.state.postcheck = { provider: hold.provider, persons: hold.persons ?? [] };
+      this.change("exchanging", {}, "retry", { reasonSealed, stage: "postcheck" });
+    } else this.change("queued", {}, "retry", { reasonSealed });
     this.audit("transfer.retried");
     const { companyId, environment, actor } = this.msg;
     this.ctx.tell(`transfer:${this.t.id}`, { type: "start", companyId, environment, actor });
@@ -348,6 +693,7 @@ class Handling {
     // Part 3: reject on a provider_b transfer is refused.
     if (this.t.protocol === "provider_b") return refuse("INVALID_REQUEST", "A transfer carried by provider_b cannot be rejected through the API");
     const details = typeof body.details === "string" ? body.details : null;
+    delete this.ctx.state.hold;
     this.change("rejected", {
       status: "rejected",
       ours_status: "rejected",

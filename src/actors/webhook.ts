@@ -1,6 +1,7 @@
 // One actor per subscription (`webhook:<id>`): sends its deliveries one at a time in event order, retries 1 s then 5 s, keeps its health.
 import { iso } from "../domain/ids.ts";
-import { retryDelayMs, shouldAutoDisable, signatureHeader, type AutoDisableRule } from "../domain/webhooks.ts";
+import { retryDelayMs, shouldAutoDisable, type AutoDisableRule } from "../domain/webhooks.ts";
+import { signDelivery } from "../webhooks/sign.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
 import type { Logger } from "../adapters/log.ts";
 import type { Storage } from "../adapters/storage/index.ts";
@@ -62,6 +63,8 @@ export const secretAad = (id: string) => `webhook:${id}:secret`;
 const LOST_AFTER_MS = 60_000;
 /** An answer within this long is recorded by the handler that sent it; a slower one comes back as a `result` message. */
 const FAST_ANSWER_MS = 50;
+/** Pending deliveries read at once by a handler; a run of fast sends reads the queue once per this many. */
+const HEADS_PER_READ = 16;
 /** A handler sends deliveries back to back for at most this long, then yields its slot (and asks to be called again). */
 const HANDLER_BUDGET_MS = 200;
 
@@ -115,9 +118,16 @@ export function webhookActor(deps: WebhookActorDeps): ActorKind<WebhookState, We
   async function run(ctx: ActorContext<WebhookState>, repo: Webhooks, w: WebhookRow | undefined, after?: DeliveryRow): Promise<void> {
     if (!w) return;
     const until = clock() + HANDLER_BUDGET_MS;
+    // The queue is read a few heads at a time (one query for a run of fast sends, not one per delivery).
+    let batch: DeliveryRow[] = [];
+    let i = 0;
     for (;;) {
-      // Deliveries finished in this handler are still pending in the database until it commits: read past them.
-      const head = repo.head(w.id, after ? [after.event_seq ?? 0, after.id] : null);
+      if (i === batch.length) {
+        // Deliveries finished in this handler are still pending in the database until it commits: read past them.
+        batch = repo.heads(w.id, after ? [after.event_seq ?? 0, after.id] : null, HEADS_PER_READ);
+        i = 0;
+      }
+      const head = batch[i++];
       if (!head) return;
       if (w.status !== "active") {
         const now = iso(clock());
@@ -129,7 +139,7 @@ export function webhookActor(deps: WebhookActorDeps): ActorKind<WebhookState, We
       if (head.next_retry_at !== null && head.next_retry_at > t) return;
       if (!deps.deliverer.accepting) return;
       // Part 2: an automatic retry resends the signature made at dispatch (the first attempt) with its timestamp.
-      const signature = head.signature ?? signatureHeader(secretOf(w), Math.floor(t / 1000), head.body);
+      const signature = head.signature ?? signDelivery(secretOf(w), Math.floor(t / 1000), head.body);
       const attempt = deps.deliverer.attempt({ url: w.url, deliveryId: head.id, eventType: head.event_type, body: head.body, signature });
       const outcome = await within(attempt, Math.min(FAST_ANSWER_MS, Math.max(0, until - t)));
       if (!outcome) return detach(ctx, head, signature, attempt);

@@ -64,6 +64,8 @@ export const ERRORS = {
   INVALID_URL: { status: 422, message: "The URL is not allowed" },
   IMMUTABLE_FIELD: { status: 422, message: "This field cannot be changed" },
   INVALID_ASSIGNEE: { status: 422, message: "The assignee cannot be assigned" },
+  REPORT_TOO_LONG_FOR_PDF: { status: 422, message: "The report text is over 100,000 characters: too long for a PDF" },
+  PDF_RENDERER_BUSY: { status: 503, message: "Another report with Chinese, Japanese or Korean text is being drawn; retry shortly" },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

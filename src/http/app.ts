@@ -14,11 +14,19 @@ import { transferRoutes } from "./transfers.ts";
 import { applicableThreshold } from "../adapters/storage/repos/thresholds.ts";
 import { FxError } from "../adapters/fx/index.ts";
 import { thresholdRoutes } from "./thresholds.ts";
+import { ruleRoutes } from "./rules.ts";
 import { providerRoutes } from "./providers.ts";
 import { webhookRoutes } from "./webhooks.ts";
+import { caseRoutes } from "./cases.ts";
+import { reportRoutes, reportTypeRoutes } from "./reports.ts";
 import { openApiDocument } from "./openapi.ts";
+import { eventRoutes } from "./events.ts";
+import { meRoutes } from "./me.ts";
 import { PROVIDER_B_CALLBACKS } from "../domain/provider_b/endpoints.ts";
 import { providerBCallbacks, trpNotFound } from "./callbacks/provider_b.ts";
+import { providerECallbacks } from "./callbacks/provider_e.ts";
+import type { ProviderEOptions } from "../adapters/providers/provider_e/adapter.ts";
+import { providerACallbacks } from "./callbacks/provider_a.ts";
 
 /** Provider callbacks (Part 3): their own checks, limits and error bodies, none of the API's general rules. */
 const isCallbackPath = (pathname: string) => pathname === "/api/system/trp" || pathname.startsWith("/api/system/trp/");
@@ -67,15 +75,23 @@ export function createApp(services: Services) {
       if (!services.ready()) return json(503, { status: "starting" });
       return json(200, { status: "ok" });
     })
+    .use(meRoutes(kit, services))
     .use(auditRoutes(kit, services.audit, services.cursorKey))
     .use(assetRoutes(kit, services))
     .use(customerRoutes(kit, services))
     .use(walletRoutes(kit, services))
     .use(vaspRoutes(kit, services))
     .use(thresholdRoutes(kit, services))
+    .use(ruleRoutes(kit, services))
     .use(webhookRoutes(kit, services))
+    .use(caseRoutes(kit, services))
+    .use(reportTypeRoutes(kit, services))
+    .use(reportRoutes(kit, services))
     .use(providerRoutes(kit, services))
     .use(providerBCallbacks(services))
+    .use(providerECallbacks(services, () => (services.providers.adapter("provider_e") as { options?: ProviderEOptions } | undefined)?.options ?? null))
+    .use(providerACallbacks(services))
+    .use(eventRoutes(kit, services))
     .use(
       transferRoutes(kit, {
         ...services,
@@ -91,6 +107,13 @@ export function createApp(services: Services) {
   kit.register("GET", "/api/v2/openapi.json", { summary: "This API's OpenAPI 3.1 description (no key needed)", tags: ["meta"] } as never);
   const doc = openApiDocument(kit, [
     { method: "GET", path: "/healthz", summary: "200 {status: ok} once migrations are applied and the actors run", tags: ["meta"], authentication: "none" },
+    {
+      method: "POST",
+      path: "/api/system/trp/provider_a/{environment}/{providerId}",
+      summary: "provider_a callback: webhook events (read back from the provider, recorded as processed after success)",
+      tags: ["callbacks"],
+      authentication: "Standard Webhooks signature with webhookSecret, timestamp within five minutes (Part 3, Authentication 2)",
+    },
     ...PROVIDER_B_CALLBACKS.map((c) => ({
       method: c.method,
       path: `/api/system/trp/provider_b/{environment}/connections/{providerId}/${c.path}`,

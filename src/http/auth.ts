@@ -1,9 +1,10 @@
 // Who is calling: host → company, x-api-key → key, member, role; re-checked on every request (Part 1, Authentication).
 import { apiError } from "../domain/errors.ts";
-import { constantTimeEqual, hashKey, isKeyFormat } from "../domain/keys.ts";
+import { constantTimeEqual, isKeyFormat } from "../domain/keys.ts";
+import { sha256Hex } from "../adapters/crypto/hash.ts";
 import { roleAllowsEnvironment, roleHas, type Permission, type Role } from "../domain/access.ts";
 import type { Environment } from "../domain/types.ts";
-import type { CompanyRow, Tenancy } from "../adapters/storage/repos/tenancy.ts";
+import type { CompanyRow, KeyAuthRow, Tenancy } from "../adapters/storage/repos/tenancy.ts";
 import type { AuditActor } from "../adapters/storage/repos/audit.ts";
 
 export interface AuthContext {
@@ -26,7 +27,7 @@ export function resolveCompany(req: Request, tenancy: Tenancy, appDomain: string
     if (!host.endsWith(suffix)) throw apiError("NOT_FOUND", { message: "No company is served at this host" });
     slug = host.slice(0, -suffix.length);
   }
-  const company = tenancy.companyBySlug(slug);
+  const company = tenancy.cachedCompanyBySlug(slug);
   if (!company) throw apiError("NOT_FOUND", { message: "No company is served at this host" });
   return company;
 }
@@ -45,31 +46,52 @@ export function checkCsrf(req: Request): void {
   }
 }
 
+/**
+ * The principal of a key row, built once per cached row (rows are replaced, never changed, when the cache is
+ * invalidated, so a revocation or role change is seen on the next request). Frozen: requests share it.
+ */
+const principals = new WeakMap<KeyAuthRow, AuthContext | "revoked" | "suspended">();
+
+function principalOf(row: KeyAuthRow): AuthContext | "revoked" | "suspended" {
+  let p = principals.get(row);
+  if (p !== undefined) return p;
+  const features = new Set<string>(JSON.parse(row.company_features));
+  if (row.revoked_at || row.member_status !== "active" || !roleAllowsEnvironment(row.member_role, row.environment) || features.has("api_keys")) p = "revoked";
+  else if (row.company_status === "suspended") p = "suspended";
+  else {
+    const role = row.member_role;
+    p = Object.freeze({
+      company: Object.freeze({ id: row.company_id, slug: row.company_slug, disabledFeatures: features }),
+      environment: row.environment,
+      member: Object.freeze({ id: row.member_id, role }),
+      key: Object.freeze({ id: row.id, scopes: new Set<string>(JSON.parse(row.scopes)) }),
+      piiView: roleHas(role, "pii:view"),
+      actor: Object.freeze({ type: "member", memberId: row.member_id, apiKeyId: row.id }) as AuditActor,
+      can: (perm: Permission) => roleHas(role, perm),
+    });
+  }
+  principals.set(row, p);
+  return p;
+}
+
 export function authenticate(req: Request, company: CompanyRow, tenancy: Tenancy): AuthContext {
   const key = req.headers.get("x-api-key");
   if (key === null || key === "") throw apiError("MISSING_KEY");
   if (!isKeyFormat(key)) throw apiError("INVALID_FORMAT");
-  const hash = hashKey(key);
-  const row = tenancy.keyByHash(hash);
+  const hash = sha256Hex(key);
+  const row = tenancy.authByHash(hash);
   // The lookup is by hash of a 256-bit secret; the stored hash is still compared in constant time.
   if (!row || !constantTimeEqual(row.key_hash, hash) || row.company_id !== company.id) throw apiError("KEY_NOT_FOUND");
-  const features = new Set<string>(JSON.parse(row.company_features));
-  if (row.revoked_at || row.member_status !== "active" || !roleAllowsEnvironment(row.member_role, row.environment) || features.has("api_keys"))
-    throw apiError("KEY_REVOKED");
-  if (row.company_status === "suspended") throw apiError("TENANT_SUSPENDED");
-  const role = row.member_role;
-  return {
-    company: { id: company.id, slug: company.slug, disabledFeatures: features },
-    environment: row.environment,
-    member: { id: row.member_id, role },
-    key: { id: row.id, scopes: new Set<string>(JSON.parse(row.scopes)) },
-    piiView: roleHas(role, "pii:view"),
-    actor: { type: "member", memberId: row.member_id, apiKeyId: row.id },
-    can: (p) => roleHas(role, p),
-  };
+  const p = principalOf(row);
+  if (p === "revoked") throw apiError("KEY_REVOKED");
+  if (p === "suspended") throw apiError("TENANT_SUSPENDED");
+  return p;
 }
 
-export interface Access {
+/** What a route demands of the key; `anyValidKey`: any valid key may call it (no scope, no permission: `/api/v2/me`). */
+export type Access = ScopedAccess | { anyValidKey: true };
+
+export interface ScopedAccess {
   /** The key must hold it: 403 INSUFFICIENT_SCOPE naming it. */
   scope: string;
   /** The owner's role must hold it: 403 INSUFFICIENT_PERMISSION. */
@@ -83,6 +105,7 @@ export interface Access {
 }
 
 export function authorize(auth: AuthContext, access: Access): void {
+  if ("anyValidKey" in access) return;
   if (!auth.key.scopes.has(access.scope))
     throw apiError("INSUFFICIENT_SCOPE", { message: `The API key lacks the scope ${access.scope}`, details: { scope: access.scope } });
   for (const s of access.alsoScopes ?? [])

@@ -16,6 +16,11 @@ export function checkDeclaredLength(req: Request): void {
 export async function readCapped(req: Request, max: number): Promise<Uint8Array | null> {
   const declared = req.headers.get("content-length");
   if (declared !== null && /^\d+$/.test(declared) && Number(declared) > max) return null;
+  // A declared length within the limit: the server frames the body by it, so it is read in one piece (checked again).
+  if (declared !== null && /^\d+$/.test(declared)) {
+    const whole = new Uint8Array(await req.arrayBuffer());
+    return whole.byteLength > max ? null : whole;
+  }
   if (!req.body) return new Uint8Array();
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -69,6 +74,7 @@ export async function readJsonBody(req: Request): Promise<unknown> {
   } catch {
     throw apiError("INVALID_JSON");
   }
-  if (hasNul(value)) throw apiError("VALIDATION_ERROR", { message: "Text in the body must not contain a NUL character (U+0000)" });
+  // JSON text can only carry NUL as the escape \u0000: without one, the value has none (no walk needed).
+  if (text.includes("\\u0000") && hasNul(value)) throw apiError("VALIDATION_ERROR", { message: "Text in the body must not contain a NUL character (U+0000)" });
   return value;
 }

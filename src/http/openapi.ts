@@ -30,6 +30,34 @@ export interface OtherRoute {
   authentication: string;
 }
 
+/** A Server-Sent Events route (the event stream): its events, the resume header and the scopes of which one suffices. */
+interface SseDoc {
+  scopes: string[];
+  events: string[];
+  header: { name: string; description: string };
+}
+
+function describeStream(op: Record<string, unknown>, sse: SseDoc, params: unknown[]): void {
+  params.push({ name: sse.header.name, in: "header", required: false, description: sse.header.description, schema: { type: "string", pattern: "^[0-9]{1,15}$" } });
+  op["x-scope"] = sse.scopes.join(" or ");
+  op["x-scopes-filter"] = "transfer.* and compliance.* events need transfers:read (role transfers:view); case.* events need cases:read (role cases:view)";
+  op.responses = {
+    "200": {
+      description:
+        "An endless text/event-stream: each message is `id: <seq>`, `event: <type>`, `data: <the webhook body JSON {event, timestamp, data}>`; `: ping` comment lines every 15 s; closed when the client falls 1 MiB behind (resume with Last-Event-ID)",
+      content: {
+        "text/event-stream": {
+          schema: { type: "string" },
+          "x-events": sse.events,
+          "x-data-schema": { type: "object", required: ["event", "timestamp", "data"], properties: { event: { enum: sse.events }, timestamp: { type: "string", format: "date-time" }, data: { type: "object" } } },
+        },
+      },
+    },
+    "429": { description: "Too many open streams for the company (RATE_LIMITED, Retry-After)", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+    default: { description: "Error", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+  };
+}
+
 export function openApiDocument(kit: ApiKit, others: readonly OtherRoute[] = []) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const o of others) {
@@ -57,13 +85,19 @@ export function openApiDocument(kit: ApiKit, others: readonly OtherRoute[] = [])
         default: { description: "Error", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
       },
     };
-    if (r.spec.access) {
+    const access = r.spec.access;
+    if (access && "anyValidKey" in access) {
       op.security = [{ ApiKey: [] }];
-      op["x-scope"] = r.spec.access.scope;
-      op["x-permission"] = r.spec.access.permission;
-      if (r.spec.access.liveOnly) op["x-live-key-required"] = true;
+      op["x-scope"] = "any valid key";
+    } else if (access) {
+      op.security = [{ ApiKey: [] }];
+      op["x-scope"] = access.scope;
+      op["x-permission"] = access.permission;
+      if (access.liveOnly) op["x-live-key-required"] = true;
     } else op.security = [];
     if (r.spec.body) op.requestBody = { required: true, content: { "application/json": { schema: r.spec.body } } };
+    const sse = (r.spec as { sse?: SseDoc }).sse;
+    if (sse) describeStream(op, sse, params);
     (paths[oaPath] ??= {})[r.method.toLowerCase()] = op;
   }
   return {

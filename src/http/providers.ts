@@ -78,7 +78,8 @@ export function presentSettings(def: SettingsDef, st: SettingsState, env: Enviro
       callbackPaths: st.configured && st.id ? callbackPaths(def, env, st.id) : [],
       ...tail,
     };
-  return { name: def.name, displayName: def.displayName, type: def.type, ...info, ...state, ...tail };
+  // `id` (null until first saved, the same in both environments) is what a rule's `integrationId` names (Part 2 "Rule").
+  return { id: st.id, name: def.name, displayName: def.displayName, type: def.type, ...info, ...state, ...tail };
 }
 
 function invalid(issues: Issue[]): never {

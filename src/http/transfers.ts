@@ -21,6 +21,7 @@ import { ok, page, type ApiKit, type RouteContext } from "./kit.ts";
 import { keysetPage } from "./paging.ts";
 import { q, type QueryParam } from "./query.ts";
 import { askActor, unwrap } from "./outcome.ts";
+import { presentCheck, presentListCheck, type StoredCheck } from "../actors/checkpoint.ts";
 
 /** The Travel Rule threshold that applies to the company now (Part 2, thresholds with FATF fallbacks). */
 export interface AppliedThreshold {
@@ -77,10 +78,11 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
     return t;
   }
 
+  const open = (sealed: string, aad: string) => deps.pii.open(sealed, aad);
   const party = (vaspId: string | null, vaspName: string | null, address: string | null) => ({ name: vaspName ?? vaspId, vaspId, vaspName, address });
 
   function listItem(c: RouteContext, t: TransferRow) {
-    const checks = JSON.parse(t.checks) as { name?: string; integration?: string; status: string; response: unknown }[];
+    const checks = JSON.parse(t.checks) as StoredCheck[];
     return {
       id: t.id,
       direction: t.direction,
@@ -94,7 +96,7 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
       beneficiary: party(t.beneficiary_vasp_id, t.beneficiary_vasp_name, t.beneficiary_address),
       travelRule: { protocol: t.protocol ?? "pending", matchedAt: t.matched_at, status: t.ours_status },
       screening: { sanctions: { status: t.sanctions_status, provider: t.sanctions_provider } },
-      compliance: { checks: checks.map((k) => ({ name: k.name ?? k.integration, status: listCheckStatus(k.status), response: c.auth.piiView ? k.response : null })) },
+      compliance: { checks: checks.map((k) => presentListCheck(k, c.auth.piiView, open, t.id)) },
       provider: t.protocol ? { id: t.protocol, name: t.protocol, displayName: t.protocol, protocol: t.protocol } : null,
       externalId: t.external_id,
       createdAt: t.created_at,
@@ -102,9 +104,10 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
   }
 
   function detail(c: RouteContext, t: TransferRow, checksLimit: number, checksOffset: number) {
-    const checks = JSON.parse(t.checks) as Record<string, unknown>[];
+    const checks = JSON.parse(t.checks) as StoredCheck[];
     const attempts = JSON.parse(t.attempts) as Record<string, unknown>[];
-    const details = t.rejection_details_sealed ? deps.pii.open(t.rejection_details_sealed, `transfer:${t.id}:rejection`) : null;
+    // Decrypted only for a role that may see it: the mask of any text is "***", so nothing needs opening for the others.
+    const details = t.rejection_details_sealed ? (c.auth.piiView ? deps.pii.open(t.rejection_details_sealed, `transfer:${t.id}:rejection`) : "") : null;
     const out: Record<string, unknown> = {
       id: t.id,
       direction: t.direction,
@@ -119,7 +122,7 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
       compliance: {
         status: t.status === "pending" && checks.length === 0 && t.state !== "completed" ? null : t.status,
         total: checks.length,
-        checks: checks.slice(checksOffset, checksOffset + checksLimit).map((k) => ({ ...k, response: c.auth.piiView ? (k.response ?? null) : null })),
+        checks: checks.slice(checksOffset, checksOffset + checksLimit).map((k) => presentCheck(k, c.auth.piiView, open, t.id)),
       },
       cascade: { provider: t.protocol, externalId: t.provider_external_id, attempts },
       txHash: t.tx_hash,
@@ -330,7 +333,3 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
   );
 }
 
-/** The list item's check status is passed, failed or pending (Part 1). */
-function listCheckStatus(s: string): string {
-  return s === "success" ? "passed" : s === "error" ? "failed" : s === "skipped" ? "passed" : s;
-}

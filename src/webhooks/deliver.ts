@@ -89,6 +89,16 @@ export class Deliverer {
 }
 
 async function drainBody(res: Response): Promise<void> {
+  // A short declared answer (the usual "ok") is read in one piece; anything else through the capped reader.
+  const declared = res.headers.get("content-length");
+  if (declared !== null && /^\d+$/.test(declared) && Number(declared) <= DRAIN_BYTES) {
+    try {
+      await res.arrayBuffer();
+    } catch {
+      // As below: the status is what counts.
+    }
+    return;
+  }
   const reader = res.body?.getReader();
   if (!reader) return;
   let n = 0;

@@ -58,7 +58,8 @@ beforeAll(async () => {
         pii: new Sealer(crypto.getRandomValues(new Uint8Array(32))),
         nameIndexKey: crypto.getRandomValues(new Uint8Array(32)),
         activeTransferIds: (c, e, id) => transfers.activeForCustomer(c, e, id),
-        screenIncoming: () => verdict,
+        // The screening's verdict as the checkpoint would give it (rules and vendors are tested in screening-checkpoints).
+        screenIncoming: async () => ({ verdict, checks: [], event: (t) => ({ transferId: t.id }), openCase: null }),
       }),
     )
     .start();
@@ -79,7 +80,7 @@ test("approved: created awaiting_counterparty, approved; transfer.created only; 
   const n = incoming();
   const r = await ask<IncomingOutcome>({ type: "receiveIncoming", transfer: n });
   expect(r.ok && r.data).toMatchObject({ result: "verified", reasonType: null, created: true, transfer: { state: "awaiting_counterparty", status: "approved", direction: "incoming", beneficiary_customer_id: customerId } });
-  expect(eventsOf(n.id)).toEqual(["transfer.created"]);
+  expect(eventsOf(n.id)).toEqual(["transfer.created", "compliance.screening_complete"]);
   const again = await ask<IncomingOutcome>({ type: "receiveIncoming", transfer: { ...n, id: newId("trf", Date.now()) } });
   expect(again.ok && again.data).toMatchObject({ result: "verified", created: false, transfer: { id: n.id } });
   // The customer has a transfer in flight: an erasure waits (never interleaves with the creation).
@@ -95,7 +96,7 @@ test.each([
   const n = incoming();
   const r = await ask<IncomingOutcome>({ type: "receiveIncoming", transfer: n });
   expect(r.ok && r.data).toMatchObject({ result: "denied", reasonType, created: true, transfer: { state: "rejected", status: "rejected", rejection_reason: reasonType } });
-  expect(eventsOf(n.id)).toEqual(["transfer.created", "transfer.rejected"]);
+  expect(eventsOf(n.id)).toEqual(["transfer.created", "transfer.rejected", "compliance.screening_complete"]);
   const history = JSON.parse(new Transfers(storage).get(scope.companyId, scope.environment, n.id)!.history).map((h: { to: string }) => h.to);
   expect(history).toEqual(["exchanging", "rejected"]);
   const again = await ask<IncomingOutcome>({ type: "receiveIncoming", transfer: n });

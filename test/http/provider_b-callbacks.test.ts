@@ -207,7 +207,8 @@ describe("incoming transfer (POST v1/beneficiary/transfer)", () => {
     expect(t.cascade.provider).toBe("provider_b");
     expect(t.cascade.externalId).toMatch(/^provider_b-inbound:pbr_[0-9a-z]{26}$/);
     expect(list[0]!.externalId).toBe(t.cascade.externalId);
-    expect(events(t.id).map((e) => e.type)).toEqual(["transfer.created"]);
+    // Screening ran at postcheck (no rule applied): compliance.screening_complete follows the creation.
+    expect(events(t.id).map((e) => e.type)).toEqual(["transfer.created", "compliance.screening_complete"]);
     expect(events(t.id)[0]!.data).toMatchObject({ direction: "incoming", state: "awaiting_counterparty", originatingVaspId: `code:${SENDER}`, beneficiaryVaspId: CARAVAN });
     // The sender is recorded as a counterparty seen in a transfer.
     const v = await call("/api/v2/vasps/search?q=kimchi", { key: owner });
@@ -279,7 +280,7 @@ describe("txid and cancellation", () => {
     expect((await peer.sendTxid({ ...otherTarget, transferId: v.transferId, txid, vout: "0" })).body).toEqual({ transferId: v.transferId, result: "error", reasonType: "UNKNOWN_TRANSFER_ID" });
     expect((await peer.sendTxid({ ...target, transferId: crypto.randomUUID(), txid })).body).toMatchObject({ result: "error", reasonType: "UNKNOWN_TRANSFER_ID" });
     expect((await detail(id)).txHash).toBe(txid);
-    expect(events(id).map((e) => e.type)).toEqual(["transfer.created", "transfer.accepted"]);
+    expect(events(id).map((e) => e.type)).toEqual(["transfer.created", "compliance.screening_complete", "transfer.accepted"]);
   });
 
   test("txid of a denied request: UNKNOWN_TRANSFER_ID (no verified transfer)", async () => {
@@ -298,7 +299,7 @@ describe("txid and cancellation", () => {
     expect(t).toMatchObject({ state: "rejected", rejection: { reason: "ORIGINATOR_CANCELED" }, status: { theirs: "rejected" } });
     expect((await peer.sendCancel({ ...target, transferId: v.transferId })).body).toEqual({ transferId: v.transferId, result: "normal" });
     expect((await detail(id)).state).toBe("rejected");
-    expect(events(id).map((e) => e.type)).toEqual(["transfer.created", "transfer.rejected"]);
+    expect(events(id).map((e) => e.type)).toEqual(["transfer.created", "compliance.screening_complete", "transfer.rejected"]);
     // A transaction reported after the cancellation is not recorded.
     expect((await peer.sendTxid({ ...target, transferId: v.transferId, txid: "0xab" })).body).toMatchObject({ result: "error", reasonType: "UNKNOWN_TRANSFER_ID" });
   });
@@ -309,7 +310,7 @@ describe("txid and cancellation", () => {
     await peer.sendTxid({ ...target, transferId: v.transferId, txid: "0x" + "ef".repeat(32) });
     expect((await peer.sendCancel({ ...target, transferId: v.transferId })).body).toEqual({ transferId: v.transferId, result: "normal" });
     expect(await detail(id)).toMatchObject({ state: "failed", rejection: { reason: "ORIGINATOR_CANCELED" }, txHash: "0x" + "ef".repeat(32) });
-    expect(events(id).map((e) => e.type)).toEqual(["transfer.created", "transfer.accepted", "transfer.failed"]);
+    expect(events(id).map((e) => e.type)).toEqual(["transfer.created", "compliance.screening_complete", "transfer.accepted", "transfer.failed"]);
   });
 
   test("cancellation of a denied request: normal, nothing to change; of an unknown transferId: UNKNOWN_TRANSFER_ID", async () => {

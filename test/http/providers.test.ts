@@ -30,7 +30,7 @@ const PROVIDER_FIELDS = [
   "lastTestedAt", "name", "notes", "priority", "protocol", "protocolLabel", "updatedAt", "website",
 ];
 const INTEGRATION_FIELDS = [
-  "configured", "configuredFields", "createdAt", "description", "displayName", "docsUrl", "enabled", "fields", "lastError", "lastTestResult", "lastTestedAt",
+  "configured", "configuredFields", "createdAt", "description", "displayName", "docsUrl", "enabled", "fields", "id", "lastError", "lastTestResult", "lastTestedAt",
   "name", "notes", "type", "updatedAt", "website",
 ];
 const PROVIDER_ID = /^prv_[0-9a-z]{26}$/;
@@ -437,15 +437,25 @@ describe("POST .../test", () => {
   });
 
   test("no connection test yet → 200 with success false, message, testedAt and error; stored for that environment only", async () => {
-    const r = await runTest("providers", "provider_a", ownerTest.key);
+    // provider_c's connection behaviour is "not shown" (Part 3): it has no test.
+    const r = await runTest("providers", "provider_c", ownerTest.key);
     expectOk(r);
-    expect(r.body.data).toEqual({ success: false, message: "Connection test for provider_a is not available yet", testedAt: r.body.data.testedAt, error: "NOT_IMPLEMENTED" });
+    expect(r.body.data).toEqual({ success: false, message: "Connection test for provider_c is not available yet", testedAt: r.body.data.testedAt, error: "NOT_IMPLEMENTED" });
     expect(r.body.data.testedAt).toMatch(ISO_MS);
-    expect(await get("providers", "provider_a", ownerTest.key)).toMatchObject({ lastTestedAt: r.body.data.testedAt, lastTestResult: "error", lastError: "NOT_IMPLEMENTED" });
-    expect(await get("providers", "provider_a", ownerLive.key)).toMatchObject({ lastTestedAt: null, lastTestResult: null, lastError: null });
+    expect(await get("providers", "provider_c", ownerTest.key)).toMatchObject({ lastTestedAt: r.body.data.testedAt, lastTestResult: "error", lastError: "NOT_IMPLEMENTED" });
+    expect(await get("providers", "provider_c", ownerLive.key)).toMatchObject({ lastTestedAt: null, lastTestResult: null, lastError: null });
+    // provider_a has a real connection test now (issue 16): the saved apiUrl is not one of the allowed regional origins,
+    // so it fails with INVALID_CONFIGURATION before any request, and is stored as such.
+    const a = await runTest("providers", "provider_a", ownerTest.key);
+    expectOk(a);
+    expect(a.body.data).toMatchObject({ success: false, error: "INVALID_CONFIGURATION" });
+    expect(await get("providers", "provider_a", ownerTest.key)).toMatchObject({ lastTestResult: "error", lastError: "INVALID_CONFIGURATION" });
+    // screening_c has a real connection test now (issue 13): here its saved key points at the vendor's default regional
+    // address, which this closed network cannot reach, so the test fails with a code, and is stored as such.
     const i = await runTest("integrations", "screening_c", ownerTest.key);
     expectOk(i);
-    expect(i.body.data).toMatchObject({ success: false, error: "NOT_IMPLEMENTED" });
+    expect(i.body.data).toMatchObject({ success: false, error: expect.stringMatching(/^[A-Z][A-Z0-9_]+$/) });
+    expect(i.body.data.error).not.toBe("NOT_IMPLEMENTED");
     expect((await get("integrations", "screening_c", ownerTest.key)).lastTestResult).toBe("error");
   });
 
@@ -558,7 +568,7 @@ describe("audit log: every save, switch and test, field names only", () => {
     const created = t.at(-1)!;
     expect(created.detail).toEqual({ id: expect.stringMatching(PROVIDER_ID), fields: ["apiUrl", "clientId", "clientSecret", "vaspDid", "webhookSecret"] });
     expect(created.actor.memberId).toBe(ownerTest.memberId);
-    expect(t[0].detail).toMatchObject({ result: "error", error: "NOT_IMPLEMENTED" });
+    expect(t[0].detail).toMatchObject({ result: "error", error: "INVALID_CONFIGURATION" });
     expect(t.at(-2)!.detail).toMatchObject({ fields: ["clientSecret"] });
     const l = await entries(ownerLive.key, "Provider", "provider_a");
     expect(l.map((e) => e.action).reverse()).toEqual(["provider.created", "provider.enabled", "provider.disabled", "provider.enabled", "provider.updated"]);

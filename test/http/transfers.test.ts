@@ -10,6 +10,9 @@ import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
 import { apiClient, expectError, ISO_MS, type Answer } from "../support/api.ts";
 import { startFxPeer, type FxPeer } from "../../src/sandbox/fx.ts";
+import { Sealer } from "../../src/adapters/crypto/envelope.ts";
+import { loadMasterKey } from "../../src/adapters/crypto/master-key.ts";
+import { checkAad } from "../../src/actors/checkpoint.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(60_000);
@@ -127,6 +130,17 @@ function sql<T>(fn: (d: Database) => T): T {
   } finally {
     d.close();
   }
+}
+
+/**
+ * Checks as the transfer actor stores them (src/actors/checkpoint.ts): the vendor's answer sealed with the service's
+ * personal-data key, bound to the transfer and the check.
+ */
+function storedChecks(transferId: string, checks: ({ response: unknown } & Record<string, unknown>)[]): string {
+  const pii = new Sealer(loadMasterKey(db, {}).derive("pii"));
+  return JSON.stringify(
+    checks.map(({ response, ...c }) => ({ ...c, responseSealed: response === null ? null : pii.seal(JSON.stringify(response), checkAad(transferId, c.id as string)) })),
+  );
 }
 
 function setRow(id: string, set: Record<string, string | number | null>) {
@@ -717,7 +731,7 @@ describe("list: GET /api/v2/transfers", () => {
       { id: "chk_2", integration: "screening_b", displayName: "Screening B", type: "sanctions", status: "error", response: { error: "x" }, durationMs: 3 },
       { id: "chk_3", integration: "screening_c", displayName: "Screening C", type: "wallet", status: "pending", response: null, durationMs: null },
     ];
-    setRow(d.id, { beneficiary_vasp_id: "did:web:bene.example", beneficiary_vasp_name: null, checks: JSON.stringify(checks), protocol: "provider_b" });
+    setRow(d.id, { beneficiary_vasp_id: "did:web:bene.example", beneficiary_vasp_name: null, checks: storedChecks(d.id, checks), protocol: "provider_b" });
     const r = await list(`search=${encodeURIComponent(idem)}`);
     const t = r.body.data[0];
     expect(t.beneficiary).toMatchObject({ vaspId: "did:web:bene.example", vaspName: null, name: "did:web:bene.example" });
@@ -923,8 +937,8 @@ describe("detail: GET /api/v2/transfers/:id", () => {
 
   test("checksLimit (1 to 200, default 50) and checksOffset select the page of checks; never refused (abc, 0, -5, 999 all 200)", async () => {
     const d = await createCompleted();
-    const checks = Array.from({ length: 60 }, (_, i) => ({ id: `chk_${i}`, integration: "screening_a", displayName: "Screening A", type: "sanctions", status: "success", response: { i }, durationMs: i }));
-    setRow(d.id, { checks: JSON.stringify(checks) });
+    const checks = Array.from({ length: 60 }, (_, i) => ({ id: `chk_${i}`, integration: "screening_a", displayName: "Screening A", type: "sanctions", stage: "precheck", status: "success", response: { i }, error: null, requestedAt: "2026-11-25T08:00:00.000Z", durationMs: i }));
+    setRow(d.id, { checks: storedChecks(d.id, checks) });
     const page = async (query: string) => {
       const r = await getTransfer(d.id, owner, query);
       expectOk(r);
@@ -943,7 +957,8 @@ describe("detail: GET /api/v2/transfers/:id", () => {
     expect(await page("?checksOffset=abc")).toEqual(ids.slice(0, 50));
     expect(await page("?checksOffset=1000")).toEqual([]);
     const one = await getTransfer(d.id, owner, "?checksLimit=1");
-    expect(keysOf(one.body.data.compliance.checks[0])).toEqual(["displayName", "durationMs", "id", "integration", "response", "status", "type"]);
+    // Part 1's fields, plus the checkpoint's stage, its request time and the failure code (issue 13).
+    expect(keysOf(one.body.data.compliance.checks[0])).toEqual(["displayName", "durationMs", "error", "id", "integration", "requestedAt", "response", "stage", "status", "type"]);
     expect(one.body.data.compliance.checks[0].response).toEqual({ i: 0 });
     // Without pii:view the vendor's answer is null.
     const masked = await getTransfer(d.id, analyst, "?checksLimit=3");

@@ -1,36 +1,114 @@
 // Encryption at rest: AES-256-GCM with a random 96-bit nonce; the associated data binds a value to its record.
+// The cipher is the runtime's native one (`node:crypto`, present in Bun and Deno) with the key imported once per
+// Sealer (its key schedule is cached in the KeyObject); @noble's pure-JS GCM is the fallback where there is no
+// native primitive. Both write and read the same bytes: "v1:" + base64(nonce(12) || ciphertext || tag(16)).
+import * as nodeCrypto from "node:crypto";
 import { gcm } from "@noble/ciphers/aes.js";
-import { utf8ToBytes } from "@noble/hashes/utils.js";
 import { base64 } from "@scure/base";
 
 const VERSION = "v1";
+const PREFIX = `${VERSION}:`;
+const NONCE = 12;
+const TAG = 16;
+
+/** One AES-256-GCM implementation: seal returns nonce || ciphertext || tag, open takes the same. */
+interface Gcm {
+  seal(nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8Array): Uint8Array;
+  /** Throws when the tag does not authenticate. */
+  open(nonce: Uint8Array, sealed: Uint8Array, aad: Uint8Array): Uint8Array;
+}
+
+/** @noble/ciphers: the reference the native path must match byte for byte (tests use it both ways). */
+export function nobleGcm(key: Uint8Array): Gcm {
+  return {
+    seal(nonce, plaintext, aad) {
+      const ct = gcm(key, nonce, aad).encrypt(plaintext);
+      const out = new Uint8Array(NONCE + ct.length);
+      out.set(nonce);
+      out.set(ct, NONCE);
+      return out;
+    },
+    open(nonce, sealed, aad) {
+      return gcm(key, nonce, aad).decrypt(sealed);
+    },
+  };
+}
+
+/** node:crypto AES-256-GCM, or undefined when the runtime has no such native cipher. */
+export function nativeGcm(key: Uint8Array): Gcm | undefined {
+  const c = nodeCrypto as Partial<typeof nodeCrypto>;
+  if (typeof c.createCipheriv !== "function" || typeof c.createDecipheriv !== "function" || typeof c.createSecretKey !== "function") return undefined;
+  let keyObject: nodeCrypto.KeyObject;
+  try {
+    keyObject = c.createSecretKey(key);
+    // A probe: some runtimes expose the functions but not the algorithm.
+    const probe = c.createCipheriv("aes-256-gcm", keyObject, new Uint8Array(NONCE));
+    probe.update(new Uint8Array(1));
+    probe.final();
+    probe.getAuthTag();
+  } catch {
+    return undefined;
+  }
+  return {
+    seal(nonce, plaintext, aad) {
+      const cipher = c.createCipheriv!("aes-256-gcm", keyObject, nonce);
+      cipher.setAAD(aad);
+      const body = cipher.update(plaintext);
+      const tail = cipher.final();
+      const tag = cipher.getAuthTag();
+      const out = new Uint8Array(NONCE + body.length + tail.length + TAG);
+      out.set(nonce);
+      out.set(body, NONCE);
+      if (tail.length) out.set(tail, NONCE + body.length);
+      out.set(tag, NONCE + body.length + tail.length);
+      return out;
+    },
+    open(nonce, sealed, aad) {
+      if (sealed.length < TAG) throw new Error("too short");
+      const decipher = c.createDecipheriv!("aes-256-gcm", keyObject, nonce, { authTagLength: TAG });
+      decipher.setAAD(aad);
+      decipher.setAuthTag(sealed.subarray(sealed.length - TAG));
+      const body = decipher.update(sealed.subarray(0, sealed.length - TAG));
+      const tail = decipher.final(); // throws when the tag does not authenticate
+      if (!tail.length) return body;
+      const out = new Uint8Array(body.length + tail.length);
+      out.set(body);
+      out.set(tail, body.length);
+      return out;
+    },
+  };
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 export class Sealer {
-  constructor(private readonly key: Uint8Array) {
+  private readonly gcm: Gcm;
+
+  /** `impl` "noble" forces the pure-JS cipher (tests compare the two); the default is native when available. */
+  constructor(key: Uint8Array, impl: "auto" | "noble" = "auto") {
     if (key.length !== 32) throw new Error("AES-256 needs a 32-byte key");
+    const copy = Uint8Array.from(key);
+    this.gcm = (impl === "auto" ? nativeGcm(copy) : undefined) ?? nobleGcm(copy);
   }
 
   /** "v1:<base64(nonce || ciphertext+tag)>". `aad` names the record and field, so values cannot be swapped. */
   seal(plaintext: string, aad: string): string {
-    const nonce = crypto.getRandomValues(new Uint8Array(12));
-    const ct = gcm(this.key, nonce, utf8ToBytes(aad)).encrypt(utf8ToBytes(plaintext));
-    const out = new Uint8Array(12 + ct.length);
-    out.set(nonce);
-    out.set(ct, 12);
-    return `${VERSION}:${base64.encode(out)}`;
+    const nonce = crypto.getRandomValues(new Uint8Array(NONCE));
+    return PREFIX + base64.encode(this.gcm.seal(nonce, encoder.encode(plaintext), encoder.encode(aad)));
   }
 
   open(sealed: string, aad: string): string {
-    if (!sealed.startsWith(`${VERSION}:`)) throw new UnreadableError("unknown ciphertext version");
+    if (!sealed.startsWith(PREFIX)) throw new UnreadableError("unknown ciphertext version");
     let raw: Uint8Array;
     try {
-      raw = base64.decode(sealed.slice(VERSION.length + 1));
+      raw = base64.decode(sealed.slice(PREFIX.length));
     } catch {
       throw new UnreadableError("ciphertext is not base64");
     }
     try {
-      const pt = gcm(this.key, raw.subarray(0, 12), utf8ToBytes(aad)).decrypt(raw.subarray(12));
-      return new TextDecoder().decode(pt);
+      if (raw.length < NONCE + TAG) throw new Error("too short");
+      return decoder.decode(this.gcm.open(raw.subarray(0, NONCE), raw.subarray(NONCE), encoder.encode(aad)));
     } catch {
       throw new UnreadableError("ciphertext does not authenticate (wrong key or tampered)");
     }

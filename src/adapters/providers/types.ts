@@ -64,6 +64,8 @@ export type Submission =
       vaspId: string;
       vaspName: string | null;
     }
+  /** The provider took the transfer; its answer comes later (events, polls): the provider's transfer flow goes on. */
+  | { kind: "taken"; externalId: string; vaspId: string; vaspName: string | null }
   /** Refused before the provider took it (the request could not be built, no VASP): another provider may try. */
   | { kind: "not_taken"; reason: string; vaspNotFound?: boolean }
   /** Sent, but the answer is missing or does not match the request: the outcome is unknown. */

@@ -20,8 +20,9 @@ export async function listen(fetch: FetchHandler, opts: ListenOptions): Promise<
       hostname: opts.hostname,
       port: opts.port,
       fetch,
-      // The API checks the 64 KiB limit itself (Part 1, Limits); this only stops absurd uploads.
-      maxRequestBodySize: 1024 * 1024,
+      // The API checks its 64 KiB limit itself (Part 1, Limits) and provider callbacks theirs (provider_e: 2 MiB,
+      // Part 3 Limits), counting while streaming; this only stops absurd uploads, above the largest of those.
+      maxRequestBodySize: 4 * 1024 * 1024,
       idleTimeout: 60,
     });
     return {

@@ -1,14 +1,12 @@
 // Opens the SQLite database with the driver of the running runtime and applies migrations.
-import { existsSync, mkdirSync, accessSync, constants } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import process from "node:process";
-import { fileURLToPath } from "node:url";
+import { mkdirSync, accessSync, constants } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { SQLiteBunSession } from "drizzle-orm/bun-sqlite/session";
 import { BaseSQLiteDatabase, SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
-import { readMigrationFiles } from "drizzle-orm/migrator";
 import { createTableRelationsHelpers, extractTablesRelationalConfig } from "drizzle-orm";
 import * as schema from "../../../db/schema/index.ts";
 import type { Db, SqlClient, SqlStatement, Storage } from "./types.ts";
+import { checkoutMigrationsFolder, defaultSource, folderSource, loadMigrations } from "./migrations.ts";
 
 export type { Db, SqlClient, SqlStatement, Storage, SqlValue } from "./types.ts";
 
@@ -18,12 +16,10 @@ export class StorageError extends Error {
 }
 
 /**
- * The checkout's `db/migrations`; inside a `bun build --compile` executable (sources under `/$bunfs/`), the
- * `db/migrations` folder beside the executable (`bun run build` copies it there).
+ * The checkout's `db/migrations` when running from source; empty inside a `bun build --compile` executable,
+ * which migrates from the copies embedded in it (see ./migrations.ts).
  */
-export const defaultMigrationsFolder = import.meta.url.includes("/$bunfs/")
-  ? join(dirname(process.execPath), "db", "migrations")
-  : fileURLToPath(new URL("../../../db/migrations", import.meta.url));
+export const defaultMigrationsFolder = checkoutMigrationsFolder;
 
 export interface OpenOptions {
   /** Apply pending migrations (default true). */
@@ -35,7 +31,8 @@ export interface OpenOptions {
 
 const isBun = typeof (globalThis as { Bun?: unknown }).Bun !== "undefined";
 
-async function openClient(path: string): Promise<SqlClient> {
+/** A bare client of the running runtime's driver: no pragmas, no migrations (backups open their copy with it). */
+export async function openClient(path: string): Promise<SqlClient> {
   if (isBun) return (await import("./bun.ts")).openBunClient(path);
   return (await import("./node.ts")).openNodeClient(path);
 }
@@ -75,6 +72,11 @@ export async function openStorage(path: string, opts: OpenOptions = {}): Promise
     }
     client.exec("PRAGMA synchronous = NORMAL");
     client.exec("PRAGMA foreign_keys = ON");
+    // Savepoint journals (one per unit of a group commit) and sorts stay in memory, never in temp files.
+    client.exec("PRAGMA temp_store = MEMORY");
+    // 32 MiB of page cache (the default is 2 MiB): the hot index and table pages of reads and creates stay in
+    // memory; bounded, so memory does not grow with the database.
+    client.exec("PRAGMA cache_size = -32768");
     client.prepare("SELECT count(*) AS n FROM sqlite_master").get();
   } catch (e) {
     try { client.close(); } catch { /* already failing */ }
@@ -84,7 +86,7 @@ export async function openStorage(path: string, opts: OpenOptions = {}): Promise
   const storage = makeStorage(path, client);
   if (opts.migrate !== false) {
     try {
-      migrate(storage, opts.migrationsFolder ?? defaultMigrationsFolder);
+      migrate(storage, opts.migrationsFolder);
     } catch (e) {
       storage.close();
       throw e instanceof StorageError ? e : new StorageError(`${path}: migration failed: ${describe(e)}`);
@@ -102,40 +104,43 @@ function makeStorage(path: string, client: SqlClient): Storage {
   const cache = new Map<string, SqlStatement>();
   let depth = 0;
   let closed = false;
+  function stmt(sql: string): SqlStatement {
+    let s = cache.get(sql);
+    if (!s) cache.set(sql, (s = client.prepare(sql)));
+    return s;
+  }
+  /** Transaction control through prepared statements (exec would parse the text on every commit). */
+  const ctl = (sql: string): void => void stmt(sql).run();
   return {
     path,
     client,
     db,
-    stmt(sql) {
-      let s = cache.get(sql);
-      if (!s) cache.set(sql, (s = client.prepare(sql)));
-      return s;
-    },
+    stmt,
     tx<T>(fn: () => T): T {
       if (depth > 0) {
         const sp = `sp${depth}`;
-        client.exec(`SAVEPOINT ${sp}`);
+        ctl(`SAVEPOINT ${sp}`);
         depth++;
         try {
           const out = fn();
-          client.exec(`RELEASE ${sp}`);
+          ctl(`RELEASE ${sp}`);
           return out;
         } catch (e) {
-          client.exec(`ROLLBACK TO ${sp}`);
-          client.exec(`RELEASE ${sp}`);
+          ctl(`ROLLBACK TO ${sp}`);
+          ctl(`RELEASE ${sp}`);
           throw e;
         } finally {
           depth--;
         }
       }
-      client.exec("BEGIN IMMEDIATE");
+      ctl("BEGIN IMMEDIATE");
       depth++;
       try {
         const out = fn();
-        client.exec("COMMIT");
+        ctl("COMMIT");
         return out;
       } catch (e) {
-        client.exec("ROLLBACK");
+        ctl("ROLLBACK");
         throw e;
       } finally {
         depth--;
@@ -151,16 +156,14 @@ function makeStorage(path: string, client: SqlClient): Storage {
   };
 }
 
-export function migrate(storage: Storage, folder: string = defaultMigrationsFolder): void {
-  if (!existsSync(`${folder}/meta/_journal.json`)) {
-    throw new StorageError(`migration folder ${folder} is missing or has no meta/_journal.json`);
-  }
+/** Applies pending migrations from `folder`, or by default from the checkout (source) or the executable (embedded). */
+export function migrate(storage: Storage, folder?: string): void {
   let migrations;
   try {
-    migrations = readMigrationFiles({ migrationsFolder: folder });
+    migrations = loadMigrations(folder ? folderSource(folder) : defaultSource());
   } catch (e) {
-    throw new StorageError(`migration folder ${folder}: ${(e as Error).message}`);
+    throw new StorageError((e as Error).message);
   }
   const d = (storage.db as unknown as { dialect: SQLiteSyncDialect; session: unknown });
-  d.dialect.migrate(migrations, d.session as never, { migrationsFolder: folder });
+  d.dialect.migrate(migrations, d.session as never, { migrationsFolder: folder ?? "" });
 }

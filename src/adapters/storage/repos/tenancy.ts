@@ -56,6 +56,22 @@ const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 const system: AuditActor = { type: "system" };
 
+/**
+ * Invalidation of the authentication cache. Every write in this process that can change what a key authenticates
+ * as (key revoked, member disabled or re-roled, company suspended or a feature switched) goes through a Tenancy and
+ * bumps its storage's epoch; a commit by any other connection (the CLI in another process) changes SQLite's
+ * `PRAGMA data_version`. Either empties the cache before the next lookup, so a change counts from the next request.
+ */
+const epochs = new WeakMap<Storage, { n: number }>();
+function epochOf(s: Storage): { n: number } {
+  let e = epochs.get(s);
+  if (!e) epochs.set(s, (e = { n: 0 }));
+  return e;
+}
+
+/** Keys kept in the authentication cache (least recently used leave first); unknown keys are never cached. */
+export const AUTH_CACHE_MAX = 10_000;
+
 export class Tenancy {
   private readonly audit: AuditLog;
   constructor(
@@ -101,6 +117,7 @@ export class Tenancy {
     const now = this.clock();
     this.s.tx(() => {
       this.s.stmt("UPDATE companies SET status = ?, updated_at = ? WHERE id = ?").run(status, iso(now), c.id);
+      this.authChanged();
       for (const env of ["test", "live"] as const)
         this.audit.record({ companyId: c.id, environment: env, actor: system, action: status === "suspended" ? "company.suspended" : "company.reactivated", entityType: "Company", entityId: c.id }, now);
     });
@@ -115,6 +132,7 @@ export class Tenancy {
     else disabled.add(feature);
     this.s.tx(() => {
       this.s.stmt("UPDATE companies SET disabled_features = ?, updated_at = ? WHERE id = ?").run(JSON.stringify([...disabled].sort()), iso(now), c.id);
+      this.authChanged();
       for (const env of ["test", "live"] as const)
         this.audit.record({ companyId: c.id, environment: env, actor: system, action: enabled ? "company.feature_enabled" : "company.feature_disabled", entityType: "Company", entityId: c.id, detail: { feature } }, now);
     });
@@ -155,6 +173,7 @@ export class Tenancy {
     const now = this.clock();
     this.s.tx(() => {
       this.s.stmt("UPDATE members SET status = ?, updated_at = ? WHERE id = ?").run(status, iso(now), m.id);
+      this.authChanged();
       for (const env of ["test", "live"] as const)
         this.audit.record({ companyId, environment: env, actor: system, action: status === "disabled" ? "member.disabled" : "member.enabled", entityType: "Member", entityId: m.id }, now);
     });
@@ -168,6 +187,7 @@ export class Tenancy {
     const now = this.clock();
     this.s.tx(() => {
       this.s.stmt("UPDATE members SET role = ?, updated_at = ? WHERE id = ?").run(role, iso(now), m.id);
+      this.authChanged();
       for (const env of ["test", "live"] as const)
         this.audit.record({ companyId, environment: env, actor: system, action: "member.role_changed", entityType: "Member", entityId: m.id, detail: { from: m.role, to: role } }, now);
     });
@@ -217,9 +237,70 @@ export class Tenancy {
     const now = this.clock();
     this.s.tx(() => {
       this.s.stmt("UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(iso(now), id);
+      this.authChanged();
       this.audit.record({ companyId, environment: k.environment, actor: system, action: "api_key.revoked", entityType: "ApiKey", entityId: id }, now);
     });
     return this.keyById(id)!;
+  }
+
+  /** Empties every Tenancy's authentication cache over this storage before its next lookup. */
+  authChanged(): void {
+    epochOf(this.s).n++;
+  }
+
+  private readonly authCache = new Map<string, KeyAuthRow>(); // by key hash; LRU: oldest first
+  private readonly companyCache = new Map<string, CompanyRow>(); // by slug
+  private cachedEpoch = -1;
+  private cachedDataVersion = -1;
+
+  /** data_version was read in the current synchronous turn (a request resolves its company, then its key). */
+  private versionReadThisTurn = false;
+
+  /** Empties the caches when this process or another connection changed the database since they were filled. */
+  private fresh(): void {
+    const e = epochOf(this.s).n;
+    let v = this.cachedDataVersion;
+    if (!this.versionReadThisTurn) {
+      v = (this.s.stmt("PRAGMA data_version").get() as { data_version: number }).data_version;
+      this.versionReadThisTurn = true;
+      queueMicrotask(() => (this.versionReadThisTurn = false));
+    }
+    if (e === this.cachedEpoch && v === this.cachedDataVersion) return;
+    this.authCache.clear();
+    this.companyCache.clear();
+    this.cachedEpoch = e;
+    this.cachedDataVersion = v;
+  }
+
+  /**
+   * keyByHash through a bounded in-memory cache (the hot path of every request). The returned row is shared: do
+   * not change it. A revocation, disable, role change, suspension or feature switch counts from the next request.
+   */
+  authByHash(hash: string): KeyAuthRow | undefined {
+    this.fresh();
+    const hit = this.authCache.get(hash);
+    if (hit) {
+      this.authCache.delete(hash);
+      this.authCache.set(hash, hit);
+      return hit;
+    }
+    const row = this.keyByHash(hash);
+    if (!row) return undefined;
+    this.authCache.set(hash, row);
+    if (this.authCache.size > AUTH_CACHE_MAX) this.authCache.delete(this.authCache.keys().next().value!);
+    return row;
+  }
+
+  /** companyBySlug through the same invalidation (companies are few; the cache is still bounded). */
+  cachedCompanyBySlug(slug: string): CompanyRow | undefined {
+    this.fresh();
+    const hit = this.companyCache.get(slug);
+    if (hit) return hit;
+    const row = this.companyBySlug(slug);
+    if (!row) return undefined;
+    if (this.companyCache.size >= AUTH_CACHE_MAX) this.companyCache.clear();
+    this.companyCache.set(slug, row);
+    return row;
   }
 
   /** The hot path of every request: one indexed lookup by hash, joined with member and company. */

@@ -143,6 +143,15 @@ export class Webhooks {
     return (row ?? undefined) as DeliveryRow | undefined;
   }
 
+  /** The next `limit` pending deliveries in send order (after `after`): one read for a run of back-to-back sends. */
+  heads(webhookId: string, after: [number, string] | null, limit: number): DeliveryRow[] {
+    const sql = "SELECT * FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending'";
+    const rows = after
+      ? this.s.stmt(`${sql} AND (event_seq, id) > (?, ?) ORDER BY event_seq, id LIMIT ?`).all(webhookId, after[0], after[1], limit)
+      : this.s.stmt(`${sql} ORDER BY event_seq, id LIMIT ?`).all(webhookId, limit);
+    return rows as unknown as DeliveryRow[];
+  }
+
   recordAttempt(id: string, r: AttemptRecord, now: string): void {
     this.s
       .stmt(

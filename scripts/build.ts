@@ -1,0 +1,32 @@
+// `bun run build`: dist/caravan, one executable that needs nothing beside it. Embedded: the SQL migrations (entry
+// points named by their own paths, so the migrator finds them), the asset catalogue and FX snapshot (bundled JSON),
+// the report fonts (src/adapters/pdf/font-files.ts) and the PDF render worker (a second entry point).
+// `react-devtools-core` is an optional import of Ink, loaded only under DEV=true; it is not a dependency, so it is
+// stubbed here rather than left unresolved (the console in the binary never starts the devtools).
+import type { BunPlugin } from "bun";
+
+const noDevtools: BunPlugin = {
+  name: "no-react-devtools",
+  setup(build) {
+    build.onResolve({ filter: /^react-devtools-core$/ }, () => ({ path: "react-devtools-core", namespace: "caravan-stub" }));
+    build.onLoad({ filter: /.*/, namespace: "caravan-stub" }, () => ({
+      contents: "export default { initialize() {}, connectToDevTools() {} };",
+      loader: "js",
+    }));
+  },
+};
+
+const outfile = process.argv[2] ?? "dist/caravan";
+const migrations = [...new Bun.Glob("db/migrations/*.sql").scanSync(".")].sort();
+const result = await Bun.build({
+  entrypoints: ["src/main.ts", "src/adapters/pdf/worker.ts", ...migrations],
+  root: ".",
+  naming: { asset: "[dir]/[name].[ext]" },
+  compile: { outfile },
+  plugins: [noDevtools],
+});
+if (!result.success) {
+  for (const log of result.logs) console.error(log);
+  process.exit(1);
+}
+console.log(`built ${outfile}`);

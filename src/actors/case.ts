@@ -1,0 +1,560 @@
+// CaseActor (`case:<id>`): the only writer of a case after creation; each change commits with its history, audit and event.
+import type { ActorContext, ActorKind } from "./types.ts";
+import { refuse, type Outcome } from "./outcome.ts";
+import type { Sealer } from "../adapters/crypto/envelope.ts";
+import { Cases, type CaseRow } from "../adapters/storage/repos/cases.ts";
+import { Transfers } from "../adapters/storage/repos/transfers.ts";
+import { AuditLog, type AuditActor } from "../adapters/storage/repos/audit.ts";
+import { Reports, newReportId } from "../adapters/storage/repos/reports.ts";
+import { companyProfile } from "../adapters/storage/repos/thresholds.ts";
+import type { Storage } from "../adapters/storage/index.ts";
+import { iso, newId } from "../domain/ids.ts";
+import { roleAllowsEnvironment, roleHas, type Role } from "../domain/access.ts";
+import { blindGrams } from "../domain/blind-index.ts";
+import {
+  FREE_TEXT_FIELDS,
+  formatCaseNumber,
+  narrativeSeed,
+  priorityFromSeverity,
+  screeningTitle,
+  transferAction,
+  type CasePatch,
+  type CaseResolution,
+  type CaseType,
+  type CreateCaseInput,
+  type HistoryAction,
+  type Severity,
+  type TransferAction,
+} from "../domain/cases.ts";
+import type { Environment } from "../domain/types.ts";
+import type { ErrorCode } from "../domain/errors.ts";
+
+interface Scoped {
+  companyId: string;
+  environment: Environment;
+  actor: AuditActor;
+}
+
+/** Sent by the transfer actor in the unit of work that holds or blocks a transfer (Part 2: opened by screening). */
+export interface OpenFromScreening {
+  type: "openFromScreening";
+  companyId: string;
+  environment: Environment;
+  transferId: string;
+  ruleId: string | null;
+  caseType: "sanctions_hit" | "compliance_review" | "provider_rejection";
+  category: "aml" | "sanctions";
+  severity: Severity;
+  stage: "precheck" | "postcheck";
+  verdict: "require_review" | "block";
+  at: string;
+  /** Who held it when not screening: a provider's own hold (`provider_a`, `provider_e`); the case's `source`. */
+  source?: string;
+}
+
+/** Sent to `transfer:<firstLinkedTransferId>` in the resolution's transaction; `act` is true iff `meta.transferAction` is queued. */
+export interface CaseResolved {
+  type: "caseResolved";
+  companyId: string;
+  environment: Environment;
+  actor: AuditActor;
+  caseId: string;
+  resolution: CaseResolution;
+  act: boolean;
+}
+
+/** The transfer actor's answer to `caseResolved`: the state reached, or `resume_refused` / `reject_refused`. */
+export interface TransferOutcome {
+  type: "transferOutcome";
+  companyId: string;
+  environment: Environment;
+  transferId: string;
+  moved: boolean;
+  newValue: string;
+}
+
+export type CaseMsg =
+  | (Scoped & { type: "create"; input: CreateCaseInput; source: string })
+  | (Scoped & { type: "update"; patch: CasePatch })
+  | (Scoped & { type: "addNote"; content: string })
+  | (Scoped & { type: "resolve"; resolution: CaseResolution; resolutionNote: string | null; mayWriteTransfers: boolean; mayWriteStrs: boolean })
+  | OpenFromScreening
+  | TransferOutcome;
+
+/** A message before the caller adds tenant and actor. */
+export type CaseCommand = Extract<CaseMsg, Scoped> extends infer T ? (T extends unknown ? Omit<T, keyof Scoped> : never) : never;
+
+export interface CaseDeps {
+  pii: Sealer;
+  /** HMAC key of the blind text index (the same derived key as customer names). */
+  nameIndexKey: Uint8Array;
+  log?: (level: "info" | "warn" | "error", msg: string, fields?: Record<string, unknown>) => void;
+}
+
+/** What a resolution remembers for the transfer's later answer (kept on the case row, so the CLI needs no actor state). */
+interface ResolutionContext {
+  actor: AuditActor;
+  mayWriteStrs: boolean;
+  act: boolean;
+}
+
+export const caseAddress = (id: string) => `case:${id}`;
+/** Case IDs: `cas_` + time-sortable random (src/domain/ids.ts). The transfer actor makes them with this too. */
+export const newCaseId = (now: number) => newId("cas", now);
+
+export const titleAad = (id: string) => `case:${id}:title`;
+export const descriptionAad = (id: string) => `case:${id}:description`;
+export const resolutionNoteAad = (id: string) => `case:${id}:resolution_note`;
+export const noteAad = (noteId: string) => `case_note:${noteId}:content`;
+export const historyAad = (entryId: string, which: "old" | "new") => `case_history:${entryId}:${which}`;
+
+/** Part 2, Events: a case event's `data`, without free text (the dispatcher cuts to CASE_EVENT_FIELDS as well). */
+export function caseEventData(c: CaseRow) {
+  return {
+    id: c.id,
+    caseNumber: c.case_number,
+    type: c.type,
+    category: c.category,
+    priority: c.priority,
+    status: c.status,
+    resolution: c.resolution,
+    assigneeId: c.assignee_id,
+    ruleId: c.rule_id,
+    transferIds: JSON.parse(c.transfer_ids) as string[],
+    source: c.source,
+    createdAt: c.created_at,
+    updatedAt: c.updated_at,
+    resolvedAt: c.resolved_at,
+  };
+}
+
+export function caseActor(deps: CaseDeps): ActorKind<Record<string, never>, CaseMsg> {
+  return {
+    kind: "case",
+    initialState: () => ({}),
+    handle(ctx, msg) {
+      ctx.reply(new CaseHandling(ctx, msg, deps).run());
+    },
+  };
+}
+
+/** One message's work. Also run by the CLI inside one transaction (src/cli/cases.ts), so both paths share the rules. */
+export class CaseHandling {
+  private readonly repo: Cases;
+  private readonly at: string;
+  private readonly companyId: string;
+  private readonly env: Environment;
+  private readonly actor: AuditActor;
+
+  constructor(
+    private readonly ctx: Pick<ActorContext<unknown>, "id" | "now" | "storage" | "write" | "tell" | "emit">,
+    private readonly msg: CaseMsg,
+    private readonly deps: CaseDeps,
+  ) {
+    this.repo = new Cases(ctx.storage);
+    this.at = iso(ctx.now);
+    this.companyId = msg.companyId;
+    this.env = msg.environment;
+    this.actor = "actor" in msg ? msg.actor : { type: "system" };
+  }
+
+  run(): Outcome {
+    const m = this.msg;
+    switch (m.type) {
+      case "create":
+        return this.create(m.input, m.source);
+      case "openFromScreening":
+        return this.openFromScreening(m);
+      case "update":
+        return this.withCase((c) => this.update(c, m.patch));
+      case "addNote":
+        return this.withCase((c) => this.addNote(c, m.content));
+      case "resolve":
+        return this.withCase((c) => this.resolve(c, m));
+      case "transferOutcome":
+        return this.withCase((c) => this.transferOutcome(c, m));
+      default: {
+        const _exhaustive: never = m;
+        throw new Error(`unknown case message ${JSON.stringify(_exhaustive)}`);
+      }
+    }
+  }
+
+  private withCase(fn: (c: CaseRow) => Outcome): Outcome {
+    const c = this.repo.get(this.companyId, this.env, this.ctx.id);
+    if (!c) return refuse("CASE_NOT_FOUND", { resource: "Case", id: this.ctx.id });
+    return fn(c);
+  }
+
+  private seal(value: string, aad: string): string {
+    return this.deps.pii.seal(value, aad);
+  }
+
+  private open(sealed: string | null, aad: string): string | null {
+    return sealed === null ? null : this.deps.pii.open(sealed, aad);
+  }
+
+  private grams(title: string, description: string | null): string[] {
+    const k = this.deps.nameIndexKey;
+    return [...new Set([...blindGrams(k, title), ...(description ? blindGrams(k, description) : [])])];
+  }
+
+  private audit(action: string, detail?: Record<string, unknown>): void {
+    const e = { companyId: this.companyId, environment: this.env, actor: this.actor, action, entityType: "Case", entityId: this.ctx.id, detail };
+    const now = this.ctx.now;
+    this.ctx.write((s) => void new AuditLog(s).record(e, now));
+  }
+
+  /** A history entry; free-text values are sealed (bound to the entry) and shown `***` without pii:view. */
+  private history(action: HistoryAction, field: string | null, oldValue: string | null, newValue: string | null): void {
+    const id = newId("chi", this.ctx.now);
+    const sealed = field !== null && FREE_TEXT_FIELDS.has(field);
+    const row = {
+      id,
+      case_id: this.ctx.id,
+      company_id: this.companyId,
+      environment: this.env,
+      action,
+      field,
+      old_value: sealed && oldValue !== null ? this.seal(oldValue, historyAad(id, "old")) : oldValue,
+      new_value: sealed && newValue !== null ? this.seal(newValue, historyAad(id, "new")) : newValue,
+      sealed: sealed ? 1 : 0,
+      user_id: this.actor.memberId ?? null,
+      created_at: this.at,
+    };
+    this.ctx.write((s) => new Cases(s).addHistory(row));
+  }
+
+  private emit(type: "case.created" | "case.updated" | "case.resolved", c: CaseRow): void {
+    this.ctx.emit({ companyId: this.companyId, environment: this.env, type, entityType: "case", entityId: c.id, data: caseEventData(c) });
+  }
+
+  // ---- links (Part 2: 422 TRANSFER_NOT_FOUND, RULE_NOT_FOUND, INVALID_ASSIGNEE) ----
+
+  private checkLinks(l: { transferId?: string | null; ruleId?: string | null; assigneeId?: string | null }): Outcome | null {
+    const bad = (code: ErrorCode, field: string, id: string, message: string) => refuse(code, { field, id }, message);
+    if (l.transferId && !new Transfers(this.ctx.storage).get(this.companyId, this.env, l.transferId))
+      return bad("TRANSFER_NOT_FOUND", "transferId", l.transferId, "transferId names no transfer of this environment");
+    if (l.ruleId && !this.repo.rule(this.companyId, this.env, l.ruleId)) return bad("RULE_NOT_FOUND", "ruleId", l.ruleId, "ruleId names no rule of this environment");
+    if (l.assigneeId) {
+      const m = this.repo.members(this.companyId, [l.assigneeId]).get(l.assigneeId);
+      const ok = m && m.status === "active" && roleHas(m.role as Role, "cases:view") && roleAllowsEnvironment(m.role as Role, this.env);
+      if (!ok) return bad("INVALID_ASSIGNEE", "assigneeId", l.assigneeId, "assigneeId must be an active member whose role can view cases in this environment");
+    }
+    return null;
+  }
+
+  // ---- create ----
+
+  /** Draws the case number in its own short transaction: numbers are never reused, a failed creation leaves a gap. */
+  private drawNumber(): { seq: number; caseNumber: string } {
+    const seq = this.ctx.storage.tx(() => new Cases(this.ctx.storage).nextSeq(this.companyId, this.env));
+    return { seq, caseNumber: formatCaseNumber(this.env, seq, this.ctx.now) };
+  }
+
+  private insertCase(o: {
+    title: string;
+    description: string | null;
+    type: CaseType;
+    category: string;
+    priority: string;
+    ruleId: string | null;
+    transferIds: string[];
+    assigneeId: string | null;
+    source: string;
+  }): CaseRow {
+    const id = this.ctx.id;
+    const n = this.drawNumber();
+    const row: CaseRow = {
+      id,
+      company_id: this.companyId,
+      environment: this.env,
+      seq: n.seq,
+      case_number: n.caseNumber,
+      title_sealed: this.seal(o.title, titleAad(id)),
+      description_sealed: o.description === null ? null : this.seal(o.description, descriptionAad(id)),
+      type: o.type,
+      category: o.category,
+      priority: o.priority,
+      status: "open",
+      resolution: null,
+      resolution_note_sealed: null,
+      assignee_id: o.assigneeId,
+      rule_id: o.ruleId,
+      transfer_ids: JSON.stringify(o.transferIds),
+      first_transfer_id: o.transferIds[0] ?? null,
+      source: o.source,
+      note_count: 0,
+      created_by_id: this.actor.memberId ?? null,
+      resolved_at: null,
+      resolved_by_id: null,
+      resolution_context: null,
+      transfer_outcome: null,
+      version: 1,
+      created_at: this.at,
+      updated_at: this.at,
+    };
+    const grams = this.grams(o.title, o.description);
+    this.ctx.write((s) => {
+      const repo = new Cases(s);
+      const { version: _v, ...insert } = row;
+      repo.insert(insert);
+      repo.replaceGrams(this.companyId, this.env, id, grams);
+    });
+    this.history("created", "status", null, "open");
+    if (o.assigneeId) this.history("assigned", "assigneeId", null, o.assigneeId);
+    this.audit("case.created", { caseNumber: row.case_number, type: o.type, source: o.source, transferIds: o.transferIds });
+    this.emit("case.created", row);
+    return row;
+  }
+
+  private create(input: CreateCaseInput, source: string): Outcome {
+    if (this.repo.get(this.companyId, this.env, this.ctx.id)) return refuse("CONFLICT", undefined, "The case already exists");
+    const bad = this.checkLinks(input);
+    if (bad) return bad;
+    const row = this.insertCase({ ...input, transferIds: input.transferId ? [input.transferId] : [], source });
+    return { ok: true, status: 201, data: { id: row.id, caseNumber: row.case_number, status: row.status } };
+  }
+
+  /** Part 2: screening opens a case for a held or blocked transfer, or adds to the transfer's open case. */
+  private openFromScreening(m: OpenFromScreening): Outcome {
+    const existing = this.repo.get(this.companyId, this.env, this.ctx.id);
+    const hold = `${m.stage}:${m.verdict}${m.ruleId ? `:${m.ruleId}` : ""}`;
+    if (existing) {
+      if (existing.status !== "open") {
+        this.deps.log?.("warn", "screening hold for a closed case ignored", { caseId: existing.id, transferId: m.transferId });
+        return { ok: true, data: { id: existing.id, ignored: true } };
+      }
+      const set: Partial<CaseRow> = { updated_at: this.at };
+      this.history("updated", "screening", null, hold);
+      const order = { low: 0, medium: 1, high: 2 } as const;
+      const priority = priorityFromSeverity(m.severity);
+      if (order[priority] > order[existing.priority as Severity]) {
+        set.priority = priority;
+        this.history("updated", "priority", existing.priority, priority);
+      }
+      const ids: string[] = JSON.parse(existing.transfer_ids);
+      if (!ids.includes(m.transferId)) {
+        ids.push(m.transferId);
+        set.transfer_ids = JSON.stringify(ids);
+        set.first_transfer_id = ids[0];
+        this.history("updated", "transferIds", null, m.transferId);
+      }
+      this.ctx.write((s) => new Cases(s).update(existing.id, existing.version, set));
+      this.audit("case.updated", { fields: Object.keys(set).filter((k) => k !== "updated_at"), screening: hold });
+      this.emit("case.updated", { ...existing, ...set });
+      return { ok: true, data: { id: existing.id } };
+    }
+    const rule = m.ruleId ? this.repo.rule(this.companyId, this.env, m.ruleId) : undefined;
+    const row = this.insertCase({
+      title: screeningTitle({ stage: m.stage, verdict: m.verdict, ruleName: rule?.name ?? null }),
+      description: null,
+      type: m.caseType,
+      category: m.category,
+      priority: priorityFromSeverity(m.severity),
+      ruleId: m.ruleId,
+      transferIds: [m.transferId],
+      assigneeId: null,
+      source: m.source ?? "screening",
+    });
+    return { ok: true, status: 201, data: { id: row.id, caseNumber: row.case_number } };
+  }
+
+  // ---- change ----
+
+  private update(c: CaseRow, p: CasePatch): Outcome {
+    if (c.status === "closed") return refuse("CASE_CLOSED", { id: c.id, caseNumber: c.case_number }, "The case is closed: only notes are accepted");
+    const bad = this.checkLinks({ transferId: p.transferId, ruleId: p.ruleId, assigneeId: p.assigneeId });
+    if (bad) return bad;
+    const set: Partial<CaseRow> = {};
+    const changed: string[] = [];
+    const title = this.open(c.title_sealed, titleAad(c.id))!;
+    const description = this.open(c.description_sealed, descriptionAad(c.id));
+    let textChanged = false;
+    if (p.title !== undefined && p.title !== title) {
+      set.title_sealed = this.seal(p.title, titleAad(c.id));
+      this.history("updated", "title", title, p.title);
+      changed.push("title");
+      textChanged = true;
+    }
+    if (p.description !== undefined && p.description !== description) {
+      set.description_sealed = p.description === null ? null : this.seal(p.description, descriptionAad(c.id));
+      this.history("updated", "description", description, p.description);
+      changed.push("description");
+      textChanged = true;
+    }
+    for (const [f, col] of [["type", "type"], ["category", "category"], ["priority", "priority"], ["ruleId", "rule_id"]] as const) {
+      const v = p[f];
+      if (v !== undefined && v !== c[col]) {
+        (set as Record<string, unknown>)[col] = v;
+        this.history("updated", f, c[col], v);
+        changed.push(f);
+      }
+    }
+    if (p.assigneeId !== undefined && p.assigneeId !== c.assignee_id) {
+      set.assignee_id = p.assigneeId;
+      this.history("assigned", "assigneeId", c.assignee_id, p.assigneeId);
+      changed.push("assigneeId");
+    }
+    if (p.transferId !== undefined) {
+      // Part 2: a new transferId replaces all linked transfers; null unlinks them.
+      const before: string[] = JSON.parse(c.transfer_ids);
+      const after = p.transferId === null ? [] : [p.transferId];
+      if (JSON.stringify(before) !== JSON.stringify(after)) {
+        set.transfer_ids = JSON.stringify(after);
+        set.first_transfer_id = after[0] ?? null;
+        this.history("updated", "transferIds", before.length ? before.join(",") : null, p.transferId);
+        changed.push("transferIds");
+      }
+    }
+    if (changed.length === 0) return { ok: true, data: { id: c.id, caseNumber: c.case_number, status: c.status, changed } };
+    set.updated_at = this.at;
+    const grams = textChanged ? this.grams(p.title ?? title, p.description !== undefined ? p.description : description) : null;
+    this.ctx.write((s) => {
+      const repo = new Cases(s);
+      repo.update(c.id, c.version, set);
+      if (grams) repo.replaceGrams(this.companyId, this.env, c.id, grams);
+    });
+    this.audit("case.updated", { fields: changed });
+    this.emit("case.updated", { ...c, ...set });
+    return { ok: true, data: { id: c.id, caseNumber: c.case_number, status: c.status, changed } };
+  }
+
+  /** Notes are accepted on closed cases too; adding one sends no event (Part 2, Events). */
+  private addNote(c: CaseRow, content: string): Outcome {
+    const noteId = newId("cnt", this.ctx.now);
+    const note = {
+      id: noteId,
+      case_id: c.id,
+      company_id: this.companyId,
+      environment: this.env,
+      content_sealed: this.seal(content, noteAad(noteId)),
+      author_id: this.actor.memberId ?? null,
+      created_at: this.at,
+    };
+    this.ctx.write((s) => {
+      const repo = new Cases(s);
+      repo.addNote(note);
+      repo.update(c.id, c.version, { note_count: c.note_count + 1, updated_at: this.at });
+    });
+    this.history("note_added", "notes", null, noteId);
+    this.audit("case.note_added", { noteId });
+    return { ok: true, status: 201, data: { id: noteId, content, authorId: note.author_id, createdAt: this.at } };
+  }
+
+  // ---- resolution ----
+
+  private resolve(c: CaseRow, m: { resolution: CaseResolution; resolutionNote: string | null; mayWriteTransfers: boolean; mayWriteStrs: boolean }): Outcome {
+    // The actor handles one message at a time: of two simultaneous resolutions the second finds the case closed.
+    if (c.status === "closed") return refuse("CASE_CLOSED", { id: c.id, caseNumber: c.case_number }, "The case is already resolved");
+    const first = c.first_transfer_id ? new Transfers(this.ctx.storage).get(this.companyId, this.env, c.first_transfer_id) : undefined;
+    const action: TransferAction | null = transferAction({
+      resolution: m.resolution,
+      transfer: first ? { id: first.id, state: first.state, status: first.status } : null,
+      mayWriteTransfers: m.mayWriteTransfers,
+    });
+    const act = action?.result === "queued";
+    const context: ResolutionContext = { actor: this.actor, mayWriteStrs: m.mayWriteStrs, act };
+    const set: Partial<CaseRow> = {
+      status: "closed",
+      resolution: m.resolution,
+      resolution_note_sealed: m.resolutionNote === null ? null : this.seal(m.resolutionNote, resolutionNoteAad(c.id)),
+      resolved_at: this.at,
+      resolved_by_id: this.actor.memberId ?? null,
+      resolution_context: JSON.stringify(context),
+      updated_at: this.at,
+    };
+    this.ctx.write((s) => new Cases(s).update(c.id, c.version, set));
+    this.history("resolved", "resolution", null, m.resolution);
+    this.audit("case.resolved", { resolution: m.resolution, transferAction: action });
+    this.emit("case.resolved", { ...c, ...set });
+    if (c.first_transfer_id) {
+      const msg: CaseResolved = { type: "caseResolved", companyId: this.companyId, environment: this.env, actor: this.actor, caseId: c.id, resolution: m.resolution, act };
+      this.ctx.tell(`transfer:${c.first_transfer_id}`, msg);
+    }
+    return { ok: true, data: { id: c.id, caseNumber: c.case_number, status: "closed", transferAction: action } };
+  }
+
+  /** The transfer actor's answer: recorded once in the history; a rejection that moved it drafts the suspicion report. */
+  private transferOutcome(c: CaseRow, m: TransferOutcome): Outcome {
+    if (c.status !== "closed" || c.transfer_outcome !== null || m.transferId !== c.first_transfer_id) return { ok: true, data: { id: c.id, ignored: true } };
+    const action: HistoryAction = m.moved ? "transfer_updated" : "transfer_not_updated";
+    const context: ResolutionContext | null = c.resolution_context ? JSON.parse(c.resolution_context) : null;
+    // The entries name the resolver, whose resolution moved (or could not move) the transfer.
+    const by = context?.actor ?? { type: "system" as const };
+    const set: Partial<CaseRow> = { transfer_outcome: action, updated_at: this.at };
+    this.ctx.write((s) => new Cases(s).update(c.id, c.version, set));
+    this.historyBy(by, action, "state", null, m.newValue);
+    this.auditBy(by, `case.${action}`, { transferId: m.transferId, value: m.newValue });
+    if (m.moved && c.resolution === "rejected" && context?.mayWriteStrs) this.draftReport(c, by);
+    this.emit("case.updated", { ...c, ...set });
+    return { ok: true, data: { id: c.id, recorded: action } };
+  }
+
+  private historyBy(by: AuditActor, action: HistoryAction, field: string | null, oldValue: string | null, newValue: string | null): void {
+    const id = newId("chi", this.ctx.now);
+    const row = { id, case_id: this.ctx.id, company_id: this.companyId, environment: this.env, action, field, old_value: oldValue, new_value: newValue, sealed: 0, user_id: by.memberId ?? null, created_at: this.at };
+    this.ctx.write((s) => new Cases(s).addHistory(row));
+  }
+
+  private auditBy(by: AuditActor, action: string, detail: Record<string, unknown>): void {
+    const e = { companyId: this.companyId, environment: this.env, actor: by, action, entityType: "Case", entityId: this.ctx.id, detail };
+    const now = this.ctx.now;
+    this.ctx.write((s) => void new AuditLog(s).record(e, now));
+  }
+
+  /** Part 2: a rejected resolution by a key with strs:write drafts a suspicion report for the transfer. */
+  private draftReport(c: CaseRow, by: AuditActor): void {
+    const t = new Transfers(this.ctx.storage).get(this.companyId, this.env, c.first_transfer_id!);
+    if (!t) return;
+    const jurisdiction = reportJurisdiction(t.threshold_info, companyProfile(this.ctx.storage, this.companyId)?.country ?? null);
+    if (!jurisdiction) {
+      this.deps.log?.("warn", "no jurisdiction for the suspicion report: none drafted", { caseId: c.id, transferId: t.id });
+      return;
+    }
+    const rule = c.rule_id ? this.repo.rule(this.companyId, this.env, c.rule_id) : undefined;
+    const narrative = narrativeSeed({
+      caseNumber: c.case_number,
+      title: this.open(c.title_sealed, titleAad(c.id))!,
+      description: this.open(c.description_sealed, descriptionAad(c.id)),
+      rule: rule ?? null,
+      resolutionNote: this.open(c.resolution_note_sealed, resolutionNoteAad(c.id)),
+      transfer: { id: t.id, direction: t.direction, amount: t.amount, asset: t.asset, network: t.network, createdAt: t.created_at },
+    });
+    const riskIndicators = [`Case type: ${c.type}`, `Category: ${c.category}`, ...(rule ? [`Screening rule: ${rule.name} (severity ${rule.severity})`] : [])];
+    const reportId = newReportId(this.ctx.now);
+    const input = {
+      id: reportId,
+      companyId: this.companyId,
+      environment: this.env,
+      transferId: t.id,
+      caseId: c.id,
+      jurisdiction,
+      narrative,
+      riskIndicators,
+      generatedBy: by.memberId ?? "system",
+      detectionMethod: (c.source === "screening" ? "screening" : "manual") as "screening" | "manual",
+    };
+    const now = this.ctx.now;
+    const pii = this.deps.pii;
+    this.ctx.write((s: Storage) => void new Reports(s, pii).createDraft(input, now));
+    this.historyBy(by, "str_drafted", "reportId", null, reportId);
+    this.auditBy(by, "case.str_drafted", { reportId, transferId: t.id });
+  }
+}
+
+/**
+ * The report's jurisdiction: the country of the threshold the transfer was checked against, else the company's
+ * country (an `EU` or `DEFAULT` threshold names no country); null when neither is known.
+ */
+export function reportJurisdiction(thresholdInfo: string | null, companyCountry: string | null): string | null {
+  let j: unknown = null;
+  try {
+    j = thresholdInfo ? (JSON.parse(thresholdInfo) as { jurisdiction?: unknown }).jurisdiction : null;
+  } catch {
+    j = null;
+  }
+  if (typeof j === "string" && /^[A-Za-z]{2}$/.test(j) && j.toUpperCase() !== "EU") return j.toUpperCase();
+  if (companyCountry && /^[A-Za-z]{2}$/.test(companyCountry)) return companyCountry.toUpperCase();
+  return null;
+}

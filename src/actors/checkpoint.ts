@@ -1,0 +1,293 @@
+// A rule checkpoint (Part 2 "Rule", Part 3 "What the service does" 3): which active rules apply to a transfer at a
+// stage, which screening integrations those rules read (only those are called), the checks as the transfer records
+// them, and the verdict. The transfer actor (and the customer actor for incoming transfers) run it; the rule logic is
+// the pure engine in src/domain/rules/, the vendors sit behind the ScreeningService.
+import { applicableRules, evaluate, integrationsRead, type Rule, type Stage, type TransferFacts, type Verdict } from "../domain/rules/index.ts";
+import type { CheckResult, Party, ScreeningSubject } from "../adapters/screening/types.ts";
+import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
+import { personNames, type Person } from "../domain/ivms101/index.ts";
+import type { Sealer } from "../adapters/crypto/envelope.ts";
+import type { Environment } from "../domain/types.ts";
+import type { IntegrationName } from "../domain/providers/catalog.ts";
+import { iso } from "../domain/ids.ts";
+import type { OpenFromScreening } from "./case.ts";
+
+/** What a checkpoint needs from the service. */
+export interface CheckpointDeps {
+  /** The environment's active rules. */
+  activeRules(companyId: string, env: Environment): Rule[];
+  /** The integration an `integrationId` names (any state; a disabled one fails its check without a request). */
+  integration(companyId: string, integrationId: string): { name: IntegrationName; displayName: string; type: string } | null;
+  /** One integration's check of the subjects (breaker, credentials, bounded concurrency); never throws. */
+  check(companyId: string, env: Environment, integration: IntegrationName, subjects: ScreeningSubject[]): Promise<CheckResult>;
+  euMembers: ReadonlySet<string>;
+  /** The amount valued in USD (recorded as a valuation), or null when no rate is known. */
+  priceUsd(companyId: string, env: Environment, assetId: string, amount: string): Promise<string | null>;
+  /** The valuation recorded at creation (the amount in the threshold's currency), or null. */
+  valuation(companyId: string, env: Environment, fxRateId: string): { value: string; currency: string } | null;
+}
+
+/**
+ * What rules read of a transfer (Part 2 field list), with the names of the evaluation's parties. The USD value is
+ * asked for only when the environment has active rules (valuing records a row).
+ */
+export async function transferFacts(deps: CheckpointDeps, t: TransferRow, names: { originator: string | null; beneficiary: string | null }): Promise<TransferFacts> {
+  const info = t.threshold_info ? (JSON.parse(t.threshold_info) as { jurisdiction?: string }) : {};
+  const local = t.fx_rate_id ? deps.valuation(t.company_id, t.environment, t.fx_rate_id) : null;
+  let amountUSD: string | null = local?.currency === "USD" ? local.value : null;
+  if (amountUSD === null && t.asset_id && deps.activeRules(t.company_id, t.environment).length > 0)
+    amountUSD = await deps.priceUsd(t.company_id, t.environment, t.asset_id, t.amount).catch(() => null);
+  return {
+    direction: t.direction as "incoming" | "outgoing",
+    amount: t.amount,
+    amountUSD,
+    amountLocal: local?.value ?? null,
+    localCurrency: local?.currency ?? null,
+    asset: t.asset,
+    network: t.network,
+    jurisdiction: info.jurisdiction && /^[A-Z]{2}$/.test(info.jurisdiction) ? info.jurisdiction : null,
+    walletType: t.is_unhosted_wallet ? "unhosted" : "hosted",
+    originatorName: names.originator,
+    beneficiaryName: names.beneficiary,
+    originatorAddress: t.originator_address,
+    beneficiaryAddress: t.beneficiary_address,
+  };
+}
+
+const firstName = (persons: readonly Person[]) => (persons.length ? (personNames([persons[0]])[0] ?? null) : null);
+const nameSubjects = (party: Party, persons: readonly Person[]): ScreeningSubject[] => (persons.length ? [{ kind: "name", party, person: persons[0] }] : []);
+
+/** Every address on the transfer, originator's and beneficiary's (Part 3 "screening_d screening"). */
+export function addressSubjects(t: TransferRow): ScreeningSubject[] {
+  const out: ScreeningSubject[] = [];
+  if (t.originator_address) out.push({ kind: "address", party: "originator", address: t.originator_address, network: t.network });
+  if (t.beneficiary_address) out.push({ kind: "address", party: "beneficiary", address: t.beneficiary_address, network: t.network });
+  return out;
+}
+
+/**
+ * The evaluations of a checkpoint (Part 3 "screening_c screening"): the first person of each side (with the
+ * addresses) in one, then each further person `alone` names in its own evaluation.
+ */
+export async function evaluationsOf(deps: CheckpointDeps, t: TransferRow, sides: { originator: readonly Person[]; beneficiary: readonly Person[] }, alone: { originator?: readonly Person[]; beneficiary?: readonly Person[] } = {}): Promise<Evaluation[]> {
+  const facts = await transferFacts(deps, t, { originator: firstName(sides.originator), beneficiary: firstName(sides.beneficiary) });
+  const out: Evaluation[] = [{ facts, subjects: [...nameSubjects("originator", sides.originator), ...nameSubjects("beneficiary", sides.beneficiary), ...addressSubjects(t)] }];
+  for (const party of ["originator", "beneficiary"] as const)
+    for (const p of alone[party] ?? []) out.push({ facts: { ...facts, [`${party}Name`]: firstName([p]) }, subjects: nameSubjects(party, [p]) });
+  return out;
+}
+
+/**
+ * A whole checkpoint where nothing is recorded before the verdict (an incoming provider_b request is decided within
+ * its request, and a crash means the provider asks again): plan, run, evaluate.
+ */
+export async function checkpointOnce(deps: CheckpointDeps, t: TransferRow, stage: Stage, evaluations: Evaluation[], seal: Sealer, now: number): Promise<CheckpointResult> {
+  const p = plan(deps, t.company_id, t.environment, stage, evaluations);
+  const pending = pendingChecks(deps, t.company_id, p, t.id, "1", now);
+  return runChecks(deps, t.company_id, t.environment, p, pending, seal, t.id);
+}
+
+/** One evaluation: what rules read of the transfer, and the subjects its integrations screen. */
+export interface Evaluation {
+  facts: TransferFacts;
+  subjects: ScreeningSubject[];
+}
+
+/** A check as stored on the transfer row (`checks` JSON); the vendor response is sealed (it names people). */
+export interface StoredCheck {
+  id: string;
+  integration: IntegrationName | null;
+  integrationId: string;
+  displayName: string;
+  type: string;
+  stage: Stage;
+  /** Which evaluation of the checkpoint (0 first; provider_e and further persons get their own). */
+  evaluation: number;
+  status: "pending" | "success" | "error" | "skipped";
+  requestedAt: string;
+  durationMs: number | null;
+  error: string | null;
+  responseSealed: string | null;
+  /** The checkpoint run this check belongs to (a replay after a crash replaces the run's pending checks). */
+  run: string;
+}
+
+/** A planned checkpoint: per evaluation its applicable rules and the integrations they read. */
+export interface Plan {
+  stage: Stage;
+  evaluations: { facts: TransferFacts; subjects: ScreeningSubject[]; rules: Rule[]; integrationIds: string[] }[];
+}
+
+export interface CheckpointResult {
+  verdict: Verdict;
+  checks: StoredCheck[];
+  /** Rules that applied at this stage (any evaluation). */
+  ruleCount: number;
+}
+
+const RANK = { approve: 0, flag: 1, require_review: 2, block: 3 } as const;
+
+export function plan(deps: CheckpointDeps, companyId: string, env: Environment, stage: Stage, evaluations: Evaluation[]): Plan {
+  const active = deps.activeRules(companyId, env);
+  return {
+    stage,
+    evaluations: evaluations.map((e) => {
+      const rules = active.length ? applicableRules(active, e.facts, stage, deps.euMembers) : [];
+      return { ...e, rules, integrationIds: rules.length ? integrationsRead(rules) : [] };
+    }),
+  };
+}
+
+/** The pending checks a plan will run, recorded before any request is sent (record, then call). */
+export function pendingChecks(deps: CheckpointDeps, companyId: string, p: Plan, transferId: string, run: string, now: number): StoredCheck[] {
+  const out: StoredCheck[] = [];
+  p.evaluations.forEach((e, evaluation) => {
+    for (const integrationId of e.integrationIds) {
+      const i = deps.integration(companyId, integrationId);
+      out.push({
+        id: `chk_${transferId.slice(4)}_${run}_${out.length + 1}`,
+        integration: i?.name ?? null,
+        integrationId,
+        displayName: i?.displayName ?? integrationId,
+        type: i?.type ?? "unknown",
+        stage: p.stage,
+        evaluation,
+        status: "pending",
+        requestedAt: iso(now),
+        durationMs: null,
+        error: null,
+        responseSealed: null,
+        run,
+      });
+    }
+  });
+  return out;
+}
+
+/** Runs the pending checks (in parallel), evaluates each evaluation's rules and combines the verdicts. */
+export async function runChecks(deps: CheckpointDeps, companyId: string, env: Environment, p: Plan, pending: StoredCheck[], seal: Sealer, transferId: string): Promise<CheckpointResult> {
+  const results = await Promise.all(
+    pending.map(async (c): Promise<{ stored: StoredCheck; result: CheckResult | null }> => {
+      if (c.integration === null) return { stored: { ...c, status: "error", error: "The integration no longer exists", durationMs: 0 }, result: null };
+      const subjects = p.evaluations[c.evaluation].subjects;
+      const result = await deps.check(companyId, env, c.integration, subjects);
+      const response = result.screenings.length ? { screenings: result.screenings } : null;
+      return {
+        stored: {
+          ...c,
+          status: result.status,
+          durationMs: result.durationMs,
+          error: result.error ?? null,
+          responseSealed: response === null ? null : seal.seal(JSON.stringify(response), checkAad(transferId, c.id)),
+        },
+        result,
+      };
+    }),
+  );
+  let action: Verdict["action"] = "approve";
+  const matched: Verdict["matched"] = [];
+  p.evaluations.forEach((e, evaluation) => {
+    if (e.rules.length === 0) return;
+    const checks = new Map<string, CheckResult>();
+    for (const r of results) if (r.stored.evaluation === evaluation && r.result) checks.set(r.stored.integrationId, r.result);
+    const v = evaluate(e.rules, e.facts, checks);
+    if (RANK[v.action] > RANK[action]) action = v.action;
+    matched.push(...v.matched);
+  });
+  return { verdict: { action, matched }, checks: results.map((r) => r.stored), ruleCount: p.evaluations.reduce((n, e) => n + e.rules.length, 0) };
+}
+
+export const checkAad = (transferId: string, checkId: string) => `transfer:${transferId}:check:${checkId}`;
+
+/** The detail's check (Part 1): `response` only for a role with `pii:view`. */
+export function presentCheck(c: StoredCheck | Record<string, unknown>, piiView: boolean, open: (sealed: string, aad: string) => string, transferId: string) {
+  const k = c as StoredCheck;
+  const response = piiView && k.responseSealed ? JSON.parse(open(k.responseSealed, checkAad(transferId, k.id))) : null;
+  return {
+    id: k.id,
+    integration: k.integration,
+    displayName: k.displayName,
+    type: k.type,
+    stage: k.stage,
+    status: k.status,
+    response,
+    error: k.error,
+    requestedAt: k.requestedAt,
+    durationMs: k.durationMs,
+  };
+}
+
+/** Part 1 list item: `{ name, status (passed, failed, pending), response }`. */
+export function presentListCheck(c: StoredCheck | Record<string, unknown>, piiView: boolean, open: (sealed: string, aad: string) => string, transferId: string) {
+  const d = presentCheck(c, piiView, open, transferId);
+  const status = d.status === "success" ? "passed" : d.status === "pending" ? "pending" : "failed";
+  return { name: d.integration ?? d.displayName, status, response: d.response };
+}
+
+/** The rejection reason of a blocking verdict: a sanctions rule gives SANCTIONS_MATCH (Part 1 reject reasons). */
+export function blockReason(v: Verdict): "SANCTIONS_MATCH" | "COMPLIANCE_POLICY" {
+  return v.matched.some((m) => m.action === "block" && m.category === "sanctions") ? "SANCTIONS_MATCH" : "COMPLIANCE_POLICY";
+}
+
+/** The rule that decided (the first with the strongest action), for the case it opens. */
+export function decidingRule(v: Verdict): Verdict["matched"][number] | null {
+  const want = v.action === "approve" ? null : v.action;
+  return want ? (v.matched.find((m) => m.action === want) ?? v.matched[0] ?? null) : null;
+}
+
+/** Part 2 `compliance.screening_complete` (payload designed here, no personal data): see docs/screening.md. */
+export function screeningCompleteData(t: { id: string; direction: string; state: string }, stage: Stage, r: CheckpointResult, at: string) {
+  return {
+    transferId: t.id,
+    direction: t.direction,
+    stage,
+    outcome: r.verdict.action === "approve" ? "approved" : r.verdict.action === "flag" ? "flagged" : r.verdict.action === "require_review" ? "held" : "blocked",
+    state: t.state,
+    rulesEvaluated: r.ruleCount,
+    matchedRules: r.verdict.matched.map((m) => ({ ruleId: m.ruleId, action: m.action, category: m.category, severity: m.severity })),
+    checks: r.checks.map((c) => ({ id: c.id, integration: c.integration, status: c.status, error: c.error })),
+    completedAt: at,
+  };
+}
+
+/** The screening of an incoming transfer decided within its request (provider_b), for the customer actor. */
+export interface IncomingScreening {
+  verdict: "approved" | "pending" | "rejected";
+  checks: StoredCheck[];
+  /** `compliance.screening_complete` data for the transfer as created. */
+  event(t: { id: string; direction: string; state: string }): unknown;
+  /** The `openFromScreening` message for a new case when screening did not approve (tell it to `case:<caseId>`). */
+  openCase: (Omit<OpenFromScreening, "companyId" | "environment" | "transferId"> & { caseId: string }) | null;
+}
+
+/** What the transfer and customer actors tell a case actor when screening holds or blocks a transfer (src/actors/case.ts). */
+export function openFromScreening(v: Verdict & { action: "require_review" | "block" }, stage: Stage, at: string): Omit<OpenFromScreening, "companyId" | "environment" | "transferId"> {
+  const rule = decidingRule(v);
+  return {
+    type: "openFromScreening",
+    ruleId: rule?.ruleId ?? null,
+    caseType: rule?.category === "sanctions" ? "sanctions_hit" : "compliance_review",
+    category: rule?.category ?? "aml",
+    severity: rule?.severity ?? "medium",
+    stage,
+    verdict: v.action,
+    at,
+  };
+}
+
+/**
+ * Incoming (Part 3, provider_b Incoming): the counterparty's first person with our customer's stored identity, and
+ * each further person on either side alone; review maps to `pending`, a block to `rejected`.
+ */
+export async function screenIncoming(deps: CheckpointDeps, seal: Sealer, t: TransferRow, persons: { originator: Person[]; beneficiary: Person[]; identity: Person[] }, now: number, newCaseId: () => string): Promise<IncomingScreening> {
+  const evaluations = await evaluationsOf(deps, t, { originator: persons.originator, beneficiary: persons.identity }, { originator: persons.originator.slice(1), beneficiary: persons.beneficiary.slice(1) });
+  const r = await checkpointOnce(deps, t, "postcheck", evaluations, seal, now);
+  const a = r.verdict.action;
+  const at = iso(now);
+  return {
+    verdict: a === "block" ? "rejected" : a === "require_review" ? "pending" : "approved",
+    checks: r.checks,
+    event: (x) => screeningCompleteData(x, "postcheck", r, at),
+    openCase: a === "block" || a === "require_review" ? { ...openFromScreening({ ...r.verdict, action: a }, "postcheck", at), caseId: newCaseId() } : null,
+  };
+}

@@ -1,0 +1,337 @@
+// provider_e's transfer flow (Part 3 "provider_e transfers"): the permission callback bound to the provider's signed
+// status, status reading (after each permission, after a review, once a minute), postcheck of each counterparty
+// person alone, expiry, the signed transaction report, and the incoming decision sent signed before anything changes.
+import type { TransferFlow, TransferFlowContext, ActionResult } from "../transfer-flow.ts";
+import type { Environment } from "../../domain/types.ts";
+import type { AdapterContext } from "../../adapters/providers/types.ts";
+import { signObject, verifyObject } from "../../adapters/providers/provider_e/crypto.ts";
+import { clientOf, credsOf, directoryKey, failed, readSignedStatus } from "../../adapters/providers/provider_e/adapter.ts";
+import { orderedPermission, PATH, readPermission, type StatusAnswer } from "../../adapters/providers/provider_e/wire.ts";
+import { isTxHash } from "../../domain/transfers.ts";
+
+type Base = { test: string; live: string };
+
+/** What a callback answers (Part 3, provider_e callbacks table). */
+export interface CallbackAnswer {
+  status: number;
+  body: Record<string, unknown>;
+}
+const OK: CallbackAnswer = { status: 200, body: { status: "OK" } };
+const err = (status: number, error: string): CallbackAnswer => ({ status, body: { error } });
+
+/** Events the callbacks and sweeps tell (`providerEvent` with `provider: "provider_e"`). */
+export type ProviderEEvent =
+  | { kind: "permission"; body: Record<string, unknown> }
+  | { kind: "poll" }
+  | { kind: "incoming"; refuse: "BVRC001" | "BVRC002" | null }
+  | { kind: "txid"; body: Record<string, unknown> }
+  | { kind: "cancel"; body: Record<string, unknown> };
+
+/** The flow's durable state per transfer. */
+interface FlowState extends Record<string, unknown> {
+  peerKey?: string;
+  /** The beneficiary's decision as received and bound (outgoing). */
+  permission?: { status: string; signature: string; expireDate: number | null };
+  /** The signed transaction report (repeated on retry). */
+  txReport?: { txid: string; body: Record<string, unknown> };
+  /** Our signed decision on an incoming transfer (repeated on retry). */
+  decision?: { status: "ACCEPTED" | "REJECTED"; body: Record<string, unknown> };
+  txid?: string;
+  txidSignature?: string;
+  cancelSignature?: string;
+  expired?: boolean;
+  cddPending?: boolean;
+}
+
+const OPEN = ["exchanging", "awaiting_counterparty", "accepted"];
+
+export function providerEFlow(deps: { baseUrl: Base }): TransferFlow {
+  const base = deps.baseUrl;
+
+  function ctxOf(f: TransferFlowContext): AdapterContext | null {
+    return f.adapterContext();
+  }
+
+  /** The counterparty's key kept with the transfer (read once from the verified directory). */
+  async function peerKey(f: TransferFlowContext, a: AdapterContext): Promise<string | null> {
+    const fs = f.flowState<FlowState>();
+    if (fs.peerKey) return fs.peerKey;
+    const code = f.row.direction === "outgoing" ? f.row.beneficiary_vasp_id : f.row.originator_vasp_id;
+    if (!code) return null;
+    const r = await directoryKey(base, f.environment as Environment, a, code);
+    if (!r.ok) return null;
+    fs.peerKey = r.body.key;
+    return fs.peerKey;
+  }
+
+  async function status(f: TransferFlowContext, a: AdapterContext) {
+    return readSignedStatus(clientOf(base, f.environment as Environment, a), credsOf(a), f.row.provider_external_id ?? "");
+  }
+
+  async function send(f: TransferFlowContext, a: AdapterContext, path: string, body: unknown) {
+    return clientOf(base, f.environment as Environment, a).post(path, body);
+  }
+
+  /** Status reading of an outgoing transfer (Part 3 table); never failed for silence. */
+  async function applyOutgoing(f: TransferFlowContext, a: AdapterContext, st: StatusAnswer): Promise<void> {
+    const fs = f.flowState<FlowState>();
+    const d = st.transferData;
+    if (!OPEN.includes(f.row.state) && f.row.state !== "held") return;
+    if (d.permission_status === "REJECTED" || d.permission_status === "CANCELED") {
+      if (f.row.state === "held" && f.row.status === "rejected") return;
+      f.change("rejected", { theirs_status: "rejected", rejection_reason: d.permission_status === "CANCELED" ? "CANCELED" : (d.reject_code ?? "REJECTED") }, "counterparty_rejected", { providerStatus: d.permission_status, rejectCode: d.reject_code ?? null });
+      f.audit("transfer.rejected", { provider: "provider_e", providerStatus: d.permission_status });
+      return;
+    }
+    if (d.permission_status !== "ACCEPTED") return;
+    if (!fs.permission || fs.permission.signature !== d.permission_signature) {
+      // ACCEPTED but the decision did not reach us: ask the provider to resend failed callbacks; no change.
+      await send(f, a, PATH.retry, { vasp_code: credsOf(a).vaspCode });
+      f.note("permission_retry_requested", { provider: "provider_e" });
+      return;
+    }
+    if (f.row.state !== "exchanging") return;
+    f.update({ theirs_status: "accepted" });
+    const outcome = await f.screenCounterparty(f.persons("beneficiary"), "beneficiary", { onBlock: "hold", eachAlone: true });
+    if (outcome === "approved") {
+      f.change("awaiting_counterparty", { status: "approved", ours_status: "accepted", theirs_status: "accepted", matched_at: f.at }, "counterparty_accepted", { screened: true });
+      return;
+    }
+    if (f.row.status === "rejected") {
+      // Screening rejected the beneficiary: cancelled at the provider, then rejected.
+      const body = signObject({ transfer_id: f.row.provider_external_id ?? "", cancel_reason: "COMPLIANCE_POLICY" }, credsOf(a).privateKey);
+      await f.checkpoint();
+      const r = await send(f, a, PATH.cancel, body);
+      if (r.ok) {
+        f.change("rejected", { ours_status: "rejected", rejection_reason: "SANCTIONS_MATCH" }, "cancelled_at_provider", { provider: "provider_e" });
+        f.audit("transfer.rejected", { provider: "provider_e", reason: "SANCTIONS_MATCH" });
+      } else f.note("cancel_refused", { provider: "provider_e", code: r.code });
+    }
+  }
+
+  async function onPermission(f: TransferFlowContext, a: AdapterContext, body: Record<string, unknown>): Promise<CallbackAnswer> {
+    const p = readPermission(body);
+    if (!p) return err(400, "Invalid callback");
+    if (f.row.direction !== "outgoing") return err(400, "UNSUPPORTED_TRANSFER");
+    if (f.row.provider_external_id && p.transfer_id !== f.row.provider_external_id) return err(400, "PERMISSION_BINDING_MISMATCH");
+    const key = await peerKey(f, a);
+    if (!key) return err(503, "UNKNOWN_PEER");
+    if (!verifyObject(body, key)) return err(401, "INVALID_SIGNATURE");
+    const fs = f.flowState<FlowState>();
+    if (fs.permission?.signature === p.signature) return OK;
+    if (!f.row.provider_external_id) {
+      // The decision arrived before the provider answered the permission request: bound by the URL's ID and token.
+      f.update({ provider_external_id: p.transfer_id });
+    }
+    const st = await status(f, a);
+    if (!st.ok) return st.status && st.status !== 200 ? err(st.status, `HTTP_${st.status}`) : err(503, st.code);
+    const d = st.body.transferData;
+    if (d.permission_status !== p.permission_status || d.permission_signature !== p.signature) return err(400, "PERMISSION_BINDING_MISMATCH");
+    fs.permission = { status: p.permission_status, signature: p.signature, expireDate: p.expire_date ?? null };
+    f.note("permission_received", { provider: "provider_e", permissionStatus: p.permission_status });
+    await applyOutgoing(f, a, st.body);
+    return OK;
+  }
+
+  /** Our decision on an incoming transfer: signed, recorded, sent; the transfer changes only once the provider has it. */
+  async function decide(f: TransferFlowContext, a: AdapterContext, status: "ACCEPTED" | "REJECTED", code?: string): Promise<{ ok: true } | { ok: false; code: string }> {
+    const fs = f.flowState<FlowState>();
+    if (fs.decision && fs.decision.status !== status) return { ok: false, code: "DECISION_CONFLICT" };
+    if (!fs.decision) {
+      const expire = f.row.expires_at ? Date.parse(f.row.expires_at) : undefined;
+      const perm = orderedPermission({
+        transfer_id: f.row.provider_external_id ?? "",
+        permission_status: status,
+        ...(status === "ACCEPTED" && expire ? { expire_date: expire } : {}),
+        ...(status === "REJECTED" ? { reject_code: code ?? "BVRC999", reject_message: "The beneficiary VASP declined the transfer" } : {}),
+      });
+      fs.decision = { status, body: signObject(perm as Record<string, unknown>, credsOf(a).privateKey) };
+      await f.checkpoint();
+    }
+    const r = await send(f, a, PATH.permission, fs.decision.body);
+    return r.ok ? { ok: true } : { ok: false, code: r.code };
+  }
+
+  async function onIncoming(f: TransferFlowContext, a: AdapterContext, refuseWith: "BVRC001" | "BVRC002" | null): Promise<CallbackAnswer> {
+    if (f.row.state !== "exchanging") return OK;
+    if (refuseWith) {
+      const r = await decide(f, a, "REJECTED", refuseWith);
+      if (r.ok) {
+        f.change("rejected", { status: "rejected", ours_status: "rejected", rejection_reason: refuseWith === "BVRC002" ? "BENE_NAME_MISMATCH" : "BENE_NOT_FOUND" }, "rejected_at_provider", { rejectCode: refuseWith });
+        f.audit("transfer.rejected", { provider: "provider_e", rejectCode: refuseWith });
+      } else f.note("decision_failed", { provider: "provider_e", code: r.code });
+      return OK;
+    }
+    const outcome = await f.screenCounterparty(f.persons("originator"), "originator", { onBlock: "hold", eachAlone: true });
+    if (outcome === "approved") {
+      const r = await decide(f, a, "ACCEPTED");
+      if (r.ok) f.change("awaiting_counterparty", { status: "approved", ours_status: "accepted", matched_at: f.at }, "accepted_at_provider", { provider: "provider_e" });
+      else f.note("decision_failed", { provider: "provider_e", code: r.code });
+    } else if (f.row.status === "rejected") {
+      const r = await decide(f, a, "REJECTED", "BVRC999");
+      if (r.ok) {
+        f.change("rejected", { ours_status: "rejected", rejection_reason: "SANCTIONS_MATCH" }, "rejected_at_provider", { rejectCode: "BVRC999" });
+        f.audit("transfer.rejected", { provider: "provider_e", rejectCode: "BVRC999" });
+      }
+    }
+    return OK;
+  }
+
+  async function onTxid(f: TransferFlowContext, a: AdapterContext, body: Record<string, unknown>): Promise<CallbackAnswer> {
+    if (typeof body.txid !== "string" || body.txid === "" || body.txid.length > 200 || typeof body.signature !== "string") return err(400, "Invalid callback");
+    if (f.row.direction !== "incoming") return err(400, "UNSUPPORTED_TRANSFER");
+    const key = await peerKey(f, a);
+    if (!key) return err(503, "UNKNOWN_PEER");
+    if (!verifyObject(body, key)) return err(401, "INVALID_SIGNATURE");
+    const fs = f.flowState<FlowState>();
+    if (fs.txid === body.txid) return OK;
+    if (fs.txid) return err(400, "TXID_BINDING_MISMATCH");
+    const st = await status(f, a);
+    if (!st.ok) return st.status && st.status !== 200 ? err(st.status, `HTTP_${st.status}`) : err(503, st.code);
+    if (st.body.transferData.txid !== body.txid || st.body.transferData.txid_signature !== body.signature) return err(400, "TXID_BINDING_MISMATCH");
+    if (f.row.state !== "awaiting_counterparty" || f.row.status !== "approved") return err(400, "UNSUPPORTED_TRANSFER");
+    fs.txid = body.txid;
+    f.change("accepted", { theirs_status: "accepted", tx_hash: body.txid, accepted_at: f.at }, "transaction_reported", { provider: "provider_e" });
+    f.change("completed", { completed_at: f.at }, "completed", { provider: "provider_e" });
+    f.audit("transfer.completed", { provider: "provider_e" });
+    return OK;
+  }
+
+  async function onCancel(f: TransferFlowContext, a: AdapterContext, body: Record<string, unknown>): Promise<CallbackAnswer> {
+    if (typeof body.signature !== "string") return err(400, "Invalid callback");
+    const key = await peerKey(f, a);
+    if (!key) return err(503, "UNKNOWN_PEER");
+    if (!verifyObject(body, key)) return err(401, "INVALID_SIGNATURE");
+    const fs = f.flowState<FlowState>();
+    if (fs.cancelSignature === body.signature) return OK;
+    const st = await status(f, a);
+    if (!st.ok) return st.status && st.status !== 200 ? err(st.status, `HTTP_${st.status}`) : err(503, st.code);
+    if (st.body.transferData.permission_status !== "CANCELED") return err(400, "CANCEL_BINDING_MISMATCH");
+    fs.cancelSignature = body.signature;
+    if (f.row.state !== "rejected" && f.row.state !== "completed") {
+      f.change("rejected", { theirs_status: "rejected", rejection_reason: "ORIGINATOR_CANCELED" }, "originator_canceled", { provider: "provider_e" });
+      f.audit("transfer.rejected", { provider: "provider_e", reason: "ORIGINATOR_CANCELED" });
+    }
+    return OK;
+  }
+
+  const refuse = (f: TransferFlowContext, code: string, message?: string): ActionResult => f.refuse("INVALID_REQUEST", message ?? failed(code), { reason: code });
+
+  async function report(f: TransferFlowContext, txHash: string, previousState: string): Promise<ActionResult> {
+    const a = ctxOf(f);
+    if (!a) return refuse(f, "NOT_CONFIGURED");
+    const fs = f.flowState<FlowState>();
+    if (fs.txReport && fs.txReport.txid !== txHash) return refuse(f, "TXID_CONFLICT");
+    if (!["awaiting_counterparty", "accepted"].includes(previousState) || f.row.theirs_status !== "accepted" || f.row.status !== "approved") return refuse(f, "APPROVAL_REQUIRED");
+    if (fs.cddPending) return refuse(f, "CDD_REVIEW_REQUIRED");
+    const st = await status(f, a);
+    if (!st.ok) return refuse(f, st.code);
+    const d = st.body.transferData;
+    if (d.permission_status !== "ACCEPTED" || !fs.permission || d.permission_signature !== fs.permission.signature) return refuse(f, "PERMISSION_REQUIRED");
+    if (!fs.txReport) {
+      const exp = f.row.expires_at ? Date.parse(f.row.expires_at) : Infinity;
+      if (exp <= f.now || (fs.permission.expireDate !== null && fs.permission.expireDate <= f.now)) return refuse(f, "TRANSFER_EXPIRED");
+      fs.txReport = { txid: txHash, body: signObject({ transfer_id: f.row.provider_external_id ?? "", txid: txHash }, credsOf(a).privateKey) };
+      await f.checkpoint();
+    }
+    const r = await send(f, a, PATH.txid, fs.txReport.body);
+    if (!r.ok) return refuse(f, r.status === 409 ? "TXID_CONFLICT" : r.code);
+    if (f.row.state !== "accepted") f.change("accepted", { tx_hash: txHash, accepted_at: f.row.accepted_at ?? f.at }, "transaction_reported", { provider: "provider_e" });
+    f.change("completed", { tx_hash: txHash, completed_at: f.at }, "completed", { provider: "provider_e" });
+    f.audit("transfer.completed", { provider: "provider_e" });
+    return f.answer("accept", previousState);
+  }
+
+  return {
+    async onEvent(f, raw) {
+      const event = raw as ProviderEEvent;
+      const a = ctxOf(f);
+      if (!a) return err(503, "Provider unavailable");
+      switch (event.kind) {
+        case "permission":
+          return onPermission(f, a, event.body);
+        case "poll": {
+          if (f.row.direction !== "outgoing" || !f.row.provider_external_id) return OK;
+          const st = await status(f, a);
+          if (st.ok) await applyOutgoing(f, a, st.body);
+          return OK;
+        }
+        case "incoming":
+          return onIncoming(f, a, event.refuse);
+        case "txid":
+          return onTxid(f, a, event.body);
+        case "cancel":
+          return onCancel(f, a, event.body);
+      }
+    },
+
+    async action(f, action, body, previousState) {
+      const fs = f.flowState<FlowState>();
+      if (f.row.direction === "outgoing") {
+        // Part 3: on a held provider_e transfer accept, reject and retry are refused.
+        if (previousState === "held") return f.refuse("INVALID_REQUEST", `A held ${"provider_e"} transfer moves on only when its case is resolved`);
+        if (action === "retry" && previousState === "failed" && f.row.provider_external_id !== null)
+          return f.refuse("INVALID_REQUEST", "The permission request was reserved at provider_e: it is never sent again");
+        if (action === "retry" && previousState === "failed") {
+          const attempts = JSON.parse(f.row.attempts) as { status: string; provider: string | null }[];
+          if (attempts.some((x) => x.provider === "provider_e" && x.status === "submission_unknown")) return f.refuse("INVALID_REQUEST", "The permission request was reserved at provider_e: it is never sent again");
+        }
+        if (action === "accept") {
+          const txHash = typeof body.txHash === "string" && body.txHash !== "" ? body.txHash : null;
+          if (txHash === null) return undefined;
+          if (!isTxHash(txHash)) return undefined;
+          return report(f, txHash, previousState);
+        }
+        return undefined;
+      }
+      // Incoming: a held transfer with a pending verdict takes accept or reject, sent signed first.
+      if (action === "retry") return undefined;
+      if (action === "accept" && typeof body.txHash === "string" && body.txHash !== "") return undefined;
+      if (previousState !== "held" || f.row.status !== "pending") {
+        if (fs.decision && action === "accept" && fs.decision.status === "REJECTED") return refuse(f, "DECISION_CONFLICT");
+        if (fs.decision && action === "reject" && fs.decision.status === "ACCEPTED") return refuse(f, "DECISION_CONFLICT");
+        return undefined;
+      }
+      const a = ctxOf(f);
+      if (!a) return refuse(f, "NOT_CONFIGURED");
+      if (action === "accept") {
+        if (fs.cddPending) return refuse(f, "CDD_REVIEW_REQUIRED");
+        if (fs.expired || fs.cancelSignature || (f.row.expires_at && Date.parse(f.row.expires_at) <= f.now)) return refuse(f, "LOCAL_APPROVAL_REQUIRED");
+        const r = await decide(f, a, "ACCEPTED");
+        if (!r.ok) return refuse(f, r.code);
+        f.change("awaiting_counterparty", { status: "approved", ours_status: "accepted", matched_at: f.at }, "accepted_at_provider", { provider: "provider_e" });
+        f.audit("transfer.accepted", { provider: "provider_e" });
+        return f.answer("accept", previousState);
+      }
+      const r = await decide(f, a, "REJECTED", "BVRC999");
+      if (!r.ok) return refuse(f, r.code);
+      const reason = typeof body.reason === "string" ? body.reason : "COMPLIANCE_POLICY";
+      f.change("rejected", { status: "rejected", ours_status: "rejected", rejection_reason: reason }, "rejected_at_provider", { rejectCode: "BVRC999" });
+      f.audit("transfer.rejected", { provider: "provider_e", reason });
+      return f.answer("reject", previousState);
+    },
+
+    async caseResolved(f, resolution) {
+      if (f.row.state !== "held") return { moved: false, newValue: "resume_refused" };
+      if (resolution === "rejected") return { moved: false, newValue: f.row.state };
+      const fs = f.flowState<FlowState>();
+      if (fs.cddPending || fs.expired) return { moved: false, newValue: "resume_refused" };
+      if (f.row.direction === "incoming") {
+        const a = ctxOf(f);
+        if (!a) return { moved: false, newValue: "resume_refused" };
+        const r = await decide(f, a, "ACCEPTED");
+        if (!r.ok) return { moved: false, newValue: "resume_refused" };
+      }
+      f.change("awaiting_counterparty", { status: "approved", ours_status: "accepted", ...(f.row.direction === "outgoing" ? { theirs_status: "accepted" } : {}), matched_at: f.at }, "resumed", { provider: "provider_e" });
+      return { moved: true, newValue: f.row.state };
+    },
+
+    async expire(f) {
+      if (!OPEN.includes(f.row.state) || f.row.state === "completed") return;
+      const fs = f.flowState<FlowState>();
+      if (fs.expired) return;
+      fs.expired = true;
+      f.hold("TRANSFER_EXPIRED", { status: "pending", caseType: "compliance_review", severity: "low" });
+    },
+  };
+}

@@ -1,0 +1,184 @@
+// provider_a (Notabene Transact v2 style) API client: OAuth client credentials from the auth origin with the apiUrl
+// as audience, the token cached per connection until shortly before expiry, a 401 retried once with a new token and
+// nothing else retried (Part 3, Authentication 2). Outcomes are values; error bodies are never kept.
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
+import type { ProviderASettings } from "../../../domain/provider_a/settings.ts";
+import { readTx, type Ivms101Sides, type ProviderTx } from "../../../domain/provider_a/transfer.ts";
+
+/** `fetch`-shaped: the service passes its SSRF-guarded client (15 s, no redirects); anything it throws is TRANSPORT_ERROR. */
+export type ProviderAFetch = (url: string, init: { method: string; headers: Record<string, string>; body?: string }) => Promise<Response>;
+
+export type Result<T> = { ok: true; status: number; body: T } | { ok: false; code: string; status?: number };
+
+/** A token is renewed this long before the provider says it expires. */
+const EARLY_RENEWAL_MS = 60_000;
+const MAX_ANSWER_BYTES = 2 * 1024 * 1024;
+
+interface CachedToken {
+  token: string;
+  expiresAt: number;
+}
+
+/** Tokens by connection (auth origin, audience, client): one process-wide cache, bounded by the number of connections. */
+const tokens = new Map<string, CachedToken>();
+
+export interface DiscoveryAnswer {
+  status: string;
+  address: string;
+  asset: string;
+  owner: { did: string; name: string | null } | null;
+  custodian: { did: string; name: string | null } | null;
+}
+
+export class ProviderAClient {
+  constructor(
+    private readonly s: ProviderASettings,
+    private readonly authUrl: string,
+    private readonly fetch: ProviderAFetch,
+    private readonly now: () => number,
+  ) {}
+
+  private get cacheKey(): string {
+    // The secret is part of the connection (a new secret gets a new token) but is kept only as a hash.
+    return bytesToHex(sha256(utf8ToBytes(`${this.authUrl}\n${this.s.apiUrl}\n${this.s.clientId}\n${this.s.clientSecret}`)));
+  }
+
+  /** A token from the cache, or a new one (client credentials grant). */
+  async token(fresh = false): Promise<Result<string>> {
+    const cached = tokens.get(this.cacheKey);
+    if (!fresh && cached && cached.expiresAt - EARLY_RENEWAL_MS > this.now()) return { ok: true, status: 200, body: cached.token };
+    const r = await this.raw("POST", `${this.authUrl.replace(/\/$/, "")}/oauth/token`, null, {
+      client_id: this.s.clientId,
+      client_secret: this.s.clientSecret,
+      grant_type: "client_credentials",
+      audience: this.s.apiUrl,
+    });
+    if (!r.ok) return r;
+    const b = r.body as Record<string, unknown> | null;
+    if (!b || typeof b.access_token !== "string" || !b.access_token || typeof b.expires_in !== "number" || b.expires_in <= 0) return { ok: false, code: "INVALID_RESPONSE", status: r.status };
+    tokens.set(this.cacheKey, { token: b.access_token, expiresAt: this.now() + b.expires_in * 1000 });
+    return { ok: true, status: r.status, body: b.access_token };
+  }
+
+  private async raw(method: string, url: string, bearer: string | null, body?: unknown): Promise<Result<unknown>> {
+    const headers: Record<string, string> = { accept: "application/json" };
+    if (bearer) headers.authorization = `Bearer ${bearer}`;
+    if (body !== undefined) headers["content-type"] = "application/json";
+    let res: Response;
+    try {
+      res = await this.fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    } catch {
+      return { ok: false, code: "TRANSPORT_ERROR" };
+    }
+    let text: string;
+    try {
+      text = await res.text();
+    } catch {
+      return { ok: false, code: "TRANSPORT_ERROR", status: res.status };
+    }
+    if (res.status < 200 || res.status > 299) return { ok: false, code: `HTTP_${res.status}`, status: res.status };
+    if (text.length > MAX_ANSWER_BYTES) return { ok: false, code: "INVALID_RESPONSE", status: res.status };
+    try {
+      return { ok: true, status: res.status, body: text ? JSON.parse(text) : null };
+    } catch {
+      return { ok: false, code: "INVALID_RESPONSE", status: res.status };
+    }
+  }
+
+  /** An API call with the cached token; a 401 is retried once with a new token, nothing else is retried. */
+  async call(method: string, path: string, body?: unknown): Promise<Result<unknown>> {
+    const t = await this.token();
+    if (!t.ok) return t;
+    const url = `${this.s.apiUrl}${path}`;
+    const first = await this.raw(method, url, t.body, body);
+    if (first.ok || first.status !== 401) return first;
+    tokens.delete(this.cacheKey);
+    const again = await this.token(true);
+    if (!again.ok) return again;
+    return this.raw(method, url, again.body, body);
+  }
+
+  private entity(): string {
+    return `/entities/${encodeURIComponent(this.s.vaspDid)}`;
+  }
+
+  async lookupEntity(did: string): Promise<Result<{ did: string; name: string | null }>> {
+    const r = await this.call("GET", `/entities/${encodeURIComponent(did)}`);
+    if (!r.ok) return r;
+    const b = r.body as Record<string, unknown> | null;
+    if (!b || typeof b.did !== "string") return { ok: false, code: "INVALID_RESPONSE", status: r.status };
+    return { ok: true, status: r.status, body: { did: b.did, name: typeof b.name === "string" ? b.name : null } };
+  }
+
+  async discover(asset: string, account: string): Promise<Result<DiscoveryAnswer>> {
+    const q = new URLSearchParams({ asset, address: account });
+    const r = await this.call("GET", `${this.entity()}/addresses/discover?${q}`);
+    if (!r.ok) return r;
+    const b = r.body as Record<string, unknown> | null;
+    const party = (v: unknown) => {
+      if (v === undefined || v === null) return null;
+      const p = v as Record<string, unknown>;
+      return typeof p.did === "string" ? { did: p.did, name: typeof p.name === "string" ? p.name : null } : undefined;
+    };
+    if (!b || typeof b.status !== "string" || typeof b.address !== "string" || typeof b.asset !== "string") return { ok: false, code: "INVALID_RESPONSE", status: r.status };
+    const owner = party(b.owner);
+    const custodian = party(b.custodian);
+    if (owner === undefined || custodian === undefined) return { ok: false, code: "INVALID_RESPONSE", status: r.status };
+    return { ok: true, status: r.status, body: { status: b.status, address: b.address, asset: b.asset, owner, custodian } };
+  }
+
+  private async tx(method: string, path: string, body?: unknown): Promise<Result<ProviderTx>> {
+    const r = await this.call(method, path, body);
+    if (!r.ok) return r;
+    const tx = readTx(r.body);
+    return tx ? { ok: true, status: r.status, body: tx } : { ok: false, code: "INVALID_RESPONSE", status: r.status };
+  }
+
+  createTx(body: { ref: string; asset: string; amount: string; originatorAddress: string | null; beneficiaryAddress: string; memo: string | null; beneficiaryDid: string }): Promise<Result<ProviderTx>> {
+    return this.tx("POST", `${this.entity()}/tx`, {
+      ref: body.ref,
+      asset: body.asset,
+      amount: body.amount,
+      originatorAddress: body.originatorAddress,
+      beneficiaryAddress: body.beneficiaryAddress,
+      memo: body.memo,
+      agents: [
+        { did: this.s.vaspDid, role: "ORIGINATOR" },
+        { did: body.beneficiaryDid, role: "BENEFICIARY" },
+      ],
+    });
+  }
+
+  /** Read with decryption requested from the provider (Part 3, Data handling). */
+  getTx(id: string): Promise<Result<ProviderTx>> {
+    return this.tx("GET", `${this.entity()}/tx/${encodeURIComponent(id)}?decrypt=true`);
+  }
+
+  append(id: string, ivms101: Ivms101Sides): Promise<Result<ProviderTx>> {
+    return this.tx("POST", `${this.entity()}/tx/${encodeURIComponent(id)}/append`, { ivms101 });
+  }
+
+  authorize(id: string): Promise<Result<ProviderTx>> {
+    return this.tx("POST", `${this.entity()}/tx/${encodeURIComponent(id)}/authorize`, {});
+  }
+
+  reject(id: string, reason: "SANCTION_SCREENING" | "COMPLIANCE_POLICIES"): Promise<Result<ProviderTx>> {
+    return this.tx("POST", `${this.entity()}/tx/${encodeURIComponent(id)}/reject`, { reason });
+  }
+
+  settle(id: string, settlementId: string): Promise<Result<ProviderTx>> {
+    return this.tx("POST", `${this.entity()}/tx/${encodeURIComponent(id)}/settle`, { settlementId });
+  }
+
+  /** Confirms that an address belongs to a customer of this entity (incoming step 4). */
+  async confirmRelationship(body: { address: string; memo: string | null; asset: string; txId: string }): Promise<Result<null>> {
+    const r = await this.call("POST", `${this.entity()}/relationships`, { ...body, status: "CONFIRMED" });
+    return r.ok ? { ok: true, status: r.status, body: null } : r;
+  }
+}
+
+/** Forgets cached tokens (tests). */
+export function clearTokenCache(): void {
+  tokens.clear();
+}

@@ -1,0 +1,70 @@
+// What provider_e reads from the service's storage: the originator's verified identity, the company profile as
+// originating VASP, the provider's ID (for the callback URL), and the transfers the sweeps tell (poll, expiry).
+import type { Storage } from "../../storage/types.ts";
+import type { Environment } from "../../../domain/types.ts";
+import type { Person } from "../../../domain/ivms101/index.ts";
+import { companyProfile } from "../../storage/repos/thresholds.ts";
+import type { ProviderELookups } from "./adapter.ts";
+import { Wallets } from "../../storage/repos/wallets.ts";
+import { Customers } from "../../storage/repos/customers.ts";
+import { beneficiaryNamesMatch } from "../../../domain/provider_e/rules.ts";
+
+export function providerELookups(storage: Storage, open: (sealed: string, aad: string) => string, providerId: (companyId: string) => string | null): ProviderELookups {
+  return {
+    originatorIdentity(companyId: string, env: Environment, transferId: string): Person[] | null {
+      const r = storage
+        .stmt("SELECT c.id, c.identity_sealed, c.identity_status, c.status FROM transfers t JOIN customers c ON c.id = t.originator_customer_id AND c.company_id = t.company_id AND c.environment = t.environment WHERE t.company_id = ? AND t.environment = ? AND t.id = ?")
+        .get(companyId, env, transferId) as { id: string; identity_sealed: string | null; identity_status: string | null; status: string } | null | undefined;
+      if (!r || r.status !== "active" || r.identity_status !== "verified" || !r.identity_sealed) return null;
+      return JSON.parse(open(r.identity_sealed, `customer:${r.id}:identity`)) as Person[];
+    },
+    companyVasp(companyId: string) {
+      const p = companyProfile(storage, companyId);
+      if (!p?.legalName || !p.country) return null;
+      const lei = p.identifiers.find((i) => i.type === "LEI" || i.type === "LEIX")?.value ?? null;
+      return { legalName: p.legalName, country: p.country, lei };
+    },
+    providerId,
+  };
+}
+
+/** Outgoing provider_e transfers waiting (`exchanging`, `awaiting_counterparty`) and unchanged since `before` (Part 3: once a minute after five minutes). */
+export function dueForPoll(storage: Storage, before: number): { id: string; company_id: string; environment: Environment }[] {
+  return storage
+    .stmt("SELECT id, company_id, environment FROM transfers WHERE protocol = 'provider_e' AND direction = 'outgoing' AND state IN ('exchanging', 'awaiting_counterparty') AND updated_at <= ? LIMIT 500")
+    .all(new Date(before).toISOString()) as { id: string; company_id: string; environment: Environment }[];
+}
+
+/** provider_e transfers still open at their expiry. */
+export function dueForExpiry(storage: Storage, now: number): { id: string; company_id: string; environment: Environment }[] {
+  return storage
+    .stmt("SELECT id, company_id, environment FROM transfers WHERE protocol = 'provider_e' AND state IN ('exchanging', 'awaiting_counterparty', 'accepted') AND expires_at IS NOT NULL AND expires_at <= ? LIMIT 500")
+    .all(new Date(now).toISOString()) as { id: string; company_id: string; environment: Environment }[];
+}
+
+/** What the provider_e transfer flow reads besides its transfer: the verified identities its checks use. */
+export interface ProviderEFlowLookups {
+  /** The originator customer's verified identity (the draft answer to an information request), or null. */
+  originatorIdentity(companyId: string, env: Environment, transferId: string): Person[] | null;
+  /**
+   * Part 3, held incoming accept: the beneficiary address still a verified wallet on the network of the transfer's
+   * customer, active with a verified identity, and the originator-sent beneficiary persons still matching it.
+   */
+  beneficiaryStillChecks(companyId: string, env: Environment, t: { beneficiary_customer_id: string | null; beneficiary_address: string; network: string }, sent: Person[]): boolean;
+}
+
+export function providerEFlowLookups(storage: Storage, open: (sealed: string, aad: string) => string): ProviderEFlowLookups {
+  const base = providerELookups(storage, open, () => null);
+  return {
+    originatorIdentity: (companyId, env, transferId) => base.originatorIdentity(companyId, env, transferId),
+    beneficiaryStillChecks(companyId, env, t, sent) {
+      if (!t.beneficiary_customer_id) return false;
+      const w = new Wallets(storage).byAddress(companyId, env, t.beneficiary_address);
+      if (!w || w.customer_id !== t.beneficiary_customer_id || w.verified !== 1 || w.network !== t.network) return false;
+      const c = new Customers(storage).get(companyId, env, t.beneficiary_customer_id);
+      if (!c || c.status !== "active" || c.identity_status !== "verified" || !c.identity_sealed) return false;
+      const identity = JSON.parse(open(c.identity_sealed, `customer:${c.id}:identity`)) as Person[];
+      return beneficiaryNamesMatch(sent, identity);
+    },
+  };
+}

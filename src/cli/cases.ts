@@ -1,0 +1,204 @@
+// CLI for compliance officers until the console exists: cases list|show|note|assign|resolve, as a named member.
+import process from "node:process";
+import { parseArgs } from "node:util";
+import type { Storage } from "../adapters/storage/index.ts";
+import { Tenancy, TenancyError, type MemberRow } from "../adapters/storage/repos/tenancy.ts";
+import { Cases, type CaseRow } from "../adapters/storage/repos/cases.ts";
+import { loadMasterKey } from "../adapters/crypto/master-key.ts";
+import { Sealer } from "../adapters/crypto/envelope.ts";
+import { Mailbox } from "../actors/mailbox.ts";
+import type { ActorEvent } from "../actors/types.ts";
+import { CaseHandling, type CaseCommand, type CaseMsg } from "../actors/case.ts";
+import { CasePresenter, type CaseViewer } from "../actors/case-presenter.ts";
+import type { Outcome } from "../actors/outcome.ts";
+import { roleAllowsEnvironment, roleHas, type Permission } from "../domain/access.ts";
+import { CASE_RESOLUTIONS, CASE_STATUSES, validateNote, validateResolve } from "../domain/cases.ts";
+import { iso, newId } from "../domain/ids.ts";
+import type { Environment } from "../domain/types.ts";
+import { UsageError } from "./usage.ts";
+
+type Out = (line: string) => void;
+type Values = Record<string, string | boolean | undefined>;
+
+export interface CaseCliDeps {
+  clock?: () => number;
+}
+
+const USAGE = `usage: cases list --env test|live [--status open|closed] [--mine] [--limit N] --member <email>
+       cases show --id <caseId> --member <email>
+       cases note --id <caseId> --text <note> --member <email>
+       cases assign --id <caseId> --to <email>|--unassign --member <email>
+       cases resolve --id <caseId> --resolution approved|rejected [--note <text>] --member <email>
+every command takes [--company <slug>] [--json]`;
+
+const OPTIONS = {
+  list: { env: { type: "string" }, status: { type: "string" }, mine: { type: "boolean" }, limit: { type: "string" } },
+  show: { id: { type: "string" } },
+  note: { id: { type: "string" }, text: { type: "string" } },
+  assign: { id: { type: "string" }, to: { type: "string" }, unassign: { type: "boolean" } },
+  resolve: { id: { type: "string" }, resolution: { type: "string" }, note: { type: "string" } },
+} as const;
+
+function args(sub: keyof typeof OPTIONS, argv: string[]): Values {
+  try {
+    const options = { ...OPTIONS[sub], member: { type: "string" }, json: { type: "boolean" }, company: { type: "string" } } as const;
+    return parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values as Values;
+  } catch (e) {
+    throw new UsageError(`${(e as Error).message}\n${USAGE}`);
+  }
+}
+
+function need(v: Values, name: string): string {
+  const x = v[name];
+  if (typeof x !== "string" || x.trim() === "") throw new UsageError(`--${name} is required\n${USAGE}`);
+  return x;
+}
+
+/** The CLI has no logged-in user: the member named by --member acts, if active and allowed (role and environment). */
+function acting(t: Tenancy, companyId: string, email: string, env: Environment, permission: Permission): MemberRow {
+  const m = t.memberByEmail(companyId, email);
+  if (!m) throw new TenancyError(`no member with email ${email}`);
+  if (m.status !== "active") throw new TenancyError(`member ${m.email} is disabled`);
+  if (!roleAllowsEnvironment(m.role, env)) throw new TenancyError(`member ${m.email} has role ${m.role}, which may not act in the ${env} environment`);
+  if (!roleHas(m.role, permission)) throw new TenancyError(`member ${m.email} has role ${m.role}, which lacks ${permission}`);
+  return m;
+}
+
+const viewer = (m: MemberRow): CaseViewer => ({
+  piiView: roleHas(m.role, "pii:view"),
+  transfersRead: roleHas(m.role, "transfers:view"),
+  strsRead: roleHas(m.role, "reports:view") && roleHas(m.role, "strs:view"),
+});
+
+export function runCases(storage: Storage, argv: string[], out: Out, deps: CaseCliDeps = {}): void {
+  const [sub, ...rest] = argv;
+  if (!sub || !(sub in OPTIONS)) throw new UsageError(USAGE);
+  const v = args(sub as keyof typeof OPTIONS, rest);
+  const clock = deps.clock ?? Date.now;
+  const master = loadMasterKey(storage.path, process.env);
+  const pii = new Sealer(master.derive("pii"));
+  const tenancy = new Tenancy(storage, clock);
+  const company = tenancy.requireCompany((v.company as string) ?? "default");
+  const repo = new Cases(storage);
+  const presenter = new CasePresenter(storage, pii);
+  const email = need(v, "member");
+  const print = (data: unknown, text: string) => out(v.json ? JSON.stringify(data) : text);
+
+  const caseOf = (): CaseRow => {
+    const id = need(v, "id");
+    const row = storage.stmt("SELECT environment FROM cases WHERE id = ? AND company_id = ?").get(id, company.id) as { environment: Environment } | undefined;
+    const c = row && repo.get(company.id, row.environment, id);
+    if (!c) throw new TenancyError(`no case ${id}`);
+    return c;
+  };
+
+  /**
+   * Runs the case actor's own handler in one IMMEDIATE transaction: the case is read under the write lock, and its
+   * writes, its outgoing messages (the server's runtime picks them up) and its events commit together.
+   */
+  const act = (c: CaseRow, m: MemberRow, msg: CaseCommand): Outcome<Record<string, unknown>> => {
+    const mailSealer = new Sealer(master.derive("mailbox"));
+    const now = clock();
+    const full = { ...msg, companyId: company.id, environment: c.environment, actor: { type: "member", memberId: m.id, apiKeyId: null } } as CaseMsg;
+    return storage.tx(() => {
+      const writes: ((s: Storage) => void)[] = [];
+      const events: ActorEvent[] = [];
+      const mail: { to: string; body: string }[] = [];
+      const outcome = new CaseHandling(
+        {
+          id: c.id,
+          now,
+          storage,
+          write: (fn) => void writes.push(fn),
+          tell: (to, body) => void mail.push({ to, body: mailSealer.seal(JSON.stringify(body), to) }),
+          emit: (e) => void events.push(e),
+        },
+        full,
+        { pii, nameIndexKey: master.derive("name-index") },
+      ).run() as Outcome<Record<string, unknown>>;
+      if (!outcome.ok) return outcome;
+      const mailbox = new Mailbox(storage);
+      for (const w of writes) w(storage);
+      for (const o of mail) mailbox.insert(o.to, o.body, now, null, now);
+      for (const e of events) mailbox.insertEvent(newId("evt", now), e, iso(now));
+      return outcome;
+    });
+  };
+
+  const check = (o: Outcome<Record<string, unknown>>) => {
+    if (!o.ok) throw new TenancyError(`${o.code}: ${o.message ?? "refused"}`);
+    return o.data;
+  };
+
+  const detail = (c: CaseRow, m: MemberRow) => presenter.detail(company.id, c.environment, repo.get(company.id, c.environment, c.id)!, viewer(m));
+
+  switch (sub) {
+    case "list": {
+      const env = need(v, "env");
+      if (env !== "test" && env !== "live") throw new UsageError(`--env must be test or live\n${USAGE}`);
+      const m = acting(tenancy, company.id, email, env, "cases:view");
+      const status = v.status as string | undefined;
+      if (status !== undefined && !(CASE_STATUSES as readonly string[]).includes(status)) throw new UsageError(`--status must be open or closed\n${USAGE}`);
+      const limit = v.limit === undefined ? 50 : Number(v.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw new UsageError(`--limit must be 1 to 200\n${USAGE}`);
+      const rows = repo.page(company.id, env, { status, assigneeId: v.mine ? m.id : undefined }, null, limit);
+      const items = presenter.items(company.id, rows, viewer(m));
+      print(items, items.map((c) => `${c.caseNumber}  ${c.id}  ${c.status.padEnd(6)}  ${c.priority.padEnd(6)}  ${c.type.padEnd(18)}  ${c.assignee?.email ?? "-"}  ${c.title}`).join("\n") || "no cases");
+      return;
+    }
+    case "show": {
+      const c = caseOf();
+      const m = acting(tenancy, company.id, email, c.environment, "cases:view");
+      const d = detail(c, m) as Record<string, any>;
+      const lines = [
+        `${d.caseNumber} (${d.id}) ${d.status}${d.resolution ? ` ${d.resolution}` : ""}, ${d.type}/${d.category}, priority ${d.priority}`,
+        `title: ${d.title}`,
+        ...(d.description ? [`description: ${d.description}`] : []),
+        `assignee: ${d.assignee?.email ?? "-"}; transfers: ${d.transferIds.join(", ") || "-"}; source: ${d.source}`,
+        ...d.history.map((h: any) => `  ${h.createdAt} ${h.action} ${h.field ?? ""} ${h.oldValue ?? ""} → ${h.newValue ?? ""} (${h.user?.email ?? "system"})`),
+        ...d.notes.map((n: any) => `  note ${n.createdAt} ${n.author?.email ?? "-"}: ${n.content}`),
+      ];
+      print(d, lines.join("\n"));
+      return;
+    }
+    case "note": {
+      const c = caseOf();
+      const m = acting(tenancy, company.id, email, c.environment, "cases:update");
+      const body = validateNote({ content: need(v, "text") });
+      if (!body.ok) throw new UsageError(body.issues.map((i) => `${i.path}: ${i.message}`).join("; "));
+      const data = check(act(c, m, { type: "addNote", content: body.value.content }));
+      print(data, `note ${data.id} added to ${c.case_number}`);
+      return;
+    }
+    case "assign": {
+      const c = caseOf();
+      const m = acting(tenancy, company.id, email, c.environment, "cases:assign");
+      let to: string | null;
+      if (v.unassign) to = null;
+      else {
+        const target = tenancy.memberByEmail(company.id, need(v, "to"));
+        if (!target) throw new TenancyError(`no member with email ${v.to}`);
+        to = target.id;
+      }
+      check(act(c, m, { type: "update", patch: { assigneeId: to } }));
+      const d = detail(c, m) as Record<string, any>;
+      print(d, `${c.case_number} assigned to ${d.assignee?.email ?? "nobody"}`);
+      return;
+    }
+    case "resolve": {
+      const c = caseOf();
+      const m = acting(tenancy, company.id, email, c.environment, "cases:resolve");
+      const resolution = need(v, "resolution");
+      if (!(CASE_RESOLUTIONS as readonly string[]).includes(resolution)) throw new UsageError(`--resolution must be approved or rejected\n${USAGE}`);
+      const body = validateResolve({ resolution, resolutionNote: (v.note as string | undefined) ?? null });
+      if (!body.ok) throw new UsageError(body.issues.map((i) => `${i.path}: ${i.message}`).join("; "));
+      // The member's role decides what a key of theirs could do: transfers:update moves the transfer, strs:update drafts.
+      const data = check(
+        act(c, m, { type: "resolve", ...body.value, mayWriteTransfers: roleHas(m.role, "transfers:update"), mayWriteStrs: roleHas(m.role, "strs:update") }),
+      );
+      const d = detail(c, m);
+      print({ ...d, transferAction: data.transferAction ?? null }, `${c.case_number} resolved ${resolution}; transfer action: ${JSON.stringify(data.transferAction ?? null)}`);
+      return;
+    }
+  }
+}

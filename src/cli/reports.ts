@@ -1,0 +1,167 @@
+// CLI for suspicion reports (the dashboard's part, Part 2 "Report"): show, edit, and the life
+// draft → pending_review → submitted → filed. Each step by a named member, in one audited transaction.
+import process from "node:process";
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import type { Storage } from "../adapters/storage/index.ts";
+import { Tenancy, TenancyError, type MemberRow } from "../adapters/storage/repos/tenancy.ts";
+import { Reports, type ReportRow } from "../adapters/storage/repos/reports.ts";
+import { Thresholds } from "../adapters/storage/repos/thresholds.ts";
+import { loadMasterKey } from "../adapters/crypto/master-key.ts";
+import { Sealer } from "../adapters/crypto/envelope.ts";
+import { roleAllowsEnvironment, roleHas, type Permission } from "../domain/access.ts";
+import { deadlineRule, filingDeadline, REPORT_STATUSES, resolveReportType, type ReportAction, type ReportStatus } from "../domain/reports/report.ts";
+import { isEnvironment, type Environment } from "../domain/types.ts";
+import { UsageError } from "./usage.ts";
+
+type Out = (line: string) => void;
+type Values = Record<string, string | boolean | string[] | undefined>;
+
+export interface ReportCliDeps {
+  clock?: () => number;
+  pii?: () => Sealer;
+}
+
+const USAGE = `usage: reports list [--env test|live] [--status <status>]
+       reports show --id <reportId|number> [--env test|live]
+       reports edit --id <reportId|number> [--narrative-file <file>] [--field key=value ...] [--indicator <text> ...] --member <email>
+       reports submit --id <reportId|number> --member <email>
+       reports approve --id <reportId|number> --member <email>
+       reports file --id <reportId|number> --reference <FIU reference> --member <email>
+every command takes [--company <slug>] [--json]; --env defaults to live (a report number names its environment)`;
+
+const OPTIONS = {
+  list: { status: { type: "string" } },
+  show: {},
+  edit: { "narrative-file": { type: "string" }, field: { type: "string", multiple: true }, indicator: { type: "string", multiple: true }, member: { type: "string" } },
+  submit: { member: { type: "string" } },
+  approve: { member: { type: "string" } },
+  file: { reference: { type: "string" }, member: { type: "string" } },
+} as const;
+
+/** Who may do what (docs/reports.md): every step needs strs:update; reading content and editing also pii:view. */
+const NEEDS: Record<ReportAction | "show", Permission[]> = {
+  show: ["strs:view", "pii:view"],
+  edit: ["strs:update", "pii:view"],
+  submit: ["strs:update"],
+  approve: ["strs:update"],
+  file: ["strs:update"],
+};
+
+function args(sub: keyof typeof OPTIONS, argv: string[]): Values {
+  try {
+    const options = { ...OPTIONS[sub], id: { type: "string" }, env: { type: "string" }, json: { type: "boolean" }, company: { type: "string" } } as const;
+    return parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values as Values;
+  } catch (e) {
+    throw new UsageError(`${(e as Error).message}\n${USAGE}`);
+  }
+}
+
+function need(v: Values, name: string): string {
+  const x = v[name];
+  if (typeof x !== "string" || x.trim() === "") throw new UsageError(`--${name} is required\n${USAGE}`);
+  return x;
+}
+
+function actingMember(t: Tenancy, companyId: string, email: string, env: Environment, action: ReportAction | "show"): MemberRow {
+  const m = t.memberByEmail(companyId, email);
+  if (!m) throw new TenancyError(`no member with email ${email}`);
+  if (m.status !== "active") throw new TenancyError(`member ${m.email} is disabled`);
+  if (!roleAllowsEnvironment(m.role, env)) throw new TenancyError(`member ${m.email} has role ${m.role}, which may not act in the ${env} environment`);
+  for (const p of NEEDS[action]) if (!roleHas(m.role, p)) throw new TenancyError(`INSUFFICIENT_PERMISSION: member ${m.email} has role ${m.role}, which lacks ${p} (needed to ${action} a report)`);
+  return m;
+}
+
+export function runReports(storage: Storage, argv: string[], out: Out, deps: ReportCliDeps = {}): void {
+  const [sub, ...rest] = argv;
+  if (!sub || !(sub in OPTIONS)) throw new UsageError(USAGE);
+  const v = args(sub as keyof typeof OPTIONS, rest);
+  const clock = deps.clock ?? Date.now;
+  const pii = deps.pii ? deps.pii() : new Sealer(loadMasterKey(storage.path, process.env).derive("pii"));
+  const tenancy = new Tenancy(storage, clock);
+  const company = tenancy.requireCompany((v.company as string) ?? "default");
+  const repo = new Reports(storage, pii);
+  const now = clock();
+  const print = (value: unknown, human: string) => out(v.json ? JSON.stringify(value) : human);
+  const envArg = typeof v.env === "string" ? v.env : undefined;
+  if (envArg !== undefined && !isEnvironment(envArg)) throw new UsageError(`--env must be test or live\n${USAGE}`);
+
+  const find = (): ReportRow => {
+    const key = need(v, "id");
+    // A report number names its environment (`-TEST-`); an ID is looked up in both unless --env says which.
+    const envs: Environment[] = envArg ? [envArg] : /-TEST-/i.test(key) ? ["test"] : ["live", "test"];
+    for (const env of envs) {
+      const r = key.startsWith("rpt_") ? repo.get(company.id, env, key) : repo.byNumber(company.id, env, key);
+      if (r) return r;
+    }
+    throw new TenancyError(`REPORT_NOT_FOUND: no report ${key}`);
+  };
+  const detail = (r: ReportRow) => {
+    const type = resolveReportType(r.jurisdiction);
+    const ths = new Thresholds(storage).all(company.id).filter((t) => t.type === "str");
+    const c = repo.content(r);
+    return {
+      id: r.id,
+      reportNumber: r.report_number,
+      environment: r.environment,
+      jurisdiction: r.jurisdiction,
+      label: type.definition.label,
+      reportTo: type.definition.reportTo,
+      status: r.status,
+      transferId: r.transfer_id,
+      caseId: r.case_id,
+      filingReady: r.filing_ready === 1,
+      missing: repo.missing(r),
+      filingDeadline: filingDeadline(r.generated_at, r.status, deadlineRule(type, ths), now),
+      submittedBy: r.submitted_by,
+      approvedBy: r.approved_by,
+      filedBy: r.filed_by,
+      filingReference: r.filing_reference,
+      narrative: c.narrative,
+      riskIndicators: c.riskIndicators,
+      regulatoryData: c.regulatoryData,
+    };
+  };
+  const summary = (d: ReturnType<typeof detail>) =>
+    [
+      `${d.reportNumber} (${d.id}) ${d.label} → ${d.reportTo ?? "no FIU of its own"}`,
+      `  status ${d.status}; filing-ready: ${d.filingReady ? "yes" : `no (missing fields: ${d.missing.fields.join(", ") || "none"}${d.missing.narrative ? "; narrative too short" : ""})`}`,
+      `  deadline ${d.filingDeadline.deadline} (${d.filingDeadline.daysRemaining} days left${d.filingDeadline.isOverdue ? ", OVERDUE" : ""})`,
+      ...(d.filingReference ? [`  filed as ${d.filingReference}`] : []),
+    ].join("\n");
+
+  if (sub === "list") {
+    const env = envArg ?? "live";
+    const status = v.status as string | undefined;
+    if (status !== undefined && !(REPORT_STATUSES as readonly string[]).includes(status)) throw new UsageError(`--status must be one of ${REPORT_STATUSES.join(", ")}`);
+    const rows = repo.page(company.id, env, { status: status as ReportStatus | undefined }, null, 200);
+    const items = rows.map((r) => ({ id: r.id, reportNumber: r.report_number, jurisdiction: r.jurisdiction, status: r.status, filingReady: r.filing_ready === 1, transferId: r.transfer_id, createdAt: r.created_at }));
+    return print(items, items.length ? items.map((i) => `${i.reportNumber}  ${i.status.padEnd(14)} ${i.jurisdiction}  ${i.filingReady ? "ready" : "not ready"}  ${i.id}`).join("\n") : `no reports in ${env}`);
+  }
+  if (sub === "show") {
+    const r = find();
+    if (typeof v.member === "string") actingMember(tenancy, company.id, v.member, r.environment, "show");
+    const d = detail(r);
+    return print(d, `${summary(d)}\n  narrative: ${d.narrative ?? "(none)"}\n  fields: ${JSON.stringify(d.regulatoryData)}`);
+  }
+
+  const action = sub as ReportAction;
+  const r = find();
+  const m = actingMember(tenancy, company.id, need(v, "member"), r.environment, action);
+  const change: { narrative?: string; fields?: Record<string, string>; riskIndicators?: string[]; reference?: string } = {};
+  if (action === "edit") {
+    if (typeof v["narrative-file"] === "string") change.narrative = readFileSync(v["narrative-file"], "utf8");
+    for (const kv of (v.field as string[] | undefined) ?? []) {
+      const i = kv.indexOf("=");
+      if (i <= 0) throw new UsageError(`--field takes key=value, got "${kv}"`);
+      (change.fields ??= {})[kv.slice(0, i)] = kv.slice(i + 1);
+    }
+    if (v.indicator) change.riskIndicators = v.indicator as string[];
+    if (change.narrative === undefined && !change.fields && !change.riskIndicators) throw new UsageError(`edit needs --narrative-file, --field or --indicator\n${USAGE}`);
+  }
+  if (action === "file") change.reference = need(v, "reference");
+  const res = repo.act(company.id, r.environment, r.id, action, { memberId: m.id, actor: { type: "member", memberId: m.id } }, change, now);
+  if (!res.ok) throw new TenancyError(`${res.refusal.code}: ${res.refusal.message}`);
+  const d = detail(res.row);
+  return print(d, `${action === "edit" ? "Edited" : action === "submit" ? "Submitted for review" : action === "approve" ? "Approved" : "Filed"} by ${m.email}\n${summary(d)}`);
+}

@@ -1,0 +1,215 @@
+// The operator console (issue 18): an Ink app that is a client of the HTTP API only. Tabs, a status line, the
+// live event stream (polling when it is refused), and `caravan console --url --key`.
+import { Component, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import { Box, Text, render, useApp, useInput, useWindowSize } from "ink";
+import { parseArgs } from "node:util";
+import process from "node:process";
+import { ApiClient, EventStream, type Health, type StreamEvent, type StreamState } from "./client.ts";
+import { ConsoleContext, type ConsoleState, type Me } from "./context.ts";
+import { SCREENS, type ScreenId } from "./keys.ts";
+import { ThemeContext, useTone } from "./theme.tsx";
+import { TabBar } from "./components/TabBar.tsx";
+import { StatusLine } from "./components/StatusLine.tsx";
+import { Help } from "./components/Help.tsx";
+import { Overview } from "./screens/Overview.tsx";
+import { Transfers } from "./screens/Transfers.tsx";
+import { Cases } from "./screens/Cases.tsx";
+import { Deliveries } from "./screens/Deliveries.tsx";
+import { Reports, type SaveFile } from "./screens/Reports.tsx";
+import { UsageError } from "../cli/usage.ts";
+
+/** Opens the live stream; tests pass a stub. Returns how to stop it. */
+export type ConnectStream = (onEvent: (e: StreamEvent) => void, onState: (s: StreamState) => void) => { stop(): void };
+
+export interface AppProps {
+  client: ApiClient;
+  connect?: ConnectStream;
+  noColor?: boolean;
+  initial?: ScreenId;
+  save?: SaveFile;
+  clock?: () => number;
+}
+
+export const streamConnector =
+  (url: string, key: string, f?: typeof fetch): ConnectStream =>
+  (onEvent, onState) =>
+    new EventStream({ url, key, fetch: f }, onEvent, onState).start();
+
+/** Whatever goes wrong inside a screen: one line, never a stack trace. */
+class Guard extends Component<{ children: ReactNode }, { error: string | null }> {
+  override state = { error: null as string | null };
+  static getDerivedStateFromError(e: unknown) {
+    return { error: e instanceof Error ? e.message.split("\n")[0] : String(e) };
+  }
+  override render() {
+    if (this.state.error) return <Text>{`This screen failed (${this.state.error}). Switch screens or press R to retry.`}</Text>;
+    return this.props.children;
+  }
+}
+
+function Screen({ id, height, width, go, focusCase, openCase, save }: { id: ScreenId; height: number; width: number; go: (s: ScreenId) => void; focusCase: string | null; openCase: (id: string) => void; save?: SaveFile }) {
+  switch (id) {
+    case "overview":
+      return <Overview height={height} width={width} go={go} />;
+    case "transfers":
+      return <Transfers height={height} width={width} openCase={openCase} />;
+    case "cases":
+      return <Cases height={height} width={width} focus={focusCase} />;
+    case "deliveries":
+      return <Deliveries height={height} width={width} />;
+    case "reports":
+      return <Reports height={height} width={width} save={save} />;
+  }
+}
+
+/** Before the first answer: what is happening, in one line. */
+function Waiting({ health, url }: { health: Health; url: string }) {
+  const tone = useTone();
+  if (health.kind === "unreachable") return <Text color={tone("bad")}>{`${health.message}. Retrying every 2 s; check --url or CARAVAN_URL.`}</Text>;
+  if (health.kind === "refused") return <Text color={tone("bad")}>{`The server refused the key: ${health.code} (${health.message}). Retrying every 2 s; check --key or CARAVAN_API_KEY.`}</Text>;
+  return <Text dimColor>{`Connecting to ${url}…`}</Text>;
+}
+
+export function App({ client, connect, noColor = false, initial = "overview", save, clock = Date.now }: AppProps) {
+  const { exit } = useApp();
+  const { columns, rows } = useWindowSize();
+  const width = Math.max(40, columns || 80);
+  const height = Math.max(12, rows || 24);
+  const [screen, setScreen] = useState<ScreenId>(initial);
+  const [help, setHelp] = useState(false);
+  const [me, setMe] = useState<Me | null>(null);
+  // Screens wait for /me so that they ask only for what the key may read.
+  const [meReady, setMeReady] = useState(false);
+  const [health, setHealth] = useState<Health>(client.health);
+  const [stream, setStream] = useState<StreamState>({ kind: "connecting", attempt: 0 });
+  const [ticks, setTicks] = useState<Record<string, number>>({});
+  const [recent, setRecent] = useState<StreamEvent[]>([]);
+  const [modal, setModal] = useState(false);
+  const [message, setMessage] = useState<{ text: string; tone?: "ok" | "bad" } | null>(null);
+  const [focusCase, setFocusCase] = useState<string | null>(null);
+  const tone = useTone();
+
+  useEffect(() => client.onHealth(setHealth), [client]);
+
+  // Who the key is; retried while the server cannot be reached; an older server without /me leaves it unknown.
+  useEffect(() => {
+    let stop = false;
+    let timer: ReturnType<typeof setTimeout>;
+    const load = async () => {
+      const r = await client.get<Me>("/api/v2/me");
+      if (stop) return;
+      if (r.ok) {
+        setMe(r.data);
+        setMeReady(true);
+      } else if (r.status === 0 || r.status === 401 || r.status === 403 || r.status === 429 || r.status >= 500) timer = setTimeout(load, 2_000);
+      else setMeReady(true); // an older server without /me: the API decides each call
+    };
+    void load();
+    return () => {
+      stop = true;
+      clearTimeout(timer);
+    };
+  }, [client]);
+
+  // Events: bump the topic's counter (throttled by the screens' reloads), keep the latest few.
+  useEffect(() => {
+    if (!connect) return setStream({ kind: "polling", reason: "stream off" });
+    const s = connect(
+      (e) => {
+        const topic = e.type.split(".")[0];
+        setTicks((t) => ({ ...t, [topic]: (t[topic] ?? 0) + 1, ...(topic === "compliance" ? { transfer: (t.transfer ?? 0) + 1 } : {}) }));
+        setRecent((r) => [e, ...r].slice(0, 50));
+      },
+      setStream,
+    );
+    return () => s.stop();
+  }, [connect]);
+
+  const flashTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const flash = useCallback((text: string, t?: "ok" | "bad") => {
+    setMessage({ text, tone: t });
+    if (flashTimer.current) clearTimeout(flashTimer.current);
+    flashTimer.current = setTimeout(() => setMessage(null), 15_000);
+  }, []);
+  useEffect(() => () => void (flashTimer.current && clearTimeout(flashTimer.current)), []);
+
+  const go = useCallback((s: ScreenId) => {
+    setScreen(s);
+    setHelp(false);
+  }, []);
+  const openCase = useCallback((id: string) => {
+    setFocusCase(id);
+    setScreen("cases");
+  }, []);
+
+  useInput(
+    (input, key) => {
+      if (modal) return;
+      if (help) return setHelp(false);
+      if (input === "q" || (key.ctrl && input === "c")) return exit();
+      if (input === "?") return setHelp(true);
+      if (input === "R") return setTicks((t) => Object.fromEntries(["transfer", "case", ...Object.keys(t)].map((k) => [k, (t[k] ?? 0) + 1])));
+      const i = SCREENS.findIndex((s) => s.id === screen);
+      if (/^[1-5]$/.test(input)) return go(SCREENS[Number(input) - 1].id);
+      if (key.tab) return go(SCREENS[(i + (key.shift ? SCREENS.length - 1 : 1)) % SCREENS.length].id);
+    },
+    { isActive: !modal },
+  );
+
+  const state: ConsoleState = useMemo(
+    () => ({ client, me, stream, ticks, recent, modal, setModal, flash, active: true, now: clock }),
+    [client, me, stream, ticks, recent, modal, flash, clock],
+  );
+  const bodyHeight = height - 3;
+  return (
+    <ThemeContext.Provider value={{ noColor }}>
+      <ConsoleContext.Provider value={state}>
+        <Box flexDirection="column" width={width} height={height}>
+          <TabBar active={screen} badges={{}} />
+          <Box height={bodyHeight} flexDirection="column">
+            {!meReady ? (
+              <Waiting health={health} url={client.url} />
+            ) : help ? (
+              <Help screen={screen} />
+            ) : (
+              <Guard key={screen}>
+                <Screen id={screen} height={bodyHeight} width={width} go={go} focusCase={focusCase} openCase={openCase} save={save} />
+              </Guard>
+            )}
+          </Box>
+          <Text wrap="truncate" color={message?.tone === "bad" ? tone("bad") : message?.tone === "ok" ? tone("ok") : undefined}>
+            {message?.text ?? " "}
+          </Text>
+          <StatusLine url={client.url} me={me} health={health} stream={stream} width={width} />
+        </Box>
+      </ConsoleContext.Provider>
+    </ThemeContext.Provider>
+  );
+}
+
+/** Wrap App with the theme so `useTone` in App sees NO_COLOR too. */
+export function ConsoleApp(props: AppProps) {
+  return (
+    <ThemeContext.Provider value={{ noColor: props.noColor ?? false }}>
+      <App {...props} />
+    </ThemeContext.Provider>
+  );
+}
+
+/** `caravan console [--url U] [--key K]`: CARAVAN_URL (default http://127.0.0.1:8080), CARAVAN_API_KEY. */
+export async function runConsole(args: string[], env: Record<string, string | undefined>): Promise<void> {
+  const { values } = parseArgs({ args, options: { url: { type: "string" }, key: { type: "string" } }, strict: true });
+  const url = values.url ?? env.CARAVAN_URL ?? "http://127.0.0.1:8080";
+  const key = values.key ?? env.CARAVAN_API_KEY;
+  if (!key) throw new UsageError("console needs an API key: --key crv_… or CARAVAN_API_KEY");
+  try {
+    new URL(url);
+  } catch {
+    throw new UsageError(`"${url}" is not a URL (give --url http://host:port)`);
+  }
+  if (!process.stdin.isTTY) throw new UsageError("console needs a terminal: stdin is not a TTY (run it in a terminal, tmux or screen)");
+  const client = new ApiClient({ url, key });
+  const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== "";
+  const app = render(<ConsoleApp client={client} connect={streamConnector(url, key)} noColor={noColor} />, { exitOnCtrlC: true });
+  await app.waitUntilExit();
+}

@@ -1,0 +1,322 @@
+// The console's only way to the service: JSON calls over HTTP and the live event stream (SSE), never a throw to the screen.
+
+export type ApiOk<T> = { ok: true; status: number; data: T; meta: Record<string, any> };
+export type ApiFail = { ok: false; status: number; error: string; code: string; details?: unknown };
+export type ApiResult<T = any> = ApiOk<T> | ApiFail;
+
+/** How the last call went: the status line shows it; `refused` stops nothing (a key can be re-enabled). */
+export type Health = { kind: "ok" } | { kind: "unreachable"; message: string } | { kind: "refused"; code: string; message: string };
+
+export interface ClientOptions {
+  url: string;
+  key: string;
+  fetch?: typeof fetch;
+  timeoutMs?: number;
+}
+
+const AUTH_CODES = new Set(["MISSING_KEY", "INVALID_FORMAT", "KEY_NOT_FOUND", "KEY_REVOKED", "TENANT_SUSPENDED"]);
+
+/** One line for a network failure: never a stack trace. */
+export function describeNetworkError(url: string, e: unknown): string {
+  const name = e instanceof Error ? e.name : "";
+  if (name === "TimeoutError" || name === "AbortError") return `no answer from ${url} (timed out)`;
+  const msg = e instanceof Error ? e.message.split("\n")[0] : String(e);
+  return `cannot reach ${url}${msg ? ` (${msg.slice(0, 80)})` : ""}`;
+}
+
+export class ApiClient {
+  readonly url: string;
+  private readonly key: string;
+  private readonly fetchFn: typeof fetch;
+  private readonly timeoutMs: number;
+  private listeners = new Set<(h: Health) => void>();
+  health: Health = { kind: "ok" };
+
+  constructor(o: ClientOptions) {
+    this.url = o.url.replace(/\/+$/, "");
+    this.key = o.key;
+    this.fetchFn = o.fetch ?? fetch;
+    this.timeoutMs = o.timeoutMs ?? 10_000;
+  }
+
+  onHealth(fn: (h: Health) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  private report(h: Health): void {
+    const same = h.kind === this.health.kind && JSON.stringify(h) === JSON.stringify(this.health);
+    this.health = h;
+    if (!same) for (const l of this.listeners) l(h);
+  }
+
+  get<T = any>(path: string, query?: Record<string, string | number | boolean | undefined | null>): Promise<ApiResult<T>> {
+    return this.request<T>("GET", withQuery(path, query));
+  }
+
+  send<T = any>(method: "POST" | "PATCH" | "PUT" | "DELETE", path: string, body?: unknown): Promise<ApiResult<T>> {
+    return this.request<T>(method, path, body);
+  }
+
+  /** A raw answer (PDF download): bytes and headers, or the API's refusal. */
+  async download(path: string): Promise<{ ok: true; bytes: Uint8Array; headers: Headers } | ApiFail> {
+    try {
+      const res = await this.fetchFn(this.url + path, { headers: { "x-api-key": this.key }, signal: AbortSignal.timeout(60_000) });
+      if (!res.ok) return this.failure(res.status, await res.text());
+      this.report({ kind: "ok" });
+      return { ok: true, bytes: new Uint8Array(await res.arrayBuffer()), headers: res.headers };
+    } catch (e) {
+      const message = describeNetworkError(this.url, e);
+      this.report({ kind: "unreachable", message });
+      return { ok: false, status: 0, code: "UNREACHABLE", error: message };
+    }
+  }
+
+  private async request<T>(method: string, path: string, body?: unknown): Promise<ApiResult<T>> {
+    const headers: Record<string, string> = { "x-api-key": this.key, accept: "application/json" };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    let res: Response;
+    let text: string;
+    try {
+      res = await this.fetchFn(this.url + path, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      text = await res.text();
+    } catch (e) {
+      const message = describeNetworkError(this.url, e);
+      this.report({ kind: "unreachable", message });
+      return { ok: false, status: 0, code: "UNREACHABLE", error: message };
+    }
+    if (!res.ok) return this.failure(res.status, text);
+    this.report({ kind: "ok" });
+    let parsed: any;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      return { ok: false, status: res.status, code: "BAD_ANSWER", error: `the server at ${this.url} did not answer JSON` };
+    }
+    // GET /webhooks/:id answers the subscription itself (Part 2), not an envelope.
+    if (parsed && typeof parsed === "object" && "data" in parsed) return { ok: true, status: res.status, data: parsed.data, meta: parsed.meta ?? {} };
+    return { ok: true, status: res.status, data: parsed, meta: {} };
+  }
+
+  private failure(status: number, text: string): ApiFail {
+    let body: any = null;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      /* not JSON: a proxy or an old server */
+    }
+    const code = typeof body?.code === "string" ? body.code : `HTTP_${status}`;
+    const error = typeof body?.error === "string" ? body.error : `HTTP ${status} from ${this.url}`;
+    if (status === 401 || (status === 403 && code === "TENANT_SUSPENDED") || AUTH_CODES.has(code)) this.report({ kind: "refused", code, message: error });
+    else this.report({ kind: "ok" });
+    return { ok: false, status, code, error, details: body?.details };
+  }
+}
+
+export function withQuery(path: string, query?: Record<string, string | number | boolean | undefined | null>): string {
+  if (!query) return path;
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null && v !== "") q.set(k, String(v));
+  const s = q.toString();
+  return s ? `${path}?${s}` : path;
+}
+
+/** One event of the stream: `{event, timestamp, data}` as webhooks carry it, with the sequence it was sent under. */
+export interface StreamEvent {
+  id: string | null;
+  type: string;
+  timestamp?: string;
+  data: Record<string, any>;
+}
+
+/**
+ * live: the stream is open; connecting: (re)opening it; polling: the server refused the stream (older server,
+ * missing scope), the console polls instead; offline: the server cannot be reached, retrying with backoff.
+ */
+export type StreamState =
+  | { kind: "connecting"; attempt: number }
+  | { kind: "live" }
+  | { kind: "polling"; reason: string }
+  | { kind: "offline"; message: string; retryInMs: number };
+
+export interface StreamOptions {
+  url: string;
+  key: string;
+  fetch?: typeof fetch;
+  /** Backoff after a failure: base doubled per attempt, capped. */
+  backoffMs?: { base: number; max: number };
+  /** No byte (event or `: ping`) for this long: the connection is taken as dead and reopened. */
+  idleMs?: number;
+  /** How long to wait before asking again for a stream the server refused. */
+  refusedRetryMs?: number;
+}
+
+/** Parses SSE text incrementally: feed chunks, get complete events. */
+export class SseParser {
+  private buf = "";
+  private id: string | null = null;
+  private type = "";
+  private data: string[] = [];
+  lastEventId: string | null = null;
+
+  feed(chunk: string): { id: string | null; type: string; data: string }[] {
+    this.buf += chunk;
+    const out: { id: string | null; type: string; data: string }[] = [];
+    for (;;) {
+      const nl = this.buf.search(/\r\n|\r|\n/);
+      if (nl < 0) break;
+      const line = this.buf.slice(0, nl);
+      this.buf = this.buf.slice(nl + (this.buf.startsWith("\r\n", nl) ? 2 : 1));
+      if (line === "") {
+        if (this.data.length) {
+          if (this.id !== null) this.lastEventId = this.id;
+          out.push({ id: this.id ?? this.lastEventId, type: this.type || "message", data: this.data.join("\n") });
+        }
+        this.id = null;
+        this.type = "";
+        this.data = [];
+        continue;
+      }
+      if (line.startsWith(":")) continue; // heartbeat / comment
+      const colon = line.indexOf(":");
+      const field = colon < 0 ? line : line.slice(0, colon);
+      let value = colon < 0 ? "" : line.slice(colon + 1);
+      if (value.startsWith(" ")) value = value.slice(1);
+      if (field === "id") this.id = value;
+      else if (field === "event") this.type = value;
+      else if (field === "data") this.data.push(value);
+    }
+    return out;
+  }
+}
+
+/** The live stream with reconnection: resumes with `Last-Event-ID`, backs off while the server is gone. */
+export class EventStream {
+  private readonly o: Required<Omit<StreamOptions, "fetch">> & { fetch: typeof fetch };
+  private stopped = false;
+  private abort: AbortController | null = null;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private attempt = 0;
+  lastEventId: string | null = null;
+  state: StreamState = { kind: "connecting", attempt: 0 };
+
+  constructor(
+    opts: StreamOptions,
+    private readonly onEvent: (e: StreamEvent) => void,
+    private readonly onState: (s: StreamState) => void,
+  ) {
+    this.o = {
+      url: opts.url.replace(/\/+$/, ""),
+      key: opts.key,
+      fetch: opts.fetch ?? fetch,
+      backoffMs: opts.backoffMs ?? { base: 500, max: 10_000 },
+      idleMs: opts.idleMs ?? 45_000,
+      refusedRetryMs: opts.refusedRetryMs ?? 30_000,
+    };
+  }
+
+  start(): this {
+    void this.loop();
+    return this;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.abort?.abort();
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  private set(s: StreamState): void {
+    this.state = s;
+    this.onState(s);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.timer = setTimeout(resolve, ms);
+    });
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      const next = await this.once();
+      if (this.stopped) return;
+      await this.sleep(next);
+    }
+  }
+
+  /** One connection; returns how long to wait before the next. */
+  private async once(): Promise<number> {
+    this.set({ kind: "connecting", attempt: this.attempt });
+    const abort = new AbortController();
+    this.abort = abort;
+    let idle: ReturnType<typeof setTimeout> | null = null;
+    const touch = () => {
+      if (idle) clearTimeout(idle);
+      idle = setTimeout(() => abort.abort(), this.o.idleMs);
+    };
+    try {
+      const headers: Record<string, string> = { "x-api-key": this.o.key, accept: "text/event-stream" };
+      if (this.lastEventId !== null) headers["last-event-id"] = this.lastEventId;
+      touch();
+      const res = await this.o.fetch(`${this.o.url}/api/v2/events/stream`, { headers, signal: abort.signal });
+      if (!res.ok || !res.body) {
+        let reason = `HTTP ${res.status}`;
+        try {
+          const b = JSON.parse(await res.text());
+          if (b?.code) reason = `${b.code}${b.error ? `: ${b.error}` : ""}`;
+        } catch {
+          /* not JSON */
+        }
+        this.attempt = 0;
+        // The stream is refused (404 older server, 403 scope, 401 key): poll instead and ask again later.
+        this.set({ kind: "polling", reason });
+        return this.o.refusedRetryMs;
+      }
+      this.attempt = 0;
+      this.set({ kind: "live" });
+      const parser = new SseParser();
+      const decoder = new TextDecoder();
+      const reader = res.body.getReader();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        touch();
+        for (const raw of parser.feed(decoder.decode(value, { stream: true }))) {
+          if (raw.id !== null) this.lastEventId = raw.id;
+          let body: any;
+          try {
+            body = JSON.parse(raw.data);
+          } catch {
+            continue;
+          }
+          this.onEvent({ id: raw.id, type: body?.event ?? raw.type, timestamp: body?.timestamp, data: body?.data ?? {} });
+        }
+      }
+      // The server closed the stream (restart, slow-client cut-off): reopen at once, resuming.
+      return this.backoff(true);
+    } catch (e) {
+      if (this.stopped) return 0;
+      return this.backoff(false, describeNetworkError(this.o.url, e));
+    } finally {
+      if (idle) clearTimeout(idle);
+    }
+  }
+
+  private backoff(clean: boolean, message?: string): number {
+    if (clean) {
+      this.attempt = 0;
+      return 100;
+    }
+    const { base, max } = this.o.backoffMs;
+    const wait = Math.min(max, base * 2 ** this.attempt);
+    this.attempt++;
+    this.set({ kind: "offline", message: message ?? "disconnected", retryInMs: wait });
+    return wait;
+  }
+}

@@ -1,0 +1,79 @@
+// A confirmed action: a sequence of steps (pick one of, type a text, confirm) that collects values, then runs.
+import { useState } from "react";
+import { Box, Text, useInput } from "ink";
+
+export type Step =
+  | { kind: "pick"; name: string; label: string; options: { value: string; label: string }[] }
+  | { kind: "text"; name: string; label: string; optional?: boolean; max?: number; initial?: string; when?: (v: Record<string, string>) => boolean }
+  | { kind: "confirm"; label: (v: Record<string, string>) => string };
+
+export function Flow({ title, steps, onDone, onCancel }: { title: string; steps: Step[]; onDone: (v: Record<string, string>) => void; onCancel: () => void }) {
+  const [i, setI] = useState(0);
+  const [values, setValues] = useState<Record<string, string>>({});
+  const [pick, setPick] = useState(0);
+  const [text, setText] = useState(() => (steps[0]?.kind === "text" ? (steps[0].initial ?? "") : ""));
+  const [note, setNote] = useState<string | null>(null);
+  const step = steps[i];
+
+  const advance = (v: Record<string, string>) => {
+    setValues(v);
+    setNote(null);
+    let j = i + 1;
+    while (j < steps.length && steps[j].kind === "text" && (steps[j] as { when?: (v: Record<string, string>) => boolean }).when?.(v) === false) j++;
+    if (j >= steps.length) return onDone(v);
+    const next = steps[j];
+    setI(j);
+    setPick(0);
+    setText(next.kind === "text" ? (next.initial ?? "") : "");
+  };
+
+  useInput((input, key) => {
+    if (key.escape) return onCancel();
+    if (input === "\n") key = { ...key, return: true };
+    if (step.kind === "pick") {
+      const n = step.options.length;
+      if (key.upArrow || input === "k") setPick((p) => (p + n - 1) % n);
+      else if (key.downArrow || input === "j") setPick((p) => (p + 1) % n);
+      else if (/^[1-9]$/.test(input) && Number(input) <= n) advance({ ...values, [step.name]: step.options[Number(input) - 1].value });
+      else if (key.return) advance({ ...values, [step.name]: step.options[pick].value });
+    } else if (step.kind === "text") {
+      if (key.return) {
+        const v = text.trim();
+        if (!v && !step.optional) return setNote("required");
+        return advance({ ...values, [step.name]: v });
+      }
+      if (key.backspace || key.delete) return setText((t) => t.slice(0, -1));
+      if (key.ctrl || key.meta || key.tab || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow) return;
+      if (input) setText((t) => (t + input).slice(0, step.max ?? 5000));
+    } else {
+      if (input === "y" || input === "Y") advance(values);
+      else if (input === "n" || input === "N") onCancel();
+    }
+  });
+
+  return (
+    <Box flexDirection="column" borderStyle="round" paddingX={1}>
+      <Text bold>{title}</Text>
+      {step.kind === "pick" ? (
+        <>
+          <Text>{step.label}</Text>
+          {step.options.map((o, k) => (
+            <Text key={o.value} inverse={k === pick}>{`${k + 1}. ${o.label}`}</Text>
+          ))}
+          <Text dimColor>j/k or 1-9, Enter chooses, Esc cancels</Text>
+        </>
+      ) : step.kind === "text" ? (
+        <>
+          <Text>{`${step.label}${step.optional ? " (optional)" : ""}`}</Text>
+          <Text>{`> ${text}█`}</Text>
+          <Text dimColor>{note ? `${note}; ` : ""}Enter accepts, Esc cancels</Text>
+        </>
+      ) : (
+        <>
+          <Text>{step.label(values)}</Text>
+          <Text bold>Confirm? y / n</Text>
+        </>
+      )}
+    </Box>
+  );
+}

@@ -1,0 +1,124 @@
+// What every screen reads: the client, who the key is, the stream's state, event counters, and the modal lock.
+import { createContext, useCallback, useContext, useEffect, useRef, useState } from "react";
+import type { ApiClient, ApiResult, StreamEvent, StreamState } from "./client.ts";
+
+/** The answer of GET /api/v2/me, or null when the server has none (an older server). */
+export interface Me {
+  company: { slug: string };
+  environment: "test" | "live";
+  member: { id: string; email: string | null; role: string };
+  key: { id: string; scopes: string[] };
+  permissions: string[];
+}
+
+export interface ConsoleState {
+  client: ApiClient;
+  me: Me | null;
+  stream: StreamState;
+  /** Bumped per event topic (`transfer`, `case`): a screen reloads when its topic moves. */
+  ticks: Record<string, number>;
+  /** The latest events, newest first (bounded). */
+  recent: StreamEvent[];
+  /** While a prompt is open, navigation and global keys belong to it. */
+  modal: boolean;
+  setModal(open: boolean): void;
+  /** A line under the screen (action results): the API's text verbatim. */
+  flash(text: string, tone?: "ok" | "bad"): void;
+  active: boolean;
+  now(): number;
+}
+
+export const ConsoleContext = createContext<ConsoleState>(null as never);
+export const useConsole = () => useContext(ConsoleContext);
+
+/** The key may do it: scope on the key, permission in the role (unknown without /me: let the API decide). */
+export function allows(me: Me | null, scope: string, permission?: string): boolean {
+  if (!me) return true;
+  return me.key.scopes.includes(scope) && (!permission || me.permissions.includes(permission));
+}
+
+export interface Resource<T> {
+  data: T | null;
+  meta: Record<string, any>;
+  error: { code: string; error: string } | null;
+  loading: boolean;
+  reload(): void;
+}
+
+/** Keeps objects that did not change (same JSON) so memoised rows do not redraw. */
+export function stabilise<T>(prev: T | null, next: T): T {
+  if (!Array.isArray(prev) || !Array.isArray(next)) return JSON.stringify(prev) === JSON.stringify(next) && prev !== null ? prev : next;
+  const old = new Map<string, { item: unknown; json: string }>();
+  for (const p of prev as any[]) if (p && typeof p === "object" && "id" in p) old.set(p.id, { item: p, json: JSON.stringify(p) });
+  let same = prev.length === next.length;
+  const out = (next as any[]).map((n, i) => {
+    const o = n && typeof n === "object" ? old.get(n.id) : undefined;
+    const keep = o && o.json === JSON.stringify(n) ? o.item : n;
+    if (keep !== (prev as any[])[i]) same = false;
+    return keep;
+  });
+  return (same ? prev : out) as T;
+}
+
+/**
+ * A GET that reloads when one of `topics` ticks (at most every 200 ms), polls every `pollMs` while the stream is not
+ * live (1 s) or is (30 s, a safety net), and keeps unchanged rows' identity.
+ */
+export function useResource<T = any>(path: string | null, topics: string[] = [], opts: { pollMs?: number } = {}): Resource<T> {
+  const { client, ticks, stream, active } = useConsole();
+  const [state, setState] = useState<{ data: T | null; meta: Record<string, any>; error: Resource<T>["error"]; loading: boolean }>({ data: null, meta: {}, error: null, loading: path !== null });
+  const seq = useRef(0);
+  const last = useRef(0);
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const load = useCallback(() => {
+    if (path === null) return;
+    const mine = ++seq.current;
+    last.current = Date.now();
+    void client.get<T>(path).then((r: ApiResult<T>) => {
+      if (mine !== seq.current) return;
+      setState((s) =>
+        r.ok ? { data: stabilise(s.data, r.data), meta: r.meta, error: null, loading: false } : { ...s, error: { code: r.code, error: r.error }, loading: false },
+      );
+    });
+  }, [client, path]);
+
+  useEffect(() => {
+    setState({ data: null, meta: {}, error: null, loading: path !== null });
+    load();
+  }, [load, path]);
+
+  const tick = topics.map((t) => ticks[t] ?? 0).join(",");
+  useEffect(() => {
+    if (tick === topics.map(() => 0).join(",")) return;
+    const wait = Math.max(0, 200 - (Date.now() - last.current));
+    if (timer.current) clearTimeout(timer.current);
+    timer.current = setTimeout(load, wait);
+    return () => {
+      if (timer.current) clearTimeout(timer.current);
+    };
+  }, [tick]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  const every = opts.pollMs ?? (stream.kind === "live" ? 30_000 : 1_000);
+  useEffect(() => {
+    if (!active || path === null) return;
+    const id = setInterval(load, every);
+    return () => clearInterval(id);
+  }, [load, every, active, path]);
+
+  return { ...state, reload: load };
+}
+
+/** A screen's open prompt: setting it locks navigation and global keys in the same render (no key slips past). */
+export function useModalState<T>(): [T | null, (v: T | null) => void] {
+  const { setModal } = useConsole();
+  const [value, setValue] = useState<T | null>(null);
+  const set = useCallback(
+    (v: T | null) => {
+      setValue(v);
+      setModal(v !== null);
+    },
+    [setModal],
+  );
+  useEffect(() => () => setModal(false), [setModal]);
+  return [value, set];
+}

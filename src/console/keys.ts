@@ -1,0 +1,101 @@
+// The console's key map: one place that names every key, read by the screens and by the `?` help.
+
+export interface KeyLike {
+  upArrow?: boolean;
+  downArrow?: boolean;
+  pageUp?: boolean;
+  pageDown?: boolean;
+  return?: boolean;
+  escape?: boolean;
+  tab?: boolean;
+  shift?: boolean;
+  ctrl?: boolean;
+  home?: boolean;
+  end?: boolean;
+}
+
+export type Nav = "up" | "down" | "top" | "bottom" | "pageUp" | "pageDown" | "open" | "back";
+
+/** j/k and arrows, g/G (and Home/End), PgUp/PgDn and ctrl-u/ctrl-d, Enter, Esc (and h/left to go back). */
+export function navOf(input: string, key: KeyLike): Nav | null {
+  if (key.upArrow || (input === "k" && !key.ctrl)) return "up";
+  if (key.downArrow || (input === "j" && !key.ctrl)) return "down";
+  if (key.home || input === "g") return "top";
+  if (key.end || input === "G") return "bottom";
+  if (key.pageUp || (key.ctrl && input === "u")) return "pageUp";
+  if (key.pageDown || (key.ctrl && input === "d") || input === " ") return "pageDown";
+  // A terminal not (yet) in raw mode sends Enter as "\n", which Ink does not name `return`.
+  if (key.return || input === "\n" || input === "l") return "open";
+  if (key.escape || input === "h") return "back";
+  return null;
+}
+
+/** Moves a selection within `count` rows; `page` rows per page. */
+export function moveSelection(index: number, nav: Nav, count: number, page: number): number {
+  if (count === 0) return 0;
+  const last = count - 1;
+  switch (nav) {
+    case "up":
+      return Math.max(0, index - 1);
+    case "down":
+      return Math.min(last, index + 1);
+    case "top":
+      return 0;
+    case "bottom":
+      return last;
+    case "pageUp":
+      return Math.max(0, index - Math.max(1, page));
+    case "pageDown":
+      return Math.min(last, index + Math.max(1, page));
+    default:
+      return Math.min(index, last);
+  }
+}
+
+export const SCREENS = [
+  { id: "overview", title: "Overview" },
+  { id: "transfers", title: "Held transfers" },
+  { id: "cases", title: "Cases" },
+  { id: "deliveries", title: "Deliveries" },
+  { id: "reports", title: "Reports" },
+] as const;
+export type ScreenId = (typeof SCREENS)[number]["id"];
+
+export const GLOBAL_KEYS: [string, string][] = [
+  ["1-5, Tab, S-Tab", "switch screen"],
+  ["j/k, ↑/↓", "move"],
+  ["g/G", "first / last"],
+  ["PgUp/PgDn, ^u/^d", "page"],
+  ["Enter / Esc", "open detail / back"],
+  ["R", "reload now"],
+  ["?", "this key map (any key closes)"],
+  ["q, ^c", "quit"],
+];
+
+export const SCREEN_KEYS: Record<ScreenId, [string, string][]> = {
+  overview: [["Enter", "open the screen of the selected count"]],
+  transfers: [
+    ["f", "filter: held / failed / all"],
+    ["/", "search (ID, external ID, VASP, address)"],
+    ["a", "accept (confirmed)"],
+    ["x", "reject: reason, details, confirm"],
+    ["r", "retry: reason, confirm"],
+    ["c", "open the linked case"],
+  ],
+  cases: [
+    ["v", "view: mine / open / all"],
+    ["/", "search (case number; text with pii:view)"],
+    ["n", "add a note"],
+    ["s", "assign: me, a member ID, nobody"],
+    ["o", "resolve: approved / rejected, note, confirm"],
+  ],
+  deliveries: [
+    ["Enter", "a subscription's deliveries"],
+    ["f", "deliveries: failed / all"],
+    ["r", "retry the selected failed delivery"],
+  ],
+  reports: [
+    ["f", "filter: open (not filed) / drafts / all"],
+    ["d", "download the PDF to a path"],
+  ],
+};

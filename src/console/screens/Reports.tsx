@@ -1,0 +1,117 @@
+// Reports: drafts and deadlines (daysRemaining, overdue in red), a detail, and the PDF downloaded to a path.
+import { useMemo, useState } from "react";
+import { Box, Text, useInput } from "ink";
+import { useConsole, useModalState, useResource } from "../context.ts";
+import { useSelection } from "../hooks.ts";
+import { moveSelection, navOf } from "../keys.ts";
+import { pad, refusal, shortTime } from "../format.ts";
+import { useTone } from "../theme.tsx";
+import { List } from "../components/List.tsx";
+import { Lines, type Line } from "../components/Lines.tsx";
+import { Flow } from "../components/Flow.tsx";
+
+const FILTERS = ["open", "drafts", "all"] as const;
+type Filter = (typeof FILTERS)[number];
+
+/** Writes the file (the console's one local side effect); injectable for tests. */
+export type SaveFile = (path: string, bytes: Uint8Array) => Promise<void>;
+const defaultSave: SaveFile = async (path, bytes) => {
+  const { writeFile } = await import("node:fs/promises");
+  await writeFile(path, bytes);
+};
+
+export function deadlineText(r: any): string {
+  const d = r.filingDeadline;
+  if (!d || r.status === "filed") return "filed";
+  if (d.isOverdue) return `overdue ${Math.abs(d.daysRemaining)}d`;
+  return `${d.daysRemaining}d left`;
+}
+
+export function reportLines(r: any): Line[] {
+  const d = r.filingDeadline ?? {};
+  const L: Line[] = [
+    { text: `${r.reportNumber} · ${r.label} · ${r.status} · ${r.jurisdiction}`, bold: true },
+    { text: `Deadline    ${d.deadline ?? "-"} (${deadlineText(r)}; ${d.regulation ?? ""} ${d.regulatoryBody ?? ""})`, tone: d.isOverdue && r.status !== "filed" ? "bad" : d.isApproaching ? "warn" : undefined },
+    { text: `Transfer    ${r.transferId ?? "-"}` },
+    { text: `Drafted     ${shortTime(r.generatedAt)} by ${r.generatedByMember?.email ?? r.generatedBy} · ${r.detectionMethod}` },
+    { text: `Filing      ${r.filingReady ? "ready" : "not ready (the PDF is marked DRAFT)"}${r.filedAt ? ` · filed ${shortTime(r.filedAt)} ref ${r.filingReference}` : ""}` },
+    { text: "Narrative", bold: true },
+    ...String(r.narrative ?? "-").split("\n").map((t) => ({ text: `  ${t}` })),
+    { text: "Risk indicators", bold: true },
+    ...(r.riskIndicators ?? []).map((t: string) => ({ text: `  ${t}` })),
+  ];
+  return L;
+}
+
+export function Reports({ height, width, save = defaultSave }: { height: number; width: number; save?: SaveFile }) {
+  const { client, modal, flash, active } = useConsole();
+  const tone = useTone();
+  const [filter, setFilter] = useState<Filter>("open");
+  const [openId, setOpenId] = useState<string | null>(null);
+  const [scroll, setScroll] = useState(0);
+  const [asking, setAsking] = useModalState<true>();
+  const list = useResource<any[]>(`/api/v2/reports?limit=200${filter === "drafts" ? "&status=draft" : ""}`, ["case"], { pollMs: 10_000 });
+  const items = useMemo(() => {
+    const all = list.data ?? [];
+    const shown = filter === "open" ? all.filter((r) => r.status !== "filed") : all;
+    return [...shown].sort((a, b) => String(a.filingDeadline?.deadline ?? "9").localeCompare(String(b.filingDeadline?.deadline ?? "9")));
+  }, [list.data, filter]);
+  const [sel, setSel] = useSelection(items.length);
+  const current = items[sel];
+  const det = useResource<any>(openId ? `/api/v2/reports/${openId}` : null);
+  const page = Math.max(1, height - 3);
+  useInput(
+    (input, key) => {
+      if (modal || asking) return;
+      const nav = navOf(input, key);
+      if (openId) {
+        if (nav === "back") return setOpenId(null);
+        if (nav && nav !== "open") return setScroll((s) => Math.max(0, moveSelection(s, nav, 1000, page)));
+      } else if (nav === "open" && current) return setOpenId(current.id);
+      else if (nav) return setSel((s) => moveSelection(s, nav, items.length, page));
+      if (input === "f") return setFilter((f) => FILTERS[(FILTERS.indexOf(f) + 1) % FILTERS.length]);
+      if (input === "d" && (openId || current)) setAsking(true);
+    },
+    { isActive: active && !modal },
+  );
+  const target = openId ? (det.data ?? items.find((r) => r.id === openId)) : current;
+  const download = (v: Record<string, string>) => {
+    setAsking(null);
+    if (!target) return;
+    void client.download(`/api/v2/reports/${target.id}/download?format=pdf`).then(async (r) => {
+      if (!r.ok) return flash(`✕ ${refusal(r)}`, "bad");
+      try {
+        await save(v.path, r.bytes);
+        flash(`✓ saved ${v.path} (${r.bytes.length} bytes, sha256 ${(r.headers.get("x-content-sha256") ?? "").slice(0, 12)}…)`, "ok");
+      } catch (e) {
+        flash(`✕ could not write ${v.path}: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}`, "bad");
+      }
+    });
+  };
+  const header = `${pad("report", 26)} ${pad("status", 14)} ${pad("jur", 3)} ${pad("deadline", 11)} ${pad("days", 12)} transfer`;
+  return (
+    <Box flexDirection="column" height={height}>
+      <Text bold wrap="truncate">
+        {`Reports · ${filter} · ${items.length}`}
+        <Text color={tone("muted")}>{"  f filter · Enter detail · d download PDF"}</Text>
+      </Text>
+      {list.error ? <Text color={tone("bad")}>{`✕ ${list.error.code}: ${list.error.error}`}</Text> : null}
+      {asking ? (
+        <Flow title="Download PDF" steps={[{ kind: "text", name: "path", label: `Save ${target?.reportNumber ?? "the report"} to`, initial: `./${target?.reportNumber ?? "report"}.pdf`, max: 1000 }]} onDone={download} onCancel={() => setAsking(null)} />
+      ) : openId ? (
+        det.data ? <Lines lines={reportLines(det.data)} offset={scroll} height={height - 2} /> : <Text dimColor>{det.error ? `✕ ${det.error.code}: ${det.error.error}` : "loading…"}</Text>
+      ) : (
+        <List
+          items={items}
+          selected={sel}
+          height={height - 2}
+          width={width}
+          header={header}
+          render={(r, w) => `${pad(r.reportNumber, 26)} ${pad(r.status, 14)} ${pad(r.jurisdiction, 3)} ${pad(r.filingDeadline?.deadline?.slice(0, 10) ?? "-", 11)} ${pad(deadlineText(r), 12)} ${r.transferId ?? "-"}`.slice(0, w)}
+          tone={(r) => tone(r.status === "filed" ? undefined : r.filingDeadline?.isOverdue ? "bad" : r.filingDeadline?.isApproaching ? "warn" : undefined)}
+          empty={list.loading ? "loading…" : "no reports"}
+        />
+      )}
+    </Box>
+  );
+}

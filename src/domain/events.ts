@@ -1,0 +1,119 @@
+// The live event stream, pure (issue 18): which read scope an event needs, the resume point, SSE framing, stream settings.
+import type { Issue } from "./errors.ts";
+import type { Permission } from "./access.ts";
+
+/** What a key and its member's role must hold to receive an event type on the stream. */
+export interface StreamAccess {
+  scope: "transfers:read" | "cases:read";
+  permission: Permission;
+}
+
+const TRANSFERS: StreamAccess = { scope: "transfers:read", permission: "transfers:view" };
+const CASES: StreamAccess = { scope: "cases:read", permission: "cases:view" };
+
+/**
+ * Scope mapping (designed here): `transfer.*` and `compliance.*` (a transfer's screening) need `transfers:read`,
+ * `case.*` needs `cases:read`, each with the matching role permission. `test.ping` and any other type are never
+ * streamed (null): the ping goes to one webhook subscription only.
+ */
+export function streamAccess(type: string): StreamAccess | null {
+  if (type.startsWith("transfer.") || type.startsWith("compliance.")) return TRANSFERS;
+  if (type.startsWith("case.")) return CASES;
+  return null;
+}
+
+/** The stream's two read grants; a key needs at least one to open it. */
+export const STREAM_GRANTS: readonly StreamAccess[] = [TRANSFERS, CASES];
+
+/** The stream scopes a key holds (with the role permission that goes with each), in catalogue order. */
+export function streamGrants(holds: (a: StreamAccess) => boolean): string[] {
+  return STREAM_GRANTS.filter(holds).map((g) => g.scope);
+}
+
+/** Which event types a holder of these scopes receives, as a predicate. */
+export function streamFilter(grants: readonly string[]): (type: string) => boolean {
+  const granted = new Set(grants);
+  return (type) => {
+    const a = streamAccess(type);
+    return a !== null && granted.has(a.scope);
+  };
+}
+
+/** The largest resume point accepted: 15 digits stay exact as a JavaScript number. */
+const MAX_DIGITS = 15;
+
+/**
+ * A resume point (`Last-Event-ID` header or `lastEventId` query parameter): the decimal `seq` of the last event
+ * the client holds, `0` for "from the first event". Anything else is an issue for 400 INVALID_QUERY.
+ */
+export function parseResumePoint(raw: string, path: string): { seq: number } | { issue: Issue } {
+  const text = raw.trim();
+  if (!/^\d+$/.test(text) || text.length > MAX_DIGITS)
+    return { issue: { path, message: `must be the id of an event received on this stream (a whole number of at most ${MAX_DIGITS} digits)` } };
+  return { seq: Number(text) };
+}
+
+/** One SSE message: `id: <seq>`, `event: <type>`, `data: <webhook body JSON>` (one line: JSON.stringify escapes newlines). */
+export function sseMessage(seq: number, type: string, body: string): string {
+  return `id: ${seq}\nevent: ${type}\ndata: ${body}\n\n`;
+}
+
+/** An SSE comment line (ignored by clients): heartbeats. */
+export function sseComment(text: string): string {
+  return `: ${text.replace(/[\r\n]+/g, " ")}\n\n`;
+}
+
+/** The reconnection delay a client should use (`retry:` field, milliseconds). */
+export function sseRetry(ms: number): string {
+  return `retry: ${Math.max(0, Math.floor(ms))}\n\n`;
+}
+
+export interface StreamSettings {
+  /** A `: ping` comment this often (milliseconds). */
+  heartbeatMs: number;
+  /** Bytes queued for one client and not yet taken by its connection; over it the stream is closed. */
+  bufferBytes: number;
+  /** Open streams per company, both environments together; one more is 429 RATE_LIMITED. */
+  maxPerCompany: number;
+  /** Events read per page (resume backlog and live tail). */
+  pageSize: number;
+  /** Events written by other processes (CLI) are looked for this often (milliseconds). */
+  pollMs: number;
+  /** The `retry:` advice sent when a stream opens (milliseconds). */
+  retryMs: number;
+  /** Commits within this window go out together: one write per client instead of one per event (milliseconds). */
+  batchMs: number;
+}
+
+export const STREAM_DEFAULTS: StreamSettings = {
+  heartbeatMs: 15_000,
+  bufferBytes: 1024 * 1024,
+  maxPerCompany: 500,
+  pageSize: 200,
+  pollMs: 500,
+  retryMs: 1_000,
+  batchMs: 10,
+};
+
+const ENV: Record<keyof StreamSettings, [name: string, min: number, max: number]> = {
+  heartbeatMs: ["CARAVAN_STREAM_HEARTBEAT_MS", 50, 3_600_000],
+  bufferBytes: ["CARAVAN_STREAM_BUFFER_BYTES", 4096, 1 << 30],
+  maxPerCompany: ["CARAVAN_STREAM_MAX_PER_COMPANY", 1, 1_000_000],
+  pageSize: ["CARAVAN_STREAM_PAGE_SIZE", 1, 10_000],
+  pollMs: ["CARAVAN_STREAM_POLL_MS", 10, 60_000],
+  retryMs: ["CARAVAN_STREAM_RETRY_MS", 0, 3_600_000],
+  batchMs: ["CARAVAN_STREAM_BATCH_MS", 0, 1_000],
+};
+
+/** Settings from the environment (unset or empty: the default). Throws RangeError naming the variable otherwise. */
+export function streamSettings(env: Record<string, string | undefined>): StreamSettings {
+  const out = { ...STREAM_DEFAULTS };
+  for (const [field, [name, min, max]] of Object.entries(ENV) as [keyof StreamSettings, [string, number, number]][]) {
+    const raw = env[name];
+    if (raw === undefined || raw.trim() === "") continue;
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw.trim()) || n < min || n > max) throw new RangeError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+    out[field] = n;
+  }
+  return out;
+}

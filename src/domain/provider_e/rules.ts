@@ -1,0 +1,79 @@
+// provider_e rules without I/O (Part 3 "provider_e transfers"): the beneficiary group, expiry windows, the permission
+// callback token, the reading of the provider's status. Time is passed in.
+import { hmac } from "@noble/hashes/hmac.js";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex } from "@noble/hashes/utils.js";
+import type { Person } from "../ivms101/index.ts";
+
+export const MAX_BENEFICIARY_PERSONS = 20;
+/** Part 3: `expiresAt` at least three minutes away; the provider's `expire_date` at least 3 minutes ahead. */
+export const MIN_EXPIRY_MS = 3 * 60_000;
+/** Part 3, incoming: a request dated more than five minutes ahead is refused; without any expiry, 30 days after it. */
+export const FUTURE_SKEW_MS = 5 * 60_000;
+export const DEFAULT_INCOMING_EXPIRY_MS = 30 * 24 * 3600_000;
+/** Part 3, discovery: directory dated within five minutes; eight candidates at a time for up to 20 seconds; 500. */
+export const DIRECTORY_MAX_AGE_MS = 5 * 60_000;
+export const DISCOVERY_PARALLEL = 8;
+export const DISCOVERY_BUDGET_MS = 20_000;
+export const MAX_CANDIDATES = 500;
+
+/** One natural person, or a legal person followed only by natural persons; at most 20 (BENEFICIARY_IDENTITY_REQUIRED). */
+export function beneficiaryGroupOk(persons: Person[]): boolean {
+  if (persons.length < 1 || persons.length > MAX_BENEFICIARY_PERSONS) return false;
+  if (persons[0].naturalPerson) return persons.length === 1;
+  return persons.slice(1).every((p) => p.naturalPerson !== undefined);
+}
+
+/** The token of the permission callback URL: HMAC-SHA256 of our transfer ID under a key derived from `privateKey`. */
+export function permissionToken(privateKeyHex: string, transferId: string): string {
+  const key = sha256(new TextEncoder().encode(`caravan:provider_e:permission:${privateKeyHex.toLowerCase()}`));
+  return bytesToHex(hmac(sha256, key, new TextEncoder().encode(transferId))).slice(0, 40);
+}
+
+export function tokenMatches(privateKeyHex: string, transferId: string, token: string): boolean {
+  const want = permissionToken(privateKeyHex, transferId);
+  if (token.length !== want.length) return false;
+  let d = 0;
+  for (let i = 0; i < want.length; i++) d |= want.charCodeAt(i) ^ token.charCodeAt(i);
+  return d === 0;
+}
+
+/** Incoming expiry (Part 3): the request's, else the provider's, else 30 days after the request date; null = TRANSFER_EXPIRED. */
+export function incomingExpiry(requestExpire: number | undefined, providerExpire: number | undefined, dataDt: number, now: number): number | null {
+  if (dataDt > now + FUTURE_SKEW_MS) return null;
+  const at = requestExpire ?? providerExpire ?? dataDt + DEFAULT_INCOMING_EXPIRY_MS;
+  return at <= now ? null : at;
+}
+
+/** The name as matched: case, spaces and punctuation ignored. */
+export const squash = (s: string) => s.normalize("NFKC").toLowerCase().replace(/[\s\p{P}\p{S}]+/gu, "");
+
+function nameOf(p: Person): string[] {
+  if (p.naturalPerson) {
+    const ids = p.naturalPerson.name?.nameIdentifier ?? [];
+    return ids.map((n) => squash(`${n.secondaryIdentifier ?? ""}${n.primaryIdentifier ?? ""}`)).concat(ids.map((n) => squash(`${n.primaryIdentifier ?? ""}${n.secondaryIdentifier ?? ""}`)));
+  }
+  return (p.legalPerson?.name?.nameIdentifier ?? []).map((n) => squash(n.legalPersonName ?? ""));
+}
+
+/**
+ * Part 3, incoming: the originator-sent beneficiary persons must match the identity (type and name, ignoring case,
+ * spaces and punctuation); a single legal person is matched with the identity's first person.
+ */
+export function beneficiaryNamesMatch(sent: Person[], identity: Person[]): boolean {
+  if (sent.length === 0 || identity.length === 0) return false;
+  if (sent.length === 1 && sent[0].legalPerson) {
+    const first = identity[0];
+    return first.legalPerson !== undefined && nameOf(sent[0]).some((n) => nameOf(first).includes(n));
+  }
+  return sent.every((s) => identity.some((i) => (s.naturalPerson ? i.naturalPerson !== undefined : i.legalPerson !== undefined) && nameOf(s).some((n) => n !== "" && nameOf(i).includes(n))));
+}
+
+/**
+ * What an incoming transfer was screened as (Part 3, held incoming decisions: accept is refused when the transfer no
+ * longer matches what was screened): a digest of its amount, asset, addresses, customer and both sides' persons.
+ */
+export function screenedFingerprint(t: { amount: string; asset: string; network: string; originator_address: string | null; beneficiary_address: string; beneficiary_customer_id: string | null; expires_at: string | null }, originator: Person[], beneficiary: Person[]): string {
+  const text = JSON.stringify([t.amount, t.asset, t.network, t.originator_address, t.beneficiary_address, t.beneficiary_customer_id, t.expires_at, originator, beneficiary]);
+  return bytesToHex(sha256(new TextEncoder().encode(text)));
+}

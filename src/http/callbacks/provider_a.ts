@@ -1,0 +1,174 @@
+// provider_a callback (Part 3 "provider_a callback", Authentication 2): POST /api/system/trp/provider_a/<environment>/<providerId>.
+// Checks in order: provider of the company, enabled, credentials → 256 KiB → Standard Webhooks signature (5 minutes)
+// → budget → JSON → version, entity, transfer ID → message → processed before → read the provider's transfer and
+// hand it to the transfer's actor (or create the incoming transfer first); recorded as processed only after success.
+import { Elysia } from "elysia";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex } from "@noble/hashes/utils.js";
+import type { Services } from "../../services.ts";
+import type { Environment } from "../../domain/types.ts";
+import { ApiError } from "../../domain/errors.ts";
+import { newId } from "../../domain/ids.ts";
+import { readCapped } from "../body.ts";
+import { json } from "../kit.ts";
+import { resolveCompany } from "../auth.ts";
+import { trpNotFound } from "./provider_b.ts";
+import { signedHeaders, verify } from "../../domain/provider_a/signature.ts";
+import { readEvent } from "../../domain/provider_a/events.ts";
+import { agentChainOk, agentOf, carries, type ProviderTx } from "../../domain/provider_a/transfer.ts";
+import { failed, type ProviderA } from "../../adapters/providers/provider_a/adapter.ts";
+import { ProviderAStore } from "../../adapters/storage/repos/provider-a-store.ts";
+import { Wallets } from "../../adapters/storage/repos/wallets.ts";
+import { validateAddress } from "../../domain/networks/index.ts";
+import type { EventResult } from "../../actors/flows/provider_a.ts";
+import type { ProviderAIncomingOutcome } from "../../actors/provider_a-incoming.ts";
+import type { Outcome } from "../../actors/outcome.ts";
+
+/** Part 3, Limits: "provider_a callback body 256 KiB". */
+export const MAX_CALLBACK_BODY = 256 * 1024;
+export const CALLBACK_PATH = "/api/system/trp/provider_a/:environment/:providerId";
+const PROVIDER_ACTOR = { type: "provider" as const };
+/** A flow may call the provider three times (15 s each) and screen: the callback waits that long for its answer. */
+const PROCESS_TIMEOUT_MS = 60_000;
+
+const unavailable = () => json(503, { error: "Provider unavailable" });
+const failure = (code: string) => json(503, { error: code });
+
+/** Wallet addresses in their canonical registry forms for an address and memo. */
+function candidates(address: string, memo: string | null): string[] {
+  if (!memo) return [address];
+  const m = encodeURIComponent(memo);
+  return [`${address}?dt=${m}`, `${address}?memo=${m}`, `${address}?tag=${m}`];
+}
+
+export function providerACallbacks(services: Services) {
+  const store = new ProviderAStore(services.storage);
+
+  async function tellTransfer(id: string, companyId: string, environment: Environment, tx: ProviderTx): Promise<EventResult> {
+    const r = await services.runtime.ask<EventResult | Outcome>(`transfer:${id}`, { type: "providerEvent", provider: "provider_a", event: { kind: "event", tx }, companyId, environment, actor: PROVIDER_ACTOR }, { timeoutMs: PROCESS_TIMEOUT_MS });
+    if (r.ok) return { ok: true, state: (r as { state?: string }).state ?? "" };
+    return { ok: false, code: (r as { code: string }).code };
+  }
+
+  /** Incoming steps 1–2: a verified wallet of a customer with a verified identity, else nothing is created (503). */
+  async function createIncoming(companyId: string, environment: Environment, tx: ProviderTx, did: string): Promise<{ id: string } | { code: string }> {
+    if (!agentChainOk(tx)) return { code: "UNSUPPORTED_AGENT_CHAIN" };
+    const asset = services.catalog.assets.find((a) => a.id === tx.asset);
+    if (!asset || !carries(asset.network)) return { code: "UNSUPPORTED_ASSET" };
+    // The registry's canonical spelling of the address (EIP-55 for EVM), then its tagged forms.
+    const valid = validateAddress(asset.network, tx.beneficiaryAddress);
+    if (!valid.ok) return { code: "BENEFICIARY_WALLET_NOT_VERIFIED" };
+    const wallets = new Wallets(services.storage).byAddresses(companyId, environment, candidates(valid.address, tx.memo)).filter((w) => w.network === asset.network);
+    if (wallets.length !== 1 || wallets[0].verified !== 1) return { code: "BENEFICIARY_WALLET_NOT_VERIFIED" };
+    const w = wallets[0];
+    const origin = agentOf(tx, "ORIGINATOR")!;
+    const us = agentOf(tx, "BENEFICIARY")!;
+    const r = await services.runtime.ask<Outcome<ProviderAIncomingOutcome>>(
+      `customer:${w.customer_id}`,
+      {
+        type: "receiveProviderAIncoming",
+        companyId,
+        environment,
+        actor: PROVIDER_ACTOR,
+        transfer: {
+          id: newId("trf", services.clock()),
+          providerTransferId: tx.id,
+          walletId: w.id,
+          asset: asset.aliases[0] ?? asset.name,
+          assetId: asset.id,
+          amount: tx.amount,
+          network: asset.network,
+          beneficiaryAddress: w.address,
+          originatorAddress: tx.originatorAddress,
+          originatorPersons: tx.ivms101.originator?.originatorPersons ?? [],
+          beneficiaryPersons: tx.ivms101.beneficiary?.beneficiaryPersons ?? [],
+          originatorVasp: { id: origin.did, name: origin.name },
+          beneficiaryVasp: { id: did, name: us.name },
+        },
+      },
+      { timeoutMs: PROCESS_TIMEOUT_MS },
+    );
+    if (!r.ok) return { code: "Webhook processing failed" };
+    if (!r.data.transfer) return { code: r.data.refused ?? "BENEFICIARY_WALLET_NOT_VERIFIED" };
+    return { id: r.data.transfer.id };
+  }
+
+  async function handle(request: Request, params: Record<string, string>): Promise<Response> {
+    const environment = params.environment;
+    if (environment !== "test" && environment !== "live") return trpNotFound();
+    let company: ReturnType<typeof resolveCompany>;
+    try {
+      company = resolveCompany(request, services.tenancy, services.config.appDomain);
+    } catch {
+      return trpNotFound();
+    }
+    try {
+      // 1. The company's provider, enabled, with credentials for the path's environment.
+      const settings = services.providerSettings;
+      const providerId = decodeURIComponent(params.providerId ?? "");
+      if (company.status !== "active" || !settings.enabled(company.id, "provider_a") || settings.id(company.id, "provider_a") !== providerId) return unavailable();
+      const now = services.clock();
+      const ctx = services.providers.context(company.id, environment, "provider_a", now);
+      const adapter = services.providers.adapter("provider_a") as ProviderA | undefined;
+      if (!ctx || !adapter) return unavailable();
+      // 2. 256 KiB, counted while reading.
+      const bytes = await readCapped(request, MAX_CALLBACK_BODY);
+      if (bytes === null) return json(413, { error: "Body too large" });
+      const connected = adapter.connect(ctx);
+      if (!connected.ok) return failure("INVALID_CONFIGURATION");
+      const did = connected.settings.vaspDid;
+      // 3. Standard Webhooks signature with webhookSecret, timestamp within five minutes.
+      const headers = signedHeaders(request.headers);
+      if (!verify(connected.settings.webhookSecret, headers, bytes, now).ok) return json(401, { error: "Invalid signature" });
+      // 4. Accepted callbacks count toward the company's request budget (shared with /api/v2).
+      try {
+        services.limiter.check("company", company.id);
+      } catch (e) {
+        if (e instanceof ApiError && e.code === "RATE_LIMITED") return json(429, { error: "Rate limit exceeded", code: "RATE_LIMITED" }, e.headers);
+        throw e;
+      }
+      // 5. JSON, then the event: version 1.0.0, for our entity, a provider transfer ID; then its message.
+      let value: unknown;
+      try {
+        value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+      } catch {
+        return json(400, { error: "Invalid JSON" });
+      }
+      const event = readEvent(value, did);
+      if (event.kind === "invalid") return json(400, { error: "Invalid event or entity" });
+      if (event.kind === "ignored") return json(200, { ignored: true });
+      // 6. Processed before (entity, message ID, body): answered again, nothing done.
+      const key = { companyId: company.id, environment: environment as Environment, entity: did, messageId: headers.id!, bodySha256: bytesToHex(sha256(bytes)) };
+      if (store.processed(key)) return json(200, { received: true });
+      // 7. The status is never taken from the event: the transfer is read from the provider.
+      const read = await connected.client.getTx(event.providerTransferId);
+      if (!read.ok) return failure(failed(read.code));
+      const tx = read.body;
+      if (tx.id !== event.providerTransferId) return failure("Webhook processing failed");
+      let transfer = store.byProviderTransferId(company.id, environment, tx.id);
+      // A lost answer at creation: the transfer is found by our reference and bound by this event.
+      if (!transfer && tx.ref && agentOf(tx, "ORIGINATOR")?.did === did) {
+        const mine = store.outgoingByRef(company.id, environment, tx.ref);
+        if (mine && mine.provider_external_id === null) transfer = mine;
+      }
+      let id = transfer?.id;
+      if (!id) {
+        if (agentOf(tx, "BENEFICIARY")?.did !== did || agentOf(tx, "ORIGINATOR")?.did === did) return failure("UNKNOWN_TRANSFER");
+        const created = await createIncoming(company.id, environment, tx, did);
+        if ("code" in created) return failure(created.code);
+        id = created.id;
+      }
+      const result = await tellTransfer(id, company.id, environment, tx);
+      if (!result.ok) return failure(result.code === "Provider unavailable" ? "Webhook processing failed" : result.code);
+      store.record(key, tx.id, id, services.clock());
+      return json(200, { received: true });
+    } catch (e) {
+      services.log("error", "provider_a callback failed", { error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) });
+      return failure("Webhook processing failed");
+    }
+  }
+
+  const app = new Elysia({ name: "provider_a-callbacks", normalize: false });
+  app.post(CALLBACK_PATH, (({ request, params }: { request: Request; params: Record<string, string> }) => handle(request, params ?? {})) as never, { parse: "none" } as never);
+  return app;
+}

@@ -1,0 +1,222 @@
+// /api/v2/cases: list, create, detail, change, notes, history, resolve (Part 2 "Cases"); every change through `case:<id>`.
+import { apiError, type ErrorCode, type Issue } from "../domain/errors.ts";
+import { CASE_LIMITS, CASE_PRIORITIES, CASE_STATUSES, CASE_TYPES, caseNumberSearch, validateCreateCase, validateNote, validatePatchCase, validateResolve } from "../domain/cases.ts";
+import { blindGrams, foldedIncludes } from "../domain/blind-index.ts";
+import { decodeCursor, encodeCursor } from "../domain/cursor.ts";
+import { caseAddress, descriptionAad, newCaseId, titleAad, type CaseCommand } from "../actors/case.ts";
+import { CasePresenter, type CaseViewer } from "../actors/case-presenter.ts";
+import type { Outcome } from "../actors/outcome.ts";
+import type { ActorRuntime } from "../actors/runtime.ts";
+import type { Sealer } from "../adapters/crypto/envelope.ts";
+import { Cases, type CaseFilter, type CaseRow } from "../adapters/storage/repos/cases.ts";
+import type { Storage } from "../adapters/storage/index.ts";
+import type { AuthContext } from "./auth.ts";
+import { created, page, type ApiKit, type Reply, type RouteContext } from "./kit.ts";
+import { keysetPage } from "./paging.ts";
+import { q, type QueryParam } from "./query.ts";
+import { askActor } from "./outcome.ts";
+import { Type } from "@sinclair/typebox";
+
+export interface CaseRouteDeps {
+  storage: Storage;
+  runtime: ActorRuntime;
+  pii: Sealer;
+  cursorKey: Uint8Array;
+  nameIndexKey: Uint8Array;
+}
+
+const ID = /^cas_[0-9a-z]{26}$/;
+const MEMBER_ID = /^mem_[0-9a-z]{26}$/;
+const read = { scope: "cases:read", permission: "cases:view" } as const;
+/** Field-level permissions (cases:assign, cases:update) are checked per field in the handler. */
+const write = { scope: "cases:write", permission: "cases:view" } as const;
+const TEXT_CANDIDATES = 50_000;
+/** Link refusals on a case are 422 (Part 2, Errors), as is VALIDATION_ERROR. */
+const UNPROCESSABLE: ReadonlySet<ErrorCode> = new Set(["VALIDATION_ERROR", "TRANSFER_NOT_FOUND", "RULE_NOT_FOUND", "INVALID_ASSIGNEE"]);
+
+function notFound(id: string): never {
+  throw apiError("CASE_NOT_FOUND", { details: { resource: "Case", id } });
+}
+
+function invalid(issues: Issue[]): never {
+  throw apiError("VALIDATION_ERROR", { status: 422, message: issues.map((i) => `${i.path || "body"}: ${i.message}`).join("; "), details: { issues } });
+}
+
+function need(auth: AuthContext, permission: "cases:assign" | "cases:update" | "cases:create" | "cases:resolve"): void {
+  if (!auth.can(permission))
+    throw apiError("INSUFFICIENT_PERMISSION", { message: `The role ${auth.member.role} lacks the permission ${permission}`, details: { permission } });
+}
+
+export function viewerOf(auth: AuthContext): CaseViewer {
+  return {
+    piiView: auth.piiView,
+    transfersRead: auth.key.scopes.has("transfers:read") && auth.can("transfers:view"),
+    strsRead: auth.key.scopes.has("reports:read") && auth.key.scopes.has("strs:read") && auth.can("reports:view") && auth.can("strs:view"),
+  };
+}
+
+/** `assigneeId`: a member ID, or `me` for the key's owner. */
+const assigneeParam: QueryParam<string> = {
+  schema: Type.String({ description: "member ID or me" }),
+  parse: (raw) => (raw === "me" || MEMBER_ID.test(raw) ? { value: raw } : { error: "must be a member ID or me" }),
+};
+
+export function caseRoutes(kit: ApiKit, deps: CaseRouteDeps) {
+  const repo = new Cases(deps.storage);
+  const presenter = new CasePresenter(deps.storage, deps.pii);
+
+  async function ask(c: RouteContext, id: string, msg: CaseCommand): Promise<Record<string, unknown>> {
+    const outcome: Outcome<Record<string, unknown>> = await askActor(deps.runtime, caseAddress(id), {
+      ...msg,
+      companyId: c.auth.company.id,
+      environment: c.auth.environment,
+      actor: c.auth.actor,
+    });
+    if (outcome.ok) return outcome.data;
+    throw apiError(outcome.code, { message: outcome.message, details: outcome.details, status: UNPROCESSABLE.has(outcome.code) ? 422 : undefined });
+  }
+
+  function existing(c: RouteContext): CaseRow {
+    const id = c.params.id;
+    if (!ID.test(id)) notFound(id);
+    return repo.get(c.auth.company.id, c.auth.environment, id) ?? notFound(id);
+  }
+
+  /** The case in detail, or the receipt `{id, caseNumber, status}` for a key without cases:read (Part 2). */
+  function answer(c: RouteContext, id: string, status: number, meta?: Record<string, unknown>): Reply {
+    const row = repo.get(c.auth.company.id, c.auth.environment, id)!;
+    if (!c.auth.key.scopes.has("cases:read")) return { status, data: { id: row.id, caseNumber: row.case_number, status: row.status }, meta };
+    return { status, data: presenter.detail(c.auth.company.id, c.auth.environment, row, viewerOf(c.auth)), meta };
+  }
+
+  /** Cases whose title or description holds `search`: blind-index candidates, confirmed on the opened text. */
+  function textMatches(companyId: string, env: "test" | "live", search: string): string[] {
+    const grams = blindGrams(deps.nameIndexKey, search);
+    // Under three characters there is no trigram: the environment's titles and descriptions are opened and scanned.
+    const rows = repo.sealedTexts(companyId, env, grams.length === 0 ? "all" : repo.withAllGrams(companyId, env, grams, TEXT_CANDIDATES));
+    return rows
+      .filter((r) => foldedIncludes(deps.pii.open(r.title_sealed, titleAad(r.id)), search) || (r.description_sealed !== null && foldedIncludes(deps.pii.open(r.description_sealed, descriptionAad(r.id)), search)))
+      .map((r) => r.id);
+  }
+
+  function seqPage<T extends { seq: number }>(c: RouteContext<any>, list: string, fetch: (before: number | null, n: number) => T[], total: number) {
+    let before: number | null = null;
+    const cursor = c.query.cursor as string | undefined;
+    const limit = c.query.limit as number;
+    if (cursor !== undefined) {
+      const pos = decodeCursor(deps.cursorKey, cursor, list);
+      if (!pos || typeof pos.after[0] !== "number") throw apiError("INVALID_CURSOR");
+      before = pos.after[0];
+    }
+    const rows = fetch(before, limit + 1);
+    const hasMore = rows.length > limit;
+    if (hasMore) rows.length = limit;
+    const next = hasMore ? encodeCursor(deps.cursorKey, { list, after: [rows[rows.length - 1].seq] }) : null;
+    return { rows, meta: { cursor: next, hasMore, total, limit } };
+  }
+
+  return kit.group("/api/v2/cases", (r) =>
+    r
+      .get(
+        "/",
+        {
+          summary: "List cases, newest first",
+          access: read,
+          pii: true,
+          tags: ["cases"],
+          query: {
+            status: q.enumOf(CASE_STATUSES),
+            priority: q.enumOf(CASE_PRIORITIES),
+            type: q.enumOf(CASE_TYPES),
+            assigneeId: assigneeParam,
+            search: q.string(CASE_LIMITS.search),
+            hasTransfer: q.bool(),
+            limit: q.limit(200),
+            cursor: q.cursor(),
+          },
+        },
+        (c) => {
+          const { company, environment, piiView, member } = c.auth;
+          const s = c.query.search;
+          const filter: CaseFilter = {
+            status: c.query.status,
+            priority: c.query.priority,
+            type: c.query.type,
+            assigneeId: c.query.assigneeId === "me" ? member.id : c.query.assigneeId,
+            hasTransfer: c.query.hasTransfer,
+            // Part 2: the case number for everyone; title and description too with pii:view.
+            search: s === undefined ? undefined : { seq: caseNumberSearch(s), ids: piiView ? textMatches(company.id, environment, s) : [] },
+          };
+          const res = keysetPage<CaseRow>({
+            key: deps.cursorKey,
+            list: `cases|${JSON.stringify([filter.status, filter.priority, filter.type, filter.assigneeId, filter.hasTransfer, s ?? null, piiView])}`,
+            cursor: c.query.cursor,
+            limit: c.query.limit,
+            fetch: (after, n) => repo.page(company.id, environment, filter, after as [string, string] | null, n),
+            position: (row) => [row.created_at, row.id],
+            total: () => repo.count(company.id, environment, filter),
+          });
+          return page(presenter.items(company.id, res.rows, viewerOf(c.auth)), res.meta);
+        },
+      )
+      .post("/", { summary: "Open a case", access: { scope: "cases:write", permission: "cases:create" }, pii: true, tags: ["cases"] }, async (c) => {
+        const v = validateCreateCase(c.body);
+        if (!v.ok) invalid(v.issues);
+        if (v.value.assigneeId !== null) need(c.auth, "cases:assign");
+        const id = newCaseId(c.now);
+        await ask(c, id, { type: "create", input: v.value, source: "api" });
+        return answer(c, id, 201);
+      })
+      .get("/:id", { summary: "A case with its 20 latest notes and history entries", access: read, pii: true, tags: ["cases"] }, (c) => answer(c, existing(c).id, 200))
+      .patch("/:id", { summary: "Change a case (cases:assign for assigneeId, cases:update for the rest)", access: write, pii: true, tags: ["cases"] }, async (c) => {
+        const v = validatePatchCase(c.body);
+        if (!v.ok) invalid(v.issues);
+        if (v.value.assigneeId !== undefined) need(c.auth, "cases:assign");
+        if (Object.keys(v.value).some((k) => k !== "assigneeId")) need(c.auth, "cases:update");
+        const id = existing(c).id;
+        await ask(c, id, { type: "update", patch: v.value });
+        return answer(c, id, 200);
+      })
+      .get(
+        "/:id/notes",
+        { summary: "A case's notes, newest first", access: read, pii: true, tags: ["cases"], query: { limit: q.limit(200), cursor: q.cursor() } },
+        (c) => {
+          const row = existing(c);
+          const res = seqPage(c, `case-notes|${row.id}`, (before, n) => repo.notes(row.id, before, n), row.note_count);
+          return page(presenter.notes(c.auth.company.id, res.rows, viewerOf(c.auth)), res.meta);
+        },
+      )
+      .post("/:id/notes", { summary: "Add a note (also on a closed case; sends no event)", access: { scope: "cases:write", permission: "cases:update" }, pii: true, tags: ["cases"] }, async (c) => {
+        const v = validateNote(c.body);
+        if (!v.ok) invalid(v.issues);
+        const id = existing(c).id;
+        const data = await ask(c, id, { type: "addNote", content: v.value.content });
+        const note = repo.notes(id, null, 50).find((n) => n.id === data.id)!;
+        return created(presenter.notes(c.auth.company.id, [note], viewerOf(c.auth))[0]);
+      })
+      .get(
+        "/:id/history",
+        { summary: "A case's history, newest first", access: read, pii: true, tags: ["cases"], query: { limit: q.limit(200), cursor: q.cursor() } },
+        (c) => {
+          const row = existing(c);
+          const v = viewerOf(c.auth);
+          const res = seqPage(c, `case-history|${row.id}|${v.strsRead}`, (before, n) => repo.history(row.id, before, n, v.strsRead), repo.historyCount(row.id, v.strsRead));
+          return page(presenter.entries(c.auth.company.id, res.rows, v), res.meta);
+        },
+      )
+      .post("/:id/resolve", { summary: "Resolve a case (approved or rejected); acts on its first linked held transfer", access: { scope: "cases:write", permission: "cases:resolve" }, pii: true, tags: ["cases"] }, async (c) => {
+        const v = validateResolve(c.body);
+        if (!v.ok) invalid(v.issues);
+        const id = existing(c).id;
+        const { auth } = c;
+        const data = await ask(c, id, {
+          type: "resolve",
+          ...v.value,
+          mayWriteTransfers: auth.key.scopes.has("transfers:write") && auth.can("transfers:update"),
+          mayWriteStrs: auth.key.scopes.has("strs:write") && auth.can("strs:update"),
+        });
+        return answer(c, id, 200, { transferAction: data.transferAction ?? null });
+      }),
+  );
+}
+

@@ -1,0 +1,309 @@
+// The live event stream's fan-out (issue 18): reads the events table once for all clients, each client's backlog in pages,
+// writes SSE frames into a bounded per-client queue, heartbeats, and closes slow, revoked or shut-down streams.
+import { eventBody } from "../domain/webhooks.ts";
+import { sseComment, sseMessage, sseRetry, streamAccess, streamFilter, type StreamSettings } from "../domain/events.ts";
+import type { Environment } from "../domain/types.ts";
+import type { Logger } from "../adapters/log.ts";
+import type { Storage } from "../adapters/storage/index.ts";
+import { EventLog } from "../adapters/storage/repos/events.ts";
+import { Webhooks } from "../adapters/storage/repos/webhooks.ts";
+
+export interface StreamOwner {
+  companyId: string;
+  environment: Environment;
+  /** The stream scopes the key and role hold now (transfers:read, cases:read). */
+  grants: string[];
+  /** Re-checks the key (revocation, role change): the scopes it holds now, or null when the stream must end. */
+  recheck: () => string[] | null;
+}
+
+interface Client {
+  owner: StreamOwner;
+  allows: (type: string) => boolean;
+  /** Clients with the same grants share one encoded batch. */
+  grantsKey: string;
+  /** The seq of the last event this client has been given or skipped past: nothing at or below it is sent again. */
+  cursor: number;
+  /** false while the backlog (a resume) is read from the table at the client's pace; true once it follows the tail. */
+  live: boolean;
+  controller: ReadableStreamDefaultController<Uint8Array>;
+  done: boolean;
+}
+
+export class StreamRefused extends Error {
+  override name = "StreamRefused";
+}
+
+const encoder = new TextEncoder();
+const yieldToIo = () => new Promise<void>((r) => setTimeout(r, 0));
+
+export class EventStreamHub {
+  /** The seq of the last event read from the tail; the backlog of a resume is read up to it. */
+  private position = 0;
+  private readonly byTenant = new Map<string, Set<Client>>();
+  private readonly perCompany = new Map<string, number>();
+  private readonly tail: Webhooks;
+  private readonly log: EventLog;
+  private timers: ReturnType<typeof setInterval>[] = [];
+  private unlisten: (() => void) | null = null;
+  private pumping = false;
+  private scheduled = false;
+  private again = false;
+  private count = 0;
+  /** Streams closed for a full buffer since start (for logs and tests). */
+  slowCuts = 0;
+
+  constructor(
+    private readonly deps: {
+      storage: Storage;
+      onEvent: (fn: (seq: number) => void) => () => void;
+      /** false once the service is stopping: every stream ends so that the server can stop. */
+      ready: () => boolean;
+      logger: Logger;
+      settings: StreamSettings;
+    },
+  ) {
+    this.tail = new Webhooks(deps.storage);
+    this.log = new EventLog(deps.storage);
+  }
+
+  get open(): number {
+    return this.count;
+  }
+
+  /** The newest event's seq in the database (all companies: the sequence is shared). */
+  newestSeq(): number {
+    return this.tail.lastEventSeq();
+  }
+
+  /**
+   * Opens a stream for `owner`, after `resumeAfter` (the client's Last-Event-ID) or from now (null).
+   * Throws StreamRefused when the company already holds its maximum of open streams.
+   */
+  openStream(owner: StreamOwner, resumeAfter: number | null): ReadableStream<Uint8Array> {
+    const { settings } = this.deps;
+    const held = this.perCompany.get(owner.companyId) ?? 0;
+    if (held >= settings.maxPerCompany) throw new StreamRefused(`${held} streams are open for this company (at most ${settings.maxPerCompany})`);
+    if (this.count === 0) this.start();
+    const client: Client = {
+      owner,
+      allows: streamFilter(owner.grants),
+      grantsKey: owner.grants.join(","),
+      cursor: resumeAfter ?? this.position,
+      live: resumeAfter === null || resumeAfter >= this.position,
+      controller: undefined as never,
+      done: false,
+    };
+    if (client.live) client.cursor = Math.max(client.cursor, this.position);
+    const key = `${owner.companyId}|${owner.environment}`;
+    let set = this.byTenant.get(key);
+    if (!set) this.byTenant.set(key, (set = new Set()));
+    set.add(client);
+    this.perCompany.set(owner.companyId, held + 1);
+    this.count++;
+    return new ReadableStream<Uint8Array>(
+      {
+        start: (c) => {
+          client.controller = c;
+          c.enqueue(encoder.encode(sseRetry(settings.retryMs) + sseComment("connected")));
+        },
+        pull: () => (client.live ? undefined : this.backlog(client)),
+        // The connection went away (Bun and Deno cancel the body). request.signal is not used: Deno warns that it also aborts after a successful response.
+        cancel: () => this.remove(client),
+      },
+      // The queue counts bytes: over `bufferBytes` not yet taken by the connection, the client is too slow.
+      { highWaterMark: settings.bufferBytes, size: (chunk) => chunk?.byteLength ?? 0 },
+    );
+  }
+
+  private start(): void {
+    this.position = this.tail.lastEventSeq();
+    this.unlisten = this.deps.onEvent(() => this.wake());
+    this.timers.push(setInterval(() => this.tick(), this.deps.settings.pollMs));
+    this.timers.push(setInterval(() => this.heartbeat(), this.deps.settings.heartbeatMs));
+  }
+
+  private stopTimers(): void {
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+    this.unlisten?.();
+    this.unlisten = null;
+  }
+
+  /** Events committed by other processes are found here; a stopping service ends every stream. */
+  private tick(): void {
+    if (!this.deps.ready()) {
+      this.closeAll();
+      return;
+    }
+    this.wake();
+  }
+
+  /** Commits within `batchMs` are read and written together (one write per client), well within the 1 s promise. */
+  private wake(): void {
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setTimeout(() => {
+      this.scheduled = false;
+      void this.pump().catch((e) => this.deps.logger("error", "event stream tail failed", { error: String(e) }));
+    }, this.deps.settings.batchMs);
+  }
+
+  /** Reads the tail in pages and hands each event to the live clients of its company and environment. */
+  private async pump(): Promise<void> {
+    this.pumping = true;
+    try {
+      do {
+        this.again = false;
+        const rows = this.tail.eventsAfter(this.position, this.deps.settings.pageSize);
+        if (rows.length === 0) break;
+        const byTenant = new Map<string, typeof rows>();
+        for (const e of rows) {
+          const key = `${e.company_id}|${e.environment}`;
+          if (!this.byTenant.has(key) || streamAccess(e.type) === null) continue;
+          let list = byTenant.get(key);
+          if (!list) byTenant.set(key, (list = []));
+          list.push(e);
+        }
+        const from = this.position;
+        this.position = rows[rows.length - 1].seq;
+        for (const [key, list] of byTenant) {
+          // One encoded batch per distinct grant set, shared by every client that follows the tail from before it.
+          const shared = new Map<string, Uint8Array | null>();
+          for (const c of this.byTenant.get(key) ?? []) {
+            if (!c.live || c.done) continue;
+            let chunk: Uint8Array | null | undefined;
+            if (c.cursor <= from) {
+              chunk = shared.get(c.grantsKey);
+              if (chunk === undefined) shared.set(c.grantsKey, (chunk = this.frames(list, c, 0)));
+            } else chunk = this.frames(list, c, c.cursor);
+            c.cursor = this.position;
+            if (chunk) this.push(c, chunk);
+          }
+        }
+        if (rows.length === this.deps.settings.pageSize) {
+          this.again = true;
+          // Let the connections take what was queued before the next page (a burst is not one long turn).
+          await yieldToIo();
+        }
+        if (this.count === 0) break;
+      } while (this.again);
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  /** The SSE frames of `rows` after `after` that the client may read, as one chunk (null when none). */
+  private frames(rows: { seq: number; type: string; data: string; created_at: string }[], c: Client, after: number): Uint8Array | null {
+    let text = "";
+    for (const e of rows) if (e.seq > after && c.allows(e.type)) text += sseMessage(e.seq, e.type, eventBody(e.type, e.created_at, JSON.parse(e.data)));
+    return text ? encoder.encode(text) : null;
+  }
+
+  /**
+   * A resume: the next pages of the client's backlog (up to the tail position), read only while its queue is less
+   * than half full, so the live tail that follows always finds room. Memory: at most one page per client at a time.
+   */
+  private async backlog(c: Client): Promise<void> {
+    const { pageSize, bufferBytes } = this.deps.settings;
+    while (!c.done && !c.live) {
+      const room = (c.controller.desiredSize ?? 0) - bufferBytes / 2;
+      if (room <= 0) return; // the next read by the connection asks again
+      const upTo = this.position;
+      const rows = this.log.tenantPage(c.owner.companyId, c.owner.environment, c.cursor, upTo, pageSize);
+      let text = "";
+      let taken = 0;
+      for (const e of rows) {
+        if (c.allows(e.type)) {
+          const m = sseMessage(e.seq, e.type, eventBody(e.type, e.created_at, JSON.parse(e.data)));
+          if (text && text.length + m.length > room) break;
+          text += m;
+        }
+        c.cursor = e.seq;
+        taken++;
+      }
+      if (taken === rows.length && rows.length < pageSize) {
+        // Caught up with the tail: from here on the pump delivers; the cursor keeps it from repeating anything.
+        c.cursor = Math.max(c.cursor, upTo);
+        c.live = true;
+      }
+      if (text) {
+        c.controller.enqueue(encoder.encode(text));
+        return;
+      }
+      if (!c.live) await yieldToIo();
+    }
+  }
+
+  private push(c: Client, frame: Uint8Array): void {
+    try {
+      c.controller.enqueue(frame);
+    } catch {
+      this.remove(c);
+      return;
+    }
+    // A backlog is paced by the client's reads; only a client following the tail can fall behind.
+    if (c.live && (c.controller.desiredSize ?? 0) < 0) this.cutSlow(c);
+  }
+
+  /** Part of the design: a full buffer ends that stream at once (its memory is freed); the client resumes by Last-Event-ID. */
+  private cutSlow(c: Client): void {
+    this.slowCuts++;
+    this.deps.logger("info", "event stream closed: client too slow", { companyId: c.owner.companyId, environment: c.owner.environment, cursor: c.cursor });
+    try {
+      c.controller.error(new Error("event stream buffer full"));
+    } catch {
+      // already closed
+    }
+    this.remove(c);
+  }
+
+  private heartbeat(): void {
+    const ping = encoder.encode(sseComment("ping"));
+    for (const set of this.byTenant.values()) {
+      for (const c of set) {
+        if (c.done) continue;
+        const grants = c.owner.recheck();
+        if (grants === null) {
+          this.end(c, "the key no longer opens this stream");
+          continue;
+        }
+        c.allows = streamFilter(grants);
+        c.grantsKey = grants.join(",");
+        this.push(c, ping);
+      }
+    }
+  }
+
+  private end(c: Client, why: string): void {
+    try {
+      c.controller.enqueue(encoder.encode(sseComment(`closed: ${why}`)));
+      c.controller.close();
+    } catch {
+      // already closed or errored
+    }
+    this.remove(c);
+  }
+
+  private closeAll(): void {
+    for (const set of [...this.byTenant.values()]) for (const c of [...set]) this.end(c, "the server is stopping");
+  }
+
+  private remove(c: Client): void {
+    if (c.done) return;
+    c.done = true;
+    const key = `${c.owner.companyId}|${c.owner.environment}`;
+    const set = this.byTenant.get(key);
+    set?.delete(c);
+    if (set && set.size === 0) this.byTenant.delete(key);
+    const held = (this.perCompany.get(c.owner.companyId) ?? 1) - 1;
+    if (held <= 0) this.perCompany.delete(c.owner.companyId);
+    else this.perCompany.set(c.owner.companyId, held);
+    this.count--;
+    if (this.count === 0) this.stopTimers();
+  }
+}

@@ -1,0 +1,136 @@
+// GET /api/v2/events/stream (issue 18): the webhook events as Server-Sent Events, filtered by the key's environment and
+// read scopes, resumable by Last-Event-ID from the persisted sequence. The fan-out lives in event-stream.ts.
+import { Elysia } from "elysia";
+import { Type } from "@sinclair/typebox";
+import { apiError } from "../domain/errors.ts";
+import { parseResumePoint, STREAM_GRANTS, streamGrants, streamSettings, type StreamAccess } from "../domain/events.ts";
+import { EVENT_TYPES } from "../domain/webhooks.ts";
+import type { Logger } from "../adapters/log.ts";
+import type { Storage } from "../adapters/storage/index.ts";
+import type { Tenancy } from "../adapters/storage/repos/tenancy.ts";
+import { authenticate, resolveCompany, type AuthContext } from "./auth.ts";
+import { EventStreamHub, StreamRefused } from "./event-stream.ts";
+import type { ApiKit, RouteContext, RouteSpec } from "./kit.ts";
+import type { QueryParam } from "./query.ts";
+
+export interface EventRouteDeps {
+  storage: Storage;
+  runtime: { onEvent(fn: (seq: number) => void): () => void };
+  tenancy: Tenancy;
+  log: Logger;
+  ready(): boolean;
+  config: { env?: Record<string, string | undefined>; appDomain?: string };
+}
+
+export const STREAM_PATH = "/api/v2/events/stream";
+/** How long a client refused for too many open streams is asked to wait. */
+const RETRY_AFTER_SECONDS = 5;
+
+const lastEventIdParam: QueryParam<number> = {
+  schema: Type.String({ pattern: "^[0-9]{1,15}$", description: "Resume after this event id, for clients that cannot send the Last-Event-ID header (the header wins)" }),
+  parse(raw) {
+    const r = parseResumePoint(raw, "lastEventId");
+    return "seq" in r ? { value: r.seq } : { error: r.issue.message };
+  },
+};
+const query = { lastEventId: lastEventIdParam };
+
+const holds = (auth: AuthContext) => (g: StreamAccess) => auth.key.scopes.has(g.scope) && auth.can(g.permission);
+
+/** The route's documented shape; the OpenAPI document reads `sse` to show text/event-stream. */
+function specFor(access: StreamAccess): RouteSpec<typeof query> & { sse: unknown } {
+  return {
+    summary: "Live events (Server-Sent Events): the webhook event bodies of the key's environment that its read scopes cover; resumable with Last-Event-ID",
+    access,
+    query,
+    tags: ["events"],
+    sse: {
+      scopes: STREAM_GRANTS.map((g) => g.scope),
+      events: EVENT_TYPES.filter((t) => t !== "test.ping"),
+      header: { name: "Last-Event-ID", description: "The id of the last event received: the stream resumes after it, nothing lost or repeated" },
+    },
+  };
+}
+
+/** The first grant the key holds decides which refusal a key holding neither gets (transfers:read, named). */
+const SPECS = STREAM_GRANTS.map(specFor);
+
+export function eventRoutes(kit: ApiKit, deps: EventRouteDeps) {
+  const settings = streamSettings(deps.config.env ?? {});
+  const hub = new EventStreamHub({
+    storage: deps.storage,
+    onEvent: (fn) => deps.runtime.onEvent(fn),
+    ready: () => deps.ready(),
+    logger: deps.log,
+    settings,
+  });
+  const app = new Elysia({ prefix: "/api/v2/events", normalize: false });
+  kit.register("GET", STREAM_PATH, SPECS[0]);
+
+  /** The route runs the one pipeline with the grant the key holds (either read scope opens the stream). */
+  const pick = (request: Request) => {
+    try {
+      const auth = authenticate(request, resolveCompany(request, deps.tenancy, deps.config.appDomain), deps.tenancy);
+      return SPECS[Math.max(0, STREAM_GRANTS.findIndex(holds(auth)))];
+    } catch {
+      return SPECS[0]; // the pipeline gives the refusal
+    }
+  };
+
+  const handler = (c: RouteContext<typeof query>): Response => {
+    let resumeAfter = c.query.lastEventId ?? null;
+    const header = c.request.headers.get("last-event-id");
+    if (header !== null) {
+      const r = parseResumePoint(header, "Last-Event-ID");
+      if ("issue" in r) throw apiError("INVALID_QUERY", { message: `Last-Event-ID ${r.issue.message}`, details: { issues: [r.issue] } });
+      resumeAfter = r.seq;
+    }
+    if (resumeAfter !== null) {
+      const newest = hub.newestSeq();
+      if (resumeAfter > newest) {
+        const issue = { path: header !== null ? "Last-Event-ID" : "lastEventId", message: `is after the newest event (${newest}): not an event of this service` };
+        throw apiError("INVALID_QUERY", { message: `${issue.path} ${issue.message}`, details: { issues: [issue] } });
+      }
+    }
+    const request = c.request;
+    const companyId = c.auth.company.id;
+    const keyId = c.auth.key.id;
+    let body: ReadableStream<Uint8Array>;
+    try {
+      body = hub.openStream(
+        {
+          companyId,
+          environment: c.auth.environment,
+          grants: streamGrants(holds(c.auth)),
+          // Each heartbeat re-reads the key: a revoked key, a suspended company or a lost grant ends the stream.
+          recheck: () => {
+            try {
+              const auth = authenticate(request, resolveCompany(request, deps.tenancy, deps.config.appDomain), deps.tenancy);
+              const grants = streamGrants(holds(auth));
+              return auth.key.id !== keyId || auth.company.id !== companyId || grants.length === 0 ? null : grants;
+            } catch {
+              return null;
+            }
+          },
+        },
+        resumeAfter,
+      );
+    } catch (e) {
+      if (e instanceof StreamRefused)
+        throw apiError("RATE_LIMITED", { message: `Too many open event streams: ${e.message}`, headers: { "Retry-After": String(RETRY_AFTER_SECONDS) } });
+      throw e;
+    }
+    return new Response(body, {
+      status: 200,
+      headers: {
+        "content-type": "text/event-stream; charset=utf-8",
+        "cache-control": "no-store",
+        // Reverse proxies (nginx) pass each event on at once instead of buffering the response.
+        "x-accel-buffering": "no",
+      },
+    });
+  };
+
+  app.route("GET", "/stream", (({ request }: { request: Request }) => kit.run(pick(request), handler, request, {})) as never, { parse: "none" } as never);
+  return app;
+}

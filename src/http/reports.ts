@@ -1,0 +1,288 @@
+// /api/v2/report-types and /api/v2/reports: the catalogue, list, detail and PDF download (Part 2, "Reports").
+import { bytesToHex } from "@noble/hashes/utils.js";
+import { apiError } from "../domain/errors.ts";
+import { reportDocument } from "../domain/reports/document.ts";
+import {
+  filingDeadline,
+  maskReportContent,
+  normaliseJurisdiction,
+  presentReportType,
+  REPORT_KINDS,
+  REPORT_LIMITS,
+  REPORT_STATUSES,
+  resolveReportType,
+  specificJurisdictions,
+  deadlineRule,
+  type DeadlineThreshold,
+} from "../domain/reports/report.ts";
+import { UnreadableError, type Sealer } from "../adapters/crypto/envelope.ts";
+import { Reports, REPORT_ENTITY, type ReportRow, type ReportListFilter } from "../adapters/storage/repos/reports.ts";
+import { Thresholds } from "../adapters/storage/repos/thresholds.ts";
+import { AuditLog } from "../adapters/storage/repos/audit.ts";
+import type { Storage } from "../adapters/storage/index.ts";
+import { RendererBusy, WorkerPdfRenderer, type PdfRenderer } from "../adapters/pdf/renderer.ts";
+import { API_VERSION, ok, page, type ApiKit, type RouteContext } from "./kit.ts";
+import { keysetPage } from "./paging.ts";
+import type { Access } from "./auth.ts";
+import { q, type QueryParam } from "./query.ts";
+import { Type } from "@sinclair/typebox";
+
+export interface ReportRouteDeps {
+  storage: Storage;
+  pii: Sealer;
+  cursorKey: Uint8Array;
+  /** Defaults to worker threads (one CJK document at a time). */
+  pdf?: PdfRenderer;
+}
+
+const ID = /^rpt_[0-9a-z]{26}$/;
+// Part 2: two scopes; a key without strs:read is 403 INSUFFICIENT_PERMISSION. The role needs reports:view and strs:view.
+const read: Access = { scope: "reports:read", permission: "reports:view", alsoScopes: ["strs:read"] };
+const download: Access = { scope: "reports:read", permission: "reports:view", alsoScopes: ["strs:read", "transfers:read"] };
+
+function notFound(id: string): never {
+  throw apiError("REPORT_NOT_FOUND", { details: { resource: "Report", id } });
+}
+
+function needPermission(c: RouteContext, ...permissions: ("strs:view" | "transfers:view")[]): void {
+  for (const p of permissions)
+    if (!c.auth.can(p)) throw apiError("INSUFFICIENT_PERMISSION", { message: `The role ${c.auth.member.role} lacks the permission ${p}`, details: { permission: p } });
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+/** Part 2: a day from its start in UTC, or an ISO 8601 instant with offset; answered as the stored timestamp form. */
+const dayOrInstant: QueryParam<string> = {
+  schema: Type.String({ description: "YYYY-MM-DD (start of the day, UTC) or an ISO 8601 instant with offset" }),
+  parse(raw) {
+    const ms = DAY.test(raw) ? Date.parse(`${raw}T00:00:00.000Z`) : INSTANT.test(raw) ? Date.parse(raw) : NaN;
+    if (Number.isNaN(ms) || (DAY.test(raw) && new Date(ms).toISOString().slice(0, 10) !== raw)) return { error: "must be a day (YYYY-MM-DD) or an ISO 8601 instant with offset" };
+    return { value: new Date(ms).toISOString() };
+  },
+};
+const jurisdictionParam: QueryParam<string> = {
+  schema: Type.String({ description: "ISO 3166-1 alpha-2 in any case; UK for GB" }),
+  parse: (raw) => {
+    const j = normaliseJurisdiction(raw);
+    return j ? { value: j } : { error: "must be an ISO 3166-1 alpha-2 country code (UK for GB; EU is not a jurisdiction)" };
+  },
+};
+
+/** One renderer per process: the CJK lane's one-at-a-time rule holds across every server in it. */
+let shared: PdfRenderer | null = null;
+export function sharedPdfRenderer(): PdfRenderer {
+  return (shared ??= new WorkerPdfRenderer());
+}
+
+/** GET /api/v2/report-types. */
+export function reportTypeRoutes(kit: ApiKit, deps: ReportRouteDeps) {
+  return reportRouteGroups(kit, deps).types;
+}
+
+/** GET /api/v2/reports, /:id, /:id/download. */
+export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
+  return reportRouteGroups(kit, deps).reports;
+}
+
+function reportRouteGroups(kit: ApiKit, deps: ReportRouteDeps) {
+  const repo = new Reports(deps.storage, deps.pii);
+  const thresholds = new Thresholds(deps.storage);
+  const audit = new AuditLog(deps.storage);
+  const pdf = () => deps.pdf ?? sharedPdfRenderer();
+
+  const strThresholds = (companyId: string): DeadlineThreshold[] => thresholds.all(companyId).filter((t) => t.type === "str");
+
+  function openContent(r: ReportRow) {
+    try {
+      return repo.content(r);
+    } catch (e) {
+      if (e instanceof UnreadableError) throw apiError("SERVICE_UNAVAILABLE", { message: "The report's sealed data cannot be decrypted" });
+      throw e;
+    }
+  }
+
+  function present(r: ReportRow, ths: DeadlineThreshold[], members: ReturnType<Reports["members"]>, now: number) {
+    const type = resolveReportType(r.jurisdiction);
+    return {
+      id: r.id,
+      kind: r.kind,
+      label: type.definition.label,
+      reportTo: type.definition.reportTo,
+      reportNumber: r.report_number,
+      transferId: r.transfer_id,
+      status: r.status,
+      jurisdiction: r.jurisdiction,
+      detectionMethod: r.detection_method,
+      generatedBy: r.generated_by,
+      generatedAt: r.generated_at,
+      filedAt: r.filed_at,
+      filedBy: r.filed_by,
+      filingReference: r.filing_reference,
+      filingReady: r.filing_ready === 1,
+      filingDeadline: filingDeadline(r.generated_at, r.status, deadlineRule(type, ths), now),
+      createdAt: r.created_at,
+      updatedAt: r.updated_at,
+      generatedByMember: members.get(r.generated_by) ?? null,
+      filedByMember: r.filed_by ? (members.get(r.filed_by) ?? null) : null,
+    };
+  }
+
+  function load(c: RouteContext): ReportRow {
+    const id = c.params.id;
+    if (!ID.test(id)) notFound(id);
+    return repo.get(c.auth.company.id, c.auth.environment, id) ?? notFound(id);
+  }
+
+  const types = kit.group("/api/v2/report-types", (r) =>
+    r.get(
+      "/",
+      {
+        summary: "Report types per jurisdiction: FIU, fields, narrative rule, formats and filing deadline (company str threshold, else system default)",
+        access: read,
+        tags: ["reports"],
+        query: { kind: q.enumOf(REPORT_KINDS), jurisdiction: jurisdictionParam },
+      },
+      (c) => {
+        needPermission(c, "strs:view");
+        const ths = strThresholds(c.auth.company.id);
+        const list = c.query.jurisdiction ? [c.query.jurisdiction] : specificJurisdictions().sort();
+        return ok(list.map((j) => presentReportType(resolveReportType(j), ths)));
+      },
+    ),
+  );
+
+  const reports = kit.group("/api/v2/reports", (r) =>
+    r
+      .get(
+        "/",
+        {
+          summary: "List suspicion reports, newest first (no narrative or subject details)",
+          access: read,
+          tags: ["reports"],
+          query: {
+            kind: q.enumOf(REPORT_KINDS),
+            status: q.enumOf(REPORT_STATUSES),
+            jurisdiction: jurisdictionParam,
+            transferId: q.string(100),
+            search: q.string(REPORT_LIMITS.search),
+            from: dayOrInstant,
+            to: dayOrInstant,
+            limit: q.limit(200),
+            cursor: q.cursor(),
+          },
+        },
+        (c) => {
+          needPermission(c, "strs:view");
+          const { company, environment } = c.auth;
+          const f: ReportListFilter = {
+            kind: c.query.kind,
+            status: c.query.status,
+            jurisdiction: c.query.jurisdiction,
+            transferId: c.query.transferId,
+            search: c.query.search?.toLowerCase(),
+            from: c.query.from,
+            to: c.query.to,
+          };
+          const res = keysetPage<ReportRow>({
+            key: deps.cursorKey,
+            list: `reports|${JSON.stringify([f.kind, f.status, f.jurisdiction, f.transferId, f.search, f.from, f.to])}`,
+            cursor: c.query.cursor,
+            limit: c.query.limit,
+            fetch: (after, n) => repo.page(company.id, environment, f, after as [string, string] | null, n),
+            position: (row) => [row.created_at, row.id],
+            total: () => repo.count(company.id, environment, f),
+          });
+          const ths = strThresholds(company.id);
+          const members = repo.members(company.id, res.rows.flatMap((x) => [x.generated_by, x.filed_by]));
+          return page(res.rows.map((row) => present(row, ths, members, c.now)), res.meta);
+        },
+      )
+      .get("/:id", { summary: "A report with its narrative, risk indicators and regulatory data (personal data masked without pii:view)", access: read, tags: ["reports"] }, (c) => {
+        needPermission(c, "strs:view");
+        const row = load(c);
+        const type = resolveReportType(row.jurisdiction);
+        const content = openContent(row);
+        const shown = c.pii(content, (v) => maskReportContent(type, v));
+        const members = repo.members(c.auth.company.id, [row.generated_by, row.filed_by]);
+        return ok({ ...present(row, strThresholds(c.auth.company.id), members, c.now), narrative: shown.narrative, riskIndicators: shown.riskIndicators, regulatoryData: shown.regulatoryData });
+      })
+      .get(
+        "/:id/download",
+        {
+          summary: "The report as a PDF (application/pdf; x-content-sha256 recorded in the audit log before the first byte); needs transfers:read and pii:view",
+          access: download,
+          tags: ["reports"],
+          query: { format: q.enumOf(["pdf"] as const) },
+        },
+        async (c) => {
+          // pii:view first: the download's own requirement (a role that lacks it also lacks strs:view among the built-in ones).
+          if (!c.auth.piiView) throw apiError("PII_ACCESS_REQUIRED");
+          needPermission(c, "strs:view", "transfers:view");
+          const { company, environment } = c.auth;
+          const row = load(c);
+          const transfer = deps.storage.stmt("SELECT id, state, created_at FROM transfers WHERE id = ? AND company_id = ? AND environment = ?").get(row.transfer_id, company.id, environment) as
+            | { id: string; state: string; created_at: string }
+            | undefined;
+          if (!transfer) throw apiError("TRANSFER_NOT_FOUND", { status: 409, message: "The report's transfer is not in this environment", details: { transferId: row.transfer_id } });
+          // Part 2 Limits: over 100,000 characters is refused without opening or drawing anything.
+          if (row.text_length > REPORT_LIMITS.pdfText)
+            throw apiError("REPORT_TOO_LONG_FOR_PDF", { details: { characters: row.text_length, limit: REPORT_LIMITS.pdfText } });
+          const type = resolveReportType(row.jurisdiction);
+          const content = openContent(row);
+          const doc = reportDocument({
+            type,
+            reportNumber: row.report_number,
+            status: row.status,
+            generatedAt: row.generated_at,
+            filingReady: row.filing_ready === 1,
+            filingReference: row.filing_reference,
+            filedAt: row.filed_at,
+            deadline: filingDeadline(row.generated_at, row.status, deadlineRule(type, strThresholds(company.id)), c.now),
+            narrative: content.narrative,
+            riskIndicators: content.riskIndicators,
+            regulatoryData: content.regulatoryData,
+            transfer: { id: transfer.id, state: transfer.state, createdAt: transfer.created_at },
+            caseId: row.case_id,
+          });
+          let bytes: Uint8Array;
+          try {
+            bytes = await pdf().render(doc, { cjk: row.has_cjk === 1 });
+          } catch (e) {
+            if (e instanceof RendererBusy) throw apiError("PDF_RENDERER_BUSY", { headers: { "Retry-After": "5" } });
+            throw e;
+          }
+          // WebCrypto: native and asynchronous, so a large file is hashed without holding the event loop.
+          const hash = bytesToHex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>)));
+          const filename = `${row.report_number}${row.filing_ready === 1 ? "" : "_DRAFT"}.pdf`;
+          // Committed before the response exists: no byte leaves without its audit entry.
+          deps.storage.tx(() =>
+            audit.record(
+              {
+                companyId: company.id,
+                environment,
+                actor: c.auth.actor,
+                action: "str.downloaded",
+                entityType: REPORT_ENTITY,
+                entityId: row.id,
+                detail: { reportNumber: row.report_number, format: "pdf", sha256: hash, bytes: bytes.length, filename, draft: row.filing_ready !== 1, status: row.status },
+              },
+              c.now,
+            ),
+          );
+          return new Response(bytes as Uint8Array<ArrayBuffer>, {
+            status: 200,
+            headers: {
+              "Content-Type": "application/pdf",
+              "Content-Length": String(bytes.length),
+              "Content-Disposition": `attachment; filename=${filename}`,
+              "x-content-sha256": hash,
+              "api-version": String(API_VERSION),
+              "cache-control": "no-store",
+            },
+          });
+        },
+      ),
+  );
+
+  return { types, reports };
+}

@@ -1,0 +1,230 @@
+// /api/v2/rules: list, create, read, change, deactivate (Part 2 "Rules and thresholds", "States and transitions → Rule").
+// Rules belong to the key's environment; VALIDATION_ERROR is 422 here with details.issues of { path, message }.
+import { Type } from "@sinclair/typebox";
+import { apiError, type Issue } from "../domain/errors.ts";
+import { normalizeForSearch } from "../domain/customers.ts";
+import {
+  BRANCH_OPERATORS,
+  BRANCH_TYPES,
+  DEFAULT_THRESHOLD_OPERATOR,
+  LIMITS,
+  RULE_ACTIONS,
+  RULE_CATEGORIES,
+  RULE_SEVERITIES,
+  RULE_STAGES,
+  SUBJECT_MATCHES,
+  THRESHOLD_OPERATORS,
+  type Rule,
+} from "../domain/rules/types.ts";
+import { validateCreateRule, validateUpdateRule, type IntegrationLookup } from "../domain/rules/validate.ts";
+import type { Storage } from "../adapters/storage/index.ts";
+import type { ProviderSettings } from "../adapters/storage/repos/provider-settings.ts";
+import { Rules, type RuleFilter } from "../adapters/storage/repos/rules.ts";
+import { created, ok, page, type ApiKit, type RouteContext } from "./kit.ts";
+import { keysetPage } from "./paging.ts";
+import { q, type QueryParam } from "./query.ts";
+
+export interface RuleRouteDeps {
+  storage: Storage;
+  cursorKey: Uint8Array;
+  providerSettings: ProviderSettings;
+}
+
+const ID = /^rul_[0-9a-z]{26}$/;
+const read = { scope: "rules:read", permission: "rules:view" } as const;
+const create = { scope: "rules:write", permission: "rules:create" } as const;
+// Part 2: `rules:update` also for delete.
+const update = { scope: "rules:write", permission: "rules:update" } as const;
+
+/** A choice filter (Part 2): an empty value or `all` means no filter (null). */
+function choice<const V extends string>(values: readonly V[]): QueryParam<V | null> {
+  return {
+    schema: Type.Union([...values, "all", ""].map((v) => Type.Literal(v))),
+    parse: (raw) =>
+      raw === "" || raw === "all" ? { value: null } : (values as readonly string[]).includes(raw) ? { value: raw as V } : { error: `must be one of ${values.join(", ")} or all` },
+  };
+}
+const isActiveFilter: QueryParam<boolean | null> = {
+  schema: Type.Union(["true", "false", "all", ""].map((v) => Type.Literal(v))),
+  parse: (raw) => (raw === "" || raw === "all" ? { value: null } : raw === "true" ? { value: true } : raw === "false" ? { value: false } : { error: "must be true, false or all" }),
+};
+
+const lit = (values: readonly string[]) => Type.Union(values.map((v) => Type.Literal(v)));
+const branchSchema = Type.Object(
+  {
+    type: lit(BRANCH_TYPES),
+    action: lit(RULE_ACTIONS),
+    field: Type.Optional(Type.String({ description: "a transfer attribute, or with integrationId a dotted path into that integration's response" })),
+    query: Type.Optional(Type.String({ maxLength: LIMITS.path, description: "JSON response query run on each screened subject's response; needs integrationId" })),
+    integrationId: Type.Optional(Type.String({ description: "int_… of an enabled screening_c or screening_d integration" })),
+    operator: Type.Optional(lit(BRANCH_OPERATORS)),
+    value: Type.Optional(Type.String({ maxLength: LIMITS.value })),
+    subjectMatch: Type.Optional(lit(SUBJECT_MATCHES)),
+  },
+  { additionalProperties: false },
+);
+const fields = {
+  name: Type.String({ minLength: 1, maxLength: LIMITS.name }),
+  category: lit(RULE_CATEGORIES),
+  stage: lit(RULE_STAGES),
+  action: lit(RULE_ACTIONS),
+  severity: lit(RULE_SEVERITIES),
+  isActive: Type.Boolean(),
+  description: Type.Union([Type.String({ maxLength: LIMITS.description }), Type.Null()]),
+  jurisdictions: Type.Array(Type.String(), { maxItems: LIMITS.jurisdictions, description: "ISO 3166-1 alpha-2 codes, EU, or GLOBAL alone" }),
+  threshold: Type.Union([Type.Number({ minimum: 0 }), Type.Null()]),
+  thresholdCurrency: Type.Union([Type.String({ description: "ISO 4217 fiat code" }), Type.Null()]),
+  metadata: Type.Union([
+    Type.Object(
+      { thresholdOperator: Type.Optional(lit(THRESHOLD_OPERATORS)), asset: Type.Optional(Type.String()), network: Type.Optional(Type.String()) },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ]),
+  condition: Type.Union([Type.Object({ rules: Type.Array(branchSchema, { minItems: 1, maxItems: LIMITS.branches }) }, { additionalProperties: false }), Type.Null()]),
+};
+const { name, category, ...optional } = fields;
+const createBody = Type.Object(
+  { name, category, ...Object.fromEntries(Object.entries(optional).map(([k, s]) => [k, Type.Optional(s)])) },
+  { additionalProperties: false },
+);
+const updateBody = Type.Partial(Type.Object(fields, { additionalProperties: false }), { minProperties: 1 });
+
+function notFound(id: string): never {
+  throw apiError("RULE_NOT_FOUND", { details: { resource: "Rule", id } });
+}
+
+function invalid(issues: Issue[]): never {
+  throw apiError("VALIDATION_ERROR", { status: 422, message: issues.map((i) => `${i.path || "body"}: ${i.message}`).join("; "), details: { issues } });
+}
+
+/** Part 2 list item; `threshold` is answered as a number, the effective operator, asset and network are named. */
+function present(r: Rule) {
+  return {
+    id: r.id,
+    name: r.name,
+    description: r.description,
+    category: r.category,
+    stage: r.stage,
+    action: r.action,
+    severity: r.severity,
+    isActive: r.isActive,
+    threshold: r.threshold === null ? null : Number(r.threshold),
+    thresholdCurrency: r.thresholdCurrency,
+    jurisdictions: r.jurisdictions,
+    asset: r.metadata?.asset ?? "all",
+    network: r.metadata?.network ?? "all",
+    thresholdOperator: r.metadata?.thresholdOperator ?? DEFAULT_THRESHOLD_OPERATOR,
+    conditionCount: r.condition?.rules.length ?? 0,
+    environment: r.environment,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+  };
+}
+
+export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
+  const repo = new Rules(deps.storage);
+
+  /** The company's integrations as rules see them: `int_…` ID, name, the one enabled switch. */
+  function integrations(c: RouteContext): { lookup: IntegrationLookup; names: Map<string, string> } {
+    const refs = deps.providerSettings
+      .list(c.auth.company.id, c.auth.environment, "integration")
+      .filter((s) => s.id !== null)
+      .map((s) => ({ id: s.id!, name: s.name, enabled: s.enabled }));
+    return { lookup: (id) => refs.find((r) => r.id === id), names: new Map(refs.map((r) => [r.id, r.name])) };
+  }
+
+  /** Members carry no display name: `name` is their email (docs/rules.md). */
+  function member(c: RouteContext, id: string | null) {
+    if (id === null) return null;
+    const m = deps.storage.stmt("SELECT id, email FROM members WHERE id = ? AND company_id = ?").get(id, c.auth.company.id) as { id: string; email: string } | null | undefined;
+    return m ? { id: m.id, name: m.email, email: m.email } : null;
+  }
+
+  function detail(c: RouteContext, r: Rule) {
+    const names = integrations(c).names;
+    return {
+      ...present(r),
+      createdBy: member(c, r.createdById),
+      conditions: (r.condition?.rules ?? []).map((b) => ({
+        type: b.type,
+        action: b.action,
+        field: b.field ?? null,
+        query: b.query ?? null,
+        integrationId: b.integrationId ?? null,
+        integrationName: b.integrationId === undefined ? null : (names.get(b.integrationId) ?? null),
+        operator: b.operator ?? null,
+        value: b.value ?? null,
+        subjectMatch: b.type === "else" ? null : (b.subjectMatch ?? "any"),
+      })),
+      // Every rule is written through this API in the branch structure of Part 2: there are no legacy conditions.
+      hasLegacyConditions: false,
+    };
+  }
+
+  const changer = (c: RouteContext) => ({ actor: c.auth.actor, memberId: c.auth.member.id });
+  const load = (c: RouteContext, id: string): Rule => (ID.test(id) ? repo.get(c.auth.company.id, c.auth.environment, id) : undefined) ?? notFound(id);
+
+  return kit.group("/api/v2/rules", (r) =>
+    r
+      .get(
+        "/",
+        {
+          summary: "List the environment's rules, newest first; choice filters take all or an empty value for no filter",
+          access: read,
+          tags: ["rules"],
+          query: {
+            category: choice(RULE_CATEGORIES),
+            isActive: isActiveFilter,
+            severity: choice(RULE_SEVERITIES),
+            stage: choice(RULE_STAGES),
+            search: q.string(LIMITS.search, 0),
+            limit: q.limit(100),
+            cursor: q.cursor(),
+          },
+        },
+        (c) => {
+          const { auth } = c;
+          const f: RuleFilter = {
+            category: c.query.category,
+            isActive: c.query.isActive,
+            severity: c.query.severity,
+            stage: c.query.stage,
+            search: c.query.search ? normalizeForSearch(c.query.search) || undefined : undefined,
+          };
+          const { rows, meta } = keysetPage({
+            key: deps.cursorKey,
+            list: `rules:${auth.company.id}:${auth.environment}:${JSON.stringify([f.category ?? null, f.isActive ?? null, f.severity ?? null, f.stage ?? null, f.search ?? null])}`,
+            cursor: c.query.cursor,
+            limit: c.query.limit,
+            fetch: (after, n) => repo.page(auth.company.id, auth.environment, f, after === null || typeof after[0] !== "number" ? null : after[0], n),
+            position: (row) => [row.seq],
+            total: () => repo.count(auth.company.id, auth.environment, f),
+          });
+          return page(rows.map((r) => present(r.rule)), meta);
+        },
+      )
+      .post("/", { summary: "Create a rule in the key's environment", access: create, body: createBody, validate: false, validationStatus: 422, tags: ["rules"] }, (c) => {
+        const v = validateCreateRule(c.body, integrations(c).lookup);
+        if (!v.ok) invalid(v.issues);
+        return created(detail(c, repo.create(c.auth.company.id, c.auth.environment, v.value, changer(c), c.now)));
+      })
+      .get("/:id", { summary: "One rule with its conditions (each branch with its integration's name)", access: read, tags: ["rules"] }, (c) => ok(detail(c, load(c, c.params.id))))
+      .patch(
+        "/:id",
+        { summary: "Change a rule (any create field, at least one; isActive true reactivates it)", access: update, body: updateBody, validate: false, validationStatus: 422, tags: ["rules"] },
+        (c) => {
+          load(c, c.params.id);
+          const v = validateUpdateRule(c.body, integrations(c).lookup);
+          if (!v.ok) invalid(v.issues);
+          const rule = repo.update(c.auth.company.id, c.auth.environment, c.params.id, v.value, changer(c), c.now) ?? notFound(c.params.id);
+          return ok(detail(c, rule));
+        },
+      )
+      .delete("/:id", { summary: "Deactivate a rule (kept, isActive false)", access: update, tags: ["rules"] }, (c) => {
+        load(c, c.params.id);
+        const rule = repo.deactivate(c.auth.company.id, c.auth.environment, c.params.id, changer(c), c.now) ?? notFound(c.params.id);
+        return ok(detail(c, rule));
+      }),
+  );
+}

@@ -1,0 +1,188 @@
+// The case actor's contract with the transfer actor (Part 2 "Case" opened by screening, resolution, transfer outcome),
+// in a runtime of its own with a stub transfer actor that speaks the real messages.
+import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
+import { join } from "node:path";
+import { openStorage, type Storage } from "../../src/adapters/storage/index.ts";
+import { ActorRuntime } from "../../src/actors/runtime.ts";
+import type { ActorKind } from "../../src/actors/types.ts";
+import { Sealer } from "../../src/adapters/crypto/envelope.ts";
+import { caseActor, newCaseId, type CaseResolved, type OpenFromScreening, type TransferOutcome } from "../../src/actors/case.ts";
+import { CasePresenter } from "../../src/actors/case-presenter.ts";
+import { Cases } from "../../src/adapters/storage/repos/cases.ts";
+import { tempDir } from "../support/tmp.ts";
+
+// Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
+setDefaultTimeout(60_000);
+
+const dir = tempDir();
+let storage: Storage;
+let runtime: ActorRuntime;
+let companyId: string;
+const pii = new Sealer(crypto.getRandomValues(new Uint8Array(32)));
+const received: CaseResolved[] = [];
+/** What the stub transfer actor answers: the state reached, or a refusal. */
+let answer: (m: CaseResolved) => { moved: boolean; newValue: string } = () => ({ moved: true, newValue: "rejected" });
+
+const stubTransfer: ActorKind<Record<string, never>, CaseResolved> = {
+  kind: "transfer",
+  initialState: () => ({}),
+  handle(ctx, msg) {
+    received.push(msg);
+    const a = answer(msg);
+    const out: TransferOutcome = { type: "transferOutcome", companyId: msg.companyId, environment: msg.environment, transferId: ctx.id, ...a };
+    ctx.tell(`case:${msg.caseId}`, out);
+  },
+};
+
+let n = 0;
+function transferRow(state: string, status = "pending"): string {
+  const id = `trf_${String(++n).padStart(6, "0")}${"0".repeat(20)}`;
+  const now = new Date().toISOString();
+  storage
+    .stmt(
+      `INSERT INTO transfers (id, company_id, environment, direction, state, status, asset, amount, network, beneficiary_address, created_at, updated_at, threshold_info)
+       VALUES (?, ?, 'test', 'outgoing', ?, ?, 'ETH', '2', 'ethereum', '0xabc', ?, ?, ?)`,
+    )
+    .run(id, companyId, state, status, now, now, JSON.stringify({ jurisdiction: "DE" }));
+  return id;
+}
+
+const member = { type: "member" as const, memberId: "mem_officer", apiKeyId: "key_1" };
+const scoped = () => ({ companyId, environment: "test" as const, actor: member });
+
+function screening(transferId: string, over: Partial<OpenFromScreening> = {}): OpenFromScreening {
+  return {
+    type: "openFromScreening",
+    companyId,
+    environment: "test",
+    transferId,
+    ruleId: null,
+    caseType: "sanctions_hit",
+    category: "sanctions",
+    severity: "medium",
+    stage: "precheck",
+    verdict: "require_review",
+    at: new Date().toISOString(),
+    ...over,
+  };
+}
+
+const history = (caseId: string) => new Cases(storage).history(caseId, null, 100, true).map((h) => [h.action, h.field, h.new_value]);
+
+beforeAll(async () => {
+  storage = await openStorage(join(dir, "case.db"));
+  companyId = (storage.stmt("SELECT id FROM companies WHERE slug = 'default'").get() as { id: string }).id;
+  runtime = new ActorRuntime(storage, { concurrency: 8 });
+  runtime.register(caseActor({ pii, nameIndexKey: new Uint8Array(32) })).register(stubTransfer).start();
+});
+
+afterAll(async () => {
+  await runtime.stop();
+  storage.close();
+});
+
+describe("opened by screening", () => {
+  test("a hold opens a case: type and category from the rule, priority from severity, source screening, no assignee, the transfer linked, title sealed, case.created", async () => {
+    const t = transferRow("held");
+    const id = newCaseId(Date.now());
+    await runtime.tell(`case:${id}`, screening(t, { severity: "high", stage: "postcheck", verdict: "block" }));
+    await runtime.idle();
+    const c = new Cases(storage).get(companyId, "test", id)!;
+    expect(c).toMatchObject({ type: "sanctions_hit", category: "sanctions", priority: "high", source: "screening", assignee_id: null, status: "open", first_transfer_id: t });
+    expect(JSON.parse(c.transfer_ids)).toEqual([t]);
+    expect(c.title_sealed.includes("Transfer")).toBe(false);
+    const d = new CasePresenter(storage, pii).detail(companyId, "test", c, { piiView: true, transfersRead: true, strsRead: true }) as any;
+    expect(d.title).toBe("Transfer blocked at postcheck by screening");
+    expect(d.createdById).toBeNull();
+    const ev = storage.stmt("SELECT type FROM events WHERE entity_id = ?").all(id) as { type: string }[];
+    expect(ev.map((e) => e.type)).toEqual(["case.created"]);
+  });
+
+  test("a second hold of the same transfer adds to its open case (history, case.updated), never opening another", async () => {
+    const t = transferRow("held");
+    const id = newCaseId(Date.now());
+    await runtime.tell(`case:${id}`, screening(t, { severity: "low" }));
+    await runtime.idle();
+    await runtime.tell(`case:${id}`, screening(t, { severity: "high", stage: "postcheck" }));
+    await runtime.idle();
+    const rows = storage.stmt("SELECT id, priority FROM cases WHERE first_transfer_id = ?").all(t) as { id: string; priority: string }[];
+    expect(rows).toEqual([{ id, priority: "high" }]);
+    expect(history(id)).toEqual([
+      ["updated", "priority", "high"],
+      ["updated", "screening", "postcheck:require_review"],
+      ["created", "status", "open"],
+    ]);
+    const ev = storage.stmt("SELECT type FROM events WHERE entity_id = ? ORDER BY seq").all(id) as { type: string }[];
+    expect(ev.map((e) => e.type)).toEqual(["case.created", "case.updated"]);
+  });
+});
+
+describe("resolution and the transfer's outcome", () => {
+  async function openAndResolve(resolution: "approved" | "rejected", mayWriteStrs: boolean, t: string) {
+    const id = newCaseId(Date.now());
+    await runtime.tell(`case:${id}`, screening(t));
+    await runtime.idle();
+    const out = await runtime.ask<any>(`case:${id}`, { type: "resolve", ...scoped(), resolution, resolutionNote: "Confirmed match", mayWriteTransfers: true, mayWriteStrs });
+    await runtime.idle();
+    return { id, out };
+  }
+
+  test("caseResolved reaches transfer:<first linked> with act true when queued; transfer_updated recorded once with the state reached", async () => {
+    answer = () => ({ moved: true, newValue: "queued" });
+    const t = transferRow("held");
+    const { id, out } = await openAndResolve("approved", true, t);
+    expect(out.data.transferAction).toEqual({ transferId: t, result: "queued" });
+    const msg = received.find((m) => m.caseId === id)!;
+    expect(msg).toEqual({ type: "caseResolved", companyId, environment: "test", actor: member, caseId: id, resolution: "approved", act: true });
+    const h = history(id);
+    expect(h.filter((x) => x[0] === "transfer_updated")).toEqual([["transfer_updated", "state", "queued"]]);
+    expect(h.some((x) => x[0] === "str_drafted")).toBe(false);
+  });
+
+  test("a repeated transferOutcome is recorded once", async () => {
+    answer = () => ({ moved: true, newValue: "queued" });
+    const t = transferRow("held");
+    const { id } = await openAndResolve("approved", true, t);
+    await runtime.tell(`case:${id}`, { type: "transferOutcome", companyId, environment: "test", transferId: t, moved: true, newValue: "queued" });
+    await runtime.idle();
+    expect(history(id).filter((x) => String(x[0]).startsWith("transfer_")).length).toBe(1);
+  });
+
+  test("a rejection that moved the transfer drafts the suspicion report (draft, jurisdiction of the transfer, generatedBy the member) and records str_drafted", async () => {
+    answer = () => ({ moved: true, newValue: "rejected" });
+    const t = transferRow("held");
+    const { id } = await openAndResolve("rejected", true, t);
+    const h = history(id);
+    expect(h.slice(0, 2).map((x) => x[0]).sort()).toEqual(["str_drafted", "transfer_updated"]);
+    const reportId = h.find((x) => x[0] === "str_drafted")![2];
+    const r = storage.stmt("SELECT status, jurisdiction, transfer_id, case_id, generated_by, detection_method FROM reports WHERE id = ?").get(reportId);
+    expect(r).toEqual({ status: "draft", jurisdiction: "DE", transfer_id: t, case_id: id, generated_by: "mem_officer", detection_method: "screening" });
+    // str_drafted is shown only to a key holding reports:read and strs:read.
+    const c = new Cases(storage).get(companyId, "test", id)!;
+    const p = new CasePresenter(storage, pii);
+    const seen = p.detail(companyId, "test", c, { piiView: true, transfersRead: true, strsRead: true }) as any;
+    const hidden = p.detail(companyId, "test", c, { piiView: true, transfersRead: true, strsRead: false }) as any;
+    expect(seen.history.some((e: any) => e.action === "str_drafted")).toBe(true);
+    expect(hidden.history.some((e: any) => e.action === "str_drafted")).toBe(false);
+    expect(seen.historyCount - hidden.historyCount).toBe(1);
+  });
+
+  test("no report without strs:write; a refusal is recorded as transfer_not_updated with its reason", async () => {
+    answer = () => ({ moved: true, newValue: "rejected" });
+    const a = await openAndResolve("rejected", false, transferRow("held"));
+    expect(history(a.id).some((x) => x[0] === "str_drafted")).toBe(false);
+    answer = () => ({ moved: false, newValue: "reject_refused" });
+    const b = await openAndResolve("rejected", true, transferRow("held"));
+    const h = history(b.id);
+    expect(h[0]).toEqual(["transfer_not_updated", "state", "reject_refused"]);
+    expect(h.some((x) => x[0] === "str_drafted")).toBe(false);
+  });
+
+  test("act is false when the transfer is not rejectable; the transfer is still told", async () => {
+    answer = () => ({ moved: false, newValue: "reject_refused" });
+    const t = transferRow("held", "approved");
+    const { id, out } = await openAndResolve("rejected", true, t);
+    expect(out.data.transferAction).toEqual({ transferId: t, result: "skipped", reason: "not_rejectable" });
+    expect(received.find((m) => m.caseId === id)!.act).toBe(false);
+  });
+});

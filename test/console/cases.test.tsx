@@ -1,0 +1,153 @@
+// Cases screen (issue 18, item 3): mine / open / all by priority, detail with notes and history, add a note, assign,
+// resolve with meta.transferAction and the transfer_updated entry arriving afterwards. Keys in, frames out.
+import { test, expect, afterEach, setDefaultTimeout } from "bun:test";
+import { cleanup } from "ink-testing-library";
+import { Stub, list, one, refuse, mount, frame, keys, until, KEY, ME_ANALYST } from "./stub.ts";
+import { caseItem, caseDetail, now } from "./fixtures.ts";
+
+setDefaultTimeout(60_000);
+
+let stub: Stub;
+afterEach(() => {
+  cleanup();
+  stub?.stop();
+});
+
+const cases = [
+  caseItem("cas_low", 1, { priority: "low", title: "Low one" }),
+  caseItem("cas_high", 2, { priority: "high", title: "High one" }),
+  caseItem("cas_med", 3, { priority: "medium", title: "Medium one" }),
+];
+
+test("open cases are listed by priority, high first; v cycles mine (assigneeId=me) and all (no status)", async () => {
+  stub = new Stub().on("GET", "/api/v2/cases", list(cases));
+  const r = mount(stub, "cases");
+  const f = await frame(r, (f) => f.includes("Low one"));
+  expect(f.indexOf("High one")).toBeLessThan(f.indexOf("Medium one"));
+  expect(f.indexOf("Medium one")).toBeLessThan(f.indexOf("Low one"));
+  expect(stub.requests("GET", "/api/v2/cases")[0].query.get("status")).toBe("open");
+  await keys(r, "v");
+  await frame(r, (f) => f.includes("Cases · all"));
+  await until(() => stub.requests("GET", "/api/v2/cases").some((s) => s.query.get("status") === null));
+  await keys(r, "v");
+  await frame(r, (f) => f.includes("Cases · mine"));
+  await until(() => stub.requests("GET", "/api/v2/cases").some((s) => s.query.get("assigneeId") === "me" && s.query.get("status") === "open"));
+});
+
+test("Enter opens the detail with the rule, linked transfer, notes and history", async () => {
+  stub = new Stub()
+    .on("GET", "/api/v2/cases", list([cases[1]]))
+    .on(
+      "GET",
+      "/api/v2/cases/cas_high",
+      one(
+        caseDetail("cas_high", 2, {
+          transferIds: ["trf_1"],
+          transfers: [{ id: "trf_1", externalId: null, direction: "outgoing", state: "held", complianceStatus: "pending", amount: "1", asset: "ETH", network: "ethereum", createdAt: now() }],
+          notes: [{ id: "n1", content: "Called the customer", authorId: "mem_x", author: { id: "mem_x", name: "x@example.com", email: "x@example.com" }, createdAt: now() }],
+          noteCount: 1,
+        }),
+      ),
+    );
+  const r = mount(stub, "cases");
+  await frame(r, (f) => f.includes("High one"));
+  await keys(r, KEY.enter);
+  const f = await frame(r, (f) => f.includes("Notes (1)"));
+  expect(f).toContain("Rule        Watch-list name hit (sanctions, require_review, high)");
+  expect(f).toContain("Transfer    trf_1 outgoing 1 ETH · held · verdict pending");
+  expect(f).toContain("x@example.com: Called the customer");
+  expect(f).toContain("created status open");
+});
+
+test("n adds a note: POST …/notes with the typed content", async () => {
+  stub = new Stub().on("GET", "/api/v2/cases", list([cases[1]])).on("POST", "/api/v2/cases/cas_high/notes", { status: 201, body: { data: { id: "n2" }, meta: {} } });
+  const r = mount(stub, "cases");
+  await frame(r, (f) => f.includes("High one"));
+  await keys(r, "n");
+  await frame(r, (f) => f.includes("Note on CASE-TEST-2026-000002"));
+  for (const ch of "ok now") await keys(r, ch);
+  await keys(r, KEY.backspace, KEY.enter);
+  await frame(r, (f) => f.includes("✓ note added to CASE-TEST-2026-000002"));
+  expect(stub.requests("POST", "/api/v2/cases/cas_high/notes")[0].body).toEqual({ content: "ok no" });
+});
+
+test("s assigns to me (the key's member ID from /me) or to a typed member ID", async () => {
+  stub = new Stub()
+    .on("GET", "/api/v2/cases", list([cases[1]]))
+    .on("PATCH", "/api/v2/cases/cas_high", (q) => one(caseDetail("cas_high", 2, { assignee: q.body.assigneeId ? { id: q.body.assigneeId, name: "who", email: `${q.body.assigneeId}@example.com` } : null })));
+  const r = mount(stub, "cases");
+  await frame(r, (f) => f.includes("High one") && f.includes("officer@example.com"));
+  await keys(r, "s");
+  await frame(r, (f) => f.includes("1. me (officer@example.com)"));
+  await keys(r, "1");
+  await frame(r, (f) => f.includes("✓ CASE-TEST-2026-000002 assigned to mem_officer@example.com"));
+  await keys(r, "s", "2");
+  await frame(r, (f) => f.includes("Member ID"));
+  for (const ch of "mem_7") await keys(r, ch);
+  await keys(r, KEY.enter);
+  await frame(r, (f) => f.includes("assigned to mem_7@example.com"));
+  expect(stub.requests("PATCH", "/api/v2/cases/cas_high").map((s) => s.body)).toEqual([{ assigneeId: "mem_officer" }, { assigneeId: "mem_7" }]);
+});
+
+test("resolve approved with a note: shows meta.transferAction queued, then the transfer_updated entry when it arrives", async () => {
+  let resolved = false;
+  let moved = false;
+  const detail = () =>
+    caseDetail("cas_high", 2, {
+      status: resolved ? "closed" : "open",
+      resolution: resolved ? "approved" : null,
+      history: [
+        ...(moved ? [{ id: "h3", action: "transfer_updated", field: null, oldValue: null, newValue: "awaiting_counterparty", userId: "mem_officer", user: { id: "mem_officer", name: "o", email: "officer@example.com" }, createdAt: now() }] : []),
+        ...(resolved ? [{ id: "h2", action: "resolved", field: "resolution", oldValue: null, newValue: "approved", userId: "mem_officer", user: null, createdAt: now() }] : []),
+      ],
+    });
+  stub = new Stub()
+    .on("GET", "/api/v2/cases", list([cases[1]]))
+    .on("GET", "/api/v2/cases/cas_high", () => one(detail()))
+    .on("POST", "/api/v2/cases/cas_high/resolve", () => {
+      resolved = true;
+      return one(detail(), { transferAction: { transferId: "trf_1", result: "queued" } });
+    });
+  const r = mount(stub, "cases");
+  await frame(r, (f) => f.includes("High one"));
+  await keys(r, "o");
+  await frame(r, (f) => f.includes("1. approved (resumes a held transfer)"));
+  await keys(r, KEY.enter);
+  for (const ch of "fine") await keys(r, ch);
+  await keys(r, KEY.enter);
+  await frame(r, (f) => f.includes("Resolve CASE-TEST-2026-000002 as approved?"));
+  await keys(r, "y");
+  const f = await frame(r, (f) => f.includes("Transfer action: transfer trf_1 queued"));
+  expect(f).toContain("✓ CASE-TEST-2026-000002 resolved approved; transfer trf_1 queued");
+  expect(f).not.toContain("transfer_updated");
+  expect(stub.requests("POST", "/api/v2/cases/cas_high/resolve")[0].body).toEqual({ resolution: "approved", resolutionNote: "fine" });
+  moved = true;
+  await frame(r, (f) => f.includes("transfer_updated awaiting_counterparty"));
+});
+
+test("resolve rejected shows a skipped transferAction with its reason; 409 CASE_CLOSED verbatim", async () => {
+  let first = true;
+  stub = new Stub().on("GET", "/api/v2/cases", list([cases[1]])).on("POST", "/api/v2/cases/cas_high/resolve", () => {
+    if (first) {
+      first = false;
+      return one(caseDetail("cas_high", 2, { status: "closed", resolution: "rejected" }), { transferAction: { transferId: "trf_9", result: "skipped", reason: "insufficient_permission" } });
+    }
+    return refuse(409, "CASE_CLOSED", "Case is closed");
+  });
+  const r = mount(stub, "cases");
+  await frame(r, (f) => f.includes("High one"));
+  await keys(r, "o", "2", KEY.enter, "y");
+  await frame(r, (f) => f.includes("resolved rejected; transfer trf_9 skipped (insufficient_permission)"));
+  await keys(r, "o", "2", KEY.enter, "y");
+  await frame(r, (f) => f.includes("✕ CASE_CLOSED: Case is closed"));
+});
+
+test("an analyst (no pii:view, no cases:resolve) sees *** as the API answers and may not resolve", async () => {
+  stub = new Stub(ME_ANALYST).on("GET", "/api/v2/cases", { body: { data: [caseItem("cas_a", 4, { title: "***" })], meta: { total: 1, piiMasked: true } } });
+  const r = mount(stub, "cases");
+  const f = await frame(r, (f) => f.includes("CASE-TEST-2026-000004") && f.includes("analyst"));
+  expect(f.split("\n").find((l) => l.includes("CASE-TEST-2026-000004"))).toContain("***");
+  await keys(r, "o");
+  await frame(r, (f) => f.includes("not allowed: the key needs cases:write and the role cases:resolve"));
+  expect(stub.seen.filter((s) => s.method === "POST")).toHaveLength(0);
+});

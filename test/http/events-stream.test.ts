@@ -1,0 +1,426 @@
+// Issue 18, the live event stream GET /api/v2/events/stream over real HTTP against the real server: SSE framing with the
+// webhook bodies, resume by Last-Event-ID (nothing lost, nothing repeated), scope filtering, environment isolation,
+// heartbeats, the slow-client cut-off, the per-company cap, a revoked key, and the refusals with the spec's codes.
+import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
+import { join } from "node:path";
+import { connect } from "node:net";
+import { Database } from "bun:sqlite";
+import { tempDir } from "../support/tmp.ts";
+import { runCli, startServer, type ChildServer } from "../support/server.ts";
+import { apiClient, expectError, ISO_MS } from "../support/api.ts";
+import { CASE_EVENT_FIELDS, TRANSFER_EVENT_FIELDS } from "../../src/domain/webhooks.ts";
+
+// Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
+setDefaultTimeout(60_000);
+
+const dir = tempDir();
+const db = join(dir, "stream.db");
+const { cli, newKey, call } = apiClient(db, () => S.url);
+let S: ChildServer;
+const MAX_STREAMS = 8;
+const BUFFER = 256 * 1024;
+
+interface Key {
+  key: string;
+  id: string;
+}
+let owner: Key;
+let ownerLive: Key;
+let transfersOnly: Key;
+let casesOnly: Key;
+let customersOnly: Key;
+let analyst: Key;
+let customer: string;
+let customerLive: string;
+
+interface Message {
+  id: string;
+  event: string;
+  data: any;
+}
+
+/** An SSE client over fetch: parses messages and comments as they arrive. */
+class Stream {
+  messages: Message[] = [];
+  comments: string[] = [];
+  ended = false;
+  private buf = "";
+  private waiters: (() => void)[] = [];
+  private constructor(
+    readonly res: Response,
+    private readonly abort: AbortController,
+  ) {
+    void this.read();
+  }
+
+  static async open(key: Key, o: { lastEventId?: string; query?: string } = {}): Promise<Stream> {
+    const abort = new AbortController();
+    const headers: Record<string, string> = { "x-api-key": key.key, accept: "text/event-stream" };
+    if (o.lastEventId !== undefined) headers["last-event-id"] = o.lastEventId;
+    const res = await fetch(`${S.url}/api/v2/events/stream${o.query ? `?${o.query}` : ""}`, { headers, signal: abort.signal });
+    if (res.status !== 200) throw new Error(`stream refused: ${res.status} ${await res.text()}`);
+    return new Stream(res, abort);
+  }
+
+  private async read() {
+    const dec = new TextDecoder();
+    try {
+      for await (const chunk of this.res.body as ReadableStream<Uint8Array>) {
+        this.buf += dec.decode(chunk, { stream: true });
+        let i: number;
+        while ((i = this.buf.indexOf("\n\n")) >= 0) {
+          const block = this.buf.slice(0, i);
+          this.buf = this.buf.slice(i + 2);
+          const m: Partial<Message> = {};
+          for (const line of block.split("\n")) {
+            if (line.startsWith(":")) this.comments.push(line.slice(1).trim());
+            else if (line.startsWith("id: ")) m.id = line.slice(4);
+            else if (line.startsWith("event: ")) m.event = line.slice(7);
+            else if (line.startsWith("data: ")) m.data = JSON.parse(line.slice(6));
+          }
+          if (m.id !== undefined) this.messages.push(m as Message);
+        }
+        this.notify();
+      }
+    } catch {
+      // aborted
+    }
+    this.ended = true;
+    this.notify();
+  }
+
+  private notify() {
+    for (const w of this.waiters.splice(0)) w();
+  }
+
+  /** Waits (hang guard only) until `cond` holds over what arrived. */
+  async until(cond: (s: Stream) => boolean): Promise<void> {
+    while (!cond(this)) {
+      if (this.ended) throw new Error(`stream ended; got ${this.messages.length} messages`);
+      await new Promise<void>((r) => this.waiters.push(r));
+    }
+  }
+
+  close() {
+    this.abort.abort();
+  }
+}
+
+function sql<T>(fn: (d: Database) => T): T {
+  const d = new Database(db);
+  try {
+    d.exec("PRAGMA busy_timeout = 10000");
+    return fn(d);
+  } finally {
+    d.close();
+  }
+}
+
+/** The environment's streamable event seqs after `after`, as the table holds them. */
+function seqsAfter(env: "test" | "live", after: number): number[] {
+  return sql((d) => d.prepare("SELECT seq FROM events WHERE environment = ? AND seq > ? AND type != 'test.ping' ORDER BY seq").all(env, after) as { seq: number }[]).map((r) => r.seq);
+}
+const newestSeq = () => sql((d) => (d.prepare("SELECT coalesce(max(seq), 0) AS n FROM events").get() as { n: number }).n);
+
+/** The body of a chunked HTTP/1.1 response read off a raw socket (a cut may leave the last chunk partial). */
+function dechunk(parts: Buffer[]): string {
+  const all = Buffer.concat(parts);
+  let i = all.indexOf("\r\n\r\n") + 4;
+  const out: Buffer[] = [];
+  while (i < all.length) {
+    const eol = all.indexOf("\r\n", i);
+    if (eol < 0) break;
+    const size = parseInt(all.subarray(i, eol).toString("latin1"), 16);
+    if (!size) break;
+    out.push(all.subarray(eol + 2, Math.min(all.length, eol + 2 + size)));
+    i = eol + 2 + size + 2;
+  }
+  return Buffer.concat(out).toString("utf8");
+}
+
+/** The ids of the complete SSE messages (a message ends with a blank line; a partial one is not received). */
+function completeIds(text: string): number[] {
+  const blocks = text.split("\n\n").slice(0, -1);
+  return blocks.filter((b) => b.startsWith("id: ")).map((b) => Number(b.slice(4, b.indexOf("\n"))));
+}
+
+const ETH_ADDR = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
+function transferBody(customerId: string) {
+  return {
+    asset: "ETH",
+    amount: "0.001",
+    network: "ethereum",
+    originatorCustomerId: customerId,
+    beneficiaryAddress: ETH_ADDR,
+    originator: { originatorPersons: [{ naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: "Jones", secondaryIdentifier: "Jane", nameIdentifierType: "LEGL" }] }, countryOfResidence: "GB" } }] },
+  };
+}
+
+async function createTransfer(key: Key = owner, cust = customer): Promise<string> {
+  const r = await call("/api/v2/transfers", { method: "POST", key: key.key, json: transferBody(cust) });
+  if (r.status !== 201 && r.status !== 202) throw new Error(`transfer create: ${r.status} ${r.text}`);
+  return r.body.data.id;
+}
+
+async function createCase(key: Key = owner): Promise<string> {
+  const r = await call("/api/v2/cases", { method: "POST", key: key.key, json: { title: "Stream test case", type: "manual_escalation" } });
+  if (r.status !== 201) throw new Error(`case create: ${r.status} ${r.text}`);
+  return r.body.data.id;
+}
+
+beforeAll(async () => {
+  const m = await runCli(["migrate"], { CARAVAN_DB: db });
+  if (m.code !== 0) throw new Error(`migrate failed: ${m.stderr}`);
+  owner = await newKey("--env", "test", "--role", "owner");
+  ownerLive = await newKey("--env", "live", "--role", "owner");
+  transfersOnly = await newKey("--env", "test", "--role", "owner", "--scopes", "transfers:read");
+  casesOnly = await newKey("--env", "test", "--role", "owner", "--scopes", "cases:read");
+  customersOnly = await newKey("--env", "test", "--role", "owner", "--scopes", "customers:read");
+  analyst = await newKey("--env", "test", "--role", "analyst");
+  S = await startServer({
+    CARAVAN_DB: db,
+    CARAVAN_STREAM_HEARTBEAT_MS: "300",
+    CARAVAN_STREAM_BUFFER_BYTES: String(BUFFER),
+    CARAVAN_STREAM_MAX_PER_COMPANY: String(MAX_STREAMS),
+    CARAVAN_STREAM_POLL_MS: "100",
+  });
+  const c = await call("/api/v2/customers", { method: "POST", key: owner.key, json: { name: "Stream Originator" } });
+  const cl = await call("/api/v2/customers", { method: "POST", key: ownerLive.key, json: { name: "Stream Originator Live" } });
+  customer = c.body.data.id;
+  customerLive = cl.body.data.id;
+}, 120_000);
+
+afterAll(async () => {
+  await S?.stop();
+});
+
+describe("messages", () => {
+  test("200 text/event-stream; each message is id <seq>, event <type>, data the webhook body {event, timestamp, data} with exactly the Part 2 fields", async () => {
+    const s = await Stream.open(owner);
+    expect(s.res.headers.get("content-type")).toStartWith("text/event-stream");
+    expect(s.res.headers.get("cache-control")).toBe("no-store");
+    const before = newestSeq();
+    const id = await createTransfer();
+    const caseId = await createCase();
+    await s.until((x) => x.messages.some((m) => m.event === "case.created" && m.data.data.id === caseId));
+    const t = s.messages.find((m) => m.event === "transfer.created")!;
+    expect(t.data.data.id).toBe(id);
+    expect(Object.keys(t.data).sort()).toEqual(["data", "event", "timestamp"]);
+    expect(t.data.event).toBe("transfer.created");
+    expect(t.data.timestamp).toMatch(ISO_MS);
+    expect(Object.keys(t.data.data).sort()).toEqual([...TRANSFER_EVENT_FIELDS].sort());
+    const cs = s.messages.find((m) => m.event === "case.created")!;
+    expect(Object.keys(cs.data.data).sort()).toEqual([...CASE_EVENT_FIELDS].sort());
+    expect(JSON.stringify(cs.data)).not.toContain("Stream test case"); // no free text
+    // ids are the persisted sequence, in order, every event of the environment after the stream opened
+    const got = s.messages.map((m) => Number(m.id));
+    expect(got).toEqual(seqsAfter("test", before).filter((q) => q <= got.at(-1)!));
+    s.close();
+  });
+
+  test("heartbeat: a `: ping` comment line arrives while nothing happens (interval from CARAVAN_STREAM_HEARTBEAT_MS)", async () => {
+    const s = await Stream.open(owner);
+    await s.until((x) => x.comments.includes("ping"));
+    expect(s.messages).toEqual([]);
+    s.close();
+  });
+});
+
+describe("resume with Last-Event-ID", () => {
+  test("after a disconnect, resuming from the last id received loses nothing and repeats nothing", async () => {
+    const start = newestSeq();
+    const a = await Stream.open(owner);
+    await createTransfer();
+    await createTransfer();
+    await a.until((x) => x.messages.some((m) => m.event === "transfer.created"));
+    const firstPart = a.messages.slice();
+    a.close();
+    // While disconnected: more events.
+    await createTransfer();
+    await createCase();
+    await createTransfer();
+    const last = firstPart.at(-1)!.id;
+    const b = await Stream.open(owner, { lastEventId: last });
+    const expected = seqsAfter("test", start);
+    await b.until((x) => x.messages.length > 0 && Number(x.messages.at(-1)!.id) >= expected.at(-1)!);
+    const all = [...firstPart, ...b.messages].map((m) => Number(m.id));
+    expect(all).toEqual(expected);
+    expect(new Set(all).size).toBe(all.length);
+    b.close();
+  });
+
+  test("lastEventId query parameter (clients that cannot set headers) resumes the same way; the header wins over it", async () => {
+    const from = newestSeq();
+    await createTransfer();
+    const expected = seqsAfter("test", from);
+    const q = await Stream.open(owner, { query: `lastEventId=${from}` });
+    await q.until((x) => x.messages.length >= expected.length);
+    expect(q.messages.map((m) => Number(m.id)).slice(0, expected.length)).toEqual(expected);
+    q.close();
+    const h = await Stream.open(owner, { query: "lastEventId=0", lastEventId: String(expected.at(-2) ?? from) });
+    await h.until((x) => x.messages.length >= 1);
+    expect(Number(h.messages[0].id)).toBe(expected.at(-1)!);
+    h.close();
+  });
+
+  test("Last-Event-ID 0 replays the environment's whole history from the table, in order", async () => {
+    const expected = seqsAfter("test", 0);
+    const s = await Stream.open(owner, { lastEventId: "0" });
+    await s.until((x) => x.messages.length >= expected.length);
+    expect(s.messages.map((m) => Number(m.id)).slice(0, expected.length)).toEqual(expected);
+    s.close();
+  });
+});
+
+describe("filtering", () => {
+  test("scope filtering: a transfers:read key gets transfer events and no case events; a cases:read key gets case events only", async () => {
+    const t = await Stream.open(transfersOnly);
+    const c = await Stream.open(casesOnly);
+    const caseId = await createCase();
+    const transferId = await createTransfer();
+    await t.until((x) => x.messages.some((m) => m.data.data.id === transferId));
+    await c.until((x) => x.messages.some((m) => m.data.data.id === caseId));
+    // The transfer stream's first message is the transfer's, though the case came first; and the other way round.
+    expect(t.messages.every((m) => m.event.startsWith("transfer.") || m.event.startsWith("compliance."))).toBe(true);
+    expect(t.messages[0].data.data.id).toBe(transferId);
+    // Let the case stream see the transfer's commit too, then check it carried none of it.
+    const marker = await createCase();
+    await c.until((x) => x.messages.some((m) => m.data.data.id === marker));
+    expect(c.messages.map((m) => m.event)).toEqual(["case.created", "case.created"]);
+    t.close();
+    c.close();
+  });
+
+  test("environment isolation: a live key's stream carries live events only, a test key's test events only", async () => {
+    const live = await Stream.open(ownerLive);
+    const testS = await Stream.open(owner);
+    const testId = await createTransfer();
+    const liveId = await createTransfer(ownerLive, customerLive);
+    await live.until((x) => x.messages.some((m) => m.data.data.id === liveId));
+    await testS.until((x) => x.messages.some((m) => m.data.data.id === testId));
+    expect(live.messages.some((m) => m.data.data.id === testId)).toBe(false);
+    expect(live.messages[0].data.data.id).toBe(liveId);
+    // The test stream has seen the live commit by now (it follows the same tail): none of it arrived.
+    const marker = await createTransfer();
+    await testS.until((x) => x.messages.some((m) => m.data.data.id === marker));
+    expect(testS.messages.some((m) => m.data.data.id === liveId)).toBe(false);
+    // A resume from 0 on the live key replays live events only.
+    const replay = await Stream.open(ownerLive, { lastEventId: "0" });
+    const expected = seqsAfter("live", 0);
+    await replay.until((x) => x.messages.length >= expected.length);
+    expect(replay.messages.map((m) => Number(m.id))).toEqual(expected);
+    for (const s of [live, testS, replay]) s.close();
+  });
+
+  test("a role without pii:view (analyst) opens the stream: event data carries no personal data to mask", async () => {
+    const s = await Stream.open(analyst);
+    const id = await createTransfer();
+    await s.until((x) => x.messages.some((m) => m.data.data.id === id));
+    s.close();
+  });
+});
+
+describe("refusals", () => {
+  test("no key → 401 MISSING_KEY; unknown key → 401 KEY_NOT_FOUND; a key with neither read scope → 403 INSUFFICIENT_SCOPE naming transfers:read", async () => {
+    expectError(await call("/api/v2/events/stream"), 401, "MISSING_KEY");
+    expectError(await call("/api/v2/events/stream", { key: `${owner.key.slice(0, -4)}abcd` }), 401, "KEY_NOT_FOUND");
+    const r = await call("/api/v2/events/stream", { key: customersOnly.key });
+    expectError(r, 403, "INSUFFICIENT_SCOPE");
+    expect(r.body.details).toEqual({ scope: "transfers:read" });
+  });
+
+  test("an unreadable Last-Event-ID or lastEventId → 400 INVALID_QUERY naming it; one after the newest event → 400 INVALID_QUERY; unknown parameter → 400 INVALID_QUERY", async () => {
+    for (const bad of ["abc", "-1", "1.5", "12345678901234567"]) {
+      const r = await call("/api/v2/events/stream", { key: owner.key, headers: { "last-event-id": bad } });
+      expectError(r, 400, "INVALID_QUERY");
+      expect(r.body.details.issues[0].path).toBe("Last-Event-ID");
+      const q = await call(`/api/v2/events/stream?lastEventId=${encodeURIComponent(bad)}`, { key: owner.key });
+      expectError(q, 400, "INVALID_QUERY");
+      expect(q.body.details.issues[0].path).toBe("lastEventId");
+    }
+    const ahead = await call("/api/v2/events/stream", { key: owner.key, headers: { "last-event-id": String(newestSeq() + 1000) } });
+    expectError(ahead, 400, "INVALID_QUERY");
+    expectError(await call("/api/v2/events/stream?since=1", { key: owner.key }), 400, "INVALID_QUERY");
+  });
+
+  test("POST → 405 METHOD_NOT_ALLOWED with Allow GET; OPTIONS → 204 Allow GET, OPTIONS", async () => {
+    const r = await call("/api/v2/events/stream", { method: "POST", key: owner.key, json: {} });
+    expectError(r, 405, "METHOD_NOT_ALLOWED");
+    expect(r.headers.get("allow")).toContain("GET");
+    const o = await fetch(`${S.url}/api/v2/events/stream`, { method: "OPTIONS" });
+    expect(o.status).toBe(204);
+    expect(o.headers.get("allow")).toBe("GET, OPTIONS");
+  });
+
+  test(`more than ${MAX_STREAMS} open streams for a company → 429 RATE_LIMITED with Retry-After; closing one frees its place`, async () => {
+    const open: Stream[] = [];
+    for (let i = 0; i < MAX_STREAMS; i++) open.push(await Stream.open(i % 2 ? ownerLive : owner));
+    const r = await call("/api/v2/events/stream", { key: owner.key });
+    expectError(r, 429, "RATE_LIMITED");
+    expect(Number(r.headers.get("retry-after"))).toBeGreaterThan(0);
+    open.pop()!.close();
+    // The server sees the disconnect asynchronously: retry until the place is free (hang guard only).
+    let s: Stream | undefined;
+    while (!s) s = await Stream.open(owner).catch(() => Bun.sleep(50).then(() => undefined));
+    open.push(s);
+    for (const x of open) x.close();
+  });
+
+  test("a revoked key's open stream ends at the next heartbeat", async () => {
+    const k = await newKey("--env", "test", "--role", "owner");
+    const s = await Stream.open(k);
+    await cli("keys", "revoke", "--id", k.id);
+    await s.until((x) => x.ended);
+    expect(s.comments.some((c) => c.startsWith("closed:"))).toBe(true);
+  });
+});
+
+describe("slow client", () => {
+  test("a client that stops reading is cut off once its buffer is full, while a reading client gets every event; it resumes by Last-Event-ID and loses nothing", async () => {
+    await Bun.sleep(300); // streams of the previous tests have gone
+    const companyId = sql((d) => (d.prepare("SELECT id FROM companies WHERE slug = 'default'").get() as { id: string }).id);
+    const start = newestSeq();
+    const fast = await Stream.open(owner);
+    // The slow client: a raw socket that reads the headers, then stops reading.
+    const sock = connect(Number(new URL(S.url).port), "127.0.0.1");
+    let raw = "";
+    const rawBytes: Buffer[] = [];
+    let closed = false;
+    sock.on("data", (d: Buffer) => {
+      rawBytes.push(d);
+      raw += d.toString("latin1");
+      if (raw.includes("connected")) sock.pause();
+    });
+    sock.on("close", () => (closed = true));
+    sock.on("error", () => (closed = true));
+    sock.write(`GET /api/v2/events/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: ${owner.key}\r\nAccept: text/event-stream\r\n\r\n`);
+    while (!raw.includes("connected")) await Bun.sleep(20);
+    // Events written by another process (as the CLI does): ~30,000 transfer events, far more than the kernel's socket buffers.
+    const N = 30_000;
+    const data = JSON.stringify(Object.fromEntries(TRANSFER_EVENT_FIELDS.map((f) => [f, f === "id" ? "trf_0000000000000000000000slow" : `${f}-value-for-a-realistic-size`])));
+    sql((d) => {
+      const ins = d.prepare("INSERT INTO events (id, company_id, environment, type, entity_type, entity_id, data, created_at) VALUES (?, ?, 'test', 'transfer.updated', 'transfer', 'trf_slow', ?, ?)");
+      d.transaction(() => {
+        for (let i = 0; i < N; i++) ins.run(`evt_slow${String(i).padStart(22, "0")}`, companyId, data, new Date().toISOString());
+      })();
+    });
+    const last = newestSeq();
+    // The reading client receives all of them, in order, without a gap.
+    await fast.until((x) => x.messages.length > 0 && Number(x.messages.at(-1)!.id) >= last);
+    const got = fast.messages.map((m) => Number(m.id));
+    expect(got).toEqual(seqsAfter("test", start));
+    // The slow one: once it reads again, its stream ends (the server closed it) short of the last event.
+    sock.resume();
+    while (!closed) await Bun.sleep(20);
+    const ids = completeIds(dechunk(rawBytes));
+    expect(ids.at(-1) ?? start).toBeLessThan(last);
+    // Resuming from the last complete message gives the rest: nothing lost, nothing repeated.
+    const resumed = await Stream.open(owner, { lastEventId: String(ids.at(-1) ?? start) });
+    await resumed.until((x) => x.messages.length > 0 && Number(x.messages.at(-1)!.id) >= last);
+    expect([...ids, ...resumed.messages.map((m) => Number(m.id))]).toEqual(seqsAfter("test", start));
+    resumed.close();
+    fast.close();
+    // The server kept answering.
+    expect((await call("/api/v2/transfers?limit=1", { key: owner.key })).status).toBe(200);
+  });
+});
