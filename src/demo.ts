@@ -1,5 +1,6 @@
-// `caravan demo`: the service plus sandbox peers, demo customers and a stream of transfers, so a newcomer sees
-// transfers move, get refused and complete within a minute. Everything talks real HTTP on loopback.
+// `caravan demo`: the service plus sandbox peers (provider_b, provider_a and provider_e networks, screening vendors), demo
+// customers and a stream of transfers, so a newcomer sees transfers move, get refused, get held and complete within a
+// minute. Everything talks real HTTP on loopback.
 import process from "node:process";
 import { join } from "node:path";
 import { mkdtempSync } from "node:fs";
@@ -7,7 +8,10 @@ import { tmpdir } from "node:os";
 import { startService, type RunningService } from "./services.ts";
 import { Tenancy } from "./adapters/storage/repos/tenancy.ts";
 import { startProviderBPeer, type ProviderBPeer } from "./sandbox/provider_b/index.ts";
+import { startProviderAPeer, DEMO_VASPS as DEMO_VASPS_A, DEMO_A, SANDBOX_CARAVAN, demoWallet, type ProviderAPeer } from "./sandbox/provider_a/index.ts";
+import { startProviderEBridge, type ProviderEBridge, type SandboxVaspInput } from "./sandbox/provider_e/index.ts";
 import { publicKeyBase64, randomSeedBase64 } from "./adapters/providers/provider_b/crypto.ts";
+import { publicKeyOf, randomPrivateKey } from "./adapters/providers/provider_e/crypto.ts";
 import { listen, type RunningServer } from "./adapters/server/index.ts";
 import type { CountryCode } from "./domain/ivms101/index.ts";
 import { runWallets } from "./cli/wallets.ts";
@@ -35,6 +39,23 @@ const BENEFICIARIES = {
 const RUTH = person("Roe", "Ruth", "CH");
 const VIKTOR = person("Krasnov", "Viktor", "CY");
 
+/** provider_a's counterparties (VASPs only the provider_a network knows): Harbour authorizes, Lighthouse gets flagged. */
+const HARBOUR = demoWallet(DEMO_A.harbour);
+const LIGHTHOUSE = demoWallet(DEMO_A.lighthouse);
+/** ETH's CAIP-19 asset ID, as provider_a names assets. */
+const ETH_ASSET_ID = "eip155:1/slip44:60";
+
+/**
+ * provider_e's counterparty: a VASP only the provider_e bridge knows, at an address no other demo VASP owns (the
+ * bridge's ready-made DEMO_VASPS share provider_b's demo addresses, so the demo uses its own). It confirms its address,
+ * accepts permission requests, answers our information requests, and sends to our customers.
+ */
+const NORDIC = { code: "NORDICBANK", name: "Nordic Bank", address: "0x27b1fdb04752bbc536007a920d24acb045561c26" };
+const DEMO_VASPS_E: SandboxVaspInput[] = [{ code: NORDIC.code, name: NORDIC.name, addresses: [NORDIC.address] }];
+const INGRID = person("Larsen", "Ingrid", "NO");
+/** Caravan's own code in the provider_e directory. */
+const CARAVAN_E_CODE = "CARAVANDEMO";
+
 const randomHex = (bytes: number) => Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
 
 export interface DemoOptions {
@@ -49,6 +70,8 @@ export interface DemoOptions {
 export interface RunningDemo {
   service: RunningService;
   peer: ProviderBPeer;
+  peerA: ProviderAPeer;
+  bridgeE: ProviderEBridge;
   screening: { c: ScreeningCSandbox; d: ScreeningDSandbox };
   receiver: RunningServer;
   received: { event: string; id: string }[];
@@ -76,6 +99,10 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
       },
     ],
   });
+  // The provider_a network (OAuth, discovery, transfers, Standard-Webhooks-signed events) with its member VASPs.
+  const peerA = await startProviderAPeer({ vasps: DEMO_VASPS_A });
+  // The provider_e bridge (signed directory, permission requests, txids, information requests) with Nordic Bank.
+  const bridgeE = await startProviderEBridge({ vasps: DEMO_VASPS_E });
   // The screening vendors: a name watch list (screening_c) and an address risk list (screening_d).
   const screeningC = await startScreeningCSandbox();
   const screeningD = await startScreeningDSandbox();
@@ -99,6 +126,12 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     PROVIDER_B_ALLOWED_IPS: "127.0.0.1",
     CARAVAN_SCREENING_C_URLS: `eu=${screeningC.url},us=${screeningC.url},apac=${screeningC.url}`,
     CARAVAN_SCREENING_D_URL: screeningD.url,
+    // provider_a's OAuth origin and the API origin its settings may name: the sandbox network.
+    CARAVAN_PROVIDER_A_AUTH_URL: peerA.url,
+    CARAVAN_PROVIDER_A_API_ORIGINS: peerA.url,
+    // provider_e's base address in both environments: the sandbox bridge (the demo never reaches the real network).
+    CARAVAN_PROVIDER_E_TEST_URL: bridgeE.baseUrl,
+    CARAVAN_PROVIDER_E_LIVE_URL: bridgeE.baseUrl,
   };
   const service = await startService({ dbPath, host: "127.0.0.1", port: o.port, logLevel: "warn", env });
   const tenancy = new Tenancy(service.storage, service.clock);
@@ -122,6 +155,23 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
   for (const k of [key, liveKey]) await api("/api/v2/providers/provider_b", { method: "PUT", key: k, body: { credentials } });
   await api("/api/v2/providers/provider_b", { method: "PATCH", key: liveKey, body: { enabled: true } });
   peer.registerCaravan({ entityId: "CARAVAN-DEMO", publicKeyBase64: publicKeyBase64(seed), callbackBaseUrl: service.url });
+  // provider_a: the five settings in both environments, one switch, and Caravan's callback URL registered with the network.
+  const credentialsA = { apiUrl: peerA.url, clientId: SANDBOX_CARAVAN.clientId, clientSecret: SANDBOX_CARAVAN.clientSecret, vaspDid: SANDBOX_CARAVAN.did, webhookSecret: SANDBOX_CARAVAN.webhookSecret };
+  for (const k of [key, liveKey]) await api("/api/v2/providers/provider_a", { method: "PUT", key: k, body: { credentials: credentialsA } });
+  await api("/api/v2/providers/provider_a", { method: "PATCH", key: liveKey, body: { enabled: true } });
+  const providerIdA = service.providerSettings.id(company.id, "provider_a")!;
+  peerA.registerCaravan({ ...SANDBOX_CARAVAN, webhookUrl: `${service.url}/api/system/trp/provider_a/test/${providerIdA}` });
+  // provider_e: the six settings in both environments, one switch, and Caravan registered with the bridge. The callback
+  // base URL must be an HTTPS origin (the company's host); the sandbox bridge delivers to the server's loopback origin.
+  const privateKeyE = randomPrivateKey();
+  const credentialsE = { apiKey: "sandbox-bridge-key", vaspCode: CARAVAN_E_CODE, privateKey: privateKeyE, bridgePublicKey: bridgeE.bridgePublicKey, callbackBaseUrl: "https://caravan-demo.example", discoveryVaspCodes: "*" };
+  for (const k of [key, liveKey]) {
+    const r = await api("/api/v2/providers/provider_e", { method: "PUT", key: k, body: { credentials: credentialsE } });
+    if (r.status !== 200 && r.status !== 201) log(`  (provider_e settings: ${r.status} ${r.body?.code ?? ""})`);
+  }
+  await api("/api/v2/providers/provider_e", { method: "PATCH", key: liveKey, body: { enabled: true } });
+  const providerIdE = service.providerSettings.id(company.id, "provider_e")!;
+  bridgeE.registerCaravan({ vaspCode: CARAVAN_E_CODE, publicKey: publicKeyOf(privateKeyE), serverUrl: service.url, environment: "test", providerId: providerIdE, name: "Caravan Demo VASP" });
   // Screening: both vendors' credentials, one switch each, and two rules that read them (Part 2 "Rule").
   for (const k of [key, liveKey]) {
     await api("/api/v2/integrations/screening_c", { method: "PUT", key: k, body: { credentials: { apiKey: SCREENING_C_KEY } } });
@@ -171,6 +221,8 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
   log(`\nCaravan demo at ${service.url} (database ${dbPath})`);
   log(`API key (test): ${key}`);
   log(`provider_b sandbox network at ${peer.url}; webhook receiver at http://127.0.0.1:${receiver.port}/hooks`);
+  log(`provider_a sandbox network at ${peerA.url} (as ${SANDBOX_CARAVAN.did}): ${DEMO_VASPS_A.map((v) => `${v.name} ${({ authorize: "authorizes", flag: "gets flagged", reject: "rejects", silent: "stays silent" } as const)[v.behaviour]}`).join(", ")}`);
+  log(`provider_e sandbox bridge at ${bridgeE.baseUrl} (as ${CARAVAN_E_CODE}): ${NORDIC.name} owns ${NORDIC.address}, accepts permission requests and answers information requests`);
   log(`screening vendors: screening_c at ${screeningC.url}, screening_d at ${screeningD.url}; rules: ${rules.map((r) => r.name).join("; ")}\n`);
 
   const plans = [
@@ -180,7 +232,11 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     { amount: "3", to: BENEFICIARIES.unknown, beneficiary: RUTH, what: "to an address no VASP owns: no VASP found" },
     { amount: "2.5", to: BENEFICIARIES.watched, beneficiary: VIKTOR, what: "to a watch-listed name: held by screening, then approved through its case" },
     { amount: "1.2", to: BENEFICIARIES.risky, beneficiary: RUTH, what: "to a high-risk address: blocked by screening" },
-  ];
+    { amount: "1.8", to: HARBOUR.address, beneficiary: HARBOUR.persons[0], what: "through provider_a to Harbour Exchange: authorized both sides, accepted, settled", preferredProtocol: "provider_a" },
+    { amount: "2.2", to: LIGHTHOUSE.address, beneficiary: LIGHTHOUSE.persons[0], what: "through provider_a to Lighthouse Custody: flagged by the network, held, approved through its case", preferredProtocol: "provider_a" },
+    { amount: "1.6", to: NORDIC.address, beneficiary: INGRID, what: "through provider_e to Nordic Bank: permission accepted, transaction reported", preferredProtocol: "provider_e" },
+    { amount: "2.4", to: NORDIC.address, beneficiary: INGRID, what: "through provider_e to Nordic Bank: the bank asks for information, held, answered and reviewed, then completed", preferredProtocol: "provider_e", cdd: true },
+  ] as { amount: string; to: string; beneficiary: unknown; what: string; preferredProtocol?: string; cdd?: boolean }[];
   const providerId = service.providerSettings.id(company.id, "provider_b")!;
   /** Alpine Exchange sends to one of our customers: a match is verified, a wrong name denied (Part 3, incoming). */
   async function incoming(i: number): Promise<void> {
@@ -209,6 +265,94 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     }
   }
 
+  /**
+   * Harbour Exchange sends to one of our customers through provider_a (Part 3 "Incoming flow"): created, relationship
+   * confirmed, identity appended, originator screened, authorized, accepted once Harbour authorizes; then Harbour
+   * settles on chain and the transfer completes with the settlement's hash.
+   */
+  async function incomingA(i: number): Promise<void> {
+    const c = customers[i % customers.length];
+    const s = SENDERS[i % SENDERS.length];
+    const sent = await peerA.sendIncoming({
+      from: DEMO_A.harbour.did,
+      to: SANDBOX_CARAVAN.did,
+      asset: ETH_ASSET_ID,
+      amount: "3",
+      beneficiaryAddress: c.address,
+      originatorAddress: HARBOUR.address,
+      originatorPersons: HARBOUR.persons,
+      beneficiaryPersons: [person(s.family, s.given, s.country)],
+    });
+    log(`incoming 3 ETH via provider_a from ${DEMO_A.harbour.name} to ${s.name}: event ${sent.status ?? "not delivered"}`);
+    const id = await incomingIdA(sent.id);
+    if (!id) return;
+    const accepted = await waitFor(id, ["accepted", "held", "rejected", "failed"]);
+    log(`incoming ${id} (provider_a) → ${accepted}`);
+    if (accepted !== "accepted") return;
+    // Harbour broadcasts the transaction and settles at provider_a: the next event completes the transfer.
+    await peerA.update(sent.id, { status: "SETTLED", settlement: { id: "0x" + randomHex(32) } });
+    await waitFor(id, ["completed"]);
+    const done = (await api(`/api/v2/transfers/${id}`)).body?.data;
+    log(`incoming ${id} (provider_a) → ${done?.state} (txHash ${done?.txHash ?? "-"} from Harbour's settlement)`);
+  }
+
+  async function incomingIdA(providerTransferId: string): Promise<string | null> {
+    for (let i = 0; i < 40 && !stopped; i++) {
+      const r = await api(`/api/v2/transfers?direction=incoming&limit=100`);
+      const t = (r.body?.data ?? []).find((x: { externalId: string }) => x.externalId === `provider_a-inbound:${providerTransferId}`);
+      if (t) return t.id;
+      await new Promise((res) => setTimeout(res, 250));
+    }
+    return null;
+  }
+
+  /**
+   * Nordic Bank sends to one of our customers through provider_e (Part 3, incoming): its signed, encrypted permission
+   * request is verified and decrypted, the transfer created, wallet, identity and name checked, the originator
+   * screened, and our signed ACCEPTED sent to the bridge (awaiting_counterparty); the bank's signed txid completes it.
+   */
+  async function incomingE(i: number): Promise<void> {
+    const c = customers[i % customers.length];
+    const s = SENDERS[i % SENDERS.length];
+    const sent = await bridgeE.sendPermissionRequest({
+      from: NORDIC.code,
+      originatorPersons: [INGRID],
+      beneficiaryPersons: [person(s.family, s.given, s.country)],
+      originatorAddress: NORDIC.address,
+      beneficiaryAddress: c.address,
+      amount: "2",
+    });
+    log(`incoming 2 ETH via provider_e from ${NORDIC.name} to ${s.name}: permission request ${sent.status}`);
+    if (sent.status !== 200) return;
+    let id: string | null = null;
+    for (let n = 0; n < 40 && !stopped && !id; n++) {
+      const r = await api(`/api/v2/transfers?direction=incoming&search=${sent.transferId}`);
+      id = r.body?.data?.[0]?.id ?? null;
+      if (!id) await new Promise((res) => setTimeout(res, 250));
+    }
+    if (!id) return;
+    const state = await waitFor(id, ["awaiting_counterparty", "held", "rejected", "failed"]);
+    log(`incoming ${id} (provider_e) → ${state} (our signed decision at the bridge: ${bridgeE.transfers.get(sent.transferId)?.data.permission_status ?? "none"})`);
+    if (state !== "awaiting_counterparty") return;
+    // Nordic Bank broadcasts the transaction and reports its hash, signed with its key.
+    const tx = await bridgeE.sendTxid(sent.transferId, "0x" + randomHex(32));
+    log(`incoming transaction reported by ${NORDIC.name} (signed txid): ${tx.status}`);
+    await waitFor(id, ["completed"]);
+    const done = (await api(`/api/v2/transfers/${id}`)).body?.data;
+    log(`incoming ${id} (provider_e) → ${done?.state} (txHash ${done?.txHash ?? "-"} from ${NORDIC.name}'s txid)`);
+  }
+
+  /** Polls a transfer until its state is one of `states` (bounded), and returns the state it has then. */
+  async function waitFor(id: string, states: string[]): Promise<string> {
+    let state = "";
+    for (let i = 0; i < 80 && !stopped; i++) {
+      state = (await api(`/api/v2/transfers/${id}`)).body?.data?.state ?? "";
+      if (states.includes(state)) break;
+      await new Promise((res) => setTimeout(res, 250));
+    }
+    return state;
+  }
+
   let stopped = false;
   let n = 0;
   const done = (async () => {
@@ -228,11 +372,16 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
           beneficiaryAddress: plan.to,
           originator: { originatorPersons: c.persons },
           beneficiary: { beneficiaryPersons: [plan.beneficiary] },
+          ...(plan.preferredProtocol ? { preferredProtocol: plan.preferredProtocol } : {}),
         },
       });
       log(`transfer ${r.body?.data?.id ?? "-"} ${plan.amount} ETH: ${r.status} ${r.body?.data?.state ?? r.body?.code} — ${plan.what}`);
-      if (r.status === 202) void follow(r.body.data.id);
-      if (n % plans.length === 0) await incoming(n / plans.length - 1).catch((e) => log(`incoming failed: ${(e as Error).message}`));
+      if (r.status === 202) void (plan.preferredProtocol === "provider_a" ? followA(r.body.data.id) : plan.preferredProtocol === "provider_e" ? followE(r.body.data.id, plan.cdd === true) : follow(r.body.data.id));
+      if (n % plans.length === 0) {
+        await incoming(n / plans.length - 1).catch((e) => log(`incoming failed: ${(e as Error).message}`));
+        void incomingA(n / plans.length - 1).catch((e) => log(`incoming via provider_a failed: ${(e as Error).message}`));
+        void incomingE(n / plans.length - 1).catch((e) => log(`incoming via provider_e failed: ${(e as Error).message}`));
+      }
       await new Promise((res) => setTimeout(res, o.intervalMs ?? 3000));
     }
   })();
@@ -277,9 +426,97 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     }
   }
 
+  /**
+   * A transfer through provider_a: its events move it (exchanging → awaiting_counterparty → accepted); once accepted
+   * the caller reports the transaction (`accept` + `txHash`, settled at provider_a). Flagged by the network, it is
+   * held with a case; the officer approves it (awaiting_counterparty without calling the provider), the network
+   * clears the flag and the VASP authorizes, and the next event authorizes on our side.
+   */
+  async function followA(id: string): Promise<void> {
+    let resolved = false;
+    for (let round = 0; round < 2 && !stopped; round++) {
+      const state = await waitFor(id, ["accepted", "held", "rejected", "failed", "completed"]);
+      const t = (await api(`/api/v2/transfers/${id}`)).body?.data;
+      if (state === "held" && !resolved) {
+        resolved = true;
+        log(`transfer ${id} → held by provider_a (flagged by the network at ${t?.beneficiary?.vaspName ?? "the beneficiary VASP"})`);
+        await resolveHeld(id);
+        const after = await waitFor(id, ["awaiting_counterparty", "held", "rejected"]);
+        log(`transfer ${id} (provider_a) → ${after} after its case, without calling the provider`);
+        if (after !== "awaiting_counterparty" || !t?.cascade?.externalId) return;
+        // The network clears the flag and the beneficiary VASP authorizes: the event authorizes our side.
+        await peerA.update(t.cascade.externalId, { status: "PENDING", agent: { role: "BENEFICIARY", status: "AUTHORIZED" } });
+        continue;
+      }
+      log(`transfer ${id} → ${state}${t?.rejection ? ` (${t.rejection.reason})` : ""}${t?.beneficiary?.vaspName ? ` via ${t.cascade.provider} to ${t.beneficiary.vaspName}` : ""}`);
+      if (state === "accepted") {
+        const a = await api(`/api/v2/transfers/${id}`, { method: "PATCH", body: { action: "accept", txHash: "0x" + randomHex(32) } });
+        log(`transfer ${id} → ${a.body?.data?.state ?? a.body?.error ?? a.body?.code} (settled at provider_a)`);
+      }
+      return;
+    }
+  }
+
+  /**
+   * A transfer through provider_e: Nordic Bank confirms its address (signed answer), our signed, encrypted permission
+   * request goes through the bridge, the bank accepts → awaiting_counterparty; the caller reports the transaction
+   * (`accept` + `txHash`: a signed txid at the bridge) → completed. With `cdd` the bank first asks for information.
+   */
+  async function followE(id: string, cdd: boolean): Promise<void> {
+    const state = await waitFor(id, ["awaiting_counterparty", "held", "rejected", "failed"]);
+    const t = (await api(`/api/v2/transfers/${id}`)).body?.data;
+    log(`transfer ${id} → ${state}${t?.rejection ? ` (${t.rejection.reason})` : ""}${t?.beneficiary?.vaspName ? ` via ${t.cascade.provider} to ${t.beneficiary.vaspName}` : ""}`);
+    if (state !== "awaiting_counterparty") return;
+    if (cdd && !(await informationRound(id, t.cascade.externalId))) return;
+    const a = await api(`/api/v2/transfers/${id}`, { method: "PATCH", body: { action: "accept", txHash: "0x" + randomHex(32) } });
+    log(`transfer ${id} → ${a.body?.data?.state ?? a.body?.error ?? a.body?.code} (signed txid sent to provider_e)`);
+  }
+
+  /**
+   * Nordic Bank asks for information (REQUEST_CDD) on an approved outgoing transfer: it is held; the officer reads the
+   * request and its draft (drawn from the originator's verified identity), replies with the draft plus what it lacks,
+   * waits for the reply to be sent and reviews the request; the transfer returns to awaiting_counterparty. True then.
+   */
+  async function informationRound(id: string, externalId: string): Promise<boolean> {
+    const path = `/api/v2/transfers/${id}/information-requests`;
+    const fields = { country_of_residence: true, other_cdd_info: "What is the purpose of the payment?" };
+    const asked = await bridgeE.sendCdd(externalId, NORDIC.code, "REQUEST_CDD", fields);
+    log(`${NORDIC.name} asks for information on ${id} (REQUEST_CDD: ${Object.keys(fields).join(", ")}): ${asked.status}`);
+    if ((await waitFor(id, ["held"])) !== "held") return false;
+    const list = (await api(path)).body?.data;
+    const request = (list?.messages ?? []).find((m: { type: string; direction: string }) => m.type === "REQUEST_CDD" && m.direction === "inbound");
+    if (!request?.draft) return false;
+    const draft = request.draft as { information: Record<string, unknown>; missing: string[] };
+    log(`transfer ${id} → held (information request ${request.id} awaiting review, pending: ${list.pending}); draft from the verified identity: ${Object.keys(draft.information).join(", ") || "nothing"}; missing: ${draft.missing.join(", ") || "nothing"}`);
+    const cases = await api("/api/v2/cases?status=open&hasTransfer=true&limit=200");
+    const c = (cases.body?.data ?? []).find((x: { transferIds: string[] }) => x.transferIds.includes(id));
+    if (c) log(`case ${c.caseNumber} (${c.type}, ${c.priority}) opened for ${id} by the information request; it stays open for the officer's notes`);
+    // The officer sends the draft, answering what it lacks (the free-text question) from the customer file.
+    const information = { ...draft.information, ...(draft.missing.includes("other_cdd_info") ? { other_cdd_info: "Rent for a holiday flat in Bergen" } : {}) };
+    const reply = await api(path, { method: "POST", body: { action: "reply", idempotencyKey: crypto.randomUUID(), requestId: request.id, information } });
+    const messageId = reply.body?.data?.messageId as string | undefined;
+    log(`officer replies to ${request.id} with the draft: ${reply.status} ${reply.body?.data?.status ?? reply.body?.code}`);
+    if (!messageId) return false;
+    let status = "";
+    for (let i = 0; i < 80 && !stopped; i++) {
+      status = ((await api(path)).body?.data?.messages ?? []).find((m: { id: string }) => m.id === messageId)?.status ?? "";
+      if (status === "sent" || status === "failed") break;
+      await new Promise((res) => setTimeout(res, 250));
+    }
+    log(`reply ${messageId} → ${status} (signed, encrypted for ${NORDIC.name})`);
+    if (status !== "sent") return false;
+    const review = await api(path, { method: "POST", body: { action: "review", reviewedMessageIds: [request.id], note: "Answered from the verified identity; purpose confirmed with the customer" } });
+    log(`officer reviews ${request.id}: ${review.status} ${review.body?.data?.status ?? review.body?.code}`);
+    const after = await waitFor(id, ["awaiting_counterparty", "rejected", "failed"]);
+    log(`transfer ${id} → ${after} after the review (beneficiary screened again)`);
+    return after === "awaiting_counterparty";
+  }
+
   return {
     service,
     peer,
+    peerA,
+    bridgeE,
     screening: { c: screeningC, d: screeningD },
     receiver,
     received,
@@ -290,6 +527,8 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
       await done.catch(() => {});
       await service.stop();
       await peer.stop();
+      await peerA.stop();
+      await bridgeE.stop();
       await receiver.stop();
       await screeningC.stop();
       await screeningD.stop();

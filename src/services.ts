@@ -24,7 +24,7 @@ import { SettingsRegistry } from "./adapters/providers/index.ts";
 import { providerFetch } from "./adapters/providers/outbound.ts";
 import { providerB } from "./adapters/providers/provider_b/adapter.ts";
 import { baseUrlsFromEnv, providerE } from "./adapters/providers/provider_e/adapter.ts";
-import { dueForExpiry as providerEDueForExpiry, dueForPoll as providerEDueForPoll, providerELookups } from "./adapters/providers/provider_e/lookups.ts";
+import { dueForExpiry as providerEDueForExpiry, dueForPoll as providerEDueForPoll, providerEFlowLookups, providerELookups } from "./adapters/providers/provider_e/lookups.ts";
 import { providerEFlow } from "./actors/flows/provider_e.ts";
 import { providerA } from "./adapters/providers/provider_a/adapter.ts";
 import { providerAFlow, POLL_AFTER_MS, STALL_MS } from "./actors/flows/provider_a.ts";
@@ -225,7 +225,7 @@ function registerActors(s: Services): void {
           adapter: s.providers.adapter("provider_a") as ReturnType<typeof providerA>,
           verifiedIdentity: (companyId, environment, customerId) => new ProviderAStore(s.storage).verifiedIdentity((sealed, aad) => s.pii.open(sealed, aad), companyId, environment, customerId),
         }),
-        provider_e: providerEFlow({ baseUrl: baseUrlsFromEnv(s.config.env ?? {}) }),
+        provider_e: providerEFlow({ baseUrl: baseUrlsFromEnv(s.config.env ?? {}), pii: s.pii, lookups: providerEFlowLookups(s.storage, (sealed, aad) => s.pii.open(sealed, aad)) }),
       },
     }),
   );

@@ -68,6 +68,15 @@ export const transfers = sqliteTable(
   ],
 );
 
+/**
+ * Transfers not yet in the search index (`transfers_search`, FTS5 trigram, migration 0007): the insert trigger adds
+ * the transfer's rowid here instead of indexing it on the request path; a background sweep indexes and removes them,
+ * and a search also scans these few rows directly, so its answer never misses a transfer (issue 19).
+ */
+export const transfersSearchPending = sqliteTable("transfers_search_pending", {
+  transferRowid: integer("transfer_rowid").primaryKey(),
+});
+
 /** Jurisdictions' reporting thresholds; they belong to the company, not an environment (Part 2). */
 export const thresholds = sqliteTable(
   "thresholds",

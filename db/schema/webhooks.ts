@@ -1,4 +1,5 @@
 // Webhook subscriptions and their deliveries (Part 2, "Webhook subscription"); the signing secret is sealed.
+import { sql } from "drizzle-orm";
 import { sqliteTable, text, integer, index } from "drizzle-orm/sqlite-core";
 
 export const webhooks = sqliteTable(
@@ -65,11 +66,20 @@ export const webhookDeliveries = sqliteTable(
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
+  // Issue 19: a delivery is written twice (insert, then its outcome), so only what the queries need is indexed, and
+  // the status lives in partial-index conditions rather than in keys: an outcome removes the queue entry instead of
+  // moving three. The queries (repos/webhooks.ts) name the status as a literal so the planner can use them.
   (t) => [
+    // Lists newest first; with status=sent (most rows) it is the list index, filtered.
     index("webhook_deliveries_list").on(t.webhookId, t.createdAt, t.id),
-    index("webhook_deliveries_status").on(t.webhookId, t.status, t.createdAt, t.id),
     index("webhook_deliveries_type").on(t.webhookId, t.eventType, t.createdAt, t.id),
-    index("webhook_deliveries_queue").on(t.webhookId, t.status, t.eventSeq, t.id),
-    index("webhook_deliveries_pending").on(t.status, t.webhookId),
+    // The queue: pending deliveries in send order (dispatcher heads, failPending, restart recovery, status=pending lists).
+    index("webhook_deliveries_pending_queue")
+      .on(t.webhookId, t.eventSeq, t.id)
+      .where(sql`status = 'pending'`),
+    // status=failed lists (few rows: a delivery that failed for good).
+    index("webhook_deliveries_failed")
+      .on(t.webhookId, t.createdAt, t.id)
+      .where(sql`status = 'failed'`),
   ],
 );

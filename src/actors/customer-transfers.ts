@@ -2,6 +2,7 @@
 // received for a wallet of the customer (Part 3, provider_b Incoming), so neither interleaves with an erasure.
 import { Transfers, type TransferRow } from "../adapters/storage/repos/transfers.ts";
 import { ownVasp } from "../adapters/storage/repos/thresholds.ts";
+import { recordValuation, type ValuationRecord } from "../adapters/fx/pricing.ts";
 import { VaspDirectory } from "../adapters/storage/repos/vasps.ts";
 import { personNames, type Person } from "../domain/ivms101/index.ts";
 import { SCHEMA_NAME, type CreateTransferInput } from "../domain/transfers.ts";
@@ -23,6 +24,11 @@ export interface NewTransfer {
   outcome: "completed" | "queued";
   thresholdInfo: Record<string, unknown>;
   fxRateId: string;
+  /**
+   * The valuation named by `fxRateId` when it is not recorded yet: written with the transfer, in the same commit,
+   * so the row exists exactly when the transfer does (a refused create records none).
+   */
+  valuation?: ValuationRecord;
   expiresAt: string | null;
 }
 
@@ -122,7 +128,11 @@ export function createTransfer(h: CustomerScope, n: NewTransfer): Outcome {
     created_at: h.at,
     updated_at: h.at,
   };
-  h.ctx.write((s) => new Transfers(s).insert(row));
+  const valuation = n.valuation;
+  h.ctx.write((s) => {
+    if (valuation) recordValuation(s, valuation);
+    new Transfers(s).insert(row);
+  });
   const event = { companyId, environment, entityType: "transfer", entityId: row.id, data: transferEventData(row) };
   h.ctx.emit({ ...event, type: "transfer.created" });
   if (completed) h.ctx.emit({ ...event, type: "transfer.completed" });
@@ -153,55 +163,7 @@ export async function receiveIncoming(h: CustomerScope, n: IncomingTransfer): Pr
   if (!beneficiaryMatches(n.beneficiaryPersons, identity)) return deny("INPUT_NAME_MISMATCHED");
 
   const history: HistoryEntry[] = [{ type: "created", from: null, to: "exchanging", at: h.at, detail: { protocol: n.protocol } }];
-  const created: TransferRow = {
-    id: n.id,
-    company_id: companyId,
-    environment,
-    direction: "incoming",
-    state: "exchanging",
-    status: "pending",
-    external_id: n.externalId,
-    asset: n.asset,
-    asset_id: n.assetId,
-    amount: n.amount,
-    network: n.network,
-    blockchain_type: n.network,
-    originator_customer_id: null,
-    originator_address: n.originatorAddress,
-    beneficiary_address: n.beneficiaryAddress,
-    beneficiary_customer_id: c.id,
-    is_unhosted_wallet: 0,
-    originator_sealed: h.deps.pii.seal(JSON.stringify(n.originatorPersons), `transfer:${n.id}:originator`),
-    beneficiary_sealed: h.deps.pii.seal(JSON.stringify(n.beneficiaryPersons), `transfer:${n.id}:beneficiary`),
-    originator_vasp_id: n.originatorVasp.id,
-    originator_vasp_name: n.originatorVasp.name,
-    beneficiary_vasp_id: n.beneficiaryVasp.id,
-    beneficiary_vasp_name: n.beneficiaryVasp.name,
-    preferred_protocol: null,
-    protocol: n.protocol,
-    provider_external_id: n.externalId,
-    matched_at: null,
-    ours_status: "pending",
-    // The originating VASP asked for the authorization; it reports the transaction (txid) or cancels later.
-    theirs_status: "pending",
-    rejection_reason: null,
-    rejection_details_sealed: null,
-    tx_hash: null,
-    sanctions_status: null,
-    sanctions_provider: null,
-    threshold_info: JSON.stringify(n.thresholdInfo),
-    fx_rate_id: null,
-    checks: "[]",
-    attempts: "[]",
-    messages: JSON.stringify([{ type: "transfer_request", direction: "inbound", timestamp: h.at }]),
-    history: "[]",
-    expires_at: null,
-    accepted_at: null,
-    completed_at: null,
-    created_at: h.at,
-    updated_at: h.at,
-  };
-  created.history = JSON.stringify(history);
+  const created = incomingTransferRow(h, { ...n, beneficiaryCustomerId: c.id, providerExternalId: n.externalId, history });
   // Screened with rules and screening integrations (postcheck, Part 3); nothing is recorded before the answer, so a
   // crash meanwhile leaves the provider to ask again and the screening runs again.
   const screening = h.deps.screenIncoming ? await h.deps.screenIncoming(created, { originator: n.originatorPersons, beneficiary: n.beneficiaryPersons, identity }) : null;
@@ -238,3 +200,91 @@ export async function receiveIncoming(h: CustomerScope, n: IncomingTransfer): Pr
   return { ok: true, status: 201, data: { result: reason === null ? "verified" : "denied", reasonType: reason, transfer: final, created: true } };
 }
 
+/** What an incoming transfer starts as, whichever provider delivered it. */
+export interface IncomingRowInput {
+  id: string;
+  /** The transfer's external ID (one transfer per provider reference). */
+  externalId: string;
+  protocol: string;
+  providerExternalId: string;
+  asset: string;
+  assetId: string | null;
+  amount: string;
+  network: string;
+  originatorAddress: string | null;
+  beneficiaryAddress: string;
+  beneficiaryCustomerId: string;
+  originatorPersons: Person[];
+  beneficiaryPersons: Person[];
+  originatorVasp: { id: string; name: string | null };
+  beneficiaryVasp: { id: string; name: string | null };
+  thresholdInfo?: Record<string, unknown> | null;
+  expiresAt?: string | null;
+  history: HistoryEntry[];
+}
+
+/** An incoming transfer `exchanging`, verdict pending, its persons sealed, the provider's request as first message. */
+export function incomingTransferRow(h: CustomerScope, n: IncomingRowInput): TransferRow {
+  const { companyId, environment } = h.msg;
+  return {
+    id: n.id,
+    company_id: companyId,
+    environment,
+    direction: "incoming",
+    state: "exchanging",
+    status: "pending",
+    external_id: n.externalId,
+    asset: n.asset,
+    asset_id: n.assetId,
+    amount: n.amount,
+    network: n.network,
+    blockchain_type: n.network,
+    originator_customer_id: null,
+    originator_address: n.originatorAddress,
+    beneficiary_address: n.beneficiaryAddress,
+    beneficiary_customer_id: n.beneficiaryCustomerId,
+    is_unhosted_wallet: 0,
+    originator_sealed: h.deps.pii.seal(JSON.stringify(n.originatorPersons), `transfer:${n.id}:originator`),
+    beneficiary_sealed: h.deps.pii.seal(JSON.stringify(n.beneficiaryPersons), `transfer:${n.id}:beneficiary`),
+    originator_vasp_id: n.originatorVasp.id,
+    originator_vasp_name: n.originatorVasp.name,
+    beneficiary_vasp_id: n.beneficiaryVasp.id,
+    beneficiary_vasp_name: n.beneficiaryVasp.name,
+    preferred_protocol: null,
+    protocol: n.protocol,
+    provider_external_id: n.providerExternalId,
+    matched_at: null,
+    ours_status: "pending",
+    // The originating VASP asked for the authorization; it reports the transaction or cancels later.
+    theirs_status: "pending",
+    rejection_reason: null,
+    rejection_details_sealed: null,
+    tx_hash: null,
+    sanctions_status: null,
+    sanctions_provider: null,
+    threshold_info: n.thresholdInfo ? JSON.stringify(n.thresholdInfo) : null,
+    fx_rate_id: null,
+    checks: "[]",
+    attempts: "[]",
+    messages: JSON.stringify([{ type: "transfer_request", direction: "inbound", timestamp: h.at }]),
+    history: JSON.stringify(n.history),
+    expires_at: n.expiresAt ?? null,
+    accepted_at: null,
+    completed_at: null,
+    created_at: h.at,
+    updated_at: h.at,
+  };
+}
+
+/** Records a new incoming transfer `exchanging`: the row, its sender in the VASP directory, `transfer.created`, the audit entry. */
+export function recordIncoming(h: CustomerScope, row: TransferRow): void {
+  const { companyId, environment } = h.msg;
+  const at = h.at;
+  h.ctx.write((s) => {
+    new Transfers(s).insert(row);
+    // The sender is a counterparty this environment has now exchanged a transfer with (VASP search).
+    new VaspDirectory(s).record(companyId, environment, row.originator_vasp_id!, row.originator_vasp_name, "transfer_history", at);
+  });
+  h.ctx.emit({ companyId, environment, entityType: "transfer", entityId: row.id, type: "transfer.created", data: transferEventData(row) });
+  h.audit("transfer.created", "Transfer", row.id, { state: row.state, asset: row.asset, network: row.network, direction: "incoming", protocol: row.protocol });
+}

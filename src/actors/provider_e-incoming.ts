@@ -4,10 +4,10 @@
 // rejected at the provider (BVRC002 for a name mismatch, BVRC001 for anything else). The decision itself is sent by
 // the transfer's flow (src/actors/flows/provider_e.ts), told by the callback right after.
 import { Transfers, type TransferRow } from "../adapters/storage/repos/transfers.ts";
-import { VaspDirectory } from "../adapters/storage/repos/vasps.ts";
 import type { Person } from "../domain/ivms101/index.ts";
 import { beneficiaryNamesMatch } from "../domain/provider_e/rules.ts";
-import { transferEventData, type HistoryEntry } from "./transfer-presenter.ts";
+import type { HistoryEntry } from "./transfer-presenter.ts";
+import { incomingTransferRow, recordIncoming } from "./customer-transfers.ts";
 import type { CustomerScope } from "./customer.ts";
 import type { Outcome } from "./outcome.ts";
 
@@ -53,58 +53,7 @@ export function receiveProviderEIncoming(h: CustomerScope, n: ProviderEIncoming)
     if (!beneficiaryNamesMatch(n.beneficiaryPersons, identity)) refuse = "BVRC002";
   }
   const history: HistoryEntry[] = [{ type: "created", from: null, to: "exchanging", at: h.at, detail: { protocol: "provider_e", requestSignature: n.requestSignature } }];
-  const row: TransferRow = {
-    id: n.id,
-    company_id: companyId,
-    environment,
-    direction: "incoming",
-    state: "exchanging",
-    status: "pending",
-    external_id: n.providerTransferId,
-    asset: n.asset,
-    asset_id: n.assetId,
-    amount: n.amount,
-    network: n.network,
-    blockchain_type: n.network,
-    originator_customer_id: null,
-    originator_address: n.originatorAddress,
-    beneficiary_address: n.beneficiaryAddress,
-    beneficiary_customer_id: h.ctx.id,
-    is_unhosted_wallet: 0,
-    originator_sealed: pii.seal(JSON.stringify(n.originatorPersons), `transfer:${n.id}:originator`),
-    beneficiary_sealed: pii.seal(JSON.stringify(n.beneficiaryPersons), `transfer:${n.id}:beneficiary`),
-    originator_vasp_id: n.originatorVasp.id,
-    originator_vasp_name: n.originatorVasp.name,
-    beneficiary_vasp_id: n.beneficiaryVasp.id,
-    beneficiary_vasp_name: n.beneficiaryVasp.name,
-    preferred_protocol: null,
-    protocol: "provider_e",
-    provider_external_id: n.providerTransferId,
-    matched_at: null,
-    ours_status: "pending",
-    theirs_status: "pending",
-    rejection_reason: null,
-    rejection_details_sealed: null,
-    tx_hash: null,
-    sanctions_status: null,
-    sanctions_provider: null,
-    threshold_info: null,
-    fx_rate_id: null,
-    checks: "[]",
-    attempts: "[]",
-    messages: JSON.stringify([{ type: "transfer_request", direction: "inbound", timestamp: h.at }]),
-    history: JSON.stringify(history),
-    expires_at: n.expiresAt,
-    accepted_at: null,
-    completed_at: null,
-    created_at: h.at,
-    updated_at: h.at,
-  };
-  h.ctx.write((s) => {
-    new Transfers(s).insert(row);
-    new VaspDirectory(s).record(companyId, environment, n.originatorVasp.id, n.originatorVasp.name, "transfer_history", h.at);
-  });
-  h.ctx.emit({ companyId, environment, entityType: "transfer", entityId: row.id, type: "transfer.created", data: transferEventData(row) });
-  h.audit("transfer.created", "Transfer", row.id, { state: row.state, asset: row.asset, network: row.network, direction: "incoming", protocol: "provider_e" });
+  const row = incomingTransferRow(h, { ...n, externalId: n.providerTransferId, protocol: "provider_e", providerExternalId: n.providerTransferId, beneficiaryCustomerId: h.ctx.id, history });
+  recordIncoming(h, row);
   return { ok: true, status: 201, data: { created: true, transfer: row, refuse, replayMismatch: false } };
 }

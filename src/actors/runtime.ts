@@ -16,7 +16,10 @@ import {
 export interface RuntimeOptions {
   /** Milliseconds since epoch. Tests may pass their own. */
   clock?: () => number;
-  /** Handlers running at once across all actors. */
+  /**
+   * Handlers running at once per actor kind (each kind has its own pool of slots, so that handlers of one kind
+   * waiting on another kind's actors, a transfer asking a connection for a permit, never starve that kind).
+   */
   concurrency?: number;
   /** Actors kept in memory; beyond this the least recently used idle actor is passivated. */
   maxResident?: number;
@@ -63,6 +66,12 @@ const defer: (fn: () => void) => void =
     ? (fn) => (globalThis as unknown as { setImmediate(f: () => void): void }).setImmediate(fn)
     : (fn) => setTimeout(fn, 0);
 
+/** The kind part of an address (`kind:id`), without checking it. */
+function kindOf(address: string): string {
+  const i = address.indexOf(":");
+  return i > 0 ? address.slice(0, i) : address;
+}
+
 export function splitAddress(address: string): { kind: string; id: string } {
   const i = address.indexOf(":");
   if (i <= 0 || i === address.length - 1) throw new Error(`actor address must be kind:id, got "${address}"`);
@@ -84,7 +93,11 @@ export class ActorRuntime {
   private readonly resident = new Map<string, Resident>(); // LRU: oldest first
   private readonly queues = new Map<string, Queue>();
   private readonly known = new Set<number>(); // pending message ids indexed in memory
-  private readonly runnable: string[] = [];
+  /** Actors with a due message, FIFO per kind (each kind has its own pool of `concurrency` slots). */
+  private readonly runnable = new Map<string, string[]>();
+  private runnableCount = 0;
+  /** Handlers running, per kind. */
+  private readonly slotsTaken = new Map<string, number>();
   private readonly asks = new Map<string, PendingAsk>();
   private readonly eventListeners = new Set<(seq: number) => void>();
   /** Messages to an actor whose insert is not yet committed and indexed: an inline ask must not overtake them. */
@@ -183,10 +196,10 @@ export class ActorRuntime {
    */
   private canInline(to: string, opts: TellOptions): boolean {
     if (!this.running || this.stopping || opts.dueAt !== undefined || opts.delayMs) return false;
-    if (this.inflight >= this.concurrency) return false;
     const i = to.indexOf(":");
     if (i <= 0 || i === to.length - 1) return false;
     const kindName = to.slice(0, i);
+    if ((this.slotsTaken.get(kindName) ?? 0) >= this.concurrency) return false;
     const kind = this.kinds.get(kindName);
     if (!kind || this.notInline.has(kindName) || kind.handle.constructor?.name === "AsyncFunction") return false;
     const q = this.queues.get(to);
@@ -197,7 +210,7 @@ export class ActorRuntime {
   private inline(address: string, body: unknown, token: string, durably: () => void): void {
     const q = this.queue(address);
     q.busy = true;
-    this.inflight++;
+    this.take(address);
     // The reply goes out after the actor is marked idle again, so the asker's next ask can be inline too.
     this.runInline(address, q, JSON.parse(JSON.stringify(body ?? null)), token, durably).then(
       (reply) => {
@@ -211,8 +224,51 @@ export class ActorRuntime {
     );
   }
 
-  /** Resolves with the reply to send once the actor is idle again (undefined: answered otherwise, or later). */
+  /**
+   * Resolves with the reply to send once the actor is idle again (undefined: answered otherwise, or later). A
+   * failure (the handler throws, or its commit fails, as a unique index refusing a concurrent duplicate does) is
+   * retried here with the runtime's back-off while the actor stays busy, so nothing overtakes it, exactly as a
+   * mailbox message blocks its queue; after the last attempt it is parked as dead and the ask refused, as before.
+   */
   private async runInline(address: string, q: Queue, msg: unknown, token: string, durably: () => void): Promise<(() => void) | undefined> {
+    for (let attempts = 1; ; attempts++) {
+      const r = await this.inlineAttempt(address, msg, token);
+      if (r.ok) return r.reply;
+      this.failures++;
+      this.resident.delete(address); // a half-built state: the next attempt reloads it
+      const error = r.error instanceof Error ? `${r.error.name}: ${r.error.message}` : String(r.error);
+      if (r.messageId !== 0) {
+        // It took a checkpoint, so it has a mailbox row: the mailbox path retries it (and answers the ask).
+        this.log("warn", "actor handler failed; will retry", { actor: address, messageId: r.messageId, attempts, error });
+        this.known.delete(r.messageId);
+        this.index({ id: r.messageId, actor: address, due_at: this.clock(), retry_at: null });
+        return undefined;
+      }
+      if (r.async && q.ready.length === 0 && (this.pendingTo.get(address) ?? 0) === 0) {
+        durably(); // nothing is queued behind it: the mailbox path retries it in order
+        return undefined;
+      }
+      if (attempts >= this.maxAttempts) {
+        this.log("error", "actor message parked as dead", { actor: address, attempts, error });
+        const body = this.sealBody(address, msg);
+        const now = this.clock();
+        await this.commit(() => {
+          const id = this.mailbox.insert(address, body, now, token, now);
+          this.mailbox.bury({ id, actor: address, body, due_at: now, retry_at: null, attempts, last_error: error, reply_to: token, checkpoints: 0 }, attempts, error, now);
+        });
+        return () => this.answer(token, new ActorDeadLetterError(`${address} could not handle the message: ${error}`), true);
+      }
+      this.log("warn", "actor handler failed; will retry", { actor: address, attempts, error });
+      await new Promise((resolve) => setTimeout(resolve, this.backoff(attempts)));
+    }
+  }
+
+  /** One attempt of an inline ask: the handler, then the commit of its effects. */
+  private async inlineAttempt(
+    address: string,
+    msg: unknown,
+    token: string,
+  ): Promise<{ ok: true; reply: () => void } | { ok: false; error: unknown; messageId: number; async: boolean }> {
     const resident = this.activate(address);
     const now = this.clock();
     const { kind: kindName, id: actorId } = splitAddress(address);
@@ -224,6 +280,7 @@ export class ActorRuntime {
     let reply: unknown;
     /** The mailbox row, written only if the handler takes a checkpoint (it then needs a durable message). */
     let messageId = 0;
+    let async = false;
     const ctx: ActorContext<unknown> = {
       address,
       id: actorId,
@@ -256,52 +313,25 @@ export class ActorRuntime {
         resident.state = JSON.parse(stateNow);
       },
     };
-    let result: void | Promise<void>;
     try {
-      result = kind.handle(ctx, msg);
-    } catch (e) {
-      // Nothing ran concurrently (the handler is synchronous): the durable path retries it in order.
-      this.inlineFailed(address, e);
-      durably();
-      return;
-    }
-    if (result && typeof (result as Promise<void>).then === "function") {
-      this.notInline.add(kindName);
-      try {
+      const result = kind.handle(ctx, msg);
+      if (result && typeof (result as Promise<void>).then === "function") {
+        this.notInline.add(kindName);
+        async = true;
         await result;
-      } catch (e) {
-        this.inlineFailed(address, e);
-        if (messageId !== 0) {
-          // It took a checkpoint: the row exists; let the durable path retry it (the ask is answered from there).
-          this.known.delete(messageId);
-          this.index({ id: messageId, actor: address, due_at: now, retry_at: null });
-        } else if (q.ready.length === 0) durably();
-        else this.answer(token, new ActorDeadLetterError(`${address} could not handle the message: ${e instanceof Error ? e.message : String(e)}`), true);
-        return;
       }
-    }
-    const stateText = JSON.stringify(ctx.state ?? null);
-    try {
+      const stateText = JSON.stringify(ctx.state ?? null);
       await this.commitEffects(address, messageId, now, { writes, outgoing, events }, stateText, resident, true);
-    } catch (e) {
-      this.inlineFailed(address, e);
-      if (messageId === 0 && q.ready.length === 0) durably();
-      else this.answer(token, e, true);
-      return;
+      resident.state = JSON.parse(stateText);
+    } catch (error) {
+      return { ok: false, error, messageId, async };
     }
-    resident.state = JSON.parse(stateText);
     if (messageId !== 0) {
       resident.lastMessageId = messageId;
       this.known.delete(messageId);
     }
     this.processed++;
-    return () => this.answer(token, replied ? reply : undefined);
-  }
-
-  private inlineFailed(address: string, e: unknown): void {
-    this.failures++;
-    this.resident.delete(address);
-    this.log("warn", "actor handler failed; the message goes through the mailbox", { actor: address, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) });
+    return { ok: true, reply: () => this.answer(token, replied ? reply : undefined) };
   }
 
   /** Called with each new event's seq after it commits (the webhook dispatcher and console wake on it). */
@@ -489,37 +519,64 @@ export class ActorRuntime {
     if (!q || q.busy || q.scheduled || q.ready.length === 0) return;
     if (q.blockedUntil > this.clock()) return;
     q.scheduled = true;
-    this.runnable.push(actor);
+    const kind = kindOf(actor);
+    const list = this.runnable.get(kind);
+    if (list) list.push(actor);
+    else this.runnable.set(kind, [actor]);
+    this.runnableCount++;
   }
 
   private hasDueWork(): boolean {
-    return this.runnable.length > 0;
+    return this.runnableCount > 0;
   }
 
+  /** A slot of the actor's kind: `inflight` counts every kind, `slotsTaken` each kind's pool. */
+  private take(actor: string): void {
+    const kind = kindOf(actor);
+    this.slotsTaken.set(kind, (this.slotsTaken.get(kind) ?? 0) + 1);
+    this.inflight++;
+  }
+
+  private release(actor: string): void {
+    const kind = kindOf(actor);
+    const n = (this.slotsTaken.get(kind) ?? 1) - 1;
+    if (n > 0) this.slotsTaken.set(kind, n);
+    else this.slotsTaken.delete(kind);
+    this.inflight--;
+  }
+
+  /**
+   * Starts the due actors of every kind that has a free slot. A kind whose pool is full keeps its actors waiting
+   * (in order) without holding up the other kinds.
+   */
   private pump(): void {
-    if (!this.running || this.stopping) return;
-    while (this.inflight < this.concurrency && this.runnable.length > 0) {
-      const actor = this.runnable.shift()!;
-      const q = this.queues.get(actor);
-      if (!q) continue;
-      q.scheduled = false;
-      if (q.busy || q.ready.length === 0) continue;
-      if (q.blockedUntil > this.clock()) continue;
-      q.busy = true;
-      this.inflight++;
-      this.runHead(actor, q).then(
-        () => this.finished(actor, q),
-        (e) => {
-          this.log("error", "actor runtime fault", { actor, error: String(e) });
-          this.finished(actor, q);
-        },
-      );
+    if (!this.running || this.stopping || this.runnableCount === 0) return;
+    for (const [kind, list] of this.runnable) {
+      while (list.length > 0 && (this.slotsTaken.get(kind) ?? 0) < this.concurrency) {
+        const actor = list.shift()!;
+        this.runnableCount--;
+        const q = this.queues.get(actor);
+        if (!q) continue;
+        q.scheduled = false;
+        if (q.busy || q.ready.length === 0) continue;
+        if (q.blockedUntil > this.clock()) continue;
+        q.busy = true;
+        this.take(actor);
+        this.runHead(actor, q).then(
+          () => this.finished(actor, q),
+          (e) => {
+            this.log("error", "actor runtime fault", { actor, error: String(e) });
+            this.finished(actor, q);
+          },
+        );
+      }
+      if (list.length === 0) this.runnable.delete(kind);
     }
   }
 
   private finished(actor: string, q: Queue): void {
     q.busy = false;
-    this.inflight--;
+    this.release(actor);
     if (q.ready.length === 0) this.queues.delete(actor);
     else this.markRunnable(actor);
     this.pump();

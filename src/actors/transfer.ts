@@ -208,6 +208,9 @@ class Handling {
   /** Queued → routed to a provider. With no provider able to carry it any more, the transfer fails. */
   async start(): Promise<Outcome> {
     if (this.ctx.state.postcheck) return this.postcheck();
+    // A replay after a crash once routing had begun (a checkpoint committed `processing` and maybe a `submitting`
+    // attempt): routing picks up from there and turns a send in doubt into submission_unknown, never resends.
+    if (this.t.state === "processing" && this.ctx.checkpoints > 0 && this.ctx.state.routing) return this.route();
     if (this.t.state !== "queued") return { ok: true, data: { id: this.t.id, state: this.t.state } };
     // Part 3 "screening_c screening": precheck before wallet discovery or any exchange (once: an officer's approval
     // of a precheck hold goes on from there).
@@ -244,7 +247,8 @@ class Handling {
     const last = attempts[attempts.length - 1];
     if (last?.status === "submitting") {
       this.updateLastAttempt({ status: "submission_unknown", error: "The service stopped while the request was being sent" });
-      this.change("failed", {}, "submission_unknown");
+      // The provider may have taken it: it carries the transfer from now on (its flow, never the cascade, decides).
+      this.change("failed", { protocol: last.provider }, "submission_unknown", { provider: last.provider });
       return { ok: true, data: { id: this.t.id, state: this.t.state } };
     }
     const t = this.outgoing();
@@ -662,6 +666,10 @@ class Handling {
     if (reason === undefined || reason === null || reason === "") return refuse("MISSING_REQUIRED_FIELD", "reason is required", { field: "reason" });
     if (typeof reason !== "string") return refuse("VALIDATION_ERROR", "reason must be text", { validationErrors: ["reason: must be a string"] });
     if (this.t.direction !== "outgoing") return refuse("INVALID_REQUEST", "Only an outgoing transfer can be queued again");
+    // Part 3: after a submission whose outcome is unknown the provider may hold the transfer; it is never sent again.
+    const lastAttempt = (JSON.parse(this.t.attempts) as Attempt[]).at(-1);
+    if (previousState === "failed" && lastAttempt?.status === "submission_unknown")
+      return refuse("INVALID_REQUEST", `The transfer may have reached ${lastAttempt.provider ?? "the provider"} (submission unknown): it is not sent again`);
     // The reason is kept for the record (history), out of the audit log.
     const reasonSealed = this.deps.pii.seal(reason, `transfer:${this.t.id}:retry`);
     const hold = this.ctx.state.hold;

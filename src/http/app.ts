@@ -25,6 +25,7 @@ import { meRoutes } from "./me.ts";
 import { PROVIDER_B_CALLBACKS } from "../domain/provider_b/endpoints.ts";
 import { providerBCallbacks, trpNotFound } from "./callbacks/provider_b.ts";
 import { providerECallbacks } from "./callbacks/provider_e.ts";
+import { informationRequestRoutes } from "./information-requests.ts";
 import type { ProviderEOptions } from "../adapters/providers/provider_e/adapter.ts";
 import { providerACallbacks } from "./callbacks/provider_a.ts";
 
@@ -91,6 +92,7 @@ export function createApp(services: Services) {
     .use(providerBCallbacks(services))
     .use(providerECallbacks(services, () => (services.providers.adapter("provider_e") as { options?: ProviderEOptions } | undefined)?.options ?? null))
     .use(providerACallbacks(services))
+    .use(informationRequestRoutes(kit, services))
     .use(eventRoutes(kit, services))
     .use(
       transferRoutes(kit, {

@@ -1,4 +1,5 @@
 // Request bodies: at most 65,536 bytes, counted while streaming (never read whole first), JSON, no NUL.
+import { readStreamCapped } from "../adapters/net/read.ts";
 import { apiError } from "../domain/errors.ts";
 
 export const MAX_BODY_BYTES = 65_536;
@@ -21,27 +22,7 @@ export async function readCapped(req: Request, max: number): Promise<Uint8Array 
     const whole = new Uint8Array(await req.arrayBuffer());
     return whole.byteLength > max ? null : whole;
   }
-  if (!req.body) return new Uint8Array();
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(size);
-  let o = 0;
-  for (const c of chunks) {
-    out.set(c, o);
-    o += c.byteLength;
-  }
-  return out;
+  return readStreamCapped(req.body, max);
 }
 
 async function readLimited(req: Request): Promise<Uint8Array> {

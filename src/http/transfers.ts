@@ -16,6 +16,7 @@ import { Transfers, type TransferRow } from "../adapters/storage/repos/transfers
 import { Wallets } from "../adapters/storage/repos/wallets.ts";
 import type { AssetPolicy } from "../adapters/storage/repos/assets.ts";
 import type { ProviderRegistry } from "../adapters/providers/registry.ts";
+import type { PricingAsset, ValuationRecord, ValueRequest } from "../adapters/fx/pricing.ts";
 import { ownVasp } from "../adapters/storage/repos/thresholds.ts";
 import { ok, page, type ApiKit, type RouteContext } from "./kit.ts";
 import { keysetPage } from "./paging.ts";
@@ -47,6 +48,11 @@ export interface TransferRouteDeps {
   threshold(companyId: string, now: number): AppliedThreshold;
   /** Values the amount in `currency`; throws TimeoutLike errors the route answers as 503 TIMEOUT. */
   price(p: { companyId: string; environment: "test" | "live"; assetId: string; amount: string; currency: string }): Promise<Valuation>;
+  /**
+   * When given (the service's Pricing), used instead of `price`: values without recording, and the valuation row is
+   * written by the customer actor in the commit of the transfer that names it (one commit per create, issue 19).
+   */
+  pricing?: { appraise(p: ValueRequest): Promise<{ valuation: Valuation; record: ValuationRecord }> };
   isPricingFailure(e: unknown): boolean;
 }
 
@@ -66,8 +72,26 @@ const lenient = (read: (raw: string | undefined) => number, def: number): QueryP
 
 const statusFilter: QueryParam<string> = q.enumOf(["pending", "approved", "rejected", "all"] as const);
 
+/** Runtimes whose search-index sweep is registered (one per runtime, however many apps are built over it). */
+const indexing = new WeakSet<object>();
+const INDEX_BATCH = 500;
+
+/**
+ * The transfer search index is filled off the request path (issue 19): every second, the transfers created since
+ * are added to it in batches of INDEX_BATCH, yielding between batches. A search never waits for it (it scans the
+ * few transfers still queued), and the queue is a table, so a restart loses nothing.
+ */
+function indexSearchInBackground(runtime: ActorRuntime, repo: Transfers): void {
+  if (indexing.has(runtime)) return;
+  indexing.add(runtime);
+  runtime.sweep("transfers-search-index", "* * * * * *", async () => {
+    while (repo.indexPending(INDEX_BATCH) === INDEX_BATCH) await new Promise((r) => setTimeout(r, 0));
+  });
+}
+
 export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
   const repo = new Transfers(deps.storage);
+  indexSearchInBackground(deps.runtime, repo);
   const wallets = new Wallets(deps.storage);
   /** Creates without an Idempotency-Key in progress, by what they would create: two at once collide (409). */
   const inFlight = new Set<string>();
@@ -151,7 +175,7 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
     const found = findAsset(deps.catalog.assets, { asset: input.asset, network: input.network });
     if (!found) refuse(`asset ${input.asset} is not known on ${input.network}`);
     if (!found!.ok) refuse(`asset ${input.asset} is ambiguous on ${input.network}; give the asset ID`);
-    const asset = (found as { ok: true; asset: { id: string; decimals: number; defaultEnabled: boolean } }).asset;
+    const asset = (found as { ok: true; asset: PricingAsset & { defaultEnabled: boolean } }).asset;
     const errors: string[] = [];
     if (decimalsOf(input.amount) > asset.decimals) errors.push(`amount: has more decimals than ${input.asset} allows (${asset.decimals})`);
     const beneficiary = canonicalAddress(input.network, input.beneficiaryAddress);
@@ -201,7 +225,7 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
     c: RouteContext,
     input: CreateTransferInput,
     key: string | null,
-    asset: { id: string },
+    asset: PricingAsset,
     originatorAddress: string | null,
     beneficiaryAddress: string,
     candidate: import("../adapters/providers/registry.ts").TransferCandidate,
@@ -210,9 +234,11 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
     // Price the amount in the applicable threshold's currency; nothing is created when pricing fails.
     let threshold: AppliedThreshold;
     let valuation: Valuation;
+    let record: ValuationRecord | undefined;
     try {
       threshold = deps.threshold(company.id, c.now);
-      valuation = await deps.price({ companyId: company.id, environment, assetId: asset.id, amount: input.amount, currency: threshold.currency });
+      if (deps.pricing) ({ valuation, record } = await deps.pricing.appraise({ companyId: company.id, environment, asset, amount: input.amount, currency: threshold.currency }));
+      else valuation = await deps.price({ companyId: company.id, environment, assetId: asset.id, amount: input.amount, currency: threshold.currency });
     } catch (e) {
       if (deps.isPricingFailure(e)) throw apiError("TIMEOUT", { message: "Pricing the amount or checking the threshold timed out; retry", headers: { "Retry-After": "5" } });
       throw e;
@@ -234,6 +260,7 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
       outcome: below ? "completed" : "queued",
       thresholdInfo,
       fxRateId: valuation.fxRateId,
+      ...(record ? { valuation: record } : {}),
       expiresAt: below ? null : iso(c.now + EXPIRY_MS),
     };
     {

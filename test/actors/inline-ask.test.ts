@@ -1,6 +1,6 @@
 // Issue 19: an ask to an idle actor with a synchronous handler skips the mailbox row (its effects and the reply
-// commit together); it never overtakes a message already on its way to the actor, and a failing handler falls back
-// to the durable mailbox (retried, then answered or parked as dead), exactly as before.
+// commit together); it never overtakes a message already on its way to the actor; a failing handler or commit is
+// retried with back-off while the actor waits (nothing overtakes it), then answered or parked as dead, as before.
 import { test, expect, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
 import { openStorage } from "../../src/adapters/storage/index.ts";
@@ -74,13 +74,17 @@ test("an ask never overtakes tells sent before it that are not yet committed, no
   storage.close();
 });
 
-test("a handler that throws on an inline ask falls back to the mailbox: retried in order and answered", async () => {
-  const { storage, runtime, inserts } = await setup("retry", counter);
+test("a handler that throws on an inline ask is retried with back-off, before anything queued behind it, and answered", async () => {
+  const { storage, runtime } = await setup("retry", counter);
   failures.set("counter:c:1", 0);
-  expect(await runtime.ask("counter:c", { n: 1, fail: 2 })).toEqual({ applied: 1 });
+  const first = runtime.ask("counter:c", { n: 1, fail: 2 });
+  // Sent while the first is failing: it must wait for it (its n would be out of order otherwise).
+  const second = runtime.ask("counter:c", { n: 2 });
+  expect(await first).toEqual({ applied: 1 });
+  expect(await second).toEqual({ applied: 2 });
   expect(failures.get("counter:c:1")).toBe(2);
-  expect(inserts.n).toBe(1); // the one durable message of the fallback
-  expect(await runtime.ask("counter:c", { n: 2 })).toEqual({ applied: 2 });
+  expect(await runtime.ask("counter:c", { n: 3 })).toEqual({ applied: 3 });
+  expect((storage.client.prepare("SELECT n FROM applied WHERE actor = 'counter:c' ORDER BY rowid").all() as { n: number }[]).map((r) => r.n)).toEqual([1, 2, 3]);
   expect(storage.client.prepare("SELECT count(*) AS c FROM actor_messages").get()).toEqual({ c: 0 });
   await runtime.stop();
   storage.close();
@@ -107,6 +111,29 @@ test("an ask to a kind with an async handler always goes through the mailbox", a
   const { storage, runtime, inserts } = await setup("async", kind);
   expect(await runtime.ask("slow:x", { n: 21 })).toBe(42);
   expect(inserts.n).toBe(1);
+  await runtime.stop();
+  storage.close();
+});
+
+test("a commit refused by a unique index (two actors racing on one key) is retried, and the retry sees the winner", async () => {
+  const kind: ActorKind<Record<string, never>, { key: string }> = {
+    kind: "claimer",
+    initialState: () => ({}),
+    handle(ctx, msg) {
+      const won = ctx.storage.stmt("SELECT actor FROM claims WHERE key = ?").get(msg.key) as { actor: string } | null;
+      if (won) return ctx.reply({ winner: won.actor, mine: false });
+      ctx.write((s) => s.stmt("INSERT INTO claims (key, actor) VALUES (?, ?)").run(msg.key, ctx.address));
+      ctx.reply({ winner: ctx.address, mine: true });
+    },
+  };
+  const { storage, runtime } = await setup("claims", kind);
+  storage.client.exec("CREATE TABLE claims (key TEXT PRIMARY KEY, actor TEXT NOT NULL)");
+  // Both handlers run before either commits: one commit is refused, then retried and answered with the winner.
+  const answers = (await Promise.all(Array.from({ length: 6 }, (_, i) => runtime.ask(`claimer:${i}`, { key: "k" })))) as { winner: string; mine: boolean }[];
+  const winners = new Set(answers.map((a) => a.winner));
+  expect(winners.size).toBe(1);
+  expect(answers.filter((a) => a.mine).length).toBe(1);
+  expect(storage.client.prepare("SELECT count(*) AS c FROM actor_dead_letters").get()).toEqual({ c: 0 });
   await runtime.stop();
   storage.close();
 });

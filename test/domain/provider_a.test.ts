@@ -5,7 +5,7 @@ import { Webhook } from "standardwebhooks";
 import { sign, verify, TOLERANCE_MS } from "../../src/domain/provider_a/signature.ts";
 import { checkSettings, parseOrigins, webhookKey, DEFAULT_API_ORIGINS } from "../../src/domain/provider_a/settings.ts";
 import { readEvent } from "../../src/domain/provider_a/events.ts";
-import { agentChainOk, assetNetwork, bindingMismatch, carries, counterpartyAccepted, isFlagged, isRejected, isSettled, peerIdentityProblem, readTx, type ProviderTx } from "../../src/domain/provider_a/transfer.ts";
+import { agentChainOk, assetNetwork, beneficiaryInformationPresent, bindingMismatch, carries, counterpartyAccepted, isFlagged, isRejected, isSettled, peerIdentityProblem, readTx, type ProviderTx } from "../../src/domain/provider_a/transfer.ts";
 import type { Person } from "../../src/domain/ivms101/index.ts";
 
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
@@ -167,6 +167,15 @@ describe("binding and counterparty IVMS101", () => {
     expect(peerIdentityProblem({ persons: [P("Roe", "Richard")], accountNumber: ["0x111"] }, "0xdef")).toBe("PII_ACCOUNT_MISMATCH");
     expect(peerIdentityProblem({ persons: [P("Roe", "Richard")], accountNumber: ["rAddr:42"] }, "rAddr?dt=42")).toBeNull();
     expect(peerIdentityProblem({ persons: [P("Roe", "Richard")], accountNumber: ["rAddr"] }, "rAddr?dt=42")).toBe("PII_ACCOUNT_MISMATCH");
+  });
+  test("outgoing: the beneficiary VASP's information is present once it acted or replaced what we appended", () => {
+    const sent = [P("Roe", "Richard")];
+    const pending = tx({ agents: [{ did: "a", name: null, role: "ORIGINATOR", status: "PENDING" }, { did: "b", name: null, role: "BENEFICIARY", status: "PENDING" }] });
+    // Only our own appended data: not the counterparty's yet.
+    expect(beneficiaryInformationPresent(pending, [P("Roe", "Richard")], sent)).toBe(false);
+    expect(beneficiaryInformationPresent(pending, [P("Roe", "Rick")], sent)).toBe(true);
+    const acted = tx({ agents: [{ did: "a", name: null, role: "ORIGINATOR", status: "PENDING" }, { did: "b", name: null, role: "BENEFICIARY", status: "AUTHORIZED" }] });
+    expect(beneficiaryInformationPresent(acted, sent, sent)).toBe(true);
   });
   test("a malformed provider answer is refused", () => {
     expect(readTx({ id: "x" })).toBeNull();

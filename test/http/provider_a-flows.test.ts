@@ -100,14 +100,14 @@ async function get(id: string) {
   return (await call(`/api/v2/transfers/${id}`, { key: owner })).body.data;
 }
 
-/** Polls until the transfer's state is one of `states` (bounded). */
-async function until(id: string, states: string[]) {
-  for (let i = 0; i < 300; i++) {
+/** Polls until the transfer's state is one of `states` (bounded; a croner sweep may be a minute away: `rounds` 700). */
+async function until(id: string, states: string[], rounds = 300) {
+  for (let i = 0; i < rounds; i++) {
     const t = await get(id);
     if (states.includes(t.state)) return t;
     await Bun.sleep(100);
   }
-  throw new Error(`transfer ${id} never reached ${states.join("/")}: ${(await get(id)).state}`);
+  throw new Error(`transfer ${id} never reached ${states.join("/")}: ${JSON.stringify(await get(id))}`);
 }
 
 const patch = (id: string, json: Record<string, unknown>) => call(`/api/v2/transfers/${id}`, { method: "PATCH", key: owner, json });
@@ -258,12 +258,12 @@ describe("outgoing flow", () => {
     expect(other.body.error).toBe("TX_HASH_CONFLICT");
   });
 
-  test("accept with txHash before the beneficiary VASP authorized: TRANSFER_NOT_AUTHORIZED, unchanged", async () => {
+  test("accept with txHash while still exchanging (nothing authorized yet): LOCAL_APPROVAL_REQUIRED, unchanged (TRANSFER_NOT_AUTHORIZED: provider_a-patch.test.ts)", async () => {
     const id = await create(A.silent);
     const t = await until(id, ["exchanging"]);
     const r = await patch(id, { action: "accept", txHash: "0x" + "11".repeat(32) });
     expectError(r, 400, "INVALID_REQUEST");
-    expect(["LOCAL_APPROVAL_REQUIRED", "TRANSFER_NOT_AUTHORIZED"]).toContain(r.body.error);
+    expect(r.body.error).toBe("LOCAL_APPROVAL_REQUIRED");
     expect((await get(id)).state).toBe(t.state);
   });
 
@@ -322,11 +322,13 @@ describe("outgoing flow", () => {
     expect(created.length).toBe(1);
     const retry = await patch(id, { action: "retry", reason: "try again" });
     expectError(retry, 400, "INVALID_REQUEST");
+    expect(retry.body.error).toBe("LOCAL_APPROVAL_REQUIRED");
     expect([...peer.transfers.values()].filter((x) => x.ref === id).length).toBe(1);
     // The provider's event binds it (found by our reference), appends the missing IVMS101 and resumes the flow.
     expect(await peer.notify(created[0].id)).toBe(200);
     const bound = await until(id, ["exchanging", "awaiting_counterparty", "accepted"]);
     expect(bound.cascade.externalId).toBe(created[0].id);
+    expect(bound.cascade.provider).toBe("provider_a");
     expect(peerTx(created[0].id).ivms101.originator!.originatorPersons).toEqual([JANE]);
   });
 });
@@ -532,9 +534,12 @@ describe("polling and the exchange stall (croner sweeps; rows made older in the 
     file.run("UPDATE transfers SET updated_at = ? WHERE id = ?", [ago(16), stalled]);
     file.run("UPDATE transfers SET updated_at = ? WHERE id = ?", [ago(6), polled]);
     file.close();
-    const failed = await until(stalled, ["failed"]);
+    // Both sweeps run once a minute (second 0 and second 30): wait up to a little over a minute for each.
+    const failed = await until(stalled, ["failed"], 700);
     expect(failed.cascade.attempts.at(-1).status).toBe("sent");
-    const moved = await until(polled, ["accepted"]);
+    // Polled meanwhile, never authorized on the data we appended ourselves (the silent VASP never supplied its own).
+    expect(peer.requests.filter((q) => q.route === "authorize" && q.path.includes(encodeURIComponent(failed.cascade.externalId))).length).toBe(0);
+    const moved = await until(polled, ["accepted"], 700);
     expect(moved.status.theirs).toBe("accepted");
     // A failed provider_a transfer: events answer 503 and it cannot be retried.
     expect(await peer.notify(failed.cascade.externalId)).toBe(503);

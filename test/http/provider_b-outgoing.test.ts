@@ -161,6 +161,13 @@ describe("outgoing", () => {
       expect(t.state).toBe("failed");
       expect(t.cascade.attempts.at(-1)).toMatchObject({ status: "submission_unknown", provider: "provider_b" });
       expect(t.cascade.attempts.at(-1).error).toBe("provider_b request failed (CODE_SERVER_INTERNAL_ERROR)");
+      // Part 3: the provider may have taken it; a retry never sends it again.
+      const sent = peer.requests.filter((q) => q.route === "transfer").length;
+      const r = await call(`/api/v2/transfers/${id}`, { method: "PATCH", key: owner, json: { action: "retry", reason: "try again" } });
+      expectError(r, 400, "INVALID_REQUEST");
+      expect(r.body.error).toContain("submission unknown");
+      expect((await settle(id)).state).toBe("failed");
+      expect(peer.requests.filter((q) => q.route === "transfer").length).toBe(sent);
     } finally {
       peer.clearFaults();
     }

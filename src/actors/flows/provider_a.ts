@@ -21,7 +21,7 @@ import {
   type PartyRole,
   type ProviderTx,
 } from "../../domain/provider_a/transfer.ts";
-import { accountOf, splitDestination } from "../../domain/provider_a/transfer.ts";
+import { accountOf, beneficiaryInformationPresent, splitDestination } from "../../domain/provider_a/transfer.ts";
 import { failed, type ProviderA } from "../../adapters/providers/provider_a/adapter.ts";
 import type { ProviderAClient } from "../../adapters/providers/provider_a/client.ts";
 
@@ -74,10 +74,16 @@ export function providerAFlow(deps: ProviderAFlowDeps): TransferFlow {
   const roles = (f: TransferFlowContext): { us: PartyRole; them: PartyRole } =>
     f.row.direction === "outgoing" ? { us: "ORIGINATOR", them: "BENEFICIARY" } : { us: "BENEFICIARY", them: "ORIGINATOR" };
 
+  /**
+   * The counterparty's information, once present. Outgoing: the beneficiary VASP's IVMS101 — what we appended
+   * ourselves (the request's beneficiary persons) counts only once that VASP acted on the transfer (its agent is no
+   * longer PENDING) or replaced it with its own; our own data is never taken for the counterparty's.
+   */
   const counterpartySide = (f: TransferFlowContext, tx: ProviderTx) => {
     if (f.row.direction === "outgoing") {
       const b = tx.ivms101.beneficiary;
-      return b ? { persons: b.beneficiaryPersons, accountNumber: b.accountNumber, address: f.row.beneficiary_address } : null;
+      if (!b || !beneficiaryInformationPresent(tx, b.beneficiaryPersons, f.persons("beneficiary"))) return null;
+      return { persons: b.beneficiaryPersons, accountNumber: b.accountNumber, address: f.row.beneficiary_address };
     }
     const o = tx.ivms101.originator;
     return o ? { persons: o.originatorPersons, accountNumber: o.accountNumber, address: f.row.originator_address } : null;
@@ -126,7 +132,7 @@ export function providerAFlow(deps: ProviderAFlowDeps): TransferFlow {
         if (!appended.ok) return { ok: false, code: failed(appended.code) };
         tx = appended.body;
       }
-      f.change("exchanging", { provider_external_id: tx.id, beneficiary_vasp_id: vasp?.did ?? f.row.beneficiary_vasp_id, beneficiary_vasp_name: vasp?.name ?? f.row.beneficiary_vasp_name }, "bound_by_event", { provider: "provider_a" });
+      f.change("exchanging", { protocol: "provider_a", provider_external_id: tx.id, beneficiary_vasp_id: vasp?.did ?? f.row.beneficiary_vasp_id, beneficiary_vasp_name: vasp?.name ?? f.row.beneficiary_vasp_name }, "bound_by_event", { provider: "provider_a" });
     }
     if (f.row.state === "failed") return { ok: false, code: "TRANSFER_FAILED" };
     if (!OPEN.includes(f.row.state)) return { ok: true, state: f.row.state };
@@ -191,7 +197,10 @@ export function providerAFlow(deps: ProviderAFlowDeps): TransferFlow {
         }
         if (f.row.direction === "incoming") f.setPersons("originator", side.persons);
         fs.screened = fp;
-        const outcome = await f.screenCounterparty(side.persons, f.row.direction === "outgoing" ? "beneficiary" : "originator", { onBlock: "hold" });
+        // Screened with our party as the provider was sent it: the customer's verified identity (not the request's
+        // originator of an outgoing transfer, nor the persons the originating VASP named for an incoming one).
+        const ours = ourIdentity(f) ?? [];
+        const outcome = await f.screenCounterparty(side.persons, f.row.direction === "outgoing" ? "beneficiary" : "originator", { onBlock: "hold", ours });
         if (outcome !== "approved") return { ok: true, state: f.row.state };
         f.update({ status: "approved" });
       }
@@ -276,6 +285,8 @@ export function providerAFlow(deps: ProviderAFlowDeps): TransferFlow {
     const r = await read.c.client.reject(read.tx.id, body.reason === "SANCTIONS_MATCH" ? "SANCTION_SCREENING" : "COMPLIANCE_POLICIES");
     if (!r.ok) return refuse(f, failed(r.code), "the provider refused the rejection");
     f.change("rejected", { status: "rejected", ours_status: "rejected", rejection_reason: body.reason as string }, "rejected", { reason: body.reason, provider: "provider_a" });
+    // Part 1: the free text is kept on the rejection (sealed), out of the audit log; never sent to provider_a (Part 3).
+    f.setRejectionDetails(typeof body.details === "string" ? body.details : null);
     f.audit("transfer.rejected", { reason: body.reason, provider: "provider_a" });
     return f.answer("reject", previousState);
   }

@@ -8,6 +8,11 @@ import { signObject, verifyObject } from "../../adapters/providers/provider_e/cr
 import { clientOf, credsOf, directoryKey, failed, readSignedStatus } from "../../adapters/providers/provider_e/adapter.ts";
 import { orderedPermission, PATH, readPermission, type StatusAnswer } from "../../adapters/providers/provider_e/wire.ts";
 import { isTxHash } from "../../domain/transfers.ts";
+import type { Sealer } from "../../adapters/crypto/envelope.ts";
+import type { ProviderEFlowLookups } from "../../adapters/providers/provider_e/lookups.ts";
+import { screenedFingerprint } from "../../domain/provider_e/rules.ts";
+import type { CddAction } from "../../domain/provider_e/cdd.ts";
+import { cddHandlers, type CddState } from "./provider_e-cdd.ts";
 
 type Base = { test: string; live: string };
 
@@ -25,10 +30,15 @@ export type ProviderEEvent =
   | { kind: "poll" }
   | { kind: "incoming"; refuse: "BVRC001" | "BVRC002" | null }
   | { kind: "txid"; body: Record<string, unknown> }
-  | { kind: "cancel"; body: Record<string, unknown> };
+  | { kind: "cancel"; body: Record<string, unknown> }
+  // Information requests (CDD): the callback, the caller's action and list (asked by the route), the background send.
+  | { kind: "cdd"; body: Record<string, unknown> }
+  | { kind: "cddAction"; action: CddAction }
+  | { kind: "cddList" }
+  | { kind: "cddSend"; messageId: string };
 
 /** The flow's durable state per transfer. */
-interface FlowState extends Record<string, unknown> {
+interface FlowState extends CddState {
   peerKey?: string;
   /** The beneficiary's decision as received and bound (outgoing). */
   permission?: { status: string; signature: string; expireDate: number | null };
@@ -40,12 +50,13 @@ interface FlowState extends Record<string, unknown> {
   txidSignature?: string;
   cancelSignature?: string;
   expired?: boolean;
-  cddPending?: boolean;
+  /** What an incoming transfer was screened as (a held accept is refused when it no longer matches). */
+  screened?: string;
 }
 
 const OPEN = ["exchanging", "awaiting_counterparty", "accepted"];
 
-export function providerEFlow(deps: { baseUrl: Base }): TransferFlow {
+export function providerEFlow(deps: { baseUrl: Base; pii: Sealer; lookups: ProviderEFlowLookups }): TransferFlow {
   const base = deps.baseUrl;
 
   function ctxOf(f: TransferFlowContext): AdapterContext | null {
@@ -109,6 +120,8 @@ export function providerEFlow(deps: { baseUrl: Base }): TransferFlow {
     }
   }
 
+  const cdd = cddHandlers(deps, { peerKey, status, send, applyOutgoing });
+
   async function onPermission(f: TransferFlowContext, a: AdapterContext, body: Record<string, unknown>): Promise<CallbackAnswer> {
     const p = readPermission(body);
     if (!p) return err(400, "Invalid callback");
@@ -162,6 +175,7 @@ export function providerEFlow(deps: { baseUrl: Base }): TransferFlow {
       } else f.note("decision_failed", { provider: "provider_e", code: r.code });
       return OK;
     }
+    f.flowState<FlowState>().screened = screenedFingerprint(f.row, f.persons("originator"), f.persons("beneficiary"));
     const outcome = await f.screenCounterparty(f.persons("originator"), "originator", { onBlock: "hold", eachAlone: true });
     if (outcome === "approved") {
       const r = await decide(f, a, "ACCEPTED");
@@ -223,7 +237,7 @@ export function providerEFlow(deps: { baseUrl: Base }): TransferFlow {
     const fs = f.flowState<FlowState>();
     if (fs.txReport && fs.txReport.txid !== txHash) return refuse(f, "TXID_CONFLICT");
     if (!["awaiting_counterparty", "accepted"].includes(previousState) || f.row.theirs_status !== "accepted" || f.row.status !== "approved") return refuse(f, "APPROVAL_REQUIRED");
-    if (fs.cddPending) return refuse(f, "CDD_REVIEW_REQUIRED");
+    if (cdd.pending(f)) return refuse(f, "CDD_REVIEW_REQUIRED");
     const st = await status(f, a);
     if (!st.ok) return refuse(f, st.code);
     const d = st.body.transferData;
@@ -245,9 +259,16 @@ export function providerEFlow(deps: { baseUrl: Base }): TransferFlow {
   return {
     async onEvent(f, raw) {
       const event = raw as ProviderEEvent;
+      if (event.kind === "cddList") return { ok: true, data: cdd.view(f) };
       const a = ctxOf(f);
+      if (event.kind === "cddAction") return a ? cdd.action(f, a, event.action) : f.refuse("PROVIDER_E_TRANSFER_NOT_FOUND", "provider_e is disabled or has no credentials for this environment");
       if (!a) return err(503, "Provider unavailable");
       switch (event.kind) {
+        case "cdd":
+          return cdd.onCdd(f, a, event.body);
+        case "cddSend":
+          await cdd.sendOne(f, a, event.messageId);
+          return OK;
         case "permission":
           return onPermission(f, a, event.body);
         case "poll": {
@@ -295,8 +316,11 @@ export function providerEFlow(deps: { baseUrl: Base }): TransferFlow {
       const a = ctxOf(f);
       if (!a) return refuse(f, "NOT_CONFIGURED");
       if (action === "accept") {
-        if (fs.cddPending) return refuse(f, "CDD_REVIEW_REQUIRED");
+        if (cdd.pending(f)) return refuse(f, "CDD_REVIEW_REQUIRED");
         if (fs.expired || fs.cancelSignature || (f.row.expires_at && Date.parse(f.row.expires_at) <= f.now)) return refuse(f, "LOCAL_APPROVAL_REQUIRED");
+        // Part 3: the wallet and identity must still check out, and the transfer match what was screened.
+        if (!deps.lookups.beneficiaryStillChecks(f.companyId, f.environment, f.row, f.persons("beneficiary"))) return refuse(f, "LOCAL_APPROVAL_REQUIRED");
+        if (fs.screened !== undefined && fs.screened !== screenedFingerprint(f.row, f.persons("originator"), f.persons("beneficiary"))) return refuse(f, "LOCAL_APPROVAL_REQUIRED");
         const r = await decide(f, a, "ACCEPTED");
         if (!r.ok) return refuse(f, r.code);
         f.change("awaiting_counterparty", { status: "approved", ours_status: "accepted", matched_at: f.at }, "accepted_at_provider", { provider: "provider_e" });
@@ -315,12 +339,22 @@ export function providerEFlow(deps: { baseUrl: Base }): TransferFlow {
       if (f.row.state !== "held") return { moved: false, newValue: "resume_refused" };
       if (resolution === "rejected") return { moved: false, newValue: f.row.state };
       const fs = f.flowState<FlowState>();
-      if (fs.cddPending || fs.expired) return { moved: false, newValue: "resume_refused" };
+      if (cdd.pending(f) || fs.expired) return { moved: false, newValue: "resume_refused" };
       if (f.row.direction === "incoming") {
         const a = ctxOf(f);
         if (!a) return { moved: false, newValue: "resume_refused" };
+        // The same re-checks as a held accept (Part 3, held incoming decisions).
+        if (fs.cancelSignature || (f.row.expires_at && Date.parse(f.row.expires_at) <= f.now)) return { moved: false, newValue: "resume_refused" };
+        if (!deps.lookups.beneficiaryStillChecks(f.companyId, f.environment, f.row, f.persons("beneficiary"))) return { moved: false, newValue: "resume_refused" };
+        if (fs.screened !== undefined && fs.screened !== screenedFingerprint(f.row, f.persons("originator"), f.persons("beneficiary"))) return { moved: false, newValue: "resume_refused" };
         const r = await decide(f, a, "ACCEPTED");
         if (!r.ok) return { moved: false, newValue: "resume_refused" };
+      }
+      if (f.row.direction === "outgoing" && fs.permission?.status !== "ACCEPTED") {
+        // Not shown: held before the beneficiary VASP decided (an information request while exchanging): back to
+        // exchanging with the verdict approved; its decision moves it on as usual (never "accepted" on our word).
+        f.change("exchanging", { status: "approved" }, "resumed", { provider: "provider_e" });
+        return { moved: true, newValue: f.row.state };
       }
       f.change("awaiting_counterparty", { status: "approved", ours_status: "accepted", ...(f.row.direction === "outgoing" ? { theirs_status: "accepted" } : {}), matched_at: f.at }, "resumed", { provider: "provider_e" });
       return { moved: true, newValue: f.row.state };

@@ -1,4 +1,5 @@
 // Live rates over HTTP in CoinGecko's protocol: GET <base>/api/v3/simple/price?ids=…&vs_currencies=…&include_last_updated_at=true.
+import { readStreamCapped } from "../net/read.ts";
 import { toRate } from "./decimal.ts";
 import { FxTimeout, FxUnavailable, type Rate, type RateAsset, type RateSource } from "./types.ts";
 
@@ -166,26 +167,8 @@ async function discard(res: Response): Promise<void> {
 
 /** The body as text, refusing more than `max` bytes without buffering them. */
 async function readCapped(res: Response, max: number, source: string): Promise<string> {
-  if (!res.body) return "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > max) {
-      await reader.cancel().catch(() => {});
-      throw new FxUnavailable(`${source}: malformed answer: body over ${max} bytes`, source, "malformed");
-    }
-    chunks.push(value);
-  }
-  const all = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    all.set(c, at);
-    at += c.byteLength;
-  }
+  const all = await readStreamCapped(res.body, max);
+  if (all === null) throw new FxUnavailable(`${source}: malformed answer: body over ${max} bytes`, source, "malformed");
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(all);
   } catch {

@@ -46,6 +46,24 @@ export interface StoredValuation extends Valuation {
   createdAt: string;
 }
 
+/** A valuation not yet recorded: plain data (it travels in an actor message), written by `recordValuation`. */
+export interface ValuationRecord extends Valuation {
+  companyId: string;
+  environment: Environment;
+  assetId: string;
+  amount: string;
+  createdAt: string;
+}
+
+/** Inserts the fx_valuations row of a valuation (in the caller's transaction, if any). */
+export function recordValuation(storage: Pick<Storage, "stmt">, r: ValuationRecord): void {
+  storage
+    .stmt(
+      "INSERT INTO fx_valuations (id, company_id, environment, asset_id, amount, currency, rate, value, source, rate_as_of, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .run(r.fxRateId, r.companyId, r.environment, r.assetId, r.amount, r.currency, r.rate, r.value, r.source, r.asOf, r.createdAt);
+}
+
 const AMOUNT = /^\d+(\.\d+)?$/;
 const CURRENCY = /^[A-Za-z]{3}$/;
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
@@ -109,17 +127,23 @@ export class Pricing {
 
   /** Values `amount` in `currency` and records the valuation; the returned `fxRateId` names the row. */
   async value(p: ValueRequest): Promise<Valuation> {
+    const a = await this.appraise(p);
+    recordValuation(this.storage, a.record);
+    return a.valuation;
+  }
+
+  /**
+   * Values `amount` in `currency` without recording it: the caller records `record` (`recordValuation`) in the
+   * same transaction as what refers to its `fxRateId` (the transfer create does, so a create commits once).
+   */
+  async appraise(p: ValueRequest): Promise<{ valuation: Valuation; record: ValuationRecord }> {
     const amount = checkAmount(p.amount, p.asset);
     const q = await this.quote(p.asset, p.currency, p.signal);
     const value = amount.times(q.rate).toDecimalPlaces(VALUE_DECIMALS, Dec.ROUND_HALF_EVEN).toFixed();
     const now = this.clock();
     const v: Valuation = { fxRateId: newId("fx", now), value, rate: q.rate, currency: checkCurrency(p.currency), source: q.source, asOf: q.asOf };
-    this.storage
-      .stmt(
-        "INSERT INTO fx_valuations (id, company_id, environment, asset_id, amount, currency, rate, value, source, rate_as_of, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      )
-      .run(v.fxRateId, p.companyId, p.environment, p.asset.id, p.amount, v.currency, v.rate, v.value, v.source, v.asOf, iso(now));
-    return v;
+    const record: ValuationRecord = { ...v, companyId: p.companyId, environment: p.environment, assetId: p.asset.id, amount: p.amount, createdAt: iso(now) };
+    return { valuation: v, record };
   }
 
   /** A recorded valuation of the company and environment, or null. */

@@ -158,14 +158,42 @@ export type AssetLookup = { ok: true; asset: CatalogAsset } | { ok: false; reaso
 export function findAsset(assets: readonly CatalogAsset[], q: { asset: string; network: string }): AssetLookup | null {
   const code = q.asset.trim();
   if (!code) return null;
-  const onNetwork = assets.filter((a) => a.network === q.network);
-  const byId = onNetwork.find((a) => a.id === code);
+  // The catalog is immutable once loaded: its lookup index is built once per assets array, then each create's
+  // lookup is two map reads instead of a walk over every asset (issue 19).
+  const onNetwork = lookupIndex(assets).get(q.network);
+  if (!onNetwork) return null;
+  const byId = onNetwork.byId.get(code);
   if (byId) return { ok: true, asset: byId };
-  const upper = code.toUpperCase();
-  const matches = onNetwork.filter((a) => a.aliases.some((x) => x.toUpperCase() === upper));
-  if (matches.length === 0) return null;
+  const matches = onNetwork.byAlias.get(code.toUpperCase());
+  if (!matches) return null;
   if (matches.length === 1) return { ok: true, asset: matches[0] };
   const natives = matches.filter(isNative);
   if (natives.length === 1) return { ok: true, asset: natives[0] };
-  return { ok: false, reason: "ambiguous", candidates: matches };
+  return { ok: false, reason: "ambiguous", candidates: [...matches] };
+}
+
+interface NetworkIndex {
+  byId: Map<string, CatalogAsset>;
+  /** Upper-case alias → the assets with it, in catalog order, each once. */
+  byAlias: Map<string, CatalogAsset[]>;
+}
+
+const indexes = new WeakMap<readonly CatalogAsset[], Map<string, NetworkIndex>>();
+
+function lookupIndex(assets: readonly CatalogAsset[]): Map<string, NetworkIndex> {
+  let index = indexes.get(assets);
+  if (index) return index;
+  index = new Map();
+  for (const a of assets) {
+    let n = index.get(a.network);
+    if (!n) index.set(a.network, (n = { byId: new Map(), byAlias: new Map() }));
+    if (!n.byId.has(a.id)) n.byId.set(a.id, a);
+    for (const alias of new Set(a.aliases.map((x) => x.toUpperCase()))) {
+      const list = n.byAlias.get(alias);
+      if (list) list.push(a);
+      else n.byAlias.set(alias, [a]);
+    }
+  }
+  indexes.set(assets, index);
+  return index;
 }

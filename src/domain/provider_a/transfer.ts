@@ -203,3 +203,12 @@ export function personsFingerprint(persons: readonly Person[]): string {
     Array.isArray(v) ? v.map(canon) : isRec(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canon(v[k])])) : v;
   return JSON.stringify(canon(persons));
 }
+
+/**
+ * Outgoing step 3: the beneficiary VASP's information is present once that VASP acted on the transfer (its agent is
+ * no longer PENDING) or its beneficiary persons differ from the ones the service appended itself (`sent`).
+ */
+export function beneficiaryInformationPresent(tx: ProviderTx, persons: readonly Person[], sent: readonly Person[]): boolean {
+  if ((agentOf(tx, "BENEFICIARY")?.status ?? "PENDING") !== "PENDING") return true;
+  return personsFingerprint(persons) !== personsFingerprint(sent);
+}

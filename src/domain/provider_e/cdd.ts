@@ -1,6 +1,8 @@
 // provider_e information requests (CDD) without I/O (Part 1 "Information requests", Part 3 "provider_e transfers →
 // Information requests"): the actions as validated, the requested fields in one canonical form, who may do what in
 // which direction, what a review needs, the draft answer drawn from a verified identity, masking. Time is passed in.
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex } from "@noble/hashes/utils.js";
 import type { Issue } from "../errors.ts";
 import type { Person } from "../ivms101/index.ts";
 
@@ -108,14 +110,17 @@ export function readFields(v: unknown, prefix = "fields"): { ok: true; fields: R
   return { ok: true, fields: out };
 }
 
-/** One canonical text per set of fields asked: lists sorted, keys sorted, the free text trimmed. */
+/**
+ * One digest per set of fields asked (lists sorted, keys sorted, the free text trimmed): two requests asking the same
+ * are recognised without keeping the question's text in the clear.
+ */
 export function fieldsKey(f: RequestedFields): string {
   const o: Record<string, unknown> = {};
   for (const k of Object.keys(f).sort()) {
     const v = f[k as keyof RequestedFields];
     o[k] = Array.isArray(v) ? [...v].sort() : typeof v === "string" ? v.trim() : v;
   }
-  return JSON.stringify(o);
+  return bytesToHex(sha256(new TextEncoder().encode(JSON.stringify(o))));
 }
 
 function readInformation(v: unknown, issues: Issue[]): Record<string, unknown> | null {

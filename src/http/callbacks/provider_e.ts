@@ -202,8 +202,8 @@ export function providerECallbacks(services: Services, options: () => ProviderEO
           if (typeof id !== "string" || !TRANSFER_ID.test(id)) return send(err(400, "Invalid callback"));
           const t = byProviderId(company.id, environment, id);
           if (!t) return send(err(404, "UNKNOWN_TRANSFER"));
-          // Information requests are not built yet (docs/providers/provider_e.md).
-          return send(err(503, "CDD_NOT_SUPPORTED"));
+          // Signed with the counterparty's key kept with the transfer and bound to the signed status: the flow checks both.
+          return send(await tellTransfer(t, { kind: "cdd", body }));
         }
       }
     } catch (e) {

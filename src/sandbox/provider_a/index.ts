@@ -98,7 +98,7 @@ export interface ProviderAPeer {
   /** Invalidates every issued token (the next call is 401, retried once with a new token). */
   revokeTokens(): void;
   /** A member VASP sends a transfer to Caravan's entity; Caravan gets `notification.transfer.created`. */
-  sendIncoming(i: { from: string; to: string; asset: string; amount: string; beneficiaryAddress: string; memo?: string; originatorAddress?: string; originatorPersons: Person[]; beneficiaryPersons?: Person[]; agents?: AgentA[] }): Promise<{ id: string; status: number | null }>;
+  sendIncoming(i: { from: string; to: string; asset: string; amount: string; beneficiaryAddress: string; memo?: string; originatorAddress?: string; originatorPersons: Person[]; beneficiaryPersons?: Person[]; agents?: AgentA[]; originatorAccountNumber?: string[] }): Promise<{ id: string; status: number | null }>;
   /** The counterparty or the network changes a transfer; Caravan gets an event (unless `silent`). */
   update(txId: string, change: Partial<Pick<SandboxTx, "status" | "flags" | "settlement">> & { agent?: { role: string; status: AgentA["status"] }; beneficiaryPersons?: Person[] }, opts?: { silent?: boolean; message?: string }): Promise<number | null>;
   /** Sends an event about a transfer now. */
@@ -399,7 +399,7 @@ export async function startProviderAPeer(opts: ProviderAPeerOptions = {}): Promi
         flags: [],
         settlement: null,
         ivms101: {
-          originator: { originatorPersons: i.originatorPersons, accountNumber: i.originatorAddress ? [i.originatorAddress] : [] },
+          originator: { originatorPersons: i.originatorPersons, accountNumber: i.originatorAccountNumber ?? (i.originatorAddress ? [i.originatorAddress] : []) },
           ...(i.beneficiaryPersons ? { beneficiary: { beneficiaryPersons: i.beneficiaryPersons, accountNumber: [i.memo ? `${i.beneficiaryAddress}:${i.memo}` : i.beneficiaryAddress] } } : {}),
         },
         createdAt: iso(),
@@ -461,13 +461,23 @@ function routeOf(method: string, path: string): Matched | null {
   return method === "POST" ? { route: t[2] as Route, did, tx } : null;
 }
 
-/** Ready-made counterparties for the demo and `caravan sandbox` (addresses on ethereum). */
+/** Ready-made counterparties for the demo and `caravan sandbox` (addresses on ethereum, none of them known to the
+ * provider_b sandbox network, so the demo's provider_b transfers are not carried here). */
 export const DEMO_VASPS: SandboxVaspA[] = [
-  { did: "did:web:harbour.example", name: "Harbour Exchange", behaviour: "authorize", customers: { ruth: [naturalPerson("Ruth", "Harbour", "DE")] }, wallets: [{ address: "0x52908400098527886E0F7030069857D2E4169EE7", customer: "ruth" }] },
-  { did: "did:web:lighthouse.example", name: "Lighthouse Custody", behaviour: "flag", customers: { ola: [naturalPerson("Ola", "Nordmann", "NO")] }, wallets: [{ address: "0x8617E340B3D01FA5F11F306F4090FD50E238070D", customer: "ola" }] },
-  { did: "did:web:reef.example", name: "Reef Markets", behaviour: "reject", customers: { sam: [naturalPerson("Sam", "Reef", "AU")] }, wallets: [{ address: "0xde709f2102306220921060314715629080e2fb77", customer: "sam" }] },
-  { did: "did:web:fog.example", name: "Fog Wallets", behaviour: "silent", customers: { kim: [naturalPerson("Kim", "Fog", "KR")] }, wallets: [{ address: "0x27b1fdb04752bbc536007a920d24acb045561c26", customer: "kim" }] },
+  { did: "did:web:harbour.example", name: "Harbour Exchange", behaviour: "authorize", customers: { ruth: [naturalPerson("Ruth", "Harbour", "DE")] }, wallets: [{ address: "0xb93a8603fcfaC8b88a6185A790f681Be1d9B5007", customer: "ruth" }] },
+  { did: "did:web:lighthouse.example", name: "Lighthouse Custody", behaviour: "flag", customers: { ola: [naturalPerson("Ola", "Nordmann", "NO")] }, wallets: [{ address: "0xBFebA194365C06bcAA4Ef014d57A0Bc051cB9214", customer: "ola" }] },
+  { did: "did:web:reef.example", name: "Reef Markets", behaviour: "reject", customers: { sam: [naturalPerson("Sam", "Reef", "AU")] }, wallets: [{ address: "0x894504D79E7f004c64D61BC450e76D6F5c40673A", customer: "sam" }] },
+  { did: "did:web:fog.example", name: "Fog Wallets", behaviour: "silent", customers: { kim: [naturalPerson("Kim", "Fog", "KR")] }, wallets: [{ address: "0x99d4Fbedc53404255bD3d8be5E80cBf389bA6fE5", customer: "kim" }] },
 ];
+
+/** The demo's counterparties by role: one that authorizes (and sends to Caravan), one the network flags, one that rejects, one silent. */
+export const DEMO_A = { harbour: DEMO_VASPS[0], lighthouse: DEMO_VASPS[1], reef: DEMO_VASPS[2], fog: DEMO_VASPS[3] } as const;
+
+/** A demo counterparty's first wallet and the IVMS101 persons of its customer there. */
+export function demoWallet(v: SandboxVaspA): { address: string; persons: Person[] } {
+  const w = v.wallets[0];
+  return { address: w.address, persons: v.customers[w.customer] ?? [] };
+}
 
 /** The sandbox's default client for Caravan (its settings: apiUrl = the peer's URL, and these). */
 export const SANDBOX_CARAVAN = { did: "did:web:caravan.sandbox", name: "Caravan Sandbox", clientId: "caravan-sandbox", clientSecret: "sandbox-client-secret", webhookSecret: "whsec_c2FuZGJveC13ZWJob29rLXNpZ25pbmctc2VjcmV0IQ==" };

@@ -19,6 +19,10 @@ export interface SandboxVaspInput {
   decision?: "ACCEPTED" | "REJECTED" | "none";
   /** Delay of `slow` answers (ms); default 1500. */
   delayMs?: number;
+  /** How it treats an information request from Caravan: `auto` answers it (default), `text` answers with plain text, `none` never answers. */
+  cddAnswer?: "auto" | "text" | "none";
+  /** Its first permission callback to the originator is lost (the originator must ask the bridge to retry). */
+  losePermission?: boolean;
   privateKey?: string;
 }
 
@@ -48,6 +52,8 @@ export interface BridgeTransfer {
   permissionDelivered: boolean;
   privateInfo: PrivateInfo | null;
   cdd: Record<string, unknown>[];
+  /** Information messages Caravan sent, as the counterparty decrypted them. */
+  cddInbox: { messageId: string; type: string; inReplyTo: string | null; content: unknown }[];
 }
 
 export interface BridgeOptions {
@@ -74,17 +80,22 @@ export interface ProviderEBridge {
   registerCaravan(t: CaravanTarget): void;
   /** Directory faults: stale timestamp, forged signature, HTTP status. */
   setDirectoryFault(f: "stale" | "forged" | { status: number } | null): void;
-  setRouteFault(path: string, f: { status: number } | null): void;
+  /** Every call to `path` answered with this status (and the provider's `code` when given). */
+  setRouteFault(path: string, f: RouteFault | null): void;
   options: BridgeOptions;
   /** A sandbox VASP's permission request to Caravan (incoming), as the bridge forwards it; returns Caravan's answer. */
   sendPermissionRequest(p: IncomingInput): Promise<{ transferId: string; status: number; body: unknown }>;
   sendTxid(transferId: string, txid: string, opts?: { forge?: boolean }): Promise<{ status: number; body: unknown }>;
   sendCancel(transferId: string): Promise<{ status: number; body: unknown }>;
-  sendCdd(transferId: string, from: string, type: "REQUEST_CDD" | "RESPOND_CDD" | "POST_CDD", content: unknown, inReplyTo?: string): Promise<{ messageId: string; status: number; body: unknown }>;
+  /** The counterparty's information message to Caravan (signed with its key, listed in the signed status), and Caravan's answer. */
+  sendCdd(transferId: string, from: string, type: "REQUEST_CDD" | "RESPOND_CDD" | "POST_CDD", content: unknown, inReplyTo?: string): Promise<{ messageId: string; wire: Record<string, unknown>; status: number; body: unknown }>;
   /** Raw delivery to a Caravan callback (for fault tests). */
   deliver(event: string, body: unknown, raw?: string): Promise<{ status: number; body: unknown }>;
   stop(): Promise<void>;
 }
+
+/** A route answered with a status (and the provider's `code`), or taken and never answered (`hang`, released by stop). */
+export type RouteFault = { status: number; code?: string } | { hang: true };
 
 export interface IncomingInput {
   from: string;
@@ -126,13 +137,13 @@ export async function startProviderEBridge(opts: BridgeOptions = {}): Promise<Pr
   const stats = { inFlight: 0, maxInFlight: 0, asked: 0 };
   let caravan: CaravanTarget | null = null;
   let directoryFault: "stale" | "forged" | { status: number } | null = null;
-  const routeFaults = new Map<string, { status: number }>();
+  const routeFaults = new Map<string, RouteFault>();
   const hung: (() => void)[] = [];
   const currencies = opts.currencies ?? SANDBOX_CURRENCIES;
 
   function addVasp(v: SandboxVaspInput): SandboxVasp {
     const privateKey = v.privateKey ?? randomPrivateKey();
-    const full: SandboxVasp = { code: v.code, name: v.name ?? v.code, behaviour: v.behaviour ?? "confirm", addresses: v.addresses ?? [], decision: v.decision ?? "ACCEPTED", delayMs: v.delayMs ?? 1500, privateKey, publicKey: publicKeyOf(privateKey) };
+    const full: SandboxVasp = { code: v.code, name: v.name ?? v.code, behaviour: v.behaviour ?? "confirm", addresses: v.addresses ?? [], decision: v.decision ?? "ACCEPTED", delayMs: v.delayMs ?? 1500, cddAnswer: v.cddAnswer ?? "auto", losePermission: v.losePermission ?? false, privateKey, publicKey: publicKeyOf(privateKey) };
     vasps.set(v.code, full);
     return full;
   }
@@ -172,7 +183,7 @@ export async function startProviderEBridge(opts: BridgeOptions = {}): Promise<Pr
 
   async function relayPermission(t: BridgeTransfer): Promise<void> {
     if (!t.callbackUrl || !t.permission) return;
-    if (opts.losePermissionCallbacks && !t.permissionDelivered && !(t as { lostOnce?: boolean }).lostOnce) {
+    if ((opts.losePermissionCallbacks || vasps.get(t.to)?.losePermission) && !t.permissionDelivered && !(t as { lostOnce?: boolean }).lostOnce) {
       (t as { lostOnce?: boolean }).lostOnce = true;
       return;
     }
@@ -203,9 +214,13 @@ export async function startProviderEBridge(opts: BridgeOptions = {}): Promise<Pr
     void relayPermission(t);
   }
 
-  async function answerAddress(v: SandboxVasp, q: NonNullable<ReturnType<typeof readAddressQuestion>>): Promise<Response> {
+  async function answerAddress(v: SandboxVasp, q: NonNullable<ReturnType<typeof readAddressQuestion>>, signal: AbortSignal): Promise<Response> {
     if (v.behaviour === "silent") {
-      await new Promise<void>((r) => hung.push(r));
+      // Never answers; the question stops counting as in flight when the asker gives up (disconnects).
+      await new Promise<void>((r) => {
+        hung.push(r);
+        signal.addEventListener("abort", () => r(), { once: true });
+      });
       return json(504, { error: "timeout" });
     }
     if (v.behaviour === "slow") await Bun.sleep(v.delayMs);
@@ -224,7 +239,12 @@ export async function startProviderEBridge(opts: BridgeOptions = {}): Promise<Pr
     };
     if (!apiKey) return done(json(401, { message: "missing x-api-key" }));
     const fault = routeFaults.get(path);
-    if (fault) return done(json(fault.status, { message: "fault" }));
+    if (fault && "hang" in fault) {
+      requests.push({ method: req.method, path, status: 0, apiKey });
+      await new Promise<void>((r) => hung.push(r));
+      return json(504, { message: "released" });
+    }
+    if (fault) return done(json(fault.status, { message: "fault", ...(fault.code ? { code: fault.code } : {}) }));
     let body: any = null;
     if (req.method === "POST") {
       try {
@@ -264,7 +284,7 @@ export async function startProviderEBridge(opts: BridgeOptions = {}): Promise<Pr
           }
           const v = vasps.get(q.vasp_code);
           if (!v) return done(json(404, { message: "unknown vasp" }));
-          return done(await answerAddress(v, q));
+          return done(await answerAddress(v, q, req.signal));
         } finally {
           stats.inFlight--;
         }
@@ -286,6 +306,7 @@ export async function startProviderEBridge(opts: BridgeOptions = {}): Promise<Pr
           permissionDelivered: false,
           privateInfo: null,
           cdd: [],
+          cddInbox: [],
         };
         transfers.set(id, t);
         const v = vasps.get(t.to);
@@ -345,13 +366,44 @@ export async function startProviderEBridge(opts: BridgeOptions = {}): Promise<Pr
         const sender = caravan && (t.from === caravan.vaspCode || t.to === caravan.vaspCode) ? caravan.vaspCode : null;
         const key = sender ? keyOf(sender) : undefined;
         if (!key || !verifyObject(body, key)) return done(json(401, { message: "invalid signature" }));
+        // A message ID once relayed is not relayed again (a resend after a crash is the same signed body).
+        if (t.cdd.some((x) => x.message_id === m.message_id)) return done(json(200, { status: "OK" }));
+        const v = vasps.get(t.from === caravan!.vaspCode ? t.to : t.from);
+        if (!v) return done(json(404, { message: "counterparty unknown", code: "VASP_NOT_FOUND" }));
         t.cdd.push(body);
         (t.data.cdd ??= []).push({ message_id: m.message_id, signature: m.signature });
+        const content = decryptObject(m.private_info, v.privateKey);
+        t.cddInbox.push({ messageId: m.message_id, type: m.type, inReplyTo: m.in_reply_to ?? null, content });
+        if (m.type === "REQUEST_CDD" && v.cddAnswer !== "none") setTimeout(() => void answerRequest(t, v, m.message_id, content), 50);
         return done(json(200, { status: "OK" }));
       }
       default:
         return done(json(404, { message: "not found" }));
     }
+  }
+
+  /** The counterparty answers Caravan's information request: each asked field filled in, or a plain text answer. */
+  async function answerRequest(t: BridgeTransfer, v: SandboxVasp, requestId: string, asked: unknown): Promise<void> {
+    const fields = (asked && typeof asked === "object" ? asked : {}) as Record<string, unknown>;
+    const answer: unknown =
+      v.cddAnswer === "text"
+        ? `Answer from ${v.name}: the originator is a long-standing customer.`
+        : Object.fromEntries(
+            Object.entries(fields).map(([k, x]) => [k, Array.isArray(x) ? Object.fromEntries(x.map((n) => [n, `${n} of the originator`])) : k === "other_cdd_info" ? `Answered by ${v.name}` : "DE"]),
+          );
+    await relayCdd(t, v, "RESPOND_CDD", answer, requestId);
+  }
+
+  async function relayCdd(t: BridgeTransfer, v: SandboxVasp, type: "REQUEST_CDD" | "RESPOND_CDD" | "POST_CDD", content: unknown, inReplyTo?: string) {
+    const messageId = crypto.randomUUID();
+    const body = signObject(
+      { transfer_id: t.data.transfer_id, message_id: messageId, type, ...(inReplyTo ? { in_reply_to: inReplyTo } : {}), private_info: encryptObject(content, caravan!.publicKey), data_dt: new Date().toISOString() },
+      v.privateKey,
+    );
+    t.cdd.push(body);
+    (t.data.cdd ??= []).push({ message_id: messageId, signature: body.signature });
+    const r = await toCaravan("cdd", body);
+    return { messageId, wire: body, status: r.status, body: r.body };
   }
 
   const server = await listen(handle, { hostname: "127.0.0.1", port: opts.port ?? 0 });
@@ -418,6 +470,7 @@ export async function startProviderEBridge(opts: BridgeOptions = {}): Promise<Pr
         permissionDelivered: false,
         privateInfo: info,
         cdd: [],
+        cddInbox: [],
       };
       transfers.set(id, t);
       const r = await toCaravan("permission-request", { transfer_id: id, data });
@@ -444,14 +497,7 @@ export async function startProviderEBridge(opts: BridgeOptions = {}): Promise<Pr
     async sendCdd(transferId, from, type, content, inReplyTo) {
       const t = transfers.get(transferId)!;
       const v = vasps.get(from)!;
-      const messageId = crypto.randomUUID();
-      const body = signObject(
-        { transfer_id: transferId, message_id: messageId, type, ...(inReplyTo ? { in_reply_to: inReplyTo } : {}), private_info: encryptObject(content, caravan!.publicKey), data_dt: new Date().toISOString() },
-        v.privateKey,
-      );
-      t.cdd.push(body);
-      (t.data.cdd ??= []).push({ message_id: messageId, signature: body.signature });
-      return { messageId, ...(await toCaravan("cdd", body)) };
+      return relayCdd(t, v, type, content, inReplyTo);
     },
     deliver: (event, body, raw) => toCaravan(event, body, raw),
     async stop() {

@@ -1,6 +1,7 @@
 // provider_a (Notabene Transact v2 style) API client: OAuth client credentials from the auth origin with the apiUrl
 // as audience, the token cached per connection until shortly before expiry, a 401 retried once with a new token and
 // nothing else retried (Part 3, Authentication 2). Outcomes are values; error bodies are never kept.
+import { readTextCapped } from "../../net/read.ts";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import type { ProviderASettings } from "../../../domain/provider_a/settings.ts";
@@ -73,12 +74,13 @@ export class ProviderAClient {
     }
     let text: string;
     try {
-      text = await res.text();
+      const capped = await readTextCapped(res, MAX_ANSWER_BYTES);
+      if (capped === null) return { ok: false, code: "INVALID_RESPONSE", status: res.status };
+      text = capped;
     } catch {
       return { ok: false, code: "TRANSPORT_ERROR", status: res.status };
     }
     if (res.status < 200 || res.status > 299) return { ok: false, code: `HTTP_${res.status}`, status: res.status };
-    if (text.length > MAX_ANSWER_BYTES) return { ok: false, code: "INVALID_RESPONSE", status: res.status };
     try {
       return { ok: true, status: res.status, body: text ? JSON.parse(text) : null };
     } catch {

@@ -1,4 +1,5 @@
 // provider_b (CodeVASP) Request-API client: signs every call, seals payloads, and answers with values, never exceptions.
+import { readTextCapped } from "../../net/read.ts";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { openPayload, ProviderBKeyError, publicKeyBase64, sealPayload, signRequest, keypairFromSeed } from "./crypto.ts";
 import {
@@ -364,7 +365,7 @@ export class ProviderBClient {
         await res.body?.cancel().catch(() => {});
         return { ok: false, code: `HTTP_${res.status || 302}`, status: res.status };
       }
-      text = await readCapped(res, MAX_ANSWER_BYTES);
+      text = await readTextCapped(res, MAX_ANSWER_BYTES);
     } catch {
       return { ok: false, code: "TRANSPORT_ERROR" };
     }
@@ -382,27 +383,3 @@ export class ProviderBClient {
   }
 }
 
-/** The body as text, or null when it is larger than `max` bytes (then not read further). */
-async function readCapped(res: Response, max: number): Promise<string | null> {
-  if (!res.body) return "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > max) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    all.set(c, at);
-    at += c.length;
-  }
-  return new TextDecoder().decode(all);
-}

@@ -121,7 +121,8 @@ async function askAll(client: ProviderEClient, c: Creds, d: DirectoryAnswer, cod
   const timer = setTimeout(() => budget.abort(), DISCOVERY_BUDGET_MS);
   let next = 0;
   const worker = async () => {
-    while (next < codes.length && Date.now() < deadline) {
+    // The budget's abort and the deadline both end the round: no question leaves after it.
+    while (next < codes.length && !budget.signal.aborted && Date.now() < deadline) {
       const code = codes[next++];
       results.set(code, await ask(client, c, d, code, currencyId, address, memo, now, budget.signal));
     }

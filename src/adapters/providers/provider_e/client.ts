@@ -1,8 +1,20 @@
 // provider_e (Sygna Bridge) HTTP client: `x-api-key` on every call, JSON in and out, answers as values (never the
 // provider's raw error bodies: Part 3 "What the service does" 4). Timeout and redirects are the outbound client's.
+import { readTextCapped } from "../../net/read.ts";
 import { PATH, readAddressAnswer, readCurrencies, readDirectory, readStatus, type AddressAnswer, type Currency, type DirectoryAnswer, type StatusAnswer } from "./wire.ts";
 
-export type Result<T> = { ok: true; body: T } | { ok: false; code: string; status?: number };
+/** A refusal: `code` is ours (`HTTP_<status>`, `TRANSPORT_ERROR`, `INVALID_RESPONSE`); `providerCode` the provider's own code when it sent one. */
+export type Result<T> = { ok: true; body: T } | { ok: false; code: string; status?: number; providerCode?: string };
+
+/** The provider's own error code, taken only when it looks like a code (never free text: bodies can hold personal data). */
+function codeOf(text: string): string | undefined {
+  try {
+    const c = (JSON.parse(text) as { code?: unknown })?.code;
+    return typeof c === "string" && /^[A-Z][A-Z0-9_]{2,63}$/.test(c) ? c : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** 429, 5xx and no answer are asked again later (Part 3, discovery); anything else is final. */
 export const isRetryable = (r: { code: string; status?: number }) => r.code === "TRANSPORT_ERROR" || r.status === 429 || (r.status !== undefined && r.status >= 500);
@@ -27,12 +39,16 @@ export class ProviderEClient {
     }
     let text: string;
     try {
-      text = await res.text();
+      const capped = await readTextCapped(res, MAX_ANSWER_BYTES);
+      if (capped === null) return { ok: false, code: "INVALID_RESPONSE", status: res.status };
+      text = capped;
     } catch {
       return { ok: false, code: "TRANSPORT_ERROR", status: res.status };
     }
-    if (res.status < 200 || res.status > 299) return { ok: false, code: `HTTP_${res.status}`, status: res.status };
-    if (text.length > MAX_ANSWER_BYTES) return { ok: false, code: "INVALID_RESPONSE", status: res.status };
+    if (res.status < 200 || res.status > 299) {
+      const providerCode = codeOf(text);
+      return { ok: false, code: `HTTP_${res.status}`, status: res.status, ...(providerCode ? { providerCode } : {}) };
+    }
     try {
       return { ok: true, body: text === "" ? {} : JSON.parse(text) };
     } catch {

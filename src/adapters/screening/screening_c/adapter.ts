@@ -1,5 +1,6 @@
 // screening_c (name screening, type `sanctions`): one `POST /searches` per name at the regional base address, 10 s, no retries;
 // `GET /users` as the connection test (Part 3 "Settings of screening_c", "screening_c screening", Authentication 5).
+import { readTextCapped } from "../../net/read.ts";
 import { SafeFetchError } from "../../net/index.ts";
 import type { CheckResult, ScreeningAdapter, ScreeningContext, ScreeningSubject, SubjectScreening } from "../types.ts";
 import { screeningName, searchTerm } from "../../../domain/screening/names.ts";
@@ -36,7 +37,7 @@ export function screeningC(opts: ScreeningCOptions = {}): ScreeningAdapter {
         await res.body?.cancel().catch(() => {});
         return { ok: false, code: `HTTP_${res.status}`, status: res.status };
       }
-      const text = await readCapped(res, MAX_RESPONSE_BYTES);
+      const text = await readTextCapped(res, MAX_RESPONSE_BYTES);
       if (text === null) return { ok: false, code: "RESPONSE_TOO_LARGE", status: res.status };
       try {
         return { ok: true, status: res.status, body: JSON.parse(text) };
@@ -117,27 +118,3 @@ function failureText(code: string): string {
   }
 }
 
-/** The body as text, or null when it is larger than `max` bytes (then not read further). */
-async function readCapped(res: Response, max: number): Promise<string | null> {
-  if (!res.body) return "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > max) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    all.set(c, at);
-    at += c.length;
-  }
-  return new TextDecoder().decode(all);
-}

@@ -3,6 +3,7 @@ import { iso } from "../../../domain/ids.ts";
 import type { Environment } from "../../../domain/types.ts";
 import type { Storage } from "../types.ts";
 import { AuditLog, type AuditActor } from "./audit.ts";
+import { changedElsewhere } from "./thresholds.ts";
 
 export interface AssetPolicyRow {
   company_id: string;
@@ -21,13 +22,31 @@ export interface PolicyChange {
   updatedAt: string;
 }
 
+/**
+ * The explicit rows of each company and environment, cached for `isEnabled` (every create asks), shared by every
+ * AssetPolicy over the same storage: `set` drops its key in its transaction, a commit by another connection (the CLI
+ * `assets` command in another process) changes `PRAGMA data_version`, which empties the cache. Bounded: at most
+ * POLICY_CACHE keys, the least recently used leave first.
+ */
+const POLICY_CACHE = 1024;
+interface PolicyCache {
+  dataVersion: number;
+  versionReadThisTurn: boolean;
+  byKey: Map<string, ReadonlyMap<string, boolean>>;
+}
+const policyCaches = new WeakMap<object, PolicyCache>();
+
 export class AssetPolicy {
   private readonly audit: AuditLog;
+  private readonly cache: PolicyCache;
   constructor(
     private readonly s: Storage,
     private readonly clock: () => number,
   ) {
     this.audit = new AuditLog(s);
+    let c = policyCaches.get(s);
+    if (!c) policyCaches.set(s, (c = { dataVersion: -1, versionReadThisTurn: false, byKey: new Map() }));
+    this.cache = c;
   }
 
   /** Only the explicit rows: asset ID → enabled. */
@@ -43,8 +62,19 @@ export class AssetPolicy {
   }
 
   isEnabled(companyId: string, env: Environment, assetId: string, defaultEnabled: boolean): boolean {
-    const row = this.s.stmt("SELECT enabled FROM asset_policies WHERE company_id = ? AND environment = ? AND asset_id = ?").get(companyId, env, assetId) as { enabled: number } | null | undefined;
-    return row ? row.enabled === 1 : defaultEnabled;
+    const c = this.cache;
+    if (changedElsewhere(this.s, c)) c.byKey.clear();
+    const key = `${companyId}:${env}`;
+    let explicit = c.byKey.get(key);
+    if (explicit) {
+      c.byKey.delete(key);
+      c.byKey.set(key, explicit);
+    } else {
+      explicit = this.overrides(companyId, env);
+      c.byKey.set(key, explicit);
+      if (c.byKey.size > POLICY_CACHE) c.byKey.delete(c.byKey.keys().next().value!);
+    }
+    return explicit.get(assetId) ?? defaultEnabled;
   }
 
   /** Writes the row and its audit entry in one transaction. The caller checks that the asset is in the catalog. */
@@ -57,6 +87,7 @@ export class AssetPolicy {
           "INSERT INTO asset_policies (company_id, environment, asset_id, enabled, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (company_id, environment, asset_id) DO UPDATE SET enabled = excluded.enabled, updated_at = excluded.updated_at",
         )
         .run(companyId, env, assetId, enabled ? 1 : 0, iso(now));
+      this.cache.byKey.delete(`${companyId}:${env}`);
       const previous = before ? before.enabled === 1 : null;
       this.audit.record(
         { companyId, environment: env, actor, action: enabled ? "asset.enabled" : "asset.disabled", entityType: "Asset", entityId: assetId, detail: { enabled, previous } },

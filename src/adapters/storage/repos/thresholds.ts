@@ -1,8 +1,10 @@
 // Thresholds of a company (not of an environment, Part 2) and the company profile they are chosen by; every change audited in the same transaction.
 import { iso, newId } from "../../../domain/ids.ts";
 import {
+  FATF_FALLBACKS,
   applyProfileChange,
   changedFields,
+  effectiveFrom,
   parseProfile,
   selectThreshold,
   switchesOff,
@@ -138,6 +140,7 @@ export class Thresholds {
            VALUES (?, ?, ${cols.map(() => "?").join(", ")}, ?, ?, ?, ?)`,
         )
         .run(id, companyId, ...cols.map((c) => sqlValue(input[c])), at, at, by.memberId, by.memberId);
+      companyChanged(this.s, companyId);
       this.audit.record(
         {
           companyId,
@@ -172,6 +175,7 @@ export class Thresholds {
       this.s
         .stmt(`UPDATE thresholds SET ${fields.map((f) => `${COLUMNS[f]} = ?`).join(", ")}, updated_at = ?, updated_by = ? WHERE id = ? AND company_id = ?`)
         .run(...fields.map((f) => sqlValue(v.changes[f])), at, by.memberId, id, companyId);
+      companyChanged(this.s, companyId);
       const changes: Record<string, unknown> = {};
       for (const f of fields) if (AUDITED_VALUES.has(f)) changes[f] = { from: current[f], to: v.changes[f] };
       const action = fields.includes("isActive") ? (v.changes.isActive ? "threshold.enabled" : "threshold.disabled") : "threshold.updated";
@@ -199,6 +203,7 @@ export function setCompanyProfile(storage: Storage, companyId: string, change: P
     if (!r.ok) throw new TenancyError(r.errors.join("; "));
     if (r.fields.length === 0) return r.profile;
     storage.stmt("UPDATE companies SET profile = ?, updated_at = ? WHERE id = ?").run(JSON.stringify(r.profile), iso(now), companyId);
+    companyChanged(storage, companyId);
     const audit = new AuditLog(storage);
     for (const env of ["test", "live"] as const)
       audit.record({ companyId, environment: env, actor: { type: "system" }, action: "company.profile_updated", entityType: "Company", entityId: companyId, detail: { fields: r.fields } }, now);
@@ -206,15 +211,102 @@ export function setCompanyProfile(storage: Storage, companyId: string, change: P
   });
 }
 
-/** The threshold that applies to a transfer of the company now (domain `selectThreshold`; README "Which threshold applies"). */
+/**
+ * The threshold that applies to a transfer of the company now (domain `selectThreshold`; README "Which threshold
+ * applies"). Cached per company and type (every create asks): a selection holds while no threshold's or fallback's
+ * effective date lies between the time it was made for and `now`, and until the thresholds or profile change.
+ */
 export function applicableThreshold(storage: Storage, companyId: string, o: { type: ThresholdType; now: number }): ThresholdSelection {
-  return selectThreshold(new Thresholds(storage).all(companyId), companyProfile(storage, companyId), o);
+  const c = companyCache(storage, companyId);
+  const hit = c.selections.get(o.type);
+  if (hit && o.now >= hit.from && o.now < hit.until) return hit.selection;
+  const thresholds = new Thresholds(storage).all(companyId);
+  const selection = selectThreshold(thresholds, profileOf(storage, c, companyId), o);
+  // Shared by every caller until it is dropped: frozen, so that no caller can change what the next one reads.
+  Object.freeze(selection.threshold);
+  Object.freeze(selection);
+  let from = -Infinity;
+  let until = Infinity;
+  for (const d of [...thresholds.map((t) => t.effectiveDate), ...FATF_FALLBACKS.map((f) => f.effectiveDate)]) {
+    const t = effectiveFrom(d);
+    if (t <= o.now) from = Math.max(from, t);
+    else until = Math.min(until, t);
+  }
+  c.selections.set(o.type, { selection, from, until });
+  return selection;
 }
 
 /** The company as a VASP (originating VASP of its outgoing transfers): its LEI when the profile has one, else its ID. */
 export function ownVasp(storage: Storage, companyId: string): { id: string; name: string } {
+  const c = companyCache(storage, companyId);
+  if (c.vasp) return c.vasp;
   const row = storage.stmt("SELECT name FROM companies WHERE id = ?").get(companyId) as { name: string };
-  const profile = companyProfile(storage, companyId);
+  const profile = profileOf(storage, c, companyId);
   const lei = profile?.identifiers.find((i) => i.type === "LEI")?.value;
-  return { id: lei ?? companyId, name: profile?.legalName ?? row.name };
+  c.vasp = Object.freeze({ id: lei ?? companyId, name: profile?.legalName ?? row.name });
+  return { ...c.vasp };
+}
+
+// ---- per-company cache of what every create reads (issue 19) ----
+//
+// Shared by every caller over the same storage. A write through this module (thresholds created or changed, profile
+// set) drops the company's entry in the same turn; a commit by another connection (the CLI in another process, a
+// tool on the file) changes `PRAGMA data_version`, read at most once per synchronous turn, which empties the whole
+// cache. Bounded: at most COMPANY_CACHE companies, the least recently used leave first. A company's name is written
+// once, at its creation, so it needs no invalidation of its own.
+
+const COMPANY_CACHE = 1024;
+
+interface CompanyEntry {
+  profile?: CompanyProfile | null;
+  vasp?: Readonly<{ id: string; name: string }>;
+  selections: Map<ThresholdType, { selection: ThresholdSelection; from: number; until: number }>;
+}
+
+interface CompanyCache {
+  dataVersion: number;
+  versionReadThisTurn: boolean;
+  byCompany: Map<string, CompanyEntry>;
+}
+
+const companyCaches = new WeakMap<object, CompanyCache>();
+
+/**
+ * True when another connection committed since the last call (at most one `PRAGMA data_version` read per
+ * synchronous turn and cache). Shared by the repositories' small caches.
+ */
+export function changedElsewhere(storage: Pick<Storage, "stmt">, c: { dataVersion: number; versionReadThisTurn: boolean }): boolean {
+  if (c.versionReadThisTurn) return false;
+  c.versionReadThisTurn = true;
+  queueMicrotask(() => (c.versionReadThisTurn = false));
+  const v = (storage.stmt("PRAGMA data_version").get() as { data_version: number }).data_version;
+  if (v === c.dataVersion) return false;
+  c.dataVersion = v;
+  return true;
+}
+
+function companyCache(storage: Storage, companyId: string): CompanyEntry {
+  let c = companyCaches.get(storage);
+  if (!c) companyCaches.set(storage, (c = { dataVersion: -1, versionReadThisTurn: false, byCompany: new Map() }));
+  if (changedElsewhere(storage, c)) c.byCompany.clear();
+  let e = c.byCompany.get(companyId);
+  if (e) {
+    c.byCompany.delete(companyId);
+    c.byCompany.set(companyId, e);
+    return e;
+  }
+  e = { selections: new Map() };
+  c.byCompany.set(companyId, e);
+  if (c.byCompany.size > COMPANY_CACHE) c.byCompany.delete(c.byCompany.keys().next().value!);
+  return e;
+}
+
+function profileOf(storage: Storage, e: CompanyEntry, companyId: string): CompanyProfile | null {
+  if (e.profile === undefined) e.profile = companyProfile(storage, companyId);
+  return e.profile;
+}
+
+/** Drops the company's cached lookups (called by every write of this module, inside its transaction). */
+export function companyChanged(storage: Storage, companyId: string): void {
+  companyCaches.get(storage)?.byCompany.delete(companyId);
 }

@@ -61,6 +61,9 @@ export interface TransferFilter {
   search?: string;
 }
 
+/** The columns `search` finds a transfer by (Part 1), as in the search index (migration 0007). */
+const SEARCHED = ["id", "external_id", "originator_vasp_id", "beneficiary_vasp_id", "originator_address", "beneficiary_address"];
+
 export class Transfers {
   constructor(private readonly s: Storage) {}
 
@@ -106,16 +109,43 @@ export class Transfers {
     if (f.protocol !== undefined) (parts.push("protocol = ?"), args.push(f.protocol));
     if (f.search !== undefined) {
       const text = matchText(f.search);
+      const needle = f.search.toLowerCase();
+      const scan = `(${SEARCHED.map((c) => `instr(lower(coalesce(${c}, '')), ?) > 0`).join(" OR ")})`;
       if (text !== null) {
-        parts.push("rowid IN (SELECT rowid FROM transfers_search WHERE transfers_search MATCH ?)");
+        // The index, and the transfers not yet in it (the sweep's queue: a few rows), scanned: never a miss.
+        parts.push(`(rowid IN (SELECT rowid FROM transfers_search WHERE transfers_search MATCH ?) OR (rowid IN (SELECT transfer_rowid FROM transfers_search_pending) AND ${scan}))`);
         args.push(text);
-      } else {
-        const cols = ["id", "external_id", "originator_vasp_id", "beneficiary_vasp_id", "originator_address", "beneficiary_address"];
-        parts.push(`(${cols.map((c) => `instr(lower(coalesce(${c}, '')), ?) > 0`).join(" OR ")})`);
-        for (let i = 0; i < cols.length; i++) args.push(f.search.toLowerCase());
-      }
+      } else parts.push(scan);
+      for (let i = 0; i < SEARCHED.length; i++) args.push(needle);
     }
     return { sql: parts.join(" AND "), args };
+  }
+
+  /**
+   * Adds up to `limit` transfers waiting in `transfers_search_pending` to the search index and takes them off the
+   * queue, in one transaction; answers how many. The sweep calls it until it answers less than `limit`.
+   */
+  indexPending(limit: number): number {
+    return this.s.tx(() => {
+      const last = this.s.stmt("SELECT max(transfer_rowid) AS r, count(*) AS n FROM (SELECT transfer_rowid FROM transfers_search_pending ORDER BY transfer_rowid LIMIT ?)").get(limit) as {
+        r: number | null;
+        n: number;
+      };
+      if (last.r === null) return 0;
+      this.s
+        .stmt(
+          `INSERT INTO transfers_search (rowid, ${SEARCHED.join(", ")}) SELECT t.rowid, ${SEARCHED.map((c) => `t.${c}`).join(", ")}
+             FROM transfers_search_pending p JOIN transfers t ON t.rowid = p.transfer_rowid WHERE p.transfer_rowid <= ?`,
+        )
+        .run(last.r);
+      this.s.stmt("DELETE FROM transfers_search_pending WHERE transfer_rowid <= ?").run(last.r);
+      return last.n;
+    });
+  }
+
+  /** Transfers not yet in the search index. */
+  pendingIndex(): number {
+    return (this.s.stmt("SELECT count(*) AS n FROM transfers_search_pending").get() as { n: number }).n;
   }
 
   page(companyId: string, env: Environment, f: TransferFilter, after: [string, string] | null, limit: number): TransferRow[] {

@@ -1,0 +1,93 @@
+// /api/v2/transfers/:id/information-requests (Part 1 "Information requests (transfers carried by provider_e)"):
+// validate, ask the transfer's actor (its provider_e flow keeps the messages), present (person data masked without
+// pii:view). Only transfers carried by provider_e, while it is enabled with credentials, take these endpoints.
+import { Type } from "@sinclair/typebox";
+import { ApiError, apiError, ERRORS, type ErrorCode } from "../domain/errors.ts";
+import { maskDeep, readCddAction } from "../domain/provider_e/cdd.ts";
+import type { CddView } from "../actors/flows/provider_e-cdd.ts";
+import type { ActorRuntime } from "../actors/runtime.ts";
+import type { Outcome } from "../actors/outcome.ts";
+import type { ProviderRegistry } from "../adapters/providers/registry.ts";
+import type { Storage } from "../adapters/storage/index.ts";
+import { Transfers, type TransferRow } from "../adapters/storage/repos/transfers.ts";
+import { ok, type ApiKit, type Reply, type RouteContext } from "./kit.ts";
+import { askActor } from "./outcome.ts";
+
+export interface InformationRequestDeps {
+  storage: Storage;
+  runtime: ActorRuntime;
+  providers: ProviderRegistry;
+}
+
+const ID = /^trf_[0-9a-z]{26}$/;
+
+const actionBody = Type.Object(
+  {
+    action: Type.Union([Type.Literal("request"), Type.Literal("reply"), Type.Literal("post"), Type.Literal("review"), Type.Literal("retry")]),
+    idempotencyKey: Type.Optional(Type.String({ format: "uuid", description: "request, reply, post" })),
+    fields: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "request: geographic_address, national_identification, date_and_place_of_birth (lists), customer_identification, country_of_residence (true), other_cdd_info (text)" })),
+    requestId: Type.Optional(Type.String({ description: "reply: the received request's message ID" })),
+    information: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "reply, post: a JSON object of at most 50 KB" })),
+    reviewedMessageIds: Type.Optional(Type.Array(Type.String(), { description: "review: every unreviewed message" })),
+    note: Type.Optional(Type.String({ description: "review" })),
+    messageId: Type.Optional(Type.String({ description: "retry: a failed message" })),
+  },
+  { additionalProperties: false },
+);
+
+/** Person data in a message: answers, unasked information, drafts and review notes; a request's free text too. */
+function maskView(m: CddView): CddView {
+  const out: CddView = { ...m };
+  if (m.type === "REQUEST_CDD") {
+    const c = m.content as Record<string, unknown>;
+    out.content = typeof c?.other_cdd_info === "string" ? { ...c, other_cdd_info: "***" } : c;
+  } else out.content = maskDeep(m.content);
+  if (m.draft) out.draft = { information: maskDeep(m.draft.information) as Record<string, unknown>, missing: m.draft.missing };
+  return out;
+}
+
+export function informationRequestRoutes(kit: ApiKit, deps: InformationRequestDeps) {
+  const repo = new Transfers(deps.storage);
+
+  /** A transfer of the environment carried by provider_e (reserved there), with provider_e enabled and configured. */
+  function carried(c: RouteContext, id: string): TransferRow {
+    const t = ID.test(id) ? repo.get(c.auth.company.id, c.auth.environment, id) : undefined;
+    if (!t) throw apiError("TRANSFER_NOT_FOUND", { details: { resource: "Transfer", id } });
+    if (t.protocol !== "provider_e" || !t.provider_external_id || !deps.providers.context(t.company_id, t.environment, "provider_e", c.now))
+      throw apiError("PROVIDER_E_TRANSFER_NOT_FOUND", { details: { resource: "Transfer", id } });
+    return t;
+  }
+
+  async function ask<T>(c: RouteContext, t: TransferRow, event: unknown): Promise<{ data: T; status: number }> {
+    const o = await askActor<T>(deps.runtime, `transfer:${t.id}`, { type: "providerEvent", provider: "provider_e", event, companyId: c.auth.company.id, environment: c.auth.environment, actor: c.auth.actor });
+    if (o.ok) return { data: o.data, status: o.status ?? 200 };
+    const providerStatus = (o.details as { providerStatus?: number } | undefined)?.providerStatus;
+    // A refusal from the provider: its own code, its status when 400, 404 or 409, else 503 (Part 1).
+    if (providerStatus !== undefined || !(o.code in ERRORS)) throw new ApiError(o.code as ErrorCode, o.message ?? `provider_e refused the request (${o.code})`, providerStatus ?? 503);
+    throw apiError(o.code, { message: o.message, details: o.details });
+  }
+
+  return kit.group("/api/v2/transfers", (r) =>
+    r
+      .get(
+        "/:id/information-requests",
+        { summary: "Information requests of a transfer carried by provider_e: pending, and the messages", access: { scope: "transfers:read", permission: "transfers:view" }, tags: ["transfers"] },
+        async (c): Promise<Reply> => {
+          const t = carried(c, c.params.id);
+          const { data } = await ask<{ pending: boolean; messages: CddView[] }>(c, t, { kind: "cddList" });
+          return ok({ pending: data.pending, messages: c.pii(data.messages, (ms) => ms.map(maskView)) });
+        },
+      )
+      .post(
+        "/:id/information-requests",
+        { summary: "One information-request action: request, reply, post, review or retry", access: { scope: "transfers:write", permission: "transfers:update" }, body: actionBody, validate: false, tags: ["transfers"] },
+        async (c): Promise<Reply> => {
+          const t = carried(c, c.params.id);
+          const read = readCddAction(c.body);
+          if (!read.ok) throw apiError("INVALID_INFORMATION_REQUEST", { message: read.issues.map((i) => `${i.path}: ${i.message}`).join("; "), details: { issues: read.issues } });
+          const { data } = await ask<Record<string, unknown>>(c, t, { kind: "cddAction", action: read.action });
+          return { status: 202, data };
+        },
+      ),
+  );
+}
