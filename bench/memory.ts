@@ -56,6 +56,8 @@ async function seed(dbPath: string, n: number): Promise<{ key: string; sample: s
       }
     });
   }
+  // The search index as the server's background sweep leaves it: every seeded transfer indexed.
+  while (repo.indexPending(10_000) === 10_000);
   storage.client.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   storage.close();
   return { key, sample };

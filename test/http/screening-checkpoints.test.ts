@@ -13,6 +13,7 @@ import { startScreeningCSandbox, SANDBOX_API_KEY, type ScreeningCSandbox } from 
 import { startScreeningDSandbox, SANDBOX_SCREENING_D_KEY, RISKY_ADDRESSES, type ScreeningDSandbox } from "../../src/sandbox/screening_d/index.ts";
 import type { CallbackTarget } from "../../src/sandbox/provider_b/callbacks.ts";
 import type { Person } from "../../src/domain/ivms101/types.ts";
+import { resolveReportType } from "../../src/domain/reports/report.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(90_000);
@@ -27,6 +28,7 @@ const { cli, newKey, call } = apiClient(db, () => S.url);
 let owner: string;
 let ownerEmail: string;
 let analyst: string;
+let officerEmail: string;
 let customerId: string;
 let C: string; // screening_c integration ID
 let D: string; // screening_d integration ID
@@ -144,6 +146,7 @@ beforeAll(async () => {
   owner = k.key;
   ownerEmail = k.memberEmail;
   analyst = (await newKey("--env", "test", "--role", "analyst")).key;
+  officerEmail = (await newKey("--env", "test", "--role", "compliance_officer")).memberEmail;
   const live = (await newKey("--env", "live", "--role", "owner")).key;
   S = await startServer({
     CARAVAN_DB: db,
@@ -449,6 +452,60 @@ describe("cases: opened by screening, resolution moves the held transfer", () =>
       const report = await call(`/api/v2/reports/${drafted[0].newValue}`, { key: owner });
       expect(report.status).toBe(200);
       expect(report.body.data).toMatchObject({ kind: "suspicion", status: "draft", transferId: id, jurisdiction: "NL" });
+      // The officer completes it, a second officer approves it (four eyes), it is filed, and the PDF matches its hash.
+      const reports = async (...args: string[]) => runCli(["reports", ...args, "--json"], { CARAVAN_DB: db });
+      const rid = report.body.data.id;
+      const narrative = join(dir, "narrative.txt");
+      await Bun.write(narrative, "The beneficiary named by the counterparty VASP matches a sanctions list entry (Viktor Krasnov); the officer confirmed the match against the date of birth and rejected the transfer.");
+      const fields = resolveReportType("NL").fields.filter((f) => f.required).flatMap((f) => ["--field", `${f.key}=value of ${f.key}`]);
+      expect((await reports("edit", "--id", rid, "--narrative-file", narrative, ...fields, "--member", ownerEmail)).code).toBe(0);
+      expect((await reports("submit", "--id", rid, "--member", ownerEmail)).code).toBe(0);
+      expect((await reports("approve", "--id", rid, "--member", officerEmail)).code).toBe(0);
+      expect((await reports("file", "--id", rid, "--reference", "FIU-NL-2026-0042", "--member", officerEmail)).code).toBe(0);
+      const filed = await call(`/api/v2/reports/${rid}`, { key: owner });
+      expect(filed.body.data).toMatchObject({ status: "filed", filingReference: "FIU-NL-2026-0042", filingReady: true });
+      expect(filed.body.data.filingDeadline.isOverdue).toBe(false);
+      const pdf = await fetch(`${S.url}/api/v2/reports/${rid}/download?format=pdf`, { headers: { "x-api-key": owner } });
+      expect(pdf.status).toBe(200);
+      expect(pdf.headers.get("content-type")).toBe("application/pdf");
+      expect(pdf.headers.get("content-disposition")).toBe(`attachment; filename=${filed.body.data.reportNumber}.pdf`);
+      const bytes = new Uint8Array(await pdf.arrayBuffer());
+      const hash = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+      expect(pdf.headers.get("x-content-sha256")).toBe(hash);
+      expect(new TextDecoder().decode(bytes.slice(0, 5))).toBe("%PDF-");
+    });
+  });
+
+  test("a resolution racing the transfer's own change: the transfer is rejected once, and the case history says what happened", async () => {
+    await withRules([nameRule()], async () => {
+      const id = await create(VIKTOR_ADDR, [VIKTOR]);
+      expect((await settle(id)).state).toBe("held");
+      const [c] = await caseOf(id);
+      // The officer's API reject and the case's approval reach the transfer's actor in either order.
+      const [rejected, resolved] = await Promise.all([
+        call(`/api/v2/transfers/${id}`, { method: "PATCH", key: owner, json: { action: "reject", status: "rejected", reason: "OTHER" } }),
+        call(`/api/v2/cases/${c.id}/resolve`, { method: "POST", key: owner, json: { resolution: "approved" } }),
+      ]);
+      expect(resolved.status).toBe(200);
+      const t = await settle(id, ["held", "queued", "processing", "exchanging"]);
+      if (rejected.status === 200) {
+        // The reject won: the transfer stays rejected; a queued resumption found it so and says so in the case.
+        expect(t.state).toBe("rejected");
+        expect(t.rejection.reason).toBe("OTHER");
+        if (resolved.body.meta.transferAction?.result === "queued") expect((await history(c.id, "transfer_not_updated")).map((h) => h.newValue)).toEqual(["resume_refused"]);
+        else expect(resolved.body.meta.transferAction).toBeNull();
+      } else {
+        // The resumption won: the reject found a transfer no longer held and moving on.
+        expect(resolved.body.meta.transferAction).toEqual({ transferId: id, result: "queued" });
+        expect((await history(c.id, "transfer_updated")).map((h) => h.newValue)).toEqual(["queued"]);
+      }
+      const events = new Database(db, { readonly: true });
+      try {
+        const types = (events.query("SELECT type FROM events WHERE entity_id = ?").all(id) as { type: string }[]).map((e) => e.type);
+        expect(types.filter((x) => x === "transfer.rejected").length).toBeLessThanOrEqual(1);
+      } finally {
+        events.close();
+      }
     });
   });
 

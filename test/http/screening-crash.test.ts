@@ -124,4 +124,36 @@ test("SIGKILL while screening: after restart each transfer is held once, with on
     expect(events.filter((e) => e === "compliance.screening_complete")).toHaveLength(1);
   }
   expect(rows("SELECT id FROM actor_dead_letters")).toEqual([]);
+  heldIds.push(...ids);
+});
+
+const heldIds: string[] = [];
+
+test("SIGKILL right after the cases are resolved: after restart each held transfer moved exactly once, each case says so once", async () => {
+  expect(heldIds.length).toBeGreaterThan(0);
+  const cases = (await call("/api/v2/cases?hasTransfer=true&status=open&limit=200", { key: owner })).body.data as { id: string; transferIds: string[] }[];
+  const byTransfer = new Map(heldIds.map((t) => [t, cases.find((c) => c.transferIds.includes(t))!.id]));
+  expect([...byTransfer.values()].every(Boolean)).toBe(true);
+  // The resolutions commit (each with its message to the transfer's actor); the server dies before or while the
+  // transfers move.
+  const answers = await Promise.all(
+    [...byTransfer.values()].map((caseId) => call(`/api/v2/cases/${caseId}/resolve`, { method: "POST", key: owner, json: { resolution: "approved" } })),
+  );
+  for (const a of answers) expect(a.body.meta.transferAction.result).toBe("queued");
+  await S!.stop("SIGKILL");
+  S = await startServer(env());
+  for (const [transferId, caseId] of byTransfer) {
+    let moved: { action: string; newValue: string }[] = [];
+    for (let i = 0; i < 200 && moved.length === 0; i++) {
+      const h = await call(`/api/v2/cases/${caseId}/history?limit=100`, { key: owner });
+      moved = (h.body.data as { action: string; newValue: string }[]).filter((e) => e.action === "transfer_updated" || e.action === "transfer_not_updated");
+      if (moved.length === 0) await Bun.sleep(50);
+    }
+    expect(moved).toEqual([expect.objectContaining({ action: "transfer_updated", newValue: "queued" })]);
+    const [t] = rows<{ history: string; state: string }>("SELECT history, state FROM transfers WHERE id = ?", transferId);
+    const history = JSON.parse(t.history) as { type: string }[];
+    expect(history.filter((e) => e.type === "resumed")).toHaveLength(1);
+    expect(t.state).not.toBe("held");
+  }
+  expect(rows("SELECT id FROM actor_dead_letters")).toEqual([]);
 });
