@@ -1,7 +1,7 @@
 // The live event stream's fan-out (issue 18): reads the events table once for all clients, each client's backlog in pages,
 // writes SSE frames into a bounded per-client queue, heartbeats, and closes slow, revoked or shut-down streams.
 import { eventBody } from "../domain/webhooks.ts";
-import { sseComment, sseMessage, sseRetry, streamAccess, streamFilter, type StreamSettings } from "../domain/events.ts";
+import { batchWindowMs, sseComment, sseMessage, sseRetry, streamAccess, streamFilter, type StreamSettings } from "../domain/events.ts";
 import type { Environment } from "../domain/types.ts";
 import type { Logger } from "../adapters/log.ts";
 import type { Storage } from "../adapters/storage/index.ts";
@@ -150,7 +150,7 @@ export class EventStreamHub {
     setTimeout(() => {
       this.scheduled = false;
       void this.pump().catch((e) => this.deps.logger("error", "event stream tail failed", { error: String(e) }));
-    }, this.deps.settings.batchMs);
+    }, batchWindowMs(this.deps.settings, this.count));
   }
 
   /** Reads the tail in pages and hands each event to the live clients of its company and environment. */

@@ -282,7 +282,9 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
 
   function answerCreated(c: RouteContext, t: TransferRow, input: CreateTransferInput, thresholdInfo: Record<string, unknown>, originatorName: string | null, beneficiaryName: string | null) {
     const verified = wallets.byAddress(t.company_id, t.environment, t.beneficiary_address)?.verified === 1;
-    const originator: Record<string, unknown> = { address: t.originator_address, vasp: ownVasp(deps.storage, t.company_id) };
+    // The row carries the own VASP as it was when the transfer was created (createTransfer): no second lookup.
+    const vasp = t.originator_vasp_id !== null && t.originator_vasp_name !== null ? { id: t.originator_vasp_id, name: t.originator_vasp_name } : ownVasp(deps.storage, t.company_id);
+    const originator: Record<string, unknown> = { address: t.originator_address, vasp };
     if (originatorName !== null) originator.name = c.pii(originatorName, maskName);
     const beneficiary: Record<string, unknown> = { address: t.beneficiary_address, verified };
     if (beneficiaryName !== null) beneficiary.name = c.pii(beneficiaryName, maskName);

@@ -424,3 +424,19 @@ describe("slow client", () => {
     expect((await call("/api/v2/transfers?limit=1", { key: owner.key })).status).toBe(200);
   });
 });
+
+describe("batch window (fan-out cost)", () => {
+  test("the window is CARAVAN_STREAM_BATCH_MS for a few streams, grows by a quarter millisecond per open stream, and stops at CARAVAN_STREAM_BATCH_MAX_MS", async () => {
+    const { batchWindowMs, streamSettings, STREAM_DEFAULTS } = await import("../../src/domain/events.ts");
+    expect(batchWindowMs(STREAM_DEFAULTS, 1)).toBe(10);
+    expect(batchWindowMs(STREAM_DEFAULTS, 40)).toBe(10);
+    expect(batchWindowMs(STREAM_DEFAULTS, 200)).toBe(50);
+    expect(batchWindowMs(STREAM_DEFAULTS, 5_000)).toBe(250);
+    const s = streamSettings({ CARAVAN_STREAM_BATCH_MS: "20", CARAVAN_STREAM_BATCH_MAX_MS: "30" });
+    expect(batchWindowMs(s, 1)).toBe(20);
+    expect(batchWindowMs(s, 200)).toBe(30);
+    // The minimum wins over a smaller maximum: the setting for few streams is never shortened.
+    expect(batchWindowMs(streamSettings({ CARAVAN_STREAM_BATCH_MS: "100", CARAVAN_STREAM_BATCH_MAX_MS: "50" }), 1_000)).toBe(100);
+    expect(() => streamSettings({ CARAVAN_STREAM_BATCH_MAX_MS: "1001" })).toThrow(/CARAVAN_STREAM_BATCH_MAX_MS/);
+  });
+});

@@ -240,6 +240,10 @@ describe("outgoing: the beneficiary VASP's data screened at postcheck", () => {
       const accept = await patch(id, { action: "accept", txHash: "0x" + "12".repeat(32) });
       expectError(accept, 400, "INVALID_REQUEST");
       expect(accept.body.error).toBe("LOCAL_APPROVAL_REQUIRED");
+      // Status table: a flag afterwards holds with verdict pending, but a rejected verdict stays.
+      expect(await peer.update(txId, { status: "FLAGGED" })).toBe(200);
+      const flagged = await get(id);
+      expect({ state: flagged.state, verdict: flagged.compliance.status }).toEqual({ state: "held", verdict: "rejected" });
     });
   });
 });

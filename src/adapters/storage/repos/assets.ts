@@ -31,7 +31,6 @@ export interface PolicyChange {
 const POLICY_CACHE = 1024;
 interface PolicyCache {
   dataVersion: number;
-  versionReadThisTurn: boolean;
   byKey: Map<string, ReadonlyMap<string, boolean>>;
 }
 const policyCaches = new WeakMap<object, PolicyCache>();
@@ -45,7 +44,7 @@ export class AssetPolicy {
   ) {
     this.audit = new AuditLog(s);
     let c = policyCaches.get(s);
-    if (!c) policyCaches.set(s, (c = { dataVersion: -1, versionReadThisTurn: false, byKey: new Map() }));
+    if (!c) policyCaches.set(s, (c = { dataVersion: -1, byKey: new Map() }));
     this.cache = c;
   }
 

@@ -265,21 +265,32 @@ interface CompanyEntry {
 
 interface CompanyCache {
   dataVersion: number;
-  versionReadThisTurn: boolean;
   byCompany: Map<string, CompanyEntry>;
 }
 
 const companyCaches = new WeakMap<object, CompanyCache>();
 
+/** `PRAGMA data_version` of each storage, read at most once per synchronous turn whichever cache asks. */
+const versions = new WeakMap<object, { value: number; readThisTurn: boolean }>();
+
+function dataVersion(storage: Pick<Storage, "stmt">): number {
+  let v = versions.get(storage);
+  if (!v) versions.set(storage, (v = { value: -1, readThisTurn: false }));
+  if (!v.readThisTurn) {
+    v.readThisTurn = true;
+    const t = v;
+    queueMicrotask(() => (t.readThisTurn = false));
+    t.value = (storage.stmt("PRAGMA data_version").get() as { data_version: number }).data_version;
+  }
+  return v.value;
+}
+
 /**
- * True when another connection committed since the last call (at most one `PRAGMA data_version` read per
- * synchronous turn and cache). Shared by the repositories' small caches.
+ * True when another connection committed since this cache last looked. Shared by the repositories' small caches;
+ * one `PRAGMA data_version` read per synchronous turn serves all of them.
  */
-export function changedElsewhere(storage: Pick<Storage, "stmt">, c: { dataVersion: number; versionReadThisTurn: boolean }): boolean {
-  if (c.versionReadThisTurn) return false;
-  c.versionReadThisTurn = true;
-  queueMicrotask(() => (c.versionReadThisTurn = false));
-  const v = (storage.stmt("PRAGMA data_version").get() as { data_version: number }).data_version;
+export function changedElsewhere(storage: Pick<Storage, "stmt">, c: { dataVersion: number }): boolean {
+  const v = dataVersion(storage);
   if (v === c.dataVersion) return false;
   c.dataVersion = v;
   return true;
@@ -287,7 +298,7 @@ export function changedElsewhere(storage: Pick<Storage, "stmt">, c: { dataVersio
 
 function companyCache(storage: Storage, companyId: string): CompanyEntry {
   let c = companyCaches.get(storage);
-  if (!c) companyCaches.set(storage, (c = { dataVersion: -1, versionReadThisTurn: false, byCompany: new Map() }));
+  if (!c) companyCaches.set(storage, (c = { dataVersion: -1, byCompany: new Map() }));
   if (changedElsewhere(storage, c)) c.byCompany.clear();
   let e = c.byCompany.get(companyId);
   if (e) {
