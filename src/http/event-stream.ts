@@ -139,7 +139,10 @@ export class EventStreamHub {
     this.wake();
   }
 
-  /** Commits within `batchMs` are read and written together (one write per client), well within the 1 s promise. */
+  /**
+   * Commits within the batch window are read and written together (one write per client): the window grows with the
+   * open streams (batchWindowMs), so the writes per second stay about the same with 200 streams as with 40.
+   */
   private wake(): void {
     if (this.pumping) {
       this.again = true;

@@ -1,4 +1,5 @@
 // Case rows, notes, history and the blind text index: reads for the API, writes only from the case actor's commit.
+import { GramIndex } from "./grams.ts";
 import type { Environment } from "../../../domain/types.ts";
 import type { Storage, SqlValue } from "../types.ts";
 import { listCount } from "./customers.ts";
@@ -131,30 +132,16 @@ export class Cases {
       .run(n.id, n.case_id, n.company_id, n.environment, n.content_sealed, n.author_id, n.created_at);
   }
 
-  replaceGrams(companyId: string, env: Environment, caseId: string, grams: string[]): void {
-    this.s.stmt("DELETE FROM case_text_grams WHERE case_id = ?").run(caseId);
-    const ins = this.s.stmt("INSERT OR IGNORE INTO case_text_grams (company_id, environment, gram, case_id) VALUES (?, ?, ?, ?)");
-    for (const g of grams) ins.run(companyId, env, g, caseId);
+  replaceGrams(companyId: string, env: Environment, ownerId: string, grams: string[]): void {
+    new GramIndex(this.s, "case_text_grams", "case_id").replace(companyId, env, ownerId, grams);
   }
+
 
   /** Cases having every gram (candidates to confirm on the opened text); rarest grams intersected first. */
   withAllGrams(companyId: string, env: Environment, grams: string[], cap: number): string[] {
-    if (grams.length === 0) return [];
-    const PROBE = 5000;
-    const sized = grams
-      .map((g) => ({
-        g,
-        n: (this.s
-          .stmt("SELECT count(*) AS n FROM (SELECT 1 FROM case_text_grams WHERE company_id = ? AND environment = ? AND gram = ? LIMIT ?)")
-          .get(companyId, env, g, PROBE + 1) as { n: number }).n,
-      }))
-      .sort((a, b) => a.n - b.n);
-    if (sized[0].n === 0) return [];
-    const use = sized.slice(0, 3).map((x) => x.g);
-    const one = "SELECT case_id FROM case_text_grams WHERE company_id = ? AND environment = ? AND gram = ?";
-    const sql = `${use.map(() => one).join(" INTERSECT ")} LIMIT ?`;
-    return (this.s.stmt(sql).all(...use.flatMap((g) => [companyId, env, g]), cap) as { case_id: string }[]).map((r) => r.case_id);
+    return new GramIndex(this.s, "case_text_grams", "case_id").withAll(companyId, env, grams, cap);
   }
+
 
   /** Sealed title and description of the given cases, or of every case of the environment (searches under three characters). */
   sealedTexts(companyId: string, env: Environment, ids: string[] | "all"): { id: string; title_sealed: string; description_sealed: string | null }[] {

@@ -1,4 +1,5 @@
 // Customer rows: reads for the API and the customer actor's writes (called inside its commit).
+import { GramIndex } from "./grams.ts";
 import type { Environment } from "../../../domain/types.ts";
 import type { Storage, SqlValue } from "../types.ts";
 import { newestFirst } from "./keyset.ts";
@@ -91,34 +92,19 @@ export class Customers {
     if (r.changes !== 1) throw new VersionConflict(`customer ${id} changed concurrently`);
   }
 
-  replaceNameGrams(companyId: string, env: Environment, customerId: string, grams: string[]): void {
-    this.s.stmt("DELETE FROM customer_name_grams WHERE customer_id = ?").run(customerId);
-    const ins = this.s.stmt("INSERT OR IGNORE INTO customer_name_grams (company_id, environment, gram, customer_id) VALUES (?, ?, ?, ?)");
-    for (const g of grams) ins.run(companyId, env, g, customerId);
+  replaceNameGrams(companyId: string, env: Environment, ownerId: string, grams: string[]): void {
+    new GramIndex(this.s, "customer_name_grams", "customer_id").replace(companyId, env, ownerId, grams);
   }
+
 
   /**
    * Customers that have every gram (candidates; the caller verifies against the sealed name). The rarest
    * grams are intersected first: a common trigram ("ann") can sit in a tenth of all names.
    */
   withAllGrams(companyId: string, env: Environment, grams: string[], cap: number): string[] {
-    if (grams.length === 0) return [];
-    const PROBE = 5000;
-    const sized = grams
-      .map((g) => ({
-        g,
-        n: (this.s
-          .stmt("SELECT count(*) AS n FROM (SELECT 1 FROM customer_name_grams WHERE company_id = ? AND environment = ? AND gram = ? LIMIT ?)")
-          .get(companyId, env, g, PROBE + 1) as { n: number }).n,
-      }))
-      .sort((a, b) => a.n - b.n);
-    if (sized[0].n === 0) return [];
-    const use = sized.slice(0, 3).map((x) => x.g);
-    const one = "SELECT customer_id FROM customer_name_grams WHERE company_id = ? AND environment = ? AND gram = ?";
-    const sql = `${use.map(() => one).join(" INTERSECT ")} LIMIT ?`;
-    const args = use.flatMap((g) => [companyId, env, g]);
-    return (this.s.stmt(sql).all(...args, cap) as { customer_id: string }[]).map((r) => r.customer_id);
+    return new GramIndex(this.s, "customer_name_grams", "customer_id").withAll(companyId, env, grams, cap);
   }
+
 
   /** Every sealed name of the environment: the fallback of name searches too short for trigrams. */
   allSealedNames(companyId: string, env: Environment): { id: string; name_sealed: string | null }[] {
