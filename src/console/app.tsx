@@ -210,6 +210,8 @@ export async function runConsole(args: string[], env: Record<string, string | un
   if (!process.stdin.isTTY) throw new UsageError("console needs a terminal: stdin is not a TTY (run it in a terminal, tmux or screen)");
   const client = new ApiClient({ url, key });
   const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== "";
-  const app = render(<ConsoleApp client={client} connect={streamConnector(url, key)} noColor={noColor} />, { exitOnCtrlC: true });
+  // Interactive whenever it has a terminal: Ink would otherwise fall back to printing one final frame when a `CI`
+  // variable is set (a terminal opened by a CI job, or an operator's shell that exports it).
+  const app = render(<ConsoleApp client={client} connect={streamConnector(url, key)} noColor={noColor} />, { exitOnCtrlC: true, interactive: Boolean(process.stdout.isTTY) });
   await app.waitUntilExit();
 }
