@@ -197,6 +197,8 @@ function checkpointDeps(s: Services): CheckpointDeps {
   };
 }
 
+const SEARCH_INDEX_BATCH = 500;
+
 /** Every actor kind the service runs. */
 function registerActors(s: Services): void {
   const transfers = new Transfers(s.storage);
@@ -248,6 +250,12 @@ function registerActors(s: Services): void {
   s.runtime.sweep("provider_e-expiry", "*/15 * * * * *", (now) =>
     tellE(providerEDueForExpiry(s.storage, now), (r) => ({ type: "expire", companyId: r.company_id, environment: r.environment, actor: { type: "system" } })),
   );
+  // The transfer search index is filled off the request path (issue 19): every second, the transfers created since
+  // are added in batches, yielding between batches. A search never waits for it (it also scans the transfers still
+  // queued), and the queue is a table, so a restart loses nothing.
+  s.runtime.sweep("transfers-search-index", "* * * * * *", async () => {
+    while (transfers.indexPending(SEARCH_INDEX_BATCH) === SEARCH_INDEX_BATCH) await new Promise((r) => setTimeout(r, 0));
+  });
   // Proofs past their expiry stop counting: their customer's actor recomputes `verified` (every 5 s).
   s.runtime.sweep("wallet-proof-expiry", "*/5 * * * * *", async (now) => {
     for (const d of new Proofs(s.storage).dueForExpiry(now))

@@ -113,6 +113,8 @@ export class ActorRuntime {
   private pollTimer: ReturnType<typeof setInterval> | undefined;
   private running = false;
   private stopping = false;
+  /** Sweeps under way (stop() waits for them). */
+  private readonly sweepsRunning = new Set<Promise<void>>();
 
   processed = 0;
   failures = 0;
@@ -152,11 +154,17 @@ export class ActorRuntime {
   sweep(name: string, pattern: string, fn: (now: number) => void | Promise<void>): void {
     this.timers.sweep(name, pattern, async () => {
       if (this.stopping) return;
-      try {
-        await fn(this.clock());
-      } catch (e) {
-        this.log("error", "sweep failed", { sweep: name, error: String(e) });
-      }
+      const run = (async () => {
+        try {
+          await fn(this.clock());
+        } catch (e) {
+          this.log("error", "sweep failed", { sweep: name, error: String(e) });
+        }
+      })();
+      // stop() waits for sweeps under way, so none runs on after the storage is closed.
+      this.sweepsRunning.add(run);
+      await run;
+      this.sweepsRunning.delete(run);
     });
   }
 
@@ -365,6 +373,8 @@ export class ActorRuntime {
     this.stopping = true;
     if (this.pollTimer) clearInterval(this.pollTimer);
     this.timers.stop();
+    // A sweep under way finishes first (bounded: one waiting on an actor that no longer runs must not hold the stop).
+    if (this.sweepsRunning.size) await Promise.race([Promise.all([...this.sweepsRunning]), new Promise((r) => setTimeout(r, 5_000))]);
     while (this.inflight > 0 || this.units.length > 0) {
       await new Promise<void>((r) => this.idleWaiters.push(r));
     }

@@ -72,26 +72,8 @@ const lenient = (read: (raw: string | undefined) => number, def: number): QueryP
 
 const statusFilter: QueryParam<string> = q.enumOf(["pending", "approved", "rejected", "all"] as const);
 
-/** Runtimes whose search-index sweep is registered (one per runtime, however many apps are built over it). */
-const indexing = new WeakSet<object>();
-const INDEX_BATCH = 500;
-
-/**
- * The transfer search index is filled off the request path (issue 19): every second, the transfers created since
- * are added to it in batches of INDEX_BATCH, yielding between batches. A search never waits for it (it scans the
- * few transfers still queued), and the queue is a table, so a restart loses nothing.
- */
-function indexSearchInBackground(runtime: ActorRuntime, repo: Transfers): void {
-  if (indexing.has(runtime)) return;
-  indexing.add(runtime);
-  runtime.sweep("transfers-search-index", "* * * * * *", async () => {
-    while (repo.indexPending(INDEX_BATCH) === INDEX_BATCH) await new Promise((r) => setTimeout(r, 0));
-  });
-}
-
 export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
   const repo = new Transfers(deps.storage);
-  indexSearchInBackground(deps.runtime, repo);
   const wallets = new Wallets(deps.storage);
   /** Creates without an Idempotency-Key in progress, by what they would create: two at once collide (409). */
   const inFlight = new Set<string>();
