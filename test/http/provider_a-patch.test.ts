@@ -7,9 +7,10 @@ import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
+import { CARAVAN, ETH, JANE, RICHARD, newWebhookSecret, person, providerAHelpers } from "../support/provider_a.ts";
 import { apiClient, expectError } from "../support/api.ts";
 import { startProviderAPeer, type ProviderAPeer, type SandboxVaspA } from "../../src/sandbox/provider_a/index.ts";
-import type { CountryCode, Person } from "../../src/domain/ivms101/index.ts";
+import type { Person } from "../../src/domain/ivms101/index.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(60_000);
@@ -21,20 +22,14 @@ let peer: ProviderAPeer;
 const { cli, newKey, call } = apiClient(db, () => S.url);
 let owner: string;
 let ownerEmail: string;
+const { customer, wallet, createOutgoing, get, until, patch, incomingId } = providerAHelpers({ call, cli }, () => ({ owner, ownerEmail }));
 let jane: string;
 let carol: string;
 let rita: string;
 let una: string;
-const CARAVAN = "did:web:caravan.example";
-const SECRET = "whsec_" + btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
-const ETH = "eip155:1/slip44:60";
+const SECRET = newWebhookSecret();
 const credentials = (url: string) => ({ apiUrl: url, clientId: "caravan-client", clientSecret: "s3cret", vaspDid: CARAVAN, webhookSecret: SECRET });
 
-const person = (family: string, given: string, country = "NL"): Person => ({
-  naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: family, secondaryIdentifier: given, nameIdentifierType: "LEGL" }] }, countryOfResidence: country as CountryCode },
-});
-const JANE = person("Doe", "Jane");
-const RICHARD = person("Roe", "Richard", "DE");
 const CAROL = person("Unverified", "Carol");
 /** Not a valid IVMS101 person: a natural person without a name identifier. */
 const NAMELESS = { naturalPerson: { name: { nameIdentifier: [] } } } as unknown as Person;
@@ -59,50 +54,10 @@ const vasp = (did: string, behaviour: SandboxVaspA["behaviour"], address: string
   ...extra,
 });
 
-async function customer(name: string, status: "verified" | "unverified", persons: Person[]): Promise<string> {
-  const c = await call("/api/v2/customers", { method: "POST", key: owner, json: { name } });
-  expect((await call(`/api/v2/customers/${c.body.data.id}/travel-rule-identity`, { method: "PUT", key: owner, json: { status, persons } })).status).toBe(200);
-  return c.body.data.id;
-}
-
-async function wallet(customerId: string, address: string) {
-  const w = await call("/api/v2/wallets", { method: "POST", key: owner, json: { customerId, network: "ethereum", address } });
-  expect(w.status).toBe(201);
-  await cli("wallets", "attest", "--id", w.body.data.id, "--note", "x", "--member", ownerEmail);
-}
-
 async function create(beneficiaryAddress: string, originatorCustomerId = jane) {
-  const r = await call("/api/v2/transfers", {
-    method: "POST",
-    key: owner,
-    headers: { "Idempotency-Key": crypto.randomUUID() },
-    json: {
-      asset: "ETH",
-      amount: "1",
-      network: "ethereum",
-      originatorCustomerId,
-      beneficiaryAddress,
-      originator: { originatorPersons: [JANE] },
-      beneficiary: { beneficiaryPersons: [RICHARD] },
-      preferredProtocol: "provider_a",
-    },
-  });
-  expect(r.status).toBe(202);
-  return r.body.data.id as string;
+  return createOutgoing({ beneficiaryAddress, originatorCustomerId, originatorPersons: [JANE], beneficiaryPersons: [RICHARD] });
 }
 
-const get = async (id: string) => (await call(`/api/v2/transfers/${id}`, { key: owner })).body.data;
-
-async function until(id: string, states: string[]) {
-  for (let i = 0; i < 300; i++) {
-    const t = await get(id);
-    if (states.includes(t.state)) return t;
-    await Bun.sleep(100);
-  }
-  throw new Error(`transfer ${id} never reached ${states.join("/")}: ${JSON.stringify(await get(id))}`);
-}
-
-const patch = (id: string, json: Record<string, unknown>) => call(`/api/v2/transfers/${id}`, { method: "PATCH", key: owner, json });
 const hash = (byte: string) => "0x" + byte.repeat(32);
 const peerTx = (id: string) => peer.transfers.get(id)!;
 /** The provider's current reading of a transfer, as its API answers it (for an `answer` fault). */
@@ -146,16 +101,6 @@ async function hasCase(id: string): Promise<boolean> {
     await Bun.sleep(100);
   }
   return false;
-}
-
-async function incomingId(txId: string): Promise<string> {
-  for (let i = 0; i < 100; i++) {
-    const r = await call(`/api/v2/transfers?direction=incoming&limit=100`, { key: owner });
-    const t = r.body.data.find((x: { externalId: string }) => x.externalId === `provider_a-inbound:${txId}`);
-    if (t) return t.id;
-    await Bun.sleep(100);
-  }
-  throw new Error(`no incoming transfer for ${txId}`);
 }
 
 type Incoming = Parameters<ProviderAPeer["sendIncoming"]>[0];

@@ -9,9 +9,9 @@ import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
+import { CARAVAN, ETH, JANE, RICHARD, newWebhookSecret, person, providerAHelpers } from "../support/provider_a.ts";
 import { apiClient, expectError } from "../support/api.ts";
 import { startProviderAPeer, type ProviderAPeer, type SandboxVaspA } from "../../src/sandbox/provider_a/index.ts";
-import type { CountryCode, Person } from "../../src/domain/ivms101/index.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(60_000);
@@ -22,19 +22,13 @@ let S: ChildServer;
 let peer: ProviderAPeer;
 const { cli, newKey, call } = apiClient(db, () => S.url);
 let owner: string;
-let live: string;
 let ownerEmail: string;
+const { customer, wallet, createOutgoing, get, until, patch, incomingId } = providerAHelpers({ call, cli }, () => ({ owner, ownerEmail }));
+let live: string;
 let providerId: string;
 let noTestCredentials: { status: number; body: unknown };
-const CARAVAN = "did:web:caravan.example";
-const SECRET = "whsec_" + btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
-const ETH = "eip155:1/slip44:60";
+const SECRET = newWebhookSecret();
 
-const person = (family: string, given: string, country = "NL"): Person => ({
-  naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: family, secondaryIdentifier: given, nameIdentifierType: "LEGL" }] }, countryOfResidence: country as CountryCode },
-});
-const JANE = person("Doe", "Jane");
-const RICHARD = person("Roe", "Richard", "DE");
 /** What a silent beneficiary VASP supplies itself later (differs from the request's beneficiary persons we append). */
 const RICHARD_KYC = person("Roe", "Richard Paul", "DE");
 
@@ -58,58 +52,12 @@ const vasp = (did: string, behaviour: SandboxVaspA["behaviour"], wallets: Sandbo
 let jane: string;
 let rita: string;
 
-async function customer(name: string, status: "verified" | "unverified", persons: Person[]): Promise<string> {
-  const c = await call("/api/v2/customers", { method: "POST", key: owner, json: { name } });
-  const id = c.body.data.id;
-  expect((await call(`/api/v2/customers/${id}/travel-rule-identity`, { method: "PUT", key: owner, json: { status, persons } })).status).toBe(200);
-  return id;
-}
-
-async function wallet(customerId: string, address: string): Promise<string> {
-  const w = await call("/api/v2/wallets", { method: "POST", key: owner, json: { customerId, network: "ethereum", address } });
-  expect(w.status).toBe(201);
-  await cli("wallets", "attest", "--id", w.body.data.id, "--note", "x", "--member", ownerEmail);
-  return w.body.data.address;
-}
-
 const callbackUrl = (env = "test") => `${S.url}/api/system/trp/provider_a/${env}/${providerId}`;
 
 async function create(beneficiaryAddress: string, extra: Record<string, unknown> = {}) {
-  const r = await call("/api/v2/transfers", {
-    method: "POST",
-    key: owner,
-    headers: { "Idempotency-Key": crypto.randomUUID() },
-    json: {
-      asset: "ETH",
-      amount: "1",
-      network: "ethereum",
-      originatorCustomerId: jane,
-      beneficiaryAddress,
-      originator: { originatorPersons: [JANE] },
-      beneficiary: { beneficiaryPersons: [RICHARD] },
-      preferredProtocol: "provider_a",
-      ...extra,
-    },
-  });
-  expect(r.status).toBe(202);
-  return r.body.data.id as string;
+  return createOutgoing({ beneficiaryAddress, originatorCustomerId: jane, originatorPersons: [JANE], beneficiaryPersons: [RICHARD], extra });
 }
 
-async function get(id: string) {
-  return (await call(`/api/v2/transfers/${id}`, { key: owner })).body.data;
-}
-
-/** Polls until the transfer's state is one of `states` (bounded; a croner sweep may be a minute away: `rounds` 700). */
-async function until(id: string, states: string[], rounds = 300) {
-  for (let i = 0; i < rounds; i++) {
-    const t = await get(id);
-    if (states.includes(t.state)) return t;
-    await Bun.sleep(100);
-  }
-  throw new Error(`transfer ${id} never reached ${states.join("/")}: ${JSON.stringify(await get(id))}`);
-}
-
-const patch = (id: string, json: Record<string, unknown>) => call(`/api/v2/transfers/${id}`, { method: "PATCH", key: owner, json });
 const peerTx = (id: string) => peer.transfers.get(id)!;
 const hash = (byte: string) => "0x" + byte.repeat(32);
 
@@ -140,16 +88,6 @@ async function caseOf(id: string): Promise<Record<string, unknown> | undefined> 
     await Bun.sleep(100);
   }
   return undefined;
-}
-
-async function incomingId(txId: string): Promise<string> {
-  for (let i = 0; i < 100; i++) {
-    const r = await call(`/api/v2/transfers?direction=incoming&limit=100`, { key: owner });
-    const t = r.body.data.find((x: { externalId: string }) => x.externalId === `provider_a-inbound:${txId}`);
-    if (t) return t.id;
-    await Bun.sleep(100);
-  }
-  throw new Error(`no incoming transfer for ${txId}`);
 }
 
 async function incomingCount(txId: string): Promise<number> {

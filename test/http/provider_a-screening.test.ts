@@ -6,10 +6,11 @@ import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "
 import { join } from "node:path";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
+import { CARAVAN, ETH, JANE, RICHARD, newWebhookSecret, person, providerAHelpers } from "../support/provider_a.ts";
 import { apiClient, expectError } from "../support/api.ts";
 import { startProviderAPeer, type ProviderAPeer, type SandboxVaspA } from "../../src/sandbox/provider_a/index.ts";
 import { startScreeningCSandbox, SANDBOX_API_KEY, type ScreeningCSandbox } from "../../src/sandbox/screening_c/index.ts";
-import type { CountryCode, Person } from "../../src/domain/ivms101/index.ts";
+import type { Person } from "../../src/domain/ivms101/index.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(60_000);
@@ -22,18 +23,12 @@ let vc: ScreeningCSandbox;
 const { cli, newKey, call } = apiClient(db, () => S.url);
 let owner: string;
 let ownerEmail: string;
+const { customer, wallet, createOutgoing, get, until, patch, incomingId } = providerAHelpers({ call, cli }, () => ({ owner, ownerEmail }));
 let analyst: string;
 let C: string;
 let jane: string;
-const CARAVAN = "did:web:caravan.example";
-const SECRET = "whsec_" + btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
-const ETH = "eip155:1/slip44:60";
+const SECRET = newWebhookSecret();
 
-const person = (family: string, given: string, country = "NL"): Person => ({
-  naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: family, secondaryIdentifier: given, nameIdentifierType: "LEGL" }] }, countryOfResidence: country as CountryCode },
-});
-const JANE = person("Doe", "Jane");
-const RICHARD = person("Roe", "Richard", "DE");
 const VIKTOR = person("Krasnov", "Viktor", "CY"); // on the sandbox watch list
 const RITA = person("Recipient", "Rita");
 
@@ -73,36 +68,8 @@ async function withRule(action: "require_review" | "block", fn: () => Promise<vo
 }
 
 async function create(beneficiaryAddress: string, beneficiaryPersons: Person[]) {
-  const r = await call("/api/v2/transfers", {
-    method: "POST",
-    key: owner,
-    headers: { "Idempotency-Key": crypto.randomUUID() },
-    json: {
-      asset: "ETH",
-      amount: "1",
-      network: "ethereum",
-      originatorCustomerId: jane,
-      originatorAddress: A.origin,
-      beneficiaryAddress,
-      // Not the verified identity: provider_a sends (and screening pairs with) the identity, never this.
-      originator: { originatorPersons: [person("Other", "Name")] },
-      beneficiary: { beneficiaryPersons },
-      preferredProtocol: "provider_a",
-    },
-  });
-  expect(r.status).toBe(202);
-  return r.body.data.id as string;
-}
-
-const get = async (id: string, key = owner) => (await call(`/api/v2/transfers/${id}`, { key })).body.data;
-
-async function until(id: string, states: string[]) {
-  for (let i = 0; i < 300; i++) {
-    const t = await get(id);
-    if (states.includes(t.state)) return t;
-    await Bun.sleep(100);
-  }
-  throw new Error(`transfer ${id} never reached ${states.join("/")}: ${JSON.stringify(await get(id))}`);
+  // Not the verified identity: provider_a sends (and screening pairs with) the identity, never this.
+  return createOutgoing({ beneficiaryAddress, originatorCustomerId: jane, originatorPersons: [person("Other", "Name")], beneficiaryPersons, extra: { originatorAddress: A.origin } });
 }
 
 async function caseOf(id: string): Promise<{ id: string; type: string; status: string }> {
@@ -116,19 +83,8 @@ async function caseOf(id: string): Promise<{ id: string; type: string; status: s
 
 const resolve = (caseId: string, resolution: "approved" | "rejected") =>
   call(`/api/v2/cases/${caseId}/resolve`, { method: "POST", key: owner, json: { resolution, resolutionNote: "reviewed" } });
-const patch = (id: string, json: Record<string, unknown>) => call(`/api/v2/transfers/${id}`, { method: "PATCH", key: owner, json });
 const calls = (route: string, txId: string) => peer.requests.filter((q) => q.route === route && q.path.includes(encodeURIComponent(txId))).length;
 const searched = (from: number) => vc.requests.slice(from).filter((r) => r.path === "/searches").map((r) => (r.body as { search_term: string }).search_term).sort();
-
-async function incomingId(txId: string): Promise<string> {
-  for (let i = 0; i < 100; i++) {
-    const r = await call(`/api/v2/transfers?direction=incoming&limit=100`, { key: owner });
-    const t = r.body.data.find((x: { externalId: string }) => x.externalId === `provider_a-inbound:${txId}`);
-    if (t) return t.id;
-    await Bun.sleep(100);
-  }
-  throw new Error(`no incoming transfer for ${txId}`);
-}
 
 const incoming = (originatorPersons: Person[], beneficiaryPersons?: Person[]) =>
   peer.sendIncoming({ from: "did:web:orig.example", to: CARAVAN, asset: ETH, amount: "2", beneficiaryAddress: A.mine, originatorAddress: A.sender, originatorPersons, beneficiaryPersons });
@@ -165,17 +121,9 @@ beforeAll(async () => {
   expect(C).toMatch(/^int_/);
   const providerId = String((await call("/api/v2/providers/provider_a", { key: owner })).body.data.callbackPaths[0].path).split("/").at(-1)!;
   peer.registerCaravan({ did: CARAVAN, name: "Caravan", clientId: "caravan-client", clientSecret: "s3cret", webhookUrl: `${S.url}/api/system/trp/provider_a/test/${providerId}`, webhookSecret: SECRET });
-  const customer = async (name: string, persons: Person[]) => {
-    const c = await call("/api/v2/customers", { method: "POST", key: owner, json: { name } });
-    expect((await call(`/api/v2/customers/${c.body.data.id}/travel-rule-identity`, { method: "PUT", key: owner, json: { status: "verified", persons } })).status).toBe(200);
-    return c.body.data.id as string;
-  };
-  jane = await customer("Jane Doe", [JANE]);
-  expect((await call("/api/v2/wallets", { method: "POST", key: owner, json: { customerId: jane, network: "ethereum", address: A.origin } })).status).toBe(201);
-  const rita = await customer("Rita Recipient", [RITA]);
-  const w = await call("/api/v2/wallets", { method: "POST", key: owner, json: { customerId: rita, network: "ethereum", address: A.mine } });
-  expect(w.status).toBe(201);
-  await cli("wallets", "attest", "--id", w.body.data.id, "--note", "x", "--member", ownerEmail);
+  jane = await customer("Jane Doe", "verified", [JANE]);
+  await wallet(jane, A.origin, false);
+  await wallet(await customer("Rita Recipient", "verified", [RITA]), A.mine);
 });
 
 afterAll(async () => {
