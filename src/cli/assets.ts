@@ -1,5 +1,4 @@
 // CLI for the company's asset policy (which catalog assets new transfers may use, per environment).
-import { parseArgs } from "node:util";
 import type { Storage } from "../adapters/storage/index.ts";
 import { AssetPolicy } from "../adapters/storage/repos/assets.ts";
 import { Tenancy, TenancyError } from "../adapters/storage/repos/tenancy.ts";
@@ -7,7 +6,7 @@ import { loadCatalog } from "../adapters/assets/catalog.ts";
 import { searchAssets, type Catalog } from "../domain/assets/catalog.ts";
 import { isSupportedNetwork } from "../domain/networks/index.ts";
 import { ENVIRONMENTS, isEnvironment, type Environment } from "../domain/types.ts";
-import { UsageError } from "./usage.ts";
+import { UsageError, parseOptions } from "./usage.ts";
 
 type Out = (line: string) => void;
 
@@ -15,12 +14,7 @@ const USAGE =
   "usage: assets list [--env test|live] [--network <network>] | assets enable --id <assetId> --env test|live | assets disable --id <assetId> --env test|live  [--company <slug>] [--json]";
 
 function args(argv: string[], options: Record<string, { type: "string" | "boolean" }>) {
-  try {
-    return parseArgs({ args: argv, options: { ...options, json: { type: "boolean" }, company: { type: "string" } }, strict: true, allowPositionals: false })
-      .values as Record<string, string | boolean | undefined>;
-  } catch (e) {
-    throw new UsageError(`${(e as Error).message}\n${USAGE}`);
-  }
+  return parseOptions(argv, options, USAGE) as Record<string, string | boolean | undefined>;
 }
 
 function envOption(v: Record<string, string | boolean | undefined>, required: boolean): Environment | undefined {

@@ -1,6 +1,5 @@
 // CLI for compliance officers until the console exists: cases list|show|note|assign|resolve, as a named member.
 import process from "node:process";
-import { parseArgs } from "node:util";
 import type { Storage } from "../adapters/storage/index.ts";
 import { Tenancy, TenancyError, type MemberRow } from "../adapters/storage/repos/tenancy.ts";
 import { Cases, type CaseRow } from "../adapters/storage/repos/cases.ts";
@@ -15,7 +14,7 @@ import { roleAllowsEnvironment, roleHas, type Permission } from "../domain/acces
 import { CASE_RESOLUTIONS, CASE_STATUSES, validateNote, validateResolve } from "../domain/cases.ts";
 import { iso, newId } from "../domain/ids.ts";
 import type { Environment } from "../domain/types.ts";
-import { UsageError } from "./usage.ts";
+import { UsageError, parseOptions, need as required } from "./usage.ts";
 
 type Out = (line: string) => void;
 type Values = Record<string, string | boolean | undefined>;
@@ -40,18 +39,11 @@ const OPTIONS = {
 } as const;
 
 function args(sub: keyof typeof OPTIONS, argv: string[]): Values {
-  try {
-    const options = { ...OPTIONS[sub], member: { type: "string" }, json: { type: "boolean" }, company: { type: "string" } } as const;
-    return parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values as Values;
-  } catch (e) {
-    throw new UsageError(`${(e as Error).message}\n${USAGE}`);
-  }
+  return parseOptions(argv, { ...OPTIONS[sub], member: { type: "string" } }, USAGE) as Values;
 }
 
 function need(v: Values, name: string): string {
-  const x = v[name];
-  if (typeof x !== "string" || x.trim() === "") throw new UsageError(`--${name} is required\n${USAGE}`);
-  return x;
+  return required(v, name, USAGE);
 }
 
 /** The CLI has no logged-in user: the member named by --member acts, if active and allowed (role and environment). */

@@ -2,7 +2,6 @@
 // draft → pending_review → submitted → filed. Each step by a named member, in one audited transaction.
 import process from "node:process";
 import { readFileSync } from "node:fs";
-import { parseArgs } from "node:util";
 import type { Storage } from "../adapters/storage/index.ts";
 import { Tenancy, TenancyError, type MemberRow } from "../adapters/storage/repos/tenancy.ts";
 import { Reports, type ReportRow } from "../adapters/storage/repos/reports.ts";
@@ -12,7 +11,7 @@ import { Sealer } from "../adapters/crypto/envelope.ts";
 import { roleAllowsEnvironment, roleHas, type Permission } from "../domain/access.ts";
 import { deadlineRule, filingDeadline, REPORT_STATUSES, resolveReportType, type ReportAction, type ReportStatus } from "../domain/reports/report.ts";
 import { isEnvironment, type Environment } from "../domain/types.ts";
-import { UsageError } from "./usage.ts";
+import { UsageError, parseOptions, need as required } from "./usage.ts";
 
 type Out = (line: string) => void;
 type Values = Record<string, string | boolean | string[] | undefined>;
@@ -49,18 +48,11 @@ const NEEDS: Record<ReportAction | "show", Permission[]> = {
 };
 
 function args(sub: keyof typeof OPTIONS, argv: string[]): Values {
-  try {
-    const options = { ...OPTIONS[sub], id: { type: "string" }, env: { type: "string" }, json: { type: "boolean" }, company: { type: "string" } } as const;
-    return parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values as Values;
-  } catch (e) {
-    throw new UsageError(`${(e as Error).message}\n${USAGE}`);
-  }
+  return parseOptions(argv, { ...OPTIONS[sub], id: { type: "string" }, env: { type: "string" } }, USAGE) as Values;
 }
 
 function need(v: Values, name: string): string {
-  const x = v[name];
-  if (typeof x !== "string" || x.trim() === "") throw new UsageError(`--${name} is required\n${USAGE}`);
-  return x;
+  return required(v, name, USAGE);
 }
 
 function actingMember(t: Tenancy, companyId: string, email: string, env: Environment, action: ReportAction | "show"): MemberRow {

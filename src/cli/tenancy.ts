@@ -4,26 +4,16 @@ import type { Storage } from "../adapters/storage/index.ts";
 import { Tenancy, TenancyError, type KeyRow, type MemberRow, type CompanyRow } from "../adapters/storage/repos/tenancy.ts";
 import { isEnvironment } from "../domain/types.ts";
 import { isRole, roleAllowsEnvironment } from "../domain/access.ts";
-import { UsageError } from "./usage.ts";
+import { UsageError, parseOptions, need } from "./usage.ts";
 import { companyProfile, setCompanyProfile } from "../adapters/storage/repos/thresholds.ts";
 import type { ProfileChange } from "../domain/thresholds.ts";
 
 type Out = (line: string) => void;
 
 function args(argv: string[], options: Record<string, { type: "string" | "boolean" }>) {
-  try {
-    return parseArgs({ args: argv, options: { ...options, json: { type: "boolean" }, company: { type: "string" } }, strict: true, allowPositionals: false })
-      .values as Record<string, string | boolean | undefined>;
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
+  return parseOptions(argv, options) as Record<string, string | boolean | undefined>;
 }
 
-function need(v: Record<string, string | boolean | undefined>, name: string): string {
-  const x = v[name];
-  if (typeof x !== "string" || x === "") throw new UsageError(`--${name} is required`);
-  return x;
-}
 
 const presentKey = (k: KeyRow) => ({
   id: k.id,

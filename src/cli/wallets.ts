@@ -1,6 +1,5 @@
 // CLI for wallet ownership proofs (the dashboard's part): challenges, signed proofs, attestations, revocations.
 import process from "node:process";
-import { parseArgs } from "node:util";
 import type { Storage } from "../adapters/storage/index.ts";
 import { Tenancy, TenancyError, type MemberRow } from "../adapters/storage/repos/tenancy.ts";
 import { AuditLog, type AuditActor } from "../adapters/storage/repos/audit.ts";
@@ -11,7 +10,7 @@ import { Sealer } from "../adapters/crypto/envelope.ts";
 import { roleAllowsEnvironment, roleHas } from "../domain/access.ts";
 import { iso } from "../domain/ids.ts";
 import { deriveVerification, effectiveStatus, parseExpiry, type Verification } from "../domain/proofs/index.ts";
-import { UsageError } from "./usage.ts";
+import { UsageError, parseOptions, need as required } from "./usage.ts";
 
 type Out = (line: string) => void;
 type Values = Record<string, string | boolean | undefined>;
@@ -38,18 +37,11 @@ const OPTIONS = {
 } as const;
 
 function args(sub: keyof typeof OPTIONS, argv: string[]): Values {
-  try {
-    const options = { ...OPTIONS[sub], id: { type: "string" }, json: { type: "boolean" }, company: { type: "string" } } as const;
-    return parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values as Values;
-  } catch (e) {
-    throw new UsageError(`${(e as Error).message}\n${USAGE}`);
-  }
+  return parseOptions(argv, { ...OPTIONS[sub], id: { type: "string" } }, USAGE) as Values;
 }
 
 function need(v: Values, name: string): string {
-  const x = v[name];
-  if (typeof x !== "string" || x.trim() === "") throw new UsageError(`--${name} is required\n${USAGE}`);
-  return x;
+  return required(v, name, USAGE);
 }
 
 /** The CLI has no logged-in user: a member named by --member acts, if active and allowed to verify wallets there. */
