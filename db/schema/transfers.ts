@@ -1,4 +1,5 @@
 // Transfers: one row per transfer, written only by its actors. Person data (IVMS101, rejection details) is sealed.
+import { sql } from "drizzle-orm";
 import { sqliteTable, text, integer, index, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export const transfers = sqliteTable(
@@ -57,14 +58,20 @@ export const transfers = sqliteTable(
     updatedAt: text("updated_at").notNull(),
   },
   (t) => [
-    uniqueIndex("transfers_external_id").on(t.companyId, t.environment, t.externalId),
+    // Partial indexes (issue 19): a create below the threshold is born completed, without an Idempotency-Key,
+    // provider reference or transaction hash, so it adds no entry to these four; every query on them names a value
+    // (`= ?`, `IN (...)`), which SQLite knows implies `IS NOT NULL`. NULLs never collided in the unique index anyway.
+    uniqueIndex("transfers_external_id").on(t.companyId, t.environment, t.externalId).where(sql`external_id IS NOT NULL`),
     index("transfers_list").on(t.companyId, t.environment, t.createdAt, t.id),
     index("transfers_state").on(t.companyId, t.environment, t.state, t.createdAt, t.id),
     index("transfers_status").on(t.companyId, t.environment, t.status, t.createdAt, t.id),
-    index("transfers_originator").on(t.originatorCustomerId, t.state),
+    // A customer's transfers not yet final, on either side (erasure waits for them: Transfers.activeForCustomer).
+    // The WHERE text must stay the same as the query's: that is how SQLite knows the index holds every row it needs.
+    index("transfers_active_originator").on(t.originatorCustomerId).where(sql`state NOT IN ('completed', 'rejected', 'cancelled')`),
+    index("transfers_active_beneficiary").on(t.beneficiaryCustomerId).where(sql`state NOT IN ('completed', 'rejected', 'cancelled')`),
     // provider_b callbacks ask about outgoing transfers by the provider's transferId and by transaction (Part 3).
-    index("transfers_provider_external").on(t.companyId, t.environment, t.providerExternalId),
-    index("transfers_tx_hash").on(t.companyId, t.environment, t.txHash),
+    index("transfers_provider_external").on(t.companyId, t.environment, t.providerExternalId).where(sql`provider_external_id IS NOT NULL`),
+    index("transfers_tx_hash").on(t.companyId, t.environment, t.txHash).where(sql`tx_hash IS NOT NULL`),
   ],
 );
 
@@ -120,5 +127,5 @@ export const fxValuations = sqliteTable(
     rateAsOf: text("rate_as_of").notNull(),
     createdAt: text("created_at").notNull(),
   },
-  (t) => [index("fx_valuations_company").on(t.companyId, t.environment, t.createdAt)],
+  // Read by ID only (a transfer's fxRateId): no other index, so a create appends to one B-tree less (issue 19).
 );

@@ -2,6 +2,19 @@
 import type { Environment } from "../../../domain/types.ts";
 import { FINAL_STATES } from "../../../domain/transfers.ts";
 import type { Storage, SqlValue } from "../types.ts";
+
+/** Not in a final state, in the words of the partial indexes' WHERE (db/schema/transfers.ts). */
+const ACTIVE = `state NOT IN (${FINAL_STATES.map((s) => `'${s}'`).join(", ")})`;
+if (ACTIVE !== "state NOT IN ('completed', 'rejected', 'cancelled')") throw new Error(`final states changed: update the partial indexes of transfers (${ACTIVE})`);
+
+/**
+ * A customer's transfers not yet final (?1 company, ?2 environment, ?3 customer): one branch per side, each from its
+ * partial index (transfers_active_originator/_beneficiary, whose WHERE is ACTIVE). Without INDEXED BY the planner
+ * walks the company's whole transfer list. SQLite-only SQL, so it stays in this repository.
+ */
+export const ACTIVE_FOR_CUSTOMER = `SELECT id, created_at FROM transfers INDEXED BY transfers_active_originator WHERE originator_customer_id = ?3 AND ${ACTIVE} AND company_id = ?1 AND environment = ?2
+  UNION SELECT id, created_at FROM transfers INDEXED BY transfers_active_beneficiary WHERE beneficiary_customer_id = ?3 AND ${ACTIVE} AND company_id = ?1 AND environment = ?2
+  ORDER BY created_at, id`;
 import { listCount, matchText } from "./customers.ts";
 import { newestFirst } from "./keyset.ts";
 
@@ -89,15 +102,7 @@ export class Transfers {
 
   /** Transfers of the customer (either side) not in a final state: erasure waits for them (Part 1, IN_FLIGHT). */
   activeForCustomer(companyId: string, env: Environment, customerId: string): string[] {
-    const finals = JSON.stringify(FINAL_STATES);
-    return (
-      this.s
-        .stmt(
-          `SELECT id FROM transfers WHERE company_id = ? AND environment = ? AND (originator_customer_id = ? OR beneficiary_customer_id = ?)
-             AND state NOT IN (SELECT value FROM json_each(?)) ORDER BY created_at, id`,
-        )
-        .all(companyId, env, customerId, customerId, finals) as { id: string }[]
-    ).map((r) => r.id);
+    return (this.s.stmt(ACTIVE_FOR_CUSTOMER).all(companyId, env, customerId) as { id: string }[]).map((r) => r.id);
   }
 
   private where(companyId: string, env: Environment, f: TransferFilter): { sql: string; args: SqlValue[] } {

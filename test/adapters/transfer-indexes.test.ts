@@ -1,0 +1,90 @@
+// Issue 19: the transfer indexes a create below the threshold does not touch are partial (migration 0014). What must
+// hold: every lookup that used them is still answered from an index (query plans), the lookups answer the same rows,
+// the unique Idempotency-Key index still refuses a second transfer with the same key, and the customer's transfers
+// that are not final (erasure waits for them) are found on either side from the two partial indexes.
+import { test, expect, setDefaultTimeout, beforeAll, afterAll } from "bun:test";
+import { join } from "node:path";
+import { openStorage, type Storage } from "../../src/adapters/storage/index.ts";
+import { Tenancy } from "../../src/adapters/storage/repos/tenancy.ts";
+import { ACTIVE_FOR_CUSTOMER, Transfers, type TransferRow } from "../../src/adapters/storage/repos/transfers.ts";
+import { iso, newId } from "../../src/domain/ids.ts";
+import { tempDir } from "../support/tmp.ts";
+
+setDefaultTimeout(60_000);
+
+const dir = tempDir();
+let storage: Storage;
+let companyId: string;
+const NOW = Date.parse("2030-06-01T00:00:00.000Z");
+
+beforeAll(async () => {
+  storage = await openStorage(join(dir, "indexes.db"));
+  companyId = new Tenancy(storage, Date.now).createCompany("acme", "Acme Ltd").id;
+});
+
+afterAll(() => storage.close());
+
+let n = 0;
+function transfer(over: Partial<TransferRow> = {}): TransferRow {
+  const at = iso(NOW + ++n);
+  return {
+    id: newId("trf", NOW + n), company_id: companyId, environment: "test", direction: "outgoing", state: "completed", status: "approved", external_id: null,
+    asset: "ETH", asset_id: "eip155:1/slip44:60", amount: "1", network: "ethereum", blockchain_type: "ethereum", originator_customer_id: null,
+    originator_address: null, beneficiary_address: `0xbeef${String(n).padStart(4, "0")}`, beneficiary_customer_id: null, is_unhosted_wallet: 0,
+    originator_sealed: null, beneficiary_sealed: null, originator_vasp_id: "vasp_own", originator_vasp_name: null, beneficiary_vasp_id: null, beneficiary_vasp_name: null,
+    preferred_protocol: null, protocol: null, provider_external_id: null, matched_at: null, ours_status: null, theirs_status: null, rejection_reason: null,
+    rejection_details_sealed: null, tx_hash: null, sanctions_status: null, sanctions_provider: null, threshold_info: null, fx_rate_id: null, checks: "[]",
+    attempts: "[]", messages: "[]", history: "[]", expires_at: null, accepted_at: null, completed_at: at, created_at: at, updated_at: at, ...over,
+  };
+}
+
+/** The plan's lines, e.g. "SEARCH transfers USING INDEX transfers_external_id (…)". */
+const plan = (sql: string): string[] => (storage.client.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail);
+
+test("the customer's transfers not yet final are found on either side, in creation order, from the partial indexes", () => {
+  const repo = new Transfers(storage);
+  const alice = newId("cus", NOW);
+  const bob = newId("cus", NOW + 1);
+  const rows = [
+    transfer({ originator_customer_id: alice, state: "queued", status: "pending" }),
+    transfer({ originator_customer_id: alice }), // completed: final
+    transfer({ direction: "incoming", beneficiary_customer_id: alice, state: "awaiting_counterparty" }),
+    transfer({ originator_customer_id: alice, state: "rejected", status: "rejected" }),
+    transfer({ originator_customer_id: bob, state: "held", status: "pending" }),
+    transfer({ originator_customer_id: alice, beneficiary_customer_id: alice, state: "exchanging", status: "pending" }), // both sides: once
+    transfer({ direction: "incoming", beneficiary_customer_id: alice, state: "cancelled" }),
+  ];
+  storage.tx(() => rows.forEach((r) => repo.insert(r)));
+  expect(repo.activeForCustomer(companyId, "test", alice)).toEqual([rows[0].id, rows[2].id, rows[5].id]);
+  expect(repo.activeForCustomer(companyId, "test", bob)).toEqual([rows[4].id]);
+  expect(repo.activeForCustomer(companyId, "live", alice)).toEqual([]);
+  // A transfer that becomes final leaves the answer (and its partial index entry).
+  repo.update(rows[0].id, { state: "completed", status: "approved" });
+  expect(repo.activeForCustomer(companyId, "test", alice)).toEqual([rows[2].id, rows[5].id]);
+  // It is answered from the two partial indexes, not by walking the company's transfers.
+  const lines = plan(ACTIVE_FOR_CUSTOMER);
+  expect(lines.some((l) => l.startsWith("SEARCH transfers USING INDEX transfers_active_originator "))).toBe(true);
+  expect(lines.some((l) => l.startsWith("SEARCH transfers USING INDEX transfers_active_beneficiary "))).toBe(true);
+  expect(lines.some((l) => l.startsWith("SCAN transfers") || l.includes("transfers_list"))).toBe(false);
+});
+
+test("lookups by Idempotency-Key, provider reference and transaction hash are answered from their partial indexes", () => {
+  const eqp = [
+    ["SELECT * FROM transfers WHERE company_id = ? AND environment = ? AND external_id = ?", "transfers_external_id"],
+    ["SELECT * FROM transfers WHERE company_id = ? AND environment = ? AND provider_external_id = ? AND protocol = 'provider_e'", "transfers_provider_external"],
+    ["SELECT * FROM transfers WHERE company_id = ? AND environment = ? AND tx_hash IN (SELECT value FROM json_each(?)) AND direction = 'outgoing'", "transfers_tx_hash"],
+  ] as const;
+  for (const [sql, index] of eqp) expect(plan(sql).some((l) => l.startsWith("SEARCH transfers USING INDEX " + index + " "))).toBe(true);
+  const repo = new Transfers(storage);
+  const keyed = transfer({ external_id: "order-77", provider_external_id: "pb-77", tx_hash: "0xabc77" });
+  repo.insert(keyed);
+  expect(repo.byExternalId(companyId, "test", "order-77")?.id).toBe(keyed.id);
+  const byProvider = storage.stmt("SELECT id FROM transfers WHERE company_id = ? AND environment = ? AND provider_external_id = ?").all(companyId, "test", "pb-77");
+  expect(byProvider).toEqual([{ id: keyed.id }]);
+  const byTx = storage.stmt("SELECT id FROM transfers WHERE company_id = ? AND environment = ? AND tx_hash IN (SELECT value FROM json_each(?))").all(companyId, "test", JSON.stringify(["0xabc77", "abc77"]));
+  expect(byTx).toEqual([{ id: keyed.id }]);
+  // The unique index still refuses a second transfer with the key in the same environment, and allows keyless ones.
+  expect(() => repo.insert(transfer({ external_id: "order-77" }))).toThrow(/UNIQUE/);
+  expect(() => repo.insert(transfer({ external_id: "order-77", environment: "live" }))).not.toThrow();
+  expect(() => storage.tx(() => [transfer(), transfer()].forEach((r) => repo.insert(r)))).not.toThrow();
+});
