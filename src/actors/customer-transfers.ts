@@ -2,6 +2,7 @@
 // received for a wallet of the customer (Part 3, provider_b Incoming), so neither interleaves with an erasure.
 import { Transfers, type TransferRow } from "../adapters/storage/repos/transfers.ts";
 import { ownVasp } from "../adapters/storage/repos/thresholds.ts";
+import type { CustomerRow } from "../adapters/storage/repos/customers.ts";
 import { recordValuation, type ValuationRecord } from "../adapters/fx/pricing.ts";
 import { VaspDirectory } from "../adapters/storage/repos/vasps.ts";
 import { personNames, type Person } from "../domain/ivms101/index.ts";
@@ -62,12 +63,11 @@ export type IncomingOutcome =
   | { result: "denied"; reasonType: IncomingReason; transfer: null }
   | { result: "verified" | "denied"; reasonType: string | null; transfer: TransferRow; created: boolean };
 
-/** Created here, not in the transfer's actor, so that a create and an erasure of the originator never interleave. */
-export function createTransfer(h: CustomerScope, n: NewTransfer): Outcome {
-  const { companyId, environment, actor } = h.msg;
-  const transfers = new Transfers(h.ctx.storage);
+/** What a create checks in the actor: the Idempotency-Key again (a racing create), the customer, the originator wallet. */
+function checkCreate(h: CustomerScope, n: NewTransfer): Outcome | { c: CustomerRow; vasp: { id: string; name: string } } {
+  const { companyId, environment } = h.msg;
   if (n.idempotencyKey !== null) {
-    const done = transfers.byExternalId(companyId, environment, n.idempotencyKey);
+    const done = new Transfers(h.ctx.storage).byExternalId(companyId, environment, n.idempotencyKey);
     if (done) return { ok: true, status: 200, data: { idempotent: true, transfer: done } };
   }
   const c = h.customers.get(companyId, environment, h.ctx.id);
@@ -77,7 +77,16 @@ export function createTransfer(h: CustomerScope, n: NewTransfer): Outcome {
     const w = h.wallets.byAddress(companyId, environment, n.originatorAddress);
     if (!w || w.customer_id !== c.id) return refuse("VALIDATION_ERROR", { schemaName: SCHEMA_NAME }, "originatorAddress is not a wallet registered to the originator customer");
   }
-  const vasp = ownVasp(h.ctx.storage, companyId);
+  return { c, vasp: ownVasp(h.ctx.storage, companyId) };
+}
+
+/** Created here, not in the transfer's actor, so that a create and an erasure of the originator never interleave. */
+export function createTransfer(h: CustomerScope, n: NewTransfer): Outcome {
+  // The checks read several rows: one read transaction (one WAL read lock) serves them all.
+  const checked = h.ctx.storage.read(() => checkCreate(h, n));
+  if ("ok" in checked) return checked;
+  const { c, vasp } = checked;
+  const { companyId, environment, actor } = h.msg;
   const completed = n.outcome === "completed";
   const history: HistoryEntry[] = [{ type: "created", from: null, to: completed ? "completed" : "queued", at: h.at }];
   const row: TransferRow = {

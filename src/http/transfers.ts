@@ -142,6 +142,26 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
   }
 
   async function create(c: RouteContext) {
+    // The checks read several rows: one read transaction (one WAL read lock) serves them all.
+    const checked = deps.storage.read(() => checkCreate(c));
+    if ("status" in checked) return checked;
+    const { key, input, asset, originatorAddress, beneficiaryAddress, candidate } = checked;
+    const { company, environment } = c.auth;
+    // Two creates without a key collide while the first is in progress, pricing included (409 CONFLICT).
+    const fingerprint = key === null ? JSON.stringify([company.id, environment, input.originatorCustomerId, asset.id, input.amount, beneficiaryAddress]) : null;
+    if (fingerprint !== null) {
+      if (inFlight.has(fingerprint)) throw apiError("CONFLICT", { message: "An identical create without an Idempotency-Key is in progress; send an Idempotency-Key" });
+      inFlight.add(fingerprint);
+    }
+    try {
+      return await priceAndCreate(c, input, key, asset, originatorAddress, beneficiaryAddress, candidate);
+    } finally {
+      if (fingerprint !== null) inFlight.delete(fingerprint);
+    }
+  }
+
+  /** Everything a create checks before pricing: the answer to an Idempotency-Key used before, or what to create. */
+  function checkCreate(c: RouteContext) {
     const { company, environment } = c.auth;
     const key = c.request.headers.get("idempotency-key");
     if (key !== null) {
@@ -189,18 +209,8 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
       const p = deps.providers.capabilities(company.id, environment, candidate).find((x) => x.provider === input.preferredProtocol);
       if (!p || !p.ok) refuse(`preferredProtocol ${input.preferredProtocol} cannot carry the transfer: ${p && !p.ok ? p.reason : "not enabled"}`);
     }
-    // Two creates without a key collide while the first is in progress, pricing included (409 CONFLICT).
     const beneficiaryAddress = (beneficiary as { address: string }).address;
-    const fingerprint = key === null ? JSON.stringify([company.id, environment, input.originatorCustomerId, asset.id, input.amount, beneficiaryAddress]) : null;
-    if (fingerprint !== null) {
-      if (inFlight.has(fingerprint)) throw apiError("CONFLICT", { message: "An identical create without an Idempotency-Key is in progress; send an Idempotency-Key" });
-      inFlight.add(fingerprint);
-    }
-    try {
-      return await priceAndCreate(c, input, key, asset, originatorAddress, beneficiaryAddress, candidate);
-    } finally {
-      if (fingerprint !== null) inFlight.delete(fingerprint);
-    }
+    return { key, input, asset, originatorAddress, beneficiaryAddress, candidate };
   }
 
   async function priceAndCreate(

@@ -104,6 +104,8 @@ function makeStorage(path: string, client: SqlClient): Storage {
   const cache = new Map<string, SqlStatement>();
   let depth = 0;
   let closed = false;
+  let version = -1;
+  let versionReadThisTurn = false;
   function stmt(sql: string): SqlStatement {
     let s = cache.get(sql);
     if (!s) cache.set(sql, (s = client.prepare(sql)));
@@ -145,6 +147,25 @@ function makeStorage(path: string, client: SqlClient): Storage {
       } finally {
         depth--;
       }
+    },
+    read<T>(fn: () => T): T {
+      if (depth > 0) return fn();
+      ctl("BEGIN");
+      depth++;
+      try {
+        return fn();
+      } finally {
+        depth--;
+        ctl("COMMIT");
+      }
+    },
+    dataVersion(): number {
+      if (!versionReadThisTurn) {
+        version = (stmt("PRAGMA data_version").get() as { data_version: number }).data_version;
+        versionReadThisTurn = true;
+        queueMicrotask(() => (versionReadThisTurn = false));
+      }
+      return version;
     },
     close() {
       if (closed) return;

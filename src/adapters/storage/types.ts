@@ -40,5 +40,16 @@ export interface Storage {
   stmt(sql: string): SqlStatement;
   /** Runs fn in one IMMEDIATE transaction (nested calls become savepoints). */
   tx<T>(fn: () => T): T;
+  /**
+   * Runs fn's reads in one read transaction (one snapshot; SQLite takes its WAL read lock once instead of once per
+   * statement). Inside a transaction it just runs fn. Only for code that does not write: a write inside would be
+   * committed when fn returns (or throws), not before.
+   */
+  read<T>(fn: () => T): T;
+  /**
+   * `PRAGMA data_version`: changes when another connection (another process) commits to the file. Read at most
+   * once per synchronous turn, so every cache checking it in one turn costs one read.
+   */
+  dataVersion(): number;
   close(): void;
 }

@@ -102,7 +102,7 @@ export class Rules {
   /** The environment's active rules, oldest first (insertion order) (the order rules are recorded in a verdict). Do not mutate. */
   active(companyId: string, env: Environment): Rule[] {
     const cache = this.cache;
-    const version = (this.s.stmt("PRAGMA data_version").get() as { data_version: number }).data_version;
+    const version = this.s.dataVersion();
     if (version !== cache.dataVersion) {
       cache.byKey.clear();
       cache.dataVersion = version;

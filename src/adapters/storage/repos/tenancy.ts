@@ -253,18 +253,10 @@ export class Tenancy {
   private cachedEpoch = -1;
   private cachedDataVersion = -1;
 
-  /** data_version was read in the current synchronous turn (a request resolves its company, then its key). */
-  private versionReadThisTurn = false;
-
   /** Empties the caches when this process or another connection changed the database since they were filled. */
   private fresh(): void {
     const e = epochOf(this.s).n;
-    let v = this.cachedDataVersion;
-    if (!this.versionReadThisTurn) {
-      v = (this.s.stmt("PRAGMA data_version").get() as { data_version: number }).data_version;
-      this.versionReadThisTurn = true;
-      queueMicrotask(() => (this.versionReadThisTurn = false));
-    }
+    const v = this.s.dataVersion();
     if (e === this.cachedEpoch && v === this.cachedDataVersion) return;
     this.authCache.clear();
     this.companyCache.clear();

@@ -270,27 +270,12 @@ interface CompanyCache {
 
 const companyCaches = new WeakMap<object, CompanyCache>();
 
-/** `PRAGMA data_version` of each storage, read at most once per synchronous turn whichever cache asks. */
-const versions = new WeakMap<object, { value: number; readThisTurn: boolean }>();
-
-function dataVersion(storage: Pick<Storage, "stmt">): number {
-  let v = versions.get(storage);
-  if (!v) versions.set(storage, (v = { value: -1, readThisTurn: false }));
-  if (!v.readThisTurn) {
-    v.readThisTurn = true;
-    const t = v;
-    queueMicrotask(() => (t.readThisTurn = false));
-    t.value = (storage.stmt("PRAGMA data_version").get() as { data_version: number }).data_version;
-  }
-  return v.value;
-}
-
 /**
  * True when another connection committed since this cache last looked. Shared by the repositories' small caches;
  * one `PRAGMA data_version` read per synchronous turn serves all of them.
  */
-export function changedElsewhere(storage: Pick<Storage, "stmt">, c: { dataVersion: number }): boolean {
-  const v = dataVersion(storage);
+export function changedElsewhere(storage: Pick<Storage, "dataVersion">, c: { dataVersion: number }): boolean {
+  const v = storage.dataVersion();
   if (v === c.dataVersion) return false;
   c.dataVersion = v;
   return true;
