@@ -9,7 +9,7 @@ import { openStorage, type Storage } from "../../src/adapters/storage/index.ts";
 import { Tenancy } from "../../src/adapters/storage/repos/tenancy.ts";
 import { Thresholds, applicableThreshold, ownVasp, setCompanyProfile } from "../../src/adapters/storage/repos/thresholds.ts";
 import { AssetPolicy } from "../../src/adapters/storage/repos/assets.ts";
-import { Transfers, type TransferRow } from "../../src/adapters/storage/repos/transfers.ts";
+import { Transfers, trigramQuery, type TransferRow } from "../../src/adapters/storage/repos/transfers.ts";
 import { findAsset } from "../../src/domain/assets/catalog.ts";
 import { loadCatalog } from "../../src/adapters/assets/catalog.ts";
 import { iso, newId } from "../../src/domain/ids.ts";
@@ -155,6 +155,6 @@ test("search finds transfers before and after the background indexing; updates a
   // The FTS5 index matches its content table exactly (a 'delete' of values never indexed would break this).
   expect(() => storage.client.exec("INSERT INTO transfers_search (transfers_search) VALUES ('integrity-check')")).not.toThrow();
   // Indexed rows are found through the index: the FTS table alone answers them.
-  const fts = storage.client.prepare("SELECT count(*) AS n FROM transfers_search WHERE transfers_search MATCH ?").get('"0xbeef"') as { n: number };
+  const fts = storage.client.prepare("SELECT count(*) AS n FROM transfers_search WHERE transfers_search MATCH ?").get(trigramQuery("0xBEEF")) as { n: number };
   expect(fts.n).toBe(4);
 });

@@ -4,9 +4,10 @@
 // that are not final (erasure waits for them) are found on either side from the two partial indexes.
 import { test, expect, setDefaultTimeout, beforeAll, afterAll } from "bun:test";
 import { join } from "node:path";
-import { openStorage, type Storage } from "../../src/adapters/storage/index.ts";
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { defaultMigrationsFolder, openStorage, type Storage } from "../../src/adapters/storage/index.ts";
 import { Tenancy } from "../../src/adapters/storage/repos/tenancy.ts";
-import { ACTIVE_FOR_CUSTOMER, Transfers, type TransferRow } from "../../src/adapters/storage/repos/transfers.ts";
+import { ACTIVE_FOR_CUSTOMER, Transfers, trigramQuery, type TransferRow } from "../../src/adapters/storage/repos/transfers.ts";
 import { iso, newId } from "../../src/domain/ids.ts";
 import { tempDir } from "../support/tmp.ts";
 
@@ -87,4 +88,58 @@ test("lookups by Idempotency-Key, provider reference and transaction hash are an
   expect(() => repo.insert(transfer({ external_id: "order-77" }))).toThrow(/UNIQUE/);
   expect(() => repo.insert(transfer({ external_id: "order-77", environment: "live" }))).not.toThrow();
   expect(() => storage.tx(() => [transfer(), transfer()].forEach((r) => repo.insert(r)))).not.toThrow();
+});
+
+test("search in the index without positions: the text must appear in one piece in one column, any case", () => {
+  const repo = new Transfers(storage);
+  // Every trigram of "cafe-77" is in this transfer, but spread over two columns: not a match.
+  const spread = transfer({ external_id: "xcafe-", beneficiary_address: "0xe-77z" });
+  // The trigrams of "cafe77" appear in one column, but apart: not a match either.
+  const apart = transfer({ external_id: "cafe_fe77" });
+  const whole = transfer({ external_id: "order-CAFE-77-b" });
+  const unicode = transfer({ external_id: "zahlung-müller-öl" });
+  storage.tx(() => [spread, apart, whole, unicode].forEach((r) => repo.insert(r)));
+  const ids = (search: string) => repo.page(companyId, "test", { search }, null, 100).map((t) => t.id);
+  const check = () => {
+    expect(ids("cafe-77")).toEqual([whole.id]);
+    expect(ids("Cafe-77-B")).toEqual([whole.id]);
+    expect(ids("cafe77")).toEqual([]);
+    expect(ids("müller-ö")).toEqual([unicode.id]);
+    expect(repo.count(companyId, "test", { search: "cafe-77" })).toBe(1);
+  };
+  check(); // not yet indexed: the queue is scanned
+  while (repo.indexPending(500) === 500);
+  expect(repo.pendingIndex()).toBe(0);
+  check(); // indexed: the trigrams narrow, the text decides
+  expect(trigramQuery("ab")).toBeNull();
+  expect(trigramQuery('a"bc')).toBe('"a""b" AND """bc"');
+});
+
+test("migration 0015 queues every stored transfer again, and the sweep indexes them", async () => {
+  // A database migrated to 0014 with a transfer in the old index, then migrated on to the newest.
+  const folder = join(dir, "migrations-0014");
+  mkdirSync(join(folder, "meta"), { recursive: true });
+  const journal = JSON.parse(readFileSync(join(defaultMigrationsFolder, "meta", "_journal.json"), "utf8")) as { entries: { idx: number; tag: string }[] };
+  const upTo = journal.entries.filter((e) => e.idx <= 14);
+  writeFileSync(join(folder, "meta", "_journal.json"), JSON.stringify({ ...journal, entries: upTo }));
+  for (const e of upTo) copyFileSync(join(defaultMigrationsFolder, `${e.tag}.sql`), join(folder, `${e.tag}.sql`));
+  const old = await openStorage(join(dir, "upgrade.db"), { migrationsFolder: folder });
+  const oldCompany = new Tenancy(old, Date.now).createCompany("upgrade", "Upgrade Ltd").id;
+  const row = { ...transfer({ external_id: "before-upgrade-42" }), company_id: oldCompany };
+  new Transfers(old).insert(row);
+  new Transfers(old).indexPending(100);
+  expect(new Transfers(old).pendingIndex()).toBe(0);
+  old.close();
+
+  const upgraded = await openStorage(join(dir, "upgrade.db"));
+  try {
+    const repo = new Transfers(upgraded);
+    expect(repo.pendingIndex()).toBe(1);
+    expect(repo.page(oldCompany, "test", { search: "upgrade-4" }, null, 10).map((t) => t.id)).toEqual([row.id]);
+    expect(repo.indexPending(100)).toBe(1);
+    expect(repo.page(oldCompany, "test", { search: "upgrade-4" }, null, 10).map((t) => t.id)).toEqual([row.id]);
+    expect(() => upgraded.client.exec("INSERT INTO transfers_search (transfers_search) VALUES ('integrity-check')")).not.toThrow();
+  } finally {
+    upgraded.close();
+  }
 });

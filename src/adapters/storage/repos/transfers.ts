@@ -3,6 +3,19 @@ import type { Environment } from "../../../domain/types.ts";
 import { FINAL_STATES } from "../../../domain/transfers.ts";
 import type { Storage, SqlValue } from "../types.ts";
 
+/**
+ * The FTS5 query for a search in an index without positions (detail=none): every trigram of the text, each quoted
+ * (a quoted trigram is one token), joined by AND. null below 3 characters (no trigram: the search scans).
+ */
+export function trigramQuery(search: string): string | null {
+  // Not lowercased here: the trigram tokenizer folds the case of the query's tokens as it folded the indexed text.
+  const chars = Array.from(search);
+  if (chars.length < 3) return null;
+  const grams = new Set<string>();
+  for (let i = 0; i + 3 <= chars.length; i++) grams.add(chars.slice(i, i + 3).join(""));
+  return [...grams].map((g) => `"${g.replace(/"/g, '""')}"`).join(" AND ");
+}
+
 /** Not in a final state, in the words of the partial indexes' WHERE (db/schema/transfers.ts). */
 const ACTIVE = `state NOT IN (${FINAL_STATES.map((s) => `'${s}'`).join(", ")})`;
 if (ACTIVE !== "state NOT IN ('completed', 'rejected', 'cancelled')") throw new Error(`final states changed: update the partial indexes of transfers (${ACTIVE})`);
@@ -15,7 +28,7 @@ if (ACTIVE !== "state NOT IN ('completed', 'rejected', 'cancelled')") throw new 
 export const ACTIVE_FOR_CUSTOMER = `SELECT id, created_at FROM transfers INDEXED BY transfers_active_originator WHERE originator_customer_id = ?3 AND ${ACTIVE} AND company_id = ?1 AND environment = ?2
   UNION SELECT id, created_at FROM transfers INDEXED BY transfers_active_beneficiary WHERE beneficiary_customer_id = ?3 AND ${ACTIVE} AND company_id = ?1 AND environment = ?2
   ORDER BY created_at, id`;
-import { listCount, matchText } from "./customers.ts";
+import { listCount } from "./customers.ts";
 import { newestFirst } from "./keyset.ts";
 
 export interface TransferRow {
@@ -113,12 +126,13 @@ export class Transfers {
     if (f.status !== undefined) (parts.push("status = ?"), args.push(f.status));
     if (f.protocol !== undefined) (parts.push("protocol = ?"), args.push(f.protocol));
     if (f.search !== undefined) {
-      const text = matchText(f.search);
+      const text = trigramQuery(f.search);
       const needle = f.search.toLowerCase();
       const scan = `(${SEARCHED.map((c) => `instr(lower(coalesce(${c}, '')), ?) > 0`).join(" OR ")})`;
       if (text !== null) {
-        // The index, and the transfers not yet in it (the sweep's queue: a few rows), scanned: never a miss.
-        parts.push(`(rowid IN (SELECT rowid FROM transfers_search WHERE transfers_search MATCH ?) OR (rowid IN (SELECT transfer_rowid FROM transfers_search_pending) AND ${scan}))`);
+        // Candidates: the indexed transfers holding every trigram of the text (the index keeps no positions, migration
+        // 0015), and the transfers not yet indexed (the sweep's queue: a few rows). Then the text itself, in one piece.
+        parts.push(`(rowid IN (SELECT rowid FROM transfers_search WHERE transfers_search MATCH ?) OR rowid IN (SELECT transfer_rowid FROM transfers_search_pending)) AND ${scan}`);
         args.push(text);
       } else parts.push(scan);
       for (let i = 0; i < SEARCHED.length; i++) args.push(needle);
