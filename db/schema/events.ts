@@ -5,7 +5,9 @@ export const events = sqliteTable(
   "events",
   {
     seq: integer("seq").primaryKey({ autoIncrement: true }),
-    id: text("id").notNull().unique(),
+    // Not indexed: events are read by seq (webhook dispatcher, event stream, console), never by ID; the ID is a
+    // monotonic ULID of this process, so a unique index would only cost every event an index write (issue 19).
+    id: text("id").notNull(),
     companyId: text("company_id").notNull(),
     environment: text("environment", { enum: ["test", "live"] }).notNull(),
     type: text("type").notNull(),
