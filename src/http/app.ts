@@ -39,6 +39,7 @@ export function createApp(services: Services) {
     clock: services.clock,
     log: services.log,
     appDomain: services.config.appDomain,
+    storage: services.storage,
   });
 
   const app = new Elysia({ normalize: false })

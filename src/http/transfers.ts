@@ -303,6 +303,8 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
           summary: "List transfers, newest first",
           access: { scope: "transfers:read", permission: "transfers:view" },
           tags: ["transfers"],
+          // The page and its total are read from one snapshot.
+          readOnly: true,
           query: {
             direction: q.enumOf(["incoming", "outgoing"] as const),
             state: q.enumOf(TRANSFER_STATES),
@@ -338,6 +340,7 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
           summary: "One transfer in detail",
           access: { scope: "transfers:read", permission: "transfers:view" },
           tags: ["transfers"],
+          readOnly: true,
           query: { checksLimit: lenient(readChecksLimit, 50), checksOffset: lenient(readChecksOffset, 0) },
         },
         (c) => ok(detail(c, find(c, c.params.id), c.query.checksLimit, c.query.checksOffset)),
