@@ -1,6 +1,7 @@
 // `bun run build`: dist/caravan, one executable that needs nothing beside it. Embedded: the SQL migrations (entry
 // points named by their own paths, so the migrator finds them), the asset catalogue and FX snapshot (bundled JSON),
-// the report fonts (src/adapters/pdf/font-files.ts) and the PDF render worker (a second entry point).
+// the report fonts (src/adapters/pdf/font-files.ts), the PDF render worker and the WAL checkpoint worker
+// (entry points of their own).
 // `react-devtools-core` is an optional import of Ink, loaded only under DEV=true; it is not a dependency, so it is
 // stubbed here rather than left unresolved (the console in the binary never starts the devtools).
 import type { BunPlugin } from "bun";
@@ -19,7 +20,7 @@ const noDevtools: BunPlugin = {
 const outfile = process.argv[2] ?? "dist/caravan";
 const migrations = [...new Bun.Glob("db/migrations/*.sql").scanSync(".")].sort();
 const result = await Bun.build({
-  entrypoints: ["src/main.ts", "src/adapters/pdf/worker.ts", ...migrations],
+  entrypoints: ["src/main.ts", "src/adapters/pdf/worker.ts", "src/adapters/storage/checkpoint-worker.ts", ...migrations],
   root: ".",
   naming: { asset: "[dir]/[name].[ext]" },
   compile: { outfile },

@@ -1,5 +1,6 @@
 // The composition root: opens storage, starts the actor runtime, serves HTTP. main.ts and tests call it.
 import { openStorage, type Storage } from "./adapters/storage/index.ts";
+import { startCheckpointer } from "./adapters/storage/checkpointer.ts";
 import { listen, type RunningServer } from "./adapters/server/index.ts";
 import { createLogger, type Logger, type LogLevel } from "./adapters/log.ts";
 import { ActorRuntime } from "./actors/runtime.ts";
@@ -339,6 +340,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     throw new ConfigError(`cannot listen on ${config.host}:${config.port}: ${(e as Error).message}`);
   }
   ready = true;
+  // WAL checkpoints run on a worker thread, not on commits (docs/performance.md); file databases only.
+  const checkpointer = startCheckpointer(storage, { log });
   let stopped: Promise<void> | undefined;
   return {
     ...services,
@@ -351,6 +354,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
         // Attempts on the wire finish (10 s at most) and their results commit before the runtime stops.
         await webhooks.deliverer.drain();
         await runtime.stop();
+        // Before the server's connection closes: the last connection to close checkpoints and removes the WAL.
+        await checkpointer.stop();
         storage.close();
       })();
       return stopped;

@@ -170,6 +170,11 @@ function makeStorage(path: string, client: SqlClient): Storage {
     close() {
       if (closed) return;
       closed = true;
+      // bun:sqlite finishes closing a connection only once its statements are finalized; until then SQLite's
+      // last-connection checkpoint (which removes the -wal file) waits for garbage collection.
+      for (const st of cache.values()) {
+        try { (st as { finalize?: () => void }).finalize?.(); } catch { /* already finalized */ }
+      }
       cache.clear();
       try { client.exec("PRAGMA optimize"); } catch { /* best effort */ }
       client.close();
