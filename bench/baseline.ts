@@ -1,4 +1,5 @@
 // The SQLite baseline every benchmark prints its ratios against: single-row commits/s, the service's driver and pragmas.
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { openStorage } from "../src/adapters/storage/index.ts";
 
@@ -24,4 +25,18 @@ export async function rawCommitRate(dir: string, o: { seconds?: number; maxRows?
   const rate = n / ((performance.now() - t0) / 1000);
   s.close();
   return rate;
+}
+
+/**
+ * CPU time of the calling (main) thread in ms, from /proc (Linux; NaN elsewhere): unlike answers/s it hardly moves
+ * when other processes compete for the cores, so it is the figure to compare levers by.
+ */
+export function threadCpuMs(): number {
+  try {
+    const f = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
+    const fields = f.slice(f.lastIndexOf(")") + 2).split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, USER_HZ = 100
+  } catch {
+    return NaN;
+  }
 }

@@ -8,7 +8,7 @@
 // (creates of one customer go through its actor one at a time), BENCH_PROFILE (1; 0 skips the create breakdown),
 // BENCH_ONLY ("creates" or "reads": skips the baselines and the other phase, for `bun --cpu-prof`; "reads" still
 // creates for one warm-up period to have IDs to read).
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -97,7 +97,7 @@ if (!isMainThread) {
 // ---- the benchmark (main thread) ----
 
 async function main(): Promise<void> {
-  const { rawCommitRate } = await import("./baseline.ts");
+  const { rawCommitRate, threadCpuMs } = await import("./baseline.ts");
   const { startService } = await import("../src/services.ts");
   const { Tenancy } = await import("../src/adapters/storage/repos/tenancy.ts");
   const { DEFAULT_RATE_LIMITS } = await import("../src/domain/ratelimit.ts");
@@ -127,19 +127,6 @@ async function main(): Promise<void> {
       pending = { resolve, reject };
       worker.postMessage({ seconds: SECONDS, max: MAX, concurrency: CONCURRENCY, ...job });
     });
-  /**
-   * CPU time of this (the server's) thread in ms, from /proc (Linux; NaN elsewhere): unlike answers/s it hardly
-   * moves when other processes compete for the cores, so it is the figure to compare levers by.
-   */
-  const threadCpuMs = (): number => {
-    try {
-      const f = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
-      const fields = f.slice(f.lastIndexOf(")") + 2).split(" ");
-      return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, USER_HZ = 100
-    } catch {
-      return NaN;
-    }
-  };
   /** A warm-up run (not counted), then the measured run. */
   const measure = async (job: Parameters<typeof client>[0]): Promise<JobResult & { rate: number; warmIds: string[]; cpuUs: number }> => {
     const warm = WARMUP > 0 ? await client({ ...job, seconds: WARMUP, keyPrefix: job.keyPrefix && `${job.keyPrefix}-warm` }) : undefined;

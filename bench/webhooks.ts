@@ -1,7 +1,7 @@
 // Benchmark: events/s fanned out to 10 subscriptions and delivered to a loopback receiver (its own process), and the p99 from
 // event commit to receipt at a steady rate, against baselines from the same run (bare Bun.serve answers, raw SQLite commits).
-import { rawCommitRate } from "./baseline.ts";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { rawCommitRate, threadCpuMs } from "./baseline.ts";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startService } from "../src/services.ts";
@@ -38,17 +38,6 @@ if (process.argv[2] === "--receiver") {
   console.log(server.port);
   await new Promise(() => {});
 }
-
-/** CPU ms of this thread (the service's) from /proc (Linux; NaN elsewhere): steadier than rates on a busy machine. */
-const threadCpuMs = (): number => {
-  try {
-    const f = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
-    const fields = f.slice(f.lastIndexOf(")") + 2).split(" ");
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return NaN;
-  }
-};
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);

@@ -1,0 +1,140 @@
+// Where a create's time goes, without sockets: creates below the threshold through the application's own fetch
+// (the whole route pipeline, the customer actor, the group commit), 32 in flight over 32 customers, on a temp database.
+// Prints the thread CPU per create and, measured with performance.now() around them: the read transactions
+// (Storage.read: the route's and the actor's checks), the group commits (the runtime's flush) with each write statement
+// inside them, and the other transactions (the search-index sweep). Used for docs/performance.md ("third round").
+//
+// BENCH_CREATES (15000) measured creates after BENCH_WARMUP (3000).
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startService } from "../src/services.ts";
+import { createApp } from "../src/http/app.ts";
+import { Tenancy } from "../src/adapters/storage/repos/tenancy.ts";
+import { DEFAULT_RATE_LIMITS } from "../src/domain/ratelimit.ts";
+import type { SqlStatement, Storage } from "../src/adapters/storage/index.ts";
+import { threadCpuMs } from "./baseline.ts";
+
+const CREATES = Number(process.env.BENCH_CREATES ?? 15_000);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3_000);
+const dir = mkdtempSync(join(tmpdir(), "caravan-bench-create-parts-"));
+const service = await startService({
+  dbPath: join(dir, "parts.db"),
+  host: "127.0.0.1",
+  port: 0,
+  logLevel: "warn",
+  env: {},
+  rateLimits: { ...DEFAULT_RATE_LIMITS, company: { limit: 1_000_000_000, windowSeconds: 1 } },
+});
+try {
+  const tenancy = new Tenancy(service.storage, Date.now);
+  const company = tenancy.requireCompany("default");
+  const member = tenancy.createMember(company.id, "bench@example.com", "owner");
+  const { key } = tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "test" });
+  const headers = { "x-api-key": key, "content-type": "application/json" };
+  const app = createApp(service);
+  const bodies: string[] = [];
+  for (let i = 0; i < 32; i++) {
+    const res = await app.fetch(new Request("http://127.0.0.1/api/v2/customers", { method: "POST", headers, body: JSON.stringify({ externalId: `parts-${i}`, name: `Jane Doe ${i}` }) }));
+    const id = ((await res.json()) as { data: { id: string } }).data.id;
+    bodies.push(
+      JSON.stringify({
+        asset: "ETH",
+        amount: "0.01",
+        network: "ethereum",
+        originatorCustomerId: id,
+        beneficiaryAddress: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+        originator: { originatorPersons: [{ naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: "Doe", secondaryIdentifier: "Jane", nameIdentifierType: "LEGL" }] }, countryOfResidence: "NL" } }] },
+      }),
+    );
+  }
+  let n = 0;
+  const creates = async (total: number): Promise<void> => {
+    let started = 0;
+    const loop = async (): Promise<void> => {
+      while (started < total) {
+        const body = bodies[started++ % bodies.length];
+        const res = await app.fetch(new Request("http://127.0.0.1/api/v2/transfers", { method: "POST", headers: { ...headers, "idempotency-key": `parts-${n++}` }, body }));
+        if (res.status !== 201) throw new Error(`create answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+        await res.arrayBuffer();
+      }
+    };
+    await Promise.all(Array.from({ length: 32 }, loop));
+  };
+  await creates(WARMUP);
+
+  // Timers around the parts (private parts of the runtime: a refactor that drops them drops their lines).
+  const acc = new Map<string, { ms: number; calls: number }>();
+  const add = (k: string, ms: number) => {
+    const e = acc.get(k) ?? { ms: 0, calls: 0 };
+    e.ms += ms;
+    e.calls++;
+    acc.set(k, e);
+  };
+  const storage = service.storage as Storage;
+  const runtime = service.runtime as unknown as { flush?: () => void };
+  let inFlush = false;
+  let depth = 0;
+  const { read, tx, stmt } = { read: storage.read.bind(storage), tx: storage.tx.bind(storage), stmt: storage.stmt.bind(storage) };
+  storage.read = <T>(fn: () => T): T => {
+    const s = performance.now();
+    try {
+      return read(fn);
+    } finally {
+      add("read transactions (route and actor checks)", performance.now() - s);
+    }
+  };
+  storage.tx = <T>(fn: () => T): T => {
+    if (depth > 0) return tx(fn);
+    depth++;
+    const s = performance.now();
+    try {
+      return tx(fn);
+    } finally {
+      depth--;
+      add(inFlush ? "group commits (flush), all of it" : "other transactions (search-index sweep)", performance.now() - s);
+    }
+  };
+  const timed = new Map<string, SqlStatement>();
+  storage.stmt = (sql: string): SqlStatement => {
+    const st = stmt(sql);
+    if (!/^\s*(INSERT|UPDATE|DELETE)/i.test(sql)) return st;
+    let t = timed.get(sql);
+    if (!t) {
+      const label = `  ${sql.replace(/\s+/g, " ").slice(0, 48)}…`;
+      t = { ...st, get: st.get.bind(st), all: st.all.bind(st), values: st.values.bind(st), run: (...a) => {
+        const s = performance.now();
+        try {
+          return st.run(...a);
+        } finally {
+          add(`${inFlush ? "in flush" : "outside"}: ${label}`, performance.now() - s);
+        }
+      } };
+      timed.set(sql, t);
+    }
+    return t;
+  };
+  const flush = runtime.flush?.bind(runtime);
+  if (flush)
+    runtime.flush = () => {
+      inFlush = true;
+      try {
+        flush();
+      } finally {
+        inFlush = false;
+      }
+    };
+
+  const cpu0 = threadCpuMs();
+  const t0 = performance.now();
+  await creates(CREATES);
+  const wall = performance.now() - t0;
+  const cpuUs = ((threadCpuMs() - cpu0) * 1000) / CREATES;
+  console.log(`${CREATES} creates in-process (app.fetch, 32 in flight, 32 customers): ${((CREATES * 1000) / wall).toFixed(0)}/s, thread CPU ${cpuUs.toFixed(1)} µs per create`);
+  console.log("µs per create (performance.now(); calls per create):");
+  for (const [k, e] of [...acc.entries()].sort((a, b) => b[1].ms - a[1].ms))
+    console.log(`${((e.ms * 1000) / CREATES).toFixed(1).padStart(7)}  ${k} (${(e.calls / CREATES).toFixed(2)})`);
+} finally {
+  await service.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
