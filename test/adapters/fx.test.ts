@@ -203,6 +203,25 @@ describe("Pricing: sources in order", () => {
     }
   });
 
+  test("a source with rates in memory answers through rateNow (no timeout); its failure falls through to the next source", async () => {
+    const never = (): Promise<Rate | null> => Promise.reject(new Error("rate() must not be called when rateNow exists"));
+    const inMemory: RateSource = { name: "memory:a", rate: never, rateNow: () => ({ rate: "2.5", asOf: "2026-11-20T00:00:00.000Z" }) };
+    const q = await new Pricing(storage, [inMemory], clock).quote(BTC, "USD");
+    expect(q).toEqual({ rate: "2.5", asOf: "2026-11-20T00:00:00.000Z", source: "memory:a" });
+    // It is checked like any answer, and a throwing or empty rateNow hands over to the next source.
+    const bad: RateSource = { name: "memory:bad", rate: never, rateNow: () => ({ rate: "0", asOf: "2026-11-20T00:00:00.000Z" }) };
+    expect(await new Pricing(storage, [bad], clock).quote(BTC, "USD").catch((e) => e)).toBeInstanceOf(FxUnavailable);
+    const broken: RateSource = { name: "memory:broken", rate: never, rateNow: () => { throw new Error("table gone"); } };
+    const empty: RateSource = { name: "memory:empty", rate: never, rateNow: () => null };
+    expect((await new Pricing(storage, [broken, empty, inMemory], clock).quote(BTC, "USD")).source).toBe("memory:a");
+    const none = await new Pricing(storage, [broken, empty], clock).quote(BTC, "USD").catch((e) => e);
+    expect(none).toBeInstanceOf(FxUnavailable);
+    expect(String(none.message)).toContain("table gone");
+    // The snapshot is such a source, and answers the same through both.
+    const snap = new SnapshotRateSource();
+    expect(snap.rateNow(ETH, "EUR")).toEqual(await snap.rate(ETH, "EUR", new AbortController().signal));
+  });
+
   test("the caller giving up stops everything: its reason is thrown and no fallback is tried", async () => {
     const ctl = new AbortController();
     const slow = new StaticSource("static:slow", () => new Promise(() => {}));

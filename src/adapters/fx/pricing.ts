@@ -100,18 +100,29 @@ export class Pricing {
     const cur = checkCurrency(currency);
     const failures: FxError[] = [];
     for (const source of this.sources) {
-      const timeout = AbortSignal.timeout(this.timeoutMs);
-      const sig = signal ? AbortSignal.any([signal, timeout]) : timeout;
       let answer: Rate | null;
-      try {
-        // Raced against the signal: a source that ignores it still cannot hold the request past the timeout.
-        answer = await within(source.rate(asset, cur, sig), sig);
-      } catch (e) {
+      if (source.rateNow) {
+        // Rates held in memory: answered at once, so no timeout (and no timer per valuation) is needed.
         if (signal?.aborted) throw signal.reason;
-        if (e instanceof FxError) failures.push(e);
-        else if (timeout.aborted) failures.push(new FxTimeout(`${source.name}: no answer within ${this.timeoutMs} ms`, source.name, { cause: e }));
-        else failures.push(new FxUnavailable(`${source.name}: ${e instanceof Error ? e.message : String(e)}`, source.name, "unreachable", { cause: e }));
-        continue;
+        try {
+          answer = source.rateNow(asset, cur);
+        } catch (e) {
+          failures.push(e instanceof FxError ? e : new FxUnavailable(`${source.name}: ${e instanceof Error ? e.message : String(e)}`, source.name, "unreachable", { cause: e }));
+          continue;
+        }
+      } else {
+        const timeout = AbortSignal.timeout(this.timeoutMs);
+        const sig = signal ? AbortSignal.any([signal, timeout]) : timeout;
+        try {
+          // Raced against the signal: a source that ignores it still cannot hold the request past the timeout.
+          answer = await within(source.rate(asset, cur, sig), sig);
+        } catch (e) {
+          if (signal?.aborted) throw signal.reason;
+          if (e instanceof FxError) failures.push(e);
+          else if (timeout.aborted) failures.push(new FxTimeout(`${source.name}: no answer within ${this.timeoutMs} ms`, source.name, { cause: e }));
+          else failures.push(new FxUnavailable(`${source.name}: ${e instanceof Error ? e.message : String(e)}`, source.name, "unreachable", { cause: e }));
+          continue;
+        }
       }
       if (answer === null) continue;
       // Sources are pluggable: what they answer is checked here before it is stored and compared with a threshold.

@@ -48,6 +48,11 @@ export class SnapshotRateSource implements RateSource {
 
   /** The first of the asset's market-data IDs the table quotes in `currency`; null when none is (tickers are not used). */
   async rate(asset: RateAsset, currency: string, _signal: AbortSignal): Promise<Rate | null> {
+    return this.rateNow(asset, currency);
+  }
+
+  /** The same answer, synchronously: the table is in memory (Pricing sets no timeout for it). */
+  rateNow(asset: RateAsset, currency: string): Rate | null {
     const cur = currency.toLowerCase();
     for (const id of asset.marketDataIds) {
       // Own properties only: an ID such as "constructor" must not reach Object.prototype.

@@ -30,6 +30,11 @@ export interface RateSource {
   /** Recorded as `fx_valuations.source`: `snapshot:<date>`, `http:<origin>`. */
   readonly name: string;
   rate(asset: RateAsset, currency: string, signal: AbortSignal): Promise<Rate | null>;
+  /**
+   * Optional, for sources holding their rates in memory (the snapshot): the same answer as `rate`, synchronously.
+   * `Pricing` then calls it without a timeout, so a valuation sets no timer.
+   */
+  rateNow?(asset: RateAsset, currency: string): Rate | null;
 }
 
 /** Base of the pricing failures. The API answers both with 503 TIMEOUT, `Retry-After: 5`, and creates nothing. */
