@@ -244,14 +244,15 @@ async function main(): Promise<void> {
   }
 
   /**
-   * Where a create's time goes: wraps pricing.value, runtime.ask, the customer actor's handler and the runtime's
+   * Where a create's time goes: wraps pricing.appraise, runtime.ask, the customer actor's handler and the runtime's
    * group commit with performance.now, and sends creates at concurrency 1 and at BENCH_CONCURRENCY (not counted above).
    */
   async function breakdown(svc: NonNullable<typeof service>, bareBase: string, json: Record<string, string>, bodies: string[], customerIds: string[]): Promise<void> {
     const acc = { pricing: 0, pricingN: 0, ask: 0, askN: 0, handler: 0, handlerN: 0, tx: 0, txN: 0, flushN: 0, units: 0 };
-    const pricing = svc.pricing as unknown as { value: (...a: unknown[]) => Promise<unknown> };
-    const origValue = pricing.value.bind(pricing);
-    pricing.value = async (...a) => {
+    // The create prices with appraise (its valuation row is written in the create's own commit).
+    const pricing = svc.pricing as unknown as { appraise: (...a: unknown[]) => Promise<unknown> };
+    const origValue = pricing.appraise.bind(pricing);
+    pricing.appraise = async (...a) => {
       const s = performance.now();
       try {
         return await origValue(...a);
@@ -312,7 +313,7 @@ async function main(): Promise<void> {
     const seconds = Math.min(SECONDS, 2);
     try {
       console.log("-".repeat(100));
-      console.log(`create breakdown (performance.now around pricing.value, runtime.ask, the customer handler, SQLite transactions; ${seconds} s each, mean ms per create):`);
+      console.log(`create breakdown (performance.now around pricing.appraise, runtime.ask, the customer handler, SQLite transactions; ${seconds} s each, mean ms per create):`);
       for (const concurrency of [1, CONCURRENCY]) {
         const floor = await client({ base: bareBase, method: "POST", headers: json, paths: ["/"], bodies, expect: 201, collectIds: false, seconds, concurrency });
         for (const k of Object.keys(acc) as (keyof typeof acc)[]) acc[k] = 0;
@@ -322,7 +323,7 @@ async function main(): Promise<void> {
         const floorMean = floor.latencies.reduce((a, b) => a + b, 0) / floor.count;
         console.log(`  concurrency ${concurrency}: ${(r.count / r.seconds).toFixed(0)} creates/s over ${customerIds.length} customer(s)`);
         console.log(`    client round trip (mean)                               ${per(mean * r.count)}   (bare Bun.serve POST round trip: ${floorMean.toFixed(3)})`);
-        console.log(`    pricing.value (snapshot rate + fx_valuations insert)   ${per(acc.pricing)}   (${acc.pricingN} calls)`);
+        console.log(`    pricing.appraise (rate and value, no write)           ${per(acc.pricing)}   (${acc.pricingN} calls)`);
         console.log(`    runtime.ask (mailbox commit, queue, handler, commit)   ${per(acc.ask)}   (${acc.askN} calls)`);
         if (origHandle) console.log(`      of which customer handler, synchronous part          ${per(acc.handler)}   (${acc.handlerN} calls)`);
         const groups = origFlush ? `; runtime group commits: ${(acc.flushN / r.count).toFixed(2)} per create, ${(acc.units / Math.max(1, acc.flushN)).toFixed(1)} units each` : "";
@@ -330,7 +331,7 @@ async function main(): Promise<void> {
         console.log(`    rest: HTTP, auth, validation, threshold, answer        ${per(mean * r.count - acc.pricing - acc.ask)}`);
       }
     } finally {
-      pricing.value = origValue;
+      pricing.appraise = origValue;
       rt.ask = origAsk;
       if (origFlush) rt.flush = origFlush;
       storage.tx = origTx;
