@@ -143,3 +143,33 @@ test("migration 0015 queues every stored transfer again, and the sweep indexes t
     upgraded.close();
   }
 });
+
+test("a search with few candidates (looked up by rowid) and one with many (the list walked) answer the same way", () => {
+  const repo = new Transfers(storage);
+  const company = new Tenancy(storage, Date.now).createCompany("many", "Many Ltd").id;
+  // 2,100 transfers share "shared-ref" (more candidates than the rowid path takes); 3 of them also hold "rare-77".
+  const rows = Array.from({ length: 2100 }, (_, i) => ({ ...transfer({ external_id: `shared-ref-${i}${i % 700 === 0 ? "-rare-77" : ""}` }), company_id: company }));
+  storage.tx(() => rows.forEach((r) => repo.insert(r)));
+  const newest = [...rows].reverse();
+  const check = () => {
+    // Many candidates: every one is found, newest first, page by page.
+    expect(repo.count(company, "test", { search: "shared-ref" })).toBe(2100);
+    const first = repo.page(company, "test", { search: "shared-ref" }, null, 50);
+    expect(first.map((t) => t.id)).toEqual(newest.slice(0, 50).map((t) => t.id));
+    const last = first[first.length - 1];
+    expect(repo.page(company, "test", { search: "shared-ref" }, [last.created_at, last.id], 50).map((t) => t.id)).toEqual(newest.slice(50, 100).map((t) => t.id));
+    // Few candidates: the same order and cursors.
+    const rare = newest.filter((t) => t.external_id!.endsWith("-rare-77"));
+    expect(rare.length).toBe(3);
+    expect(repo.count(company, "test", { search: "RARE-77" })).toBe(3);
+    const p1 = repo.page(company, "test", { search: "rare-77" }, null, 2);
+    expect(p1.map((t) => t.id)).toEqual(rare.slice(0, 2).map((t) => t.id));
+    expect(repo.page(company, "test", { search: "rare-77" }, [p1[1].created_at, p1[1].id], 2).map((t) => t.id)).toEqual([rare[2].id]);
+    // Other companies' transfers are candidates of the index too, never answers.
+    expect(repo.count(companyId, "test", { search: "rare-77" })).toBe(0);
+    expect(repo.page(company, "test", { search: "rare-77", state: "queued" }, null, 10)).toEqual([]);
+  };
+  check(); // all queued: more than the rowid path takes, the list is walked
+  while (repo.indexPending(500) === 500);
+  check(); // indexed: "rare-77" has few candidates, "shared-ref" many
+});

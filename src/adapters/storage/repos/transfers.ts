@@ -16,6 +16,9 @@ export function trigramQuery(search: string): string | null {
   return [...grams].map((g) => `"${g.replace(/"/g, '""')}"`).join(" AND ");
 }
 
+/** Up to this many search candidates are looked up by rowid and sorted; more, and the list is walked in order. */
+const SEARCH_CANDIDATES = 2000;
+
 /** Not in a final state, in the words of the partial indexes' WHERE (db/schema/transfers.ts). */
 const ACTIVE = `state NOT IN (${FINAL_STATES.map((s) => `'${s}'`).join(", ")})`;
 if (ACTIVE !== "state NOT IN ('completed', 'rejected', 'cancelled')") throw new Error(`final states changed: update the partial indexes of transfers (${ACTIVE})`);
@@ -132,12 +135,35 @@ export class Transfers {
       if (text !== null) {
         // Candidates: the indexed transfers holding every trigram of the text (the index keeps no positions, migration
         // 0015), and the transfers not yet indexed (the sweep's queue: a few rows). Then the text itself, in one piece.
-        parts.push(`(rowid IN (SELECT rowid FROM transfers_search WHERE transfers_search MATCH ?) OR rowid IN (SELECT transfer_rowid FROM transfers_search_pending)) AND ${scan}`);
-        args.push(text);
+        const few = this.fewCandidates(text);
+        if (few) {
+          // Few: they are looked up by rowid and sorted, instead of walking the company's list for them (~80 ms at a
+          // million transfers). `+` keeps the planner off the list indexes, whose order would not be needed.
+          parts[0] = "+company_id = ?";
+          parts[1] = "+environment = ?";
+          parts.push(`rowid IN (SELECT value FROM json_each(?)) AND ${scan}`);
+          args.push(JSON.stringify(few));
+        } else {
+          parts.push(`(rowid IN (SELECT rowid FROM transfers_search WHERE transfers_search MATCH ?) OR rowid IN (SELECT transfer_rowid FROM transfers_search_pending)) AND ${scan}`);
+          args.push(text);
+        }
       } else parts.push(scan);
       for (let i = 0; i < SEARCHED.length; i++) args.push(needle);
     }
     return { sql: parts.join(" AND "), args };
+  }
+
+  /**
+   * The rowids a search could match (the index's candidates and the queue), when there are at most
+   * SEARCH_CANDIDATES of them; null when there are more (the list is then walked in order instead).
+   */
+  private fewCandidates(text: string): number[] | null {
+    const cap = SEARCH_CANDIDATES;
+    const indexed = this.s.stmt("SELECT rowid AS r FROM transfers_search WHERE transfers_search MATCH ? LIMIT ?").values(text, cap + 1) as [number][];
+    if (indexed.length > cap) return null;
+    const queued = this.s.stmt("SELECT transfer_rowid FROM transfers_search_pending LIMIT ?").values(cap + 1 - indexed.length) as [number][];
+    if (indexed.length + queued.length > cap) return null;
+    return [...indexed.map((r) => r[0]), ...queued.map((r) => r[0])];
   }
 
   /**
