@@ -1,5 +1,5 @@
 // Request bodies: at most 65,536 bytes, counted while streaming (never read whole first), JSON, no NUL.
-import { readStreamCapped } from "../adapters/net/read.ts";
+import { readBodyCapped } from "../adapters/net/read.ts";
 import { apiError } from "../domain/errors.ts";
 
 export const MAX_BODY_BYTES = 65_536;
@@ -10,23 +10,9 @@ export function checkDeclaredLength(req: Request): void {
   if (len !== null && /^\d+$/.test(len) && Number(len) > MAX_BODY_BYTES) throw apiError("BODY_TOO_LARGE");
 }
 
-/**
- * The body, counted while it streams in (never read whole first); null once it passes `max` bytes, also when
- * the declared length already does. Shared by the API (64 KiB) and the provider callbacks (256 KiB).
- */
-export async function readCapped(req: Request, max: number): Promise<Uint8Array | null> {
-  const declared = req.headers.get("content-length");
-  if (declared !== null && /^\d+$/.test(declared) && Number(declared) > max) return null;
-  // A declared length within the limit: the server frames the body by it, so it is read in one piece (checked again).
-  if (declared !== null && /^\d+$/.test(declared)) {
-    const whole = new Uint8Array(await req.arrayBuffer());
-    return whole.byteLength > max ? null : whole;
-  }
-  return readStreamCapped(req.body, max);
-}
-
 async function readLimited(req: Request): Promise<Uint8Array> {
-  const bytes = await readCapped(req, MAX_BODY_BYTES);
+  // The provider callbacks read theirs with the same reader (256 KiB).
+  const bytes = await readBodyCapped(req, MAX_BODY_BYTES);
   if (bytes === null) throw apiError("BODY_TOO_LARGE");
   return bytes;
 }

@@ -1,5 +1,6 @@
 // One delivery attempt over the SSRF-guarded client, with the Part 2 headers; tracks attempts in flight for a clean shutdown.
 import { safeFetch, SafeFetchError, type NetPolicy } from "../adapters/net/index.ts";
+import { readBodyCapped } from "../adapters/net/read.ts";
 
 export interface AttemptRequest {
   url: string;
@@ -89,27 +90,9 @@ export class Deliverer {
 }
 
 async function drainBody(res: Response): Promise<void> {
-  // A short declared answer (the usual "ok") is read in one piece; anything else through the capped reader.
-  const declared = res.headers.get("content-length");
-  if (declared !== null && /^\d+$/.test(declared) && Number(declared) <= DRAIN_BYTES) {
-    try {
-      await res.arrayBuffer();
-    } catch {
-      // As below: the status is what counts.
-    }
-    return;
-  }
-  const reader = res.body?.getReader();
-  if (!reader) return;
-  let n = 0;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      n += value.byteLength;
-      if (n > DRAIN_BYTES) break;
-    }
-    await reader.cancel();
+    // Read (at most DRAIN_BYTES) so the connection can be reused; a longer answer is left unread.
+    if ((await readBodyCapped(res, DRAIN_BYTES)) === null) await res.body?.cancel();
   } catch {
     // The status is what counts; a body cut short or timed out after it changes nothing.
   }

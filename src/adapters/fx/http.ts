@@ -1,5 +1,5 @@
 // Live rates over HTTP in CoinGecko's protocol: GET <base>/api/v3/simple/price?ids=…&vs_currencies=…&include_last_updated_at=true.
-import { readStreamCapped } from "../net/read.ts";
+import { readBodyCapped } from "../net/read.ts";
 import { toRate } from "./decimal.ts";
 import { FxTimeout, FxUnavailable, type Rate, type RateAsset, type RateSource } from "./types.ts";
 
@@ -167,7 +167,7 @@ async function discard(res: Response): Promise<void> {
 
 /** The body as text, refusing more than `max` bytes without buffering them. */
 async function readCapped(res: Response, max: number, source: string): Promise<string> {
-  const all = await readStreamCapped(res.body, max);
+  const all = await readBodyCapped(res, max);
   if (all === null) throw new FxUnavailable(`${source}: malformed answer: body over ${max} bytes`, source, "malformed");
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(all);

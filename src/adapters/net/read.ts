@@ -27,8 +27,26 @@ export async function readStreamCapped(body: ReadableStream<Uint8Array> | null, 
   return out;
 }
 
+/**
+ * A request's or response's body, or null when it is larger than `max` bytes. A body whose declared length is within
+ * `max` and that is not content-encoded is framed by that length, so it is read in one piece (checked again); a
+ * compressed one is decompressed as it is read, so only the stream can count it.
+ */
+export async function readBodyCapped(m: Request | Response, max: number): Promise<Uint8Array | null> {
+  const declared = m.headers.get("content-length");
+  if (declared !== null && /^\d+$/.test(declared)) {
+    if (Number(declared) > max) return null;
+    const encoding = m.headers.get("content-encoding");
+    if (encoding === null || encoding === "identity") {
+      const whole = new Uint8Array(await m.arrayBuffer());
+      return whole.byteLength > max ? null : whole;
+    }
+  }
+  return readStreamCapped(m.body, max);
+}
+
 /** A response's body as text (UTF-8), or null when it is larger than `max` bytes. */
 export async function readTextCapped(res: Response, max: number): Promise<string | null> {
-  const bytes = await readStreamCapped(res.body, max);
+  const bytes = await readBodyCapped(res, max);
   return bytes === null ? null : new TextDecoder().decode(bytes);
 }

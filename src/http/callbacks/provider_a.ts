@@ -9,7 +9,7 @@ import type { Services } from "../../services.ts";
 import type { Environment } from "../../domain/types.ts";
 import { ApiError } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
-import { readCapped } from "../body.ts";
+import { readBodyCapped } from "../../adapters/net/read.ts";
 import { json } from "../kit.ts";
 import { resolveCompany } from "../auth.ts";
 import { trpNotFound } from "./provider_b.ts";
@@ -112,7 +112,7 @@ export function providerACallbacks(services: Services) {
       const adapter = services.providers.adapter("provider_a") as ProviderA | undefined;
       if (!ctx || !adapter) return unavailable();
       // 2. 256 KiB, counted while reading.
-      const bytes = await readCapped(request, MAX_CALLBACK_BODY);
+      const bytes = await readBodyCapped(request, MAX_CALLBACK_BODY);
       if (bytes === null) return json(413, { error: "Body too large" });
       const connected = adapter.connect(ctx);
       if (!connected.ok) return failure("INVALID_CONFIGURATION");

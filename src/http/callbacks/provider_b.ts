@@ -1,5 +1,5 @@
 // provider_b callbacks (Part 3 "provider_b callbacks", Authentication 3): source address, size, budget, provider, headers, body, decryption, then each endpoint.
-import { readCapped } from "../body.ts";
+import { readBodyCapped } from "../../adapters/net/read.ts";
 import { PROVIDER_B_CALLBACKS, type ProviderBCallback } from "../../domain/provider_b/endpoints.ts";
 import { Elysia } from "elysia";
 import type { Services } from "../../services.ts";
@@ -142,7 +142,7 @@ export function providerBCallbacks(services: Services) {
       // 1. Source address, before anything else is read (Part 3, Authentication 3; an empty list refuses all).
       if (!sourceAllowed(sources, request.headers.get("cf-connecting-ip"))) return send(refusal(403, "FORBIDDEN"));
       // 2. 256 KiB, counted while reading.
-      const bytes = await readCapped(request, MAX_CALLBACK_BODY);
+      const bytes = await readBodyCapped(request, MAX_CALLBACK_BODY);
       if (bytes === null) return send(refusal(413, "MESSAGE_TOO_LARGE"));
       // 3. The company of the host, and its request budget (shared with /api/v2; Part 3, Callback paths).
       let company: ReturnType<typeof resolveCompany>;

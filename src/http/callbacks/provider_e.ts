@@ -7,7 +7,7 @@ import { ApiError } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { validatePersons, type Person } from "../../domain/ivms101/index.ts";
 import { incomingExpiry, tokenMatches } from "../../domain/provider_e/rules.ts";
-import { readCapped } from "../body.ts";
+import { readBodyCapped } from "../../adapters/net/read.ts";
 import { json } from "../kit.ts";
 import { resolveCompany } from "../auth.ts";
 import { askActor } from "../outcome.ts";
@@ -152,7 +152,7 @@ export function providerECallbacks(services: Services, options: () => ProviderEO
     const environment = params.environment;
     if (environment !== "test" && environment !== "live") return trpNotFound();
     try {
-      const bytes = await readCapped(request, MAX_CALLBACK_BODY);
+      const bytes = await readBodyCapped(request, MAX_CALLBACK_BODY);
       if (bytes === null) return json(413, { error: "Body too large" });
       let company: ReturnType<typeof resolveCompany>;
       try {
