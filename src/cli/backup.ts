@@ -68,6 +68,9 @@ export async function backupDatabase(opts: BackupOptions): Promise<BackupResult>
   let migrations = 0;
   try {
     try {
+      // Created empty and private first (VACUUM INTO fills an empty file): the copy holds sealed personal data and
+      // credentials, so it is never readable by others, not even while it is written.
+      closeSync(openSync(partial, "wx", 0o600));
       storage.client.prepare("VACUUM INTO ?").run(partial);
     } catch (e) {
       throw new StorageError(`backup of ${database} failed: ${(e as Error).message}`);
@@ -84,7 +87,7 @@ export async function backupDatabase(opts: BackupOptions): Promise<BackupResult>
     } finally {
       copy.close();
     }
-    chmodSync(partial, 0o600); // sealed personal data and credentials: readable by the owner only
+    chmodSync(partial, 0o600); // again, whatever the umask did to the mode at creation
     fsyncPath(partial);
     renameSync(partial, file);
     fsyncPath(dirname(file));
