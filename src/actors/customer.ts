@@ -1,9 +1,6 @@
 // CustomerActor (`customer:<id>`): the only writer of one customer and its wallets, so changes never interleave.
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
-import { hmac } from "@noble/hashes/hmac.js";
-import { sha256 } from "@noble/hashes/sha2.js";
-import { utf8ToBytes } from "@noble/hashes/utils.js";
 import type { ActorKind, ActorContext } from "./types.ts";
 import { refuse, type Outcome } from "./outcome.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
@@ -12,7 +9,8 @@ import { Wallets, type WalletRow } from "../adapters/storage/repos/wallets.ts";
 import { AuditLog, type AuditActor } from "../adapters/storage/repos/audit.ts";
 import type { Storage } from "../adapters/storage/index.ts";
 import { iso } from "../domain/ids.ts";
-import { keepReason, normalizeForSearch, trigrams, type CreateCustomerInput } from "../domain/customers.ts";
+import { keepReason, type CreateCustomerInput } from "../domain/customers.ts";
+import { blindGrams } from "../domain/blind-index.ts";
 import { personsCountry, type Person } from "../domain/ivms101/index.ts";
 import type { Environment } from "../domain/types.ts";
 import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
@@ -74,9 +72,8 @@ export interface CustomerDeps {
 }
 
 
-export function nameGrams(key: Uint8Array, name: string): string[] {
-  return trigrams(normalizeForSearch(name)).map((g) => bytesToHex(hmac(sha256, key, utf8ToBytes(g)).slice(0, 12)));
-}
+/** The blind-index tags of a customer's name (the same index as case texts: src/domain/blind-index.ts). */
+export const nameGrams = blindGrams;
 
 export function customerActor(deps: CustomerDeps): ActorKind<Record<string, never>, CustomerMsg> {
   return {

@@ -5,8 +5,8 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { normalizeForSearch, trigrams } from "./customers.ts";
 
 /**
- * The tags of a text's trigrams (accents, case and spacing folded), as customer names are indexed
- * (`nameGrams` in the customer actor computes the same tags); empty under three characters.
+ * The tags of a text's trigrams (accents, case and spacing folded): customer names (`nameGrams` in the customer
+ * actor is this function) and case texts; empty under three characters.
  */
 export function blindGrams(key: Uint8Array, text: string): string[] {
   return trigrams(normalizeForSearch(text)).map((g) => bytesToHex(hmac(sha256, key, utf8ToBytes(g)).slice(0, 12)));
