@@ -7,6 +7,7 @@
 // or before `loadFonts()` ran, the fonts are resolved in node_modules (running from a checkout).
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { cjkScript } from "../../domain/reports/report.ts";
 
 export type FontName = "latin" | "latinBold" | "sc" | "jp" | "kr";
 
@@ -61,15 +62,7 @@ export function fontBase64(name: FontName): string {
   return b;
 }
 
-// Hangul → KR; kana (and the half-width forms) → JP; Han, CJK punctuation and full-width forms → SC.
-const HANGUL = /[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af\ua960-\ua97f\ud7b0-\ud7ff]/;
-const KANA = /[\u3040-\u30ff\u31f0-\u31ff\uff65-\uff9f]/;
-const HAN = /[\u2e80-\u2fdf\u3000-\u303f\u3100-\u312f\u3190-\u31ef\u3200-\u33ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]|[\u{20000}-\u{2ffff}]/u;
-
-/** The font that draws one character. */
+/** The font that draws one character (the script table is the domain's: the same that picks the PDF lane). */
 export function fontFor(ch: string): Exclude<FontName, "latinBold"> {
-  if (HANGUL.test(ch)) return "kr";
-  if (KANA.test(ch)) return "jp";
-  if (HAN.test(ch)) return "sc";
-  return "latin";
+  return cjkScript(ch) ?? "latin";
 }

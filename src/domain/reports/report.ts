@@ -166,8 +166,25 @@ export function textLength(narrative: string | null, riskIndicators: readonly st
   return n;
 }
 
-// Han, Hiragana, Katakana, Hangul (syllables and jamo), CJK symbols and full-width forms.
-const CJK = /[\u1100-\u11ff\u3000-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]|[\u{20000}-\u{2ffff}]/u;
+// The characters drawn with a CJK font, by script: the one table for choosing the PDF lane (hasCjk) and the font of
+// each character (src/adapters/pdf/fonts.ts). Hangul → KR; kana (and the half-width forms) → JP; Han, CJK
+// punctuation, enclosed and compatibility forms, radicals, bopomofo and full-width forms → SC.
+const HANGUL = "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af\ua960-\ua97f\ud7b0-\ud7ff";
+const KANA = "\u3040-\u30ff\u31f0-\u31ff\uff65-\uff9f";
+const HAN = "\u2e80-\u2fdf\u3000-\u303f\u3100-\u312f\u3190-\u31ef\u3200-\u33ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef\u{20000}-\u{2ffff}";
+const SCRIPTS: readonly [RegExp, "kr" | "jp" | "sc"][] = [
+  [new RegExp(`[${HANGUL}]`, "u"), "kr"],
+  [new RegExp(`[${KANA}]`, "u"), "jp"],
+  [new RegExp(`[${HAN}]`, "u"), "sc"],
+];
+const CJK = new RegExp(`[${HANGUL}${KANA}${HAN}]`, "u");
+
+/** The CJK font a character needs (kr, jp, sc), or null for any other character. */
+export function cjkScript(ch: string): "kr" | "jp" | "sc" | null {
+  for (const [re, script] of SCRIPTS) if (re.test(ch)) return script;
+  return null;
+}
+
 export function hasCjk(...texts: (string | null | undefined)[]): boolean {
   return texts.some((t) => !!t && CJK.test(t));
 }
