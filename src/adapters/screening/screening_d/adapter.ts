@@ -1,10 +1,9 @@
 // screening_d (Crystal-style address risk): one POST /risk-check per address, the connection test, every refusal as a code.
 // Part 3 "Settings of screening_d", "screening_d screening", Errors (screening_d row), Limits, Authentication 5.
-import type { Environment } from "../../../domain/types.ts";
 import { sameScreenedAddress, screeningDBlockchain, type ScreeningDBlockchain } from "../../../domain/screening/networks.ts";
 import { SafeFetchError } from "../../net/index.ts";
+import { readBodyCapped } from "../../net/read.ts";
 import type { OutboundFetch } from "../../providers/outbound.ts";
-import type { ConnectionTest } from "../../providers/tester.ts";
 import type { CheckResult, ScreeningAdapter, ScreeningContext, ScreeningSubject, SubjectScreening } from "../types.ts";
 
 /**
@@ -86,41 +85,21 @@ function vendorErrorCode(body: Record<string, unknown>): ScreeningDCode | null {
   return "INVALID_RESPONSE";
 }
 
-/** Reads a JSON body of at most `max` bytes, counting while streaming (a lying or missing Content-Length changes nothing). */
+/**
+ * Reads a JSON body of at most `max` bytes with the shared capped reader (counted while streaming; a lying or missing
+ * Content-Length changes nothing). The fetch carries `signal`, so a timeout aborts the body being read.
+ */
 async function readJson(res: Response, max: number, signal: AbortSignal): Promise<Outcome<unknown>> {
-  const declared = Number(res.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > max) {
-    await res.body?.cancel().catch(() => {});
-    return failed("RESPONSE_TOO_LARGE");
-  }
-  if (!res.body) return failed("INVALID_RESPONSE");
-  const reader = res.body.getReader();
-  const stop = () => void reader.cancel().catch(() => {});
-  signal.addEventListener("abort", stop, { once: true });
-  const chunks: Uint8Array[] = [];
-  let size = 0;
+  let bytes: Uint8Array | null;
   try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (signal.aborted) return failed("TIMEOUT");
-      if (done) break;
-      size += value.byteLength;
-      if (size > max) {
-        await reader.cancel().catch(() => {});
-        return failed("RESPONSE_TOO_LARGE");
-      }
-      chunks.push(value);
-    }
+    bytes = await readBodyCapped(res, max);
   } catch {
     return failed(signal.aborted ? "TIMEOUT" : "NETWORK_ERROR");
-  } finally {
-    signal.removeEventListener("abort", stop);
   }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    bytes.set(c, at);
-    at += c.byteLength;
+  if (signal.aborted) return failed("TIMEOUT");
+  if (bytes === null) {
+    await res.body?.cancel().catch(() => {});
+    return failed("RESPONSE_TOO_LARGE");
   }
   try {
     return { ok: true, value: JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)) };
@@ -284,7 +263,3 @@ function testFailure(code: ScreeningDCode): string {
   return `screening_d refused the request (error code ${code.slice("SCREENING_D_".length)})`;
 }
 
-/** The settings API's connection test for screening_d (registered in src/services.ts). */
-export function screeningDConnectionTest(adapter: ScreeningAdapter, fetch: OutboundFetch, clock: () => number = Date.now): ConnectionTest {
-  return (environment: Environment, credentials) => adapter.testConnection({ environment, credentials, fetch, now: clock() });
-}
