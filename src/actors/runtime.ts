@@ -281,56 +281,27 @@ export class ActorRuntime {
     const now = this.clock();
     const { kind: kindName, id: actorId } = splitAddress(address);
     const kind = this.kinds.get(kindName)!;
-    const writes: ((s: Storage) => void)[] = [];
-    const outgoing: Outgoing[] = [];
-    const events: ActorEvent[] = [];
-    let replied = false;
-    let reply: unknown;
     /** The mailbox row, written only if the handler takes a checkpoint (it then needs a durable message). */
     let messageId = 0;
     let async = false;
-    const ctx: ActorContext<unknown> = {
-      address,
-      id: actorId,
-      messageId: 0,
-      now,
-      state: structuredClone(resident.state),
-      storage: this.storage,
-      tell: (to, b, o = {}) => {
-        splitAddress(to);
-        outgoing.push({ to, body: this.sealBody(to, b), dueAt: o.dueAt ?? now + (o.delayMs ?? 0), replyTo: null });
-      },
-      emit: (e) => void events.push(e),
-      write: (fn) => void writes.push(fn),
-      reply: (v) => {
-        replied = true;
-        reply = v;
-      },
-      checkpoints: 0,
-      checkpoint: async () => {
-        if (messageId === 0) {
-          const text = this.sealBody(address, msg);
-          await this.commit(() => {
-            messageId = this.mailbox.insert(address, text, now, token, now);
-          });
-          this.known.add(messageId); // handled here; a poll must not queue it
-        }
-        const effects = { writes: writes.splice(0), outgoing: outgoing.splice(0), events: events.splice(0) };
-        const stateNow = JSON.stringify(ctx.state ?? null);
-        await this.commitEffects(address, messageId, now, effects, stateNow, resident, false);
-        resident.state = JSON.parse(stateNow);
-      },
-    };
+    const h = this.handling(address, actorId, 0, now, resident, 0, async () => {
+      if (messageId === 0) {
+        const text = this.sealBody(address, msg);
+        await this.commit(() => {
+          messageId = this.mailbox.insert(address, text, now, token, now);
+        });
+        this.known.add(messageId); // handled here; a poll must not queue it
+      }
+      return messageId;
+    });
     try {
-      const result = kind.handle(ctx, msg);
+      const result = kind.handle(h.ctx, msg);
       if (result && typeof (result as Promise<void>).then === "function") {
         this.notInline.add(kindName);
         async = true;
         await result;
       }
-      const stateText = JSON.stringify(ctx.state ?? null);
-      await this.commitEffects(address, messageId, now, { writes, outgoing, events }, stateText, resident, true);
-      resident.state = JSON.parse(stateText);
+      await h.commit(messageId, resident.lastMessageId);
     } catch (error) {
       return { ok: false, error, messageId, async };
     }
@@ -339,7 +310,61 @@ export class ActorRuntime {
       this.known.delete(messageId);
     }
     this.processed++;
-    return { ok: true, reply: () => this.answer(token, replied ? reply : undefined) };
+    return { ok: true, reply: () => this.answer(token, h.reply()) };
+  }
+
+  /**
+   * A handler's context and what it records (writes, messages, events, the reply), shared by the mailbox path and
+   * inline asks. `checkpoint` commits what was recorded so far against the message ID `messageId()` gives (an inline
+   * ask writes its mailbox row then); `commit` commits the rest with the acknowledgement and keeps the new state.
+   */
+  private handling(
+    address: string,
+    actorId: string,
+    ctxMessageId: number,
+    now: number,
+    resident: Resident,
+    checkpoints: number,
+    messageId: () => Promise<number>,
+  ): { ctx: ActorContext<unknown>; commit(messageId: number, lastMessageId: number): Promise<void>; reply(): unknown } {
+    const fx = { writes: [] as ((s: Storage) => void)[], outgoing: [] as Outgoing[], events: [] as ActorEvent[] };
+    let replied = false;
+    let reply: unknown;
+    const ctx: ActorContext<unknown> = {
+      address,
+      id: actorId,
+      messageId: ctxMessageId,
+      now,
+      state: structuredClone(resident.state),
+      storage: this.storage,
+      tell: (to, body, opts = {}) => {
+        splitAddress(to);
+        fx.outgoing.push({ to, body: this.sealBody(to, body), dueAt: opts.dueAt ?? now + (opts.delayMs ?? 0), replyTo: null });
+      },
+      emit: (e) => void fx.events.push(e),
+      write: (fn) => void fx.writes.push(fn),
+      reply: (v) => {
+        replied = true;
+        reply = v;
+      },
+      checkpoints,
+      checkpoint: async () => {
+        const id = await messageId();
+        const effects = { writes: fx.writes.splice(0), outgoing: fx.outgoing.splice(0), events: fx.events.splice(0) };
+        const stateNow = JSON.stringify(ctx.state ?? null);
+        await this.commitEffects(address, id, now, effects, stateNow, resident, false);
+        resident.state = JSON.parse(stateNow);
+      },
+    };
+    return {
+      ctx,
+      commit: async (id, lastMessageId) => {
+        const stateText = JSON.stringify(ctx.state ?? null);
+        await this.commitEffects(address, id, now, fx, stateText, resident, true, lastMessageId);
+        resident.state = JSON.parse(stateText);
+      },
+      reply: () => (replied ? reply : undefined),
+    };
   }
 
   /** Called with each new event's seq after it commits (the webhook dispatcher and console wake on it). */
@@ -650,56 +675,23 @@ export class ActorRuntime {
       return;
     }
 
-    const writes: ((s: Storage) => void)[] = [];
-    const outgoing: Outgoing[] = [];
-    const events: ActorEvent[] = [];
-    let replied = false;
-    let reply: unknown;
-    const ctx: ActorContext<unknown> = {
-      address,
-      id: actorId,
-      messageId: row.id,
-      now,
-      state: structuredClone(resident.state),
-      storage: this.storage,
-      tell: (to, body, opts = {}) => {
-        splitAddress(to);
-        outgoing.push({ to, body: this.sealBody(to, body), dueAt: opts.dueAt ?? now + (opts.delayMs ?? 0), replyTo: null });
-      },
-      emit: (e) => void events.push(e),
-      write: (fn) => void writes.push(fn),
-      reply: (v) => {
-        replied = true;
-        reply = v;
-      },
-      checkpoints: row.checkpoints ?? 0,
-      checkpoint: async () => {
-        const effects = { writes: writes.splice(0), outgoing: outgoing.splice(0), events: events.splice(0) };
-        const stateNow = JSON.stringify(ctx.state ?? null);
-        await this.commitEffects(address, row.id, now, effects, stateNow, resident, false);
-        resident.state = JSON.parse(stateNow);
-      },
-    };
-
+    const h = this.handling(address, actorId, row.id, now, resident, row.checkpoints ?? 0, async () => row.id);
     try {
-      await kind.handle(ctx, this.openBody(row));
+      await kind.handle(h.ctx, this.openBody(row));
     } catch (e) {
       await this.failed(q, row, e);
       return;
     }
-
-    const stateText = JSON.stringify(ctx.state ?? null);
     try {
-      await this.commitEffects(address, row.id, now, { writes, outgoing, events }, stateText, resident, true, row.id);
+      await h.commit(row.id, row.id);
     } catch (e) {
       await this.failed(q, row, e);
       return;
     }
-    resident.state = JSON.parse(stateText);
     resident.lastMessageId = row.id;
     this.processed++;
     this.dequeue(q, id);
-    if (row.reply_to) this.answer(row.reply_to, replied ? reply : undefined);
+    if (row.reply_to) this.answer(row.reply_to, h.reply());
   }
 
   /**
