@@ -10,11 +10,11 @@ import type { ActorEvent } from "../actors/types.ts";
 import { CaseHandling, type CaseCommand, type CaseMsg } from "../actors/case.ts";
 import { CasePresenter, type CaseViewer } from "../actors/case-presenter.ts";
 import type { Outcome } from "../actors/outcome.ts";
-import { roleAllowsEnvironment, roleHas, type Permission } from "../domain/access.ts";
+import { roleHas, type Permission } from "../domain/access.ts";
 import { CASE_RESOLUTIONS, CASE_STATUSES, validateNote, validateResolve } from "../domain/cases.ts";
 import { iso, newId } from "../domain/ids.ts";
 import type { Environment } from "../domain/types.ts";
-import { UsageError, parseOptions, need as required } from "./usage.ts";
+import { UsageError, actingMember, parseOptions, need as required } from "./usage.ts";
 
 type Out = (line: string) => void;
 type Values = Record<string, string | boolean | undefined>;
@@ -46,15 +46,7 @@ function need(v: Values, name: string): string {
   return required(v, name, USAGE);
 }
 
-/** The CLI has no logged-in user: the member named by --member acts, if active and allowed (role and environment). */
-function acting(t: Tenancy, companyId: string, email: string, env: Environment, permission: Permission): MemberRow {
-  const m = t.memberByEmail(companyId, email);
-  if (!m) throw new TenancyError(`no member with email ${email}`);
-  if (m.status !== "active") throw new TenancyError(`member ${m.email} is disabled`);
-  if (!roleAllowsEnvironment(m.role, env)) throw new TenancyError(`member ${m.email} has role ${m.role}, which may not act in the ${env} environment`);
-  if (!roleHas(m.role, permission)) throw new TenancyError(`member ${m.email} has role ${m.role}, which lacks ${permission}`);
-  return m;
-}
+const acting = (t: Tenancy, companyId: string, email: string, env: Environment, permission: Permission): MemberRow => actingMember(t, companyId, email, env, [permission]);
 
 const viewer = (m: MemberRow): CaseViewer => ({
   piiView: roleHas(m.role, "pii:view"),

@@ -8,10 +8,10 @@ import { Reports, type ReportRow } from "../adapters/storage/repos/reports.ts";
 import { Thresholds } from "../adapters/storage/repos/thresholds.ts";
 import { loadMasterKey } from "../adapters/crypto/master-key.ts";
 import { Sealer } from "../adapters/crypto/envelope.ts";
-import { roleAllowsEnvironment, roleHas, type Permission } from "../domain/access.ts";
+import type { Permission } from "../domain/access.ts";
 import { deadlineRule, filingDeadline, REPORT_STATUSES, resolveReportType, type ReportAction, type ReportStatus } from "../domain/reports/report.ts";
 import { isEnvironment, type Environment } from "../domain/types.ts";
-import { UsageError, parseOptions, need as required } from "./usage.ts";
+import { UsageError, actingMember, parseOptions, need as required } from "./usage.ts";
 
 type Out = (line: string) => void;
 type Values = Record<string, string | boolean | string[] | undefined>;
@@ -55,14 +55,8 @@ function need(v: Values, name: string): string {
   return required(v, name, USAGE);
 }
 
-function actingMember(t: Tenancy, companyId: string, email: string, env: Environment, action: ReportAction | "show"): MemberRow {
-  const m = t.memberByEmail(companyId, email);
-  if (!m) throw new TenancyError(`no member with email ${email}`);
-  if (m.status !== "active") throw new TenancyError(`member ${m.email} is disabled`);
-  if (!roleAllowsEnvironment(m.role, env)) throw new TenancyError(`member ${m.email} has role ${m.role}, which may not act in the ${env} environment`);
-  for (const p of NEEDS[action]) if (!roleHas(m.role, p)) throw new TenancyError(`INSUFFICIENT_PERMISSION: member ${m.email} has role ${m.role}, which lacks ${p} (needed to ${action} a report)`);
-  return m;
-}
+const actingFor = (t: Tenancy, companyId: string, email: string, env: Environment, action: ReportAction | "show"): MemberRow =>
+  actingMember(t, companyId, email, env, NEEDS[action], (m, p) => `INSUFFICIENT_PERMISSION: member ${m.email} has role ${m.role}, which lacks ${p} (needed to ${action} a report)`);
 
 export function runReports(storage: Storage, argv: string[], out: Out, deps: ReportCliDeps = {}): void {
   const [sub, ...rest] = argv;
@@ -132,14 +126,14 @@ export function runReports(storage: Storage, argv: string[], out: Out, deps: Rep
   }
   if (sub === "show") {
     const r = find();
-    if (typeof v.member === "string") actingMember(tenancy, company.id, v.member, r.environment, "show");
+    if (typeof v.member === "string") actingFor(tenancy, company.id, v.member, r.environment, "show");
     const d = detail(r);
     return print(d, `${summary(d)}\n  narrative: ${d.narrative ?? "(none)"}\n  fields: ${JSON.stringify(d.regulatoryData)}`);
   }
 
   const action = sub as ReportAction;
   const r = find();
-  const m = actingMember(tenancy, company.id, need(v, "member"), r.environment, action);
+  const m = actingFor(tenancy, company.id, need(v, "member"), r.environment, action);
   const change: { narrative?: string; fields?: Record<string, string>; riskIndicators?: string[]; reference?: string } = {};
   if (action === "edit") {
     if (typeof v["narrative-file"] === "string") change.narrative = readFileSync(v["narrative-file"], "utf8");

@@ -7,10 +7,9 @@ import { Proofs, noteAad, proofState, type ProofRow, type SignedEvidence } from 
 import type { WalletRow } from "../adapters/storage/repos/wallets.ts";
 import { loadMasterKey } from "../adapters/crypto/master-key.ts";
 import { Sealer } from "../adapters/crypto/envelope.ts";
-import { roleAllowsEnvironment, roleHas } from "../domain/access.ts";
 import { iso } from "../domain/ids.ts";
 import { deriveVerification, effectiveStatus, parseExpiry, type Verification } from "../domain/proofs/index.ts";
-import { UsageError, parseOptions, need as required } from "./usage.ts";
+import { UsageError, actingMember, parseOptions, need as required } from "./usage.ts";
 
 type Out = (line: string) => void;
 type Values = Record<string, string | boolean | undefined>;
@@ -44,15 +43,9 @@ function need(v: Values, name: string): string {
   return required(v, name, USAGE);
 }
 
-/** The CLI has no logged-in user: a member named by --member acts, if active and allowed to verify wallets there. */
-function verifier(t: Tenancy, companyId: string, email: string, w: { environment: "test" | "live" }): MemberRow {
-  const m = t.memberByEmail(companyId, email);
-  if (!m) throw new TenancyError(`no member with email ${email}`);
-  if (m.status !== "active") throw new TenancyError(`member ${m.email} is disabled`);
-  if (!roleHas(m.role, "wallets:verify")) throw new TenancyError(`member ${m.email} has role ${m.role}, which may not verify wallets (wallets:verify)`);
-  if (!roleAllowsEnvironment(m.role, w.environment)) throw new TenancyError(`member ${m.email} has role ${m.role}, which may not act in the ${w.environment} environment`);
-  return m;
-}
+/** The member named by --member, if active and allowed to verify wallets in the wallet's environment. */
+const verifier = (t: Tenancy, companyId: string, email: string, w: { environment: "test" | "live" }): MemberRow =>
+  actingMember(t, companyId, email, w.environment, ["wallets:verify"], (m) => `member ${m.email} has role ${m.role}, which may not verify wallets (wallets:verify)`);
 
 function presentProof(p: ProofRow, now: number, note?: string | null) {
   const evidence = p.evidence === null ? null : (JSON.parse(p.evidence) as SignedEvidence);
