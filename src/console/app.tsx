@@ -83,7 +83,6 @@ export function App({ client, connect, noColor = false, initial = "overview", sa
   const [health, setHealth] = useState<Health>(client.health);
   const [stream, setStream] = useState<StreamState>({ kind: "connecting", attempt: 0 });
   const [ticks, setTicks] = useState<Record<string, number>>({});
-  const [recent, setRecent] = useState<StreamEvent[]>([]);
   const [modal, setModal] = useState(false);
   const [message, setMessage] = useState<{ text: string; tone?: "ok" | "bad" } | null>(null);
   const [focusCase, setFocusCase] = useState<string | null>(null);
@@ -111,14 +110,13 @@ export function App({ client, connect, noColor = false, initial = "overview", sa
     };
   }, [client]);
 
-  // Events: bump the topic's counter (throttled by the screens' reloads), keep the latest few.
+  // Events: bump the topic's counter (throttled by the screens' reloads).
   useEffect(() => {
     if (!connect) return setStream({ kind: "polling", reason: "stream off" });
     const s = connect(
       (e) => {
         const topic = e.type.split(".")[0];
         setTicks((t) => ({ ...t, [topic]: (t[topic] ?? 0) + 1, ...(topic === "compliance" ? { transfer: (t.transfer ?? 0) + 1 } : {}) }));
-        setRecent((r) => [e, ...r].slice(0, 50));
       },
       setStream,
     );
@@ -157,15 +155,15 @@ export function App({ client, connect, noColor = false, initial = "overview", sa
   );
 
   const state: ConsoleState = useMemo(
-    () => ({ client, me, stream, ticks, recent, modal, setModal, flash, active: true, now: clock }),
-    [client, me, stream, ticks, recent, modal, flash, clock],
+    () => ({ client, me, stream, ticks, modal, setModal, flash, now: clock }),
+    [client, me, stream, ticks, modal, flash, clock],
   );
   const bodyHeight = height - 3;
   return (
     <ThemeContext.Provider value={{ noColor }}>
       <ConsoleContext.Provider value={state}>
         <Box flexDirection="column" width={width} height={height}>
-          <TabBar active={screen} badges={{}} />
+          <TabBar active={screen} />
           <Box height={bodyHeight} flexDirection="column">
             {!meReady ? (
               <Waiting health={health} url={client.url} />

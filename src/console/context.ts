@@ -1,6 +1,6 @@
 // What every screen reads: the client, who the key is, the stream's state, event counters, and the modal lock.
 import { createContext, useCallback, useContext, useEffect, useRef, useState } from "react";
-import type { ApiClient, ApiResult, StreamEvent, StreamState } from "./client.ts";
+import type { ApiClient, ApiResult, StreamState } from "./client.ts";
 
 /** The answer of GET /api/v2/me, or null when the server has none (an older server). */
 export interface Me {
@@ -17,14 +17,11 @@ export interface ConsoleState {
   stream: StreamState;
   /** Bumped per event topic (`transfer`, `case`): a screen reloads when its topic moves. */
   ticks: Record<string, number>;
-  /** The latest events, newest first (bounded). */
-  recent: StreamEvent[];
   /** While a prompt is open, navigation and global keys belong to it. */
   modal: boolean;
   setModal(open: boolean): void;
   /** A line under the screen (action results): the API's text verbatim. */
   flash(text: string, tone?: "ok" | "bad"): void;
-  active: boolean;
   now(): number;
 }
 
@@ -65,7 +62,7 @@ export function stabilise<T>(prev: T | null, next: T): T {
  * live (1 s) or is (30 s, a safety net), and keeps unchanged rows' identity.
  */
 export function useResource<T = any>(path: string | null, topics: string[] = [], opts: { pollMs?: number } = {}): Resource<T> {
-  const { client, ticks, stream, active } = useConsole();
+  const { client, ticks, stream } = useConsole();
   const [state, setState] = useState<{ data: T | null; meta: Record<string, any>; error: Resource<T>["error"]; loading: boolean }>({ data: null, meta: {}, error: null, loading: path !== null });
   const seq = useRef(0);
   const last = useRef(0);
@@ -100,10 +97,10 @@ export function useResource<T = any>(path: string | null, topics: string[] = [],
 
   const every = opts.pollMs ?? (stream.kind === "live" ? 30_000 : 1_000);
   useEffect(() => {
-    if (!active || path === null) return;
+    if (path === null) return;
     const id = setInterval(load, every);
     return () => clearInterval(id);
-  }, [load, every, active, path]);
+  }, [load, every, path]);
 
   return { ...state, reload: load };
 }

@@ -10,7 +10,7 @@ import type { AuditActor } from "../adapters/storage/repos/audit.ts";
 export interface AuthContext {
   company: { id: string; slug: string; disabledFeatures: ReadonlySet<string> };
   environment: Environment;
-  member: { id: string; role: Role };
+  member: { id: string; email: string; role: Role };
   key: { id: string; scopes: ReadonlySet<string> };
   /** The role holds pii:view: personal data is shown unmasked. */
   piiView: boolean;
@@ -63,7 +63,7 @@ function principalOf(row: KeyAuthRow): AuthContext | "revoked" | "suspended" {
     p = Object.freeze({
       company: Object.freeze({ id: row.company_id, slug: row.company_slug, disabledFeatures: features }),
       environment: row.environment,
-      member: Object.freeze({ id: row.member_id, role }),
+      member: Object.freeze({ id: row.member_id, email: row.member_email, role }),
       key: Object.freeze({ id: row.id, scopes: new Set<string>(JSON.parse(row.scopes)) }),
       piiView: roleHas(role, "pii:view"),
       actor: Object.freeze({ type: "member", memberId: row.member_id, apiKeyId: row.id }) as AuditActor,
@@ -88,8 +88,11 @@ export function authenticate(req: Request, company: CompanyRow, tenancy: Tenancy
   return p;
 }
 
-/** What a route demands of the key; `anyValidKey`: any valid key may call it (no scope, no permission: `/api/v2/me`). */
-export type Access = ScopedAccess | { anyValidKey: true };
+/**
+ * What a route demands of the key; `anyValidKey`: any valid key may call it (no scope, no permission: `/api/v2/me`);
+ * `anyOf`: one of the entries suffices (the event stream: transfers:read or cases:read).
+ */
+export type Access = ScopedAccess | { anyValidKey: true } | { anyOf: readonly [ScopedAccess, ...ScopedAccess[]] };
 
 export interface ScopedAccess {
   /** The key must hold it: 403 INSUFFICIENT_SCOPE naming it. */
@@ -104,8 +107,25 @@ export interface ScopedAccess {
   liveOnly?: boolean;
 }
 
+/** Throws the refusal of the route's access, if any. An `anyOf` that no entry passes gets its first entry's refusal. */
 export function authorize(auth: AuthContext, access: Access): void {
   if ("anyValidKey" in access) return;
+  if ("anyOf" in access) {
+    let first: unknown;
+    for (const entry of access.anyOf) {
+      try {
+        authorizeScoped(auth, entry);
+        return;
+      } catch (e) {
+        first ??= e;
+      }
+    }
+    throw first;
+  }
+  authorizeScoped(auth, access);
+}
+
+function authorizeScoped(auth: AuthContext, access: ScopedAccess): void {
   if (!auth.key.scopes.has(access.scope))
     throw apiError("INSUFFICIENT_SCOPE", { message: `The API key lacks the scope ${access.scope}`, details: { scope: access.scope } });
   for (const s of access.alsoScopes ?? [])

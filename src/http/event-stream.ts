@@ -5,8 +5,7 @@ import { batchWindowMs, sseComment, sseMessage, sseRetry, streamAccess, streamFi
 import type { Environment } from "../domain/types.ts";
 import type { Logger } from "../adapters/log.ts";
 import type { Storage } from "../adapters/storage/index.ts";
-import { EventLog } from "../adapters/storage/repos/events.ts";
-import { Webhooks } from "../adapters/storage/repos/webhooks.ts";
+import { EventLog, type EventRow } from "../adapters/storage/repos/events.ts";
 
 export interface StreamOwner {
   companyId: string;
@@ -37,12 +36,21 @@ export class StreamRefused extends Error {
 const encoder = new TextEncoder();
 const yieldToIo = () => new Promise<void>((r) => setTimeout(r, 0));
 
+/** One event row as its SSE message (the webhook body). */
+const sseMessageOf = (e: EventRow): string => sseMessage(e.seq, e.type, eventBody(e.type, e.created_at, JSON.parse(e.data)));
+
+/** The SSE frames of `rows` after `after` that the client may read, as one chunk (null when none). */
+function frames(rows: readonly EventRow[], c: Client, after: number, message: (e: EventRow) => string): Uint8Array | null {
+  let text = "";
+  for (const e of rows) if (e.seq > after && c.allows(e.type)) text += message(e);
+  return text ? encoder.encode(text) : null;
+}
+
 export class EventStreamHub {
   /** The seq of the last event read from the tail; the backlog of a resume is read up to it. */
   private position = 0;
   private readonly byTenant = new Map<string, Set<Client>>();
   private readonly perCompany = new Map<string, number>();
-  private readonly tail: Webhooks;
   private readonly log: EventLog;
   private timers: ReturnType<typeof setInterval>[] = [];
   private unlisten: (() => void) | null = null;
@@ -63,7 +71,6 @@ export class EventStreamHub {
       settings: StreamSettings;
     },
   ) {
-    this.tail = new Webhooks(deps.storage);
     this.log = new EventLog(deps.storage);
   }
 
@@ -73,7 +80,7 @@ export class EventStreamHub {
 
   /** The newest event's seq in the database (all companies: the sequence is shared). */
   newestSeq(): number {
-    return this.tail.lastEventSeq();
+    return this.log.newestSeq();
   }
 
   /**
@@ -117,7 +124,7 @@ export class EventStreamHub {
   }
 
   private start(): void {
-    this.position = this.tail.lastEventSeq();
+    this.position = this.log.newestSeq();
     this.unlisten = this.deps.onEvent(() => this.wake());
     this.timers.push(setInterval(() => this.tick(), this.deps.settings.pollMs));
     this.timers.push(setInterval(() => this.heartbeat(), this.deps.settings.heartbeatMs));
@@ -162,7 +169,7 @@ export class EventStreamHub {
     try {
       do {
         this.again = false;
-        const rows = this.tail.eventsAfter(this.position, this.deps.settings.pageSize);
+        const rows = this.log.after(this.position, this.deps.settings.pageSize);
         if (rows.length === 0) break;
         const byTenant = new Map<string, typeof rows>();
         for (const e of rows) {
@@ -174,6 +181,13 @@ export class EventStreamHub {
         }
         const from = this.position;
         this.position = rows[rows.length - 1].seq;
+        // Each event's message is built once per page, whatever the grant sets and clients that receive it.
+        const messages = new Map<number, string>();
+        const message = (e: EventRow) => {
+          let m = messages.get(e.seq);
+          if (m === undefined) messages.set(e.seq, (m = sseMessageOf(e)));
+          return m;
+        };
         for (const [key, list] of byTenant) {
           // One encoded batch per distinct grant set, shared by every client that follows the tail from before it.
           const shared = new Map<string, Uint8Array | null>();
@@ -182,8 +196,8 @@ export class EventStreamHub {
             let chunk: Uint8Array | null | undefined;
             if (c.cursor <= from) {
               chunk = shared.get(c.grantsKey);
-              if (chunk === undefined) shared.set(c.grantsKey, (chunk = this.frames(list, c, 0)));
-            } else chunk = this.frames(list, c, c.cursor);
+              if (chunk === undefined) shared.set(c.grantsKey, (chunk = frames(list, c, 0, message)));
+            } else chunk = frames(list, c, c.cursor, message);
             c.cursor = this.position;
             if (chunk) this.push(c, chunk);
           }
@@ -198,13 +212,6 @@ export class EventStreamHub {
     } finally {
       this.pumping = false;
     }
-  }
-
-  /** The SSE frames of `rows` after `after` that the client may read, as one chunk (null when none). */
-  private frames(rows: { seq: number; type: string; data: string; created_at: string }[], c: Client, after: number): Uint8Array | null {
-    let text = "";
-    for (const e of rows) if (e.seq > after && c.allows(e.type)) text += sseMessage(e.seq, e.type, eventBody(e.type, e.created_at, JSON.parse(e.data)));
-    return text ? encoder.encode(text) : null;
   }
 
   /**
@@ -222,7 +229,7 @@ export class EventStreamHub {
       let taken = 0;
       for (const e of rows) {
         if (c.allows(e.type)) {
-          const m = sseMessage(e.seq, e.type, eventBody(e.type, e.created_at, JSON.parse(e.data)));
+          const m = sseMessageOf(e);
           if (text && text.length + m.length > room) break;
           text += m;
         }

@@ -1,6 +1,5 @@
 // GET /api/v2/events/stream (issue 18): the webhook events as Server-Sent Events, filtered by the key's environment and
 // read scopes, resumable by Last-Event-ID from the persisted sequence. The fan-out lives in event-stream.ts.
-import { Elysia } from "elysia";
 import { Type } from "@sinclair/typebox";
 import { apiError } from "../domain/errors.ts";
 import { parseResumePoint, STREAM_GRANTS, streamGrants, streamSettings, type StreamAccess } from "../domain/events.ts";
@@ -22,7 +21,6 @@ export interface EventRouteDeps {
   config: { env?: Record<string, string | undefined>; appDomain?: string };
 }
 
-export const STREAM_PATH = "/api/v2/events/stream";
 /** How long a client refused for too many open streams is asked to wait. */
 const RETRY_AFTER_SECONDS = 5;
 
@@ -37,23 +35,22 @@ const query = { lastEventId: lastEventIdParam };
 
 const holds = (auth: AuthContext) => (g: StreamAccess) => auth.key.scopes.has(g.scope) && auth.can(g.permission);
 
-/** The route's documented shape; the OpenAPI document reads `sse` to show text/event-stream. */
-function specFor(access: StreamAccess): RouteSpec<typeof query> & { sse: unknown } {
-  return {
-    summary: "Live events (Server-Sent Events): the webhook event bodies of the key's environment that its read scopes cover; resumable with Last-Event-ID",
-    access,
-    query,
-    tags: ["events"],
-    sse: {
-      scopes: STREAM_GRANTS.map((g) => g.scope),
-      events: EVENT_TYPES.filter((t) => t !== "test.ping"),
-      header: { name: "Last-Event-ID", description: "The id of the last event received: the stream resumes after it, nothing lost or repeated" },
-    },
-  };
-}
+const [firstGrant, ...moreGrants] = STREAM_GRANTS;
 
-/** The first grant the key holds decides which refusal a key holding neither gets (transfers:read, named). */
-const SPECS = STREAM_GRANTS.map(specFor);
+/**
+ * The route's documented shape; the OpenAPI document reads `sse` to show text/event-stream. Either read grant opens
+ * the stream; a key holding neither gets the first one's refusal (transfers:read, named).
+ */
+const spec: RouteSpec<typeof query> & { sse: unknown } = {
+  summary: "Live events (Server-Sent Events): the webhook event bodies of the key's environment that its read scopes cover; resumable with Last-Event-ID",
+  access: { anyOf: [firstGrant, ...moreGrants] },
+  query,
+  tags: ["events"],
+  sse: {
+    events: EVENT_TYPES.filter((t) => t !== "test.ping"),
+    header: { name: "Last-Event-ID", description: "The id of the last event received: the stream resumes after it, nothing lost or repeated" },
+  },
+};
 
 export function eventRoutes(kit: ApiKit, deps: EventRouteDeps) {
   const settings = streamSettings(deps.config.env ?? {});
@@ -64,19 +61,6 @@ export function eventRoutes(kit: ApiKit, deps: EventRouteDeps) {
     logger: deps.log,
     settings,
   });
-  const app = new Elysia({ prefix: "/api/v2/events", normalize: false });
-  kit.register("GET", STREAM_PATH, SPECS[0]);
-
-  /** The route runs the one pipeline with the grant the key holds (either read scope opens the stream). */
-  const pick = (request: Request) => {
-    try {
-      const auth = authenticate(request, resolveCompany(request, deps.tenancy, deps.config.appDomain), deps.tenancy);
-      return SPECS[Math.max(0, STREAM_GRANTS.findIndex(holds(auth)))];
-    } catch {
-      return SPECS[0]; // the pipeline gives the refusal
-    }
-  };
-
   const handler = (c: RouteContext<typeof query>): Response => {
     let resumeAfter = c.query.lastEventId ?? null;
     const header = c.request.headers.get("last-event-id");
@@ -131,6 +115,5 @@ export function eventRoutes(kit: ApiKit, deps: EventRouteDeps) {
     });
   };
 
-  app.route("GET", "/stream", (({ request }: { request: Request }) => kit.run(pick(request), handler, request, {})) as never, { parse: "none" } as never);
-  return app;
+  return kit.group("/api/v2/events", (r) => r.get("/stream", spec, handler));
 }

@@ -30,16 +30,14 @@ export interface OtherRoute {
   authentication: string;
 }
 
-/** A Server-Sent Events route (the event stream): its events, the resume header and the scopes of which one suffices. */
+/** A Server-Sent Events route (the event stream): its events and the resume header. */
 interface SseDoc {
-  scopes: string[];
   events: string[];
   header: { name: string; description: string };
 }
 
 function describeStream(op: Record<string, unknown>, sse: SseDoc, params: unknown[]): void {
   params.push({ name: sse.header.name, in: "header", required: false, description: sse.header.description, schema: { type: "string", pattern: "^[0-9]{1,15}$" } });
-  op["x-scope"] = sse.scopes.join(" or ");
   op["x-scopes-filter"] = "transfer.* and compliance.* events need transfers:read (role transfers:view); case.* events need cases:read (role cases:view)";
   op.responses = {
     "200": {
@@ -89,6 +87,12 @@ export function openApiDocument(kit: ApiKit, others: readonly OtherRoute[] = [])
     if (access && "anyValidKey" in access) {
       op.security = [{ ApiKey: [] }];
       op["x-scope"] = "any valid key";
+    } else if (access && "anyOf" in access) {
+      // One entry suffices: "transfers:read or cases:read".
+      op.security = [{ ApiKey: [] }];
+      op["x-scope"] = access.anyOf.map((a) => a.scope).join(" or ");
+      op["x-permission"] = access.anyOf.map((a) => a.permission).join(" or ");
+      if (access.anyOf.every((a) => a.liveOnly)) op["x-live-key-required"] = true;
     } else if (access) {
       op.security = [{ ApiKey: [] }];
       op["x-scope"] = access.scope;

@@ -4,16 +4,15 @@ import { Box, Text } from "ink";
 import { SCREENS, type ScreenId } from "../keys.ts";
 import { useTone } from "../theme.tsx";
 
-export const TabBar = memo(function TabBar({ active, badges }: { active: ScreenId; badges: Partial<Record<ScreenId, number>> }) {
+export const TabBar = memo(function TabBar({ active }: { active: ScreenId }) {
   const tone = useTone();
   return (
     <Box>
       {SCREENS.map((s, i) => {
         const on = s.id === active;
-        const badge = badges[s.id];
         return (
           <Text key={s.id} inverse={on} bold={on} color={on ? undefined : tone("muted")}>
-            {` ${i + 1} ${s.title}${badge ? ` (${badge})` : ""} `}
+            {` ${i + 1} ${s.title} `}
           </Text>
         );
       })}

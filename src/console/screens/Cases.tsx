@@ -61,7 +61,7 @@ export function caseLines(c: any, piiMasked: boolean, action: any | undefined): 
 }
 
 export function Cases({ height, width, focus }: { height: number; width: number; focus?: string | null }) {
-  const { client, me, modal, flash, active, now } = useConsole();
+  const { client, me, modal, flash, now } = useConsole();
   const tone = useTone();
   const [view, setView] = useState<View>("open");
   const [search, setSearch] = useState("");
@@ -109,7 +109,7 @@ export function Cases({ height, width, focus }: { height: number; width: number;
       if (input === "s") return allows(me, "cases:write", "cases:assign") ? setFlow("assign") : flash("✕ not allowed: the key needs cases:write and the role cases:assign", "bad");
       if (input === "o") return allows(me, "cases:write", "cases:resolve") ? setFlow("resolve") : flash("✕ not allowed: the key needs cases:write and the role cases:resolve", "bad");
     },
-    { isActive: active && !modal },
+    { isActive: !modal },
   );
 
   const number = (openId ? det.data?.caseNumber : current?.caseNumber) ?? target ?? "";

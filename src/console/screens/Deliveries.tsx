@@ -17,7 +17,7 @@ export function health(w: any): string {
 }
 
 export function Deliveries({ height, width }: { height: number; width: number }) {
-  const { client, me, modal, flash, active, now } = useConsole();
+  const { client, me, modal, flash, now } = useConsole();
   const tone = useTone();
   const subs = useResource<any[]>("/api/v2/webhooks?limit=200", [], { pollMs: 3_000 });
   const items = subs.data ?? [];
@@ -45,7 +45,7 @@ export function Deliveries({ height, width }: { height: number; width: number })
       } else if (nav === "open" && items[sel]) setOpenId(items[sel].id);
       else if (nav) setSel((s) => moveSelection(s, nav, items.length, page));
     },
-    { isActive: active && !modal },
+    { isActive: !modal },
   );
   const retry = () => {
     setConfirm(null);

@@ -17,7 +17,7 @@ interface Row {
 }
 
 export function Overview({ height, width, go }: { height: number; width: number; go: (s: ScreenId) => void }) {
-  const { client, me, modal, active, now } = useConsole();
+  const { client, me, modal, now } = useConsole();
   const tone = useTone();
   const tr = allows(me, "transfers:read", "transfers:view");
   const cs = allows(me, "cases:read", "cases:view");
@@ -63,7 +63,7 @@ export function Overview({ height, width, go }: { height: number; width: number;
       if (nav === "open") return go(rows[sel].go);
       if (nav) setSel((s) => moveSelection(s, nav, rows.length, rows.length));
     },
-    { isActive: active && !modal },
+    { isActive: !modal },
   );
 
   const minutes = Math.max(10, Math.min(60, width - 24));

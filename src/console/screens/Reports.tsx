@@ -44,7 +44,7 @@ export function reportLines(r: any): Line[] {
 }
 
 export function Reports({ height, width, save = defaultSave }: { height: number; width: number; save?: SaveFile }) {
-  const { client, modal, flash, active } = useConsole();
+  const { client, modal, flash } = useConsole();
   const tone = useTone();
   const [filter, setFilter] = useState<Filter>("open");
   const [openId, setOpenId] = useState<string | null>(null);
@@ -72,7 +72,7 @@ export function Reports({ height, width, save = defaultSave }: { height: number;
       if (input === "f") return setFilter((f) => FILTERS[(FILTERS.indexOf(f) + 1) % FILTERS.length]);
       if (input === "d" && (openId || current)) setAsking(true);
     },
-    { isActive: active && !modal },
+    { isActive: !modal },
   );
   const target = openId ? (det.data ?? items.find((r) => r.id === openId)) : current;
   const download = (v: Record<string, string>) => {

@@ -51,7 +51,7 @@ export function transferLines(t: any, linked: any | null, piiMasked: boolean): L
 }
 
 export function Transfers({ height, width, openCase }: { height: number; width: number; openCase?: (caseId: string) => void }) {
-  const { client, me, modal, flash, active, now } = useConsole();
+  const { client, me, modal, flash, now } = useConsole();
   const tone = useTone();
   const [filter, setFilter] = useState<Filter>("held");
   const [search, setSearch] = useState("");
@@ -88,7 +88,7 @@ export function Transfers({ height, width, openCase }: { height: number; width: 
         setFlow(input === "a" ? "accept" : input === "x" ? "reject" : "retry");
       }
     },
-    { isActive: active && !modal },
+    { isActive: !modal },
   );
 
   const run = (v: Record<string, string>) => {

@@ -1,4 +1,5 @@
-// The events table as the live stream reads it: one company and environment's events after a seq, in pages (prepared).
+// The events table's reads (prepared): the newest seq, the tail of all companies after a seq (the live stream and the
+// webhook dispatcher), and one company and environment's events after a seq, in pages.
 import type { Environment } from "../../../domain/types.ts";
 import type { Storage } from "../types.ts";
 
@@ -9,8 +10,27 @@ export interface EventRow {
   created_at: string;
 }
 
+/** A tail row: an event with its ID and the tenant it belongs to. */
+export interface TailEventRow extends EventRow {
+  id: string;
+  company_id: string;
+  environment: Environment;
+}
+
 export class EventLog {
   constructor(private readonly s: Storage) {}
+
+  /** The newest event's seq (all companies: the sequence is shared), 0 when there is none. */
+  newestSeq(): number {
+    return Number((this.s.stmt("SELECT coalesce(max(seq), 0) AS n FROM events").get() as { n: number }).n);
+  }
+
+  /** At most `limit` events of every company and environment with `seq > after`, in seq order (the primary key). */
+  after(after: number, limit: number): TailEventRow[] {
+    return this.s
+      .stmt("SELECT seq, id, company_id, environment, type, data, created_at FROM events WHERE seq > ? ORDER BY seq LIMIT ?")
+      .all(after, limit) as unknown as TailEventRow[];
+  }
 
   /** At most `limit` events of one company and environment with `after < seq <= upTo`, in seq order (index events_company_env_seq). */
   tenantPage(companyId: string, env: Environment, after: number, upTo: number, limit: number): EventRow[] {

@@ -3,6 +3,7 @@ import type { Environment } from "../../../domain/types.ts";
 import type { DeliveryStatus, WebhookStatus } from "../../../domain/webhooks.ts";
 import type { SqlValue, Storage } from "../types.ts";
 import { newestFirst, type Where } from "./keyset.ts";
+import { EventLog, type TailEventRow } from "./events.ts";
 
 export interface WebhookRow {
   id: string;
@@ -119,12 +120,13 @@ export class Webhooks {
     }[];
   }
 
+  /** The newest event's seq (the events table is read through EventLog). */
   lastEventSeq(): number {
-    return Number((this.s.stmt("SELECT coalesce(max(seq), 0) AS n FROM events").get() as { n: number }).n);
+    return new EventLog(this.s).newestSeq();
   }
 
-  eventsAfter(seq: number, limit: number): { seq: number; id: string; company_id: string; environment: Environment; type: string; data: string; created_at: string }[] {
-    return this.s.stmt("SELECT seq, id, company_id, environment, type, data, created_at FROM events WHERE seq > ? ORDER BY seq LIMIT ?").all(seq, limit) as never;
+  eventsAfter(seq: number, limit: number): TailEventRow[] {
+    return new EventLog(this.s).after(seq, limit);
   }
 
   insertDelivery(row: NewDelivery): void {
