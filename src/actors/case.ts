@@ -199,14 +199,18 @@ export class CaseHandling {
     return [...new Set([...blindGrams(k, title), ...(description ? blindGrams(k, description) : [])])];
   }
 
-  private audit(action: string, detail?: Record<string, unknown>): void {
-    const e = { companyId: this.companyId, environment: this.env, actor: this.actor, action, entityType: "Case", entityId: this.ctx.id, detail };
+  /** An audit entry by the message's actor, or by `by` (the resolver, for what follows a resolution). */
+  private audit(action: string, detail?: Record<string, unknown>, by: AuditActor = this.actor): void {
+    const e = { companyId: this.companyId, environment: this.env, actor: by, action, entityType: "Case", entityId: this.ctx.id, detail };
     const now = this.ctx.now;
     this.ctx.write((s) => void new AuditLog(s).record(e, now));
   }
 
-  /** A history entry; free-text values are sealed (bound to the entry) and shown `***` without pii:view. */
-  private history(action: HistoryAction, field: string | null, oldValue: string | null, newValue: string | null): void {
+  /**
+   * A history entry by the message's actor, or by `by`; free-text values are sealed (bound to the entry) and shown
+   * `***` without pii:view.
+   */
+  private history(action: HistoryAction, field: string | null, oldValue: string | null, newValue: string | null, by: AuditActor = this.actor): void {
     const id = newId("chi", this.ctx.now);
     const sealed = field !== null && FREE_TEXT_FIELDS.has(field);
     const row = {
@@ -219,7 +223,7 @@ export class CaseHandling {
       old_value: sealed && oldValue !== null ? this.seal(oldValue, historyAad(id, "old")) : oldValue,
       new_value: sealed && newValue !== null ? this.seal(newValue, historyAad(id, "new")) : newValue,
       sealed: sealed ? 1 : 0,
-      user_id: this.actor.memberId ?? null,
+      user_id: by.memberId ?? null,
       created_at: this.at,
     };
     this.ctx.write((s) => new Cases(s).addHistory(row));
@@ -484,23 +488,11 @@ export class CaseHandling {
     const by = context?.actor ?? { type: "system" as const };
     const set: Partial<CaseRow> = { transfer_outcome: action, updated_at: this.at };
     this.ctx.write((s) => new Cases(s).update(c.id, c.version, set));
-    this.historyBy(by, action, "state", null, m.newValue);
-    this.auditBy(by, `case.${action}`, { transferId: m.transferId, value: m.newValue });
+    this.history(action, "state", null, m.newValue, by);
+    this.audit(`case.${action}`, { transferId: m.transferId, value: m.newValue }, by);
     if (m.moved && c.resolution === "rejected" && context?.mayWriteStrs) this.draftReport(c, by);
     this.emit("case.updated", { ...c, ...set });
     return { ok: true, data: { id: c.id, recorded: action } };
-  }
-
-  private historyBy(by: AuditActor, action: HistoryAction, field: string | null, oldValue: string | null, newValue: string | null): void {
-    const id = newId("chi", this.ctx.now);
-    const row = { id, case_id: this.ctx.id, company_id: this.companyId, environment: this.env, action, field, old_value: oldValue, new_value: newValue, sealed: 0, user_id: by.memberId ?? null, created_at: this.at };
-    this.ctx.write((s) => new Cases(s).addHistory(row));
-  }
-
-  private auditBy(by: AuditActor, action: string, detail: Record<string, unknown>): void {
-    const e = { companyId: this.companyId, environment: this.env, actor: by, action, entityType: "Case", entityId: this.ctx.id, detail };
-    const now = this.ctx.now;
-    this.ctx.write((s) => void new AuditLog(s).record(e, now));
   }
 
   /** Part 2: a rejected resolution by a key with strs:write drafts a suspicion report for the transfer. */
@@ -538,8 +530,8 @@ export class CaseHandling {
     const now = this.ctx.now;
     const pii = this.deps.pii;
     this.ctx.write((s: Storage) => void new Reports(s, pii).createDraft(input, now));
-    this.historyBy(by, "str_drafted", "reportId", null, reportId);
-    this.auditBy(by, "case.str_drafted", { reportId, transferId: t.id });
+    this.history("str_drafted", "reportId", null, reportId, by);
+    this.audit("case.str_drafted", { reportId, transferId: t.id }, by);
   }
 }
 

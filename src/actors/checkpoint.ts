@@ -3,6 +3,7 @@
 // them, and the verdict. The transfer actor (and the customer actor for incoming transfers) run it; the rule logic is
 // the pure engine in src/domain/rules/, the vendors sit behind the ScreeningService.
 import { applicableRules, evaluate, integrationsRead, type Rule, type Stage, type TransferFacts, type Verdict } from "../domain/rules/index.ts";
+import { stronger } from "../domain/rules/engine.ts";
 import type { CheckResult, Party, ScreeningSubject } from "../adapters/screening/types.ts";
 import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
 import { personNames, type Person } from "../domain/ivms101/index.ts";
@@ -125,8 +126,6 @@ export interface CheckpointResult {
   ruleCount: number;
 }
 
-const RANK = { approve: 0, flag: 1, require_review: 2, block: 3 } as const;
-
 export function plan(deps: CheckpointDeps, companyId: string, env: Environment, stage: Stage, evaluations: Evaluation[]): Plan {
   const active = deps.activeRules(companyId, env);
   return {
@@ -191,7 +190,7 @@ export async function runChecks(deps: CheckpointDeps, companyId: string, env: En
     const checks = new Map<string, CheckResult>();
     for (const r of results) if (r.stored.evaluation === evaluation && r.result) checks.set(r.stored.integrationId, r.result);
     const v = evaluate(e.rules, e.facts, checks);
-    if (RANK[v.action] > RANK[action]) action = v.action;
+    action = stronger(action, v.action);
     matched.push(...v.matched);
   });
   return { verdict: { action, matched }, checks: results.map((r) => r.stored), ruleCount: p.evaluations.reduce((n, e) => n + e.rules.length, 0) };

@@ -12,10 +12,4 @@ export function blindGrams(key: Uint8Array, text: string): string[] {
   return trigrams(normalizeForSearch(text)).map((g) => bytesToHex(hmac(sha256, key, utf8ToBytes(g)).slice(0, 12)));
 }
 
-/** Whether `text` holds `search` once both are folded the same way (the check of a blind-index candidate). */
-export function foldedIncludes(text: string, search: string): boolean {
-  const needle = normalizeForSearch(search);
-  return needle !== "" && normalizeForSearch(text).includes(needle);
-}
-
 export { normalizeForSearch };

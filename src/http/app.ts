@@ -18,7 +18,7 @@ import { ruleRoutes } from "./rules.ts";
 import { providerRoutes } from "./providers.ts";
 import { webhookRoutes } from "./webhooks.ts";
 import { caseRoutes } from "./cases.ts";
-import { reportRoutes, reportTypeRoutes } from "./reports.ts";
+import { reportRoutes } from "./reports.ts";
 import { openApiDocument } from "./openapi.ts";
 import { eventRoutes } from "./events.ts";
 import { meRoutes } from "./me.ts";
@@ -77,7 +77,7 @@ export function createApp(services: Services) {
       if (!services.ready()) return json(503, { status: "starting" });
       return json(200, { status: "ok" });
     })
-    .use(meRoutes(kit, services))
+    .use(meRoutes(kit))
     .use(auditRoutes(kit, services.audit, services.cursorKey))
     .use(assetRoutes(kit, services))
     .use(customerRoutes(kit, services))
@@ -87,7 +87,6 @@ export function createApp(services: Services) {
     .use(ruleRoutes(kit, services))
     .use(webhookRoutes(kit, services))
     .use(caseRoutes(kit, services))
-    .use(reportTypeRoutes(kit, services))
     .use(reportRoutes(kit, services))
     .use(providerRoutes(kit, services))
     .use(providerBCallbacks(services))

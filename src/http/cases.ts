@@ -1,17 +1,16 @@
 // /api/v2/cases: list, create, detail, change, notes, history, resolve (Part 2 "Cases"); every change through `case:<id>`.
-import { apiError, type ErrorCode, type Issue } from "../domain/errors.ts";
+import { apiError, type ErrorCode } from "../domain/errors.ts";
 import { CASE_LIMITS, CASE_PRIORITIES, CASE_STATUSES, CASE_TYPES, caseNumberSearch, validateCreateCase, validateNote, validatePatchCase, validateResolve } from "../domain/cases.ts";
-import { blindGrams, foldedIncludes } from "../domain/blind-index.ts";
-import { decodeCursor, encodeCursor } from "../domain/cursor.ts";
+import { blindGrams, normalizeForSearch } from "../domain/blind-index.ts";
 import { caseAddress, descriptionAad, newCaseId, titleAad, type CaseCommand } from "../actors/case.ts";
 import { CasePresenter, type CaseViewer } from "../actors/case-presenter.ts";
 import type { Outcome } from "../actors/outcome.ts";
 import type { ActorRuntime } from "../actors/runtime.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
-import { Cases, type CaseFilter, type CaseRow } from "../adapters/storage/repos/cases.ts";
+import { Cases, type CaseFilter, type CaseRow, type HistoryRow, type NoteRow } from "../adapters/storage/repos/cases.ts";
 import type { Storage } from "../adapters/storage/index.ts";
 import type { AuthContext } from "./auth.ts";
-import { created, page, type ApiKit, type Reply, type RouteContext } from "./kit.ts";
+import { created, page, invalid, type ApiKit, type Reply, type RouteContext } from "./kit.ts";
 import { keysetPage } from "./paging.ts";
 import { q, type QueryParam } from "./query.ts";
 import { askActor } from "./outcome.ts";
@@ -36,10 +35,6 @@ const UNPROCESSABLE: ReadonlySet<ErrorCode> = new Set(["VALIDATION_ERROR", "TRAN
 
 function notFound(id: string): never {
   throw apiError("CASE_NOT_FOUND", { details: { resource: "Case", id } });
-}
-
-function invalid(issues: Issue[]): never {
-  throw apiError("VALIDATION_ERROR", { status: 422, message: issues.map((i) => `${i.path || "body"}: ${i.message}`).join("; "), details: { issues } });
 }
 
 function need(auth: AuthContext, permission: "cases:assign" | "cases:update" | "cases:create" | "cases:resolve"): void {
@@ -83,36 +78,36 @@ export function caseRoutes(kit: ApiKit, deps: CaseRouteDeps) {
   }
 
   /** The case in detail, or the receipt `{id, caseNumber, status}` for a key without cases:read (Part 2). */
-  function answer(c: RouteContext, id: string, status: number, meta?: Record<string, unknown>): Reply {
-    const row = repo.get(c.auth.company.id, c.auth.environment, id)!;
+  function answer(c: RouteContext, row: CaseRow, status: number, meta?: Record<string, unknown>): Reply {
     if (!c.auth.key.scopes.has("cases:read")) return { status, data: { id: row.id, caseNumber: row.case_number, status: row.status }, meta };
     return { status, data: presenter.detail(c.auth.company.id, c.auth.environment, row, viewerOf(c.auth)), meta };
   }
 
-  /** Cases whose title or description holds `search`: blind-index candidates, confirmed on the opened text. */
+  /** The case as it is now (after a command), in detail or as the receipt. */
+  const answerFresh = (c: RouteContext, id: string, status: number, meta?: Record<string, unknown>): Reply =>
+    answer(c, repo.get(c.auth.company.id, c.auth.environment, id)!, status, meta);
+
+  /**
+   * Cases whose title or description holds `search`: blind-index candidates, confirmed on the opened text.
+   * A search with nothing left once folded (only spaces) matches no text, as customer names (the case number may still).
+   */
   function textMatches(companyId: string, env: "test" | "live", search: string): string[] {
+    const needle = normalizeForSearch(search);
+    if (needle === "") return [];
+    const holds = (text: string) => normalizeForSearch(text).includes(needle);
     const grams = blindGrams(deps.nameIndexKey, search);
     // Under three characters there is no trigram: the environment's titles and descriptions are opened and scanned.
     const rows = repo.sealedTexts(companyId, env, grams.length === 0 ? "all" : repo.withAllGrams(companyId, env, grams, TEXT_CANDIDATES));
     return rows
-      .filter((r) => foldedIncludes(deps.pii.open(r.title_sealed, titleAad(r.id)), search) || (r.description_sealed !== null && foldedIncludes(deps.pii.open(r.description_sealed, descriptionAad(r.id)), search)))
+      .filter((r) => holds(deps.pii.open(r.title_sealed, titleAad(r.id))) || (r.description_sealed !== null && holds(deps.pii.open(r.description_sealed, descriptionAad(r.id)))))
       .map((r) => r.id);
   }
 
-  function seqPage<T extends { seq: number }>(c: RouteContext<any>, list: string, fetch: (before: number | null, n: number) => T[], total: number) {
-    let before: number | null = null;
-    const cursor = c.query.cursor as string | undefined;
-    const limit = c.query.limit as number;
-    if (cursor !== undefined) {
-      const pos = decodeCursor(deps.cursorKey, cursor, list);
-      if (!pos || typeof pos.after[0] !== "number") throw apiError("INVALID_CURSOR");
-      before = pos.after[0];
-    }
-    const rows = fetch(before, limit + 1);
-    const hasMore = rows.length > limit;
-    if (hasMore) rows.length = limit;
-    const next = hasMore ? encodeCursor(deps.cursorKey, { list, after: [rows[rows.length - 1].seq] }) : null;
-    return { rows, meta: { cursor: next, hasMore, total, limit } };
+  /** Notes and history page newest first by `seq`: the cursor holds the last seq handed out. */
+  function beforeSeq(after: (string | number)[] | null): number | null {
+    if (after === null) return null;
+    if (typeof after[0] !== "number") throw apiError("INVALID_CURSOR");
+    return after[0];
   }
 
   return kit.group("/api/v2/cases", (r) =>
@@ -165,9 +160,9 @@ export function caseRoutes(kit: ApiKit, deps: CaseRouteDeps) {
         if (v.value.assigneeId !== null) need(c.auth, "cases:assign");
         const id = newCaseId(c.now);
         await ask(c, id, { type: "create", input: v.value, source: "api" });
-        return answer(c, id, 201);
+        return answerFresh(c, id, 201);
       })
-      .get("/:id", { summary: "A case with its 20 latest notes and history entries", access: read, pii: true, tags: ["cases"] }, (c) => answer(c, existing(c).id, 200))
+      .get("/:id", { summary: "A case with its 20 latest notes and history entries", access: read, pii: true, tags: ["cases"] }, (c) => answer(c, existing(c), 200))
       .patch("/:id", { summary: "Change a case (cases:assign for assigneeId, cases:update for the rest)", access: write, pii: true, tags: ["cases"] }, async (c) => {
         const v = validatePatchCase(c.body);
         if (!v.ok) invalid(v.issues);
@@ -175,14 +170,22 @@ export function caseRoutes(kit: ApiKit, deps: CaseRouteDeps) {
         if (Object.keys(v.value).some((k) => k !== "assigneeId")) need(c.auth, "cases:update");
         const id = existing(c).id;
         await ask(c, id, { type: "update", patch: v.value });
-        return answer(c, id, 200);
+        return answerFresh(c, id, 200);
       })
       .get(
         "/:id/notes",
         { summary: "A case's notes, newest first", access: read, pii: true, tags: ["cases"], query: { limit: q.limit(200), cursor: q.cursor() } },
         (c) => {
           const row = existing(c);
-          const res = seqPage(c, `case-notes|${row.id}`, (before, n) => repo.notes(row.id, before, n), row.note_count);
+          const res = keysetPage<NoteRow>({
+            key: deps.cursorKey,
+            list: `case-notes|${row.id}`,
+            cursor: c.query.cursor,
+            limit: c.query.limit,
+            fetch: (after, n) => repo.notes(row.id, beforeSeq(after), n),
+            position: (note) => [note.seq],
+            total: () => row.note_count,
+          });
           return page(presenter.notes(c.auth.company.id, res.rows, viewerOf(c.auth)), res.meta);
         },
       )
@@ -191,7 +194,7 @@ export function caseRoutes(kit: ApiKit, deps: CaseRouteDeps) {
         if (!v.ok) invalid(v.issues);
         const id = existing(c).id;
         const data = await ask(c, id, { type: "addNote", content: v.value.content });
-        const note = repo.notes(id, null, 50).find((n) => n.id === data.id)!;
+        const note = repo.note(id, data.id as string)!;
         return created(presenter.notes(c.auth.company.id, [note], viewerOf(c.auth))[0]);
       })
       .get(
@@ -200,7 +203,15 @@ export function caseRoutes(kit: ApiKit, deps: CaseRouteDeps) {
         (c) => {
           const row = existing(c);
           const v = viewerOf(c.auth);
-          const res = seqPage(c, `case-history|${row.id}|${v.strsRead}`, (before, n) => repo.history(row.id, before, n, v.strsRead), repo.historyCount(row.id, v.strsRead));
+          const res = keysetPage<HistoryRow>({
+            key: deps.cursorKey,
+            list: `case-history|${row.id}|${v.strsRead}`,
+            cursor: c.query.cursor,
+            limit: c.query.limit,
+            fetch: (after, n) => repo.history(row.id, beforeSeq(after), n, v.strsRead),
+            position: (entry) => [entry.seq],
+            total: () => repo.historyCount(row.id, v.strsRead),
+          });
           return page(presenter.entries(c.auth.company.id, res.rows, v), res.meta);
         },
       )
@@ -215,7 +226,7 @@ export function caseRoutes(kit: ApiKit, deps: CaseRouteDeps) {
           mayWriteTransfers: auth.key.scopes.has("transfers:write") && auth.can("transfers:update"),
           mayWriteStrs: auth.key.scopes.has("strs:write") && auth.can("strs:update"),
         });
-        return answer(c, id, 200, { transferAction: data.transferAction ?? null });
+        return answerFresh(c, id, 200, { transferAction: data.transferAction ?? null });
       }),
   );
 }

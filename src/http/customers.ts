@@ -9,7 +9,7 @@ import type { ActorRuntime } from "../actors/runtime.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
 import { Customers, type CustomerListRow } from "../adapters/storage/repos/customers.ts";
 import type { Storage } from "../adapters/storage/index.ts";
-import { page, type ApiKit, type RouteContext, type Reply } from "./kit.ts";
+import { invalid as kitInvalid, page, type ApiKit, type RouteContext, type Reply } from "./kit.ts";
 import { keysetPage } from "./paging.ts";
 import { q } from "./query.ts";
 import { askActor, unwrap } from "./outcome.ts";
@@ -32,8 +32,9 @@ function notFound(id: string): never {
   throw apiError("CUSTOMER_NOT_FOUND", { details: { resource: "Customer", id } });
 }
 
+/** Customers answer VALIDATION_ERROR with 400 (Part 1). */
 function invalid(issues: Issue[]): never {
-  throw apiError("VALIDATION_ERROR", { message: issues.map((i) => `${i.path || "body"}: ${i.message}`).join("; "), details: { issues } });
+  return kitInvalid(issues, 400);
 }
 
 export function customerRoutes(kit: ApiKit, deps: CustomerRouteDeps) {

@@ -79,6 +79,14 @@ export interface PageMeta {
 }
 export const page = (items: unknown[], m: PageMeta, extra?: Record<string, unknown>): Reply => ({ status: 200, data: items, meta: { ...m, ...extra } });
 
+/**
+ * A handler's own validation refusal: VALIDATION_ERROR with `details.issues` and one message naming each issue.
+ * 422 on the Part 2 resources (cases, rules, thresholds, providers, webhooks); pass 400 for the Part 1 ones.
+ */
+export function invalid(issues: Issue[], status: 400 | 422 = 422): never {
+  throw apiError("VALIDATION_ERROR", { status, message: issues.map((i) => `${i.path || "body"}: ${i.message}`).join("; "), details: { issues } });
+}
+
 export interface RouteInfo {
   method: string;
   path: string;

@@ -4,8 +4,8 @@
 import { ALL_PERMISSIONS } from "../domain/access.ts";
 import { ok, type ApiKit } from "./kit.ts";
 
-/** Needs nothing but the kit: the member's email comes with the key (`c.auth.member`). `_services`: app.ts still passes them. */
-export function meRoutes(kit: ApiKit, _services?: unknown) {
+/** Needs nothing but the kit: the member's email comes with the key (`c.auth.member`). */
+export function meRoutes(kit: ApiKit) {
   return kit.group("/api/v2/me", (r) =>
     r.get(
       "",

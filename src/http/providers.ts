@@ -19,7 +19,7 @@ import { UnreadableError } from "../adapters/crypto/envelope.ts";
 import type { ProviderSettings, SettingsState } from "../adapters/storage/repos/provider-settings.ts";
 import { defaultTester, type ConnectionTester, type TestOutcome } from "../adapters/providers/tester.ts";
 import type { Logger } from "../adapters/log.ts";
-import { created, ok, page, type ApiKit, type RouteContext } from "./kit.ts";
+import { created, ok, page, invalid, type ApiKit, type RouteContext } from "./kit.ts";
 
 export interface ProviderRouteDeps {
   providerSettings: ProviderSettings;
@@ -80,10 +80,6 @@ export function presentSettings(def: SettingsDef, st: SettingsState, env: Enviro
     };
   // `id` (null until first saved, the same in both environments) is what a rule's `integrationId` names (Part 2 "Rule").
   return { id: st.id, name: def.name, displayName: def.displayName, type: def.type, ...info, ...state, ...tail };
-}
-
-function invalid(issues: Issue[]): never {
-  throw apiError("VALIDATION_ERROR", { status: 422, message: issues.map((i) => `${i.path || "body"}: ${i.message}`).join("; "), details: { issues } });
 }
 
 /** PATCH body: `{ enabled: true }` or `{ enabled: false }` and nothing else. */

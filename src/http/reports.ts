@@ -26,6 +26,7 @@ import { keysetPage } from "./paging.ts";
 import type { Access } from "./auth.ts";
 import { q, type QueryParam } from "./query.ts";
 import { Type } from "@sinclair/typebox";
+import { Elysia } from "elysia";
 
 export interface ReportRouteDeps {
   storage: Storage;
@@ -74,17 +75,8 @@ export function sharedPdfRenderer(): PdfRenderer {
   return (shared ??= new WorkerPdfRenderer());
 }
 
-/** GET /api/v2/report-types. */
-export function reportTypeRoutes(kit: ApiKit, deps: ReportRouteDeps) {
-  return reportRouteGroups(kit, deps).types;
-}
-
-/** GET /api/v2/reports, /:id, /:id/download. */
+/** GET /api/v2/report-types, and GET /api/v2/reports, /:id, /:id/download: both groups, registered in the kit once. */
 export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
-  return reportRouteGroups(kit, deps).reports;
-}
-
-function reportRouteGroups(kit: ApiKit, deps: ReportRouteDeps) {
   const repo = new Reports(deps.storage, deps.pii);
   const thresholds = new Thresholds(deps.storage);
   const audit = new AuditLog(deps.storage);
@@ -284,5 +276,5 @@ function reportRouteGroups(kit: ApiKit, deps: ReportRouteDeps) {
       ),
   );
 
-  return { types, reports };
+  return new Elysia({ normalize: false }).use(types).use(reports);
 }

@@ -1,7 +1,7 @@
 // /api/v2/rules: list, create, read, change, deactivate (Part 2 "Rules and thresholds", "States and transitions → Rule").
 // Rules belong to the key's environment; VALIDATION_ERROR is 422 here with details.issues of { path, message }.
 import { Type } from "@sinclair/typebox";
-import { apiError, type Issue } from "../domain/errors.ts";
+import { apiError } from "../domain/errors.ts";
 import { normalizeForSearch } from "../domain/customers.ts";
 import {
   BRANCH_OPERATORS,
@@ -20,7 +20,7 @@ import { validateCreateRule, validateUpdateRule, type IntegrationLookup } from "
 import type { Storage } from "../adapters/storage/index.ts";
 import type { ProviderSettings } from "../adapters/storage/repos/provider-settings.ts";
 import { Rules, type RuleFilter } from "../adapters/storage/repos/rules.ts";
-import { created, ok, page, type ApiKit, type RouteContext } from "./kit.ts";
+import { created, ok, page, invalid, type ApiKit, type RouteContext } from "./kit.ts";
 import { keysetPage } from "./paging.ts";
 import { q, type QueryParam } from "./query.ts";
 
@@ -94,10 +94,6 @@ function notFound(id: string): never {
   throw apiError("RULE_NOT_FOUND", { details: { resource: "Rule", id } });
 }
 
-function invalid(issues: Issue[]): never {
-  throw apiError("VALIDATION_ERROR", { status: 422, message: issues.map((i) => `${i.path || "body"}: ${i.message}`).join("; "), details: { issues } });
-}
-
 /** Part 2 list item; `threshold` is answered as a number, the effective operator, asset and network are named. */
 function present(r: Rule) {
   return {
@@ -141,8 +137,8 @@ export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
     return m ? { id: m.id, name: m.email, email: m.email } : null;
   }
 
-  function detail(c: RouteContext, r: Rule) {
-    const names = integrations(c).names;
+  /** `names`: the integrations' names when the request already read them (create and change validate against them). */
+  function detail(c: RouteContext, r: Rule, names = integrations(c).names) {
     return {
       ...present(r),
       createdBy: member(c, r.createdById),
@@ -205,9 +201,10 @@ export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
         },
       )
       .post("/", { summary: "Create a rule in the key's environment", access: create, body: createBody, validate: false, validationStatus: 422, tags: ["rules"] }, (c) => {
-        const v = validateCreateRule(c.body, integrations(c).lookup);
+        const refs = integrations(c);
+        const v = validateCreateRule(c.body, refs.lookup);
         if (!v.ok) invalid(v.issues);
-        return created(detail(c, repo.create(c.auth.company.id, c.auth.environment, v.value, changer(c), c.now)));
+        return created(detail(c, repo.create(c.auth.company.id, c.auth.environment, v.value, changer(c), c.now), refs.names));
       })
       .get("/:id", { summary: "One rule with its conditions (each branch with its integration's name)", access: read, tags: ["rules"] }, (c) => ok(detail(c, load(c, c.params.id))))
       .patch(
@@ -215,10 +212,11 @@ export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
         { summary: "Change a rule (any create field, at least one; isActive true reactivates it)", access: update, body: updateBody, validate: false, validationStatus: 422, tags: ["rules"] },
         (c) => {
           load(c, c.params.id);
-          const v = validateUpdateRule(c.body, integrations(c).lookup);
+          const refs = integrations(c);
+          const v = validateUpdateRule(c.body, refs.lookup);
           if (!v.ok) invalid(v.issues);
           const rule = repo.update(c.auth.company.id, c.auth.environment, c.params.id, v.value, changer(c), c.now) ?? notFound(c.params.id);
-          return ok(detail(c, rule));
+          return ok(detail(c, rule, refs.names));
         },
       )
       .delete("/:id", { summary: "Deactivate a rule (kept, isActive false)", access: update, tags: ["rules"] }, (c) => {

@@ -1,11 +1,11 @@
 // /api/v2/thresholds: list, create, read, change (Part 2, "Rules and thresholds"). Thresholds are the company's; only live keys change them.
 import { Type } from "@sinclair/typebox";
-import { apiError, type Issue } from "../domain/errors.ts";
+import { apiError } from "../domain/errors.ts";
 import { normalizeForSearch } from "../domain/customers.ts";
 import { CURRENCY_CODES, LIMITS, THRESHOLD_TYPES, validateCreateThreshold, type Threshold } from "../domain/thresholds.ts";
 import { Thresholds } from "../adapters/storage/repos/thresholds.ts";
 import type { Storage } from "../adapters/storage/index.ts";
-import { created, ok, page, type ApiKit, type RouteContext } from "./kit.ts";
+import { created, ok, page, invalid, type ApiKit, type RouteContext } from "./kit.ts";
 import { q, type QueryParam } from "./query.ts";
 
 export interface ThresholdRouteDeps {
@@ -51,10 +51,6 @@ const updateBody = Type.Partial(Type.Object(fields, { additionalProperties: fals
 
 function notFound(id: string): never {
   throw apiError("THRESHOLD_NOT_FOUND", { details: { resource: "Threshold", id } });
-}
-
-function invalid(issues: Issue[]): never {
-  throw apiError("VALIDATION_ERROR", { status: 422, message: issues.map((i) => `${i.path || "body"}: ${i.message}`).join("; "), details: { issues } });
 }
 
 /** List order (Part 2: by jurisdiction, then type); the ID breaks no ties (the pair is unique) but keeps the order total. */

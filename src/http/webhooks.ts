@@ -1,6 +1,6 @@
 // /api/v2/webhooks: subscriptions, test ping, deliveries and manual retry (Part 2, "Webhooks"); VALIDATION_ERROR is 422 here.
 import { Type } from "@sinclair/typebox";
-import { apiError, type Issue } from "../domain/errors.ts";
+import { apiError } from "../domain/errors.ts";
 import { iso, newId } from "../domain/ids.ts";
 import {
   DELIVERY_STATUSES,
@@ -26,7 +26,7 @@ import { Webhooks, type DeliveryRow, type WebhookRow } from "../adapters/storage
 import { disableAutomatically, secretAad } from "../actors/webhook.ts";
 import type { WebhookServices } from "../webhooks/setup.ts";
 import type { AttemptOutcome } from "../webhooks/deliver.ts";
-import { created, json, ok, page, type ApiKit, type RouteContext } from "./kit.ts";
+import { created, json, ok, page, invalid, type ApiKit, type RouteContext } from "./kit.ts";
 import { keysetPage } from "./paging.ts";
 import { q } from "./query.ts";
 
@@ -62,10 +62,6 @@ const updateBody = Type.Partial(
 
 function notFound(id: string): never {
   throw apiError("WEBHOOK_NOT_FOUND", { details: { resource: "Webhook", id } });
-}
-
-function invalid(issues: Issue[]): never {
-  throw apiError("VALIDATION_ERROR", { status: 422, message: issues.map((i) => `${i.path || "body"}: ${i.message}`).join("; "), details: { issues } });
 }
 
 function invalidUrl(reason: string): never {

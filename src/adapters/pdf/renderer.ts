@@ -2,8 +2,6 @@
 // One lane for documents with Chinese, Japanese or Korean text (big fonts: one at a time, another meanwhile is
 // refused as busy, Part 2 PDF_RENDERER_BUSY) and one queued lane for the rest.
 import type { ReportDocument } from "../../domain/reports/document.ts";
-import { renderReportPdf } from "./render.ts";
-import { loadFonts } from "./fonts.ts";
 
 /**
  * The worker's module. From source (Bun, Deno): worker.ts beside this file. In a `bun build --compile`
@@ -96,20 +94,4 @@ export class WorkerPdfRenderer implements PdfRenderer {
     this.cjk.close();
     this.latin.close();
   }
-}
-
-/** In-process rendering (CLI, benchmarks' baseline): blocks the caller's thread while it draws. */
-export class InlinePdfRenderer implements PdfRenderer {
-  private busy = false;
-  async render(doc: ReportDocument, o: { cjk: boolean }): Promise<Uint8Array> {
-    if (o.cjk && this.busy) throw new RendererBusy("a report with Chinese, Japanese or Korean text is being drawn");
-    if (o.cjk) this.busy = true;
-    try {
-      await loadFonts();
-      return renderReportPdf(doc);
-    } finally {
-      if (o.cjk) this.busy = false;
-    }
-  }
-  close(): void {}
 }

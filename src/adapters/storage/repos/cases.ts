@@ -188,6 +188,11 @@ export class Cases {
       .all(caseId, beforeSeq ?? Number.MAX_SAFE_INTEGER, limit) as unknown as NoteRow[];
   }
 
+  /** One note of the case (the one just written, for the answer to its POST). */
+  note(caseId: string, noteId: string): NoteRow | undefined {
+    return (this.s.stmt("SELECT * FROM case_notes WHERE id = ? AND case_id = ?").get(noteId, caseId) ?? undefined) as NoteRow | undefined;
+  }
+
   /** Newest first, strictly before `beforeSeq`; `str_drafted` only when the reader may see it. */
   history(caseId: string, beforeSeq: number | null, limit: number, withStr: boolean): HistoryRow[] {
     return this.s

@@ -231,10 +231,6 @@ export class Reports {
     return out;
   }
 
-  transferExists(companyId: string, env: Environment, transferId: string): boolean {
-    return !!this.s.stmt("SELECT 1 FROM transfers WHERE id = ? AND company_id = ? AND environment = ?").get(transferId, companyId, env);
-  }
-
   /**
    * One step of the life (docs/reports.md), read and written in one transaction with its audit entry.
    * `edit` changes the narrative, fields or indicators (a report in review goes back to draft); `submit`,
