@@ -72,6 +72,9 @@ export const transfers = sqliteTable(
     // provider_b callbacks ask about outgoing transfers by the provider's transferId and by transaction (Part 3).
     index("transfers_provider_external").on(t.companyId, t.environment, t.providerExternalId).where(sql`provider_external_id IS NOT NULL`),
     index("transfers_tx_hash").on(t.companyId, t.environment, t.txHash).where(sql`tx_hash IS NOT NULL`),
+    // The provider sweeps (provider_a poll and stall, provider_e poll and expiry: Part 3) walk one provider's open
+    // transfers in (updated_at, id) pages. Each of their queries repeats this WHERE text word for word (SWEEP_OPEN).
+    index("transfers_provider_sweep").on(t.protocol, t.updatedAt, t.id).where(sql`state IN ('exchanging', 'awaiting_counterparty', 'accepted')`),
   ],
 );
 

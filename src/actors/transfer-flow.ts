@@ -3,7 +3,7 @@
 // The actor stays the only writer of the transfer; a flow works through this context inside the actor's handler, so
 // everything it changes commits with the message (one transaction, like every other change of the transfer).
 import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
-import type { AdapterContext, OutgoingTransfer } from "../adapters/providers/types.ts";
+import type { AdapterContext } from "../adapters/providers/types.ts";
 import type { Person } from "../domain/ivms101/index.ts";
 import type { TransferState } from "../domain/transfers.ts";
 import type { Environment } from "../domain/types.ts";
@@ -40,13 +40,10 @@ export interface TransferFlowContext {
   persons(field: "originator" | "beneficiary"): Person[];
   /** Stores (sealed) the counterparty's persons on the transfer. */
   setPersons(field: "originator" | "beneficiary", persons: Person[]): void;
-  outgoing(): OutgoingTransfer;
   /** Credentials and the paced outbound client of the transfer's provider, or null (disabled, no credentials). */
   adapterContext(): AdapterContext | null;
   /** Commits what was recorded so far without acknowledging the message ("record what will be sent, then send"). */
   checkpoint(): Promise<void>;
-  /** How many checkpoints of this message committed before (> 0 on a replay after a crash). */
-  readonly checkpoints: number;
   tell(to: string, body: unknown, opts?: TellOptions): void;
   /**
    * Screens the counterparty's persons at `postcheck` (the first with our party's stored name — or `ours`, such as the

@@ -79,6 +79,27 @@ type Result = ActionResult;
 /** The transfer actor words every refusal (Part 1: the reason in `error`). */
 const refuse = (code: ErrorCode, message: string, details?: Record<string, unknown>) => refusal(code, details, message);
 
+/** A PATCH reject body that Part 1 refuses (missing reason, missing/other status, unknown reason, long details), or null. */
+function rejectBodyProblem(body: Record<string, unknown>): Result | null {
+  if (body.reason === undefined || body.reason === null) return refuse("MISSING_REQUIRED_FIELD", "reason is required", { field: "reason" });
+  const errors: string[] = [];
+  if (body.status === undefined) errors.push("status: is required");
+  else if (body.status !== "rejected") errors.push("status: must be rejected");
+  if (typeof body.reason !== "string" || !(REJECT_REASONS as readonly string[]).includes(body.reason)) errors.push(`reason: must be one of ${REJECT_REASONS.join(", ")}`);
+  if (body.details !== undefined && body.details !== null) {
+    if (typeof body.details !== "string") errors.push("details: must be text");
+    else if (Array.from(body.details).length > 500) errors.push("details: must be at most 500 characters");
+  }
+  return errors.length ? refuse("VALIDATION_ERROR", errors.join("; "), { validationErrors: errors }) : null;
+}
+
+/** A PATCH accept `txHash` that is a non-empty string but not a transaction hash (Part 1), or null. */
+function txHashProblem(body: Record<string, unknown>): Result | null {
+  const txHash = typeof body.txHash === "string" && body.txHash !== "" ? body.txHash : null;
+  if (txHash === null || isTxHash(txHash)) return null;
+  return refuse("VALIDATION_ERROR", "txHash must be a 32-byte hexadecimal hash, with or without 0x", { validationErrors: ["txHash: must be a 32-byte hexadecimal hash"] });
+}
+
 export function transferActor(deps: TransferDeps): ActorKind<TransferActorState, TransferMsg> {
   return {
     kind: "transfer",
@@ -473,7 +494,6 @@ class Handling {
       actor,
       now: this.ctx.now,
       at: this.at,
-      checkpoints: this.ctx.checkpoints,
       flowState<T extends Record<string, unknown>>(): T {
         const all = (self.ctx.state.flow ??= {});
         return (all[p] ??= {}) as T;
@@ -485,7 +505,6 @@ class Handling {
       persons: (field) => this.persons(field),
       setPersons: (field, persons) =>
         this.update(field === "originator" ? { originator_sealed: this.deps.pii.seal(JSON.stringify(persons), `transfer:${this.t.id}:originator`) } : { beneficiary_sealed: this.deps.pii.seal(JSON.stringify(persons), `transfer:${this.t.id}:beneficiary`) }),
-      outgoing: () => this.outgoing(),
       adapterContext: () => this.deps.providers.context(this.t.company_id, this.t.environment, p, this.ctx.now),
       checkpoint: () => this.ctx.checkpoint(),
       tell: (to, body, opts) => this.ctx.tell(to, body, opts),
@@ -638,6 +657,10 @@ class Handling {
   async action(body: Record<string, unknown>): Promise<Result> {
     const action = body.action;
     const previousState = this.t.state;
+    // The body is checked first, the same for every provider (Part 1): a provider's flow only sees a valid reject body
+    // and a valid txHash, so nothing invalid is ever sent to a provider.
+    const invalid = action === "reject" ? rejectBodyProblem(body) : action === "accept" ? txHashProblem(body) : null;
+    if (invalid) return invalid;
     const flow = this.flowOf(this.t.protocol);
     if (flow?.action && (action === "accept" || action === "reject" || action === "retry")) {
       const done = await flow.action(this.flowContext(this.t.protocol as Protocol), action, body, previousState);
@@ -686,17 +709,8 @@ class Handling {
     return this.answer("retry", previousState);
   }
 
+  /** Runs after `rejectBodyProblem` (in `action`): the body is valid here. */
   private reject(body: Record<string, unknown>, previousState: string): Result {
-    if (body.reason === undefined || body.reason === null) return refuse("MISSING_REQUIRED_FIELD", "reason is required", { field: "reason" });
-    const errors: string[] = [];
-    if (body.status === undefined) errors.push("status: is required");
-    else if (body.status !== "rejected") errors.push("status: must be rejected");
-    if (typeof body.reason !== "string" || !(REJECT_REASONS as readonly string[]).includes(body.reason)) errors.push(`reason: must be one of ${REJECT_REASONS.join(", ")}`);
-    if (body.details !== undefined && body.details !== null) {
-      if (typeof body.details !== "string") errors.push("details: must be text");
-      else if (Array.from(body.details).length > 500) errors.push("details: must be at most 500 characters");
-    }
-    if (errors.length) return refuse("VALIDATION_ERROR", errors.join("; "), { validationErrors: errors });
     if ((FINAL_STATES as readonly string[]).includes(previousState)) return refuse("INVALID_REQUEST", `A ${previousState} transfer cannot be rejected`);
     // Part 3: reject on a provider_b transfer is refused.
     if (this.t.protocol === "provider_b") return refuse("INVALID_REQUEST", "A transfer carried by provider_b cannot be rejected through the API");
@@ -714,9 +728,8 @@ class Handling {
   }
 
   private async accept(body: Record<string, unknown>, previousState: string): Promise<Result> {
-    // A txHash that is not a non-empty string is ignored (Part 1).
+    // A txHash that is not a non-empty string is ignored (Part 1); a malformed one was refused in `action`.
     const txHash = typeof body.txHash === "string" && body.txHash !== "" ? body.txHash : null;
-    if (txHash !== null && !isTxHash(txHash)) return refuse("VALIDATION_ERROR", "txHash must be a 32-byte hexadecimal hash, with or without 0x", { validationErrors: ["txHash: must be a 32-byte hexadecimal hash"] });
     if (this.t.direction === "incoming" && txHash === null) {
       if (previousState !== "held" || this.t.status !== "pending") return refuse("INVALID_REQUEST", `Only a held incoming transfer with a pending verdict can be accepted (it is ${previousState})`);
       return refuse("INVALID_REQUEST", "The transfer's provider does not allow accepting it here");

@@ -5,7 +5,6 @@
 import type { TransferFlow, TransferFlowContext, ActionResult } from "../transfer-flow.ts";
 import type { Person } from "../../domain/ivms101/index.ts";
 import type { Environment } from "../../domain/types.ts";
-import { isTxHash, REJECT_REASONS } from "../../domain/transfers.ts";
 import {
   agentChainOk,
   agentOf,
@@ -269,12 +268,7 @@ export function providerAFlow(deps: ProviderAFlowDeps): TransferFlow {
   }
 
   async function rejectIncoming(f: TransferFlowContext, body: Record<string, unknown>, previousState: string): Promise<ActionResult> {
-    if (body.reason === undefined || body.reason === null) return f.refuse("MISSING_REQUIRED_FIELD", "reason is required", { field: "reason" });
-    const errors: string[] = [];
-    if (body.status !== "rejected") errors.push(body.status === undefined ? "status: is required" : "status: must be rejected");
-    if (typeof body.reason !== "string" || !(REJECT_REASONS as readonly string[]).includes(body.reason)) errors.push(`reason: must be one of ${REJECT_REASONS.join(", ")}`);
-    if (body.details !== undefined && body.details !== null && (typeof body.details !== "string" || Array.from(body.details).length > 500)) errors.push("details: must be text of at most 500 characters");
-    if (errors.length) return f.refuse("VALIDATION_ERROR", errors.join("; "), { validationErrors: errors });
+    // The body (reason, status, details) was checked by the transfer actor before the flow was asked.
     if (f.row.direction === "outgoing") return refuse(f, "LOCAL_APPROVAL_REQUIRED", "an outgoing provider_a transfer cannot be rejected by the service");
     if (f.row.tx_hash) return refuse(f, "ALREADY_SETTLED", "the transfer has a transaction hash");
     if (previousState !== "held" || f.row.status !== "pending") return refuse(f, "LOCAL_APPROVAL_REQUIRED", `only a held incoming transfer with a pending verdict can be rejected (it is ${previousState}, verdict ${f.row.status})`);
@@ -357,8 +351,8 @@ export function providerAFlow(deps: ProviderAFlowDeps): TransferFlow {
         return refuse(f, "LOCAL_APPROVAL_REQUIRED", `a ${previousState} provider_a transfer cannot be retried${resumable(f, fs) ? ": the provider may hold it already; a later provider event binds and resumes it" : ""}`);
       }
       if (action === "reject") return rejectIncoming(f, body, previousState);
+      // A malformed txHash was refused by the transfer actor before the flow was asked.
       const txHash = typeof body.txHash === "string" && body.txHash !== "" ? body.txHash : null;
-      if (txHash !== null && !isTxHash(txHash)) return f.refuse("VALIDATION_ERROR", "txHash must be a 32-byte hexadecimal hash, with or without 0x", { validationErrors: ["txHash: must be a 32-byte hexadecimal hash"] });
       if (txHash !== null) return settle(f, txHash, previousState);
       if (f.row.direction === "incoming") return acceptIncoming(f, previousState);
       return undefined;

@@ -15,7 +15,7 @@ import { decryptObject, encryptObject, signObject, verifyObject } from "../../ad
 import { PATH, readCdd } from "../../adapters/providers/provider_e/wire.ts";
 import { newId } from "../../domain/ids.ts";
 import {
-  asInformation, awaitsReview, directionFits, draftAnswer, fieldsKey, informationTooLarge, isPending, MAX_MESSAGES, readFields, reviewRefusal,
+  asInformation, directionFits, draftAnswer, fieldsKey, informationTooLarge, isPending, MAX_MESSAGES, readFields, reviewRefusal,
   type CddAction, type CddRecord, type RequestedFields,
 } from "../../domain/provider_e/cdd.ts";
 
@@ -211,6 +211,9 @@ export function cddHandlers(deps: { pii: Sealer; lookups: ProviderEFlowLookups }
       m.status = "sent";
       m.sentAt = f.at;
       delete m.error;
+      // The signed body is kept only while a resend may need it (a failed send is retried unchanged): once the provider
+      // has it, it is dropped so the flow state saved with every message stays small.
+      delete m.wire;
       f.note("cdd_sent", { provider: "provider_e", messageId: m.id });
     } else {
       m.status = "failed";
@@ -266,5 +269,5 @@ export function cddHandlers(deps: { pii: Sealer; lookups: ProviderEFlowLookups }
     return { pending: isPending(ms), messages };
   }
 
-  return { onCdd, action, sendOne, view, pending: (f: TransferFlowContext) => isPending(list(f)), awaiting: (f: TransferFlowContext) => list(f).filter(awaitsReview).length };
+  return { onCdd, action, sendOne, view, pending: (f: TransferFlowContext) => isPending(list(f)) };
 }

@@ -7,7 +7,6 @@ import type { AdapterContext } from "../../adapters/providers/types.ts";
 import { signObject, verifyObject } from "../../adapters/providers/provider_e/crypto.ts";
 import { clientOf, credsOf, directoryKey, failed, readSignedStatus } from "../../adapters/providers/provider_e/adapter.ts";
 import { orderedPermission, PATH, readPermission, type StatusAnswer } from "../../adapters/providers/provider_e/wire.ts";
-import { isTxHash } from "../../domain/transfers.ts";
 import type { Sealer } from "../../adapters/crypto/envelope.ts";
 import type { ProviderEFlowLookups } from "../../adapters/providers/provider_e/lookups.ts";
 import { screenedFingerprint } from "../../domain/provider_e/rules.ts";
@@ -58,10 +57,6 @@ const OPEN = ["exchanging", "awaiting_counterparty", "accepted"];
 
 export function providerEFlow(deps: { baseUrl: Base; pii: Sealer; lookups: ProviderEFlowLookups }): TransferFlow {
   const base = deps.baseUrl;
-
-  function ctxOf(f: TransferFlowContext): AdapterContext | null {
-    return f.adapterContext();
-  }
 
   /** The counterparty's key kept with the transfer (read once from the verified directory). */
   async function peerKey(f: TransferFlowContext, a: AdapterContext): Promise<string | null> {
@@ -232,7 +227,7 @@ export function providerEFlow(deps: { baseUrl: Base; pii: Sealer; lookups: Provi
   const refuse = (f: TransferFlowContext, code: string, message?: string): ActionResult => f.refuse("INVALID_REQUEST", message ?? failed(code), { reason: code });
 
   async function report(f: TransferFlowContext, txHash: string, previousState: string): Promise<ActionResult> {
-    const a = ctxOf(f);
+    const a = f.adapterContext();
     if (!a) return refuse(f, "NOT_CONFIGURED");
     const fs = f.flowState<FlowState>();
     if (fs.txReport && fs.txReport.txid !== txHash) return refuse(f, "TXID_CONFLICT");
@@ -260,7 +255,7 @@ export function providerEFlow(deps: { baseUrl: Base; pii: Sealer; lookups: Provi
     async onEvent(f, raw) {
       const event = raw as ProviderEEvent;
       if (event.kind === "cddList") return { ok: true, data: cdd.view(f) };
-      const a = ctxOf(f);
+      const a = f.adapterContext();
       if (event.kind === "cddAction") return a ? cdd.action(f, a, event.action) : f.refuse("PROVIDER_E_TRANSFER_NOT_FOUND", "provider_e is disabled or has no credentials for this environment");
       if (!a) return err(503, "Provider unavailable");
       switch (event.kind) {
@@ -298,9 +293,9 @@ export function providerEFlow(deps: { baseUrl: Base; pii: Sealer; lookups: Provi
           if (attempts.some((x) => x.provider === "provider_e" && x.status === "submission_unknown")) return f.refuse("INVALID_REQUEST", "The permission request was reserved at provider_e: it is never sent again");
         }
         if (action === "accept") {
+          // A malformed txHash was refused by the transfer actor before the flow was asked.
           const txHash = typeof body.txHash === "string" && body.txHash !== "" ? body.txHash : null;
           if (txHash === null) return undefined;
-          if (!isTxHash(txHash)) return undefined;
           return report(f, txHash, previousState);
         }
         return undefined;
@@ -313,7 +308,7 @@ export function providerEFlow(deps: { baseUrl: Base; pii: Sealer; lookups: Provi
         if (fs.decision && action === "reject" && fs.decision.status === "ACCEPTED") return refuse(f, "DECISION_CONFLICT");
         return undefined;
       }
-      const a = ctxOf(f);
+      const a = f.adapterContext();
       if (!a) return refuse(f, "NOT_CONFIGURED");
       if (action === "accept") {
         if (cdd.pending(f)) return refuse(f, "CDD_REVIEW_REQUIRED");
@@ -327,10 +322,13 @@ export function providerEFlow(deps: { baseUrl: Base; pii: Sealer; lookups: Provi
         f.audit("transfer.accepted", { provider: "provider_e" });
         return f.answer("accept", previousState);
       }
+      // The body (reason from Part 1's list, status rejected, details) was checked by the transfer actor first.
+      const reason = body.reason as string;
       const r = await decide(f, a, "REJECTED", "BVRC999");
       if (!r.ok) return refuse(f, r.code);
-      const reason = typeof body.reason === "string" ? body.reason : "COMPLIANCE_POLICY";
       f.change("rejected", { status: "rejected", ours_status: "rejected", rejection_reason: reason }, "rejected_at_provider", { rejectCode: "BVRC999" });
+      // Part 1: the free text is kept on the rejection (sealed), out of the audit log; it is not sent to provider_e.
+      f.setRejectionDetails(typeof body.details === "string" ? body.details : null);
       f.audit("transfer.rejected", { provider: "provider_e", reason });
       return f.answer("reject", previousState);
     },
@@ -341,7 +339,7 @@ export function providerEFlow(deps: { baseUrl: Base; pii: Sealer; lookups: Provi
       const fs = f.flowState<FlowState>();
       if (cdd.pending(f) || fs.expired) return { moved: false, newValue: "resume_refused" };
       if (f.row.direction === "incoming") {
-        const a = ctxOf(f);
+        const a = f.adapterContext();
         if (!a) return { moved: false, newValue: "resume_refused" };
         // The same re-checks as a held accept (Part 3, held incoming decisions).
         if (fs.cancelSignature || (f.row.expires_at && Date.parse(f.row.expires_at) <= f.now)) return { moved: false, newValue: "resume_refused" };
@@ -361,7 +359,7 @@ export function providerEFlow(deps: { baseUrl: Base; pii: Sealer; lookups: Provi
     },
 
     async expire(f) {
-      if (!OPEN.includes(f.row.state) || f.row.state === "completed") return;
+      if (!OPEN.includes(f.row.state)) return;
       const fs = f.flowState<FlowState>();
       if (fs.expired) return;
       fs.expired = true;

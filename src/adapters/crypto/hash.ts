@@ -1,12 +1,22 @@
-// SHA-256 through the runtime's native implementation (`node:crypto`, in Bun and Deno), @noble where there is none.
+// SHA-256 and HMAC-SHA256 through the runtime's native implementation (`node:crypto`, in Bun and Deno), @noble where
+// there is none.
 import * as nodeCrypto from "node:crypto";
 import { sha256 } from "@noble/hashes/sha2.js";
+import { hmac } from "@noble/hashes/hmac.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 
 const native = typeof (nodeCrypto as Partial<typeof nodeCrypto>).createHash === "function";
 
-/** Lowercase hex SHA-256 of the UTF-8 text: the same value as `hashKey` in src/domain/keys.ts. */
-export function sha256Hex(text: string): string {
-  if (native) return nodeCrypto.createHash("sha256").update(text, "utf8").digest("hex");
-  return bytesToHex(sha256(utf8ToBytes(text)));
+/** Lowercase hex SHA-256 of the UTF-8 text (or of the bytes): the same value as `hashKey` in src/domain/keys.ts. */
+export function sha256Hex(data: string | Uint8Array): string {
+  if (native) return (typeof data === "string" ? nodeCrypto.createHash("sha256").update(data, "utf8") : nodeCrypto.createHash("sha256").update(data)).digest("hex");
+  return bytesToHex(sha256(typeof data === "string" ? utf8ToBytes(data) : data));
+}
+
+const nativeHmac = typeof (nodeCrypto as Partial<typeof nodeCrypto>).createHmac === "function";
+
+/** HMAC-SHA256 of the bytes under the key: the same bytes as @noble's `hmac(sha256, key, data)` (the reference). */
+export function hmacSha256(key: Uint8Array, data: Uint8Array): Uint8Array {
+  if (nativeHmac) return new Uint8Array(nodeCrypto.createHmac("sha256", key).update(data).digest());
+  return hmac(sha256, key, data);
 }

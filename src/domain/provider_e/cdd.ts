@@ -27,7 +27,7 @@ export interface CddRecord {
   fieldsKey?: string;
   /** The signature of the message on the wire (inbound: repeats are recognised by it). */
   signature?: string;
-  /** Our signed wire body, recorded before the first send and sent again unchanged by `retry` after a failure. */
+  /** Our signed wire body, recorded before the first send, sent again unchanged by `retry` after a failure; dropped once sent. */
   wire?: Record<string, unknown>;
   /** The provider's refusal code of the last failed send. */
   error?: string;

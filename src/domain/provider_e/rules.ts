@@ -4,6 +4,8 @@ import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import type { Person } from "../ivms101/index.ts";
+import { constantTimeEqual } from "../keys.ts";
+import { samePerson } from "../provider_b/names.ts";
 
 export const MAX_BENEFICIARY_PERSONS = 20;
 /** Part 3: `expiresAt` at least three minutes away; the provider's `expire_date` at least 3 minutes ahead. */
@@ -31,11 +33,7 @@ export function permissionToken(privateKeyHex: string, transferId: string): stri
 }
 
 export function tokenMatches(privateKeyHex: string, transferId: string, token: string): boolean {
-  const want = permissionToken(privateKeyHex, transferId);
-  if (token.length !== want.length) return false;
-  let d = 0;
-  for (let i = 0; i < want.length; i++) d |= want.charCodeAt(i) ^ token.charCodeAt(i);
-  return d === 0;
+  return constantTimeEqual(token, permissionToken(privateKeyHex, transferId));
 }
 
 /** Incoming expiry (Part 3): the request's, else the provider's, else 30 days after the request date; null = TRANSFER_EXPIRED. */
@@ -45,28 +43,15 @@ export function incomingExpiry(requestExpire: number | undefined, providerExpire
   return at <= now ? null : at;
 }
 
-/** The name as matched: case, spaces and punctuation ignored. */
-export const squash = (s: string) => s.normalize("NFKC").toLowerCase().replace(/[\s\p{P}\p{S}]+/gu, "");
-
-function nameOf(p: Person): string[] {
-  if (p.naturalPerson) {
-    const ids = p.naturalPerson.name?.nameIdentifier ?? [];
-    return ids.map((n) => squash(`${n.secondaryIdentifier ?? ""}${n.primaryIdentifier ?? ""}`)).concat(ids.map((n) => squash(`${n.primaryIdentifier ?? ""}${n.secondaryIdentifier ?? ""}`)));
-  }
-  return (p.legalPerson?.name?.nameIdentifier ?? []).map((n) => squash(n.legalPersonName ?? ""));
-}
-
 /**
  * Part 3, incoming: the originator-sent beneficiary persons must match the identity (type and name, ignoring case,
- * spaces and punctuation); a single legal person is matched with the identity's first person.
+ * spaces and punctuation); a single legal person is matched with the identity's first person. A name is compared as
+ * provider_b's matching does (`samePerson`: folded, given and family names in either order, local names included).
  */
 export function beneficiaryNamesMatch(sent: Person[], identity: Person[]): boolean {
   if (sent.length === 0 || identity.length === 0) return false;
-  if (sent.length === 1 && sent[0].legalPerson) {
-    const first = identity[0];
-    return first.legalPerson !== undefined && nameOf(sent[0]).some((n) => nameOf(first).includes(n));
-  }
-  return sent.every((s) => identity.some((i) => (s.naturalPerson ? i.naturalPerson !== undefined : i.legalPerson !== undefined) && nameOf(s).some((n) => n !== "" && nameOf(i).includes(n))));
+  if (sent.length === 1 && sent[0].legalPerson) return samePerson(sent[0], identity[0]);
+  return sent.every((s) => identity.some((i) => samePerson(s, i)));
 }
 
 /**

@@ -3,13 +3,12 @@
 // → budget → JSON → version, entity, transfer ID → message → processed before → read the provider's transfer and
 // hand it to the transfer's actor (or create the incoming transfer first); recorded as processed only after success.
 import { Elysia } from "elysia";
-import { sha256 } from "@noble/hashes/sha2.js";
-import { bytesToHex } from "@noble/hashes/utils.js";
 import type { Services } from "../../services.ts";
 import type { Environment } from "../../domain/types.ts";
 import { ApiError } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { readBodyCapped } from "../../adapters/net/read.ts";
+import { hmacSha256, sha256Hex } from "../../adapters/crypto/hash.ts";
 import { json } from "../kit.ts";
 import { resolveCompany } from "../auth.ts";
 import { trpNotFound } from "./provider_b.ts";
@@ -119,7 +118,7 @@ export function providerACallbacks(services: Services) {
       const did = connected.settings.vaspDid;
       // 3. Standard Webhooks signature with webhookSecret, timestamp within five minutes.
       const headers = signedHeaders(request.headers);
-      if (!verify(connected.settings.webhookSecret, headers, bytes, now).ok) return json(401, { error: "Invalid signature" });
+      if (!verify(connected.settings.webhookSecret, headers, bytes, now, hmacSha256).ok) return json(401, { error: "Invalid signature" });
       // 4. Accepted callbacks count toward the company's request budget (shared with /api/v2).
       try {
         services.limiter.check("company", company.id);
@@ -138,7 +137,7 @@ export function providerACallbacks(services: Services) {
       if (event.kind === "invalid") return json(400, { error: "Invalid event or entity" });
       if (event.kind === "ignored") return json(200, { ignored: true });
       // 6. Processed before (entity, message ID, body): answered again, nothing done.
-      const key = { companyId: company.id, environment: environment as Environment, entity: did, messageId: headers.id!, bodySha256: bytesToHex(sha256(bytes)) };
+      const key = { companyId: company.id, environment: environment as Environment, entity: did, messageId: headers.id!, bodySha256: sha256Hex(bytes) };
       if (store.processed(key)) return json(200, { received: true });
       // 7. The status is never taken from the event: the transfer is read from the provider.
       const read = await connected.client.getTx(event.providerTransferId);

@@ -2,8 +2,7 @@
 // as audience, the token cached per connection until shortly before expiry, a 401 retried once with a new token and
 // nothing else retried (Part 3, Authentication 2). Outcomes are values; error bodies are never kept.
 import { readTextCapped } from "../../net/read.ts";
-import { sha256 } from "@noble/hashes/sha2.js";
-import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
+import { sha256Hex } from "../../crypto/hash.ts";
 import type { ProviderASettings } from "../../../domain/provider_a/settings.ts";
 import { readTx, type Ivms101Sides, type ProviderTx } from "../../../domain/provider_a/transfer.ts";
 
@@ -38,12 +37,12 @@ export class ProviderAClient {
     private readonly authUrl: string,
     private readonly fetch: ProviderAFetch,
     private readonly now: () => number,
-  ) {}
-
-  private get cacheKey(): string {
-    // The secret is part of the connection (a new secret gets a new token) but is kept only as a hash.
-    return bytesToHex(sha256(utf8ToBytes(`${this.authUrl}\n${this.s.apiUrl}\n${this.s.clientId}\n${this.s.clientSecret}`)));
+  ) {
+    this.cacheKey = sha256Hex(`${authUrl}\n${s.apiUrl}\n${s.clientId}\n${s.clientSecret}`);
   }
+
+  /** The token cache's key: the secret is part of the connection (a new secret gets a new token) but kept only as a hash. */
+  private readonly cacheKey: string;
 
   /** A token from the cache, or a new one (client credentials grant). */
   async token(fresh = false): Promise<Result<string>> {

@@ -4,7 +4,7 @@ import type { Environment } from "../../../domain/types.ts";
 import type { Person } from "../../../domain/ivms101/index.ts";
 import { parseDiscoveryCodes } from "../../../domain/providers/catalog.ts";
 import { beneficiaryGroupOk, DIRECTORY_MAX_AGE_MS, DISCOVERY_BUDGET_MS, DISCOVERY_PARALLEL, MAX_CANDIDATES, MIN_EXPIRY_MS, permissionToken } from "../../../domain/provider_e/rules.ts";
-import type { AdapterContext, DirectoryRead, Discovery, OutgoingTransfer, ProviderAdapter, Submission } from "../types.ts";
+import type { AdapterContext, Discovery, OutgoingTransfer, ProviderAdapter, Submission } from "../types.ts";
 import type { TransferCandidate } from "../registry.ts";
 import { encryptObject, isPrivateKeyHex, isPublicKeyHex, publicKeyOf, signObject, verifyObject } from "./crypto.ts";
 import { isRetryable, ProviderEClient, type Result } from "./client.ts";
@@ -291,8 +291,4 @@ export async function directoryKey(base: { test: string; live: string }, env: En
   if (!r.ok) return r;
   const v = r.body.vasp_data.find((x) => x.vasp_code === vaspCode);
   return v ? { ok: true, body: { key: v.vasp_pubkey, name: v.vasp_name } } : { ok: false, code: "UNKNOWN_PEER", status: 200 };
-}
-
-export function toDirectoryRead(d: DirectoryAnswer, now: number): DirectoryRead {
-  return { ok: true, fetchedAt: now, vasps: d.vasp_data.map((v) => ({ vaspId: v.vasp_code, name: v.vasp_name, health: v.is_healthy === false ? "down" : "up", publicKey: v.vasp_pubkey })) };
 }

@@ -7,6 +7,7 @@ import { sha1 } from "@noble/hashes/legacy.js";
 import { hmac } from "@noble/hashes/hmac.js";
 import { cbc } from "@noble/ciphers/aes.js";
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
+import { constantTimeEqual } from "../../../domain/keys.ts";
 
 const HEX64 = /^[0-9a-fA-F]{64}$/;
 const PUB130 = /^04[0-9a-fA-F]{128}$/;
@@ -114,9 +115,7 @@ export function eciesDecrypt(hex: string, privateKeyHex: string): string | null 
     if (ct.length % 16 !== 0) return null;
     const { encKey, macKey } = keys(ecdhSecret(privateKeyHex, ephPub));
     const expected = hmac(sha1, macKey, concat(ZERO_IV, ephPub, ct));
-    let diff = 0;
-    for (let i = 0; i < 20; i++) diff |= expected[i] ^ mac[i];
-    if (diff !== 0) return null;
+    if (!constantTimeEqual(bytesToHex(expected), bytesToHex(mac))) return null;
     return new TextDecoder("utf-8", { fatal: true }).decode(cbc(encKey, ZERO_IV).decrypt(ct));
   } catch {
     return null;

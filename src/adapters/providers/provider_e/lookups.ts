@@ -8,6 +8,7 @@ import type { ProviderELookups } from "./adapter.ts";
 import { Wallets } from "../../storage/repos/wallets.ts";
 import { Customers } from "../../storage/repos/customers.ts";
 import { beneficiaryNamesMatch } from "../../../domain/provider_e/rules.ts";
+import { SWEEP_OPEN, SWEEP_PAGE } from "../../storage/repos/provider-a-store.ts";
 
 export function providerELookups(storage: Storage, open: (sealed: string, aad: string) => string, providerId: (companyId: string) => string | null): ProviderELookups {
   return {
@@ -28,18 +29,36 @@ export function providerELookups(storage: Storage, open: (sealed: string, aad: s
   };
 }
 
-/** Outgoing provider_e transfers waiting (`exchanging`, `awaiting_counterparty`) and unchanged since `before` (Part 3: once a minute after five minutes). */
-export function dueForPoll(storage: Storage, before: number): { id: string; company_id: string; environment: Environment }[] {
-  return storage
-    .stmt("SELECT id, company_id, environment FROM transfers WHERE protocol = 'provider_e' AND direction = 'outgoing' AND state IN ('exchanging', 'awaiting_counterparty') AND updated_at <= ? LIMIT 500")
-    .all(new Date(before).toISOString()) as { id: string; company_id: string; environment: Environment }[];
+export const PROVIDER_E_DUE_FOR_POLL = `SELECT id, company_id, environment, updated_at FROM transfers WHERE protocol = 'provider_e' AND ${SWEEP_OPEN}
+  AND state <> 'accepted' AND direction = 'outgoing' AND updated_at <= ? AND (updated_at, id) > (?, ?) ORDER BY updated_at, id LIMIT ?`;
+export const PROVIDER_E_DUE_FOR_EXPIRY = `SELECT id, company_id, environment, updated_at FROM transfers WHERE protocol = 'provider_e' AND ${SWEEP_OPEN}
+  AND expires_at IS NOT NULL AND expires_at <= ? AND (updated_at, id) > (?, ?) ORDER BY updated_at, id LIMIT ?`;
+
+type Due = { id: string; company_id: string; environment: Environment };
+
+/** Every row of a sweep query, read in pages of `pageSize` over the (updated_at, id) cursor of the sweep index. */
+function duePages(storage: Storage, sql: string, arg: string, pageSize: number): Due[] {
+  const out: Due[] = [];
+  let after = { updated_at: "", id: "" };
+  for (;;) {
+    const page = storage.stmt(sql).all(arg, after.updated_at, after.id, pageSize) as unknown as (Due & { updated_at: string })[];
+    for (const r of page) out.push({ id: r.id, company_id: r.company_id, environment: r.environment });
+    if (page.length < pageSize) return out;
+    after = page[page.length - 1]!;
+  }
 }
 
-/** provider_e transfers still open at their expiry. */
-export function dueForExpiry(storage: Storage, now: number): { id: string; company_id: string; environment: Environment }[] {
-  return storage
-    .stmt("SELECT id, company_id, environment FROM transfers WHERE protocol = 'provider_e' AND state IN ('exchanging', 'awaiting_counterparty', 'accepted') AND expires_at IS NOT NULL AND expires_at <= ? LIMIT 500")
-    .all(new Date(now).toISOString()) as { id: string; company_id: string; environment: Environment }[];
+/**
+ * Outgoing provider_e transfers waiting (`exchanging`, `awaiting_counterparty`) and unchanged since `before` (Part 3:
+ * once a minute after five minutes): every one, in pages (a poll does not change `updated_at`).
+ */
+export function dueForPoll(storage: Storage, before: number, pageSize = SWEEP_PAGE): Due[] {
+  return duePages(storage, PROVIDER_E_DUE_FOR_POLL, new Date(before).toISOString(), pageSize);
+}
+
+/** provider_e transfers still open at their expiry: every one, in pages. */
+export function dueForExpiry(storage: Storage, now: number, pageSize = SWEEP_PAGE): Due[] {
+  return duePages(storage, PROVIDER_E_DUE_FOR_EXPIRY, new Date(now).toISOString(), pageSize);
 }
 
 /** What the provider_e transfer flow reads besides its transfer: the verified identities its checks use. */

@@ -20,6 +20,33 @@ export interface DueTransfer {
   environment: Environment;
 }
 
+/**
+ * The open states of the provider sweeps' partial index (`transfers_provider_sweep`, migration 0017): a sweep query
+ * repeats this text word for word (that is how SQLite knows the index holds every row it needs), and narrows further.
+ */
+export const SWEEP_OPEN = "state IN ('exchanging', 'awaiting_counterparty', 'accepted')";
+/** How many rows a sweep reads per page (a run reads page after page until every due transfer is read). */
+export const SWEEP_PAGE = 500;
+/** The cursor of a sweep page: after the last (updated_at, id) read, in the order of the sweep index. */
+const AFTER_CURSOR = "AND (updated_at, id) > (?, ?) ORDER BY updated_at, id LIMIT ?";
+
+export const PROVIDER_A_DUE_FOR_POLL = `SELECT id, company_id, environment, updated_at FROM transfers WHERE protocol = 'provider_a' AND ${SWEEP_OPEN}
+  AND state <> 'accepted' AND updated_at <= ? ${AFTER_CURSOR}`;
+export const PROVIDER_A_DUE_FOR_STALL = `SELECT id, company_id, environment, updated_at FROM transfers WHERE protocol = 'provider_a' AND ${SWEEP_OPEN}
+  AND state = 'exchanging' AND updated_at <= ? ${AFTER_CURSOR}`;
+
+/** Every row of a sweep query (ending in AFTER_CURSOR), read page by page over the (updated_at, id) cursor. */
+function duePages(s: Storage, sql: string, args: string[], pageSize: number): DueTransfer[] {
+  const out: DueTransfer[] = [];
+  let after = { updated_at: "", id: "" };
+  for (;;) {
+    const page = s.stmt(sql).all(...args, after.updated_at, after.id, pageSize) as unknown as (DueTransfer & { updated_at: string })[];
+    for (const r of page) out.push({ id: r.id, company_id: r.company_id, environment: r.environment });
+    if (page.length < pageSize) return out;
+    after = page[page.length - 1]!;
+  }
+}
+
 export class ProviderAStore {
   constructor(private readonly s: Storage) {}
 
@@ -55,21 +82,17 @@ export class ProviderAStore {
       .get(id, companyId, env) ?? undefined) as TransferRow | undefined;
   }
 
-  /** `exchanging` or `awaiting_counterparty` and unchanged since `before` (polling: five minutes). */
-  dueForPoll(before: number, limit = 500): DueTransfer[] {
-    return this.s
-      .stmt(
-        `SELECT id, company_id, environment FROM transfers WHERE protocol = 'provider_a' AND state IN ('exchanging', 'awaiting_counterparty')
-           AND updated_at <= ? ORDER BY updated_at LIMIT ?`,
-      )
-      .all(iso(before), limit) as unknown as DueTransfer[];
+  /**
+   * `exchanging` or `awaiting_counterparty` and unchanged since `before` (polling: five minutes): every one, read in
+   * pages of `pageSize` (a poll does not change `updated_at`, so a single oldest-first page would starve the rest).
+   */
+  dueForPoll(before: number, pageSize = SWEEP_PAGE): DueTransfer[] {
+    return duePages(this.s, PROVIDER_A_DUE_FOR_POLL, [iso(before)], pageSize);
   }
 
-  /** `exchanging` unchanged since `before` (the stall: fifteen minutes). */
-  dueForStall(before: number, limit = 500): DueTransfer[] {
-    return this.s
-      .stmt("SELECT id, company_id, environment FROM transfers WHERE protocol = 'provider_a' AND state = 'exchanging' AND updated_at <= ? ORDER BY updated_at LIMIT ?")
-      .all(iso(before), limit) as unknown as DueTransfer[];
+  /** `exchanging` unchanged since `before` (the stall: fifteen minutes): every one, read in pages of `pageSize`. */
+  dueForStall(before: number, pageSize = SWEEP_PAGE): DueTransfer[] {
+    return duePages(this.s, PROVIDER_A_DUE_FOR_STALL, [iso(before)], pageSize);
   }
 
   /** A customer's verified identity (sealed persons opened), or null when not verified, blocked, inactive or gone. */

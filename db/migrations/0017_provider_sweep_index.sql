@@ -1,0 +1,1 @@
+CREATE INDEX `transfers_provider_sweep` ON `transfers` (`protocol`,`updated_at`,`id`) WHERE state IN ('exchanging', 'awaiting_counterparty', 'accepted');
