@@ -12,21 +12,30 @@ const dir = tempDir();
 
 test("the demo sends transfers out through provider_b, provider_a and provider_e to sandbox VASPs, answers an information request, takes transfers in, and the local receiver gets their webhooks", async () => {
   const lines: string[] = [];
+  /** Polls until `done()` holds (bounded: a hang guard, not a time limit; whatever is asserted afterwards decides). */
+  const settle = async (done: () => boolean, rounds = 200) => {
+    for (let i = 0; i < rounds && !done(); i++) await Bun.sleep(100);
+  };
+  /** Waits for a log line matching `re`, and asserts it came. */
+  const waitFor = async (re: RegExp) => {
+    await settle(() => re.test(lines.join("\n")));
+    expect(lines.join("\n")).toMatch(re);
+  };
   // Ten rounds: the six provider_b plans, provider_a end to end and provider_a flagged, provider_e end to end and
   // provider_e with an information request; then the incoming ones (provider_b, provider_a, provider_e).
   const demo = await runDemo({ port: 0, dbPath: join(dir, "demo.db"), count: 10, intervalMs: 300, log: (l) => lines.push(l) });
   try {
     await demo.done;
     // Let the followers finish (accept with txHash for the one that reached awaiting_counterparty).
-    for (let i = 0; i < 100 && !lines.some((l) => l.includes("transaction reported to provider_b")); i++) await Bun.sleep(100);
-    for (let i = 0; i < 100 && !demo.received.some((r) => r.event === "transfer.failed"); i++) await Bun.sleep(100);
+    await settle(() => lines.some((l) => l.includes("transaction reported to provider_b")));
+    await settle(() => demo.received.some((r) => r.event === "transfer.failed"));
     const text = lines.join("\n");
     expect(text).toMatch(/0\.05 ETH: 201 completed/);
     expect(text).toMatch(/→ awaiting_counterparty via provider_b to Alpine Exchange/);
     expect(text).toMatch(/→ completed \(transaction reported to provider_b\)/);
     expect(text).toMatch(/→ rejected \(SANCTION_LIST\)/);
     // Screening for real: a watch-listed name held and resolved through its case, a high-risk address blocked.
-    for (let i = 0; i < 100 && !/case CASE-\S+ → closed \(transfer action: queued\)/.test(lines.join("\n")); i++) await Bun.sleep(100);
+    await waitFor(/case CASE-\S+ → closed \(transfer action: queued\)/);
     const screened = lines.join("\n");
     expect(screened).toMatch(/→ held by screening \(screening_c success\)/);
     expect(screened).toMatch(/case CASE-\S+ \(sanctions_hit, high\) opened for trf_/);
@@ -35,10 +44,6 @@ test("the demo sends transfers out through provider_b, provider_a and provider_e
     expect(text).toMatch(/incoming 2\.5 ETH from Alpine Exchange to Jane van Dyke: verified/);
     expect(text).toMatch(/incoming transaction reported by Alpine Exchange: normal/);
     // provider_a: a transfer carried end to end, a flagged one held and approved through its case, an incoming one.
-    const waitFor = async (re: RegExp) => {
-      for (let i = 0; i < 200 && !re.test(lines.join("\n")); i++) await Bun.sleep(100);
-      expect(lines.join("\n")).toMatch(re);
-    };
     await waitFor(/→ accepted via provider_a to Harbour Exchange/);
     await waitFor(/→ completed \(settled at provider_a\)/);
     await waitFor(/→ held by provider_a \(flagged by the network at Lighthouse Custody\)/);
@@ -48,7 +53,7 @@ test("the demo sends transfers out through provider_b, provider_a and provider_e
     await waitFor(/incoming trf_\S+ \(provider_a\) → completed \(txHash 0x[0-9a-f]{64} from Harbour's settlement\)/);
     // Both provider_a transfers settled at the network with the hash the caller reported.
     const settledLines = () => lines.filter((l) => /→ completed \(settled at provider_a\)/.test(l)).length;
-    for (let i = 0; i < 200 && settledLines() < 2; i++) await Bun.sleep(100);
+    await settle(() => settledLines() >= 2);
     expect(settledLines()).toBe(2);
     const settled = [...demo.peerA.transfers.values()].filter((t) => t.settlement !== null && t.ref?.startsWith("trf_"));
     expect(settled.length).toBe(2);
@@ -63,7 +68,7 @@ test("the demo sends transfers out through provider_b, provider_a and provider_e
     await waitFor(/officer reviews cdd_\S+: 202 reviewed/);
     await waitFor(/→ awaiting_counterparty after the review \(beneficiary screened again\)/);
     const txidLines = () => lines.filter((l) => /→ completed \(signed txid sent to provider_e\)/.test(l));
-    for (let i = 0; i < 200 && txidLines().length < 2; i++) await Bun.sleep(100);
+    await settle(() => txidLines().length >= 2);
     expect(txidLines().length).toBe(2);
     // The held transfer completed only after its review.
     const cddId = /Nordic Bank asks for information on (trf_\S+)/.exec(lines.join("\n"))![1];

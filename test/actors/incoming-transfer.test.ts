@@ -7,14 +7,12 @@ import { Sealer } from "../../src/adapters/crypto/envelope.ts";
 import { Transfers } from "../../src/adapters/storage/repos/transfers.ts";
 import { newId } from "../../src/domain/ids.ts";
 import type { Verdict } from "../../src/domain/provider_b/decisions.ts";
-import type { Person } from "../../src/domain/ivms101/types.ts";
+import { BOB, JANE } from "../support/persons.ts";
 
 let storage: Storage;
 let runtime: ActorRuntime;
 let verdict: Verdict = "approved";
 const scope = { companyId: "cmp_incoming", environment: "test" as const, actor: { type: "system" as const } };
-const JANE: Person = { naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: "Doe", secondaryIdentifier: "Jane", nameIdentifierType: "LEGL" }] }, countryOfResidence: "NL" } };
-const BOB: Person = { naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: "Lee", secondaryIdentifier: "Bob", nameIdentifierType: "LEGL" }] }, countryOfResidence: "KR" } };
 const ADDRESS = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
 const customerId = newId("cus", Date.now());
 const walletId = newId("wal", Date.now());

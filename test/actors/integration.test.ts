@@ -13,7 +13,7 @@ import { ProviderSettings } from "../../src/adapters/storage/repos/provider-sett
 import { Sealer } from "../../src/adapters/crypto/envelope.ts";
 import { loadMasterKey } from "../../src/adapters/crypto/master-key.ts";
 import type { ScreeningSubject } from "../../src/adapters/screening/types.ts";
-import type { Person } from "../../src/domain/ivms101/types.ts";
+import { person } from "../support/persons.ts";
 import { startScreeningCSandbox, SANDBOX_API_KEY, type ScreeningCSandbox } from "../../src/sandbox/screening_c/index.ts";
 import { tempDir } from "../support/tmp.ts";
 
@@ -32,8 +32,7 @@ let storage: Storage;
 let runtime: ActorRuntime;
 let settings: ProviderSettings;
 
-const person = (given: string, family: string): Person => ({ naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: family, secondaryIdentifier: given, nameIdentifierType: "LEGL" }] } } }) as Person;
-const names: ScreeningSubject[] = [{ kind: "name", party: "originator", person: person("Ruth", "Keller") }];
+const names: ScreeningSubject[] = [{ kind: "name", party: "originator", person: person("Keller", "Ruth", null) }];
 
 async function boot(): Promise<void> {
   storage = await openStorage(db);
@@ -211,7 +210,7 @@ describe("bounded concurrent calls", () => {
     const s = service({ maxConcurrentCalls: 2, timeoutMs: 10_000 });
     vendor.resetPeak();
     vendor.setFault({ kind: "slow", delayMs: 150 });
-    const many: ScreeningSubject[] = ["Ann", "Bea", "Cid", "Dan", "Eve", "Fay"].map((g) => ({ kind: "name", party: "beneficiary", person: person(g, "Keller") }));
+    const many: ScreeningSubject[] = ["Ann", "Bea", "Cid", "Dan", "Eve", "Fay"].map((g) => ({ kind: "name", party: "beneficiary", person: person("Keller", g, null) }));
     const r = await s.check(c, "test", "screening_c", many);
     vendor.setFault(null);
     expect(r.status).toBe("success");
@@ -224,7 +223,7 @@ describe("bounded concurrent calls", () => {
     const free = company("cmp_free", { apiKey: SANDBOX_API_KEY, region: "us" });
     const s = service({ maxConcurrentCalls: 1, timeoutMs: 1_500 });
     vendor.setFault({ kind: "slow", delayMs: 20_000 });
-    const hung = s.check(stuck, "test", "screening_c", [names[0], { kind: "name", party: "beneficiary", person: person("Ilse", "Vandermeer") }]);
+    const hung = s.check(stuck, "test", "screening_c", [names[0], { kind: "name", party: "beneficiary", person: person("Vandermeer", "Ilse", null) }]);
     // The stuck company holds its one slot; the other company's call goes straight through.
     const r = await s.check(free, "test", "screening_c", names);
     expect(r.status).toBe("success");

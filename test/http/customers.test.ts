@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
-import { apiClient, expectError, ISO_MS, type Answer } from "../support/api.ts";
+import { apiClient, expectError, expectOk, ISO_MS, type Answer } from "../support/api.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(60_000);
@@ -33,12 +33,6 @@ interface Key {
   memberId: string;
 }
 
-
-function expectOk(r: Answer, status = 200) {
-  if (r.status !== status) throw new Error(`expected ${status}, got ${r.status}: ${r.text}`);
-  expect(r.body.meta.apiVersion).toBe(2);
-  expect(r.body.meta.timestamp).toMatch(ISO_MS);
-}
 
 const keysOf = (o: object) => Object.keys(o).sort();
 const CREATE_FIELDS = ["createdAt", "environment", "externalId", "id", "name", "publicKey"];

@@ -6,8 +6,9 @@ import { Database } from "bun:sqlite";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
 import { apiClient } from "../support/api.ts";
+import { CARAVAN, providerAHelpers } from "../support/provider_a.ts";
+import { JANE, RICHARD } from "../support/persons.ts";
 import { startProviderAPeer, type ProviderAPeer } from "../../src/sandbox/provider_a/index.ts";
-import type { CountryCode, Person } from "../../src/domain/ivms101/index.ts";
 
 setDefaultTimeout(60_000);
 
@@ -15,25 +16,25 @@ const dir = tempDir();
 const db = join(dir, "pa-crash.db");
 let S: ChildServer;
 let peer: ProviderAPeer;
-const { newKey, call } = apiClient(db, () => S.url);
-const CARAVAN = "did:web:caravan.example";
+const { newKey, call, cli } = apiClient(db, () => S.url);
 const SECRET = "whsec_" + btoa("crash test signing secret 32 b!!");
 const BENE = "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359";
-const person = (family: string, given: string): Person => ({
-  naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: family, secondaryIdentifier: given, nameIdentifierType: "LEGL" }] }, countryOfResidence: "NL" as CountryCode },
-});
 const env = () => ({ CARAVAN_DB: db, CARAVAN_ALLOW_PRIVATE_TARGETS: "127.0.0.1", CARAVAN_PROVIDER_A_AUTH_URL: peer.url, CARAVAN_PROVIDER_A_API_ORIGINS: peer.url });
 let owner: string;
+let ownerEmail: string;
 let providerId: string;
+const { customer, createOutgoing, until } = providerAHelpers({ call, cli }, () => ({ owner, ownerEmail }));
 
 function register() {
   peer.registerCaravan({ did: CARAVAN, name: "Caravan", clientId: "c", clientSecret: "s", webhookUrl: `${S.url}/api/system/trp/provider_a/test/${providerId}`, webhookSecret: SECRET });
 }
 
 beforeAll(async () => {
-  peer = await startProviderAPeer({ vasps: [{ did: "did:web:bene.example", name: "Bene", behaviour: "authorize", customers: { r: [person("Roe", "Richard")] }, wallets: [{ address: BENE, customer: "r" }] }] });
+  peer = await startProviderAPeer({ vasps: [{ did: "did:web:bene.example", name: "Bene", behaviour: "authorize", customers: { r: [RICHARD] }, wallets: [{ address: BENE, customer: "r" }] }] });
   expect((await runCli(["migrate"], { CARAVAN_DB: db })).code).toBe(0);
-  owner = (await newKey("--env", "test", "--role", "owner")).key;
+  const k = await newKey("--env", "test", "--role", "owner");
+  owner = k.key;
+  ownerEmail = k.memberEmail;
   const live = (await newKey("--env", "live", "--role", "owner")).key;
   S = await startServer(env());
   const credentials = { apiUrl: peer.url, clientId: "c", clientSecret: "s", vaspDid: CARAVAN, webhookSecret: SECRET };
@@ -49,20 +50,11 @@ afterAll(async () => {
 });
 
 test("SIGKILL while the event is processed (provider read, authorization on the wire): unrecorded; the redelivery after restart completes it", async () => {
-  const c = await call("/api/v2/customers", { method: "POST", key: owner, json: { name: "Jane Doe" } });
-  const jane = c.body.data.id;
-  await call(`/api/v2/customers/${jane}/travel-rule-identity`, { method: "PUT", key: owner, json: { status: "verified", persons: [person("Doe", "Jane")] } });
+  const jane = await customer("Jane Doe", "verified", [JANE]);
   // The authorization hangs: the callback has read the provider's transfer and the actor has not committed.
   peer.setFault("authorize", { kind: "hang" });
   peer.webhooks.retries = 0;
-  const r = await call("/api/v2/transfers", {
-    method: "POST",
-    key: owner,
-    headers: { "Idempotency-Key": crypto.randomUUID() },
-    json: { asset: "ETH", amount: "1", network: "ethereum", originatorCustomerId: jane, beneficiaryAddress: BENE, originator: { originatorPersons: [person("Doe", "Jane")] }, beneficiary: { beneficiaryPersons: [person("Roe", "Richard")] } },
-  });
-  expect(r.status).toBe(202);
-  const id = r.body.data.id;
+  const id = await createOutgoing({ beneficiaryAddress: BENE, originatorCustomerId: jane, originatorPersons: [JANE], beneficiaryPersons: [RICHARD] });
   for (let i = 0; i < 300 && !peer.requests.some((q) => q.route === "authorize"); i++) await Bun.sleep(50);
   expect(peer.requests.some((q) => q.route === "authorize")).toBe(true);
   const message = peer.webhooks.sent.at(-1)!;
@@ -80,12 +72,6 @@ test("SIGKILL while the event is processed (provider read, authorization on the 
   message.endpoint.url = `${S.url}/api/system/trp/provider_a/test/${providerId}`;
   expect(await peer.webhooks.redeliver(message.id)).toBe(200);
   expect(recorded()).toBe(1);
-  let t: { state: string } = { state: "" };
-  for (let i = 0; i < 100; i++) {
-    t = (await call(`/api/v2/transfers/${id}`, { key: owner })).body.data;
-    if (t.state === "accepted") break;
-    await Bun.sleep(100);
-  }
-  expect(t.state).toBe("accepted");
+  expect((await until(id, ["accepted"])).state).toBe("accepted");
   file.close();
 });

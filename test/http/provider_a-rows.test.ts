@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
-import { CARAVAN, ETH, JANE, RICHARD, newWebhookSecret, person, providerAHelpers } from "../support/provider_a.ts";
+import { CARAVAN, ETH, newWebhookSecret, providerAHelpers } from "../support/provider_a.ts";
+import { JANE, RICHARD, person } from "../support/persons.ts";
 import { apiClient, expectError } from "../support/api.ts";
 import { startProviderAPeer, type ProviderAPeer, type SandboxVaspA } from "../../src/sandbox/provider_a/index.ts";
 

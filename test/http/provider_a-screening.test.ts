@@ -6,7 +6,8 @@ import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "
 import { join } from "node:path";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
-import { CARAVAN, ETH, JANE, RICHARD, newWebhookSecret, person, providerAHelpers } from "../support/provider_a.ts";
+import { CARAVAN, ETH, newWebhookSecret, providerAHelpers } from "../support/provider_a.ts";
+import { JANE, RICHARD, VIKTOR, person } from "../support/persons.ts";
 import { apiClient, expectError } from "../support/api.ts";
 import { startProviderAPeer, type ProviderAPeer, type SandboxVaspA } from "../../src/sandbox/provider_a/index.ts";
 import { startScreeningCSandbox, SANDBOX_API_KEY, type ScreeningCSandbox } from "../../src/sandbox/screening_c/index.ts";
@@ -29,7 +30,6 @@ let C: string;
 let jane: string;
 const SECRET = newWebhookSecret();
 
-const VIKTOR = person("Krasnov", "Viktor", "CY"); // on the sandbox watch list
 const RITA = person("Recipient", "Rita");
 
 const A = {

@@ -11,6 +11,7 @@ import { callCaravan, type CallbackContext, type CallbackTarget } from "../../sr
 import { openPayload, publicKeyBase64, randomSeedBase64, sealPayload } from "../../src/adapters/providers/provider_b/crypto.ts";
 import { HEADER, buildTransferMessage, callbackPath, toWirePersons, type CallbackEndpoint } from "../../src/adapters/providers/provider_b/wire.ts";
 import type { Person } from "../../src/domain/ivms101/types.ts";
+import { BOB, JANE, RICHARD, person } from "../support/persons.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(90_000);
@@ -32,12 +33,6 @@ let target: CallbackTarget;
 let otherTarget: CallbackTarget;
 let ctx: CallbackContext;
 
-const person = (family: string, given: string, country = "NL"): Person => ({
-  naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: family, secondaryIdentifier: given, nameIdentifierType: "LEGL" }] }, countryOfResidence: country as never },
-});
-const JANE = person("Doe", "Jane");
-const BOB = person("Lee", "Bob", "KR");
-const RICHARD = person("Roe", "Richard", "DE");
 
 // Addresses (EIP-55 vectors and repeated bytes; the registry stores the checksummed form).
 const evm = (byte: string) => "0x" + byte.repeat(20);

@@ -7,7 +7,7 @@ import { startServer, type ChildServer } from "../support/server.ts";
 import { apiClient, expectError } from "../support/api.ts";
 import { startProviderBPeer, type ProviderBPeer } from "../../src/sandbox/provider_b/index.ts";
 import { publicKeyBase64, randomSeedBase64 } from "../../src/adapters/providers/provider_b/crypto.ts";
-import type { CountryCode } from "../../src/domain/ivms101/index.ts";
+import { JANE, RICHARD } from "../support/persons.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(90_000);
@@ -25,9 +25,6 @@ const BENE_ADDR = "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359";
 const DENIED_ADDR = "0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB";
 const UNKNOWN_ADDR = "0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb";
 
-const person = (family: string, given: string, country = "NL") => ({
-  naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: family, secondaryIdentifier: given, nameIdentifierType: "LEGL" as const }] }, countryOfResidence: country as CountryCode },
-});
 
 function transferBody(beneficiaryAddress: string, extra: Record<string, unknown> = {}) {
   return {
@@ -37,8 +34,8 @@ function transferBody(beneficiaryAddress: string, extra: Record<string, unknown>
     originatorCustomerId: customerId,
     originatorAddress: ORIGIN_ADDR,
     beneficiaryAddress,
-    originator: { originatorPersons: [person("Doe", "Jane")] },
-    beneficiary: { beneficiaryPersons: [person("Roe", "Richard", "DE")] },
+    originator: { originatorPersons: [JANE] },
+    beneficiary: { beneficiaryPersons: [RICHARD] },
     ...extra,
   };
 }
@@ -64,7 +61,7 @@ beforeAll(async () => {
         entityId: "VASP-BENE",
         name: "Bene Exchange",
         country: "DE",
-        customers: { richard: [person("Roe", "Richard", "DE")] },
+        customers: { richard: [RICHARD] },
         wallets: [{ address: BENE_ADDR, customer: "richard" }, { address: DENIED_ADDR, customer: "richard" }],
         deny: [{ address: DENIED_ADDR, reasonType: "SANCTION_LIST" }],
       },

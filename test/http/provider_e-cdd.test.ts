@@ -4,7 +4,8 @@
 import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
 import { Database } from "bun:sqlite";
 import { tempDir } from "../support/tmp.ts";
-import { startProviderESuite, person, ORIGIN_ADDR, type Suite } from "../support/provider_e.ts";
+import { startProviderESuite, ORIGIN_ADDR, type Suite } from "../support/provider_e.ts";
+import { person } from "../support/persons.ts";
 import { randomPrivateKey, signObject } from "../../src/adapters/providers/provider_e/crypto.ts";
 
 setDefaultTimeout(60_000);
@@ -196,6 +197,17 @@ describe("outgoing transfer: the beneficiary VASP asks, we reply", () => {
   });
 });
 
+/** The information messages as the transfer's actor stored them (its saved state). */
+function storedCdd(id: string): { id: string; direction: string; status: string; wire?: Record<string, unknown> }[] {
+  const d = new Database(s.db, { readonly: true });
+  try {
+    const row = d.query("SELECT state FROM actor_state WHERE address = ?").get(`transfer:${id}`) as { state: string };
+    return JSON.parse(row.state).flow.provider_e.cdd;
+  } finally {
+    d.close();
+  }
+}
+
 describe("delivery failures and provider refusals", () => {
   let id: string;
   let pid: string;
@@ -208,6 +220,8 @@ describe("delivery failures and provider refusals", () => {
     expect(p.status).toBe(202);
     const failed = await messagesUntil(id, (d) => d.messages[0]?.status === "failed");
     expect(failed.messages[0].error).toBe("HTTP_500");
+    // The signed body is kept while a retry may resend it unchanged.
+    expect(storedCdd(id).find((m) => m.id === failed.messages[0].id)?.wire).toMatchObject({ transfer_id: pid, type: "POST_CDD" });
     expect(failed.pending).toBe(false);
     expect((await s.until(id, () => true)).state).toBe("awaiting_counterparty");
     // A received message needs a review now, and the failed post must be delivered first.
@@ -229,6 +243,10 @@ describe("delivery failures and provider refusals", () => {
     expect(retry.body.data).toEqual({ messageId: d.messages[0].id, status: "queued" });
     await messagesUntil(id, (x) => x.messages[0].status === "sent");
     expect(s.bridge.transfers.get(pid)!.cddInbox.filter((x) => x.type === "POST_CDD")).toHaveLength(1);
+    // Once sent, the signed body is dropped from the flow state saved with every message of the transfer.
+    const outbound = storedCdd(id).filter((m) => m.direction === "outbound");
+    expect(outbound.map((m) => m.status)).toEqual(["sent", "sent"]);
+    expect(outbound.every((m) => m.wire === undefined)).toBe(true);
     expect((await act(id, { action: "review", reviewedMessageIds: [req.id], note: "ok" })).status).toBe(202);
   });
 

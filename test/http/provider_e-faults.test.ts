@@ -4,7 +4,8 @@
 import { test, expect, beforeAll, afterAll, setDefaultTimeout } from "bun:test";
 import { Database } from "bun:sqlite";
 import { tempDir } from "../support/tmp.ts";
-import { startProviderESuite, person, ORIGIN_ADDR, type Suite } from "../support/provider_e.ts";
+import { startProviderESuite, ORIGIN_ADDR, type Suite } from "../support/provider_e.ts";
+import { person } from "../support/persons.ts";
 import { randomPrivateKey, signObject } from "../../src/adapters/providers/provider_e/crypto.ts";
 import { orderedPermission } from "../../src/adapters/providers/provider_e/wire.ts";
 

@@ -1,27 +1,15 @@
 // provider_e end to end: a real Caravan server and the sandbox Sygna-style bridge over real HTTP, with real secp256k1
 // signatures and ECIES (Part 3 "provider_e transfers", the beneficiary VASP search, "provider_e callbacks").
 import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
-import { join } from "node:path";
 import { tempDir } from "../support/tmp.ts";
-import { startServer, runCli, type ChildServer } from "../support/server.ts";
-import { apiClient } from "../support/api.ts";
-import { startProviderEBridge, type ProviderEBridge } from "../../src/sandbox/provider_e/index.ts";
+import { startProviderESuite, OUR_CODE, ORIGIN_ADDR, type Suite } from "../support/provider_e.ts";
+import { JANE, RICHARD, person } from "../support/persons.ts";
+import type { ProviderEBridge } from "../../src/sandbox/provider_e/index.ts";
 import { publicKeyOf, randomPrivateKey, signObject } from "../../src/adapters/providers/provider_e/crypto.ts";
-import type { CountryCode, Person } from "../../src/domain/ivms101/index.ts";
 
 setDefaultTimeout(60_000);
 
 const dir = tempDir();
-const db = join(dir, "pe.db");
-let S: ChildServer;
-let bridge: ProviderEBridge;
-const { cli, newKey, call } = apiClient(db, () => S.url);
-let owner: string;
-let ownerEmail: string;
-let providerId: string;
-const ourKey = randomPrivateKey();
-const OUR_CODE = "CARAVANVASP";
-const ORIGIN_ADDR = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
 const BENE_ADDR = "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359";
 const TWIN_ADDR = "0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB";
 const NOBODY_ADDR = "0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb";
@@ -29,93 +17,41 @@ const REJECT_ADDR = "0x" + "7a".repeat(20);
 const LOST_ADDR = "0x" + "8b".repeat(20);
 const ALLOW = "BENEFVASP SLOWVASP DENYVASP TWINVASP1 TWINVASP2 REJECTVASP LOSTVASP";
 
-const person = (family: string, given: string, country = "NL"): Person => ({
-  naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: family, secondaryIdentifier: given, nameIdentifierType: "LEGL" }] }, countryOfResidence: country as CountryCode },
-});
-let customerId: string;
-
-function body(beneficiaryAddress: string, extra: Record<string, unknown> = {}) {
-  return {
-    asset: "ETH",
-    amount: "1",
-    network: "ethereum",
-    originatorCustomerId: customerId,
-    originatorAddress: ORIGIN_ADDR,
-    beneficiaryAddress,
-    originator: { originatorPersons: [person("Doe", "Jane")] },
-    beneficiary: { beneficiaryPersons: [person("Roe", "Richard", "DE")] },
-    preferredProtocol: "provider_e",
-    ...extra,
-  };
-}
-
-async function create(addr: string, extra: Record<string, unknown> = {}) {
-  const r = await call("/api/v2/transfers", { method: "POST", key: owner, json: body(addr, extra), headers: { "Idempotency-Key": crypto.randomUUID() } });
-  expect(r.status).toBe(202);
-  return r.body.data.id as string;
-}
-
-async function until(id: string, done: (t: any) => boolean) {
-  for (let i = 0; i < 600; i++) {
-    const r = await call(`/api/v2/transfers/${id}`, { key: owner });
-    if (done(r.body.data)) return r.body.data;
-    await Bun.sleep(100);
-  }
-  const r = await call(`/api/v2/transfers/${id}`, { key: owner });
-  throw new Error(`transfer ${id} stuck in ${r.body.data.state}: ${JSON.stringify(r.body.data.cascade)}`);
-}
-
-async function saveSettings(extra: Record<string, string> = {}, key = owner) {
-  const credentials = { apiKey: "sygna-test-key", vaspCode: OUR_CODE, privateKey: ourKey, bridgePublicKey: bridge.bridgePublicKey, callbackBaseUrl: "https://caravan.example", discoveryVaspCodes: ALLOW, ...extra };
-  const r = await call("/api/v2/providers/provider_e", { method: "PUT", key, json: { credentials } });
-  expect([200, 201]).toContain(r.status);
-  return r;
-}
+// The suite: the sandbox bridge with these VASPs, a real server configured for it (provider_e saved with ALLOW as its
+// discovery list, enabled with a live key), a verified customer with a verified wallet at ORIGIN_ADDR.
+let P: Suite;
+let bridge: ProviderEBridge;
+let owner: string;
+let providerId: string;
+const call: Suite["call"] = (...a) => P.call(...a);
+const create = (addr: string, extra: Record<string, unknown> = {}) => P.create(addr, extra);
+const until = (id: string, done: (t: any) => boolean) => P.until(id, done);
+const saveSettings = (extra: Record<string, string> = {}) => P.saveSettings(extra);
 
 beforeAll(async () => {
-  bridge = await startProviderEBridge({
-    vasps: [
-      { code: "BENEFVASP", name: "Bene Exchange", addresses: [BENE_ADDR] },
-      { code: "SLOWVASP", name: "Slow Exchange", behaviour: "slow", delayMs: 800 },
-      { code: "DENYVASP", name: "Deny Exchange", behaviour: "deny", addresses: [BENE_ADDR] },
-      { code: "TWINVASP1", name: "Twin One", addresses: [TWIN_ADDR] },
-      { code: "TWINVASP2", name: "Twin Two", addresses: [TWIN_ADDR] },
-      { code: "REJECTVASP", name: "Reject Exchange", addresses: [REJECT_ADDR], decision: "REJECTED" },
-      { code: "LOSTVASP", name: "Lost Exchange", addresses: [LOST_ADDR] },
-      { code: "SILENTVASP", name: "Silent Exchange", behaviour: "silent" },
-      { code: "FORGEVASP", name: "Forge Exchange", behaviour: "forge", addresses: [NOBODY_ADDR] },
-    ],
+  P = await startProviderESuite(dir, {
+    allow: ALLOW,
+    bridge: {
+      vasps: [
+        { code: "BENEFVASP", name: "Bene Exchange", addresses: [BENE_ADDR] },
+        { code: "SLOWVASP", name: "Slow Exchange", behaviour: "slow", delayMs: 800 },
+        { code: "DENYVASP", name: "Deny Exchange", behaviour: "deny", addresses: [BENE_ADDR] },
+        { code: "TWINVASP1", name: "Twin One", addresses: [TWIN_ADDR] },
+        { code: "TWINVASP2", name: "Twin Two", addresses: [TWIN_ADDR] },
+        { code: "REJECTVASP", name: "Reject Exchange", addresses: [REJECT_ADDR], decision: "REJECTED" },
+        { code: "LOSTVASP", name: "Lost Exchange", addresses: [LOST_ADDR] },
+        { code: "SILENTVASP", name: "Silent Exchange", behaviour: "silent" },
+        { code: "FORGEVASP", name: "Forge Exchange", behaviour: "forge", addresses: [NOBODY_ADDR] },
+      ],
+    },
   });
-  expect((await runCli(["migrate"], { CARAVAN_DB: db })).code).toBe(0);
-  const k = await newKey("--env", "test", "--role", "owner");
-  owner = k.key;
-  ownerEmail = k.memberEmail;
-  const companies = JSON.parse((await cli("companies", "list", "--json")).split("\n").at(-1)!);
-  const slug = (Array.isArray(companies) ? companies : companies.data ?? companies.companies)[0].slug;
-  await cli("companies", "profile", "--slug", slug, "--legal-name", "Caravan Test VASP B.V.", "--country", "NL");
-  S = await startServer({ CARAVAN_DB: db, CARAVAN_ALLOW_PRIVATE_TARGETS: "127.0.0.1", CARAVAN_PROVIDER_E_TEST_URL: bridge.baseUrl });
-  const saved = await saveSettings();
-  // Enabling is a company-wide switch, changed with a live key (Part 2).
-  const live = (await newKey("--env", "live", "--role", "owner")).key;
-  await saveSettings({}, live);
-  expect((await call("/api/v2/providers/provider_e", { method: "PATCH", key: live, json: { enabled: true } })).status).toBe(200);
-  const got = await call("/api/v2/providers", { key: owner });
+  ({ bridge, owner, providerId } = P);
   // The provider's ID as its callback paths name it (Part 3: listed once the provider is first saved).
-  const paths = got.body.data.find((p: { name: string }) => p.name === "provider_e").callbackPaths as { path: string }[];
-  providerId = /\/provider_e\/test\/([^/]+)\//.exec(paths[0].path)![1];
-  void saved;
-  bridge.registerCaravan({ vaspCode: OUR_CODE, publicKey: publicKeyOf(ourKey), serverUrl: S.url, environment: "test", providerId });
-  const c = await call("/api/v2/customers", { method: "POST", key: owner, json: { name: "Jane Doe" } });
-  customerId = c.body.data.id;
-  expect((await call(`/api/v2/customers/${customerId}/travel-rule-identity`, { method: "PUT", key: owner, json: { status: "verified", persons: [person("Doe", "Jane")] } })).status).toBe(200);
-  const w = await call("/api/v2/wallets", { method: "POST", key: owner, json: { customerId, network: "ethereum", address: ORIGIN_ADDR } });
-  expect(w.status).toBe(201);
-  await cli("wallets", "attest", "--id", w.body.data.id, "--note", "x", "--member", ownerEmail);
+  expect(providerId).not.toBe("");
 });
 
 afterAll(async () => {
-  await S?.stop();
-  await bridge?.stop();
+  await P?.stop();
 });
 
 describe("settings and connection", () => {
@@ -127,10 +63,14 @@ describe("settings and connection", () => {
   });
 
   test("the connection test reads the signed directory with x-api-key and finds our code and key", async () => {
+    const before = bridge.requests.length;
     const r = await call("/api/v2/providers/provider_e/test", { method: "POST", key: owner });
     expect(r.status).toBe(200);
     expect(r.body.data.success).toBe(true);
-    expect(bridge.requests.filter((q) => q.path === "/bridge/vasp").every((q) => q.apiKey === "sygna-test-key")).toBe(true);
+    // This test read the directory at least once, and every read carried the saved key.
+    const reads = bridge.requests.slice(before).filter((q) => q.path === "/bridge/vasp");
+    expect(reads.length).toBeGreaterThan(0);
+    expect(reads.map((q) => q.apiKey)).toEqual(reads.map(() => "sygna-test-key"));
   });
 
   test("a directory signed with another key, or stale, fails the connection test", async () => {
@@ -160,7 +100,7 @@ describe("outgoing", () => {
     // The beneficiary VASP decrypted what Caravan encrypted for it: the verified identity as originator, the
     // request's beneficiary, the company profile as originating VASP.
     expect(at.privateInfo!.originator.accountNumber).toEqual([ORIGIN_ADDR]);
-    expect(at.privateInfo!.beneficiary.beneficiaryPersons).toEqual([person("Roe", "Richard", "DE")]);
+    expect(at.privateInfo!.beneficiary.beneficiaryPersons).toEqual([RICHARD]);
     expect(JSON.stringify(at.privateInfo!.originatingVASP)).toContain("Caravan Test VASP B.V.");
     expect(at.data.transaction!.beneficiary_vasp_code).toBe("BENEFVASP");
     expect(at.data.transaction!.platform).toBe("ethereum");
@@ -256,7 +196,7 @@ describe("callbacks", () => {
     expect(r.status).toBe(200);
     expect((r.body as any).is_valid).toBe(true);
     const { verifyObject } = await import("../../src/adapters/providers/provider_e/crypto.ts");
-    expect(verifyObject(r.body, publicKeyOf(ourKey))).toBe(true);
+    expect(verifyObject(r.body, publicKeyOf(P.ourKey))).toBe(true);
     const unknown = signObject({ ...q, addrs: [{ address: NOBODY_ADDR, addr_extra_info: [] }], signature: "" }, bridge.bridgePrivateKey);
     expect(((await bridge.deliver("address-validation", unknown)).body as any).is_valid).toBe(false);
     const forged = signObject({ ...q, signature: "" }, randomPrivateKey());
@@ -268,7 +208,7 @@ describe("callbacks", () => {
   test("not JSON → 400 Invalid callback; unknown event path → 404 NOT_FOUND; unknown transfer → 404 UNKNOWN_TRANSFER", async () => {
     const bad = await bridge.deliver("txid", null, "{nope");
     expect(bad).toEqual({ status: 400, body: { error: "Invalid callback" } });
-    const r = await fetch(`${S.url}/api/system/trp/provider_e/test/${providerId}/other`, { method: "POST", body: "{}" });
+    const r = await fetch(`${P.S.url}/api/system/trp/provider_e/test/${providerId}/other`, { method: "POST", body: "{}" });
     expect(r.status).toBe(404);
     expect(await r.json()).toEqual({ error: "Not found", code: "NOT_FOUND" });
     const u = await bridge.deliver("txid", { transfer_id: "0".repeat(64), txid: "x", signature: "00" });
@@ -276,9 +216,9 @@ describe("callbacks", () => {
   });
 
   test("a permission with a wrong token → 404 UNKNOWN_TRANSFER; unknown provider ID → 503 Provider unavailable", async () => {
-    const r = await fetch(`${S.url}/api/system/trp/provider_e/test/${providerId}/permission?transfer=${"trf_x"}&token=bad`, { method: "POST", body: JSON.stringify({ transfer_id: "0".repeat(64), permission_status: "ACCEPTED", signature: "00" }) });
+    const r = await fetch(`${P.S.url}/api/system/trp/provider_e/test/${providerId}/permission?transfer=${"trf_x"}&token=bad`, { method: "POST", body: JSON.stringify({ transfer_id: "0".repeat(64), permission_status: "ACCEPTED", signature: "00" }) });
     expect(r.status).toBe(404);
-    const p = await fetch(`${S.url}/api/system/trp/provider_e/test/nope/txid`, { method: "POST", body: "{}" });
+    const p = await fetch(`${P.S.url}/api/system/trp/provider_e/test/nope/txid`, { method: "POST", body: "{}" });
     expect(p.status).toBe(503);
     expect(await p.json()).toEqual({ error: "Provider unavailable" });
   });
@@ -287,8 +227,8 @@ describe("callbacks", () => {
 describe("incoming", () => {
   const input = (extra: Record<string, unknown> = {}) => ({
     from: "BENEFVASP",
-    originatorPersons: [person("Roe", "Richard", "DE")],
-    beneficiaryPersons: [person("Doe", "Jane")],
+    originatorPersons: [RICHARD],
+    beneficiaryPersons: [JANE],
     originatorAddress: "0x" + "11".repeat(20),
     beneficiaryAddress: ORIGIN_ADDR,
     ...extra,

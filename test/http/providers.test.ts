@@ -4,8 +4,8 @@ import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "
 import { join } from "node:path";
 import { existsSync, readFileSync } from "node:fs";
 import { tempDir } from "../support/tmp.ts";
-import { startServer, type ChildServer } from "../support/server.ts";
-import { apiClient, expectError, ISO_MS, type Answer, type CallInit } from "../support/api.ts";
+import { closedLoopbackOrigin, startServer, type ChildServer } from "../support/server.ts";
+import { apiClient, expectError, expectOk, ISO_MS, type Answer, type CallInit } from "../support/api.ts";
 import { openStorage, type Storage } from "../../src/adapters/storage/index.ts";
 import { loadMasterKey } from "../../src/adapters/crypto/master-key.ts";
 import { Sealer } from "../../src/adapters/crypto/envelope.ts";
@@ -78,12 +78,6 @@ async function call(path: string, init: CallInit = {}): Promise<Answer> {
   return r;
 }
 
-function expectOk(r: Answer, status = 200) {
-  if (r.status !== status) throw new Error(`expected ${status}, got ${r.status}: ${r.text}`);
-  expect(r.body.meta.apiVersion).toBe(2);
-  expect(r.body.meta.timestamp).toMatch(ISO_MS);
-}
-
 const put = (kind: string, name: string, key: string, json: unknown) => call(`/api/v2/${kind}/${name}`, { method: "PUT", key, json });
 const patch = (kind: string, name: string, key: string, json: unknown) => call(`/api/v2/${kind}/${name}`, { method: "PATCH", key, json });
 const runTest = (kind: string, name: string, key: string) => call(`/api/v2/${kind}/${name}/test`, { method: "POST", key });
@@ -116,7 +110,18 @@ beforeAll(async () => {
     newKey("--env", "live", "--role", "owner", "--scopes", "providers:read,integrations:read"),
     newKey("--env", "live", "--role", "owner", "--scopes", "providers:read,providers:write"),
   ]);
-  S = await startServer({ CARAVAN_DB: db });
+  // Every vendor address that a saved setting could reach points at a closed loopback port: screening_c's connection
+  // test below must fail to connect here, and no saved key may ever go to a vendor's real address on a machine with
+  // internet access (screening_d and provider_e are never tested successfully here; the addresses are a guard).
+  const closed = await closedLoopbackOrigin();
+  S = await startServer({
+    CARAVAN_DB: db,
+    CARAVAN_ALLOW_PRIVATE_TARGETS: "127.0.0.1",
+    CARAVAN_SCREENING_C_URLS: `eu=${closed},us=${closed},apac=${closed}`,
+    CARAVAN_SCREENING_D_URL: closed,
+    CARAVAN_PROVIDER_E_TEST_URL: `${closed}/v2`,
+    CARAVAN_PROVIDER_E_LIVE_URL: `${closed}/v2`,
+  });
   // The adapters' view of the same database: decrypted credentials, with the server's master key file.
   storage = await openStorage(db, { migrate: false });
   repo = new ProviderSettings(storage, new Sealer(loadMasterKey(db, {}).derive("secrets")));
@@ -450,13 +455,14 @@ describe("POST .../test", () => {
     expectOk(a);
     expect(a.body.data).toMatchObject({ success: false, error: "INVALID_CONFIGURATION" });
     expect(await get("providers", "provider_a", ownerTest.key)).toMatchObject({ lastTestResult: "error", lastError: "INVALID_CONFIGURATION" });
-    // screening_c has a real connection test now (issue 13): here its saved key points at the vendor's default regional
-    // address, which this closed network cannot reach, so the test fails with a code, and is stored as such.
+    // screening_c has a real connection test now (issue 13): here its regional address is a closed loopback port
+    // (CARAVAN_SCREENING_C_URLS above), so the test cannot connect: NETWORK_ERROR, stored as such.
     const i = await runTest("integrations", "screening_c", ownerTest.key);
     expectOk(i);
-    expect(i.body.data).toMatchObject({ success: false, error: expect.stringMatching(/^[A-Z][A-Z0-9_]+$/) });
-    expect(i.body.data.error).not.toBe("NOT_IMPLEMENTED");
-    expect((await get("integrations", "screening_c", ownerTest.key)).lastTestResult).toBe("error");
+    expect(i.body.data).toEqual({ success: false, message: "screening_c could not be reached", testedAt: i.body.data.testedAt, error: "NETWORK_ERROR" });
+    expect(i.body.data.testedAt).toMatch(ISO_MS);
+    expect(await get("integrations", "screening_c", ownerTest.key)).toMatchObject({ lastTestedAt: i.body.data.testedAt, lastTestResult: "error", lastError: "NETWORK_ERROR" });
+    expect(await get("integrations", "screening_c", ownerLive.key)).toMatchObject({ lastTestedAt: null, lastTestResult: null, lastError: null });
   });
 
   test("a test changes no settings: updatedAt stays", async () => {

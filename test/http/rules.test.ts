@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
 import { tempDir } from "../support/tmp.ts";
-import { startServer, type ChildServer } from "../support/server.ts";
-import { apiClient, expectError, ISO_MS, type Answer } from "../support/api.ts";
+import { closedLoopbackOrigin, startServer, type ChildServer } from "../support/server.ts";
+import { apiClient, expectError, expectOk, ISO_MS, type Answer } from "../support/api.ts";
 import { openStorage } from "../../src/adapters/storage/index.ts";
 import { Rules } from "../../src/adapters/storage/repos/rules.ts";
 
@@ -35,11 +35,6 @@ let C = "";
 let D = "";
 let A = "";
 
-function expectOk(r: Answer, status = 200) {
-  if (r.status !== status) throw new Error(`expected ${status}, got ${r.status}: ${r.text}`);
-  expect(r.body.meta.apiVersion).toBe(2);
-  expect(r.body.meta.timestamp).toMatch(ISO_MS);
-}
 const issuePaths = (r: Answer) => (r.body.details.issues as { path: string; message: string }[]).map((i) => i.path);
 const post = (json: unknown, key = ownerTest.key) => call("/api/v2/rules", { method: "POST", key, json });
 const patch = (id: string, json: unknown, key = ownerTest.key) => call(`/api/v2/rules/${id}`, { method: "PATCH", key, json });
@@ -58,7 +53,9 @@ beforeAll(async () => {
   analystTest = await newKey("--env", "test", "--role", "analyst");
   developerTest = await newKey("--env", "test", "--role", "developer");
   readOnlyTest = await newKey("--env", "test", "--role", "owner", "--scopes", "rules:read");
-  S = await startServer({ CARAVAN_DB: db });
+  // The integrations enabled below must never reach a real vendor, whatever a later test adds: a closed loopback port.
+  const closed = await closedLoopbackOrigin();
+  S = await startServer({ CARAVAN_DB: db, CARAVAN_ALLOW_PRIVATE_TARGETS: "127.0.0.1", CARAVAN_SCREENING_C_URLS: `eu=${closed},us=${closed},apac=${closed}`, CARAVAN_SCREENING_D_URL: closed });
   // screening_c and screening_a enabled (credentials saved in live, then switched on); screening_d saved but off.
   for (const [name, credentials] of [
     ["screening_c", { apiKey: "c-key" }],
@@ -402,6 +399,7 @@ describe("active rules for the checkpoints (Rules.active)", () => {
       const rules = new Rules(storage);
       const companyId = (storage.stmt("SELECT company_id FROM members WHERE id = ?").get(ownerTest.memberId) as { company_id: string }).company_id;
       const before = rules.active(companyId, "test");
+      expect(before.length).toBeGreaterThan(0);
       expect(before.every((r) => r.isActive && r.environment === "test")).toBe(true);
       const ids = () => rules.active(companyId, "test").map((r) => r.id);
       // Cached: the same answer twice without a change.

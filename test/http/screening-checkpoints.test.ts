@@ -13,6 +13,7 @@ import { startScreeningCSandbox, SANDBOX_API_KEY, type ScreeningCSandbox } from 
 import { startScreeningDSandbox, SANDBOX_SCREENING_D_KEY, RISKY_ADDRESSES, type ScreeningDSandbox } from "../../src/sandbox/screening_d/index.ts";
 import type { CallbackTarget } from "../../src/sandbox/provider_b/callbacks.ts";
 import type { Person } from "../../src/domain/ivms101/types.ts";
+import { JANE, RICHARD, VIKTOR, person } from "../support/persons.ts";
 import { resolveReportType } from "../../src/domain/reports/report.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
@@ -36,12 +37,6 @@ let providerId: string;
 let target: CallbackTarget;
 const seed = randomSeedBase64();
 
-const person = (family: string, given: string, country = "NL"): Person => ({
-  naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: family, secondaryIdentifier: given, nameIdentifierType: "LEGL" }] }, countryOfResidence: country as never },
-});
-const JANE = person("Doe", "Jane");
-const RICHARD = person("Roe", "Richard", "DE");
-const VIKTOR = person("Krasnov", "Viktor", "CY"); // on the sandbox watch list (sanction)
 const ORIGIN_ADDR = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
 const BENE_ADDR = "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359";
 const VIKTOR_ADDR = "0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb";

@@ -3,7 +3,7 @@ import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "
 import { join } from "node:path";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
-import { apiClient, expectError, ISO_MS, type Answer, type CallInit } from "../support/api.ts";
+import { apiClient, expectError, expectOk, ISO_MS, type Answer, type CallInit } from "../support/api.ts";
 import { openStorage, type Storage } from "../../src/adapters/storage/index.ts";
 import { applicableThreshold, companyProfile } from "../../src/adapters/storage/repos/thresholds.ts";
 import { startService, type RunningService } from "../../src/services.ts";
@@ -29,12 +29,6 @@ type Res = Answer;
 /** The shared client, or (`at` given) a call to the in-process server of the last describe block. */
 async function call(path: string, init: CallInit & { at?: string } = {}): Promise<Res> {
   return init.at === undefined ? client.call(path, init) : apiClient(db, () => init.at!).call(path, init);
-}
-
-function expectOk(r: Res, status = 200) {
-  if (r.status !== status) throw new Error(`expected ${status}, got ${r.status}: ${r.text}`);
-  expect(r.body.meta.apiVersion).toBe(2);
-  expect(r.body.meta.timestamp).toMatch(ISO_MS);
 }
 
 const issuesOf = (r: Res) => (r.body.details.issues as { path: string; message: string }[]).map((i) => i.path).sort();

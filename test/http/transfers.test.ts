@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
-import { apiClient, expectError, ISO_MS, type Answer } from "../support/api.ts";
+import { apiClient, expectError, expectOk, ISO_MS, type Answer } from "../support/api.ts";
 import { startFxPeer, type FxPeer } from "../../src/sandbox/fx.ts";
 import { Sealer } from "../../src/adapters/crypto/envelope.ts";
 import { loadMasterKey } from "../../src/adapters/crypto/master-key.ts";
@@ -64,12 +64,6 @@ let readOnly: Key;
 /** One active customer of the test environment used as the usual originator. */
 let customer: string;
 let customerLive: string;
-
-function expectOk(r: Answer, status = 200) {
-  if (r.status !== status) throw new Error(`expected ${status}, got ${r.status}: ${r.text}`);
-  expect(r.body.meta.apiVersion).toBe(2);
-  expect(r.body.meta.timestamp).toMatch(ISO_MS);
-}
 
 // ---- IVMS101 persons ----
 

@@ -11,7 +11,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
-import { apiClient, expectError, ISO_MS, type Answer } from "../support/api.ts";
+import { apiClient, expectError, expectOk, ISO_MS, type Answer } from "../support/api.ts";
 import { verifyWebhookSignature } from "../../src/webhooks/verify.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
@@ -97,12 +97,6 @@ async function waitFor<T>(fn: () => T | undefined | null | false | Promise<T | u
 }
 
 // ---- helpers ----
-
-function expectOk(r: Answer, status = 200) {
-  if (r.status !== status) throw new Error(`expected ${status}, got ${r.status}: ${r.text}`);
-  expect(r.body.meta.apiVersion).toBe(2);
-  expect(r.body.meta.timestamp).toMatch(ISO_MS);
-}
 
 const independentSig = (secret: string, t: string, body: string) => bytesToHex(hmac(sha256, utf8ToBytes(secret), utf8ToBytes(`${t}.${body}`)));
 

@@ -60,6 +60,13 @@ export function apiClient(db: string, url: () => string) {
   return { cli, newKey, call };
 }
 
+/** A success envelope with the status given (200 unless told): `meta.apiVersion` 2 and an ISO 8601 `meta.timestamp`. */
+export function expectOk(r: Answer, status = 200): void {
+  if (r.status !== status) throw new Error(`expected ${status}, got ${r.status}: ${r.text}`);
+  expect(r.body.meta.apiVersion).toBe(2);
+  expect(r.body.meta.timestamp).toMatch(ISO_MS);
+}
+
 /** The error envelope: `{error, code, details?, meta}` with the status and code given. */
 export function expectError(r: Answer, status: number, code: string): void {
   expect({ status: r.status, code: r.body?.code }).toEqual({ status, code });

@@ -1,7 +1,7 @@
 // What the provider_a end-to-end test files share: the company's entity and signing secret, persons, and helpers bound to
 // a file's API client and owner key (customers and attested wallets, creating outgoing transfers, reading and waiting).
 import { expect } from "bun:test";
-import type { CountryCode, Person } from "../../src/domain/ivms101/index.ts";
+import type { Person } from "../../src/domain/ivms101/index.ts";
 import type { apiClient } from "./api.ts";
 
 type Client = ReturnType<typeof apiClient>;
@@ -11,12 +11,6 @@ export const CARAVAN = "did:web:caravan.example";
 export const newWebhookSecret = () => "whsec_" + btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
 /** ETH's asset ID in the catalogue. */
 export const ETH = "eip155:1/slip44:60";
-
-export const person = (family: string, given: string, country = "NL"): Person => ({
-  naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: family, secondaryIdentifier: given, nameIdentifierType: "LEGL" }] }, countryOfResidence: country as CountryCode },
-});
-export const JANE = person("Doe", "Jane");
-export const RICHARD = person("Roe", "Richard", "DE");
 
 /** Helpers over one test file's client; `owner` and `ownerEmail` are read when called (they are set in beforeAll). */
 export function providerAHelpers(c: Pick<Client, "call" | "cli">, who: () => { owner: string; ownerEmail: string }) {

@@ -7,14 +7,11 @@ import { startServer, runCli, type ChildServer } from "./server.ts";
 import { apiClient } from "./api.ts";
 import { startProviderEBridge, type BridgeOptions, type ProviderEBridge } from "../../src/sandbox/provider_e/index.ts";
 import { publicKeyOf, randomPrivateKey } from "../../src/adapters/providers/provider_e/crypto.ts";
-import type { CountryCode, Person } from "../../src/domain/ivms101/index.ts";
+import type { Person } from "../../src/domain/ivms101/index.ts";
+import { JANE, RICHARD } from "./persons.ts";
 
 export const OUR_CODE = "CARAVANVASP";
 export const ORIGIN_ADDR = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
-
-export const person = (family: string, given: string, country = "NL", extra: Record<string, unknown> = {}): Person => ({
-  naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: family, secondaryIdentifier: given, nameIdentifierType: "LEGL" }] }, countryOfResidence: country as CountryCode, ...extra },
-});
 
 export interface Suite {
   S: ChildServer;
@@ -87,8 +84,8 @@ export async function startProviderESuite(dir: string, o: { bridge?: BridgeOptio
           originatorCustomerId: suite.customerId,
           originatorAddress: ORIGIN_ADDR,
           beneficiaryAddress: addr,
-          originator: { originatorPersons: [person("Doe", "Jane")] },
-          beneficiary: { beneficiaryPersons: [person("Roe", "Richard", "DE")] },
+          originator: { originatorPersons: [JANE] },
+          beneficiary: { beneficiaryPersons: [RICHARD] },
           preferredProtocol: "provider_e",
           ...extra,
         },
@@ -133,7 +130,7 @@ export async function startProviderESuite(dir: string, o: { bridge?: BridgeOptio
   bridge.registerCaravan({ vaspCode: OUR_CODE, publicKey: publicKeyOf(ourKey), serverUrl: S.url, environment: "test", providerId: suite.providerId });
   const c = await call("/api/v2/customers", { method: "POST", key: k.key, json: { name: "Jane Doe" } });
   suite.customerId = c.body.data.id;
-  expect((await call(`/api/v2/customers/${suite.customerId}/travel-rule-identity`, { method: "PUT", key: k.key, json: { status: "verified", persons: o.identity ?? [person("Doe", "Jane")] } })).status).toBe(200);
+  expect((await call(`/api/v2/customers/${suite.customerId}/travel-rule-identity`, { method: "PUT", key: k.key, json: { status: "verified", persons: o.identity ?? [JANE] } })).status).toBe(200);
   const w = await call("/api/v2/wallets", { method: "POST", key: k.key, json: { customerId: suite.customerId, network: "ethereum", address: ORIGIN_ADDR } });
   expect(w.status).toBe(201);
   await cli("wallets", "attest", "--id", w.body.data.id, "--note", "x", "--member", k.memberEmail);

@@ -75,3 +75,14 @@ export async function runCli(args: string[], env: Record<string, string> = {}) {
   ]);
   return { code, stdout, stderr };
 }
+
+/**
+ * An http origin on loopback where nothing listens (a port bound, then released): point a vendor's address here so that
+ * a test which must fail to connect never reaches the real vendor, whatever network the machine has.
+ */
+export async function closedLoopbackOrigin(): Promise<string> {
+  const s = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(null, { status: 404 }) });
+  const origin = `http://127.0.0.1:${s.port}`;
+  await s.stop(true);
+  return origin;
+}
