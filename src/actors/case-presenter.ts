@@ -1,6 +1,7 @@
 // Shapes of a case for answers (Part 2 "Case"), shared by the HTTP layer and the CLI: opened, masked, named staff.
 import type { Sealer } from "../adapters/crypto/envelope.ts";
-import { Cases, type CaseRow, type HistoryRow, type MemberSummary, type NoteRow } from "../adapters/storage/repos/cases.ts";
+import { Cases, type CaseRow, type HistoryRow, type NoteRow } from "../adapters/storage/repos/cases.ts";
+import type { MemberSummary } from "../adapters/storage/repos/tenancy.ts";
 import type { Storage } from "../adapters/storage/index.ts";
 import type { Environment } from "../domain/types.ts";
 import { descriptionAad, historyAad, noteAad, resolutionNoteAad, titleAad } from "./case.ts";
@@ -17,7 +18,7 @@ export const MASK = "***";
 export const DETAIL_ENTRIES = 20;
 
 /** Staff are named to everyone who can read cases. Members carry no display name yet: the name is the email. */
-const person = (m: MemberSummary | undefined, id: string | null) => (id === null ? null : { id, name: m?.email ?? null, email: m?.email ?? null });
+const person = (m: MemberSummary | undefined, id: string | null) => (id === null ? null : { id, name: m?.name ?? null, email: m?.email ?? null });
 
 export class CasePresenter {
   private readonly repo: Cases;

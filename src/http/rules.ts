@@ -20,6 +20,7 @@ import { validateCreateRule, validateUpdateRule, type IntegrationLookup } from "
 import type { Storage } from "../adapters/storage/index.ts";
 import type { ProviderSettings } from "../adapters/storage/repos/provider-settings.ts";
 import { Rules, type RuleFilter } from "../adapters/storage/repos/rules.ts";
+import { memberSummaries } from "../adapters/storage/repos/tenancy.ts";
 import { created, ok, page, invalid, type ApiKit, type RouteContext } from "./kit.ts";
 import { keysetPage } from "./paging.ts";
 import { q, type QueryParam } from "./query.ts";
@@ -133,8 +134,8 @@ export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
   /** Members carry no display name: `name` is their email (docs/rules.md). */
   function member(c: RouteContext, id: string | null) {
     if (id === null) return null;
-    const m = deps.storage.stmt("SELECT id, email FROM members WHERE id = ? AND company_id = ?").get(id, c.auth.company.id) as { id: string; email: string } | null | undefined;
-    return m ? { id: m.id, name: m.email, email: m.email } : null;
+    const m = memberSummaries(deps.storage, c.auth.company.id, [id]).get(id);
+    return m ? { id: m.id, name: m.name, email: m.email } : null;
   }
 
   /** `names`: the integrations' names when the request already read them (create and change validate against them). */

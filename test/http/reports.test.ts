@@ -346,7 +346,7 @@ describe("CLI: the life draft → pending_review → submitted → filed", () =>
     expect(JSON.parse(filed.stdout)).toMatchObject({ status: "filed", filingReference: "NCA-REF-77", filingDeadline: { isOverdue: false } });
     const api = await call(`/api/v2/reports?search=nca-ref`, { key: owner.key });
     expect(api.body.data.map((x: { id: string }) => x.id)).toEqual([r.id]);
-    expect(api.body.data[0]).toMatchObject({ status: "filed", filingReference: "NCA-REF-77", filedByMember: { email: officerEmail } });
+    expect(api.body.data[0]).toMatchObject({ status: "filed", filingReference: "NCA-REF-77", filedByMember: { email: officerEmail, name: officerEmail } });
     expect(api.body.data[0].filedAt).toMatch(ISO_MS);
     const actions = (storage.stmt("SELECT action FROM audit_log WHERE entity_id = ? ORDER BY seq").all(r.id) as { action: string }[]).map((a) => a.action);
     expect(actions).toEqual(["str.drafted", "str.updated", "str.submitted", "str.approved", "str.filed"]);

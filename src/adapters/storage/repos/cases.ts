@@ -1,6 +1,7 @@
 // Case rows, notes, history and the blind text index: reads for the API, writes only from the case actor's commit.
 import { GramIndex } from "./grams.ts";
 import type { Environment } from "../../../domain/types.ts";
+import { memberSummaries, type MemberSummary } from "./tenancy.ts";
 import type { Storage, SqlValue } from "../types.ts";
 import { listCount } from "./customers.ts";
 import { newestFirst } from "./keyset.ts";
@@ -62,12 +63,6 @@ export interface HistoryRow {
   created_at: string;
 }
 
-export interface MemberSummary {
-  id: string;
-  email: string;
-  role: string;
-  status: string;
-}
 
 export interface RuleSummary {
   id: string;
@@ -205,12 +200,7 @@ export class Cases {
   }
 
   members(companyId: string, ids: (string | null)[]): Map<string, MemberSummary> {
-    const want = [...new Set(ids.filter((x): x is string => !!x))];
-    if (want.length === 0) return new Map();
-    const rows = this.s
-      .stmt("SELECT id, email, role, status FROM members WHERE company_id = ? AND id IN (SELECT value FROM json_each(?))")
-      .all(companyId, JSON.stringify(want)) as unknown as MemberSummary[];
-    return new Map(rows.map((r) => [r.id, r]));
+    return memberSummaries(this.s, companyId, ids);
   }
 
   /** The rule's summary, or undefined when the environment has no such rule (or no rules table yet). */

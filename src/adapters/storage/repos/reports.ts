@@ -20,6 +20,7 @@ import {
 } from "../../../domain/reports/report.ts";
 import type { Environment } from "../../../domain/types.ts";
 import type { Sealer } from "../../crypto/envelope.ts";
+import { memberSummaries } from "./tenancy.ts";
 import type { Storage, SqlValue } from "../types.ts";
 import { AuditLog, type AuditActor } from "./audit.ts";
 import { newestFirst } from "./keyset.ts";
@@ -222,12 +223,10 @@ export class Reports {
   }
 
   /** Members by ID for `generatedByMember` / `filedByMember` (members have no name: the email's local part stands in). */
+  /** The members a report names, as `{id, name, email}` (the name is the email, as everywhere in the API). */
   members(companyId: string, ids: (string | null)[]): Map<string, { id: string; name: string; email: string }> {
-    const want = [...new Set(ids.filter((x): x is string => !!x && x !== "system"))];
     const out = new Map<string, { id: string; name: string; email: string }>();
-    if (want.length === 0) return out;
-    const rows = this.s.stmt("SELECT id, email FROM members WHERE company_id = ? AND id IN (SELECT value FROM json_each(?))").all(companyId, JSON.stringify(want)) as { id: string; email: string }[];
-    for (const r of rows) out.set(r.id, { id: r.id, name: r.email.split("@")[0], email: r.email });
+    for (const [id, m] of memberSummaries(this.s, companyId, ids)) out.set(id, { id, name: m.name, email: m.email });
     return out;
   }
 

@@ -48,6 +48,28 @@ export interface KeyAuthRow extends KeyRow {
 }
 
 /** A refusal the CLI prints as one line. */
+/**
+ * A member as every answer of the API shows one (`{id, name, email}`), with role and status for checks. Members have
+ * no display name: the name is the email, in cases, rules and reports alike.
+ */
+export interface MemberSummary {
+  id: string;
+  name: string;
+  email: string;
+  role: string;
+  status: string;
+}
+
+/** The company's members by ID; unknown IDs and "system" are left out. */
+export function memberSummaries(s: Storage, companyId: string, ids: readonly (string | null)[]): Map<string, MemberSummary> {
+  const want = [...new Set(ids.filter((x): x is string => !!x && x !== "system"))];
+  if (want.length === 0) return new Map();
+  const rows = s
+    .stmt("SELECT id, email, role, status FROM members WHERE company_id = ? AND id IN (SELECT value FROM json_each(?))")
+    .all(companyId, JSON.stringify(want)) as unknown as Omit<MemberSummary, "name">[];
+  return new Map(rows.map((r) => [r.id, { ...r, name: r.email }]));
+}
+
 export class TenancyError extends Error {
   override name = "TenancyError";
 }
