@@ -1,5 +1,5 @@
 // provider_b (CodeVASP) contract: messages written here by hand from CodeVASP's published guide and examples, signed and
-// sealed with tweetnacl + ed2curve (the libraries its JavaScript sample uses), through Caravan's adapter and callbacks;
+// sealed with tweetnacl + ed2curve (NaCl, the box and signatures CodeVASP's libsodium samples make), through Caravan's adapter and callbacks;
 // and Caravan's own requests checked with those libraries. Nothing here is produced by Caravan's encoder for Caravan.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";

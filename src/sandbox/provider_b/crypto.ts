@@ -1,4 +1,4 @@
-// The sandbox CodeVASP network's own cryptography, on tweetnacl and ed2curve (the libraries CodeVASP's JavaScript sample names):
+// The sandbox CodeVASP network's own cryptography, on tweetnacl and ed2curve (NaCl, as interoperable with the libsodium CodeVASP's samples use):
 // Ed25519 request signatures over datetime ‖ body ‖ nonce, and crypto_box payloads written as base64(nonce ‖ box).
 import nacl from "tweetnacl";
 // @ts-expect-error ed2curve ships no type declarations
