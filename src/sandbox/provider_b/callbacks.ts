@@ -7,6 +7,7 @@ import {
   addressCheckMessage,
   callbackPath,
   datetimeOf,
+  in2023Edition,
   originOf,
   readMessage,
   transferMessage,
@@ -75,6 +76,8 @@ export interface IncomingTransferInput extends CallbackTarget {
   beneficiaryPersons: Person[];
   /** Replace the built plaintext (to send incomplete IVMS101). */
   message?: Ivms101Payload;
+  /** The IVMS101 edition the member writes: CodeVASP's documented 2020 names (default) or the 2023 edition. */
+  edition?: "2020" | "2023";
   /** Replace the sealed payload verbatim (to send one that does not decrypt). */
   payload?: string;
 }
@@ -159,7 +162,7 @@ export async function sendIncomingTransfer(ctx: CallbackContext, i: IncomingTran
     tradePrice: i.tradePrice ?? "0",
     tradeCurrency: i.tradeCurrency ?? "USD",
     isExceedingThreshold: i.isExceedingThreshold === false ? "false" : "true",
-    payload: i.payload ?? seal(message, caravan.publicKeyBase64, vasp.seedBase64),
+    payload: i.payload ?? seal(i.edition === "2023" ? in2023Edition(message) : message, caravan.publicKeyBase64, vasp.seedBase64),
     address: i.address,
     ...(i.tag ? { tag: i.tag } : {}),
     ...(i.network ? { network: i.network } : {}),

@@ -254,3 +254,29 @@ export function answerMessage(request: Ivms101Message, beneficiaryVasp: { legalN
     },
   };
 }
+
+/**
+ * The same message as a member on the IVMS101 2023 edition writes it: `originatorPerson[]` / `beneficiaryPerson[]`,
+ * a natural person's name types as `naturalPersonNameIdentifierType`, and `payloadMetadata.payloadVersion` `101.2023`
+ * (CodeVASP's PascalCase entities kept). Lets the sandbox play a counterparty that Caravan must read in either edition.
+ */
+export function in2023Edition(payload: Ivms101Payload): Record<string, unknown> {
+  const rename = (ids: unknown) =>
+    Array.isArray(ids) ? ids.map(({ nameIdentifierType, ...rest }: Rec) => ({ ...rest, naturalPersonNameIdentifierType: nameIdentifierType })) : undefined;
+  const person = (p: WirePerson): Rec => {
+    if (!p.naturalPerson) return { legalPerson: p.legalPerson };
+    const { name, ...rest } = p.naturalPerson;
+    const written = { nameIdentifier: rename(name.nameIdentifier), localNameIdentifier: rename(name.localNameIdentifier), phoneticNameIdentifier: rename(name.phoneticNameIdentifier) };
+    return JSON.parse(JSON.stringify({ naturalPerson: { ...rest, name: written } }));
+  };
+  const m = payload.ivms101;
+  return {
+    ivms101: {
+      ...(m.Originator ? { Originator: { originatorPerson: m.Originator.originatorPersons.map(person), accountNumber: m.Originator.accountNumber } } : {}),
+      ...(m.Beneficiary ? { Beneficiary: { beneficiaryPerson: m.Beneficiary.beneficiaryPersons.map(person), accountNumber: m.Beneficiary.accountNumber } } : {}),
+      ...(m.OriginatingVASP ? { OriginatingVASP: m.OriginatingVASP } : {}),
+      ...(m.BeneficiaryVASP ? { BeneficiaryVASP: m.BeneficiaryVASP } : {}),
+      payloadMetadata: { payloadVersion: "101.2023" },
+    },
+  };
+}
