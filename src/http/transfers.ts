@@ -90,9 +90,18 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
   const open = (sealed: string, aad: string) => deps.pii.open(sealed, aad);
   const party = (vaspId: string | null, vaspName: string | null, address: string | null) => ({ name: vaspName ?? vaspId, vaspId, vaspName, address });
 
+  /** A provider's ID never changes once created (first save): kept here once known, not read again per list item. */
+  const providerIds = new Map<string, string>();
+
   /** Part 1 list item `provider`: the provider's ID (`prv_…`, the same in both environments), name, display name, protocol. */
   function providerOf(companyId: string, p: Protocol) {
-    return { id: deps.providerSettings?.id(companyId, p) ?? null, name: p, displayName: deps.providers.displayName(p), protocol: p };
+    const key = `${companyId}:${p}`;
+    let id = providerIds.get(key) ?? null;
+    if (id === null) {
+      id = deps.providerSettings?.id(companyId, p) ?? null;
+      if (id !== null) providerIds.set(key, id);
+    }
+    return { id, name: p, displayName: deps.providers.displayName(p), protocol: p };
   }
 
   function listItem(c: RouteContext, t: TransferRow) {
