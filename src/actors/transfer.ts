@@ -664,6 +664,9 @@ class Handling {
    */
   private cancelIfExpired(): boolean {
     if (!isUntakenExpired(this.t, this.ctx.now)) return false;
+    // A send in doubt (its message buried before the replay settled it) may have reached the provider: not cancelled.
+    const last = (JSON.parse(this.t.attempts) as Attempt[]).at(-1);
+    if (last?.status === "submitting" || last?.status === "submission_unknown") return false;
     const from = this.t.state;
     delete this.ctx.state.routing;
     delete this.ctx.state.hold;
