@@ -3,6 +3,7 @@ import type { ApiKit } from "./kit.ts";
 import { BODY_DOCS, exampleOf } from "./openapi-bodies.ts";
 import { PROVIDER_B_CALLBACKS } from "../domain/provider_b/endpoints.ts";
 import { NOT_CARRIED } from "./callbacks/not-carried.ts";
+import { EVENTS as PROVIDER_E_CALLBACK_EVENTS } from "./callbacks/provider_e.ts";
 
 const envelope = {
   type: "object",
@@ -33,14 +34,16 @@ export interface OtherRoute {
   authentication: string;
 }
 
-const PROVIDER_E_EVENTS: readonly { event: string; summary: string }[] = [
-  { event: "permission-request", summary: "an originating VASP's permission request (IVMS101 encrypted for the company's key): an incoming transfer" },
-  { event: "address-validation", summary: "is this address a verified wallet of an active, verified customer? (answered signed)" },
-  { event: "txid", summary: "the originator's transaction ID: completes an incoming transfer the company accepted" },
-  { event: "cancel", summary: "the originator cancels an incoming transfer: rejected" },
-  { event: "cdd", summary: "an information request, answer or unasked information about a transfer" },
-  { event: "permission", summary: "the beneficiary VASP's decision on an outgoing transfer; its URL, with the transfer ID and a token, goes in each permission request (not listed in callbackPaths)" },
-];
+const PROVIDER_E_SUMMARIES: Record<string, string> = {
+  "permission-request": "an originating VASP's permission request (IVMS101 encrypted for the company's key): an incoming transfer",
+  "address-validation": "is this address a verified wallet of an active, verified customer? (answered signed)",
+  txid: "the originator's transaction ID: completes an incoming transfer the company accepted",
+  cancel: "the originator cancels an incoming transfer: rejected",
+  cdd: "an information request, answer or unasked information about a transfer",
+  permission: "the beneficiary VASP's decision on an outgoing transfer; its URL, with the transfer ID and a token, goes in each permission request (not listed in callbackPaths)",
+};
+/** The events the provider_e callback routes serve (one route each), described. */
+const PROVIDER_E_EVENTS = PROVIDER_E_CALLBACK_EVENTS.map((event) => ({ event, summary: PROVIDER_E_SUMMARIES[event] ?? event }));
 
 /** Every route outside the API-key pipeline: health and each provider's callbacks (Part 3 "Callback paths"). */
 export function systemRoutes(): OtherRoute[] {
