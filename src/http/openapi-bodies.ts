@@ -140,10 +140,12 @@ export const BODY_DOCS: Record<string, BodyDoc> = {
     schema: obj({ resolution: str(undefined, { enum: ["approved", "rejected"] }), resolutionNote: str(2000) }, ["resolution"]),
     example: { resolution: "approved", resolutionNote: "Name match is a false positive (different date of birth)" },
   },
-  "PUT /api/v2/providers/:name": { example: { credentials: { apiUrl: "https://api.provider.example", vaspEntityId: "VASP-1", privateKey: "<base64 Ed25519 seed>" }, notes: "Production account" } },
+  // provider_b's fields; each provider's own fields are listed by GET /api/v2/providers/:name.
+  "PUT /api/v2/providers/:name": { example: { credentials: { apiUrl: "https://api.provider.example", vaspEntityId: "VASP-1", privateKey: "<base64 of the Ed25519 seed>", legalName: "Example VASP B.V.", country: "NL" }, notes: "Production account" } },
   "PATCH /api/v2/providers/:name": { example: { enabled: true } },
   "POST /api/v2/providers/:name/test": { none: true },
-  "PUT /api/v2/integrations/:name": { example: { credentials: { apiUrl: "https://screening.example", apiKey: "<key>" } } },
+  // screening_c's fields; each integration's own fields are listed by GET /api/v2/integrations/:name.
+  "PUT /api/v2/integrations/:name": { example: { credentials: { apiKey: "<search API key>", region: "eu" } } },
   "PATCH /api/v2/integrations/:name": { example: { enabled: true } },
   "POST /api/v2/integrations/:name/test": { none: true },
 };

@@ -299,6 +299,17 @@ describe("the OpenAPI document", () => {
     expect(r.body.data.state).toBe("queued");
   });
 
+  test("the rule, threshold and integration examples are accepted as they are", async () => {
+    const ex = (path: string, method: string) => doc.paths[path][method].requestBody.content["application/json"].example;
+    const rule = await call("/api/v2/rules", { method: "POST", key: owner, json: ex("/api/v2/rules", "post") });
+    expect(rule.status).toBe(201);
+    expect((await call(`/api/v2/rules/${rule.body.data.id}`, { method: "PATCH", key: owner, json: ex("/api/v2/rules/{id}", "patch") })).status).toBe(200);
+    const threshold = await call("/api/v2/thresholds", { method: "POST", key: ownerLive, json: ex("/api/v2/thresholds", "post") });
+    expect(threshold.status).toBe(201);
+    expect((await call(`/api/v2/thresholds/${threshold.body.data.id}`, { method: "PATCH", key: ownerLive, json: ex("/api/v2/thresholds/{id}", "patch") })).status).toBe(200);
+    expect((await call("/api/v2/integrations/screening_c", { method: "PUT", key: owner, json: ex("/api/v2/integrations/{name}", "put") })).status).toBe(201);
+  });
+
   test("the customer and case examples are accepted as they are", async () => {
     const c = doc.paths["/api/v2/customers"].post.requestBody.content["application/json"].example;
     const made = await call("/api/v2/customers", { method: "POST", key: owner, json: { ...c, externalId: `${c.externalId}-${crypto.randomUUID()}` } });
