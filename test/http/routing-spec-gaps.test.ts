@@ -8,6 +8,8 @@ import { startProviderESuite, type Suite } from "../support/provider_e.ts";
 import { startProviderBPeer, type ProviderBPeer } from "../../src/sandbox/provider_b/index.ts";
 import { publicKeyBase64, randomSeedBase64 } from "../../src/adapters/providers/provider_b/crypto.ts";
 import { RICHARD } from "../support/persons.ts";
+import { preferLastReached, type RoutingState } from "../../src/actors/routing.ts";
+import type { Protocol } from "../../src/domain/transfers.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(120_000);
@@ -88,4 +90,33 @@ describe("preferredProtocol", () => {
     expect(P.bridge.transfers.size).toBe(before);
     expect(await search("VASP-BENE")).toEqual([{ id: "VASP-BENE", name: "Bene Exchange", source: "transfer_history" }]);
   });
+});
+
+describe("preferredProtocol: the rule as a table (preferLastReached)", () => {
+  const found = (vaspId: string) => ({ kind: "found" as const, vaspId, vaspName: null });
+  const state = (o: Partial<RoutingState> = {}): RoutingState => ({
+    startedAt: 0,
+    order: ["provider_e", "provider_a", "provider_b"],
+    preferred: "provider_e",
+    discoveries: { provider_e: found("E1"), provider_a: found("A1"), provider_b: found("B1") },
+    done: [],
+    ...o,
+  });
+  const reached = (table: Record<string, { protocol: string; at: string }>) => (vaspId: string) => table[vaspId] ?? null;
+  const cases: { name: string; s: RoutingState; table: Record<string, { protocol: string; at: string }>; moved: Protocol | null; order?: Protocol[] }[] = [
+    { name: "no earlier contact: order unchanged", s: state(), table: {}, moved: null },
+    { name: "the VASP provider_b found was last reached through provider_b: provider_b first", s: state(), table: { B1: { protocol: "provider_b", at: "2026-11-01T00:00:00.000Z" } }, moved: "provider_b", order: ["provider_b", "provider_e", "provider_a"] },
+    { name: "two others reached theirs: the most recent goes first", s: state(), table: { A1: { protocol: "provider_a", at: "2026-11-02T00:00:00.000Z" }, B1: { protocol: "provider_b", at: "2026-11-01T00:00:00.000Z" } }, moved: "provider_a" },
+    { name: "the preferred provider reached its VASP more recently: order unchanged", s: state(), table: { E1: { protocol: "provider_e", at: "2026-11-03T00:00:00.000Z" }, B1: { protocol: "provider_b", at: "2026-11-01T00:00:00.000Z" } }, moved: null },
+    { name: "a VASP ID last reached through a third provider does not count", s: state(), table: { B1: { protocol: "provider_a", at: "2026-11-01T00:00:00.000Z" } }, moved: null },
+    { name: "a provider whose discovery has not found the VASP is not moved", s: state({ discoveries: { provider_e: found("E1") } }), table: { B1: { protocol: "provider_b", at: "2026-11-01T00:00:00.000Z" } }, moved: null },
+    { name: "without preferredProtocol nothing moves", s: state({ preferred: null, order: ["provider_a", "provider_b", "provider_e"] }), table: { B1: { protocol: "provider_b", at: "2026-11-01T00:00:00.000Z" } }, moved: null },
+    { name: "moved once already: not again", s: state({ lastReachedBy: "provider_a" }), table: { B1: { protocol: "provider_b", at: "2026-11-01T00:00:00.000Z" } }, moved: null },
+  ];
+  for (const c of cases)
+    test(c.name, () => {
+      const before = [...c.s.order];
+      expect(preferLastReached(c.s, reached(c.table))).toBe(c.moved);
+      expect(c.s.order).toEqual(c.order ?? (c.moved ? [c.moved, ...before.filter((p) => p !== c.moved)] : before));
+    });
 });
