@@ -251,6 +251,10 @@ function registerActors(s: Services): void {
   s.runtime.sweep("provider_e-expiry", "*/15 * * * * *", (now) =>
     tellE(providerEDueForExpiry(s.storage, now), (r) => ({ type: "expire", companyId: r.company_id, environment: r.environment, actor: { type: "system" } })),
   );
+  // Outgoing transfers no provider has taken are cancelled at their expiry (docs/transfers.md): a sweep over rows.
+  s.runtime.sweep("transfer-untaken-expiry", "*/10 * * * * *", (now) =>
+    tellE(transfers.dueForCancel(new Date(now).toISOString()), (r) => ({ type: "expire", companyId: r.company_id, environment: r.environment, actor: { type: "system" } })),
+  );
   // The transfer search index is filled off the request path (issue 19): every second, the transfers created since
   // are added in batches, yielding between batches. A search never waits for it (it also scans the transfers still
   // queued), and the queue is a table, so a restart loses nothing.

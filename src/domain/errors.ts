@@ -25,6 +25,7 @@ export const ERRORS = {
   INTERNAL_ERROR: { status: 500, message: "Internal server error" },
   TIMEOUT: { status: 503, message: "The lookup timed out" },
   SERVICE_UNAVAILABLE: { status: 503, message: "Temporarily unavailable" },
+  COMPANY_NOT_READY: { status: 503, message: "The company is not ready to serve requests yet (the service is starting or stopping); retry after Retry-After" },
   // Part 1, customers, wallets, transfers (used by later resources)
   MISSING_FIELDS: { status: 400, message: "Required fields are missing" },
   INVALID_FIELDS: { status: 400, message: "Fields have invalid values" },

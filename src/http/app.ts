@@ -19,10 +19,10 @@ import { providerRoutes } from "./providers.ts";
 import { webhookRoutes } from "./webhooks.ts";
 import { caseRoutes } from "./cases.ts";
 import { reportRoutes } from "./reports.ts";
-import { openApiDocument } from "./openapi.ts";
+import { openApiDocument, systemRoutes } from "./openapi.ts";
+import { notCarriedCallbacks } from "./callbacks/not-carried.ts";
 import { eventRoutes } from "./events.ts";
 import { meRoutes } from "./me.ts";
-import { PROVIDER_B_CALLBACKS } from "../domain/provider_b/endpoints.ts";
 import { providerBCallbacks, trpNotFound } from "./callbacks/provider_b.ts";
 import { providerECallbacks } from "./callbacks/provider_e.ts";
 import { informationRequestRoutes } from "./information-requests.ts";
@@ -40,6 +40,7 @@ export function createApp(services: Services) {
     log: services.log,
     appDomain: services.config.appDomain,
     storage: services.storage,
+    ready: services.ready,
   });
 
   const app = new Elysia({ normalize: false })
@@ -92,6 +93,7 @@ export function createApp(services: Services) {
     .use(providerBCallbacks(services))
     .use(providerECallbacks(services, () => (services.providers.adapter("provider_e") as { options?: ProviderEOptions } | undefined)?.options ?? null))
     .use(providerACallbacks(services))
+    .use(notCarriedCallbacks(services))
     .use(informationRequestRoutes(kit, services))
     .use(eventRoutes(kit, services))
     .use(
@@ -107,23 +109,7 @@ export function createApp(services: Services) {
     );
 
   kit.register("GET", "/api/v2/openapi.json", { summary: "This API's OpenAPI 3.1 description (no key needed)", tags: ["meta"] } as never);
-  const doc = openApiDocument(kit, [
-    { method: "GET", path: "/healthz", summary: "200 {status: ok} once migrations are applied and the actors run", tags: ["meta"], authentication: "none" },
-    {
-      method: "POST",
-      path: "/api/system/trp/provider_a/{environment}/{providerId}",
-      summary: "provider_a callback: webhook events (read back from the provider, recorded as processed after success)",
-      tags: ["callbacks"],
-      authentication: "Standard Webhooks signature with webhookSecret, timestamp within five minutes (Part 3, Authentication 2)",
-    },
-    ...PROVIDER_B_CALLBACKS.map((c) => ({
-      method: c.method,
-      path: `/api/system/trp/provider_b/{environment}/connections/{providerId}/${c.path}`,
-      summary: `provider_b callback: ${c.label}`,
-      tags: ["callbacks"],
-      authentication: "source address (PROVIDER_B_ALLOWED_IPS), sender headers, crypto_box payloads (Part 3, Authentication 3)",
-    })),
-  ]);
+  const doc = openApiDocument(kit, systemRoutes());
   app.get("/api/v2/openapi.json", () => json(200, doc));
   return app;
 }
