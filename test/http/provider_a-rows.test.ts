@@ -169,7 +169,7 @@ describe("callback 503 rows", () => {
       const refused = await patch(id, { action: "accept", txHash: hash("71") });
       expectError(refused, 400, "INVALID_REQUEST");
       expect((await get(id)).state).toBe("awaiting_counterparty");
-      expect(peerTx(txId).settlement).toBeNull();
+      expect(peerTx(txId).settlementId).toBeUndefined();
       // A create naming it is refused while it is disabled.
       const c = await call("/api/v2/transfers", { method: "POST", key: owner, headers: { "Idempotency-Key": crypto.randomUUID() }, json: { asset: "ETH", amount: "1", network: "ethereum", originatorCustomerId: jane, beneficiaryAddress: A.silent, beneficiary: { beneficiaryPersons: [RICHARD] }, preferredProtocol: "provider_a" } });
       expectError(c, 400, "VALIDATION_ERROR");
@@ -201,13 +201,37 @@ describe("callback 503 rows", () => {
       amount: "1",
       beneficiaryAddress: A.sender,
       originatorPersons: [JANE],
-      agents: [
-        { did: CARAVAN, name: "Caravan", role: "ORIGINATOR", status: "PENDING" },
-        { did: "did:web:orig.example", name: "orig", role: "BENEFICIARY", status: "PENDING" },
-      ],
     });
     expect(ours.status).toBe(503);
     expect(await deliver(ours.id)).toEqual({ status: 503, body: { error: "UNKNOWN_TRANSFER" } });
+  });
+
+  test("a transfer answer in a shape we do not understand: 503 provider_a request failed (INVALID_RESPONSE), logged with the field path and never the data; nothing created", async () => {
+    const txId = crypto.randomUUID();
+    // Notabene's read of a transfer to us, but the originator's name identifiers are not a list.
+    const unreadable = {
+      transfer: {
+        "@id": txId,
+        status: "PENDING",
+        direction: "INCOMING",
+        ref: "their-ref-1",
+        asset: ETH,
+        amount: "2",
+        originator: { "@id": `did:pkh:eip155:1:${A.sender}`, originatorPerson: [{ naturalPerson: { name: { nameIdentifier: "Zebulon Quux" } } }], accountNumber: [A.sender] },
+        beneficiary: { "@id": `did:pkh:eip155:1:${A.mine}` },
+        agents: [
+          { "@id": "did:web:orig.example", for: `did:pkh:eip155:1:${A.sender}`, role: "VASP", status: "AUTHORIZED" },
+          { "@id": CARAVAN, for: `did:pkh:eip155:1:${A.mine}`, role: "VASP", status: "PROCESSING" },
+          { "@id": `did:pkh:eip155:1:${A.mine}`, for: CARAVAN, role: "SettlementAddress" },
+        ],
+      },
+    };
+    peer.setFault("get", { kind: "answer", body: unreadable }, 1);
+    expect(await deliver(txId)).toEqual({ status: 503, body: { error: "provider_a request failed (INVALID_RESPONSE)" } });
+    expect(await incomingCount(txId)).toBe(0);
+    const logged = S.output();
+    expect(logged).toContain("transfer.originator.originatorPerson[0].naturalPerson.name.nameIdentifier");
+    expect(logged).not.toContain("Zebulon");
   });
 
   test("the provider read fails: 503 provider_a request failed (HTTP_500), not recorded; the redelivery is processed", async () => {
@@ -348,7 +372,8 @@ describe("discovery and incoming rows", () => {
     const q = new URL(ask.path, peer.url).searchParams;
     expect({ asset: q.get("asset"), address: q.get("address") }).toEqual({ asset: "XRP-RIPPLE", address: `${A.xrp}:12345` });
     const tx = peerTx(t.cascade.externalId);
-    expect({ address: tx.beneficiaryAddress, memo: tx.memo }).toEqual({ address: A.xrp, memo: "12345" });
+    // The settlement address as a did:pkh: CAIP-10 agent of the beneficiary VASP, the memo as Notabene's memoTag.
+    expect({ address: tx.agents.find((a) => a.role === "SettlementAddress")!["@id"], memo: tx.memoTag }).toEqual({ address: `did:pkh:xrpl:0:${A.xrp}`, memo: "12345" });
     expect(t.beneficiary.vaspId).toBe("did:web:ripple.example");
   });
 
@@ -402,7 +427,7 @@ describe("discovery and incoming rows", () => {
     expectError(r, 400, "INVALID_REQUEST");
     expect(r.body.error).toBe("provider_a request failed (HTTP_503)");
     expect((await get(id)).state).toBe("accepted");
-    expect(peerTx(txId).settlement).toBeNull();
+    expect(peerTx(txId).settlementId).toBeUndefined();
   });
 });
 
