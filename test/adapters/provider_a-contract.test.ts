@@ -269,6 +269,8 @@ describe("answers over real loopback HTTP (recorded bodies)", () => {
     "POST /authorize": { status: 202, body: { message: "Transfer authorization accepted" } },
     "POST /reject": { status: 200, body: { message: "Transfer rejected successfully" } },
     "POST /settle": { status: 202, body: { message: "Transfer settlement accepted" } },
+    "POST /checks/internal-checks": { status: 200, body: { id: "uuid", transferId: "3f1c", entityDid: US, type: "REQUIRE_INTERNAL_CHECKS", status: "COMPLETE", policyData: { confirmedBy: US, confirmedAt: "2026-11-27T10:00:00.000Z" }, createdAt: "2026-11-27T10:00:00.000Z", updatedAt: "2026-11-27T10:00:00.000Z" } },
+    "POST /checks/beneficiary-name-matching": { status: 200, body: { id: "uuid", transferId: "3f1c", entityDid: US, type: "REQUIRE_BENEFICIARY_NAME_MATCHING", status: "COMPLETE" } },
     "POST /relationships": { status: 201, body: { relationship: { "@id": "uuid", from: "did:pkh:eip155:1:0x1", to: US, custodian: null, status: "UNCONFIRMED", createdTime: "2026-11-27T10:00:00.000Z" } } },
   };
   const seen: { method: string; path: string; body: unknown }[] = [];
@@ -307,6 +309,9 @@ describe("answers over real loopback HTTP (recorded bodies)", () => {
     const tx = { id: "3f1c", originatorDid: "did:email:a@b.c", beneficiaryDid: "did:email:d@e.f" };
     expect(await client.append(tx, { beneficiary: { persons: [person("Doe", "Jane")], address: DEST } })).toEqual({ ok: true, status: 202, body: null });
     expect(seen.at(-1)!.path).toBe(`/entities/${US}/transfers/3f1c/append`);
+    expect(await client.check("3f1c", "beneficiary-name-matching")).toEqual({ ok: true, status: 200, body: null });
+    expect(seen.at(-1)!.path).toBe(`/entities/${US}/tx/3f1c/checks/beneficiary-name-matching`);
+    expect(await client.check("3f1c", "internal-checks")).toEqual({ ok: true, status: 200, body: null });
     expect(await client.authorize("3f1c")).toEqual({ ok: true, status: 202, body: null });
     expect(await client.reject("3f1c", "COMPLIANCE_POLICIES")).toEqual({ ok: true, status: 200, body: null });
     expect(await client.settle("3f1c", "0xabc")).toEqual({ ok: true, status: 202, body: null });

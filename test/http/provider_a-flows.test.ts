@@ -324,6 +324,17 @@ describe("incoming flow", () => {
     expect(done.txHash).toBe(hash);
   });
 
+  test("an originating VASP on the IVMS101 2020 edition: its persons are read the same way (checked, screened, authorized, accepted)", async () => {
+    const sent = await incoming(ritaAddr, { edition: "2020", beneficiaryPersons: [person("Recipient", "Rita")] });
+    expect(sent.status).toBe(200);
+    // On the wire: the 2020 spelling, in the party object of the decrypted read.
+    expect(Object.keys(peerTx(sent.id).pii.originator!)).toContain("originatorPersons");
+    const found = await byProviderId(sent.id);
+    const t = await until(found.id, ["accepted", "held"]);
+    expect(t.state).toBe("accepted");
+    expect(peer.vaspAgent(sent.id, "beneficiary")!.status).toBe("AUTHORIZED");
+  });
+
   test("an unverified wallet: 503 BENEFICIARY_WALLET_NOT_VERIFIED, nothing created; once verified, the redelivery is processed", async () => {
     peer.webhooks.retries = 0;
     const sent = await incoming(unverifiedAddr);

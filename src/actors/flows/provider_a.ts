@@ -169,6 +169,10 @@ export function providerAFlow(deps: ProviderAFlowDeps): TransferFlow {
       if (!rel.ok) return { ok: false, code: failed(rel.code) };
       const appended = await c.client.append(tx, { beneficiary: { persons: identity, address: dest.address, memo: dest.memo } });
       if (!appended.ok) return { ok: false, code: failed(appended.code) };
+      if (named.length > 0) {
+        const checked = await c.client.check(tx.id, "beneficiary-name-matching");
+        if (!checked.ok) return { ok: false, code: failed(checked.code) };
+      }
       fs.related = true;
       delete fs.nameMismatch;
     }
@@ -205,6 +209,11 @@ export function providerAFlow(deps: ProviderAFlowDeps): TransferFlow {
 
     // Authorization: approved verdict, not yet authorized (also after a case approval: "authorized at the next event or poll").
     if (side && f.row.status === "approved" && !fs.authorized && (f.row.state === "exchanging" || f.row.state === "awaiting_counterparty")) {
+      // Incoming: our checks of the originator's data are confirmed to the provider before our authorization.
+      if (f.row.direction === "incoming") {
+        const checked = await c.client.check(tx.id, "internal-checks");
+        if (!checked.ok) return { ok: false, code: failed(checked.code) };
+      }
       const a = await c.client.authorize(tx.id);
       if (!a.ok) return { ok: false, code: failed(a.code) };
       // The provider accepts the authorization (202); the counterparty's side below is as read before it.
@@ -254,6 +263,8 @@ export function providerAFlow(deps: ProviderAFlowDeps): TransferFlow {
     if (!agentChainOk(tx)) return refuse(f, "UNSUPPORTED_AGENT_CHAIN", "only direct transfers between two VASPs are supported");
     const problem = peerIdentityProblem(side, side.address);
     if (problem) return refuse(f, problem, "the originator's IVMS101 does not check out");
+    const checked = await c.client.check(tx.id, "internal-checks");
+    if (!checked.ok) return refuse(f, failed(checked.code), "the provider refused the internal checks' confirmation");
     const a = await c.client.authorize(tx.id);
     if (!a.ok) return refuse(f, failed(a.code), "the provider refused the authorization");
     const back = await c.client.getTx(tx.id);

@@ -42,7 +42,7 @@ export interface CaravanClient {
   webhookSecret: string;
 }
 
-export type Route = "token" | "entity" | "discover" | "create" | "get" | "append" | "authorize" | "reject" | "settle" | "relationships";
+export type Route = "token" | "entity" | "discover" | "create" | "get" | "append" | "authorize" | "reject" | "settle" | "checks" | "relationships";
 /** `answer`: the route answers this body (status 200 unless given) without doing anything. */
 export type Fault = { kind: "status"; status: number } | { kind: "hang" } | { kind: "dropAnswer" } | { kind: "answer"; body: unknown; status?: number };
 
@@ -75,6 +75,8 @@ export interface SandboxTx {
   createdTime: string;
   updatedTime: string;
   pii: { originator?: StoredSide; beneficiary?: StoredSide };
+  /** Transfer checks the beneficiary VASP confirmed (`REQUIRE_BENEFICIARY_NAME_MATCHING`, `REQUIRE_INTERNAL_CHECKS`). */
+  checks: string[];
   rejectReason?: string;
 }
 
@@ -274,7 +276,7 @@ export async function startProviderAPeer(opts: ProviderAPeerOptions = {}): Promi
 
   /** The transfer as the API answers it to `viewer`; with `decrypt`, each party carries its IVMS101 (persons and accounts). */
   const view = (tx: SandboxTx, viewer: string, decrypt: boolean) => {
-    const { pii, rejectReason: _r, ...rest } = tx;
+    const { pii, rejectReason: _r, checks: _c, ...rest } = tx;
     const party = (side: Side) => ({ ...tx[side], ...(decrypt && pii[side] ? structuredClone(pii[side]) : {}) });
     return {
       transfer: {
@@ -395,6 +397,8 @@ export async function startProviderAPeer(opts: ProviderAPeerOptions = {}): Promi
       }
       case "authorize": {
         if (tx!.status === "REJECTED") return error(409, "Conflict", "transfer is rejected");
+        // The beneficiary VASP authorizes once its internal checks are confirmed (Notabene's incoming flow).
+        if (mine === vaspFor(tx!, "beneficiary") && !tx!.checks.includes("REQUIRE_INTERNAL_CHECKS")) return error(409, "Conflict", "internal checks not completed");
         if ((mine!.status ?? "PROCESSING") === "PROCESSING") mine!.status = "AUTHORIZED";
         recompute(tx!);
         if (mine === vaspFor(tx!, "beneficiary")) originatorActs(tx!);
@@ -418,6 +422,12 @@ export async function startProviderAPeer(opts: ProviderAPeerOptions = {}): Promi
         tx!.status = "SETTLED";
         tx!.updatedTime = iso();
         return json(202, { message: "Transfer settlement accepted" });
+      }
+      case "checks": {
+        if (mine !== vaspFor(tx!, "beneficiary")) return error(403, "Forbidden", "checks are the beneficiary VASP's");
+        const type = route.check === "beneficiary-name-matching" ? "REQUIRE_BENEFICIARY_NAME_MATCHING" : "REQUIRE_INTERNAL_CHECKS";
+        if (!tx!.checks.includes(type)) tx!.checks.push(type);
+        return json(200, { id: crypto.randomUUID(), transferId: tx!.id, entityDid: caller.did, type, status: "COMPLETE", policyData: { confirmedBy: caller.did, confirmedAt: iso() }, createdAt: iso(), updatedAt: iso() });
       }
       case "relationships": {
         if (typeof body.to !== "string" || !DID.test(body.to)) return error(400, "Bad Request", "to: the DID of the target entity");
@@ -472,6 +482,7 @@ export async function startProviderAPeer(opts: ProviderAPeerOptions = {}): Promi
       createdTime: iso(),
       updatedTime: iso(),
       pii: {},
+      checks: [],
     };
     // Agent discovery: the beneficiary's VASP from its settlement address when the create did not name one.
     if (!vaspFor(tx, "beneficiary")) {
@@ -549,6 +560,7 @@ export async function startProviderAPeer(opts: ProviderAPeerOptions = {}): Promi
           originator: sideOf("originator", i.originatorPersons, i.originatorAccountNumber ?? (i.originatorAddress ? [pkh(i.asset, i.originatorAddress)] : []), edition),
           ...(i.beneficiaryPersons ? { beneficiary: sideOf("beneficiary", i.beneficiaryPersons, [account], edition) } : {}),
         },
+        checks: [],
       };
       transfers.set(id, tx);
       const status = await notify(tx, "notification.transferCreated");
@@ -595,6 +607,7 @@ interface Matched {
   route: Route;
   did: string;
   tx?: string;
+  check?: string;
 }
 
 /** Notabene's paths: transfers under `/tx`, PII appended under `/transfers/{id}/append`. */
@@ -610,6 +623,8 @@ function routeOf(method: string, path: string): Matched | null {
   if (method === "POST" && rest === "/relationships") return { route: "relationships", did };
   const append = /^\/transfers\/([^/]+)\/append$/.exec(rest);
   if (append) return method === "POST" ? { route: "append", did, tx: decodeURIComponent(append[1]) } : null;
+  const check = /^\/tx\/([^/]+)\/checks\/(beneficiary-name-matching|internal-checks)$/.exec(rest);
+  if (check) return method === "POST" ? { route: "checks", did, tx: decodeURIComponent(check[1]), check: check[2] } : null;
   const t = /^\/tx\/([^/]+)(?:\/(authorize|reject|settle))?$/.exec(rest);
   if (!t) return null;
   const tx = decodeURIComponent(t[1]);

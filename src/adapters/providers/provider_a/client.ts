@@ -180,6 +180,15 @@ export class ProviderAClient {
     return this.accepted("POST", this.txPath(id, "settle"), settleBody(settlementId));
   }
 
+  /**
+   * Incoming: confirms a transfer check (Notabene's `checks/beneficiary-name-matching` once the beneficiary named by
+   * the originating VASP matched our customer, `checks/internal-checks` once our checks of the originator's data
+   * passed); the beneficiary's authorization waits for them.
+   */
+  check(id: string, which: "beneficiary-name-matching" | "internal-checks"): Promise<Result<null>> {
+    return this.accepted("POST", this.txPath(id, `checks/${which}`), {});
+  }
+
   /** Confirms that an address belongs to this entity (incoming step 4): a relationship from the address to the entity. */
   confirmRelationship(assetId: string, address: string): Promise<Result<null>> {
     return this.accepted("POST", `${this.entity()}/relationships`, relationshipBody(assetId, address, this.s.vaspDid));
