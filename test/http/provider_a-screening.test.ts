@@ -161,7 +161,7 @@ describe("outgoing: the beneficiary VASP's data screened at postcheck", () => {
       const moved = await until(id, ["awaiting_counterparty"]);
       expect(moved.compliance.status).toBe("approved");
       expect(calls("authorize", txId)).toBe(0);
-      expect(peer.transfers.get(txId)!.agents.find((a) => a.role === "ORIGINATOR")!.status).toBe("PENDING");
+      expect(peer.vaspAgent(txId, "originator")!.status).toBe("PROCESSING");
       // Authorized at the next event (screened once: the same data is not screened again).
       const checks = moved.compliance.total;
       expect(await peer.notify(txId)).toBe(200);

@@ -134,8 +134,8 @@ export function readTransfer(answer: unknown): TxRead {
   if (!AmountSchema.safeParse(t.amount).success) return { ok: false, path: "transfer.amount" };
   const ref = optStr(t.ref, 255);
   if (ref === undefined) return { ok: false, path: "transfer.ref" };
-  const direction = optStr(t.direction, 32);
-  if (direction === undefined) return { ok: false, path: "transfer.direction" };
+  // Not used to decide anything (our side is found by our DID): taken when it is a string, never refused.
+  const direction = typeof t.direction === "string" && t.direction.length <= 32 ? t.direction : null;
   const originator = PartyRead.safeParse(t.originator);
   if (!originator.success) return { ok: false, path: firstIssue(originator, "transfer.originator") };
   const beneficiary = PartyRead.safeParse(t.beneficiary);
@@ -143,7 +143,8 @@ export function readTransfer(answer: unknown): TxRead {
   if (!Array.isArray(t.agents)) return { ok: false, path: "transfer.agents" };
   const agents: Agent[] = [];
   for (const [i, raw] of t.agents.entries()) {
-    const a = AgentRead.safeParse(raw);
+    // A field sent as null is a field not sent.
+    const a = AgentRead.safeParse(isRec(raw) ? Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== null)) : raw);
     if (!a.success) return { ok: false, path: firstIssue(a, `transfer.agents[${i}]`) };
     const name = isRec(raw) && typeof raw.name === "string" && raw.name.length <= 255 ? raw.name : null;
     agents.push({ did: a.data["@id"], for: a.data.for ?? null, role: a.data.role ?? "Unknown", status: a.data.status ?? null, name });
