@@ -81,10 +81,12 @@ describe("events", () => {
     [e({}), { kind: "transfer", message: "notification.transfer.updated", providerTransferId: "tx_1" }],
     [e({ message: "tap.required" }), { kind: "transfer", message: "tap.required", providerTransferId: "tx_1" }],
     [e({ message: "notification.entity.updated" }), { kind: "ignored", message: "notification.entity.updated" }],
-    [e({ version: "1.0.1" }), { kind: "invalid" }],
-    [e({ payload: { id: "tx_1", for: "did:web:other" } }), { kind: "invalid" }],
-    [e({ payload: { for: did } }), { kind: "invalid" }],
-    [[], { kind: "invalid" }],
+    [e({ version: "1.0.1" }), { kind: "invalid", path: "version" }],
+    [e({ message: 7 }), { kind: "invalid", path: "message" }],
+    [e({ payload: "tx_1" }), { kind: "invalid", path: "payload" }],
+    [e({ payload: { id: "tx_1", for: "did:web:other" } }), { kind: "invalid", path: "payload.for" }],
+    [e({ payload: { for: did } }), { kind: "invalid", path: "payload.id" }],
+    [[], { kind: "invalid", path: "(body)" }],
   ])("%j → %j", (v, want) => {
     expect(readEvent(v, did)).toEqual(want as never);
   });

@@ -456,6 +456,9 @@ describe("callback statuses (in their order of checks)", () => {
     expect(await answer(await post("{not json", signed("{not json")))).toEqual({ status: 400, body: { error: "Invalid JSON" } });
     for (const raw of [body({ version: "2.0.0" }), JSON.stringify({ message: "notification.transfer.updated", payload: { id: txId, for: "did:web:other.example" }, version: "1.0.0" }), JSON.stringify({ message: "notification.transfer.updated", payload: { for: CARAVAN }, version: "1.0.0" })])
       expect(await answer(await post(raw, signed(raw)))).toEqual({ status: 400, body: { error: "Invalid event or entity" } });
+    // Each refusal is logged with the field that failed.
+    const logged = S.output();
+    for (const path of ["version", "payload.for", "payload.id"]) expect(logged).toContain(`"msg":"provider_a event not understood","path":"${path}"`);
   });
 
   test("200 ignored for another message; 200 received, and a repeated delivery does nothing", async () => {

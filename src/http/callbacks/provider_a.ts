@@ -135,7 +135,10 @@ export function providerACallbacks(services: Services) {
         return json(400, { error: "Invalid JSON" });
       }
       const event = readEvent(value, did);
-      if (event.kind === "invalid") return json(400, { error: "Invalid event or entity" });
+      if (event.kind === "invalid") {
+        services.log("warn", "provider_a event not understood", { path: event.path });
+        return json(400, { error: "Invalid event or entity" });
+      }
       if (event.kind === "ignored") return json(200, { ignored: true });
       // 6. Processed before (entity, message ID, body): answered again, nothing done.
       const key = { companyId: company.id, environment: environment as Environment, entity: did, messageId: headers.id!, bodySha256: sha256Hex(bytes) };
