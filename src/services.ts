@@ -131,6 +131,7 @@ function wireProviders(s: Services, env: Record<string, string | undefined>): vo
   const provider_a = providerA({
     authUrl: env.CARAVAN_PROVIDER_A_AUTH_URL || DEFAULT_AUTH_URL,
     apiOrigins: parseOrigins(env.CARAVAN_PROVIDER_A_API_ORIGINS),
+    log: s.log,
     originatorIdentity: (companyId, environment, transferId) => {
       const customer = paStore.originatorCustomerOf(companyId, environment, transferId);
       return customer ? identity(companyId, environment, customer) : null;

@@ -14,7 +14,7 @@ import { resolveCompany } from "../auth.ts";
 import { trpNotFound } from "./provider_b.ts";
 import { signedHeaders, verify } from "../../domain/provider_a/signature.ts";
 import { readEvent } from "../../domain/provider_a/events.ts";
-import { agentChainOk, agentOf, carries, type ProviderTx } from "../../domain/provider_a/transfer.ts";
+import { agentChainOk, agentOf, carries, chainOf, roleOf, type ProviderTx } from "../../domain/provider_a/transfer.ts";
 import { failed, type ProviderA } from "../../adapters/providers/provider_a/adapter.ts";
 import { ProviderAStore } from "../../adapters/storage/repos/provider-a-store.ts";
 import { Wallets } from "../../adapters/storage/repos/wallets.ts";
@@ -54,7 +54,8 @@ export function providerACallbacks(services: Services) {
     if (!agentChainOk(tx)) return { code: "UNSUPPORTED_AGENT_CHAIN" };
     const asset = services.catalog.assets.find((a) => a.id === tx.asset);
     if (!asset || !carries(asset.network)) return { code: "UNSUPPORTED_ASSET" };
-    // The registry's canonical spelling of the address (EIP-55 for EVM), then its tagged forms.
+    // The settlement address on the asset's chain, in the registry's canonical spelling (EIP-55 for EVM), then its tagged forms.
+    if (tx.beneficiaryAddress === null || (tx.beneficiaryChain !== null && tx.beneficiaryChain !== chainOf(asset.id))) return { code: "BENEFICIARY_WALLET_NOT_VERIFIED" };
     const valid = validateAddress(asset.network, tx.beneficiaryAddress);
     if (!valid.ok) return { code: "BENEFICIARY_WALLET_NOT_VERIFIED" };
     const wallets = new Wallets(services.storage).byAddresses(companyId, environment, candidates(valid.address, tx.memo)).filter((w) => w.network === asset.network);
@@ -134,7 +135,10 @@ export function providerACallbacks(services: Services) {
         return json(400, { error: "Invalid JSON" });
       }
       const event = readEvent(value, did);
-      if (event.kind === "invalid") return json(400, { error: "Invalid event or entity" });
+      if (event.kind === "invalid") {
+        services.log("warn", "provider_a event not understood", { path: event.path });
+        return json(400, { error: "Invalid event or entity" });
+      }
       if (event.kind === "ignored") return json(200, { ignored: true });
       // 6. Processed before (entity, message ID, body): answered again, nothing done.
       const key = { companyId: company.id, environment: environment as Environment, entity: did, messageId: headers.id!, bodySha256: sha256Hex(bytes) };
@@ -146,13 +150,15 @@ export function providerACallbacks(services: Services) {
       if (tx.id !== event.providerTransferId) return failure("Webhook processing failed");
       let transfer = store.byProviderTransferId(company.id, environment, tx.id);
       // A lost answer at creation: the transfer is found by our reference and bound by this event.
-      if (!transfer && tx.ref && agentOf(tx, "ORIGINATOR")?.did === did) {
+      // Our side is found by our DID among the transfer's VASP agents.
+      const ours = roleOf(tx, did);
+      if (!transfer && tx.ref && ours === "ORIGINATOR") {
         const mine = store.outgoingByRef(company.id, environment, tx.ref);
         if (mine && mine.provider_external_id === null) transfer = mine;
       }
       let id = transfer?.id;
       if (!id) {
-        if (agentOf(tx, "BENEFICIARY")?.did !== did || agentOf(tx, "ORIGINATOR")?.did === did) return failure("UNKNOWN_TRANSFER");
+        if (ours !== "BENEFICIARY" || agentOf(tx, "ORIGINATOR")?.did === did) return failure("UNKNOWN_TRANSFER");
         const created = await createIncoming(company.id, environment, tx, did);
         if ("code" in created) return failure(created.code);
         id = created.id;
