@@ -61,17 +61,21 @@ export const MAX_JSON_DEPTH = 32;
 
 /**
  * Whether JSON text nests arrays and objects deeper than `max`. One pass over the characters: brackets inside strings
- * are text (escapes skipped), everything else is left to JSON.parse. Linear and allocation-free.
+ * are text (skipped with indexOf), everything else is left to JSON.parse. Linear and allocation-free.
  */
 export function jsonTooDeep(text: string, max: number = MAX_JSON_DEPTH): boolean {
   let depth = 0;
   for (let i = 0, n = text.length; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      for (i++; i < n; i++) {
-        const s = text.charCodeAt(i);
-        if (s === 0x5c) i++;
-        else if (s === 0x22) break;
+      // Skip the string: to the next quote not escaped (an odd run of backslashes before it escapes it).
+      for (;;) {
+        const q = text.indexOf('"', i + 1);
+        if (q < 0) return false; // unterminated: JSON.parse refuses it
+        let slashes = 0;
+        while (text.charCodeAt(q - 1 - slashes) === 0x5c) slashes++;
+        i = q;
+        if ((slashes & 1) === 0) break;
       }
     } else if (c === 0x5b || c === 0x7b) {
       if (++depth > max) return true;
