@@ -255,7 +255,7 @@ describe("provider_b's source address and the company budget (other servers)", (
     const key = JSON.parse((await runCli(["keys", "create", "--env", "test", "--role", "owner", "--json"], { CARAVAN_DB: budgetDb })).stdout.trim().split("\n").at(-1)!).key as string;
     const s = await startServer({ CARAVAN_DB: budgetDb, PROVIDER_B_ALLOWED_IPS: "203.0.113.7", CARAVAN_RATE_LIMITS: "company=3/3600" });
     extra.push(s);
-    for (const headers of [{}, { "CF-Connecting-IP": "203.0.113.7" }, { "X-Forwarded-For": "203.0.113.7" }]) {
+    for (const headers of [{}, { "CF-Connecting-IP": "203.0.113.7" }, { "X-Forwarded-For": "203.0.113.7" }] as Record<string, string>[]) {
       const r = await health(s.url, headers);
       expect(r.status).toBe(403);
       expect(await r.json()).toEqual({ errorType: "FORBIDDEN" });
@@ -279,6 +279,6 @@ describe("provider_b's source address and the company budget (other servers)", (
     expect(r.status).toBe(503);
     expect(await r.json()).toEqual({ errorType: "VASP_BACKEND_INTERNAL_ERROR" });
     expect((await health(s.url, { "X-Forwarded-For": "198.51.100.1, 203.0.113.7" })).status).toBe(503);
-    for (const headers of [{}, { "CF-Connecting-IP": "198.51.100.1" }, { "X-Forwarded-For": "203.0.113.7, 198.51.100.1" }]) expect((await health(s.url, headers)).status).toBe(403);
+    for (const headers of [{}, { "CF-Connecting-IP": "198.51.100.1" }, { "X-Forwarded-For": "203.0.113.7, 198.51.100.1" }] as Record<string, string>[]) expect((await health(s.url, headers)).status).toBe(403);
   });
 });
