@@ -249,24 +249,47 @@ describe("provider_b's source address and the company budget (other servers)", (
   const health = (base: string, headers: Record<string, string> = {}) =>
     fetch(`${base}/api/system/trp/provider_b/test/connections/prv_00000000000000000000000000/v1/vasp/health`, { headers });
 
-  test("from 127.0.0.1 with the allowlist 203.0.113.7: a forged CF-Connecting-IP is 403 and not counted; unauthenticated provider_a calls are not counted either", async () => {
+  test("from 127.0.0.1 with the allowlist 203.0.113.7: a forged CF-Connecting-IP is 403 and not counted; provider_a calls without a valid signature are not counted either", async () => {
     const budgetDb = join(dir, "budget.db");
     expect((await runCli(["migrate"], { CARAVAN_DB: budgetDb })).code).toBe(0);
     const key = JSON.parse((await runCli(["keys", "create", "--env", "test", "--role", "owner", "--json"], { CARAVAN_DB: budgetDb })).stdout.trim().split("\n").at(-1)!).key as string;
-    const s = await startServer({ CARAVAN_DB: budgetDb, PROVIDER_B_ALLOWED_IPS: "203.0.113.7", CARAVAN_RATE_LIMITS: "company=3/3600" });
+    const live = JSON.parse((await runCli(["keys", "create", "--env", "live", "--role", "owner", "--json"], { CARAVAN_DB: budgetDb })).stdout.trim().split("\n").at(-1)!).key as string;
+    const nowhere = await closedLoopbackOrigin();
+    const s = await startServer({
+      CARAVAN_DB: budgetDb,
+      PROVIDER_B_ALLOWED_IPS: "203.0.113.7",
+      CARAVAN_RATE_LIMITS: "company=7/3600",
+      CARAVAN_ALLOW_PRIVATE_TARGETS: "127.0.0.1",
+      CARAVAN_PROVIDER_A_AUTH_URL: nowhere,
+      CARAVAN_PROVIDER_A_API_ORIGINS: nowhere,
+    });
     extra.push(s);
+    // provider_a saved and on: four requests of the budget of 7.
+    const api = (path: string, method: string, k: string, body?: unknown) =>
+      fetch(s.url + path, { method, headers: { "x-api-key": k, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const credentials = { apiUrl: nowhere, clientId: "caravan-client", clientSecret: "s3cret", vaspDid: CARAVAN, webhookSecret: newWebhookSecret() };
+    for (const k of [key, live]) expect((await api("/api/v2/providers/provider_a", "PUT", k, { credentials })).status).toBe(201);
+    expect((await api("/api/v2/providers/provider_a", "PATCH", live, { enabled: true })).status).toBe(200);
+    const aId = (await (await api("/api/v2/providers/provider_a", "GET", key)).json()).data.callbackPaths[0].path.split("/")[6];
     for (const headers of [{}, { "CF-Connecting-IP": "203.0.113.7" }, { "X-Forwarded-For": "203.0.113.7" }] as Record<string, string>[]) {
       const r = await health(s.url, headers);
       expect(r.status).toBe(403);
       expect(await r.json()).toEqual({ errorType: "FORBIDDEN" });
     }
     for (let i = 0; i < 20; i++) expect((await health(s.url, { "CF-Connecting-IP": "203.0.113.7" })).status).toBe(403);
-    // provider_a: no such provider (503) or no valid signature: refused, not accepted, so not charged.
+    // provider_a: no such provider (503) or no valid signature (401): refused, not accepted, so not charged.
     for (let i = 0; i < 20; i++) {
-      const r = await fetch(`${s.url}/api/system/trp/provider_a/test/not-a-provider`, { method: "POST", body: "{}" });
-      expect(r.status).toBe(503);
+      expect((await fetch(`${s.url}/api/system/trp/provider_a/test/not-a-provider`, { method: "POST", body: "{}" })).status).toBe(503);
+      const unsigned = await fetch(`${s.url}/api/system/trp/provider_a/test/${aId}`, { method: "POST", body: "{}" });
+      expect(unsigned.status).toBe(401);
+      const forged = await fetch(`${s.url}/api/system/trp/provider_a/test/${aId}`, {
+        method: "POST",
+        body: "{}",
+        headers: { "svix-id": `msg_${i}`, "svix-timestamp": String(Math.floor(Date.now() / 1000)), "svix-signature": "v1,bm90IGEgc2lnbmF0dXJl" },
+      });
+      expect(forged.status).toBe(401);
     }
-    // The company's own key still has its whole budget (3).
+    // The company's own key still has the rest of its budget (3 of 7).
     for (let i = 0; i < 3; i++) expect((await fetch(`${s.url}/api/v2/customers`, { headers: { "x-api-key": key } })).status).toBe(200);
     expect((await fetch(`${s.url}/api/v2/customers`, { headers: { "x-api-key": key } })).status).toBe(429);
   });
