@@ -5,6 +5,7 @@
 // accepted callbacks; names with no visible character refused.
 import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
+import { Database } from "bun:sqlite";
 import { connect } from "node:net";
 import { tempDir } from "../support/tmp.ts";
 import { closedLoopbackOrigin, runCli, startServer, type ChildServer } from "../support/server.ts";
@@ -35,7 +36,7 @@ const TWO_MB = Array.from({ length: 37 }, () => nested(28_000)).join("");
 const DEEP_METADATA = `{"name":"Deep","metadata":${nested(32_000)}}`;
 
 const rows = (table: string) => {
-  const d = new (require("bun:sqlite").Database)(db, { readonly: true });
+  const d = new Database(db, { readonly: true });
   try {
     return (d.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
   } finally {

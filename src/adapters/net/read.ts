@@ -129,12 +129,6 @@ export async function readJsonCapped(m: Request | Response, maxBytes: number, ma
   return r.ok ? { ok: true, value: r.value, bytes, text: r.text! } : { ok: false, reason: r.reason, bytes };
 }
 
-/** A response's JSON body within `maxBytes` and the nesting limit; null when it is larger, not JSON or too deep. */
-export async function readJsonResponse(res: Response, maxBytes: number, maxDepth: number = MAX_JSON_DEPTH): Promise<{ value: unknown } | null> {
-  const r = await readJsonCapped(res, maxBytes, maxDepth);
-  return r.ok ? { value: r.value } : null;
-}
-
 /** parseJsonLimited for code written around JSON.parse: throws a SyntaxError for text that is not JSON or too deep. */
 export function parseJsonChecked(text: string, maxDepth: number = MAX_JSON_DEPTH): unknown {
   if (jsonTooDeep(text, maxDepth)) throw new SyntaxError(`JSON nested deeper than ${maxDepth} levels`);
