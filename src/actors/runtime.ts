@@ -148,6 +148,7 @@ export class ActorRuntime {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.sealPlainStates();
     this.pickUpInserts();
     this.pollTimer = setInterval(() => this.pickUpInserts(), this.pollMs);
     this.pump();
@@ -738,6 +739,33 @@ export class ActorRuntime {
       this.pending(o.to, -1);
     });
     for (const seq of seqs) for (const l of this.eventListeners) l(seq);
+  }
+
+  /**
+   * States saved before states were sealed (a database of an earlier version) are sealed once at start, a page per
+   * transaction; with secure_delete on meanwhile, so the plaintext pages they leave are zeroed, not just freed.
+   */
+  private sealPlainStates(): void {
+    const sealer = this.sealer;
+    if (!sealer) return;
+    const plain = this.mailbox.plainStateCount();
+    if (plain === 0) return;
+    let sealed = 0;
+    this.storage.client.exec("PRAGMA secure_delete = ON");
+    try {
+      // Bounded by the count at start: an older process still writing plain states cannot keep this going.
+      while (sealed < plain) {
+        const rows = this.mailbox.plainStates(500);
+        if (rows.length === 0) break;
+        this.storage.tx(() => {
+          for (const r of rows) this.mailbox.replaceState(r.address, r.state, sealer.seal(r.state, `state:${r.address}`));
+        });
+        sealed += rows.length;
+      }
+    } finally {
+      this.storage.client.exec("PRAGMA secure_delete = OFF");
+    }
+    if (sealed) this.log("info", "sealed actor states stored before states were sealed", { states: sealed });
   }
 
   /** The state as stored: sealed under "state:<address>" when the runtime has a sealer. */
