@@ -32,6 +32,23 @@ import { providerACallbacks } from "./callbacks/provider_a.ts";
 /** Provider callbacks (Part 3): their own checks, limits and error bodies, none of the API's general rules. */
 const isCallbackPath = (pathname: string) => pathname === "/api/system/trp" || pathname.startsWith("/api/system/trp/");
 
+/** The request's URL, or null when its Host header makes none (the runtime then gives a bare path or a broken origin). */
+function parseRequestUrl(raw: string): URL | null {
+  try {
+    return new URL(raw);
+  } catch {
+    return null;
+  }
+}
+
+/** The path of a request URL without parsing its origin: "/a/b" of "http://host/a/b?q" or of "/a/b?q". */
+function pathOf(raw: string): string {
+  const start = raw.startsWith("/") ? 0 : raw.indexOf("/", raw.indexOf("//") + 2);
+  if (start < 0) return "/";
+  const end = raw.slice(start).search(/[?#]/);
+  return end < 0 ? raw.slice(start) : raw.slice(start, start + end);
+}
+
 export function createApp(services: Services) {
   const kit = new ApiKit({
     tenancy: services.tenancy,
@@ -45,7 +62,12 @@ export function createApp(services: Services) {
 
   const app = new Elysia({ normalize: false })
     .onRequest(({ request }) => {
-      const url = new URL(request.url);
+      const url = parseRequestUrl(request.url);
+      // A Host header that makes no URL (spaces, "[::1", an empty one) is the client's fault: 400, nothing logged.
+      if (!url) {
+        if (isCallbackPath(pathOf(request.url))) return trpNotFound();
+        return kit.errorResponse(apiError("VALIDATION_ERROR", { message: "The Host header is not a valid host name" }));
+      }
       if (isCallbackPath(url.pathname)) return;
       // Part 1, Errors: text with a NUL character in path or query is a VALIDATION_ERROR.
       if (/%00/i.test(url.pathname + url.search) || (url.pathname + url.search).includes("\u0000"))
@@ -66,8 +88,9 @@ export function createApp(services: Services) {
     })
     .onError(({ code, request, error }) => {
       if (code === "NOT_FOUND") {
-        if (isCallbackPath(new URL(request.url).pathname)) return trpNotFound();
-        const allow = kit.allowedMethods(new URL(request.url).pathname);
+        const pathname = pathOf(request.url);
+        if (isCallbackPath(pathname)) return trpNotFound();
+        const allow = kit.allowedMethods(pathname);
         if (allow.length > 0)
           return kit.errorResponse(apiError("METHOD_NOT_ALLOWED", { message: `Method ${request.method} is not allowed here`, headers: { Allow: allow.join(", ") } }));
         return kit.errorResponse(apiError("NOT_FOUND"));

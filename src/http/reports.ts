@@ -177,6 +177,7 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
           };
           const res = keysetPage<ReportRow>({
             key: deps.cursorKey,
+            scope: c.auth,
             list: `reports|${JSON.stringify([f.kind, f.status, f.jurisdiction, f.transferId, f.search, f.from, f.to])}`,
             cursor: c.query.cursor,
             limit: c.query.limit,

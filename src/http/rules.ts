@@ -191,6 +191,7 @@ export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
           };
           const { rows, meta } = keysetPage({
             key: deps.cursorKey,
+            scope: c.auth,
             list: `rules:${auth.company.id}:${auth.environment}:${JSON.stringify([f.category ?? null, f.isActive ?? null, f.severity ?? null, f.stage ?? null, f.search ?? null])}`,
             cursor: c.query.cursor,
             limit: c.query.limit,

@@ -343,6 +343,7 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
           const f = { direction: c.query.direction, state: c.query.state, status, protocol: c.query.protocol, search: c.query.search };
           const res = keysetPage<TransferRow>({
             key: deps.cursorKey,
+            scope: c.auth,
             list: `transfers|${JSON.stringify(f)}`,
             cursor: c.query.cursor,
             limit: c.query.limit,

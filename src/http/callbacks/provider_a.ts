@@ -7,7 +7,7 @@ import type { Services } from "../../services.ts";
 import type { Environment } from "../../domain/types.ts";
 import { ApiError } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
-import { readBodyCapped } from "../../adapters/net/read.ts";
+import { readJsonCapped } from "../../adapters/net/read.ts";
 import { hmacSha256, sha256Hex } from "../../adapters/crypto/hash.ts";
 import { json } from "../kit.ts";
 import { resolveCompany } from "../auth.ts";
@@ -111,9 +111,11 @@ export function providerACallbacks(services: Services) {
       const ctx = services.providers.context(company.id, environment, "provider_a", now);
       const adapter = services.providers.adapter("provider_a") as ProviderA | undefined;
       if (!ctx || !adapter) return unavailable();
-      // 2. 256 KiB, counted while reading.
-      const bytes = await readBodyCapped(request, MAX_CALLBACK_BODY);
-      if (bytes === null) return json(413, { error: "Body too large" });
+      // 2. 256 KiB, counted while reading, then JSON nested at most 32 deep: refused by the reader, before the
+      // signature or anything else looks at the body.
+      const body = await readJsonCapped(request, MAX_CALLBACK_BODY);
+      if (!body.ok) return body.reason === "too_large" ? json(413, { error: "Body too large" }) : json(400, { error: "Invalid JSON" });
+      const bytes = body.bytes;
       const connected = adapter.connect(ctx);
       if (!connected.ok) return failure("INVALID_CONFIGURATION");
       const did = connected.settings.vaspDid;
@@ -127,14 +129,8 @@ export function providerACallbacks(services: Services) {
         if (e instanceof ApiError && e.code === "RATE_LIMITED") return json(429, { error: "Rate limit exceeded", code: "RATE_LIMITED" }, e.headers);
         throw e;
       }
-      // 5. JSON, then the event: version 1.0.0, for our entity, a provider transfer ID; then its message.
-      let value: unknown;
-      try {
-        value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
-      } catch {
-        return json(400, { error: "Invalid JSON" });
-      }
-      const event = readEvent(value, did);
+      // 5. The event: version 1.0.0, for our entity, a provider transfer ID; then its message.
+      const event = readEvent(body.value, did);
       if (event.kind === "invalid") {
         services.log("warn", "provider_a event not understood", { path: event.path });
         return json(400, { error: "Invalid event or entity" });

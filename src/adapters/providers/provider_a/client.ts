@@ -1,7 +1,7 @@
 // provider_a (Notabene Transact v2) API client: OAuth client credentials from the auth origin with the apiUrl
 // as audience, the token cached per connection until shortly before expiry, a 401 retried once with a new token and
 // nothing else retried (Part 3, Authentication 2). Outcomes are values; error bodies are never kept.
-import { readTextCapped } from "../../net/read.ts";
+import { parseJsonChecked, readTextCapped } from "../../net/read.ts";
 import { sha256Hex } from "../../crypto/hash.ts";
 import type { ProviderASettings } from "../../../domain/provider_a/settings.ts";
 import { readTransfer, type ProviderTx } from "../../../domain/provider_a/transfer.ts";
@@ -86,7 +86,7 @@ export class ProviderAClient {
     }
     if (res.status < 200 || res.status > 299) return { ok: false, code: `HTTP_${res.status}`, status: res.status };
     try {
-      return { ok: true, status: res.status, body: text ? JSON.parse(text) : null };
+      return { ok: true, status: res.status, body: text ? parseJsonChecked(text) : null };
     } catch {
       return { ok: false, code: "INVALID_RESPONSE", status: res.status };
     }
