@@ -2,7 +2,7 @@
 // draft → pending_review → submitted → filed. Narrative, risk indicators and regulatory data are sealed.
 import { iso, newId } from "../../../domain/ids.ts";
 import type { Person } from "../../../domain/ivms101/types.ts";
-import type { DocumentInput, Valuation } from "../../../domain/reports/document.ts";
+import { humanTime, type DocumentInput, type Valuation } from "../../../domain/reports/document.ts";
 import { identityNameLines, reportNames } from "../../../domain/reports/names.ts";
 import {
   deadlineRule,
@@ -393,7 +393,7 @@ export class Reports {
         if (!jurisdiction) return { ok: false, refusal: { code: "INVALID_EDIT", message: "jurisdiction must be an ISO 3166-1 alpha-2 country code (UK for GB; EU is not a jurisdiction)" } };
       } else jurisdiction = reportJurisdiction(t.threshold_info, companyProfile(this.s, companyId)?.country ?? null);
       const id = newReportId(now);
-      const facts = `Transfer ${t.id}: ${t.direction}, ${t.amount} ${t.asset} on ${t.network}, created ${t.created_at}, now ${t.state}. Drafted by hand by an officer.`;
+      const facts = `Transfer ${t.id}: ${t.direction}, ${t.amount} ${t.asset} on ${t.network}, created ${humanTime(t.created_at)}, now ${t.state}. Drafted by hand by an officer.`;
       this.createDraft(
         {
           id,
