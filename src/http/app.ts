@@ -19,6 +19,7 @@ import { providerRoutes } from "./providers.ts";
 import { webhookRoutes } from "./webhooks.ts";
 import { caseRoutes } from "./cases.ts";
 import { reportRoutes } from "./reports.ts";
+import { customerOverviewRoutes } from "./customer-overview.ts";
 import { openApiDocument } from "./openapi.ts";
 import { eventRoutes } from "./events.ts";
 import { meRoutes } from "./me.ts";
@@ -88,6 +89,7 @@ export function createApp(services: Services) {
     .use(webhookRoutes(kit, services))
     .use(caseRoutes(kit, services))
     .use(reportRoutes(kit, services))
+    .use(customerOverviewRoutes(kit, services))
     .use(providerRoutes(kit, services))
     .use(providerBCallbacks(services))
     .use(providerECallbacks(services, () => (services.providers.adapter("provider_e") as { options?: ProviderEOptions } | undefined)?.options ?? null))
