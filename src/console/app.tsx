@@ -175,7 +175,7 @@ export function App({ client, connect, noColor = false, initial = "overview", sa
     <ThemeContext.Provider value={{ noColor }}>
       <ConsoleContext.Provider value={state}>
         <Box flexDirection="column" width={width} height={height}>
-          <TabBar active={screen} />
+          <TabBar active={screen} width={width} />
           <Box height={bodyHeight} flexDirection="column">
             {!meReady ? (
               <Waiting health={health} url={client.url} />

@@ -54,12 +54,12 @@ export function moveSelection(index: number, nav: Nav, count: number, page: numb
 
 export const SCREENS = [
   { id: "overview", title: "Overview" },
-  { id: "transfers", title: "Held transfers" },
+  { id: "transfers", title: "Held transfers", short: "Held" },
   { id: "cases", title: "Cases" },
-  { id: "deliveries", title: "Deliveries" },
+  { id: "deliveries", title: "Deliveries", short: "Deliv" },
   { id: "reports", title: "Reports" },
   { id: "filing", title: "Filing" },
-  { id: "customers", title: "Customers" },
+  { id: "customers", title: "Customers", short: "Cust" },
   { id: "audit", title: "Audit" },
   { id: "rules", title: "Rules" },
 ] as const;

@@ -1,12 +1,13 @@
 // Audit log: who did what in the key's environment, newest first, filtered by entity type; Enter shows one entry
 // whole (actor, entity, detail as JSON).
-import { useEffect, useMemo, useState } from "react";
+import { useMemo, useState } from "react";
 import { Box, Text, useInput } from "ink";
 import { useConsole, useResource } from "../context.ts";
 import { moveSelection, navOf } from "../keys.ts";
 import { pad, shortTime } from "../format.ts";
 import { useTone } from "../theme.tsx";
 import { List } from "../components/List.tsx";
+import { useFollow } from "./follow.ts";
 import { Lines, type Line } from "../components/Lines.tsx";
 
 const TYPES = ["all", "TransactionReport", "Case", "Rule", "Transfer", "Customer", "Wallet", "ApiKey", "Threshold"] as const;
@@ -28,15 +29,11 @@ export function Audit({ height, width }: { height: number; width: number }) {
   const { modal } = useConsole();
   const tone = useTone();
   const [type, setType] = useState<(typeof TYPES)[number]>("all");
-  const [selectedId, setSelectedId] = useState<string | null>(null);
   const [openId, setOpenId] = useState<string | null>(null);
   const [scroll, setScroll] = useState(0);
   const list = useResource<any[]>(`/api/v2/audit-log?limit=200${type === "all" ? "" : `&entityType=${type}`}`, ["transfer", "case"], { pollMs: 10_000 });
   const items = useMemo(() => list.data ?? [], [list.data]);
-  const sel = Math.max(0, items.findIndex((e) => e.id === selectedId));
-  useEffect(() => {
-    if (items.length && !items.some((e) => e.id === selectedId)) setSelectedId(items[Math.min(sel, items.length - 1)].id);
-  }, [items, selectedId, sel]);
+  const { index: sel, select } = useFollow(items);
   const open = openId ? items.find((e) => e.id === openId) : null;
   const page = Math.max(1, height - 3);
   useInput(
@@ -53,8 +50,7 @@ export function Audit({ height, width }: { height: number; width: number }) {
         return setOpenId(items[sel].id);
       }
       if (nav) {
-        const i = moveSelection(sel, nav, items.length, page);
-        return items[i] && setSelectedId(items[i].id);
+        return select(moveSelection(sel, nav, items.length, page));
       }
       if (input === "f") setType((t) => TYPES[(TYPES.indexOf(t) + 1) % TYPES.length]);
     },

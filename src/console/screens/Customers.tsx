@@ -1,12 +1,13 @@
 // Customers: the list, and one customer at a glance (identity status, wallets, latest transfers, their cases) from
 // Caravan's operator overview route. Names are masked without pii:view; a part the key may not read says so.
-import { useEffect, useMemo, useState } from "react";
+import { useMemo, useState } from "react";
 import { Box, Text, useInput } from "ink";
 import { useConsole, useModalState, useResource } from "../context.ts";
 import { moveSelection, navOf } from "../keys.ts";
 import { pad, shortTime } from "../format.ts";
 import { useTone } from "../theme.tsx";
 import { List } from "../components/List.tsx";
+import { useFollow } from "./follow.ts";
 import { Lines, type Line } from "../components/Lines.tsx";
 import { Flow } from "../components/Flow.tsx";
 
@@ -31,15 +32,11 @@ export function Customers({ height, width }: { height: number; width: number }) 
   const tone = useTone();
   const [search, setSearch] = useState("");
   const [asking, setAsking] = useModalState<true>();
-  const [selectedId, setSelectedId] = useState<string | null>(null);
   const [openId, setOpenId] = useState<string | null>(null);
   const [scroll, setScroll] = useState(0);
   const list = useResource<any[]>(`/api/v2/customers?limit=100${search ? `&search=${encodeURIComponent(search)}` : ""}`, ["customer"], { pollMs: 15_000 });
   const items = useMemo(() => list.data ?? [], [list.data]);
-  const sel = Math.max(0, items.findIndex((c) => c.id === selectedId));
-  useEffect(() => {
-    if (items.length && !items.some((c) => c.id === selectedId)) setSelectedId(items[Math.min(sel, items.length - 1)].id);
-  }, [items, selectedId, sel]);
+  const { index: sel, select } = useFollow(items);
   const overview = useResource<any>(openId ? `/api/v2/customers/${openId}/overview` : null, ["transfer", "case"]);
   const page = Math.max(1, height - 3);
   useInput(
@@ -56,8 +53,7 @@ export function Customers({ height, width }: { height: number; width: number }) 
         return setOpenId(items[sel].id);
       }
       if (nav) {
-        const i = moveSelection(sel, nav, items.length, page);
-        return items[i] && setSelectedId(items[i].id);
+        return select(moveSelection(sel, nav, items.length, page));
       }
       if (input === "/") setAsking(true);
     },

@@ -2,7 +2,7 @@
 // regulatory fields, jurisdiction and narrative, submit, approve by a second officer, file with the FIU's reference
 // (what is still missing is listed first, and filing is not offered while anything is), and draft one by hand.
 // The selection follows the report's ID, never its row.
-import { useEffect, useMemo, useState } from "react";
+import { useMemo, useState } from "react";
 import { Box, Text, useInput } from "ink";
 import { allows, useConsole, useModalState, useResource } from "../context.ts";
 import { act } from "../hooks.ts";
@@ -12,6 +12,7 @@ import { useTone } from "../theme.tsx";
 import { List } from "../components/List.tsx";
 import { Lines, type Line } from "../components/Lines.tsx";
 import { Flow, type Step } from "../components/Flow.tsx";
+import { useFollow } from "./follow.ts";
 
 type FlowKind = "field" | "narrative" | "submit" | "approve" | "file" | "draft";
 
@@ -45,21 +46,16 @@ export function filingLines(r: any, ready: any | null): Line[] {
 export function Filing({ height, width }: { height: number; width: number }) {
   const { client, modal, flash, me } = useConsole();
   const tone = useTone();
-  const [selectedId, setSelectedId] = useState<string | null>(null);
   const [openId, setOpenId] = useState<string | null>(null);
   const [scroll, setScroll] = useState(0);
   const [flow, setFlow] = useModalState<FlowKind>();
   const list = useResource<any[]>("/api/v2/reports?limit=200", ["case"], { pollMs: 10_000 });
   const items = useMemo(() => (list.data ?? []).filter((r) => r.status !== "filed"), [list.data]);
   // The selection is the report's ID: rows that arrive or leave do not move it to another report.
-  const sel = Math.max(0, items.findIndex((r) => r.id === selectedId));
-  const current = items[sel];
-  useEffect(() => {
-    if (items.length && !items.some((r) => r.id === selectedId)) setSelectedId(items[Math.min(sel, items.length - 1)].id);
-  }, [items, selectedId, sel]);
+  const { index: sel, current, select, selectId } = useFollow(items);
   const targetId = openId ?? current?.id ?? null;
-  const det = useResource<any>(targetId && openId ? `/api/v2/reports/${targetId}` : null);
-  const ready = useResource<any>(targetId && openId ? `/api/v2/reports/${targetId}/readiness` : null);
+  const det = useResource<any>(targetId && openId ? `/api/v2/reports/${targetId}` : null, ["case"]);
+  const ready = useResource<any>(targetId && openId ? `/api/v2/reports/${targetId}/readiness` : null, ["case"]);
   const target = openId ? det.data : current;
   const page = Math.max(1, height - 3);
   const canWrite = allows(me, "strs:write", "strs:update");
@@ -79,10 +75,7 @@ export function Filing({ height, width }: { height: number; width: number }) {
       } else if (nav === "open" && current) {
         setScroll(0);
         return setOpenId(current.id);
-      } else if (nav) {
-        const i = moveSelection(sel, nav, items.length, page);
-        return items[i] && setSelectedId(items[i].id);
-      }
+      } else if (nav) return select(moveSelection(sel, nav, items.length, page));
       if (!"DensaF".includes(input) || !input) return;
       if (!canWrite) return flash("✕ not allowed: the key needs strs:write and the role strs:update", "bad");
       if (input === "D") return setFlow("draft");
@@ -141,7 +134,7 @@ export function Filing({ height, width }: { height: number; width: number }) {
       const body = { transferId: v.transferId, ...(v.jurisdiction ? { jurisdiction: v.jurisdiction } : {}) };
       void act(flash, client.send<any>("POST", "/api/v2/reports", body), (d) => `drafted ${d.reportNumber} (${d.id}) for ${d.transferId}`).then((r) => {
         if (r.ok) {
-          setSelectedId(r.data.id);
+          selectId(r.data.id);
           setOpenId(r.data.id);
         }
         refresh();

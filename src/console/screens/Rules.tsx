@@ -1,7 +1,7 @@
 // Rules: promotion from test to live. With a live key, the test environment's rules and where each went live;
 // `p` copies the selected one to live with its conditions (all or nothing, audited in both environments).
 // With a test key, the key's rules and a note that promotion needs a live key.
-import { useEffect, useMemo, useState } from "react";
+import { useMemo, useState } from "react";
 import { Box, Text, useInput } from "ink";
 import { allows, useConsole, useModalState, useResource } from "../context.ts";
 import { act } from "../hooks.ts";
@@ -9,28 +9,24 @@ import { moveSelection, navOf } from "../keys.ts";
 import { pad } from "../format.ts";
 import { useTone } from "../theme.tsx";
 import { List } from "../components/List.tsx";
+import { useFollow } from "./follow.ts";
 import { Flow } from "../components/Flow.tsx";
 
 export function Rules({ height, width }: { height: number; width: number }) {
   const { client, modal, flash, me } = useConsole();
   const tone = useTone();
   const live = me?.environment === "live";
-  const [selectedId, setSelectedId] = useState<string | null>(null);
   const [asking, setAsking] = useModalState<true>();
   const list = useResource<any[]>(live ? "/api/v2/rules/promotable?limit=200" : "/api/v2/rules?limit=100", [], { pollMs: 15_000 });
   const items = useMemo(() => list.data ?? [], [list.data]);
-  const sel = Math.max(0, items.findIndex((r) => r.id === selectedId));
-  useEffect(() => {
-    if (items.length && !items.some((r) => r.id === selectedId)) setSelectedId(items[Math.min(sel, items.length - 1)].id);
-  }, [items, selectedId, sel]);
+  const { index: sel, select } = useFollow(items);
   const current = items[sel];
   useInput(
     (input, key) => {
       if (modal || asking) return;
       const nav = navOf(input, key);
       if (nav && nav !== "open" && nav !== "back") {
-        const i = moveSelection(sel, nav, items.length, Math.max(1, height - 3));
-        return items[i] && setSelectedId(items[i].id);
+        return select(moveSelection(sel, nav, items.length, Math.max(1, height - 3)));
       }
       if (input !== "p" || !current) return;
       if (!live) return flash("✕ promotion changes live: open the console with a live key", "bad");
