@@ -179,6 +179,22 @@ describe("a rejected resolution drafts the report, always", () => {
   });
 });
 
+describe("the customer overview (operator route for the console's customer view)", () => {
+  test("identity status, wallets, the customer's transfers and the cases linked to them; the name masked without pii:view", async () => {
+    const o = await call(`/api/v2/customers/${customerId}/overview`, { key: owner.key });
+    expect(o.status).toBe(200);
+    expect(o.body.data.customer).toMatchObject({ id: customerId, name: "Jane Doe", identityStatus: "verified" });
+    expect(o.body.data.wallets.map((w: { address: string }) => w.address)).toEqual([ORIGIN_ADDR]);
+    const held = o.body.data.transfers.find((t: { state: string }) => t.state === "rejected");
+    expect(held).toBeDefined();
+    expect(o.body.data.cases.find((c: { transferIds: string[] }) => c.transferIds.includes(held.id)).caseNumber).toBe(drafted.caseNumber);
+    const masked = await call(`/api/v2/customers/${customerId}/overview`, { key: analyst.key });
+    expect(masked.body.data.customer.name).not.toBe("Jane Doe");
+    expect(masked.body.meta.piiMasked).toBe(true);
+    expectError(await call(`/api/v2/customers/cus_${"0".repeat(26)}/overview`, { key: owner.key }), 404, "CUSTOMER_NOT_FOUND");
+  });
+});
+
 describe("carried to filing through the operator routes", () => {
   test("edit sets the jurisdiction, fields and narrative; submit by one officer; approve by the same → 403 SAME_MEMBER; by a second → submitted; file with a reference → filed", async () => {
     const patch = (json: unknown, key = officerA.key) => call(`/api/v2/reports/${drafted.id}`, { method: "PATCH", key, json });
