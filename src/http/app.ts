@@ -21,6 +21,7 @@ import { caseRoutes } from "./cases.ts";
 import { reportRoutes } from "./reports.ts";
 import { openApiDocument, systemRoutes } from "./openapi.ts";
 import { notCarriedCallbacks } from "./callbacks/not-carried.ts";
+import { customerOverviewRoutes } from "./customer-overview.ts";
 import { eventRoutes } from "./events.ts";
 import { meRoutes } from "./me.ts";
 import { providerBCallbacks, trpNotFound } from "./callbacks/provider_b.ts";
@@ -112,6 +113,7 @@ export function createApp(services: Services) {
     .use(webhookRoutes(kit, services))
     .use(caseRoutes(kit, services))
     .use(reportRoutes(kit, services))
+    .use(customerOverviewRoutes(kit, services))
     .use(providerRoutes(kit, services))
     .use(providerBCallbacks(services))
     .use(providerECallbacks(services, () => (services.providers.adapter("provider_e") as { options?: ProviderEOptions } | undefined)?.options ?? null))
