@@ -92,8 +92,9 @@ export function cddHandlers(deps: { pii: Sealer; lookups: ProviderEFlowLookups }
 
   /** The `cdd` callback: signed with the counterparty's key kept with the transfer, bound to the signed status. */
   async function onCdd(f: TransferFlowContext, a: AdapterContext, body: Record<string, unknown>): Promise<Answer> {
-    const m = readCdd(body);
-    if (!m || m.transfer_id !== f.row.provider_external_id) return err(400, "Invalid callback");
+    const read = readCdd(body);
+    if (!read.ok || read.value.transfer_id !== f.row.provider_external_id) return err(400, "Invalid callback");
+    const m = read.value;
     const key = await h.peerKey(f, a);
     if (!key) return err(503, "UNKNOWN_PEER");
     if (!verifyObject(body, key)) return err(401, "INVALID_SIGNATURE");
