@@ -86,6 +86,10 @@ export interface IncomingInput {
   originatorExtra?: boolean;
   /** How the IVMS101 in `private_info` is written: camelCase 2020 edition (default), its snake_case rendering, or the 2023 edition. */
   spelling?: "camelCase" | "snake_case" | "2023";
+  /** Sent as `private_info` instead of the IVMS101 built from the fields above (for messages in other shapes). */
+  rawPrivateInfo?: unknown;
+  /** Sent as `transaction` instead of the v2 transaction built from the fields above. */
+  rawTransaction?: Rec;
 }
 
 export interface ProviderEBridge {
@@ -477,10 +481,10 @@ export async function startProviderEBridge(opts: BridgeOptions = {}): Promise<Pr
       if (!caravan) throw new Error("register Caravan first");
       const v = vasps.get(p.from);
       if (!v) throw new Error(`no sandbox VASP ${p.from}`);
-      const info = ivms(p, v.name);
+      const info = p.rawPrivateInfo !== undefined ? p.rawPrivateInfo : ivms(p, v.name);
       const originatorAddrs = [{ address: p.originatorAddress, addr_extra_info: p.originatorExtra ? [{ memo_text: "x" }] : [] }];
       if (p.extraOriginatorAddress) originatorAddrs.push({ address: `${p.originatorAddress}0`, addr_extra_info: [] });
-      const transaction: SygnaTransaction = {
+      const transaction: SygnaTransaction = (p.rawTransaction as unknown as SygnaTransaction | undefined) ?? {
         originator_vasp: { vasp_code: v.code, addrs: originatorAddrs },
         beneficiary_vasp: { vasp_code: caravan.vaspCode, addrs: [{ address: p.beneficiaryAddress, addr_extra_info: [] }] },
         currency_id: p.currencyId ?? "sygna:0x8000003c",
