@@ -241,8 +241,13 @@ export async function startProviderEBridge(opts: BridgeOptions = {}): Promise<Pr
       t.lostOnce = true;
       return;
     }
-    const r = await post(realCallback(t.callbackUrl), JSON.stringify(t.permission));
-    if (r.status === 200) t.permissionDelivered = true;
+    // Like a bridge, a callback answered 5xx (or not at all) is delivered again a few times, backing off.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      if (attempt > 0) await sleep(500 * 2 ** attempt);
+      const r = await post(realCallback(t.callbackUrl), JSON.stringify(t.permission));
+      if (r.status === 200) t.permissionDelivered = true;
+      if (r.status !== 0 && r.status < 500) return;
+    }
   }
 
   function statusOf(id: string) {
