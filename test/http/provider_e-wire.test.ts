@@ -8,10 +8,11 @@ import { JANE, RICHARD, person } from "../support/persons.ts";
 
 setDefaultTimeout(60_000);
 const dir = tempDir();
+const EARLY_ADDR = "0x" + "5e".repeat(20);
 let P: Suite;
 
 beforeAll(async () => {
-  P = await startProviderESuite(dir, { bridge: { vasps: [{ code: "NORDICBANK", name: "Nordic Bank" }] } });
+  P = await startProviderESuite(dir, { bridge: { vasps: [{ code: "NORDICBANK", name: "Nordic Bank" }, { code: "EARLYVASP", name: "Early Exchange", addresses: [EARLY_ADDR], decideBeforeAnswer: true }] } });
 });
 afterAll(async () => {
   await P?.stop();
@@ -75,5 +76,16 @@ describe("a counterparty message in a shape we do not understand", () => {
     expect(r).toMatchObject({ status: 200, body: { status: "OK" } });
     const t = await byExternal(r.transferId);
     await P.until(t.id, (x) => x.state === "awaiting_counterparty");
+  });
+});
+
+describe("a decision relayed before the bridge answers our permission request", () => {
+  test("found by the callback URL's transfer ID and token, applied once the request is taken → awaiting_counterparty", async () => {
+    const id = await P.create(EARLY_ADDR);
+    const t = await P.until(id, (x) => x.state === "awaiting_counterparty" || x.state === "failed" || x.state === "rejected");
+    expect(t.state).toBe("awaiting_counterparty");
+    expect(t.status).toEqual({ ours: "accepted", theirs: "accepted" });
+    // The bridge's first delivery was accepted (no retry needed): the decision was not lost.
+    expect(P.bridge.transfers.get(t.cascade.externalId)!.permissionDelivered).toBe(true);
   });
 });

@@ -220,9 +220,19 @@ export function providerECallbacks(services: Services, options: () => ProviderEO
     const id = url.searchParams.get("transfer") ?? "";
     const token = url.searchParams.get("token") ?? "";
     const t = new Transfers(services.storage).get(s.companyId, s.env, id);
-    if (!t || t.protocol !== "provider_e" || !tokenMatches(credsOf(s.a).privateKey, id, token)) return err(404, "UNKNOWN_TRANSFER");
+    // The token (ours, for this transfer, under provider_e's key) finds the transfer even before the provider's answer
+    // to our request is recorded (its protocol is still unset then): a decision relayed that early is not lost.
+    if (!t || (t.protocol !== null && t.protocol !== "provider_e") || !tokenMatches(credsOf(s.a).privateKey, id, token)) return err(404, "UNKNOWN_TRANSFER");
     const p = readPermission(body);
     if (!p.ok) return invalid("permission", p.path);
+    if (!t.beneficiary_vasp_id) {
+      // A decision arriving before the provider answered our request: the beneficiary VASP is known to the transfer's
+      // actor only once the request is taken, so the actor (after that) checks the signature; an authenticated
+      // decision is then counted, never refused for the budget, since it has been applied.
+      const answer = await tellTransfer(t, { kind: "permission", body });
+      if (answer.status !== 401 && answer.status !== 404 && !(answer.status === 400 && answer.body.error === "Invalid callback")) charge(s.companyId);
+      return answer;
+    }
     const unsigned = await signedByCounterparty(s, t, body);
     if (unsigned) return unsigned;
     const over = charge(s.companyId);

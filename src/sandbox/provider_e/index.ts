@@ -25,6 +25,8 @@ export interface SandboxVaspInput {
   cddAnswer?: "auto" | "text" | "none";
   /** Its first permission callback to the originator is lost (the originator must ask the bridge to retry). */
   losePermission?: boolean;
+  /** It decides at once, and the bridge relays the decision before answering the originator's request (1 s later). */
+  decideBeforeAnswer?: boolean;
   privateKey?: string;
 }
 
@@ -193,11 +195,12 @@ export async function startProviderEBridge(opts: BridgeOptions = {}): Promise<Pr
   let directoryFault: "stale" | "forged" | { status: number } | null = null;
   const routeFaults = new Map<string, RouteFault>();
   const hung: (() => void)[] = [];
+  let stopped = false;
   const currencies = opts.currencies ?? SANDBOX_CURRENCIES;
 
   function addVasp(v: SandboxVaspInput): SandboxVasp {
     const privateKey = v.privateKey ?? randomPrivateKey();
-    const full: SandboxVasp = { code: v.code, name: v.name ?? v.code, behaviour: v.behaviour ?? "confirm", addresses: v.addresses ?? [], decision: v.decision ?? "ACCEPTED", delayMs: v.delayMs ?? 1500, cddAnswer: v.cddAnswer ?? "auto", losePermission: v.losePermission ?? false, privateKey, publicKey: publicKeyOf(privateKey) };
+    const full: SandboxVasp = { code: v.code, name: v.name ?? v.code, behaviour: v.behaviour ?? "confirm", addresses: v.addresses ?? [], decision: v.decision ?? "ACCEPTED", delayMs: v.delayMs ?? 1500, cddAnswer: v.cddAnswer ?? "auto", losePermission: v.losePermission ?? false, decideBeforeAnswer: v.decideBeforeAnswer ?? false, privateKey, publicKey: publicKeyOf(privateKey) };
     vasps.set(v.code, full);
     return full;
   }
@@ -242,7 +245,7 @@ export async function startProviderEBridge(opts: BridgeOptions = {}): Promise<Pr
       return;
     }
     // Like a bridge, a callback answered 5xx (or not at all) is delivered again a few times, backing off.
-    for (let attempt = 0; attempt < 5; attempt++) {
+    for (let attempt = 0; attempt < 5 && !stopped; attempt++) {
       if (attempt > 0) await sleep(500 * 2 ** attempt);
       const r = await post(realCallback(t.callbackUrl), JSON.stringify(t.permission));
       if (r.status === 200) t.permissionDelivered = true;
@@ -366,7 +369,10 @@ export async function startProviderEBridge(opts: BridgeOptions = {}): Promise<Pr
         const v = vasps.get(t.to);
         if (v) {
           t.privateInfo = decrypt(data.private_info, v.privateKey);
-          setTimeout(() => beneficiaryDecides(t, v), 50);
+          if (v.decideBeforeAnswer) {
+            beneficiaryDecides(t, v);
+            await sleep(1000);
+          } else setTimeout(() => beneficiaryDecides(t, v), 50);
         }
         return done(json(200, { transfer_id: id }));
       }
@@ -391,13 +397,12 @@ export async function startProviderEBridge(opts: BridgeOptions = {}): Promise<Pr
         return done(json(200, { status: "OK" }));
       }
       case "POST /bridge/transaction/retry": {
-        let n = 0;
-        for (const t of transfers.values())
-          if (t.from === body?.vasp_code && t.permission && !t.permissionDelivered) {
-            n++;
-            await relayPermission(t);
-          }
-        return done(json(200, { retry_items: n }));
+        // The lost callbacks are delivered again after the answer (the caller may be the one they are delivered to).
+        const lost = [...transfers.values()].filter((t) => t.from === body?.vasp_code && t.permission && !t.permissionDelivered);
+        setTimeout(() => {
+          for (const t of lost) void relayPermission(t);
+        }, 0);
+        return done(json(200, { retry_items: lost.length }));
       }
       case "POST /bridge/transaction/cancel": {
         const t = typeof body?.transfer_id === "string" ? transfers.get(body.transfer_id) : undefined;
@@ -528,6 +533,7 @@ export async function startProviderEBridge(opts: BridgeOptions = {}): Promise<Pr
     deliver: (event, body, raw) => toCaravan(event, body, raw),
     signAsBridge: (o) => bridgeSign(o),
     async stop() {
+      stopped = true;
       for (const r of hung.splice(0)) r();
       await server.stop(true);
     },
