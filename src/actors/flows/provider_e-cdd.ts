@@ -11,7 +11,7 @@ import type { ProviderEFlowLookups } from "../../adapters/providers/provider_e/l
 import type { ErrorCode } from "../../domain/errors.ts";
 import type { Outcome } from "../outcome.ts";
 import { credsOf } from "../../adapters/providers/provider_e/adapter.ts";
-import { decryptObject, encryptObject, signObject, verifyObject } from "../../adapters/providers/provider_e/crypto.ts";
+import { decryptPrivate, encryptObject, signObject, verifyObject } from "../../adapters/providers/provider_e/crypto.ts";
 import { PATH, readCdd } from "../../adapters/providers/provider_e/wire.ts";
 import { newId } from "../../domain/ids.ts";
 import {
@@ -113,7 +113,8 @@ export function cddHandlers(deps: { pii: Sealer; lookups: ProviderEFlowLookups }
     const st = await h.status(f, a);
     if (!st.ok) return st.status && st.status !== 200 ? err(st.status, `HTTP_${st.status}`) : err(503, st.code);
     if (!(st.body.transferData.cdd ?? []).some((x) => x.message_id === m.message_id && x.signature === m.signature)) return err(400, "CDD_BINDING_MISMATCH");
-    const plain = decryptObject(m.private_info, credsOf(a).privateKey);
+    // A text message arrives as its raw text (the utility encrypts strings unquoted), an object as its JSON.
+    const plain = decryptPrivate(m.private_info, credsOf(a).privateKey);
     if (plain === null) return err(400, "UNDECRYPTABLE_PAYLOAD");
     let content: unknown;
     let fk: string | undefined;
