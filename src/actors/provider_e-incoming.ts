@@ -1,8 +1,9 @@
 // provider_e incoming (Part 3 "provider_e transfers → Incoming flow"), in the actor of the wallet's customer so that a
 // create never interleaves with an erasure: the transfer is created `exchanging` (`transfer.created`) with the
 // provider's 64-hex transfer ID as external ID, and the wallet, identity and name checks decide whether it is to be
-// rejected at the provider (BVRC002 for a name mismatch, BVRC001 for anything else). The decision itself is sent by
-// the transfer's flow (src/actors/flows/provider_e.ts), told by the callback right after.
+// rejected at the provider (BVRC002 for a name mismatch, BVRC001 for anything else). An address no customer owns is
+// recorded by the actor kept for unowned addresses (`customer:unowned`), with no beneficiary customer, and refused
+// BVRC001. The decision itself is sent by the transfer's flow (src/actors/flows/provider_e.ts), told right after.
 import { Transfers, type TransferRow } from "../adapters/storage/repos/transfers.ts";
 import type { Person } from "../domain/ivms101/index.ts";
 import { beneficiaryNamesMatch } from "../domain/provider_e/rules.ts";
@@ -17,7 +18,8 @@ export interface ProviderEIncoming {
   providerTransferId: string;
   /** The signature of the permission request's data: a different request under the same ID is a replay mismatch. */
   requestSignature: string;
-  walletId: string;
+  /** The beneficiary's wallet on the network; null when no customer owns the address (the transfer is rejected). */
+  walletId: string | null;
   asset: string;
   assetId: string | null;
   amount: string;
@@ -43,8 +45,8 @@ export function receiveProviderEIncoming(h: CustomerScope, n: ProviderEIncoming)
     const sig = history[0]?.detail?.requestSignature;
     return { ok: true, data: { created: false, transfer: done, refuse: null, replayMismatch: sig !== n.requestSignature } };
   }
-  const c = h.customers.get(companyId, environment, h.ctx.id);
-  const w = h.ownWallet(n.walletId);
+  const c = n.walletId === null ? undefined : h.customers.get(companyId, environment, h.ctx.id);
+  const w = n.walletId === null ? undefined : h.ownWallet(n.walletId);
   let refuse: "BVRC001" | "BVRC002" | null = null;
   if (!c || c.status !== "active" || c.identity_status !== "verified" || !c.identity_sealed) refuse = "BVRC001";
   else if (!w || w.address !== n.beneficiaryAddress || w.network !== n.network || w.verified !== 1) refuse = "BVRC001";
@@ -54,6 +56,8 @@ export function receiveProviderEIncoming(h: CustomerScope, n: ProviderEIncoming)
   }
   const history: HistoryEntry[] = [{ type: "created", from: null, to: "exchanging", at: h.at, detail: { protocol: "provider_e", requestSignature: n.requestSignature } }];
   const row = incomingTransferRow(h, { ...n, externalId: n.providerTransferId, protocol: "provider_e", providerExternalId: n.providerTransferId, beneficiaryCustomerId: h.ctx.id, history });
+  // Part 3: an address no customer owns still gets its transfer (rejected at the provider right after), with no customer.
+  if (n.walletId === null) row.beneficiary_customer_id = null;
   recordIncoming(h, row);
   return { ok: true, status: 201, data: { created: true, transfer: row, refuse, replayMismatch: false } };
 }

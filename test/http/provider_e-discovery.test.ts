@@ -19,9 +19,11 @@ beforeAll(async () => {
   // 99 VASPs that answer slowly and own nothing, one that owns the address.
   const vasps: SandboxVaspInput[] = Array.from({ length: 99 }, (_, i) => ({ code: code("SLOWVASP", i), behaviour: "slow" as const, delayMs: 150 }));
   vasps.push({ code: "OWNERVASP", name: "Owner Exchange", addresses: [OWNED], behaviour: "slow", delayMs: 150 });
-  a = await startProviderESuite(dirA, { allow: "*", bridge: { vasps } });
-  // 100 VASPs that never answer.
-  b = await startProviderESuite(dirB, { allow: "*", bridge: { vasps: Array.from({ length: 100 }, (_, i) => ({ code: code("MUTEVASP", i), behaviour: "silent" as const })) } });
+  // And 100 VASPs that never answer; both servers start side by side (the setup's time stays one server's).
+  [a, b] = await Promise.all([
+    startProviderESuite(dirA, { allow: "*", bridge: { vasps } }),
+    startProviderESuite(dirB, { allow: "*", bridge: { vasps: Array.from({ length: 100 }, (_, i) => ({ code: code("MUTEVASP", i), behaviour: "silent" as const })) } }),
+  ]);
 });
 
 afterAll(async () => {

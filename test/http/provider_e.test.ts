@@ -102,8 +102,13 @@ describe("outgoing", () => {
     expect(at.privateInfo!.originator.accountNumber).toEqual([ORIGIN_ADDR]);
     expect(at.privateInfo!.beneficiary.beneficiaryPersons).toEqual([RICHARD]);
     expect(JSON.stringify(at.privateInfo!.originatingVASP)).toContain("Caravan Test VASP B.V.");
-    expect(at.data.transaction!.beneficiary_vasp_code).toBe("BENEFVASP");
-    expect(at.data.transaction!.platform).toBe("ethereum");
+    // Sygna Bridge v2's nested transaction: each side's VASP code and addresses; the currency ID names coin and platform.
+    expect(at.data.transaction).toEqual({
+      originator_vasp: { vasp_code: OUR_CODE, addrs: [{ address: ORIGIN_ADDR, addr_extra_info: [] }] },
+      beneficiary_vasp: { vasp_code: "BENEFVASP", addrs: [{ address: BENE_ADDR, addr_extra_info: [] }] },
+      currency_id: "sygna:0x8000003c",
+      amount: "1",
+    });
     expect(at.callbackUrl).toStartWith(`https://caravan.example/api/system/trp/provider_e/test/${providerId}/permission?transfer=${id}&token=`);
   });
 
@@ -269,10 +274,20 @@ describe("incoming", () => {
     expect(sent.data.reject_code).toBe("BVRC002");
   });
 
-  test("an address that is not our wallet → rejected at the provider with BVRC001, nothing created", async () => {
+  test("an address with no wallet on the network → the transfer is created rejected (audited), rejected at the provider with BVRC001", async () => {
     const r = await bridge.sendPermissionRequest(input({ beneficiaryAddress: NOBODY_ADDR }));
-    expect(r.status).toBe(200);
+    expect(r).toMatchObject({ status: 200, body: { status: "OK" } });
+    expect(bridge.transfers.get(r.transferId)!.data.permission_status).toBe("REJECTED");
     expect(bridge.transfers.get(r.transferId)!.data.reject_code).toBe("BVRC001");
+    const t = await byExternal(r.transferId);
+    expect(t).toBeDefined();
+    const d = await until(t.id, (x) => x.state === "rejected");
+    expect(d.direction).toBe("incoming");
+    expect(d.beneficiary.address).toBe(NOBODY_ADDR);
+    expect(P.events(t.id).map((e) => e.type)).toEqual(expect.arrayContaining(["transfer.created", "transfer.rejected"]));
+    const audit = await call(`/api/v2/audit-log?entityType=Transfer&entityId=${t.id}`, { key: owner });
+    expect(audit.status).toBe(200);
+    expect(audit.body.data.map((e: { action: string }) => e.action)).toEqual(expect.arrayContaining(["transfer.created", "transfer.rejected"]));
   });
 
   test("two originator addresses → 400 UNSUPPORTED_TRANSFER; already expired → 400 TRANSFER_EXPIRED; dated ahead → TRANSFER_EXPIRED", async () => {

@@ -93,14 +93,23 @@ export async function startProviderESuite(dir: string, o: { bridge?: BridgeOptio
       expect(r.status).toBe(202);
       return r.body.data.id as string;
     },
-    async until(id, done, tries = 600) {
-      for (let i = 0; i < tries; i++) {
-        const r = await call(`/api/v2/transfers/${id}`, { key: k.key });
-        if (r.status === 200 && done(r.body.data)) return r.body.data;
+    async until(id, done, tries = 450) {
+      // Bounded in time below the tests' 60 s, so a stuck transfer fails with its state and the server's log tail
+      // (a dead server too) instead of a bare test timeout.
+      const deadline = Date.now() + Math.min(tries * 100, 45_000);
+      let last: any = null;
+      while (Date.now() < deadline) {
+        let r: Awaited<ReturnType<typeof call>>;
+        try {
+          r = await call(`/api/v2/transfers/${id}`, { key: k.key });
+        } catch (e) {
+          throw new Error(`transfer ${id}: the server does not answer (${(e as Error).message}); exit ${S.proc.exitCode ?? "none"}; log tail:\n${S.output().slice(-4000)}`);
+        }
+        last = r.body.data;
+        if (r.status === 200 && done(last)) return last;
         await Bun.sleep(100);
       }
-      const r = await call(`/api/v2/transfers/${id}`, { key: k.key });
-      throw new Error(`transfer ${id} stuck in ${r.body.data?.state}: ${JSON.stringify(r.body.data?.cascade)}`);
+      throw new Error(`transfer ${id} stuck in ${last?.state}: ${JSON.stringify(last?.cascade)}; log tail:\n${S.output().slice(-4000)}`);
     },
     events(entityId) {
       const d = new Database(db);

@@ -11,7 +11,7 @@ import type { ProviderEFlowLookups } from "../../adapters/providers/provider_e/l
 import type { ErrorCode } from "../../domain/errors.ts";
 import type { Outcome } from "../outcome.ts";
 import { credsOf } from "../../adapters/providers/provider_e/adapter.ts";
-import { decryptObject, encryptObject, signObject, verifyObject } from "../../adapters/providers/provider_e/crypto.ts";
+import { decryptPrivate, encryptObject, signObject, verifyObject } from "../../adapters/providers/provider_e/crypto.ts";
 import { PATH, readCdd } from "../../adapters/providers/provider_e/wire.ts";
 import { newId } from "../../domain/ids.ts";
 import {
@@ -92,8 +92,9 @@ export function cddHandlers(deps: { pii: Sealer; lookups: ProviderEFlowLookups }
 
   /** The `cdd` callback: signed with the counterparty's key kept with the transfer, bound to the signed status. */
   async function onCdd(f: TransferFlowContext, a: AdapterContext, body: Record<string, unknown>): Promise<Answer> {
-    const m = readCdd(body);
-    if (!m || m.transfer_id !== f.row.provider_external_id) return err(400, "Invalid callback");
+    const read = readCdd(body);
+    if (!read.ok || read.value.transfer_id !== f.row.provider_external_id) return err(400, "Invalid callback");
+    const m = read.value;
     const key = await h.peerKey(f, a);
     if (!key) return err(503, "UNKNOWN_PEER");
     if (!verifyObject(body, key)) return err(401, "INVALID_SIGNATURE");
@@ -112,7 +113,8 @@ export function cddHandlers(deps: { pii: Sealer; lookups: ProviderEFlowLookups }
     const st = await h.status(f, a);
     if (!st.ok) return st.status && st.status !== 200 ? err(st.status, `HTTP_${st.status}`) : err(503, st.code);
     if (!(st.body.transferData.cdd ?? []).some((x) => x.message_id === m.message_id && x.signature === m.signature)) return err(400, "CDD_BINDING_MISMATCH");
-    const plain = decryptObject(m.private_info, credsOf(a).privateKey);
+    // A text message arrives as its raw text (the utility encrypts strings unquoted), an object as its JSON.
+    const plain = decryptPrivate(m.private_info, credsOf(a).privateKey);
     if (plain === null) return err(400, "UNDECRYPTABLE_PAYLOAD");
     let content: unknown;
     let fk: string | undefined;

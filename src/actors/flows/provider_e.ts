@@ -6,7 +6,7 @@ import type { Environment } from "../../domain/types.ts";
 import type { AdapterContext } from "../../adapters/providers/types.ts";
 import { signObject, verifyObject } from "../../adapters/providers/provider_e/crypto.ts";
 import { clientOf, credsOf, directoryKey, failed, readSignedStatus } from "../../adapters/providers/provider_e/adapter.ts";
-import { orderedPermission, PATH, readPermission, type StatusAnswer } from "../../adapters/providers/provider_e/wire.ts";
+import { orderedPermission, PATH, readPermission, statusOf, type StatusAnswer } from "../../adapters/providers/provider_e/wire.ts";
 import type { Sealer } from "../../adapters/crypto/envelope.ts";
 import type { ProviderEFlowLookups } from "../../adapters/providers/provider_e/lookups.ts";
 import { screenedFingerprint } from "../../domain/provider_e/rules.ts";
@@ -82,14 +82,15 @@ export function providerEFlow(deps: { baseUrl: Base; pii: Sealer; lookups: Provi
   async function applyOutgoing(f: TransferFlowContext, a: AdapterContext, st: StatusAnswer): Promise<void> {
     const fs = f.flowState<FlowState>();
     const d = st.transferData;
+    const decided = statusOf(d);
     if (!OPEN.includes(f.row.state) && f.row.state !== "held") return;
-    if (d.permission_status === "REJECTED" || d.permission_status === "CANCELED") {
+    if (decided === "REJECTED" || decided === "CANCELED") {
       if (f.row.state === "held" && f.row.status === "rejected") return;
-      f.change("rejected", { theirs_status: "rejected", rejection_reason: d.permission_status === "CANCELED" ? "CANCELED" : (d.reject_code ?? "REJECTED") }, "counterparty_rejected", { providerStatus: d.permission_status, rejectCode: d.reject_code ?? null });
-      f.audit("transfer.rejected", { provider: "provider_e", providerStatus: d.permission_status });
+      f.change("rejected", { theirs_status: "rejected", rejection_reason: decided === "CANCELED" ? "CANCELED" : (d.reject_code ?? "REJECTED") }, "counterparty_rejected", { providerStatus: decided, rejectCode: d.reject_code ?? null });
+      f.audit("transfer.rejected", { provider: "provider_e", providerStatus: decided });
       return;
     }
-    if (d.permission_status !== "ACCEPTED") return;
+    if (decided !== "ACCEPTED") return;
     if (!fs.permission || fs.permission.signature !== d.permission_signature) {
       // ACCEPTED but the decision did not reach us: ask the provider to resend failed callbacks; no change.
       await send(f, a, PATH.retry, { vasp_code: credsOf(a).vaspCode });
@@ -118,8 +119,9 @@ export function providerEFlow(deps: { baseUrl: Base; pii: Sealer; lookups: Provi
   const cdd = cddHandlers(deps, { peerKey, status, send, applyOutgoing });
 
   async function onPermission(f: TransferFlowContext, a: AdapterContext, body: Record<string, unknown>): Promise<CallbackAnswer> {
-    const p = readPermission(body);
-    if (!p) return err(400, "Invalid callback");
+    const read = readPermission(body);
+    if (!read.ok) return err(400, "Invalid callback");
+    const p = read.value;
     if (f.row.direction !== "outgoing") return err(400, "UNSUPPORTED_TRANSFER");
     if (f.row.provider_external_id && p.transfer_id !== f.row.provider_external_id) return err(400, "PERMISSION_BINDING_MISMATCH");
     const key = await peerKey(f, a);
@@ -197,7 +199,9 @@ export function providerEFlow(deps: { baseUrl: Base; pii: Sealer; lookups: Provi
     if (fs.txid) return err(400, "TXID_BINDING_MISMATCH");
     const st = await status(f, a);
     if (!st.ok) return st.status && st.status !== 200 ? err(st.status, `HTTP_${st.status}`) : err(503, st.code);
-    if (st.body.transferData.txid !== body.txid || st.body.transferData.txid_signature !== body.signature) return err(400, "TXID_BINDING_MISMATCH");
+    // Bound by the status's `txid_signature` (published) and, when the bridge lists it, its `txid`.
+    const sd = st.body.transferData;
+    if (sd.txid_signature !== body.signature || (typeof sd.txid === "string" && sd.txid !== body.txid)) return err(400, "TXID_BINDING_MISMATCH");
     if (f.row.state !== "awaiting_counterparty" || f.row.status !== "approved") return err(400, "UNSUPPORTED_TRANSFER");
     fs.txid = body.txid;
     f.change("accepted", { theirs_status: "accepted", tx_hash: body.txid, accepted_at: f.at }, "transaction_reported", { provider: "provider_e" });
@@ -215,7 +219,7 @@ export function providerEFlow(deps: { baseUrl: Base; pii: Sealer; lookups: Provi
     if (fs.cancelSignature === body.signature) return OK;
     const st = await status(f, a);
     if (!st.ok) return st.status && st.status !== 200 ? err(st.status, `HTTP_${st.status}`) : err(503, st.code);
-    if (st.body.transferData.permission_status !== "CANCELED") return err(400, "CANCEL_BINDING_MISMATCH");
+    if (statusOf(st.body.transferData) !== "CANCELED") return err(400, "CANCEL_BINDING_MISMATCH");
     fs.cancelSignature = body.signature;
     if (f.row.state !== "rejected" && f.row.state !== "completed") {
       f.change("rejected", { theirs_status: "rejected", rejection_reason: "ORIGINATOR_CANCELED" }, "originator_canceled", { provider: "provider_e" });
@@ -236,7 +240,7 @@ export function providerEFlow(deps: { baseUrl: Base; pii: Sealer; lookups: Provi
     const st = await status(f, a);
     if (!st.ok) return refuse(f, st.code);
     const d = st.body.transferData;
-    if (d.permission_status !== "ACCEPTED" || !fs.permission || d.permission_signature !== fs.permission.signature) return refuse(f, "PERMISSION_REQUIRED");
+    if (statusOf(d) !== "ACCEPTED" || !fs.permission || d.permission_signature !== fs.permission.signature) return refuse(f, "PERMISSION_REQUIRED");
     if (!fs.txReport) {
       const exp = f.row.expires_at ? Date.parse(f.row.expires_at) : Infinity;
       if (exp <= f.now || (fs.permission.expireDate !== null && fs.permission.expireDate <= f.now)) return refuse(f, "TRANSFER_EXPIRED");

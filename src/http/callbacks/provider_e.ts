@@ -1,13 +1,16 @@
-// provider_e callbacks (Part 3 "provider_e callbacks", Authentication 4): size, company, budget, provider, shape,
-// signature with the key the table names, the provider's signed status, then the transfer's actor decides.
+// provider_e callbacks (Part 3 "provider_e callbacks", Authentication 4). Cheap checks before expensive ones: the
+// 2 MiB cap, the company, the provider's ID and credentials, a JSON parse with bounded nesting, the event's shape; only
+// then the signature (canonicalisation) with the key the table names, and only an authenticated callback is charged
+// to the company's request budget; then the provider's signed status, decryption, and the transfer's actor decides.
 import { Elysia } from "elysia";
 import type { Services } from "../../services.ts";
 import type { Environment } from "../../domain/types.ts";
 import { ApiError } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
-import { validatePersons, type Person } from "../../domain/ivms101/index.ts";
+import { validatePersons } from "../../domain/ivms101/index.ts";
 import { incomingExpiry, tokenMatches } from "../../domain/provider_e/rules.ts";
-import { readBodyCapped } from "../../adapters/net/read.ts";
+import { readPrivateInfo } from "../../domain/provider_e/ivms.ts";
+import { parseJsonLimited, readBodyCapped } from "../../adapters/net/read.ts";
 import { json } from "../kit.ts";
 import { resolveCompany } from "../auth.ts";
 import { askActor } from "../outcome.ts";
@@ -17,7 +20,7 @@ import { Wallets } from "../../adapters/storage/repos/wallets.ts";
 import { Customers } from "../../adapters/storage/repos/customers.ts";
 import { decryptObject, signObject, verifyObject } from "../../adapters/providers/provider_e/crypto.ts";
 import { clientOf, credsOf, directoryKey, readSignedStatus, type ProviderEOptions } from "../../adapters/providers/provider_e/adapter.ts";
-import { orderedPermission, PATH, readAddressQuestion, readPermissionRequestData, readPrivateInfo, TRANSFER_ID, isRec } from "../../adapters/providers/provider_e/wire.ts";
+import { hasExtra, isRec, readAddressQuestion, readPermission, readPermissionRequestData, TRANSFER_ID } from "../../adapters/providers/provider_e/wire.ts";
 import type { AdapterContext } from "../../adapters/providers/types.ts";
 import type { CallbackAnswer } from "../../actors/flows/provider_e.ts";
 import type { ProviderEIncomingOutcome } from "../../actors/provider_e-incoming.ts";
@@ -27,11 +30,21 @@ export const MAX_CALLBACK_BODY = 2 * 1024 * 1024;
 export const EVENTS = ["permission-request", "address-validation", "txid", "cancel", "cdd", "permission"] as const;
 type Event = (typeof EVENTS)[number];
 const PROVIDER_ACTOR = { type: "provider" as const };
+/** The customer actor that records incoming transfers to an address no customer owns (created `rejected`, BVRC001). */
+export const UNOWNED_ACTOR = "customer:unowned";
 
-const err = (status: number, error: string): CallbackAnswer => ({ status, body: { error } });
-const OK: CallbackAnswer = { status: 200, body: { status: "OK" } };
-const send = (a: CallbackAnswer) => json(a.status, a.body);
+type Answer = CallbackAnswer & { headers?: Record<string, string> };
+const err = (status: number, error: string): Answer => ({ status, body: { error } });
+const OK: Answer = { status: 200, body: { status: "OK" } };
+const send = (a: Answer) => json(a.status, a.body, a.headers);
 const fromRead = (r: { code: string; status?: number }) => (r.status && r.status !== 200 ? err(r.status, `HTTP_${r.status}`) : err(503, r.code));
+
+interface Scope {
+  o: ProviderEOptions;
+  a: AdapterContext;
+  env: Environment;
+  companyId: string;
+}
 
 export function providerECallbacks(services: Services, options: () => ProviderEOptions | null) {
   function context(companyId: string, env: Environment, providerId: string): AdapterContext | null {
@@ -40,7 +53,24 @@ export function providerECallbacks(services: Services, options: () => ProviderEO
     return services.providers.context(companyId, env, "provider_e", services.clock());
   }
 
-  async function tellTransfer(t: TransferRow, event: unknown): Promise<CallbackAnswer> {
+  /** A message we do not understand: logged with the event and the field path (never a value), refused as the table says. */
+  function invalid(event: Event, path: string): Answer {
+    services.log("warn", "provider_e callback refused: not the event's shape", { event, path });
+    return err(400, "Invalid callback");
+  }
+
+  /** Part 3: accepted (authenticated) callbacks count toward the company's request budget; over it, 429. */
+  function charge(companyId: string): Answer | null {
+    try {
+      services.limiter.check("company", companyId);
+      return null;
+    } catch (e) {
+      if (e instanceof ApiError && e.code === "RATE_LIMITED") return { status: 429, body: { error: "Rate limit exceeded", code: "RATE_LIMITED" }, headers: e.headers };
+      throw e;
+    }
+  }
+
+  async function tellTransfer(t: TransferRow, event: unknown): Promise<Answer> {
     // The transfer actor replies with the flow's answer itself, or a refusal (an Outcome) when it cannot run it.
     const out = (await askActor<CallbackAnswer>(services.runtime, `transfer:${t.id}`, { type: "providerEvent", provider: "provider_e", event, companyId: t.company_id, environment: t.environment, actor: PROVIDER_ACTOR })) as unknown as CallbackAnswer | { ok: false; code: string };
     if ("status" in out && typeof out.status === "number" && "body" in out) return out;
@@ -52,37 +82,57 @@ export function providerECallbacks(services: Services, options: () => ProviderEO
 
   /** Every address a verified wallet on the network of an active customer with a verified identity. */
   function ownsAll(companyId: string, env: Environment, network: string | null, addresses: string[]): boolean {
+    if (network === null) return false;
     const wallets = new Wallets(services.storage);
     const customers = new Customers(services.storage);
     return addresses.every((a) => {
       const w = wallets.byAddress(companyId, env, a);
-      if (!w || w.verified !== 1 || (network !== null && w.network !== network)) return false;
+      if (!w || w.verified !== 1 || w.network !== network) return false;
       const c = customers.get(companyId, env, w.customer_id);
       return !!c && c.status === "active" && c.identity_status === "verified";
     });
   }
 
-  async function addressValidation(o: ProviderEOptions, a: AdapterContext, env: Environment, companyId: string, body: unknown): Promise<CallbackAnswer> {
-    const q = readAddressQuestion(body);
-    const c = credsOf(a);
-    if (!q) return err(400, "Invalid callback");
-    if (!verifyObject(body, c.bridgePublicKey)) return err(401, "INVALID_SIGNATURE");
-    if (q.vasp_code !== c.vaspCode) return err(400, "UNKNOWN_VASP");
-    const cur = await clientOf(o.baseUrl, env, a).currencies();
-    const currency = cur.ok ? cur.body.find((x) => x.currency_id === q.currency_id) : undefined;
-    const isValid = !!currency && ownsAll(companyId, env, currency.platform ?? null, q.addrs.map((x) => x.address));
-    return { status: 200, body: signObject({ vasp_code: c.vaspCode, currency_id: q.currency_id, addrs: q.addrs, is_valid: isValid }, c.privateKey) };
+  /**
+   * The transfer's counterparty signed this body (txid, cancel, cdd, permission): checked here with its directory key
+   * before the budget is charged; the flow checks it again with the key it keeps.
+   */
+  async function signedByCounterparty(s: Scope, t: TransferRow, body: Record<string, unknown>): Promise<Answer | null> {
+    const code = t.direction === "outgoing" ? t.beneficiary_vasp_id : t.originator_vasp_id;
+    if (!code) return err(503, "UNKNOWN_PEER");
+    const key = await directoryKey(s.o.baseUrl, s.env, s.a, code);
+    if (!key.ok) return key.code === "UNKNOWN_PEER" ? err(401, "INVALID_SIGNATURE") : fromRead(key);
+    return verifyObject(body, key.body.key) ? null : err(401, "INVALID_SIGNATURE");
   }
 
-  async function permissionRequest(o: ProviderEOptions, a: AdapterContext, env: Environment, companyId: string, body: unknown): Promise<CallbackAnswer> {
-    if (!isRec(body) || typeof body.transfer_id !== "string" || !TRANSFER_ID.test(body.transfer_id)) return err(400, "Invalid callback");
-    const data = readPermissionRequestData(body.data);
-    if (!data) return err(400, "Invalid callback");
+  async function addressValidation(s: Scope, body: Record<string, unknown>): Promise<Answer> {
+    // Only what answering needs is read (vasp_code, currency_id, addrs, signature); other fields are tolerated.
+    const q = readAddressQuestion(body);
+    if (!q.ok) return invalid("address-validation", q.path);
+    const c = credsOf(s.a);
+    if (!verifyObject(body, c.bridgePublicKey)) return err(401, "INVALID_SIGNATURE");
+    const over = charge(s.companyId);
+    if (over) return over;
+    if (q.value.vasp_code !== c.vaspCode) return err(400, "UNKNOWN_VASP");
+    const cur = await clientOf(s.o.baseUrl, s.env, s.a).currencies();
+    const currency = cur.ok ? cur.body.find((x) => x.currency_id === q.value.currency_id) : undefined;
+    const isValid = !!currency && ownsAll(s.companyId, s.env, currency.network, q.value.addrs.map((x) => x.address));
+    return { status: 200, body: signObject({ vasp_code: c.vaspCode, currency_id: q.value.currency_id, addrs: q.value.addrs, is_valid: isValid }, c.privateKey) };
+  }
+
+  async function permissionRequest(s: Scope, body: Record<string, unknown>): Promise<Answer> {
+    const { o, a, env, companyId } = s;
+    if (typeof body.transfer_id !== "string" || !TRANSFER_ID.test(body.transfer_id)) return invalid("permission-request", "transfer_id");
+    const read = readPermissionRequestData(body.data);
+    if (!read.ok) return invalid("permission-request", read.path);
+    const data = read.value;
     const c = credsOf(a);
     const tx = data.transaction;
-    const key = await directoryKey(o.baseUrl, env, a, tx.originator_vasp_code);
+    const key = await directoryKey(o.baseUrl, env, a, tx.originator_vasp.vasp_code);
     if (!key.ok) return key.code === "UNKNOWN_PEER" ? err(401, "INVALID_SIGNATURE") : fromRead(key);
-    if (!verifyObject(data, key.body.key)) return err(401, "INVALID_SIGNATURE");
+    if (!verifyObject(body.data, key.body.key)) return err(401, "INVALID_SIGNATURE");
+    const over = charge(companyId);
+    if (over) return over;
     const transferId = body.transfer_id;
     const existing = byProviderId(companyId, env, transferId);
     if (existing) {
@@ -94,32 +144,33 @@ export function providerECallbacks(services: Services, options: () => ProviderEO
     if (!st.ok) return st.code === "STATUS_SIGNATURE_INVALID" ? err(401, "INVALID_SIGNATURE") : fromRead(st);
     const d = st.body.transferData;
     if (d.permission_request_data_signature !== data.signature) return err(400, "INCOMING_REPLAY_MISMATCH");
-    if (tx.beneficiary_vasp_code !== c.vaspCode) return err(400, "UNSUPPORTED_TRANSFER");
-    if (tx.originator_addrs.length !== 1 || tx.beneficiary_addrs.length !== 1 || tx.originator_addrs_extra !== undefined) return err(400, "UNSUPPORTED_TRANSFER");
+    if (tx.beneficiary_vasp.vasp_code !== c.vaspCode) return err(400, "UNSUPPORTED_TRANSFER");
+    // Part 3: more than one address on a side, or extra information on the originator's address.
+    if (tx.originator_vasp.addrs.length !== 1 || tx.beneficiary_vasp.addrs.length !== 1 || hasExtra(tx.originator_vasp.addrs[0].addr_extra_info)) return err(400, "UNSUPPORTED_TRANSFER");
     const now = services.clock();
     const dated = Date.parse(data.data_dt);
-    if (!Number.isFinite(dated)) return err(400, "Invalid callback");
-    const expiry = incomingExpiry(data.expire_date, d.expire_date, dated, now);
+    if (!Number.isFinite(dated)) return invalid("permission-request", "data.data_dt");
+    const expiry = incomingExpiry(data.expire_date ?? undefined, d.expire_date, dated, now);
     if (expiry === null) return err(400, "TRANSFER_EXPIRED");
-    const info = readPrivateInfo(decryptObject(data.private_info, c.privateKey));
-    if (!info) return err(400, "UNDECRYPTABLE_PAYLOAD");
-    const originatorPersons = info.originator.originatorPersons as Person[];
-    const beneficiaryPersons = info.beneficiary.beneficiaryPersons as Person[];
+    const plain = decryptObject(data.private_info, c.privateKey);
+    if (plain === null) return err(400, "UNDECRYPTABLE_PAYLOAD");
+    const info = readPrivateInfo(plain);
+    if (!info.ok) return invalid("permission-request", `data.${info.path}`);
+    const { originatorPersons, beneficiaryPersons } = info.value;
     if (validatePersons(originatorPersons).length || validatePersons(beneficiaryPersons).length || originatorPersons.length === 0) return err(400, "INVALID_PEER_IDENTITY");
     const cur = await client.currencies();
     if (!cur.ok) return fromRead(cur);
-    const currency = cur.body.find((x) => x.currency_id === tx.transaction_currency);
-    const asset = currency ? services.catalog.assets.find((x) => x.network === currency.platform && x.aliases.includes(currency.currency_symbol.toUpperCase())) : undefined;
-    if (!currency || !asset) return err(400, "UNSUPPORTED_TRANSFER");
-    const address = tx.beneficiary_addrs[0];
-    const wallet = new Wallets(services.storage).byAddress(companyId, env, address);
-    if (!wallet || wallet.network !== currency.platform) {
-      // No wallet at all: nothing to create; rejected at the provider (BVRC001), signed.
-      const perm = signObject(orderedPermission({ transfer_id: transferId, permission_status: "REJECTED", reject_code: "BVRC001", reject_message: "The beneficiary address is not known" }) as Record<string, unknown>, c.privateKey);
-      const r = await client.post(PATH.permission, perm);
-      return r.ok ? OK : fromRead(r);
-    }
-    const out = await askActor<ProviderEIncomingOutcome>(services.runtime, `customer:${wallet.customer_id}`, {
+    const currency = cur.body.find((x) => x.currency_id === tx.currency_id);
+    const network = currency?.network ?? null;
+    const asset = currency && network ? services.catalog.assets.find((x) => x.network === network && x.aliases.includes(currency.currency_symbol.toUpperCase())) : undefined;
+    if (!currency || !network || !asset) return err(400, "UNSUPPORTED_TRANSFER");
+    const address = tx.beneficiary_vasp.addrs[0].address;
+    const found = new Wallets(services.storage).byAddress(companyId, env, address);
+    const wallet = found && found.network === network ? found : null;
+    // Part 3: an address that is no verified wallet of an active, verified customer is rejected at the provider
+    // (BVRC001) and the transfer `rejected`. With no wallet at all there is no customer: the transfer is recorded by
+    // the actor kept for unowned addresses, with no beneficiary customer.
+    const out = await askActor<ProviderEIncomingOutcome>(services.runtime, wallet ? `customer:${wallet.customer_id}` : UNOWNED_ACTOR, {
       type: "receiveProviderEIncoming",
       companyId,
       environment: env,
@@ -128,16 +179,16 @@ export function providerECallbacks(services: Services, options: () => ProviderEO
         id: newId("trf", now),
         providerTransferId: transferId,
         requestSignature: data.signature,
-        walletId: wallet.id,
+        walletId: wallet?.id ?? null,
         asset: asset.aliases[0] ?? currency.currency_symbol,
         assetId: asset.id,
-        amount: tx.amount,
-        network: currency.platform,
-        beneficiaryAddress: wallet.address,
-        originatorAddress: tx.originator_addrs[0],
+        amount: tx.amount!,
+        network,
+        beneficiaryAddress: wallet?.address ?? address,
+        originatorAddress: tx.originator_vasp.addrs[0].address,
         originatorPersons,
         beneficiaryPersons,
-        originatorVasp: { id: tx.originator_vasp_code, name: key.body.name || null },
+        originatorVasp: { id: tx.originator_vasp.vasp_code, name: key.body.name || null },
         beneficiaryVasp: { id: c.vaspCode, name: null },
         expiresAt: new Date(expiry).toISOString(),
       },
@@ -148,63 +199,86 @@ export function providerECallbacks(services: Services, options: () => ProviderEO
     return tellTransfer(out.data.transfer, { kind: "incoming", refuse: out.data.refuse });
   }
 
+  /** txid, cancel, cdd: a transfer by the provider's ID, signed by its counterparty; then its flow decides. */
+  async function byTransfer(s: Scope, event: "txid" | "cancel" | "cdd", body: Record<string, unknown>): Promise<Answer> {
+    const id = body.transfer_id;
+    if (typeof id !== "string" || !TRANSFER_ID.test(id)) return invalid(event, "transfer_id");
+    if (typeof body.signature !== "string" || body.signature === "") return invalid(event, "signature");
+    if (event === "txid" && (typeof body.txid !== "string" || body.txid === "" || body.txid.length > 200)) return invalid(event, "txid");
+    const t = byProviderId(s.companyId, s.env, id);
+    if (!t) return err(404, "UNKNOWN_TRANSFER");
+    const unsigned = await signedByCounterparty(s, t, body);
+    if (unsigned) return unsigned;
+    const over = charge(s.companyId);
+    if (over) return over;
+    return tellTransfer(t, { kind: event, body });
+  }
+
+  async function permission(s: Scope, request: Request, body: Record<string, unknown>): Promise<Answer> {
+    const url = new URL(request.url);
+    const id = url.searchParams.get("transfer") ?? "";
+    const token = url.searchParams.get("token") ?? "";
+    const t = new Transfers(services.storage).get(s.companyId, s.env, id);
+    // The token (ours, for this transfer, under provider_e's key) finds the transfer even before the provider's answer
+    // to our request is recorded (its protocol is still unset then): a decision relayed that early is not lost.
+    if (!t || (t.protocol !== null && t.protocol !== "provider_e") || !tokenMatches(credsOf(s.a).privateKey, id, token)) return err(404, "UNKNOWN_TRANSFER");
+    const p = readPermission(body);
+    if (!p.ok) return invalid("permission", p.path);
+    if (!t.beneficiary_vasp_id) {
+      // A decision arriving before the provider answered our request: the beneficiary VASP is known to the transfer's
+      // actor only once the request is taken, so the actor (after that) checks the signature; an authenticated
+      // decision is then counted, never refused for the budget, since it has been applied.
+      const answer = await tellTransfer(t, { kind: "permission", body });
+      if (answer.status !== 401 && answer.status !== 404 && !(answer.status === 400 && answer.body.error === "Invalid callback")) charge(s.companyId);
+      return answer;
+    }
+    const unsigned = await signedByCounterparty(s, t, body);
+    if (unsigned) return unsigned;
+    const over = charge(s.companyId);
+    if (over) return over;
+    return tellTransfer(t, { kind: "permission", body });
+  }
+
   async function handle(event: Event, request: Request, params: Record<string, string>): Promise<Response> {
     const environment = params.environment;
     if (environment !== "test" && environment !== "live") return trpNotFound();
     try {
+      // 1. Size first: nothing larger than 2 MiB is read.
       const bytes = await readBodyCapped(request, MAX_CALLBACK_BODY);
       if (bytes === null) return json(413, { error: "Body too large" });
+      // 2. The company (by host), 3. the provider's ID and credentials for the environment.
       let company: ReturnType<typeof resolveCompany>;
       try {
         company = resolveCompany(request, services.tenancy, services.config.appDomain);
       } catch {
         return trpNotFound();
       }
-      try {
-        services.limiter.check("company", company.id);
-      } catch (e) {
-        if (e instanceof ApiError && e.code === "RATE_LIMITED") return json(429, { error: "Rate limit exceeded", code: "RATE_LIMITED" }, e.headers);
-        throw e;
-      }
       const o = options();
       const a = company.status === "active" && o ? context(company.id, environment, decodeURIComponent(params.providerId ?? "")) : null;
       if (!a || !o) return json(503, { error: "Provider unavailable" });
-      let body: unknown;
+      // 4. JSON with bounded nesting (before any signature check serialises it), 5. the event's shape, in each handler.
+      let text: string;
       try {
-        body = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+        text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
       } catch {
-        return send(err(400, "Invalid callback"));
+        return send(invalid(event, "(body)"));
       }
-      if (!isRec(body)) return send(err(400, "Invalid callback"));
+      const parsed = parseJsonLimited(text);
+      if (!parsed.ok) return send(invalid(event, parsed.reason === "too_deep" ? "(nesting too deep)" : "(body)"));
+      const body = parsed.value;
+      if (!isRec(body)) return send(invalid(event, "(body)"));
+      const s: Scope = { o, a, env: environment, companyId: company.id };
       switch (event) {
         case "address-validation":
-          return send(await addressValidation(o, a, environment, company.id, body));
+          return send(await addressValidation(s, body));
         case "permission-request":
-          return send(await permissionRequest(o, a, environment, company.id, body));
-        case "permission": {
-          const url = new URL(request.url);
-          const id = url.searchParams.get("transfer") ?? "";
-          const token = url.searchParams.get("token") ?? "";
-          const t = new Transfers(services.storage).get(company.id, environment, id);
-          if (!t || t.protocol !== "provider_e" || !tokenMatches(credsOf(a).privateKey, id, token)) return send(err(404, "UNKNOWN_TRANSFER"));
-          return send(await tellTransfer(t, { kind: "permission", body }));
-        }
+          return send(await permissionRequest(s, body));
+        case "permission":
+          return send(await permission(s, request, body));
         case "txid":
-        case "cancel": {
-          const id = body.transfer_id;
-          if (typeof id !== "string" || !TRANSFER_ID.test(id)) return send(err(400, "Invalid callback"));
-          const t = byProviderId(company.id, environment, id);
-          if (!t) return send(err(404, "UNKNOWN_TRANSFER"));
-          return send(await tellTransfer(t, { kind: event, body }));
-        }
-        case "cdd": {
-          const id = body.transfer_id;
-          if (typeof id !== "string" || !TRANSFER_ID.test(id)) return send(err(400, "Invalid callback"));
-          const t = byProviderId(company.id, environment, id);
-          if (!t) return send(err(404, "UNKNOWN_TRANSFER"));
-          // Signed with the counterparty's key kept with the transfer and bound to the signed status: the flow checks both.
-          return send(await tellTransfer(t, { kind: "cdd", body }));
-        }
+        case "cancel":
+        case "cdd":
+          return send(await byTransfer(s, event, body));
       }
     } catch (e) {
       services.log("error", "provider_e callback failed", { event, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e), stack: e instanceof Error ? e.stack : undefined });

@@ -8,7 +8,7 @@ import type { AdapterContext, Discovery, OutgoingTransfer, ProviderAdapter, Subm
 import type { TransferCandidate } from "../registry.ts";
 import { encryptObject, isPrivateKeyHex, isPublicKeyHex, publicKeyOf, signObject, verifyObject } from "./crypto.ts";
 import { isRetryable, ProviderEClient, type Result } from "./client.ts";
-import { DEFAULT_BASE, destination, extraOf, orderedTransaction, type Currency, type DirectoryAnswer, type PrivateInfo, type StatusAnswer, type Transaction } from "./wire.ts";
+import { buildTransaction, DEFAULT_BASE, destination, extraOf, type Currency, type DirectoryAnswer, type PrivateInfo, type StatusAnswer } from "./wire.ts";
 
 export const NAME = "provider_e";
 /** Part 3: "Sygna operation failed (<code>)" with the brand word replaced by the provider's name. */
@@ -75,9 +75,9 @@ async function readVerifiedDirectory(base: { test: string; live: string }, env: 
   return bad ? { ok: false, code: bad, status: 200 } : r;
 }
 
-/** Exactly one active currency for the asset on the network (Part 3, search step 1). */
+/** Exactly one active currency for the asset on the network (Part 3, search step 1); the network is the platform's. */
 export function currencyFor(list: Currency[], asset: string, network: string): Currency | "none" | "ambiguous" {
-  const m = list.filter((c) => c.is_active && c.currency_symbol.toUpperCase() === asset.toUpperCase() && (c.platform ?? "").toLowerCase() === network.toLowerCase());
+  const m = list.filter((c) => c.is_active && c.currency_symbol.toUpperCase() === asset.toUpperCase() && (c.network ?? "") === network.toLowerCase());
   return m.length === 1 ? m[0] : m.length === 0 ? "none" : "ambiguous";
 }
 
@@ -97,14 +97,14 @@ export function candidatesOf(d: DirectoryAnswer, c: Creds): { ok: true; codes: s
 }
 
 /** The signed question to one candidate, and whether its answer counts (signed with its directory key, same VASP and address). */
-function question(c: Creds, vaspCode: string, currencyId: string, address: string, memo: string | null, now: number) {
-  return signObject({ originator_vasp_code: c.vaspCode, vasp_code: vaspCode, currency_id: currencyId, addrs: [{ address, addr_extra_info: extraOf(memo) }], data_dt: new Date(now).toISOString() }, c.privateKey);
+function question(c: Creds, vaspCode: string, currency: Currency, address: string, memo: string | null, now: number) {
+  return signObject({ originator_vasp_code: c.vaspCode, vasp_code: vaspCode, currency_id: currency.currency_id, addrs: [{ address, addr_extra_info: extraOf(memo, currency) }], data_dt: new Date(now).toISOString() }, c.privateKey);
 }
 
 type Asked = "confirmed" | "denied" | "unanswered";
 
-async function ask(client: ProviderEClient, c: Creds, d: DirectoryAnswer, code: string, currencyId: string, address: string, memo: string | null, now: number, signal: AbortSignal): Promise<Asked> {
-  const r = await client.askAddress(question(c, code, currencyId, address, memo, now), signal);
+async function ask(client: ProviderEClient, c: Creds, d: DirectoryAnswer, code: string, currency: Currency, address: string, memo: string | null, now: number, signal: AbortSignal): Promise<Asked> {
+  const r = await client.askAddress(question(c, code, currency, address, memo, now), signal);
   if (!r.ok) return "unanswered";
   const key = d.vasp_data.find((v) => v.vasp_code === code)?.vasp_pubkey;
   const a = r.body;
@@ -114,7 +114,7 @@ async function ask(client: ProviderEClient, c: Creds, d: DirectoryAnswer, code: 
 }
 
 /** Eight at a time, until every candidate answered or the 20 s budget is spent. */
-async function askAll(client: ProviderEClient, c: Creds, d: DirectoryAnswer, codes: string[], currencyId: string, address: string, memo: string | null, now: number) {
+async function askAll(client: ProviderEClient, c: Creds, d: DirectoryAnswer, codes: string[], currency: Currency, address: string, memo: string | null, now: number) {
   const results = new Map<string, Asked>();
   const deadline = Date.now() + DISCOVERY_BUDGET_MS;
   const budget = new AbortController();
@@ -124,7 +124,7 @@ async function askAll(client: ProviderEClient, c: Creds, d: DirectoryAnswer, cod
     // The budget's abort and the deadline both end the round: no question leaves after it.
     while (next < codes.length && !budget.signal.aborted && Date.now() < deadline) {
       const code = codes[next++];
-      results.set(code, await ask(client, c, d, code, currencyId, address, memo, now, budget.signal));
+      results.set(code, await ask(client, c, d, code, currency, address, memo, now, budget.signal));
     }
   };
   try {
@@ -181,7 +181,7 @@ export function providerE(o: ProviderEOptions): ProviderAdapter & { readonly opt
       if (!cands.ok) return fatal(cands.reason);
       // (4) ask, eight at a time, up to 20 s.
       const dest = destination(t.beneficiaryAddress);
-      const asked = await askAll(client, c, dir.body, cands.codes, currency.currency_id, dest.address, dest.memo, Date.now());
+      const asked = await askAll(client, c, dir.body, cands.codes, currency, dest.address, dest.memo, Date.now());
       // (5) two fail the search; one is the VASP; none is no VASP (once every candidate answered).
       if (asked.confirmed.length > 1) return fatal("DISCOVERY_AMBIGUOUS");
       if (asked.unanswered.length > 0) return { kind: "retry", reason: failed(`NO_ANSWER:${asked.unanswered.length}`) };
@@ -212,7 +212,7 @@ export function providerE(o: ProviderEOptions): ProviderAdapter & { readonly opt
       const list = parseDiscoveryCodes(c.discoveryVaspCodes);
       if (list.ok && list.codes !== "*" && !list.codes.includes(peer.vasp_code)) return notTaken("PEER_NOT_ALLOWLISTED");
       const dest = destination(t.beneficiaryAddress);
-      const again = await ask(client, c, dir.body, peer.vasp_code, currency.currency_id, dest.address, dest.memo, now, AbortSignal.timeout(DISCOVERY_BUDGET_MS));
+      const again = await ask(client, c, dir.body, peer.vasp_code, currency, dest.address, dest.memo, now, AbortSignal.timeout(DISCOVERY_BUDGET_MS));
       if (again !== "confirmed") return notTaken("ADDRESS_NOT_OWNED");
       const identity = o.lookups.originatorIdentity(t.companyId, t.environment, t.id);
       if (!identity || identity.length === 0) return notTaken("VERIFIED_ORIGINATOR_REQUIRED");
@@ -238,15 +238,15 @@ export function providerE(o: ProviderEOptions): ProviderAdapter & { readonly opt
           } as Person,
         },
       };
-      const transaction: Transaction = orderedTransaction({
-        originator_vasp_code: c.vaspCode,
-        originator_addrs: [origin.address],
-        beneficiary_vasp_code: peer.vasp_code,
-        beneficiary_addrs: [dest.address],
-        ...(dest.memo ? { beneficiary_addrs_extra: { [dest.address]: extraOf(dest.memo) } } : {}),
-        transaction_currency: currency.currency_id,
+      // Sygna Bridge v2: nested VASP sides; the provider's currency ID names the coin and its platform.
+      const transaction = buildTransaction({
+        originatorCode: c.vaspCode,
+        originatorAddress: origin.address,
+        beneficiaryCode: peer.vasp_code,
+        beneficiaryAddress: dest.address,
+        beneficiaryExtra: extraOf(dest.memo, currency),
+        currencyId: currency.currency_id,
         amount: t.amount,
-        platform: t.network,
       });
       const data = signObject(
         {

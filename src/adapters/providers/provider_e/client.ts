@@ -1,10 +1,10 @@
 // provider_e (Sygna Bridge) HTTP client: `x-api-key` on every call, JSON in and out, answers as values (never the
 // provider's raw error bodies: Part 3 "What the service does" 4). Timeout and redirects are the outbound client's.
-import { parseJsonChecked, readTextCapped } from "../../net/read.ts";
-import { PATH, readAddressAnswer, readCurrencies, readDirectory, readStatus, type AddressAnswer, type Currency, type DirectoryAnswer, type StatusAnswer } from "./wire.ts";
+import { parseJsonChecked, parseJsonLimited, readTextCapped } from "../../net/read.ts";
+import { PATH, readAddressAnswer, readCurrencies, readDirectory, readStatus, type AddressAnswer, type Currency, type DirectoryAnswer, type Parsed, type StatusAnswer } from "./wire.ts";
 
 /** A refusal: `code` is ours (`HTTP_<status>`, `TRANSPORT_ERROR`, `INVALID_RESPONSE`); `providerCode` the provider's own code when it sent one. */
-export type Result<T> = { ok: true; body: T } | { ok: false; code: string; status?: number; providerCode?: string };
+export type Result<T> = { ok: true; body: T } | { ok: false; code: string; status?: number; providerCode?: string; path?: string };
 
 /** The provider's own error code, taken only when it looks like a code (never free text: bodies can hold personal data). */
 function codeOf(text: string): string | undefined {
@@ -49,18 +49,18 @@ export class ProviderEClient {
       const providerCode = codeOf(text);
       return { ok: false, code: `HTTP_${res.status}`, status: res.status, ...(providerCode ? { providerCode } : {}) };
     }
-    try {
-      return { ok: true, body: text === "" ? {} : parseJsonChecked(text) };
-    } catch {
-      return { ok: false, code: "INVALID_RESPONSE", status: res.status };
-    }
+    // The provider's answers are untrusted too: nesting bounded before anything (a signature check) serialises them.
+    if (text === "") return { ok: true, body: {} };
+    const parsed = parseJsonLimited(text);
+    return parsed.ok ? { ok: true, body: parsed.value } : { ok: false, code: "INVALID_RESPONSE", status: res.status };
   }
 
-  private async read<T>(method: "GET" | "POST", path: string, reader: (v: unknown) => T | null, body?: unknown, signal?: AbortSignal): Promise<Result<T>> {
+  /** A 2xx answer read by `reader`; one that does not fit is INVALID_RESPONSE with the field path (for the log). */
+  private async read<T>(method: "GET" | "POST", path: string, reader: (v: unknown) => Parsed<T>, body?: unknown, signal?: AbortSignal): Promise<Result<T>> {
     const r = await this.call(method, path, body, signal);
     if (!r.ok) return r;
     const v = reader(r.body);
-    return v === null ? { ok: false, code: "INVALID_RESPONSE", status: 200 } : { ok: true, body: v };
+    return v.ok ? { ok: true, body: v.value } : { ok: false, code: "INVALID_RESPONSE", status: 200, path: v.path };
   }
 
   directory(): Promise<Result<DirectoryAnswer>> {
@@ -80,7 +80,7 @@ export class ProviderEClient {
   }
 
   permissionRequest(body: unknown): Promise<Result<{ transfer_id: string }>> {
-    return this.read("POST", PATH.permissionRequest, (v) => (typeof (v as { transfer_id?: unknown })?.transfer_id === "string" ? (v as { transfer_id: string }) : null), body);
+    return this.read("POST", PATH.permissionRequest, (v) => (typeof (v as { transfer_id?: unknown })?.transfer_id === "string" ? { ok: true, value: v as { transfer_id: string } } : { ok: false, path: "transfer_id" }), body);
   }
 
   /** permission, txid, retry, cancel, cdd: any 2xx JSON answer is taken. */

@@ -8,7 +8,7 @@ import { hmac } from "@noble/hashes/hmac.js";
 import { cbc } from "@noble/ciphers/aes.js";
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
 import { constantTimeEqual } from "../../../domain/keys.ts";
-import { parseJsonChecked } from "../../net/read.ts";
+import { parseJsonLimited } from "../../net/read.ts";
 
 const HEX64 = /^[0-9a-fA-F]{64}$/;
 const PUB130 = /^04[0-9a-fA-F]{128}$/;
@@ -130,9 +130,17 @@ export const encryptObject = (obj: unknown, publicKeyHex: string): string => eci
 export function decryptObject(hex: string, privateKeyHex: string): unknown | null {
   const text = eciesDecrypt(hex, privateKeyHex);
   if (text === null) return null;
-  try {
-    return parseJsonChecked(text);
-  } catch {
-    return null;
-  }
+  const parsed = parseJsonLimited(text);
+  return parsed.ok ? parsed.value : null;
+}
+
+/**
+ * Sygna `decryptPrivateObj`: the JSON value when the plaintext is JSON (nesting bounded), else the plaintext itself
+ * (the utility encrypts a string as its raw text); null when it does not decrypt.
+ */
+export function decryptPrivate(hex: string, privateKeyHex: string): unknown | null {
+  const text = eciesDecrypt(hex, privateKeyHex);
+  if (text === null) return null;
+  const parsed = parseJsonLimited(text);
+  return parsed.ok ? parsed.value : parsed.reason === "too_deep" ? null : text;
 }

@@ -1,7 +1,9 @@
-// provider_e (Sygna Bridge) wire shapes: paths, signed bodies in the provider's key order, readers of its answers.
-// Real shapes (PROVIDERS.md, @sygna/bridge-util 2.x) where they exist; `cancel`, `cdd` and the address-validation
-// question are designed in the same signed style (docs/providers/provider_e.md).
-import type { Person } from "../../../domain/ivms101/index.ts";
+// provider_e (Sygna Bridge v2) wire shapes: paths, the bodies we sign in the order the provider's utility signs them,
+// and tolerant readers of what the bridge and counterparties send (a field we do not need never refuses a message; a
+// field we need that does not fit refuses it with its path, never its value). Published shapes: the type definitions
+// and README of `@sygna/bridge-util` 2.0.0; `cancel`, `cdd` and the address-validation question are designed in the
+// same signed style (docs/providers/provider_e.md).
+import { networkOfCurrency, type CurrencyPlatform } from "../../../domain/provider_e/currencies.ts";
 
 /** Part 3 Contract: `{provider_e_test_url}`, `{provider_e_live_url}`; the documented bases, versioned. */
 export const DEFAULT_BASE = { test: "https://test-api.sygna.io/v2", live: "https://api.sygna.io/v2" } as const;
@@ -26,11 +28,18 @@ type Rec = Record<string, unknown>;
 export const isRec = (v: unknown): v is Rec => typeof v === "object" && v !== null && !Array.isArray(v);
 const str = (v: unknown): v is string => typeof v === "string" && v.length > 0;
 
+/** A reader's answer: the value, or the path of the first field that does not fit. */
+export type Parsed<T> = { ok: true; value: T } | { ok: false; path: string };
+const bad = (path: string): { ok: false; path: string } => ({ ok: false, path });
+
+// ---- directory -------------------------------------------------------------------------------------------------
+
+/** A directory entry (2.x: also `vasp_server_status`, `last_server_checked_at`, `regulatoryStatus`, tolerated). */
 export interface DirectoryVasp {
   vasp_code: string;
   vasp_name: string;
   vasp_pubkey: string;
-  is_healthy?: boolean;
+  [extra: string]: unknown;
 }
 export interface DirectoryAnswer {
   vasp_data: DirectoryVasp[];
@@ -38,64 +47,146 @@ export interface DirectoryAnswer {
   signature: string;
 }
 
-export function readDirectory(v: unknown): DirectoryAnswer | null {
-  if (!isRec(v) || !Array.isArray(v.vasp_data) || typeof v.timestamp !== "number" || !str(v.signature)) return null;
-  for (const e of v.vasp_data) if (!isRec(e) || !str(e.vasp_code) || typeof e.vasp_name !== "string" || !str(e.vasp_pubkey)) return null;
-  return v as unknown as DirectoryAnswer;
+export function readDirectory(v: unknown): Parsed<DirectoryAnswer> {
+  if (!isRec(v)) return bad("");
+  if (!Array.isArray(v.vasp_data)) return bad("vasp_data");
+  if (typeof v.timestamp !== "number") return bad("timestamp");
+  if (!str(v.signature)) return bad("signature");
+  for (const [i, e] of v.vasp_data.entries()) {
+    if (!isRec(e)) return bad(`vasp_data[${i}]`);
+    if (!str(e.vasp_code)) return bad(`vasp_data[${i}].vasp_code`);
+    if (typeof e.vasp_name !== "string") return bad(`vasp_data[${i}].vasp_name`);
+    if (!str(e.vasp_pubkey)) return bad(`vasp_data[${i}].vasp_pubkey`);
+  }
+  return { ok: true, value: v as unknown as DirectoryAnswer };
 }
 
+// ---- currencies ------------------------------------------------------------------------------------------------
+
+/** A supported coin as published (`platform` names a token's chain; null for a native coin), and its Caravan network. */
 export interface Currency {
   currency_id: string;
   currency_symbol: string;
   currency_name: string;
   is_active: boolean;
+  /** The names of the extra fields an address of this currency takes (for example `["tag"]`). */
   addr_extra_info: string[] | null;
-  /** The network the currency lives on (Caravan network name). */
-  platform: string;
+  platform: CurrencyPlatform | null;
+  /** Ours: the Caravan network the currency lives on (null when none we know). */
+  network: string | null;
 }
 
-export function readCurrencies(v: unknown): Currency[] | null {
-  if (!isRec(v) || !Array.isArray(v.supported_coins)) return null;
-  for (const c of v.supported_coins) if (!isRec(c) || !str(c.currency_id) || !str(c.currency_symbol) || typeof c.is_active !== "boolean") return null;
-  return v.supported_coins as Currency[];
+export function readCurrencies(v: unknown): Parsed<Currency[]> {
+  if (!isRec(v) || !Array.isArray(v.supported_coins)) return bad("supported_coins");
+  const out: Currency[] = [];
+  for (const [i, c] of v.supported_coins.entries()) {
+    const p = `supported_coins[${i}]`;
+    if (!isRec(c)) return bad(p);
+    if (!str(c.currency_id)) return bad(`${p}.currency_id`);
+    if (!str(c.currency_symbol)) return bad(`${p}.currency_symbol`);
+    if (typeof c.is_active !== "boolean") return bad(`${p}.is_active`);
+    const platform = c.platform === undefined || c.platform === null ? null : isRec(c.platform) ? (c.platform as CurrencyPlatform) : undefined;
+    if (platform === undefined) return bad(`${p}.platform`);
+    const extra = Array.isArray(c.addr_extra_info) ? c.addr_extra_info.filter((x): x is string => typeof x === "string") : null;
+    out.push({
+      currency_id: c.currency_id,
+      currency_symbol: c.currency_symbol,
+      currency_name: typeof c.currency_name === "string" ? c.currency_name : c.currency_symbol,
+      is_active: c.is_active,
+      addr_extra_info: extra,
+      platform,
+      network: networkOfCurrency(c.currency_id, platform),
+    });
+  }
+  return { ok: true, value: out };
 }
 
-/** The permission request's `transaction`, in the provider's key order (sortPermissionRequestData). */
+// ---- transaction -----------------------------------------------------------------------------------------------
+
+/** An address with its extra information (`[{ tag: "123" }]`, `[{ memo_text: "…" }]`; a string list is tolerated). */
+export interface Address {
+  address: string;
+  addr_extra_info?: unknown;
+}
+export interface VaspSide {
+  vasp_code: string;
+  addrs: Address[];
+}
+/** The v2 `transaction` of a permission request. */
 export interface Transaction {
-  originator_vasp_code: string;
-  originator_addrs: string[];
-  originator_addrs_extra?: Rec;
-  beneficiary_vasp_code: string;
-  beneficiary_addrs: string[];
-  beneficiary_addrs_extra?: Rec;
-  transaction_currency: string;
-  amount: string;
-  platform?: string;
+  originator_vasp: VaspSide;
+  beneficiary_vasp: VaspSide;
+  currency_id: string;
+  amount?: string;
 }
 
-export function orderedTransaction(t: Transaction): Transaction {
-  const o: Transaction = { originator_vasp_code: t.originator_vasp_code, originator_addrs: t.originator_addrs } as Transaction;
-  if (t.originator_addrs_extra) o.originator_addrs_extra = t.originator_addrs_extra;
-  o.beneficiary_vasp_code = t.beneficiary_vasp_code;
-  o.beneficiary_addrs = t.beneficiary_addrs;
-  if (t.beneficiary_addrs_extra) o.beneficiary_addrs_extra = t.beneficiary_addrs_extra;
-  o.transaction_currency = t.transaction_currency;
-  o.amount = t.amount;
-  if (t.platform !== undefined) o.platform = t.platform;
-  return o;
+/** One side's address in the utility's key order: `address`, then `addr_extra_info`. */
+const address = (a: string, extra: Rec[]): Address => ({ address: a, addr_extra_info: extra });
+
+/**
+ * The transaction we sign, in the key order of the utility's README: `originator_vasp { vasp_code, addrs }`,
+ * `beneficiary_vasp { vasp_code, addrs }`, `currency_id`, `amount`.
+ */
+export function buildTransaction(t: { originatorCode: string; originatorAddress: string; beneficiaryCode: string; beneficiaryAddress: string; beneficiaryExtra: Rec[]; currencyId: string; amount: string }): Transaction {
+  return {
+    originator_vasp: { vasp_code: t.originatorCode, addrs: [address(t.originatorAddress, [])] },
+    beneficiary_vasp: { vasp_code: t.beneficiaryCode, addrs: [address(t.beneficiaryAddress, t.beneficiaryExtra)] },
+    currency_id: t.currencyId,
+    amount: t.amount,
+  };
 }
 
-export function readTransaction(v: unknown): Transaction | null {
-  if (!isRec(v)) return null;
-  if (!str(v.originator_vasp_code) || !str(v.beneficiary_vasp_code) || !str(v.transaction_currency) || !str(v.amount)) return null;
-  if (!Array.isArray(v.originator_addrs) || !v.originator_addrs.every(str) || !Array.isArray(v.beneficiary_addrs) || !v.beneficiary_addrs.every(str)) return null;
-  if (v.originator_addrs_extra !== undefined && !isRec(v.originator_addrs_extra)) return null;
-  if (v.beneficiary_addrs_extra !== undefined && !isRec(v.beneficiary_addrs_extra)) return null;
-  if (v.platform !== undefined && typeof v.platform !== "string") return null;
-  return v as unknown as Transaction;
+function readSide(v: unknown, path: string): Parsed<VaspSide> {
+  if (!isRec(v)) return bad(path);
+  if (!str(v.vasp_code)) return bad(`${path}.vasp_code`);
+  if (!Array.isArray(v.addrs) || v.addrs.length === 0) return bad(`${path}.addrs`);
+  for (const [i, a] of v.addrs.entries()) {
+    if (!isRec(a) || !str(a.address)) return bad(`${path}.addrs[${i}].address`);
+    const x = a.addr_extra_info;
+    if (x !== undefined && x !== null && typeof x !== "object") return bad(`${path}.addrs[${i}].addr_extra_info`);
+  }
+  return { ok: true, value: v as unknown as VaspSide };
 }
 
-/** The signed permission request data (sortPermissionRequestData plus the fields Part 3 names). */
+/** A v2 transaction; `amount` required when `needAmount` (a transfer cannot be created without it). */
+export function readTransaction(v: unknown, path = "transaction", needAmount = true): Parsed<Transaction> {
+  if (!isRec(v)) return bad(path);
+  const o = readSide(v.originator_vasp, `${path}.originator_vasp`);
+  if (!o.ok) return o;
+  const b = readSide(v.beneficiary_vasp, `${path}.beneficiary_vasp`);
+  if (!b.ok) return b;
+  if (!str(v.currency_id)) return bad(`${path}.currency_id`);
+  if (needAmount ? !str(v.amount) || !/^\d+(\.\d+)?$/.test(v.amount) : v.amount !== undefined && typeof v.amount !== "string") return bad(`${path}.amount`);
+  return { ok: true, value: v as unknown as Transaction };
+}
+
+/** The extra information of an address as a memo/tag value: the first string in it, else null. */
+export function memoOf(extra: unknown): string | null {
+  const list = Array.isArray(extra) ? extra : isRec(extra) ? [extra] : [];
+  for (const e of list) {
+    if (typeof e === "string" && e !== "") return e;
+    if (isRec(e)) for (const x of Object.values(e)) if ((typeof x === "string" && x !== "") || typeof x === "number") return String(x);
+  }
+  return null;
+}
+
+/** Whether an address carries extra information at all. */
+export const hasExtra = (extra: unknown): boolean => memoOf(extra) !== null;
+
+/** A memo travels as `addr_extra_info: [{ <the currency's extra field name, else "memo">: memo }]`. */
+export const extraOf = (memo: string | null, currency?: Pick<Currency, "addr_extra_info"> | null): Rec[] => (memo ? [{ [currency?.addr_extra_info?.[0] ?? "memo"]: memo }] : []);
+
+/** The canonical registry form `addr?dt=1` / `addr?memo=x` split into address and memo. */
+export function destination(canonical: string): { address: string; memo: string | null } {
+  const q = canonical.indexOf("?");
+  if (q < 0) return { address: canonical, memo: null };
+  const v = new URLSearchParams(canonical.slice(q + 1));
+  return { address: canonical.slice(0, q), memo: v.get("dt") ?? v.get("memo") ?? v.get("tag") };
+}
+
+// ---- permission request ----------------------------------------------------------------------------------------
+
+/** The signed permission request data: `private_info`, `transaction`, `data_dt`, then the optional fields. */
 export interface PermissionRequestData {
   private_info: string;
   transaction: Transaction;
@@ -106,14 +197,20 @@ export interface PermissionRequestData {
   signature: string;
 }
 
-export function readPermissionRequestData(v: unknown): PermissionRequestData | null {
-  if (!isRec(v) || !str(v.private_info) || !str(v.data_dt) || !str(v.signature)) return null;
-  if (!readTransaction(v.transaction)) return null;
-  if (v.expire_date !== undefined && (typeof v.expire_date !== "number" || !Number.isFinite(v.expire_date))) return null;
-  return v as unknown as PermissionRequestData;
+export function readPermissionRequestData(v: unknown, path = "data"): Parsed<PermissionRequestData> {
+  if (!isRec(v)) return bad(path);
+  if (!str(v.private_info)) return bad(`${path}.private_info`);
+  const t = readTransaction(v.transaction, `${path}.transaction`);
+  if (!t.ok) return t;
+  if (!str(v.data_dt)) return bad(`${path}.data_dt`);
+  if (v.expire_date !== undefined && v.expire_date !== null && (typeof v.expire_date !== "number" || !Number.isFinite(v.expire_date))) return bad(`${path}.expire_date`);
+  if (!str(v.signature)) return bad(`${path}.signature`);
+  return { ok: true, value: v as unknown as PermissionRequestData };
 }
 
-/** A decision (sortPermissionData): transfer_id, permission_status, expire_date?, reject_code?, reject_message?. */
+// ---- permission (the beneficiary's decision) -------------------------------------------------------------------
+
+/** A decision, key order of the utility's `signPermission`: transfer_id, permission_status, expire_date?, reject_code?, reject_message?. */
 export interface Permission {
   transfer_id: string;
   permission_status: "ACCEPTED" | "REJECTED";
@@ -133,106 +230,127 @@ export function orderedPermission(p: Omit<Permission, "signature">): Omit<Permis
   return o;
 }
 
-export function readPermission(v: unknown): Permission | null {
-  if (!isRec(v) || typeof v.transfer_id !== "string" || !TRANSFER_ID.test(v.transfer_id) || !str(v.signature)) return null;
-  if (v.permission_status !== "ACCEPTED" && v.permission_status !== "REJECTED") return null;
-  if (v.expire_date !== undefined && typeof v.expire_date !== "number") return null;
-  if (v.reject_code !== undefined && typeof v.reject_code !== "string") return null;
-  if (v.reject_message !== undefined && typeof v.reject_message !== "string") return null;
-  return v as unknown as Permission;
+export function readPermission(v: unknown): Parsed<Permission> {
+  if (!isRec(v)) return bad("");
+  if (typeof v.transfer_id !== "string" || !TRANSFER_ID.test(v.transfer_id)) return bad("transfer_id");
+  if (v.permission_status !== "ACCEPTED" && v.permission_status !== "REJECTED") return bad("permission_status");
+  if (v.expire_date !== undefined && v.expire_date !== null && typeof v.expire_date !== "number") return bad("expire_date");
+  if (v.reject_code !== undefined && v.reject_code !== null && typeof v.reject_code !== "string") return bad("reject_code");
+  if (!str(v.signature)) return bad("signature");
+  return { ok: true, value: v as unknown as Permission };
 }
 
+// ---- status ----------------------------------------------------------------------------------------------------
+
+/** The provider's permission status: ACCEPTED, REJECTED, CANCELED, or null before a decision (other values: no decision). */
 export type ProviderStatus = "ACCEPTED" | "REJECTED" | "CANCELED" | null;
 
-/** `GET /bridge/transaction/status` (res_get_transfer_status), signed by the bridge; `cdd` lists the messages relayed. */
+/**
+ * `GET /bridge/transaction/status` → `{ transferData, signature }`, signed by the bridge. `transferData` as published:
+ * transfer_id, transaction, data_dt, permission_request_data_signature, permission_status, permission_signature,
+ * txid_signature, created_at, transfer_to_originator_time. Read when present (older bridges and our designed
+ * extensions): txid, expire_date, reject_code, reject_message, cancel_signature, cdd.
+ */
 export interface TransferData {
   transfer_id: string;
-  private_info: string | null;
   transaction: Transaction | null;
   data_dt?: string;
   permission_request_data_signature: string | null;
   permission_status: ProviderStatus;
   permission_signature: string | null;
-  txid: string | null;
   txid_signature: string | null;
   created_at: string | null;
   transfer_to_originator_time: string | null;
+  private_info?: string | null;
+  txid?: string | null;
   expire_date?: number;
   reject_code?: string | null;
   reject_message?: string | null;
   cancel_signature?: string | null;
   cdd?: { message_id: string; signature: string }[];
+  [extra: string]: unknown;
 }
 export interface StatusAnswer {
   transferData: TransferData;
   signature: string;
 }
 
-export function readStatus(v: unknown): StatusAnswer | null {
-  if (!isRec(v) || !str(v.signature) || !isRec(v.transferData)) return null;
+const nullableStr = (v: unknown) => v === undefined || v === null || typeof v === "string";
+
+/** The status answer; `permission_status` values other than the three known ones read as no decision. */
+export function readStatus(v: unknown): Parsed<StatusAnswer> {
+  if (!isRec(v)) return bad("");
+  if (!str(v.signature)) return bad("signature");
   const d = v.transferData;
-  if (typeof d.transfer_id !== "string" || !TRANSFER_ID.test(d.transfer_id)) return null;
-  if (d.permission_status !== null && d.permission_status !== "ACCEPTED" && d.permission_status !== "REJECTED" && d.permission_status !== "CANCELED") return null;
-  if (d.transaction !== null && !readTransaction(d.transaction)) return null;
-  return v as unknown as StatusAnswer;
+  if (!isRec(d)) return bad("transferData");
+  if (typeof d.transfer_id !== "string" || !TRANSFER_ID.test(d.transfer_id)) return bad("transferData.transfer_id");
+  if (d.transaction !== null && d.transaction !== undefined) {
+    const t = readTransaction(d.transaction, "transferData.transaction", false);
+    if (!t.ok) return t;
+  }
+  for (const k of ["permission_request_data_signature", "permission_signature", "txid_signature", "txid", "reject_code", "cancel_signature"]) if (!nullableStr(d[k])) return bad(`transferData.${k}`);
+  if (!nullableStr(d.permission_status)) return bad("transferData.permission_status");
+  if (d.expire_date !== undefined && d.expire_date !== null && typeof d.expire_date !== "number") return bad("transferData.expire_date");
+  if (d.cdd !== undefined && !(Array.isArray(d.cdd) && d.cdd.every((m) => isRec(m) && typeof m.message_id === "string" && typeof m.signature === "string"))) return bad("transferData.cdd");
+  // The signed object is kept exactly as received (the signature is checked over it); normalised reads are views.
+  return { ok: true, value: v as unknown as StatusAnswer };
 }
 
-/** The address-validation question (designed): the asker's VASP, the one asked, the currency and addresses. */
+/** The known decision in a status, else null. */
+export function statusOf(d: TransferData): ProviderStatus {
+  const s = d.permission_status;
+  return s === "ACCEPTED" || s === "REJECTED" || s === "CANCELED" ? s : null;
+}
+
+// ---- address validation ----------------------------------------------------------------------------------------
+
+/** What answering an address question needs: the VASP asked, the currency and the addresses (extra fields tolerated). */
 export interface AddressQuestion {
-  originator_vasp_code: string;
   vasp_code: string;
   currency_id: string;
-  addrs: { address: string; addr_extra_info: Rec[] }[];
-  data_dt: string;
+  addrs: Address[];
   signature: string;
 }
 export interface AddressAnswer {
   vasp_code: string;
-  currency_id: string;
-  addrs: { address: string; addr_extra_info: Rec[] }[];
+  currency_id?: string;
+  addrs: Address[];
   is_valid: boolean;
   signature: string;
 }
 
-export function readAddressQuestion(v: unknown): AddressQuestion | null {
-  if (!isRec(v) || !str(v.originator_vasp_code) || !str(v.vasp_code) || !str(v.currency_id) || !str(v.signature) || !Array.isArray(v.addrs) || v.addrs.length === 0) return null;
-  for (const a of v.addrs) if (!isRec(a) || !str(a.address) || (a.addr_extra_info !== undefined && !Array.isArray(a.addr_extra_info))) return null;
-  return v as unknown as AddressQuestion;
+export function readAddressQuestion(v: unknown): Parsed<AddressQuestion> {
+  if (!isRec(v)) return bad("");
+  if (!str(v.vasp_code)) return bad("vasp_code");
+  if (!str(v.currency_id)) return bad("currency_id");
+  if (!Array.isArray(v.addrs) || v.addrs.length === 0 || v.addrs.length > 100) return bad("addrs");
+  for (const [i, a] of v.addrs.entries()) if (!isRec(a) || !str(a.address)) return bad(`addrs[${i}].address`);
+  if (!str(v.signature)) return bad("signature");
+  return { ok: true, value: v as unknown as AddressQuestion };
 }
 
-export function readAddressAnswer(v: unknown): AddressAnswer | null {
-  if (!isRec(v) || !str(v.vasp_code) || !str(v.currency_id) || typeof v.is_valid !== "boolean" || !str(v.signature) || !Array.isArray(v.addrs)) return null;
-  for (const a of v.addrs) if (!isRec(a) || !str(a.address)) return null;
-  return v as unknown as AddressAnswer;
+export function readAddressAnswer(v: unknown): Parsed<AddressAnswer> {
+  if (!isRec(v)) return bad("");
+  if (!str(v.vasp_code)) return bad("vasp_code");
+  if (typeof v.is_valid !== "boolean") return bad("is_valid");
+  if (!Array.isArray(v.addrs)) return bad("addrs");
+  for (const [i, a] of v.addrs.entries()) if (!isRec(a) || !str(a.address)) return bad(`addrs[${i}].address`);
+  if (!str(v.signature)) return bad("signature");
+  return { ok: true, value: v as unknown as AddressAnswer };
 }
 
-/** A memo travels as `addr_extra_info: [{ memo }]` beside its address (designed; Sygna lists extra info per address). */
-export const extraOf = (memo: string | null): Rec[] => (memo ? [{ memo }] : []);
+// ---- private info (what we send) -------------------------------------------------------------------------------
 
-/** The canonical registry form `addr?dt=1` / `addr?memo=x` split into address and memo. */
-export function destination(canonical: string): { address: string; memo: string | null } {
-  const q = canonical.indexOf("?");
-  if (q < 0) return { address: canonical, memo: null };
-  const v = new URLSearchParams(canonical.slice(q + 1));
-  return { address: canonical.slice(0, q), memo: v.get("dt") ?? v.get("memo") ?? v.get("tag") };
-}
-
-/** The IVMS101 plaintext of `private_info` (Sygna 2.x: camelCase IVMS101 top level). */
+/** The IVMS101 we encrypt into `private_info`: the 2020 edition in its camelCase JSON spelling. */
 export interface PrivateInfo {
-  originator: { originatorPersons: Person[]; accountNumber: string[] };
-  beneficiary: { beneficiaryPersons: Person[]; accountNumber: string[] };
-  originatingVASP: { originatingVASP: Person };
+  originator: { originatorPersons: unknown[]; accountNumber: string[] };
+  beneficiary: { beneficiaryPersons: unknown[]; accountNumber: string[] };
+  originatingVASP: { originatingVASP: unknown };
 }
 
-export function readPrivateInfo(v: unknown): PrivateInfo | null {
-  if (!isRec(v) || !isRec(v.originator) || !isRec(v.beneficiary)) return null;
-  const o = v.originator;
-  const b = v.beneficiary;
-  if (!Array.isArray(o.originatorPersons) || !Array.isArray(o.accountNumber) || !Array.isArray(b.beneficiaryPersons) || !Array.isArray(b.accountNumber)) return null;
-  return v as unknown as PrivateInfo;
-}
+// ---- information messages (designed) ---------------------------------------------------------------------------
 
-/** An information message (designed): relayed by the bridge to the counterparty, signed by its sender. */
+/** An information message: relayed by the bridge to the counterparty, signed by its sender. */
 export interface CddMessage {
   transfer_id: string;
   message_id: string;
@@ -243,9 +361,14 @@ export interface CddMessage {
   signature: string;
 }
 
-export function readCdd(v: unknown): CddMessage | null {
-  if (!isRec(v) || typeof v.transfer_id !== "string" || !TRANSFER_ID.test(v.transfer_id) || !str(v.message_id) || v.message_id.length > 100 || !str(v.private_info) || !str(v.data_dt) || !str(v.signature)) return null;
-  if (v.type !== "REQUEST_CDD" && v.type !== "RESPOND_CDD" && v.type !== "POST_CDD") return null;
-  if (v.in_reply_to !== undefined && typeof v.in_reply_to !== "string") return null;
-  return v as unknown as CddMessage;
+export function readCdd(v: unknown): Parsed<CddMessage> {
+  if (!isRec(v)) return bad("");
+  if (typeof v.transfer_id !== "string" || !TRANSFER_ID.test(v.transfer_id)) return bad("transfer_id");
+  if (!str(v.message_id) || v.message_id.length > 100) return bad("message_id");
+  if (v.type !== "REQUEST_CDD" && v.type !== "RESPOND_CDD" && v.type !== "POST_CDD") return bad("type");
+  if (v.in_reply_to !== undefined && typeof v.in_reply_to !== "string") return bad("in_reply_to");
+  if (!str(v.private_info)) return bad("private_info");
+  if (!str(v.data_dt)) return bad("data_dt");
+  if (!str(v.signature)) return bad("signature");
+  return { ok: true, value: v as unknown as CddMessage };
 }
