@@ -5,6 +5,9 @@
 import { createRequire } from "node:module";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
+// A static import, so the single binary bundles the utility (a runtime require of a package name is not bundled). It
+// reaches node:crypto's ECDH only when it encrypts, after the curve is supplied below.
+import bridgeUtil from "@sygna/bridge-util";
 
 const require = createRequire(import.meta.url);
 
@@ -65,7 +68,7 @@ interface BridgeUtil {
 }
 
 ensureSecp256k1Ecdh();
-const util = require("@sygna/bridge-util") as BridgeUtil;
+const util = bridgeUtil as unknown as BridgeUtil;
 
 /** The utility's `signObject` on a copy (it writes the signature into the object it is given). */
 export function sign<T extends Record<string, unknown>>(obj: T, privateKey: string): T & { signature: string } {
