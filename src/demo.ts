@@ -588,7 +588,7 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
   }
 
   /** The summary: each transfer of the run by its state now, the reports drafted, the cases open, the data left. */
-  async function summarize(rounds: number): Promise<DemoSummary> {
+  async function summarize(rounds: number, interrupted = false): Promise<DemoSummary> {
     const transfers = await listSince<{ createdAt: string; state: string }>("/api/v2/transfers", startedAt);
     const byState: Record<string, number> = {};
     for (const t of transfers) byState[t.state] = (byState[t.state] ?? 0) + 1;
@@ -596,7 +596,8 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     const openCases = (await listSince<{ createdAt: string; caseNumber: string; type: string }>("/api/v2/cases?status=open", startedAt)).map((c) => ({ caseNumber: c.caseNumber, type: c.type })).reverse();
     const states = Object.entries(byState).sort((a, b) => b[1] - a[1]).map(([s, k]) => `${s} ${k}`).join(", ");
     log("");
-    log(`Summary: ${rounds} round${rounds === 1 ? "" : "s"}, ${transfers.length} transfers (${states || "none"})`);
+    const roundsText = interrupted ? `stopped during round ${currentRound} (${rounds} complete)` : `${rounds} round${rounds === 1 ? "" : "s"}`;
+    log(`Summary: ${roundsText}, ${transfers.length} transfers (${states || "none"})`);
     log(`  suspicion reports drafted: ${reports.length}${reports.length ? ` (${reports.join(", ")}), drafts for the officer to complete and file` : ""}`);
     log(`  cases open: ${openCases.length}${openCases.length ? ` (${openCases.map((c) => `${c.caseNumber} ${c.type}`).join(", ")}), left for the officer` : ""}`);
     log(`Data left behind: ${dbPath} (${tempData ? "a fresh directory for this run" : "CARAVAN_DB"}; master key in ${masterKeyAt})`);
@@ -609,6 +610,7 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
   let stopped = false;
   let n = 0;
   let roundsDone = 0;
+  let currentRound = 0;
   let summary: DemoSummary | undefined;
   const startedAt = new Date(service.clock()).toISOString();
   const followers = new Set<Promise<void>>();
@@ -618,6 +620,7 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
   };
   const done = (async (): Promise<DemoSummary | undefined> => {
     for (let round = 1; !stopped && (o.count === undefined || round <= o.count); round++) {
+      currentRound = round;
       log("");
       log(`Round ${round}${o.count === undefined ? "" : ` of ${o.count}`}: ${plans.length} transfers out, then three in`);
       for (const plan of plans) {
@@ -671,7 +674,7 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     async stop() {
       stopped = true;
       await done.catch(() => undefined);
-      if (!summary) await summarize(roundsDone).catch(() => undefined);
+      if (!summary) await summarize(roundsDone, true).catch(() => undefined);
       await service.stop();
       await peer.stop();
       await peerA.stop();
