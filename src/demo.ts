@@ -1,6 +1,8 @@
 // `caravan demo`: the service plus sandbox peers (provider_b, provider_a and provider_e networks, screening vendors), demo
-// customers and a stream of transfers, so a newcomer sees transfers move, get refused, get held and complete within a
-// minute. Everything talks real HTTP on loopback.
+// customers and rounds of transfers, so a newcomer sees transfers move, get refused, get held, have their cases worked
+// and a suspicion report drafted within a minute, one line per step. The banner says how to open the console on it;
+// a run of `count` rounds ends with a summary and the path of its database. A step that waits longer than 20 s says
+// what it waits for. Everything talks real HTTP on loopback.
 import process from "node:process";
 import { dirname, join, resolve } from "node:path";
 import { mkdtempSync } from "node:fs";

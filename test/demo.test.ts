@@ -17,7 +17,7 @@ test("demo: one round sends transfers out through provider_b, provider_a and pro
   const dbPath = join(dir, "demo.db");
   // One round: the eleven plans (provider_b, screening held and approved, held and rejected, blocked; provider_a end to
   // end and flagged; provider_e end to end and with an information request), then the incoming ones.
-  const demo = await runDemo({ port: 0, dbPath, count: 1, intervalMs: 300, log: (l) => lines.push(l) });
+  const demo = await runDemo({ port: 0, dbPath, count: 1, intervalMs: 100, log: (l) => lines.push(l) });
   try {
     // `done` settles once every transfer was followed to its end and the summary printed.
     const summary = await demo.done;
