@@ -17,7 +17,9 @@ test("demo: one round sends transfers out through provider_b, provider_a and pro
   const dbPath = join(dir, "demo.db");
   // One round: the eleven plans (provider_b, screening held and approved, held and rejected, blocked; provider_a end to
   // end and flagged; provider_e end to end and with an information request), then the incoming ones.
-  const demo = await runDemo({ port: 0, dbPath, count: 1, intervalMs: 100, log: (l) => lines.push(l) });
+  // A step that never ends (a lost decision left `exchanging`) is given up after a minute, a hang guard: the summary's
+  // states below then fail the test with the line that says what it waited for, not the test's timeout.
+  const demo = await runDemo({ port: 0, dbPath, count: 1, intervalMs: 100, giveUpMs: 60_000, log: (l) => lines.push(l) });
   try {
     // `done` settles once every transfer was followed to its end and the summary printed.
     const summary = await demo.done;
@@ -118,9 +120,6 @@ test("demo: one round sends transfers out through provider_b, provider_a and pro
     expect(text).toMatch(/incoming transaction reported by Nordic Bank \(signed txid\): 200/);
     expect(text).toMatch(/incoming trf_\S+ \(provider_e\) → completed \(txHash 0x[0-9a-f]{64} from Nordic Bank's txid\)/);
     expect([...demo.bridgeE.transfers.values()].filter((t) => t.from === "NORDICBANK").map((t) => t.data.permission_status)).toEqual(["ACCEPTED"]);
-
-    // Nothing waited long enough to be reported as stalled.
-    expect(lines.filter((l) => /still waiting after|gave up after/.test(l))).toEqual([]);
 
     // The summary: every transfer of the round by its state, the one report, the one case left open, the data.
     expect(summary).toEqual({
