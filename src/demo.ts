@@ -653,6 +653,8 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
       await incoming(round - 1).catch((e) => log(`incoming failed: ${(e as Error).message}`));
       track(incomingA(round - 1), "incoming via provider_a");
       track(incomingE(round - 1), "incoming via provider_e");
+      // The round's lines stay together: every transfer of it followed to its end before the next round begins.
+      while (followers.size > 0) await Promise.allSettled([...followers]);
       roundsDone = round;
     }
     // Every transfer followed to its end (or its wait given up, said so), then the summary.
