@@ -1,8 +1,10 @@
 // `caravan demo`: the service plus sandbox peers (provider_b, provider_a and provider_e networks, screening vendors), demo
-// customers and a stream of transfers, so a newcomer sees transfers move, get refused, get held and complete within a
-// minute. Everything talks real HTTP on loopback.
+// customers and rounds of transfers, so a newcomer sees transfers move, get refused, get held, have their cases worked
+// and a suspicion report drafted within a minute, one line per step. The banner says how to open the console on it;
+// a run of `count` rounds ends with a summary and the path of its database. A step that waits longer than 20 s says
+// what it waits for. Everything talks real HTTP on loopback.
 import process from "node:process";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { startService, type RunningService } from "./services.ts";
@@ -61,10 +63,28 @@ const randomHex = (bytes: number) => Array.from(crypto.getRandomValues(new Uint8
 export interface DemoOptions {
   port: number;
   dbPath?: string;
-  /** Transfers to send before stopping (default: until interrupted). */
+  /** Rounds to run, then a summary (default: until interrupted). A round is every plan once, then the incoming ones. */
   count?: number;
+  /** Pause between two transfers of a round (default 3 s). */
   intervalMs?: number;
+  /** Print each webhook delivery the local receiver gets (`--webhooks`, `-v`). */
+  webhooks?: boolean;
+  /** How long a step waits before the demo says what it is waiting for (default 20 s), then again each time as long. */
+  stallNoticeMs?: number;
+  /** How long a step waits at most before the demo gives up on it and says so (default 3 minutes). */
+  giveUpMs?: number;
   log?: (line: string) => void;
+}
+
+/** What a finished demo leaves: the outcome of every transfer of the run, the reports drafted and the cases still open. */
+export interface DemoSummary {
+  rounds: number;
+  transfers: number;
+  /** Transfers of this run by their state at the end, e.g. `{ completed: 17, rejected: 5, failed: 2 }`. */
+  byState: Record<string, number>;
+  reports: string[];
+  openCases: { caseNumber: string; type: string }[];
+  dbPath: string;
 }
 
 export interface RunningDemo {
@@ -76,8 +96,11 @@ export interface RunningDemo {
   receiver: RunningServer;
   received: { event: string; id: string }[];
   apiKey: string;
+  dbPath: string;
+  /** Stops the demo; after an interruption (no summary yet) it prints the summary of what was done so far first. */
   stop(): Promise<void>;
-  done: Promise<void>;
+  /** Settles once the rounds asked for are done, every transfer followed to its end and the summary printed. */
+  done: Promise<DemoSummary | undefined>;
 }
 
 export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
@@ -113,13 +136,14 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
       const body = (await req.json().catch(() => null)) as { event?: string; data?: { id?: string; state?: string } } | null;
       if (body?.event) {
         received.push({ event: body.event, id: body.data?.id ?? "" });
-        log(`  webhook ← ${body.event.padEnd(20)} ${body.data?.id ?? ""} ${body.data?.state ?? ""}`);
+        if (o.webhooks) log(`  webhook ← ${body.event.padEnd(20)} ${body.data?.id ?? ""} ${body.data?.state ?? ""}`);
       }
       return new Response(null, { status: 204 });
     },
     { hostname: "127.0.0.1", port: 0 },
   );
-  const dbPath = o.dbPath ?? join(mkdtempSync(join(tmpdir(), "caravan-demo-")), "demo.db");
+  const tempData = o.dbPath === undefined;
+  const dbPath = resolve(o.dbPath ?? join(mkdtempSync(join(tmpdir(), "caravan-demo-")), "demo.db"));
   const env = {
     ...process.env,
     CARAVAN_ALLOW_PRIVATE_TARGETS: "127.0.0.1",
@@ -218,31 +242,93 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     log(`customer ${c.body.data.id} ${s.name} with a verified identity and a verified wallet`);
   }
 
-  log(`\nCaravan demo at ${service.url} (database ${dbPath})`);
-  log(`API key (test): ${key}`);
-  log(`provider_b sandbox network at ${peer.url}; webhook receiver at http://127.0.0.1:${receiver.port}/hooks`);
-  log(`provider_a sandbox network at ${peerA.url} (as ${SANDBOX_CARAVAN.did}): ${DEMO_VASPS_A.map((v) => `${v.name} ${({ authorize: "authorizes", flag: "gets flagged", reject: "rejects", silent: "stays silent" } as const)[v.behaviour]}`).join(", ")}`);
-  log(`provider_e sandbox bridge at ${bridgeE.baseUrl} (as ${CARAVAN_E_CODE}): ${NORDIC.name} owns ${NORDIC.address}, accepts permission requests and answers information requests`);
-  log(`screening vendors: screening_c at ${screeningC.url}, screening_d at ${screeningD.url}; rules: ${rules.map((r) => r.name).join("; ")}\n`);
 
-  const plans = [
+  // The banner: where everything is, and how to look at it while it runs.
+  const masterKeyAt = process.env.CARAVAN_MASTER_KEY ? "CARAVAN_MASTER_KEY (set it again to open this database)" : (process.env.CARAVAN_MASTER_KEY_FILE || join(dirname(dbPath), "master.key"));
+  const keysCommand = `CARAVAN_DB=${dbPath} bun src/main.ts keys create --env test --role analyst`;
+  log("");
+  log(`Caravan demo running at ${service.url}`);
+  log(`  database      ${dbPath} (personal data sealed with the master key in ${masterKeyAt})`);
+  log(`  API key       ${key} (owner, test environment)`);
+  log(`  console       bun run console -- --url ${service.url} --key ${key}`);
+  log(`  analyst key   ${keysCommand}   (prints a key that sees personal data masked; give it to --key)`);
+  log(`  webhooks      every event signed and sent to http://127.0.0.1:${receiver.port}/hooks; ${o.webhooks ? "each delivery is printed (webhook ← …)" : "add --webhooks (or -v) to print each delivery"}`);
+  log(`  provider_b    sandbox network at ${peer.url}: Alpine Exchange (a deny list, its own key)`);
+  log(`  provider_a    sandbox network at ${peerA.url} (as ${SANDBOX_CARAVAN.did}): ${DEMO_VASPS_A.map((v) => `${v.name} ${({ authorize: "authorizes", flag: "gets flagged", reject: "rejects", silent: "stays silent" } as const)[v.behaviour]}`).join(", ")}`);
+  log(`  provider_e    sandbox bridge at ${bridgeE.baseUrl} (as ${CARAVAN_E_CODE}): ${NORDIC.name} accepts permission requests and asks for information`);
+  log(`  screening     screening_c (name watch list) at ${screeningC.url}, screening_d (address risk) at ${screeningD.url}; rules: ${rules.map((r) => r.name).join("; ")}`);
+  log(`  ${o.count === undefined ? "rounds        until Ctrl-C (--count N stops after N rounds with a summary)" : `rounds        ${o.count}, then a summary`}`);
+
+  /** `resolution`: how the officer resolves the case of a held transfer; `blocked`: the rule's block opens a case the officer confirms. */
+  type Plan = { amount: string; to: string; beneficiary: unknown; what: string; preferredProtocol?: string; cdd?: boolean; resolution?: "approved" | "rejected"; blocked?: boolean };
+  const plans: Plan[] = [
     { amount: "0.05", to: BENEFICIARIES.good, beneficiary: RUTH, what: "below the threshold: completed at once" },
     { amount: "2", to: BENEFICIARIES.good, beneficiary: RUTH, what: "above the threshold: screened, approved, through provider_b to Alpine Exchange" },
     { amount: "1.5", to: BENEFICIARIES.denied, beneficiary: RUTH, what: "to a sanctioned address: denied by the counterparty" },
     { amount: "3", to: BENEFICIARIES.unknown, beneficiary: RUTH, what: "to an address no VASP owns: no VASP found" },
-    { amount: "2.5", to: BENEFICIARIES.watched, beneficiary: VIKTOR, what: "to a watch-listed name: held by screening, then approved through its case" },
-    { amount: "1.2", to: BENEFICIARIES.risky, beneficiary: RUTH, what: "to a high-risk address: blocked by screening" },
+    { amount: "2.5", to: BENEFICIARIES.watched, beneficiary: VIKTOR, what: "to a watch-listed name: held by screening, then approved through its case", resolution: "approved" },
+    { amount: "4", to: BENEFICIARIES.watched, beneficiary: VIKTOR, what: "to a watch-listed name again: held, the officer rejects it through its case, a suspicion report is drafted", resolution: "rejected" },
+    { amount: "1.2", to: BENEFICIARIES.risky, beneficiary: RUTH, what: "to a high-risk address: blocked by screening, the officer confirms the block through its case", blocked: true },
     { amount: "1.8", to: HARBOUR.address, beneficiary: HARBOUR.persons[0], what: "through provider_a to Harbour Exchange: authorized both sides, accepted, settled", preferredProtocol: "provider_a" },
     { amount: "2.2", to: LIGHTHOUSE.address, beneficiary: LIGHTHOUSE.persons[0], what: "through provider_a to Lighthouse Custody: flagged by the network, held, approved through its case", preferredProtocol: "provider_a" },
     { amount: "1.6", to: NORDIC.address, beneficiary: INGRID, what: "through provider_e to Nordic Bank: permission accepted, transaction reported", preferredProtocol: "provider_e" },
     { amount: "2.4", to: NORDIC.address, beneficiary: INGRID, what: "through provider_e to Nordic Bank: the bank asks for information, held, answered and reviewed, then completed", preferredProtocol: "provider_e", cdd: true },
-  ] as { amount: string; to: string; beneficiary: unknown; what: string; preferredProtocol?: string; cdd?: boolean }[];
+  ];
   const providerId = service.providerSettings.id(company.id, "provider_b")!;
+  const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
+  const stallNoticeMs = o.stallNoticeMs ?? 20_000;
+  const giveUpMs = o.giveUpMs ?? 180_000;
+
+  /**
+   * Polls until `probe` answers (non-null) and returns it, or null once stopped or after `giveUpMs`. A step that waits
+   * longer than `stallNoticeMs` says what it is waiting for (and again each time as long), so a stall is never silent.
+   */
+  async function until<T>(probe: () => Promise<T | null>, subject: string, waitingFor: string | (() => string)): Promise<T | null> {
+    const what = () => (typeof waitingFor === "string" ? waitingFor : waitingFor());
+    const started = Date.now();
+    let nextNotice = started + stallNoticeMs;
+    while (!stopped) {
+      const got = await probe();
+      if (got !== null) return got;
+      const now = Date.now();
+      if (now - started >= giveUpMs) {
+        log(`${subject}: gave up after ${Math.round((now - started) / 1000)} s waiting for ${what()}`);
+        return null;
+      }
+      if (now >= nextNotice) {
+        log(`${subject}: still waiting after ${Math.round((now - started) / 1000)} s for ${what()}`);
+        nextNotice = now + stallNoticeMs;
+      }
+      await sleep(250);
+    }
+    return null;
+  }
+
+  const transferOf = async (id: string) => (await api(`/api/v2/transfers/${id}`)).body?.data as any;
+
+  /** Waits for a transfer to reach one of `states` (or gives up, saying so) and returns the state it has then. */
+  async function waitFor(id: string, states: string[], waitingFor: string): Promise<string> {
+    let state = "";
+    const reached = await until(
+      async () => {
+        state = (await transferOf(id))?.state ?? "";
+        return states.includes(state) ? state : null;
+      },
+      `transfer ${id}`,
+      () => `${waitingFor} (it is ${state || "unknown"}; expecting ${states.join(" or ")})`,
+    );
+    return reached ?? state;
+  }
+
   /** Alpine Exchange sends to one of our customers: a match is verified, a wrong name denied (Part 3, incoming). */
   async function incoming(i: number): Promise<void> {
     const c = customers[i % customers.length];
     const s = SENDERS[i % SENDERS.length];
     const matching = i % 2 === 0;
+    // The transfer it creates is the one provider_b incoming transfer to this address not there before (one at a time).
+    const incomingB = async () =>
+      ((await api(`/api/v2/transfers?direction=incoming&search=${c.address}&limit=100`)).body?.data ?? []).filter((t: { travelRule?: { protocol?: string } }) => t.travelRule?.protocol === "provider_b").map((t: { id: string }) => t.id) as string[];
+    const before = new Set(await incomingB());
     const r = await peer.sendIncomingTransfer({
       fromEntityId: "VASP-ALPINE",
       toCaravanEnv: "test",
@@ -260,9 +346,27 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     const answer = r.body as { result?: string; reasonType?: string; transferId?: string } | null;
     log(`incoming 2.5 ETH from Alpine Exchange to ${s.name}${matching ? "" : " (under another name)"}: ${answer?.result ?? r.status}${answer?.reasonType ? ` (${answer.reasonType})` : ""}`);
     if (answer?.result === "verified" && answer.transferId) {
-      const tx = await peer.sendTxid({ fromEntityId: "VASP-ALPINE", toCaravanEnv: "test", providerId, transferId: answer.transferId, txid: randomHex(32) });
+      const id = await until(async () => (await incomingB()).find((x) => !before.has(x)) ?? null, `incoming from Alpine Exchange (${answer.transferId})`, "Caravan to record the incoming transfer");
+      if (id) log(`incoming ${id} (provider_b) → ${(await transferOf(id))?.state} (the name matched our customer's verified identity)`);
+      const txid = randomHex(32);
+      const tx = await peer.sendTxid({ fromEntityId: "VASP-ALPINE", toCaravanEnv: "test", providerId, transferId: answer.transferId, txid });
       log(`incoming transaction reported by Alpine Exchange: ${(tx.body as { result?: string } | null)?.result ?? tx.status}`);
+      if (!id) return;
+      const state = await waitFor(id, ["accepted"], "Alpine Exchange's transaction to be recorded");
+      log(`incoming ${id} (provider_b) → ${state} (txHash ${(await transferOf(id))?.txHash ?? "-"} reported by Alpine Exchange: nothing left for us to do)`);
     }
+  }
+
+  /** Finds the incoming transfer whose external ID holds `externalId` (the provider's transfer ID). */
+  function incomingId(externalId: string, who: string): Promise<string | null> {
+    return until(
+      async () => {
+        const r = await api(`/api/v2/transfers?direction=incoming&search=${encodeURIComponent(externalId)}`);
+        return (r.body?.data?.[0]?.id as string | undefined) ?? null;
+      },
+      `incoming from ${who} (${externalId})`,
+      "Caravan to record the incoming transfer",
+    );
   }
 
   /**
@@ -284,26 +388,16 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
       beneficiaryPersons: [person(s.family, s.given, s.country)],
     });
     log(`incoming 3 ETH via provider_a from ${DEMO_A.harbour.name} to ${s.name}: event ${sent.status ?? "not delivered"}`);
-    const id = await incomingIdA(sent.id);
+    const id = await incomingId(`provider_a-inbound:${sent.id}`, DEMO_A.harbour.name);
     if (!id) return;
-    const accepted = await waitFor(id, ["accepted", "held", "rejected", "failed"]);
+    const accepted = await waitFor(id, ["accepted", "held", "rejected", "failed"], "Caravan's checks and Harbour's authorization at provider_a");
     log(`incoming ${id} (provider_a) → ${accepted}`);
     if (accepted !== "accepted") return;
     // Harbour broadcasts the transaction and settles at provider_a: the next event completes the transfer.
     await peerA.update(sent.id, { status: "SETTLED", settlement: { id: "0x" + randomHex(32) } });
-    await waitFor(id, ["completed"]);
-    const done = (await api(`/api/v2/transfers/${id}`)).body?.data;
+    await waitFor(id, ["completed"], "provider_a's settlement event");
+    const done = await transferOf(id);
     log(`incoming ${id} (provider_a) → ${done?.state} (txHash ${done?.txHash ?? "-"} from Harbour's settlement)`);
-  }
-
-  async function incomingIdA(providerTransferId: string): Promise<string | null> {
-    for (let i = 0; i < 40 && !stopped; i++) {
-      const r = await api(`/api/v2/transfers?direction=incoming&limit=100`);
-      const t = (r.body?.data ?? []).find((x: { externalId: string }) => x.externalId === `provider_a-inbound:${providerTransferId}`);
-      if (t) return t.id;
-      await new Promise((res) => setTimeout(res, 250));
-    }
-    return null;
   }
 
   /**
@@ -324,105 +418,72 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     });
     log(`incoming 2 ETH via provider_e from ${NORDIC.name} to ${s.name}: permission request ${sent.status}`);
     if (sent.status !== 200) return;
-    let id: string | null = null;
-    for (let n = 0; n < 40 && !stopped && !id; n++) {
-      const r = await api(`/api/v2/transfers?direction=incoming&search=${sent.transferId}`);
-      id = r.body?.data?.[0]?.id ?? null;
-      if (!id) await new Promise((res) => setTimeout(res, 250));
-    }
+    const id = await incomingId(sent.transferId, NORDIC.name);
     if (!id) return;
-    const state = await waitFor(id, ["awaiting_counterparty", "held", "rejected", "failed"]);
+    const state = await waitFor(id, ["awaiting_counterparty", "held", "rejected", "failed"], "Caravan's checks and its signed decision to the provider_e bridge");
     log(`incoming ${id} (provider_e) → ${state} (our signed decision at the bridge: ${bridgeE.transfers.get(sent.transferId)?.data.permission_status ?? "none"})`);
     if (state !== "awaiting_counterparty") return;
     // Nordic Bank broadcasts the transaction and reports its hash, signed with its key.
     const tx = await bridgeE.sendTxid(sent.transferId, "0x" + randomHex(32));
     log(`incoming transaction reported by ${NORDIC.name} (signed txid): ${tx.status}`);
-    await waitFor(id, ["completed"]);
-    const done = (await api(`/api/v2/transfers/${id}`)).body?.data;
+    await waitFor(id, ["completed"], `${NORDIC.name}'s txid to be taken`);
+    const done = await transferOf(id);
     log(`incoming ${id} (provider_e) → ${done?.state} (txHash ${done?.txHash ?? "-"} from ${NORDIC.name}'s txid)`);
   }
 
-  /** Polls a transfer until its state is one of `states` (bounded), and returns the state it has then. */
-  async function waitFor(id: string, states: string[]): Promise<string> {
-    let state = "";
-    for (let i = 0; i < 80 && !stopped; i++) {
-      state = (await api(`/api/v2/transfers/${id}`)).body?.data?.state ?? "";
-      if (states.includes(state)) break;
-      await new Promise((res) => setTimeout(res, 250));
-    }
-    return state;
+  /** How a transfer's line ends: its state, a rejection's reason and the provider and VASP that carried it. */
+  const describe = (t: any, state: string) =>
+    `${state}${t?.rejection ? ` (${t.rejection.reason})` : ""}${t?.beneficiary?.vaspName ? ` via ${t.cascade?.provider} to ${t.beneficiary.vaspName}` : ""}`;
+
+  /**
+   * An officer works a held transfer's case: approved (the screening hit is a false positive), or rejected (a true
+   * match: the transfer is rejected and a suspicion report drafted, whose number is printed).
+   */
+  async function resolveHeld(id: string, resolution: "approved" | "rejected" = "approved"): Promise<void> {
+    const note = resolution === "approved" ? "False positive: another person of that name" : "True match with the watch list: transfer refused, reported";
+    const c = await workCase(id, resolution, note, `the officer resolves it ${resolution}`);
+    if (!c || resolution !== "rejected") return;
+    const report = await until(
+      async () => ((await api(`/api/v2/reports?transferId=${id}`)).body?.data?.[0] as { reportNumber: string; status: string; jurisdiction: string | null; filingDeadline?: { deadline?: string } } | undefined) ?? null,
+      `case ${c.caseNumber} (rejected)`,
+      "its suspicion report to be drafted",
+    );
+    if (report) log(`report ${report.reportNumber} drafted for ${id} (${report.status}, ${report.jurisdiction ?? "no jurisdiction"}, due ${report.filingDeadline?.deadline ?? "-"}): the officer writes its narrative and files it (console: Reports)`);
   }
 
-  let stopped = false;
-  let n = 0;
-  const done = (async () => {
-    while (!stopped && (o.count === undefined || n < o.count)) {
-      const plan = plans[n % plans.length];
-      const c = customers[n % customers.length];
-      n++;
-      const r = await api("/api/v2/transfers", {
-        method: "POST",
-        headers: { "Idempotency-Key": `demo-${suffix}-${n}` },
-        body: {
-          asset: "ETH",
-          amount: plan.amount,
-          network: "ethereum",
-          originatorCustomerId: c.id,
-          originatorAddress: c.address,
-          beneficiaryAddress: plan.to,
-          originator: { originatorPersons: c.persons },
-          beneficiary: { beneficiaryPersons: [plan.beneficiary] },
-          ...(plan.preferredProtocol ? { preferredProtocol: plan.preferredProtocol } : {}),
-        },
-      });
-      log(`transfer ${r.body?.data?.id ?? "-"} ${plan.amount} ETH: ${r.status} ${r.body?.data?.state ?? r.body?.code} — ${plan.what}`);
-      if (r.status === 202) void (plan.preferredProtocol === "provider_a" ? followA(r.body.data.id) : plan.preferredProtocol === "provider_e" ? followE(r.body.data.id, plan.cdd === true) : follow(r.body.data.id));
-      if (n % plans.length === 0) {
-        await incoming(n / plans.length - 1).catch((e) => log(`incoming failed: ${(e as Error).message}`));
-        void incomingA(n / plans.length - 1).catch((e) => log(`incoming via provider_a failed: ${(e as Error).message}`));
-        void incomingE(n / plans.length - 1).catch((e) => log(`incoming via provider_e failed: ${(e as Error).message}`));
-      }
-      await new Promise((res) => setTimeout(res, o.intervalMs ?? 3000));
-    }
-  })();
-
-  /** An officer works a held transfer's case: the screening hit is a false positive, resolved approved. */
-  async function resolveHeld(id: string): Promise<void> {
-    for (let i = 0; i < 40 && !stopped; i++) {
-      const cases = await api("/api/v2/cases?status=open&hasTransfer=true&limit=200");
-      const c = (cases.body?.data ?? []).find((x: { transferIds: string[] }) => x.transferIds.includes(id));
-      if (c) {
-        log(`case ${c.caseNumber} (${c.type}, ${c.priority}) opened for ${id}; the officer resolves it approved`);
-        const r = await api(`/api/v2/cases/${c.id}/resolve`, { method: "POST", body: { resolution: "approved", resolutionNote: "False positive: another person of that name" } });
-        log(`case ${c.caseNumber} → ${r.body?.data?.status ?? r.body?.code} (transfer action: ${r.body?.meta?.transferAction?.result ?? "none"})`);
-        return;
-      }
-      await new Promise((res) => setTimeout(res, 250));
-    }
+  /** Finds the open case linked to a transfer, prints it and resolves it; the case once resolved, else null. */
+  async function workCase(id: string, resolution: "approved" | "rejected", note: string, how: string): Promise<{ caseNumber: string } | null> {
+    const c = await until(
+      async () => {
+        const cases = await api("/api/v2/cases?status=open&hasTransfer=true&limit=200");
+        return ((cases.body?.data ?? []) as { id: string; caseNumber: string; type: string; priority: string; transferIds: string[] }[]).find((x) => x.transferIds.includes(id)) ?? null;
+      },
+      `transfer ${id}`,
+      "its case to be opened",
+    );
+    if (!c) return null;
+    log(`case ${c.caseNumber} (${c.type}, ${c.priority}) opened for ${id}; ${how}`);
+    const r = await api(`/api/v2/cases/${c.id}/resolve`, { method: "POST", body: { resolution, resolutionNote: note } });
+    log(`case ${c.caseNumber} → ${r.body?.data?.status ?? r.body?.code} (${r.body?.data?.resolution ?? "-"}; transfer action: ${r.body?.meta?.transferAction?.result ?? "none"})`);
+    return r.status === 200 ? c : null;
   }
 
-  async function follow(id: string): Promise<void> {
-    let resolving = false;
-    for (let i = 0; i < 80 && !stopped; i++) {
-      await new Promise((res) => setTimeout(res, 250));
-      const t = await api(`/api/v2/transfers/${id}`);
-      const state = t.body?.data?.state;
-      if (state === "held" && !resolving) {
-        resolving = true;
-        const check = t.body.data.compliance?.checks?.[0];
-        log(`transfer ${id} → held by screening${check ? ` (${check.integration} ${check.status})` : ""}`);
-        await resolveHeld(id);
-        continue;
-      }
-      if (state && state !== "queued" && state !== "processing" && state !== "held" && state !== "exchanging") {
-        log(`transfer ${id} → ${state}${t.body.data.rejection ? ` (${t.body.data.rejection.reason})` : ""}${t.body.data.beneficiary?.vaspName ? ` via ${t.body.data.cascade.provider} to ${t.body.data.beneficiary.vaspName}` : ""}`);
-        if (state === "awaiting_counterparty") {
-          const txHash = "0x" + randomHex(32);
-          const a = await api(`/api/v2/transfers/${id}`, { method: "PATCH", body: { action: "accept", txHash } });
-          log(`transfer ${id} → ${a.body?.data?.state ?? a.body?.code} (transaction reported to provider_b)`);
-        }
-        return;
-      }
+  /** A transfer through provider_b (or none): screening, a held one's case, the counterparty's answer, then `accept`. */
+  async function follow(id: string, plan: Plan): Promise<void> {
+    let state = await waitFor(id, ["held", "awaiting_counterparty", "accepted", "completed", "rejected", "failed", "cancelled"], "screening and Alpine Exchange's answer over provider_b");
+    let t = await transferOf(id);
+    if (state === "held") {
+      const check = t?.compliance?.checks?.[0];
+      log(`transfer ${id} → held by screening${check ? ` (${check.integration} ${check.status})` : ""}`);
+      await resolveHeld(id, plan.resolution);
+      state = await waitFor(id, ["awaiting_counterparty", "accepted", "completed", "rejected", "failed", "cancelled"], "the case's decision and Alpine Exchange's answer over provider_b");
+      t = await transferOf(id);
+    }
+    log(`transfer ${id} → ${describe(t, state)}`);
+    if (state === "rejected" && plan.blocked) await workCase(id, "rejected", "Block confirmed: the address is on the vendor's risk list", "the officer confirms the block (resolves it rejected; the transfer is final, no report)");
+    if (state === "awaiting_counterparty") {
+      const a = await api(`/api/v2/transfers/${id}`, { method: "PATCH", body: { action: "accept", txHash: "0x" + randomHex(32) } });
+      log(`transfer ${id} → ${a.body?.data?.state ?? a.body?.code} (transaction reported to provider_b)`);
     }
   }
 
@@ -435,20 +496,20 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
   async function followA(id: string): Promise<void> {
     let resolved = false;
     for (let round = 0; round < 2 && !stopped; round++) {
-      const state = await waitFor(id, ["accepted", "held", "rejected", "failed", "completed"]);
-      const t = (await api(`/api/v2/transfers/${id}`)).body?.data;
+      const state = await waitFor(id, ["accepted", "held", "rejected", "failed", "completed"], "the provider_a network's events (both sides' authorization)");
+      const t = await transferOf(id);
       if (state === "held" && !resolved) {
         resolved = true;
         log(`transfer ${id} → held by provider_a (flagged by the network at ${t?.beneficiary?.vaspName ?? "the beneficiary VASP"})`);
         await resolveHeld(id);
-        const after = await waitFor(id, ["awaiting_counterparty", "held", "rejected"]);
+        const after = await waitFor(id, ["awaiting_counterparty", "held", "rejected"], "the case's decision");
         log(`transfer ${id} (provider_a) → ${after} after its case, without calling the provider`);
         if (after !== "awaiting_counterparty" || !t?.cascade?.externalId) return;
         // The network clears the flag and the beneficiary VASP authorizes: the event authorizes our side.
         await peerA.update(t.cascade.externalId, { status: "PENDING", agent: { role: "BENEFICIARY", status: "AUTHORIZED" } });
         continue;
       }
-      log(`transfer ${id} → ${state}${t?.rejection ? ` (${t.rejection.reason})` : ""}${t?.beneficiary?.vaspName ? ` via ${t.cascade.provider} to ${t.beneficiary.vaspName}` : ""}`);
+      log(`transfer ${id} → ${describe(t, state)}`);
       if (state === "accepted") {
         const a = await api(`/api/v2/transfers/${id}`, { method: "PATCH", body: { action: "accept", txHash: "0x" + randomHex(32) } });
         log(`transfer ${id} → ${a.body?.data?.state ?? a.body?.error ?? a.body?.code} (settled at provider_a)`);
@@ -463,9 +524,9 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
    * (`accept` + `txHash`: a signed txid at the bridge) → completed. With `cdd` the bank first asks for information.
    */
   async function followE(id: string, cdd: boolean): Promise<void> {
-    const state = await waitFor(id, ["awaiting_counterparty", "held", "rejected", "failed"]);
-    const t = (await api(`/api/v2/transfers/${id}`)).body?.data;
-    log(`transfer ${id} → ${state}${t?.rejection ? ` (${t.rejection.reason})` : ""}${t?.beneficiary?.vaspName ? ` via ${t.cascade.provider} to ${t.beneficiary.vaspName}` : ""}`);
+    const state = await waitFor(id, ["awaiting_counterparty", "held", "rejected", "failed"], `${NORDIC.name}'s permission decision, relayed by the provider_e bridge`);
+    const t = await transferOf(id);
+    log(`transfer ${id} → ${describe(t, state)}`);
     if (state !== "awaiting_counterparty") return;
     if (cdd && !(await informationRound(id, t.cascade.externalId))) return;
     const a = await api(`/api/v2/transfers/${id}`, { method: "PATCH", body: { action: "accept", txHash: "0x" + randomHex(32) } });
@@ -482,7 +543,7 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     const fields = { country_of_residence: true, other_cdd_info: "What is the purpose of the payment?" };
     const asked = await bridgeE.sendCdd(externalId, NORDIC.code, "REQUEST_CDD", fields);
     log(`${NORDIC.name} asks for information on ${id} (REQUEST_CDD: ${Object.keys(fields).join(", ")}): ${asked.status}`);
-    if ((await waitFor(id, ["held"])) !== "held") return false;
+    if ((await waitFor(id, ["held"], `Caravan to take ${NORDIC.name}'s information request`)) !== "held") return false;
     const list = (await api(path)).body?.data;
     const request = (list?.messages ?? []).find((m: { type: string; direction: string }) => m.type === "REQUEST_CDD" && m.direction === "inbound");
     if (!request?.draft) return false;
@@ -490,7 +551,7 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     log(`transfer ${id} → held (information request ${request.id} awaiting review, pending: ${list.pending}); draft from the verified identity: ${Object.keys(draft.information).join(", ") || "nothing"}; missing: ${draft.missing.join(", ") || "nothing"}`);
     const cases = await api("/api/v2/cases?status=open&hasTransfer=true&limit=200");
     const c = (cases.body?.data ?? []).find((x: { transferIds: string[] }) => x.transferIds.includes(id));
-    if (c) log(`case ${c.caseNumber} (${c.type}, ${c.priority}) opened for ${id} by the information request; it stays open for the officer's notes`);
+    if (c) log(`case ${c.caseNumber} (${c.type}, ${c.priority}) opened for ${id} by the information request; it stays open for the officer (console: Cases)`);
     // The officer sends the draft, answering what it lacks (the free-text question) from the customer file.
     const information = { ...draft.information, ...(draft.missing.includes("other_cdd_info") ? { other_cdd_info: "Rent for a holiday flat in Bergen" } : {}) };
     const reply = await api(path, { method: "POST", body: { action: "reply", idempotencyKey: crypto.randomUUID(), requestId: request.id, information } });
@@ -498,19 +559,110 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     log(`officer replies to ${request.id} with the draft: ${reply.status} ${reply.body?.data?.status ?? reply.body?.code}`);
     if (!messageId) return false;
     let status = "";
-    for (let i = 0; i < 80 && !stopped; i++) {
-      status = ((await api(path)).body?.data?.messages ?? []).find((m: { id: string }) => m.id === messageId)?.status ?? "";
-      if (status === "sent" || status === "failed") break;
-      await new Promise((res) => setTimeout(res, 250));
-    }
+    await until(
+      async () => {
+        status = ((await api(path)).body?.data?.messages ?? []).find((m: { id: string }) => m.id === messageId)?.status ?? "";
+        return status === "sent" || status === "failed" ? status : null;
+      },
+      `reply ${messageId}`,
+      () => `the provider_e bridge to take it (it is ${status || "unknown"})`,
+    );
     log(`reply ${messageId} → ${status} (signed, encrypted for ${NORDIC.name})`);
     if (status !== "sent") return false;
     const review = await api(path, { method: "POST", body: { action: "review", reviewedMessageIds: [request.id], note: "Answered from the verified identity; purpose confirmed with the customer" } });
     log(`officer reviews ${request.id}: ${review.status} ${review.body?.data?.status ?? review.body?.code}`);
-    const after = await waitFor(id, ["awaiting_counterparty", "rejected", "failed"]);
+    const after = await waitFor(id, ["awaiting_counterparty", "rejected", "failed"], "the beneficiary's screening after the review");
     log(`transfer ${id} → ${after} after the review (beneficiary screened again)`);
     return after === "awaiting_counterparty";
   }
+
+  /** Every item of a list route created at or after `since` (newest first, so paging stops at the first older one). */
+  async function listSince<T extends { createdAt: string }>(path: string, since: string): Promise<T[]> {
+    const out: T[] = [];
+    let cursor: string | null = null;
+    do {
+      const r: { body: any } = await api(`${path}${path.includes("?") ? "&" : "?"}limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+      const rows = (r.body?.data ?? []) as T[];
+      for (const row of rows) if (row.createdAt >= since) out.push(row);
+      cursor = rows.length > 0 && rows[rows.length - 1].createdAt >= since ? (r.body?.meta?.cursor ?? null) : null;
+    } while (cursor);
+    return out;
+  }
+
+  /** The summary: each transfer of the run by its state now, the reports drafted, the cases open, the data left. */
+  async function summarize(rounds: number, interrupted = false): Promise<DemoSummary> {
+    const transfers = await listSince<{ createdAt: string; state: string }>("/api/v2/transfers", startedAt);
+    const byState: Record<string, number> = {};
+    for (const t of transfers) byState[t.state] = (byState[t.state] ?? 0) + 1;
+    const reports = (await listSince<{ createdAt: string; reportNumber: string }>("/api/v2/reports", startedAt)).map((r) => r.reportNumber).reverse();
+    const openCases = (await listSince<{ createdAt: string; caseNumber: string; type: string }>("/api/v2/cases?status=open", startedAt)).map((c) => ({ caseNumber: c.caseNumber, type: c.type })).reverse();
+    const states = Object.entries(byState).sort((a, b) => b[1] - a[1]).map(([s, k]) => `${s} ${k}`).join(", ");
+    log("");
+    const roundsText = interrupted ? `stopped during round ${currentRound} (${rounds} complete)` : `${rounds} round${rounds === 1 ? "" : "s"}`;
+    log(`Summary: ${roundsText}, ${transfers.length} transfers (${states || "none"})`);
+    log(`  suspicion reports drafted: ${reports.length}${reports.length ? ` (${reports.join(", ")}), drafts for the officer to complete and file` : ""}`);
+    log(`  cases open: ${openCases.length}${openCases.length ? ` (${openCases.map((c) => `${c.caseNumber} ${c.type}`).join(", ")}), left for the officer` : ""}`);
+    log(`Data left behind: ${dbPath} (${tempData ? "a fresh directory for this run" : "CARAVAN_DB"}; master key in ${masterKeyAt})`);
+    log(`  serve it again:  CARAVAN_DB=${dbPath} bun run start   (the sandbox peers are gone: transfers through them stay as they are)`);
+    log(`  then look:       bun run console -- --url http://127.0.0.1:8080 --key ${key}`);
+    if (tempData) log(`  remove it:       rm -r ${dirname(dbPath)}`);
+    return { rounds, transfers: transfers.length, byState, reports, openCases, dbPath };
+  }
+
+  let stopped = false;
+  let n = 0;
+  let roundsDone = 0;
+  let currentRound = 0;
+  let summary: DemoSummary | undefined;
+  const startedAt = new Date(service.clock()).toISOString();
+  const followers = new Set<Promise<void>>();
+  const track = (p: Promise<void>, what: string) => {
+    const q = p.catch((e) => log(`${what} failed: ${(e as Error).message}`)).finally(() => followers.delete(q));
+    followers.add(q);
+  };
+  const done = (async (): Promise<DemoSummary | undefined> => {
+    for (let round = 1; !stopped && (o.count === undefined || round <= o.count); round++) {
+      currentRound = round;
+      log("");
+      log(`Round ${round}${o.count === undefined ? "" : ` of ${o.count}`}: ${plans.length} transfers out, then three in`);
+      for (const plan of plans) {
+        if (stopped) break;
+        const c = customers[n % customers.length];
+        n++;
+        const r = await api("/api/v2/transfers", {
+          method: "POST",
+          headers: { "Idempotency-Key": `demo-${suffix}-${n}` },
+          body: {
+            asset: "ETH",
+            amount: plan.amount,
+            network: "ethereum",
+            originatorCustomerId: c.id,
+            originatorAddress: c.address,
+            beneficiaryAddress: plan.to,
+            originator: { originatorPersons: c.persons },
+            beneficiary: { beneficiaryPersons: [plan.beneficiary] },
+            ...(plan.preferredProtocol ? { preferredProtocol: plan.preferredProtocol } : {}),
+          },
+        });
+        const id = r.body?.data?.id as string | undefined;
+        log(`transfer ${id ?? "-"} ${plan.amount} ETH: ${r.status} ${r.body?.data?.state ?? r.body?.code} — ${plan.what}`);
+        if (r.status === 202 && id) track(plan.preferredProtocol === "provider_a" ? followA(id) : plan.preferredProtocol === "provider_e" ? followE(id, plan.cdd === true) : follow(id, plan), `transfer ${id}`);
+        await sleep(o.intervalMs ?? 3000);
+      }
+      if (stopped) break;
+      await incoming(round - 1).catch((e) => log(`incoming failed: ${(e as Error).message}`));
+      track(incomingA(round - 1), "incoming via provider_a");
+      track(incomingE(round - 1), "incoming via provider_e");
+      // The round's lines stay together: every transfer of it followed to its end before the next round begins.
+      while (followers.size > 0) await Promise.allSettled([...followers]);
+      roundsDone = round;
+    }
+    // Every transfer followed to its end (or its wait given up, said so), then the summary.
+    while (followers.size > 0) await Promise.allSettled([...followers]);
+    if (stopped) return undefined;
+    summary = await summarize(roundsDone);
+    return summary;
+  })();
 
   return {
     service,
@@ -521,10 +673,12 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     receiver,
     received,
     apiKey: key,
+    dbPath,
     done,
     async stop() {
       stopped = true;
-      await done.catch(() => {});
+      await done.catch(() => undefined);
+      if (!summary) await summarize(roundsDone, true).catch(() => undefined);
       await service.stop();
       await peer.stop();
       await peerA.stop();

@@ -20,7 +20,7 @@ const USAGE = `usage: caravan <command> [options]
 
 commands:
   serve                 run the API (PORT, HOST, CARAVAN_DB, see docs/operations.md)
-  demo [--count N]      the API plus sandbox peers, demo customers and a stream of transfers
+  demo [--count N] [--interval ms] [--webhooks|-v]   the API plus sandbox peers, demo customers and rounds of transfers (N rounds, then a summary)
   sandbox [--port P] [--screening-d-port Q] [--screening-c-port R]   the provider_a and provider_b sandbox networks and the screening_d and screening_c sandbox vendors
   migrate               apply database migrations and exit
   backup --to <file>    a consistent copy of the live database, safe while serve runs
@@ -75,23 +75,30 @@ async function serve(): Promise<void> {
 }
 
 async function demo(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { count: { type: "string" }, interval: { type: "string" } }, strict: true });
+  const { values } = parseArgs({ args: argv, options: { count: { type: "string" }, interval: { type: "string" }, webhooks: { type: "boolean", short: "v" } }, strict: true });
+  const count = values.count === undefined ? undefined : Number(values.count);
+  if (count !== undefined && !(Number.isInteger(count) && count > 0)) throw new UsageError("--count must be a whole number of rounds, 1 or more");
+  const intervalMs = values.interval === undefined ? undefined : Number(values.interval);
+  if (intervalMs !== undefined && !(Number.isInteger(intervalMs) && intervalMs >= 0)) throw new UsageError("--interval must be milliseconds, 0 or more");
   const { runDemo } = await import("./demo.ts");
   const config = configFromEnv(process.env);
   const d = await runDemo({
     port: config.port,
     dbPath: process.env.CARAVAN_DB || undefined,
-    count: values.count ? Number(values.count) : undefined,
-    intervalMs: values.interval ? Number(values.interval) : undefined,
+    count,
+    intervalMs,
+    webhooks: values.webhooks === true,
   });
-  const stop = async () => {
-    await d.stop();
-    process.exit(0);
-  };
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await d.stop();
+      process.exit(0);
+    })());
   process.on("SIGTERM", () => void stop());
   process.on("SIGINT", () => void stop());
   await d.done;
-  if (values.count) await stop();
+  if (count !== undefined) await stop();
 }
 
 async function sandbox(argv: string[]): Promise<void> {
