@@ -23,6 +23,16 @@ export interface ConsoleState {
   /** A line under the screen (action results): the API's text verbatim. */
   flash(text: string, tone?: "ok" | "bad"): void;
   now(): number;
+  /** Copies text to the terminal's clipboard (OSC 52); the caller says so on the flash line. */
+  copy?(text: string): void;
+  /** The latest `:` command meant for the screen (sort, filter, search, open an ID); `n` tells repeats apart. */
+  command?: ScreenCommand | null;
+}
+
+export interface ScreenCommand {
+  n: number;
+  name: string;
+  args: string[];
 }
 
 export const ConsoleContext = createContext<ConsoleState>(null as never);
@@ -103,6 +113,39 @@ export function useResource<T = any>(path: string | null, topics: string[] = [],
   }, [load, every, path]);
 
   return { ...state, reload: load };
+}
+
+const kept = new WeakMap<object, Map<string, unknown>>();
+
+/**
+ * State that outlives its screen: a screen unmounts when another tab is shown, and finds its filter, sort,
+ * selection and open detail again when it comes back. Kept per client (one console session).
+ */
+export function useKept<T>(key: string, initial: T): [T, (v: T | ((p: T) => T)) => void] {
+  const { client } = useConsole();
+  let store = kept.get(client);
+  if (!store) kept.set(client, (store = new Map()));
+  const s = store;
+  const [value, setValue] = useState<T>(() => (s.has(key) ? (s.get(key) as T) : initial));
+  const set = useCallback(
+    (v: T | ((p: T) => T)) =>
+      setValue((p) => {
+        const next = typeof v === "function" ? (v as (p: T) => T)(p) : v;
+        s.set(key, next);
+        return next;
+      }),
+    [key, s],
+  );
+  return [value, set];
+}
+
+/** A mutable cell kept like `useKept`, without renders. */
+export function useKeptRef<T>(key: string, initial: T): { current: T } {
+  const { client } = useConsole();
+  let store = kept.get(client);
+  if (!store) kept.set(client, (store = new Map()));
+  if (!store.has(key)) store.set(key, { current: initial });
+  return store.get(key) as { current: T };
 }
 
 /** A screen's open prompt: setting it locks navigation and global keys in the same render (no key slips past). */
