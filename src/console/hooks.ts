@@ -48,8 +48,9 @@ export function useSelectedId<T extends { id: string }>(key: string, items: T[],
   const sel = selectById(items, id, last.current, pin);
   if (sel.index >= 0) last.current = sel.index;
   // Record the ID the screen shows, so that the next insert does not move it.
+  // Only when nothing chose another since that render (a key may land before the effect runs).
   useEffect(() => {
-    if (sel.id !== id) setId(sel.id);
+    if (sel.id !== id) setId((cur) => (cur === id ? sel.id : cur));
   }, [sel.id, id, setId]);
   return {
     index: sel.index,

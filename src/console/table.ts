@@ -34,8 +34,10 @@ export function layout<T>(cols: Column<T>[], width: number): Laid<T>[] {
   const shown = cols.filter((c) => !c.minTotal || width >= c.minTotal);
   const fixed = shown.reduce((n, c) => n + c.width + 1, 0);
   const flex = shown.filter((c) => c.flex);
+  // Spare cells go to the flexible columns in proportion to their base width; the row never passes `width`.
   const spare = Math.max(0, width - fixed);
-  return shown.map((c) => ({ col: c, width: c.flex ? c.width + Math.floor(spare / Math.max(1, flex.length)) : c.width }));
+  const base = flex.reduce((n, c) => n + c.width, 0) || 1;
+  return shown.map((c) => ({ col: c, width: c.flex ? c.width + Math.floor((spare * c.width) / base) : c.width }));
 }
 
 export function rowText<T>(laid: Laid<T>[], item: T): string {

@@ -175,7 +175,10 @@ export function Cases({ height, width, focus }: { height: number; width: number;
       if (input === "o") {
         const status = openId ? det.data?.status : current?.status;
         if (status === "closed") return flash(`✕ ${number} is closed: nothing to resolve`, "bad");
-        return allows(me, "cases:write", "cases:resolve") ? setFlow("resolve") : flash("✕ not allowed: the key needs cases:write and the role cases:resolve", "bad");
+        if (!allows(me, "cases:write", "cases:resolve")) return flash("✕ not allowed: the key needs cases:write and the role cases:resolve", "bad");
+        // The confirmation names the case's transfer: resolve from the case's detail, which reads it.
+        setOpenId(target);
+        return setFlow("resolve");
       }
     },
     { isActive: !modal },
@@ -219,6 +222,7 @@ export function Cases({ height, width, focus }: { height: number; width: number;
       case "resolve": {
         const drafts = allows(me, "strs:write");
         const t = firstTransfer ?? null;
+        if (!det.data || det.data.id !== target) return [{ kind: "pick", name: "resolution", label: `Resolve ${number}: reading the case…`, options: [] }];
         const what = t ? `${t.id} (${t.amount} ${t.asset}${tr.data?.id === t.id ? ` ${t.direction === "incoming" ? "from" : "to"} ${partyOf(tr.data)}` : ""})` : "";
         return [
           {
@@ -257,6 +261,7 @@ export function Cases({ height, width, focus }: { height: number; width: number;
             lines={raw && tr.data ? rawLines(tr.data) : caseLines(det.data, det.meta.piiMasked === true, openId in actions ? actions[openId] : undefined, { transfer: tr.data ?? null, rule: rule.data ?? null })}
             offset={scroll}
             height={height - 2}
+            width={width - 1}
           />
         ) : (
           <Text dimColor>{det.error ? `✕ ${det.error.code}: ${det.error.error}` : "loading…"}</Text>

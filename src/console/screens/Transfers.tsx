@@ -47,13 +47,12 @@ export function transferColumns(width: number, now: () => number): Column<Transf
     { key: "time", title: "time", width: 11, text: (t) => rowTime(t.createdAt, now()), sort: (t) => t.createdAt },
     { key: "id", title: "ID", width: wide ? 30 : 13, text: (t) => (wide ? t.id : shortId(t.id)), sort: (t) => t.id },
     { key: "dir", title: "dir", width: 3, text: (t) => (t.direction === "incoming" ? "in" : "out") },
-    { key: "amount", title: "amount", width: 12, right: true, text: (t) => t.amount, sort: (t) => decimalKey(t.amount) },
-    { key: "asset", title: "asset", width: 5, text: (t) => assetCode(t.asset) },
+    { key: "amount", title: "amount", width: 16, right: true, text: (t) => `${t.amount} ${assetCode(t.asset)}`, sort: (t) => decimalKey(t.amount) },
     { key: "state", title: "state", width: wide ? 21 : 9, text: (t) => t.state },
-    { key: "verdict", title: "verdict", width: 8, text: (t) => t.status },
+    { key: "verdict", title: "verdict", width: 8, minTotal: 90, text: (t) => t.status },
     { key: "age", title: "age", width: 4, right: true, minTotal: 140, text: (t) => ago(t.createdAt, now()), sort: (t) => t.createdAt },
-    { key: "counterparty", title: "counterparty", width: 14, flex: true, text: counterparty },
-    { key: "address", title: "counterparty address", width: 20, flex: true, minTotal: 140, text: (t) => (t.direction === "incoming" ? t.originator : t.beneficiary)?.address ?? "" },
+    { key: "counterparty", title: "counterparty", width: 16, flex: true, text: counterparty },
+    { key: "address", title: "counterparty address", width: 10, flex: true, minTotal: 140, text: (t) => (t.direction === "incoming" ? t.originator : t.beneficiary)?.address ?? "" },
   ];
 }
 
@@ -309,7 +308,7 @@ export function Transfers({ height, width, openCase, focus }: { height: number; 
           {detail ? (
             <Box flexDirection="column" paddingLeft={split ? 1 : 0} width={split ? width - listWidth : width}>
               {gone ? <Text color={tone("warn")} wrap="truncate">{`${sel.id} left this list (now ${det.data?.state ?? "…"}); still selected`}</Text> : null}
-              {detailLines ? <Lines lines={detailLines} offset={scroll} height={bodyHeight - (gone ? 1 : 0)} /> : <Text dimColor>{det.error ? `✕ ${det.error.code}: ${det.error.error}` : "loading…"}</Text>}
+              {detailLines ? <Lines lines={detailLines} offset={scroll} height={bodyHeight - (gone ? 1 : 0)} width={(split ? width - listWidth - 1 : width) - 1} /> : <Text dimColor>{det.error ? `✕ ${det.error.code}: ${det.error.error}` : "loading…"}</Text>}
             </Box>
           ) : null}
         </Box>
