@@ -163,3 +163,21 @@ test("an analyst (no pii:view, no cases:resolve) sees *** as the API answers and
   await frame(r, (f) => f.includes("not allowed: the key needs cases:write and the role cases:resolve"));
   expect(stub.seen.filter((s) => s.method === "POST")).toHaveLength(0);
 });
+
+test("a case's detail shows the evidence: the held transfer's parties by name, the rule branch that fired, each check's finding; J the raw answers", async () => {
+  const checks = [{ id: "chk_1", integration: "screening_c", displayName: "C", type: "sanctions", stage: "precheck", status: "success", durationMs: 3, response: { screenings: [nameScreening("originator", "Jane Doe"), nameScreening("beneficiary", "Viktor Krasnov", SANCTIONED)] } }];
+  stub = new Stub()
+    .on("GET", "/api/v2/cases", list([cases[1]]))
+    .on("GET", "/api/v2/cases/cas_high", one(caseDetail("cas_high", 2, { transferIds: ["trf_1"], transfers: [{ id: "trf_1", externalId: null, direction: "outgoing", state: "held", complianceStatus: "pending", amount: "1", asset: "ETH", network: "ethereum", createdAt: now() }] })))
+    .on("GET", "/api/v2/transfers/trf_1", one(transferDetail("trf_1", { compliance: { status: "pending", total: 1, checks } })))
+    .on("GET", "/api/v2/rules/rul_1", one({ id: "rul_1", name: "Watch-list name hit", category: "sanctions", action: "require_review", severity: "high", conditions: [{ type: "if", action: "require_review", field: null, query: "content.data.total_hits", integrationId: "int_c", integrationName: "screening_c", operator: "gt", value: "0", subjectMatch: "any" }] }));
+  const r = mount(stub, "cases");
+  await frame(r, (f) => f.includes("High one"));
+  await keys(r, KEY.enter);
+  const f = flat(await frame(r, (f) => f.includes("▶ fired") && f.includes("no match")));
+  expect(f).toContain("Beneficiary Viktor Krasnov · 0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb · VASP Bene Exchange");
+  expect(f).toContain("▶ fired if screening_c content.data.total_hits gt 0 → require_review · read originator 0, beneficiary 1");
+  expect(f).toContain('beneficiary "Viktor Krasnov": matched Viktor Krasnov (SBX1VK0001) on sandbox-sanctions-list');
+  await keys(r, "J");
+  await frame(r, (f) => f.includes("compliance.checks as the API answered") && f.includes('"integration": "screening_c"'));
+});
