@@ -136,7 +136,7 @@ test("reports: d downloads the PDF to the typed path; a refusal (PII_ACCESS_REQU
 
 test("deliveries: Enter on a delivery opens its attempts (count, last answer, error, what comes next); the selection stays on it", async () => {
   const other = { ...failed, id: "dlv_0", eventType: "transfer.created", lastError: "connection refused", httpStatus: null };
-  let shown = [failed];
+  let shown: Record<string, unknown>[] = [failed];
   stub = new Stub()
     .on("GET", "/api/v2/webhooks", list(hooks))
     .on("GET", "/api/v2/webhooks/whk_bad/deliveries", () => list(shown));
