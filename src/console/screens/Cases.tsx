@@ -162,7 +162,7 @@ export function Cases({ height, width, focus }: { height: number; width: number;
       if (openId) {
         if (raw && (nav === "back" || input === "J")) return setRaw(false);
         if (nav === "back") return setOpenId(null);
-        if (nav && nav !== "open" && nav !== "bottom") return setScroll((s) => Math.max(0, moveSelection(s, nav, 1000, page)));
+        if (nav && nav !== "open") return setScroll((s) => Math.max(0, moveSelection(s, nav, 1000, page)));
         if (input === "J") return tr.data ? setRaw(true) : flash(canTransfers ? "no linked transfer to show" : "✕ not allowed: the key needs transfers:read", canTransfers ? undefined : "bad");
       } else if (nav === "open" && sel.id) return setOpenId(sel.id);
       else if (nav) return sel.move(nav, page);
