@@ -249,6 +249,9 @@ describe("caravan console in a terminal", () => {
     expect(await transferState(heldId)).not.toBe("held");
     await press("officer", "Escape");
     await press("officer", "2");
+    // The screen comes back as it was left: the detail of the transfer, which has left the held list.
+    await until("officer", (s) => s.includes(`${heldId} left this list`));
+    await press("officer", "Escape");
     await until("officer", (s) => s.includes("no held transfers"));
   });
 
