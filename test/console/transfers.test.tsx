@@ -40,7 +40,7 @@ test("lists held transfers newest first with time, amount, state, verdict and th
   expect(f).toContain("Transfers · held · 2");
   expect(f.indexOf("aaaaaaaa")).toBeLessThan(f.indexOf("bbbbbbbb"));
   const row1 = f.split("\n").find((l) => l.includes("aaaaaaaa"))!;
-  expect(row1).toMatch(/^\d\d:\d\d:\d\d /); // created today: the time of day
+  expect(row1).toMatch(/^›\d\d:\d\d:\d\d /); // selected (the gutter mark), created today: the time of day
   expect(row1).toMatch(/1\.5 ETH\s+held\s+pending/);
   expect(row1).toContain(`${BENE} at Bene Exchange`);
   // An incoming transfer's counterparty is its originator.
@@ -56,7 +56,9 @@ test("the selection follows the transfer: rows inserted above and the selected r
   await keys(r, "j"); // T2
   held = [transferItem(T3, { amount: "7" }), ...held];
   stub.emit(1, "transfer.held", { id: T3, state: "held" });
-  await frame(r, (f) => f.includes("cccccccc"));
+  const inserted = await frame(r, (f) => f.includes("cccccccc"));
+  // The mark stays on T2's row, now the third.
+  expect(inserted.split("\n").filter((l) => l.startsWith("›"))).toEqual([expect.stringContaining("bbbbbbbb")]);
   await keys(r, "x");
   // The confirmation names the full ID of the transfer that was selected, not the one now at its row.
   await frame(r, (f) => f.includes(`reject transfer ${T2}`));
@@ -126,8 +128,7 @@ test("one path per decision: x on a held transfer with an open case resolves the
     .on("GET", "/api/v2/cases", list([caseItem("cas_1", 7, { transferIds: [T1] })]))
     .on("POST", "/api/v2/cases/cas_1/resolve", one(caseDetail("cas_1", 7, { status: "closed", resolution: "rejected" }), { transferAction: { transferId: T1, result: "queued" } }));
   const r = mount(stub, "transfers");
-  await frame(r, (f) => f.includes("aaaaaaaa") && f.includes("x reject"));
-  await until(() => stub.requests("GET", "/api/v2/cases").length > 0);
+  await frame(r, (f) => f.includes("aaaaaaaa") && f.includes("a approve · x reject")); // the open case is known
   await keys(r, "x");
   await frame(r, (f) => f.includes("Resolution note for CASE-TEST-2026-000007"));
   for (const ch of "on list") await keys(r, ch);
@@ -151,7 +152,9 @@ test("a approves through the case (resolves it approved); an outgoing held trans
   expect(f).not.toContain("a approve"); // T1: outgoing, held, no case
   await keys(r, "a");
   await frame(r, (f) => f.includes("✕ a does nothing on a held transfer: x reject · r retry"));
-  await keys(r, "j", "a");
+  await keys(r, "j");
+  await frame(r, (f) => f.includes("a approve · x reject"));
+  await keys(r, "a");
   await frame(r, (f) => f.includes("Resolution note for CASE-TEST-2026-000008"));
   await keys(r, KEY.enter);
   const c = await frame(r, (f) => f.includes("Confirm? y / n"));

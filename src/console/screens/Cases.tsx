@@ -120,7 +120,7 @@ export function Cases({ height, width, focus }: { height: number; width: number;
   const list = useResource<CaseListItem[]>(paths.cases(query), ["case"]);
   const byPrio = useMemo(() => byPriority(list.data ?? []), [list.data]);
   const cols = useMemo(() => caseColumns(width, now), [width, now]);
-  const ctl = useListControls("cases", byPrio, cols, width, { extra: (c) => `${c.id} ${c.transferIds.join(" ")}` });
+  const ctl = useListControls("cases", byPrio, cols, width - 1, { extra: (c) => `${c.id} ${c.transferIds.join(" ")}` });
   const items = ctl.rows;
   const sel = useSelectedId("cases", items, openId !== null);
   const current = sel.item;

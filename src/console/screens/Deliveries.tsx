@@ -68,11 +68,11 @@ export function Deliveries({ height, width }: { height: number; width: number })
   const [failedOnly, setFailedOnly] = useKept("deliveries.failedOnly", true);
   const [confirm, setConfirm] = useModalState<{ id: string; eventType: string }>();
   const scols = useMemo(() => subColumns(now), [now]);
-  const sctl = useListControls("deliveries.subs", subs.data ?? [], scols, width);
+  const sctl = useListControls("deliveries.subs", subs.data ?? [], scols, width - 1);
   const ssel = useSelectedId("deliveries.subs", sctl.rows, false);
   const dels = useResource<Delivery[]>(openId ? paths.deliveries(openId, { status: failedOnly ? "failed" : undefined, limit: 100 }) : null, [], { pollMs: 3_000 });
   const dcols = useMemo(() => deliveryColumns(width, now), [width, now]);
-  const dctl = useListControls("deliveries.list", dels.data ?? [], dcols, width);
+  const dctl = useListControls("deliveries.list", dels.data ?? [], dcols, width - 1);
   const dsel = useSelectedId("deliveries.list", dctl.rows, deliveryOpen !== null);
   const page = Math.max(1, height - 3);
   const sub = (subs.data ?? []).find((w) => w.id === openId);

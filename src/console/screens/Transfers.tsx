@@ -154,7 +154,7 @@ export function Transfers({ height, width, openCase, focus }: { height: number; 
   const [target, setTarget] = useState<Target | null>(null);
   const list = useResource<TransferListItem[]>(paths.transfers({ state: filter === "all" ? undefined : filter, search: search || undefined, limit: 100 }), ["transfer"]);
   const cols = useMemo(() => transferColumns(width >= 150 && detail ? Math.floor(width * 0.45) : width, now), [width, detail, now]);
-  const ctl = useListControls("transfers", list.data ?? [], cols, width >= 150 && detail ? Math.floor(width * 0.45) : width, { extra: (t) => `${t.id} ${t.externalId ?? ""} ${t.originator?.address ?? ""} ${t.beneficiary?.address ?? ""}` });
+  const ctl = useListControls("transfers", list.data ?? [], cols, (width >= 150 && detail ? Math.floor(width * 0.45) : width) - 1, { extra: (t) => `${t.id} ${t.externalId ?? ""} ${t.originator?.address ?? ""} ${t.beneficiary?.address ?? ""}` });
   const items = ctl.rows;
   const sel = useSelectedId("transfers", items, detail);
   const current = sel.item ?? (list.data ?? []).find((t) => t.id === sel.id) ?? null;
