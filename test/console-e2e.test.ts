@@ -208,11 +208,13 @@ describe("caravan console in a terminal", () => {
     const s = await until("officer", (s) => s.includes(heldId.slice(-8)), 10_000);
     console.log(`console: held transfer on screen ${Date.now() - heldAt} ms after the API showed it held`);
     expect(s).toMatch(/1 ETH held\s+Viktor Krasnov/); // at 80 columns: amount, state and the counterparty's name
+    capture("held-80", s);
   });
 
   test("the detail shows the checks, the rule that matched and the linked case", async () => {
     await press("officer", "Enter");
     const s = await until("officer", (s) => s.includes("rule matched") && s.includes("CASE-TEST-"));
+    capture("detail-80", s);
     expect(s).toContain(heldId);
     expect(s).toContain("screening_c precheck");
     expect(s).toContain("Watch-list name hit");
@@ -225,6 +227,7 @@ describe("caravan console in a terminal", () => {
     const s = await until("analyst", (s) => s.includes("CASE-TEST-"));
     const row = s.split("\n").find((l) => l.includes("CASE-TEST-"))!;
     expect(row).toContain("***");
+    capture("analyst-cases", s);
     expect(s).not.toContain("Watch-list");
     await press("analyst", "o");
     await until("analyst", (s) => s.includes("not allowed") && s.includes("cases:resolve"));
@@ -235,7 +238,7 @@ describe("caravan console in a terminal", () => {
 
   test("resolving the case approved by keystrokes shows meta.transferAction, then transfer_updated, and the transfer leaves held", async () => {
     await press("officer", "o");
-    await until("officer", (s) => s.includes(`1. approve: resumes transfer ${heldId}`));
+    capture("resolve-pick", await until("officer", (s) => s.includes(`1. approve: resumes transfer ${heldId}`)));
     await press("officer", "1"); // approved
     await until("officer", (s) => s.includes("Resolution note"));
     for (const ch of "cleared") await press("officer", ch);
@@ -245,7 +248,7 @@ describe("caravan console in a terminal", () => {
     const s = await until("officer", (s) => s.includes(`transfer ${heldId} queued`));
     expect(s).toContain("resolved approved");
     await press("officer", "G"); // the history is below the evidence
-    await until("officer", (s) => /transfer_updated/.test(s));
+    capture("case-resolved", await until("officer", (s) => /transfer_updated/.test(s)));
     expect(await transferState(heldId)).not.toBe("held");
     await press("officer", "Escape");
     await press("officer", "2");
@@ -355,6 +358,13 @@ describe("a busy queue at 160×45: the selection follows the transfer, the actio
     capture("busy-sorted", sorted);
     await press("busy", "g", "y");
     await until("busy", (s) => s.includes(`✓ copied ${order[0]}`));
+    await press("busy", "?");
+    capture("busy-help", await until("busy", (s) => s.includes("Keys everywhere")));
+    await press("busy", "Escape");
+    await press("busy", ":");
+    await press("busy", "c");
+    capture("busy-command", await until("busy", (s) => s.includes(":c█")));
+    await press("busy", "Escape");
     await press("busy", "3");
     await until("busy", (s) => s.includes("Cases ·"));
     await press("busy", "2");
