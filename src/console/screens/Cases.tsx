@@ -8,7 +8,7 @@ import { paths, type CaseDetail, type CaseListItem, type RuleDetail, type Transf
 import { allows, useConsole, useKept, useModalState, useResource } from "../context.ts";
 import { act, useCommand, useSelectedId, useYank } from "../hooks.ts";
 import { moveSelection, navOf } from "../keys.ts";
-import { ago, cut, pad, shortTime } from "../format.ts";
+import { ago, shortTime } from "../format.ts";
 import { partyNames } from "../evidence.ts";
 import type { Column } from "../table.ts";
 import { useListControls } from "../list-controls.tsx";
@@ -28,14 +28,6 @@ export function byPriority<T extends { priority: string }>(items: T[]): T[] {
   return items.map((c, i) => ({ c, i })).sort((a, b) => (RANK[a.c.priority] ?? 3) - (RANK[b.c.priority] ?? 3) || a.i - b.i).map((x) => x.c);
 }
 
-export function caseRow(c: any, width: number, now: number): string {
-  const who = c.assignee ? (c.assignee.email ?? c.assignee.name) : "-";
-  // Under 100 columns the title keeps its room: status and type give way (the detail has them).
-  const wide = width >= 100;
-  const fixed = `${pad(c.caseNumber, 22)} ${pad(c.priority, 6)} ${wide ? `${pad(c.status, 6)} ${pad(c.type, 17)} ` : ""}${pad(who, 14)} ${pad(ago(c.createdAt, now), 4, true)} `;
-  return fixed + cut(c.title, Math.max(0, width - fixed.length));
-}
-
 const RANKED: Record<string, number> = { high: 0, medium: 1, low: 2 };
 
 export function caseColumns(width: number, now: () => number): Column<CaseListItem>[] {
@@ -50,9 +42,6 @@ export function caseColumns(width: number, now: () => number): Column<CaseListIt
     { key: "title", title: "title", width: 20, flex: true, text: (c) => c.title },
   ];
 }
-
-export const caseHeader = (width: number) =>
-  `${pad("case", 22)} ${pad("prio", 6)} ${width >= 100 ? `${pad("status", 6)} ${pad("type", 17)} ` : ""}${pad("assignee", 14)} ${pad("age", 4, true)} title`;
 
 export function transferActionText(a: any): string {
   if (a == null) return "no held transfer to move";
