@@ -253,7 +253,7 @@ describe("caravan console in a terminal", () => {
     await press("officer", "Escape");
     await press("officer", "2");
     // The screen comes back as it was left: the detail of the transfer, which has left the held list.
-    await until("officer", (s) => s.includes(`${heldId} left this list`));
+    await until("officer", (s) => s.includes(`${heldId} is not in this list`));
     await press("officer", "Escape");
     await until("officer", (s) => s.includes("no held transfers"));
   });

@@ -55,7 +55,7 @@ class Guard extends Component<{ children: ReactNode }, { error: string | null }>
   }
 }
 
-function Screen({ id, height, width, go, focusCase, focusTransfer, openCase, save }: { id: ScreenId; height: number; width: number; go: (s: ScreenId) => void; focusCase: string | null; focusTransfer: { id: string; n: number } | null; openCase: (id: string) => void; save?: SaveFile }) {
+function Screen({ id, height, width, go, focusCase, focusTransfer, openCase, save }: { id: ScreenId; height: number; width: number; go: (s: ScreenId) => void; focusCase: { id: string; n: number } | null; focusTransfer: { id: string; n: number } | null; openCase: (id: string) => void; save?: SaveFile }) {
   switch (id) {
     case "overview":
       return <Overview height={height} width={width} go={go} />;
@@ -93,7 +93,7 @@ export function App({ client, connect, noColor = false, initial = "overview", sa
   const [ticks, setTicks] = useState<Record<string, number>>({});
   const [modal, setModal] = useState(false);
   const [message, setMessage] = useState<{ text: string; tone?: "ok" | "bad" } | null>(null);
-  const [focusCase, setFocusCase] = useState<string | null>(null);
+  const [focusCase, setFocusCase] = useState<{ id: string; n: number } | null>(null);
   const [focusTransfer, setFocusTransfer] = useState<{ id: string; n: number } | null>(null);
   const [command, setCommand] = useState<ScreenCommand | null>(null);
   const [prompt, setPrompt] = useState(false);
@@ -147,7 +147,7 @@ export function App({ client, connect, noColor = false, initial = "overview", sa
     setHelp(false);
   }, []);
   const openCase = useCallback((id: string) => {
-    setFocusCase(id);
+    setFocusCase((f) => ({ id, n: (f?.n ?? 0) + 1 }));
     setScreen("cases");
   }, []);
   const copy = useCallback((text: string) => (clipboard ? clipboard(text) : void process.stdout.write(osc52(text))), [clipboard]);

@@ -281,3 +281,18 @@ test("state is kept across tabs: the state filter, the text filter and the selec
   await keys(r, "/", KEY.esc, "x");
   await frame(r, (f) => f.includes(`reject transfer ${T2}`));
 });
+
+test(":trf_… opens that transfer's detail even when it is not in the list; it stays selected, and coming back keeps what was done since", async () => {
+  stub = withTransfers(new Stub()).on("GET", `/api/v2/transfers/${T3}`, one(transferDetail(T3, { state: "completed", amount: "7" })));
+  const r = mount(stub, "overview");
+  await frame(r, (f) => f.includes("Overview ·"));
+  await keys(r, ":");
+  for (const ch of T3) await keys(r, ch);
+  await keys(r, KEY.enter);
+  const f = await frame(r, (f) => f.includes(`${T3} · outgoing · completed`));
+  expect(f).toContain(`${T3} is not in this list (now completed); still selected`);
+  await keys(r, KEY.esc, "3");
+  await frame(r, (f) => f.includes("Cases · open"));
+  await keys(r, "2");
+  await frame(r, (f) => f.includes("Transfers · held") && f.includes("aaaaaaaa") && !f.includes(`${T3} · outgoing`));
+});

@@ -5,7 +5,7 @@
 import { useEffect, useMemo, useState } from "react";
 import { Box, Text, useInput } from "ink";
 import { paths, type CaseDetail, type CaseListItem, type RuleDetail, type TransferDetail } from "../api.ts";
-import { allows, useConsole, useKept, useModalState, useResource } from "../context.ts";
+import { allows, useConsole, useKept, useKeptRef, useModalState, useResource } from "../context.ts";
 import { act, useCommand, useSelectedId, useYank } from "../hooks.ts";
 import { moveSelection, navOf } from "../keys.ts";
 import { ago, shortTime } from "../format.ts";
@@ -92,7 +92,7 @@ export function resolutionEffect(resolution: string, t: { id: string; state: str
 
 type CaseFlow = "note" | "assign" | "resolve";
 
-export function Cases({ height, width, focus }: { height: number; width: number; focus?: string | null }) {
+export function Cases({ height, width, focus }: { height: number; width: number; focus?: { id: string; n: number } | null }) {
   const { client, me, modal, flash, now } = useConsole();
   const tone = useTone();
   const [view, setView] = useKept<View>("cases.view", "open");
@@ -102,9 +102,13 @@ export function Cases({ height, width, focus }: { height: number; width: number;
   const [scroll, setScroll] = useState(0);
   const [flow, setFlow] = useModalState<CaseFlow>();
   const [actions, setActions] = useKept<Record<string, any>>("cases.actions", {});
+  // A case opened from elsewhere (`c` on a transfer, `:cas_…`) opens once, not again on every return to the screen.
+  const focusSeen = useKeptRef("cases.focusSeen", 0);
   useEffect(() => {
-    if (focus) setOpenId(focus);
-  }, [focus]); // eslint-disable-line react-hooks/exhaustive-deps
+    if (!focus || focus.n === focusSeen.current) return;
+    focusSeen.current = focus.n;
+    setOpenId(focus.id);
+  }, [focus?.n]); // eslint-disable-line react-hooks/exhaustive-deps
   const query = { status: view === "all" ? undefined : "open", assigneeId: view === "mine" ? "me" : undefined, search: search || undefined, limit: 200 };
   const list = useResource<CaseListItem[]>(paths.cases(query), ["case"]);
   const byPrio = useMemo(() => byPriority(list.data ?? []), [list.data]);

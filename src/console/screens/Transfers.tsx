@@ -5,7 +5,7 @@
 import { useEffect, useMemo, useState } from "react";
 import { Box, Text, useInput } from "ink";
 import { paths, patchTransfer, resolveCase, type CaseDetail, type CaseListItem, type RuleDetail, type TransferDetail, type TransferListItem } from "../api.ts";
-import { allows, useConsole, useKept, useModalState, useResource, type Me } from "../context.ts";
+import { allows, useConsole, useKept, useKeptRef, useModalState, useResource, type Me } from "../context.ts";
 import { act, useCommand, useSelectedId, useYank } from "../hooks.ts";
 import { moveSelection, navOf } from "../keys.ts";
 import { ago, shortTime } from "../format.ts";
@@ -170,8 +170,11 @@ export function Transfers({ height, width, openCase, focus }: { height: number; 
   const subject = current ?? (det.data ? { ...det.data, status: det.data.compliance?.status ?? "pending", originator: { ...det.data.originator, name: null }, beneficiary: { ...det.data.beneficiary, name: null } } as unknown as TransferListItem : null);
   const actions = subject ? transferActions(subject, openCaseOf(subject.id), me) : [];
   useEffect(() => setScroll(0), [sel.id, detail, raw]); // eslint-disable-line react-hooks/exhaustive-deps
+  // `:trf_…` opens that transfer once; coming back to the screen later keeps what the officer did since.
+  const focusSeen = useKeptRef("transfers.focusSeen", 0);
   useEffect(() => {
-    if (!focus) return;
+    if (!focus || focus.n === focusSeen.current) return;
+    focusSeen.current = focus.n;
     sel.select(focus.id);
     setDetail(true);
   }, [focus?.n]); // eslint-disable-line react-hooks/exhaustive-deps
@@ -307,7 +310,7 @@ export function Transfers({ height, width, openCase, focus }: { height: number; 
           ) : null}
           {detail ? (
             <Box flexDirection="column" paddingLeft={split ? 1 : 0} width={split ? width - listWidth : width}>
-              {gone ? <Text color={tone("warn")} wrap="truncate">{`${sel.id} left this list (now ${det.data?.state ?? "…"}); still selected`}</Text> : null}
+              {gone ? <Text color={tone("warn")} wrap="truncate">{`${sel.id} is not in this list (now ${det.data?.state ?? "…"}); still selected`}</Text> : null}
               {detailLines ? <Lines lines={detailLines} offset={scroll} height={bodyHeight - (gone ? 1 : 0)} width={(split ? width - listWidth - 1 : width) - 1} /> : <Text dimColor>{det.error ? `✕ ${det.error.code}: ${det.error.error}` : "loading…"}</Text>}
             </Box>
           ) : null}
