@@ -31,7 +31,7 @@ function doc(cjk: boolean) {
     narrative: cjk ? `顧客は制裁対象のミキサーに送金した。김민준 고객. ${NARRATIVE}` : NARRATIVE,
     riskIndicators: ["sanctions exposure", "layering"],
     regulatoryData: { subjectName: cjk ? "山田, 太郎" : "Jones, Jane", counterpartyName: cjk ? "김, 민준" : "Doe, John", amount: "1250.50", asset: "USDC" },
-    transfer: { id: "trf_x", state: "rejected", createdAt: iso(now) }, caseId: null,
+    transfer: { id: "trf_x", state: "rejected", createdAt: iso(now) }, caseNumber: null,
   });
 }
 

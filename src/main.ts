@@ -11,6 +11,7 @@ import { runCustomers } from "./cli/customers.ts";
 import { runWallets } from "./cli/wallets.ts";
 import { runCases } from "./cli/cases.ts";
 import { runReports } from "./cli/reports.ts";
+import { runRules } from "./cli/rules.ts";
 import { runBackup } from "./cli/backup.ts";
 import { isCompiled, newestMigration } from "./adapters/storage/migrations.ts";
 import pkg from "../package.json" with { type: "json" };
@@ -29,7 +30,8 @@ commands:
   customers hold --id <customerId> [--release]
   wallets challenge|prove|attest|proofs|revoke-proof   ownership proofs (see docs/customers-wallets.md)
   cases list|show|note|assign|resolve --member <email>   officers' case work (see docs/cases.md)
-  reports list|show|edit|submit|approve|file   suspicion reports and their filing life (see docs/reports.md)
+  reports list|show|draft|edit|submit|approve|file   suspicion reports and their filing life (see docs/reports.md)
+  rules list|promote   a rule proven in test promoted to live (see docs/rules.md)
   console [--url U] [--key K]   the operator console, a terminal client of the API (CARAVAN_URL, CARAVAN_API_KEY; see docs/console.md)
 Every command but serve takes --json for machine-readable output.
   help | --help         this text;   version | --version   the version, schema and runtime`;
@@ -171,6 +173,8 @@ async function main(argv: string[]): Promise<void> {
       return withStorage((s) => runCases(s, rest, out));
     case "reports":
       return withStorage((s) => runReports(s, rest, out));
+    case "rules":
+      return withStorage((s) => runRules(s, rest, out));
     case "backup": {
       const { dbPath, busyTimeoutMs } = configFromEnv(process.env);
       return runBackup(rest, { dbPath, busyTimeoutMs }, out);

@@ -131,6 +131,7 @@ function wireProviders(s: Services, env: Record<string, string | undefined>): vo
   const provider_a = providerA({
     authUrl: env.CARAVAN_PROVIDER_A_AUTH_URL || DEFAULT_AUTH_URL,
     apiOrigins: parseOrigins(env.CARAVAN_PROVIDER_A_API_ORIGINS),
+    log: s.log,
     originatorIdentity: (companyId, environment, transferId) => {
       const customer = paStore.originatorCustomerOf(companyId, environment, transferId);
       return customer ? identity(companyId, environment, customer) : null;
@@ -250,6 +251,10 @@ function registerActors(s: Services): void {
   );
   s.runtime.sweep("provider_e-expiry", "*/15 * * * * *", (now) =>
     tellE(providerEDueForExpiry(s.storage, now), (r) => ({ type: "expire", companyId: r.company_id, environment: r.environment, actor: { type: "system" } })),
+  );
+  // Outgoing transfers no provider has taken are cancelled at their expiry (docs/transfers.md): a sweep over rows.
+  s.runtime.sweep("transfer-untaken-expiry", "*/10 * * * * *", (now) =>
+    tellE(transfers.dueForCancel(new Date(now).toISOString()), (r) => ({ type: "expire", companyId: r.company_id, environment: r.environment, actor: { type: "system" } })),
   );
   // The transfer search index is filled off the request path (issue 19): every second, the transfers created since
   // are added in batches, yielding between batches. A search never waits for it (it also scans the transfers still

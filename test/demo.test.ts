@@ -55,7 +55,7 @@ test("the demo sends transfers out through provider_b, provider_a and provider_e
     const settledLines = () => lines.filter((l) => /→ completed \(settled at provider_a\)/.test(l)).length;
     await settle(() => settledLines() >= 2);
     expect(settledLines()).toBe(2);
-    const settled = [...demo.peerA.transfers.values()].filter((t) => t.settlement !== null && t.ref?.startsWith("trf_"));
+    const settled = [...demo.peerA.transfers.values()].filter((t) => t.settlementId !== undefined && t.ref.startsWith("trf_"));
     expect(settled.length).toBe(2);
     // provider_e: a transfer carried end to end (Nordic Bank confirms its address and accepts; the txid is signed).
     await waitFor(/→ awaiting_counterparty via provider_e to Nordic Bank/);

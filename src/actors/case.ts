@@ -6,7 +6,9 @@ import { Cases, type CaseRow } from "../adapters/storage/repos/cases.ts";
 import { Transfers } from "../adapters/storage/repos/transfers.ts";
 import { AuditLog, type AuditActor } from "../adapters/storage/repos/audit.ts";
 import { Reports, newReportId } from "../adapters/storage/repos/reports.ts";
-import { companyProfile } from "../adapters/storage/repos/thresholds.ts";
+import { companyProfile, Thresholds } from "../adapters/storage/repos/thresholds.ts";
+import { ruleIndicator } from "../domain/reports/indicators.ts";
+import { NARRATIVE_PLACEHOLDER, reportJurisdiction } from "../domain/reports/report.ts";
 import type { Storage } from "../adapters/storage/index.ts";
 import { iso, newId } from "../domain/ids.ts";
 import { roleAllowsEnvironment, roleHas, type Role } from "../domain/access.ts";
@@ -495,17 +497,17 @@ export class CaseHandling {
     return { ok: true, data: { id: c.id, recorded: action } };
   }
 
-  /** Part 2: a rejected resolution by a key with strs:write drafts a suspicion report for the transfer. */
+  /**
+   * Part 2: a rejected resolution by a key with strs:write drafts a suspicion report for the transfer, always: with no
+   * jurisdiction known it is drafted with none (never filing-ready until an officer sets one), never dropped. Written
+   * in the same unit of work as the recorded transfer outcome, which a replay finds set: drafted once.
+   */
   private draftReport(c: CaseRow, by: AuditActor): void {
     const t = new Transfers(this.ctx.storage).get(this.companyId, this.env, c.first_transfer_id!);
     if (!t) return;
     const jurisdiction = reportJurisdiction(t.threshold_info, companyProfile(this.ctx.storage, this.companyId)?.country ?? null);
-    if (!jurisdiction) {
-      this.deps.log?.("warn", "no jurisdiction for the suspicion report: none drafted", { caseId: c.id, transferId: t.id });
-      return;
-    }
     const rule = c.rule_id ? this.repo.rule(this.companyId, this.env, c.rule_id) : undefined;
-    const narrative = narrativeSeed({
+    const seed = narrativeSeed({
       caseNumber: c.case_number,
       title: this.open(c.title_sealed, titleAad(c.id))!,
       description: this.open(c.description_sealed, descriptionAad(c.id)),
@@ -513,7 +515,12 @@ export class CaseHandling {
       resolutionNote: this.open(c.resolution_note_sealed, resolutionNoteAad(c.id)),
       transfer: { id: t.id, direction: t.direction, amount: t.amount, asset: t.asset, network: t.network, createdAt: t.created_at },
     });
-    const riskIndicators = [`Case type: ${c.type}`, `Category: ${c.category}`, ...(rule ? [`Screening rule: ${rule.name} (severity ${rule.severity})`] : [])];
+    const pii = this.deps.pii;
+    // Part 2: thresholds decide when a suspicion report is due: the str threshold's amount against the transfer's value.
+    const due = jurisdiction
+      ? new Reports(this.ctx.storage, pii).threshold(this.companyId, this.env, t.id, jurisdiction, new Thresholds(this.ctx.storage).all(this.companyId))
+      : null;
+    const riskIndicators = [c.type, c.category, ...(rule ? [ruleIndicator(rule)] : []), "rejected_on_review", ...(due?.reached ? ["str_threshold_reached"] : [])];
     const reportId = newReportId(this.ctx.now);
     const input = {
       id: reportId,
@@ -522,31 +529,18 @@ export class CaseHandling {
       transferId: t.id,
       caseId: c.id,
       jurisdiction,
-      narrative,
+      narrative: `${NARRATIVE_PLACEHOLDER}\n\nWhat Caravan recorded:\n${seed}`,
       riskIndicators,
       generatedBy: by.memberId ?? "system",
       detectionMethod: (c.source === "screening" ? "screening" : "manual") as "screening" | "manual",
     };
     const now = this.ctx.now;
-    const pii = this.deps.pii;
     this.ctx.write((s: Storage) => void new Reports(s, pii).createDraft(input, now));
     this.history("str_drafted", "reportId", null, reportId, by);
-    this.audit("case.str_drafted", { reportId, transferId: t.id }, by);
+    this.audit("case.str_drafted", { reportId, transferId: t.id, jurisdiction }, by);
+    if (!jurisdiction) this.deps.log?.("warn", "suspicion report drafted without a jurisdiction: an officer sets it before filing", { caseId: c.id, reportId });
   }
 }
 
-/**
- * The report's jurisdiction: the country of the threshold the transfer was checked against, else the company's
- * country (an `EU` or `DEFAULT` threshold names no country); null when neither is known.
- */
-export function reportJurisdiction(thresholdInfo: string | null, companyCountry: string | null): string | null {
-  let j: unknown = null;
-  try {
-    j = thresholdInfo ? (JSON.parse(thresholdInfo) as { jurisdiction?: unknown }).jurisdiction : null;
-  } catch {
-    j = null;
-  }
-  if (typeof j === "string" && /^[A-Za-z]{2}$/.test(j) && j.toUpperCase() !== "EU") return j.toUpperCase();
-  if (companyCountry && /^[A-Za-z]{2}$/.test(companyCountry)) return companyCountry.toUpperCase();
-  return null;
-}
+// The report's jurisdiction is decided in the reports domain; re-exported for the callers that know it here.
+export { reportJurisdiction };

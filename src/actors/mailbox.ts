@@ -79,6 +79,21 @@ export class Mailbox {
       .run(address, state, lastMessageId, now);
   }
 
+  /** How many states are stored unsealed (plain JSON). */
+  plainStateCount(): number {
+    return (this.s.stmt("SELECT count(*) AS n FROM actor_state WHERE substr(state, 1, 3) <> 'v1:'").get() as { n: number }).n;
+  }
+
+  /** Up to `limit` states stored before states were sealed (plain JSON: sealed text starts "v1:"). */
+  plainStates(limit: number): { address: string; state: string }[] {
+    return this.s.stmt("SELECT address, state FROM actor_state WHERE substr(state, 1, 3) <> 'v1:' LIMIT ?").all(limit) as { address: string; state: string }[];
+  }
+
+  /** Replaces a stored state only if it is still `from` (another process may have saved a newer one meanwhile). */
+  replaceState(address: string, from: string, to: string): void {
+    this.s.stmt("UPDATE actor_state SET state = ? WHERE address = ? AND state = ?").run(to, address, from);
+  }
+
   insertEvent(id: string, e: ActorEvent, createdAt: string): number {
     const r = this.s
       .stmt(

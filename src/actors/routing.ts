@@ -24,6 +24,10 @@ export interface Attempt {
 export interface RoutingState {
   startedAt: number;
   order: Protocol[];
+  /** The create's preferredProtocol when it is first in `order`. */
+  preferred?: Protocol | null;
+  /** The provider moved ahead of the preferred one because it last reached the beneficiary VASP (set once). */
+  lastReachedBy?: Protocol;
   discoveries: Partial<Record<Protocol, Discovery>>;
   done: Protocol[];
 }
@@ -39,6 +43,32 @@ export function cascadeOrder(capable: Protocol[], preferred: Protocol | null): P
   return [preferred, ...capable.filter((p) => p !== preferred)];
 }
 
+/**
+ * Part 1 `preferredProtocol`: the preferred provider is tried first, but another provider may carry the transfer
+ * "when the beneficiary VASP was last reached through another provider". After a discovery round: among the
+ * providers whose discovery found the VASP, the one through which that VASP (as it names it) was reached most
+ * recently goes first when it is not the preferred one and the preferred provider did not reach its VASP later.
+ * Answers the provider moved first, or null (order unchanged). Pure but for `lastReached`.
+ */
+export function preferLastReached(state: RoutingState, lastReached: (vaspId: string) => { protocol: string; at: string } | null): Protocol | null {
+  const preferred = state.preferred;
+  if (!preferred || state.lastReachedBy || state.order[0] !== preferred || state.done.includes(preferred)) return null;
+  let best: { p: Protocol; at: string } | null = null;
+  let preferredAt: string | null = null;
+  for (const p of state.order) {
+    const d = state.discoveries[p];
+    if (state.done.includes(p) || d?.kind !== "found") continue;
+    const r = lastReached(d.vaspId);
+    if (!r || r.protocol !== p) continue;
+    if (p === preferred) preferredAt = r.at;
+    else if (!best || r.at > best.at) best = { p, at: r.at };
+  }
+  if (!best || (preferredAt !== null && preferredAt >= best.at)) return null;
+  state.order = [best.p, ...state.order.filter((p) => p !== best.p)];
+  state.lastReachedBy = best.p;
+  return best.p;
+}
+
 /** Runs the discoveries still open (in parallel) and records their results in `state`. */
 export async function discoverRound(
   registry: ProviderRegistry,
@@ -46,6 +76,8 @@ export async function discoverRound(
   state: RoutingState,
   now: number,
   record: (a: Omit<Attempt, "id" | "order">) => void,
+  /** A provider's discovery resolved the beneficiary VASP (Part 1 VASP search: such VASPs are searchable). */
+  found?: (p: Protocol, vasp: { vaspId: string; vaspName: string | null }) => void,
 ): Promise<void> {
   const open = state.order.filter((p) => {
     const d = state.discoveries[p];
@@ -66,6 +98,7 @@ export async function discoverRound(
         }
       }
       state.discoveries[p] = d;
+      if (d.kind === "found") found?.(p, { vaspId: d.vaspId, vaspName: d.vaspName });
       if (d.kind === "not_found") {
         record({ provider: p, displayName: registry.displayName(p), protocol: p, status: "vasp_not_found", externalId: null, error: null, durationMs: Date.now() - began });
         state.done.push(p);

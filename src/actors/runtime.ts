@@ -29,7 +29,10 @@ export interface RuntimeOptions {
   /** How often other processes' inserts (the CLI on the same database) are looked for. */
   pollMs?: number;
   log?: (level: "info" | "warn" | "error", msg: string, fields?: Record<string, unknown>) => void;
-  /** Seals message bodies at rest (they may carry personal data); the actor address is the associated data. */
+  /**
+   * Seals message bodies and actor state at rest (both may carry personal data: a flow's screened counterparty
+   * persons, say); the actor address is the associated data ("state:<address>" for state).
+   */
   sealer?: { seal(plain: string, aad: string): string; open(sealed: string, aad: string): string };
 }
 
@@ -145,6 +148,7 @@ export class ActorRuntime {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.sealPlainStates();
     this.pickUpInserts();
     this.pollTimer = setInterval(() => this.pickUpInserts(), this.pollMs);
     this.pump();
@@ -637,9 +641,10 @@ export class ActorRuntime {
     const { kind, id } = splitAddress(address);
     const k = this.kinds.get(kind);
     const row = this.mailbox.loadState(address);
-    r = row
-      ? { state: JSON.parse(row.state), lastMessageId: row.last_message_id, savedText: row.state }
-      : { state: k ? k.initialState(id) : null, lastMessageId: 0, savedText: undefined };
+    if (row) {
+      const text = this.openState(address, row.state);
+      r = { state: JSON.parse(text), lastMessageId: row.last_message_id, savedText: text };
+    } else r = { state: k ? k.initialState(id) : null, lastMessageId: 0, savedText: undefined };
     this.resident.set(address, r);
     this.passivate();
     return r;
@@ -719,7 +724,7 @@ export class ActorRuntime {
         for (const o of fx.outgoing) ids.push(this.mailbox.insert(o.to, o.body, o.dueAt, o.replyTo, now));
         const at = iso(now);
         for (const e of fx.events) seqs.push(this.mailbox.insertEvent(newId("evt", now), e, at));
-        if (save) this.mailbox.saveState(address, stateText, lastMessageId, now);
+        if (save) this.mailbox.saveState(address, this.sealState(address, stateText), lastMessageId, now);
         if (messageId === 0) return; // an inline ask without a checkpoint has no mailbox row
         if (ack) this.mailbox.ack(messageId);
         else this.mailbox.markCheckpoint(messageId);
@@ -734,6 +739,43 @@ export class ActorRuntime {
       this.pending(o.to, -1);
     });
     for (const seq of seqs) for (const l of this.eventListeners) l(seq);
+  }
+
+  /**
+   * States saved before states were sealed (a database of an earlier version) are sealed once at start, a page per
+   * transaction; with secure_delete on meanwhile, so the plaintext pages they leave are zeroed, not just freed.
+   */
+  private sealPlainStates(): void {
+    const sealer = this.sealer;
+    if (!sealer) return;
+    const plain = this.mailbox.plainStateCount();
+    if (plain === 0) return;
+    let sealed = 0;
+    this.storage.client.exec("PRAGMA secure_delete = ON");
+    try {
+      // Bounded by the count at start: an older process still writing plain states cannot keep this going.
+      while (sealed < plain) {
+        const rows = this.mailbox.plainStates(500);
+        if (rows.length === 0) break;
+        this.storage.tx(() => {
+          for (const r of rows) this.mailbox.replaceState(r.address, r.state, sealer.seal(r.state, `state:${r.address}`));
+        });
+        sealed += rows.length;
+      }
+    } finally {
+      this.storage.client.exec("PRAGMA secure_delete = OFF");
+    }
+    if (sealed) this.log("info", "sealed actor states stored before states were sealed", { states: sealed });
+  }
+
+  /** The state as stored: sealed under "state:<address>" when the runtime has a sealer. */
+  private sealState(address: string, text: string): string {
+    return this.sealer ? this.sealer.seal(text, `state:${address}`) : text;
+  }
+
+  /** A stored state's JSON text. A row written before states were sealed is plain JSON (it never starts "v1:"). */
+  private openState(address: string, stored: string): string {
+    return this.sealer && stored.startsWith("v1:") ? this.sealer.open(stored, `state:${address}`) : stored;
   }
 
   private sealBody(to: string, body: unknown): string {

@@ -6,12 +6,12 @@ import { Transfers, type TransferRow } from "../adapters/storage/repos/transfers
 import { AuditLog, type AuditActor } from "../adapters/storage/repos/audit.ts";
 import type { ProviderRegistry } from "../adapters/providers/registry.ts";
 import { iso } from "../domain/ids.ts";
-import { FINAL_STATES, isTxHash, REJECT_REASONS, type TransferState } from "../domain/transfers.ts";
+import { FINAL_STATES, isTxHash, isUntakenExpired, REJECT_REASONS, type TransferState } from "../domain/transfers.ts";
 import type { Environment } from "../domain/types.ts";
 import type { ErrorCode } from "../domain/errors.ts";
 import { eventForState, transferEventData, type HistoryEntry } from "./transfer-presenter.ts";
 import { refuse as refusal, type Outcome } from "./outcome.ts";
-import { cascadeOrder, decide, discoverRound, submissionAttempt, type Attempt, type RoutingState } from "./routing.ts";
+import { cascadeOrder, decide, discoverRound, preferLastReached, submissionAttempt, type Attempt, type RoutingState } from "./routing.ts";
 import type { OutgoingTransfer } from "../adapters/providers/types.ts";
 import type { Person } from "../domain/ivms101/index.ts";
 import type { Protocol } from "../domain/transfers.ts";
@@ -233,6 +233,8 @@ class Handling {
     // attempt): routing picks up from there and turns a send in doubt into submission_unknown, never resends.
     if (this.t.state === "processing" && this.ctx.checkpoints > 0 && this.ctx.state.routing) return this.route();
     if (this.t.state !== "queued") return { ok: true, data: { id: this.t.id, state: this.t.state } };
+    // Queued again (a retry) past its expiry: cancelled rather than routed.
+    if (this.cancelIfExpired()) return { ok: true, data: { id: this.t.id, state: this.t.state } };
     // Part 3 "screening_c screening": precheck before wallet discovery or any exchange (once: an officer's approval
     // of a precheck hold goes on from there).
     if (this.ctx.state.prechecked) delete this.ctx.state.prechecked;
@@ -253,7 +255,8 @@ class Handling {
       this.change("failed", {}, "routing_failed", { reasons });
       return { ok: true, data: { id: this.t.id, state: this.t.state } };
     }
-    this.ctx.state.routing = { startedAt: this.ctx.now, order: cascadeOrder(capable, this.t.preferred_protocol as Protocol | null), discoveries: {}, done: [] };
+    const preferred = this.t.preferred_protocol as Protocol | null;
+    this.ctx.state.routing = { startedAt: this.ctx.now, order: cascadeOrder(capable, preferred), preferred: preferred && capable.includes(preferred) ? preferred : null, discoveries: {}, done: [] };
     this.change("processing", {}, "routing_started", { order: this.ctx.state.routing.order });
     return this.route();
   }
@@ -273,7 +276,14 @@ class Handling {
       return { ok: true, data: { id: this.t.id, state: this.t.state } };
     }
     const t = this.outgoing();
-    await discoverRound(this.deps.providers, t, state, this.ctx.now, (a) => this.addAttempt(a));
+    await discoverRound(this.deps.providers, t, state, this.ctx.now, (a) => this.addAttempt(a), (_p, vasp) => {
+      // A VASP wallet discovery resolved is searchable from now on (`source: discovery` until a transfer names it).
+      const { company_id, environment } = this.t;
+      this.ctx.write((s) => new VaspDirectory(s).record(company_id, environment, vasp.vaspId, vasp.vaspName, "discovery", this.at));
+    });
+    const repo = new Transfers(this.ctx.storage);
+    const moved = preferLastReached(state, (vaspId) => repo.lastReached(this.t.company_id, this.t.environment, vaspId, this.t.id));
+    if (moved) this.note("routed_by_last_contact", { provider: moved, preferred: state.preferred });
     for (;;) {
       const next = decide(state, this.ctx.now, (a) => this.addAttempt(a), (p) => this.deps.providers.displayName(p));
       if (next.kind === "wait") {
@@ -647,7 +657,27 @@ class Handling {
     return { ok: true, data: { result: "normal" } };
   }
 
+  /**
+   * An outgoing transfer no provider has taken (no carrying protocol: still queued, discovering, or held before any
+   * exchange) that reaches its `expiresAt` is `cancelled`, with `transfer.cancelled`: nothing was sent to a
+   * counterparty, so there is nothing to reject there, and the customer's records are no longer held by it.
+   */
+  private cancelIfExpired(): boolean {
+    if (!isUntakenExpired(this.t, this.ctx.now)) return false;
+    // A send in doubt (its message buried before the replay settled it) may have reached the provider: not cancelled.
+    const last = (JSON.parse(this.t.attempts) as Attempt[]).at(-1);
+    if (last?.status === "submitting" || last?.status === "submission_unknown") return false;
+    const from = this.t.state;
+    delete this.ctx.state.routing;
+    delete this.ctx.state.hold;
+    delete this.ctx.state.prechecked;
+    this.change("cancelled", {}, "expired", { expiresAt: this.t.expires_at, from });
+    this.audit("transfer.cancelled", { reason: "EXPIRED", previousState: from });
+    return true;
+  }
+
   async expire(): Promise<Outcome> {
+    if (this.cancelIfExpired()) return { ok: true, data: { id: this.t.id, state: this.t.state } };
     // Expiry is provider-specific (Part 3, provider_e): the provider's flow decides what an expired transfer becomes.
     const flow = this.flowOf(this.t.protocol);
     if (flow?.expire) await flow.expire(this.flowContext(this.t.protocol as Protocol));

@@ -1,15 +1,15 @@
-// CLI for suspicion reports (the dashboard's part, Part 2 "Report"): show, edit, and the life
-// draft → pending_review → submitted → filed. Each step by a named member, in one audited transaction.
+// CLI for suspicion reports (the dashboard's part, Part 2 "Report"): draft by hand, show, edit, and the life
+// draft → pending_review → submitted → filed. Each step by a named member, in one audited transaction, through the
+// same core and permission table as the operator routes (src/http/reports.ts).
 import process from "node:process";
 import { readFileSync } from "node:fs";
 import type { Storage } from "../adapters/storage/index.ts";
 import { Tenancy, TenancyError, type MemberRow } from "../adapters/storage/repos/tenancy.ts";
-import { Reports, type ReportRow } from "../adapters/storage/repos/reports.ts";
+import { Reports, type ReportChange, type ReportRow } from "../adapters/storage/repos/reports.ts";
 import { Thresholds } from "../adapters/storage/repos/thresholds.ts";
 import { loadMasterKey } from "../adapters/crypto/master-key.ts";
 import { Sealer } from "../adapters/crypto/envelope.ts";
-import type { Permission } from "../domain/access.ts";
-import { deadlineRule, filingDeadline, REPORT_STATUSES, resolveReportType, type ReportAction, type ReportStatus } from "../domain/reports/report.ts";
+import { deadlineRule, filingDeadline, jurisdictionOut, missingLabels, REPORT_ACTION_NEEDS, REPORT_STATUSES, resolveReportType, type ReportAction, type ReportStatus } from "../domain/reports/report.ts";
 import { isEnvironment, type Environment } from "../domain/types.ts";
 import { UsageError, actingMember, parseOptions, need as required } from "./usage.ts";
 
@@ -23,7 +23,8 @@ export interface ReportCliDeps {
 
 const USAGE = `usage: reports list [--env test|live] [--status <status>]
        reports show --id <reportId|number> [--env test|live]
-       reports edit --id <reportId|number> [--narrative-file <file>] [--field key=value ...] [--indicator <text> ...] --member <email>
+       reports draft --transfer <transferId> [--jurisdiction <CC>] --env test|live --member <email>
+       reports edit --id <reportId|number> [--narrative-file <file>] [--field key=value ...] [--indicator <text> ...] [--jurisdiction <CC>] --member <email>
        reports submit --id <reportId|number> --member <email>
        reports approve --id <reportId|number> --member <email>
        reports file --id <reportId|number> --reference <FIU reference> --member <email>
@@ -32,20 +33,13 @@ every command takes [--company <slug>] [--json]; --env defaults to live (a repor
 const OPTIONS = {
   list: { status: { type: "string" } },
   show: {},
-  edit: { "narrative-file": { type: "string" }, field: { type: "string", multiple: true }, indicator: { type: "string", multiple: true }, member: { type: "string" } },
+  draft: { transfer: { type: "string" }, jurisdiction: { type: "string" }, member: { type: "string" } },
+  edit: { "narrative-file": { type: "string" }, field: { type: "string", multiple: true }, indicator: { type: "string", multiple: true }, jurisdiction: { type: "string" }, member: { type: "string" } },
   submit: { member: { type: "string" } },
   approve: { member: { type: "string" } },
   file: { reference: { type: "string" }, member: { type: "string" } },
 } as const;
 
-/** Who may do what (docs/reports.md): every step needs strs:update; reading content and editing also pii:view. */
-const NEEDS: Record<ReportAction | "show", Permission[]> = {
-  show: ["strs:view", "pii:view"],
-  edit: ["strs:update", "pii:view"],
-  submit: ["strs:update"],
-  approve: ["strs:update"],
-  file: ["strs:update"],
-};
 
 function args(sub: keyof typeof OPTIONS, argv: string[]): Values {
   return parseOptions(argv, { ...OPTIONS[sub], id: { type: "string" }, env: { type: "string" } }, USAGE) as Values;
@@ -55,8 +49,8 @@ function need(v: Values, name: string): string {
   return required(v, name, USAGE);
 }
 
-const actingFor = (t: Tenancy, companyId: string, email: string, env: Environment, action: ReportAction | "show"): MemberRow =>
-  actingMember(t, companyId, email, env, NEEDS[action], (m, p) => `INSUFFICIENT_PERMISSION: member ${m.email} has role ${m.role}, which lacks ${p} (needed to ${action} a report)`);
+const actingFor = (t: Tenancy, companyId: string, email: string, env: Environment, action: ReportAction | "show" | "draft"): MemberRow =>
+  actingMember(t, companyId, email, env, REPORT_ACTION_NEEDS[action], (m, p) => `INSUFFICIENT_PERMISSION: member ${m.email} has role ${m.role}, which lacks ${p} (needed to ${action} a report)`);
 
 export function runReports(storage: Storage, argv: string[], out: Out, deps: ReportCliDeps = {}): void {
   const [sub, ...rest] = argv;
@@ -90,7 +84,7 @@ export function runReports(storage: Storage, argv: string[], out: Out, deps: Rep
       id: r.id,
       reportNumber: r.report_number,
       environment: r.environment,
-      jurisdiction: r.jurisdiction,
+      jurisdiction: jurisdictionOut(r.jurisdiction),
       label: type.definition.label,
       reportTo: type.definition.reportTo,
       status: r.status,
@@ -98,6 +92,8 @@ export function runReports(storage: Storage, argv: string[], out: Out, deps: Rep
       caseId: r.case_id,
       filingReady: r.filing_ready === 1,
       missing: repo.missing(r),
+      missingLabels: missingLabels(type, repo.missing(r)),
+      reportingThreshold: r.jurisdiction ? repo.threshold(company.id, r.environment, r.transfer_id, r.jurisdiction, ths) : null,
       filingDeadline: filingDeadline(r.generated_at, r.status, deadlineRule(type, ths), now),
       submittedBy: r.submitted_by,
       approvedBy: r.approved_by,
@@ -111,7 +107,8 @@ export function runReports(storage: Storage, argv: string[], out: Out, deps: Rep
   const summary = (d: ReturnType<typeof detail>) =>
     [
       `${d.reportNumber} (${d.id}) ${d.label} → ${d.reportTo ?? "no FIU of its own"}`,
-      `  status ${d.status}; filing-ready: ${d.filingReady ? "yes" : `no (missing fields: ${d.missing.fields.join(", ") || "none"}${d.missing.narrative ? "; narrative too short" : ""})`}`,
+      `  jurisdiction ${d.jurisdiction ?? "not set (set it with reports edit --jurisdiction before filing)"}`,
+      `  status ${d.status}; filing-ready: ${d.filingReady ? "yes" : `no, missing for filing:\n${d.missingLabels.map((l) => `    - ${l}`).join("\n")}`}`,
       `  deadline ${d.filingDeadline.deadline} (${d.filingDeadline.daysRemaining} days left${d.filingDeadline.isOverdue ? ", OVERDUE" : ""})`,
       ...(d.filingReference ? [`  filed as ${d.filingReference}`] : []),
     ].join("\n");
@@ -121,8 +118,8 @@ export function runReports(storage: Storage, argv: string[], out: Out, deps: Rep
     const status = v.status as string | undefined;
     if (status !== undefined && !(REPORT_STATUSES as readonly string[]).includes(status)) throw new UsageError(`--status must be one of ${REPORT_STATUSES.join(", ")}`);
     const rows = repo.page(company.id, env, { status: status as ReportStatus | undefined }, null, 200);
-    const items = rows.map((r) => ({ id: r.id, reportNumber: r.report_number, jurisdiction: r.jurisdiction, status: r.status, filingReady: r.filing_ready === 1, transferId: r.transfer_id, createdAt: r.created_at }));
-    return print(items, items.length ? items.map((i) => `${i.reportNumber}  ${i.status.padEnd(14)} ${i.jurisdiction}  ${i.filingReady ? "ready" : "not ready"}  ${i.id}`).join("\n") : `no reports in ${env}`);
+    const items = rows.map((r) => ({ id: r.id, reportNumber: r.report_number, jurisdiction: jurisdictionOut(r.jurisdiction), status: r.status, filingReady: r.filing_ready === 1, transferId: r.transfer_id, createdAt: r.created_at }));
+    return print(items, items.length ? items.map((i) => `${i.reportNumber}  ${i.status.padEnd(14)} ${i.jurisdiction ?? "--"}  ${i.filingReady ? "ready" : "not ready"}  ${i.id}`).join("\n") : `no reports in ${env}`);
   }
   if (sub === "show") {
     const r = find();
@@ -131,10 +128,20 @@ export function runReports(storage: Storage, argv: string[], out: Out, deps: Rep
     return print(d, `${summary(d)}\n  narrative: ${d.narrative ?? "(none)"}\n  fields: ${JSON.stringify(d.regulatoryData)}`);
   }
 
+  if (sub === "draft") {
+    if (!envArg) throw new UsageError(`draft needs --env test|live (the transfer's environment)\n${USAGE}`);
+    const m = actingFor(tenancy, company.id, need(v, "member"), envArg, "draft");
+    const jurisdiction = typeof v.jurisdiction === "string" ? v.jurisdiction : undefined;
+    const res = repo.draftForTransfer(company.id, envArg, { transferId: need(v, "transfer"), jurisdiction, memberId: m.id, actor: { type: "member", memberId: m.id } }, now);
+    if (!res.ok) throw new TenancyError(`${res.refusal.code}: ${res.refusal.message}`);
+    const d = detail(res.row);
+    return print(d, `Drafted by ${m.email}\n${summary(d)}`);
+  }
+
   const action = sub as ReportAction;
   const r = find();
   const m = actingFor(tenancy, company.id, need(v, "member"), r.environment, action);
-  const change: { narrative?: string; fields?: Record<string, string>; riskIndicators?: string[]; reference?: string } = {};
+  const change: ReportChange = {};
   if (action === "edit") {
     if (typeof v["narrative-file"] === "string") change.narrative = readFileSync(v["narrative-file"], "utf8");
     for (const kv of (v.field as string[] | undefined) ?? []) {
@@ -143,7 +150,9 @@ export function runReports(storage: Storage, argv: string[], out: Out, deps: Rep
       (change.fields ??= {})[kv.slice(0, i)] = kv.slice(i + 1);
     }
     if (v.indicator) change.riskIndicators = v.indicator as string[];
-    if (change.narrative === undefined && !change.fields && !change.riskIndicators) throw new UsageError(`edit needs --narrative-file, --field or --indicator\n${USAGE}`);
+    if (typeof v.jurisdiction === "string") change.jurisdiction = v.jurisdiction;
+    if (change.narrative === undefined && !change.fields && !change.riskIndicators && change.jurisdiction === undefined)
+      throw new UsageError(`edit needs --narrative-file, --field, --indicator or --jurisdiction\n${USAGE}`);
   }
   if (action === "file") change.reference = need(v, "reference");
   const res = repo.act(company.id, r.environment, r.id, action, { memberId: m.id, actor: { type: "member", memberId: m.id } }, change, now);

@@ -17,6 +17,10 @@ import { Transfers } from "./screens/Transfers.tsx";
 import { Cases } from "./screens/Cases.tsx";
 import { Deliveries } from "./screens/Deliveries.tsx";
 import { Reports, type SaveFile } from "./screens/Reports.tsx";
+import { Filing } from "./screens/Filing.tsx";
+import { Customers } from "./screens/Customers.tsx";
+import { Audit } from "./screens/Audit.tsx";
+import { Rules } from "./screens/Rules.tsx";
 import { UsageError } from "../cli/usage.ts";
 
 /** Opens the live stream; tests pass a stub. Returns how to stop it. */
@@ -67,6 +71,14 @@ function Screen({ id, height, width, go, focusCase, focusTransfer, openCase, sav
       return <Deliveries height={height} width={width} />;
     case "reports":
       return <Reports height={height} width={width} save={save} />;
+    case "filing":
+      return <Filing height={height} width={width} />;
+    case "customers":
+      return <Customers height={height} width={width} />;
+    case "audit":
+      return <Audit height={height} width={width} />;
+    case "rules":
+      return <Rules height={height} width={width} />;
   }
 }
 
@@ -189,7 +201,7 @@ export function App({ client, connect, noColor = false, initial = "overview", sa
       }
       if (input === "R") return setTicks((t) => Object.fromEntries(["transfer", "case", ...Object.keys(t)].map((k) => [k, (t[k] ?? 0) + 1])));
       const i = SCREENS.findIndex((s) => s.id === screen);
-      if (/^[1-5]$/.test(input)) return go(SCREENS[Number(input) - 1].id);
+      if (/^[1-9]$/.test(input) && SCREENS[Number(input) - 1]) return go(SCREENS[Number(input) - 1].id);
       if (key.tab) return go(SCREENS[(i + (key.shift ? SCREENS.length - 1 : 1)) % SCREENS.length].id);
     },
     { isActive: !modal },
@@ -204,7 +216,7 @@ export function App({ client, connect, noColor = false, initial = "overview", sa
     <ThemeContext.Provider value={{ noColor }}>
       <ConsoleContext.Provider value={state}>
         <Box flexDirection="column" width={width} height={height}>
-          <TabBar active={screen} />
+          <TabBar active={screen} width={width} />
           <Box height={bodyHeight} flexDirection="column">
             {!meReady ? (
               <Waiting health={health} url={client.url} />

@@ -54,15 +54,19 @@ export function moveSelection(index: number, nav: Nav, count: number, page: numb
 
 export const SCREENS = [
   { id: "overview", title: "Overview" },
-  { id: "transfers", title: "Held transfers" },
+  { id: "transfers", title: "Held transfers", short: "Held" },
   { id: "cases", title: "Cases" },
-  { id: "deliveries", title: "Deliveries" },
+  { id: "deliveries", title: "Deliveries", short: "Deliv" },
   { id: "reports", title: "Reports" },
+  { id: "filing", title: "Filing" },
+  { id: "customers", title: "Customers", short: "Cust" },
+  { id: "audit", title: "Audit" },
+  { id: "rules", title: "Rules" },
 ] as const;
 export type ScreenId = (typeof SCREENS)[number]["id"];
 
 export const GLOBAL_KEYS: [string, string][] = [
-  ["1-5, Tab, S-Tab", "switch screen (state kept)"],
+  ["1-9, Tab, S-Tab", "switch screen (state kept)"],
   ["j/k, ↑/↓", "move (stays on its item)"],
   ["g/G", "first / last"],
   ["PgUp/PgDn, ^u/^d", "page"],
@@ -105,4 +109,21 @@ export const SCREEN_KEYS: Record<ScreenId, [string, string][]> = {
     ["f", "open (not filed) / drafts / all"],
     ["d", "download the PDF to a path"],
   ],
+  filing: [
+    ["Enter", "a report with what filing still needs"],
+    ["e", "edit a regulatory field or the jurisdiction"],
+    ["n", "write the narrative"],
+    ["s / a", "submit for review / approve (a second officer)"],
+    ["F", "file with the FIU's reference (only when nothing is missing)"],
+    ["D", "draft a report by hand for a transfer"],
+  ],
+  customers: [
+    ["Enter", "identity status, wallets, transfers, cases"],
+    ["/", "search by name or external ID"],
+  ],
+  audit: [
+    ["f", "filter by entity type"],
+    ["Enter", "one entry with its detail"],
+  ],
+  rules: [["p", "promote the selected test rule to live (live key)"]],
 };

@@ -1,6 +1,7 @@
 // Case rules that need no I/O (Part 2 "Case"): body validation, defaults, case numbers, the resolution's transfer action.
 import type { Issue } from "./errors.ts";
 import type { Environment } from "./types.ts";
+import { isBlank } from "./text.ts";
 
 export const CASE_TYPES = ["compliance_review", "sanctions_hit", "provider_rejection", "manual_escalation", "threshold_breach", "kyc_failure"] as const;
 export const CASE_CATEGORIES = ["aml", "sanctions", "kyc", "fraud", "threshold"] as const;
@@ -83,7 +84,7 @@ function text(b: Record<string, unknown>, f: string, issues: Issue[], o: { max: 
   }
   const n = chars(v);
   if (n > o.max) issues.push({ path: f, message: `must be at most ${o.max.toLocaleString("en")} characters` });
-  else if (!o.nullable && v.trim() === "") issues.push({ path: f, message: n === 0 ? "must be at least 1 character" : "must not be blank" });
+  else if (!o.nullable && isBlank(v)) issues.push({ path: f, message: n === 0 ? "must be at least 1 character" : "must not be blank" });
   return v;
 }
 

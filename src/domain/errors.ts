@@ -25,6 +25,7 @@ export const ERRORS = {
   INTERNAL_ERROR: { status: 500, message: "Internal server error" },
   TIMEOUT: { status: 503, message: "The lookup timed out" },
   SERVICE_UNAVAILABLE: { status: 503, message: "Temporarily unavailable" },
+  COMPANY_NOT_READY: { status: 503, message: "The company is not ready to serve requests yet (the service is starting or stopping); retry after Retry-After" },
   // Part 1, customers, wallets, transfers (used by later resources)
   MISSING_FIELDS: { status: 400, message: "Required fields are missing" },
   INVALID_FIELDS: { status: 400, message: "Fields have invalid values" },
@@ -76,6 +77,12 @@ export const ERRORS = {
   INVALID_ASSIGNEE: { status: 422, message: "The assignee cannot be assigned" },
   REPORT_TOO_LONG_FOR_PDF: { status: 422, message: "The report text is over 100,000 characters: too long for a PDF" },
   PDF_RENDERER_BUSY: { status: 503, message: "Another report with Chinese, Japanese or Korean text is being drawn; retry shortly" },
+  // Caravan's operator routes (reports carried to filing, rules promoted to live): not in the public contract.
+  INVALID_REPORT_STATE: { status: 409, message: "The report is not in a status that allows this" },
+  NOT_FILING_READY: { status: 409, message: "The report is not filing-ready: required fields or the narrative are missing" },
+  SAME_MEMBER: { status: 403, message: "Four eyes: the member who submitted the report cannot approve it" },
+  REFERENCE_REQUIRED: { status: 422, message: "Filing needs the FIU's reference" },
+  RULE_ALREADY_PROMOTED: { status: 409, message: "The rule was promoted to live already" },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -75,6 +75,10 @@ export interface StreamSettings {
   bufferBytes: number;
   /** Open streams per company, both environments together; one more is 429 RATE_LIMITED. */
   maxPerCompany: number;
+  /** Open streams per company and environment (under the company's cap, so one environment cannot take it all). */
+  maxPerEnvironment: number;
+  /** Open streams per API key (so one key, a leaked test key say, cannot take its environment's or company's). */
+  maxPerKey: number;
   /** Events read per page (resume backlog and live tail). */
   pageSize: number;
   /** Events written by other processes (CLI) are looked for this often (milliseconds). */
@@ -91,6 +95,8 @@ export const STREAM_DEFAULTS: StreamSettings = {
   heartbeatMs: 15_000,
   bufferBytes: 1024 * 1024,
   maxPerCompany: 500,
+  maxPerEnvironment: 400,
+  maxPerKey: 100,
   pageSize: 200,
   pollMs: 500,
   retryMs: 1_000,
@@ -102,6 +108,8 @@ const ENV: Record<keyof StreamSettings, [name: string, min: number, max: number]
   heartbeatMs: ["CARAVAN_STREAM_HEARTBEAT_MS", 50, 3_600_000],
   bufferBytes: ["CARAVAN_STREAM_BUFFER_BYTES", 4096, 1 << 30],
   maxPerCompany: ["CARAVAN_STREAM_MAX_PER_COMPANY", 1, 1_000_000],
+  maxPerEnvironment: ["CARAVAN_STREAM_MAX_PER_ENVIRONMENT", 1, 1_000_000],
+  maxPerKey: ["CARAVAN_STREAM_MAX_PER_KEY", 1, 1_000_000],
   pageSize: ["CARAVAN_STREAM_PAGE_SIZE", 1, 10_000],
   pollMs: ["CARAVAN_STREAM_POLL_MS", 10, 60_000],
   retryMs: ["CARAVAN_STREAM_RETRY_MS", 0, 3_600_000],

@@ -116,6 +116,23 @@ export function validateCreateTransfer(body: unknown, today?: string): { ok: tru
   };
 }
 
+/** States an outgoing transfer can be in before any provider has taken it (its `protocol` still null). */
+export const UNTAKEN_STATES: readonly TransferState[] = ["queued", "processing", "held"];
+
+/**
+ * An outgoing transfer no provider has taken, past its `expiresAt` at `now` (ms): it is cancelled. A transfer a
+ * provider took (protocol set) follows that provider's rules instead; a failed one stays failed.
+ */
+export function isUntakenExpired(t: { direction: string; state: string; protocol: string | null; expires_at: string | null }, now: number): boolean {
+  return (
+    t.direction === "outgoing" &&
+    t.protocol === null &&
+    (UNTAKEN_STATES as readonly string[]).includes(t.state) &&
+    t.expires_at !== null &&
+    Date.parse(t.expires_at) <= now
+  );
+}
+
 /** A 32-byte hexadecimal hash with or without 0x (Part 1, accept). */
 export function isTxHash(s: string): boolean {
   return /^(0x)?[0-9a-fA-F]{64}$/.test(s);

@@ -4,6 +4,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import type { Issue } from "./errors.ts";
 import { normalizeForSearch } from "./customers.ts";
+import { isBlank } from "./text.ts";
 
 /** Part 2, Events: the catalogue. `test.ping` is sent by the test endpoint only and cannot be subscribed to. */
 export const EVENT_TYPES = [
@@ -85,7 +86,7 @@ export function urlProblem(url: string): string | null {
 
 function checkName(v: unknown, issues: Issue[]): void {
   if (typeof v !== "string") issues.push({ path: "name", message: "must be text" });
-  else if (v.trim() === "") issues.push({ path: "name", message: "must not be blank" });
+  else if (isBlank(v)) issues.push({ path: "name", message: "must not be blank" });
   else if (chars(v) > LIMITS.name) issues.push({ path: "name", message: `must be at most ${LIMITS.name} characters` });
 }
 

@@ -19,10 +19,11 @@ import { providerRoutes } from "./providers.ts";
 import { webhookRoutes } from "./webhooks.ts";
 import { caseRoutes } from "./cases.ts";
 import { reportRoutes } from "./reports.ts";
-import { openApiDocument } from "./openapi.ts";
+import { openApiDocument, systemRoutes } from "./openapi.ts";
+import { notCarriedCallbacks } from "./callbacks/not-carried.ts";
+import { customerOverviewRoutes } from "./customer-overview.ts";
 import { eventRoutes } from "./events.ts";
 import { meRoutes } from "./me.ts";
-import { PROVIDER_B_CALLBACKS } from "../domain/provider_b/endpoints.ts";
 import { providerBCallbacks, trpNotFound } from "./callbacks/provider_b.ts";
 import { providerECallbacks } from "./callbacks/provider_e.ts";
 import { informationRequestRoutes } from "./information-requests.ts";
@@ -32,6 +33,23 @@ import { providerACallbacks } from "./callbacks/provider_a.ts";
 /** Provider callbacks (Part 3): their own checks, limits and error bodies, none of the API's general rules. */
 const isCallbackPath = (pathname: string) => pathname === "/api/system/trp" || pathname.startsWith("/api/system/trp/");
 
+/** The request's URL, or null when its Host header makes none (the runtime then gives a bare path or a broken origin). */
+function parseRequestUrl(raw: string): URL | null {
+  try {
+    return new URL(raw);
+  } catch {
+    return null;
+  }
+}
+
+/** The path of a request URL without parsing its origin: "/a/b" of "http://host/a/b?q" or of "/a/b?q". */
+function pathOf(raw: string): string {
+  const start = raw.startsWith("/") ? 0 : raw.indexOf("/", raw.indexOf("//") + 2);
+  if (start < 0) return "/";
+  const end = raw.slice(start).search(/[?#]/);
+  return end < 0 ? raw.slice(start) : raw.slice(start, start + end);
+}
+
 export function createApp(services: Services) {
   const kit = new ApiKit({
     tenancy: services.tenancy,
@@ -40,11 +58,17 @@ export function createApp(services: Services) {
     log: services.log,
     appDomain: services.config.appDomain,
     storage: services.storage,
+    ready: services.ready,
   });
 
   const app = new Elysia({ normalize: false })
     .onRequest(({ request }) => {
-      const url = new URL(request.url);
+      const url = parseRequestUrl(request.url);
+      // A Host header that makes no URL (spaces, "[::1", an empty one) is the client's fault: 400, nothing logged.
+      if (!url) {
+        if (isCallbackPath(pathOf(request.url))) return trpNotFound();
+        return kit.errorResponse(apiError("VALIDATION_ERROR", { message: "The Host header is not a valid host name" }));
+      }
       if (isCallbackPath(url.pathname)) return;
       // Part 1, Errors: text with a NUL character in path or query is a VALIDATION_ERROR.
       if (/%00/i.test(url.pathname + url.search) || (url.pathname + url.search).includes("\u0000"))
@@ -65,8 +89,9 @@ export function createApp(services: Services) {
     })
     .onError(({ code, request, error }) => {
       if (code === "NOT_FOUND") {
-        if (isCallbackPath(new URL(request.url).pathname)) return trpNotFound();
-        const allow = kit.allowedMethods(new URL(request.url).pathname);
+        const pathname = pathOf(request.url);
+        if (isCallbackPath(pathname)) return trpNotFound();
+        const allow = kit.allowedMethods(pathname);
         if (allow.length > 0)
           return kit.errorResponse(apiError("METHOD_NOT_ALLOWED", { message: `Method ${request.method} is not allowed here`, headers: { Allow: allow.join(", ") } }));
         return kit.errorResponse(apiError("NOT_FOUND"));
@@ -88,10 +113,12 @@ export function createApp(services: Services) {
     .use(webhookRoutes(kit, services))
     .use(caseRoutes(kit, services))
     .use(reportRoutes(kit, services))
+    .use(customerOverviewRoutes(kit, services))
     .use(providerRoutes(kit, services))
     .use(providerBCallbacks(services))
     .use(providerECallbacks(services, () => (services.providers.adapter("provider_e") as { options?: ProviderEOptions } | undefined)?.options ?? null))
     .use(providerACallbacks(services))
+    .use(notCarriedCallbacks(services))
     .use(informationRequestRoutes(kit, services))
     .use(eventRoutes(kit, services))
     .use(
@@ -107,23 +134,7 @@ export function createApp(services: Services) {
     );
 
   kit.register("GET", "/api/v2/openapi.json", { summary: "This API's OpenAPI 3.1 description (no key needed)", tags: ["meta"] } as never);
-  const doc = openApiDocument(kit, [
-    { method: "GET", path: "/healthz", summary: "200 {status: ok} once migrations are applied and the actors run", tags: ["meta"], authentication: "none" },
-    {
-      method: "POST",
-      path: "/api/system/trp/provider_a/{environment}/{providerId}",
-      summary: "provider_a callback: webhook events (read back from the provider, recorded as processed after success)",
-      tags: ["callbacks"],
-      authentication: "Standard Webhooks signature with webhookSecret, timestamp within five minutes (Part 3, Authentication 2)",
-    },
-    ...PROVIDER_B_CALLBACKS.map((c) => ({
-      method: c.method,
-      path: `/api/system/trp/provider_b/{environment}/connections/{providerId}/${c.path}`,
-      summary: `provider_b callback: ${c.label}`,
-      tags: ["callbacks"],
-      authentication: "source address (PROVIDER_B_ALLOWED_IPS), sender headers, crypto_box payloads (Part 3, Authentication 3)",
-    })),
-  ]);
+  const doc = openApiDocument(kit, systemRoutes());
   app.get("/api/v2/openapi.json", () => json(200, doc));
   return app;
 }

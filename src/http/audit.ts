@@ -36,6 +36,7 @@ export function auditRoutes(kit: ApiKit, audit: AuditLog, cursorKey: Uint8Array)
           const { company, environment } = auth;
           const res = keysetPage<AuditRow>({
             key: cursorKey,
+            scope: auth,
             list: `audit|${JSON.stringify(f)}`,
             cursor: query.cursor,
             limit: query.limit,

@@ -1,5 +1,5 @@
-// Request bodies: at most 65,536 bytes, counted while streaming (never read whole first), JSON, no NUL.
-import { readBodyCapped } from "../adapters/net/read.ts";
+// Request bodies: at most 65,536 bytes, counted while streaming (never read whole first), JSON nested at most 32 deep, no NUL.
+import { decodeJsonLimited, MAX_JSON_DEPTH, readBodyCapped } from "../adapters/net/read.ts";
 import { apiError } from "../domain/errors.ts";
 
 export const MAX_BODY_BYTES = 65_536;
@@ -29,19 +29,13 @@ export async function readJsonBody(req: Request): Promise<unknown> {
   checkDeclaredLength(req);
   const bytes = await readLimited(req);
   if (bytes.byteLength === 0) return undefined;
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    throw apiError("INVALID_JSON", { message: "The request body is not valid UTF-8 JSON" });
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
+  const r = decodeJsonLimited(bytes);
+  if (!r.ok) {
+    if (r.reason === "not_utf8") throw apiError("INVALID_JSON", { message: "The request body is not valid UTF-8 JSON" });
+    if (r.reason === "too_deep") throw apiError("INVALID_JSON", { message: `The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels` });
     throw apiError("INVALID_JSON");
   }
   // JSON text can only carry NUL as the escape \u0000: without one, the value has none (no walk needed).
-  if (text.includes("\\u0000") && hasNul(value)) throw apiError("VALIDATION_ERROR", { message: "Text in the body must not contain a NUL character (U+0000)" });
-  return value;
+  if (r.text!.includes("\\u0000") && hasNul(r.value)) throw apiError("VALIDATION_ERROR", { message: "Text in the body must not contain a NUL character (U+0000)" });
+  return r.value;
 }

@@ -144,6 +144,7 @@ export function caseRoutes(kit: ApiKit, deps: CaseRouteDeps) {
           };
           const res = keysetPage<CaseRow>({
             key: deps.cursorKey,
+            scope: c.auth,
             list: `cases|${JSON.stringify([filter.status, filter.priority, filter.type, filter.assigneeId, filter.hasTransfer, s ?? null, piiView])}`,
             cursor: c.query.cursor,
             limit: c.query.limit,
@@ -179,6 +180,7 @@ export function caseRoutes(kit: ApiKit, deps: CaseRouteDeps) {
           const row = existing(c);
           const res = keysetPage<NoteRow>({
             key: deps.cursorKey,
+            scope: c.auth,
             list: `case-notes|${row.id}`,
             cursor: c.query.cursor,
             limit: c.query.limit,
@@ -205,6 +207,7 @@ export function caseRoutes(kit: ApiKit, deps: CaseRouteDeps) {
           const v = viewerOf(c.auth);
           const res = keysetPage<HistoryRow>({
             key: deps.cursorKey,
+            scope: c.auth,
             list: `case-history|${row.id}|${v.strsRead}`,
             cursor: c.query.cursor,
             limit: c.query.limit,

@@ -101,6 +101,7 @@ export function customerRoutes(kit: ApiKit, deps: CustomerRouteDeps) {
           };
           const res = keysetPage<CustomerListRow>({
             key: deps.cursorKey,
+            scope: c.auth,
             list: `customers|${JSON.stringify([filter.includeDeactivated, search ?? null, piiView])}`,
             cursor: c.query.cursor,
             limit: c.query.limit,

@@ -10,6 +10,8 @@ import { EventLog, type EventRow } from "../adapters/storage/repos/events.ts";
 export interface StreamOwner {
   companyId: string;
   environment: Environment;
+  /** The API key's ID: its open streams are capped too. */
+  keyId: string;
   /** The stream scopes the key and role hold now (transfers:read, cases:read). */
   grants: string[];
   /** Re-checks the key (revocation, role change): the scopes it holds now, or null when the stream must end. */
@@ -51,6 +53,7 @@ export class EventStreamHub {
   private position = 0;
   private readonly byTenant = new Map<string, Set<Client>>();
   private readonly perCompany = new Map<string, number>();
+  private readonly perKey = new Map<string, number>();
   private readonly log: EventLog;
   private timers: ReturnType<typeof setInterval>[] = [];
   private unlisten: (() => void) | null = null;
@@ -85,10 +88,17 @@ export class EventStreamHub {
 
   /**
    * Opens a stream for `owner`, after `resumeAfter` (the client's Last-Event-ID) or from now (null).
-   * Throws StreamRefused when the company already holds its maximum of open streams.
+   * Throws StreamRefused when the key, the company's environment or the company already holds its maximum of open
+   * streams (100, 400 and 500 by default): one key cannot take every slot of its company.
    */
   openStream(owner: StreamOwner, resumeAfter: number | null): ReadableStream<Uint8Array> {
     const { settings } = this.deps;
+    const byKey = this.perKey.get(owner.keyId) ?? 0;
+    if (byKey >= settings.maxPerKey) throw new StreamRefused(`${byKey} streams are open for this API key (at most ${settings.maxPerKey})`);
+    const key = `${owner.companyId}|${owner.environment}`;
+    const inEnvironment = this.byTenant.get(key)?.size ?? 0;
+    if (inEnvironment >= settings.maxPerEnvironment)
+      throw new StreamRefused(`${inEnvironment} streams are open for this company's ${owner.environment} environment (at most ${settings.maxPerEnvironment})`);
     const held = this.perCompany.get(owner.companyId) ?? 0;
     if (held >= settings.maxPerCompany) throw new StreamRefused(`${held} streams are open for this company (at most ${settings.maxPerCompany})`);
     if (this.count === 0) this.start();
@@ -102,11 +112,11 @@ export class EventStreamHub {
       done: false,
     };
     if (client.live) client.cursor = Math.max(client.cursor, this.position);
-    const key = `${owner.companyId}|${owner.environment}`;
     let set = this.byTenant.get(key);
     if (!set) this.byTenant.set(key, (set = new Set()));
     set.add(client);
     this.perCompany.set(owner.companyId, held + 1);
+    this.perKey.set(owner.keyId, byKey + 1);
     this.count++;
     return new ReadableStream<Uint8Array>(
       {
@@ -313,6 +323,9 @@ export class EventStreamHub {
     const held = (this.perCompany.get(c.owner.companyId) ?? 1) - 1;
     if (held <= 0) this.perCompany.delete(c.owner.companyId);
     else this.perCompany.set(c.owner.companyId, held);
+    const byKey = (this.perKey.get(c.owner.keyId) ?? 1) - 1;
+    if (byKey <= 0) this.perKey.delete(c.owner.keyId);
+    else this.perKey.set(c.owner.keyId, byKey);
     this.count--;
     if (this.count === 0) this.stopTimers();
   }

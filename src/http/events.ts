@@ -85,6 +85,7 @@ export function eventRoutes(kit: ApiKit, deps: EventRouteDeps) {
         {
           companyId,
           environment: c.auth.environment,
+          keyId,
           grants: streamGrants(holds(c.auth)),
           // Each heartbeat re-reads the key: a revoked key, a suspended company or a lost grant ends the stream.
           recheck: () => {

@@ -22,6 +22,8 @@ export interface KitDeps {
   appDomain?: string;
   /** For `readOnly` routes: authentication and the handler's reads share one read transaction. */
   storage?: Pick<Storage, "read">;
+  /** False while the service cannot serve a company yet (starting, or stopping): 503 COMPANY_NOT_READY. */
+  ready?: () => boolean;
 }
 
 type QuerySpec = Record<string, QueryParam<unknown>>;
@@ -190,7 +192,9 @@ export class ApiKit {
 
   /** Company, key, company budget, access, the route's own budget. */
   private admit(spec: RouteSpec<any>, request: Request): AuthContext {
-    const { tenancy, limiter, appDomain } = this.deps;
+    const { tenancy, limiter, appDomain, ready } = this.deps;
+    // Part 1 Errors, 503 "company not ready": before its actors run (or once they stop) nothing of a company is served.
+    if (ready && !ready()) throw apiError("COMPANY_NOT_READY", { headers: { "Retry-After": "5" } });
     const company = resolveCompany(request, tenancy, appDomain);
     const auth = authenticate(request, company, tenancy);
     limiter.check("company", company.id);

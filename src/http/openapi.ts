@@ -1,5 +1,9 @@
 // OpenAPI 3.1 generated from the route registry and the same TypeBox schemas that validate requests.
 import type { ApiKit } from "./kit.ts";
+import { BODY_DOCS, exampleOf } from "./openapi-bodies.ts";
+import { PROVIDER_B_CALLBACKS } from "../domain/provider_b/endpoints.ts";
+import { NOT_CARRIED } from "./callbacks/not-carried.ts";
+import { EVENTS as PROVIDER_E_CALLBACK_EVENTS } from "./callbacks/provider_e.ts";
 
 const envelope = {
   type: "object",
@@ -28,6 +32,56 @@ export interface OtherRoute {
   tags: string[];
   /** How the caller is authenticated, in words (callbacks: the provider's own rules, Part 3). */
   authentication: string;
+}
+
+const PROVIDER_E_SUMMARIES: Record<string, string> = {
+  "permission-request": "an originating VASP's permission request (IVMS101 encrypted for the company's key): an incoming transfer",
+  "address-validation": "is this address a verified wallet of an active, verified customer? (answered signed)",
+  txid: "the originator's transaction ID: completes an incoming transfer the company accepted",
+  cancel: "the originator cancels an incoming transfer: rejected",
+  cdd: "an information request, answer or unasked information about a transfer",
+  permission: "the beneficiary VASP's decision on an outgoing transfer; its URL, with the transfer ID and a token, goes in each permission request (not listed in callbackPaths)",
+};
+/** The events the provider_e callback routes serve (one route each), described. */
+const PROVIDER_E_EVENTS = PROVIDER_E_CALLBACK_EVENTS.map((event) => ({ event, summary: PROVIDER_E_SUMMARIES[event] ?? event }));
+
+/** Every route outside the API-key pipeline: health and each provider's callbacks (Part 3 "Callback paths"). */
+export function systemRoutes(): OtherRoute[] {
+  const trp = "/api/system/trp";
+  return [
+    { method: "GET", path: "/healthz", summary: "200 {status: ok} once migrations are applied and the actors run; 503 {status: starting} before", tags: ["meta"], authentication: "none" },
+    {
+      method: "POST",
+      path: `${trp}/provider_a/{environment}/{providerId}`,
+      summary: "provider_a callback: webhook events (read back from the provider, recorded as processed after success)",
+      tags: ["callbacks"],
+      authentication: "Standard Webhooks signature with webhookSecret, timestamp within five minutes",
+    },
+    ...PROVIDER_B_CALLBACKS.map((c) => ({
+      method: c.method,
+      path: `${trp}/provider_b/{environment}/connections/{providerId}/${c.path}`,
+      summary: `provider_b callback: ${c.label}`,
+      tags: ["callbacks"],
+      authentication: "source address (PROVIDER_B_ALLOWED_IPS), sender headers, crypto_box payloads",
+    })),
+    ...PROVIDER_E_EVENTS.map((e) => ({
+      method: "POST",
+      path: `${trp}/provider_e/{environment}/{providerId}/${e.event}`,
+      summary: `provider_e callback: ${e.summary}`,
+      tags: ["callbacks"],
+      authentication:
+        e.event === "permission"
+          ? "the transfer ID and token of the URL, the decision signed by the beneficiary VASP and matching the provider's signed status"
+          : "the environment's provider_e credentials; each event checked against the transfer's status read from the provider, signed with bridgePublicKey",
+    })),
+    ...NOT_CARRIED.map((c) => ({
+      method: c.method,
+      path: c.template,
+      summary: `${c.provider} callback (${c.label}): refused with 503 {error: Provider unavailable, code: PROVIDER_NOT_SUPPORTED} while Caravan cannot carry ${c.provider} transfers`,
+      tags: ["callbacks"],
+      authentication: "none taken: nothing is processed",
+    })),
+  ];
 }
 
 /** A Server-Sent Events route (the event stream): its events and the resume header. */
@@ -99,7 +153,10 @@ export function openApiDocument(kit: ApiKit, others: readonly OtherRoute[] = [])
       op["x-permission"] = access.permission;
       if (access.liveOnly) op["x-live-key-required"] = true;
     } else op.security = [];
-    if (r.spec.body) op.requestBody = { required: true, content: { "application/json": { schema: r.spec.body } } };
+    const docs = BODY_DOCS[`${r.method} ${r.path}`];
+    const schema = r.spec.body ?? docs?.schema;
+    if (schema && !docs?.none) op.requestBody = { required: true, content: { "application/json": { schema, example: docs?.example ?? exampleOf(schema) } } };
+    else if (docs?.none) op["x-request-body"] = "none";
     const sse = (r.spec as { sse?: SseDoc }).sse;
     if (sse) describeStream(op, sse, params);
     (paths[oaPath] ??= {})[r.method.toLowerCase()] = op;

@@ -1,10 +1,17 @@
-// /api/v2/report-types and /api/v2/reports: the catalogue, list, detail and PDF download (Part 2, "Reports").
+// /api/v2/report-types and /api/v2/reports: the catalogue, list, detail and PDF download (Part 2, "Reports"), and
+// Caravan's operator routes that carry a report to filing (draft by hand, edit, submit, approve, file): the same core
+// (`Reports.act`, `Reports.draftForTransfer`) and the same permissions as the CLI.
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { apiError } from "../domain/errors.ts";
 import { reportDocument } from "../domain/reports/document.ts";
 import {
   filingDeadline,
+  jurisdictionOut,
   maskReportContent,
+  missingForFiling,
+  missingLabels,
+  REPORT_ACTION_NEEDS,
+  type ReportAction,
   normaliseJurisdiction,
   presentReportType,
   REPORT_KINDS,
@@ -16,16 +23,17 @@ import {
   type DeadlineThreshold,
 } from "../domain/reports/report.ts";
 import { UnreadableError, type Sealer } from "../adapters/crypto/envelope.ts";
-import { Reports, REPORT_ENTITY, type ReportRow, type ReportListFilter } from "../adapters/storage/repos/reports.ts";
+import { Reports, REPORT_ENTITY, type ReportChange, type ReportRow, type ReportListFilter } from "../adapters/storage/repos/reports.ts";
 import { Thresholds } from "../adapters/storage/repos/thresholds.ts";
 import { AuditLog } from "../adapters/storage/repos/audit.ts";
 import type { Storage } from "../adapters/storage/index.ts";
 import { RendererBusy, WorkerPdfRenderer, type PdfRenderer } from "../adapters/pdf/renderer.ts";
-import { API_VERSION, ok, page, type ApiKit, type RouteContext } from "./kit.ts";
+import { API_VERSION, created, invalid, ok, page, type ApiKit, type RouteContext } from "./kit.ts";
 import { keysetPage } from "./paging.ts";
 import type { Access } from "./auth.ts";
 import { q, type QueryParam } from "./query.ts";
 import { Type } from "@sinclair/typebox";
+import type { Permission } from "../domain/access.ts";
 import { Elysia } from "elysia";
 
 export interface ReportRouteDeps {
@@ -40,12 +48,28 @@ const ID = /^rpt_[0-9a-z]{26}$/;
 // Part 2: two scopes; a key without strs:read is 403 INSUFFICIENT_PERMISSION. The role needs reports:view and strs:view.
 const read: Access = { scope: "reports:read", permission: "reports:view", alsoScopes: ["strs:read"] };
 const download: Access = { scope: "reports:read", permission: "reports:view", alsoScopes: ["strs:read", "transfers:read"] };
+// Operator routes: strs:write on the key (as a resolution that drafts), strs:update in the role; the rest per action.
+const write: Access = { scope: "strs:write", permission: "strs:update", alsoScopes: ["reports:read", "strs:read"] };
+
+const TRANSFER_ID = /^trf_[0-9a-z]{26}$/;
+const str = (max: number) => Type.String({ maxLength: max });
+const draftBody = Type.Object({ transferId: Type.String(), jurisdiction: Type.Optional(Type.String({ maxLength: 2 })) }, { additionalProperties: false });
+const editBody = Type.Object(
+  {
+    narrative: Type.Optional(str(REPORT_LIMITS.narrative)),
+    fields: Type.Optional(Type.Record(Type.String(), str(REPORT_LIMITS.fieldValue))),
+    riskIndicators: Type.Optional(Type.Array(str(REPORT_LIMITS.riskIndicator), { maxItems: REPORT_LIMITS.riskIndicators })),
+    jurisdiction: Type.Optional(Type.String({ maxLength: 2 })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+const fileBody = Type.Object({ reference: Type.String({ minLength: 1, maxLength: REPORT_LIMITS.reference }) }, { additionalProperties: false });
 
 function notFound(id: string): never {
   throw apiError("REPORT_NOT_FOUND", { details: { resource: "Report", id } });
 }
 
-function needPermission(c: RouteContext, ...permissions: ("strs:view" | "transfers:view")[]): void {
+function needPermission(c: RouteContext, ...permissions: readonly Permission[]): void {
   for (const p of permissions)
     if (!c.auth.can(p)) throw apiError("INSUFFICIENT_PERMISSION", { message: `The role ${c.auth.member.role} lacks the permission ${p}`, details: { permission: p } });
 }
@@ -103,7 +127,7 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
       reportNumber: r.report_number,
       transferId: r.transfer_id,
       status: r.status,
-      jurisdiction: r.jurisdiction,
+      jurisdiction: jurisdictionOut(r.jurisdiction),
       detectionMethod: r.detection_method,
       generatedBy: r.generated_by,
       generatedAt: r.generated_at,
@@ -123,6 +147,56 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
     const id = c.params.id;
     if (!ID.test(id)) notFound(id);
     return repo.get(c.auth.company.id, c.auth.environment, id) ?? notFound(id);
+  }
+
+  /** The report in detail as GET /:id answers it (personal data masked without pii:view). */
+  function detail(c: RouteContext, row: ReportRow) {
+    const type = resolveReportType(row.jurisdiction);
+    const content = openContent(row);
+    const shown = c.pii(content, (v) => maskReportContent(type, v));
+    const members = repo.members(c.auth.company.id, [row.generated_by, row.filed_by]);
+    return { ...present(row, strThresholds(c.auth.company.id), members, c.now), narrative: shown.narrative, riskIndicators: shown.riskIndicators, regulatoryData: shown.regulatoryData };
+  }
+
+  /** What filing still needs, the type's fields, who submitted and approved, and the reporting threshold (operator view). */
+  function readiness(c: RouteContext, row: ReportRow) {
+    const type = resolveReportType(row.jurisdiction);
+    const content = openContent(row);
+    const m = missingForFiling(type, content.narrative, content.regulatoryData);
+    const members = repo.members(c.auth.company.id, [row.submitted_by, row.approved_by]);
+    const ths = strThresholds(c.auth.company.id);
+    return {
+      id: row.id,
+      reportNumber: row.report_number,
+      status: row.status,
+      jurisdiction: jurisdictionOut(row.jurisdiction),
+      filingReady: row.filing_ready === 1,
+      missing: { fields: m.fields, narrative: m.narrative, labels: missingLabels(type, m) },
+      fields: [
+        ...(jurisdictionOut(row.jurisdiction) === null ? [{ key: "jurisdiction", label: "Jurisdiction (where the report is filed)", type: "country", pii: false, required: true }] : []),
+        ...type.fields.map((f) => ({ key: f.key, label: f.label, type: f.type, pii: f.pii, required: f.required })),
+      ],
+      narrativeMinLength: type.definition.narrativeMinLength,
+      reportingThreshold: row.jurisdiction ? repo.threshold(c.auth.company.id, c.auth.environment, row.transfer_id, row.jurisdiction, ths) : null,
+      submittedBy: row.submitted_by ? (members.get(row.submitted_by) ?? { id: row.submitted_by }) : null,
+      submittedAt: row.submitted_at,
+      approvedBy: row.approved_by ? (members.get(row.approved_by) ?? { id: row.approved_by }) : null,
+      approvedAt: row.approved_at,
+    };
+  }
+
+  /** One step of the life by the key's member: the CLI's permissions, the CLI's core, the CLI's audit. */
+  function step(c: RouteContext, action: ReportAction, change: ReportChange) {
+    needPermission(c, ...REPORT_ACTION_NEEDS[action]);
+    const row = load(c);
+    const res = repo.act(c.auth.company.id, c.auth.environment, row.id, action, { memberId: c.auth.member.id, actor: c.auth.actor }, change, c.now);
+    if (!res.ok) {
+      const f = res.refusal;
+      if (f.code === "INVALID_EDIT") invalid(f.message.split("; ").map((message) => ({ path: "", message })));
+      if (f.code === "REPORT_NOT_FOUND") notFound(row.id);
+      throw apiError(f.code, { message: f.message, details: { reportId: row.id, status: row.status } });
+    }
+    return ok({ ...detail(c, res.row), readiness: readiness(c, res.row) });
   }
 
   const types = kit.group("/api/v2/report-types", (r) =>
@@ -177,6 +251,7 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
           };
           const res = keysetPage<ReportRow>({
             key: deps.cursorKey,
+            scope: c.auth,
             list: `reports|${JSON.stringify([f.kind, f.status, f.jurisdiction, f.transferId, f.search, f.from, f.to])}`,
             cursor: c.query.cursor,
             limit: c.query.limit,
@@ -191,13 +266,39 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
       )
       .get("/:id", { summary: "A report with its narrative, risk indicators and regulatory data (personal data masked without pii:view)", access: read, tags: ["reports"] }, (c) => {
         needPermission(c, "strs:view");
-        const row = load(c);
-        const type = resolveReportType(row.jurisdiction);
-        const content = openContent(row);
-        const shown = c.pii(content, (v) => maskReportContent(type, v));
-        const members = repo.members(c.auth.company.id, [row.generated_by, row.filed_by]);
-        return ok({ ...present(row, strThresholds(c.auth.company.id), members, c.now), narrative: shown.narrative, riskIndicators: shown.riskIndicators, regulatoryData: shown.regulatoryData });
+        return ok(detail(c, load(c)));
       })
+      .post(
+        "/",
+        { summary: "Operator: draft a suspicion report by hand for any transfer of the environment", access: write, body: draftBody, validationStatus: 422, tags: ["reports", "operator"] },
+        (c) => {
+          needPermission(c, ...REPORT_ACTION_NEEDS.draft);
+          const b = c.body as { transferId: string; jurisdiction?: string };
+          if (!TRANSFER_ID.test(b.transferId)) throw apiError("TRANSFER_NOT_FOUND", { status: 422, message: "transferId names no transfer of this environment", details: { field: "transferId", id: b.transferId } });
+          const res = repo.draftForTransfer(c.auth.company.id, c.auth.environment, { transferId: b.transferId, jurisdiction: b.jurisdiction, memberId: c.auth.member.id, actor: c.auth.actor }, c.now);
+          if (!res.ok) {
+            if (res.refusal.code === "INVALID_EDIT") invalid([{ path: "jurisdiction", message: res.refusal.message }]);
+            throw apiError("TRANSFER_NOT_FOUND", { status: 422, message: "transferId names no transfer of this environment", details: { field: "transferId", id: b.transferId } });
+          }
+          return created({ ...detail(c, res.row), readiness: readiness(c, res.row) });
+        },
+      )
+      .get("/:id/readiness", { summary: "Operator: what filing still needs (fields and narrative), the type's fields, submitter and approver", access: read, tags: ["reports", "operator"] }, (c) => {
+        needPermission(c, "strs:view");
+        return ok(readiness(c, load(c)));
+      })
+      .patch(
+        "/:id",
+        { summary: "Operator: edit narrative, regulatory fields, risk indicators or jurisdiction (a report in review goes back to draft)", access: write, body: editBody, validationStatus: 422, tags: ["reports", "operator"] },
+        (c) => step(c, "edit", c.body as ReportChange),
+      )
+      .post("/:id/submit", { summary: "Operator: submit a filing-ready draft for review", access: write, tags: ["reports", "operator"] }, (c) => step(c, "submit", {}))
+      .post("/:id/approve", { summary: "Operator: approve a report in review (another member than the submitter)", access: write, tags: ["reports", "operator"] }, (c) => step(c, "approve", {}))
+      .post(
+        "/:id/file",
+        { summary: "Operator: mark an approved report filed with the FIU's reference", access: write, body: fileBody, validationStatus: 422, tags: ["reports", "operator"] },
+        (c) => step(c, "file", { reference: (c.body as { reference: string }).reference }),
+      )
       .get(
         "/:id/download",
         {
@@ -212,30 +313,18 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
           needPermission(c, "strs:view", "transfers:view");
           const { company, environment } = c.auth;
           const row = load(c);
-          const transfer = deps.storage.stmt("SELECT id, state, created_at FROM transfers WHERE id = ? AND company_id = ? AND environment = ?").get(row.transfer_id, company.id, environment) as
-            | { id: string; state: string; created_at: string }
-            | undefined;
-          if (!transfer) throw apiError("TRANSFER_NOT_FOUND", { status: 409, message: "The report's transfer is not in this environment", details: { transferId: row.transfer_id } });
           // Part 2 Limits: over 100,000 characters is refused without opening or drawing anything.
           if (row.text_length > REPORT_LIMITS.pdfText)
             throw apiError("REPORT_TOO_LONG_FOR_PDF", { details: { characters: row.text_length, limit: REPORT_LIMITS.pdfText } });
-          const type = resolveReportType(row.jurisdiction);
-          const content = openContent(row);
-          const doc = reportDocument({
-            type,
-            reportNumber: row.report_number,
-            status: row.status,
-            generatedAt: row.generated_at,
-            filingReady: row.filing_ready === 1,
-            filingReference: row.filing_reference,
-            filedAt: row.filed_at,
-            deadline: filingDeadline(row.generated_at, row.status, deadlineRule(type, strThresholds(company.id)), c.now),
-            narrative: content.narrative,
-            riskIndicators: content.riskIndicators,
-            regulatoryData: content.regulatoryData,
-            transfer: { id: transfer.id, state: transfer.state, createdAt: transfer.created_at },
-            caseId: row.case_id,
-          });
+          let input;
+          try {
+            input = repo.documentInput(row, strThresholds(company.id), c.now);
+          } catch (e) {
+            if (e instanceof UnreadableError) throw apiError("SERVICE_UNAVAILABLE", { message: "The report's sealed data cannot be decrypted" });
+            throw e;
+          }
+          if (!input) throw apiError("TRANSFER_NOT_FOUND", { status: 409, message: "The report's transfer is not in this environment", details: { transferId: row.transfer_id } });
+          const doc = reportDocument(input);
           let bytes: Uint8Array;
           try {
             bytes = await pdf().render(doc, { cjk: row.has_cjk === 1 });

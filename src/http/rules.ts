@@ -1,5 +1,6 @@
 // /api/v2/rules: list, create, read, change, deactivate (Part 2 "Rules and thresholds", "States and transitions → Rule").
 // Rules belong to the key's environment; VALIDATION_ERROR is 422 here with details.issues of { path, message }.
+// Operator routes (Caravan's own): a live key lists the test rules and promotes one to live, copied with its conditions.
 import { Type } from "@sinclair/typebox";
 import { apiError } from "../domain/errors.ts";
 import { normalizeForSearch } from "../domain/customers.ts";
@@ -36,6 +37,9 @@ const read = { scope: "rules:read", permission: "rules:view" } as const;
 const create = { scope: "rules:write", permission: "rules:create" } as const;
 // Part 2: `rules:update` also for delete.
 const update = { scope: "rules:write", permission: "rules:update" } as const;
+// A promotion changes live: a live key, as every change that reaches live from outside its environment (thresholds, switches).
+const promoteAccess = { scope: "rules:write", permission: "rules:create", liveOnly: true } as const;
+const promotableAccess = { scope: "rules:read", permission: "rules:view", liveOnly: true } as const;
 
 /** A choice filter (Part 2): an empty value or `all` means no filter (null). */
 function choice<const V extends string>(values: readonly V[]): QueryParam<V | null> {
@@ -162,8 +166,37 @@ export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
   const changer = (c: RouteContext) => ({ actor: c.auth.actor, memberId: c.auth.member.id });
   const load = (c: RouteContext, id: string): Rule => (ID.test(id) ? repo.get(c.auth.company.id, c.auth.environment, id) : undefined) ?? notFound(id);
 
+  /** The company's integrations as live rules see them (IDs and the one switch are shared by both environments). */
+  const liveIntegrations = (c: RouteContext): IntegrationLookup => {
+    const refs = deps.providerSettings
+      .list(c.auth.company.id, "live", "integration")
+      .filter((x) => x.id !== null)
+      .map((x) => ({ id: x.id!, name: x.name, enabled: x.enabled }));
+    return (id) => refs.find((x) => x.id === id);
+  };
+
   return kit.group("/api/v2/rules", (r) =>
     r
+      .get(
+        "/promotable",
+        { summary: "Operator: the test environment's rules, each with the live rule it was promoted to (live key)", access: promotableAccess, tags: ["rules", "operator"], query: { limit: q.limit(200) } },
+        (c) => {
+          const rows = repo.page(c.auth.company.id, "test", {}, null, c.query.limit);
+          return ok(rows.map(({ rule }) => ({ ...present(rule), promotedTo: repo.promotedTo(c.auth.company.id, rule.id) })));
+        },
+      )
+      .post("/:id/promote", { summary: "Operator: copy a test rule (the path's ID) to live with its conditions; all or nothing, audited in both environments (live key)", access: promoteAccess, tags: ["rules", "operator"] }, (c) => {
+        const id = c.params.id;
+        if (!ID.test(id)) notFound(id);
+        const res = repo.promote(c.auth.company.id, id, changer(c), c.now, liveIntegrations(c));
+        if (!res.ok) {
+          if (res.code === "RULE_NOT_FOUND") throw apiError("RULE_NOT_FOUND", { message: "No rule with this ID in the test environment", details: { resource: "Rule", id, environment: "test" } });
+          if (res.code === "RULE_ALREADY_PROMOTED")
+            throw apiError("RULE_ALREADY_PROMOTED", { message: `The rule was promoted to live already as ${res.liveRuleId}; change that rule instead`, details: { ruleId: id, liveRuleId: res.liveRuleId } });
+          invalid(res.issues);
+        }
+        return created(detail(c, res.rule), { promotedFrom: res.from.id });
+      })
       .get(
         "/",
         {
@@ -191,6 +224,7 @@ export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
           };
           const { rows, meta } = keysetPage({
             key: deps.cursorKey,
+            scope: c.auth,
             list: `rules:${auth.company.id}:${auth.environment}:${JSON.stringify([f.category ?? null, f.isActive ?? null, f.severity ?? null, f.stage ?? null, f.search ?? null])}`,
             cursor: c.query.cursor,
             limit: c.query.limit,

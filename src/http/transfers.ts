@@ -7,7 +7,7 @@ import { findAsset, type Catalog } from "../domain/assets/catalog.ts";
 import { isSupportedNetwork } from "../domain/networks/index.ts";
 import { canonicalAddress } from "../domain/wallets.ts";
 import { personsCountries } from "../domain/ivms101/persons.ts";
-import { decimalsOf, readChecksLimit, readChecksOffset, SCHEMA_NAME, TRANSFER_STATES, PROTOCOLS, validateCreateTransfer, type CreateTransferInput } from "../domain/transfers.ts";
+import { decimalsOf, readChecksLimit, readChecksOffset, SCHEMA_NAME, TRANSFER_STATES, PROTOCOLS, validateCreateTransfer, type CreateTransferInput, type Protocol } from "../domain/transfers.ts";
 import type { ActorRuntime } from "../actors/runtime.ts";
 import type { NewTransfer } from "../actors/customer.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
@@ -16,6 +16,7 @@ import { Transfers, type TransferRow } from "../adapters/storage/repos/transfers
 import { Wallets } from "../adapters/storage/repos/wallets.ts";
 import type { AssetPolicy } from "../adapters/storage/repos/assets.ts";
 import type { ProviderRegistry } from "../adapters/providers/registry.ts";
+import type { ProviderSettings } from "../adapters/storage/repos/provider-settings.ts";
 import type { PricingAsset, ValuationRecord, ValueRequest } from "../adapters/fx/pricing.ts";
 import { ownVasp } from "../adapters/storage/repos/thresholds.ts";
 import { ok, page, type ApiKit, type RouteContext } from "./kit.ts";
@@ -45,6 +46,8 @@ export interface TransferRouteDeps {
   catalog: Catalog;
   policy: AssetPolicy;
   providers: ProviderRegistry;
+  /** The providers' stable IDs (`prv_…`) for the list's `provider.id`. */
+  providerSettings?: Pick<ProviderSettings, "id">;
   threshold(companyId: string, now: number): AppliedThreshold;
   /** Values the amount in `currency`; throws TimeoutLike errors the route answers as 503 TIMEOUT. */
   price(p: { companyId: string; environment: "test" | "live"; assetId: string; amount: string; currency: string }): Promise<Valuation>;
@@ -87,6 +90,20 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
   const open = (sealed: string, aad: string) => deps.pii.open(sealed, aad);
   const party = (vaspId: string | null, vaspName: string | null, address: string | null) => ({ name: vaspName ?? vaspId, vaspId, vaspName, address });
 
+  /** A provider's ID never changes once created (first save): kept here once known, not read again per list item. */
+  const providerIds = new Map<string, string>();
+
+  /** Part 1 list item `provider`: the provider's ID (`prv_…`, the same in both environments), name, display name, protocol. */
+  function providerOf(companyId: string, p: Protocol) {
+    const key = `${companyId}:${p}`;
+    let id = providerIds.get(key) ?? null;
+    if (id === null) {
+      id = deps.providerSettings?.id(companyId, p) ?? null;
+      if (id !== null) providerIds.set(key, id);
+    }
+    return { id, name: p, displayName: deps.providers.displayName(p), protocol: p };
+  }
+
   function listItem(c: RouteContext, t: TransferRow) {
     const checks = JSON.parse(t.checks) as StoredCheck[];
     return {
@@ -100,10 +117,11 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
       blockchainType: t.blockchain_type,
       originator: party(t.originator_vasp_id, t.originator_vasp_name, t.originator_address),
       beneficiary: party(t.beneficiary_vasp_id, t.beneficiary_vasp_name, t.beneficiary_address),
-      travelRule: { protocol: t.protocol ?? "pending", matchedAt: t.matched_at, status: t.ours_status },
+      // The originator side's status: ours on an outgoing transfer, the counterparty's on an incoming one (Part 1).
+      travelRule: { protocol: t.protocol ?? "pending", matchedAt: t.matched_at, status: t.direction === "outgoing" ? t.ours_status : t.theirs_status },
       screening: { sanctions: { status: t.sanctions_status, provider: t.sanctions_provider } },
       compliance: { checks: checks.map((k) => presentListCheck(k, c.auth.piiView, open, t.id)) },
-      provider: t.protocol ? { id: t.protocol, name: t.protocol, displayName: t.protocol, protocol: t.protocol } : null,
+      provider: t.protocol ? providerOf(c.auth.company.id, t.protocol as Protocol) : null,
       externalId: t.external_id,
       createdAt: t.created_at,
     };
@@ -126,7 +144,9 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
       status: { ours: t.ours_status, theirs: t.theirs_status },
       rejection: t.rejection_reason ? { reason: t.rejection_reason, details: c.pii(details, maskText) } : null,
       compliance: {
-        status: t.status === "pending" && checks.length === 0 && t.state !== "completed" ? null : t.status,
+        // The verdict, the same value the list shows as `status`: a transfer has one from its creation (pending until
+        // decided), whether rules with integration checks or field rules alone decided it.
+        status: t.status,
         total: checks.length,
         checks: checks.slice(checksOffset, checksOffset + checksLimit).map((k) => presentCheck(k, c.auth.piiView, open, t.id)),
       },
@@ -323,6 +343,7 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
           const f = { direction: c.query.direction, state: c.query.state, status, protocol: c.query.protocol, search: c.query.search };
           const res = keysetPage<TransferRow>({
             key: deps.cursorKey,
+            scope: c.auth,
             list: `transfers|${JSON.stringify(f)}`,
             cursor: c.query.cursor,
             limit: c.query.limit,

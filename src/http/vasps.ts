@@ -44,6 +44,7 @@ export function vaspRoutes(kit: ApiKit, deps: VaspRouteDeps) {
         }
         const res = keysetPage<VaspResult>({
           key: deps.cursorKey,
+          scope: c.auth,
           list: `vasps|${query.toLowerCase()}`,
           cursor: c.query.cursor,
           limit: c.query.limit,

@@ -83,6 +83,7 @@ export function walletRoutes(kit: ApiKit, deps: WalletRouteDeps) {
           const f = { network: c.query.network, verified: c.query.verified, customerId: c.query.customerId, search: c.query.search };
           const res = keysetPage<WalletRow>({
             key: deps.cursorKey,
+            scope: c.auth,
             list: `wallets|${JSON.stringify(f)}`,
             cursor: c.query.cursor,
             limit: c.query.limit,

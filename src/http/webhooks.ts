@@ -168,6 +168,7 @@ export function webhookRoutes(kit: ApiKit, deps: WebhookRouteDeps) {
           const rows = search === undefined ? shown : shown.filter((w) => searchMatches(w, search));
           const res = keysetPage({
             key: deps.cursorKey,
+            scope: c.auth,
             list: `webhooks|${JSON.stringify([status ?? null, search ?? null, seesUrls(c)])}`,
             cursor,
             limit,
@@ -289,6 +290,7 @@ export function webhookRoutes(kit: ApiKit, deps: WebhookRouteDeps) {
           const filter = { status: c.query.status, eventType: c.query.eventType };
           const res = keysetPage<DeliveryRow>({
             key: deps.cursorKey,
+            scope: c.auth,
             list: `webhook-deliveries|${w.id}|${JSON.stringify([filter.status ?? null, filter.eventType ?? null])}`,
             cursor: c.query.cursor,
             limit: c.query.limit,

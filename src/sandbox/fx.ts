@@ -1,5 +1,5 @@
 // A sandbox market-data peer: a real HTTP server speaking CoinGecko's simple/price, with controllable delay and failures.
-import { listen, type RunningServer } from "../adapters/server/index.ts";
+import { listen, type SandboxServer } from "./serve.ts";
 
 /** `500`: HTTP 500 with a JSON error; `garbage`: 200 with an HTML page; `redirect`: 302 to another host. */
 export type FxPeerFailure = "500" | "garbage" | "redirect";
@@ -129,7 +129,7 @@ export async function startFxPeer(opts: FxPeerOptions = {}): Promise<FxPeer> {
   };
 
   const hostname = opts.hostname ?? "127.0.0.1";
-  const server: RunningServer = await listen(handler, { hostname, port: opts.port ?? 0 });
+  const server: SandboxServer = await listen(handler, { hostname, port: opts.port ?? 0 });
   return {
     url: `http://${hostname}:${server.port}`,
     requests,

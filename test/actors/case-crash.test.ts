@@ -51,7 +51,7 @@ async function runChild(db: string, killAfterMs: number | null): Promise<void> {
   await proc.exited;
 }
 
-test("resolve under SIGKILL: each held transfer ends resumed or rejected once, each case's history says so once, one report per rejection", async () => {
+test("resolve under SIGKILL: each held transfer ends resumed or rejected once, each case's history says so once, one report per rejection (with or without a jurisdiction)", async () => {
   const db = join(dir, "case-crash.db");
   const progress: number[] = [];
   for (let i = 0; i < 6; i++) {
@@ -88,6 +88,12 @@ test("resolve under SIGKILL: each held transfer ends resumed or rejected once, e
       const rejected = c.resolution === "rejected" ? 1 : 0;
       expect({ resolved: c.resolved, updated: c.updated, drafted: c.drafted, reports: c.reports }).toEqual({ resolved: 1, updated: 1, drafted: rejected, reports: rejected });
     }
+    // Part 2: a rejection drafts a report whether or not a jurisdiction is known (a quarter here have none: stored empty).
+    const byJurisdiction = d.prepare("SELECT jurisdiction, count(*) AS n FROM reports GROUP BY jurisdiction ORDER BY jurisdiction").all();
+    expect(byJurisdiction).toEqual([
+      { jurisdiction: "", n: COUNT / 4 },
+      { jurisdiction: "NL", n: COUNT / 4 },
+    ]);
     const numbers = d.prepare("SELECT count(DISTINCT seq) AS n FROM cases").get() as { n: number };
     expect(numbers.n).toBe(COUNT);
   } finally {

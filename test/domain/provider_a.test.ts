@@ -5,7 +5,7 @@ import { Webhook } from "standardwebhooks";
 import { sign, verify, TOLERANCE_MS } from "../../src/domain/provider_a/signature.ts";
 import { checkSettings, parseOrigins, webhookKey, DEFAULT_API_ORIGINS } from "../../src/domain/provider_a/settings.ts";
 import { readEvent } from "../../src/domain/provider_a/events.ts";
-import { agentChainOk, assetNetwork, beneficiaryInformationPresent, bindingMismatch, carries, counterpartyAccepted, isFlagged, isRejected, isSettled, peerIdentityProblem, readTx, type ProviderTx } from "../../src/domain/provider_a/transfer.ts";
+import { agentChainOk, assetNetwork, beneficiaryInformationPresent, bindingMismatch, carries, counterpartyAccepted, isFlagged, isRejected, isSettled, peerIdentityProblem, readTx, roleOf, type ProviderTx } from "../../src/domain/provider_a/transfer.ts";
 import type { Person } from "../../src/domain/ivms101/index.ts";
 
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
@@ -81,47 +81,62 @@ describe("events", () => {
     [e({}), { kind: "transfer", message: "notification.transfer.updated", providerTransferId: "tx_1" }],
     [e({ message: "tap.required" }), { kind: "transfer", message: "tap.required", providerTransferId: "tx_1" }],
     [e({ message: "notification.entity.updated" }), { kind: "ignored", message: "notification.entity.updated" }],
-    [e({ version: "1.0.1" }), { kind: "invalid" }],
-    [e({ payload: { id: "tx_1", for: "did:web:other" } }), { kind: "invalid" }],
-    [e({ payload: { for: did } }), { kind: "invalid" }],
-    [[], { kind: "invalid" }],
+    [e({ version: "1.0.1" }), { kind: "invalid", path: "version" }],
+    [e({ message: 7 }), { kind: "invalid", path: "message" }],
+    [e({ payload: "tx_1" }), { kind: "invalid", path: "payload" }],
+    [e({ payload: { id: "tx_1", for: "did:web:other" } }), { kind: "invalid", path: "payload.for" }],
+    [e({ payload: { for: did } }), { kind: "invalid", path: "payload.id" }],
+    [[], { kind: "invalid", path: "(body)" }],
   ])("%j → %j", (v, want) => {
     expect(readEvent(v, did)).toEqual(want as never);
   });
 });
 
 const P = (family: string, given: string): Person => ({ naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: family, secondaryIdentifier: given, nameIdentifierType: "LEGL" }] } } });
-function tx(o: Partial<ProviderTx> = {}): ProviderTx {
-  return readTx({
-    id: "tx_1",
-    ref: "trf_1",
-    status: "PENDING",
-    asset: "eip155:1/slip44:60",
-    amount: "1.50",
-    originatorAddress: "0xabc",
-    beneficiaryAddress: "0xDEF",
-    memo: null,
-    agents: [
-      { did: "did:web:us", role: "ORIGINATOR", status: "AUTHORIZED" },
-      { did: "did:web:them", role: "BENEFICIARY", status: "PENDING" },
-    ],
-    flags: [],
-    settlement: null,
-    ivms101: {},
-    ...o,
-  })!;
+const ORIG = "did:pkh:eip155:1:0xabc";
+const BENE = "did:pkh:eip155:1:0xDEF";
+/** TAIP-5 agents in Notabene's roles: the two VASPs (with their statuses) and the two addresses. */
+const agents = (us = "AUTHORIZED", them = "PROCESSING", extra: Record<string, unknown>[] = []) => [
+  { "@id": ORIG, for: "did:web:us", role: "SourceAddress" },
+  { "@id": "did:web:us", for: ORIG, role: "VASP", status: us },
+  { "@id": "did:web:them", for: BENE, role: "VASP", status: them },
+  { "@id": BENE, for: "did:web:them", role: "SettlementAddress" },
+  ...extra,
+];
+/** A transfer read as Notabene answers it (`{ transfer }`), fields overridden on the wire. */
+function tx(o: Record<string, unknown> = {}): ProviderTx {
+  const r = readTx({
+    transfer: {
+      "@id": "tx_1",
+      status: "PENDING",
+      ref: "trf_1",
+      direction: "OUTGOING",
+      asset: "eip155:1/slip44:60",
+      amount: "1.50",
+      originator: { "@id": ORIG },
+      beneficiary: { "@id": BENE },
+      agents: agents(),
+      ...o,
+    },
+  });
+  if (!r) throw new Error("not read");
+  return r;
 }
 
 describe("status table helpers", () => {
-  test("REJECTED on the transfer or the counterparty", () => {
+  test("REJECTED on the transfer or the counterparty's VASP agent", () => {
     expect(isRejected(tx({ status: "REJECTED" }), "BENEFICIARY")).toBe(true);
-    expect(isRejected(tx({ agents: [{ did: "a", name: null, role: "ORIGINATOR", status: "AUTHORIZED" }, { did: "b", name: null, role: "BENEFICIARY", status: "REJECTED" }] }), "BENEFICIARY")).toBe(true);
+    expect(isRejected(tx({ agents: agents("AUTHORIZED", "REJECTED") }), "BENEFICIARY")).toBe(true);
     expect(isRejected(tx(), "BENEFICIARY")).toBe(false);
   });
   test.each(["FLAGGED", "FLAGGED-SETTLEMENT", "FROZEN", "REVERTED", "REVERT-REQUESTED", "REVERT-AUTHORIZED", "REVERT-REJECTED", "REVERT-FLAGGED"])("%s holds", (status) => {
     expect(isFlagged(tx({ status }))).toBe(true);
   });
-  test("any flag holds", () => expect(isFlagged(tx({ flags: ["X"] }))).toBe(true));
+  test("any flag holds (a code or an object naming one)", () => {
+    expect(isFlagged(tx({ flags: ["X"] }))).toBe(true);
+    expect(isFlagged(tx({ flags: [{ type: "MANUAL_REVIEW" }] }))).toBe(true);
+    expect(isFlagged(tx())).toBe(false);
+  });
   test("counterparty AUTHORIZED, SETTLED or CLEARED accepts", () => {
     expect(counterpartyAccepted(tx(), "BENEFICIARY")).toBe(false);
     expect(counterpartyAccepted(tx({ status: "SETTLED" }), "BENEFICIARY")).toBe(true);
@@ -130,14 +145,28 @@ describe("status table helpers", () => {
   });
   test("completed needs SETTLED or CLEARED with a settlement", () => {
     expect(isSettled(tx({ status: "SETTLED" }))).toBe(false);
-    expect(isSettled(tx({ status: "CLEARED", settlement: { id: "0x1" } }))).toBe(true);
+    expect(isSettled(tx({ status: "CLEARED", settlementId: "0x1" }))).toBe(true);
   });
-  test("direct transfers only: one VASP per party, no custodian or gateway", () => {
+  test("our side by our DID among the VASP agents, the counterparty's likewise", () => {
+    expect(roleOf(tx(), "did:web:us")).toBe("ORIGINATOR");
+    expect(roleOf(tx(), "did:web:them")).toBe("BENEFICIARY");
+    expect(roleOf(tx(), "did:web:else")).toBeNull();
+    // An address agent is not a VASP, whatever its @id.
+    expect(roleOf(tx(), ORIG)).toBeNull();
+  });
+  test("direct transfers only: one VASP per party, its addresses; no custodian, gateway or other agent", () => {
     expect(agentChainOk(tx())).toBe(true);
-    const extra = (role: string) => tx({ agents: [...tx().agents, { did: "c", name: null, role, status: "PENDING" }] });
-    expect(agentChainOk(extra("CUSTODIAN"))).toBe(false);
-    expect(agentChainOk(extra("GATEWAY"))).toBe(false);
-    expect(agentChainOk(extra("BENEFICIARY"))).toBe(false);
+    expect(agentChainOk(tx({ agents: agents().filter((a) => a.role === "VASP") }))).toBe(true);
+    const extra = (a: Record<string, unknown>) => tx({ agents: agents("AUTHORIZED", "PROCESSING", [a]) });
+    expect(agentChainOk(extra({ "@id": "did:web:c", for: "did:web:them", role: "Custodian" }))).toBe(false);
+    expect(agentChainOk(extra({ "@id": "did:web:g", for: "did:web:us", role: "Gateway" }))).toBe(false);
+    expect(agentChainOk(extra({ "@id": "did:web:x", role: "Unknown" }))).toBe(false);
+    expect(agentChainOk(extra({ "@id": "did:web:other", for: BENE, role: "VASP" }))).toBe(false);
+    expect(agentChainOk(extra({ "@id": "did:pkh:eip155:1:0x2", for: "did:web:them", role: "SettlementAddress" }))).toBe(false);
+    // A settlement address acting for someone outside the transfer is another agent chain.
+    expect(agentChainOk(tx({ agents: agents().map((a) => (a.role === "SettlementAddress" ? { ...a, for: "did:web:custodian" } : a)) }))).toBe(false);
+    // One VASP for both parties is not a transfer between two VASPs.
+    expect(agentChainOk(tx({ agents: agents().map((a) => (a["@id"] === "did:web:them" ? { ...a, "@id": "did:web:us" } : a)) }))).toBe(false);
   });
   test("networks sent through provider_a; discovery code", () => {
     expect(carries("polygon")).toBe(true);
@@ -157,8 +186,18 @@ describe("binding and counterparty IVMS101", () => {
     ["beneficiary address", { beneficiaryAddress: "0xdef?memo=5" }],
     ["originator address", { originatorAddress: "0x999" }],
     ["beneficiary VASP", { beneficiaryDid: "did:web:else" }],
+    ["originating VASP", { originatorDid: "did:web:else" }],
   ])("%s differs → TRANSFER_BINDING_MISMATCH", (field, change) => {
     expect(bindingMismatch(tx(), { ...b, ...change })).toBe(field);
+  });
+  test("a settlement address on another chain than the asset's is another network", () => {
+    const other = agents().map((a) => (a.role === "SettlementAddress" ? { ...a, "@id": "did:pkh:eip155:137:0xDEF" } : a));
+    expect(bindingMismatch(tx({ agents: other }), b)).toBe("network");
+  });
+  test("no settlement address at all binds nothing", () => {
+    expect(bindingMismatch(tx({ agents: agents().filter((a) => a.role !== "SettlementAddress") }), b)).toBe("beneficiary address");
+    // Notabene's `settlementAddress` field (CAIP-10) stands in for the agent.
+    expect(bindingMismatch(tx({ agents: agents().filter((a) => a.role !== "SettlementAddress"), settlementAddress: "eip155:1:0xdef" }), b)).toBeNull();
   });
   test("persons form a valid group and list the transfer's address", () => {
     expect(peerIdentityProblem({ persons: [P("Roe", "Richard")], accountNumber: ["0xDEF"] }, "0xdef")).toBeNull();
@@ -170,15 +209,17 @@ describe("binding and counterparty IVMS101", () => {
   });
   test("outgoing: the beneficiary VASP's information is present once it acted or replaced what we appended", () => {
     const sent = [P("Roe", "Richard")];
-    const pending = tx({ agents: [{ did: "a", name: null, role: "ORIGINATOR", status: "PENDING" }, { did: "b", name: null, role: "BENEFICIARY", status: "PENDING" }] });
+    const processing = tx({ agents: agents("PROCESSING", "PROCESSING") });
     // Only our own appended data: not the counterparty's yet.
-    expect(beneficiaryInformationPresent(pending, [P("Roe", "Richard")], sent)).toBe(false);
-    expect(beneficiaryInformationPresent(pending, [P("Roe", "Rick")], sent)).toBe(true);
-    const acted = tx({ agents: [{ did: "a", name: null, role: "ORIGINATOR", status: "PENDING" }, { did: "b", name: null, role: "BENEFICIARY", status: "AUTHORIZED" }] });
-    expect(beneficiaryInformationPresent(acted, sent, sent)).toBe(true);
+    expect(beneficiaryInformationPresent(processing, [P("Roe", "Richard")], sent)).toBe(false);
+    expect(beneficiaryInformationPresent(processing, [P("Roe", "Rick")], sent)).toBe(true);
+    expect(beneficiaryInformationPresent(tx({ agents: agents("PROCESSING", "AUTHORIZED") }), sent, sent)).toBe(true);
   });
   test("a malformed provider answer is refused", () => {
     expect(readTx({ id: "x" })).toBeNull();
-    expect(readTx({ ...tx(), amount: 1 })).toBeNull();
+    expect(readTx({ transfer: { "@id": "x" } })).toBeNull();
+    expect(() => tx({ amount: 1 })).toThrow();
+    // The flat shape of an older misreading is not a transfer answer.
+    expect(readTx({ id: "tx_1", status: "PENDING", asset: "eip155:1/slip44:60", amount: "1", beneficiaryAddress: "0x1", agents: [] })).toBeNull();
   });
 });

@@ -191,15 +191,21 @@ describe("outgoing flow", () => {
     expect(tx.ref).toBe(id);
     expect(tx.asset).toBe(ETH);
     // Part 3 Outgoing 2: the customer's verified identity, never the request's originator.
-    expect(tx.ivms101.originator!.originatorPersons).toEqual([JANE]);
-    expect(tx.ivms101.originator!.accountNumber).toEqual([A.origin]);
-    expect(tx.agents.find((a) => a.role === "ORIGINATOR")!.status).toBe("AUTHORIZED");
+    expect(peer.persons(tx.id, "originator")).toEqual([JANE]);
+    expect(peer.accounts(tx.id, "originator")).toEqual([A.origin]);
+    // Sent in the 2023 edition, as Notabene documents its append (the network refuses anything else).
+    expect(Object.keys(tx.pii.originator!)).toContain("originatorPerson");
+    expect(JSON.stringify(tx.pii.originator)).toContain('"naturalPersonNameIdentifierType":"LEGL"');
+    // TAP parties and TAIP-5 agents: our VASP for the originator, the settlement address as the beneficiary VASP's.
+    expect(peer.vaspAgent(tx.id, "originator")!["@id"]).toBe(CARAVAN);
+    expect(tx.agents.find((a) => a.role === "SettlementAddress")!["@id"]).toBe(`did:pkh:eip155:1:${A.bene}`);
+    expect(peer.vaspAgent(tx.id, "originator")!.status).toBe("AUTHORIZED");
 
     const hash = "0x" + "ab".repeat(32);
     const r = await patch(id, { action: "accept", txHash: hash });
     expect(r.status).toBe(200);
     expect(r.body.data).toMatchObject({ state: "completed", txHash: hash });
-    expect(peerTx(t.cascade.externalId).settlement).toEqual({ id: hash });
+    expect(peerTx(t.cascade.externalId).settlementId).toBe(hash);
     // A tried hash is kept: another one is TX_HASH_CONFLICT.
     const other = await patch(id, { action: "accept", txHash: "0x" + "cd".repeat(32) });
     expectError(other, 400, "INVALID_REQUEST");
@@ -277,7 +283,7 @@ describe("outgoing flow", () => {
     const bound = await until(id, ["exchanging", "awaiting_counterparty", "accepted"]);
     expect(bound.cascade.externalId).toBe(created[0].id);
     expect(bound.cascade.provider).toBe("provider_a");
-    expect(peerTx(created[0].id).ivms101.originator!.originatorPersons).toEqual([JANE]);
+    expect(peer.persons(created[0].id, "originator")).toEqual([JANE]);
   });
 });
 
@@ -306,8 +312,9 @@ describe("incoming flow", () => {
     expect(found).toBeDefined();
     const t = await until(found.id, ["accepted"]);
     expect(t.direction).toBe("incoming");
-    expect(peer.relationships.some((r) => r.txId === sent.id && r.address === ritaAddr)).toBe(true);
-    expect(peerTx(sent.id).ivms101.beneficiary!.beneficiaryPersons).toEqual([person("Recipient", "Rita")]);
+    // The relationship from the address (a did:pkh: CAIP-10 account) to our entity.
+    expect(peer.relationships.some((r) => r.from === `did:pkh:eip155:1:${ritaAddr}` && r.to === CARAVAN && r.entity === CARAVAN)).toBe(true);
+    expect(peer.persons(sent.id, "beneficiary")).toEqual([person("Recipient", "Rita")]);
     // An incoming transfer takes no txHash from the caller.
     const refused = await patch(found.id, { action: "accept", txHash: "0x" + "22".repeat(32) });
     expectError(refused, 400, "INVALID_REQUEST");
@@ -315,6 +322,17 @@ describe("incoming flow", () => {
     await peer.update(sent.id, { status: "SETTLED", settlement: { id: hash } });
     const done = await until(found.id, ["completed"]);
     expect(done.txHash).toBe(hash);
+  });
+
+  test("an originating VASP on the IVMS101 2020 edition: its persons are read the same way (checked, screened, authorized, accepted)", async () => {
+    const sent = await incoming(ritaAddr, { edition: "2020", beneficiaryPersons: [person("Recipient", "Rita")] });
+    expect(sent.status).toBe(200);
+    // On the wire: the 2020 spelling, in the party object of the decrypted read.
+    expect(Object.keys(peerTx(sent.id).pii.originator!)).toContain("originatorPersons");
+    const found = await byProviderId(sent.id);
+    const t = await until(found.id, ["accepted", "held"]);
+    expect(t.state).toBe("accepted");
+    expect(peer.vaspAgent(sent.id, "beneficiary")!.status).toBe("AUTHORIZED");
   });
 
   test("an unverified wallet: 503 BENEFICIARY_WALLET_NOT_VERIFIED, nothing created; once verified, the redelivery is processed", async () => {
@@ -332,13 +350,14 @@ describe("incoming flow", () => {
 
   test("the originator names another beneficiary: BENEFICIARY_NAME_MISMATCH, nothing sent", async () => {
     peer.webhooks.retries = 0;
+    const relationshipsBefore = peer.relationships.length;
     const sent = await incoming(ritaAddr, { beneficiaryPersons: [person("Somebody", "Else")] });
     peer.webhooks.retries = 3;
     expect(sent.status).toBe(503);
     const t = await byProviderId(sent.id);
     expect(t.state).toBe("exchanging");
-    expect(peer.relationships.some((r) => r.txId === sent.id)).toBe(false);
-    expect(peerTx(sent.id).ivms101.beneficiary!.beneficiaryPersons).toEqual([person("Somebody", "Else")]);
+    expect(peer.relationships.length).toBe(relationshipsBefore);
+    expect(peer.persons(sent.id, "beneficiary")).toEqual([person("Somebody", "Else")]);
   });
 
   test("flagged incoming: held; reject sends COMPLIANCE_POLICIES (SANCTION_SCREENING for SANCTIONS_MATCH) and rejects", async () => {
@@ -379,13 +398,7 @@ describe("incoming flow", () => {
 
   test("a custodian in the agent chain: UNSUPPORTED_AGENT_CHAIN, nothing created", async () => {
     peer.webhooks.retries = 0;
-    const sent = await incoming(ritaAddr, {
-      agents: [
-        { did: "did:web:orig.example", name: "o", role: "ORIGINATOR", status: "PENDING" },
-        { did: "did:web:custodian.example", name: "c", role: "CUSTODIAN", status: "PENDING" },
-        { did: CARAVAN, name: "Caravan", role: "BENEFICIARY", status: "PENDING" },
-      ],
-    });
+    const sent = await incoming(ritaAddr, { extraAgents: [{ "@id": "did:web:custodian.example", for: "did:web:orig.example", role: "Custodian" }] });
     peer.webhooks.retries = 3;
     expect(sent.status).toBe(503);
     expect(await byProviderId(sent.id)).toBeUndefined();
@@ -443,6 +456,9 @@ describe("callback statuses (in their order of checks)", () => {
     expect(await answer(await post("{not json", signed("{not json")))).toEqual({ status: 400, body: { error: "Invalid JSON" } });
     for (const raw of [body({ version: "2.0.0" }), JSON.stringify({ message: "notification.transfer.updated", payload: { id: txId, for: "did:web:other.example" }, version: "1.0.0" }), JSON.stringify({ message: "notification.transfer.updated", payload: { for: CARAVAN }, version: "1.0.0" })])
       expect(await answer(await post(raw, signed(raw)))).toEqual({ status: 400, body: { error: "Invalid event or entity" } });
+    // Each refusal is logged with the field that failed.
+    const logged = S.output();
+    for (const path of ["version", "payload.for", "payload.id"]) expect(logged).toContain(`"msg":"provider_a event not understood","path":"${path}"`);
   });
 
   test("200 ignored for another message; 200 received, and a repeated delivery does nothing", async () => {

@@ -61,11 +61,6 @@ async function create(beneficiaryAddress: string, originatorCustomerId = jane) {
 
 const hash = (byte: string) => "0x" + byte.repeat(32);
 const peerTx = (id: string) => peer.transfers.get(id)!;
-/** The provider's current reading of a transfer, as its API answers it (for an `answer` fault). */
-const reading = (id: string) => {
-  const { rejectReason: _r, ...rest } = JSON.parse(JSON.stringify(peerTx(id)));
-  return rest;
-};
 const calls = (route: string, txId: string) => peer.requests.filter((q) => q.route === route && q.path.includes(encodeURIComponent(txId))).length;
 
 /** A refusal: 400 INVALID_REQUEST with the reason in `error` and `details.reason`, the transfer unchanged. */
@@ -178,15 +173,15 @@ describe("PATCH on outgoing provider_a transfers (accept with txHash)", () => {
     const t = await until(id, ["accepted"]);
     const txId = t.cascade.externalId;
     // The provider answers the settle without settling.
-    peer.setFault("settle", { kind: "answer", body: reading(txId) }, 1);
+    peer.setFault("settle", { kind: "answer", status: 202, body: { message: "Transfer settlement accepted" } }, 1);
     await refused(id, { action: "accept", txHash: hash("aa") }, "SETTLEMENT_PENDING");
-    expect(peerTx(txId).settlement).toBeNull();
+    expect(peerTx(txId).settlementId).toBeUndefined();
     await refused(id, { action: "accept", txHash: hash("bb") }, "TX_HASH_CONFLICT");
     expect(calls("settle", txId)).toBe(1);
     const r = await patch(id, { action: "accept", txHash: hash("aa") });
     expect(r.status).toBe(200);
     expect(r.body.data).toMatchObject({ state: "completed", txHash: hash("aa") });
-    expect(peerTx(txId).settlement).toEqual({ id: hash("aa") });
+    expect(peerTx(txId).settlementId).toBe(hash("aa"));
   });
 
   test("TX_HASH_CONFLICT when the provider shows another settlement", async () => {
@@ -244,7 +239,7 @@ describe("retry", () => {
     expect(carried.cascade.provider).toBe("provider_a");
     const created = [...peer.transfers.values()].filter((x) => x.ref === id);
     expect(created.length).toBe(1);
-    expect(created[0].ivms101.originator!.originatorPersons).toEqual([CAROL]);
+    expect(peer.persons(created[0].id, "originator")).toEqual([CAROL]);
   });
 
   test("failed after creation started (submission_unknown): retry is LOCAL_APPROVAL_REQUIRED and nothing is resent", async () => {
@@ -281,7 +276,7 @@ describe("incoming: the originator's IVMS101 checked before screening (holds)", 
   test("a custodian joins the agent chain after creation: held, UNSUPPORTED_AGENT_CHAIN; accept is refused with UNSUPPORTED_AGENT_CHAIN", async () => {
     const t = await incoming();
     await until(t.id, ["awaiting_counterparty"]);
-    peerTx(t.txId).agents.push({ did: "did:web:custodian.example", name: "Custodian", role: "CUSTODIAN", status: "PENDING" });
+    peerTx(t.txId).agents.push({ "@id": "did:web:custodian.example", for: "did:web:quiet.example", role: "Custodian" });
     expect(await peer.notify(t.txId)).toBe(200);
     await until(t.id, ["held"]);
     expect(holdReason(t.id)).toBe("UNSUPPORTED_AGENT_CHAIN");
@@ -296,7 +291,7 @@ describe("PATCH on incoming provider_a transfers (accept, reject)", () => {
     await until(t.id, ["awaiting_counterparty"]);
     await refused(t.id, { action: "accept" }, "LOCAL_APPROVAL_REQUIRED");
     const h = await heldIncoming();
-    peerTx(h.txId).ivms101.originator!.originatorPersons = [person("Roe", "Robert", "DE")];
+    await peer.update(h.txId, { originatorPersons: [person("Roe", "Robert", "DE")] }, { silent: true });
     await refused(h.id, { action: "accept" }, "LOCAL_APPROVAL_REQUIRED");
     expect(calls("authorize", h.txId)).toBe(1); // the first authorization only, before the hold
   });
@@ -309,8 +304,9 @@ describe("PATCH on incoming provider_a transfers (accept, reject)", () => {
 
   test("AUTHORIZATION_PENDING: the provider does not show our authorization when read back; once it does, accept moves it", async () => {
     const h = await heldIncoming();
-    peer.setFault("authorize", { kind: "answer", body: reading(h.txId) }, 1);
-    peerTx(h.txId).agents.find((a) => a.role === "BENEFICIARY")!.status = "PENDING";
+    // The provider accepts the authorization (202) without recording it yet.
+    peer.setFault("authorize", { kind: "answer", status: 202, body: { message: "Transfer authorization accepted" } }, 1);
+    peer.vaspAgent(h.txId, "beneficiary")!.status = "PROCESSING";
     await refused(h.id, { action: "accept" }, "AUTHORIZATION_PENDING");
     const ok = await patch(h.id, { action: "accept" });
     expect(ok.status).toBe(200);
@@ -326,7 +322,7 @@ describe("PATCH on incoming provider_a transfers (accept, reject)", () => {
 
   test("TRANSFER_BINDING_MISMATCH: accept when the provider's transfer names another beneficiary address", async () => {
     const h = await heldIncoming();
-    peerTx(h.txId).beneficiaryAddress = A.una;
+    peerTx(h.txId).agents.find((a) => a.role === "SettlementAddress")!["@id"] = `did:pkh:eip155:1:${A.una}`;
     await refused(h.id, { action: "accept" }, "TRANSFER_BINDING_MISMATCH");
   });
 

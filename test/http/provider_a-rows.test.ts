@@ -169,7 +169,7 @@ describe("callback 503 rows", () => {
       const refused = await patch(id, { action: "accept", txHash: hash("71") });
       expectError(refused, 400, "INVALID_REQUEST");
       expect((await get(id)).state).toBe("awaiting_counterparty");
-      expect(peerTx(txId).settlement).toBeNull();
+      expect(peerTx(txId).settlementId).toBeUndefined();
       // A create naming it is refused while it is disabled.
       const c = await call("/api/v2/transfers", { method: "POST", key: owner, headers: { "Idempotency-Key": crypto.randomUUID() }, json: { asset: "ETH", amount: "1", network: "ethereum", originatorCustomerId: jane, beneficiaryAddress: A.silent, beneficiary: { beneficiaryPersons: [RICHARD] }, preferredProtocol: "provider_a" } });
       expectError(c, 400, "VALIDATION_ERROR");
@@ -184,8 +184,21 @@ describe("callback 503 rows", () => {
 
   test("UNKNOWN_TRANSFER: an entity transfer between two other VASPs, or one naming us as originator with a reference we never made; nothing created, not recorded", async () => {
     const theirs = await peer.sendIncoming({ from: "did:web:orig.example", to: "did:web:third.example", asset: ETH, amount: "1", beneficiaryAddress: "0x0000000000000000000000000000000000000abe", originatorPersons: [RICHARD] });
-    // Caravan is not an agent of it: the network sent nothing; an event about it is posted anyway.
+    // Caravan is not an agent of it: the network sent nothing; an event about it is posted anyway, and the read
+    // answers the transfer as it stands between the two other VASPs (the network would not show it to us: answered here).
     expect(theirs.status).toBeNull();
+    const between = (agents: object[]) => ({
+      transfer: {
+        "@id": theirs.id, status: "PENDING", ref: "their-ref", asset: ETH, amount: "1",
+        originator: { "@id": "did:web:orig.example:customers:1" }, beneficiary: { "@id": "did:pkh:eip155:1:0x0000000000000000000000000000000000000abe" },
+        agents,
+      },
+    });
+    peer.setFault("get", { kind: "answer", body: between([
+      { "@id": "did:web:orig.example", for: "did:web:orig.example:customers:1", role: "VASP", status: "PROCESSING" },
+      { "@id": "did:web:third.example", for: "did:pkh:eip155:1:0x0000000000000000000000000000000000000abe", role: "VASP", status: "PROCESSING" },
+      { "@id": "did:pkh:eip155:1:0x0000000000000000000000000000000000000abe", for: "did:web:third.example", role: "SettlementAddress" },
+    ]) }, 2);
     const msg = `msg_${crypto.randomUUID()}`;
     expect(await deliver(theirs.id, { id: msg })).toEqual({ status: 503, body: { error: "UNKNOWN_TRANSFER" } });
     // Not recorded as processed: the redelivery reads the provider again and answers the same.
@@ -201,13 +214,37 @@ describe("callback 503 rows", () => {
       amount: "1",
       beneficiaryAddress: A.sender,
       originatorPersons: [JANE],
-      agents: [
-        { did: CARAVAN, name: "Caravan", role: "ORIGINATOR", status: "PENDING" },
-        { did: "did:web:orig.example", name: "orig", role: "BENEFICIARY", status: "PENDING" },
-      ],
     });
     expect(ours.status).toBe(503);
     expect(await deliver(ours.id)).toEqual({ status: 503, body: { error: "UNKNOWN_TRANSFER" } });
+  });
+
+  test("a transfer answer in a shape we do not understand: 503 provider_a request failed (INVALID_RESPONSE), logged with the field path and never the data; nothing created", async () => {
+    const txId = crypto.randomUUID();
+    // Notabene's read of a transfer to us, but the originator's name identifiers are not a list.
+    const unreadable = {
+      transfer: {
+        "@id": txId,
+        status: "PENDING",
+        direction: "INCOMING",
+        ref: "their-ref-1",
+        asset: ETH,
+        amount: "2",
+        originator: { "@id": `did:pkh:eip155:1:${A.sender}`, originatorPerson: [{ naturalPerson: { name: { nameIdentifier: "Zebulon Quux" } } }], accountNumber: [A.sender] },
+        beneficiary: { "@id": `did:pkh:eip155:1:${A.mine}` },
+        agents: [
+          { "@id": "did:web:orig.example", for: `did:pkh:eip155:1:${A.sender}`, role: "VASP", status: "AUTHORIZED" },
+          { "@id": CARAVAN, for: `did:pkh:eip155:1:${A.mine}`, role: "VASP", status: "PROCESSING" },
+          { "@id": `did:pkh:eip155:1:${A.mine}`, for: CARAVAN, role: "SettlementAddress" },
+        ],
+      },
+    };
+    peer.setFault("get", { kind: "answer", body: unreadable }, 1);
+    expect(await deliver(txId)).toEqual({ status: 503, body: { error: "provider_a request failed (INVALID_RESPONSE)" } });
+    expect(await incomingCount(txId)).toBe(0);
+    const logged = S.output();
+    expect(logged).toContain("transfer.originator.originatorPerson[0].naturalPerson.name.nameIdentifier");
+    expect(logged).not.toContain("Zebulon");
   });
 
   test("the provider read fails: 503 provider_a request failed (HTTP_500), not recorded; the redelivery is processed", async () => {
@@ -348,11 +385,13 @@ describe("discovery and incoming rows", () => {
     const q = new URL(ask.path, peer.url).searchParams;
     expect({ asset: q.get("asset"), address: q.get("address") }).toEqual({ asset: "XRP-RIPPLE", address: `${A.xrp}:12345` });
     const tx = peerTx(t.cascade.externalId);
-    expect({ address: tx.beneficiaryAddress, memo: tx.memo }).toEqual({ address: A.xrp, memo: "12345" });
+    // The settlement address as a did:pkh: CAIP-10 agent of the beneficiary VASP, the memo as Notabene's memoTag.
+    expect({ address: tx.agents.find((a) => a.role === "SettlementAddress")!["@id"], memo: tx.memoTag }).toEqual({ address: `did:pkh:xrpl:0:${A.xrp}`, memo: "12345" });
     expect(t.beneficiary.vaspId).toBe("did:web:ripple.example");
   });
 
   test("incoming: created exchanging with transfer.created; the originator's beneficiary names match in either order, any case and punctuation; steps in order", async () => {
+    const start = peer.requests.length;
     const { txId, status } = await incoming({ beneficiaryPersons: [person("rita", "RECIPIENT.")] });
     expect(status).toBe(200);
     const id = await incomingId(txId);
@@ -366,7 +405,8 @@ describe("discovery and incoming rows", () => {
     d.close();
     expect(types[0]).toBe("transfer.created");
     // Relationship confirmed and our identity appended before our authorization (steps 4, 5).
-    const order = peer.requests.filter((q) => q.path.includes(encodeURIComponent(txId)) || (q.route === "relationships" && (q.body as { txId?: string })?.txId === txId)).map((q) => q.route);
+    // The relationship names the address, not the transfer: the one declared while this transfer was processed.
+    const order = peer.requests.slice(start).filter((q) => q.path.includes(encodeURIComponent(txId)) || (q.route === "relationships" && (q.body as { from?: string })?.from?.toLowerCase() === `did:pkh:eip155:1:${A.mine}`.toLowerCase())).map((q) => q.route);
     expect(order.indexOf("relationships")).toBeGreaterThanOrEqual(0);
     expect(order.indexOf("relationships")).toBeLessThan(order.indexOf("append"));
     expect(order.indexOf("append")).toBeLessThan(order.indexOf("authorize"));
@@ -402,7 +442,7 @@ describe("discovery and incoming rows", () => {
     expectError(r, 400, "INVALID_REQUEST");
     expect(r.body.error).toBe("provider_a request failed (HTTP_503)");
     expect((await get(id)).state).toBe("accepted");
-    expect(peerTx(txId).settlement).toBeNull();
+    expect(peerTx(txId).settlementId).toBeUndefined();
   });
 });
 

@@ -161,7 +161,7 @@ describe("outgoing: the beneficiary VASP's data screened at postcheck", () => {
       const moved = await until(id, ["awaiting_counterparty"]);
       expect(moved.compliance.status).toBe("approved");
       expect(calls("authorize", txId)).toBe(0);
-      expect(peer.transfers.get(txId)!.agents.find((a) => a.role === "ORIGINATOR")!.status).toBe("PENDING");
+      expect(peer.vaspAgent(txId, "originator")!.status).toBe("PROCESSING");
       // Authorized at the next event (screened once: the same data is not screened again).
       const checks = moved.compliance.total;
       expect(await peer.notify(txId)).toBe(200);
@@ -218,7 +218,8 @@ describe("incoming: the originator screened at postcheck", () => {
       const held = await until(id, ["held"]);
       expect(held.compliance.status).toBe("pending");
       // Steps 3–4 ran before the screening: the relationship is confirmed, our identity appended.
-      expect(peer.relationships.some((r) => r.txId === sent.id)).toBe(true);
+      expect(peer.relationships.some((r) => r.address?.toLowerCase() === A.mine.toLowerCase() && r.to === CARAVAN)).toBe(true);
+      expect(calls("append", sent.id)).toBe(1);
       expect(calls("authorize", sent.id)).toBe(0);
       const k = await caseOf(id);
       expect((await resolve(k.id, "approved")).status).toBe(200);

@@ -139,7 +139,8 @@ beforeAll(async () => {
   owner = k.key;
   ownerEmail = k.memberEmail;
   ownerLive = (await newKey("--env", "live", "--role", "owner")).key;
-  S = await startServer({ CARAVAN_DB: db, CARAVAN_ALLOW_PRIVATE_TARGETS: "127.0.0.1", PROVIDER_B_ALLOWED_IPS: "127.0.0.1" });
+  // The suite plays the operator's proxy on loopback (as cloudflared would): CF-Connecting-IP is read only from it.
+  S = await startServer({ CARAVAN_DB: db, CARAVAN_ALLOW_PRIVATE_TARGETS: "127.0.0.1", PROVIDER_B_ALLOWED_IPS: "127.0.0.1", CARAVAN_TRUSTED_PROXIES: "127.0.0.1" });
   const credentials = { apiUrl: peer.url, vaspEntityId: CARAVAN, privateKey: seed, legalName: "Caravan Test VASP", country: "NL" };
   for (const key of [owner, ownerLive]) expect((await call("/api/v2/providers/provider_b", { method: "PUT", key, json: { credentials } })).status).toBe(201);
   // The one switch needs live credentials and a live key (Part 2).
@@ -621,7 +622,7 @@ describe("source list empty, company budget (other servers)", () => {
     expect((await runCli(["migrate"], { CARAVAN_DB: budgetDb })).code).toBe(0);
     const out = await runCli(["keys", "create", "--env", "test", "--role", "owner", "--json"], { CARAVAN_DB: budgetDb });
     const key = JSON.parse(out.stdout.trim().split("\n").at(-1)!).key as string;
-    const s = await startServer({ CARAVAN_DB: budgetDb, PROVIDER_B_ALLOWED_IPS: "127.0.0.1", CARAVAN_RATE_LIMITS: "company=3/3600" });
+    const s = await startServer({ CARAVAN_DB: budgetDb, PROVIDER_B_ALLOWED_IPS: "127.0.0.1", CARAVAN_TRUSTED_PROXIES: "127.0.0.1", CARAVAN_RATE_LIMITS: "company=3/3600" });
     extra.push(s);
     for (let i = 0; i < 5; i++) expect((await raw("v1/vasp/health", "GET", undefined, { "CF-Connecting-IP": "198.51.100.1" }, s.url)).status).toBe(403);
     // No provider_b there: counted, then 503.

@@ -8,6 +8,7 @@ import { apiClient, expectError } from "../support/api.ts";
 import { startProviderBPeer, type ProviderBPeer } from "../../src/sandbox/provider_b/index.ts";
 import { publicKeyBase64, randomSeedBase64 } from "../../src/adapters/providers/provider_b/crypto.ts";
 import { JANE, RICHARD } from "../support/persons.ts";
+import { actorStates } from "../support/actor-state.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(90_000);
@@ -206,12 +207,7 @@ describe("provider connection", () => {
     const before = reads();
     for (let i = 0; i < 3; i++) expect((await settle((await create(BENE_ADDR)).body.data.id)).state).toBe("awaiting_counterparty");
     expect(reads() - before).toBeLessThanOrEqual(1);
-    const st = await import("bun:sqlite").then(({ Database }) => {
-      const d = new Database(db, { readonly: true });
-      const row = d.prepare("SELECT state FROM actor_state WHERE address LIKE 'connection:%:test:provider_b'").get() as { state: string } | null;
-      d.close();
-      return row ? JSON.parse(row.state) : null;
-    });
+    const st = [...actorStates(db, "connection:%:test:provider_b").values()][0] ?? null;
     expect(st.health).toBe("up");
     expect(st.directory.vasps.map((v: { vaspId: string }) => v.vaspId)).toContain("VASP-BENE");
   });

@@ -7,6 +7,7 @@ import { tempDir } from "../support/tmp.ts";
 import { startProviderESuite, ORIGIN_ADDR, type Suite } from "../support/provider_e.ts";
 import { person } from "../support/persons.ts";
 import { randomPrivateKey, signObject } from "../../src/adapters/providers/provider_e/crypto.ts";
+import { actorState, actorStates } from "../support/actor-state.ts";
 
 setDefaultTimeout(60_000);
 
@@ -92,9 +93,12 @@ describe("outgoing transfer: the beneficiary VASP asks, we reply", () => {
   test("messages are sealed at rest: the database holds no plaintext of them", async () => {
     const d = new Database(s.db, { readonly: true });
     try {
-      const all = (d.query("SELECT state FROM actor_state").all() as { state: string }[]).map((x) => x.state).join("\n");
+      // Actor states are sealed as a whole; opened, they show the message's kind but never its content.
+      const all = [...actorStates(s.db).values()].map((x) => JSON.stringify(x)).join("\n");
       expect(all).toContain("REQUEST_CDD");
       expect(all).not.toContain("purpose of the payment");
+      const raw = (d.query("SELECT state FROM actor_state").all() as { state: string }[]).map((x) => x.state).join("\n");
+      expect(raw).not.toContain("REQUEST_CDD");
     } finally {
       d.close();
     }
@@ -199,13 +203,7 @@ describe("outgoing transfer: the beneficiary VASP asks, we reply", () => {
 
 /** The information messages as the transfer's actor stored them (its saved state). */
 function storedCdd(id: string): { id: string; direction: string; status: string; wire?: Record<string, unknown> }[] {
-  const d = new Database(s.db, { readonly: true });
-  try {
-    const row = d.query("SELECT state FROM actor_state WHERE address = ?").get(`transfer:${id}`) as { state: string };
-    return JSON.parse(row.state).flow.provider_e.cdd;
-  } finally {
-    d.close();
-  }
+  return actorState(s.db, `transfer:${id}`).flow.provider_e.cdd;
 }
 
 describe("delivery failures and provider refusals", () => {

@@ -192,7 +192,8 @@ describe("GET /api/v2/reports/:id", () => {
     expect(Object.keys(r.body.data).sort()).toEqual([...LIST_FIELDS, "narrative", "regulatoryData", "riskIndicators"].sort());
     expect(r.body.data.narrative).toStartWith("顧客は");
     expect(r.body.data.riskIndicators).toEqual(["Funds sent to a sanctioned mixer"]);
-    expect(r.body.data.regulatoryData).toMatchObject({ subjectName: "山田, 太郎", counterpartyName: "김, 민준", amount: "1250.50", asset: "USDC" });
+    // The counterparty's name is prefilled in the identity's order: a Korean name family name first, without a comma.
+    expect(r.body.data.regulatoryData).toMatchObject({ subjectName: "山田, 太郎", counterpartyName: "김 민준", amount: "1250.50", asset: "USDC" });
     expect(r.body.data.filingReady).toBe(true);
     expect(r.body.data.label).toContain("STR");
     expect(r.body.meta.piiMasked).toBeUndefined();
@@ -239,8 +240,10 @@ describe("GET /api/v2/reports/:id/download", () => {
     const { text } = await extractText(await getDocumentProxy(bytes.slice()), { mergePages: true });
     expect(text).toContain(ready.reportNumber);
     expect(text).toContain("sanctioned mixing service");
-    expect(text).toContain("Żółć, Łukasz");
-    expect(text).toContain("Papadopoulou, Ελένη");
+    // Names prefilled from the identities, given name first for Latin and Greek script, never "family, given".
+    expect(text).toContain("Subject name Łukasz Żółć");
+    expect(text).toContain("Counterparty name Ελένη Papadopoulou");
+    expect(text).not.toContain("Żółć, Łukasz");
     expect(text).toContain("Financial Crimes Enforcement Network");
     expect(text).not.toContain("DRAFT");
   });
@@ -258,7 +261,7 @@ describe("GET /api/v2/reports/:id/download", () => {
     expect(res.status).toBe(200);
     const { text } = await extractText(await getDocumentProxy(bytes.slice()), { mergePages: true });
     expect(text).toContain("山田, 太郎");
-    expect(text).toContain("김, 민준");
+    expect(text).toContain("김 민준");
     const pdfPath = join(dir, "cjk.pdf");
     await Bun.write(pdfPath, bytes);
     // Where the name sits (points), from poppler's own text layout, then its pixels at 72 dpi.

@@ -493,6 +493,22 @@ describe("the network as originating VASP toward Caravan's callbacks", () => {
     expect(reply.ivms101!.BeneficiaryVASP).toBeDefined();
   });
 
+  test("edition 2023: the member writes originatorPerson / beneficiaryPerson and naturalPersonNameIdentifierType, version 101.2023", async () => {
+    received.length = 0;
+    const reply = await peer.sendIncomingTransfer({ ...target, asset: "ETH", network: "ethereum", amount: "1", address: ETH_ALICE, originatorPersons: [BOB], beneficiaryPersons: [ORIGINATOR], edition: "2023" });
+    expect(reply.status).toBe(200);
+    const sent = JSON.parse(received[0]!.body);
+    const opened = openPayload(sent.payload, peer.directory.vasp("kimchi-exchange").publicKeyBase64, CARAVAN_SEED);
+    expect(opened.ok).toBe(true);
+    const m = (opened as { value: any }).value.ivms101;
+    expect(m.payloadMetadata).toEqual({ payloadVersion: "101.2023" });
+    expect(m.Originator.originatorPersons).toBeUndefined();
+    expect(m.Originator.originatorPerson[0].naturalPerson.name.nameIdentifier).toEqual([{ primaryIdentifier: "Lee", secondaryIdentifier: "Bob", naturalPersonNameIdentifierType: "LEGL" }]);
+    expect(m.Beneficiary.beneficiaryPerson[0].naturalPerson.name.nameIdentifier[0].naturalPersonNameIdentifierType).toBe("LEGL");
+    expect(m.Beneficiary.accountNumber).toEqual([ETH_ALICE]);
+    expect(m.OriginatingVASP.originatingVASP.legalPerson.countryOfRegistration).toBe("KR");
+  });
+
   test("a payload that does not decrypt is sent verbatim, and a header can be left out", async () => {
     received.length = 0;
     const reply = await peer.sendIncomingTransfer({

@@ -20,7 +20,7 @@ import {
   type PartyRole,
   type ProviderTx,
 } from "../../domain/provider_a/transfer.ts";
-import { accountOf, beneficiaryInformationPresent, splitDestination } from "../../domain/provider_a/transfer.ts";
+import { beneficiaryInformationPresent, splitDestination } from "../../domain/provider_a/transfer.ts";
 import { failed, type ProviderA } from "../../adapters/providers/provider_a/adapter.ts";
 import type { ProviderAClient } from "../../adapters/providers/provider_a/client.ts";
 
@@ -124,12 +124,11 @@ export function providerAFlow(deps: ProviderAFlowDeps): TransferFlow {
         if (!identity) return { ok: false, code: "VERIFIED_ORIGINATOR_REQUIRED" };
         const dest = splitDestination(f.row.beneficiary_address);
         const origin = f.row.originator_address ? splitDestination(f.row.originator_address) : null;
-        const appended = await c.client.append(tx.id, {
-          originator: { originatorPersons: identity, accountNumber: origin ? [accountOf(origin.address, origin.memo)] : [] },
-          beneficiary: { beneficiaryPersons: f.persons("beneficiary"), accountNumber: [accountOf(dest.address, dest.memo)] },
+        const appended = await c.client.append(tx, {
+          originator: { persons: identity, address: origin?.address ?? null, memo: origin?.memo ?? null },
+          beneficiary: { persons: f.persons("beneficiary"), address: dest.address, memo: dest.memo },
         });
         if (!appended.ok) return { ok: false, code: failed(appended.code) };
-        tx = appended.body;
       }
       f.change("exchanging", { protocol: "provider_a", provider_external_id: tx.id, beneficiary_vasp_id: vasp?.did ?? f.row.beneficiary_vasp_id, beneficiary_vasp_name: vasp?.name ?? f.row.beneficiary_vasp_name }, "bound_by_event", { provider: "provider_a" });
     }
@@ -166,13 +165,16 @@ export function providerAFlow(deps: ProviderAFlowDeps): TransferFlow {
         return { ok: false, code: "BENEFICIARY_NAME_MISMATCH" };
       }
       const dest = splitDestination(f.row.beneficiary_address);
-      const rel = await c.client.confirmRelationship({ address: dest.address, memo: dest.memo, asset: tx.asset, txId: tx.id });
+      const rel = await c.client.confirmRelationship(tx.asset, dest.address);
       if (!rel.ok) return { ok: false, code: failed(rel.code) };
-      const appended = await c.client.append(tx.id, { beneficiary: { beneficiaryPersons: identity, accountNumber: [accountOf(dest.address, dest.memo)] } });
+      const appended = await c.client.append(tx, { beneficiary: { persons: identity, address: dest.address, memo: dest.memo } });
       if (!appended.ok) return { ok: false, code: failed(appended.code) };
+      if (named.length > 0) {
+        const checked = await c.client.check(tx.id, "beneficiary-name-matching");
+        if (!checked.ok) return { ok: false, code: failed(checked.code) };
+      }
       fs.related = true;
       delete fs.nameMismatch;
-      tx = appended.body;
     }
 
     // Counterparty information: screened once present; new or changed information is screened again.
@@ -207,9 +209,14 @@ export function providerAFlow(deps: ProviderAFlowDeps): TransferFlow {
 
     // Authorization: approved verdict, not yet authorized (also after a case approval: "authorized at the next event or poll").
     if (side && f.row.status === "approved" && !fs.authorized && (f.row.state === "exchanging" || f.row.state === "awaiting_counterparty")) {
+      // Incoming: our checks of the originator's data are confirmed to the provider before our authorization.
+      if (f.row.direction === "incoming") {
+        const checked = await c.client.check(tx.id, "internal-checks");
+        if (!checked.ok) return { ok: false, code: failed(checked.code) };
+      }
       const a = await c.client.authorize(tx.id);
       if (!a.ok) return { ok: false, code: failed(a.code) };
-      tx = a.body;
+      // The provider accepts the authorization (202); the counterparty's side below is as read before it.
       fs.authorized = true;
       if (f.row.state === "exchanging") f.change("awaiting_counterparty", { ours_status: "accepted", matched_at: f.at }, "authorized", { provider: "provider_a" });
       else f.note("authorized", { provider: "provider_a" });
@@ -256,6 +263,8 @@ export function providerAFlow(deps: ProviderAFlowDeps): TransferFlow {
     if (!agentChainOk(tx)) return refuse(f, "UNSUPPORTED_AGENT_CHAIN", "only direct transfers between two VASPs are supported");
     const problem = peerIdentityProblem(side, side.address);
     if (problem) return refuse(f, problem, "the originator's IVMS101 does not check out");
+    const checked = await c.client.check(tx.id, "internal-checks");
+    if (!checked.ok) return refuse(f, failed(checked.code), "the provider refused the internal checks' confirmation");
     const a = await c.client.authorize(tx.id);
     if (!a.ok) return refuse(f, failed(a.code), "the provider refused the authorization");
     const back = await c.client.getTx(tx.id);

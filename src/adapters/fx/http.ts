@@ -1,5 +1,5 @@
 // Live rates over HTTP in CoinGecko's protocol: GET <base>/api/v3/simple/price?ids=…&vs_currencies=…&include_last_updated_at=true.
-import { readBodyCapped } from "../net/read.ts";
+import { jsonTooDeep, MAX_JSON_DEPTH, readBodyCapped } from "../net/read.ts";
 import { toRate } from "./decimal.ts";
 import { FxTimeout, FxUnavailable, type Rate, type RateAsset, type RateSource } from "./types.ts";
 
@@ -50,6 +50,7 @@ class RawNumber {
  * text of the double, exact for every rate a double can carry, and toRate() still refuses exponent output.
  */
 function parseExact(text: string): unknown {
+  if (jsonTooDeep(text)) throw new SyntaxError(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
   return JSON.parse(text, (_key: string, value: unknown, context?: { source?: string }) =>
     typeof value === "number" ? new RawNumber(context?.source ?? String(value)) : value,
   );

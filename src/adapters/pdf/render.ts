@@ -166,7 +166,7 @@ class Writer {
 /** Every font a document needs: Latin always, each CJK font only when a character of it appears. */
 export function fontsNeeded(doc: ReportDocument): Set<FontName> {
   const fonts = new Set<FontName>(["latin", "latinBold"]);
-  const texts = [doc.title, doc.reportTo, doc.filingInstitution, doc.narrative, ...doc.riskIndicators, ...doc.sections.flatMap((s) => [s.heading, ...s.rows.flatMap((r) => [r.label, r.value])])];
+  const texts = [doc.title, doc.jurisdiction, doc.reportTo, doc.filingInstitution, doc.narrative, ...doc.riskIndicators, ...doc.missing, ...doc.sections.flatMap((s) => [s.heading, ...s.rows.flatMap((r) => [r.label, r.value])])];
   for (const t of texts) for (const ch of t) if (ch.charCodeAt(0) >= 0x1100) fonts.add(fontFor(ch));
   return fonts;
 }
@@ -185,12 +185,21 @@ export function renderReportPdf(doc: ReportDocument): Uint8Array {
   w.row("Filing deadline", doc.deadline);
   w.row("Status", doc.draft ? `${doc.status} (not ready to file)` : doc.status);
   w.row("Generated at", doc.generatedAt);
+  if (doc.missing.length) {
+    w.heading("Missing for filing");
+    for (const m of doc.missing) w.paragraph(`• ${m}`, { x: PAGE.margin + 2 });
+  }
 
   for (const s of doc.sections) {
     w.heading(s.heading);
     for (const r of s.rows) w.row(r.label, r.value);
   }
   w.heading("Narrative");
+  if (doc.narrativeIsPlaceholder) {
+    pdf.setTextColor(170, 0, 0);
+    w.paragraph("Not yet written by the reporting officer: this report cannot be filed with the text below.", { bold: true });
+    pdf.setTextColor(0);
+  }
   w.paragraph(doc.narrative || "—");
   w.heading("Risk indicators");
   if (doc.riskIndicators.length === 0) w.paragraph("—");

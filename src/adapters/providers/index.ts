@@ -27,7 +27,8 @@ export class SettingsRegistry implements ProviderRegistry {
       if (!this.settings.enabled(companyId, provider)) return { provider, ok: false, reason: `${provider} is not enabled` };
       if (!this.settings.credentials(companyId, env, provider)) return { provider, ok: false, reason: `${provider} has no credentials for the ${env} environment` };
       const adapter = this.adapters[provider];
-      // Part 3: provider_c cannot send transfers yet; provider_a, provider_d and provider_e adapters are not built yet.
+      // Adapters exist for provider_a, provider_b and provider_e (wired in src/services.ts); provider_c cannot send
+      // transfers yet (Part 3) and provider_d has no adapter in this version: neither carries a transfer.
       if (!adapter) return { provider, ok: false, reason: `${provider} cannot send transfers yet` };
       const can = adapter.canCarry(t);
       return can.ok ? { provider, ok: true } : { provider, ok: false, reason: can.reason };
@@ -71,6 +72,7 @@ export class SettingsRegistry implements ProviderRegistry {
   }
 
   sweep(_name: SweepName, _now: number): void {
-    // No adapter built so far needs a periodic sweep (provider_a polling and stall, provider_e expiry).
+    // Nothing to do here: the providers' periodic work (provider_a polling and stall, provider_e polling and expiry)
+    // runs as the service's own sweeps over transfer rows (src/services.ts), each telling the transfer's actor.
   }
 }

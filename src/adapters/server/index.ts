@@ -1,4 +1,5 @@
 // Listens for HTTP with the running runtime's server: Bun.serve under Bun, Deno.serve under Deno.
+import { recordPeer } from "../net/client-address.ts";
 export interface ListenOptions {
   hostname: string;
   port: number;
@@ -16,10 +17,15 @@ type FetchHandler = (req: Request) => Response | Promise<Response>;
 export async function listen(fetch: FetchHandler, opts: ListenOptions): Promise<RunningServer> {
   const g = globalThis as { Bun?: any; Deno?: any };
   if (g.Bun) {
+    // The socket address is looked up only when asked for (trusted-proxy rule, src/adapters/net/client-address.ts).
+    const lookup = (req: Request) => server.requestIP(req)?.address ?? null;
     const server = g.Bun.serve({
       hostname: opts.hostname,
       port: opts.port,
-      fetch,
+      fetch: (req: Request) => {
+        recordPeer(req, lookup);
+        return fetch(req);
+      },
       // The API checks its 64 KiB limit itself (Part 1, Limits) and provider callbacks theirs (provider_e: 2 MiB,
       // Part 3 Limits), counting while streaming; this only stops absurd uploads, above the largest of those.
       maxRequestBodySize: 4 * 1024 * 1024,
@@ -45,7 +51,11 @@ export async function listen(fetch: FetchHandler, opts: ListenOptions): Promise<
           ready.resolve();
         },
       },
-      fetch,
+      (req: Request, info: { remoteAddr?: { hostname?: string } }) => {
+        const address = info?.remoteAddr?.hostname ?? null;
+        recordPeer(req, () => address);
+        return fetch(req);
+      },
     );
     await ready.promise;
     return {

@@ -1,5 +1,5 @@
 // Opens the SQLite database with the driver of the running runtime and applies migrations.
-import { mkdirSync, accessSync, constants } from "node:fs";
+import { accessSync, chmodSync, closeSync, constants, mkdirSync, openSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { SQLiteBunSession } from "drizzle-orm/bun-sqlite/session";
 import { BaseSQLiteDatabase, SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
@@ -49,10 +49,31 @@ function prepareDirectory(path: string): void {
   if (path === ":memory:" || path.startsWith("file:")) return;
   const dir = dirname(resolve(path));
   try {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     accessSync(dir, constants.W_OK);
   } catch (e) {
     throw new StorageError(`data directory ${dir} is not writable: ${(e as Error).message}`);
+  }
+  makePrivate(path);
+}
+
+/**
+ * The database file is created by us, empty and mode 0600, before SQLite opens it: SQLite then gives its -wal and
+ * -shm files the database file's mode, whatever the umask. A file left readable by others (an older version, a copy)
+ * is narrowed to 0600 with its -wal and -shm; a file of another owner is left as it is (chmod is refused).
+ */
+function makePrivate(path: string): void {
+  try {
+    closeSync(openSync(path, "wx", 0o600));
+  } catch {
+    /* it exists (or cannot be created: opening it reports that) */
+  }
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    try {
+      if (statSync(file).mode & 0o077) chmodSync(file, 0o600);
+    } catch {
+      /* absent, or not ours to change */
+    }
   }
 }
 

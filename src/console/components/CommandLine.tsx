@@ -10,6 +10,10 @@ export const COMMANDS: [string, string][] = [
   ["cases", "cases"],
   ["deliveries", "webhook deliveries (also: webhooks)"],
   ["reports", "reports"],
+  ["filing", "reports to filing"],
+  ["customers", "customers"],
+  ["audit", "the audit log"],
+  ["rules", "rules"],
   ["sort", "sort <column> [asc|desc]; no column: the default order"],
   ["filter", "filter <text>: as / does; no text clears"],
   ["search", "search <text>: ask the server (transfers: ID, external ID, VASP, address; cases: number, text)"],
@@ -20,7 +24,19 @@ export const COMMANDS: [string, string][] = [
   ["quit", "quit (also: q)"],
 ];
 
-const SCREEN_NAMES: Record<string, ScreenId> = { overview: "overview", transfers: "transfers", held: "transfers", cases: "cases", deliveries: "deliveries", webhooks: "deliveries", reports: "reports" };
+const SCREEN_NAMES: Record<string, ScreenId> = {
+  overview: "overview",
+  transfers: "transfers",
+  held: "transfers",
+  cases: "cases",
+  deliveries: "deliveries",
+  webhooks: "deliveries",
+  reports: "reports",
+  filing: "filing",
+  customers: "customers",
+  audit: "audit",
+  rules: "rules",
+};
 
 export type Command =
   | { kind: "screen"; screen: ScreenId }

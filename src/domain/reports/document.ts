@@ -1,6 +1,7 @@
-// What a report's PDF says, as plain data (no layout, no I/O): built from the report, its type and the deadline;
-// the PDF adapter lays it out. Part 2 "Reports" download; layout in docs/reports.md.
-import type { FilingDeadline, RegulatoryData, ResolvedReportType } from "./report.ts";
+// What a report's PDF says, as plain data (no layout, no I/O): built from the report, its type, the deadline, the
+// transfer's valuation, the identities' names and the case; the PDF adapter lays it out. Layout in docs/reports.md.
+import { describeIndicator } from "./indicators.ts";
+import { missingForFiling, missingLabels, NARRATIVE_PLACEHOLDER, type FilingDeadline, type RegulatoryData, type ReportingThreshold, type ResolvedReportType } from "./report.ts";
 
 export interface DocumentRow {
   label: string;
@@ -18,10 +19,22 @@ export interface ReportDocument {
   generatedAt: string;
   /** Not filing-ready: a DRAFT watermark on every page. */
   draft: boolean;
+  /** On a draft: what keeps it from being filed, in words (empty once ready). */
+  missing: string[];
   sections: { heading: string; rows: DocumentRow[] }[];
   narrative: string;
+  /** The narrative still carries the drafting placeholder: printed as a marked notice, not as the officer's text. */
+  narrativeIsPlaceholder: boolean;
   riskIndicators: string[];
   footerNote: string;
+}
+
+export interface Valuation {
+  value: string;
+  currency: string;
+  rate: string;
+  source: string;
+  rateAsOf: string;
 }
 
 export interface DocumentInput {
@@ -36,45 +49,86 @@ export interface DocumentInput {
   narrative: string | null;
   riskIndicators: string[];
   regulatoryData: RegulatoryData;
-  transfer: { id: string; state: string; createdAt: string };
-  caseId: string | null;
+  transfer: { id: string; state: string; createdAt: string; amount?: string; asset?: string };
+  /** The case's number (`CASE-2026-000012`), never its internal ID. */
+  caseNumber: string | null;
+  valuation?: Valuation | null;
+  reportingThreshold?: ReportingThreshold | null;
+  /** Names as the identities give them (identityNameLines): the subject's and the counterparty's. */
+  subjectNames?: string[];
+  counterpartyNames?: string[];
+}
+
+const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+
+/** `2026-11-27T10:42:38.123Z` → `27 November 2026, 10:42:38 UTC`; a day alone → `27 November 2026`; anything else as is. */
+export function humanTime(iso: string | null | undefined): string {
+  if (!iso) return "—";
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) return iso;
+  const d = new Date(ms);
+  const day = `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(iso)) return day;
+  const t = d.toISOString().slice(11, 19);
+  return `${day}, ${t} UTC`;
+}
+
+/** `1250.5 USDC`, `1170.33 EUR at 0.93587 EUR per USDC (source, rate of …)`. */
+function valueText(v: Valuation, asset: string | undefined): string {
+  return `${v.value} ${v.currency} at ${v.rate} ${v.currency} per ${asset ?? "unit"} (${v.source}, rate of ${humanTime(v.rateAsOf)})`;
+}
+
+function thresholdText(r: ReportingThreshold): string {
+  const limit = `${r.thresholdAmount} ${r.thresholdCurrency} (${r.countryCode} suspicious transaction reporting threshold)`;
+  if (r.reached === true) return `${limit}: reached by ${r.value} ${r.thresholdCurrency}`;
+  if (r.reached === false) return `${limit}: not reached (${r.value} ${r.thresholdCurrency}); reported on the officer's suspicion`;
+  return `${limit}: not compared (the transfer was priced in another currency)`;
 }
 
 const SUBJECT = /^subject/;
 const COUNTERPARTY = /^counterparty/;
 const INSTITUTION = /^(filingInstitution|contactOfficer)/;
 const TRANSFER = new Set(["transactionDate", "amount", "asset", "network", "transactionHash", "direction"]);
+const DATES = new Set(["transactionDate", "activityStartDate", "activityEndDate", "subjectDateOfBirth"]);
 
 /** The document of a report: header facts, then institution, subject, counterparty, transfer and other sections. */
 export function reportDocument(i: DocumentInput): ReportDocument {
   const d = i.type.definition;
   const value = (k: string) => i.regulatoryData[k] ?? "";
-  const rowsOf = (pick: (k: string) => boolean) => i.type.fields.filter((f) => pick(f.key)).map((f) => ({ label: f.label, value: value(f.key) || "—" }));
+  const shown = (k: string) => (DATES.has(k) && /^\d{4}-\d{2}-\d{2}$/.test(value(k)) ? humanTime(value(k)) : value(k));
+  const rowsOf = (pick: (k: string) => boolean) => i.type.fields.filter((f) => pick(f.key)).map((f) => ({ label: f.label, value: shown(f.key) || "—" }));
   const known = (k: string) => SUBJECT.test(k) || COUNTERPARTY.test(k) || INSTITUTION.test(k) || TRANSFER.has(k);
   const transferRows = [{ label: "Caravan transfer ID", value: i.transfer.id }, { label: "Transfer state", value: i.transfer.state }, ...rowsOf((k) => TRANSFER.has(k))];
-  if (i.caseId) transferRows.push({ label: "Case", value: i.caseId });
+  if (i.valuation) transferRows.push({ label: "Value in fiat", value: valueText(i.valuation, i.transfer.asset ?? (value("asset") || undefined)) });
+  if (i.reportingThreshold) transferRows.push({ label: "Reporting threshold", value: thresholdText(i.reportingThreshold) });
+  transferRows.push({ label: "Transfer created", value: humanTime(i.transfer.createdAt) });
+  if (i.caseNumber) transferRows.push({ label: "Case number", value: i.caseNumber });
+  const names = (label: string, lines: string[] | undefined) => (lines?.length ? lines.map((l, n) => ({ label: n === 0 ? label : "", value: l })) : []);
   const sections = [
     { heading: "Filing institution", rows: rowsOf((k) => INSTITUTION.test(k)) },
-    { heading: "Subject", rows: rowsOf((k) => SUBJECT.test(k)) },
-    { heading: "Counterparty", rows: rowsOf((k) => COUNTERPARTY.test(k)) },
+    { heading: "Subject", rows: [...rowsOf((k) => SUBJECT.test(k)), ...names("Names in the identity", i.subjectNames)] },
+    { heading: "Counterparty", rows: [...rowsOf((k) => COUNTERPARTY.test(k)), ...names("Names in the identity", i.counterpartyNames)] },
     { heading: "Transfer", rows: transferRows },
   ];
   const other = rowsOf((k) => !known(k));
   if (other.length) sections.push({ heading: `${d.jurisdiction} report details`, rows: other });
-  if (i.filingReference) sections.push({ heading: "Filing", rows: [{ label: "Filing reference", value: i.filingReference }, { label: "Filed at", value: i.filedAt ?? "—" }] });
+  if (i.filingReference) sections.push({ heading: "Filing", rows: [{ label: "Filing reference", value: i.filingReference }, { label: "Filed at", value: humanTime(i.filedAt) }] });
+  const narrative = i.narrative ?? "";
   return {
     reportNumber: i.reportNumber,
     title: d.label,
-    jurisdiction: d.jurisdiction,
+    jurisdiction: d.jurisdiction || "Not set: the officer sets the jurisdiction before filing",
     reportTo: d.reportTo ?? "Financial intelligence unit of the jurisdiction",
     filingInstitution: value("filingInstitutionName") || "—",
-    deadline: `${i.deadline.deadline.slice(0, 10)} (${i.deadline.daysConfigured} days, ${i.deadline.source === "threshold" ? "company threshold" : "system default"}: ${i.deadline.regulation})`,
+    deadline: `${humanTime(i.deadline.deadline.slice(0, 10))} (${i.deadline.daysConfigured} days, ${i.deadline.source === "threshold" ? "company threshold" : "system default"}: ${i.deadline.regulation})`,
     status: i.status,
-    generatedAt: i.generatedAt,
+    generatedAt: humanTime(i.generatedAt),
     draft: !i.filingReady,
+    missing: i.filingReady ? [] : missingLabels(i.type, missingForFiling(i.type, i.narrative, i.regulatoryData)),
     sections,
-    narrative: i.narrative ?? "",
-    riskIndicators: i.riskIndicators,
+    narrative,
+    narrativeIsPlaceholder: narrative.includes(NARRATIVE_PLACEHOLDER),
+    riskIndicators: i.riskIndicators.map(describeIndicator),
     footerNote: "The SHA-256 of this file is sent with it (x-content-sha256) and recorded in the audit log (str.downloaded).",
   };
 }

@@ -1,5 +1,7 @@
 // Suspicion reports without I/O (Part 2 "Report", "Reports"): report types, deadlines, filing readiness, the
 // life draft → pending_review → submitted → filed, report numbers, masking and the PDF text limit.
+import Decimal from "decimal.js";
+import type { Permission } from "../access.ts";
 import { isCountryCode } from "../ivms101/countries.ts";
 import { EU_MEMBERS } from "../thresholds.ts";
 import { COMMON_FIELDS, DEFAULT_NARRATIVE_MIN, PROMPT_DAYS, REPORT_TYPE_DEFINITIONS, type ReportField, type ReportTypeDefinition } from "./catalogue.ts";
@@ -52,7 +54,33 @@ export function specificJurisdictions(): string[] {
   return REPORT_TYPE_DEFINITIONS.map((d) => d.jurisdiction);
 }
 
-/** The type of a jurisdiction: its own, or the generic suspicion report (reportTo null). */
+/**
+ * A report drafted before anyone knows where to file it (no threshold jurisdiction, no company country): stored as
+ * the empty string, answered as `jurisdiction: null`, never filing-ready until an officer sets one.
+ */
+export const UNKNOWN_JURISDICTION = "";
+
+/** The stored jurisdiction as the API answers it: null while unknown. */
+export const jurisdictionOut = (stored: string): string | null => (stored === UNKNOWN_JURISDICTION ? null : stored);
+
+/**
+ * The jurisdiction a report is drafted for: the country of the threshold the transfer was checked against, else the
+ * company's country (an `EU` or `DEFAULT` threshold names no country); null when neither is known (the report is
+ * drafted all the same, with its jurisdiction unknown until an officer sets it).
+ */
+export function reportJurisdiction(thresholdInfo: string | null, companyCountry: string | null): string | null {
+  let j: unknown = null;
+  try {
+    j = thresholdInfo ? (JSON.parse(thresholdInfo) as { jurisdiction?: unknown }).jurisdiction : null;
+  } catch {
+    j = null;
+  }
+  if (typeof j === "string" && /^[A-Za-z]{2}$/.test(j) && j.toUpperCase() !== "EU") return j.toUpperCase();
+  if (companyCountry && /^[A-Za-z]{2}$/.test(companyCountry)) return companyCountry.toUpperCase();
+  return null;
+}
+
+/** The type of a jurisdiction: its own, or the generic suspicion report (reportTo null; also while it is unknown). */
 export function resolveReportType(jurisdiction: string): ResolvedReportType {
   const d = BY_JURISDICTION.get(jurisdiction);
   if (d) return { definition: d, fields: [...COMMON_FIELDS, ...d.extraFields], specific: true };
@@ -79,6 +107,50 @@ export interface DeadlineThreshold {
   filingDeadlineDays: number | null;
   regulation: string;
   regulatoryBody: string | null;
+  /** The amount from which a suspicion report is due (Part 2: thresholds decide when it is due). */
+  thresholdAmount?: string;
+  thresholdCurrency?: string;
+}
+
+/** The jurisdictions whose `str` threshold applies to a type, most exact first (EU members also take EU; generic also DEFAULT). */
+function thresholdOrder(t: ResolvedReportType): string[] {
+  const order = [t.definition.jurisdiction];
+  if (EU_MEMBERS.has(t.definition.jurisdiction as never)) order.push("EU");
+  if (!t.specific) order.push("DEFAULT");
+  return order;
+}
+
+/** Where a report stands against the company's `str` threshold of its jurisdiction. */
+export interface ReportingThreshold {
+  countryCode: string;
+  thresholdAmount: string;
+  thresholdCurrency: string;
+  /** The transfer's value in the threshold's currency, when it was priced in that currency; else null. */
+  value: string | null;
+  /** true: at or above the threshold, the report is due; false: below it; null: not comparable (other currency, no price). */
+  reached: boolean | null;
+}
+
+/**
+ * The active `str` threshold that decides when a suspicion report is due (the jurisdiction's, then EU for a member
+ * state, then DEFAULT for the generic type), compared with the transfer's fiat value. Null when the company has none.
+ * Below the threshold the report is still drafted (an officer's conclusion is never dropped); it says so.
+ */
+export function reportingThreshold(t: ResolvedReportType, thresholds: readonly DeadlineThreshold[], valuation: { value: string; currency: string } | null): ReportingThreshold | null {
+  if (t.definition.jurisdiction === UNKNOWN_JURISDICTION) return null;
+  for (const j of thresholdOrder(t)) {
+    const th = thresholds.find((x) => x.isActive && x.type === "str" && x.countryCode === j && x.thresholdAmount !== undefined);
+    if (!th) continue;
+    const comparable = valuation !== null && valuation.currency === th.thresholdCurrency;
+    return {
+      countryCode: th.countryCode,
+      thresholdAmount: th.thresholdAmount!,
+      thresholdCurrency: th.thresholdCurrency ?? "",
+      value: comparable ? valuation!.value : null,
+      reached: comparable ? new Decimal(valuation!.value).gte(th.thresholdAmount!) : null,
+    };
+  }
+  return null;
 }
 
 /**
@@ -87,10 +159,7 @@ export interface DeadlineThreshold {
  * `DEFAULT`), else the system default. A specific type never takes `DEFAULT`: its own rule is more exact.
  */
 export function deadlineRule(t: ResolvedReportType, thresholds: readonly DeadlineThreshold[]): ReportType["filingDeadline"] {
-  const order = [t.definition.jurisdiction];
-  if (EU_MEMBERS.has(t.definition.jurisdiction as never)) order.push("EU");
-  if (!t.specific) order.push("DEFAULT");
-  for (const j of order) {
+  for (const j of thresholdOrder(t)) {
     const th = thresholds.find((x) => x.isActive && x.type === "str" && x.countryCode === j && x.filingDeadlineDays !== null);
     if (th) return { days: th.filingDeadlineDays!, source: "threshold", regulation: th.regulation, regulatoryBody: th.regulatoryBody ?? t.definition.regulatoryBody };
   }
@@ -146,11 +215,26 @@ export function filingDeadline(generatedAt: string, status: ReportStatus, rule: 
 
 export type RegulatoryData = Record<string, string>;
 
-/** Required fields without a value, and whether the narrative meets the type's rule. */
+/**
+ * What a drafted narrative starts with: the facts Caravan knows follow it, and while it is in the text the report
+ * cannot be filed (the officer writes the narrative and removes the line).
+ */
+export const NARRATIVE_PLACEHOLDER = "[DRAFT: the reporting officer writes the narrative here and removes this line. A report cannot be filed while this line is in it.]";
+
+/** Required fields without a value (`jurisdiction` first while it is unknown), and whether the narrative is not yet written. */
 export function missingForFiling(t: ResolvedReportType, narrative: string | null, data: RegulatoryData): { fields: string[]; narrative: boolean } {
   const fields = t.fields.filter((x) => x.required && !(data[x.key] ?? "").trim()).map((x) => x.key);
-  const narrativeShort = Array.from((narrative ?? "").trim()).length < t.definition.narrativeMinLength;
-  return { fields, narrative: narrativeShort };
+  if (t.definition.jurisdiction === UNKNOWN_JURISDICTION) fields.unshift("jurisdiction");
+  const text = (narrative ?? "").trim();
+  const narrativeMissing = Array.from(text).length < t.definition.narrativeMinLength || text.includes(NARRATIVE_PLACEHOLDER);
+  return { fields, narrative: narrativeMissing };
+}
+
+/** The missing items in words: each field's label with its key, and the narrative's rule. */
+export function missingLabels(t: ResolvedReportType, m: { fields: string[]; narrative: boolean }): string[] {
+  const out = m.fields.map((k) => (k === "jurisdiction" ? "Jurisdiction (where the report is filed) (jurisdiction)" : `${t.fields.find((f) => f.key === k)?.label ?? k} (${k})`));
+  if (m.narrative) out.push(`Narrative written by the officer, at least ${t.definition.narrativeMinLength} characters, without the draft placeholder (narrative)`);
+  return out;
 }
 
 export function isFilingReady(t: ResolvedReportType, narrative: string | null, data: RegulatoryData): boolean {
@@ -199,6 +283,19 @@ export function reportNumber(abbreviation: string, environment: "test" | "live",
 
 export type ReportAction = "edit" | "submit" | "approve" | "file";
 
+/**
+ * Who may do what, for the CLI and the operator routes alike (docs/reports.md): every step needs strs:update;
+ * reading the content and editing also pii:view; drafting by hand also reports:create and pii:view.
+ */
+export const REPORT_ACTION_NEEDS: Record<ReportAction | "show" | "draft", readonly Permission[]> = {
+  show: ["strs:view", "pii:view"],
+  draft: ["strs:update", "reports:create", "pii:view"],
+  edit: ["strs:update", "pii:view"],
+  submit: ["strs:update"],
+  approve: ["strs:update"],
+  file: ["strs:update"],
+};
+
 export interface LifeState {
   status: ReportStatus;
   filingReady: boolean;
@@ -228,7 +325,9 @@ export function nextStatus(r: LifeState, action: ReportAction, by: string, o: { 
       return { ok: true, status: "submitted" };
     case "file":
       if (r.status !== "submitted") return state(`only an approved (submitted) report can be marked filed (report is ${r.status})`);
-      if (!o.reference || !o.reference.trim()) return { ok: false, refusal: { code: "REFERENCE_REQUIRED", message: "--reference with the FIU's acknowledgement number is required" } };
+      if (!r.filingReady) return { ok: false, refusal: { code: "NOT_FILING_READY", message: "the report is not filing-ready: complete the required fields and the narrative" } };
+      if (!o.reference || !o.reference.trim()) return { ok: false, refusal: { code: "REFERENCE_REQUIRED", message: "a reference with the FIU's acknowledgement number is required" } };
+      if (Array.from(o.reference.trim()).length > REPORT_LIMITS.reference) return { ok: false, refusal: { code: "REFERENCE_REQUIRED", message: `the reference must be at most ${REPORT_LIMITS.reference} characters` } };
       return { ok: true, status: "filed" };
     default: {
       const _: never = action;
@@ -238,8 +337,9 @@ export function nextStatus(r: LifeState, action: ReportAction, by: string, o: { 
 }
 
 /** Checks an edit: field keys of the type, values within limits. Empty value clears a field. */
-export function validateEdit(t: ResolvedReportType, change: { narrative?: string; fields?: Record<string, string>; riskIndicators?: string[] }): string[] {
+export function validateEdit(t: ResolvedReportType, change: { narrative?: string; fields?: Record<string, string>; riskIndicators?: string[]; jurisdiction?: string }): string[] {
   const errors: string[] = [];
+  if (change.jurisdiction !== undefined && !normaliseJurisdiction(change.jurisdiction)) errors.push("jurisdiction must be an ISO 3166-1 alpha-2 country code (UK for GB; EU is not a jurisdiction)");
   const keys = new Set(t.fields.map((x) => x.key));
   if (change.narrative !== undefined && Array.from(change.narrative).length > REPORT_LIMITS.narrative) errors.push(`narrative must be at most ${REPORT_LIMITS.narrative} characters`);
   for (const [k, v] of Object.entries(change.fields ?? {})) {

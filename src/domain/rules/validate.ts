@@ -22,6 +22,7 @@ import {
   type Rule,
   type RuleMetadata,
 } from "./types.ts";
+import { isBlank } from "../text.ts";
 
 /** The fields a create or change sets. */
 export type RuleInput = Pick<
@@ -68,7 +69,7 @@ function enumField<const V extends string>(values: readonly V[]): Check<V> {
 
 const checkName: Check<string> = (v, path, issues) => {
   if (typeof v !== "string") return void issues.push({ path, message: `must be text of 1 to ${LIMITS.name} characters` });
-  if (v.trim().length === 0) return void issues.push({ path, message: "must not be empty or blank" });
+  if (isBlank(v)) return void issues.push({ path, message: "must not be empty or blank (it needs a visible character)" });
   if (chars(v) > LIMITS.name) return void issues.push({ path, message: `must be at most ${LIMITS.name} characters` });
   return v;
 };

@@ -7,14 +7,14 @@ import type { Services } from "../../services.ts";
 import type { Environment } from "../../domain/types.ts";
 import { ApiError } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
-import { readBodyCapped } from "../../adapters/net/read.ts";
+import { readJsonCapped } from "../../adapters/net/read.ts";
 import { hmacSha256, sha256Hex } from "../../adapters/crypto/hash.ts";
 import { json } from "../kit.ts";
 import { resolveCompany } from "../auth.ts";
 import { trpNotFound } from "./provider_b.ts";
 import { signedHeaders, verify } from "../../domain/provider_a/signature.ts";
 import { readEvent } from "../../domain/provider_a/events.ts";
-import { agentChainOk, agentOf, carries, type ProviderTx } from "../../domain/provider_a/transfer.ts";
+import { agentChainOk, agentOf, carries, chainOf, roleOf, type ProviderTx } from "../../domain/provider_a/transfer.ts";
 import { failed, type ProviderA } from "../../adapters/providers/provider_a/adapter.ts";
 import { ProviderAStore } from "../../adapters/storage/repos/provider-a-store.ts";
 import { Wallets } from "../../adapters/storage/repos/wallets.ts";
@@ -54,7 +54,8 @@ export function providerACallbacks(services: Services) {
     if (!agentChainOk(tx)) return { code: "UNSUPPORTED_AGENT_CHAIN" };
     const asset = services.catalog.assets.find((a) => a.id === tx.asset);
     if (!asset || !carries(asset.network)) return { code: "UNSUPPORTED_ASSET" };
-    // The registry's canonical spelling of the address (EIP-55 for EVM), then its tagged forms.
+    // The settlement address on the asset's chain, in the registry's canonical spelling (EIP-55 for EVM), then its tagged forms.
+    if (tx.beneficiaryAddress === null || (tx.beneficiaryChain !== null && tx.beneficiaryChain !== chainOf(asset.id))) return { code: "BENEFICIARY_WALLET_NOT_VERIFIED" };
     const valid = validateAddress(asset.network, tx.beneficiaryAddress);
     if (!valid.ok) return { code: "BENEFICIARY_WALLET_NOT_VERIFIED" };
     const wallets = new Wallets(services.storage).byAddresses(companyId, environment, candidates(valid.address, tx.memo)).filter((w) => w.network === asset.network);
@@ -110,9 +111,11 @@ export function providerACallbacks(services: Services) {
       const ctx = services.providers.context(company.id, environment, "provider_a", now);
       const adapter = services.providers.adapter("provider_a") as ProviderA | undefined;
       if (!ctx || !adapter) return unavailable();
-      // 2. 256 KiB, counted while reading.
-      const bytes = await readBodyCapped(request, MAX_CALLBACK_BODY);
-      if (bytes === null) return json(413, { error: "Body too large" });
+      // 2. 256 KiB, counted while reading, then JSON nested at most 32 deep: refused by the reader, before the
+      // signature or anything else looks at the body.
+      const body = await readJsonCapped(request, MAX_CALLBACK_BODY);
+      if (!body.ok) return body.reason === "too_large" ? json(413, { error: "Body too large" }) : json(400, { error: "Invalid JSON" });
+      const bytes = body.bytes;
       const connected = adapter.connect(ctx);
       if (!connected.ok) return failure("INVALID_CONFIGURATION");
       const did = connected.settings.vaspDid;
@@ -126,15 +129,12 @@ export function providerACallbacks(services: Services) {
         if (e instanceof ApiError && e.code === "RATE_LIMITED") return json(429, { error: "Rate limit exceeded", code: "RATE_LIMITED" }, e.headers);
         throw e;
       }
-      // 5. JSON, then the event: version 1.0.0, for our entity, a provider transfer ID; then its message.
-      let value: unknown;
-      try {
-        value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
-      } catch {
-        return json(400, { error: "Invalid JSON" });
+      // 5. The event: version 1.0.0, for our entity, a provider transfer ID; then its message.
+      const event = readEvent(body.value, did);
+      if (event.kind === "invalid") {
+        services.log("warn", "provider_a event not understood", { path: event.path });
+        return json(400, { error: "Invalid event or entity" });
       }
-      const event = readEvent(value, did);
-      if (event.kind === "invalid") return json(400, { error: "Invalid event or entity" });
       if (event.kind === "ignored") return json(200, { ignored: true });
       // 6. Processed before (entity, message ID, body): answered again, nothing done.
       const key = { companyId: company.id, environment: environment as Environment, entity: did, messageId: headers.id!, bodySha256: sha256Hex(bytes) };
@@ -146,13 +146,15 @@ export function providerACallbacks(services: Services) {
       if (tx.id !== event.providerTransferId) return failure("Webhook processing failed");
       let transfer = store.byProviderTransferId(company.id, environment, tx.id);
       // A lost answer at creation: the transfer is found by our reference and bound by this event.
-      if (!transfer && tx.ref && agentOf(tx, "ORIGINATOR")?.did === did) {
+      // Our side is found by our DID among the transfer's VASP agents.
+      const ours = roleOf(tx, did);
+      if (!transfer && tx.ref && ours === "ORIGINATOR") {
         const mine = store.outgoingByRef(company.id, environment, tx.ref);
         if (mine && mine.provider_external_id === null) transfer = mine;
       }
       let id = transfer?.id;
       if (!id) {
-        if (agentOf(tx, "BENEFICIARY")?.did !== did || agentOf(tx, "ORIGINATOR")?.did === did) return failure("UNKNOWN_TRANSFER");
+        if (ours !== "BENEFICIARY" || agentOf(tx, "ORIGINATOR")?.did === did) return failure("UNKNOWN_TRANSFER");
         const created = await createIncoming(company.id, environment, tx, did);
         if ("code" in created) return failure(created.code);
         id = created.id;

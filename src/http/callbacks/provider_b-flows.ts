@@ -123,6 +123,16 @@ export class ProviderBFlows {
     this.customers = new Customers(services.storage);
   }
 
+  /**
+   * The decrypted payload read in either IVMS101 edition. A shape we do not understand is logged with the field path
+   * that failed and the sender, never a value from the payload: personal data stays out of the log.
+   */
+  private readPayload(call: Call, endpoint: string, plain: unknown): ReturnType<typeof readIvms101> {
+    const read = readIvms101(plain);
+    if (!read.ok) this.services.log("warn", "provider_b payload not understood", { endpoint, path: read.path, sender: call.sender.origin, environment: call.setup.environment });
+    return read;
+  }
+
   // -------------------------------------------------------------------------------------------
   // Wallet and holder (shared by VerifyAddress and the authorization)
 
@@ -174,7 +184,7 @@ export class ProviderBFlows {
   /** `POST v1/beneficiary/VerifyAddress`: valid, or invalid with a reasonType; our entity ID either way; nothing recorded. */
   verifyAddress(call: Call, body: VerifyAddressBody, plain: unknown): Answer {
     const s = call.setup;
-    const read = readIvms101(plain);
+    const read = this.readPayload(call, "v1/beneficiary/VerifyAddress", plain);
     const ben = read.ok ? read.value.Beneficiary : undefined;
     const account = ben?.accountNumber[0] ?? (body.address !== undefined ? accountNumber(body.address, body.tag) : undefined);
     try {
@@ -205,7 +215,7 @@ export class ProviderBFlows {
     });
     // Data first (Part 3): beneficiary with one account number and a person; originator with one account number and
     // valid persons; the originating VASP a legal person. Anything missing or invalid is LACK_OF_INFORMATION.
-    const read = readIvms101(plain);
+    const read = this.readPayload(call, "v1/beneficiary/transfer", plain);
     if (!read.ok) return denied("LACK_OF_INFORMATION");
     const m = read.value;
     const ben = m.Beneficiary;
@@ -354,7 +364,7 @@ export class ProviderBFlows {
     const error = (reasonType: string): Answer => ({ status: 200, body: { result: "error", reasonType, transferId: body.transferId } });
     const t = this.outgoingByTx(call, body.txid, body.beneficiaryAddress);
     if (!t) return error("NOT_FOUND_TXID");
-    const read = readIvms101(plain);
+    const read = this.readPayload(call, "v1/verification/tx", plain);
     const m: Ivms101Message | null = read.ok ? read.value : null;
     const sent = m?.Beneficiary ? validPersons(m.Beneficiary.beneficiaryPersons) : null;
     const pii = this.services.pii;

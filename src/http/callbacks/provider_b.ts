@@ -1,5 +1,6 @@
 // provider_b callbacks (Part 3 "provider_b callbacks", Authentication 3): source address, size, budget, provider, headers, body, decryption, then each endpoint.
-import { readBodyCapped } from "../../adapters/net/read.ts";
+import { readJsonCapped } from "../../adapters/net/read.ts";
+import { ClientAddresses } from "../../adapters/net/client-address.ts";
 import { PROVIDER_B_CALLBACKS, type ProviderBCallback } from "../../domain/provider_b/endpoints.ts";
 import { Elysia } from "elysia";
 import type { Services } from "../../services.ts";
@@ -106,6 +107,10 @@ const sameKey = (a: string, b: string) => {
 export function providerBCallbacks(services: Services) {
   const sources = parseAllowedSources(services.config.env?.PROVIDER_B_ALLOWED_IPS);
   if (sources.invalid.length) services.log("warn", "PROVIDER_B_ALLOWED_IPS: entries that are neither an address nor a CIDR range are ignored", { entries: sources.invalid });
+  // The source address is the connection's unless it comes from a trusted proxy (CARAVAN_TRUSTED_PROXIES): a
+  // CF-Connecting-IP header from anyone else is the caller's own claim and is never read.
+  const clients = ClientAddresses.fromEnv(services.config.env);
+  if (clients.invalid.length) services.log("warn", "CARAVAN_TRUSTED_PROXIES: entries that are neither an address nor a CIDR range are ignored", { entries: clients.invalid });
   const flows = new ProviderBFlows(services);
 
   /**
@@ -140,10 +145,11 @@ export function providerBCallbacks(services: Services) {
     if (environment !== "test" && environment !== "live") return trpNotFound();
     try {
       // 1. Source address, before anything else is read (Part 3, Authentication 3; an empty list refuses all).
-      if (!sourceAllowed(sources, request.headers.get("cf-connecting-ip"))) return send(refusal(403, "FORBIDDEN"));
-      // 2. 256 KiB, counted while reading.
-      const bytes = await readBodyCapped(request, MAX_CALLBACK_BODY);
-      if (bytes === null) return send(refusal(413, "MESSAGE_TOO_LARGE"));
+      if (!sourceAllowed(sources, clients.of(request))) return send(refusal(403, "FORBIDDEN"));
+      // 2. 256 KiB, counted while reading, then JSON nested at most 32 deep (its refusal is answered at step 6, in
+      // the order Part 3 lists the codes; nothing reads the body before then).
+      const read = await readJsonCapped(request, MAX_CALLBACK_BODY);
+      if (!read.ok && read.reason === "too_large") return send(refusal(413, "MESSAGE_TOO_LARGE"));
       // 3. The company of the host, and its request budget (shared with /api/v2; Part 3, Callback paths).
       let company: ReturnType<typeof resolveCompany>;
       try {
@@ -173,13 +179,8 @@ export function providerBCallbacks(services: Services) {
       if (!parsed || !key) return send(refusal(422, "MISSING_REQUIRED_MSG_FIELD"));
       if (remote !== null && !sameKey(remote, s.publicKeyBase64)) return send(refusal(422, "INVALID_RECEIVER_PUBLIC_KEY"));
       // 6. JSON body and its fields.
-      let value: unknown;
-      try {
-        value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
-      } catch {
-        return send(refusal(422, "MISSING_REQUIRED_MSG_FIELD"));
-      }
-      const body = readBodyFields(endpoint, value);
+      if (!read.ok) return send(refusal(422, "MISSING_REQUIRED_MSG_FIELD"));
+      const body = readBodyFields(endpoint, read.value);
       if (!body) return send(refusal(422, "MISSING_REQUIRED_MSG_FIELD"));
       // 7. The payload opens with our private key and the sender's public key (libsodium crypto_box).
       let plain: unknown = undefined;

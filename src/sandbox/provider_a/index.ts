@@ -1,10 +1,14 @@
-// A sandbox provider_a network (Notabene Transact v2 style): a real loopback HTTP server with an OAuth token
-// endpoint, entity lookup, address discovery, transfers (create, read with decryption, append IVMS101, authorize,
-// reject, settle), relationships, member VASPs that authorize, reject, flag or stay silent, and Standard-Webhooks
-// signed events back to Caravan's callback URL (at least once; duplicates and out-of-order deliveries on demand).
-import { listen } from "../../adapters/server/index.ts";
+// A sandbox provider_a network, written as Notabene Transact v2 documents itself (its published integration
+// reference) on Notabene's own libraries, and sharing no code with the service: a loopback HTTP server with the OAuth
+// token endpoint, entity lookup, address discovery, transfers in TAP's shape (`{ "transfer": { ... } }` with TAIP-3
+// parties and TAIP-5 agents; create, read with decryption, append IVMS101 2023, authorize, reject, settle),
+// relationships, member VASPs that authorize, reject, get flagged or stay silent, and Standard-Webhooks-signed events
+// back to Caravan's callback URL (at least once; duplicates and out-of-order deliveries on demand).
+import { AgentSchema, AmountSchema, CAIP10Schema, CAIP19Schema, IRISchema } from "@taprsvp/types";
 import type { Person } from "../../domain/ivms101/index.ts";
-import { WebhookSender, type Delivery, type Endpoint, type SentMessage } from "./webhooks.ts";
+import { WebhookSender, type Endpoint } from "./webhooks.ts";
+import { appendProblem, personsOf, sideOf, type Edition, type StoredSide } from "./pii.ts";
+import { serveLoopback } from "./serve.ts";
 
 export type { Delivery, SentMessage } from "./webhooks.ts";
 
@@ -15,7 +19,7 @@ export interface SandboxVaspA {
   name: string;
   /** What the VASP does with a transfer sent to it once the originator's IVMS101 is appended. */
   behaviour: VaspBehaviour;
-  /** Its customers' IVMS101 persons by key. */
+  /** Its customers' IVMS101 persons by key (written in the 2020 spelling; sent in `edition`). */
   customers: Record<string, Person[]>;
   wallets: { address: string; memo?: string; customer: string }[];
   /** Discovery answers UNCONFIRMED for its addresses. */
@@ -24,6 +28,8 @@ export interface SandboxVaspA {
   custodian?: boolean;
   /** Its beneficiary IVMS101 lists another account than the address (PII_ACCOUNT_MISMATCH). */
   wrongAccount?: boolean;
+  /** The IVMS101 edition it writes (Notabene's package default: 2023). */
+  edition?: Edition;
 }
 
 export interface CaravanClient {
@@ -36,31 +42,41 @@ export interface CaravanClient {
   webhookSecret: string;
 }
 
-export type Route = "token" | "entity" | "discover" | "create" | "get" | "append" | "authorize" | "reject" | "settle" | "relationships";
-export type Fault = { kind: "status"; status: number } | { kind: "hang" } | { kind: "dropAnswer" } | { kind: "answer"; body: unknown };
+export type Route = "token" | "entity" | "discover" | "create" | "get" | "append" | "authorize" | "reject" | "settle" | "checks" | "relationships";
+/** `answer`: the route answers this body (status 200 unless given) without doing anything. */
+export type Fault = { kind: "status"; status: number } | { kind: "hang" } | { kind: "dropAnswer" } | { kind: "answer"; body: unknown; status?: number };
 
-export interface AgentA {
-  did: string;
-  name: string | null;
+/** A TAIP-5 agent as Notabene lists it: roles `VASP`, `Custodian`, `SettlementAddress`, `SourceAddress`, `Gateway`, `Unknown`. */
+export interface TapAgent {
+  "@id": string;
+  for?: string;
   role: string;
-  status: "PENDING" | "AUTHORIZED" | "REJECTED";
+  /** Notabene's agent statuses: PROCESSING, AUTHORIZED, REJECTED, SETTLED, FAILED, REPLACED. */
+  status?: string;
+  name?: string;
+  memoTag?: string;
 }
 
+/** A transfer as the network keeps it (TAP's shape; personal data per side, as appended). */
 export interface SandboxTx {
+  "@id": string;
   id: string;
-  ref: string | null;
+  ref: string;
   status: string;
+  initiator: string;
   asset: string;
   amount: string;
-  originatorAddress: string | null;
-  beneficiaryAddress: string;
-  memo: string | null;
-  agents: AgentA[];
+  originator: { "@id": string };
+  beneficiary: { "@id": string };
+  agents: TapAgent[];
+  memoTag?: string;
+  settlementId?: string;
   flags: string[];
-  settlement: { id: string } | null;
-  ivms101: { originator?: { originatorPersons: Person[]; accountNumber: string[] }; beneficiary?: { beneficiaryPersons: Person[]; accountNumber: string[] } };
-  createdAt: string;
-  updatedAt: string;
+  createdTime: string;
+  updatedTime: string;
+  pii: { originator?: StoredSide; beneficiary?: StoredSide };
+  /** Transfer checks the beneficiary VASP confirmed (`REQUIRE_BENEFICIARY_NAME_MATCHING`, `REQUIRE_INTERNAL_CHECKS`). */
+  checks: string[];
   rejectReason?: string;
 }
 
@@ -73,6 +89,14 @@ export interface PeerRequestA {
   body?: unknown;
 }
 
+export interface Relationship {
+  entity: string;
+  from: string;
+  to: string;
+  /** The address of `from` (a `did:pkh:` CAIP-10 account), bare. */
+  address: string | null;
+}
+
 export interface ProviderAPeerOptions {
   vasps?: SandboxVaspA[];
   /** Caravan's client, registered at start (also: POST /_sandbox/caravan with the same JSON). */
@@ -82,12 +106,31 @@ export interface ProviderAPeerOptions {
   now?: () => number;
 }
 
+export type Side = "originator" | "beneficiary";
+
+export interface IncomingA {
+  from: string;
+  to: string;
+  asset: string;
+  amount: string;
+  beneficiaryAddress: string;
+  memo?: string;
+  originatorAddress?: string;
+  originatorPersons: Person[];
+  beneficiaryPersons?: Person[];
+  originatorAccountNumber?: string[];
+  /** Agents added to the two VASPs and two addresses (a custodian, a gateway…). */
+  extraAgents?: TapAgent[];
+  /** The edition the originating VASP writes (default: the VASP's, else 2023). */
+  edition?: Edition;
+}
+
 export interface ProviderAPeer {
   /** API origin (`apiUrl`) and OAuth origin (CARAVAN_PROVIDER_A_AUTH_URL) at once. */
   readonly url: string;
   readonly transfers: Map<string, SandboxTx>;
   readonly requests: PeerRequestA[];
-  readonly relationships: { did: string; address: string; memo: string | null; asset: string; txId: string }[];
+  readonly relationships: Relationship[];
   readonly webhooks: WebhookSender;
   readonly vasps: Map<string, SandboxVaspA>;
   tokensIssued(): number;
@@ -97,16 +140,48 @@ export interface ProviderAPeer {
   clearFaults(): void;
   /** Invalidates every issued token (the next call is 401, retried once with a new token). */
   revokeTokens(): void;
-  /** A member VASP sends a transfer to Caravan's entity; Caravan gets `notification.transfer.created`. */
-  sendIncoming(i: { from: string; to: string; asset: string; amount: string; beneficiaryAddress: string; memo?: string; originatorAddress?: string; originatorPersons: Person[]; beneficiaryPersons?: Person[]; agents?: AgentA[]; originatorAccountNumber?: string[] }): Promise<{ id: string; status: number | null }>;
+  /** The VASP agent acting for a party of a transfer. */
+  vaspAgent(txId: string, side: Side): TapAgent | undefined;
+  /** A side's persons as the network holds them, in the 2020 spelling (converted by the `ivms101` package); null when none. */
+  persons(txId: string, side: Side): Person[] | null;
+  /** A side's account numbers as appended. */
+  accounts(txId: string, side: Side): string[] | null;
+  /** A member VASP sends a transfer to Caravan's entity; Caravan gets `notification.transferCreated`. */
+  sendIncoming(i: IncomingA): Promise<{ id: string; status: number | null }>;
   /** The counterparty or the network changes a transfer; Caravan gets an event (unless `silent`). */
-  update(txId: string, change: Partial<Pick<SandboxTx, "status" | "flags" | "settlement">> & { agent?: { role: string; status: AgentA["status"] }; beneficiaryPersons?: Person[] }, opts?: { silent?: boolean; message?: string }): Promise<number | null>;
+  update(txId: string, change: { status?: string; flags?: string[]; settlement?: { id: string } | null; agent?: { role: "ORIGINATOR" | "BENEFICIARY"; status: string }; originatorPersons?: Person[]; beneficiaryPersons?: Person[] }, opts?: { silent?: boolean; message?: string }): Promise<number | null>;
   /** Sends an event about a transfer now. */
   notify(txId: string, message?: string): Promise<number | null>;
   stop(): Promise<void>;
 }
 
 const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+/** Notabene's error body: `{ error, details? }`. */
+const error = (status: number, message: string, details?: string) => json(status, details === undefined ? { error: message } : { error: message, details });
+
+type Rec = Record<string, unknown>;
+const isRec = (v: unknown): v is Rec => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Notabene's validations, from its API reference. */
+const REF = /^[a-zA-Z0-9_-]{1,64}$/;
+const DID = /^did:[a-z0-9]+:\S{1,250}$/;
+const ROLES = ["VASP", "Custodian", "SettlementAddress", "SourceAddress", "Gateway", "Unknown"];
+const REJECT_REASONS = [
+  "COUNTERPARTY_RISK", "COUNTERPARTY_DUE_DILIGENCE", "BLOCKCHAIN_RISK_SCORE", "SANCTION_SCREENING", "ASSET_TYPE", "SUSPICIOUS_TRANSACTION",
+  "COUNTERPARTY_POLICIES", "COUNTERPARTY_REJECTED", "COUNTERPARTY_NO_RESPONSE", "CANCELED_BY_INITIATOR", "REMOVED_FROM_TRANSFER",
+  "TRANSFER_PARTICIPANT", "SOURCE_ADDRESS", "BENEFICIARY_ADDRESS", "BENEFICIARY_NOT_FOUND", "ORIGINATOR_REJECT_OUTGOING",
+  "BENEFICIARY_REJECT_INCOMING", "COMPLIANCE_POLICIES", "OTHER",
+];
+/** A create body's agent: TAP's TAIP-5 agent, its `@id` and `for` any IRI (addresses are `did:pkh:` CAIP-10 DIDs). */
+const AgentIn = AgentSchema.pick({ role: true, name: true }).extend({ "@id": IRISchema, for: IRISchema.optional(), memoTag: AgentSchema.shape.role });
+
+const chainOf = (asset: string) => asset.split("/")[0];
+const pkh = (asset: string, address: string) => `did:pkh:${chainOf(asset)}:${address}`;
+/** A `did:pkh:` (or bare) CAIP-10 account's address. */
+function addressOf(v: string): string | null {
+  const caip10 = v.startsWith("did:pkh:") ? v.slice(8) : v;
+  return CAIP10Schema.safeParse(caip10).success ? caip10.slice(caip10.lastIndexOf(":") + 1) : null;
+}
 
 export async function startProviderAPeer(opts: ProviderAPeerOptions = {}): Promise<ProviderAPeer> {
   const now = opts.now ?? Date.now;
@@ -117,29 +192,31 @@ export async function startProviderAPeer(opts: ProviderAPeerOptions = {}): Promi
   let issued = 0;
   const transfers = new Map<string, SandboxTx>();
   const requests: PeerRequestA[] = [];
-  const relationships: ProviderAPeer["relationships"] = [];
+  const relationships: Relationship[] = [];
   const faults = new Map<Route, { fault: Fault; left: number }>();
   const hung = new Set<() => void>();
   const webhooks = new WebhookSender(now);
   let url = "";
 
   const iso = () => new Date(now()).toISOString();
-  const endpointOf = (did: string): Endpoint | null => {
-    const c = caravans.get(did);
-    return c ? { url: c.webhookUrl, secret: c.webhookSecret, did } : null;
-  };
-  const caravanOf = (tx: SandboxTx) => tx.agents.map((a) => caravans.get(a.did)).find((c) => c !== undefined);
-  const notify = (tx: SandboxTx, message = "notification.transfer.updated"): Promise<number | null> => {
+  const caravanOf = (tx: SandboxTx) => tx.agents.filter((a) => a.role === "VASP").map((a) => caravans.get(a["@id"])).find((c) => c !== undefined);
+  const notify = (tx: SandboxTx, message = "notification.transferStatusChanged", extra: Rec = {}): Promise<number | null> => {
     const c = caravanOf(tx);
-    const e = c ? endpointOf(c.did) : null;
-    return e ? webhooks.send(e, message, tx.id) : Promise.resolve(null);
+    const e: Endpoint | null = c ? { url: c.webhookUrl, secret: c.webhookSecret, did: c.did } : null;
+    return e ? webhooks.send(e, message, tx.id, extra) : Promise.resolve(null);
   };
-  const agent = (tx: SandboxTx, role: string) => tx.agents.find((a) => a.role === role);
+  const vaspFor = (tx: SandboxTx, side: Side) => tx.agents.find((a) => a.role === "VASP" && a.for === tx[side]["@id"]);
+  const settlementAddress = (tx: SandboxTx) => {
+    const a = tx.agents.find((x) => x.role === "SettlementAddress");
+    return a ? addressOf(a["@id"]) : null;
+  };
+  /** Both VASPs authorized → AUTHORIZED; one rejected → REJECTED (while the transfer is still open). */
   const recompute = (tx: SandboxTx) => {
-    tx.updatedAt = iso();
+    tx.updatedTime = iso();
     if (tx.status !== "PENDING" && tx.status !== "AUTHORIZED") return;
-    if (tx.agents.some((a) => a.status === "REJECTED")) tx.status = "REJECTED";
-    else if (tx.agents.filter((a) => a.role === "ORIGINATOR" || a.role === "BENEFICIARY").every((a) => a.status === "AUTHORIZED")) tx.status = "AUTHORIZED";
+    const vs = [vaspFor(tx, "originator"), vaspFor(tx, "beneficiary")];
+    if (vs.some((a) => a?.status === "REJECTED")) tx.status = "REJECTED";
+    else if (vs.every((a) => a?.status === "AUTHORIZED")) tx.status = "AUTHORIZED";
   };
 
   const findWallet = (address: string, memo: string | null) => {
@@ -152,37 +229,41 @@ export async function startProviderAPeer(opts: ProviderAPeerOptions = {}): Promi
 
   /** A member VASP's answer to a transfer sent to it, once the originator's data is there. */
   const counterpartyActs = (tx: SandboxTx) => {
-    const ben = agent(tx, "BENEFICIARY");
-    const vasp = ben ? vasps.get(ben.did) : undefined;
-    if (!vasp || vasp.behaviour === "silent" || ben!.status !== "PENDING") return;
+    const ben = vaspFor(tx, "beneficiary");
+    const vasp = ben ? vasps.get(ben["@id"]) : undefined;
+    if (!vasp || vasp.behaviour === "silent" || (ben!.status ?? "PROCESSING") !== "PROCESSING") return;
     setTimeout(() => {
-      const found = findWallet(tx.beneficiaryAddress, tx.memo);
+      const address = settlementAddress(tx) ?? "";
+      const memo = tx.memoTag ?? null;
+      const found = findWallet(address, memo);
       const persons = found && found.vasp === vasp ? vasp.customers[found.wallet.customer] ?? [] : [];
-      const account = vasp.wrongAccount ? "0x0000000000000000000000000000000000000001" : tx.memo ? `${tx.beneficiaryAddress}:${tx.memo}` : tx.beneficiaryAddress;
+      // Account numbers as CAIP-10 accounts (`did:pkh:`), as Notabene's guide writes them.
+      const account = vasp.wrongAccount ? pkh(tx.asset, "0x0000000000000000000000000000000000000001") : memo ? `${address}:${memo}` : pkh(tx.asset, address);
       if (vasp.behaviour === "reject" || persons.length === 0) {
         ben!.status = "REJECTED";
-        tx.rejectReason = "COMPLIANCE_POLICIES";
+        tx.rejectReason = "BENEFICIARY_NOT_FOUND";
       } else {
-        tx.ivms101.beneficiary = { beneficiaryPersons: persons, accountNumber: [account] };
+        tx.pii.beneficiary = sideOf("beneficiary", persons, [account], vasp.edition ?? "2023");
         if (vasp.behaviour === "flag") tx.status = "FLAGGED";
         else ben!.status = "AUTHORIZED";
       }
+      const before = tx.status;
       recompute(tx);
-      void notify(tx);
+      void notify(tx, tx.status !== before || tx.status === "FLAGGED" ? "notification.transferStatusChanged" : "notification.transferAgentStatusChanged", { agentID: ben!["@id"], toStatus: ben!.status });
     }, 20);
   };
 
   /** An originating member VASP confirms once Caravan (the beneficiary) authorized. */
   const originatorActs = (tx: SandboxTx) => {
-    const org = agent(tx, "ORIGINATOR");
-    const vasp = org ? vasps.get(org.did) : undefined;
-    if (!vasp || vasp.behaviour === "silent" || org!.status !== "PENDING") return;
+    const org = vaspFor(tx, "originator");
+    const vasp = org ? vasps.get(org["@id"]) : undefined;
+    if (!vasp || vasp.behaviour === "silent" || (org!.status ?? "PROCESSING") !== "PROCESSING") return;
     setTimeout(() => {
       if (vasp.behaviour === "reject") org!.status = "REJECTED";
       else if (vasp.behaviour === "flag") tx.status = "FLAGGED";
       else org!.status = "AUTHORIZED";
       recompute(tx);
-      void notify(tx);
+      void notify(tx, "notification.transferStatusChanged", { toStatus: tx.status });
     }, 20);
   };
 
@@ -193,9 +274,21 @@ export async function startProviderAPeer(opts: ProviderAPeerOptions = {}): Promi
     return f.fault;
   };
 
-  const view = (tx: SandboxTx, decrypt: boolean) => {
-    const { rejectReason: _r, ...rest } = tx;
-    return decrypt ? rest : { ...rest, ivms101: {} };
+  /** The transfer as the API answers it to `viewer`; with `decrypt`, each party carries its IVMS101 (persons and accounts). */
+  const view = (tx: SandboxTx, viewer: string, decrypt: boolean) => {
+    const { pii, rejectReason: _r, checks: _c, ...rest } = tx;
+    const party = (side: Side) => ({ ...tx[side], ...(decrypt && pii[side] ? structuredClone(pii[side]) : {}) });
+    return {
+      transfer: {
+        ...structuredClone(rest),
+        direction: tx.initiator === viewer ? "OUTGOING" : "INCOMING",
+        transactionType: "TRANSFER",
+        isTravelRule: true,
+        originator: party("originator"),
+        beneficiary: party("beneficiary"),
+        ...(tx.settlementId ? { settledTime: tx.updatedTime } : {}),
+      },
+    };
   };
 
   async function handle(req: Request): Promise<Response> {
@@ -204,31 +297,33 @@ export async function startProviderAPeer(opts: ProviderAPeerOptions = {}): Promi
     const method = req.method;
     const log: PeerRequestA = { method, path: path + u.search, route: null, status: 0, clientId: null };
     requests.push(log);
-    const answer = (status: number, body: unknown) => {
-      log.status = status;
-      return json(status, body);
+    const answer = (r: Response) => {
+      log.status = r.status;
+      return r;
     };
-    let body: Record<string, unknown> = {};
+    let body: Rec = {};
     if (method === "POST") {
       try {
-        body = (await req.json()) as Record<string, unknown>;
+        const parsed = await req.json();
+        if (!isRec(parsed)) return answer(error(400, "Bad Request", "body must be a JSON object"));
+        body = parsed;
       } catch {
-        return answer(400, { error: "invalid json" });
+        return answer(error(400, "Bad Request", "invalid JSON"));
       }
       log.body = body;
     }
     if (method === "POST" && path === "/_sandbox/caravan") {
       const c = body as unknown as CaravanClient;
-      if (typeof c.did !== "string" || typeof c.clientId !== "string" || typeof c.clientSecret !== "string" || typeof c.webhookUrl !== "string" || typeof c.webhookSecret !== "string") return answer(400, { error: "did, name, clientId, clientSecret, webhookUrl, webhookSecret" });
+      if (typeof c.did !== "string" || typeof c.clientId !== "string" || typeof c.clientSecret !== "string" || typeof c.webhookUrl !== "string" || typeof c.webhookSecret !== "string") return answer(error(400, "did, name, clientId, clientSecret, webhookUrl, webhookSecret"));
       caravans.set(c.did, { ...c, name: typeof c.name === "string" ? c.name : c.did });
-      return answer(200, { registered: c.did });
+      return answer(json(200, { registered: c.did }));
     }
     const route = routeOf(method, path);
     log.route = route?.route ?? null;
-    if (!route) return answer(404, { error: "not found" });
+    if (!route) return answer(error(404, "Not Found"));
     const fault = takeFault(route.route);
-    if (fault?.kind === "status") return answer(fault.status, { error: "fault" });
-    if (fault?.kind === "answer") return answer(200, fault.body);
+    if (fault?.kind === "status") return answer(error(fault.status, "fault"));
+    if (fault?.kind === "answer") return answer(json(fault.status ?? 200, fault.body));
     if (fault?.kind === "hang") {
       log.status = -1;
       return new Promise<Response>((resolve) => hung.add(() => resolve(json(503, {}))));
@@ -236,39 +331,40 @@ export async function startProviderAPeer(opts: ProviderAPeerOptions = {}): Promi
 
     if (route.route === "token") {
       const c = [...caravans.values()].find((x) => x.clientId === body.client_id && x.clientSecret === body.client_secret);
-      if (!c || body.grant_type !== "client_credentials") return answer(401, { error: "access_denied" });
-      if (body.audience !== url) return answer(403, { error: "invalid audience" });
+      if (!c || body.grant_type !== "client_credentials") return answer(json(401, { error: "access_denied" }));
+      if (body.audience !== url) return answer(json(403, { error: "invalid audience" }));
       const token = `sbx_${crypto.randomUUID()}`;
       tokens.set(token, { clientId: c.clientId, expiresAt: now() + ttl * 1000 });
       issued++;
       log.clientId = c.clientId;
-      return answer(200, { access_token: token, expires_in: ttl, token_type: "Bearer" });
+      return answer(json(200, { access_token: token, expires_in: ttl, token_type: "Bearer" }));
     }
 
     const bearer = /^Bearer (.+)$/.exec(req.headers.get("authorization") ?? "")?.[1];
     const t = bearer ? tokens.get(bearer) : undefined;
-    if (!t || t.expiresAt <= now()) return answer(401, { error: "unauthorized" });
+    if (!t || t.expiresAt <= now()) return answer(error(401, "Unauthorized"));
     const caller = [...caravans.values()].find((c) => c.clientId === t.clientId)!;
     log.clientId = caller.clientId;
     if (route.route === "entity") {
-      const did = route.did;
-      const c = caravans.get(did);
-      const v = vasps.get(did);
-      if (!c && !v) return answer(404, { error: "entity not found" });
-      return answer(200, { did, name: c?.name ?? v!.name });
+      const c = caravans.get(route.did);
+      const v = vasps.get(route.did);
+      if (!c && !v) return answer(error(404, "Not Found", "entity not found"));
+      return answer(json(200, { did: route.did, name: c?.name ?? v!.name }));
     }
-    if (route.did !== caller.did) return answer(403, { error: "forbidden for this entity" });
+    if (route.did !== caller.did) return answer(error(403, "Forbidden", "not this client's entity"));
     if (fault?.kind === "dropAnswer") {
       // The request is carried out, the answer lost (Part 3: submission_unknown).
-      await act(route, body, caller, u);
-      return answer(502, { error: "bad gateway" });
+      act(route, body, caller, u);
+      return answer(error(502, "Bad Gateway"));
     }
-    const r = await act(route, body, caller, u);
-    return answer(r.status, r.body);
+    return answer(act(route, body, caller, u));
   }
 
-  async function act(route: Matched, body: Record<string, unknown>, caller: CaravanClient, u: URL): Promise<{ status: number; body: unknown }> {
+  function act(route: Matched, body: Rec, caller: CaravanClient, u: URL): Response {
     const tx = route.tx ? transfers.get(route.tx) : undefined;
+    // A transfer is visible to the entities among its VASP agents only.
+    const mine = tx?.agents.find((a) => a.role === "VASP" && a["@id"] === caller.did);
+    if (route.tx && (!tx || !mine)) return error(404, "Not Found", "transfer not found");
     switch (route.route) {
       case "discover": {
         const asset = u.searchParams.get("asset") ?? "";
@@ -277,92 +373,138 @@ export async function startProviderAPeer(opts: ProviderAPeerOptions = {}): Promi
         const address = i >= 0 ? account.slice(0, i) : account;
         const memo = i >= 0 ? account.slice(i + 1) : null;
         const found = findWallet(address, memo);
-        if (!found) return { status: 200, body: { address: account, asset, status: "NOT_FOUND", owner: null, custodian: null } };
+        if (!found) return json(200, { address: account, asset, status: "NOT_FOUND", owner: null, custodian: null });
         const v = found.vasp;
-        return {
-          status: 200,
-          body: { address: account, asset, status: v.unconfirmed ? "UNCONFIRMED" : "CONFIRMED", owner: { did: v.did, name: v.name }, custodian: v.custodian ? { did: "did:web:custodian.example", name: "Custodian" } : null },
-        };
+        return json(200, { address: account, asset, status: v.unconfirmed ? "UNCONFIRMED" : "CONFIRMED", owner: { did: v.did, name: v.name }, custodian: v.custodian ? { did: "did:web:custodian.example", name: "Custodian" } : null });
       }
-      case "create": {
-        const agents = Array.isArray(body.agents) ? (body.agents as { did: string; role: string }[]) : [];
-        const ben = agents.find((a) => a.role === "BENEFICIARY");
-        if (!ben || typeof body.amount !== "string" || typeof body.asset !== "string" || typeof body.beneficiaryAddress !== "string") return { status: 400, body: { error: "invalid transfer" } };
-        const id = `tx_${crypto.randomUUID()}`;
-        const created: SandboxTx = {
-          id,
-          ref: typeof body.ref === "string" ? body.ref : null,
-          status: "PENDING",
-          asset: body.asset,
-          amount: body.amount,
-          originatorAddress: typeof body.originatorAddress === "string" ? body.originatorAddress : null,
-          beneficiaryAddress: body.beneficiaryAddress,
-          memo: typeof body.memo === "string" ? body.memo : null,
-          agents: [
-            { did: caller.did, name: caller.name, role: "ORIGINATOR", status: "PENDING" },
-            { did: ben.did, name: vasps.get(ben.did)?.name ?? null, role: "BENEFICIARY", status: "PENDING" },
-          ],
-          flags: [],
-          settlement: null,
-          ivms101: {},
-          createdAt: iso(),
-          updatedAt: iso(),
-        };
-        transfers.set(id, created);
-        return { status: 201, body: view(created, true) };
-      }
+      case "create":
+        return create(body, caller);
       case "get":
-        return tx ? { status: 200, body: view(tx, u.searchParams.get("decrypt") === "true") } : { status: 404, body: { error: "not found" } };
+        return json(200, view(tx!, caller.did, u.searchParams.get("decrypt") === "true"));
       case "append": {
-        if (!tx) return { status: 404, body: { error: "not found" } };
-        const ivms = (body.ivms101 ?? {}) as SandboxTx["ivms101"];
-        if (ivms.originator) tx.ivms101.originator = ivms.originator;
-        if (ivms.beneficiary) tx.ivms101.beneficiary = ivms.beneficiary;
-        tx.updatedAt = iso();
-        if (ivms.originator && agent(tx, "ORIGINATOR")?.did === caller.did) counterpartyActs(tx);
-        return { status: 200, body: view(tx, true) };
+        const problem = appendProblem(body.ivms101);
+        if (problem) return error(400, "Bad Request", `invalid IVMS101 2023 at ${problem}`);
+        for (const side of ["originator", "beneficiary"] as const) {
+          const party = body[side];
+          if (party !== undefined && !(isRec(party) && party["@id"] === tx![side]["@id"])) return error(400, "Bad Request", `${side}.@id is not this transfer's ${side}`);
+        }
+        const ivms = body.ivms101 as Rec;
+        if (isRec(ivms.originator)) tx!.pii.originator = structuredClone(ivms.originator);
+        if (isRec(ivms.beneficiary)) tx!.pii.beneficiary = structuredClone(ivms.beneficiary);
+        tx!.updatedTime = iso();
+        if (isRec(ivms.originator) && vaspFor(tx!, "originator")?.["@id"] === caller.did) counterpartyActs(tx!);
+        return json(202, { message: "Transfer appended successfully with encrypted PII" });
       }
       case "authorize": {
-        if (!tx) return { status: 404, body: { error: "not found" } };
-        const mine = tx.agents.find((a) => a.did === caller.did);
-        if (!mine || tx.status === "REJECTED") return { status: 409, body: { error: "cannot authorize" } };
-        if (mine.status === "PENDING") mine.status = "AUTHORIZED";
-        recompute(tx);
-        if (mine.role === "BENEFICIARY") originatorActs(tx);
-        return { status: 200, body: view(tx, true) };
+        if (tx!.status === "REJECTED") return error(409, "Conflict", "transfer is rejected");
+        // The beneficiary VASP authorizes once its internal checks are confirmed (Notabene's incoming flow).
+        if (mine === vaspFor(tx!, "beneficiary") && !tx!.checks.includes("REQUIRE_INTERNAL_CHECKS")) return error(409, "Conflict", "internal checks not completed");
+        if ((mine!.status ?? "PROCESSING") === "PROCESSING") mine!.status = "AUTHORIZED";
+        recompute(tx!);
+        if (mine === vaspFor(tx!, "beneficiary")) originatorActs(tx!);
+        return json(202, { message: "Transfer authorization accepted" });
       }
       case "reject": {
-        if (!tx) return { status: 404, body: { error: "not found" } };
-        const mine = tx.agents.find((a) => a.did === caller.did);
-        if (!mine || tx.settlement) return { status: 409, body: { error: "cannot reject" } };
-        if (body.reason !== "SANCTION_SCREENING" && body.reason !== "COMPLIANCE_POLICIES") return { status: 400, body: { error: "invalid reason" } };
-        mine.status = "REJECTED";
-        tx.rejectReason = body.reason;
-        recompute(tx);
-        return { status: 200, body: view(tx, true) };
+        if (tx!.settlementId) return error(409, "Conflict", "transfer is settled");
+        if (typeof body.reason !== "string" || !REJECT_REASONS.includes(body.reason)) return error(400, "Bad Request", "reason must be one of the rejection reasons");
+        if (body.reason === "OTHER" && (typeof body.comment !== "string" || !body.comment)) return error(400, "Bad Request", "comment is required when reason is OTHER");
+        if (body.comment !== undefined && (typeof body.comment !== "string" || body.comment.length > 500)) return error(400, "Bad Request", "comment: at most 500 characters");
+        mine!.status = "REJECTED";
+        tx!.rejectReason = body.reason;
+        recompute(tx!);
+        return json(200, { message: "Transfer rejected successfully" });
       }
       case "settle": {
-        if (!tx) return { status: 404, body: { error: "not found" } };
-        if (typeof body.settlementId !== "string") return { status: 400, body: { error: "settlementId required" } };
-        if (tx.settlement && tx.settlement.id !== body.settlementId) return { status: 409, body: { error: "already settled" } };
-        if (tx.status !== "AUTHORIZED" && !tx.settlement) return { status: 409, body: { error: "not authorized" } };
-        tx.settlement = { id: body.settlementId };
-        tx.status = "SETTLED";
-        tx.updatedAt = iso();
-        return { status: 200, body: view(tx, true) };
+        if (typeof body.settlementId !== "string" || !body.settlementId || body.settlementId.length > 255) return error(400, "Bad Request", "settlementId (at most 255 characters)");
+        if (tx!.settlementId && tx!.settlementId !== body.settlementId) return error(409, "Conflict", "already settled");
+        if (tx!.status !== "AUTHORIZED" && !tx!.settlementId) return error(409, "Conflict", "not authorized");
+        tx!.settlementId = body.settlementId;
+        tx!.status = "SETTLED";
+        tx!.updatedTime = iso();
+        return json(202, { message: "Transfer settlement accepted" });
+      }
+      case "checks": {
+        if (mine !== vaspFor(tx!, "beneficiary")) return error(403, "Forbidden", "checks are the beneficiary VASP's");
+        const type = route.check === "beneficiary-name-matching" ? "REQUIRE_BENEFICIARY_NAME_MATCHING" : "REQUIRE_INTERNAL_CHECKS";
+        if (!tx!.checks.includes(type)) tx!.checks.push(type);
+        return json(200, { id: crypto.randomUUID(), transferId: tx!.id, entityDid: caller.did, type, status: "COMPLETE", policyData: { confirmedBy: caller.did, confirmedAt: iso() }, createdAt: iso(), updatedAt: iso() });
       }
       case "relationships": {
-        relationships.push({ did: caller.did, address: String(body.address), memo: typeof body.memo === "string" ? body.memo : null, asset: String(body.asset), txId: String(body.txId) });
-        return { status: 201, body: { status: "CONFIRMED" } };
+        if (typeof body.to !== "string" || !DID.test(body.to)) return error(400, "Bad Request", "to: the DID of the target entity");
+        if (body.from !== undefined && (typeof body.from !== "string" || !DID.test(body.from))) return error(400, "Bad Request", "from: a DID");
+        const from = typeof body.from === "string" ? body.from : "";
+        relationships.push({ entity: caller.did, from, to: body.to, address: addressOf(from) });
+        return json(201, { relationship: { "@id": crypto.randomUUID(), from, to: body.to, custodian: null, status: "UNCONFIRMED", createdTime: iso() } });
       }
       default:
-        return { status: 404, body: { error: "not found" } };
+        return error(404, "Not Found");
     }
   }
 
+  /** `POST /entities/{did}/tx`, validated as the API reference says; the beneficiary VASP found by its settlement address when not named. */
+  function create(body: Rec, caller: CaravanClient): Response {
+    if (typeof body.ref !== "string" || !REF.test(body.ref)) return error(400, "Bad Request", "ref: 1–64 of [a-zA-Z0-9_-]");
+    if ([...transfers.values()].some((x) => x.initiator === caller.did && x.ref === body.ref)) return error(409, "Conflict", "duplicate ref");
+    for (const side of ["originator", "beneficiary"] as const) {
+      const p = body[side];
+      if (!isRec(p) || typeof p["@id"] !== "string" || p["@id"].length < 3 || !DID.test(p["@id"])) return error(400, "Bad Request", `${side}.@id: a DID of 3–255 characters`);
+    }
+    if (!CAIP19Schema.safeParse(body.asset).success && !(typeof body.asset === "string" && /^[A-Za-z0-9-]{2,20}$/.test(body.asset))) return error(400, "Bad Request", "asset: CAIP-19 or an abbreviation");
+    if (!AmountSchema.safeParse(body.amount).success) return error(400, "Bad Request", "amount: a decimal string");
+    if (body.memoTag !== undefined && (typeof body.memoTag !== "string" || !/^[\x20-\x7e]{1,28}$/.test(body.memoTag))) return error(400, "Bad Request", "memoTag: 1–28 printable ASCII characters");
+    if (!Array.isArray(body.agents) || body.agents.length === 0) return error(400, "Bad Request", "agents: at least one");
+    const agents: TapAgent[] = [];
+    for (const [i, raw] of body.agents.entries()) {
+      const a = AgentIn.safeParse(raw);
+      if (!a.success) return error(400, "Bad Request", `agents[${i}]: ${a.error.issues[0]?.path.join(".") ?? "invalid"}`);
+      const role = a.data.role ?? "Unknown";
+      if (!ROLES.includes(role)) return error(400, "Bad Request", `agents[${i}].role: one of ${ROLES.join(", ")}`);
+      agents.push({ "@id": a.data["@id"], ...(a.data.for ? { for: a.data.for } : {}), role, ...(a.data.memoTag ? { memoTag: a.data.memoTag } : {}) });
+    }
+    const originator = { "@id": (body.originator as Rec)["@id"] as string };
+    const beneficiary = { "@id": (body.beneficiary as Rec)["@id"] as string };
+    const ours = agents.find((a) => a.role === "VASP" && a["@id"] === caller.did);
+    if (!ours || ours.for !== originator["@id"]) return error(400, "Bad Request", "the entity must be the originator's VASP agent");
+    const id = crypto.randomUUID();
+    const tx: SandboxTx = {
+      "@id": id,
+      id,
+      ref: body.ref,
+      status: "PENDING",
+      initiator: caller.did,
+      asset: body.asset as string,
+      amount: body.amount as string,
+      originator,
+      beneficiary,
+      agents,
+      ...(typeof body.memoTag === "string" ? { memoTag: body.memoTag } : {}),
+      flags: [],
+      createdTime: iso(),
+      updatedTime: iso(),
+      pii: {},
+      checks: [],
+    };
+    // Agent discovery: the beneficiary's VASP from its settlement address when the create did not name one.
+    if (!vaspFor(tx, "beneficiary")) {
+      const found = findWallet(settlementAddress(tx) ?? "", tx.memoTag ?? null);
+      if (!found) return error(400, "Bad Request", "no VASP found for the beneficiary");
+      agents.push({ "@id": found.vasp.did, for: beneficiary["@id"], role: "VASP" });
+    }
+    for (const a of agents) if (a.role === "VASP") a.name = caravans.get(a["@id"])?.name ?? vasps.get(a["@id"])?.name;
+    for (const a of agents) if (a.role === "VASP") a.status = "PROCESSING";
+    transfers.set(id, tx);
+    return json(201, view(tx, caller.did, false));
+  }
+
   if (opts.caravan) caravans.set(opts.caravan.did, opts.caravan);
-  const server = await listen(handle, { hostname: "127.0.0.1", port: opts.port ?? 0 });
+  const server = serveLoopback(handle, opts.port ?? 0);
   url = `http://127.0.0.1:${server.port}`;
+
+  const mustGet = (txId: string) => {
+    const tx = transfers.get(txId);
+    if (!tx) throw new Error(`no transfer ${txId}`);
+    return tx;
+  };
 
   return {
     url,
@@ -380,53 +522,76 @@ export async function startProviderAPeer(opts: ProviderAPeerOptions = {}): Promi
     },
     clearFaults: () => faults.clear(),
     revokeTokens: () => tokens.clear(),
+    vaspAgent: (txId, side) => vaspFor(mustGet(txId), side),
+    persons: (txId, side) => personsOf(side, mustGet(txId).pii[side]),
+    accounts: (txId, side) => {
+      const s = mustGet(txId).pii[side];
+      return s ? (s.accountNumber as string[]) : null;
+    },
     async sendIncoming(i) {
-      const id = `tx_${crypto.randomUUID()}`;
+      const id = crypto.randomUUID();
       const from = vasps.get(i.from);
+      const edition = i.edition ?? from?.edition ?? "2023";
+      const originator = { "@id": i.originatorAddress ? pkh(i.asset, i.originatorAddress) : `${i.from}:customers:${id.slice(0, 8)}` };
+      const beneficiary = { "@id": pkh(i.asset, i.beneficiaryAddress) };
+      const account = i.memo ? `${i.beneficiaryAddress}:${i.memo}` : i.beneficiaryAddress;
       const tx: SandboxTx = {
+        "@id": id,
         id,
-        ref: `ref-${id.slice(3, 11)}`,
+        ref: `ref-${id.slice(0, 8)}`,
         status: "PENDING",
+        initiator: i.from,
         asset: i.asset,
         amount: i.amount,
-        originatorAddress: i.originatorAddress ?? null,
-        beneficiaryAddress: i.beneficiaryAddress,
-        memo: i.memo ?? null,
-        agents: i.agents ?? [
-          { did: i.from, name: from?.name ?? null, role: "ORIGINATOR", status: "PENDING" },
-          { did: i.to, name: caravans.get(i.to)?.name ?? null, role: "BENEFICIARY", status: "PENDING" },
+        originator,
+        beneficiary,
+        agents: [
+          ...(i.originatorAddress ? [{ "@id": pkh(i.asset, i.originatorAddress), for: i.from, role: "SourceAddress" }] : []),
+          { "@id": i.from, for: originator["@id"], role: "VASP", status: "PROCESSING", ...(from ? { name: from.name } : {}) },
+          { "@id": i.to, for: beneficiary["@id"], role: "VASP", status: "PROCESSING", ...(caravans.get(i.to) ? { name: caravans.get(i.to)!.name } : {}) },
+          { "@id": pkh(i.asset, i.beneficiaryAddress), for: i.to, role: "SettlementAddress", ...(i.memo ? { memoTag: i.memo } : {}) },
+          ...(i.extraAgents ?? []),
         ],
+        ...(i.memo ? { memoTag: i.memo } : {}),
         flags: [],
-        settlement: null,
-        ivms101: {
-          originator: { originatorPersons: i.originatorPersons, accountNumber: i.originatorAccountNumber ?? (i.originatorAddress ? [i.originatorAddress] : []) },
-          ...(i.beneficiaryPersons ? { beneficiary: { beneficiaryPersons: i.beneficiaryPersons, accountNumber: [i.memo ? `${i.beneficiaryAddress}:${i.memo}` : i.beneficiaryAddress] } } : {}),
+        createdTime: iso(),
+        updatedTime: iso(),
+        pii: {
+          originator: sideOf("originator", i.originatorPersons, i.originatorAccountNumber ?? (i.originatorAddress ? [pkh(i.asset, i.originatorAddress)] : []), edition),
+          ...(i.beneficiaryPersons ? { beneficiary: sideOf("beneficiary", i.beneficiaryPersons, [account], edition) } : {}),
         },
-        createdAt: iso(),
-        updatedAt: iso(),
+        checks: [],
       };
       transfers.set(id, tx);
-      const status = await notify(tx, "notification.transfer.created");
+      const status = await notify(tx, "notification.transferCreated");
       return { id, status };
     },
     update(txId, change, o = {}) {
-      const tx = transfers.get(txId);
-      if (!tx) throw new Error(`no transfer ${txId}`);
+      const tx = mustGet(txId);
       if (change.status !== undefined) tx.status = change.status;
       if (change.flags !== undefined) tx.flags = change.flags;
-      if (change.settlement !== undefined) tx.settlement = change.settlement;
-      if (change.agent) {
-        const a = agent(tx, change.agent.role);
-        if (a) a.status = change.agent.status;
+      if (change.settlement !== undefined) {
+        if (change.settlement) tx.settlementId = change.settlement.id;
+        else delete tx.settlementId;
       }
-      if (change.beneficiaryPersons) tx.ivms101.beneficiary = { beneficiaryPersons: change.beneficiaryPersons, accountNumber: tx.ivms101.beneficiary?.accountNumber ?? [tx.beneficiaryAddress] };
+      if (change.agent) {
+        const a = vaspFor(tx, change.agent.role === "ORIGINATOR" ? "originator" : "beneficiary");
+        if (a) a.status = change.agent.status === "PENDING" ? "PROCESSING" : change.agent.status;
+      }
+      if (change.originatorPersons) {
+        const org = vasps.get(vaspFor(tx, "originator")?.["@id"] ?? "");
+        tx.pii.originator = sideOf("originator", change.originatorPersons, (tx.pii.originator?.accountNumber as string[] | undefined) ?? [], org?.edition ?? "2023");
+      }
+      if (change.beneficiaryPersons) {
+        const ben = vasps.get(vaspFor(tx, "beneficiary")?.["@id"] ?? "");
+        const accounts = (tx.pii.beneficiary?.accountNumber as string[] | undefined) ?? [settlementAddress(tx) ?? ""];
+        tx.pii.beneficiary = sideOf("beneficiary", change.beneficiaryPersons, accounts, ben?.edition ?? "2023");
+      }
       recompute(tx);
-      return o.silent ? Promise.resolve(null) : notify(tx, o.message);
+      return o.silent ? Promise.resolve(null) : notify(tx, o.message, { toStatus: tx.status });
     },
     notify(txId, message) {
-      const tx = transfers.get(txId);
-      if (!tx) throw new Error(`no transfer ${txId}`);
-      return notify(tx, message);
+      return notify(mustGet(txId), message);
     },
     async stop() {
       webhooks.stop();
@@ -442,8 +607,10 @@ interface Matched {
   route: Route;
   did: string;
   tx?: string;
+  check?: string;
 }
 
+/** Notabene's paths: transfers under `/tx`, PII appended under `/transfers/{id}/append`. */
 function routeOf(method: string, path: string): Matched | null {
   if (method === "POST" && path === "/oauth/token") return { route: "token", did: "" };
   const m = /^\/entities\/([^/]+)(\/.*)?$/.exec(path);
@@ -454,7 +621,11 @@ function routeOf(method: string, path: string): Matched | null {
   if (method === "GET" && rest === "/addresses/discover") return { route: "discover", did };
   if (method === "POST" && rest === "/tx") return { route: "create", did };
   if (method === "POST" && rest === "/relationships") return { route: "relationships", did };
-  const t = /^\/tx\/([^/]+)(?:\/(append|authorize|reject|settle))?$/.exec(rest);
+  const append = /^\/transfers\/([^/]+)\/append$/.exec(rest);
+  if (append) return method === "POST" ? { route: "append", did, tx: decodeURIComponent(append[1]) } : null;
+  const check = /^\/tx\/([^/]+)\/checks\/(beneficiary-name-matching|internal-checks)$/.exec(rest);
+  if (check) return method === "POST" ? { route: "checks", did, tx: decodeURIComponent(check[1]), check: check[2] } : null;
+  const t = /^\/tx\/([^/]+)(?:\/(authorize|reject|settle))?$/.exec(rest);
   if (!t) return null;
   const tx = decodeURIComponent(t[1]);
   if (!t[2]) return method === "GET" ? { route: "get", did, tx } : null;

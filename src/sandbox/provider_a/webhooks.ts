@@ -40,12 +40,14 @@ export class WebhookSender {
   constructor(private readonly now: () => number) {}
 
   /** Builds, signs and sends one message; resolves with the last status (null: no answer). */
-  send(endpoint: Endpoint, message: string, txId: string, opts: { timestampMs?: number; secret?: string } = {}): Promise<number | null> {
+  send(endpoint: Endpoint, message: string, txId: string, extra: Record<string, unknown> = {}, opts: { timestampMs?: number; secret?: string } = {}): Promise<number | null> {
     const m: SentMessage = {
       id: `msg_${crypto.randomUUID().replaceAll("-", "")}`,
       message,
       txId,
-      body: JSON.stringify({ message, payload: { id: txId, for: endpoint.did }, version: "1.0.0" }),
+      // Notabene's envelope: the event in `message`, the transfer ID and the receiving entity in `payload` (with the
+      // event's own fields beside them), version 1.0.0.
+      body: JSON.stringify({ message, payload: { for: endpoint.did, id: txId, ...extra }, version: "1.0.0" }),
       endpoint,
     };
     this.sent.push(m);

@@ -1,21 +1,27 @@
 // The sandbox provider_b network's Request API (what Caravan calls), answered from the directory with real decryption.
 import type { Person } from "../../domain/ivms101/types.ts";
-import { openPayload, sealPayload } from "../../adapters/providers/provider_b/crypto.ts";
+import { open, seal } from "./crypto.ts";
 import {
-  DISCOVERY_REASON,
   HEADER,
-  buildTransferAnswerMessage,
-  fromWirePersons,
-  missingEntity,
-  readIvms101,
-  readThresholdFlag,
+  answerMessage,
+  readFlag,
+  readMessage,
   type DiscoveryResultAnswer,
   type Ivms101Message,
   type ResultAnswer,
   type TransferAnswer,
   type VerifyAddressAnswer,
-} from "../../adapters/providers/provider_b/wire.ts";
+  type WirePerson,
+} from "./wire.ts";
 import type { Directory, SandboxVasp } from "./directory.ts";
+
+/** Search VASP by Wallet Result: the `reasonType`s of an `invalid` answer. */
+const DISCOVERY_REASON = {
+  notFound: "NOT_FOUND_ADDRESS",
+  unknownRequest: "LACK_OF_INFORMATION",
+  pending: "PROCESSING",
+  ambiguous: "ALLIANCE_DATA_NON_UNIQUE_RESULT",
+} as const;
 
 export const ROUTES = ["vasps", "pubkey", "verifyAddress", "transfer", "txid", "status", "discoveryRequest", "discoveryResult"] as const;
 export type ProviderBRoute = (typeof ROUTES)[number];
@@ -128,11 +134,9 @@ export function answer(state: NetworkState, r: Route, sender: { entityId: string
 /** Opens a request payload sealed by the sender for the VASP; a payload that does not open is the VASP's 503 INVALID_ENCRYPTED_BODY. */
 function openRequest(v: SandboxVasp, sender: { publicKeyBase64: string }, payload: unknown): Ivms101Message | ApiAnswer {
   if (!str(payload)) return error(422, "MISSING_REQUIRED_MSG_FIELD");
-  const opened = openPayload(payload, sender.publicKeyBase64, v.seedBase64);
+  const opened = open(payload, sender.publicKeyBase64, v.seedBase64);
   if (!opened.ok) return error(503, "INVALID_ENCRYPTED_BODY");
-  const read = readIvms101(opened.value);
-  if (!read.ok) return error(503, "INVALID_ENCRYPTED_BODY");
-  return read.value;
+  return readMessage(opened.value) ?? error(503, "INVALID_ENCRYPTED_BODY");
 }
 const isAnswer = (x: Ivms101Message | ApiAnswer): x is ApiAnswer => "status" in x;
 
@@ -148,7 +152,7 @@ function verifyAddress(state: NetworkState, v: SandboxVasp, sender: { publicKeyB
   const found = state.directory.lookup(v, account);
   if (found.kind === "unknown") return answer("invalid", "NOT_FOUND_ADDRESS");
   if (found.kind === "denied") return answer("invalid", found.reasonType);
-  const sent = fromWirePersons(msg.Beneficiary!.beneficiaryPersons);
+  const sent = msg.Beneficiary!.beneficiaryPersons;
   if (sent.length > 0 && !sameFirstName(sent, found.persons)) return answer("invalid", "INPUT_NAME_MISMATCHED");
   return answer("valid");
 }
@@ -156,7 +160,7 @@ function verifyAddress(state: NetworkState, v: SandboxVasp, sender: { publicKeyB
 function transfer(state: NetworkState, v: SandboxVasp, sender: { entityId: string; publicKeyBase64: string }, body: unknown): ApiAnswer {
   const b = (body ?? {}) as Record<string, unknown>;
   for (const k of ["transferId", "currency", "amount", "tradePrice", "tradeCurrency", "payload"]) if (!str(b[k])) return error(422, "MISSING_REQUIRED_MSG_FIELD");
-  const exceeding = readThresholdFlag(b.isExceedingThreshold);
+  const exceeding = readFlag(b.isExceedingThreshold);
   if (exceeding === null) return error(422, "MISSING_REQUIRED_MSG_FIELD");
   if (!UUID_V4.test(b.transferId as string)) return error(422, "INVALID_MSG_FIELD_VALUE");
   const msg = openRequest(v, sender, b.payload);
@@ -165,13 +169,13 @@ function transfer(state: NetworkState, v: SandboxVasp, sender: { entityId: strin
   const { payload: _sealed, ...fields } = b;
   const fingerprint = JSON.stringify([fields, msg]);
 
-  const seal = (t: ReceivedTransfer): ApiAnswer => {
+  const answerFor = (t: ReceivedTransfer): ApiAnswer => {
     const out: TransferAnswer = { result: t.result, reasonType: t.reasonType ?? "", reasonMsg: "", transferId, beneficiaryVasp: {} };
     if (t.result === "verified") {
       const found = state.directory.lookup(v, t.ivms101.Beneficiary!.accountNumber[0]!);
       const persons = found.kind === "wallet" ? found.persons : [];
-      // Sealed anew for the sender's current key on every answer, repeats included (Part 3, Idempotency).
-      out.payload = sealPayload(buildTransferAnswerMessage(t.ivms101, { beneficiaryVasp: v, beneficiaryPersons: persons }), sender.publicKeyBase64, v.seedBase64);
+      // Sealed anew for the sender's current key on every answer, repeats included.
+      out.payload = seal(answerMessage(t.ivms101, v, persons), sender.publicKeyBase64, v.seedBase64);
     }
     return ok(out, msg);
   };
@@ -179,18 +183,18 @@ function transfer(state: NetworkState, v: SandboxVasp, sender: { entityId: strin
   const earlier = state.transfers.get(transferId);
   if (earlier) {
     if (earlier.fromEntityId !== sender.entityId || earlier.toEntityId !== v.entityId || earlier.fingerprint !== fingerprint) return error(503, "DUPLICATED_TRANSFER_ID");
-    return seal(earlier);
+    return answerFor(earlier);
   }
 
   const decide = (): { result: "verified" | "denied"; reasonType?: string } => {
-    if (missingEntity(msg, ["Originator", "Beneficiary", "OriginatingVASP"])) return { result: "denied", reasonType: "LACK_OF_INFORMATION" };
+    if (!msg.Originator || !msg.Beneficiary || !msg.OriginatingVASP) return { result: "denied", reasonType: "LACK_OF_INFORMATION" };
     if (msg.Originator!.originatorPersons.length === 0 || msg.Originator!.accountNumber.length === 0) return { result: "denied", reasonType: "LACK_OF_INFORMATION" };
     const account = msg.Beneficiary!.accountNumber[0];
     if (!account) return { result: "denied", reasonType: "LACK_OF_INFORMATION" };
     const found = state.directory.lookup(v, account);
     if (found.kind === "unknown") return { result: "denied", reasonType: "NOT_FOUND_ADDRESS" };
     if (found.kind === "denied") return { result: "denied", reasonType: found.reasonType };
-    const sent = fromWirePersons(msg.Beneficiary!.beneficiaryPersons);
+    const sent = msg.Beneficiary!.beneficiaryPersons;
     if (sent.length > 0 && !sameFirstName(sent, found.persons)) return { result: "denied", reasonType: "INPUT_NAME_MISMATCHED" };
     return { result: "verified" };
   };
@@ -212,7 +216,7 @@ function transfer(state: NetworkState, v: SandboxVasp, sender: { entityId: strin
     fingerprint,
   };
   state.transfers.set(transferId, t);
-  return seal(t);
+  return answerFor(t);
 }
 
 /** The transfer a txid report or cancellation names, when the same sender sent it to the same VASP. */
@@ -297,20 +301,24 @@ function discoveryResult(state: NetworkState, fromEntityId: string, requestId: s
 
 const fold = (s: string) => s.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase().replace(/[^\p{L}\p{N}]/gu, "");
 
-function nameKeys(p: Person | undefined): string[] {
+function nameKeys(p: Person | WirePerson | undefined): string[] {
+  // A counterparty's persons are only read structurally: a name that is not there matches nothing.
+  const text = (v: unknown) => (typeof v === "string" ? fold(v) : "");
   if (!p) return [];
   if (p.legalPerson) {
-    const n = p.legalPerson.name.nameIdentifier.find((x) => x.legalPersonNameIdentifierType === "LEGL") ?? p.legalPerson.name.nameIdentifier[0];
-    return n ? [fold(n.legalPersonName)] : [];
+    const ids = p.legalPerson.name?.nameIdentifier ?? [];
+    const n = ids.find((x) => x?.legalPersonNameIdentifierType === "LEGL") ?? ids[0];
+    return n ? [text(n.legalPersonName)] : [];
   }
-  const n = p.naturalPerson.name.nameIdentifier.find((x) => x.nameIdentifierType === "LEGL") ?? p.naturalPerson.name.nameIdentifier[0];
+  const ids = p.naturalPerson?.name?.nameIdentifier ?? [];
+  const n = ids.find((x) => x?.nameIdentifierType === "LEGL") ?? ids[0];
   if (!n) return [];
-  const a = fold(n.primaryIdentifier);
-  const b = fold(n.secondaryIdentifier ?? "");
+  const a = text(n.primaryIdentifier);
+  const b = text(n.secondaryIdentifier);
   return [a + b, b + a];
 }
 
-function sameFirstName(sent: Person[], known: Person[]): boolean {
+function sameFirstName(sent: readonly WirePerson[], known: readonly Person[]): boolean {
   const theirs = nameKeys(sent[0]);
   return nameKeys(known[0]).some((k) => k !== "" && theirs.includes(k));
 }

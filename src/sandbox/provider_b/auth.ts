@@ -1,6 +1,6 @@
 // Checks a signed provider_b request as the CodeVASP server does: origin, registered key, signature, datetime window, nonce replay.
-import { verifyRequest } from "../../adapters/providers/provider_b/crypto.ts";
-import { HEADER, parseDatetime, parseNonce, parseOrigin } from "../../adapters/providers/provider_b/wire.ts";
+import { verify } from "./crypto.ts";
+import { HEADER, readDatetime, readNonce, readOrigin } from "./wire.ts";
 
 /** PROVIDERS.md / Dev 03: a nonce repeated within ~100 s is refused; the datetime must fall inside the same window. */
 export const REPLAY_WINDOW_MS = 100_000;
@@ -32,17 +32,17 @@ export class RequestAuth {
     const signature = headers.get(HEADER.signature);
     const originText = headers.get(HEADER.origin);
     if (!datetime || !nonceText || !pubKey || !signature || !originText) return refuse("MISSING_HEADER_FIELD");
-    const origin = parseOrigin(originText);
+    const origin = readOrigin(originText);
     if (!origin) return refuse("ILLEGAL_FORMAT_OF_ORIGIN");
     const registered = origin.alliance === "code" ? this.publicKeyOf(origin.entityId) : null;
     if (!registered) return refuse("INVALID_ORIGIN");
-    const nonce = parseNonce(nonceText);
+    const nonce = readNonce(nonceText);
     if (nonce === null) return refuse("INVALID_MSG_FIELD_VALUE");
-    const at = parseDatetime(datetime);
+    const at = readDatetime(datetime);
     const now = this.now();
     if (at === null || Math.abs(now - at) > REPLAY_WINDOW_MS) return refuse("INVALID_HEADER_DATETIME");
     // Dev 02 §8: the server verifies with the key registered for the origin, not with whatever the header claims.
-    if (pubKey !== registered || !verifyRequest(registered, datetime, body, nonce, signature)) return refuse("INVALID_HEADER_SIGNATURE");
+    if (pubKey !== registered || !verify(registered, datetime, body, nonce, signature)) return refuse("INVALID_HEADER_SIGNATURE");
     // Only after the signature, so that forged requests cannot use up a member's nonces.
     for (const [k, until] of this.seen) if (until <= now) this.seen.delete(k);
     const key = `${origin.entityId}:${nonce}`;

@@ -1,17 +1,18 @@
 // The sandbox provider_b network playing a counterparty VASP toward Caravan's callbacks (Part 3, provider_b callbacks).
 import type { Person } from "../../domain/ivms101/types.ts";
-import { openPayload, sealPayload, signRequest } from "../../adapters/providers/provider_b/crypto.ts";
+import { open, seal, sign } from "./crypto.ts";
 import {
   HEADER,
-  accountNumber,
-  buildTransferMessage,
-  buildVerifyAddressMessage,
+  accountOf,
+  addressCheckMessage,
   callbackPath,
-  formatDatetime,
-  formatOrigin,
-  readIvms101,
-  toWirePersons,
-  vaspLegalPerson,
+  datetimeOf,
+  in2023Edition,
+  originOf,
+  readMessage,
+  transferMessage,
+  vaspPerson,
+  writePersons,
   type CallbackEndpoint,
   type Ivms101Message,
   type Ivms101Payload,
@@ -22,7 +23,7 @@ import {
   type TransferStatusAnswer,
   type VerificationTxAnswer,
   type VerifyAddressAnswer,
-} from "../../adapters/providers/provider_b/wire.ts";
+} from "./wire.ts";
 import type { Directory } from "./directory.ts";
 
 export interface CallbackContext {
@@ -75,6 +76,8 @@ export interface IncomingTransferInput extends CallbackTarget {
   beneficiaryPersons: Person[];
   /** Replace the built plaintext (to send incomplete IVMS101). */
   message?: Ivms101Payload;
+  /** The IVMS101 edition the member writes: CodeVASP's documented 2020 names (default) or the 2023 edition. */
+  edition?: "2020" | "2023";
   /** Replace the sealed payload verbatim (to send one that does not decrypt). */
   payload?: string;
 }
@@ -92,7 +95,7 @@ export async function callCaravan<T>(
   const caravan = ctx.directory.caravan(t.caravanEntityId);
   const text = body === undefined ? "" : JSON.stringify(body);
   const bytes = new TextEncoder().encode(text);
-  const datetime = formatDatetime(ctx.now());
+  const datetime = datetimeOf(ctx.now());
   const nonce = crypto.getRandomValues(new Uint32Array(1))[0]!;
   const headers: Record<string, string> = {
     accept: "application/json",
@@ -104,8 +107,8 @@ export async function callCaravan<T>(
     headers[HEADER.datetime] = datetime;
     headers[HEADER.nonce] = String(nonce);
     headers[HEADER.pubKey] = vasp.publicKeyBase64;
-    headers[HEADER.signature] = signRequest(vasp.seedBase64, datetime, bytes, nonce);
-    headers[HEADER.origin] = formatOrigin(vasp.entityId);
+    headers[HEADER.signature] = sign(vasp.seedBase64, datetime, bytes, nonce);
+    headers[HEADER.origin] = originOf(vasp.entityId);
     if (opts.sealed) headers[HEADER.remotePubKey] = caravan.publicKeyBase64;
   }
   if (body !== undefined) headers["content-type"] = "application/json";
@@ -130,9 +133,9 @@ export async function callCaravan<T>(
   const reply: CallbackReply<T> = { status: res.status, body: json as T | null, ivms101: null };
   const payload = (json as { payload?: unknown } | null)?.payload;
   if (typeof payload === "string" && payload !== "") {
-    const opened = openPayload(payload, caravan.publicKeyBase64, vasp.seedBase64);
-    const read = opened.ok ? readIvms101(opened.value) : null;
-    if (read?.ok) reply.ivms101 = read.value;
+    const opened = open(payload, caravan.publicKeyBase64, vasp.seedBase64);
+    const read = opened.ok ? readMessage(opened.value) : null;
+    if (read) reply.ivms101 = read;
     else reply.payloadError = opened.ok ? "SHAPE" : opened.reason;
   }
   return reply;
@@ -145,11 +148,11 @@ export async function sendIncomingTransfer(ctx: CallbackContext, i: IncomingTran
   const transferId = i.transferId ?? crypto.randomUUID();
   const message =
     i.message ??
-    buildTransferMessage({
+    transferMessage({
       originatorPersons: i.originatorPersons,
       originatorAccount: i.originatorAddress ?? `sandbox-${vasp.entityId}-hot-wallet`,
       beneficiaryPersons: i.beneficiaryPersons,
-      beneficiaryAccount: accountNumber(i.address, i.tag),
+      beneficiaryAccount: accountOf(i.address, i.tag),
       originatingVasp: vasp,
     });
   const body: TransferRequest = {
@@ -159,7 +162,7 @@ export async function sendIncomingTransfer(ctx: CallbackContext, i: IncomingTran
     tradePrice: i.tradePrice ?? "0",
     tradeCurrency: i.tradeCurrency ?? "USD",
     isExceedingThreshold: i.isExceedingThreshold === false ? "false" : "true",
-    payload: i.payload ?? sealPayload(message, caravan.publicKeyBase64, vasp.seedBase64),
+    payload: i.payload ?? seal(i.edition === "2023" ? in2023Edition(message) : message, caravan.publicKeyBase64, vasp.seedBase64),
     address: i.address,
     ...(i.tag ? { tag: i.tag } : {}),
     ...(i.network ? { network: i.network } : {}),
@@ -189,7 +192,7 @@ export function verifyAddress(
 ): Promise<CallbackReply<VerifyAddressAnswer>> {
   const vasp = ctx.directory.vasp(i.fromEntityId);
   const caravan = ctx.directory.caravan(i.caravanEntityId);
-  const payload = i.payload ?? sealPayload(buildVerifyAddressMessage(accountNumber(i.address, i.tag), i.beneficiaryPersons), caravan.publicKeyBase64, vasp.seedBase64);
+  const payload = i.payload ?? seal(addressCheckMessage(accountOf(i.address, i.tag), i.beneficiaryPersons), caravan.publicKeyBase64, vasp.seedBase64);
   return callCaravan(ctx, i, "v1/beneficiary/VerifyAddress", "POST", {
     currency: i.currency,
     payload,
@@ -213,15 +216,15 @@ export function requestTransferData(
   const caravan = ctx.directory.caravan(i.caravanEntityId);
   const message: Ivms101Payload = {
     ivms101: {
-      Beneficiary: { beneficiaryPersons: toWirePersons(i.beneficiaryPersons), accountNumber: [i.beneficiaryAddress] },
-      BeneficiaryVASP: { beneficiaryVASP: vaspLegalPerson(vasp) },
+      Beneficiary: { beneficiaryPersons: writePersons(i.beneficiaryPersons), accountNumber: [i.beneficiaryAddress] },
+      BeneficiaryVASP: { beneficiaryVASP: vaspPerson(vasp) },
     },
   };
   return callCaravan(ctx, i, "v1/verification/tx", "PUT", {
     transferId: i.transferId ?? crypto.randomUUID(),
     txid: i.txid,
     beneficiaryAddress: i.beneficiaryAddress,
-    payload: sealPayload(message, caravan.publicKeyBase64, vasp.seedBase64),
+    payload: seal(message, caravan.publicKeyBase64, vasp.seedBase64),
   }, { sealed: true });
 }
 

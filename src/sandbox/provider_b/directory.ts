@@ -1,7 +1,7 @@
 // The sandbox provider_b network's members: counterparty VASPs (keys, health, wallets, deny list, customers) and Caravan's entries.
 import type { CountryCode, Person } from "../../domain/ivms101/types.ts";
-import { publicKeyBase64, randomSeedBase64 } from "../../adapters/providers/provider_b/crypto.ts";
-import { accountNumber, type TransferReason, type VaspEntry } from "../../adapters/providers/provider_b/wire.ts";
+import { newSeedBase64, publicKeyOf as verifyKeyOf } from "./crypto.ts";
+import { accountOf, type DenyReason, type VaspEntry } from "./wire.ts";
 
 export interface SandboxWallet {
   address: string;
@@ -14,7 +14,7 @@ export interface SandboxDenied {
   address: string;
   tag?: string;
   /** Why transfers to it are denied; default SANCTION_LIST. */
-  reasonType?: TransferReason;
+  reasonType?: DenyReason;
 }
 
 export interface SandboxVaspInput {
@@ -64,7 +64,7 @@ export interface CaravanEntry {
 
 export type AccountLookup =
   | { kind: "wallet"; wallet: SandboxWallet; persons: Person[] }
-  | { kind: "denied"; reasonType: TransferReason }
+  | { kind: "denied"; reasonType: DenyReason }
   | { kind: "unknown" };
 
 // EVM-style hex addresses are case-insensitive (EIP-55 case is only a checksum); everything else is compared exactly.
@@ -79,7 +79,7 @@ export class Directory {
 
   add(input: SandboxVaspInput): SandboxVasp {
     if (this.vasps.has(input.entityId) || this.caravans.has(input.entityId)) throw new Error(`entity ${input.entityId} already in the directory`);
-    const seedBase64 = input.seedBase64 ?? randomSeedBase64();
+    const seedBase64 = input.seedBase64 ?? newSeedBase64();
     const name = input.name ?? input.entityId;
     const vasp: SandboxVasp = {
       entityId: input.entityId,
@@ -87,7 +87,7 @@ export class Directory {
       legalName: input.legalName ?? `${name} Ltd.`,
       country: input.country,
       seedBase64,
-      publicKeyBase64: publicKeyBase64(seedBase64),
+      publicKeyBase64: verifyKeyOf(seedBase64),
       health: input.health ?? "up",
       allianceName: input.allianceName ?? "code",
       customers: new Map(Object.entries(input.customers ?? {})),
@@ -139,10 +139,10 @@ export class Directory {
   }
 
   /** A new key pair for the VASP (the old key stops working at once): tests the INVALID_RECEIVER_PUBLIC_KEY re-read. */
-  rotateKey(entityId: string, seedBase64: string = randomSeedBase64()): string {
+  rotateKey(entityId: string, seedBase64: string = newSeedBase64()): string {
     const v = this.vasp(entityId);
     v.seedBase64 = seedBase64;
-    v.publicKeyBase64 = publicKeyBase64(seedBase64);
+    v.publicKeyBase64 = verifyKeyOf(seedBase64);
     return v.publicKeyBase64;
   }
 
@@ -162,9 +162,9 @@ export class Directory {
 
   /** What the VASP knows of an account number (`address` or `address:memo`): the deny list wins over its wallets. */
   lookup(vasp: SandboxVasp, account: string): AccountLookup {
-    const denied = vasp.deny.find((d) => sameAccount(accountNumber(d.address, d.tag), account));
+    const denied = vasp.deny.find((d) => sameAccount(accountOf(d.address, d.tag), account));
     if (denied) return { kind: "denied", reasonType: denied.reasonType ?? "SANCTION_LIST" };
-    const wallet = vasp.wallets.find((w) => sameAccount(accountNumber(w.address, w.tag), account));
+    const wallet = vasp.wallets.find((w) => sameAccount(accountOf(w.address, w.tag), account));
     if (!wallet) return { kind: "unknown" };
     return { kind: "wallet", wallet, persons: vasp.customers.get(wallet.customer) ?? [] };
   }
@@ -192,7 +192,7 @@ export class Directory {
         vaspName: c.name,
         vaspLegalName: c.legalName,
         countryOfRegistration: c.country,
-        health: "up",
+        health: "up" as const,
         allianceName: "code",
         pubkeys: [{ pubkey: c.publicKeyBase64, expiresAt: farFuture }],
       })),

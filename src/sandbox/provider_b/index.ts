@@ -1,7 +1,7 @@
 // A sandbox provider_b (CodeVASP) network: a real loopback HTTP server with member VASPs, signed Request API, faults, and callbacks to Caravan.
-import { listen } from "../../adapters/server/index.ts";
+import { listen } from "../serve.ts";
 import type { CountryCode } from "../../domain/ivms101/types.ts";
-import type { Ivms101Message } from "../../adapters/providers/provider_b/wire.ts";
+import type { Ivms101Message } from "./wire.ts";
 import { answer, matchRoute, type ApiAnswer, type NetworkState, type ProviderBRoute, type ReceivedTransfer } from "./api.ts";
 import { RequestAuth } from "./auth.ts";
 import * as cb from "./callbacks.ts";

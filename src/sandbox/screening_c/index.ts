@@ -1,6 +1,6 @@
 // A sandbox screening_c vendor (ComplyAdvantage-style name search): a real loopback HTTP server speaking the vendor's wire
 // format, with an embedded fictional watch list, API-key checks, and switchable faults for tests and the demo.
-import { listen } from "../../adapters/server/index.ts";
+import { listen } from "../serve.ts";
 import { search, WATCHLIST, type WatchEntry } from "./watchlist.ts";
 
 export { WATCHLIST, search, tokens, type WatchEntry, type HitType } from "./watchlist.ts";

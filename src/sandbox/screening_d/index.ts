@@ -4,7 +4,7 @@
 // HTTP 401 with `meta.error_code` 3). Control API (loopback, no key; for `caravan sandbox`): `PUT /_sandbox/fault`
 // with `{ route?: "risk-check" | "currency-list" | "*", fault: ScreeningDFault | null, times?: number }`,
 // `DELETE /_sandbox/fault`, `GET /_sandbox/requests`. Tests use the same through `setFault()`.
-import { listen } from "../../adapters/server/index.ts";
+import { listen } from "../serve.ts";
 import { DEFAULT_RISKSCORE, HEX_BLOCKCHAINS, keyOf, RISKY_ADDRESSES, SANDBOX_CURRENCIES, type RiskyAddress } from "./addresses.ts";
 
 export { DEFAULT_RISKSCORE, LOW_RISK_EXAMPLES, RISKY_ADDRESSES, SANDBOX_CURRENCIES, type RiskyAddress } from "./addresses.ts";

@@ -8,6 +8,7 @@ import { accountOf, assetNetwork, carries, splitDestination } from "../../../dom
 import type { AdapterContext, Discovery, OutgoingTransfer, ProviderAdapter, Submission } from "../types.ts";
 import type { TransferCandidate } from "../registry.ts";
 import { ProviderAClient, type ProviderAFetch } from "./client.ts";
+import type { Logger } from "../../log.ts";
 
 export const NAME = "provider_a";
 /** Part 3: stored texts name the provider, never the brand ("Notabene request failed (HTTP_401)"). */
@@ -20,6 +21,8 @@ export interface ProviderADeps {
   apiOrigins: readonly string[];
   /** The originator customer's verified identity for an outgoing transfer, or null when it is not verified. */
   originatorIdentity(companyId: string, env: Environment, transferId: string): Person[] | null;
+  /** Where an answer not of the published shape is logged (the call and the field path, never a value). */
+  log?: Logger;
 }
 
 export type Connected = { ok: true; client: ProviderAClient; settings: ProviderASettings } | { ok: false; problem: string };
@@ -38,7 +41,8 @@ export function providerA(deps: ProviderADeps): ProviderA {
     if (!c.ok) return { ok: false, problem: `INVALID_CONFIGURATION: ${c.problem}` };
     const now = ctx.now;
     // The context's clock is the handler's; token expiry is measured on the wall clock.
-    return { ok: true, settings: c.settings, client: new ProviderAClient(c.settings, deps.authUrl, ctx.fetch as unknown as ProviderAFetch, () => Math.max(now, Date.now())) };
+    const unreadable = (call: string, path: string) => deps.log?.("warn", `${NAME} answer not understood`, { call, path });
+    return { ok: true, settings: c.settings, client: new ProviderAClient(c.settings, deps.authUrl, ctx.fetch as unknown as ProviderAFetch, () => Math.max(now, Date.now()), unreadable) };
   };
 
   return {
@@ -96,18 +100,18 @@ export function providerA(deps: ProviderADeps): ProviderA {
       // From here the creation has started: any failure is submission_unknown; no other provider is tried.
       const created = await c.client.createTx({
         ref: t.id,
-        asset: t.assetId,
+        assetId: t.assetId,
         amount: t.amount,
         originatorAddress: origin?.address ?? null,
         beneficiaryAddress: dest.address,
         memo: dest.memo,
-        beneficiaryDid: vasp.vaspId,
+        beneficiaryVaspDid: vasp.vaspId,
       });
       if (!created.ok) return { kind: "unknown", externalId: null, error: failed(created.code) };
       if (created.body.ref !== t.id) return { kind: "unknown", externalId: null, error: failed("INVALID_RESPONSE") };
-      const appended = await c.client.append(created.body.id, {
-        originator: { originatorPersons: identity, accountNumber: origin ? [accountOf(origin.address, origin.memo)] : [] },
-        beneficiary: { beneficiaryPersons: t.beneficiaryPersons, accountNumber: [accountOf(dest.address, dest.memo)] },
+      const appended = await c.client.append(created.body, {
+        originator: { persons: identity, address: origin?.address ?? null, memo: origin?.memo ?? null },
+        beneficiary: { persons: t.beneficiaryPersons, address: dest.address, memo: dest.memo },
       });
       if (!appended.ok) return { kind: "unknown", externalId: created.body.id, error: failed(appended.code) };
       return { kind: "taken", externalId: created.body.id, vaspId: vasp.vaspId, vaspName: vasp.vaspName };

@@ -1,15 +1,19 @@
-// provider_a (Notabene Transact v2 style) API client: OAuth client credentials from the auth origin with the apiUrl
+// provider_a (Notabene Transact v2) API client: OAuth client credentials from the auth origin with the apiUrl
 // as audience, the token cached per connection until shortly before expiry, a 401 retried once with a new token and
 // nothing else retried (Part 3, Authentication 2). Outcomes are values; error bodies are never kept.
-import { readTextCapped } from "../../net/read.ts";
+import { parseJsonChecked, readTextCapped } from "../../net/read.ts";
 import { sha256Hex } from "../../crypto/hash.ts";
 import type { ProviderASettings } from "../../../domain/provider_a/settings.ts";
-import { readTx, type Ivms101Sides, type ProviderTx } from "../../../domain/provider_a/transfer.ts";
+import { readTransfer, type ProviderTx } from "../../../domain/provider_a/transfer.ts";
+import { appendBody, createBody, rejectBody, relationshipBody, settleBody, type AppendSides, type CreateInput, type RejectReason } from "../../../domain/provider_a/wire.ts";
 
 /** `fetch`-shaped: the service passes its SSRF-guarded client (15 s, no redirects); anything it throws is TRANSPORT_ERROR. */
 export type ProviderAFetch = (url: string, init: { method: string; headers: Record<string, string>; body?: string }) => Promise<Response>;
 
-export type Result<T> = { ok: true; status: number; body: T } | { ok: false; code: string; status?: number };
+export type Result<T> = { ok: true; status: number; body: T } | { ok: false; code: string; status?: number; path?: string };
+
+/** Told when an answer is not of the published shape: which call, and the field path that failed (never a value). */
+export type UnreadableAnswer = (call: string, path: string) => void;
 
 /** A token is renewed this long before the provider says it expires. */
 const EARLY_RENEWAL_MS = 60_000;
@@ -37,6 +41,7 @@ export class ProviderAClient {
     private readonly authUrl: string,
     private readonly fetch: ProviderAFetch,
     private readonly now: () => number,
+    private readonly unreadable: UnreadableAnswer = () => {},
   ) {
     this.cacheKey = sha256Hex(`${authUrl}\n${s.apiUrl}\n${s.clientId}\n${s.clientSecret}`);
   }
@@ -81,7 +86,7 @@ export class ProviderAClient {
     }
     if (res.status < 200 || res.status > 299) return { ok: false, code: `HTTP_${res.status}`, status: res.status };
     try {
-      return { ok: true, status: res.status, body: text ? JSON.parse(text) : null };
+      return { ok: true, status: res.status, body: text ? parseJsonChecked(text) : null };
     } catch {
       return { ok: false, code: "INVALID_RESPONSE", status: res.status };
     }
@@ -129,53 +134,64 @@ export class ProviderAClient {
     return { ok: true, status: r.status, body: { status: b.status, address: b.address, asset: b.asset, owner, custodian } };
   }
 
-  private async tx(method: string, path: string, body?: unknown): Promise<Result<ProviderTx>> {
+  /** A call answered `{ "transfer": { ... } }` (create 201, read 200). */
+  private async tx(call: string, method: string, path: string, body?: unknown): Promise<Result<ProviderTx>> {
     const r = await this.call(method, path, body);
     if (!r.ok) return r;
-    const tx = readTx(r.body);
-    return tx ? { ok: true, status: r.status, body: tx } : { ok: false, code: "INVALID_RESPONSE", status: r.status };
+    const read = readTransfer(r.body);
+    if (read.ok) return { ok: true, status: r.status, body: read.tx };
+    this.unreadable(call, read.path);
+    return { ok: false, code: "INVALID_RESPONSE", status: r.status, path: read.path };
   }
 
-  createTx(body: { ref: string; asset: string; amount: string; originatorAddress: string | null; beneficiaryAddress: string; memo: string | null; beneficiaryDid: string }): Promise<Result<ProviderTx>> {
-    return this.tx("POST", `${this.entity()}/tx`, {
-      ref: body.ref,
-      asset: body.asset,
-      amount: body.amount,
-      originatorAddress: body.originatorAddress,
-      beneficiaryAddress: body.beneficiaryAddress,
-      memo: body.memo,
-      agents: [
-        { did: this.s.vaspDid, role: "ORIGINATOR" },
-        { did: body.beneficiaryDid, role: "BENEFICIARY" },
-      ],
-    });
+  /** A call the provider accepts with a message (`202 { message }`, reject `200`): only the 2xx counts. */
+  private async accepted(method: string, path: string, body: unknown): Promise<Result<null>> {
+    const r = await this.call(method, path, body);
+    return r.ok ? { ok: true, status: r.status, body: null } : r;
+  }
+
+  private txPath(id: string, action?: string): string {
+    return `${this.entity()}/tx/${encodeURIComponent(id)}${action ? `/${action}` : ""}`;
+  }
+
+  createTx(i: Omit<CreateInput, "ourDid">): Promise<Result<ProviderTx>> {
+    return this.tx("create", "POST", `${this.entity()}/tx`, createBody({ ...i, ourDid: this.s.vaspDid }));
   }
 
   /** Read with decryption requested from the provider (Part 3, Data handling). */
   getTx(id: string): Promise<Result<ProviderTx>> {
-    return this.tx("GET", `${this.entity()}/tx/${encodeURIComponent(id)}?decrypt=true`);
+    return this.tx("read", "GET", `${this.txPath(id)}?decrypt=true`);
   }
 
-  append(id: string, ivms101: Ivms101Sides): Promise<Result<ProviderTx>> {
-    return this.tx("POST", `${this.entity()}/tx/${encodeURIComponent(id)}/append`, { ivms101 });
+  /** IVMS101 appended (2023 edition) to the transfer; the parties are the transfer's own. */
+  append(tx: Pick<ProviderTx, "id" | "originatorDid" | "beneficiaryDid">, sides: AppendSides): Promise<Result<null>> {
+    return this.accepted("POST", `${this.entity()}/transfers/${encodeURIComponent(tx.id)}/append`, appendBody({ originator: tx.originatorDid, beneficiary: tx.beneficiaryDid }, sides));
   }
 
-  authorize(id: string): Promise<Result<ProviderTx>> {
-    return this.tx("POST", `${this.entity()}/tx/${encodeURIComponent(id)}/authorize`, {});
+  authorize(id: string): Promise<Result<null>> {
+    return this.accepted("POST", this.txPath(id, "authorize"), {});
   }
 
-  reject(id: string, reason: "SANCTION_SCREENING" | "COMPLIANCE_POLICIES"): Promise<Result<ProviderTx>> {
-    return this.tx("POST", `${this.entity()}/tx/${encodeURIComponent(id)}/reject`, { reason });
+  reject(id: string, reason: RejectReason): Promise<Result<null>> {
+    return this.accepted("POST", this.txPath(id, "reject"), rejectBody(reason));
   }
 
-  settle(id: string, settlementId: string): Promise<Result<ProviderTx>> {
-    return this.tx("POST", `${this.entity()}/tx/${encodeURIComponent(id)}/settle`, { settlementId });
+  settle(id: string, settlementId: string): Promise<Result<null>> {
+    return this.accepted("POST", this.txPath(id, "settle"), settleBody(settlementId));
   }
 
-  /** Confirms that an address belongs to a customer of this entity (incoming step 4). */
-  async confirmRelationship(body: { address: string; memo: string | null; asset: string; txId: string }): Promise<Result<null>> {
-    const r = await this.call("POST", `${this.entity()}/relationships`, { ...body, status: "CONFIRMED" });
-    return r.ok ? { ok: true, status: r.status, body: null } : r;
+  /**
+   * Incoming: confirms a transfer check (Notabene's `checks/beneficiary-name-matching` once the beneficiary named by
+   * the originating VASP matched our customer, `checks/internal-checks` once our checks of the originator's data
+   * passed); the beneficiary's authorization waits for them.
+   */
+  check(id: string, which: "beneficiary-name-matching" | "internal-checks"): Promise<Result<null>> {
+    return this.accepted("POST", this.txPath(id, `checks/${which}`), {});
+  }
+
+  /** Confirms that an address belongs to this entity (incoming step 4): a relationship from the address to the entity. */
+  confirmRelationship(assetId: string, address: string): Promise<Result<null>> {
+    return this.accepted("POST", `${this.entity()}/relationships`, relationshipBody(assetId, address, this.s.vaspDid));
   }
 }
 

@@ -1,5 +1,5 @@
 // provider_b (CodeVASP) Request-API client: signs every call, seals payloads, and answers with values, never exceptions.
-import { readTextCapped } from "../../net/read.ts";
+import { parseJsonChecked, readTextCapped } from "../../net/read.ts";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { openPayload, ProviderBKeyError, publicKeyBase64, sealPayload, signRequest, keypairFromSeed } from "./crypto.ts";
 import {
@@ -373,7 +373,7 @@ export class ProviderBClient {
     let json: unknown;
     let parsed = true;
     try {
-      json = JSON.parse(text);
+      json = parseJsonChecked(text);
     } catch {
       parsed = false;
     }

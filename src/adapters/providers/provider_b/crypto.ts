@@ -1,6 +1,7 @@
 // provider_b (CodeVASP) cryptography: Ed25519 request signatures and libsodium-compatible crypto_box payloads, pure and @noble-only.
 import { ed25519, x25519 } from "@noble/curves/ed25519.js";
 import { hsalsa, xsalsa20poly1305 } from "@noble/ciphers/salsa.js";
+import { parseJsonChecked } from "../../net/read.ts";
 
 // PROVIDERS.md, provider_b: the private key is a 32-byte Ed25519 seed (base64), the public key the Ed25519
 // verify key (base64). The same key pair both signs requests and, converted to X25519, encrypts payloads.
@@ -162,7 +163,7 @@ export function openPayload(sealed: string, theirEdPublic: KeyInput, mySeed: Key
   const plain = cryptoBoxOpenEasy(raw.subarray(BOX_NONCE_BYTES), raw.subarray(0, BOX_NONCE_BYTES), pk, sk);
   if (!plain) return { ok: false, reason: "DECRYPT" };
   try {
-    return { ok: true, value: JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(plain)) };
+    return { ok: true, value: parseJsonChecked(new TextDecoder("utf-8", { fatal: true }).decode(plain)) };
   } catch {
     return { ok: false, reason: "JSON" };
   }

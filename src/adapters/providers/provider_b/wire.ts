@@ -1,5 +1,6 @@
 // provider_b (CodeVASP) wire format: headers, Request- and Response-API bodies, and the IVMS101 payload dialect; pure.
 import type { CountryCode, LegalPerson, NaturalPerson, NaturalPersonNameId, LocalNaturalPersonNameId, Person } from "../../../domain/ivms101/types.ts";
+import { readSide } from "../../../domain/ivms101/editions.ts";
 
 // Sources: PROVIDERS.md "provider_b — CodeVASP", Part 3 "provider_b transfers" / "provider_b callbacks", and
 // CodeVASP's public API reference (codevasp-lab/codevasp-skills, references/api/*), which fills in the
@@ -460,36 +461,83 @@ const isVaspPerson = (v: unknown): v is VaspPerson => isRec(v) && isRec(v.legalP
 
 export type ReadResult<T> = { ok: true; value: T } | { ok: false; path: string };
 
+// A counterparty may write its persons in either IVMS101 edition. CodeVASP documents the 2020 element names
+// (`originatorPersons`, `nameIdentifierType`); a member on the 2023 edition sends `originatorPerson`,
+// `beneficiaryPerson` and `naturalPersonNameIdentifierType`, possibly under the standard's camelCase entity keys
+// (`originator`, `originatingVASP`). Either is read here and handed on in the 2020 spelling, the 2023 one through
+// the domain's edition reader (the ivms101 package's conversion), so every caller sees one shape.
+
+/** The entity's key as sent: CodeVASP's PascalCase, else the IVMS101 standard's camelCase; null when absent. */
+function entityKey(m: Rec, pascal: string): string | null {
+  if (m[pascal] !== undefined) return pascal;
+  const camel = pascal[0]!.toLowerCase() + pascal.slice(1);
+  return m[camel] !== undefined ? camel : null;
+}
+
+/** One side (originator or beneficiary) in either edition. */
+function readParty(side: unknown, which: "originator" | "beneficiary", path: string, personsOptional: boolean): ReadResult<{ persons: WirePerson[]; accountNumber: string[] }> {
+  const key2020 = which === "originator" ? "originatorPersons" : "beneficiaryPersons";
+  const key2023 = which === "originator" ? "originatorPerson" : "beneficiaryPerson";
+  if (!isRec(side)) return { ok: false, path };
+  if (side[key2020] === undefined && side[key2023] !== undefined) {
+    const read = readSide(side, which);
+    // The reader names paths from the side (`originator.originatorPerson`); ours start at the payload's entity.
+    if (!read.ok) return { ok: false, path: path + read.path.slice(which.length) };
+    const persons = read.value.persons as unknown[];
+    const bad = persons.findIndex((p) => !(isRec(p) && isRec(p.naturalPerson) !== isRec(p.legalPerson)));
+    if (bad >= 0) return { ok: false, path: `${path}.${key2023}[${bad}]` };
+    if (side.accountNumber === undefined) return { ok: false, path: `${path}.accountNumber` };
+    try {
+      return { ok: true, value: { persons: toWirePersons(read.value.persons), accountNumber: read.value.accountNumber } };
+    } catch {
+      return { ok: false, path: `${path}.${key2023}` };
+    }
+  }
+  // Address checks may omit the beneficiary's persons (CodeVASP's own sample does); an absent list reads as empty.
+  const persons = side[key2020] ?? (personsOptional ? [] : undefined);
+  if (!isPersonList(persons)) return { ok: false, path: `${path}.${key2020}` };
+  if (!isStrArray(side.accountNumber)) return { ok: false, path: `${path}.accountNumber` };
+  return { ok: true, value: { persons, accountNumber: side.accountNumber } };
+}
+
+/** A VASP entity: `{ originatingVASP: { legalPerson } }` as documented, or the person itself (the package's 2023 form). */
+function readVasp(entity: unknown, inner: string, path: string): ReadResult<VaspPerson> {
+  const person = isRec(entity) && entity[inner] !== undefined ? entity[inner] : entity;
+  return isVaspPerson(person) ? { ok: true, value: person } : { ok: false, path: `${path}.${inner}.legalPerson` };
+}
+
 /**
- * A decrypted payload → its message. Each entity present must be well formed; which entities are required
- * depends on the call (see `requireEntities`). Person contents are not validated here.
+ * A decrypted payload → its message, in the 2020 spelling whichever edition was sent. Each entity present must be
+ * well formed; which entities are required depends on the call (see `missingEntity`). Person contents are not
+ * validated here. A refusal names the field path that failed (never a value), for the log.
  */
 export function readIvms101(value: unknown): ReadResult<Ivms101Message> {
   if (!isRec(value) || !isRec(value.ivms101)) return { ok: false, path: "ivms101" };
   const m = value.ivms101;
   const out: Ivms101Message = {};
-  if (m.Originator !== undefined) {
-    const o = m.Originator;
-    if (!isRec(o) || !isPersonList(o.originatorPersons)) return { ok: false, path: "ivms101.Originator.originatorPersons" };
-    if (!isStrArray(o.accountNumber)) return { ok: false, path: "ivms101.Originator.accountNumber" };
-    out.Originator = { originatorPersons: o.originatorPersons, accountNumber: o.accountNumber };
+  const o = entityKey(m, "Originator");
+  if (o) {
+    const r = readParty(m[o], "originator", `ivms101.${o}`, false);
+    if (!r.ok) return r;
+    out.Originator = { originatorPersons: r.value.persons, accountNumber: r.value.accountNumber };
   }
-  if (m.Beneficiary !== undefined) {
-    const b = m.Beneficiary;
-    if (!isRec(b)) return { ok: false, path: "ivms101.Beneficiary" };
-    // Address checks may omit the persons (CodeVASP's own sample does); an absent list reads as empty.
-    const persons = b.beneficiaryPersons ?? [];
-    if (!isPersonList(persons)) return { ok: false, path: "ivms101.Beneficiary.beneficiaryPersons" };
-    if (!isStrArray(b.accountNumber)) return { ok: false, path: "ivms101.Beneficiary.accountNumber" };
-    out.Beneficiary = { beneficiaryPersons: persons, accountNumber: b.accountNumber };
+  const b = entityKey(m, "Beneficiary");
+  if (b) {
+    const r = readParty(m[b], "beneficiary", `ivms101.${b}`, true);
+    if (!r.ok) return r;
+    out.Beneficiary = { beneficiaryPersons: r.value.persons, accountNumber: r.value.accountNumber };
   }
-  if (m.OriginatingVASP !== undefined) {
-    if (!isRec(m.OriginatingVASP) || !isVaspPerson(m.OriginatingVASP.originatingVASP)) return { ok: false, path: "ivms101.OriginatingVASP.originatingVASP.legalPerson" };
-    out.OriginatingVASP = { originatingVASP: m.OriginatingVASP.originatingVASP };
+  const ov = entityKey(m, "OriginatingVASP");
+  if (ov) {
+    const r = readVasp(m[ov], "originatingVASP", `ivms101.${ov}`);
+    if (!r.ok) return r;
+    out.OriginatingVASP = { originatingVASP: r.value };
   }
-  if (m.BeneficiaryVASP !== undefined) {
-    if (!isRec(m.BeneficiaryVASP) || !isVaspPerson(m.BeneficiaryVASP.beneficiaryVASP)) return { ok: false, path: "ivms101.BeneficiaryVASP.beneficiaryVASP.legalPerson" };
-    out.BeneficiaryVASP = { beneficiaryVASP: m.BeneficiaryVASP.beneficiaryVASP };
+  const bv = entityKey(m, "BeneficiaryVASP");
+  if (bv) {
+    const r = readVasp(m[bv], "beneficiaryVASP", `ivms101.${bv}`);
+    if (!r.ok) return r;
+    out.BeneficiaryVASP = { beneficiaryVASP: r.value };
   }
   return { ok: true, value: out };
 }

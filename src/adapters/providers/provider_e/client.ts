@@ -1,6 +1,6 @@
 // provider_e (Sygna Bridge) HTTP client: `x-api-key` on every call, JSON in and out, answers as values (never the
 // provider's raw error bodies: Part 3 "What the service does" 4). Timeout and redirects are the outbound client's.
-import { readTextCapped } from "../../net/read.ts";
+import { parseJsonChecked, readTextCapped } from "../../net/read.ts";
 import { PATH, readAddressAnswer, readCurrencies, readDirectory, readStatus, type AddressAnswer, type Currency, type DirectoryAnswer, type StatusAnswer } from "./wire.ts";
 
 /** A refusal: `code` is ours (`HTTP_<status>`, `TRANSPORT_ERROR`, `INVALID_RESPONSE`); `providerCode` the provider's own code when it sent one. */
@@ -9,7 +9,7 @@ export type Result<T> = { ok: true; body: T } | { ok: false; code: string; statu
 /** The provider's own error code, taken only when it looks like a code (never free text: bodies can hold personal data). */
 function codeOf(text: string): string | undefined {
   try {
-    const c = (JSON.parse(text) as { code?: unknown })?.code;
+    const c = (parseJsonChecked(text) as { code?: unknown })?.code;
     return typeof c === "string" && /^[A-Z][A-Z0-9_]{2,63}$/.test(c) ? c : undefined;
   } catch {
     return undefined;
@@ -50,7 +50,7 @@ export class ProviderEClient {
       return { ok: false, code: `HTTP_${res.status}`, status: res.status, ...(providerCode ? { providerCode } : {}) };
     }
     try {
-      return { ok: true, body: text === "" ? {} : JSON.parse(text) };
+      return { ok: true, body: text === "" ? {} : parseJsonChecked(text) };
     } catch {
       return { ok: false, code: "INVALID_RESPONSE", status: res.status };
     }

@@ -8,6 +8,7 @@ import { hmac } from "@noble/hashes/hmac.js";
 import { cbc } from "@noble/ciphers/aes.js";
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
 import { constantTimeEqual } from "../../../domain/keys.ts";
+import { parseJsonChecked } from "../../net/read.ts";
 
 const HEX64 = /^[0-9a-fA-F]{64}$/;
 const PUB130 = /^04[0-9a-fA-F]{128}$/;
@@ -130,7 +131,7 @@ export function decryptObject(hex: string, privateKeyHex: string): unknown | nul
   const text = eciesDecrypt(hex, privateKeyHex);
   if (text === null) return null;
   try {
-    return JSON.parse(text);
+    return parseJsonChecked(text);
   } catch {
     return null;
   }

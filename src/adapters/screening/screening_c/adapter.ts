@@ -1,6 +1,6 @@
 // screening_c (name screening, type `sanctions`): one `POST /searches` per name at the regional base address, 10 s, no retries;
 // `GET /users` as the connection test (Part 3 "Settings of screening_c", "screening_c screening", Authentication 5).
-import { readTextCapped } from "../../net/read.ts";
+import { parseJsonChecked, readTextCapped } from "../../net/read.ts";
 import { SafeFetchError } from "../../net/index.ts";
 import type { CheckResult, ScreeningAdapter, ScreeningContext, ScreeningSubject, SubjectScreening } from "../types.ts";
 import { screeningName, searchTerm } from "../../../domain/screening/names.ts";
@@ -40,7 +40,7 @@ export function screeningC(opts: ScreeningCOptions = {}): ScreeningAdapter {
       const text = await readTextCapped(res, MAX_RESPONSE_BYTES);
       if (text === null) return { ok: false, code: "RESPONSE_TOO_LARGE", status: res.status };
       try {
-        return { ok: true, status: res.status, body: JSON.parse(text) };
+        return { ok: true, status: res.status, body: parseJsonChecked(text) };
       } catch {
         return { ok: false, code: "INVALID_RESPONSE", status: res.status };
       }

@@ -2,7 +2,7 @@
 // Part 3 "Settings of screening_d", "screening_d screening", Errors (screening_d row), Limits, Authentication 5.
 import { sameScreenedAddress, screeningDBlockchain, type ScreeningDBlockchain } from "../../../domain/screening/networks.ts";
 import { SafeFetchError } from "../../net/index.ts";
-import { readBodyCapped } from "../../net/read.ts";
+import { parseJsonChecked, readBodyCapped } from "../../net/read.ts";
 import type { OutboundFetch } from "../../providers/outbound.ts";
 import type { CheckResult, ScreeningAdapter, ScreeningContext, ScreeningSubject, SubjectScreening } from "../types.ts";
 
@@ -102,7 +102,7 @@ async function readJson(res: Response, max: number, signal: AbortSignal): Promis
     return failed("RESPONSE_TOO_LARGE");
   }
   try {
-    return { ok: true, value: JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)) };
+    return { ok: true, value: parseJsonChecked(new TextDecoder("utf-8", { fatal: true }).decode(bytes)) };
   } catch {
     return failed("INVALID_RESPONSE");
   }

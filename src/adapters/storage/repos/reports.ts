@@ -1,10 +1,21 @@
 // Suspicion report rows: drafting (inside the caller's transaction), reads for the API, and the audited life
 // draft → pending_review → submitted → filed. Narrative, risk indicators and regulatory data are sealed.
 import { iso, newId } from "../../../domain/ids.ts";
-import { personNames } from "../../../domain/ivms101/index.ts";
 import type { Person } from "../../../domain/ivms101/types.ts";
+import { humanTime, type DocumentInput, type Valuation } from "../../../domain/reports/document.ts";
+import { identityNameLines, reportNames } from "../../../domain/reports/names.ts";
 import {
+  deadlineRule,
+  filingDeadline,
   hasCjk,
+  jurisdictionOut,
+  NARRATIVE_PLACEHOLDER,
+  normaliseJurisdiction,
+  reportingThreshold,
+  reportJurisdiction,
+  UNKNOWN_JURISDICTION,
+  type DeadlineThreshold,
+  type ReportingThreshold,
   isFilingReady,
   missingForFiling,
   nextStatus,
@@ -79,8 +90,8 @@ export interface CreateDraftInput {
   environment: Environment;
   transferId: string;
   caseId: string | null;
-  /** Upper-case ISO 3166-1 alpha-2. */
-  jurisdiction: string;
+  /** Upper-case ISO 3166-1 alpha-2, or null while no jurisdiction is known (stored as the empty string). */
+  jurisdiction: string | null;
   narrative: string;
   riskIndicators: string[];
   /** `system` or the member ID. */
@@ -103,6 +114,32 @@ export interface ReportListFilter {
 
 export type LifeOutcome = { ok: true; row: ReportRow } | { ok: false; refusal: LifeRefusal | { code: "REPORT_NOT_FOUND" | "INVALID_EDIT"; message: string } };
 
+/** What an edit may change (CLI `reports edit`, `PATCH /api/v2/reports/:id`). */
+export interface ReportChange {
+  narrative?: string;
+  fields?: Record<string, string>;
+  riskIndicators?: string[];
+  /** Sets or changes where the report is filed (any case; UK for GB). */
+  jurisdiction?: string;
+  reference?: string;
+}
+
+export type DraftOutcome = { ok: true; row: ReportRow } | { ok: false; refusal: { code: "TRANSFER_NOT_FOUND" | "INVALID_EDIT"; message: string } };
+
+interface TransferFacts {
+  id: string;
+  direction: string;
+  state: string;
+  amount: string;
+  asset: string;
+  network: string;
+  created_at: string;
+  threshold_info: string | null;
+  fx_rate_id: string | null;
+  originator_sealed: string | null;
+  beneficiary_sealed: string | null;
+}
+
 const aad = (id: string, field: string) => `report:${id}:${field}`;
 
 export class Reports {
@@ -120,7 +157,8 @@ export class Reports {
    * inside the caller's (an actor's ctx.write or storage.tx).
    */
   createDraft(input: CreateDraftInput, nowMs: number): { id: string; reportNumber: string } {
-    const type = resolveReportType(input.jurisdiction);
+    const jurisdiction = input.jurisdiction ?? UNKNOWN_JURISDICTION;
+    const type = resolveReportType(jurisdiction);
     const seqRow = this.s.stmt("SELECT coalesce(max(seq), 0) + 1 AS n FROM reports WHERE company_id = ? AND environment = ?").get(input.companyId, input.environment) as { n: number };
     const number = reportNumber(type.definition.abbreviation, input.environment, seqRow.n, nowMs);
     const data: RegulatoryData = { ...this.prefill(input), ...(input.regulatoryData ?? {}) };
@@ -134,7 +172,7 @@ export class Reports {
       seq: seqRow.n,
       report_number: number,
       report_number_search: number.toLowerCase(),
-      jurisdiction: input.jurisdiction,
+      jurisdiction,
       transfer_id: input.transferId,
       case_id: input.caseId,
       status: "draft",
@@ -159,7 +197,7 @@ export class Reports {
       created_at: at,
       updated_at: at,
     };
-    Object.assign(row, this.sealContent(input.id, { narrative: input.narrative || null, riskIndicators: input.riskIndicators, regulatoryData: data }, input.jurisdiction));
+    Object.assign(row, this.sealContent(input.id, { narrative: input.narrative || null, riskIndicators: input.riskIndicators, regulatoryData: data }, jurisdiction));
     const cols = Object.keys(row);
     this.s.stmt(`INSERT INTO reports (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`).run(...(Object.values(row) as SqlValue[]));
     this.audit.record(
@@ -170,7 +208,7 @@ export class Reports {
         action: "str.drafted",
         entityType: REPORT_ENTITY,
         entityId: input.id,
-        detail: { reportNumber: number, jurisdiction: input.jurisdiction, transferId: input.transferId, caseId: input.caseId, detectionMethod: input.detectionMethod },
+        detail: { reportNumber: number, jurisdiction: input.jurisdiction, transferId: input.transferId, caseId: input.caseId, detectionMethod: input.detectionMethod, filingReady: row.filing_ready === 1 },
       },
       nowMs,
     );
@@ -241,13 +279,14 @@ export class Reports {
     id: string,
     action: ReportAction,
     by: { memberId: string; actor: AuditActor },
-    o: { narrative?: string; fields?: Record<string, string>; riskIndicators?: string[]; reference?: string },
+    o: ReportChange,
     now: number,
   ): LifeOutcome {
     return this.s.tx((): LifeOutcome => {
       const r = this.get(companyId, env, id);
       if (!r) return { ok: false, refusal: { code: "REPORT_NOT_FOUND", message: `no report ${id} in the ${env} environment` } };
-      const type = resolveReportType(r.jurisdiction);
+      const jurisdiction = o.jurisdiction !== undefined && action === "edit" ? normaliseJurisdiction(o.jurisdiction) : r.jurisdiction;
+      const type = resolveReportType(jurisdiction ?? r.jurisdiction);
       const next = nextStatus({ status: r.status, filingReady: r.filing_ready === 1, submittedBy: r.submitted_by }, action, by.memberId, { reference: o.reference });
       if (!next.ok) return next;
       const at = iso(now);
@@ -260,7 +299,11 @@ export class Reports {
         const data = { ...c.regulatoryData };
         for (const [k, v] of Object.entries(o.fields ?? {})) v.trim() ? (data[k] = v) : delete data[k];
         const changed = { narrative: o.narrative !== undefined ? o.narrative : c.narrative, riskIndicators: o.riskIndicators ?? c.riskIndicators, regulatoryData: data };
-        Object.assign(set, this.sealContent(r.id, changed, r.jurisdiction));
+        Object.assign(set, this.sealContent(r.id, changed, jurisdiction!));
+        if (jurisdiction !== r.jurisdiction) {
+          set.jurisdiction = jurisdiction!;
+          detail.jurisdiction = { from: jurisdictionOut(r.jurisdiction), to: jurisdiction };
+        }
         // Field keys only: values are personal data and stay out of the audit log.
         detail.fields = Object.keys(o.fields ?? {});
         detail.narrative = o.narrative !== undefined;
@@ -297,6 +340,114 @@ export class Reports {
     return missingForFiling(resolveReportType(r.jurisdiction), c.narrative, c.regulatoryData);
   }
 
+  private transfer(companyId: string, env: Environment, id: string): TransferFacts | undefined {
+    return (this.s
+      .stmt("SELECT id, direction, state, amount, asset, network, created_at, threshold_info, fx_rate_id, originator_sealed, beneficiary_sealed FROM transfers WHERE id = ? AND company_id = ? AND environment = ?")
+      .get(id, companyId, env) ?? undefined) as TransferFacts | undefined;
+  }
+
+  /** The transfer's price at creation in fiat: value, currency, rate, source and the rate's time (null when it was not priced). */
+  valuation(companyId: string, fxRateId: string | null): Valuation | null {
+    if (!fxRateId) return null;
+    const v = this.s.stmt("SELECT value, currency, rate, source, rate_as_of FROM fx_valuations WHERE id = ? AND company_id = ?").get(fxRateId, companyId) as
+      | { value: string; currency: string; rate: string; source: string; rate_as_of: string }
+      | undefined;
+    return v ? { value: v.value, currency: v.currency, rate: v.rate, source: v.source, rateAsOf: v.rate_as_of } : null;
+  }
+
+  /** Where the transfer stands against the company's `str` threshold of the jurisdiction (null without one). */
+  threshold(companyId: string, env: Environment, transferId: string, jurisdiction: string, thresholds: readonly DeadlineThreshold[]): ReportingThreshold | null {
+    const t = this.transfer(companyId, env, transferId);
+    const v = t ? this.valuation(companyId, t.fx_rate_id) : null;
+    return reportingThreshold(resolveReportType(jurisdiction), thresholds, v ? { value: v.value, currency: v.currency } : null);
+  }
+
+  /** The persons of one side of a transfer, opened (null when absent or unreadable: the officer completes the report). */
+  private persons(t: Pick<TransferFacts, "id" | "originator_sealed" | "beneficiary_sealed">, side: "originator" | "beneficiary"): Person[] | null {
+    const sealed = side === "originator" ? t.originator_sealed : t.beneficiary_sealed;
+    if (!sealed) return null;
+    try {
+      return JSON.parse(this.pii.open(sealed, `transfer:${t.id}:${side}`)) as Person[];
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * Drafts a report by hand for any transfer of the environment (any state, either direction, whichever provider carried
+   * it): the same drafting and `str.drafted` audit as a case's, by the member, detection `manual`, in one transaction.
+   * The jurisdiction is the one given, else the transfer's threshold's, else the company's, else unknown.
+   */
+  draftForTransfer(
+    companyId: string,
+    env: Environment,
+    o: { transferId: string; jurisdiction?: string; memberId: string; actor: AuditActor },
+    now: number,
+  ): DraftOutcome {
+    return this.s.tx((): DraftOutcome => {
+      const t = this.transfer(companyId, env, o.transferId);
+      if (!t) return { ok: false, refusal: { code: "TRANSFER_NOT_FOUND", message: `no transfer ${o.transferId} in the ${env} environment` } };
+      let jurisdiction: string | null;
+      if (o.jurisdiction !== undefined) {
+        jurisdiction = normaliseJurisdiction(o.jurisdiction);
+        if (!jurisdiction) return { ok: false, refusal: { code: "INVALID_EDIT", message: "jurisdiction must be an ISO 3166-1 alpha-2 country code (UK for GB; EU is not a jurisdiction)" } };
+      } else jurisdiction = reportJurisdiction(t.threshold_info, companyProfile(this.s, companyId)?.country ?? null);
+      const id = newReportId(now);
+      const facts = `Transfer ${t.id}: ${t.direction}, ${t.amount} ${t.asset} on ${t.network}, created ${humanTime(t.created_at)}, now ${t.state}. Drafted by hand by an officer.`;
+      this.createDraft(
+        {
+          id,
+          companyId,
+          environment: env,
+          transferId: t.id,
+          caseId: null,
+          jurisdiction,
+          narrative: `${NARRATIVE_PLACEHOLDER}\n\nWhat Caravan recorded:\n${facts}`,
+          riskIndicators: ["drafted_by_hand"],
+          generatedBy: o.memberId,
+          detectionMethod: "manual",
+        },
+        now,
+      );
+      return { ok: true, row: this.get(companyId, env, id)! };
+    });
+  }
+
+  /**
+   * Everything the PDF says about a report beyond its own row: the case number, the transfer's fiat value and rate, the
+   * reporting threshold and the names as the identities give them.
+   */
+  documentInput(r: ReportRow, thresholds: readonly DeadlineThreshold[], now: number): DocumentInput | null {
+    const t = this.transfer(r.company_id, r.environment, r.transfer_id);
+    if (!t) return null;
+    const type = resolveReportType(r.jurisdiction);
+    const c = this.content(r);
+    const caseRow = r.case_id ? (this.s.stmt("SELECT case_number FROM cases WHERE id = ? AND company_id = ?").get(r.case_id, r.company_id) as { case_number: string } | undefined) : undefined;
+    const valuation = this.valuation(r.company_id, t.fx_rate_id);
+    const outgoing = t.direction === "outgoing";
+    const subject = this.persons(t, outgoing ? "originator" : "beneficiary");
+    const other = this.persons(t, outgoing ? "beneficiary" : "originator");
+    return {
+      type,
+      reportNumber: r.report_number,
+      status: r.status,
+      generatedAt: r.generated_at,
+      filingReady: r.filing_ready === 1,
+      filingReference: r.filing_reference,
+      filedAt: r.filed_at,
+      deadline: filingDeadline(r.generated_at, r.status, deadlineRule(type, thresholds), now),
+      narrative: c.narrative,
+      riskIndicators: c.riskIndicators,
+      regulatoryData: c.regulatoryData,
+      transfer: { id: t.id, state: t.state, createdAt: t.created_at, amount: t.amount, asset: t.asset },
+      caseNumber: caseRow?.case_number ?? null,
+      valuation,
+      reportingThreshold: reportingThreshold(type, thresholds, valuation ? { value: valuation.value, currency: valuation.currency } : null),
+      subjectNames: subject ? identityNameLines(subject) : [],
+      counterpartyNames: other ? identityNameLines(other) : [],
+    };
+  }
+
   private sealContent(id: string, c: ReportContent, jurisdiction: string): Pick<ReportRow, "narrative_sealed" | "risk_indicators_sealed" | "regulatory_data_sealed" | "filing_ready" | "text_length" | "has_cjk"> {
     const type = resolveReportType(jurisdiction);
     return {
@@ -329,13 +480,8 @@ export class Reports {
       .get(input.transferId, input.companyId, input.environment) as Record<string, string | null> | undefined;
     if (!t) return out;
     const names = (field: "originator" | "beneficiary"): string => {
-      const sealed = t[`${field}_sealed`];
-      if (!sealed) return "";
-      try {
-        return personNames(JSON.parse(this.pii.open(sealed, `transfer:${t.id}:${field}`)) as Person[]).join("; ");
-      } catch {
-        return "";
-      }
+      const persons = this.persons({ id: t.id!, originator_sealed: t.originator_sealed, beneficiary_sealed: t.beneficiary_sealed }, field);
+      return persons ? reportNames(persons) : "";
     };
     const outgoing = t.direction === "outgoing";
     const [subject, other] = outgoing ? (["originator", "beneficiary"] as const) : (["beneficiary", "originator"] as const);

@@ -4,7 +4,7 @@ import { iso, newId } from "../../../domain/ids.ts";
 import { normalizeForSearch } from "../../../domain/customers.ts";
 import type { Environment } from "../../../domain/types.ts";
 import type { Rule, RuleCategory, RuleSeverity, RuleStage } from "../../../domain/rules/types.ts";
-import type { RuleInput } from "../../../domain/rules/validate.ts";
+import { validateCreateRule, type IntegrationLookup, type RuleInput } from "../../../domain/rules/validate.ts";
 import type { Storage } from "../types.ts";
 import { AuditLog, type AuditActor } from "./audit.ts";
 
@@ -150,7 +150,8 @@ export class Rules {
     return (this.s.stmt(`SELECT count(*) AS n FROM rules WHERE ${w.sql}`).get(...w.args) as { n: number }).n;
   }
 
-  create(companyId: string, env: Environment, input: RuleInput, by: Changer, now: number): Rule {
+  /** `origin` is added to the `rule.created` entry (a promotion names the test rule it copies). */
+  create(companyId: string, env: Environment, input: RuleInput, by: Changer, now: number, origin: Record<string, unknown> = {}): Rule {
     const id = newId("rul", now);
     const at = iso(now);
     this.s.tx(() => {
@@ -179,7 +180,7 @@ export class Rules {
           searchText(input.name, input.description),
         );
       this.audit.record(
-        { companyId, environment: env, actor: by.actor, action: "rule.created", entityType: "Rule", entityId: id, detail: { category: input.category, action: input.action, isActive: input.isActive } },
+        { companyId, environment: env, actor: by.actor, action: "rule.created", entityType: "Rule", entityId: id, detail: { category: input.category, action: input.action, isActive: input.isActive, ...origin } },
         now,
       );
     });
@@ -240,6 +241,65 @@ export class Rules {
       this.audit.record({ companyId, environment: env, actor: by.actor, action, entityType: "Rule", entityId: id, detail }, now);
       return { ...next, updatedAt: at };
     });
+  }
+
+  /** The live rule a test rule was promoted to, while that live rule exists (from the test environment's audit log). */
+  promotedTo(companyId: string, testRuleId: string): string | null {
+    const rows = this.s
+      .stmt("SELECT detail FROM audit_log WHERE company_id = ? AND environment = 'test' AND entity_type = 'Rule' AND entity_id = ? AND action = 'rule.promoted' ORDER BY seq DESC")
+      .all(companyId, testRuleId) as unknown as { detail: string }[];
+    for (const r of rows) {
+      const live = (JSON.parse(r.detail) as { liveRuleId?: string }).liveRuleId;
+      if (live && this.get(companyId, "live", live)) return live;
+    }
+    return null;
+  }
+
+  /**
+   * Promotes a rule proven in `test` to `live`: a copy with every field and its conditions, in one transaction with an
+   * audit entry in each environment (`rule.promoted` in test, `rule.created` naming its origin in live): all or
+   * nothing. The copy is validated as a create in live against `liveIntegrations` (integrations are the company's,
+   * one switch for both environments); a rule already promoted (its live copy still there) is refused with its ID.
+   */
+  promote(
+    companyId: string,
+    testRuleId: string,
+    by: Changer,
+    now: number,
+    liveIntegrations: IntegrationLookup,
+  ): { ok: true; rule: Rule; from: Rule } | { ok: false; code: "RULE_NOT_FOUND" } | { ok: false; code: "RULE_ALREADY_PROMOTED"; liveRuleId: string } | { ok: false; code: "VALIDATION_ERROR"; issues: { path: string; message: string }[] } {
+    try {
+      return this.s.tx(() => {
+        const from = this.get(companyId, "test", testRuleId);
+        if (!from) return { ok: false as const, code: "RULE_NOT_FOUND" as const };
+        const already = this.promotedTo(companyId, testRuleId);
+        if (already) return { ok: false as const, code: "RULE_ALREADY_PROMOTED" as const, liveRuleId: already };
+        const copy: RuleInput = {
+          name: from.name,
+          description: from.description,
+          category: from.category,
+          stage: from.stage,
+          action: from.action,
+          severity: from.severity,
+          isActive: from.isActive,
+          threshold: from.threshold,
+          thresholdCurrency: from.thresholdCurrency,
+          jurisdictions: from.jurisdictions,
+          metadata: from.metadata,
+          condition: from.condition,
+        };
+        const v = validateCreateRule({ ...copy, threshold: copy.threshold === null ? null : Number(copy.threshold) }, liveIntegrations);
+        if (!v.ok) return { ok: false as const, code: "VALIDATION_ERROR" as const, issues: v.issues };
+        const rule = this.create(companyId, "live", copy, by, now, { promotedFrom: from.id });
+        this.audit.record(
+          { companyId, environment: "test", actor: by.actor, action: "rule.promoted", entityType: "Rule", entityId: from.id, detail: { liveRuleId: rule.id, conditionCount: from.condition?.rules.length ?? 0 } },
+          now,
+        );
+        return { ok: true as const, rule, from };
+      });
+    } finally {
+      this.invalidate(companyId, "live");
+    }
   }
 
   /** DELETE (Part 2): the rule is kept, inactive. Deleting an inactive rule changes nothing and records nothing. */

@@ -1,6 +1,6 @@
 // Transfer rows: reads for the API; writes only from the actors that own a transfer.
 import type { Environment } from "../../../domain/types.ts";
-import { FINAL_STATES } from "../../../domain/transfers.ts";
+import { FINAL_STATES, UNTAKEN_STATES } from "../../../domain/transfers.ts";
 import type { Storage, SqlValue } from "../types.ts";
 
 /**
@@ -186,6 +186,49 @@ export class Transfers {
       this.s.stmt("DELETE FROM transfers_search_pending WHERE transfer_rowid <= ?").run(last.r);
       return last.n;
     });
+  }
+
+  /**
+   * Outgoing transfers no provider has taken, past their `expiresAt` at `now` (ISO): the expiry sweep tells each
+   * one's actor to cancel it. Per company and environment through `transfers_state`: only the few transfers still
+   * queued, discovering or held are read, never the final ones.
+   */
+  dueForCancel(nowIso: string, limit = 500): { id: string; company_id: string; environment: Environment }[] {
+    const out: { id: string; company_id: string; environment: Environment }[] = [];
+    const companies = this.s.stmt("SELECT id FROM companies").all() as { id: string }[];
+    const q = this.s.stmt(
+      `SELECT id, company_id, environment FROM transfers
+        WHERE company_id = ? AND environment = ? AND state IN (${UNTAKEN_STATES.map((x) => `'${x}'`).join(", ")})
+          AND direction = 'outgoing' AND protocol IS NULL AND expires_at <= ? LIMIT ?`,
+    );
+    for (const c of companies)
+      for (const env of ["test", "live"] as const) {
+        if (out.length >= limit) return out;
+        out.push(...(q.all(c.id, env, nowIso, limit - out.length) as { id: string; company_id: string; environment: Environment }[]));
+      }
+    return out;
+  }
+
+  /**
+   * Through which provider the environment last reached the VASP `vaspId` (as that provider names it): the newest
+   * outgoing transfer a provider took for it, other than `exceptId`; null when none did. Gated by the VASP directory
+   * (a VASP no transfer named is answered without reading transfers) and walked newest first from the directory's
+   * last sighting, so the walk stops at the first match.
+   */
+  lastReached(companyId: string, env: Environment, vaspId: string, exceptId: string): { protocol: string; at: string } | null {
+    const seen = this.s
+      .stmt("SELECT max(last_seen_at) AS at FROM vasp_names WHERE company_id = ? AND environment = ? AND vasp_id = ? AND source = 'transfer_history'")
+      .get(companyId, env, vaspId) as { at: string | null } | undefined;
+    if (!seen?.at) return null;
+    const row = this.s
+      .stmt(
+        `SELECT protocol, updated_at AS at FROM transfers
+          WHERE company_id = ? AND environment = ? AND created_at <= ? AND beneficiary_vasp_id = ? AND protocol IS NOT NULL
+            AND direction = 'outgoing' AND id <> ?
+          ORDER BY created_at DESC, id DESC LIMIT 1`,
+      )
+      .get(companyId, env, seen.at, vaspId, exceptId) as { protocol: string; at: string } | undefined;
+    return row ?? null;
   }
 
   /** Transfers not yet in the search index. */

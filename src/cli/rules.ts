@@ -1,0 +1,77 @@
+// CLI for promoting rules: `rules list` shows an environment's rules (and, for test, where each went live);
+// `rules promote` copies a rule proven in test to live with its conditions, by a named member, audited in both
+// environments, all or nothing: the same core (Rules.promote) as POST /api/v2/rules/:id/promote.
+import process from "node:process";
+import type { Storage } from "../adapters/storage/index.ts";
+import { Tenancy, TenancyError } from "../adapters/storage/repos/tenancy.ts";
+import { Rules } from "../adapters/storage/repos/rules.ts";
+import { ProviderSettings } from "../adapters/storage/repos/provider-settings.ts";
+import { loadMasterKey } from "../adapters/crypto/master-key.ts";
+import { Sealer } from "../adapters/crypto/envelope.ts";
+import { isEnvironment } from "../domain/types.ts";
+import { UsageError, actingMember, parseOptions, need as required } from "./usage.ts";
+
+type Out = (line: string) => void;
+
+export interface RuleCliDeps {
+  clock?: () => number;
+  secrets?: () => Sealer;
+}
+
+const USAGE = `usage: rules list [--env test|live]
+       rules promote --id <test rule ID> --member <email>
+every command takes [--company <slug>] [--json]; list defaults to --env test`;
+
+const OPTIONS = {
+  list: { env: { type: "string" } },
+  promote: { id: { type: "string" }, member: { type: "string" } },
+} as const;
+
+export function runRules(storage: Storage, argv: string[], out: Out, deps: RuleCliDeps = {}): void {
+  const [sub, ...rest] = argv;
+  if (!sub || !(sub in OPTIONS)) throw new UsageError(USAGE);
+  const v = parseOptions(rest, { ...OPTIONS[sub as keyof typeof OPTIONS], company: { type: "string" }, json: { type: "boolean" } }, USAGE);
+  const clock = deps.clock ?? Date.now;
+  const tenancy = new Tenancy(storage, clock);
+  const company = tenancy.requireCompany((v.company as string) ?? "default");
+  const repo = new Rules(storage);
+  const print = (value: unknown, human: string) => out(v.json ? JSON.stringify(value) : human);
+
+  if (sub === "list") {
+    const env = (v.env as string | undefined) ?? "test";
+    if (!isEnvironment(env)) throw new UsageError(`--env must be test or live\n${USAGE}`);
+    const items = repo.page(company.id, env, {}, null, 500).map(({ rule }) => ({
+      id: rule.id,
+      name: rule.name,
+      action: rule.action,
+      isActive: rule.isActive,
+      conditionCount: rule.condition?.rules.length ?? 0,
+      ...(env === "test" ? { promotedTo: repo.promotedTo(company.id, rule.id) } : {}),
+    }));
+    return print(
+      items,
+      items.length
+        ? items.map((i) => `${i.id}  ${i.isActive ? "active  " : "inactive"} ${i.action.padEnd(15)} ${i.name}${"promotedTo" in i && i.promotedTo ? `  → live ${i.promotedTo}` : ""}`).join("\n")
+        : `no rules in ${env}`,
+    );
+  }
+
+  // promote: the member must be able to create rules in live (the environment the copy lands in).
+  const m = actingMember(tenancy, company.id, required(v, "member", USAGE), "live", ["rules:create"], (mm, p) => `INSUFFICIENT_PERMISSION: member ${mm.email} has role ${mm.role}, which lacks ${p} (needed to promote a rule)`);
+  const secrets = deps.secrets ? deps.secrets() : new Sealer(loadMasterKey(storage.path, process.env).derive("secrets"));
+  const refs = new ProviderSettings(storage, secrets)
+    .list(company.id, "live", "integration")
+    .filter((x) => x.id !== null)
+    .map((x) => ({ id: x.id!, name: x.name, enabled: x.enabled }));
+  const id = required(v, "id", USAGE);
+  const res = repo.promote(company.id, id, { actor: { type: "member", memberId: m.id }, memberId: m.id }, clock(), (x) => refs.find((r) => r.id === x));
+  if (!res.ok) {
+    if (res.code === "RULE_NOT_FOUND") throw new TenancyError(`RULE_NOT_FOUND: no rule ${id} in the test environment`);
+    if (res.code === "RULE_ALREADY_PROMOTED") throw new TenancyError(`RULE_ALREADY_PROMOTED: ${id} is live already as ${res.liveRuleId}; change that rule instead`);
+    throw new TenancyError(`VALIDATION_ERROR: the copy is not valid in live: ${res.issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`);
+  }
+  return print(
+    { id: res.rule.id, promotedFrom: res.from.id, name: res.rule.name, isActive: res.rule.isActive, conditionCount: res.rule.condition?.rules.length ?? 0 },
+    `Promoted ${res.from.id} "${res.from.name}" to live as ${res.rule.id} (${res.rule.condition?.rules.length ?? 0} conditions, ${res.rule.isActive ? "active" : "inactive"}) by ${m.email}`,
+  );
+}

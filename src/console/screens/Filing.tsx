@@ -1,0 +1,183 @@
+// Filing: a suspicion report carried to filing from the console through Caravan's operator routes: edit the
+// regulatory fields, jurisdiction and narrative, submit, approve by a second officer, file with the FIU's reference
+// (what is still missing is listed first, and filing is not offered while anything is), and draft one by hand.
+// The selection follows the report's ID, never its row.
+import { useMemo, useState } from "react";
+import { Box, Text, useInput } from "ink";
+import { allows, useConsole, useModalState, useResource } from "../context.ts";
+import { act } from "../hooks.ts";
+import { moveSelection, navOf } from "../keys.ts";
+import { pad, shortTime } from "../format.ts";
+import { useTone } from "../theme.tsx";
+import { List } from "../components/List.tsx";
+import { Lines, type Line } from "../components/Lines.tsx";
+import { Flow, type Step } from "../components/Flow.tsx";
+import { useFollow } from "./follow.ts";
+
+type FlowKind = "field" | "narrative" | "submit" | "approve" | "file" | "draft";
+
+/** The detail of a report with what filing still needs: the lines the officer reads before acting. */
+export function filingLines(r: any, ready: any | null): Line[] {
+  const L: Line[] = [
+    { text: `${r.reportNumber} · ${r.label} · ${r.status} · jurisdiction ${r.jurisdiction ?? "not set"}`, bold: true },
+    { text: `Transfer    ${r.transferId}` },
+    { text: `Deadline    ${r.filingDeadline?.deadline?.slice(0, 10) ?? "-"}${r.filingDeadline?.isOverdue ? " (overdue)" : ""}`, tone: r.filingDeadline?.isOverdue && r.status !== "filed" ? "bad" : undefined },
+  ];
+  if (ready) {
+    if (ready.submittedBy) L.push({ text: `Submitted   ${shortTime(ready.submittedAt)} by ${ready.submittedBy.email ?? ready.submittedBy.id}` });
+    if (ready.approvedBy) L.push({ text: `Approved    ${shortTime(ready.approvedAt)} by ${ready.approvedBy.email ?? ready.approvedBy.id}` });
+    if (ready.reportingThreshold) {
+      const t = ready.reportingThreshold;
+      L.push({ text: `Threshold   ${t.thresholdAmount} ${t.thresholdCurrency} (${t.countryCode}): ${t.reached === true ? "reached" : t.reached === false ? "not reached" : "not compared"}` });
+    }
+    const missing: string[] = ready.missing?.labels ?? [];
+    L.push(missing.length ? { text: "Missing for filing", bold: true, tone: "warn" } : { text: "Ready to file: nothing missing", tone: "ok" });
+    for (const m of missing) L.push({ text: `  • ${m}`, tone: "warn" });
+  }
+  if (r.filingReference) L.push({ text: `Filed       ${shortTime(r.filedAt)} reference ${r.filingReference}`, tone: "ok" });
+  L.push({ text: "Narrative", bold: true }, ...String(r.narrative ?? "-").split("\n").map((t) => ({ text: `  ${t}` })));
+  L.push({ text: "Regulatory fields", bold: true });
+  const data = r.regulatoryData ?? {};
+  for (const f of ready?.fields ?? []) if (f.key !== "jurisdiction") L.push({ text: `  ${pad(f.label, 44)} ${data[f.key] ?? "—"}${f.required && !data[f.key] ? "  (required)" : ""}` });
+  L.push({ text: "Risk indicators", bold: true }, ...(r.riskIndicators ?? []).map((t: string) => ({ text: `  ${t}` })));
+  return L;
+}
+
+export function Filing({ height, width }: { height: number; width: number }) {
+  const { client, modal, flash, me } = useConsole();
+  const tone = useTone();
+  const [openId, setOpenId] = useState<string | null>(null);
+  const [scroll, setScroll] = useState(0);
+  const [flow, setFlow] = useModalState<FlowKind>();
+  const list = useResource<any[]>("/api/v2/reports?limit=200", ["case"], { pollMs: 10_000 });
+  const items = useMemo(() => (list.data ?? []).filter((r) => r.status !== "filed"), [list.data]);
+  // The selection is the report's ID: rows that arrive or leave do not move it to another report.
+  const { index: sel, current, select, selectId } = useFollow(items);
+  const targetId = openId ?? current?.id ?? null;
+  const det = useResource<any>(targetId && openId ? `/api/v2/reports/${targetId}` : null, ["case"]);
+  const ready = useResource<any>(targetId && openId ? `/api/v2/reports/${targetId}/readiness` : null, ["case"]);
+  const target = openId ? det.data : current;
+  const page = Math.max(1, height - 3);
+  const canWrite = allows(me, "strs:write", "strs:update");
+  const refresh = () => {
+    list.reload();
+    det.reload();
+    ready.reload();
+  };
+
+  useInput(
+    (input, key) => {
+      if (modal || flow) return;
+      const nav = navOf(input, key);
+      if (openId) {
+        if (nav === "back") return setOpenId(null);
+        if (nav && nav !== "open") return setScroll((s) => Math.max(0, moveSelection(s, nav, 1000, page)));
+      } else if (nav === "open" && current) {
+        setScroll(0);
+        return setOpenId(current.id);
+      } else if (nav) return select(moveSelection(sel, nav, items.length, page));
+      if (!"DensaF".includes(input) || !input) return;
+      if (!canWrite) return flash("✕ not allowed: the key needs strs:write and the role strs:update", "bad");
+      if (input === "D") return setFlow("draft");
+      if (!openId) return flash("Open a report (Enter) before changing it", "bad");
+      if (input === "e") return setFlow("field");
+      if (input === "n") return setFlow("narrative");
+      if (input === "s") return setFlow("submit");
+      if (input === "a") {
+        if (ready.data?.submittedBy?.id && ready.data.submittedBy.id === me?.member.id) return flash("✕ four eyes: you submitted this report; a second officer approves it", "bad");
+        return setFlow("approve");
+      }
+      if (input === "F") {
+        const missing: string[] = ready.data?.missing?.labels ?? [];
+        if (missing.length) return flash(`✕ not filing-ready, missing: ${missing.join("; ")}`, "bad");
+        return setFlow("file");
+      }
+    },
+    { isActive: !modal },
+  );
+
+  const steps = (): Step[] => {
+    const label = target ? `${target.reportNumber} (${target.id})` : "";
+    switch (flow) {
+      case "field":
+        return [
+          { kind: "pick", name: "key", label: `Field of ${label}`, options: (ready.data?.fields ?? []).map((f: any) => ({ value: f.key, label: `${f.label}${f.required ? " *" : ""}` })) },
+          { kind: "text", name: "value", label: "Value (empty clears; a jurisdiction is a country code)", optional: true, max: 2000 },
+        ];
+      case "narrative":
+        return [{ kind: "text", name: "narrative", label: `Narrative of ${label} (replaces the current one, including the draft placeholder)`, max: 60_000 }];
+      case "submit":
+        return [{ kind: "confirm", label: () => `Submit ${label} for review? A second officer approves it. (y/n)` }];
+      case "approve":
+        return [{ kind: "confirm", label: () => `Approve ${label} (submitted by ${ready.data?.submittedBy?.email ?? "another officer"})? (y/n)` }];
+      case "file":
+        return [
+          { kind: "text", name: "reference", label: `FIU reference for ${label}`, max: 100 },
+          { kind: "confirm", label: (v) => `Mark ${label} filed with reference ${v.reference}? This is final. (y/n)` },
+        ];
+      case "draft":
+        return [
+          { kind: "text", name: "transferId", label: "Draft a suspicion report for transfer (trf_…)", max: 40 },
+          { kind: "text", name: "jurisdiction", label: "Jurisdiction (empty: the transfer's, else the company's)", optional: true, max: 2 },
+          { kind: "confirm", label: (v) => `Draft a suspicion report for ${v.transferId}? (y/n)` },
+        ];
+      default:
+        return [];
+    }
+  };
+
+  const run = (v: Record<string, string>) => {
+    const kind = flow;
+    setFlow(null);
+    if (!kind) return;
+    if (kind === "draft") {
+      const body = { transferId: v.transferId, ...(v.jurisdiction ? { jurisdiction: v.jurisdiction } : {}) };
+      void act(flash, client.send<any>("POST", "/api/v2/reports", body), (d) => `drafted ${d.reportNumber} (${d.id}) for ${d.transferId}`).then((r) => {
+        if (r.ok) {
+          selectId(r.data.id);
+          setOpenId(r.data.id);
+        }
+        refresh();
+      });
+      return;
+    }
+    if (!target) return;
+    const path = `/api/v2/reports/${target.id}`;
+    const call =
+      kind === "field"
+        ? client.send<any>("PATCH", path, v.key === "jurisdiction" ? { jurisdiction: v.value } : { fields: { [v.key]: v.value } })
+        : kind === "narrative"
+          ? client.send<any>("PATCH", path, { narrative: v.narrative })
+          : kind === "file"
+            ? client.send<any>("POST", `${path}/file`, { reference: v.reference })
+            : client.send<any>("POST", `${path}/${kind}`);
+    void act(flash, call, (d) => `${d.reportNumber} ${kind === "field" || kind === "narrative" ? "edited" : kind === "file" ? `filed as ${d.filingReference}` : kind === "submit" ? "submitted for review" : "approved"} · ${d.status}`).then(refresh);
+  };
+
+  const header = `${pad("report", 26)} ${pad("status", 14)} ${pad("jur", 4)} ${pad("ready", 5)} transfer`;
+  return (
+    <Box flexDirection="column" height={height}>
+      <Text bold wrap="truncate">
+        {`Filing · ${items.length} not filed`}
+        <Text color={tone("muted")}>{canWrite ? "  Enter open · e field · n narrative · s submit · a approve · F file · D draft by hand" : "  Enter open (read only: the key lacks strs:write)"}</Text>
+      </Text>
+      {list.error ? <Text color={tone("bad")}>{`✕ ${list.error.code}: ${list.error.error}`}</Text> : null}
+      {flow ? (
+        <Flow title={flow === "draft" ? "Draft by hand" : `${flow} report`} steps={steps()} onDone={run} onCancel={() => setFlow(null)} />
+      ) : openId ? (
+        det.data ? <Lines lines={filingLines(det.data, ready.data)} offset={scroll} height={height - 2} /> : <Text dimColor>{det.error ? `✕ ${det.error.code}: ${det.error.error}` : "loading…"}</Text>
+      ) : (
+        <List
+          items={items}
+          selected={sel}
+          height={height - 2}
+          width={width}
+          header={header}
+          render={(r, w) => `${pad(r.reportNumber, 26)} ${pad(r.status, 14)} ${pad(r.jurisdiction ?? "--", 4)} ${pad(r.filingReady ? "yes" : "no", 5)} ${r.transferId}`.slice(0, w)}
+          tone={(r) => tone(r.filingDeadline?.isOverdue ? "bad" : r.filingReady ? "ok" : undefined)}
+          empty={list.loading ? "loading…" : "no report waiting to be filed"}
+        />
+      )}
+    </Box>
+  );
+}

@@ -1,0 +1,72 @@
+// Rules: promotion from test to live. With a live key, the test environment's rules and where each went live;
+// `p` copies the selected one to live with its conditions (all or nothing, audited in both environments).
+// With a test key, the key's rules and a note that promotion needs a live key.
+import { useMemo, useState } from "react";
+import { Box, Text, useInput } from "ink";
+import { allows, useConsole, useModalState, useResource } from "../context.ts";
+import { act } from "../hooks.ts";
+import { moveSelection, navOf } from "../keys.ts";
+import { pad } from "../format.ts";
+import { useTone } from "../theme.tsx";
+import { List } from "../components/List.tsx";
+import { useFollow } from "./follow.ts";
+import { Flow } from "../components/Flow.tsx";
+
+export function Rules({ height, width }: { height: number; width: number }) {
+  const { client, modal, flash, me } = useConsole();
+  const tone = useTone();
+  const live = me?.environment === "live";
+  const [asking, setAsking] = useModalState<true>();
+  const list = useResource<any[]>(live ? "/api/v2/rules/promotable?limit=200" : "/api/v2/rules?limit=100", [], { pollMs: 15_000 });
+  const items = useMemo(() => list.data ?? [], [list.data]);
+  const { index: sel, select } = useFollow(items);
+  const current = items[sel];
+  useInput(
+    (input, key) => {
+      if (modal || asking) return;
+      const nav = navOf(input, key);
+      if (nav && nav !== "open" && nav !== "back") {
+        return select(moveSelection(sel, nav, items.length, Math.max(1, height - 3)));
+      }
+      if (input !== "p" || !current) return;
+      if (!live) return flash("✕ promotion changes live: open the console with a live key", "bad");
+      if (!allows(me, "rules:write", "rules:create")) return flash("✕ not allowed: the key needs rules:write and the role rules:create", "bad");
+      if (current.promotedTo) return flash(`✕ ${current.id} is live already as ${current.promotedTo}; change that rule instead`, "bad");
+      setAsking(true);
+    },
+    { isActive: !modal },
+  );
+  const promote = () => {
+    setAsking(null);
+    if (!current) return;
+    void act(flash, client.send<any>("POST", `/api/v2/rules/${current.id}/promote`), (d, m) => `promoted ${m.promotedFrom} "${d.name}" to live as ${d.id} (${d.conditionCount} conditions)`).then(() => list.reload());
+  };
+  return (
+    <Box flexDirection="column" height={height}>
+      <Text bold wrap="truncate">
+        {live ? `Rules proven in test · ${items.length}` : `Rules (${me?.environment ?? "?"}) · ${items.length}`}
+        <Text color={tone("muted")}>{live ? "  p promote to live" : "  promotion to live needs a live key"}</Text>
+      </Text>
+      {list.error ? <Text color={tone("bad")}>{`✕ ${list.error.code}: ${list.error.error}`}</Text> : null}
+      {asking && current ? (
+        <Flow
+          title="Promote to live"
+          steps={[{ kind: "confirm", label: () => `Copy test rule ${current.id} "${current.name}" (${current.action}, ${current.conditionCount} conditions, ${current.isActive ? "active" : "inactive"}) to live? It judges live transfers at once if active. (y/n)` }]}
+          onDone={promote}
+          onCancel={() => setAsking(null)}
+        />
+      ) : (
+        <List
+          items={items}
+          selected={sel}
+          height={height - 2}
+          width={width}
+          header={`${pad("name", 34)} ${pad("action", 15)} ${pad("active", 6)} ${pad("conds", 5)} ${pad("id", 30)} live`}
+          render={(r, w) => `${pad(r.name, 34)} ${pad(r.action, 15)} ${pad(r.isActive ? "yes" : "no", 6)} ${pad(String(r.conditionCount), 5)} ${pad(r.id, 30)} ${r.promotedTo ?? "-"}`.slice(0, w)}
+          tone={(r) => tone(r.promotedTo ? "ok" : undefined)}
+          empty={list.loading ? "loading…" : "no rules"}
+        />
+      )}
+    </Box>
+  );
+}

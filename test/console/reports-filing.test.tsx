@@ -1,0 +1,210 @@
+// The console carries a report to filing and shows customers, the audit log and rule promotion (Caravan's operator
+// routes): keys in, frames and recorded requests out, against a stub API on loopback.
+import { test, expect, afterEach, setDefaultTimeout } from "bun:test";
+import { cleanup } from "ink-testing-library";
+import { Stub, list, one, refuse, mount, frame, keys, until, KEY, ME_OWNER } from "./stub.ts";
+
+setDefaultTimeout(60_000);
+
+let stub: Stub;
+afterEach(() => {
+  cleanup();
+  stub?.stop();
+});
+
+const ME_FILER = {
+  ...ME_OWNER,
+  key: { ...ME_OWNER.key, scopes: [...ME_OWNER.key.scopes, "strs:write", "customers:read", "audit:read", "rules:read", "rules:write"] },
+  permissions: [...ME_OWNER.permissions, "strs:update", "reports:create", "customers:view", "audit:view", "rules:view", "rules:create"],
+};
+
+const report = (id: string, number: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  kind: "suspicion",
+  label: "Unusual Transaction Report (UTR)",
+  reportNumber: number,
+  status: "draft",
+  jurisdiction: null,
+  transferId: `trf_${id}`,
+  filingReady: false,
+  generatedBy: "mem_officer",
+  filingDeadline: { deadline: "2026-12-01T00:00:00.000Z", daysRemaining: 4, isOverdue: false, isApproaching: false },
+  narrative: "[DRAFT: the reporting officer writes the narrative here]",
+  riskIndicators: ["Sanctions screening match (sanctions_hit)"],
+  regulatoryData: { subjectName: "山田 太郎" },
+  ...extra,
+});
+const readiness = (extra: Record<string, unknown> = {}) => ({
+  filingReady: false,
+  missing: { fields: ["jurisdiction", "contactOfficer"], narrative: true, labels: ["Jurisdiction (where the report is filed) (jurisdiction)", "Reporting officer (MLRO) name and contact (contactOfficer)", "Narrative written by the officer (narrative)"] },
+  fields: [
+    { key: "jurisdiction", label: "Jurisdiction (where the report is filed)", required: true },
+    { key: "contactOfficer", label: "Reporting officer (MLRO) name and contact", required: true },
+    { key: "subjectName", label: "Subject name", required: true },
+  ],
+  submittedBy: null,
+  approvedBy: null,
+  reportingThreshold: null,
+  ...extra,
+});
+
+test("filing: Enter lists what is missing; F refuses before any call while something is; e sets a field, n the narrative, s submits, each through the operator routes", async () => {
+  stub = new Stub(ME_FILER)
+    .on("GET", "/api/v2/reports", list([report("r1", "STR-TEST-2026-000001")]))
+    .on("GET", "/api/v2/reports/r1", one(report("r1", "STR-TEST-2026-000001")))
+    .on("GET", "/api/v2/reports/r1/readiness", one(readiness()))
+    .on("PATCH", "/api/v2/reports/r1", (s) => one({ ...report("r1", "STR-TEST-2026-000001"), ...(s.body.jurisdiction ? { jurisdiction: "NL" } : {}) }))
+    .on("POST", "/api/v2/reports/r1/submit", one(report("r1", "STR-TEST-2026-000001", { status: "pending_review" })));
+  const r = mount(stub, "filing");
+  await frame(r, (f) => f.includes("STR-TEST-2026-000001"));
+  await keys(r, KEY.enter);
+  const f = await frame(r, (f) => f.includes("Missing for filing"));
+  expect(f).toContain("jurisdiction not set");
+  expect(f).toContain("• Reporting officer (MLRO) name and contact (contactOfficer)");
+  await keys(r, "F");
+  await frame(r, (f) => f.includes("✕ not filing-ready, missing: Jurisdiction"));
+  expect(stub.requests("POST", "/api/v2/reports/r1/file")).toHaveLength(0);
+  // e: pick the second field (contactOfficer), type its value.
+  await keys(r, "e");
+  await frame(r, (f) => f.includes("Field of STR-TEST-2026-000001 (r1)"));
+  await keys(r, "2");
+  await frame(r, (f) => f.includes("Value (empty clears"));
+  await keys(r, ..."J. de Vries".split(""), KEY.enter);
+  await until(() => stub.requests("PATCH", "/api/v2/reports/r1").length === 1);
+  expect(stub.requests("PATCH", "/api/v2/reports/r1")[0].body).toEqual({ fields: { contactOfficer: "J. de Vries" } });
+  // The jurisdiction is set through the same key, sent as the jurisdiction.
+  await keys(r, "e", "1", "n", "l", KEY.enter);
+  await until(() => stub.requests("PATCH", "/api/v2/reports/r1").length === 2);
+  expect(stub.requests("PATCH", "/api/v2/reports/r1")[1].body).toEqual({ jurisdiction: "nl" });
+  await keys(r, "n");
+  await frame(r, (f) => f.includes("Narrative of STR-TEST-2026-000001"));
+  await keys(r, ..."Confirmed match.".split(""), KEY.enter);
+  await until(() => stub.requests("PATCH", "/api/v2/reports/r1").length === 3);
+  expect(stub.requests("PATCH", "/api/v2/reports/r1")[2].body).toEqual({ narrative: "Confirmed match." });
+  await keys(r, "s");
+  await frame(r, (f) => f.includes("Submit STR-TEST-2026-000001 (r1) for review?"));
+  await keys(r, "y");
+  await frame(r, (f) => f.includes("✓ STR-TEST-2026-000001 submitted for review · pending_review"));
+});
+
+test("filing: approving my own submission is refused on screen (four eyes); another officer's is approved; F files with the reference once nothing is missing; a refusal is shown verbatim", async () => {
+  let submittedBy = "mem_officer";
+  stub = new Stub(ME_FILER)
+    .on("GET", "/api/v2/reports", list([report("r2", "STR-TEST-2026-000002", { status: "pending_review", filingReady: true })]))
+    .on("GET", "/api/v2/reports/r2", one(report("r2", "STR-TEST-2026-000002", { status: "pending_review", filingReady: true })))
+    .on("GET", "/api/v2/reports/r2/readiness", () => one(readiness({ filingReady: true, missing: { fields: [], narrative: false, labels: [] }, submittedBy: { id: submittedBy, email: `${submittedBy}@example.com` } })))
+    .on("POST", "/api/v2/reports/r2/approve", one(report("r2", "STR-TEST-2026-000002", { status: "submitted" })))
+    .on("POST", "/api/v2/reports/r2/file", (s) => (s.body.reference === "BAD" ? refuse(409, "INVALID_REPORT_STATE", "only an approved report can be marked filed") : one(report("r2", "STR-TEST-2026-000002", { status: "filed", filingReference: s.body.reference }))));
+  const r = mount(stub, "filing");
+  await frame(r, (f) => f.includes("STR-TEST-2026-000002"));
+  await keys(r, KEY.enter);
+  await frame(r, (f) => f.includes("Ready to file: nothing missing"));
+  await keys(r, "a");
+  await frame(r, (f) => f.includes("✕ four eyes: you submitted this report"));
+  expect(stub.requests("POST", "/api/v2/reports/r2/approve")).toHaveLength(0);
+  submittedBy = "mem_other";
+  await keys(r, "R");
+  await frame(r, (f) => f.includes("Submitted") && f.includes("mem_other@example.com"));
+  await keys(r, "a");
+  await frame(r, (f) => f.includes("(submitted by mem_other@example.com)"));
+  await keys(r, "y");
+  await until(() => stub.requests("POST", "/api/v2/reports/r2/approve").length === 1);
+  await keys(r, "F", ..."BAD".split(""), KEY.enter, "y");
+  await frame(r, (f) => f.includes("✕ INVALID_REPORT_STATE: only an approved report can be marked filed"));
+  await keys(r, "F", ..."FIU-NL-42".split(""), KEY.enter);
+  await frame(r, (f) => f.includes("with reference FIU-NL-42? This is final."));
+  await keys(r, "y");
+  await frame(r, (f) => f.includes("✓ STR-TEST-2026-000002 filed as FIU-NL-42"));
+});
+
+test("filing: D drafts a report by hand for a transfer; the selection follows the report's ID when a new row arrives above it", async () => {
+  let rows = [report("r1", "STR-TEST-2026-000001"), report("r3", "STR-TEST-2026-000003")];
+  stub = new Stub(ME_FILER)
+    .on("GET", "/api/v2/reports", () => list(rows))
+    .on("GET", "/api/v2/reports/*", (s) => one(report(s.path.split("/")[4], "STR-TEST-2026-000003")))
+    .on("GET", "/api/v2/reports/*/readiness", one(readiness()))
+    .on("POST", "/api/v2/reports", (s) => ({ status: 201, body: { data: report("r9", "STR-TEST-2026-000009", { transferId: s.body.transferId }), meta: {} } }));
+  const r = mount(stub, "filing");
+  await frame(r, (f) => f.includes("STR-TEST-2026-000003"));
+  await keys(r, "j");
+  rows = [report("r0", "STR-TEST-2026-000000"), ...rows];
+  await keys(r, "R");
+  await frame(r, (f) => f.includes("STR-TEST-2026-000000"));
+  await keys(r, KEY.enter);
+  await until(() => stub.requests("GET", /^\/api\/v2\/reports\/r\d$/).length > 0);
+  expect(stub.requests("GET", /^\/api\/v2\/reports\/r\d$/)[0].path).toBe("/api/v2/reports/r3");
+  await keys(r, KEY.esc, "D", ..."trf_abc".split(""), KEY.enter, KEY.enter);
+  await frame(r, (f) => f.includes("Draft a suspicion report for trf_abc?"));
+  await keys(r, "y");
+  await frame(r, (f) => f.includes("✓ drafted STR-TEST-2026-000009 (r9) for trf_abc"));
+  expect(stub.requests("POST", "/api/v2/reports")[0].body).toEqual({ transferId: "trf_abc" });
+});
+
+test("filing: a key without strs:write reads but is told why it cannot act", async () => {
+  stub = new Stub().on("GET", "/api/v2/reports", list([report("r1", "STR-TEST-2026-000001")]));
+  const r = mount(stub, "filing");
+  await frame(r, (f) => f.includes("read only: the key lacks strs:write") && f.includes("STR-TEST-2026-000001") && f.includes("● live"));
+  await keys(r, "D");
+  await frame(r, (f) => f.includes("✕ not allowed: the key needs strs:write"));
+});
+
+test("customers: Enter shows identity status, wallets, transfers and their cases from the overview route", async () => {
+  stub = new Stub(ME_FILER)
+    .on("GET", "/api/v2/customers", list([{ id: "cus_1", name: "Jane Doe", externalId: "user-1", walletCount: 1, createdAt: new Date().toISOString() }]))
+    .on(
+      "GET",
+      "/api/v2/customers/cus_1/overview",
+      one({
+        customer: { id: "cus_1", name: "Jane Doe", externalId: "user-1", identityStatus: "verified", identityCountry: "NL", createdAt: new Date().toISOString() },
+        wallets: [{ id: "wal_1", network: "ethereum", address: "0xabc", verified: true }],
+        transfers: [{ id: "trf_9", direction: "outgoing", state: "held", amount: "2.5", asset: "ETH", protocol: "provider_b", createdAt: new Date().toISOString() }],
+        cases: [{ id: "cas_1", caseNumber: "CASE-TEST-2026-000004", type: "sanctions_hit", status: "open", resolution: null, priority: "high", transferIds: ["trf_9"] }],
+      }),
+    );
+  const r = mount(stub, "customers");
+  await frame(r, (f) => f.includes("Jane Doe") && f.includes("user-1"));
+  await keys(r, KEY.enter);
+  const f = await frame(r, (f) => f.includes("CASE-TEST-2026-000004"));
+  expect(f).toContain("Identity    verified (NL)");
+  expect(f).toMatch(/ethereum\s+0xabc verified/);
+  expect(f).toMatch(/trf_9 outgoing\s+held/);
+});
+
+test("audit: entries newest first; f filters by entity type; Enter shows one entry's detail", async () => {
+  const entry = { id: "aud_1", action: "str.filed", entityType: "TransactionReport", entityId: "rpt_1", actor: { type: "member", memberId: "mem_b", apiKeyId: "key_9" }, detail: { filingReference: "FIU-1" }, environment: "test", createdAt: new Date().toISOString() };
+  stub = new Stub(ME_FILER).on("GET", "/api/v2/audit-log", list([entry]));
+  const r = mount(stub, "audit");
+  await frame(r, (f) => f.includes("str.filed") && f.includes("rpt_1"));
+  await keys(r, "f");
+  await until(() => stub.requests("GET", "/api/v2/audit-log").some((s) => s.query.get("entityType") === "TransactionReport"));
+  await frame(r, (f) => f.includes("Audit log · TransactionReport · 1") && f.includes("rpt_1"));
+  await keys(r, KEY.enter);
+  await frame(r, (f) => f.includes('"filingReference": "FIU-1"') && f.includes("member mem_b (key key_9)"));
+});
+
+test("rules: with a live key, p promotes the selected test rule after a confirmation naming it; one already live is refused on screen", async () => {
+  const live = { ...ME_FILER, environment: "live" };
+  stub = new Stub(live)
+    .on("GET", "/api/v2/rules/promotable", list([
+      { id: "rul_a", name: "Large USDC", action: "require_review", isActive: true, conditionCount: 2, promotedTo: null },
+      { id: "rul_b", name: "Old", action: "flag", isActive: true, conditionCount: 1, promotedTo: "rul_live" },
+    ]))
+    .on("POST", "/api/v2/rules/rul_a/promote", { status: 201, body: { data: { id: "rul_new", name: "Large USDC", conditionCount: 2 }, meta: { promotedFrom: "rul_a" } } });
+  const r = mount(stub, "rules");
+  await frame(r, (f) => f.includes("Large USDC"));
+  await keys(r, "p");
+  await frame(r, (f) => f.includes('Copy test rule rul_a "Large USDC" (require_review, 2 conditions, active) to live?'));
+  await keys(r, "y");
+  await frame(r, (f) => f.includes('✓ promoted rul_a "Large USDC" to live as rul_new (2 conditions)'));
+  await keys(r, "j", "p");
+  await frame(r, (f) => f.includes("✕ rul_b is live already as rul_live"));
+  expect(stub.requests("POST", /promote$/)).toHaveLength(1);
+});
+
+test("rules: a test key is told promotion needs a live key", async () => {
+  stub = new Stub(ME_FILER).on("GET", "/api/v2/rules", list([{ id: "rul_a", name: "Large USDC", action: "flag", isActive: true, conditionCount: 1 }]));
+  const t = mount(stub, "rules");
+  await frame(t, (f) => f.includes("promotion to live needs a live key") && f.includes("Large USDC") && f.includes("● live"));
+  await keys(t, "p");
+  await frame(t, (f) => f.includes("✕ promotion changes live: open the console with a live key"));
+});

@@ -1,0 +1,161 @@
+// Rules promoted from test to live (Caravan's operator route and the CLI): copied with every field and its
+// conditions, audited in both environments, all or nothing; refused to a test key (LIVE_KEY_REQUIRED), twice, or when
+// the copy would not be valid in live. Real server on loopback, real SQLite file.
+import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
+import { join } from "node:path";
+import { Database } from "bun:sqlite";
+import { tempDir } from "../support/tmp.ts";
+import { startServer, type ChildServer } from "../support/server.ts";
+import { apiClient, expectError } from "../support/api.ts";
+
+setDefaultTimeout(60_000);
+
+const dir = tempDir();
+const db = join(dir, "promote.db");
+const { cli, newKey, call } = apiClient(db, () => S.url);
+let S: ChildServer;
+type Key = { key: string; memberId: string; memberEmail: string };
+let testKey: Key, liveKey: Key, analystLive: Key;
+let integrationId: string;
+
+const rows = (sql: string, ...args: string[]) => {
+  const d = new Database(db, { readonly: true });
+  try {
+    return d.query(sql).all(...args) as Record<string, unknown>[];
+  } finally {
+    d.close();
+  }
+};
+
+const fieldRule = {
+  name: "Large USDC to unhosted wallets",
+  description: "Proven in test on the October sample",
+  category: "aml",
+  stage: "postcheck",
+  action: "require_review",
+  severity: "high",
+  jurisdictions: ["NL", "DE"],
+  threshold: 10000.5,
+  thresholdCurrency: "EUR",
+  metadata: { thresholdOperator: "gt", asset: "USDC" },
+  condition: {
+    rules: [
+      { type: "if", field: "amountLocal", operator: "gte", value: "10000", action: "require_review" },
+      { type: "else", action: "flag" },
+    ],
+  },
+};
+
+beforeAll(async () => {
+  S = await startServer({ CARAVAN_DB: db });
+  testKey = await newKey("--env", "test", "--role", "compliance_officer");
+  liveKey = await newKey("--env", "live", "--role", "compliance_officer", "--member", testKey.memberEmail);
+  analystLive = await newKey("--env", "live", "--role", "analyst");
+  const ownerLive = await newKey("--env", "live", "--role", "owner");
+  const ownerTest = await newKey("--env", "test", "--role", "owner", "--member", ownerLive.memberEmail);
+  for (const k of [ownerTest, ownerLive]) expect((await call("/api/v2/integrations/screening_c", { method: "PUT", key: k.key, json: { credentials: { apiKey: "sandbox-key" } } })).status).toBe(201);
+  expect((await call("/api/v2/integrations/screening_c", { method: "PATCH", key: ownerLive.key, json: { enabled: true } })).status).toBe(200);
+  integrationId = (await call("/api/v2/integrations/screening_c", { key: ownerLive.key })).body.data.id;
+  (globalThis as { ownerLive?: Key }).ownerLive = ownerLive;
+});
+
+afterAll(async () => {
+  await S?.stop();
+});
+
+const promote = (id: string, key = liveKey.key) => call(`/api/v2/rules/${id}/promote`, { method: "POST", key });
+
+describe("POST /api/v2/rules/:id/promote", () => {
+  test("copies the test rule to live with every field and its conditions; audited in both environments; the test rule is listed with where it went", async () => {
+    const made = await call("/api/v2/rules", { method: "POST", key: testKey.key, json: fieldRule });
+    expect(made.body.error ?? "").toBe("");
+    expect(made.status).toBe(201);
+    const r = await promote(made.body.data.id);
+    expect(r.status).toBe(201);
+    expect(r.body.meta.promotedFrom).toBe(made.body.data.id);
+    const live = r.body.data;
+    expect(live.id).not.toBe(made.body.data.id);
+    expect(live.environment).toBe("live");
+    const strip = (x: Record<string, unknown>) => {
+      const { id: _i, environment: _e, createdAt: _c, updatedAt: _u, ...rest } = x;
+      return rest;
+    };
+    expect(strip(live)).toEqual(strip(made.body.data));
+    // Live reads it back; test keeps its own.
+    const readBack = await call(`/api/v2/rules/${live.id}`, { key: liveKey.key });
+    expect(readBack.body.data.conditions).toEqual(made.body.data.conditions);
+    expectError(await call(`/api/v2/rules/${live.id}`, { key: testKey.key }), 404, "RULE_NOT_FOUND");
+    const audit = rows("SELECT environment, action, entity_id, member_id, detail FROM audit_log WHERE entity_type = 'Rule' AND entity_id IN (?, ?) ORDER BY seq", made.body.data.id, live.id);
+    expect(audit.map((a) => [a.environment, a.action, a.entity_id, a.member_id])).toEqual([
+      ["test", "rule.created", made.body.data.id, testKey.memberId],
+      ["live", "rule.created", live.id, testKey.memberId],
+      ["test", "rule.promoted", made.body.data.id, testKey.memberId],
+    ]);
+    expect(JSON.parse(audit[1].detail as string)).toMatchObject({ promotedFrom: made.body.data.id });
+    expect(JSON.parse(audit[2].detail as string)).toEqual({ liveRuleId: live.id, conditionCount: 2 });
+    const listed = await call("/api/v2/rules/promotable", { key: liveKey.key });
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.find((x: { id: string }) => x.id === made.body.data.id).promotedTo).toBe(live.id);
+  });
+
+  test("a second promotion of the same rule → 409 RULE_ALREADY_PROMOTED naming the live copy; nothing is copied", async () => {
+    const made = await call("/api/v2/rules", { method: "POST", key: testKey.key, json: { ...fieldRule, name: "Twice" } });
+    const first = await promote(made.body.data.id);
+    const before = rows("SELECT count(*) AS n FROM rules WHERE environment = 'live'")[0].n;
+    const again = await promote(made.body.data.id);
+    expectError(again, 409, "RULE_ALREADY_PROMOTED");
+    expect(again.body.details.liveRuleId).toBe(first.body.data.id);
+    expect(rows("SELECT count(*) AS n FROM rules WHERE environment = 'live'")[0].n).toBe(before);
+  });
+
+  test("a test key → 403 LIVE_KEY_REQUIRED; a role without rules:create → 403 INSUFFICIENT_PERMISSION; a live rule's ID or an unknown one → 404", async () => {
+    const made = await call("/api/v2/rules", { method: "POST", key: testKey.key, json: { ...fieldRule, name: "Refused" } });
+    expectError(await promote(made.body.data.id, testKey.key), 403, "LIVE_KEY_REQUIRED");
+    expectError(await promote(made.body.data.id, analystLive.key), 403, "INSUFFICIENT_PERMISSION");
+    const liveRule = await call("/api/v2/rules", { method: "POST", key: liveKey.key, json: { name: "Live only", category: "aml" } });
+    expectError(await promote(liveRule.body.data.id), 404, "RULE_NOT_FOUND");
+    expectError(await promote(`rul_${"0".repeat(26)}`), 404, "RULE_NOT_FOUND");
+    expect(rows("SELECT count(*) AS n FROM audit_log WHERE action = 'rule.promoted' AND entity_id = ?", made.body.data.id)[0].n).toBe(0);
+  });
+
+  test("all or nothing: a copy that is not valid in live (its integration switched off) → 422 VALIDATION_ERROR, no live rule, no audit entry in either environment", async () => {
+    const withIntegration = {
+      name: "Watch-list hit",
+      category: "sanctions",
+      condition: { rules: [{ type: "if", query: "content.data.total_hits", integrationId, operator: "gt", value: "0", action: "require_review" }] },
+    };
+    const made = await call("/api/v2/rules", { method: "POST", key: testKey.key, json: withIntegration });
+    expect(made.status).toBe(201);
+    const ownerLive = (globalThis as { ownerLive?: Key }).ownerLive!;
+    expect((await call("/api/v2/integrations/screening_c", { method: "PATCH", key: ownerLive.key, json: { enabled: false } })).status).toBe(200);
+    const liveBefore = rows("SELECT count(*) AS n FROM rules WHERE environment = 'live'")[0].n;
+    const auditBefore = rows("SELECT count(*) AS n FROM audit_log")[0].n;
+    const r = await promote(made.body.data.id);
+    expectError(r, 422, "VALIDATION_ERROR");
+    expect(r.body.details.issues[0].path).toBe("condition.rules.0.integrationId");
+    expect(rows("SELECT count(*) AS n FROM rules WHERE environment = 'live'")[0].n).toBe(liveBefore);
+    expect(rows("SELECT count(*) AS n FROM audit_log")[0].n).toBe(auditBefore);
+    // Switched back on, the same rule promotes.
+    expect((await call("/api/v2/integrations/screening_c", { method: "PATCH", key: ownerLive.key, json: { enabled: true } })).status).toBe(200);
+    expect((await promote(made.body.data.id)).status).toBe(201);
+  });
+});
+
+describe("caravan rules promote (CLI)", () => {
+  test("promotes through the same core: the live copy, both audit entries by the named member; a second time is refused", async () => {
+    const made = await call("/api/v2/rules", { method: "POST", key: testKey.key, json: { ...fieldRule, name: "From the CLI" } });
+    const out = JSON.parse(await cli("rules", "promote", "--id", made.body.data.id, "--member", testKey.memberEmail, "--json"));
+    expect(out).toMatchObject({ promotedFrom: made.body.data.id, name: "From the CLI", conditionCount: 2, isActive: true });
+    const live = await call(`/api/v2/rules/${out.id}`, { key: liveKey.key });
+    expect(live.body.data.conditions).toEqual(made.body.data.conditions);
+    const audit = rows("SELECT environment, action, member_id FROM audit_log WHERE entity_id IN (?, ?) AND action IN ('rule.created', 'rule.promoted') ORDER BY seq", made.body.data.id, out.id);
+    expect(audit.map((a) => [a.environment, a.action, a.member_id])).toEqual([
+      ["test", "rule.created", testKey.memberId],
+      ["live", "rule.created", testKey.memberId],
+      ["test", "rule.promoted", testKey.memberId],
+    ]);
+    const listed = JSON.parse(await cli("rules", "list", "--env", "test", "--json"));
+    expect(listed.find((x: { id: string }) => x.id === made.body.data.id).promotedTo).toBe(out.id);
+    await expect(cli("rules", "promote", "--id", made.body.data.id, "--member", testKey.memberEmail)).rejects.toThrow(/RULE_ALREADY_PROMOTED/);
+  });
+});
