@@ -321,6 +321,9 @@ describe("a busy queue at 160×45: the selection follows the transfer, the actio
     ids.e = await createHeld("4.5");
     await press("busy", "y");
     await until("busy", (s) => s.includes("resolved rejected"));
+    // The console then says how it ended: the transfer rejected and the report drafted.
+    const ended = await until("busy", (s) => /suspicion report rpt_[0-9a-z]+ drafted/.test(s));
+    expect(ended).toContain(`✓ ${ids.a} rejected; suspicion report rpt_`);
     // Over the API: exactly a was rejected, through its case; the others are still held.
     for (let i = 0; i < 300 && (await transferState(ids.a)) === "held"; i++) await Bun.sleep(20);
     expect(await transferState(ids.a)).toBe("rejected");

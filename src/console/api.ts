@@ -175,3 +175,25 @@ export function patchTransfer(client: ApiClient, id: string, body: TransferPatch
 export function resolveCase(client: ApiClient, id: string, resolution: "approved" | "rejected", note?: string): Promise<ApiResult<CaseDetail>> {
   return client.send("POST", `${paths.case(id)}/resolve`, note ? { resolution, resolutionNote: note } : { resolution });
 }
+
+/**
+ * After a resolution: what became of the case's held transfer and whether a suspicion report was drafted, read from
+ * the case's history (`transfer_updated` / `transfer_not_updated`, `str_drafted`) as the transfer actor answers.
+ * Asks at most `tries` times, `everyMs` apart; null when no outcome was recorded by then.
+ */
+export async function resolutionOutcome(client: ApiClient, caseId: string, opts: { tries?: number; everyMs?: number } = {}): Promise<{ moved: boolean; state: string | null; reportId: string | null } | null> {
+  const tries = opts.tries ?? 40;
+  for (let i = 0; i < tries; i++) {
+    const r = await client.get<CaseDetail>(paths.case(caseId));
+    if (r.ok) {
+      const h = r.data.history ?? [];
+      const outcome = h.find((e) => e.action === "transfer_updated" || e.action === "transfer_not_updated");
+      if (outcome) {
+        const drafted = h.find((e) => e.action === "str_drafted");
+        return { moved: outcome.action === "transfer_updated", state: outcome.newValue, reportId: drafted?.newValue ?? null };
+      }
+    }
+    await new Promise((res) => setTimeout(res, opts.everyMs ?? 250));
+  }
+  return null;
+}

@@ -126,7 +126,20 @@ test("without pii:view the detail says the names and findings are masked, as the
 test("one path per decision: x on a held transfer with an open case resolves the case rejected (and says a report is drafted); no PATCH", async () => {
   stub = withTransfers(new Stub())
     .on("GET", "/api/v2/cases", list([caseItem("cas_1", 7, { transferIds: [T1] })]))
-    .on("POST", "/api/v2/cases/cas_1/resolve", one(caseDetail("cas_1", 7, { status: "closed", resolution: "rejected" }), { transferAction: { transferId: T1, result: "queued" } }));
+    .on("POST", "/api/v2/cases/cas_1/resolve", one(caseDetail("cas_1", 7, { status: "closed", resolution: "rejected" }), { transferAction: { transferId: T1, result: "queued" } }))
+    .on(
+      "GET",
+      "/api/v2/cases/cas_1",
+      one(
+        caseDetail("cas_1", 7, {
+          status: "closed",
+          history: [
+            { id: "h3", action: "str_drafted", field: "reportId", oldValue: null, newValue: "rpt_1", userId: null, user: null, createdAt: new Date().toISOString() },
+            { id: "h2", action: "transfer_updated", field: "state", oldValue: null, newValue: "rejected", userId: null, user: null, createdAt: new Date().toISOString() },
+          ],
+        }),
+      ),
+    );
   const r = mount(stub, "transfers");
   await frame(r, (f) => f.includes("aaaaaaaa") && f.includes("a approve · x reject")); // the open case is known
   await keys(r, "x");
@@ -138,6 +151,8 @@ test("one path per decision: x on a held transfer with an open case resolves the
   await keys(r, "y");
   await frame(r, (f) => f.includes(`✓ CASE-TEST-2026-000007 resolved rejected; transfer ${T1} queued`));
   expect(stub.requests("POST", "/api/v2/cases/cas_1/resolve")[0].body).toEqual({ resolution: "rejected", resolutionNote: "on list" });
+  // Then how it ended, read from the case's history: the transfer's state and the drafted report.
+  await frame(r, (f) => f.includes(`✓ ${T1} rejected; suspicion report rpt_1 drafted`));
   expect(stub.seen.filter((s) => s.method === "PATCH")).toHaveLength(0);
 });
 

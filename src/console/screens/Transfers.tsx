@@ -4,7 +4,7 @@
 // The selection is the transfer's ID: rows arriving or leaving never move it to another transfer.
 import { useEffect, useMemo, useState } from "react";
 import { Box, Text, useInput } from "ink";
-import { paths, patchTransfer, resolveCase, type CaseDetail, type CaseListItem, type RuleDetail, type TransferDetail, type TransferListItem } from "../api.ts";
+import { paths, patchTransfer, resolutionOutcome, resolveCase, type CaseDetail, type CaseListItem, type RuleDetail, type TransferDetail, type TransferListItem } from "../api.ts";
 import { allows, useConsole, useKept, useKeptRef, useModalState, useResource, type Me } from "../context.ts";
 import { act, useCommand, useSelectedId, useYank } from "../hooks.ts";
 import { moveSelection, navOf } from "../keys.ts";
@@ -245,10 +245,21 @@ export function Transfers({ height, width, openCase, focus }: { height: number; 
     };
     if (t.action.via === "case" && t.caseId) {
       const resolution = t.action.key === "a" ? "approved" : "rejected";
-      void act(flash, resolveCase(client, t.caseId, resolution, v.note || undefined), (_d, m) => {
+      const caseId = t.caseId;
+      void act(flash, resolveCase(client, caseId, resolution, v.note || undefined), (_d, m) => {
         const ta = m.transferAction as { result: string; reason?: string } | null | undefined;
         return `${t.caseNumber} resolved ${resolution}; transfer ${t.id} ${ta ? (ta.result === "queued" ? "queued" : `${ta.result} (${ta.reason})`) : "not held any more"}`;
-      }).then(done);
+      }).then(async (r) => {
+        done();
+        const ta = r.ok ? (r.meta.transferAction as { result: string } | null | undefined) : null;
+        if (!r.ok || ta?.result !== "queued") return;
+        // The transfer moves after the answer: say how it ended, and whether the rejection drafted the report.
+        const o = await resolutionOutcome(client, caseId);
+        if (!o) return;
+        const report = resolution !== "rejected" ? "" : o.reportId ? `; suspicion report ${o.reportId} drafted` : allows(me, "reports:read") && allows(me, "strs:read") ? "; no suspicion report drafted (no filing jurisdiction, or the key lacks strs:write)" : "";
+        flash(o.moved ? `✓ ${t.id} ${o.state}${report}` : `✕ ${t.id} was not moved by ${t.caseNumber} (${o.state ?? "see the case history"})`, o.moved ? "ok" : "bad");
+        done();
+      });
       return;
     }
     const body = t.action.key === "a" ? { action: "accept" as const } : t.action.key === "t" ? { action: "accept" as const, txHash: v.txHash } : t.action.key === "x" ? { action: "reject" as const, status: "rejected" as const, reason: v.reason, ...(v.details ? { details: v.details } : {}) } : { action: "retry" as const, reason: v.reason };
