@@ -247,8 +247,15 @@ describe("caravan console in a terminal", () => {
     await press("officer", "y");
     const s = await until("officer", (s) => s.includes(`transfer ${heldId} queued`));
     expect(s).toContain("resolved approved");
-    await press("officer", "G"); // the history is below the evidence
-    capture("case-resolved", await until("officer", (s) => /transfer_updated/.test(s)));
+    // The history is below the evidence: G scrolls to the end (pressed again until the entry shows, as lines grow).
+    capture(
+      "case-resolved",
+      await until("officer", (s) => {
+        if (/transfer_updated/.test(s)) return true;
+        tmux("send-keys", "-t", "officer", "G");
+        return false;
+      }),
+    );
     expect(await transferState(heldId)).not.toBe("held");
     await press("officer", "Escape");
     await press("officer", "2");
