@@ -160,10 +160,11 @@ export function Transfers({ height, width, openCase, focus }: { height: number; 
   const current = sel.item ?? (list.data ?? []).find((t) => t.id === sel.id) ?? null;
   const det = useResource<TransferDetail>(detail && sel.id ? paths.transfer(sel.id) : null, ["transfer"]);
   const canCases = allows(me, "cases:read", "cases:view");
-  const cases = useResource<CaseListItem[]>(canCases ? paths.cases({ hasTransfer: true, limit: 200 }) : null, ["case"]);
+  // Open cases decide how a held transfer is approved or rejected; any case (closed too) is shown in the detail.
+  const cases = useResource<CaseListItem[]>(canCases ? paths.cases({ status: "open", hasTransfer: true, limit: 200 }) : null, ["case"]);
   const caseOf = (id: string | null) => (cases.data ?? []).filter((c) => id && c.transferIds?.includes(id));
-  const linkedAll = caseOf(sel.id);
-  const linkedRef = linkedAll.find((c) => c.status === "open") ?? linkedAll[0] ?? null;
+  const anyCases = useResource<CaseListItem[]>(canCases && detail && sel.id && cases.data && caseOf(sel.id).length === 0 ? paths.cases({ hasTransfer: true, limit: 200 }) : null, ["case"]);
+  const linkedRef = caseOf(sel.id)[0] ?? (anyCases.data ?? []).find((c) => sel.id && c.transferIds?.includes(sel.id)) ?? null;
   const linked = useResource<CaseDetail>(detail && linkedRef ? paths.case(linkedRef.id) : null, ["case"]);
   const rule = useResource<RuleDetail>(detail && linked.data?.ruleId && allows(me, "rules:read") ? paths.rule(linked.data.ruleId) : null, [], { pollMs: 60_000 });
   const openCaseOf = (id: string | null): CaseListItem | null | undefined => (!canCases ? undefined : cases.data ? (caseOf(id).find((c) => c.status === "open") ?? null) : undefined);
@@ -222,6 +223,8 @@ export function Transfers({ height, width, openCase, focus }: { height: number; 
         return flash(canCases ? "no case is linked to this transfer" : "✕ not allowed: the key needs cases:read", canCases ? undefined : "bad");
       }
       const a = actions.find((x) => x.key === input);
+      if ((input === "a" || input === "x") && subject?.state === "held" && canCases && !cases.data)
+        return flash(cases.error ? `✕ cannot read the open cases (${cases.error.code}): nothing sent` : "reading the open cases first (one path per decision); press again in a moment", "bad");
       if ((input === "a" || input === "x" || input === "r" || input === "t") && subject) {
         if (!a) return flash(`✕ ${input} does nothing on a ${subject.state} transfer: ${actions.length ? actions.map((x) => `${x.key} ${x.label}`).join(" · ") : "no action applies"}`, "bad");
         if (a.via === "case" && !allows(me, "cases:write", "cases:resolve")) return flash("✕ not allowed: the key needs cases:write and the role cases:resolve", "bad");
