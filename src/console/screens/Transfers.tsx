@@ -290,7 +290,7 @@ export function Transfers({ height, width, openCase, focus }: { height: number; 
     }
   };
 
-  const hints = actions.map((a) => `${a.key} ${a.label}`).join(" · ");
+  const hints = subject?.state === "held" && canCases && !cases.data ? "reading open cases…" : actions.map((a) => `${a.key} ${a.label}`).join(" · ");
   const title = `Transfers · ${filter}${search ? ` · search "${search}"` : ""} · ${list.meta.total ?? (list.data ?? []).length}`;
   const listWidth = split ? Math.floor(width * 0.45) : width;
   const bodyHeight = height - 2 - (ctl.bar ? 1 : 0);
