@@ -248,11 +248,13 @@ describe("caravan console in a terminal", () => {
     const s = await until("officer", (s) => s.includes(`transfer ${heldId} queued`));
     expect(s).toContain("resolved approved");
     // The history is below the evidence: G scrolls to the end (pressed again until the entry shows, as lines grow).
+    let polls = 0;
     capture(
       "case-resolved",
       await until("officer", (s) => {
         if (/transfer_updated/.test(s)) return true;
-        tmux("send-keys", "-t", "officer", "G");
+        // One key at a time: keys sent together arrive as one input ("GG"), which is no key.
+        if (++polls % 10 === 0) tmux("send-keys", "-t", "officer", "G");
         return false;
       }),
     );

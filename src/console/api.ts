@@ -181,19 +181,27 @@ export function resolveCase(client: ApiClient, id: string, resolution: "approved
  * the case's history (`transfer_updated` / `transfer_not_updated`, `str_drafted`) as the transfer actor answers.
  * Asks at most `tries` times, `everyMs` apart; null when no outcome was recorded by then.
  */
-export async function resolutionOutcome(client: ApiClient, caseId: string, opts: { tries?: number; everyMs?: number } = {}): Promise<{ moved: boolean; state: string | null; reportId: string | null } | null> {
+export async function resolutionOutcome(
+  client: ApiClient,
+  caseId: string,
+  opts: { tries?: number; everyMs?: number; report?: boolean } = {},
+): Promise<{ moved: boolean; state: string | null; reportId: string | null } | null> {
   const tries = opts.tries ?? 40;
+  // The report's entry is written just after the outcome's: with `report`, look a few more times for it.
+  let grace = opts.report ? 8 : 0;
+  let seen: { moved: boolean; state: string | null } | null = null;
   for (let i = 0; i < tries; i++) {
     const r = await client.get<CaseDetail>(paths.case(caseId));
     if (r.ok) {
       const h = r.data.history ?? [];
       const outcome = h.find((e) => e.action === "transfer_updated" || e.action === "transfer_not_updated");
+      const drafted = h.find((e) => e.action === "str_drafted");
       if (outcome) {
-        const drafted = h.find((e) => e.action === "str_drafted");
-        return { moved: outcome.action === "transfer_updated", state: outcome.newValue, reportId: drafted?.newValue ?? null };
+        seen = { moved: outcome.action === "transfer_updated", state: outcome.newValue };
+        if (drafted || !seen.moved || grace-- <= 0) return { ...seen, reportId: drafted?.newValue ?? null };
       }
     }
     await new Promise((res) => setTimeout(res, opts.everyMs ?? 250));
   }
-  return null;
+  return seen ? { ...seen, reportId: null } : null;
 }

@@ -257,7 +257,7 @@ export function Transfers({ height, width, openCase, focus }: { height: number; 
         const ta = r.ok ? (r.meta.transferAction as { result: string } | null | undefined) : null;
         if (!r.ok || ta?.result !== "queued") return;
         // The transfer moves after the answer: say how it ended, and whether the rejection drafted the report.
-        const o = await resolutionOutcome(client, caseId);
+        const o = await resolutionOutcome(client, caseId, { report: resolution === "rejected" && allows(me, "strs:write") && allows(me, "reports:read") && allows(me, "strs:read") });
         if (!o) return;
         const report = resolution !== "rejected" ? "" : o.reportId ? `; suspicion report ${o.reportId} drafted` : allows(me, "reports:read") && allows(me, "strs:read") ? "; no suspicion report drafted (no filing jurisdiction, or the key lacks strs:write)" : "";
         flash(o.moved ? `✓ ${t.id} ${o.state}${report}` : `✕ ${t.id} was not moved by ${t.caseNumber} (${o.state ?? "see the case history"})`, o.moved ? "ok" : "bad");
