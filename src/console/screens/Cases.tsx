@@ -56,20 +56,25 @@ export function caseLines(c: any, piiMasked: boolean, action: any | undefined, e
   if (c.description) L.push({ text: `Description ${c.description}` });
   L.push({ text: `Assignee    ${c.assignee ? c.assignee.email : "nobody"} · opened ${shortTime(c.createdAt)} by ${c.createdBy?.email ?? "system"}` });
   for (const t of c.transfers ?? []) L.push({ text: `Transfer    ${t.id} ${t.direction} ${t.amount} ${t.asset} · ${t.state} · verdict ${t.complianceStatus}`, tone: stateTone(t.state) });
-  const et = evidence?.transfer ?? null;
-  if (et) L.push(...partyLines(et));
-  if (c.rule) L.push(...ruleLines(c.rule, evidence?.rule ?? null, et));
-  if (et) L.push(...checkLines(et.compliance?.checks ?? [], et.compliance?.total ?? 0));
   if (!c.transfers && c.transferIds?.length) L.push({ text: `Transfers   ${c.transferIds.join(", ")}` });
-  if (c.status === "closed") L.push({ text: `Resolved    ${c.resolution} ${shortTime(c.resolvedAt)} by ${c.resolvedBy?.email ?? "-"}${c.resolutionNote ? `: ${c.resolutionNote}` : ""}` });
-  if (action !== undefined) L.push({ text: `Transfer action: ${transferActionText(action)}`, tone: action?.result === "queued" ? "ok" : "warn" });
-  L.push({ text: `Notes (${c.noteCount ?? (c.notes ?? []).length})`, bold: true });
-  for (const n of c.notes ?? []) L.push({ text: `  ${shortTime(n.createdAt)} ${n.author?.email ?? n.authorId}: ${n.content}` });
-  L.push({ text: `History (${c.historyCount ?? (c.history ?? []).length})`, bold: true });
+  // A closed case leads with its outcome (resolution, what became of the transfer, history); an open one with the evidence.
+  const outcome: Line[] = [];
+  if (c.status === "closed") outcome.push({ text: `Resolved    ${c.resolution} ${shortTime(c.resolvedAt)} by ${c.resolvedBy?.email ?? "-"}${c.resolutionNote ? `: ${c.resolutionNote}` : ""}` });
+  if (action !== undefined) outcome.push({ text: `Transfer action: ${transferActionText(action)}`, tone: action?.result === "queued" ? "ok" : "warn" });
+  const history: Line[] = [{ text: `History (${c.historyCount ?? (c.history ?? []).length})`, bold: true }];
   for (const h of c.history ?? []) {
     const change = h.field ? ` ${h.field}${h.oldValue != null ? ` ${h.oldValue} →` : ""} ${h.newValue ?? ""}` : h.newValue != null ? ` ${h.newValue}` : "";
-    L.push({ text: `  ${shortTime(h.createdAt)} ${h.action}${change} · ${h.user?.email ?? "system"}`, tone: h.action === "transfer_updated" ? "ok" : h.action === "transfer_not_updated" ? "bad" : undefined });
+    history.push({ text: `  ${shortTime(h.createdAt)} ${h.action}${change} · ${h.user?.email ?? "system"}`, tone: h.action === "transfer_updated" ? "ok" : h.action === "transfer_not_updated" ? "bad" : undefined });
   }
+  const et = evidence?.transfer ?? null;
+  const proof: Line[] = [];
+  if (et) proof.push(...partyLines(et));
+  if (c.rule) proof.push(...ruleLines(c.rule, evidence?.rule ?? null, et));
+  if (et) proof.push(...checkLines(et.compliance?.checks ?? [], et.compliance?.total ?? 0));
+  const notes: Line[] = [{ text: `Notes (${c.noteCount ?? (c.notes ?? []).length})`, bold: true }];
+  for (const n of c.notes ?? []) notes.push({ text: `  ${shortTime(n.createdAt)} ${n.author?.email ?? n.authorId}: ${n.content}` });
+  if (c.status === "closed" || action !== undefined) L.push(...outcome, ...history, ...proof, ...notes);
+  else L.push(...proof, ...notes, ...history);
   if (piiMasked) L.push({ text: "personal data masked (role without pii:view)", dim: true });
   return L;
 }
