@@ -320,8 +320,8 @@ describe("a busy queue at 160×45: the selection follows the transfer, the actio
     // One more arrives while the confirmation is open: the action still names a.
     ids.e = await createHeld("4.5");
     await press("busy", "y");
-    await until("busy", (s) => s.includes("resolved rejected"));
-    // The console then says how it ended: the transfer rejected and the report drafted.
+    // The flash says "resolved rejected", then (as soon as the case's history has it) how it ended: the transfer
+    // rejected and the report drafted.
     const ended = await until("busy", (s) => /suspicion report rpt_[0-9a-z]+ drafted/.test(s));
     expect(ended).toContain(`✓ ${ids.a} rejected; suspicion report rpt_`);
     // Over the API: exactly a was rejected, through its case; the others are still held.

@@ -88,6 +88,8 @@ export function useResource<T = any>(path: string | null, topics: string[] = [],
       );
     });
   }, [client, path]);
+  const loadRef = useRef(load);
+  loadRef.current = load;
 
   useEffect(() => {
     setState({ data: null, meta: {}, error: null, loading: path !== null });
@@ -99,7 +101,9 @@ export function useResource<T = any>(path: string | null, topics: string[] = [],
     if (tick === topics.map(() => 0).join(",")) return;
     const wait = Math.max(0, 200 - (Date.now() - last.current));
     if (timer.current) clearTimeout(timer.current);
-    timer.current = setTimeout(load, wait);
+    // The latest `load` (its path), not the one of the render the event arrived in: a filter changed since then
+    // must not have the old path's answer win.
+    timer.current = setTimeout(() => loadRef.current(), wait);
     return () => {
       if (timer.current) clearTimeout(timer.current);
     };
