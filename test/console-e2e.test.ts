@@ -260,6 +260,8 @@ describe("caravan console in a terminal", () => {
 
   test("a resize to 200×60 is followed: the transfer list and its detail side by side", async () => {
     tmux("resize-window", "-t", "officer", "-x", "200", "-y", "60");
+    // Keys sent while the terminal is being resized can be lost: wait for the wide layout (the address column) first.
+    await until("officer", (s) => s.includes("counterparty address"));
     await press("officer", "f", "f"); // all states
     await until("officer", (s) => s.includes("Transfers · all") && s.includes(heldId.slice(-8)));
     await press("officer", "Enter");
