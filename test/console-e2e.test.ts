@@ -251,6 +251,7 @@ describe("caravan console in a terminal", () => {
     capture("case-resolved", await until("officer", (s) => /transfer_updated/.test(s)));
     expect(await transferState(heldId)).not.toBe("held");
     await press("officer", "Escape");
+    await until("officer", (s) => !s.includes("Resolved    approved")); // the case list again
     await press("officer", "2");
     // The screen comes back as it was left: the detail of the transfer, which has left the held list.
     await until("officer", (s) => s.includes(`${heldId} is not in this list`));
@@ -347,6 +348,8 @@ describe("a busy queue at 160×45: the selection follows the transfer, the actio
 
   test("/ filters as you type; :sort amount sorts the queue; y yanks the selected ID; the sort is kept across tabs", async () => {
     await press("busy", "Escape");
+    // An Escape followed closely by another key can be read as one (Alt-key): wait for the detail to close.
+    await until("busy", (s) => !s.includes("is not in this list"));
     await press("busy", "/");
     for (const ch of "3.5") await press("busy", ch);
     const f = await until("busy", (s) => s.includes("/3.5█") && s.includes(ids.d) && !s.includes(ids.c));
@@ -366,10 +369,12 @@ describe("a busy queue at 160×45: the selection follows the transfer, the actio
     await press("busy", "?");
     capture("busy-help", await until("busy", (s) => s.includes("Keys everywhere")));
     await press("busy", "Escape");
+    await until("busy", (s) => !s.includes("Keys everywhere"));
     await press("busy", ":");
     await press("busy", "c");
     capture("busy-command", await until("busy", (s) => s.includes(":c█")));
     await press("busy", "Escape");
+    await until("busy", (s) => !s.includes(":c█"));
     await press("busy", "3");
     await until("busy", (s) => s.includes("Cases ·"));
     await press("busy", "2");
