@@ -1,9 +1,12 @@
-// The operator console end to end (issue 18): the real server, the screening_c and provider_b sandboxes, and
-// `caravan console` running in a real terminal (tmux, read back with capture-pane). A rule holds a transfer created
-// through the API; the console shows it, the officer resolves its case by keystrokes and sees the transfer move;
-// an analyst's console shows the case's personal data masked.
+// The operator console end to end: the real server, the screening_c and provider_b sandboxes, and `caravan console`
+// running in a real terminal (tmux, read back with capture-pane). A rule holds a transfer created through the API;
+// the console shows it, the officer resolves its case by keystrokes and sees the transfer move; an analyst's console
+// shows the case's personal data masked. In a busy queue (160×45), transfers created over the API while one is
+// selected never move the selection: the officer rejects the transfer the detail shows, through its case, and the
+// API proves that exactly that transfer (and its case) moved. CONSOLE_CAPTURES=<dir> saves the screens for the docs.
 import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { tempDir } from "./support/tmp.ts";
 import { repoRoot, runCli, startServer, type ChildServer } from "./support/server.ts";
 import { apiClient } from "./support/api.ts";
@@ -62,9 +65,41 @@ async function until(session: string, ok: (s: string) => boolean, ms = 20_000): 
   throw new Error(`screen never matched within ${ms} ms:\n${s}`);
 }
 
-function openConsole(session: string, key: string, extraEnv = "") {
+function openConsole(session: string, key: string, extraEnv = "", size: [number, number] = [80, 24]) {
   const cmd = `cd ${repoRoot} && ${extraEnv} CARAVAN_URL=${S.url} CARAVAN_API_KEY=${key} bun src/main.ts console; sleep 30`;
-  tmux("new-session", "-d", "-s", session, "-x", "80", "-y", "24", cmd);
+  tmux("new-session", "-d", "-s", session, "-x", String(size[0]), "-y", String(size[1]), cmd);
+}
+
+/** Saves a screen for docs/console.md when CONSOLE_CAPTURES names a directory. */
+function capture(name: string, s: string) {
+  const dir = process.env.CONSOLE_CAPTURES;
+  if (!dir) return;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${name}.txt`), s.replace(/\s+$/gm, "").replace(/\n+$/, "\n"));
+}
+
+/** A transfer to the watch-listed beneficiary: the rule holds it at precheck and opens a case. */
+async function createHeld(amount: string): Promise<string> {
+  const r = await call("/api/v2/transfers", {
+    method: "POST",
+    key: owner,
+    headers: { "Idempotency-Key": crypto.randomUUID() },
+    json: {
+      asset: "ETH",
+      amount,
+      network: "ethereum",
+      originatorCustomerId: customerId,
+      originatorAddress: ORIGIN_ADDR,
+      beneficiaryAddress: VIKTOR_ADDR,
+      originator: { originatorPersons: [JANE] },
+      beneficiary: { beneficiaryPersons: [VIKTOR] },
+    },
+  });
+  expect(r.status).toBe(202);
+  const id = r.body.data.id as string;
+  for (let i = 0; i < 300 && (await transferState(id)) !== "held"; i++) await Bun.sleep(20);
+  expect(await transferState(id)).toBe("held");
+  return id;
 }
 
 beforeAll(async () => {
@@ -80,6 +115,8 @@ beforeAll(async () => {
   ownerEmail = k.memberEmail;
   analyst = (await newKey("--env", "test", "--role", "analyst")).key;
   const live = (await newKey("--env", "live", "--role", "owner")).key;
+  // A filing jurisdiction: a case resolved rejected drafts its suspicion report for it.
+  expect((await runCli(["companies", "profile", "--slug", "default", "--country", "NL"], { CARAVAN_DB: db })).code).toBe(0);
   S = await startServer({
     CARAVAN_DB: db,
     CARAVAN_ALLOW_PRIVATE_TARGETS: "127.0.0.1",
@@ -170,12 +207,14 @@ describe("caravan console in a terminal", () => {
     const heldAt = Date.now();
     const s = await until("officer", (s) => s.includes(heldId.slice(-8)), 10_000);
     console.log(`console: held transfer on screen ${Date.now() - heldAt} ms after the API showed it held`);
-    expect(s).toMatch(/held\s+pending/);
+    expect(s).toMatch(/1 ETH held\s+Viktor Krasnov/); // at 80 columns: amount, state and the counterparty's name
+    capture("held-80", s);
   });
 
   test("the detail shows the checks, the rule that matched and the linked case", async () => {
     await press("officer", "Enter");
     const s = await until("officer", (s) => s.includes("rule matched") && s.includes("CASE-TEST-"));
+    capture("detail-80", s);
     expect(s).toContain(heldId);
     expect(s).toContain("screening_c precheck");
     expect(s).toContain("Watch-list name hit");
@@ -188,6 +227,7 @@ describe("caravan console in a terminal", () => {
     const s = await until("analyst", (s) => s.includes("CASE-TEST-"));
     const row = s.split("\n").find((l) => l.includes("CASE-TEST-"))!;
     expect(row).toContain("***");
+    capture("analyst-cases", s);
     expect(s).not.toContain("Watch-list");
     await press("analyst", "o");
     await until("analyst", (s) => s.includes("not allowed") && s.includes("cases:resolve"));
@@ -198,7 +238,7 @@ describe("caravan console in a terminal", () => {
 
   test("resolving the case approved by keystrokes shows meta.transferAction, then transfer_updated, and the transfer leaves held", async () => {
     await press("officer", "o");
-    await until("officer", (s) => s.includes("approved (resumes"));
+    capture("resolve-pick", await until("officer", (s) => s.includes(`1. approve: resumes transfer ${heldId}`)));
     await press("officer", "1"); // approved
     await until("officer", (s) => s.includes("Resolution note"));
     for (const ch of "cleared") await press("officer", ch);
@@ -207,15 +247,22 @@ describe("caravan console in a terminal", () => {
     await press("officer", "y");
     const s = await until("officer", (s) => s.includes(`transfer ${heldId} queued`));
     expect(s).toContain("resolved approved");
-    await until("officer", (s) => /transfer_updated/.test(s));
+    // A closed case leads with its outcome: the resolution, then the history with the transfer's entry.
+    capture("case-resolved", await until("officer", (s) => /transfer_updated/.test(s)));
     expect(await transferState(heldId)).not.toBe("held");
     await press("officer", "Escape");
+    await until("officer", (s) => !s.includes("Resolved    approved")); // the case list again
     await press("officer", "2");
+    // The screen comes back as it was left: the detail of the transfer, which has left the held list.
+    await until("officer", (s) => s.includes(`${heldId} is not in this list`));
+    await press("officer", "Escape");
     await until("officer", (s) => s.includes("no held transfers"));
   });
 
   test("a resize to 200×60 is followed: the transfer list and its detail side by side", async () => {
     tmux("resize-window", "-t", "officer", "-x", "200", "-y", "60");
+    // Keys sent while the terminal is being resized can be lost: wait for the wide layout (the address column) first.
+    await until("officer", (s) => s.includes("counterparty address"));
     await press("officer", "f", "f"); // all states
     await until("officer", (s) => s.includes("Transfers · all") && s.includes(heldId.slice(-8)));
     await press("officer", "Enter");
@@ -223,5 +270,114 @@ describe("caravan console in a terminal", () => {
     const row = s.split("\n").find((l) => l.includes(heldId.slice(-8)) && l.includes(heldId))!;
     expect(row).toBeTruthy(); // the list row and the detail's first line share a line
     expect(s.split("\n").length).toBeGreaterThanOrEqual(60);
+  });
+});
+
+describe("a busy queue at 160×45: the selection follows the transfer, the action lands on the one shown", () => {
+  const ids: Record<string, string> = {};
+  /** The list beside the detail shows IDs shortened to their last 8 characters. */
+  const sfx = (k: string) => ids[k].slice(-8);
+  const listed = (s: string) => s.split("\n").map((l) => /trf_…([0-9a-z]{8})/.exec(l)?.[1]).filter(Boolean);
+
+  test("two held transfers; the officer selects the older one and opens its detail with the evidence", async () => {
+    ids.a = await createHeld("1.25");
+    ids.b = await createHeld("1.75");
+    openConsole("busy", owner, "", [160, 45]);
+    await until("busy", (s) => s.includes("live"));
+    await press("busy", "2");
+    await until("busy", (s) => s.includes(ids.a) && s.includes(ids.b));
+    await press("busy", "j"); // newest first: b, a → a
+    await press("busy", "Enter");
+    const s = await until("busy", (s) => s.includes(`${ids.a} · outgoing · held`) && s.includes("▶ fired") && s.includes("CASE-TEST-"));
+    // Parties by name, the matched watch-list entry and its list, the branch that fired.
+    expect(s).toContain("Beneficiary Viktor Krasnov");
+    expect(s).toMatch(/beneficiary "Viktor Krasnov": matched Viktor Krasnov \(SBX1VK0001\) on\s+sandbox-sanctions-list/);
+    expect(s).toMatch(/▶ fired if screening_c content\.data\.total_hits gt 0 → require_review/);
+    // Rows tell two held transfers apart: the time and the amount.
+    const rowA = s.split("\n").find((l) => l.includes(sfx("a")) && l.includes("1.25 ETH"));
+    expect(rowA).toMatch(/\d\d:\d\d:\d\d/);
+    capture("busy-detail", s);
+    await press("busy", "J");
+    capture("busy-raw", await until("busy", (s) => s.includes("compliance.checks as the API answered")));
+    await press("busy", "J");
+    await until("busy", (s) => s.includes("▶ fired"));
+  });
+
+  test("transfers created over the API while it is selected do not move the selection; x rejects it through its case", async () => {
+    ids.c = await createHeld("2.5");
+    ids.d = await createHeld("3.5");
+    const s = await until("busy", (s) => s.includes(sfx("c")) && s.includes(sfx("d")));
+    // The newest rows are on top now; the detail still shows a.
+    expect(s).toContain(`${ids.a} · outgoing · held`);
+    expect(listed(s).slice(0, 4)).toEqual([sfx("d"), sfx("c"), sfx("b"), sfx("a")]);
+    capture("busy-inserted", s);
+    await press("busy", "x");
+    await until("busy", (s) => s.includes("Resolution note for CASE-TEST-"));
+    for (const ch of "on the list") await press("busy", ch);
+    await press("busy", "Enter");
+    const c = await until("busy", (s) => s.includes("Confirm? y / n"));
+    const flat = c.replace(/[│╭╮╰╯─]/g, " ").replace(/\s+/g, " ");
+    expect(flat).toMatch(new RegExp(`Reject transfer ${ids.a} \\(1\\.25 ETH to Viktor Krasnov( at [^)]+)?\\): resolves CASE-TEST-`));
+    expect(flat).toContain("as rejected, which rejects the transfer and drafts a suspicion report.");
+    capture("busy-confirm", c);
+    // One more arrives while the confirmation is open: the action still names a.
+    ids.e = await createHeld("4.5");
+    await press("busy", "y");
+    // The flash says "resolved rejected", then (as soon as the case's history has it) how it ended: the transfer
+    // rejected and the report drafted.
+    const ended = await until("busy", (s) => /suspicion report rpt_[0-9a-z]+ drafted/.test(s));
+    expect(ended).toContain(`✓ ${ids.a} rejected; suspicion report rpt_`);
+    // Over the API: exactly a was rejected, through its case; the others are still held.
+    for (let i = 0; i < 300 && (await transferState(ids.a)) === "held"; i++) await Bun.sleep(20);
+    expect(await transferState(ids.a)).toBe("rejected");
+    for (const k of ["b", "c", "d", "e"]) expect(await transferState(ids[k])).toBe("held");
+    const cases = await call(`/api/v2/cases?hasTransfer=true&limit=200`, { key: owner });
+    const closed = cases.body.data.filter((c: { status: string }) => c.status === "closed");
+    const mine = cases.body.data.find((c: { transferIds: string[] }) => c.transferIds.includes(ids.a));
+    expect({ status: mine.status, resolution: mine.resolution }).toEqual({ status: "closed", resolution: "rejected" });
+    expect(closed.filter((c: { transferIds: string[] }) => ["b", "c", "d", "e"].some((k) => c.transferIds.includes(ids[k])))).toEqual([]);
+    // The case's rejection drafted the suspicion report for a.
+    let report: { transferId: string } | undefined;
+    for (let i = 0; i < 100 && !report; i++) {
+      const reports = await call("/api/v2/reports?limit=200", { key: owner });
+      report = reports.body.data.find((r: { transferId: string }) => r.transferId === ids.a);
+      if (!report) await Bun.sleep(50);
+    }
+    expect(report?.transferId).toBe(ids.a);
+  });
+
+  test("/ filters as you type; :sort amount sorts the queue; y yanks the selected ID; the sort is kept across tabs", async () => {
+    await press("busy", "Escape");
+    // An Escape followed closely by another key can be read as one (Alt-key): wait for the detail to close.
+    await until("busy", (s) => !s.includes("is not in this list"));
+    await press("busy", "/");
+    for (const ch of "3.5") await press("busy", ch);
+    const f = await until("busy", (s) => s.includes("/3.5█") && s.includes(ids.d) && !s.includes(ids.c));
+    capture("busy-filter", f);
+    await press("busy", "Escape");
+    await until("busy", (s) => s.includes(ids.c) && s.includes(ids.e));
+    await press("busy", ":");
+    for (const ch of "sort amount") await press("busy", ch);
+    await press("busy", "Enter");
+    const sorted = await until("busy", (s) => s.includes("amount▲"));
+    const order = sorted.split("\n").filter((l) => /trf_/.test(l)).map((l) => /trf_[0-9a-z]+/.exec(l)![0]);
+    expect(order.indexOf(ids.b)).toBeLessThan(order.indexOf(ids.c));
+    expect(order.indexOf(ids.c)).toBeLessThan(order.indexOf(ids.e));
+    capture("busy-sorted", sorted);
+    await press("busy", "g", "y");
+    await until("busy", (s) => s.includes(`✓ copied ${order[0]}`));
+    await press("busy", "?");
+    capture("busy-help", await until("busy", (s) => s.includes("Keys everywhere")));
+    await press("busy", "Escape");
+    await until("busy", (s) => !s.includes("Keys everywhere"));
+    await press("busy", ":");
+    await press("busy", "c");
+    capture("busy-command", await until("busy", (s) => s.includes(":c█")));
+    await press("busy", "Escape");
+    await until("busy", (s) => !s.includes(":c█"));
+    await press("busy", "3");
+    await until("busy", (s) => s.includes("Cases ·"));
+    await press("busy", "2");
+    await until("busy", (s) => s.includes("amount▲"));
   });
 });

@@ -5,12 +5,13 @@ import { Box, Text, render, useApp, useInput, useWindowSize } from "ink";
 import { parseArgs } from "node:util";
 import process from "node:process";
 import { ApiClient, EventStream, type Health, type StreamEvent, type StreamState } from "./client.ts";
-import { ConsoleContext, type ConsoleState, type Me } from "./context.ts";
+import { ConsoleContext, type ConsoleState, type Me, type ScreenCommand } from "./context.ts";
 import { SCREENS, type ScreenId } from "./keys.ts";
 import { ThemeContext, useTone } from "./theme.tsx";
 import { TabBar } from "./components/TabBar.tsx";
 import { StatusLine } from "./components/StatusLine.tsx";
 import { Help } from "./components/Help.tsx";
+import { CommandLine, parseCommand } from "./components/CommandLine.tsx";
 import { Overview } from "./screens/Overview.tsx";
 import { Transfers } from "./screens/Transfers.tsx";
 import { Cases } from "./screens/Cases.tsx";
@@ -32,6 +33,13 @@ export interface AppProps {
   initial?: ScreenId;
   save?: SaveFile;
   clock?: () => number;
+  /** Where `y` copies to; default: the terminal's clipboard through OSC 52. */
+  clipboard?: (text: string) => void;
+}
+
+/** OSC 52: the terminal (and tmux with set-clipboard) puts the text on the system clipboard. */
+export function osc52(text: string): string {
+  return `\u001B]52;c;${btoa(String.fromCharCode(...new TextEncoder().encode(text)))}\u0007`;
 }
 
 export const streamConnector =
@@ -51,12 +59,12 @@ class Guard extends Component<{ children: ReactNode }, { error: string | null }>
   }
 }
 
-function Screen({ id, height, width, go, focusCase, openCase, save }: { id: ScreenId; height: number; width: number; go: (s: ScreenId) => void; focusCase: string | null; openCase: (id: string) => void; save?: SaveFile }) {
+function Screen({ id, height, width, go, focusCase, focusTransfer, openCase, save }: { id: ScreenId; height: number; width: number; go: (s: ScreenId) => void; focusCase: { id: string; n: number } | null; focusTransfer: { id: string; n: number } | null; openCase: (id: string) => void; save?: SaveFile }) {
   switch (id) {
     case "overview":
       return <Overview height={height} width={width} go={go} />;
     case "transfers":
-      return <Transfers height={height} width={width} openCase={openCase} />;
+      return <Transfers height={height} width={width} openCase={openCase} focus={focusTransfer} />;
     case "cases":
       return <Cases height={height} width={width} focus={focusCase} />;
     case "deliveries":
@@ -82,7 +90,7 @@ function Waiting({ health, url }: { health: Health; url: string }) {
   return <Text dimColor>{`Connecting to ${url}…`}</Text>;
 }
 
-export function App({ client, connect, noColor = false, initial = "overview", save, clock = Date.now }: AppProps) {
+export function App({ client, connect, noColor = false, initial = "overview", save, clock = Date.now, clipboard }: AppProps) {
   const { exit } = useApp();
   const { columns, rows } = useWindowSize();
   const width = Math.max(40, columns || 80);
@@ -97,7 +105,10 @@ export function App({ client, connect, noColor = false, initial = "overview", sa
   const [ticks, setTicks] = useState<Record<string, number>>({});
   const [modal, setModal] = useState(false);
   const [message, setMessage] = useState<{ text: string; tone?: "ok" | "bad" } | null>(null);
-  const [focusCase, setFocusCase] = useState<string | null>(null);
+  const [focusCase, setFocusCase] = useState<{ id: string; n: number } | null>(null);
+  const [focusTransfer, setFocusTransfer] = useState<{ id: string; n: number } | null>(null);
+  const [command, setCommand] = useState<ScreenCommand | null>(null);
+  const [prompt, setPrompt] = useState(false);
   const tone = useTone();
 
   useEffect(() => client.onHealth(setHealth), [client]);
@@ -148,9 +159,35 @@ export function App({ client, connect, noColor = false, initial = "overview", sa
     setHelp(false);
   }, []);
   const openCase = useCallback((id: string) => {
-    setFocusCase(id);
+    setFocusCase((f) => ({ id, n: (f?.n ?? 0) + 1 }));
     setScreen("cases");
   }, []);
+  const copy = useCallback((text: string) => (clipboard ? clipboard(text) : void process.stdout.write(osc52(text))), [clipboard]);
+
+  // `:` commands: screens, quit, help, reload and IDs here; sort, filter, search and the like go to the screen.
+  const runCommand = (line: string) => {
+    setPrompt(false);
+    setModal(false);
+    const c = parseCommand(line);
+    if (!c) return;
+    switch (c.kind) {
+      case "screen":
+        return go(c.screen);
+      case "quit":
+        return exit();
+      case "help":
+        return setHelp(true);
+      case "reload":
+        return setTicks((t) => Object.fromEntries(["transfer", "case", ...Object.keys(t)].map((k) => [k, (t[k] ?? 0) + 1])));
+      case "transfer":
+        setFocusTransfer((f) => ({ id: c.id, n: (f?.n ?? 0) + 1 }));
+        return go("transfers");
+      case "case":
+        return openCase(c.id);
+      case "screenCommand":
+        return setCommand((p) => ({ n: (p?.n ?? 0) + 1, name: c.name, args: c.args }));
+    }
+  };
 
   useInput(
     (input, key) => {
@@ -158,6 +195,10 @@ export function App({ client, connect, noColor = false, initial = "overview", sa
       if (help) return setHelp(false);
       if (input === "q" || (key.ctrl && input === "c")) return exit();
       if (input === "?") return setHelp(true);
+      if (input === ":") {
+        setModal(true);
+        return setPrompt(true);
+      }
       if (input === "R") return setTicks((t) => Object.fromEntries(["transfer", "case", ...Object.keys(t)].map((k) => [k, (t[k] ?? 0) + 1])));
       const i = SCREENS.findIndex((s) => s.id === screen);
       if (/^[1-9]$/.test(input) && SCREENS[Number(input) - 1]) return go(SCREENS[Number(input) - 1].id);
@@ -167,8 +208,8 @@ export function App({ client, connect, noColor = false, initial = "overview", sa
   );
 
   const state: ConsoleState = useMemo(
-    () => ({ client, me, stream, ticks, modal, setModal, flash, now: clock }),
-    [client, me, stream, ticks, modal, flash, clock],
+    () => ({ client, me, stream, ticks, modal, setModal, flash, now: clock, copy, command }),
+    [client, me, stream, ticks, modal, flash, clock, copy, command],
   );
   const bodyHeight = height - 3;
   return (
@@ -183,13 +224,23 @@ export function App({ client, connect, noColor = false, initial = "overview", sa
               <Help screen={screen} />
             ) : (
               <Guard key={screen}>
-                <Screen id={screen} height={bodyHeight} width={width} go={go} focusCase={focusCase} openCase={openCase} save={save} />
+                <Screen id={screen} height={bodyHeight} width={width} go={go} focusCase={focusCase} focusTransfer={focusTransfer} openCase={openCase} save={save} />
               </Guard>
             )}
           </Box>
-          <Text wrap="truncate" color={message?.tone === "bad" ? tone("bad") : message?.tone === "ok" ? tone("ok") : undefined}>
-            {message?.text ?? " "}
-          </Text>
+          {prompt ? (
+            <CommandLine
+              onDone={runCommand}
+              onCancel={() => {
+                setPrompt(false);
+                setModal(false);
+              }}
+            />
+          ) : (
+            <Text wrap="truncate" color={message?.tone === "bad" ? tone("bad") : message?.tone === "ok" ? tone("ok") : undefined}>
+              {message?.text ?? " "}
+            </Text>
+          )}
           <StatusLine url={client.url} me={me} health={health} stream={stream} width={width} />
         </Box>
       </ConsoleContext.Provider>

@@ -23,6 +23,16 @@ export interface ConsoleState {
   /** A line under the screen (action results): the API's text verbatim. */
   flash(text: string, tone?: "ok" | "bad"): void;
   now(): number;
+  /** Copies text to the terminal's clipboard (OSC 52); the caller says so on the flash line. */
+  copy?(text: string): void;
+  /** The latest `:` command meant for the screen (sort, filter, search, open an ID); `n` tells repeats apart. */
+  command?: ScreenCommand | null;
+}
+
+export interface ScreenCommand {
+  n: number;
+  name: string;
+  args: string[];
 }
 
 export const ConsoleContext = createContext<ConsoleState>(null as never);
@@ -78,6 +88,8 @@ export function useResource<T = any>(path: string | null, topics: string[] = [],
       );
     });
   }, [client, path]);
+  const loadRef = useRef(load);
+  loadRef.current = load;
 
   useEffect(() => {
     setState({ data: null, meta: {}, error: null, loading: path !== null });
@@ -89,7 +101,9 @@ export function useResource<T = any>(path: string | null, topics: string[] = [],
     if (tick === topics.map(() => 0).join(",")) return;
     const wait = Math.max(0, 200 - (Date.now() - last.current));
     if (timer.current) clearTimeout(timer.current);
-    timer.current = setTimeout(load, wait);
+    // The latest `load` (its path), not the one of the render the event arrived in: a filter changed since then
+    // must not have the old path's answer win.
+    timer.current = setTimeout(() => loadRef.current(), wait);
     return () => {
       if (timer.current) clearTimeout(timer.current);
     };
@@ -103,6 +117,39 @@ export function useResource<T = any>(path: string | null, topics: string[] = [],
   }, [load, every, path]);
 
   return { ...state, reload: load };
+}
+
+const kept = new WeakMap<object, Map<string, unknown>>();
+
+/**
+ * State that outlives its screen: a screen unmounts when another tab is shown, and finds its filter, sort,
+ * selection and open detail again when it comes back. Kept per client (one console session).
+ */
+export function useKept<T>(key: string, initial: T): [T, (v: T | ((p: T) => T)) => void] {
+  const { client } = useConsole();
+  let store = kept.get(client);
+  if (!store) kept.set(client, (store = new Map()));
+  const s = store;
+  const [value, setValue] = useState<T>(() => (s.has(key) ? (s.get(key) as T) : initial));
+  const set = useCallback(
+    (v: T | ((p: T) => T)) =>
+      setValue((p) => {
+        const next = typeof v === "function" ? (v as (p: T) => T)(p) : v;
+        s.set(key, next);
+        return next;
+      }),
+    [key, s],
+  );
+  return [value, set];
+}
+
+/** A mutable cell kept like `useKept`, without renders. */
+export function useKeptRef<T>(key: string, initial: T): { current: T } {
+  const { client } = useConsole();
+  let store = kept.get(client);
+  if (!store) kept.set(client, (store = new Map()));
+  if (!store.has(key)) store.set(key, { current: initial });
+  return store.get(key) as { current: T };
 }
 
 /** A screen's open prompt: setting it locks navigation and global keys in the same render (no key slips past). */

@@ -66,40 +66,47 @@ export const SCREENS = [
 export type ScreenId = (typeof SCREENS)[number]["id"];
 
 export const GLOBAL_KEYS: [string, string][] = [
-  ["1-9, Tab, S-Tab", "switch screen"],
-  ["j/k, ↑/↓", "move"],
+  ["1-9, Tab, S-Tab", "switch screen (state kept)"],
+  ["j/k, ↑/↓", "move (stays on its item)"],
   ["g/G", "first / last"],
   ["PgUp/PgDn, ^u/^d", "page"],
   ["Enter / Esc", "open detail / back"],
+  ["/", "filter as you type"],
+  ["< > ~", "sort column, reverse"],
+  ["y", "yank the ID (OSC 52)"],
+  [":", "command line (Tab lists)"],
   ["R", "reload now"],
-  ["?", "this key map (any key closes)"],
+  ["?", "this key map"],
   ["q, ^c", "quit"],
 ];
 
 export const SCREEN_KEYS: Record<ScreenId, [string, string][]> = {
-  overview: [["Enter", "open the screen of the selected count"]],
+  overview: [["Enter", "open the selected count's screen"]],
   transfers: [
-    ["f", "filter: held / failed / all"],
-    ["/", "search (ID, external ID, VASP, address)"],
-    ["a", "accept (confirmed)"],
-    ["x", "reject: reason, details, confirm"],
+    ["f", "state: held / failed / all"],
+    ["a", "approve (through an open case)"],
+    ["x", "reject (through an open case)"],
     ["r", "retry: reason, confirm"],
+    ["t", "report the tx hash"],
+    ["J", "raw check answers (JSON)"],
     ["c", "open the linked case"],
+    [":search", "ask the server (ID, address…)"],
   ],
   cases: [
     ["v", "view: mine / open / all"],
-    ["/", "search (case number; text with pii:view)"],
     ["n", "add a note"],
-    ["s", "assign: me, a member ID, nobody"],
-    ["o", "resolve: approved / rejected, note, confirm"],
+    ["s", "assign: me, member ID, nobody"],
+    ["o", "resolve: approve / reject"],
+    ["J", "raw check answers (JSON)"],
+    [":search", "case number, text (pii:view)"],
   ],
   deliveries: [
-    ["Enter", "a subscription's deliveries"],
+    ["Enter", "deliveries; a delivery's attempts"],
     ["f", "deliveries: failed / all"],
-    ["r", "retry the selected failed delivery"],
+    ["r", "retry a failed delivery"],
   ],
   reports: [
-    ["f", "filter: open (not filed) / drafts / all"],
+    ["f", "open (not filed) / drafts / all"],
     ["d", "download the PDF to a path"],
   ],
   filing: [

@@ -37,7 +37,8 @@ test("1-5 and Tab / Shift-Tab switch screens; ? shows the global and the screen'
   await frame(r, (f) => f.includes("Cases · open"));
   await keys(r, "?");
   const h = await frame(r, (f) => f.includes("Keys everywhere"));
-  expect(h).toContain("o                   resolve: approved / rejected, note, confirm");
+  expect(h).toContain("o        resolve: approve / reject");
+  expect(h).toContain("y                 yank the ID (OSC 52)");
   expect(h).toContain("q, ^c");
   await keys(r, "x");
   await frame(r, (f) => f.includes("Cases · open") && !f.includes("Keys everywhere"));

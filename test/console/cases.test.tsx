@@ -3,7 +3,10 @@
 import { test, expect, afterEach, setDefaultTimeout } from "bun:test";
 import { cleanup } from "ink-testing-library";
 import { Stub, list, one, refuse, mount, frame, keys, until, KEY, ME_ANALYST } from "./stub.ts";
-import { caseItem, caseDetail, now } from "./fixtures.ts";
+import { caseItem, caseDetail, now, transferDetail, nameScreening, SANCTIONED } from "./fixtures.ts";
+
+/** A frame's text without box borders and with whitespace (wrapped rows included) collapsed. */
+const flat = (s: string) => s.replace(/[│╭╮╰╯─]/g, " ").replace(/\s+/g, " ");
 
 setDefaultTimeout(60_000);
 
@@ -94,6 +97,8 @@ test("resolve approved with a note: shows meta.transferAction queued, then the t
   let moved = false;
   const detail = () =>
     caseDetail("cas_high", 2, {
+      transferIds: ["trf_1"],
+      transfers: [{ id: "trf_1", externalId: null, direction: "outgoing", state: moved ? "awaiting_counterparty" : "held", complianceStatus: "pending", amount: "1", asset: "ETH", network: "ethereum", createdAt: now() }],
       status: resolved ? "closed" : "open",
       resolution: resolved ? "approved" : null,
       history: [
@@ -104,6 +109,7 @@ test("resolve approved with a note: shows meta.transferAction queued, then the t
   stub = new Stub()
     .on("GET", "/api/v2/cases", list([cases[1]]))
     .on("GET", "/api/v2/cases/cas_high", () => one(detail()))
+    .on("GET", "/api/v2/transfers/trf_1", one(transferDetail("trf_1", { compliance: { status: "pending", total: 1, checks: [{ id: "chk_1", integration: "screening_c", displayName: "C", type: "sanctions", stage: "precheck", status: "success", durationMs: 3, response: { screenings: [nameScreening("beneficiary", "Viktor Krasnov", SANCTIONED)] } }] } })))
     .on("POST", "/api/v2/cases/cas_high/resolve", () => {
       resolved = true;
       return one(detail(), { transferAction: { transferId: "trf_1", result: "queued" } });
@@ -111,11 +117,12 @@ test("resolve approved with a note: shows meta.transferAction queued, then the t
   const r = mount(stub, "cases");
   await frame(r, (f) => f.includes("High one"));
   await keys(r, "o");
-  await frame(r, (f) => f.includes("1. approved (resumes a held transfer)"));
+  await frame(r, (f) => f.includes("1. approve: resumes transfer trf_1") && f.includes("2. reject: rejects transfer trf_1 and drafts a suspicion report"));
   await keys(r, KEY.enter);
   for (const ch of "fine") await keys(r, ch);
   await keys(r, KEY.enter);
-  await frame(r, (f) => f.includes("Resolve CASE-TEST-2026-000002 as approved?"));
+  const c = await frame(r, (f) => f.includes("Confirm? y / n"));
+  expect(flat(c)).toContain("Resolve CASE-TEST-2026-000002 as approved for transfer trf_1 (1 ETH to Viktor Krasnov at Bene Exchange): resumes transfer trf_1.");
   await keys(r, "y");
   const f = await frame(r, (f) => f.includes("Transfer action: transfer trf_1 queued"));
   expect(f).toContain("✓ CASE-TEST-2026-000002 resolved approved; transfer trf_1 queued");
@@ -127,7 +134,8 @@ test("resolve approved with a note: shows meta.transferAction queued, then the t
 
 test("resolve rejected shows a skipped transferAction with its reason; 409 CASE_CLOSED verbatim", async () => {
   let first = true;
-  stub = new Stub().on("GET", "/api/v2/cases", list([cases[1]])).on("POST", "/api/v2/cases/cas_high/resolve", () => {
+  // The detail stays "open" (a stale read): the console offers resolve, and the API's refusal is shown verbatim.
+  stub = new Stub().on("GET", "/api/v2/cases", list([cases[1]])).on("GET", "/api/v2/cases/cas_high", one(caseDetail("cas_high", 2))).on("POST", "/api/v2/cases/cas_high/resolve", () => {
     if (first) {
       first = false;
       return one(caseDetail("cas_high", 2, { status: "closed", resolution: "rejected" }), { transferAction: { transferId: "trf_9", result: "skipped", reason: "insufficient_permission" } });
@@ -136,9 +144,13 @@ test("resolve rejected shows a skipped transferAction with its reason; 409 CASE_
   });
   const r = mount(stub, "cases");
   await frame(r, (f) => f.includes("High one"));
-  await keys(r, "o", "2", KEY.enter, "y");
+  await keys(r, "o");
+  await frame(r, (f) => f.includes("2. reject: no transfer is linked"));
+  await keys(r, "2", KEY.enter, "y");
   await frame(r, (f) => f.includes("resolved rejected; transfer trf_9 skipped (insufficient_permission)"));
-  await keys(r, "o", "2", KEY.enter, "y");
+  await keys(r, "o");
+  await frame(r, (f) => f.includes("2. reject"));
+  await keys(r, "2", KEY.enter, "y");
   await frame(r, (f) => f.includes("✕ CASE_CLOSED: Case is closed"));
 });
 
@@ -150,4 +162,22 @@ test("an analyst (no pii:view, no cases:resolve) sees *** as the API answers and
   await keys(r, "o");
   await frame(r, (f) => f.includes("not allowed: the key needs cases:write and the role cases:resolve"));
   expect(stub.seen.filter((s) => s.method === "POST")).toHaveLength(0);
+});
+
+test("a case's detail shows the evidence: the held transfer's parties by name, the rule branch that fired, each check's finding; J the raw answers", async () => {
+  const checks = [{ id: "chk_1", integration: "screening_c", displayName: "C", type: "sanctions", stage: "precheck", status: "success", durationMs: 3, response: { screenings: [nameScreening("originator", "Jane Doe"), nameScreening("beneficiary", "Viktor Krasnov", SANCTIONED)] } }];
+  stub = new Stub()
+    .on("GET", "/api/v2/cases", list([cases[1]]))
+    .on("GET", "/api/v2/cases/cas_high", one(caseDetail("cas_high", 2, { transferIds: ["trf_1"], transfers: [{ id: "trf_1", externalId: null, direction: "outgoing", state: "held", complianceStatus: "pending", amount: "1", asset: "ETH", network: "ethereum", createdAt: now() }] })))
+    .on("GET", "/api/v2/transfers/trf_1", one(transferDetail("trf_1", { compliance: { status: "pending", total: 1, checks } })))
+    .on("GET", "/api/v2/rules/rul_1", one({ id: "rul_1", name: "Watch-list name hit", category: "sanctions", action: "require_review", severity: "high", conditions: [{ type: "if", action: "require_review", field: null, query: "content.data.total_hits", integrationId: "int_c", integrationName: "screening_c", operator: "gt", value: "0", subjectMatch: "any" }] }));
+  const r = mount(stub, "cases");
+  await frame(r, (f) => f.includes("High one"));
+  await keys(r, KEY.enter);
+  const f = flat(await frame(r, (f) => f.includes("▶ fired") && f.includes("no match")));
+  expect(f).toContain("Beneficiary Viktor Krasnov · 0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb · VASP Bene Exchange");
+  expect(f).toContain("▶ fired if screening_c content.data.total_hits gt 0 → require_review · read originator 0, beneficiary 1");
+  expect(f).toContain('beneficiary "Viktor Krasnov": matched Viktor Krasnov (SBX1VK0001) on sandbox-sanctions-list');
+  await keys(r, "J");
+  await frame(r, (f) => f.includes("compliance.checks as the API answered") && f.includes('"integration": "screening_c"'));
 });

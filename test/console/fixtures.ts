@@ -84,3 +84,32 @@ export function caseDetail(id: string, n: number, extra: Record<string, unknown>
     ...extra,
   };
 }
+
+/** A screening_c name screening as the vendor answers it: no match, or one hit on a list. */
+export function nameScreening(party: string, term: string, hit?: { id: string; name: string; list: string; score: number }) {
+  return {
+    party,
+    kind: "name",
+    status: "success",
+    response: {
+      code: 200,
+      status: "success",
+      content: {
+        data: {
+          search_term: term,
+          submitted_term: term,
+          match_status: hit ? "potential_match" : "no_match",
+          total_hits: hit ? 1 : 0,
+          hits: hit ? [{ doc: { id: hit.id, entity_type: "person", name: hit.name, types: ["sanction"], sources: [hit.list] }, match_types: ["name_exact"], score: hit.score }] : [],
+        },
+      },
+    },
+  };
+}
+
+/** A screening_d address screening: score and category. */
+export function addressScreening(party: string, address: string, riskscore: number, category: string | null) {
+  return { party, kind: "address", status: "success", response: { data: { type: "address", counterparty: { address, riskscore, name: category ? "Sandbox Tumbler" : null, category } } } };
+}
+
+export const SANCTIONED = { id: "SBX1VK0001", name: "Viktor Krasnov", list: "sandbox-sanctions-list", score: 1 };

@@ -133,3 +133,26 @@ test("reports: d downloads the PDF to the typed path; a refusal (PII_ACCESS_REQU
   await keys(r, "d", KEY.enter);
   await frame(r, (f) => f.includes("✕ PII_ACCESS_REQUIRED: Downloading needs pii:view"));
 });
+
+test("deliveries: Enter on a delivery opens its attempts (count, last answer, error, what comes next); the selection stays on it", async () => {
+  const other = { ...failed, id: "dlv_0", eventType: "transfer.created", lastError: "connection refused", httpStatus: null };
+  let shown: Record<string, unknown>[] = [failed];
+  stub = new Stub()
+    .on("GET", "/api/v2/webhooks", list(hooks))
+    .on("GET", "/api/v2/webhooks/whk_bad/deliveries", () => list(shown));
+  const r = mount(stub, "deliveries");
+  await frame(r, (f) => f.includes("compliance-bus"));
+  await keys(r, KEY.enter);
+  await frame(r, (f) => f.includes("transfer.held"));
+  shown = [other, failed]; // a newer failure arrives above the selected one
+  await frame(r, (f) => f.includes("transfer.created"), 8_000);
+  await keys(r, KEY.enter);
+  const f = await frame(r, (f) => f.includes("Attempts"));
+  expect(f).toContain("dlv_1 · transfer.held · failed · to compliance-bus");
+  expect(f).toContain("Attempts    3 of at most 3");
+  expect(f).toContain("Last answer HTTP 500 in 20 ms");
+  expect(f).toContain("Last error  HTTP 500");
+  expect(f).toContain("Next        none: r sends it again, signed anew");
+  await keys(r, KEY.esc);
+  await frame(r, (f) => f.includes("f failed/all"));
+});

@@ -25,7 +25,7 @@ export const ME_OWNER = {
   company: { slug: "default" },
   environment: "test",
   member: { id: "mem_officer", email: "officer@example.com", role: "compliance_officer" },
-  key: { id: "key_1", scopes: ["transfers:read", "transfers:write", "cases:read", "cases:write", "webhooks:read", "webhooks:write", "reports:read", "strs:read"] },
+  key: { id: "key_1", scopes: ["transfers:read", "transfers:write", "cases:read", "cases:write", "rules:read", "webhooks:read", "webhooks:write", "reports:read", "strs:read", "strs:write"] },
   permissions: ["transfers:view", "transfers:update", "cases:view", "cases:update", "cases:assign", "cases:resolve", "webhooks:view", "webhooks:update", "reports:view", "strs:view", "pii:view"],
 };
 export const ME_ANALYST = {

@@ -32,6 +32,7 @@ export function Flow({ title, steps, onDone, onCancel }: { title: string; steps:
     if (input === "\n") key = { ...key, return: true };
     if (step.kind === "pick") {
       const n = step.options.length;
+      if (n === 0) return; // still loading what to offer
       if (key.upArrow || input === "k") setPick((p) => (p + n - 1) % n);
       else if (key.downArrow || input === "j") setPick((p) => (p + 1) % n);
       else if (/^[1-9]$/.test(input) && Number(input) <= n) advance({ ...values, [step.name]: step.options[Number(input) - 1].value });

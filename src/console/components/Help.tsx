@@ -1,21 +1,29 @@
-// The `?` key map: global keys and the current screen's.
+// The `?` key map: global keys and the current screen's, side by side.
 import { Box, Text } from "ink";
 import { GLOBAL_KEYS, SCREEN_KEYS, SCREENS, type ScreenId } from "../keys.ts";
 
 export function Help({ screen }: { screen: ScreenId }) {
   const title = SCREENS.find((s) => s.id === screen)!.title;
-  const row = ([k, what]: [string, string]) => (
-    <Text key={k}>
-      <Text bold>{k.padEnd(20)}</Text>
-      {what}
-    </Text>
-  );
+  const row =
+    (w: number) =>
+    ([k, what]: [string, string]) => (
+      <Text key={k} wrap="truncate">
+        <Text bold>{k.padEnd(w)}</Text>
+        {what}
+      </Text>
+    );
   return (
     <Box flexDirection="column" borderStyle="round" paddingX={1}>
-      <Text bold>Keys everywhere</Text>
-      {GLOBAL_KEYS.map(row)}
-      <Text bold>{title}</Text>
-      {SCREEN_KEYS[screen].map(row)}
+      <Box>
+        <Box flexDirection="column" width={46} flexShrink={0} marginRight={1}>
+          <Text bold>Keys everywhere</Text>
+          {GLOBAL_KEYS.map(row(18))}
+        </Box>
+        <Box flexDirection="column" flexGrow={1}>
+          <Text bold>{title}</Text>
+          {SCREEN_KEYS[screen].map(row(9))}
+        </Box>
+      </Box>
       <Text dimColor>Refused actions show the API's answer verbatim. Press any key to close.</Text>
     </Box>
   );

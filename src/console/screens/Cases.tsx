@@ -1,12 +1,19 @@
-// Cases: mine / open / all by priority; a detail with notes and history that follows the case live; add a note,
-// assign, resolve (approved or rejected, with a note) showing meta.transferAction and then the transfer_updated entry.
+// Cases: mine / open / all by priority, sortable and filtered as you type; a detail with the evidence (the held
+// transfer's parties, each check's finding, the rule and the branch that fired, raw answers on J), notes and history
+// that follows the case live; add a note, assign, resolve (approved or rejected, with a note) with a confirmation
+// naming the transfer, amount, counterparty and outcome, then meta.transferAction and the transfer_updated entry.
 import { useEffect, useMemo, useState } from "react";
 import { Box, Text, useInput } from "ink";
-import { withQuery } from "../client.ts";
-import { allows, useConsole, useModalState, useResource } from "../context.ts";
-import { act, useSelection } from "../hooks.ts";
+import { paths, type CaseDetail, type CaseListItem, type RuleDetail, type TransferDetail } from "../api.ts";
+import { allows, useConsole, useKept, useKeptRef, useModalState, useResource } from "../context.ts";
+import { act, useCommand, useSelectedId, useYank } from "../hooks.ts";
 import { moveSelection, navOf } from "../keys.ts";
-import { ago, cut, pad, shortTime } from "../format.ts";
+import { ago, shortTime } from "../format.ts";
+import { partyNames } from "../evidence.ts";
+import type { Column } from "../table.ts";
+import { useListControls } from "../list-controls.tsx";
+import { checkLines, partyLines, rawLines, ruleLines } from "../components/evidence-lines.ts";
+import { rowTime } from "./Transfers.tsx";
 import { stateTone, useTone } from "../theme.tsx";
 import { List } from "../components/List.tsx";
 import { Lines, type Line } from "../components/Lines.tsx";
@@ -21,16 +28,20 @@ export function byPriority<T extends { priority: string }>(items: T[]): T[] {
   return items.map((c, i) => ({ c, i })).sort((a, b) => (RANK[a.c.priority] ?? 3) - (RANK[b.c.priority] ?? 3) || a.i - b.i).map((x) => x.c);
 }
 
-export function caseRow(c: any, width: number, now: number): string {
-  const who = c.assignee ? (c.assignee.email ?? c.assignee.name) : "-";
-  // Under 100 columns the title keeps its room: status and type give way (the detail has them).
-  const wide = width >= 100;
-  const fixed = `${pad(c.caseNumber, 22)} ${pad(c.priority, 6)} ${wide ? `${pad(c.status, 6)} ${pad(c.type, 17)} ` : ""}${pad(who, 14)} ${pad(ago(c.createdAt, now), 4, true)} `;
-  return fixed + cut(c.title, Math.max(0, width - fixed.length));
-}
+const RANKED: Record<string, number> = { high: 0, medium: 1, low: 2 };
 
-export const caseHeader = (width: number) =>
-  `${pad("case", 22)} ${pad("prio", 6)} ${width >= 100 ? `${pad("status", 6)} ${pad("type", 17)} ` : ""}${pad("assignee", 14)} ${pad("age", 4, true)} title`;
+export function caseColumns(width: number, now: () => number): Column<CaseListItem>[] {
+  const wide = width >= 100;
+  return [
+    { key: "case", title: "case", width: 22, text: (c) => c.caseNumber },
+    { key: "prio", title: "prio", width: 6, text: (c) => c.priority, sort: (c) => RANKED[c.priority] ?? 3 },
+    ...(wide ? [{ key: "status", title: "status", width: 6, text: (c: CaseListItem) => c.status }, { key: "type", title: "type", width: 17, text: (c: CaseListItem) => c.type }] : []),
+    { key: "assignee", title: "assignee", width: 14, text: (c) => (c.assignee ? (c.assignee.email ?? c.assignee.name ?? "") : "-") },
+    { key: "time", title: "opened", width: 11, text: (c) => rowTime(c.createdAt, now()), sort: (c) => c.createdAt },
+    { key: "age", title: "age", width: 4, right: true, minTotal: 140, text: (c) => ago(c.createdAt, now()), sort: (c) => c.createdAt },
+    { key: "title", title: "title", width: 20, flex: true, text: (c) => c.title },
+  ];
+}
 
 export function transferActionText(a: any): string {
   if (a == null) return "no held transfer to move";
@@ -38,88 +49,144 @@ export function transferActionText(a: any): string {
   return `transfer ${a.transferId} ${a.result} (${a.reason})`;
 }
 
-export function caseLines(c: any, piiMasked: boolean, action: any | undefined): Line[] {
+export function caseLines(c: any, piiMasked: boolean, action: any | undefined, evidence?: { transfer: TransferDetail | null; rule: RuleDetail | null }): Line[] {
   const L: Line[] = [];
   L.push({ text: `${c.caseNumber} · ${c.status}${c.resolution ? ` ${c.resolution}` : ""} · ${c.priority} · ${c.type} / ${c.category} · ${c.source}`, bold: true, tone: stateTone(c.resolution ?? c.priority) });
   L.push({ text: `Title       ${c.title}` });
   if (c.description) L.push({ text: `Description ${c.description}` });
   L.push({ text: `Assignee    ${c.assignee ? c.assignee.email : "nobody"} · opened ${shortTime(c.createdAt)} by ${c.createdBy?.email ?? "system"}` });
-  if (c.rule) L.push({ text: `Rule        ${c.rule.name} (${c.rule.category}, ${c.rule.action}, ${c.rule.severity})`, tone: "warn" });
   for (const t of c.transfers ?? []) L.push({ text: `Transfer    ${t.id} ${t.direction} ${t.amount} ${t.asset} · ${t.state} · verdict ${t.complianceStatus}`, tone: stateTone(t.state) });
   if (!c.transfers && c.transferIds?.length) L.push({ text: `Transfers   ${c.transferIds.join(", ")}` });
-  if (c.status === "closed") L.push({ text: `Resolved    ${c.resolution} ${shortTime(c.resolvedAt)} by ${c.resolvedBy?.email ?? "-"}${c.resolutionNote ? `: ${c.resolutionNote}` : ""}` });
-  if (action !== undefined) L.push({ text: `Transfer action: ${transferActionText(action)}`, tone: action?.result === "queued" ? "ok" : "warn" });
-  L.push({ text: `Notes (${c.noteCount ?? (c.notes ?? []).length})`, bold: true });
-  for (const n of c.notes ?? []) L.push({ text: `  ${shortTime(n.createdAt)} ${n.author?.email ?? n.authorId}: ${n.content}` });
-  L.push({ text: `History (${c.historyCount ?? (c.history ?? []).length})`, bold: true });
+  // A closed case leads with its outcome (resolution, what became of the transfer, history); an open one with the evidence.
+  const outcome: Line[] = [];
+  if (c.status === "closed") outcome.push({ text: `Resolved    ${c.resolution} ${shortTime(c.resolvedAt)} by ${c.resolvedBy?.email ?? "-"}${c.resolutionNote ? `: ${c.resolutionNote}` : ""}` });
+  if (action !== undefined) outcome.push({ text: `Transfer action: ${transferActionText(action)}`, tone: action?.result === "queued" ? "ok" : "warn" });
+  const history: Line[] = [{ text: `History (${c.historyCount ?? (c.history ?? []).length})`, bold: true }];
   for (const h of c.history ?? []) {
     const change = h.field ? ` ${h.field}${h.oldValue != null ? ` ${h.oldValue} →` : ""} ${h.newValue ?? ""}` : h.newValue != null ? ` ${h.newValue}` : "";
-    L.push({ text: `  ${shortTime(h.createdAt)} ${h.action}${change} · ${h.user?.email ?? "system"}`, tone: h.action === "transfer_updated" ? "ok" : h.action === "transfer_not_updated" ? "bad" : undefined });
+    history.push({ text: `  ${shortTime(h.createdAt)} ${h.action}${change} · ${h.user?.email ?? "system"}`, tone: h.action === "transfer_updated" ? "ok" : h.action === "transfer_not_updated" ? "bad" : undefined });
   }
+  const et = evidence?.transfer ?? null;
+  const proof: Line[] = [];
+  if (et) proof.push(...partyLines(et));
+  if (c.rule) proof.push(...ruleLines(c.rule, evidence?.rule ?? null, et));
+  if (et) proof.push(...checkLines(et.compliance?.checks ?? [], et.compliance?.total ?? 0));
+  const notes: Line[] = [{ text: `Notes (${c.noteCount ?? (c.notes ?? []).length})`, bold: true }];
+  for (const n of c.notes ?? []) notes.push({ text: `  ${shortTime(n.createdAt)} ${n.author?.email ?? n.authorId}: ${n.content}` });
+  if (c.status === "closed" || action !== undefined) L.push(...outcome, ...history, ...proof, ...notes);
+  else L.push(...proof, ...notes, ...history);
   if (piiMasked) L.push({ text: "personal data masked (role without pii:view)", dim: true });
   return L;
 }
 
-export function Cases({ height, width, focus }: { height: number; width: number; focus?: string | null }) {
+/** The other party of a case's first transfer, as its evidence names it (person with pii:view, else VASP, else address). */
+function partyOf(t: TransferDetail | null): string {
+  if (!t) return "";
+  const side = t.direction === "incoming" ? "originator" : "beneficiary";
+  const person = partyNames(t.compliance?.checks ?? [])[side];
+  const vasp = t[side]?.vaspName ?? t[side]?.vaspId ?? null;
+  return person ? (vasp ? `${person} at ${vasp}` : person) : (vasp ?? t[side]?.address ?? "-");
+}
+
+/** What resolving does to the case's held transfer, in words (Part 2: a rejection by a key with strs:write drafts the report). */
+export function resolutionEffect(resolution: string, t: { id: string; state: string } | null, draftsReports: boolean): string {
+  if (!t) return "no transfer is linked";
+  if (t.state !== "held") return `transfer ${t.id} is ${t.state}, not held: it is not moved`;
+  return resolution === "approved" ? `resumes transfer ${t.id}` : `rejects transfer ${t.id} and ${draftsReports ? "drafts a suspicion report" : "drafts no suspicion report (the key lacks strs:write)"}`;
+}
+
+type CaseFlow = "note" | "assign" | "resolve";
+
+export function Cases({ height, width, focus }: { height: number; width: number; focus?: { id: string; n: number } | null }) {
   const { client, me, modal, flash, now } = useConsole();
   const tone = useTone();
-  const [view, setView] = useState<View>("open");
-  const [search, setSearch] = useState("");
-  const [openId, setOpenId] = useState<string | null>(null);
+  const [view, setView] = useKept<View>("cases.view", "open");
+  const [search, setSearch] = useKept("cases.search", "");
+  const [openId, setOpenId] = useKept<string | null>("cases.open", null);
+  const [raw, setRaw] = useKept("cases.raw", false);
   const [scroll, setScroll] = useState(0);
-  const [flow, setFlow] = useModalState<"note" | "assign" | "resolve" | "search">();
-  const [actions, setActions] = useState<Record<string, any>>({});
+  const [flow, setFlow] = useModalState<CaseFlow>();
+  const [actions, setActions] = useKept<Record<string, any>>("cases.actions", {});
+  // A case opened from elsewhere (`c` on a transfer, `:cas_…`) opens once, not again on every return to the screen.
+  const focusSeen = useKeptRef("cases.focusSeen", 0);
   useEffect(() => {
-    if (focus) setOpenId(focus);
-  }, [focus]);
+    if (!focus || focus.n === focusSeen.current) return;
+    focusSeen.current = focus.n;
+    setOpenId(focus.id);
+  }, [focus?.n]); // eslint-disable-line react-hooks/exhaustive-deps
   const query = { status: view === "all" ? undefined : "open", assigneeId: view === "mine" ? "me" : undefined, search: search || undefined, limit: 200 };
-  const list = useResource<any[]>(withQuery("/api/v2/cases", query), ["case"]);
-  const items = useMemo(() => byPriority(list.data ?? []), [list.data]);
-  const [sel, setSel] = useSelection(items.length);
-  const current = items[sel];
+  const list = useResource<CaseListItem[]>(paths.cases(query), ["case"]);
+  const byPrio = useMemo(() => byPriority(list.data ?? []), [list.data]);
+  const cols = useMemo(() => caseColumns(width, now), [width, now]);
+  const ctl = useListControls("cases", byPrio, cols, width - 1, { extra: (c) => `${c.id} ${c.transferIds.join(" ")}` });
+  const items = ctl.rows;
+  const sel = useSelectedId("cases", items, openId !== null);
+  const current = sel.item;
   // A resolution's transfer outcome arrives later as a history entry: follow the case closely until it does.
   const waiting = openId !== null && actions[openId]?.result === "queued";
-  const det = useResource<any>(openId ? `/api/v2/cases/${openId}` : null, ["case", "transfer"]);
-  const settled = (det.data?.history ?? []).some((h: any) => h.action === "transfer_updated" || h.action === "transfer_not_updated");
+  const det = useResource<CaseDetail>(openId ? paths.case(openId) : null, ["case", "transfer"]);
+  const settled = (det.data?.history ?? []).some((h) => h.action === "transfer_updated" || h.action === "transfer_not_updated");
   useEffect(() => {
     if (!waiting || settled) return;
     const id = setInterval(det.reload, 500);
     return () => clearInterval(id);
   }, [waiting, settled, det.reload]);
-  useEffect(() => setScroll(0), [openId]);
+  useEffect(() => setScroll(0), [openId, raw]);
+  // The evidence: the first linked transfer's checks, and the rule's branches.
+  const transferId = det.data?.transferIds?.[0] ?? null;
+  const canTransfers = allows(me, "transfers:read", "transfers:view");
+  const tr = useResource<TransferDetail>(openId && transferId && canTransfers ? paths.transfer(transferId) : null, ["transfer"]);
+  const rule = useResource<RuleDetail>(openId && det.data?.ruleId && allows(me, "rules:read") ? paths.rule(det.data.ruleId) : null, [], { pollMs: 60_000 });
+  const yank = useYank();
+  useCommand((c) => {
+    if (ctl.onCommand(c)) return true;
+    if (c.name === "search") {
+      setSearch(c.args.join(" "));
+      return true;
+    }
+    if (c.name === "view" && VIEWS.includes(c.args[0] as View)) {
+      setView(c.args[0] as View);
+      return true;
+    }
+    return false;
+  });
 
   const page = Math.max(1, height - 3);
-  const target = openId ?? current?.id ?? null;
+  const target = openId ?? sel.id ?? null;
   useInput(
     (input, key) => {
       if (modal || flow) return;
       const nav = navOf(input, key);
       if (openId) {
+        if (raw && (nav === "back" || input === "J")) return setRaw(false);
         if (nav === "back") return setOpenId(null);
-        if (nav && nav !== "open" && nav !== "bottom") return setScroll((s) => Math.max(0, moveSelection(s, nav, 1000, page)));
-      } else if (nav === "open" && current) return setOpenId(current.id);
-      else if (nav) return setSel((s) => moveSelection(s, nav, items.length, page));
-      if (input === "v") {
-        setView((v) => VIEWS[(VIEWS.indexOf(v) + 1) % VIEWS.length]);
-        return setSel(0);
-      }
-      if (input === "/") return setFlow("search");
+        if (nav && nav !== "open") return setScroll((s) => Math.max(0, moveSelection(s, nav, 1000, page)));
+        if (input === "J") return tr.data ? setRaw(true) : flash(canTransfers ? "no linked transfer to show" : "✕ not allowed: the key needs transfers:read", canTransfers ? undefined : "bad");
+      } else if (nav === "open" && sel.id) return setOpenId(sel.id);
+      else if (nav) return sel.move(nav, page);
+      else if (ctl.onKey(input)) return;
+      if (input === "v") return setView((v) => VIEWS[(VIEWS.indexOf(v) + 1) % VIEWS.length]);
+      if (input === "y") return yank(target);
       if (!target) return;
       if (input === "n") return allows(me, "cases:write", "cases:update") ? setFlow("note") : flash("✕ not allowed: the key needs cases:write and the role cases:update", "bad");
       if (input === "s") return allows(me, "cases:write", "cases:assign") ? setFlow("assign") : flash("✕ not allowed: the key needs cases:write and the role cases:assign", "bad");
-      if (input === "o") return allows(me, "cases:write", "cases:resolve") ? setFlow("resolve") : flash("✕ not allowed: the key needs cases:write and the role cases:resolve", "bad");
+      if (input === "o") {
+        const status = openId ? det.data?.status : current?.status;
+        if (status === "closed") return flash(`✕ ${number} is closed: nothing to resolve`, "bad");
+        if (!allows(me, "cases:write", "cases:resolve")) return flash("✕ not allowed: the key needs cases:write and the role cases:resolve", "bad");
+        // The confirmation names the case's transfer: resolve from the case's detail, which reads it.
+        setOpenId(target);
+        return setFlow("resolve");
+      }
     },
     { isActive: !modal },
   );
 
   const number = (openId ? det.data?.caseNumber : current?.caseNumber) ?? target ?? "";
+  const firstTransfer = openId ? (det.data?.transfers?.[0] ?? null) : null;
   const run = (v: Record<string, string>) => {
     const kind = flow;
     setFlow(null);
-    if (kind === "search") {
-      setSearch(v.search ?? "");
-      return setSel(0);
-    }
     if (!target || !kind) return;
     const done = () => {
       list.reload();
@@ -142,8 +209,6 @@ export function Cases({ height, width, focus }: { height: number; width: number;
 
   const steps = (): Step[] => {
     switch (flow) {
-      case "search":
-        return [{ kind: "text", name: "search", label: "Search cases (case number; title and description with pii:view; empty clears)", optional: true, max: 100, initial: search }];
       case "note":
         return [{ kind: "text", name: "content", label: `Note on ${number}`, max: 5000 }];
       case "assign": {
@@ -152,36 +217,55 @@ export function Cases({ height, width, focus }: { height: number; width: number;
         ];
         return [...s, { kind: "text", name: "member", label: "Member ID", max: 64, when: (v) => v.who === "member" }];
       }
-      case "resolve":
+      case "resolve": {
+        const drafts = allows(me, "strs:write");
+        const t = firstTransfer ?? null;
+        if (!det.data || det.data.id !== target) return [{ kind: "pick", name: "resolution", label: `Resolve ${number}: reading the case…`, options: [] }];
+        const what = t ? `${t.id} (${t.amount} ${t.asset}${tr.data?.id === t.id ? ` ${t.direction === "incoming" ? "from" : "to"} ${partyOf(tr.data)}` : ""})` : "";
         return [
-          { kind: "pick", name: "resolution", label: `Resolve ${number}`, options: [{ value: "approved", label: "approved (resumes a held transfer)" }, { value: "rejected", label: "rejected (rejects a held transfer)" }] },
+          {
+            kind: "pick",
+            name: "resolution",
+            label: `Resolve ${number}${what ? ` (transfer ${what})` : ""}`,
+            options: [
+              { value: "approved", label: `approve: ${resolutionEffect("approved", t, drafts)}` },
+              { value: "rejected", label: `reject: ${resolutionEffect("rejected", t, drafts)}` },
+            ],
+          },
           { kind: "text", name: "note", label: "Resolution note (at most 2,000 characters)", optional: true, max: 2000 },
-          { kind: "confirm", label: (v) => `Resolve ${number} as ${v.resolution}?` },
+          { kind: "confirm", label: (v) => `Resolve ${number} as ${v.resolution}${what ? ` for transfer ${what}` : ""}: ${resolutionEffect(v.resolution, t, drafts)}.` },
         ];
+      }
       default:
         return [];
     }
   };
 
-  const header = caseHeader(width);
-  const hint = "v view · / search · Enter detail · n note · s assign · o resolve";
+  const hint = `v view · / filter · </> sort · y yank · Enter detail · n note · s assign${(openId ? det.data?.status : current?.status) === "closed" ? "" : " · o resolve"}${openId ? " · J raw" : ""}`;
+  const bodyHeight = height - 2 - (ctl.bar && !openId ? 1 : 0);
   return (
     <Box flexDirection="column" height={height}>
       <Text bold wrap="truncate">
-        {`Cases · ${view}${search ? ` · "${search}"` : ""} · ${list.meta.total ?? items.length}`}
+        {`Cases · ${view}${search ? ` · search "${search}"` : ""} · ${list.meta.total ?? (list.data ?? []).length}`}
         <Text color={tone("muted")}>{`  ${hint}`}</Text>
       </Text>
       {list.error ? <Text color={tone("bad")}>{`✕ ${list.error.code}: ${list.error.error}`}</Text> : null}
+      {openId ? null : ctl.bar}
       {flow ? (
-        <Flow title={flow === "search" ? "Search" : `${flow} case`} steps={steps()} onDone={run} onCancel={() => setFlow(null)} />
+        <Flow title={`${flow} case ${number}`} steps={steps()} onDone={run} onCancel={() => setFlow(null)} />
       ) : openId ? (
         det.data ? (
-          <Lines lines={caseLines(det.data, det.meta.piiMasked === true, openId in actions ? actions[openId] : undefined)} offset={scroll} height={height - 2} />
+          <Lines
+            lines={raw && tr.data ? rawLines(tr.data) : caseLines(det.data, det.meta.piiMasked === true, openId in actions ? actions[openId] : undefined, { transfer: tr.data ?? null, rule: rule.data ?? null })}
+            offset={scroll}
+            height={height - 2}
+            width={width - 1}
+          />
         ) : (
           <Text dimColor>{det.error ? `✕ ${det.error.code}: ${det.error.error}` : "loading…"}</Text>
         )
       ) : (
-        <List items={items} selected={sel} height={height - 2} width={width} header={header} render={(c, w) => caseRow(c, w, now())} tone={(c) => tone(stateTone(c.priority))} empty={list.loading ? "loading…" : `no ${view === "all" ? "" : view + " "}cases`} />
+        <List items={items} selected={sel.index} height={bodyHeight} width={width} header={ctl.header} render={(c) => ctl.render(c)} tone={(c) => tone(stateTone(c.priority))} empty={list.loading ? "loading…" : `no ${view === "all" ? "" : view + " "}cases${ctl.filter ? ` matching "${ctl.filter}"` : ""}`} />
       )}
     </Box>
   );

@@ -1,100 +1,141 @@
-// Deliveries: webhook subscriptions with their health, a subscription's (failing) deliveries, retry one.
-import { useState } from "react";
+// Deliveries: webhook subscriptions with their health, a subscription's (failing) deliveries, Enter on a delivery
+// opens its attempts (count, last HTTP status, response time, error, next retry), retry one.
+import { useMemo } from "react";
 import { Box, Text, useInput } from "ink";
-import { withQuery } from "../client.ts";
-import { allows, useConsole, useModalState, useResource } from "../context.ts";
-import { act, useSelection } from "../hooks.ts";
-import { moveSelection, navOf } from "../keys.ts";
-import { ago, cut, pad } from "../format.ts";
+import { paths, type Delivery, type Webhook } from "../api.ts";
+import { allows, useConsole, useKept, useModalState, useResource } from "../context.ts";
+import { act, useCommand, useSelectedId, useYank } from "../hooks.ts";
+import { navOf } from "../keys.ts";
+import { ago, shortTime } from "../format.ts";
+import type { Column } from "../table.ts";
+import { useListControls } from "../list-controls.tsx";
 import { stateTone, useTone } from "../theme.tsx";
 import { List } from "../components/List.tsx";
+import { Lines, type Line } from "../components/Lines.tsx";
 import { Flow } from "../components/Flow.tsx";
+import { rowTime } from "./Transfers.tsx";
 
-export function health(w: any): string {
+export function health(w: Pick<Webhook, "status" | "consecutiveFailures" | "lastSuccessAt">): string {
   if (w.status !== "active") return w.status;
   if (w.consecutiveFailures > 0) return `failing ×${w.consecutiveFailures}`;
   return w.lastSuccessAt ? "healthy" : "no deliveries";
 }
 
+function subColumns(now: () => number): Column<Webhook>[] {
+  return [
+    { key: "name", title: "name", width: 24, text: (w) => w.name },
+    { key: "status", title: "status", width: 8, text: (w) => w.status },
+    { key: "health", title: "health", width: 14, text: health, sort: (w) => w.consecutiveFailures },
+    { key: "sent", title: "sent", width: 6, right: true, text: (w) => String(w.deliveryCount ?? 0), sort: (w) => w.deliveryCount ?? 0 },
+    { key: "lastok", title: "last ok", width: 7, right: true, text: (w) => ago(w.lastSuccessAt, now()), sort: (w) => w.lastSuccessAt },
+    { key: "url", title: "url", width: 20, flex: true, text: (w) => w.url },
+  ];
+}
+
+function deliveryColumns(width: number, now: () => number): Column<Delivery>[] {
+  return [
+    { key: "time", title: "time", width: 11, text: (d) => rowTime(d.createdAt, now()), sort: (d) => d.createdAt },
+    { key: "id", title: "delivery", width: width >= 120 ? 30 : 14, text: (d) => (width >= 120 ? d.id : `${d.id.slice(0, 4)}…${d.id.slice(-8)}`), sort: (d) => d.id },
+    { key: "event", title: "event", width: 18, text: (d) => d.eventType },
+    { key: "status", title: "status", width: 7, text: (d) => d.status },
+    { key: "try", title: "try", width: 5, text: (d) => `${d.attempts}/${d.maxAttempts}`, sort: (d) => d.attempts },
+    { key: "http", title: "http", width: 4, text: (d) => (d.httpStatus == null ? "-" : String(d.httpStatus)), sort: (d) => d.httpStatus ?? -1 },
+    { key: "error", title: "error", width: 12, flex: true, text: (d) => d.lastError ?? "" },
+  ];
+}
+
+/** A delivery's attempts as the API records them: how many of how many, the last answer, what comes next. */
+export function deliveryLines(d: Delivery, sub: string): Line[] {
+  const next = d.status === "failed" ? "none: r sends it again, signed anew" : d.nextRetryAt ? `automatic retry at ${shortTime(d.nextRetryAt)}` : d.status === "sent" ? "none (sent)" : "-";
+  return [
+    { text: `${d.id} · ${d.eventType} · ${d.status} · to ${sub}`, bold: true, tone: stateTone(d.status) },
+    { text: `Created     ${d.createdAt}` },
+    { text: `Attempts    ${d.attempts} of at most ${d.maxAttempts}` },
+    { text: `Last answer ${d.httpStatus == null ? "no HTTP answer" : `HTTP ${d.httpStatus}`}${d.responseTimeMs != null ? ` in ${d.responseTimeMs} ms` : ""}`, tone: d.httpStatus != null && d.httpStatus < 300 ? "ok" : "bad" },
+    { text: `Last error  ${d.lastError ?? "-"}`, tone: d.lastError ? "bad" : undefined },
+    { text: `Sent        ${d.sentAt ?? "not delivered"}` },
+    { text: `Next        ${next}` },
+    { text: "The API keeps the count and the last attempt's answer, not a record per attempt.", dim: true },
+  ];
+}
+
 export function Deliveries({ height, width }: { height: number; width: number }) {
   const { client, me, modal, flash, now } = useConsole();
   const tone = useTone();
-  const subs = useResource<any[]>("/api/v2/webhooks?limit=200", [], { pollMs: 3_000 });
-  const items = subs.data ?? [];
-  const [sel, setSel] = useSelection(items.length);
-  const [openId, setOpenId] = useState<string | null>(null);
-  const [failedOnly, setFailedOnly] = useState(true);
-  const [confirm, setConfirm] = useModalState<true>();
-  const dels = useResource<any[]>(openId ? withQuery(`/api/v2/webhooks/${openId}/deliveries`, { status: failedOnly ? "failed" : undefined, limit: 100 }) : null, [], { pollMs: 3_000 });
-  const ditems = dels.data ?? [];
-  const [dsel, setDsel] = useSelection(ditems.length);
+  const subs = useResource<Webhook[]>("/api/v2/webhooks?limit=200", [], { pollMs: 3_000 });
+  const [openId, setOpenId] = useKept<string | null>("deliveries.sub", null);
+  const [deliveryOpen, setDeliveryOpen] = useKept<string | null>("deliveries.open", null);
+  const [failedOnly, setFailedOnly] = useKept("deliveries.failedOnly", true);
+  const [confirm, setConfirm] = useModalState<{ id: string; eventType: string }>();
+  const scols = useMemo(() => subColumns(now), [now]);
+  const sctl = useListControls("deliveries.subs", subs.data ?? [], scols, width - 1);
+  const ssel = useSelectedId("deliveries.subs", sctl.rows, false);
+  const dels = useResource<Delivery[]>(openId ? paths.deliveries(openId, { status: failedOnly ? "failed" : undefined, limit: 100 }) : null, [], { pollMs: 3_000 });
+  const dcols = useMemo(() => deliveryColumns(width, now), [width, now]);
+  const dctl = useListControls("deliveries.list", dels.data ?? [], dcols, width - 1);
+  const dsel = useSelectedId("deliveries.list", dctl.rows, deliveryOpen !== null);
   const page = Math.max(1, height - 3);
-  const sub = items.find((w) => w.id === openId);
+  const sub = (subs.data ?? []).find((w) => w.id === openId);
+  const opened = deliveryOpen ? ((dels.data ?? []).find((d) => d.id === deliveryOpen) ?? null) : null;
+  const yank = useYank();
+  const ctl = openId ? dctl : sctl;
+  useCommand((c) => ctl.onCommand(c));
   useInput(
     (input, key) => {
       if (modal || confirm) return;
       const nav = navOf(input, key);
       if (openId) {
-        if (nav === "back") return setOpenId(null);
-        if (nav && nav !== "open") return setDsel((s) => moveSelection(s, nav, ditems.length, page));
-        if (input === "f") return setFailedOnly((f) => !f);
-        if (input === "r" && ditems[dsel]) {
-          if (!allows(me, "webhooks:write", "webhooks:update")) return flash("✕ not allowed: the key needs webhooks:write and the role webhooks:update", "bad");
-          return setConfirm(true);
+        if (deliveryOpen) {
+          if (nav === "back") return setDeliveryOpen(null);
+        } else {
+          if (nav === "back") return setOpenId(null);
+          if (nav === "open" && dsel.id) return setDeliveryOpen(dsel.id);
+          if (nav) return dsel.move(nav, page);
+          if (dctl.onKey(input)) return;
+          if (input === "f") return setFailedOnly((f) => !f);
         }
-      } else if (nav === "open" && items[sel]) setOpenId(items[sel].id);
-      else if (nav) setSel((s) => moveSelection(s, nav, items.length, page));
+        if (input === "y") return yank(deliveryOpen ?? dsel.id);
+        const d = deliveryOpen ? opened : dsel.item;
+        if (input === "r" && d) {
+          if (d.status !== "failed") return flash(`✕ r retries a failed delivery; ${d.id} is ${d.status}`, "bad");
+          if (!allows(me, "webhooks:write", "webhooks:update")) return flash("✕ not allowed: the key needs webhooks:write and the role webhooks:update", "bad");
+          return setConfirm({ id: d.id, eventType: d.eventType });
+        }
+      } else if (nav === "open" && ssel.id) setOpenId(ssel.id);
+      else if (nav) ssel.move(nav, page);
+      else if (sctl.onKey(input)) return;
+      else if (input === "y") yank(ssel.id);
     },
     { isActive: !modal },
   );
   const retry = () => {
+    const d = confirm;
     setConfirm(null);
-    const d = ditems[dsel];
     if (!d || !openId) return;
-    void act(flash, client.send<any>("POST", `/api/v2/webhooks/${openId}/deliveries/${d.id}/retry`), (r) => `delivery ${d.id} retried: ${r.delivered ? "delivered" : "failed again"}`).then(() => {
+    void act(flash, client.send<{ deliveryId: string; delivered: boolean }>("POST", `/api/v2/webhooks/${openId}/deliveries/${d.id}/retry`), (r) => `delivery ${d.id} retried: ${r.delivered ? "delivered" : "failed again"}`).then(() => {
       dels.reload();
       subs.reload();
     });
   };
-  const subHeader = `${pad("name", 24)} ${pad("status", 8)} ${pad("health", 14)} ${pad("sent", 6, true)} ${pad("last ok", 7, true)} url`;
-  const delHeader = `${pad("delivery", 30)} ${pad("event", 18)} ${pad("status", 7)} ${pad("try", 5)} ${pad("http", 4)} error`;
+  const title = openId ? `Deliveries of ${sub?.name ?? openId} · ${failedOnly ? "failed" : "all"} · ${dels.meta.total ?? (dels.data ?? []).length}` : `Webhook subscriptions · ${subs.meta.total ?? (subs.data ?? []).length}`;
+  const hint = openId ? (deliveryOpen ? "  r retry · y yank · Esc back" : "  f failed/all · / filter · </> sort · Enter attempts · r retry · y yank · Esc back") : "  / filter · </> sort · Enter deliveries";
+  const bodyHeight = height - 2 - (ctl.bar ? 1 : 0);
   return (
     <Box flexDirection="column" height={height}>
       <Text bold wrap="truncate">
-        {openId ? `Deliveries of ${sub?.name ?? openId} · ${failedOnly ? "failed" : "all"} · ${dels.meta.total ?? ditems.length}` : `Webhook subscriptions · ${subs.meta.total ?? items.length}`}
-        <Text color={tone("muted")}>{openId ? "  f failed/all · r retry · Esc back" : "  Enter deliveries"}</Text>
+        {title}
+        <Text color={tone("muted")}>{hint}</Text>
       </Text>
       {subs.error ? <Text color={tone("bad")}>{`✕ ${subs.error.code}: ${subs.error.error}`}</Text> : null}
+      {deliveryOpen ? null : ctl.bar}
       {confirm ? (
-        <Flow title="Retry delivery" steps={[{ kind: "confirm", label: () => `Send delivery ${ditems[dsel]?.id} (${ditems[dsel]?.eventType}) again, signed anew?` }]} onDone={retry} onCancel={() => setConfirm(null)} />
+        <Flow title="Retry delivery" steps={[{ kind: "confirm", label: () => `Send delivery ${confirm.id} (${confirm.eventType}) again, signed anew?` }]} onDone={retry} onCancel={() => setConfirm(null)} />
+      ) : openId && deliveryOpen ? (
+        opened ? <Lines lines={deliveryLines(opened, sub?.name ?? openId)} offset={0} height={height - 2} width={width - 1} /> : <Text dimColor>{dels.loading ? "loading…" : `${deliveryOpen} is not in this list any more (f shows all)`}</Text>
       ) : openId ? (
-        <List
-          items={ditems}
-          selected={dsel}
-          height={height - 2}
-          width={width}
-          header={delHeader}
-          render={(d, w) => {
-            const fixed = `${pad(d.id, 30)} ${pad(d.eventType, 18)} ${pad(d.status, 7)} ${pad(`${d.attempts}/${d.maxAttempts}`, 5)} ${pad(d.httpStatus == null ? "-" : String(d.httpStatus), 4)} `;
-            return fixed + cut(d.lastError ?? "", Math.max(0, w - fixed.length));
-          }}
-          tone={(d) => tone(stateTone(d.status))}
-          empty={dels.loading ? "loading…" : failedOnly ? "no failed deliveries" : "no deliveries"}
-        />
+        <List items={dctl.rows} selected={dsel.index} height={bodyHeight} width={width} header={dctl.header} render={(d) => dctl.render(d)} tone={(d) => tone(stateTone(d.status))} empty={dels.loading ? "loading…" : failedOnly ? "no failed deliveries" : "no deliveries"} />
       ) : (
-        <List
-          items={items}
-          selected={sel}
-          height={height - 2}
-          width={width}
-          header={subHeader}
-          render={(w, width) => {
-            const fixed = `${pad(w.name, 24)} ${pad(w.status, 8)} ${pad(health(w), 14)} ${pad(String(w.deliveryCount ?? 0), 6, true)} ${pad(ago(w.lastSuccessAt, now()), 7, true)} `;
-            return fixed + cut(w.url, Math.max(0, width - fixed.length));
-          }}
-          tone={(w) => tone(w.consecutiveFailures > 0 ? "bad" : stateTone(w.status))}
-          empty={subs.loading ? "loading…" : "no webhook subscriptions"}
-        />
+        <List items={sctl.rows} selected={ssel.index} height={bodyHeight} width={width} header={sctl.header} render={(w) => sctl.render(w)} tone={(w) => tone(w.consecutiveFailures > 0 ? "bad" : stateTone(w.status))} empty={subs.loading ? "loading…" : "no webhook subscriptions"} />
       )}
     </Box>
   );

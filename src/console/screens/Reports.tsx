@@ -1,8 +1,8 @@
 // Reports: drafts and deadlines (daysRemaining, overdue in red), a detail, and the PDF downloaded to a path.
 import { useMemo, useState } from "react";
 import { Box, Text, useInput } from "ink";
-import { useConsole, useModalState, useResource } from "../context.ts";
-import { useSelection } from "../hooks.ts";
+import { useConsole, useKept, useModalState, useResource } from "../context.ts";
+import { useSelectedId, useYank } from "../hooks.ts";
 import { moveSelection, navOf } from "../keys.ts";
 import { pad, refusal, shortTime } from "../format.ts";
 import { useTone } from "../theme.tsx";
@@ -46,8 +46,8 @@ export function reportLines(r: any): Line[] {
 export function Reports({ height, width, save = defaultSave }: { height: number; width: number; save?: SaveFile }) {
   const { client, modal, flash } = useConsole();
   const tone = useTone();
-  const [filter, setFilter] = useState<Filter>("open");
-  const [openId, setOpenId] = useState<string | null>(null);
+  const [filter, setFilter] = useKept<Filter>("reports.filter", "open");
+  const [openId, setOpenId] = useKept<string | null>("reports.open", null);
   const [scroll, setScroll] = useState(0);
   const [asking, setAsking] = useModalState<true>();
   const list = useResource<any[]>(`/api/v2/reports?limit=200${filter === "drafts" ? "&status=draft" : ""}`, ["case"], { pollMs: 10_000 });
@@ -56,8 +56,10 @@ export function Reports({ height, width, save = defaultSave }: { height: number;
     const shown = filter === "open" ? all.filter((r) => r.status !== "filed") : all;
     return [...shown].sort((a, b) => String(a.filingDeadline?.deadline ?? "9").localeCompare(String(b.filingDeadline?.deadline ?? "9")));
   }, [list.data, filter]);
-  const [sel, setSel] = useSelection(items.length);
-  const current = items[sel];
+  const selected = useSelectedId("reports", items, openId !== null);
+  const sel = selected.index;
+  const current = selected.item ?? undefined;
+  const yank = useYank();
   const det = useResource<any>(openId ? `/api/v2/reports/${openId}` : null);
   const page = Math.max(1, height - 3);
   useInput(
@@ -68,7 +70,8 @@ export function Reports({ height, width, save = defaultSave }: { height: number;
         if (nav === "back") return setOpenId(null);
         if (nav && nav !== "open") return setScroll((s) => Math.max(0, moveSelection(s, nav, 1000, page)));
       } else if (nav === "open" && current) return setOpenId(current.id);
-      else if (nav) return setSel((s) => moveSelection(s, nav, items.length, page));
+      else if (nav) return selected.move(nav, page);
+      if (input === "y") return yank(openId ?? current?.id);
       if (input === "f") return setFilter((f) => FILTERS[(FILTERS.indexOf(f) + 1) % FILTERS.length]);
       if (input === "d" && (openId || current)) setAsking(true);
     },

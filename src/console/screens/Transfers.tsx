@@ -1,46 +1,117 @@
-// Held transfers: newest first, filter and search, a detail (parties, amounts, checks, the matched rule, history,
-// linked case) and the confirmed actions accept, reject (reason + details) and retry (reason).
+// Held transfers: newest first, filter by state, filter as you type, sort by column; a detail with the evidence
+// (parties, each check's finding, the rule and branch that fired, the raw answers on J), the linked case and history;
+// and the actions the transfer's state allows, each confirmed with the full ID, amount, counterparty and outcome.
+// The selection is the transfer's ID: rows arriving or leaving never move it to another transfer.
 import { useEffect, useMemo, useState } from "react";
 import { Box, Text, useInput } from "ink";
-import { withQuery } from "../client.ts";
-import { allows, useConsole, useModalState, useResource } from "../context.ts";
-import { act, useSelection } from "../hooks.ts";
+import { paths, patchTransfer, resolutionOutcome, resolveCase, type CaseDetail, type CaseListItem, type RuleDetail, type TransferDetail, type TransferListItem } from "../api.ts";
+import { allows, useConsole, useKept, useKeptRef, useModalState, useResource, type Me } from "../context.ts";
+import { act, useCommand, useSelectedId, useYank } from "../hooks.ts";
 import { moveSelection, navOf } from "../keys.ts";
-import { ago, cut, pad, shortTime } from "../format.ts";
+import { ago, shortTime } from "../format.ts";
+import { partyNames } from "../evidence.ts";
+import { decimalKey, type Column } from "../table.ts";
+import { useListControls } from "../list-controls.tsx";
 import { stateTone, useTone } from "../theme.tsx";
 import { List } from "../components/List.tsx";
 import { Lines, type Line } from "../components/Lines.tsx";
 import { Flow, type Step } from "../components/Flow.tsx";
+import { checkLines, partyLines, rawLines, ruleLines } from "../components/evidence-lines.ts";
 
 const FILTERS = ["held", "failed", "all"] as const;
 type Filter = (typeof FILTERS)[number];
 export const REJECT_REASONS = ["BENE_NOT_FOUND", "BENE_NAME_MISMATCH", "SANCTIONS_MATCH", "HIGH_RISK", "COMPLIANCE_POLICY", "INVALID_DATA", "EXPIRED", "OTHER"];
 
 export const shortId = (id: string) => (id.length > 14 ? `${id.slice(0, 4)}…${id.slice(-8)}` : id);
+const assetCode = (asset: string) => String(asset ?? "").split(/[:/]/).pop() ?? "";
 
-export function transferRow(t: any, width: number, now: number): string {
-  const amount = `${t.amount} ${String(t.asset ?? "").split(/[:/]/).pop()}`;
-  const bene = t.beneficiary?.address ?? "";
-  const fixed = `${pad(shortId(t.id), 13)} ${pad(t.direction === "incoming" ? "in" : "out", 3)} ${pad(amount, 16, true)} ${pad(t.state, 9)} ${pad(t.status, 8)} ${pad(ago(t.createdAt, now), 4, true)} `;
-  return fixed + cut(bene, Math.max(0, width - fixed.length));
+/** `HH:MM:SS` today, `MM-DD HH:MM` before (UTC, as the API gives times). */
+export function rowTime(iso: string | null | undefined, now: number): string {
+  if (!iso) return "-";
+  return iso.slice(0, 10) === new Date(now).toISOString().slice(0, 10) ? iso.slice(11, 19) : `${iso.slice(5, 10)} ${iso.slice(11, 16)}`;
 }
 
-export function transferLines(t: any, linked: any | null, piiMasked: boolean): Line[] {
+/** The other party: the person screened (with pii:view) and their VASP, else the VASP, else the address. */
+export function counterparty(t: Pick<TransferListItem, "direction" | "originator" | "beneficiary" | "compliance">): string {
+  const side = t.direction === "incoming" ? "originator" : "beneficiary";
+  const person = partyNames(t.compliance?.checks ?? [])[side];
+  const p = t[side];
+  const vasp = p?.vaspName ?? p?.name ?? p?.vaspId ?? null;
+  if (person) return vasp ? `${person} at ${vasp}` : person;
+  return vasp ?? p?.address ?? "-";
+}
+
+export function transferColumns(width: number, now: () => number): Column<TransferListItem>[] {
+  const wide = width >= 120;
+  return [
+    { key: "time", title: "time", width: 11, text: (t) => rowTime(t.createdAt, now()), sort: (t) => t.createdAt },
+    { key: "id", title: "ID", width: wide ? 30 : 13, text: (t) => (wide ? t.id : shortId(t.id)), sort: (t) => t.id },
+    { key: "dir", title: "dir", width: 3, text: (t) => (t.direction === "incoming" ? "in" : "out") },
+    { key: "amount", title: "amount", width: 16, right: true, text: (t) => `${t.amount} ${assetCode(t.asset)}`, sort: (t) => decimalKey(t.amount) },
+    { key: "state", title: "state", width: wide ? 21 : 9, text: (t) => t.state },
+    { key: "verdict", title: "verdict", width: 8, minTotal: 90, text: (t) => t.status },
+    { key: "age", title: "age", width: 4, right: true, minTotal: 140, text: (t) => ago(t.createdAt, now()), sort: (t) => t.createdAt },
+    { key: "counterparty", title: "counterparty", width: 16, flex: true, text: counterparty },
+    { key: "address", title: "counterparty address", width: 10, flex: true, minTotal: 140, text: (t) => (t.direction === "incoming" ? t.originator : t.beneficiary)?.address ?? "" },
+  ];
+}
+
+/** One action a transfer's state allows, with what it will do in words. */
+export interface TransferAction {
+  key: "a" | "x" | "r" | "t";
+  label: "approve" | "reject" | "retry" | "report tx hash";
+  via: "case" | "transfer";
+  /** What happens, for the hint line and the confirmation. */
+  what: string;
+}
+
+/**
+ * The actions offered for a transfer: one path per decision. A held transfer with an open case is approved or
+ * rejected through the case's resolution (which resumes it, or rejects it and drafts the suspicion report); without
+ * one, an incoming held transfer is accepted or rejected directly. Retry is offered to held and failed transfers;
+ * reporting the blockchain hash to an outgoing transfer the counterparty accepted.
+ */
+export function transferActions(t: Pick<TransferListItem, "state" | "status" | "direction">, openCase: Pick<CaseListItem, "caseNumber"> | null | undefined, me: Me | null): TransferAction[] {
+  const out: TransferAction[] = [];
+  const drafts = allows(me, "strs:write");
+  if (t.state === "held") {
+    if (openCase) {
+      out.push({ key: "a", label: "approve", via: "case", what: `resolves ${openCase.caseNumber} as approved, which resumes the transfer` });
+      out.push({
+        key: "x",
+        label: "reject",
+        via: "case",
+        what: `resolves ${openCase.caseNumber} as rejected, which rejects the transfer and ${drafts ? "drafts a suspicion report" : "drafts no suspicion report (the key lacks strs:write)"}`,
+      });
+    } else {
+      const unknown = openCase === undefined ? " (open cases unknown: the key needs cases:read; a case left open stays open and no suspicion report is drafted)" : "; no case is open, so no suspicion report is drafted";
+      if (t.direction === "incoming" && t.status === "pending") out.push({ key: "a", label: "approve", via: "transfer", what: `accepts the transfer; its verdict becomes approved${openCase === undefined ? unknown : ""}` });
+      out.push({ key: "x", label: "reject", via: "transfer", what: `rejects the transfer with the reason you pick${unknown}` });
+    }
+  }
+  if (t.state === "held" || t.state === "failed") out.push({ key: "r", label: "retry", via: "transfer", what: "queues the transfer again with the reason you give" });
+  if (t.direction === "outgoing" && (t.state === "awaiting_counterparty" || t.state === "accepted") && t.status === "approved")
+    out.push({ key: "t", label: "report tx hash", via: "transfer", what: "reports the blockchain transaction hash, which completes the transfer" });
+  return out;
+}
+
+export function transferLines(t: TransferDetail, linked: CaseDetail | CaseListItem | null | undefined, rule: RuleDetail | null, piiMasked: boolean, actions: TransferAction[]): Line[] {
   const L: Line[] = [];
   L.push({ text: `${t.id} · ${t.direction} · ${t.state} · verdict ${t.compliance?.status ?? "-"}`, bold: true, tone: stateTone(t.state) });
-  L.push({ text: `Amount      ${t.amount} ${t.asset} on ${t.network}` });
-  L.push({ text: `Originator  ${t.originator?.address ?? "-"}  VASP ${t.originator?.vaspName ?? t.originator?.vaspId ?? "-"}` });
-  L.push({ text: `Beneficiary ${t.beneficiary?.address ?? "-"}  VASP ${t.beneficiary?.vaspName ?? t.beneficiary?.vaspId ?? "-"}` });
+  L.push({ text: `Amount      ${t.amount} ${t.asset} on ${t.network} · created ${shortTime(t.createdAt)}:${t.createdAt.slice(17, 19)} UTC` });
+  L.push(...partyLines(t));
   L.push({ text: `Travel Rule ours ${t.status?.ours ?? "-"} · theirs ${t.status?.theirs ?? "-"}${t.txHash ? ` · tx ${t.txHash}` : ""}` });
   if (t.rejection) L.push({ text: `Rejected    ${t.rejection.reason}${t.rejection.details ? `: ${t.rejection.details}` : ""}`, tone: "bad" });
-  L.push({ text: `Checks (${t.compliance?.total ?? 0})`, bold: true });
-  for (const c of t.compliance?.checks ?? [])
-    L.push({ text: `  ${c.integration ?? c.displayName} ${c.stage ?? ""} ${c.type ?? ""} ${c.status}${c.durationMs != null ? ` ${c.durationMs}ms` : ""}${c.error ? ` (${c.error})` : ""}`, tone: c.status === "error" ? "bad" : undefined });
-  if (linked?.rule) L.push({ text: `  rule matched: ${linked.rule.name} (${linked.rule.category}, ${linked.rule.action}, ${linked.rule.severity})`, tone: "warn" });
+  L.push(...checkLines(t.compliance?.checks ?? [], t.compliance?.total ?? 0));
+  const ruleRef = linked && "rule" in linked ? linked.rule : null;
+  L.push(...ruleLines(ruleRef, rule, t).map((l) => (l.text.startsWith("Rule ") ? { ...l, text: `  rule matched: ${l.text.slice(12)}` } : l)));
   L.push({ text: "Linked case", bold: true });
   if (linked === null) L.push({ text: "  none", dim: true });
   else if (linked === undefined) L.push({ text: "  (needs cases:read)", dim: true });
-  else L.push({ text: `  ${linked.caseNumber} ${linked.status} ${linked.priority}${linked.assignee ? ` → ${linked.assignee.email}` : ""}: ${linked.title}`, tone: stateTone(linked.priority) });
+  else L.push({ text: `  ${linked.caseNumber} ${linked.status} ${linked.priority}${linked.assignee ? ` → ${linked.assignee.email}` : ""}: ${linked.title}  (c opens it)`, tone: stateTone(linked.priority) });
+  L.push({ text: "Actions", bold: true });
+  if (actions.length === 0) L.push({ text: `  none in state ${t.state}`, dim: true });
+  for (const a of actions) L.push({ text: `  ${a.key} ${a.label}: ${a.what}` });
   L.push({ text: "History", bold: true });
   L.push({ text: `  ${shortTime(t.createdAt)} created` });
   for (const m of t.messages ?? []) L.push({ text: `  ${shortTime(m.timestamp)} ${m.direction} ${m.type}` });
@@ -50,117 +121,211 @@ export function transferLines(t: any, linked: any | null, piiMasked: boolean): L
   return L;
 }
 
-export function Transfers({ height, width, openCase }: { height: number; width: number; openCase?: (caseId: string) => void }) {
+/** What a confirmation names: the full ID, the amount, the counterparty. */
+interface Target {
+  id: string;
+  amount: string;
+  asset: string;
+  direction: string;
+  party: string;
+  action: TransferAction;
+  caseId: string | null;
+  caseNumber: string | null;
+}
+
+export function confirmText(t: Target, v: Record<string, string>): string {
+  const toFrom = t.direction === "incoming" ? "from" : "to";
+  const head = `${t.action.label[0].toUpperCase()}${t.action.label.slice(1)} transfer ${t.id} (${t.amount} ${assetCode(t.asset)} ${toFrom} ${t.party})`;
+  const reason = t.action.via === "transfer" && t.action.key === "x" ? ` with ${v.reason}` : t.action.key === "t" ? ` ${v.txHash}` : "";
+  return `${head}${reason}: ${t.action.what}.`;
+}
+
+type FlowKind = "act";
+
+export function Transfers({ height, width, openCase, focus }: { height: number; width: number; openCase?: (caseId: string) => void; focus?: { id: string; n: number } | null }) {
   const { client, me, modal, flash, now } = useConsole();
   const tone = useTone();
-  const [filter, setFilter] = useState<Filter>("held");
-  const [search, setSearch] = useState("");
-  const [detail, setDetail] = useState(false);
-  const [scroll, setScroll] = useState(0);
-  const [flow, setFlow] = useModalState<"accept" | "reject" | "retry" | "search">();
-  const list = useResource<any[]>(withQuery("/api/v2/transfers", { state: filter === "all" ? undefined : filter, search: search || undefined, limit: 100 }), ["transfer"]);
-  const items = list.data ?? [];
-  const [sel, setSel] = useSelection(items.length);
-  const current = items[sel];
-  const det = useResource<any>(detail && current ? `/api/v2/transfers/${current.id}` : null, ["transfer"]);
+  const [filter, setFilter] = useKept<Filter>("transfers.state", "held");
+  const [search, setSearch] = useKept("transfers.search", "");
+  const [detail, setDetail] = useKept("transfers.detail", false);
+  const [raw, setRaw] = useKept("transfers.raw", false);
+  const [scroll, setScroll] = useKept("transfers.scroll", 0);
+  const [flow, setFlow] = useModalState<FlowKind>();
+  const [target, setTarget] = useState<Target | null>(null);
+  const list = useResource<TransferListItem[]>(paths.transfers({ state: filter === "all" ? undefined : filter, search: search || undefined, limit: 100 }), ["transfer"]);
+  const cols = useMemo(() => transferColumns(width >= 150 && detail ? Math.floor(width * 0.45) : width, now), [width, detail, now]);
+  const ctl = useListControls("transfers", list.data ?? [], cols, (width >= 150 && detail ? Math.floor(width * 0.45) : width) - 1, { extra: (t) => `${t.id} ${t.externalId ?? ""} ${t.originator?.address ?? ""} ${t.beneficiary?.address ?? ""}` });
+  const items = ctl.rows;
+  const sel = useSelectedId("transfers", items, detail);
+  const current = sel.item ?? (list.data ?? []).find((t) => t.id === sel.id) ?? null;
+  const det = useResource<TransferDetail>(detail && sel.id ? paths.transfer(sel.id) : null, ["transfer"]);
   const canCases = allows(me, "cases:read", "cases:view");
-  const cases = useResource<any[]>(detail && current && canCases ? "/api/v2/cases?hasTransfer=true&limit=200" : null, ["case"]);
-  const linkedId = useMemo(() => (cases.data ?? []).find((c) => c.transferIds?.includes(current?.id))?.id ?? null, [cases.data, current?.id]);
-  const linked = useResource<any>(linkedId ? `/api/v2/cases/${linkedId}` : null, ["case"]);
-  useEffect(() => setScroll(0), [current?.id, detail]);
+  // Open cases decide how a held transfer is approved or rejected; any case (closed too) is shown in the detail.
+  const cases = useResource<CaseListItem[]>(canCases ? paths.cases({ status: "open", hasTransfer: true, limit: 200 }) : null, ["case"]);
+  const caseOf = (id: string | null) => (cases.data ?? []).filter((c) => id && c.transferIds?.includes(id));
+  const anyCases = useResource<CaseListItem[]>(canCases && detail && sel.id && cases.data && caseOf(sel.id).length === 0 ? paths.cases({ hasTransfer: true, limit: 200 }) : null, ["case"]);
+  const linkedRef = caseOf(sel.id)[0] ?? (anyCases.data ?? []).find((c) => sel.id && c.transferIds?.includes(sel.id)) ?? null;
+  const linked = useResource<CaseDetail>(detail && linkedRef ? paths.case(linkedRef.id) : null, ["case"]);
+  const rule = useResource<RuleDetail>(detail && linked.data?.ruleId && allows(me, "rules:read") ? paths.rule(linked.data.ruleId) : null, [], { pollMs: 60_000 });
+  const openCaseOf = (id: string | null): CaseListItem | null | undefined => (!canCases ? undefined : cases.data ? (caseOf(id).find((c) => c.status === "open") ?? null) : undefined);
+  const subject = current ?? (det.data ? { ...det.data, status: det.data.compliance?.status ?? "pending", originator: { ...det.data.originator, name: null }, beneficiary: { ...det.data.beneficiary, name: null } } as unknown as TransferListItem : null);
+  const actions = subject ? transferActions(subject, openCaseOf(subject.id), me) : [];
+  useEffect(() => setScroll(0), [sel.id, detail, raw]); // eslint-disable-line react-hooks/exhaustive-deps
+  // `:trf_…` opens that transfer once; coming back to the screen later keeps what the officer did since.
+  const focusSeen = useKeptRef("transfers.focusSeen", 0);
+  useEffect(() => {
+    if (!focus || focus.n === focusSeen.current) return;
+    focusSeen.current = focus.n;
+    sel.select(focus.id);
+    setDetail(true);
+  }, [focus?.n]); // eslint-disable-line react-hooks/exhaustive-deps
+  const yank = useYank();
+  useCommand((c) => {
+    if (ctl.onCommand(c)) return true;
+    if (c.name === "search") {
+      setSearch(c.args.join(" "));
+      return true;
+    }
+    if (c.name === "state" && FILTERS.includes(c.args[0] as Filter)) {
+      setFilter(c.args[0] as Filter);
+      return true;
+    }
+    return false;
+  });
 
+  const split = width >= 150 && detail;
   const page = Math.max(1, height - 3);
   const mayWrite = allows(me, "transfers:write", "transfers:update");
   useInput(
     (input, key) => {
       if (modal || flow) return;
       const nav = navOf(input, key);
-      if (detail) {
+      if (raw && (nav === "back" || input === "J")) return setRaw(false);
+      if (detail && !split) {
         if (nav === "back") return setDetail(false);
-        if (nav === "up" || nav === "down" || nav === "pageUp" || nav === "pageDown" || nav === "top") return setScroll((s) => Math.max(0, moveSelection(s, nav, 1000, page)));
-      } else if (nav === "open" && current) return setDetail(true);
-      else if (nav) return setSel((s) => moveSelection(s, nav, items.length, page));
+        if (nav && nav !== "open") return setScroll((s) => Math.max(0, moveSelection(s, nav, 1000, page)));
+      } else if (detail && split) {
+        if (nav === "back") return setDetail(false);
+        if (nav === "pageDown" || nav === "pageUp") return setScroll((s) => Math.max(0, moveSelection(s, nav, 1000, page)));
+        if (nav && nav !== "open") return sel.move(nav, page);
+      } else if (nav === "open" && sel.id) return setDetail(true);
+      else if (nav) return sel.move(nav, page);
+      if (!raw && ctl.onKey(input)) return;
       if (input === "f") return setFilter((f) => FILTERS[(FILTERS.indexOf(f) + 1) % FILTERS.length]);
-      if (input === "/") return setFlow("search");
-      if (input === "c" && linkedId && openCase) return openCase(linkedId);
-      if ((input === "a" || input === "x" || input === "r") && current) {
-        if (!mayWrite) return flash("✕ not allowed: the key needs transfers:write and the role transfers:update", "bad");
-        setFlow(input === "a" ? "accept" : input === "x" ? "reject" : "retry");
+      if (input === "y") return yank(sel.id);
+      if (input === "J" && sel.id) {
+        setDetail(true);
+        return setRaw(true);
+      }
+      if (input === "c") {
+        const c = linkedRef;
+        if (c && openCase) return openCase(c.id);
+        return flash(canCases ? "no case is linked to this transfer" : "✕ not allowed: the key needs cases:read", canCases ? undefined : "bad");
+      }
+      const a = actions.find((x) => x.key === input);
+      if ((input === "a" || input === "x") && subject?.state === "held" && canCases && !cases.data)
+        return flash(cases.error ? `✕ cannot read the open cases (${cases.error.code}): nothing sent` : "reading the open cases first (one path per decision); press again in a moment", "bad");
+      if ((input === "a" || input === "x" || input === "r" || input === "t") && subject) {
+        if (!a) return flash(`✕ ${input} does nothing on a ${subject.state} transfer: ${actions.length ? actions.map((x) => `${x.key} ${x.label}`).join(" · ") : "no action applies"}`, "bad");
+        if (a.via === "case" && !allows(me, "cases:write", "cases:resolve")) return flash("✕ not allowed: the key needs cases:write and the role cases:resolve", "bad");
+        if (a.via === "transfer" && !mayWrite) return flash("✕ not allowed: the key needs transfers:write and the role transfers:update", "bad");
+        const oc = openCaseOf(subject.id);
+        setTarget({ id: subject.id, amount: subject.amount, asset: subject.asset, direction: subject.direction, party: current ? counterparty(current) : counterparty(subject), action: a, caseId: oc?.id ?? null, caseNumber: oc?.caseNumber ?? null });
+        setFlow("act");
       }
     },
     { isActive: !modal },
   );
 
   const run = (v: Record<string, string>) => {
-    const t = current;
-    const kind = flow;
+    const t = target;
     setFlow(null);
-    if (kind === "search") {
-      setSearch(v.search ?? "");
-      setSel(0);
-      return;
-    }
-    if (!t || !kind) return;
-    const body =
-      kind === "accept" ? (v.txHash ? { action: "accept", txHash: v.txHash } : { action: "accept" }) : kind === "reject" ? { action: "reject", status: "rejected", reason: v.reason, ...(v.details ? { details: v.details } : {}) } : { action: "retry", reason: v.reason };
-    void act(flash, client.send<any>("PATCH", `/api/v2/transfers/${t.id}`, body), (d, m) => `${kind} ${shortId(t.id)}: ${m.previousState ?? t.state} → ${d.state}`).then(() => {
+    if (!t) return;
+    const done = () => {
       list.reload();
       det.reload();
-    });
+      cases.reload();
+    };
+    if (t.action.via === "case" && t.caseId) {
+      const resolution = t.action.key === "a" ? "approved" : "rejected";
+      const caseId = t.caseId;
+      void act(flash, resolveCase(client, caseId, resolution, v.note || undefined), (_d, m) => {
+        const ta = m.transferAction as { result: string; reason?: string } | null | undefined;
+        return `${t.caseNumber} resolved ${resolution}; transfer ${t.id} ${ta ? (ta.result === "queued" ? "queued" : `${ta.result} (${ta.reason})`) : "not held any more"}`;
+      }).then(async (r) => {
+        done();
+        const ta = r.ok ? (r.meta.transferAction as { result: string } | null | undefined) : null;
+        if (!r.ok || ta?.result !== "queued") return;
+        // The transfer moves after the answer: say how it ended, and whether the rejection drafted the report.
+        const o = await resolutionOutcome(client, caseId, { report: resolution === "rejected" && allows(me, "strs:write") && allows(me, "reports:read") && allows(me, "strs:read") });
+        if (!o) return;
+        const report = resolution !== "rejected" ? "" : o.reportId ? `; suspicion report ${o.reportId} drafted` : allows(me, "reports:read") && allows(me, "strs:read") ? "; no suspicion report drafted (no filing jurisdiction, or the key lacks strs:write)" : "";
+        flash(o.moved ? `✓ ${t.id} ${o.state}${report}` : `✕ ${t.id} was not moved by ${t.caseNumber} (${o.state ?? "see the case history"})`, o.moved ? "ok" : "bad");
+        done();
+      });
+      return;
+    }
+    const body = t.action.key === "a" ? { action: "accept" as const } : t.action.key === "t" ? { action: "accept" as const, txHash: v.txHash } : t.action.key === "x" ? { action: "reject" as const, status: "rejected" as const, reason: v.reason, ...(v.details ? { details: v.details } : {}) } : { action: "retry" as const, reason: v.reason };
+    void act(flash, patchTransfer(client, t.id, body), (d, m) => `${t.action.label} ${t.id}: ${m.previousState ?? "?"} → ${d.state}`).then(done);
   };
 
   const steps = (): Step[] => {
-    const id = current ? shortId(current.id) : "";
-    switch (flow) {
-      case "search":
-        return [{ kind: "text", name: "search", label: "Search transfers (ID, external ID, VASP ID, address; empty clears)", optional: true, max: 200, initial: search }];
-      case "accept":
-        return current?.direction === "outgoing"
-          ? [
-              { kind: "text", name: "txHash", label: "Blockchain transaction hash (32-byte hex)", max: 80 },
-              { kind: "confirm", label: (v) => `Accept ${id} with tx ${v.txHash}?` },
-            ]
-          : [{ kind: "confirm", label: () => `Accept ${id} (${current?.amount} ${current?.asset})?` }];
-      case "reject":
+    const t = target;
+    if (!t) return [];
+    const confirm: Step = { kind: "confirm", label: (v) => confirmText(t, v) };
+    if (t.action.via === "case") return [{ kind: "text", name: "note", label: `Resolution note for ${t.caseNumber} (at most 2,000 characters)`, optional: true, max: 2000 }, confirm];
+    switch (t.action.key) {
+      case "x":
         return [
-          { kind: "pick", name: "reason", label: "Reason", options: REJECT_REASONS.map((r) => ({ value: r, label: r })) },
+          { kind: "pick", name: "reason", label: `Reason for rejecting ${t.id}`, options: REJECT_REASONS.map((r) => ({ value: r, label: r })) },
           { kind: "text", name: "details", label: "Details (at most 500 characters)", optional: true, max: 500 },
-          { kind: "confirm", label: (v) => `Reject ${id} with ${v.reason}?` },
+          confirm,
         ];
-      case "retry":
-        return [
-          { kind: "text", name: "reason", label: "Reason for the retry (kept for the record)", max: 500 },
-          { kind: "confirm", label: () => `Queue ${id} again?` },
-        ];
+      case "r":
+        return [{ kind: "text", name: "reason", label: `Reason for retrying ${t.id} (kept for the record)`, max: 500 }, confirm];
+      case "t":
+        return [{ kind: "text", name: "txHash", label: "Blockchain transaction hash (32-byte hex)", max: 80 }, confirm];
       default:
-        return [];
+        return [confirm];
     }
   };
 
-  const header = `${pad("ID", 13)} ${pad("dir", 3)} ${pad("amount", 16, true)} ${pad("state", 9)} ${pad("verdict", 8)} ${pad("age", 4, true)} beneficiary`;
-  const title = `Transfers · ${filter}${search ? ` · "${search}"` : ""} · ${list.meta.total ?? items.length} ${list.error ? "" : ""}`;
-  const split = width >= 150 && detail;
+  const hints = subject?.state === "held" && canCases && !cases.data ? "reading open cases…" : actions.map((a) => `${a.key} ${a.label}`).join(" · ");
+  const title = `Transfers · ${filter}${search ? ` · search "${search}"` : ""} · ${list.meta.total ?? (list.data ?? []).length}`;
   const listWidth = split ? Math.floor(width * 0.45) : width;
-  const bodyHeight = height - 2;
+  const bodyHeight = height - 2 - (ctl.bar ? 1 : 0);
+  const detailLines = det.data ? (raw ? rawLines(det.data) : transferLines(det.data, canCases ? (linkedRef ? (linked.data ?? linkedRef) : null) : undefined, rule.data ?? null, det.meta.piiMasked === true, actions)) : null;
+  const gone = detail && sel.index < 0 && sel.id !== null;
   return (
     <Box flexDirection="column" height={height}>
       <Text bold wrap="truncate">
         {title}
-        <Text color={tone("muted")}>{`  f filter · / search · Enter detail${mayWrite ? " · a accept · x reject · r retry" : ""}`}</Text>
+        <Text color={tone("muted")}>{`  f state · / filter · </> sort · y yank · Enter detail${hints ? ` · ${hints}` : ""}`}</Text>
       </Text>
       {list.error ? <Text color={tone("bad")}>{`✕ ${list.error.code}: ${list.error.error}`}</Text> : null}
+      {ctl.bar}
       {flow ? (
-        <Flow title={flow === "search" ? "Search" : `${flow} transfer`} steps={steps()} onDone={run} onCancel={() => setFlow(null)} />
+        <Flow title={`${target?.action.label} transfer ${target?.id}`} steps={steps()} onDone={run} onCancel={() => setFlow(null)} />
       ) : (
         <Box>
           {!detail || split ? (
             <Box width={listWidth} flexDirection="column">
-              <List items={items} selected={sel} height={bodyHeight} width={listWidth} header={header} render={(t, w) => transferRow(t, w, now())} tone={(t) => tone(stateTone(t.state))} empty={list.loading ? "loading…" : `no ${filter === "all" ? "" : `${filter} `}transfers`} />
+              <List
+                items={items}
+                selected={sel.index}
+                height={bodyHeight}
+                width={listWidth}
+                header={ctl.header}
+                render={(t) => ctl.render(t)}
+                tone={(t) => tone(stateTone(t.state))}
+                empty={list.loading ? "loading…" : `no ${filter === "all" ? "" : `${filter} `}transfers${ctl.filter ? ` matching "${ctl.filter}"` : ""}`}
+              />
             </Box>
           ) : null}
           {detail ? (
             <Box flexDirection="column" paddingLeft={split ? 1 : 0} width={split ? width - listWidth : width}>
-              {det.data ? <Lines lines={transferLines(det.data, canCases ? (linkedId ? (linked.data ?? { caseNumber: "…", status: "", priority: "", title: "" }) : null) : undefined, det.meta.piiMasked === true)} offset={scroll} height={bodyHeight} /> : <Text dimColor>{det.error ? `✕ ${det.error.code}: ${det.error.error}` : "loading…"}</Text>}
+              {gone ? <Text color={tone("warn")} wrap="truncate">{`${sel.id} is not in this list (now ${det.data?.state ?? "…"}); still selected`}</Text> : null}
+              {detailLines ? <Lines lines={detailLines} offset={scroll} height={bodyHeight - (gone ? 1 : 0)} width={(split ? width - listWidth - 1 : width) - 1} /> : <Text dimColor>{det.error ? `✕ ${det.error.code}: ${det.error.error}` : "loading…"}</Text>}
             </Box>
           ) : null}
         </Box>

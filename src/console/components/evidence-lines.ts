@@ -1,0 +1,51 @@
+// The evidence block of a held transfer or its case: the parties by name, each check's findings, the rule and the
+// branch that fired; and the raw answers as JSON (the `J` view).
+import type { Check, RuleDetail, TransferDetail } from "../api.ts";
+import { branchText, checkFindings, checkHeadline, partyNames, readRule } from "../evidence.ts";
+import type { Line } from "./Lines.tsx";
+
+const MASK = "*** (personal data masked)";
+
+/** Parties: the screened names (from the checks' answers, which only a role with pii:view receives), address, VASP. */
+export function partyLines(t: TransferDetail): Line[] {
+  const names = partyNames(t.compliance?.checks ?? []);
+  const masked = (t.compliance?.checks ?? []).length > 0 && (t.compliance.checks ?? []).every((c) => c.response == null);
+  const who = (n: string | null) => n ?? (masked ? MASK : "name not screened");
+  return [
+    { text: `Originator  ${who(names.originator)} · ${t.originator?.address ?? "-"} · VASP ${t.originator?.vaspName ?? t.originator?.vaspId ?? "-"}` },
+    { text: `Beneficiary ${who(names.beneficiary)} · ${t.beneficiary?.address ?? "-"} · VASP ${t.beneficiary?.vaspName ?? t.beneficiary?.vaspId ?? "-"}` },
+  ];
+}
+
+export function checkLines(checks: Check[], total: number): Line[] {
+  const L: Line[] = [{ text: `Checks (${total})  J shows the raw answers`, bold: true }];
+  for (const c of checks) {
+    L.push({ text: `  ${checkHeadline(c)}`, tone: c.status === "error" ? "bad" : undefined });
+    const f = checkFindings(c);
+    if (f === null) L.push({ text: `    finding: ${MASK}`, dim: true });
+    else for (const s of f) L.push({ text: `    ${s}`, tone: /matched|risk score 0?\.[5-9]|risk score [1-9]/.test(s) ? "warn" : undefined });
+  }
+  return L;
+}
+
+/** The rule that matched and, read from the checks' answers, the branch that fired. */
+export function ruleLines(rule: { name: string; category: string; action: string; severity: string } | null, detail: RuleDetail | null, t: TransferDetail | null): Line[] {
+  if (!rule) return [];
+  const L: Line[] = [{ text: `Rule        ${rule.name} (${rule.category}, ${rule.action}, ${rule.severity})`, tone: "warn" }];
+  if (!detail?.conditions || !t) return L;
+  const r = readRule(detail, t.compliance?.checks ?? [], t as unknown as Record<string, unknown>);
+  for (const b of r.branches)
+    L.push({
+      text: `  ${b.index === r.fired ? "▶ fired" : "  "} ${branchText(b.branch)}${b.read.length ? `  · read ${b.read.join(", ")}` : ""}`,
+      tone: b.index === r.fired ? "warn" : undefined,
+      dim: b.index !== r.fired,
+    });
+  if (r.fired === null && r.branches.length) L.push({ text: "  no branch is met by the answers shown (masked, or the rule changed since)", dim: true });
+  return L;
+}
+
+/** `J`: the checks' raw answers as the API gave them. */
+export function rawLines(t: TransferDetail): Line[] {
+  const text = JSON.stringify(t.compliance?.checks ?? [], null, 2);
+  return [{ text: `${t.id} · compliance.checks as the API answered (Esc or J closes)`, bold: true }, ...text.split("\n").map((l) => ({ text: l }))];
+}
