@@ -71,8 +71,10 @@ export function sseRetry(ms: number): string {
 export interface StreamSettings {
   /** A `: ping` comment this often (milliseconds). */
   heartbeatMs: number;
-  /** Bytes queued for one client and not yet taken by its connection; over it the stream is closed. */
+  /** Bytes queued for one client and not yet taken by its connection; over it the client is read at its own pace. */
   bufferBytes: number;
+  /** A client over its buffer that takes nothing from its queue for this long is slow: its stream is closed (milliseconds). */
+  slowMs: number;
   /** Open streams per company, both environments together; one more is 429 RATE_LIMITED. */
   maxPerCompany: number;
   /** Events read per page (resume backlog and live tail). */
@@ -90,6 +92,7 @@ export interface StreamSettings {
 export const STREAM_DEFAULTS: StreamSettings = {
   heartbeatMs: 15_000,
   bufferBytes: 1024 * 1024,
+  slowMs: 30_000,
   maxPerCompany: 500,
   pageSize: 200,
   pollMs: 500,
@@ -101,6 +104,7 @@ export const STREAM_DEFAULTS: StreamSettings = {
 const ENV: Record<keyof StreamSettings, [name: string, min: number, max: number]> = {
   heartbeatMs: ["CARAVAN_STREAM_HEARTBEAT_MS", 50, 3_600_000],
   bufferBytes: ["CARAVAN_STREAM_BUFFER_BYTES", 4096, 1 << 30],
+  slowMs: ["CARAVAN_STREAM_SLOW_MS", 100, 3_600_000],
   maxPerCompany: ["CARAVAN_STREAM_MAX_PER_COMPANY", 1, 1_000_000],
   pageSize: ["CARAVAN_STREAM_PAGE_SIZE", 1, 10_000],
   pollMs: ["CARAVAN_STREAM_POLL_MS", 10, 60_000],
