@@ -411,7 +411,12 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   } catch (e) {
     await runtime.stop();
     storage.close();
-    throw new ConfigError(`cannot listen on ${config.host}:${config.port}: ${(e as Error).message}`);
+    const inUse = (e as { code?: string }).code === "EADDRINUSE" || /in use/i.test((e as Error).message);
+    throw new ConfigError(
+      inUse
+        ? `port ${config.port} on ${config.host} is already in use (another Caravan, or another program, listens there): stop it, or start on another port with PORT=<port> (PORT=0 picks a free one)`
+        : `cannot listen on ${config.host}:${config.port}: ${(e as Error).message}`,
+    );
   }
   ready = true;
   // WAL checkpoints run on a worker thread, not on commits (docs/performance.md); file databases only.
