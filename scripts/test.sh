@@ -6,6 +6,7 @@
 #   pdftotext, pdftoppm  (poppler-utils)  the report PDF tests read a PDF's text back and rasterise a page
 #   tmux                 (tmux)           the console's end-to-end test drives it in a real terminal
 #   openssl              (openssl)        the outbound-request guard's TLS test makes its certificate
+#   curl                 (curl)           the docs test runs the README's and the walkthroughs' shell blocks
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +14,7 @@ missing=()
 command -v pdftotext >/dev/null 2>&1 && command -v pdftoppm >/dev/null 2>&1 || missing+=(poppler-utils)
 command -v tmux >/dev/null 2>&1 || missing+=(tmux)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+command -v curl >/dev/null 2>&1 || missing+=(curl)
 
 if [ ${#missing[@]} -gt 0 ]; then
   as_root=()
@@ -31,7 +33,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     fi
   fi
   if [ ${#missing[@]} -gt 0 ]; then
-    echo "test: missing ${missing[*]}: the report PDF, console and TLS tests need them and would fail."
+    echo "test: missing ${missing[*]}: the report PDF, console, TLS and docs tests need them and would fail."
     echo "test: install them first, then run again:  sudo apt-get install -y ${missing[*]}"
     echo "0 passed, 1 failed"
     exit 1
