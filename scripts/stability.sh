@@ -5,6 +5,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-5}
+# Paths as paths (bun test reads a bare argument as a name filter).
+files=()
+for f in "$@"; do case "$f" in ./* | /*) files+=("$f") ;; *) files+=("./$f") ;; esac; done
 (
   while :; do BENCH_SECONDS=${BENCH_SECONDS:-3} BENCH_PROFILE=0 bun bench/transfers.ts >/dev/null 2>&1; done
 ) &
@@ -12,7 +15,7 @@ load=$!
 trap 'kill $load 2>/dev/null' EXIT   # the loop ends; a bench already running finishes its few seconds
 for r in $(seq 1 "$rounds"); do
   start=$(date +%s)
-  out=$(bun test "$@" 2>&1)
+  out=$(bun test "${files[@]}" 2>&1)
   status=$?
   summary=$(echo "$out" | grep -E '^ *[0-9]+ (pass|fail)$' | tr -s ' ' | tr '\n' ' ')
   echo "round $r: exit $status, ${summary}in $(( $(date +%s) - start )) s, load $(cut -d' ' -f1-3 /proc/loadavg)"
