@@ -21,20 +21,42 @@ const USAGE = `usage: caravan <command> [options]
 commands:
   serve                 run the API (PORT, HOST, CARAVAN_DB, see docs/operations.md)
   demo [--count N] [--interval ms] [--webhooks|-v]   the API plus sandbox peers, demo customers and rounds of transfers (N rounds, then a summary)
-  sandbox [--port P] [--screening-d-port Q] [--screening-c-port R]   the provider_a and provider_b sandbox networks and the screening_d and screening_c sandbox vendors
+  sandbox [--port P] [--screening-d-port Q] [--screening-c-port R]   the provider_a, provider_b and provider_e sandbox networks and the screening_c and screening_d sandbox vendors, without the service
   migrate               apply database migrations and exit
   backup --to <file>    a consistent copy of the live database, safe while serve runs
   keys create|list|revoke
   members create|list|disable|enable|role
   companies create|list|suspend|reactivate|feature|profile
+  assets list|enable|disable   the asset catalogue and which assets an environment accepts (see docs/customers-wallets.md)
   customers hold --id <customerId> [--release]
   wallets challenge|prove|attest|proofs|revoke-proof   ownership proofs (see docs/customers-wallets.md)
   cases list|show|note|assign|resolve --member <email>   officers' case work (see docs/cases.md)
   reports list|show|draft|edit|submit|approve|file   suspicion reports and their filing life (see docs/reports.md)
   rules list|promote   a rule proven in test promoted to live (see docs/rules.md)
   console [--url U] [--key K]   the operator console, a terminal client of the API (CARAVAN_URL, CARAVAN_API_KEY; see docs/console.md)
-Every command but serve takes --json for machine-readable output.
+Every command but serve takes --json for machine-readable output; <command> --help shows its line.
   help | --help         this text;   version | --version   the version, schema and runtime`;
+
+const COMMANDS = ["serve", "demo", "sandbox", "migrate", "backup", "keys", "members", "companies", "assets", "customers", "wallets", "cases", "reports", "console"];
+
+/** `caravan <command> --help`: that command's usage line(s), and where the whole reference is. */
+function commandHelp(command: string): string {
+  const lines = USAGE.split("\n").filter((l) => l.startsWith(`  ${command} `) || l === `  ${command}`);
+  return `usage: caravan ${lines.map((l) => l.trim()).join("\n       caravan ")}\nEnvironment and every option: docs/operations.md (CLI, Configuration).`;
+}
+
+/** A mistake in how the CLI was called (node:util parseArgs): one line and how to see the options. */
+function isParseArgsError(e: unknown): e is Error & { code: string } {
+  const code = e instanceof Error ? (e as { code?: unknown }).code : undefined;
+  return typeof code === "string" && code.startsWith("ERR_PARSE_ARGS");
+}
+
+/** SQLite's "database is locked": another process holds the write lock longer than the busy timeout. */
+function isLocked(e: unknown): boolean {
+  if (!(e instanceof Error)) return false;
+  const code = String((e as { code?: unknown }).code ?? "");
+  return code.startsWith("SQLITE_BUSY") || /database is locked/i.test(e.message);
+}
 
 /** `caravan 0.1.0 (schema 0012_…, bun 1.4.5, executable)`: what an operator pastes into a bug report. */
 function version(): string {
@@ -47,6 +69,14 @@ function version(): string {
 function fatal(e: unknown): never {
   if (e instanceof StorageError || e instanceof ConfigError || e instanceof UsageError || e instanceof TenancyError) {
     console.error(`caravan: ${e.message}`);
+  } else if (isParseArgsError(e)) {
+    const command = COMMANDS.includes(process.argv[2]) ? process.argv[2] : null;
+    console.error(`caravan: ${e.message}${command ? ` (caravan ${command} --help shows its options)` : ""}`);
+  } else if (isLocked(e)) {
+    const db = process.env.CARAVAN_DB || "./data/caravan.db";
+    console.error(
+      `caravan: the database ${db} is locked: another process is writing to it (a backup, a migration, an open sqlite3 shell). Try again once it is done, or wait longer with CARAVAN_BUSY_TIMEOUT_MS (now ${process.env.CARAVAN_BUSY_TIMEOUT_MS || 5000} ms)`,
+    );
   } else {
     console.error(`caravan: unexpected error: ${e instanceof Error ? e.message : String(e)}`);
     if (process.env.CARAVAN_DEBUG) console.error(e);
@@ -148,9 +178,49 @@ async function withStorage(fn: (s: Storage) => void): Promise<void> {
   }
 }
 
+/**
+ * Before the console draws anything: is a Caravan at the URL, and does it take the key? Each answer a newcomer can get
+ * wrong (nothing listening, another program, a refused key) is one line with the fix instead of an error inside the UI.
+ */
+async function consolePreflight(args: string[], env: Record<string, string | undefined>): Promise<void> {
+  const { values } = parseArgs({ args, options: { url: { type: "string" }, key: { type: "string" } }, strict: true });
+  const url = values.url ?? env.CARAVAN_URL ?? "http://127.0.0.1:8080";
+  const key = values.key ?? env.CARAVAN_API_KEY;
+  if (!key) throw new UsageError("console needs an API key: --key crv_… or CARAVAN_API_KEY (make one: bun src/main.ts keys create --env test --role analyst)");
+  let base: URL;
+  try {
+    base = new URL(url);
+    if (base.protocol !== "http:" && base.protocol !== "https:") throw new Error("not http");
+  } catch {
+    throw new UsageError(`"${url}" is not an http(s) URL: give --url http://127.0.0.1:8080 (or CARAVAN_URL)`);
+  }
+  let res: Response;
+  try {
+    res = await fetch(new URL("/api/v2/me", base), { headers: { "x-api-key": key, accept: "application/json" }, signal: AbortSignal.timeout(10_000) });
+  } catch (e) {
+    const why = (e as Error).name === "TimeoutError" ? "no answer within 10 s" : "nothing answers there";
+    throw new UsageError(`cannot reach Caravan at ${base.origin} (${why}): start the server (bun run start) or point --url / CARAVAN_URL at it`);
+  }
+  const body = (await res.json().catch(() => null)) as { code?: string } | null;
+  if (res.status === 401 || res.status === 403) {
+    const code = body?.code ?? String(res.status);
+    throw new UsageError(
+      code === "TENANT_SUSPENDED"
+        ? `the key's company is suspended (${code}): reactivate it (bun src/main.ts companies reactivate --slug <slug>)`
+        : `the API key was refused (${code}): check it, or make one with bun src/main.ts keys create --env test --role analyst against the server's database`,
+    );
+  }
+  if (!res.ok || body === null)
+    throw new UsageError(`${base.origin} does not answer as Caravan (GET /api/v2/me: ${res.status}): point --url / CARAVAN_URL at the Caravan server`);
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   const out = (line: string) => console.log(line);
+  if (command && COMMANDS.includes(command) && (rest.includes("--help") || rest.includes("-h") || rest[0] === "help")) {
+    console.log(commandHelp(command));
+    return;
+  }
   switch (command) {
     case "serve":
       parseArgs({ args: rest, options: {}, strict: true });
@@ -169,6 +239,7 @@ async function main(argv: string[]): Promise<void> {
     case "demo":
       return demo(rest);
     case "console":
+      await consolePreflight(rest, process.env);
       return (await import("./console/app.tsx")).runConsole(rest, process.env);
     case "sandbox":
       return sandbox(rest);

@@ -4,11 +4,13 @@ import { startCheckpointer } from "./adapters/storage/checkpointer.ts";
 import { listen, type RunningServer } from "./adapters/server/index.ts";
 import { createLogger, type Logger, type LogLevel } from "./adapters/log.ts";
 import { ActorRuntime } from "./actors/runtime.ts";
+import { parseSweepSchedule, SweepScheduleError, type SweepSchedule } from "./actors/timers.ts";
 import { createApp } from "./http/app.ts";
 import { RateLimiter } from "./http/ratelimit.ts";
 import { Tenancy } from "./adapters/storage/repos/tenancy.ts";
 import { AuditLog } from "./adapters/storage/repos/audit.ts";
-import { loadMasterKey, type MasterKey } from "./adapters/crypto/master-key.ts";
+import { loadMasterKey, masterKeySource, type MasterKey } from "./adapters/crypto/master-key.ts";
+import { existsSync } from "node:fs";
 import { Sealer } from "./adapters/crypto/envelope.ts";
 import { customerActor } from "./actors/customer.ts";
 import { caseActor, newCaseId } from "./actors/case.ts";
@@ -56,6 +58,10 @@ export interface ServiceConfig {
   /** With it, the Host `<slug>.<appDomain>` selects the company. */
   appDomain?: string;
   rateLimits?: Record<string, RateLimit>;
+  /** CARAVAN_SWEEP_SCHEDULE: the sweeps' schedules replaced (tests run them once a second). */
+  sweepSchedule?: SweepSchedule;
+  /** CARAVAN_ACTOR_POLL_MS: how often work written by another process (the CLI) is looked for. */
+  actorPollMs?: number;
   env?: Record<string, string | undefined>;
 }
 
@@ -109,8 +115,25 @@ export function configFromEnv(env: Record<string, string | undefined>): ServiceC
     busyTimeoutMs: env.CARAVAN_BUSY_TIMEOUT_MS ? Number(env.CARAVAN_BUSY_TIMEOUT_MS) : undefined,
     appDomain: env.CARAVAN_APP_DOMAIN || undefined,
     rateLimits: rateLimitsFrom(env.CARAVAN_RATE_LIMITS),
+    sweepSchedule: sweepScheduleFrom(env.CARAVAN_SWEEP_SCHEDULE),
+    actorPollMs: actorPollMsFrom(env.CARAVAN_ACTOR_POLL_MS),
     env,
   };
+}
+
+function sweepScheduleFrom(text: string | undefined): SweepSchedule | undefined {
+  try {
+    return parseSweepSchedule(text);
+  } catch (e) {
+    throw new ConfigError((e as SweepScheduleError).message);
+  }
+}
+
+function actorPollMsFrom(text: string | undefined): number | undefined {
+  if (text === undefined || text === "") return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 10 || n > 60_000) throw new ConfigError(`CARAVAN_ACTOR_POLL_MS must be a whole number of milliseconds 10..60000, got "${text}"`);
+  return n;
 }
 
 function rateLimitsFrom(text: string | undefined): Record<string, RateLimit> {
@@ -274,13 +297,57 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
+/**
+ * The database remembers which key sealed it: a short text sealed with a subkey of the master key, kept in a reserved
+ * row of actor_state (no actor has that address). A later start with another key, or with the key file gone (a new key
+ * would be made), stops with one line saying so, before anything is read or written with the wrong key.
+ */
+const KEY_CHECK_ADDRESS = "caravan:master-key-check";
+const KEY_CHECK_TEXT = "caravan master key check";
+
+function keyCheckRow(storage: Storage): string | undefined {
+  return (storage.stmt("SELECT state FROM actor_state WHERE address = ?").get(KEY_CHECK_ADDRESS) as { state: string } | undefined)?.state;
+}
+
+/** The database path for loadMasterKey, once it is known that a missing key file may be created. */
+function checkedKeySource(storage: Storage, config: ServiceConfig): string {
+  const env = config.env ?? {};
+  const source = masterKeySource(config.dbPath, env);
+  if (config.dbPath !== ":memory:" && "file" in source && !existsSync(source.file) && keyCheckRow(storage) !== undefined)
+    throw new ConfigError(
+      `the master key file ${source.file} is missing, and the data in ${config.dbPath} was sealed with a key: put the original master.key back beside the database (or set CARAVAN_MASTER_KEY to it); a new key could not read the data`,
+    );
+  return config.dbPath;
+}
+
+function checkMasterKey(storage: Storage, key: MasterKey, config: ServiceConfig, clock: () => number): void {
+  const sealer = new Sealer(key.derive("key-check"));
+  const sealed = keyCheckRow(storage);
+  if (sealed === undefined) {
+    storage.stmt("INSERT OR IGNORE INTO actor_state (address, state, last_message_id, updated_at) VALUES (?, ?, 0, ?)").run(KEY_CHECK_ADDRESS, sealer.seal(KEY_CHECK_TEXT, KEY_CHECK_ADDRESS), clock());
+    return;
+  }
+  let ok = false;
+  try {
+    ok = sealer.open(sealed, KEY_CHECK_ADDRESS) === KEY_CHECK_TEXT;
+  } catch {
+    ok = false;
+  }
+  if (!ok) {
+    const source = masterKeySource(config.dbPath, config.env ?? {});
+    const from = "env" in source ? "CARAVAN_MASTER_KEY" : `the key file ${source.file}`;
+    throw new ConfigError(`the master key from ${from} is not the key that sealed ${config.dbPath}: use the original key (the master.key created beside this database, or the CARAVAN_MASTER_KEY it was started with)`);
+  }
+}
+
 export async function startService(config: ServiceConfig): Promise<RunningService> {
   const log = createLogger(config.logLevel ?? "info");
   const clock = Date.now;
   const storage = await openStorage(config.dbPath, { migrationsFolder: config.migrationsFolder, busyTimeoutMs: config.busyTimeoutMs });
   let masterKey: MasterKey;
   try {
-    masterKey = loadMasterKey(config.dbPath, config.env ?? {});
+    masterKey = loadMasterKey(checkedKeySource(storage, config), config.env ?? {});
+    checkMasterKey(storage, masterKey, config, clock);
   } catch (e) {
     storage.close();
     throw e;
@@ -292,7 +359,14 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     storage.close();
     throw e instanceof FxConfigError ? new ConfigError(e.message) : e;
   }
-  const runtime = new ActorRuntime(storage, { clock, concurrency: config.concurrency, log, sealer: new Sealer(masterKey.derive("mailbox")) });
+  const runtime = new ActorRuntime(storage, {
+    clock,
+    concurrency: config.concurrency,
+    log,
+    sealer: new Sealer(masterKey.derive("mailbox")),
+    sweepSchedule: config.sweepSchedule,
+    pollMs: config.actorPollMs,
+  });
   let webhooks: WebhookServices;
   try {
     webhooks = createWebhookServices(runtime, config.env ?? {});
@@ -342,7 +416,12 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   } catch (e) {
     await runtime.stop();
     storage.close();
-    throw new ConfigError(`cannot listen on ${config.host}:${config.port}: ${(e as Error).message}`);
+    const inUse = (e as { code?: string }).code === "EADDRINUSE" || /in use/i.test((e as Error).message);
+    throw new ConfigError(
+      inUse
+        ? `port ${config.port} on ${config.host} is already in use (another Caravan, or another program, listens there): stop it, or start on another port with PORT=<port> (PORT=0 picks a free one)`
+        : `cannot listen on ${config.host}:${config.port}: ${(e as Error).message}`,
+    );
   }
   ready = true;
   // WAL checkpoints run on a worker thread, not on commits (docs/performance.md); file databases only.

@@ -2,7 +2,7 @@
 import type { Storage } from "../adapters/storage/index.ts";
 import { newId, iso } from "../domain/ids.ts";
 import { Mailbox, type MessageRef, type MessageRow } from "./mailbox.ts";
-import { Timers } from "./timers.ts";
+import { Timers, type SweepSchedule } from "./timers.ts";
 import {
   ActorDeadLetterError,
   ActorStoppedError,
@@ -28,6 +28,8 @@ export interface RuntimeOptions {
   backoffMs?: (attempt: number) => number;
   /** How often other processes' inserts (the CLI on the same database) are looked for. */
   pollMs?: number;
+  /** Replaces the sweeps' own croner schedules (CARAVAN_SWEEP_SCHEDULE; see parseSweepSchedule). */
+  sweepSchedule?: SweepSchedule;
   log?: (level: "info" | "warn" | "error", msg: string, fields?: Record<string, unknown>) => void;
   /**
    * Seals message bodies and actor state at rest (both may carry personal data: a flow's screened counterparty
@@ -135,7 +137,7 @@ export class ActorRuntime {
     this.pollMs = opts.pollMs ?? 1000;
     this.log = opts.log ?? (() => {});
     this.sealer = opts.sealer;
-    this.timers = new Timers(this.clock, (ref) => this.becameDue(ref));
+    this.timers = new Timers(this.clock, (ref) => this.becameDue(ref), opts.sweepSchedule);
   }
 
   register<S, M>(kind: ActorKind<S, M>): this {

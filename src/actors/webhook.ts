@@ -29,6 +29,8 @@ export interface WebhookActorDeps {
   /** This process's identity, to recognize attempts of a process that died. */
   boot: string;
   autoDisable: AutoDisableRule | null;
+  /** The automatic retries' delays (CARAVAN_WEBHOOK_RETRY_MS); the default schedule when absent. */
+  retryDelaysMs?: readonly number[];
   log: Logger;
   clock?: () => number;
 }
@@ -185,7 +187,7 @@ export function webhookActor(deps: WebhookActorDeps): ActorKind<WebhookState, We
       w.failing_since = null;
       return "sent";
     }
-    const delay = retryDelayMs(attempts);
+    const delay = deps.retryDelaysMs ? (retryDelayMs(attempts) === null ? null : (deps.retryDelaysMs[attempts - 1] ?? null)) : retryDelayMs(attempts);
     if (delay !== null && w.status === "active") {
       // Part 2: 1 s after the first attempt, 5 s after the second; the timer is a durable message, so it survives a restart.
       const dueAt = at + delay;

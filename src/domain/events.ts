@@ -71,8 +71,10 @@ export function sseRetry(ms: number): string {
 export interface StreamSettings {
   /** A `: ping` comment this often (milliseconds). */
   heartbeatMs: number;
-  /** Bytes queued for one client and not yet taken by its connection; over it the stream is closed. */
+  /** Bytes queued for one client and not yet taken by its connection; over it the client is read at its own pace. */
   bufferBytes: number;
+  /** A client over its buffer that takes nothing from its queue for this long is slow: its stream is closed (milliseconds). */
+  slowMs: number;
   /** Open streams per company, both environments together; one more is 429 RATE_LIMITED. */
   maxPerCompany: number;
   /** Open streams per company and environment (under the company's cap, so one environment cannot take it all). */
@@ -94,6 +96,7 @@ export interface StreamSettings {
 export const STREAM_DEFAULTS: StreamSettings = {
   heartbeatMs: 15_000,
   bufferBytes: 1024 * 1024,
+  slowMs: 30_000,
   maxPerCompany: 500,
   maxPerEnvironment: 400,
   maxPerKey: 100,
@@ -107,6 +110,7 @@ export const STREAM_DEFAULTS: StreamSettings = {
 const ENV: Record<keyof StreamSettings, [name: string, min: number, max: number]> = {
   heartbeatMs: ["CARAVAN_STREAM_HEARTBEAT_MS", 50, 3_600_000],
   bufferBytes: ["CARAVAN_STREAM_BUFFER_BYTES", 4096, 1 << 30],
+  slowMs: ["CARAVAN_STREAM_SLOW_MS", 100, 3_600_000],
   maxPerCompany: ["CARAVAN_STREAM_MAX_PER_COMPANY", 1, 1_000_000],
   maxPerEnvironment: ["CARAVAN_STREAM_MAX_PER_ENVIRONMENT", 1, 1_000_000],
   maxPerKey: ["CARAVAN_STREAM_MAX_PER_KEY", 1, 1_000_000],

@@ -1,5 +1,7 @@
 // The live event stream's fan-out (issue 18): reads the events table once for all clients, each client's backlog in pages,
 // writes SSE frames into a bounded per-client queue, heartbeats, and closes slow, revoked or shut-down streams.
+// Slow means two things together: more than `bufferBytes` waiting for the connection, and nothing taken from the queue for
+// `slowMs`. A client over its buffer that still reads is paced from the table instead (never cut for a busy machine).
 import { eventBody } from "../domain/webhooks.ts";
 import { batchWindowMs, sseComment, sseMessage, sseRetry, streamAccess, streamFilter, type StreamSettings } from "../domain/events.ts";
 import type { Environment } from "../domain/types.ts";
@@ -29,6 +31,10 @@ interface Client {
   live: boolean;
   controller: ReadableStreamDefaultController<Uint8Array>;
   done: boolean;
+  /** Bytes ever queued for this client; minus what is still queued, what its connection has taken. */
+  queued: number;
+  /** Set when the client fell behind (its queue passed `bufferBytes`): what it has taken then, and when it last took any. */
+  behind: { taken: number; since: number } | null;
 }
 
 export class StreamRefused extends Error {
@@ -71,6 +77,8 @@ export class EventStreamHub {
       /** false once the service is stopping: every stream ends so that the server can stop. */
       ready: () => boolean;
       logger: Logger;
+      /** The slow-client rule's clock (Date.now when absent). */
+      clock?: () => number;
       settings: StreamSettings;
     },
   ) {
@@ -79,6 +87,13 @@ export class EventStreamHub {
 
   get open(): number {
     return this.count;
+  }
+
+  /** Open streams that fell behind (over their buffer) and are read at their own pace from the table. */
+  get behind(): number {
+    let n = 0;
+    for (const set of this.byTenant.values()) for (const c of set) if (c.behind && !c.done) n++;
+    return n;
   }
 
   /** The newest event's seq in the database (all companies: the sequence is shared). */
@@ -110,6 +125,8 @@ export class EventStreamHub {
       live: resumeAfter === null || resumeAfter >= this.position,
       controller: undefined as never,
       done: false,
+      queued: 0,
+      behind: null,
     };
     if (client.live) client.cursor = Math.max(client.cursor, this.position);
     let set = this.byTenant.get(key);
@@ -122,13 +139,13 @@ export class EventStreamHub {
       {
         start: (c) => {
           client.controller = c;
-          c.enqueue(encoder.encode(sseRetry(settings.retryMs) + sseComment("connected")));
+          this.enqueue(client, encoder.encode(sseRetry(settings.retryMs) + sseComment("connected")));
         },
         pull: () => (client.live ? undefined : this.backlog(client)),
         // The connection went away (Bun and Deno cancel the body). request.signal is not used: Deno warns that it also aborts after a successful response.
         cancel: () => this.remove(client),
       },
-      // The queue counts bytes: over `bufferBytes` not yet taken by the connection, the client is too slow.
+      // The queue counts bytes: over `bufferBytes` not yet taken by the connection, the client has fallen behind.
       { highWaterMark: settings.bufferBytes, size: (chunk) => chunk?.byteLength ?? 0 },
     );
   }
@@ -153,7 +170,35 @@ export class EventStreamHub {
       this.closeAll();
       return;
     }
+    this.cutStalled();
     this.wake();
+  }
+
+  /** Bytes the client's connection has taken from its queue so far. */
+  private taken(c: Client): number {
+    return c.queued - (this.deps.settings.bufferBytes - (c.controller.desiredSize ?? 0));
+  }
+
+  /** The slow-client rule's second half: a client that fell behind and has taken nothing for `slowMs` is closed. */
+  private cutStalled(): void {
+    const now = this.now();
+    for (const set of this.byTenant.values()) {
+      for (const c of [...set]) {
+        if (c.done || !c.behind) continue;
+        const taken = this.taken(c);
+        if (taken > c.behind.taken) c.behind = { taken, since: now };
+        else if (now - c.behind.since >= this.deps.settings.slowMs) this.cutSlow(c);
+      }
+    }
+  }
+
+  private now(): number {
+    return (this.deps.clock ?? Date.now)();
+  }
+
+  private enqueue(c: Client, chunk: Uint8Array): void {
+    c.controller.enqueue(chunk);
+    c.queued += chunk.byteLength;
   }
 
   /**
@@ -250,9 +295,10 @@ export class EventStreamHub {
         // Caught up with the tail: from here on the pump delivers; the cursor keeps it from repeating anything.
         c.cursor = Math.max(c.cursor, upTo);
         c.live = true;
+        c.behind = null;
       }
       if (text) {
-        c.controller.enqueue(encoder.encode(text));
+        this.enqueue(c, encoder.encode(text));
         return;
       }
       if (!c.live) await yieldToIo();
@@ -261,19 +307,24 @@ export class EventStreamHub {
 
   private push(c: Client, frame: Uint8Array): void {
     try {
-      c.controller.enqueue(frame);
+      this.enqueue(c, frame);
     } catch {
       this.remove(c);
       return;
     }
-    // A backlog is paced by the client's reads; only a client following the tail can fall behind.
-    if (c.live && (c.controller.desiredSize ?? 0) < 0) this.cutSlow(c);
+    // A client following the tail whose queue passes `bufferBytes` falls behind: the tail no longer queues for it, and
+    // the rest is read from the table as its connection takes what is queued (a backlog, from its cursor), so its
+    // memory stays bounded and nothing is lost. Only if it then takes nothing for `slowMs` is it cut (cutStalled).
+    if (c.live && (c.controller.desiredSize ?? 0) < 0) {
+      c.live = false;
+      c.behind = { taken: this.taken(c), since: this.now() };
+    }
   }
 
-  /** Part of the design: a full buffer ends that stream at once (its memory is freed); the client resumes by Last-Event-ID. */
+  /** A slow client (over its buffer and not reading) ends at once, its memory freed; it resumes by Last-Event-ID. */
   private cutSlow(c: Client): void {
     this.slowCuts++;
-    this.deps.logger("info", "event stream closed: client too slow", { companyId: c.owner.companyId, environment: c.owner.environment, cursor: c.cursor });
+    this.deps.logger("warn", "event stream closed: client too slow", { companyId: c.owner.companyId, environment: c.owner.environment, cursor: c.cursor });
     try {
       c.controller.error(new Error("event stream buffer full"));
     } catch {
@@ -301,7 +352,7 @@ export class EventStreamHub {
 
   private end(c: Client, why: string): void {
     try {
-      c.controller.enqueue(encoder.encode(sseComment(`closed: ${why}`)));
+      this.enqueue(c, encoder.encode(sseComment(`closed: ${why}`)));
       c.controller.close();
     } catch {
       // already closed or errored

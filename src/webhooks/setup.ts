@@ -19,6 +19,8 @@ export interface WebhookServices {
   readonly net: NetPolicy;
   readonly deliverer: Deliverer;
   readonly autoDisable: AutoDisableRule | null;
+  /** CARAVAN_WEBHOOK_RETRY_MS: the automatic retries' delays (default 1 s, then 5 s). */
+  readonly retryDelaysMs: readonly number[];
   /** Asks a subscription's actor to look at its queue (after a status change). */
   kick(webhookId: string): Promise<unknown>;
 }
@@ -37,12 +39,28 @@ export function createWebhookServices(runtime: ActorRuntime, env: Record<string,
   } catch (e) {
     throw new WebhookConfigError(`CARAVAN_WEBHOOK_AUTO_DISABLE: ${(e as Error).message}`);
   }
+  const retryDelaysMs = parseRetryDelays(env.CARAVAN_WEBHOOK_RETRY_MS);
   return {
     net,
     autoDisable,
+    retryDelaysMs,
     deliverer: new Deliverer(net),
     kick: (id) => runtime.tell(webhookAddress(id), { type: "kick" } satisfies WebhookMessage),
   };
+}
+
+/**
+ * `CARAVAN_WEBHOOK_RETRY_MS`: the delays of the automatic retries in milliseconds, one per retry (`1000,5000` by
+ * default: 1 s after the first attempt, 5 s after the second). Tests shorten them; production keeps the default.
+ */
+export function parseRetryDelays(text: string | undefined): readonly number[] {
+  if (text === undefined || text.trim() === "") return DELIVERY.retryDelaysMs;
+  const parts = text.split(",").map((p) => p.trim());
+  const want = DELIVERY.maxAttempts - 1;
+  const ms = parts.map(Number);
+  if (parts.length !== want || ms.some((n, i) => parts[i] === "" || !Number.isInteger(n) || n < 0 || n > 3_600_000))
+    throw new WebhookConfigError(`CARAVAN_WEBHOOK_RETRY_MS must be ${want} whole numbers of milliseconds (0..3600000) separated by a comma, like "1000,5000"; got "${text}"`);
+  return ms;
 }
 
 export function registerWebhooks(w: WebhookServices, s: { storage: Storage; runtime: ActorRuntime; secrets: Sealer; log: Logger; clock: () => number }): void {
@@ -53,6 +71,7 @@ export function registerWebhooks(w: WebhookServices, s: { storage: Storage; runt
       tell: (to, msg) => s.runtime.tell(to, msg),
       boot: newId("boot", s.clock()),
       autoDisable: w.autoDisable,
+      retryDelaysMs: w.retryDelaysMs,
       log: s.log,
       clock: s.clock,
     }),

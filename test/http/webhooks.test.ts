@@ -22,7 +22,9 @@ const db = join(dir, "webhooks.db");
 const { newKey, call } = apiClient(db, () => S.url);
 let S: ChildServer;
 /** Automatic disabling after 2 failed deliveries in a row, at once (the default is 50 over 24 h), so the rule is seen working. */
-const SERVER_ENV = { CARAVAN_ALLOW_PRIVATE_TARGETS: "127.0.0.2", CARAVAN_WEBHOOK_AUTO_DISABLE: "2/0" };
+/** The retries 0.3 s and 2 s apart instead of 1 s and 5 s (CARAVAN_WEBHOOK_RETRY_MS): the same rule, a shorter wait. */
+const RETRY_MS = [300, 2_000] as const;
+const SERVER_ENV = { CARAVAN_ALLOW_PRIVATE_TARGETS: "127.0.0.2", CARAVAN_WEBHOOK_AUTO_DISABLE: "2/0", CARAVAN_WEBHOOK_RETRY_MS: RETRY_MS.join(",") };
 
 const WEBHOOK_ID = /^whk_[0-9a-z]{26}$/;
 const DELIVERY_ID = /^dlv_[0-9a-z]{26}$/;
@@ -473,8 +475,20 @@ describe("delivery", () => {
     await patchHook(l.webhook.id, { status: "paused" }, ownerLive);
   });
 
-  test("retries: 1 s after the first attempt, 5 s after the second (never earlier), resending the original signature and timestamp", async () => {
-    behaviours.set("/flaky", (_h, n) => new Response(n <= 2 ? "busy" : "ok", { status: n <= 2 ? 500 : 200 }));
+  test("retries: by default 1 s after the first attempt and 5 s after the second; here at the configured delays (never earlier), resending the original signature and timestamp", async () => {
+    const { retryDelayMs } = await import("../../src/domain/webhooks.ts");
+    const { parseRetryDelays } = await import("../../src/webhooks/setup.ts");
+    expect([retryDelayMs(1), retryDelayMs(2), retryDelayMs(3)]).toEqual([1_000, 5_000, null]);
+    expect(parseRetryDelays(undefined)).toEqual([1_000, 5_000]);
+    expect(parseRetryDelays("300, 2000")).toEqual([300, 2_000]);
+    for (const bad of ["1000", "1000,5000,9000", "1s,5s", "-1,5", "1000,"]) expect(() => parseRetryDelays(bad)).toThrow(/CARAVAN_WEBHOOK_RETRY_MS/);
+    // The third attempt is answered only once the test has seen the delivery pending between the second and third.
+    let release!: () => void;
+    const seenPending = new Promise<void>((r) => (release = r));
+    behaviours.set("/flaky", async (_h, n) => {
+      if (n === 3) await seenPending;
+      return new Response(n <= 2 ? "busy" : "ok", { status: n <= 2 ? 500 : 200 });
+    });
     const { webhook, secret } = await createHook({ url: hookUrl("flaky"), events: ["transfer.created"] });
     await transfer();
     await waitFor(() => hitsOf("flaky").length >= 2 && hitsOf("flaky")[1].answeredAt, "the second attempt");
@@ -485,11 +499,12 @@ describe("delivery", () => {
       return r.body.data[0]?.attempts === 2 && r.body.data[0];
     }, "the second attempt recorded");
     expect(p).toMatchObject({ status: "pending", attempts: 2, maxAttempts: 3, httpStatus: 500, lastError: "the receiver answered HTTP 500", sentAt: null });
-    expect(Date.parse(p.nextRetryAt)).toBeGreaterThanOrEqual(h2.answeredAt! + 5_000);
+    expect(Date.parse(p.nextRetryAt)).toBeGreaterThanOrEqual(h2.answeredAt! + RETRY_MS[1]);
+    release();
     await waitFor(() => hitsOf("flaky").length >= 3, "the third attempt");
     const h3 = hitsOf("flaky")[2];
-    expect(h2.at - h1.answeredAt!).toBeGreaterThanOrEqual(1_000);
-    expect(h3.at - h2.answeredAt!).toBeGreaterThanOrEqual(5_000);
+    expect(h2.at - h1.answeredAt!).toBeGreaterThanOrEqual(RETRY_MS[0]);
+    expect(h3.at - h2.answeredAt!).toBeGreaterThanOrEqual(RETRY_MS[1]);
     // Generous bounds only (a shared machine): the retries come, not minutes later.
     expect(h3.at - h1.at).toBeLessThan(30_000);
     for (const h of [h2, h3]) {

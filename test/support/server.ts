@@ -1,6 +1,18 @@
 // Starts the real server as a child process on a free loopback port (PORT=0) and finds its URL.
 import { join } from "node:path";
 
+/**
+ * The fast cadence every test server runs at: each periodic sweep (provider polling, exchange stall, expiry, webhook
+ * dispatch and recovery, proof expiry) once a second instead of once a minute or every 5–30 s, and work written by
+ * another process (the CLI) looked for every 100 ms. What a sweep finds due still depends on the stored times (tests
+ * backdate a row to say "unchanged five minutes"), so a test proves "after a minute" without waiting one. A test may
+ * override either (pass the variable in `env`); `bun run test:slow` runs the real schedules.
+ */
+export const FAST_CADENCE: Record<string, string> = {
+  CARAVAN_SWEEP_SCHEDULE: "* * * * * *",
+  CARAVAN_ACTOR_POLL_MS: "100",
+};
+
 export const repoRoot = join(import.meta.dir, "../..");
 const main = join(repoRoot, "src/main.ts");
 
@@ -18,7 +30,7 @@ export async function startServer(
   const cmd = opts.runtime === "deno" ? ["deno", "run", "-A", main, "serve"] : ["bun", main, "serve"];
   const proc = Bun.spawn(cmd, {
     cwd: repoRoot,
-    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", CARAVAN_LOG: "warn", ...env },
+    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", CARAVAN_LOG: "warn", ...(process.env.CARAVAN_TEST_REAL_CADENCE ? {} : FAST_CADENCE), ...env },
     stdout: "pipe",
     stderr: "pipe",
   });

@@ -33,6 +33,12 @@ export function parseMasterKey(text: string): Uint8Array {
   throw new StorageError("CARAVAN_MASTER_KEY must be 64 hex characters or base64 of 32 bytes");
 }
 
+/** Where the master key is read from: CARAVAN_MASTER_KEY, else the key file (CARAVAN_MASTER_KEY_FILE or beside the database). */
+export function masterKeySource(dbPath: string, env: Record<string, string | undefined>): { env: true } | { file: string } {
+  if (env.CARAVAN_MASTER_KEY) return { env: true };
+  return { file: env.CARAVAN_MASTER_KEY_FILE || join(dirname(resolve(dbPath)), "master.key") };
+}
+
 /** Resolves the master key for a database path: env first, then `<db dir>/master.key`, created if absent. */
 export function loadMasterKey(dbPath: string, env: Record<string, string | undefined>): MasterKey {
   if (env.CARAVAN_MASTER_KEY) return MasterKey.fromBytes(parseMasterKey(env.CARAVAN_MASTER_KEY));

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The one test entry (`bun run test`, also what .ci/run calls): makes sure the Debian tools the tests drive are there,
+# installing the missing ones when this machine allows it (root, or sudo without a password), runs `bun test` (any
+# arguments are passed on: files, -t patterns) and ends with the line `N passed, N failed`.
+#
+#   pdftotext, pdftoppm  (poppler-utils)  the report PDF tests read a PDF's text back and rasterise a page
+#   tmux                 (tmux)           the console's end-to-end test drives it in a real terminal
+#   openssl              (openssl)        the outbound-request guard's TLS test makes its certificate
+#   curl                 (curl)           the docs test runs the README's and the walkthroughs' shell blocks
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+missing=()
+command -v pdftotext >/dev/null 2>&1 && command -v pdftoppm >/dev/null 2>&1 || missing+=(poppler-utils)
+command -v tmux >/dev/null 2>&1 || missing+=(tmux)
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+command -v curl >/dev/null 2>&1 || missing+=(curl)
+
+if [ ${#missing[@]} -gt 0 ]; then
+  as_root=()
+  can=1
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1 && sudo -n true >/dev/null 2>&1; then as_root=(sudo -n); else can=0; fi
+  fi
+  command -v apt-get >/dev/null 2>&1 || can=0
+  if [ "$can" -eq 1 ]; then
+    echo "test: installing ${missing[*]} (Debian packages the tests drive)"
+    if ${as_root[@]+"${as_root[@]}"} apt-get update -qq >/dev/null &&
+      ${as_root[@]+"${as_root[@]}"} env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null; then
+      missing=()
+    else
+      echo "test: apt-get could not install ${missing[*]}"
+    fi
+  fi
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "test: missing ${missing[*]}: the report PDF, console, TLS and docs tests need them and would fail."
+    echo "test: install them first, then run again:  sudo apt-get install -y ${missing[*]}"
+    echo "0 passed, 1 failed"
+    exit 1
+  fi
+fi
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+bun test "$@" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+passed=$(grep -Eo '^ *[0-9]+ pass$' "$log" | tail -1 | grep -Eo '[0-9]+')
+failed=$(grep -Eo '^ *[0-9]+ fail$' "$log" | tail -1 | grep -Eo '[0-9]+')
+passed=${passed:-0}
+failed=${failed:-0}
+# A run that failed without a failing test (a file that did not load, a crash) still counts as a failure.
+if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
+echo "${passed} passed, ${failed} failed"
+exit "$status"
