@@ -474,7 +474,7 @@ describe("slow-client rule (in process, controlled clock)", () => {
     const until = async (cond: () => boolean) => {
       while (!cond()) await Bun.sleep(5); // a hang guard only (the test's timeout), no timing assertion
     };
-    const owner = { companyId, environment: "test" as const, grants: ["transfers:read"], recheck: () => ["transfers:read"] };
+    const owner = { companyId, keyId: "key_stream_test", environment: "test" as const, grants: ["transfers:read"], recheck: () => ["transfers:read"] };
     const reader = (stream: ReadableStream<Uint8Array>) => {
       const r = stream.getReader();
       const dec = new TextDecoder();
