@@ -5,23 +5,13 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createRequire } from "node:module";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
+import type { BridgeUtil } from "../../src/sandbox/provider_e/sygna.ts";
 import { decryptObject, ecdhSecret, eciesDecrypt, eciesEncrypt, encryptObject, publicKeyOf, signObject, signText, verifyObject } from "../../src/adapters/providers/provider_e/crypto.ts";
 
 setDefaultTimeout(60_000);
 const require = createRequire(import.meta.url);
 const nodeCrypto = require("crypto") as { createECDH: (curve: string) => unknown };
-const util = require("@sygna/bridge-util") as {
-  crypto: {
-    signObject(o: object, k: string): Record<string, unknown>;
-    verifyObject(o: object, k: string): boolean;
-    signPermissionRequest(o: object, k: string): Record<string, unknown>;
-    signPermission(o: object, k: string): Record<string, unknown>;
-    signTxId(o: object, k: string): Record<string, unknown>;
-    signCallBack(o: object, k: string): Record<string, unknown>;
-    encryptPrivateObj(o: unknown, k: string): string;
-    decryptPrivateObj(h: string, k: string): unknown;
-  };
-};
+const util = require("@sygna/bridge-util") as BridgeUtil;
 
 /** node:crypto's ECDH on secp256k1, from noble, with a chosen ephemeral key for the utility's encrypt. */
 let nextEphemeral: string | null = null;

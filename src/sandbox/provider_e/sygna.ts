@@ -54,7 +54,8 @@ export function ensureSecp256k1Ecdh(): void {
   nodeCrypto.createECDH = (curve: string) => (curve === "secp256k1" ? nobleEcdh() : original(curve));
 }
 
-interface BridgeUtil {
+/** The part of the utility's API the bridge and the tests use (it ships no types). */
+export interface BridgeUtil {
   crypto: {
     signObject(o: object, k: string): Record<string, unknown>;
     verifyObject(o: object, k: string): boolean;
@@ -68,7 +69,8 @@ interface BridgeUtil {
 }
 
 ensureSecp256k1Ecdh();
-const util = bridgeUtil as unknown as BridgeUtil;
+/** The utility itself, for tests that call it directly. */
+export const util = bridgeUtil as unknown as BridgeUtil;
 
 /** The utility's `signObject` on a copy (it writes the signature into the object it is given). */
 export function sign<T extends Record<string, unknown>>(obj: T, privateKey: string): T & { signature: string } {
