@@ -3,11 +3,11 @@
 import { useMemo, useState } from "react";
 import { Box, Text, useInput } from "ink";
 import { useConsole, useResource } from "../context.ts";
+import { useSelectedId } from "../hooks.ts";
 import { moveSelection, navOf } from "../keys.ts";
 import { pad, shortTime } from "../format.ts";
 import { useTone } from "../theme.tsx";
 import { List } from "../components/List.tsx";
-import { useFollow } from "./follow.ts";
 import { Lines, type Line } from "../components/Lines.tsx";
 
 const TYPES = ["all", "TransactionReport", "Case", "Rule", "Transfer", "Customer", "Wallet", "ApiKey", "Threshold"] as const;
@@ -33,7 +33,8 @@ export function Audit({ height, width }: { height: number; width: number }) {
   const [scroll, setScroll] = useState(0);
   const list = useResource<any[]>(`/api/v2/audit-log?limit=200${type === "all" ? "" : `&entityType=${type}`}`, ["transfer", "case"], { pollMs: 10_000 });
   const items = useMemo(() => list.data ?? [], [list.data]);
-  const { index: sel, select } = useFollow(items);
+  const selected = useSelectedId("audit", items, false);
+  const sel = selected.index;
   const open = openId ? items.find((e) => e.id === openId) : null;
   const page = Math.max(1, height - 3);
   useInput(
@@ -50,7 +51,7 @@ export function Audit({ height, width }: { height: number; width: number }) {
         return setOpenId(items[sel].id);
       }
       if (nav) {
-        return select(moveSelection(sel, nav, items.length, page));
+        return selected.move(nav, page);
       }
       if (input === "f") setType((t) => TYPES[(TYPES.indexOf(t) + 1) % TYPES.length]);
     },

@@ -3,11 +3,11 @@
 import { useMemo, useState } from "react";
 import { Box, Text, useInput } from "ink";
 import { useConsole, useModalState, useResource } from "../context.ts";
+import { useSelectedId } from "../hooks.ts";
 import { moveSelection, navOf } from "../keys.ts";
 import { pad, shortTime } from "../format.ts";
 import { useTone } from "../theme.tsx";
 import { List } from "../components/List.tsx";
-import { useFollow } from "./follow.ts";
 import { Lines, type Line } from "../components/Lines.tsx";
 import { Flow } from "../components/Flow.tsx";
 
@@ -36,7 +36,8 @@ export function Customers({ height, width }: { height: number; width: number }) 
   const [scroll, setScroll] = useState(0);
   const list = useResource<any[]>(`/api/v2/customers?limit=100${search ? `&search=${encodeURIComponent(search)}` : ""}`, ["customer"], { pollMs: 15_000 });
   const items = useMemo(() => list.data ?? [], [list.data]);
-  const { index: sel, select } = useFollow(items);
+  const selected = useSelectedId("customers", items, false);
+  const sel = selected.index;
   const overview = useResource<any>(openId ? `/api/v2/customers/${openId}/overview` : null, ["transfer", "case"]);
   const page = Math.max(1, height - 3);
   useInput(
@@ -53,7 +54,7 @@ export function Customers({ height, width }: { height: number; width: number }) 
         return setOpenId(items[sel].id);
       }
       if (nav) {
-        return select(moveSelection(sel, nav, items.length, page));
+        return selected.move(nav, page);
       }
       if (input === "/") setAsking(true);
     },

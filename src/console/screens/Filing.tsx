@@ -5,14 +5,13 @@
 import { useMemo, useState } from "react";
 import { Box, Text, useInput } from "ink";
 import { allows, useConsole, useModalState, useResource } from "../context.ts";
-import { act } from "../hooks.ts";
+import { act, useSelectedId } from "../hooks.ts";
 import { moveSelection, navOf } from "../keys.ts";
 import { pad, shortTime } from "../format.ts";
 import { useTone } from "../theme.tsx";
 import { List } from "../components/List.tsx";
 import { Lines, type Line } from "../components/Lines.tsx";
 import { Flow, type Step } from "../components/Flow.tsx";
-import { useFollow } from "./follow.ts";
 
 type FlowKind = "field" | "narrative" | "submit" | "approve" | "file" | "draft";
 
@@ -52,7 +51,9 @@ export function Filing({ height, width }: { height: number; width: number }) {
   const list = useResource<any[]>("/api/v2/reports?limit=200", ["case"], { pollMs: 10_000 });
   const items = useMemo(() => (list.data ?? []).filter((r) => r.status !== "filed"), [list.data]);
   // The selection is the report's ID: rows that arrive or leave do not move it to another report.
-  const { index: sel, current, select, selectId } = useFollow(items);
+  const selected = useSelectedId("filing", items, false);
+  const sel = selected.index;
+  const current = selected.item ?? undefined;
   const targetId = openId ?? current?.id ?? null;
   const det = useResource<any>(targetId && openId ? `/api/v2/reports/${targetId}` : null, ["case"]);
   const ready = useResource<any>(targetId && openId ? `/api/v2/reports/${targetId}/readiness` : null, ["case"]);
@@ -75,7 +76,7 @@ export function Filing({ height, width }: { height: number; width: number }) {
       } else if (nav === "open" && current) {
         setScroll(0);
         return setOpenId(current.id);
-      } else if (nav) return select(moveSelection(sel, nav, items.length, page));
+      } else if (nav) return selected.move(nav, page);
       if (!"DensaF".includes(input) || !input) return;
       if (!canWrite) return flash("✕ not allowed: the key needs strs:write and the role strs:update", "bad");
       if (input === "D") return setFlow("draft");
@@ -134,7 +135,7 @@ export function Filing({ height, width }: { height: number; width: number }) {
       const body = { transferId: v.transferId, ...(v.jurisdiction ? { jurisdiction: v.jurisdiction } : {}) };
       void act(flash, client.send<any>("POST", "/api/v2/reports", body), (d) => `drafted ${d.reportNumber} (${d.id}) for ${d.transferId}`).then((r) => {
         if (r.ok) {
-          selectId(r.data.id);
+          selected.select(r.data.id);
           setOpenId(r.data.id);
         }
         refresh();

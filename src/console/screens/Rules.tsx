@@ -4,12 +4,11 @@
 import { useMemo, useState } from "react";
 import { Box, Text, useInput } from "ink";
 import { allows, useConsole, useModalState, useResource } from "../context.ts";
-import { act } from "../hooks.ts";
+import { act, useSelectedId } from "../hooks.ts";
 import { moveSelection, navOf } from "../keys.ts";
 import { pad } from "../format.ts";
 import { useTone } from "../theme.tsx";
 import { List } from "../components/List.tsx";
-import { useFollow } from "./follow.ts";
 import { Flow } from "../components/Flow.tsx";
 
 export function Rules({ height, width }: { height: number; width: number }) {
@@ -19,14 +18,15 @@ export function Rules({ height, width }: { height: number; width: number }) {
   const [asking, setAsking] = useModalState<true>();
   const list = useResource<any[]>(live ? "/api/v2/rules/promotable?limit=200" : "/api/v2/rules?limit=100", [], { pollMs: 15_000 });
   const items = useMemo(() => list.data ?? [], [list.data]);
-  const { index: sel, select } = useFollow(items);
+  const selected = useSelectedId("rules", items, false);
+  const sel = selected.index;
   const current = items[sel];
   useInput(
     (input, key) => {
       if (modal || asking) return;
       const nav = navOf(input, key);
       if (nav && nav !== "open" && nav !== "back") {
-        return select(moveSelection(sel, nav, items.length, Math.max(1, height - 3)));
+        return selected.move(nav, Math.max(1, height - 3));
       }
       if (input !== "p" || !current) return;
       if (!live) return flash("✕ promotion changes live: open the console with a live key", "bad");
