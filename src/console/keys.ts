@@ -53,15 +53,15 @@ export function moveSelection(index: number, nav: Nav, count: number, page: numb
 }
 
 export const SCREENS = [
-  { id: "overview", title: "Overview" },
+  { id: "overview", title: "Overview", short: "Over" },
   { id: "transfers", title: "Held transfers", short: "Held" },
-  { id: "cases", title: "Cases" },
+  { id: "cases", title: "Cases", short: "Case" },
   { id: "deliveries", title: "Deliveries", short: "Deliv" },
   { id: "reports", title: "Reports" },
-  { id: "filing", title: "Filing" },
+  { id: "filing", title: "Filing", short: "File" },
   { id: "customers", title: "Customers", short: "Cust" },
-  { id: "audit", title: "Audit" },
-  { id: "rules", title: "Rules" },
+  { id: "audit", title: "Audit", short: "Aud" },
+  { id: "rules", title: "Rules", short: "Rule" },
 ] as const;
 export type ScreenId = (typeof SCREENS)[number]["id"];
 
