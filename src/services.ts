@@ -298,15 +298,15 @@ export class ConfigError extends Error {
 }
 
 /**
- * The database remembers which key sealed it: a short text sealed with a subkey of the master key, kept in a reserved
- * row of actor_state (no actor has that address). A later start with another key, or with the key file gone (a new key
- * would be made), stops with one line saying so, before anything is read or written with the wrong key.
+ * The database remembers which key sealed it: a short text sealed with a subkey of the master key, kept in the
+ * database's own facts (database_meta). A later start with another key, or with the key file gone (a new key would be
+ * made), stops with one line saying so, before anything is read or written with the wrong key.
  */
-const KEY_CHECK_ADDRESS = "caravan:master-key-check";
+const KEY_CHECK = "master_key_check";
 const KEY_CHECK_TEXT = "caravan master key check";
 
 function keyCheckRow(storage: Storage): string | undefined {
-  return (storage.stmt("SELECT state FROM actor_state WHERE address = ?").get(KEY_CHECK_ADDRESS) as { state: string } | undefined)?.state;
+  return (storage.stmt("SELECT value FROM database_meta WHERE key = ?").get(KEY_CHECK) as { value: string } | undefined)?.value;
 }
 
 /** The database path for loadMasterKey, once it is known that a missing key file may be created. */
@@ -320,16 +320,16 @@ function checkedKeySource(storage: Storage, config: ServiceConfig): string {
   return config.dbPath;
 }
 
-function checkMasterKey(storage: Storage, key: MasterKey, config: ServiceConfig, clock: () => number): void {
+function checkMasterKey(storage: Storage, key: MasterKey, config: ServiceConfig): void {
   const sealer = new Sealer(key.derive("key-check"));
   const sealed = keyCheckRow(storage);
   if (sealed === undefined) {
-    storage.stmt("INSERT OR IGNORE INTO actor_state (address, state, last_message_id, updated_at) VALUES (?, ?, 0, ?)").run(KEY_CHECK_ADDRESS, sealer.seal(KEY_CHECK_TEXT, KEY_CHECK_ADDRESS), clock());
+    storage.stmt("INSERT OR IGNORE INTO database_meta (key, value) VALUES (?, ?)").run(KEY_CHECK, sealer.seal(KEY_CHECK_TEXT, KEY_CHECK));
     return;
   }
   let ok = false;
   try {
-    ok = sealer.open(sealed, KEY_CHECK_ADDRESS) === KEY_CHECK_TEXT;
+    ok = sealer.open(sealed, KEY_CHECK) === KEY_CHECK_TEXT;
   } catch {
     ok = false;
   }
@@ -347,7 +347,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   let masterKey: MasterKey;
   try {
     masterKey = loadMasterKey(checkedKeySource(storage, config), config.env ?? {});
-    checkMasterKey(storage, masterKey, config, clock);
+    checkMasterKey(storage, masterKey, config);
   } catch (e) {
     storage.close();
     throw e;

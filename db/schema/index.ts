@@ -16,3 +16,4 @@ export * from "./provider_a.ts";
 export * from "./cases.ts";
 export * from "./reports.ts";
 export * from "./rules.ts";
+export * from "./meta.ts";
