@@ -29,6 +29,7 @@ import {
 import type { CountryCode } from "../../domain/ivms101/types.ts";
 import type { IncomingOutcome, Outcome } from "../../actors/customer.ts";
 import { askActor } from "../outcome.ts";
+import { openIdentity } from "../../domain/identity.ts";
 
 /** What an endpoint answers: `payload` (plaintext) is sealed for the sender's current key when sent. */
 export interface Answer {
@@ -168,7 +169,7 @@ export class ProviderBFlows {
     const reason = c ? holderReason({ customerActive: c.status === "active", walletVerified: w.verified === 1, identityStatus: c.identity_status }) : "NOT_KYC_USER";
     if (reason) throw new Denied(reason);
     if (sentPersons.length === 0) return;
-    const identity = JSON.parse(this.services.pii.open(c!.identity_sealed!, `customer:${c!.id}:identity`)) as Person[];
+    const identity = openIdentity({ id: c!.id, identity_sealed: c!.identity_sealed! }, (s, aad) => this.services.pii.open(s, aad));
     let persons: Person[];
     try {
       persons = fromWirePersons(sentPersons);

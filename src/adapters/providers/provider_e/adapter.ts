@@ -8,7 +8,8 @@ import type { AdapterContext, Discovery, OutgoingTransfer, ProviderAdapter, Subm
 import type { TransferCandidate } from "../registry.ts";
 import { encryptObject, isPrivateKeyHex, isPublicKeyHex, publicKeyOf, signObject, verifyObject } from "./crypto.ts";
 import { isRetryable, ProviderEClient, type Result } from "./client.ts";
-import { buildTransaction, DEFAULT_BASE, destination, extraOf, type Currency, type DirectoryAnswer, type PrivateInfo, type StatusAnswer } from "./wire.ts";
+import { buildTransaction, DEFAULT_BASE, extraOf, type Currency, type DirectoryAnswer, type PrivateInfo, type StatusAnswer } from "./wire.ts";
+import { splitDestination } from "../../../domain/networks/tags.ts";
 
 export const NAME = "provider_e";
 /** Part 3: "Sygna operation failed (<code>)" with the brand word replaced by the provider's name. */
@@ -180,7 +181,7 @@ export function providerE(o: ProviderEOptions): ProviderAdapter & { readonly opt
       const cands = candidatesOf(dir.body, c);
       if (!cands.ok) return fatal(cands.reason);
       // (4) ask, eight at a time, up to 20 s.
-      const dest = destination(t.beneficiaryAddress);
+      const dest = splitDestination(t.beneficiaryAddress);
       const asked = await askAll(client, c, dir.body, cands.codes, currency, dest.address, dest.memo, Date.now());
       // (5) two fail the search; one is the VASP; none is no VASP (once every candidate answered).
       if (asked.confirmed.length > 1) return fatal("DISCOVERY_AMBIGUOUS");
@@ -211,7 +212,7 @@ export function providerE(o: ProviderEOptions): ProviderAdapter & { readonly opt
       if (!peer || peer.vasp_code === c.vaspCode) return notTaken("UNKNOWN_PEER", true);
       const list = parseDiscoveryCodes(c.discoveryVaspCodes);
       if (list.ok && list.codes !== "*" && !list.codes.includes(peer.vasp_code)) return notTaken("PEER_NOT_ALLOWLISTED");
-      const dest = destination(t.beneficiaryAddress);
+      const dest = splitDestination(t.beneficiaryAddress);
       const again = await ask(client, c, dir.body, peer.vasp_code, currency, dest.address, dest.memo, now, AbortSignal.timeout(DISCOVERY_BUDGET_MS));
       if (again !== "confirmed") return notTaken("ADDRESS_NOT_OWNED");
       const identity = o.lookups.originatorIdentity(t.companyId, t.environment, t.id);
@@ -224,7 +225,7 @@ export function providerE(o: ProviderEOptions): ProviderAdapter & { readonly opt
       const providerId = o.lookups.providerId(t.companyId);
       if (!providerId) return notTaken(`${NAME} is not configured`);
       // Built and signed; from here on the request is reserved: no other provider, a failure is submission_unknown.
-      const origin = destination(t.originatorAddress);
+      const origin = splitDestination(t.originatorAddress);
       const info: PrivateInfo = {
         originator: { originatorPersons: identity, accountNumber: [origin.address] },
         beneficiary: { beneficiaryPersons: t.beneficiaryPersons, accountNumber: [dest.memo ? `${dest.address}:${dest.memo}` : dest.address] },
