@@ -1,12 +1,13 @@
 // The one JSON-over-HTTP exchange every provider and screening vendor uses: each failure of the shared vocabulary,
 // against a real server on loopback.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { exchange } from "../../src/adapters/net/exchange.ts";
+import { exchange, type ExchangeFetch } from "../../src/adapters/net/exchange.ts";
 import { vendorFailure } from "../../src/adapters/screening/failures.ts";
 
 let server: ReturnType<typeof Bun.serve>;
 let base = "";
 const hits: string[] = [];
+const plainFetch = fetch as unknown as ExchangeFetch;
 
 beforeAll(() => {
   server = Bun.serve({
@@ -42,7 +43,7 @@ beforeAll(() => {
 });
 afterAll(() => server.stop(true));
 
-const ask = (path: string, extra: Partial<Parameters<typeof exchange>[1]> = {}) => exchange(fetch, { method: "GET", url: base + path, maxBytes: 1024, ...extra });
+const ask = (path: string, extra: Partial<Parameters<typeof exchange>[1]> = {}) => exchange(plainFetch, { method: "GET", url: base + path, maxBytes: 1024, ...extra });
 
 describe("exchange", () => {
   test("a 2xx JSON answer is its value; a JSON request carries content-type, every request accepts JSON", async () => {
@@ -80,7 +81,7 @@ describe("exchange", () => {
     const closed = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
     const url = `http://127.0.0.1:${closed.port}/`;
     closed.stop(true);
-    expect(await exchange(fetch, { method: "GET", url, maxBytes: 10 })).toMatchObject({ ok: false, failure: "network" });
+    expect(await exchange(plainFetch, { method: "GET", url, maxBytes: 10 })).toMatchObject({ ok: false, failure: "network" });
   });
 
   test("the screening vendors' codes: TIMEOUT, NETWORK_ERROR, HTTP_<status>, RESPONSE_TOO_LARGE, INVALID_RESPONSE", () => {
