@@ -13,7 +13,7 @@ import { base64ToBytes, bytesToBase64, keypairFromSeed, openPayload, sealPayload
 import { ENTITY_ID, HEADER, parseOrigin, readThresholdFlag } from "../../adapters/providers/provider_b/wire.ts";
 import { json } from "../kit.ts";
 import { budgetStep, companyStep, runIntake, type Intake, type IntakeBase } from "./intake.ts";
-import { ProviderBFlows, isAmount, refusal, type Answer, type Call, type Setup } from "./provider_b-flows.ts";
+import { ProviderBFlows, isAmount, refusal, type Answer, type Call, type Setup } from "../../actors/flows/provider_b.ts";
 
 /** Part 3, Limits: "provider_b callback body 256 KiB". */
 export const MAX_CALLBACK_BODY = 256 * 1024;
