@@ -11,6 +11,7 @@ import { incomingExpiry, tokenMatches } from "../../domain/provider_e/rules.ts";
 import { readPrivateInfo } from "../../domain/provider_e/ivms.ts";
 import { parseJsonLimited, readBodyCapped } from "../../adapters/net/read.ts";
 import { json } from "../kit.ts";
+import { hasVerifiedIdentity } from "../../domain/identity.ts";
 import { chargeBudget, companyStep, runIntake, type Intake, type IntakeBase } from "./intake.ts";
 import { askActor } from "../outcome.ts";
 import { Transfers, type TransferRow } from "../../adapters/storage/repos/transfers.ts";
@@ -88,8 +89,7 @@ export function providerECallbacks(services: Services, options: () => ProviderEO
     return addresses.every((a) => {
       const w = wallets.byAddress(companyId, env, a);
       if (!w || w.verified !== 1 || w.network !== network) return false;
-      const c = customers.get(companyId, env, w.customer_id);
-      return !!c && c.status === "active" && c.identity_status === "verified";
+      return hasVerifiedIdentity(customers.get(companyId, env, w.customer_id));
     });
   }
 
