@@ -169,8 +169,8 @@ function wireProviders(s: Services, env: Record<string, string | undefined>): vo
     s.providerSettings,
     adapters,
     outbound,
-    (companyId, environment, provider) =>
-      s.runtime.ask<DirectoryRead>(connectionAddress(companyId, environment, provider), { type: "directory", companyId, environment, provider }, { timeoutMs: 20_000 }),
+    (companyId, environment, provider, refresh) =>
+      s.runtime.ask<DirectoryRead>(connectionAddress(companyId, environment, provider), { type: "directory", companyId, environment, provider, refresh }, { timeoutMs: 20_000 }),
     (companyId, environment, provider) =>
       s.runtime.ask<{ waitMs: number }>(connectionAddress(companyId, environment, provider), { type: "permit", companyId, environment, provider }, { timeoutMs: 20_000 }),
   );

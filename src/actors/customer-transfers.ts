@@ -12,6 +12,7 @@ import { holderReason, screeningReason, type IncomingReason } from "../domain/pr
 import { transferEventData, type HistoryEntry } from "./transfer-presenter.ts";
 import type { CustomerScope } from "./customer.ts";
 import { refuse, type Outcome } from "./outcome.ts";
+import { openIdentity } from "../domain/identity.ts";
 
 export interface NewTransfer {
   id: string;
@@ -168,7 +169,7 @@ export async function receiveIncoming(h: CustomerScope, n: IncomingTransfer): Pr
   if (!c || !w || w.address !== n.beneficiaryAddress) return deny("NOT_FOUND_ADDRESS");
   const holder = holderReason({ customerActive: c.status === "active", walletVerified: w.verified === 1, identityStatus: c.identity_status });
   if (holder) return deny(holder);
-  const identity = JSON.parse(h.deps.pii.open(c.identity_sealed!, `customer:${c.id}:identity`)) as Person[];
+  const identity = openIdentity({ id: c.id, identity_sealed: c.identity_sealed! }, (s, aad) => h.deps.pii.open(s, aad));
   if (!beneficiaryMatches(n.beneficiaryPersons, identity)) return deny("INPUT_NAME_MISMATCHED");
 
   const history: HistoryEntry[] = [{ type: "created", from: null, to: "exchanging", at: h.at, detail: { protocol: n.protocol } }];

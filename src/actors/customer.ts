@@ -20,6 +20,7 @@ import type { IncomingScreening } from "./checkpoint.ts";
 import { createTransfer, receiveIncoming, type IncomingTransfer, type NewTransfer } from "./customer-transfers.ts";
 import { receiveProviderAIncoming, type ProviderAIncoming } from "./provider_a-incoming.ts";
 import { receiveProviderEIncoming, type ProviderEIncoming } from "./provider_e-incoming.ts";
+import { identityContext } from "../domain/identity.ts";
 export type { IncomingOutcome, IncomingTransfer, NewTransfer } from "./customer-transfers.ts";
 
 /** Every message names the tenant and who acts, so the actor needs no other context. */
@@ -292,7 +293,7 @@ class Handling implements CustomerScope {
       if (metadata === null || typeof metadata !== "object" || Array.isArray(metadata))
         return refuse("METADATA_NOT_OBJECT", undefined, "The customer's metadata is not a JSON object");
     }
-    const sealed = this.deps.pii.seal(JSON.stringify(persons), `customer:${c.id}:identity`);
+    const sealed = this.deps.pii.seal(JSON.stringify(persons), identityContext(c.id));
     this.ctx.write((s) =>
       new Customers(s).update(c.id, c.version, { identity_sealed: sealed, identity_status: status, identity_country: personsCountry(persons), updated_at: this.at }),
     );

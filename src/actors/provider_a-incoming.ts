@@ -9,6 +9,7 @@ import type { HistoryEntry } from "./transfer-presenter.ts";
 import { incomingTransferRow, recordIncoming } from "./customer-transfers.ts";
 import type { CustomerScope } from "./customer.ts";
 import type { Outcome } from "./outcome.ts";
+import { hasVerifiedIdentity } from "../domain/identity.ts";
 
 export interface ProviderAIncoming {
   id: string;
@@ -46,7 +47,7 @@ export function receiveProviderAIncoming(h: CustomerScope, n: ProviderAIncoming)
   const c = h.customers.get(companyId, environment, h.ctx.id);
   const w = h.ownWallet(n.walletId);
   // Step 1: a verified wallet on the transfer's network whose active customer has a verified identity.
-  if (!c || c.status !== "active" || c.identity_status !== "verified" || !c.identity_sealed) return refused;
+  if (!hasVerifiedIdentity(c)) return refused;
   if (!w || w.address !== n.beneficiaryAddress || w.network !== n.network || w.verified !== 1) return refused;
   const history: HistoryEntry[] = [{ type: "created", from: null, to: "exchanging", at: h.at, detail: { protocol: "provider_a" } }];
   const row = incomingTransferRow(h, { ...n, externalId, protocol: "provider_a", providerExternalId: n.providerTransferId, beneficiaryCustomerId: c.id, history });

@@ -11,6 +11,7 @@ import type { HistoryEntry } from "./transfer-presenter.ts";
 import { incomingTransferRow, recordIncoming } from "./customer-transfers.ts";
 import type { CustomerScope } from "./customer.ts";
 import type { Outcome } from "./outcome.ts";
+import { hasVerifiedIdentity, openIdentity } from "../domain/identity.ts";
 
 export interface ProviderEIncoming {
   id: string;
@@ -48,12 +49,9 @@ export function receiveProviderEIncoming(h: CustomerScope, n: ProviderEIncoming)
   const c = n.walletId === null ? undefined : h.customers.get(companyId, environment, h.ctx.id);
   const w = n.walletId === null ? undefined : h.ownWallet(n.walletId);
   let refuse: "BVRC001" | "BVRC002" | null = null;
-  if (!c || c.status !== "active" || c.identity_status !== "verified" || !c.identity_sealed) refuse = "BVRC001";
+  if (!hasVerifiedIdentity(c)) refuse = "BVRC001";
   else if (!w || w.address !== n.beneficiaryAddress || w.network !== n.network || w.verified !== 1) refuse = "BVRC001";
-  else {
-    const identity = JSON.parse(pii.open(c.identity_sealed, `customer:${c.id}:identity`)) as Person[];
-    if (!beneficiaryNamesMatch(n.beneficiaryPersons, identity)) refuse = "BVRC002";
-  }
+  else if (!beneficiaryNamesMatch(n.beneficiaryPersons, openIdentity(c, (s, aad) => pii.open(s, aad)))) refuse = "BVRC002";
   const history: HistoryEntry[] = [{ type: "created", from: null, to: "exchanging", at: h.at, detail: { protocol: "provider_e", requestSignature: n.requestSignature } }];
   const row = incomingTransferRow(h, { ...n, externalId: n.providerTransferId, protocol: "provider_e", providerExternalId: n.providerTransferId, beneficiaryCustomerId: h.ctx.id, history });
   // Part 3: an address no customer owns still gets its transfer (rejected at the provider right after), with no customer.

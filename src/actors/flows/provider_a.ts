@@ -20,7 +20,8 @@ import {
   type PartyRole,
   type ProviderTx,
 } from "../../domain/provider_a/transfer.ts";
-import { beneficiaryInformationPresent, splitDestination } from "../../domain/provider_a/transfer.ts";
+import { beneficiaryInformationPresent } from "../../domain/provider_a/transfer.ts";
+import { splitDestination } from "../../domain/networks/tags.ts";
 import { failed, type ProviderA } from "../../adapters/providers/provider_a/adapter.ts";
 import type { ProviderAClient } from "../../adapters/providers/provider_a/client.ts";
 

@@ -15,7 +15,7 @@ export class SettingsRegistry implements ProviderRegistry {
     private readonly adapters: Partial<Record<Protocol, ProviderAdapter>>,
     private readonly outbound: OutboundFetch,
     /** Asks the provider connection's actor for its directory (absent: adapters read it themselves). */
-    private readonly directoryOf?: (companyId: string, env: Environment, name: Protocol) => Promise<DirectoryRead>,
+    private readonly directoryOf?: (companyId: string, env: Environment, name: Protocol, refresh?: boolean) => Promise<DirectoryRead>,
     /** Asks the provider connection's actor how long to wait before an outbound call (its rate). */
     private readonly permit?: (companyId: string, env: Environment, name: Protocol) => Promise<{ waitMs: number }>,
   ) {
@@ -55,16 +55,17 @@ export class SettingsRegistry implements ProviderRegistry {
       : outbound;
     return {
       credentials,
+      environment: env,
       fetch: paced as unknown as typeof fetch,
       now,
-      directory: directoryOf ? () => directoryOf(companyId, env, name) : undefined,
+      directory: directoryOf ? (opts) => directoryOf(companyId, env, name, opts?.refresh) : undefined,
     };
   }
 
   /** The context the connection actor itself uses: the plain outbound client, no directory indirection. */
   plainContext(companyId: string, env: Environment, name: Protocol, now: number): AdapterContext | null {
     const c = this.context(companyId, env, name, now);
-    return c ? { credentials: c.credentials, fetch: this.outbound as unknown as typeof fetch, now } : null;
+    return c ? { credentials: c.credentials, environment: env, fetch: this.outbound as unknown as typeof fetch, now } : null;
   }
 
   displayName(name: Protocol): string {

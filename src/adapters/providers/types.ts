@@ -37,8 +37,10 @@ export type DirectoryRead = { ok: true; vasps: DirectoryEntry[]; fetchedAt: numb
 
 export interface AdapterContext {
   credentials: Record<string, string>;
+  /** The environment the credentials are for (a provider whose address differs per environment reads it). */
+  environment?: Environment;
   /** The provider's directory as the connection actor keeps it (cached briefly); absent outside the service. */
-  directory?: () => Promise<DirectoryRead>;
+  directory?: (opts?: { refresh?: boolean }) => Promise<DirectoryRead>;
   /** The SSRF-guarded fetch with the adapter's timeout. */
   fetch: typeof fetch;
   now: number;

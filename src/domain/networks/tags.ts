@@ -40,6 +40,15 @@ export function parseAddress(input: string): ParsedAddress | { error: string } {
   return { address, tag, tagKey: key as TagKey };
 }
 
+/**
+ * A stored destination in its canonical registry form ("addr", "addr?dt=1", "addr?memo=x") split into address and
+ * memo, as every provider's wire carries them apart. Canonical forms always parse; anything else stays whole.
+ */
+export function splitDestination(canonical: string): { address: string; memo: string | null } {
+  const parsed = parseAddress(canonical);
+  return "error" in parsed ? { address: canonical, memo: null } : { address: parsed.address, memo: parsed.tag };
+}
+
 const MAX_UINT32 = 4294967295;
 const utf8Length = (s: string): number => new TextEncoder().encode(s).length;
 

@@ -6,6 +6,7 @@ import type { Person } from "../ivms101/index.ts";
 import { readSide } from "../ivms101/editions.ts";
 import { validatePersons } from "../ivms101/index.ts";
 import { samePerson } from "../provider_b/names.ts";
+import { splitDestination } from "../networks/tags.ts";
 
 /** Part 3: networks sent through provider_a. */
 export const CARRIED_NETWORKS = [
@@ -263,13 +264,6 @@ export const isRejected = (tx: ProviderTx, counterparty: PartyRole): boolean => 
 /** Our own side's status after our authorization (read back): AUTHORIZED, or the transfer settled. */
 export const ourSideAuthorized = (tx: ProviderTx, us: PartyRole): boolean => ACCEPTING.includes(counterpartyStatus(tx, us));
 
-/** The canonical registry form `addr?memo=x` / `addr?dt=1` split into address and memo. */
-export function splitDestination(canonical: string): { address: string; memo: string | null } {
-  const q = canonical.indexOf("?");
-  if (q < 0) return { address: canonical, memo: null };
-  const v = new URLSearchParams(canonical.slice(q + 1));
-  return { address: canonical.slice(0, q), memo: v.get("dt") ?? v.get("memo") ?? v.get("tag") };
-}
 
 /** The provider's account form: `address:memo` when a memo exists. */
 export const accountOf = (address: string, memo: string | null): string => (memo ? `${address}:${memo}` : address);

@@ -1,17 +1,16 @@
 // provider_a callback (Part 3 "provider_a callback", Authentication 2): POST /api/system/trp/provider_a/<environment>/<providerId>.
-// Checks in order: provider of the company, enabled, credentials → 256 KiB → Standard Webhooks signature (5 minutes)
-// → budget → JSON → version, entity, transfer ID → message → processed before → read the provider's transfer and
-// hand it to the transfer's actor (or create the incoming transfer first); recorded as processed only after success.
+// Checks in order (the shared intake): company → provider of the company, enabled, credentials → 256 KiB and JSON →
+// Standard Webhooks signature (5 minutes) → budget → version, entity, transfer ID, message, processed before → read
+// the provider's transfer → hand it to the transfer's actor (or create the incoming transfer first); recorded as
+// processed only after success.
 import { Elysia } from "elysia";
 import type { Services } from "../../services.ts";
 import type { Environment } from "../../domain/types.ts";
-import { ApiError } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
-import { readJsonCapped } from "../../adapters/net/read.ts";
+import { readJsonCapped, type JsonRead } from "../../adapters/net/read.ts";
 import { hmacSha256, sha256Hex } from "../../adapters/crypto/hash.ts";
 import { json } from "../kit.ts";
-import { resolveCompany } from "../auth.ts";
-import { trpNotFound } from "./provider_b.ts";
+import { budgetStep, companyStep, runIntake, type Intake, type IntakeBase } from "./intake.ts";
 import { signedHeaders, verify } from "../../domain/provider_a/signature.ts";
 import { readEvent } from "../../domain/provider_a/events.ts";
 import { agentChainOk, agentOf, carries, chainOf, roleOf, type ProviderTx } from "../../domain/provider_a/transfer.ts";
@@ -38,6 +37,18 @@ function candidates(address: string, memo: string | null): string[] {
   if (!memo) return [address];
   const m = encodeURIComponent(memo);
   return [`${address}?dt=${m}`, `${address}?memo=${m}`, `${address}?tag=${m}`];
+}
+
+/** What the intake has read so far. */
+interface Call extends IntakeBase {
+  now?: number;
+  connect?: () => ReturnType<ProviderA["connect"]>;
+  body?: Extract<JsonRead, { ok: true }>;
+  connected?: Extract<ReturnType<ProviderA["connect"]>, { ok: true }>;
+  headers?: ReturnType<typeof signedHeaders>;
+  providerTransferId?: string;
+  key?: Parameters<ProviderAStore["processed"]>[0];
+  tx?: ProviderTx;
 }
 
 export function providerACallbacks(services: Services) {
@@ -93,83 +104,109 @@ export function providerACallbacks(services: Services) {
     return { id: r.data.transfer.id };
   }
 
-  async function handle(request: Request, params: Record<string, string>): Promise<Response> {
-    const environment = params.environment;
-    if (environment !== "test" && environment !== "live") return trpNotFound();
-    let company: ReturnType<typeof resolveCompany>;
-    try {
-      company = resolveCompany(request, services.tenancy, services.config.appDomain);
-    } catch {
-      return trpNotFound();
+  // The callback's intake (Part 3, provider_a callback): provider, size, signature, budget, the event's shape, the
+  // provider's status (never taken from the event), then the transfer's actor.
+  const intake: Intake<Call> = {
+    provider: "provider_a",
+    failed: () => failure("Webhook processing failed"),
+    steps: [
+      ["company", companyStep(services)],
+      [
+        "provider",
+        // The company's provider, enabled, with credentials for the path's environment.
+        (c) => {
+          const company = c.company!;
+          const settings = services.providerSettings;
+          const providerId = decodeURIComponent(c.params.providerId ?? "");
+          if (company.status !== "active" || !settings.enabled(company.id, "provider_a") || settings.id(company.id, "provider_a") !== providerId) return unavailable();
+          c.now = services.clock();
+          const ctx = services.providers.context(company.id, c.environment, "provider_a", c.now);
+          const adapter = services.providers.adapter("provider_a") as ProviderA | undefined;
+          if (!ctx || !adapter) return unavailable();
+          c.connect = () => adapter.connect(ctx);
+        },
+      ],
+      [
+        "size",
+        // 256 KiB, counted while reading, then JSON nested at most 32 deep: refused by the reader, before the
+        // signature or anything else looks at the body.
+        async (c) => {
+          const body = await readJsonCapped(c.request, MAX_CALLBACK_BODY);
+          if (!body.ok) return body.reason === "too_large" ? json(413, { error: "Body too large" }) : json(400, { error: "Invalid JSON" });
+          c.body = body;
+        },
+      ],
+      [
+        "signature",
+        // Standard Webhooks signature with webhookSecret, timestamp within five minutes.
+        (c) => {
+          const connected = c.connect!();
+          if (!connected.ok) return failure("INVALID_CONFIGURATION");
+          c.connected = connected;
+          c.headers = signedHeaders(c.request.headers);
+          if (!verify(connected.settings.webhookSecret, c.headers, c.body!.bytes, c.now!, hmacSha256).ok) return json(401, { error: "Invalid signature" });
+        },
+      ],
+      // Accepted callbacks count toward the company's request budget (shared with /api/v2).
+      ["budget", budgetStep(services, (headers) => json(429, { error: "Rate limit exceeded", code: "RATE_LIMITED" }, headers))],
+      [
+        "shape",
+        // The event: version 1.0.0, for our entity, a provider transfer ID; then its message. Processed before
+        // (entity, message ID, body): answered again, nothing done.
+        (c) => {
+          const did = c.connected!.settings.vaspDid;
+          const event = readEvent(c.body!.value, did);
+          if (event.kind === "invalid") {
+            services.log("warn", "provider_a event not understood", { path: event.path });
+            return json(400, { error: "Invalid event or entity" });
+          }
+          if (event.kind === "ignored") return json(200, { ignored: true });
+          c.providerTransferId = event.providerTransferId;
+          c.key = { companyId: c.company!.id, environment: c.environment, entity: did, messageId: c.headers!.id!, bodySha256: sha256Hex(c.body!.bytes) };
+          if (store.processed(c.key)) return json(200, { received: true });
+        },
+      ],
+      [
+        "status",
+        // The status is never taken from the event: the transfer is read from the provider.
+        async (c) => {
+          const read = await c.connected!.client.getTx(c.providerTransferId!);
+          if (!read.ok) return failure(failed(read.code));
+          if (read.body.id !== c.providerTransferId) return failure("Webhook processing failed");
+          c.tx = read.body;
+        },
+      ],
+      ["actor", (c) => toActor(c)],
+    ],
+  };
+
+  /** The transfer's actor takes the provider's transfer (the incoming transfer created first); then recorded as processed. */
+  async function toActor(c: Call): Promise<Response> {
+    const { company, environment } = { company: c.company!, environment: c.environment };
+    const tx = c.tx!;
+    const did = c.connected!.settings.vaspDid;
+    let transfer = store.byProviderTransferId(company.id, environment, tx.id);
+    // A lost answer at creation: the transfer is found by our reference and bound by this event.
+    // Our side is found by our DID among the transfer's VASP agents.
+    const ours = roleOf(tx, did);
+    if (!transfer && tx.ref && ours === "ORIGINATOR") {
+      const mine = store.outgoingByRef(company.id, environment, tx.ref);
+      if (mine && mine.provider_external_id === null) transfer = mine;
     }
-    try {
-      // 1. The company's provider, enabled, with credentials for the path's environment.
-      const settings = services.providerSettings;
-      const providerId = decodeURIComponent(params.providerId ?? "");
-      if (company.status !== "active" || !settings.enabled(company.id, "provider_a") || settings.id(company.id, "provider_a") !== providerId) return unavailable();
-      const now = services.clock();
-      const ctx = services.providers.context(company.id, environment, "provider_a", now);
-      const adapter = services.providers.adapter("provider_a") as ProviderA | undefined;
-      if (!ctx || !adapter) return unavailable();
-      // 2. 256 KiB, counted while reading, then JSON nested at most 32 deep: refused by the reader, before the
-      // signature or anything else looks at the body.
-      const body = await readJsonCapped(request, MAX_CALLBACK_BODY);
-      if (!body.ok) return body.reason === "too_large" ? json(413, { error: "Body too large" }) : json(400, { error: "Invalid JSON" });
-      const bytes = body.bytes;
-      const connected = adapter.connect(ctx);
-      if (!connected.ok) return failure("INVALID_CONFIGURATION");
-      const did = connected.settings.vaspDid;
-      // 3. Standard Webhooks signature with webhookSecret, timestamp within five minutes.
-      const headers = signedHeaders(request.headers);
-      if (!verify(connected.settings.webhookSecret, headers, bytes, now, hmacSha256).ok) return json(401, { error: "Invalid signature" });
-      // 4. Accepted callbacks count toward the company's request budget (shared with /api/v2).
-      try {
-        services.limiter.check("company", company.id);
-      } catch (e) {
-        if (e instanceof ApiError && e.code === "RATE_LIMITED") return json(429, { error: "Rate limit exceeded", code: "RATE_LIMITED" }, e.headers);
-        throw e;
-      }
-      // 5. The event: version 1.0.0, for our entity, a provider transfer ID; then its message.
-      const event = readEvent(body.value, did);
-      if (event.kind === "invalid") {
-        services.log("warn", "provider_a event not understood", { path: event.path });
-        return json(400, { error: "Invalid event or entity" });
-      }
-      if (event.kind === "ignored") return json(200, { ignored: true });
-      // 6. Processed before (entity, message ID, body): answered again, nothing done.
-      const key = { companyId: company.id, environment: environment as Environment, entity: did, messageId: headers.id!, bodySha256: sha256Hex(bytes) };
-      if (store.processed(key)) return json(200, { received: true });
-      // 7. The status is never taken from the event: the transfer is read from the provider.
-      const read = await connected.client.getTx(event.providerTransferId);
-      if (!read.ok) return failure(failed(read.code));
-      const tx = read.body;
-      if (tx.id !== event.providerTransferId) return failure("Webhook processing failed");
-      let transfer = store.byProviderTransferId(company.id, environment, tx.id);
-      // A lost answer at creation: the transfer is found by our reference and bound by this event.
-      // Our side is found by our DID among the transfer's VASP agents.
-      const ours = roleOf(tx, did);
-      if (!transfer && tx.ref && ours === "ORIGINATOR") {
-        const mine = store.outgoingByRef(company.id, environment, tx.ref);
-        if (mine && mine.provider_external_id === null) transfer = mine;
-      }
-      let id = transfer?.id;
-      if (!id) {
-        if (ours !== "BENEFICIARY" || agentOf(tx, "ORIGINATOR")?.did === did) return failure("UNKNOWN_TRANSFER");
-        const created = await createIncoming(company.id, environment, tx, did);
-        if ("code" in created) return failure(created.code);
-        id = created.id;
-      }
-      const result = await tellTransfer(id, company.id, environment, tx);
-      if (!result.ok) return failure(result.code === "Provider unavailable" ? "Webhook processing failed" : result.code);
-      store.record(key, tx.id, id, services.clock());
-      return json(200, { received: true });
-    } catch (e) {
-      services.log("error", "provider_a callback failed", { error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) });
-      return failure("Webhook processing failed");
+    let id = transfer?.id;
+    if (!id) {
+      if (ours !== "BENEFICIARY" || agentOf(tx, "ORIGINATOR")?.did === did) return failure("UNKNOWN_TRANSFER");
+      const created = await createIncoming(company.id, environment, tx, did);
+      if ("code" in created) return failure(created.code);
+      id = created.id;
     }
+    const result = await tellTransfer(id, company.id, environment, tx);
+    if (!result.ok) return failure(result.code === "Provider unavailable" ? "Webhook processing failed" : result.code);
+    store.record(c.key!, tx.id, id, services.clock());
+    return json(200, { received: true });
   }
 
   const app = new Elysia({ name: "provider_a-callbacks", normalize: false });
-  app.post(CALLBACK_PATH, (({ request, params }: { request: Request; params: Record<string, string> }) => handle(request, params ?? {})) as never, { parse: "none" } as never);
+  app.post(CALLBACK_PATH, (({ request, params }: { request: Request; params: Record<string, string> }) => runIntake(services, intake, request, params ?? {}, (b) => ({ ...b }))) as never, { parse: "none" } as never);
   return app;
 }

@@ -1,28 +1,26 @@
-// provider_b callbacks (Part 3 "provider_b callbacks", Authentication 3): source address, size, budget, provider, headers, body, decryption, then each endpoint.
-import { readJsonCapped } from "../../adapters/net/read.ts";
+// provider_b callbacks (Part 3 "provider_b callbacks", Authentication 3), through the shared intake: source address,
+// size, company, budget, provider, headers and body, the sealed payload, then each endpoint's flow.
+import { readJsonCapped, type JsonRead } from "../../adapters/net/read.ts";
 import { ClientAddresses } from "../../adapters/net/client-address.ts";
 import { PROVIDER_B_CALLBACKS, type ProviderBCallback } from "../../domain/provider_b/endpoints.ts";
 import { Elysia } from "elysia";
 import type { Services } from "../../services.ts";
 import type { Environment } from "../../domain/types.ts";
-import { ApiError } from "../../domain/errors.ts";
 import { isCountryCode } from "../../domain/ivms101/index.ts";
 import type { CountryCode } from "../../domain/ivms101/types.ts";
 import { parseAllowedSources, sourceAllowed } from "../../domain/provider_b/sources.ts";
 import { base64ToBytes, bytesToBase64, keypairFromSeed, openPayload, sealPayload, toX25519Public } from "../../adapters/providers/provider_b/crypto.ts";
 import { ENTITY_ID, HEADER, parseOrigin, readThresholdFlag } from "../../adapters/providers/provider_b/wire.ts";
 import { json } from "../kit.ts";
-import { resolveCompany } from "../auth.ts";
-import { ProviderBFlows, isAmount, refusal, type Answer, type Call, type Setup } from "./provider_b-flows.ts";
+import { budgetStep, companyStep, runIntake, type Intake, type IntakeBase } from "./intake.ts";
+import { ProviderBFlows, isAmount, refusal, type Answer, type Call, type Setup } from "../../actors/flows/provider_b.ts";
 
 /** Part 3, Limits: "provider_b callback body 256 KiB". */
 export const MAX_CALLBACK_BODY = 256 * 1024;
 /** Longest plain text field taken (IDs, codes, addresses); `payload` is bounded by the body limit only. */
 const MAX_FIELD = 1024;
 
-export const TRP_NOT_FOUND = { error: "Not found", code: "NOT_FOUND" } as const;
-/** Part 3, Callback paths: "Any other path under /api/system/trp is 404 { error: Not found, code: NOT_FOUND }", exactly that body. */
-export const trpNotFound = (): Response => json(404, TRP_NOT_FOUND);
+export { TRP_NOT_FOUND, trpNotFound } from "./intake.ts";
 
 type Endpoint = ProviderBCallback;
 
@@ -104,6 +102,16 @@ const sameKey = (a: string, b: string) => {
   return !!x && !!y && x.length === y.length && x.every((v, i) => v === y[i]);
 };
 
+/** What the intake has read so far. */
+interface Intaken extends IntakeBase {
+  readonly endpoint: Endpoint;
+  read?: JsonRead;
+  setup?: Setup;
+  body?: Rec;
+  call?: Call;
+  plain?: unknown;
+}
+
 export function providerBCallbacks(services: Services) {
   const sources = parseAllowedSources(services.config.env?.PROVIDER_B_ALLOWED_IPS);
   if (sources.invalid.length) services.log("warn", "PROVIDER_B_ALLOWED_IPS: entries that are neither an address nor a CIDR range are ignored", { entries: sources.invalid });
@@ -139,85 +147,95 @@ export function providerBCallbacks(services: Services) {
     return json(a.status, body, a.headers);
   }
 
-  async function handle(endpoint: Endpoint, request: Request, params: Record<string, string>): Promise<Response> {
-    // `<environment>` is test or live; another value is another path.
-    const environment = params.environment;
-    if (environment !== "test" && environment !== "live") return trpNotFound();
-    try {
-      // 1. Source address, before anything else is read (Part 3, Authentication 3; an empty list refuses all).
-      if (!sourceAllowed(sources, clients.of(request))) return send(refusal(403, "FORBIDDEN"));
-      // 2. 256 KiB, counted while reading, then JSON nested at most 32 deep (its refusal is answered at step 6, in
-      // the order Part 3 lists the codes; nothing reads the body before then).
-      const read = await readJsonCapped(request, MAX_CALLBACK_BODY);
-      if (!read.ok && read.reason === "too_large") return send(refusal(413, "MESSAGE_TOO_LARGE"));
-      // 3. The company of the host, and its request budget (shared with /api/v2; Part 3, Callback paths).
-      let company: ReturnType<typeof resolveCompany>;
-      try {
-        company = resolveCompany(request, services.tenancy, services.config.appDomain);
-      } catch {
-        return trpNotFound();
-      }
-      try {
-        services.limiter.check("company", company.id);
-      } catch (e) {
-        if (e instanceof ApiError && e.code === "RATE_LIMITED") return send(refusal(429, "RATE_LIMITED", e.headers));
-        throw e;
-      }
-      // 4. The company's provider, enabled, with usable credentials for the path's environment.
-      const s = company.status === "active" ? setup(company.id, environment, decodeURIComponent(params.providerId ?? "")) : null;
-      if (!s) return send(refusal(503, "VASP_BACKEND_INTERNAL_ERROR"));
-      // 5. Sender headers, except on health; a receiver key, when sent, must be ours.
-      const h = request.headers;
-      const remote = h.get(HEADER.remotePubKey);
-      if (endpoint === "health") {
-        if (remote !== null && !sameKey(remote, s.publicKeyBase64)) return send(refusal(422, "INVALID_RECEIVER_PUBLIC_KEY"));
-        return send({ status: 200, body: {} });
-      }
-      const origin = h.get(HEADER.origin)?.trim() ?? "";
-      const parsed = parseOrigin(origin);
-      const key = senderKey(h.get(HEADER.pubKey));
-      if (!parsed || !key) return send(refusal(422, "MISSING_REQUIRED_MSG_FIELD"));
-      if (remote !== null && !sameKey(remote, s.publicKeyBase64)) return send(refusal(422, "INVALID_RECEIVER_PUBLIC_KEY"));
-      // 6. JSON body and its fields.
-      if (!read.ok) return send(refusal(422, "MISSING_REQUIRED_MSG_FIELD"));
-      const body = readBodyFields(endpoint, read.value);
-      if (!body) return send(refusal(422, "MISSING_REQUIRED_MSG_FIELD"));
-      // 7. The payload opens with our private key and the sender's public key (libsodium crypto_box).
-      let plain: unknown = undefined;
-      if (SEALED.has(endpoint)) {
-        const opened = openPayload(body.payload as string, key, s.seedBase64);
-        if (!opened.ok) return send(refusal(503, "VASP_BACKEND_INTERNAL_ERROR"));
-        plain = opened.value;
-        delete body.payload;
-      }
-      const call: Call = { setup: s, sender: { origin, entityId: parsed.entityId, publicKeyBase64: key }, now: services.clock() };
-      const sealFor = { senderKey: key, seed: s.seedBase64 };
-      switch (endpoint) {
-        case "verifyAddress":
-          return send(flows.verifyAddress(call, body as never, plain), sealFor);
-        case "transfer":
-          return send(await flows.transfer(call, body as never, plain), sealFor);
-        case "txid":
-          return send(await flows.txid(call, body as never), sealFor);
-        case "cancel":
-          return send(await flows.cancel(call, body as never), sealFor);
-        case "status":
-          return send(flows.status(call, body as never), sealFor);
-        case "verifyTx":
-          return send(flows.verifyTx(call, body as never), sealFor);
-        case "transferData":
-          return send(await flows.transferData(call, body as never, plain), sealFor);
-      }
-    } catch (e) {
-      // Part 3: "processing failed" is 503 VASP_BACKEND_INTERNAL_ERROR; the cause goes to the log only.
-      services.log("error", "provider_b callback failed", { endpoint, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e), stack: e instanceof Error ? e.stack : undefined });
-      return send(refusal(503, "VASP_BACKEND_INTERNAL_ERROR"));
-    }
-  }
+  /** Part 3, provider_b callbacks: each endpoint and the flow that answers it (a health check answers at the shape step). */
+  const HANDLERS: Record<Exclude<Endpoint, "health">, (c: Call, body: Rec, plain: unknown) => Answer | Promise<Answer>> = {
+    verifyAddress: (c, body, plain) => flows.verifyAddress(c, body as never, plain),
+    transfer: (c, body, plain) => flows.transfer(c, body as never, plain),
+    txid: (c, body) => flows.txid(c, body as never),
+    cancel: (c, body) => flows.cancel(c, body as never),
+    status: (c, body) => flows.status(c, body as never),
+    verifyTx: (c, body) => flows.verifyTx(c, body as never),
+    transferData: (c, body, plain) => flows.transferData(c, body as never, plain),
+  };
+
+  // The callback's intake (Part 3, Authentication 3): source, size, company, budget, provider, headers and body,
+  // the sealed payload (opened only with the sender's key: its signature), then the endpoint's flow.
+  const intake: Intake<Intaken> = {
+    provider: "provider_b",
+    // Part 3: "processing failed" is 503 VASP_BACKEND_INTERNAL_ERROR; the cause goes to the log only.
+    failed: () => send(refusal(503, "VASP_BACKEND_INTERNAL_ERROR")),
+    logDetail: (c) => ({ endpoint: c.endpoint }),
+    steps: [
+      // Source address, before anything else is read (an empty list refuses all).
+      ["source", (c) => (sourceAllowed(sources, clients.of(c.request)) ? null : send(refusal(403, "FORBIDDEN")))],
+      [
+        "size",
+        // 256 KiB, counted while reading, then JSON nested at most 32 deep (its refusal is answered at the shape
+        // step, in the order Part 3 lists the codes; nothing reads the body before then).
+        async (c) => {
+          c.read = await readJsonCapped(c.request, MAX_CALLBACK_BODY);
+          if (!c.read.ok && c.read.reason === "too_large") return send(refusal(413, "MESSAGE_TOO_LARGE"));
+        },
+      ],
+      // The company of the host, and its request budget (shared with /api/v2; Part 3, Callback paths).
+      ["company", companyStep(services)],
+      ["budget", budgetStep(services, (headers) => send(refusal(429, "RATE_LIMITED", headers)))],
+      [
+        "provider",
+        // The company's provider, enabled, with usable credentials for the path's environment.
+        (c) => {
+          const s = c.company!.status === "active" ? setup(c.company!.id, c.environment, decodeURIComponent(c.params.providerId ?? "")) : null;
+          if (!s) return send(refusal(503, "VASP_BACKEND_INTERNAL_ERROR"));
+          c.setup = s;
+        },
+      ],
+      [
+        "shape",
+        // Sender headers, except on health; a receiver key, when sent, must be ours. Then the JSON body and its fields.
+        (c) => {
+          const s = c.setup!;
+          const h = c.request.headers;
+          const remote = h.get(HEADER.remotePubKey);
+          if (c.endpoint === "health") {
+            if (remote !== null && !sameKey(remote, s.publicKeyBase64)) return send(refusal(422, "INVALID_RECEIVER_PUBLIC_KEY"));
+            return send({ status: 200, body: {} });
+          }
+          const origin = h.get(HEADER.origin)?.trim() ?? "";
+          const parsed = parseOrigin(origin);
+          const key = senderKey(h.get(HEADER.pubKey));
+          if (!parsed || !key) return send(refusal(422, "MISSING_REQUIRED_MSG_FIELD"));
+          if (remote !== null && !sameKey(remote, s.publicKeyBase64)) return send(refusal(422, "INVALID_RECEIVER_PUBLIC_KEY"));
+          if (!c.read!.ok) return send(refusal(422, "MISSING_REQUIRED_MSG_FIELD"));
+          const body = readBodyFields(c.endpoint, c.read!.value);
+          if (!body) return send(refusal(422, "MISSING_REQUIRED_MSG_FIELD"));
+          c.body = body;
+          c.call = { setup: s, sender: { origin, entityId: parsed.entityId, publicKeyBase64: key }, now: services.clock() };
+        },
+      ],
+      [
+        "signature",
+        // The payload opens with our private key and the sender's public key (libsodium crypto_box).
+        (c) => {
+          if (!SEALED.has(c.endpoint)) return;
+          const opened = openPayload(c.body!.payload as string, c.call!.sender.publicKeyBase64, c.setup!.seedBase64);
+          if (!opened.ok) return send(refusal(503, "VASP_BACKEND_INTERNAL_ERROR"));
+          c.plain = opened.value;
+          delete c.body!.payload;
+        },
+      ],
+      [
+        "actor",
+        async (c) => {
+          const sealFor = { senderKey: c.call!.sender.publicKeyBase64, seed: c.setup!.seedBase64 };
+          return send(await HANDLERS[c.endpoint as Exclude<Endpoint, "health">](c.call!, c.body!, c.plain), sealFor);
+        },
+      ],
+    ],
+  };
 
   const app = new Elysia({ name: "provider_b-callbacks", normalize: false });
   for (const r of ROUTES) {
-    const fn = ({ request, params }: { request: Request; params: Record<string, string> }) => handle(r.endpoint, request, params ?? {});
+    const fn = ({ request, params }: { request: Request; params: Record<string, string> }) => runIntake(services, intake, request, params ?? {}, (b) => ({ ...b, endpoint: r.endpoint }));
     app.route(r.method, `${PREFIX}/${r.path}`, fn as never, { parse: "none" } as never);
   }
   return app;

@@ -5,16 +5,15 @@
 import { Elysia } from "elysia";
 import type { Services } from "../../services.ts";
 import type { Environment } from "../../domain/types.ts";
-import { ApiError } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { validatePersons } from "../../domain/ivms101/index.ts";
 import { incomingExpiry, tokenMatches } from "../../domain/provider_e/rules.ts";
 import { readPrivateInfo } from "../../domain/provider_e/ivms.ts";
 import { parseJsonLimited, readBodyCapped } from "../../adapters/net/read.ts";
 import { json } from "../kit.ts";
-import { resolveCompany } from "../auth.ts";
+import { hasVerifiedIdentity } from "../../domain/identity.ts";
+import { chargeBudget, companyStep, runIntake, type Intake, type IntakeBase } from "./intake.ts";
 import { askActor } from "../outcome.ts";
-import { trpNotFound } from "./provider_b.ts";
 import { Transfers, type TransferRow } from "../../adapters/storage/repos/transfers.ts";
 import { Wallets } from "../../adapters/storage/repos/wallets.ts";
 import { Customers } from "../../adapters/storage/repos/customers.ts";
@@ -46,6 +45,14 @@ interface Scope {
   companyId: string;
 }
 
+/** What the intake has read so far. */
+interface Intaken extends IntakeBase {
+  readonly event: Event;
+  bytes?: Uint8Array;
+  scope?: Scope;
+  body?: Record<string, unknown>;
+}
+
 export function providerECallbacks(services: Services, options: () => ProviderEOptions | null) {
   function context(companyId: string, env: Environment, providerId: string): AdapterContext | null {
     const s = services.providerSettings;
@@ -61,13 +68,7 @@ export function providerECallbacks(services: Services, options: () => ProviderEO
 
   /** Part 3: accepted (authenticated) callbacks count toward the company's request budget; over it, 429. */
   function charge(companyId: string): Answer | null {
-    try {
-      services.limiter.check("company", companyId);
-      return null;
-    } catch (e) {
-      if (e instanceof ApiError && e.code === "RATE_LIMITED") return { status: 429, body: { error: "Rate limit exceeded", code: "RATE_LIMITED" }, headers: e.headers };
-      throw e;
-    }
+    return chargeBudget(services, companyId, (headers): Answer => ({ status: 429, body: { error: "Rate limit exceeded", code: "RATE_LIMITED" }, headers }));
   }
 
   async function tellTransfer(t: TransferRow, event: unknown): Promise<Answer> {
@@ -88,8 +89,7 @@ export function providerECallbacks(services: Services, options: () => ProviderEO
     return addresses.every((a) => {
       const w = wallets.byAddress(companyId, env, a);
       if (!w || w.verified !== 1 || w.network !== network) return false;
-      const c = customers.get(companyId, env, w.customer_id);
-      return !!c && c.status === "active" && c.identity_status === "verified";
+      return hasVerifiedIdentity(customers.get(companyId, env, w.customer_id));
     });
   }
 
@@ -239,56 +239,69 @@ export function providerECallbacks(services: Services, options: () => ProviderEO
     return tellTransfer(t, { kind: "permission", body });
   }
 
-  async function handle(event: Event, request: Request, params: Record<string, string>): Promise<Response> {
-    const environment = params.environment;
-    if (environment !== "test" && environment !== "live") return trpNotFound();
-    try {
-      // 1. Size first: nothing larger than 2 MiB is read.
-      const bytes = await readBodyCapped(request, MAX_CALLBACK_BODY);
-      if (bytes === null) return json(413, { error: "Body too large" });
-      // 2. The company (by host), 3. the provider's ID and credentials for the environment.
-      let company: ReturnType<typeof resolveCompany>;
-      try {
-        company = resolveCompany(request, services.tenancy, services.config.appDomain);
-      } catch {
-        return trpNotFound();
-      }
-      const o = options();
-      const a = company.status === "active" && o ? context(company.id, environment, decodeURIComponent(params.providerId ?? "")) : null;
-      if (!a || !o) return json(503, { error: "Provider unavailable" });
-      // 4. JSON with bounded nesting (before any signature check serialises it), 5. the event's shape, in each handler.
-      let text: string;
-      try {
-        text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-      } catch {
-        return send(invalid(event, "(body)"));
-      }
-      const parsed = parseJsonLimited(text);
-      if (!parsed.ok) return send(invalid(event, parsed.reason === "too_deep" ? "(nesting too deep)" : "(body)"));
-      const body = parsed.value;
-      if (!isRec(body)) return send(invalid(event, "(body)"));
-      const s: Scope = { o, a, env: environment, companyId: company.id };
-      switch (event) {
-        case "address-validation":
-          return send(await addressValidation(s, body));
-        case "permission-request":
-          return send(await permissionRequest(s, body));
-        case "permission":
-          return send(await permission(s, request, body));
-        case "txid":
-        case "cancel":
-        case "cdd":
-          return send(await byTransfer(s, event, body));
-      }
-    } catch (e) {
-      services.log("error", "provider_e callback failed", { event, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e), stack: e instanceof Error ? e.stack : undefined });
-      return json(503, { error: "CALLBACK_FAILED" });
-    }
-  }
+  /**
+   * Each event and its handler. The signature is checked in the handler, with the key the event names (the bridge's,
+   * the originator's from the directory, the transfer's counterparty's), and only then is the budget charged, the
+   * provider's status read and the actor told.
+   */
+  const HANDLERS: Record<Event, (s: Scope, request: Request, body: Record<string, unknown>) => Promise<Answer>> = {
+    "address-validation": (s, _r, body) => addressValidation(s, body),
+    "permission-request": (s, _r, body) => permissionRequest(s, body),
+    permission: (s, request, body) => permission(s, request, body),
+    txid: (s, _r, body) => byTransfer(s, "txid", body),
+    cancel: (s, _r, body) => byTransfer(s, "cancel", body),
+    cdd: (s, _r, body) => byTransfer(s, "cdd", body),
+  };
+
+  // The callback's intake: cheap checks before expensive ones, then the event's handler.
+  const intake: Intake<Intaken> = {
+    provider: "provider_e",
+    failed: () => json(503, { error: "CALLBACK_FAILED" }),
+    logDetail: (c) => ({ event: c.event }),
+    steps: [
+      [
+        "size",
+        // Size first: nothing larger than 2 MiB is read.
+        async (c) => {
+          const bytes = await readBodyCapped(c.request, MAX_CALLBACK_BODY);
+          if (bytes === null) return json(413, { error: "Body too large" });
+          c.bytes = bytes;
+        },
+      ],
+      ["company", companyStep(services)],
+      [
+        "provider",
+        // The provider's ID and credentials for the environment.
+        (c) => {
+          const o = options();
+          const a = c.company!.status === "active" && o ? context(c.company!.id, c.environment, decodeURIComponent(c.params.providerId ?? "")) : null;
+          if (!a || !o) return json(503, { error: "Provider unavailable" });
+          c.scope = { o, a, env: c.environment, companyId: c.company!.id };
+        },
+      ],
+      [
+        "shape",
+        // JSON with bounded nesting (before any signature check serialises it); the event's own shape in its handler.
+        (c) => {
+          let text: string;
+          try {
+            text = new TextDecoder("utf-8", { fatal: true }).decode(c.bytes!);
+          } catch {
+            return send(invalid(c.event, "(body)"));
+          }
+          const parsed = parseJsonLimited(text);
+          if (!parsed.ok) return send(invalid(c.event, parsed.reason === "too_deep" ? "(nesting too deep)" : "(body)"));
+          if (!isRec(parsed.value)) return send(invalid(c.event, "(body)"));
+          c.body = parsed.value;
+        },
+      ],
+      ["actor", async (c) => send(await HANDLERS[c.event](c.scope!, c.request, c.body!))],
+    ],
+  };
 
   const app = new Elysia({ name: "provider_e-callbacks", normalize: false });
   for (const event of EVENTS) {
-    const fn = ({ request, params }: { request: Request; params: Record<string, string> }) => handle(event, request, params ?? {});
+    const fn = ({ request, params }: { request: Request; params: Record<string, string> }) => runIntake(services, intake, request, params ?? {}, (b) => ({ ...b, event }));
     app.post(`/api/system/trp/provider_e/:environment/:providerId/${event}`, fn as never, { parse: "none" } as never);
   }
   return app;

@@ -4,7 +4,8 @@
 import type { Environment } from "../../../domain/types.ts";
 import type { Person } from "../../../domain/ivms101/index.ts";
 import { checkSettings, type ProviderASettings } from "../../../domain/provider_a/settings.ts";
-import { accountOf, assetNetwork, carries, splitDestination } from "../../../domain/provider_a/transfer.ts";
+import { accountOf, assetNetwork, carries } from "../../../domain/provider_a/transfer.ts";
+import { splitDestination } from "../../../domain/networks/tags.ts";
 import type { AdapterContext, Discovery, OutgoingTransfer, ProviderAdapter, Submission } from "../types.ts";
 import type { TransferCandidate } from "../registry.ts";
 import { ProviderAClient, type ProviderAFetch } from "./client.ts";

@@ -1,7 +1,7 @@
 // provider_a (Notabene Transact v2) API client: OAuth client credentials from the auth origin with the apiUrl
 // as audience, the token cached per connection until shortly before expiry, a 401 retried once with a new token and
 // nothing else retried (Part 3, Authentication 2). Outcomes are values; error bodies are never kept.
-import { parseJsonChecked, readTextCapped } from "../../net/read.ts";
+import { exchange, type ExchangeFetch, type Exchanged } from "../../net/exchange.ts";
 import { sha256Hex } from "../../crypto/hash.ts";
 import type { ProviderASettings } from "../../../domain/provider_a/settings.ts";
 import { readTransfer, type ProviderTx } from "../../../domain/provider_a/transfer.ts";
@@ -33,6 +33,20 @@ export interface DiscoveryAnswer {
   asset: string;
   owner: { did: string; name: string | null } | null;
   custodian: { did: string; name: string | null } | null;
+}
+
+/** The shared exchange's failures in provider_a's codes: no answer is TRANSPORT_ERROR, a non-2xx HTTP_<status>. */
+function mapped(r: Exchanged): Result<unknown> {
+  if (r.ok) return { ok: true, status: r.status, body: r.body === undefined ? null : r.body };
+  switch (r.failure) {
+    case "http":
+      return { ok: false, code: `HTTP_${r.status}`, status: r.status };
+    case "too_large":
+    case "not_json":
+      return { ok: false, code: "INVALID_RESPONSE", status: r.status };
+    default:
+      return { ok: false, code: "TRANSPORT_ERROR", ...(r.status !== undefined && r.failure !== "redirect" ? { status: r.status } : {}) };
+  }
 }
 
 export class ProviderAClient {
@@ -67,29 +81,8 @@ export class ProviderAClient {
   }
 
   private async raw(method: string, url: string, bearer: string | null, body?: unknown): Promise<Result<unknown>> {
-    const headers: Record<string, string> = { accept: "application/json" };
-    if (bearer) headers.authorization = `Bearer ${bearer}`;
-    if (body !== undefined) headers["content-type"] = "application/json";
-    let res: Response;
-    try {
-      res = await this.fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    } catch {
-      return { ok: false, code: "TRANSPORT_ERROR" };
-    }
-    let text: string;
-    try {
-      const capped = await readTextCapped(res, MAX_ANSWER_BYTES);
-      if (capped === null) return { ok: false, code: "INVALID_RESPONSE", status: res.status };
-      text = capped;
-    } catch {
-      return { ok: false, code: "TRANSPORT_ERROR", status: res.status };
-    }
-    if (res.status < 200 || res.status > 299) return { ok: false, code: `HTTP_${res.status}`, status: res.status };
-    try {
-      return { ok: true, status: res.status, body: text ? parseJsonChecked(text) : null };
-    } catch {
-      return { ok: false, code: "INVALID_RESPONSE", status: res.status };
-    }
+    const headers: Record<string, string> = bearer ? { authorization: `Bearer ${bearer}` } : {};
+    return mapped(await exchange(this.fetch as ExchangeFetch, { method, url, headers, json: body, maxBytes: MAX_ANSWER_BYTES, allowEmpty: true }));
   }
 
   /** An API call with the cached token; a 401 is retried once with a new token, nothing else is retried. */

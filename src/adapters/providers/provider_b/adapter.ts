@@ -5,6 +5,7 @@ import type { ActionResult, AdapterContext, DirectoryRead, Discovery, OutgoingTr
 import type { TransferCandidate } from "../registry.ts";
 import { checkClientOptions, discoveryRequestId, ProviderBClient, type ProviderBFetch } from "./client.ts";
 import { accountNumber, buildTransferMessage, fromWirePersons } from "./wire.ts";
+import { splitDestination } from "../../../domain/networks/tags.ts";
 
 const NAME = "provider_b";
 /** Part 3: the brand word of the stored texts is replaced by the provider's name. */
@@ -30,14 +31,6 @@ function configProblem(ctx: AdapterContext): string | null {
   if (!check.ok) return check.kind === "key" ? `Invalid ${NAME} key or encrypted payload encoding` : `Invalid ${NAME} configuration: ${check.message}`;
   if (!/^[A-Z]{2}$/.test(c.country ?? "")) return `Invalid ${NAME} configuration: country must be two uppercase letters`;
   return null;
-}
-
-/** The canonical registry form `addr?dt=1` / `addr?memo=x` split into address and tag. */
-function destination(canonical: string): { address: string; tag: string | null } {
-  const q = canonical.indexOf("?");
-  if (q < 0) return { address: canonical, tag: null };
-  const v = new URLSearchParams(canonical.slice(q + 1));
-  return { address: canonical.slice(0, q), tag: v.get("dt") ?? v.get("memo") ?? v.get("tag") };
 }
 
 async function readDirectory(ctx: AdapterContext): Promise<DirectoryRead> {
@@ -77,9 +70,9 @@ export const providerB: ProviderAdapter = {
     const problem = configProblem(ctx);
     if (problem) return { kind: "retry", reason: problem };
     const c = client(ctx);
-    const dest = destination(t.beneficiaryAddress);
-    const requestId = discoveryRequestId(t.id, { address: dest.address, tag: dest.tag, network: t.network });
-    const asked = await c.requestDiscovery({ currency: t.asset.toUpperCase(), address: dest.address, tag: dest.tag, network: t.network, requestId });
+    const dest = splitDestination(t.beneficiaryAddress);
+    const requestId = discoveryRequestId(t.id, { address: dest.address, tag: dest.memo, network: t.network });
+    const asked = await c.requestDiscovery({ currency: t.asset.toUpperCase(), address: dest.address, tag: dest.memo, network: t.network, requestId });
     if (!asked.ok) return retryable(asked.code, asked.status);
     const r = await c.discoveryResult(requestId);
     if (!r.ok) return retryable(r.code, r.status);
@@ -108,10 +101,10 @@ export const providerB: ProviderAdapter = {
     if (entry.health !== "up") return { kind: "not_taken", reason: `${NAME}: the beneficiary VASP ${vasp.vaspId} is not healthy` };
     // A transfer ID is reserved: from here on no other provider is tried (Part 3).
     const transferId = crypto.randomUUID();
-    const dest = destination(t.beneficiaryAddress);
-    const origin = destination(t.originatorAddress);
+    const dest = splitDestination(t.beneficiaryAddress);
+    const origin = splitDestination(t.originatorAddress);
     const currency = t.asset.toUpperCase();
-    const check = await c.verifyAddress(vasp.vaspId, { currency, address: dest.address, tag: dest.tag, network: t.network });
+    const check = await c.verifyAddress(vasp.vaspId, { currency, address: dest.address, tag: dest.memo, network: t.network });
     if (!check.ok) return { kind: "unknown", externalId: transferId, error: failed(check.code) };
     if (check.body.result !== "valid")
       return { kind: "answered", externalId: transferId, theirs: "rejected", reasonType: check.body.reasonType ?? "NOT_FOUND_ADDRESS", vaspId: vasp.vaspId, vaspName: entry.name };
@@ -119,9 +112,9 @@ export const providerB: ProviderAdapter = {
       return { kind: "unknown", externalId: transferId, error: failed("INVALID_RESPONSE") };
     const message = buildTransferMessage({
       originatorPersons: t.originatorPersons,
-      originatorAccount: accountNumber(origin.address, origin.tag),
+      originatorAccount: accountNumber(origin.address, origin.memo),
       beneficiaryPersons: t.beneficiaryPersons,
-      beneficiaryAccount: accountNumber(dest.address, dest.tag),
+      beneficiaryAccount: accountNumber(dest.address, dest.memo),
       originatingVasp: { legalName: creds.legalName, country: creds.country as CountryCode },
     });
     const r = await c.transfer(
@@ -134,7 +127,7 @@ export const providerB: ProviderAdapter = {
         tradeCurrency: "USD",
         isExceedingThreshold: t.isExceedingThreshold,
         address: dest.address,
-        tag: dest.tag,
+        tag: dest.memo,
         network: t.network,
         message,
       },
@@ -145,7 +138,7 @@ export const providerB: ProviderAdapter = {
       return { kind: "answered", externalId: transferId, theirs: "rejected", reasonType: r.body.reasonType ?? "UNKNOWN", vaspId: vasp.vaspId, vaspName: entry.name };
     // `verified` must carry the beneficiary's IVMS101 for the address asked about, else the answer does not match.
     const ben = r.body.ivms101?.Beneficiary;
-    const account = accountNumber(dest.address, dest.tag);
+    const account = accountNumber(dest.address, dest.memo);
     if (!ben || !ben.accountNumber.includes(account) || ben.beneficiaryPersons.length === 0)
       return { kind: "unknown", externalId: transferId, error: failed("INVALID_RESPONSE") };
     return { kind: "answered", externalId: transferId, theirs: "accepted", beneficiaryPersons: fromWirePersons(ben.beneficiaryPersons), vaspId: vasp.vaspId, vaspName: entry.name };

@@ -1,5 +1,5 @@
 // provider_b (CodeVASP) Request-API client: signs every call, seals payloads, and answers with values, never exceptions.
-import { parseJsonChecked, readTextCapped } from "../../net/read.ts";
+import { exchange, type ExchangeFetch, type Exchanged } from "../../net/exchange.ts";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { openPayload, ProviderBKeyError, publicKeyBase64, sealPayload, signRequest, keypairFromSeed } from "./crypto.ts";
 import {
@@ -165,6 +165,26 @@ export type AddressCheckOutcome = VerifyAddressAnswer & { remotePubKey: string }
 export type TransferOutcome = Omit<TransferAnswer, "payload"> & { ivms101: Ivms101Message | null; remotePubKey: string };
 
 type Raw = ProviderBResult<unknown>;
+
+/**
+ * The shared exchange's failures in provider_b's codes: the provider's own `errorType` when its refusal names one,
+ * else HTTP_<status> (a redirect included: Part 3, Outbound, none is followed, whether the guarded client or the
+ * runtime's saw it); no answer is TRANSPORT_ERROR.
+ */
+function mapped(r: Exchanged): Raw {
+  if (r.ok) return { ok: true, status: r.status, body: r.body };
+  switch (r.failure) {
+    case "http":
+      return { ok: false, code: readErrorType(r.body) || `HTTP_${r.status}`, status: r.status };
+    case "redirect":
+      return { ok: false, code: `HTTP_${r.status ?? 302}`, status: r.status };
+    case "too_large":
+    case "not_json":
+      return { ok: false, code: "INVALID_RESPONSE", status: r.status };
+    default:
+      return { ok: false, code: "TRANSPORT_ERROR" };
+  }
+}
 
 export class ProviderBClient {
   readonly entityId: string;
@@ -350,36 +370,8 @@ export class ProviderBClient {
       remotePubKey,
       json: body !== undefined,
     });
-    let res: Response;
-    let text: string | null;
-    try {
-      res = await this.fetchFn(this.origin + path, {
-        method,
-        headers,
-        ...(body === undefined ? {} : { body: bytes }),
-        redirect: "manual",
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      // Part 3, Outbound: no redirects. Bun and Deno hand back the 3xx itself; a browser-style fetch an opaque one.
-      if (res.type === "opaqueredirect" || (res.status >= 300 && res.status < 400)) {
-        await res.body?.cancel().catch(() => {});
-        return { ok: false, code: `HTTP_${res.status || 302}`, status: res.status };
-      }
-      text = await readTextCapped(res, MAX_ANSWER_BYTES);
-    } catch {
-      return { ok: false, code: "TRANSPORT_ERROR" };
-    }
-    if (text === null) return { ok: false, code: "INVALID_RESPONSE", status: res.status };
-    let json: unknown;
-    let parsed = true;
-    try {
-      json = parseJsonChecked(text);
-    } catch {
-      parsed = false;
-    }
-    if (!res.ok) return { ok: false, code: (parsed && readErrorType(json)) || `HTTP_${res.status}`, status: res.status };
-    if (!parsed) return { ok: false, code: "INVALID_RESPONSE", status: res.status };
-    return { ok: true, status: res.status, body: json };
+    const url = this.origin + path;
+    return mapped(await exchange(this.fetchFn as ExchangeFetch, { method, url, headers, ...(body === undefined ? {} : { body: bytes }), timeoutMs: this.timeoutMs, maxBytes: MAX_ANSWER_BYTES, errorBody: true }));
   }
 }
 

@@ -4,11 +4,12 @@ import type { Environment } from "../../../domain/types.ts";
 import type { Person } from "../../../domain/ivms101/index.ts";
 import { parseDiscoveryCodes } from "../../../domain/providers/catalog.ts";
 import { beneficiaryGroupOk, DIRECTORY_MAX_AGE_MS, DISCOVERY_BUDGET_MS, DISCOVERY_PARALLEL, MAX_CANDIDATES, MIN_EXPIRY_MS, permissionToken } from "../../../domain/provider_e/rules.ts";
-import type { AdapterContext, Discovery, OutgoingTransfer, ProviderAdapter, Submission } from "../types.ts";
+import type { AdapterContext, DirectoryRead, Discovery, OutgoingTransfer, ProviderAdapter, Submission } from "../types.ts";
 import type { TransferCandidate } from "../registry.ts";
 import { encryptObject, isPrivateKeyHex, isPublicKeyHex, publicKeyOf, signObject, verifyObject } from "./crypto.ts";
 import { isRetryable, ProviderEClient, type Result } from "./client.ts";
-import { buildTransaction, DEFAULT_BASE, destination, extraOf, type Currency, type DirectoryAnswer, type PrivateInfo, type StatusAnswer } from "./wire.ts";
+import { buildTransaction, DEFAULT_BASE, extraOf, type Currency, type DirectoryAnswer, type PrivateInfo, type StatusAnswer } from "./wire.ts";
+import { splitDestination } from "../../../domain/networks/tags.ts";
 
 export const NAME = "provider_e";
 /** Part 3: "Sygna operation failed (<code>)" with the brand word replaced by the provider's name. */
@@ -74,6 +75,29 @@ async function readVerifiedDirectory(base: { test: string; live: string }, env: 
   const bad = checkDirectory(r.body, ctx, ctx.now);
   return bad ? { ok: false, code: bad, status: 200 } : r;
 }
+
+/** The verified directory as the connection actor keeps it: each VASP's code, name and key (Bridge lists no health). */
+async function readDirectoryEntries(base: { test: string; live: string }, env: Environment, ctx: AdapterContext, now: number): Promise<DirectoryRead> {
+  const r = await clientOf(base, env, ctx).directory();
+  if (!r.ok) return { ok: false, code: r.code };
+  const bad = checkDirectory(r.body, ctx, now);
+  if (bad) return { ok: false, code: bad };
+  return { ok: true, fetchedAt: now, vasps: r.body.vasp_data.map((v) => ({ vaspId: v.vasp_code, name: v.vasp_name, health: "up", publicKey: v.vasp_pubkey })) };
+}
+
+/**
+ * The verified directory through the connection's actor when the service provides it (its copy is read and verified
+ * at most once a minute; `refresh` reads it again and keeps the new copy), else read and verified here. In the
+ * provider's own shape for the steps that use it.
+ */
+async function directoryFor(base: { test: string; live: string }, env: Environment, ctx: AdapterContext, now: number, refresh: boolean): Promise<{ ok: true; body: DirectoryAnswer } | { ok: false; code: string }> {
+  const read = ctx.directory ? await ctx.directory({ refresh }) : await readDirectoryEntries(base, env, ctx, now);
+  if (!read.ok) return read;
+  return { ok: true, body: { timestamp: read.fetchedAt, signature: "", vasp_data: read.vasps.map((v) => ({ vasp_code: v.vaspId, vasp_name: v.name, vasp_pubkey: v.publicKey ?? "" })) } };
+}
+
+/** A directory that could not be read: no answer, 429 or 5xx is asked again; an unverifiable one fails the search. */
+const fromDirectory = (code: string): Discovery => (code === "TRANSPORT_ERROR" || code === "HTTP_429" || /^HTTP_5\d\d$/.test(code) ? { kind: "retry", reason: failed(code) } : fatal(code));
 
 /** Exactly one active currency for the asset on the network (Part 3, search step 1); the network is the platform's. */
 export function currencyFor(list: Currency[], asset: string, network: string): Currency | "none" | "ambiguous" {
@@ -146,6 +170,14 @@ export function providerE(o: ProviderEOptions): ProviderAdapter & { readonly opt
     options: o,
 
     // Part 3: "a transfer with originatorAddress and a beneficiary with at least one person".
+    async readDirectory(ctx: AdapterContext): Promise<DirectoryRead> {
+      const problem = configProblem(ctx);
+      if (problem) return { ok: false, code: `Invalid ${NAME} configuration: ${problem}` };
+      // The address differs per environment: a context that does not say which reads nothing.
+      if (!ctx.environment) return { ok: false, code: "NOT_CONFIGURED" };
+      return readDirectoryEntries(base, ctx.environment, ctx, Date.now());
+    },
+
     canCarry(t: TransferCandidate) {
       if (!t.hasOriginatorAddress) return { ok: false, reason: "originatorAddress is required" };
       if (t.beneficiaryPersonCount < 1) return { ok: false, reason: "beneficiary IVMS101 with at least one person is required" };
@@ -171,16 +203,15 @@ export function providerE(o: ProviderEOptions): ProviderAdapter & { readonly opt
       const currency = currencyFor(cur.body, t.asset, t.network);
       if (currency === "none") return fatal("UNSUPPORTED_CURRENCY");
       if (currency === "ambiguous") return fatal("AMBIGUOUS_CURRENCY");
-      // (2) the signed, fresh directory listing us with our key.
-      const dir = await client.directory();
-      if (!dir.ok) return fromRead(dir);
-      const bad = checkDirectory(dir.body, ctx, Date.now());
-      if (bad) return fatal(bad);
+      // (2) the signed, fresh directory listing us with our key: read again for each search, and kept by the
+      // connection's actor for the submission that follows.
+      const dir = await directoryFor(base, t.environment, ctx, Date.now(), true);
+      if (!dir.ok) return fromDirectory(dir.code);
       // (3) candidates.
       const cands = candidatesOf(dir.body, c);
       if (!cands.ok) return fatal(cands.reason);
       // (4) ask, eight at a time, up to 20 s.
-      const dest = destination(t.beneficiaryAddress);
+      const dest = splitDestination(t.beneficiaryAddress);
       const asked = await askAll(client, c, dir.body, cands.codes, currency, dest.address, dest.memo, Date.now());
       // (5) two fail the search; one is the VASP; none is no VASP (once every candidate answered).
       if (asked.confirmed.length > 1) return fatal("DISCOVERY_AMBIGUOUS");
@@ -203,15 +234,14 @@ export function providerE(o: ProviderEOptions): ProviderAdapter & { readonly opt
       if (!cur.ok) return notTaken(failed(cur.code));
       const currency = currencyFor(cur.body, t.asset, t.network);
       if (typeof currency === "string") return notTaken(failed("UNSUPPORTED_CURRENCY"));
-      const dir = await client.directory();
+      // The directory the search verified, as the connection's actor keeps it (read again when over a minute old).
+      const dir = await directoryFor(base, t.environment, ctx, now, false);
       if (!dir.ok) return notTaken(failed(dir.code));
-      const bad = checkDirectory(dir.body, ctx, now);
-      if (bad) return notTaken(failed(bad));
       const peer = dir.body.vasp_data.find((v) => v.vasp_code === vasp.vaspId);
       if (!peer || peer.vasp_code === c.vaspCode) return notTaken("UNKNOWN_PEER", true);
       const list = parseDiscoveryCodes(c.discoveryVaspCodes);
       if (list.ok && list.codes !== "*" && !list.codes.includes(peer.vasp_code)) return notTaken("PEER_NOT_ALLOWLISTED");
-      const dest = destination(t.beneficiaryAddress);
+      const dest = splitDestination(t.beneficiaryAddress);
       const again = await ask(client, c, dir.body, peer.vasp_code, currency, dest.address, dest.memo, now, AbortSignal.timeout(DISCOVERY_BUDGET_MS));
       if (again !== "confirmed") return notTaken("ADDRESS_NOT_OWNED");
       const identity = o.lookups.originatorIdentity(t.companyId, t.environment, t.id);
@@ -224,7 +254,7 @@ export function providerE(o: ProviderEOptions): ProviderAdapter & { readonly opt
       const providerId = o.lookups.providerId(t.companyId);
       if (!providerId) return notTaken(`${NAME} is not configured`);
       // Built and signed; from here on the request is reserved: no other provider, a failure is submission_unknown.
-      const origin = destination(t.originatorAddress);
+      const origin = splitDestination(t.originatorAddress);
       const info: PrivateInfo = {
         originator: { originatorPersons: identity, accountNumber: [origin.address] },
         beneficiary: { beneficiaryPersons: t.beneficiaryPersons, accountNumber: [dest.memo ? `${dest.address}:${dest.memo}` : dest.address] },

@@ -1,18 +1,30 @@
 // provider_e (Sygna Bridge) HTTP client: `x-api-key` on every call, JSON in and out, answers as values (never the
 // provider's raw error bodies: Part 3 "What the service does" 4). Timeout and redirects are the outbound client's.
-import { parseJsonChecked, parseJsonLimited, readTextCapped } from "../../net/read.ts";
+import { exchange, type ExchangeFetch, type Exchanged } from "../../net/exchange.ts";
 import { PATH, readAddressAnswer, readCurrencies, readDirectory, readStatus, type AddressAnswer, type Currency, type DirectoryAnswer, type Parsed, type StatusAnswer } from "./wire.ts";
 
 /** A refusal: `code` is ours (`HTTP_<status>`, `TRANSPORT_ERROR`, `INVALID_RESPONSE`); `providerCode` the provider's own code when it sent one. */
 export type Result<T> = { ok: true; body: T } | { ok: false; code: string; status?: number; providerCode?: string; path?: string };
 
 /** The provider's own error code, taken only when it looks like a code (never free text: bodies can hold personal data). */
-function codeOf(text: string): string | undefined {
-  try {
-    const c = (parseJsonChecked(text) as { code?: unknown })?.code;
-    return typeof c === "string" && /^[A-Z][A-Z0-9_]{2,63}$/.test(c) ? c : undefined;
-  } catch {
-    return undefined;
+function codeOf(body: unknown): string | undefined {
+  const c = (body as { code?: unknown } | null | undefined)?.code;
+  return typeof c === "string" && /^[A-Z][A-Z0-9_]{2,63}$/.test(c) ? c : undefined;
+}
+
+/** The shared exchange's failures in provider_e's codes: no answer is TRANSPORT_ERROR, a non-2xx HTTP_<status>. */
+function mapped(r: Exchanged): Result<unknown> {
+  if (r.ok) return { ok: true, body: r.body === undefined ? {} : r.body };
+  switch (r.failure) {
+    case "http": {
+      const providerCode = codeOf(r.body);
+      return { ok: false, code: `HTTP_${r.status}`, status: r.status, ...(providerCode ? { providerCode } : {}) };
+    }
+    case "too_large":
+    case "not_json":
+      return { ok: false, code: "INVALID_RESPONSE", status: r.status };
+    default:
+      return { ok: false, code: "TRANSPORT_ERROR", ...(r.status !== undefined && r.failure !== "redirect" ? { status: r.status } : {}) };
   }
 }
 
@@ -29,30 +41,9 @@ export class ProviderEClient {
   ) {}
 
   private async call(method: "GET" | "POST", path: string, body?: unknown, signal?: AbortSignal): Promise<Result<unknown>> {
-    let res: Response;
-    try {
-      const headers: Record<string, string> = { "x-api-key": this.apiKey, accept: "application/json" };
-      if (body !== undefined) headers["content-type"] = "application/json";
-      res = await this.fetch(this.base.replace(/\/+$/, "") + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal, redirect: "manual" } as RequestInit);
-    } catch {
-      return { ok: false, code: "TRANSPORT_ERROR" };
-    }
-    let text: string;
-    try {
-      const capped = await readTextCapped(res, MAX_ANSWER_BYTES);
-      if (capped === null) return { ok: false, code: "INVALID_RESPONSE", status: res.status };
-      text = capped;
-    } catch {
-      return { ok: false, code: "TRANSPORT_ERROR", status: res.status };
-    }
-    if (res.status < 200 || res.status > 299) {
-      const providerCode = codeOf(text);
-      return { ok: false, code: `HTTP_${res.status}`, status: res.status, ...(providerCode ? { providerCode } : {}) };
-    }
     // The provider's answers are untrusted too: nesting bounded before anything (a signature check) serialises them.
-    if (text === "") return { ok: true, body: {} };
-    const parsed = parseJsonLimited(text);
-    return parsed.ok ? { ok: true, body: parsed.value } : { ok: false, code: "INVALID_RESPONSE", status: res.status };
+    const url = this.base.replace(/\/+$/, "") + path;
+    return mapped(await exchange(this.fetch as ExchangeFetch, { method, url, headers: { "x-api-key": this.apiKey }, json: body, signal, maxBytes: MAX_ANSWER_BYTES, errorBody: true, allowEmpty: true }));
   }
 
   /** A 2xx answer read by `reader`; one that does not fit is INVALID_RESPONSE with the field path (for the log). */

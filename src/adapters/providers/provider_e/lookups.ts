@@ -9,6 +9,7 @@ import { Wallets } from "../../storage/repos/wallets.ts";
 import { Customers } from "../../storage/repos/customers.ts";
 import { beneficiaryNamesMatch } from "../../../domain/provider_e/rules.ts";
 import { SWEEP_OPEN, SWEEP_PAGE } from "../../storage/repos/provider-a-store.ts";
+import { verifiedIdentity } from "../../../domain/identity.ts";
 
 export function providerELookups(storage: Storage, open: (sealed: string, aad: string) => string, providerId: (companyId: string) => string | null): ProviderELookups {
   return {
@@ -16,8 +17,7 @@ export function providerELookups(storage: Storage, open: (sealed: string, aad: s
       const r = storage
         .stmt("SELECT c.id, c.identity_sealed, c.identity_status, c.status FROM transfers t JOIN customers c ON c.id = t.originator_customer_id AND c.company_id = t.company_id AND c.environment = t.environment WHERE t.company_id = ? AND t.environment = ? AND t.id = ?")
         .get(companyId, env, transferId) as { id: string; identity_sealed: string | null; identity_status: string | null; status: string } | null | undefined;
-      if (!r || r.status !== "active" || r.identity_status !== "verified" || !r.identity_sealed) return null;
-      return JSON.parse(open(r.identity_sealed, `customer:${r.id}:identity`)) as Person[];
+      return verifiedIdentity(r, open);
     },
     companyVasp(companyId: string) {
       const p = companyProfile(storage, companyId);
@@ -81,9 +81,8 @@ export function providerEFlowLookups(storage: Storage, open: (sealed: string, aa
       const w = new Wallets(storage).byAddress(companyId, env, t.beneficiary_address);
       if (!w || w.customer_id !== t.beneficiary_customer_id || w.verified !== 1 || w.network !== t.network) return false;
       const c = new Customers(storage).get(companyId, env, t.beneficiary_customer_id);
-      if (!c || c.status !== "active" || c.identity_status !== "verified" || !c.identity_sealed) return false;
-      const identity = JSON.parse(open(c.identity_sealed, `customer:${c.id}:identity`)) as Person[];
-      return beneficiaryNamesMatch(sent, identity);
+      const identity = verifiedIdentity(c, open);
+      return identity !== null && beneficiaryNamesMatch(sent, identity);
     },
   };
 }

@@ -176,14 +176,6 @@ export const hasExtra = (extra: unknown): boolean => memoOf(extra) !== null;
 /** A memo travels as `addr_extra_info: [{ <the currency's extra field name, else "memo">: memo }]`. */
 export const extraOf = (memo: string | null, currency?: Pick<Currency, "addr_extra_info"> | null): Rec[] => (memo ? [{ [currency?.addr_extra_info?.[0] ?? "memo"]: memo }] : []);
 
-/** The canonical registry form `addr?dt=1` / `addr?memo=x` split into address and memo. */
-export function destination(canonical: string): { address: string; memo: string | null } {
-  const q = canonical.indexOf("?");
-  if (q < 0) return { address: canonical, memo: null };
-  const v = new URLSearchParams(canonical.slice(q + 1));
-  return { address: canonical.slice(0, q), memo: v.get("dt") ?? v.get("memo") ?? v.get("tag") };
-}
-
 // ---- permission request ----------------------------------------------------------------------------------------
 
 /** The signed permission request data: `private_info`, `transaction`, `data_dt`, then the optional fields. */

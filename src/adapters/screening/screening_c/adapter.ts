@@ -1,7 +1,7 @@
 // screening_c (name screening, type `sanctions`): one `POST /searches` per name at the regional base address, 10 s, no retries;
 // `GET /users` as the connection test (Part 3 "Settings of screening_c", "screening_c screening", Authentication 5).
-import { parseJsonChecked, readTextCapped } from "../../net/read.ts";
-import { SafeFetchError } from "../../net/index.ts";
+import { exchange, type ExchangeFetch } from "../../net/exchange.ts";
+import { vendorFailure } from "../failures.ts";
 import type { CheckResult, ScreeningAdapter, ScreeningContext, ScreeningSubject, SubjectScreening } from "../types.ts";
 import { screeningName, searchTerm } from "../../../domain/screening/names.ts";
 import { DEFAULT_URLS, isUsersAnswer, judgeSearch, parseFuzziness, parseRegion, searchBody, type Region } from "./wire.ts";
@@ -28,26 +28,8 @@ export function screeningC(opts: ScreeningCOptions = {}): ScreeningAdapter {
 
   /** One request, no retry. Failures are codes; a vendor's body never leaves this function on a failure. */
   async function call(ctx: ScreeningContext, method: "GET" | "POST", url: string, apiKey: string, body?: unknown): Promise<Call> {
-    const signal = AbortSignal.timeout(timeoutMs);
-    const headers: Record<string, string> = { authorization: `Token ${apiKey}`, accept: "application/json" };
-    if (body !== undefined) headers["content-type"] = "application/json";
-    try {
-      const res = await ctx.fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
-      if (res.status < 200 || res.status > 299) {
-        await res.body?.cancel().catch(() => {});
-        return { ok: false, code: `HTTP_${res.status}`, status: res.status };
-      }
-      const text = await readTextCapped(res, MAX_RESPONSE_BYTES);
-      if (text === null) return { ok: false, code: "RESPONSE_TOO_LARGE", status: res.status };
-      try {
-        return { ok: true, status: res.status, body: parseJsonChecked(text) };
-      } catch {
-        return { ok: false, code: "INVALID_RESPONSE", status: res.status };
-      }
-    } catch (e) {
-      if (signal.aborted || (e instanceof SafeFetchError && e.kind === "timeout")) return { ok: false, code: "TIMEOUT" };
-      return { ok: false, code: "NETWORK_ERROR" };
-    }
+    const r = await exchange(ctx.fetch as ExchangeFetch, { method, url, headers: { authorization: `Token ${apiKey}` }, json: body, timeoutMs, maxBytes: MAX_RESPONSE_BYTES });
+    return r.ok ? { ok: true, status: r.status, body: r.body } : { ok: false, code: vendorFailure(r), ...(r.status !== undefined ? { status: r.status } : {}) };
   }
 
   async function screenName(ctx: ScreeningContext, subject: Extract<ScreeningSubject, { kind: "name" }>, base: string, apiKey: string, fuzziness: number | null): Promise<SubjectScreening> {

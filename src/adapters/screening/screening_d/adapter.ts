@@ -1,8 +1,8 @@
 // screening_d (Crystal-style address risk): one POST /risk-check per address, the connection test, every refusal as a code.
 // Part 3 "Settings of screening_d", "screening_d screening", Errors (screening_d row), Limits, Authentication 5.
 import { sameScreenedAddress, screeningDBlockchain, type ScreeningDBlockchain } from "../../../domain/screening/networks.ts";
-import { SafeFetchError } from "../../net/index.ts";
-import { parseJsonChecked, readBodyCapped } from "../../net/read.ts";
+import { exchange as send, type ExchangeFetch } from "../../net/exchange.ts";
+import { vendorFailure } from "../failures.ts";
 import type { OutboundFetch } from "../../providers/outbound.ts";
 import type { CheckResult, ScreeningAdapter, ScreeningContext, ScreeningSubject, SubjectScreening } from "../types.ts";
 
@@ -86,31 +86,9 @@ function vendorErrorCode(body: Record<string, unknown>): ScreeningDCode | null {
 }
 
 /**
- * Reads a JSON body of at most `max` bytes with the shared capped reader (counted while streaming; a lying or missing
- * Content-Length changes nothing). The fetch carries `signal`, so a timeout aborts the body being read.
- */
-async function readJson(res: Response, max: number, signal: AbortSignal): Promise<Outcome<unknown>> {
-  let bytes: Uint8Array | null;
-  try {
-    bytes = await readBodyCapped(res, max);
-  } catch {
-    return failed(signal.aborted ? "TIMEOUT" : "NETWORK_ERROR");
-  }
-  if (signal.aborted) return failed("TIMEOUT");
-  if (bytes === null) {
-    await res.body?.cancel().catch(() => {});
-    return failed("RESPONSE_TOO_LARGE");
-  }
-  try {
-    return { ok: true, value: parseJsonChecked(new TextDecoder("utf-8", { fatal: true }).decode(bytes)) };
-  } catch {
-    return failed("INVALID_RESPONSE");
-  }
-}
-
-/**
- * One request under the 10 s budget (connection, answer and body together), no retry. A non-2xx answer is
- * `HTTP_<status>` and its body is never read: vendor bodies can hold personal data (Part 3 "What the service does" 4).
+ * One request under the 10 s budget (connection, answer and body together), no retry, through the shared exchange
+ * (capped, depth-limited read). A non-2xx answer is `HTTP_<status>` and its body is never read: vendor bodies can
+ * hold personal data (Part 3 "What the service does" 4).
  */
 async function exchange(
   fetch: OutboundFetch,
@@ -118,20 +96,8 @@ async function exchange(
   init: { method: string; headers: Record<string, string>; body?: string },
   timeoutMs: number,
 ): Promise<Outcome<unknown>> {
-  const signal = AbortSignal.timeout(timeoutMs);
-  let res: Response;
-  try {
-    res = await fetch(url, { ...init, signal });
-  } catch (e) {
-    if (signal.aborted || (e instanceof SafeFetchError && e.kind === "timeout")) return failed("TIMEOUT");
-    // Redirects, refused targets, connection failures and anything else (Part 3: NETWORK_ERROR).
-    return failed("NETWORK_ERROR");
-  }
-  if (res.status < 200 || res.status > 299) {
-    await res.body?.cancel().catch(() => {});
-    return failed(`HTTP_${res.status}`);
-  }
-  return readJson(res, SCREENING_D_MAX_RESPONSE_BYTES, signal);
+  const r = await send(fetch as ExchangeFetch, { ...init, url, timeoutMs, maxBytes: SCREENING_D_MAX_RESPONSE_BYTES });
+  return r.ok ? { ok: true, value: r.body } : failed(vendorFailure(r));
 }
 
 /** Part 3: a screening succeeds only on error_code 0, exactly the requested blockchain, a 0..1 score, the same address. */

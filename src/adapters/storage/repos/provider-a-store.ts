@@ -5,6 +5,7 @@ import type { Person } from "../../../domain/ivms101/index.ts";
 import { iso } from "../../../domain/ids.ts";
 import type { Storage } from "../types.ts";
 import type { TransferRow } from "./transfers.ts";
+import { verifiedIdentity } from "../../../domain/identity.ts";
 
 export interface MessageKey {
   companyId: string;
@@ -100,8 +101,7 @@ export class ProviderAStore {
     const c = this.s
       .stmt("SELECT id, status, identity_status, identity_sealed FROM customers WHERE id = ? AND company_id = ? AND environment = ?")
       .get(customerId, companyId, env) as { id: string; status: string; identity_status: string | null; identity_sealed: string | null } | null;
-    if (!c || c.status !== "active" || c.identity_status !== "verified" || !c.identity_sealed) return null;
-    return JSON.parse(open(c.identity_sealed, `customer:${c.id}:identity`)) as Person[];
+    return verifiedIdentity(c, open);
   }
 
   originatorCustomerOf(companyId: string, env: Environment, transferId: string): string | null {

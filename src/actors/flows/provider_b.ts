@@ -1,5 +1,11 @@
-// provider_b callback endpoints after the checks (Part 3 "provider_b transfers" Incoming, "provider_b callbacks"): what each answers and changes.
-import type { Services } from "../../services.ts";
+// provider_b's flow (Part 3 "provider_b transfers" Incoming, "provider_b callbacks"): what each callback endpoint,
+// once read and verified by its intake, answers and changes.
+import type { Storage } from "../../adapters/storage/types.ts";
+import type { Logger } from "../../adapters/log.ts";
+import type { Sealer } from "../../adapters/crypto/envelope.ts";
+import type { Pricing } from "../../adapters/fx/index.ts";
+import type { Catalog } from "../../domain/assets/catalog.ts";
+import type { ActorRuntime } from "../runtime.ts";
 import type { Environment } from "../../domain/types.ts";
 import type { Person } from "../../domain/ivms101/types.ts";
 import { personNames, validatePersons } from "../../domain/ivms101/index.ts";
@@ -27,8 +33,23 @@ import {
   type WirePerson,
 } from "../../adapters/providers/provider_b/wire.ts";
 import type { CountryCode } from "../../domain/ivms101/types.ts";
-import type { IncomingOutcome, Outcome } from "../../actors/customer.ts";
-import { askActor } from "../outcome.ts";
+import type { IncomingOutcome, Outcome } from "../customer.ts";
+import { openIdentity } from "../../domain/identity.ts";
+
+/** What the flow uses of the service. */
+export interface ProviderBFlowDeps {
+  readonly storage: Storage;
+  readonly runtime: ActorRuntime;
+  readonly log: Logger;
+  readonly clock: () => number;
+  readonly pii: Sealer;
+  readonly secrets: Sealer;
+  readonly pricing: Pricing;
+  readonly catalog: Catalog;
+}
+
+/** An actor's outcome (15 s, as for the API; a time-out fails the callback as processing failed). */
+const askActor = <T>(runtime: ActorRuntime, address: string, msg: unknown): Promise<Outcome<T>> => runtime.ask<Outcome<T>>(address, msg, { timeoutMs: 15_000 });
 
 /** What an endpoint answers: `payload` (plaintext) is sealed for the sender's current key when sent. */
 export interface Answer {
@@ -117,7 +138,7 @@ export class ProviderBFlows {
   private readonly wallets: Wallets;
   private readonly customers: Customers;
 
-  constructor(private readonly services: Services) {
+  constructor(private readonly services: ProviderBFlowDeps) {
     this.requests = new ProviderBRequests(services.storage);
     this.wallets = new Wallets(services.storage);
     this.customers = new Customers(services.storage);
@@ -168,7 +189,7 @@ export class ProviderBFlows {
     const reason = c ? holderReason({ customerActive: c.status === "active", walletVerified: w.verified === 1, identityStatus: c.identity_status }) : "NOT_KYC_USER";
     if (reason) throw new Denied(reason);
     if (sentPersons.length === 0) return;
-    const identity = JSON.parse(this.services.pii.open(c!.identity_sealed!, `customer:${c!.id}:identity`)) as Person[];
+    const identity = openIdentity({ id: c!.id, identity_sealed: c!.identity_sealed! }, (s, aad) => this.services.pii.open(s, aad));
     let persons: Person[];
     try {
       persons = fromWirePersons(sentPersons);
