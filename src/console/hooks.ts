@@ -98,3 +98,35 @@ export function useYank(): (id: string | null | undefined) => void {
     flash(`✓ copied ${id}`, "ok");
   };
 }
+
+/** What a list-and-detail screen holds for the shared navigation keys. */
+export interface MasterDetail {
+  openId: string | null;
+  setOpenId(id: string | null): void;
+  setScroll(f: (s: number) => number): void;
+  selected: Selected<{ id: string }>;
+  page: number;
+}
+
+/**
+ * The navigation keys of a list-and-detail screen, the same everywhere: in a detail, Esc goes back and the moves
+ * scroll it; in the list, Enter opens the selected item (from its top) and the moves move the selection (by ID).
+ * Answers true when the key was navigation and is handled; other keys are the screen's.
+ */
+export function navigateMasterDetail(nav: Nav | null, m: MasterDetail): boolean {
+  if (!nav) return false;
+  if (m.openId) {
+    if (nav === "back") m.setOpenId(null);
+    else if (nav !== "open") m.setScroll((s) => Math.max(0, moveSelection(s, nav, 1000, m.page)));
+    return true;
+  }
+  if (nav === "open") {
+    if (m.selected.id) {
+      m.setScroll(() => 0);
+      m.setOpenId(m.selected.id);
+    }
+    return true;
+  }
+  m.selected.move(nav, m.page);
+  return true;
+}

@@ -3,8 +3,8 @@
 import { useMemo, useState } from "react";
 import { Box, Text, useInput } from "ink";
 import { useConsole, useModalState, useResource } from "../context.ts";
-import { useSelectedId } from "../hooks.ts";
-import { moveSelection, navOf } from "../keys.ts";
+import { navigateMasterDetail, useSelectedId } from "../hooks.ts";
+import { navOf } from "../keys.ts";
 import { pad, shortTime } from "../format.ts";
 import { useTone } from "../theme.tsx";
 import { List } from "../components/List.tsx";
@@ -44,18 +44,8 @@ export function Customers({ height, width }: { height: number; width: number }) 
     (input, key) => {
       if (modal || asking) return;
       const nav = navOf(input, key);
-      if (openId) {
-        if (nav === "back") return setOpenId(null);
-        if (nav && nav !== "open") return setScroll((s) => Math.max(0, moveSelection(s, nav, 1000, page)));
-        return;
-      }
-      if (nav === "open" && items[sel]) {
-        setScroll(0);
-        return setOpenId(items[sel].id);
-      }
-      if (nav) {
-        return selected.move(nav, page);
-      }
+      if (navigateMasterDetail(nav, { openId, setOpenId, setScroll, selected, page })) return;
+      if (openId) return;
       if (input === "/") setAsking(true);
     },
     { isActive: !modal },

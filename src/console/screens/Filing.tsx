@@ -5,8 +5,8 @@
 import { useMemo, useState } from "react";
 import { Box, Text, useInput } from "ink";
 import { allows, useConsole, useModalState, useResource } from "../context.ts";
-import { act, useSelectedId } from "../hooks.ts";
-import { moveSelection, navOf } from "../keys.ts";
+import { act, navigateMasterDetail, useSelectedId } from "../hooks.ts";
+import { navOf } from "../keys.ts";
 import { pad, shortTime } from "../format.ts";
 import { useTone } from "../theme.tsx";
 import { List } from "../components/List.tsx";
@@ -70,13 +70,7 @@ export function Filing({ height, width }: { height: number; width: number }) {
     (input, key) => {
       if (modal || flow) return;
       const nav = navOf(input, key);
-      if (openId) {
-        if (nav === "back") return setOpenId(null);
-        if (nav && nav !== "open") return setScroll((s) => Math.max(0, moveSelection(s, nav, 1000, page)));
-      } else if (nav === "open" && current) {
-        setScroll(0);
-        return setOpenId(current.id);
-      } else if (nav) return selected.move(nav, page);
+      if (navigateMasterDetail(nav, { openId, setOpenId, setScroll, selected, page })) return;
       if (!"DensaF".includes(input) || !input) return;
       if (!canWrite) return flash("✕ not allowed: the key needs strs:write and the role strs:update", "bad");
       if (input === "D") return setFlow("draft");

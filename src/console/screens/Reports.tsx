@@ -2,8 +2,8 @@
 import { useMemo, useState } from "react";
 import { Box, Text, useInput } from "ink";
 import { useConsole, useKept, useModalState, useResource } from "../context.ts";
-import { useSelectedId, useYank } from "../hooks.ts";
-import { moveSelection, navOf } from "../keys.ts";
+import { navigateMasterDetail, useSelectedId, useYank } from "../hooks.ts";
+import { navOf } from "../keys.ts";
 import { pad, refusal, shortTime } from "../format.ts";
 import { useTone } from "../theme.tsx";
 import { List } from "../components/List.tsx";
@@ -66,11 +66,7 @@ export function Reports({ height, width, save = defaultSave }: { height: number;
     (input, key) => {
       if (modal || asking) return;
       const nav = navOf(input, key);
-      if (openId) {
-        if (nav === "back") return setOpenId(null);
-        if (nav && nav !== "open") return setScroll((s) => Math.max(0, moveSelection(s, nav, 1000, page)));
-      } else if (nav === "open" && current) return setOpenId(current.id);
-      else if (nav) return selected.move(nav, page);
+      if (navigateMasterDetail(nav, { openId, setOpenId, setScroll, selected, page })) return;
       if (input === "y") return yank(openId ?? current?.id);
       if (input === "f") return setFilter((f) => FILTERS[(FILTERS.indexOf(f) + 1) % FILTERS.length]);
       if (input === "d" && (openId || current)) setAsking(true);
