@@ -8,7 +8,7 @@ import { AgentSchema, AmountSchema, CAIP10Schema, CAIP19Schema, IRISchema } from
 import type { Person } from "../../domain/ivms101/index.ts";
 import { WebhookSender, type Endpoint } from "./webhooks.ts";
 import { appendProblem, personsOf, sideOf, type Edition, type StoredSide } from "./pii.ts";
-import { serveLoopback } from "./serve.ts";
+import { listen } from "../serve.ts";
 
 export type { Delivery, SentMessage } from "./webhooks.ts";
 
@@ -497,7 +497,7 @@ export async function startProviderAPeer(opts: ProviderAPeerOptions = {}): Promi
   }
 
   if (opts.caravan) caravans.set(opts.caravan.did, opts.caravan);
-  const server = serveLoopback(handle, opts.port ?? 0);
+  const server = await listen(handle, { port: opts.port ?? 0 });
   url = `http://127.0.0.1:${server.port}`;
 
   const mustGet = (txId: string) => {
