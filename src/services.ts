@@ -234,6 +234,7 @@ function registerActors(s: Services): void {
       pii: s.pii,
       nameIndexKey: s.nameIndexKey,
       activeTransferIds: (companyId, env, customerId) => transfers.activeForCustomer(companyId, env, customerId),
+      capabilities: (companyId, env, t) => s.providers.capabilities(companyId, env, t),
       screenIncoming: (t, persons) => screenIncoming(checkpoint, s.pii, t, persons, s.clock(), () => newCaseId(s.clock())),
     }),
   );

@@ -6,11 +6,11 @@ import { Transfers, type TransferRow } from "../adapters/storage/repos/transfers
 import { AuditLog, type AuditActor } from "../adapters/storage/repos/audit.ts";
 import type { ProviderRegistry } from "../adapters/providers/registry.ts";
 import { iso } from "../domain/ids.ts";
-import { FINAL_STATES, isTxHash, isUntakenExpired, REJECT_REASONS, type TransferState } from "../domain/transfers.ts";
+import { FINAL_STATES, isUntakenExpired, type TransferState } from "../domain/transfers.ts";
+import { actionBody, type TransferAction, type TransferMsg } from "./transfer/commands.ts";
 import type { Environment } from "../domain/types.ts";
-import type { ErrorCode } from "../domain/errors.ts";
 import { eventForState, transferEventData, type HistoryEntry } from "./transfer-presenter.ts";
-import { refuse as refusal, type Outcome } from "./outcome.ts";
+import { refuse, type Outcome } from "./outcome.ts";
 import { cascadeOrder, decide, discoverRound, preferLastReached, submissionAttempt, type Attempt, type RoutingState } from "./routing.ts";
 import type { OutgoingTransfer } from "../adapters/providers/types.ts";
 import type { Person } from "../domain/ivms101/index.ts";
@@ -18,28 +18,11 @@ import type { Protocol } from "../domain/transfers.ts";
 import { VaspDirectory } from "../adapters/storage/repos/vasps.ts";
 import { cancelDecision, txidDecision, type ReportedTx, type ResultDecision } from "../domain/provider_b/decisions.ts";
 import type { Stage } from "../domain/rules/index.ts";
-import { newCaseId, type OpenFromScreening } from "./case.ts";
+import { newCaseId } from "./case.ts";
 import type { ActionResult, ScreeningOutcome, TransferFlow, TransferFlowContext } from "./transfer-flow.ts";
-import { blockReason, evaluationsOf, openFromScreening, pendingChecks, plan, runChecks, screeningCompleteData, type CheckpointDeps, type CheckpointResult, type Evaluation, type StoredCheck } from "./checkpoint.ts";
+import { blockReason, caseOpening, evaluationsOf, pendingChecks, plan, runChecks, screeningCompleteData, type CheckpointDeps, type CheckpointResult, type Evaluation, type StoredCheck } from "./checkpoint.ts";
 
-interface Scoped {
-  companyId: string;
-  environment: Environment;
-  actor: AuditActor;
-}
-
-export type TransferMsg =
-  | (Scoped & { type: "start" })
-  | (Scoped & { type: "discover" })
-  | (Scoped & { type: "action"; body: Record<string, unknown> })
-  | (Scoped & { type: "expire" })
-  // Part 3, provider_b callbacks: the originating VASP reports the transaction of, or cancels, an incoming transfer.
-  | (Scoped & { type: "inboundTxid"; txid: string; vout: string | null })
-  | (Scoped & { type: "inboundCancel"; reasonType: string | null })
-  // Part 2 "States and transitions → Case": the transfer's case was resolved; `act` when it is to move the transfer.
-  | (Scoped & { type: "caseResolved"; caseId: string; resolution: "approved" | "rejected"; act: boolean })
-  // A provider's event or poll for this transfer, handled by the provider's flow (src/actors/transfer-flow.ts).
-  | (Scoped & { type: "providerEvent"; provider: Protocol; event: unknown });
+export type { TransferMsg } from "./transfer/commands.ts";
 
 export interface TransferDeps {
   pii: Sealer;
@@ -76,30 +59,6 @@ export interface TransferActorState {
 
 type Result = ActionResult;
 
-/** The transfer actor words every refusal (Part 1: the reason in `error`). */
-const refuse = (code: ErrorCode, message: string, details?: Record<string, unknown>) => refusal(code, details, message);
-
-/** A PATCH reject body that Part 1 refuses (missing reason, missing/other status, unknown reason, long details), or null. */
-function rejectBodyProblem(body: Record<string, unknown>): Result | null {
-  if (body.reason === undefined || body.reason === null) return refuse("MISSING_REQUIRED_FIELD", "reason is required", { field: "reason" });
-  const errors: string[] = [];
-  if (body.status === undefined) errors.push("status: is required");
-  else if (body.status !== "rejected") errors.push("status: must be rejected");
-  if (typeof body.reason !== "string" || !(REJECT_REASONS as readonly string[]).includes(body.reason)) errors.push(`reason: must be one of ${REJECT_REASONS.join(", ")}`);
-  if (body.details !== undefined && body.details !== null) {
-    if (typeof body.details !== "string") errors.push("details: must be text");
-    else if (Array.from(body.details).length > 500) errors.push("details: must be at most 500 characters");
-  }
-  return errors.length ? refuse("VALIDATION_ERROR", errors.join("; "), { validationErrors: errors }) : null;
-}
-
-/** A PATCH accept `txHash` that is a non-empty string but not a transaction hash (Part 1), or null. */
-function txHashProblem(body: Record<string, unknown>): Result | null {
-  const txHash = typeof body.txHash === "string" && body.txHash !== "" ? body.txHash : null;
-  if (txHash === null || isTxHash(txHash)) return null;
-  return refuse("VALIDATION_ERROR", "txHash must be a 32-byte hexadecimal hash, with or without 0x", { validationErrors: ["txHash: must be a 32-byte hexadecimal hash"] });
-}
-
 export function transferActor(deps: TransferDeps): ActorKind<TransferActorState, TransferMsg> {
   return {
     kind: "transfer",
@@ -118,7 +77,7 @@ export function transferActor(deps: TransferDeps): ActorKind<TransferActorState,
         case "discover":
           return ctx.reply(await h.route());
         case "action":
-          return ctx.reply(await h.action(msg.body));
+          return ctx.reply(await h.action(msg.act));
         case "expire":
           return ctx.reply(await h.expire());
         case "inboundTxid":
@@ -456,7 +415,7 @@ class Handling {
     const caseId = this.ctx.state.openCaseId ?? newCaseId(this.ctx.now);
     this.ctx.state.openCaseId = caseId;
     const { companyId, environment } = this.msg;
-    const open: OpenFromScreening = { ...openFromScreening(r.verdict, stage, this.at), companyId, environment, transferId: this.t.id };
+    const open = caseOpening({ companyId, environment, transferId: this.t.id }, { by: "screening", verdict: r.verdict, stage }, this.at);
     this.ctx.tell(`case:${caseId}`, open);
   }
 
@@ -557,20 +516,8 @@ class Handling {
     const caseId = this.ctx.state.openCaseId ?? newCaseId(this.ctx.now);
     this.ctx.state.openCaseId = caseId;
     const { companyId, environment } = this.msg;
-    const open: OpenFromScreening = {
-      type: "openFromScreening",
-      companyId,
-      environment,
-      transferId: this.t.id,
-      ruleId: null,
-      caseType: opts.caseType ?? "provider_rejection",
-      category: opts.caseType === "sanctions_hit" ? "sanctions" : "aml",
-      severity: opts.severity ?? "medium",
-      stage: "postcheck",
-      verdict: opts.status === "rejected" ? "block" : "require_review",
-      at: this.at,
-      source: p,
-    };
+    const cause = { by: "provider" as const, provider: p, rejected: opts.status === "rejected", caseType: opts.caseType, severity: opts.severity };
+    const open = caseOpening({ companyId, environment, transferId: this.t.id }, cause, this.at);
     this.ctx.tell(`case:${caseId}`, open);
     this.change("held", { status: opts.status ?? "pending" }, "held", { provider: p, reason, ...(opts.detail ?? {}) });
     this.audit("transfer.held", { provider: p, reason });
@@ -684,40 +631,33 @@ class Handling {
     return { ok: true, data: { id: this.t.id, state: this.t.state } };
   }
 
-  async action(body: Record<string, unknown>): Promise<Result> {
-    const action = body.action;
+  /** A PATCH action, validated by the route: the provider's flow first, then the generic handling. */
+  async action(act: TransferAction): Promise<Result> {
     const previousState = this.t.state;
-    // The body is checked first, the same for every provider (Part 1): a provider's flow only sees a valid reject body
-    // and a valid txHash, so nothing invalid is ever sent to a provider.
-    const invalid = action === "reject" ? rejectBodyProblem(body) : action === "accept" ? txHashProblem(body) : null;
-    if (invalid) return invalid;
     const flow = this.flowOf(this.t.protocol);
-    if (flow?.action && (action === "accept" || action === "reject" || action === "retry")) {
-      const done = await flow.action(this.flowContext(this.t.protocol as Protocol), action, body, previousState);
+    if (flow?.action) {
+      const done = await flow.action(this.flowContext(this.t.protocol as Protocol), act.action, actionBody(act), previousState);
       if (done) return done;
     }
-    switch (action) {
+    switch (act.action) {
       case "retry":
-        return this.retry(body, previousState);
+        return this.retry(act.reason, previousState);
       case "reject":
-        return this.reject(body, previousState);
+        return this.reject(act.reason, act.details, previousState);
       case "accept":
-        return this.accept(body, previousState);
-      default:
-        return refuse("INVALID_REQUEST", action === undefined ? "An action is required" : `Unknown action ${JSON.stringify(action)}`, {
-          action: action ?? null,
-          allowedActions: ["accept", "reject", "retry"],
-        });
+        return this.accept(act.txHash, previousState);
+      default: {
+        const _exhaustive: never = act;
+        throw new Error(`unknown transfer action ${JSON.stringify(_exhaustive)}`);
+      }
     }
   }
 
-  private retry(body: Record<string, unknown>, previousState: string): Result {
+  private retry(reason: string | null, previousState: string): Result {
     // Part 1: the state is checked before the reason.
     if (previousState !== "failed" && previousState !== "held")
       return refuse("INVALID_TRANSFER_STATE", `A ${previousState} transfer cannot be retried`, { currentState: previousState, action: "retry", allowedStates: ["failed", "held"] });
-    const reason = body.reason;
-    if (reason === undefined || reason === null || reason === "") return refuse("MISSING_REQUIRED_FIELD", "reason is required", { field: "reason" });
-    if (typeof reason !== "string") return refuse("VALIDATION_ERROR", "reason must be text", { validationErrors: ["reason: must be a string"] });
+    if (reason === null) return refuse("MISSING_REQUIRED_FIELD", "reason is required", { field: "reason" });
     if (this.t.direction !== "outgoing") return refuse("INVALID_REQUEST", "Only an outgoing transfer can be queued again");
     // Part 3: after a submission whose outcome is unknown the provider may hold the transfer; it is never sent again.
     const lastAttempt = (JSON.parse(this.t.attempts) as Attempt[]).at(-1);
@@ -739,27 +679,24 @@ class Handling {
     return this.answer("retry", previousState);
   }
 
-  /** Runs after `rejectBodyProblem` (in `action`): the body is valid here. */
-  private reject(body: Record<string, unknown>, previousState: string): Result {
+  private reject(reason: string, details: string | null, previousState: string): Result {
     if ((FINAL_STATES as readonly string[]).includes(previousState)) return refuse("INVALID_REQUEST", `A ${previousState} transfer cannot be rejected`);
     // Part 3: reject on a provider_b transfer is refused.
     if (this.t.protocol === "provider_b") return refuse("INVALID_REQUEST", "A transfer carried by provider_b cannot be rejected through the API");
-    const details = typeof body.details === "string" ? body.details : null;
     delete this.ctx.state.hold;
     this.change("rejected", {
       status: "rejected",
       ours_status: "rejected",
-      rejection_reason: body.reason as string,
+      rejection_reason: reason,
       // Details are free text kept on the rejection (sealed) and out of the audit log (Part 1).
       rejection_details_sealed: details === null ? null : this.deps.pii.seal(details, `transfer:${this.t.id}:rejection`),
-    }, "rejected", { reason: body.reason });
-    this.audit("transfer.rejected", { reason: body.reason });
+    }, "rejected", { reason });
+    this.audit("transfer.rejected", { reason });
     return this.answer("reject", previousState);
   }
 
-  private async accept(body: Record<string, unknown>, previousState: string): Promise<Result> {
-    // A txHash that is not a non-empty string is ignored (Part 1); a malformed one was refused in `action`.
-    const txHash = typeof body.txHash === "string" && body.txHash !== "" ? body.txHash : null;
+  /** `txHash` is null when none was given (Part 1: a txHash that is not a non-empty string is ignored). */
+  private async accept(txHash: string | null, previousState: string): Promise<Result> {
     if (this.t.direction === "incoming" && txHash === null) {
       if (previousState !== "held" || this.t.status !== "pending") return refuse("INVALID_REQUEST", `Only a held incoming transfer with a pending verdict can be accepted (it is ${previousState})`);
       return refuse("INVALID_REQUEST", "The transfer's provider does not allow accepting it here");
