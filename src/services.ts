@@ -14,7 +14,7 @@ import { existsSync } from "node:fs";
 import { Sealer } from "./adapters/crypto/envelope.ts";
 import { customerActor } from "./actors/customer.ts";
 import { caseActor, newCaseId } from "./actors/case.ts";
-import { transferActor } from "./actors/transfer.ts";
+import { transferActor } from "./actors/transfer/index.ts";
 import { Transfers } from "./adapters/storage/repos/transfers.ts";
 import { Proofs } from "./adapters/storage/repos/proofs.ts";
 import { createPricing, FxConfigError, type Pricing } from "./adapters/fx/index.ts";

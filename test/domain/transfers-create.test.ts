@@ -21,7 +21,7 @@ const threshold = { amount: "1000", currency: "EUR", jurisdiction: "EU", regulat
 const none: ProviderVerdict[] = [{ provider: "provider_b", ok: false, reason: "provider_b is not enabled" }];
 const carried: ProviderVerdict[] = [{ provider: "provider_a", ok: false, reason: "provider_a is not enabled" }, { provider: "provider_b", ok: true }];
 
-function facts(over: Partial<CreateFacts> & { value?: string; input?: Partial<CreateTransferInput> } = {}): CreateFacts {
+function facts(over: Omit<Partial<CreateFacts>, "input"> & { value?: string; input?: Partial<CreateTransferInput> } = {}): CreateFacts {
   const { value, input: i, ...rest } = over;
   return {
     input: { ...input, ...i },
