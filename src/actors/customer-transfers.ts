@@ -6,7 +6,7 @@ import { recordValuation, type ValuationRecord } from "../adapters/fx/pricing.ts
 import { VaspDirectory } from "../adapters/storage/repos/vasps.ts";
 import { personNames, type Person } from "../domain/ivms101/index.ts";
 import type { CreateTransferInput } from "../domain/transfers.ts";
-import { decideCreate, type AppliedThreshold, type ThresholdInfo, type Valuation } from "../domain/transfers/create.ts";
+import { decideCreate, type AppliedThreshold, type CreateDecision, type ThresholdInfo, type Valuation } from "../domain/transfers/create.ts";
 import { beneficiaryMatches } from "../domain/provider_b/names.ts";
 import { holderReason, screeningReason, type IncomingReason } from "../domain/provider_b/decisions.ts";
 import { transferEventData, type HistoryEntry } from "./transfer-presenter.ts";
@@ -93,35 +93,13 @@ function readFacts(h: CustomerScope, n: NewTransfer) {
   return { done: undefined, c, w, beneficiaryVerified, vasp: c ? ownVasp(h.ctx.storage, companyId) : null };
 }
 
-/** Created here, not in the transfer's actor, so that a create and an erasure of the originator never interleave. */
-export function createTransfer(h: CustomerScope, n: NewTransfer): Outcome<CreatedTransfer> {
-  const facts = h.ctx.storage.read(() => readFacts(h, n));
-  if (facts.done) return { ok: true, status: 200, data: { idempotent: true, transfer: facts.done } };
-  const { c, w, beneficiaryVerified } = facts;
-  const { companyId, environment, actor } = h.msg;
+/** The new outgoing transfer's row: `completed` (approved) below the threshold, otherwise `queued` (pending). */
+function outgoingRow(h: CustomerScope, n: NewTransfer, decision: Extract<CreateDecision, { ok: true }>, customerId: string, vasp: { id: string; name: string }): TransferRow {
+  const { companyId, environment } = h.msg;
   const input = n.input;
-  const decision = decideCreate({
-    input,
-    customer: c,
-    originatorWallet: w === null ? null : w && { customerId: w.customer_id },
-    capabilities: () =>
-      h.deps.capabilities?.(companyId, environment, {
-        assetId: n.assetId,
-        asset: input.asset,
-        network: input.network,
-        amount: input.amount,
-        beneficiaryPersonCount: input.beneficiaryPersons.length,
-        hasOriginatorAddress: n.originatorAddress !== null,
-      }) ?? [],
-    valuation: n.valuation,
-    threshold: n.threshold,
-    now: h.ctx.now,
-  });
-  if (!decision.ok) return refuse(decision.code, decision.message, decision.details);
-  const vasp = facts.vasp!;
   const completed = decision.outcome === "completed";
   const history: HistoryEntry[] = [{ type: "created", from: null, to: completed ? "completed" : "queued", at: h.at }];
-  const row: TransferRow = {
+  return {
     id: n.id,
     company_id: companyId,
     environment,
@@ -134,7 +112,7 @@ export function createTransfer(h: CustomerScope, n: NewTransfer): Outcome<Create
     amount: input.amount,
     network: input.network,
     blockchain_type: input.network,
-    originator_customer_id: c!.id,
+    originator_customer_id: customerId,
     originator_address: n.originatorAddress,
     beneficiary_address: n.beneficiaryAddress,
     beneficiary_customer_id: null,
@@ -169,6 +147,35 @@ export function createTransfer(h: CustomerScope, n: NewTransfer): Outcome<Create
     created_at: h.at,
     updated_at: h.at,
   };
+}
+
+/** Created here, not in the transfer's actor, so that a create and an erasure of the originator never interleave. */
+export function createTransfer(h: CustomerScope, n: NewTransfer): Outcome<CreatedTransfer> {
+  const facts = h.ctx.storage.read(() => readFacts(h, n));
+  if (facts.done) return { ok: true, status: 200, data: { idempotent: true, transfer: facts.done } };
+  const { c, w, beneficiaryVerified } = facts;
+  const { companyId, environment, actor } = h.msg;
+  const input = n.input;
+  const decision = decideCreate({
+    input,
+    customer: c,
+    originatorWallet: w === null ? null : w && { customerId: w.customer_id },
+    capabilities: () =>
+      h.deps.capabilities?.(companyId, environment, {
+        assetId: n.assetId,
+        asset: input.asset,
+        network: input.network,
+        amount: input.amount,
+        beneficiaryPersonCount: input.beneficiaryPersons.length,
+        hasOriginatorAddress: n.originatorAddress !== null,
+      }) ?? [],
+    valuation: n.valuation,
+    threshold: n.threshold,
+    now: h.ctx.now,
+  });
+  if (!decision.ok) return refuse(decision.code, decision.message, decision.details);
+  const completed = decision.outcome === "completed";
+  const row = outgoingRow(h, n, decision, c!.id, facts.vasp!);
   const valuation = n.valuationRecord;
   h.ctx.write((s) => {
     if (valuation) recordValuation(s, valuation);

@@ -3,18 +3,9 @@
 // bodies in transfers/patch.ts.
 import { apiError } from "../domain/errors.ts";
 import { readChecksLimit, readChecksOffset, TRANSFER_STATES, PROTOCOLS } from "../domain/transfers.ts";
-import type { AppliedThreshold, Valuation } from "../domain/transfers/create.ts";
-import type { ActorRuntime } from "../actors/runtime.ts";
 import { transferAddress, type TransferCommand } from "../actors/transfer/commands.ts";
 import type { ActionResult } from "../actors/transfer-flow.ts";
-import type { Sealer } from "../adapters/crypto/envelope.ts";
-import type { Storage } from "../adapters/storage/index.ts";
 import { Transfers, type TransferRow } from "../adapters/storage/repos/transfers.ts";
-import type { Catalog } from "../domain/assets/catalog.ts";
-import type { AssetPolicy } from "../adapters/storage/repos/assets.ts";
-import type { ProviderRegistry } from "../adapters/providers/registry.ts";
-import type { ProviderSettings } from "../adapters/storage/repos/provider-settings.ts";
-import type { ValuationRecord, ValueRequest } from "../adapters/fx/pricing.ts";
 import { ok, page, type ApiKit, type RouteContext } from "./kit.ts";
 import { keysetPage } from "./paging.ts";
 import { q, type QueryParam } from "./query.ts";
@@ -22,29 +13,11 @@ import { askActor, unwrap } from "./outcome.ts";
 import { createHandler } from "./transfers/create.ts";
 import { transferViews } from "./transfers/read.ts";
 import { validateAction } from "./transfers/patch.ts";
+import type { TransferRouteDeps } from "./transfers/deps.ts";
 
 export type { AppliedThreshold, Valuation } from "../domain/transfers/create.ts";
 
-export interface TransferRouteDeps {
-  storage: Storage;
-  runtime: ActorRuntime;
-  pii: Sealer;
-  cursorKey: Uint8Array;
-  catalog: Catalog;
-  policy: AssetPolicy;
-  providers: ProviderRegistry;
-  /** The providers' stable IDs (`prv_…`) for the list's `provider.id`. */
-  providerSettings?: Pick<ProviderSettings, "id">;
-  threshold(companyId: string, now: number): AppliedThreshold;
-  /** Values the amount in `currency`; throws TimeoutLike errors the route answers as 503 TIMEOUT. */
-  price(p: { companyId: string; environment: "test" | "live"; assetId: string; amount: string; currency: string }): Promise<Valuation>;
-  /**
-   * When given (the service's Pricing), used instead of `price`: values without recording, and the valuation row is
-   * written by the customer actor in the commit of the transfer that names it (one commit per create).
-   */
-  pricing?: { appraise(p: ValueRequest): Promise<{ valuation: Valuation; record: ValuationRecord }> };
-  isPricingFailure(e: unknown): boolean;
-}
+export type { TransferRouteDeps } from "./transfers/deps.ts";
 
 const ID = /^trf_[0-9a-z]{26}$/;
 

@@ -14,7 +14,7 @@ import type { PricingAsset, ValuationRecord } from "../../adapters/fx/pricing.ts
 import type { TransferRow } from "../../adapters/storage/repos/transfers.ts";
 import type { Reply, RouteContext } from "../kit.ts";
 import { askActor, unwrap } from "../outcome.ts";
-import type { TransferRouteDeps } from "../transfers.ts";
+import type { TransferRouteDeps } from "./deps.ts";
 
 /** A create body the spec refuses: 400 VALIDATION_ERROR naming the create schema. */
 const invalidCreate = (message: string, validationErrors?: string[]): never => {

@@ -4,7 +4,7 @@ import type { Protocol } from "../../domain/transfers.ts";
 import type { TransferRow } from "../../adapters/storage/repos/transfers.ts";
 import { presentCheck, presentListCheck, type StoredCheck } from "../../actors/checkpoint.ts";
 import type { RouteContext } from "../kit.ts";
-import type { TransferRouteDeps } from "../transfers.ts";
+import type { TransferRouteDeps } from "./deps.ts";
 
 const party = (vaspId: string | null, vaspName: string | null, address: string | null) => ({ name: vaspName ?? vaspId, vaspId, vaspName, address });
 
