@@ -14,7 +14,7 @@ import { existsSync } from "node:fs";
 import { Sealer } from "./adapters/crypto/envelope.ts";
 import { customerActor } from "./actors/customer.ts";
 import { caseActor, newCaseId } from "./actors/case.ts";
-import { transferActor } from "./actors/transfer.ts";
+import { transferActor } from "./actors/transfer/index.ts";
 import { Transfers } from "./adapters/storage/repos/transfers.ts";
 import { Proofs } from "./adapters/storage/repos/proofs.ts";
 import { createPricing, FxConfigError, type Pricing } from "./adapters/fx/index.ts";
@@ -234,6 +234,7 @@ function registerActors(s: Services): void {
       pii: s.pii,
       nameIndexKey: s.nameIndexKey,
       activeTransferIds: (companyId, env, customerId) => transfers.activeForCustomer(companyId, env, customerId),
+      capabilities: (companyId, env, t) => s.providers.capabilities(companyId, env, t),
       screenIncoming: (t, persons) => screenIncoming(checkpoint, s.pii, t, persons, s.clock(), () => newCaseId(s.clock())),
     }),
   );

@@ -184,7 +184,7 @@ export class CaseHandling {
 
   private withCase(fn: (c: CaseRow) => Outcome): Outcome {
     const c = this.repo.get(this.companyId, this.env, this.ctx.id);
-    if (!c) return refuse("CASE_NOT_FOUND", { resource: "Case", id: this.ctx.id });
+    if (!c) return refuse("CASE_NOT_FOUND", undefined, { resource: "Case", id: this.ctx.id });
     return fn(c);
   }
 
@@ -238,7 +238,7 @@ export class CaseHandling {
   // ---- links (Part 2: 422 TRANSFER_NOT_FOUND, RULE_NOT_FOUND, INVALID_ASSIGNEE) ----
 
   private checkLinks(l: { transferId?: string | null; ruleId?: string | null; assigneeId?: string | null }): Outcome | null {
-    const bad = (code: ErrorCode, field: string, id: string, message: string) => refuse(code, { field, id }, message);
+    const bad = (code: ErrorCode, field: string, id: string, message: string) => refuse(code, message, { field, id });
     if (l.transferId && !new Transfers(this.ctx.storage).get(this.companyId, this.env, l.transferId))
       return bad("TRANSFER_NOT_FOUND", "transferId", l.transferId, "transferId names no transfer of this environment");
     if (l.ruleId && !this.repo.rule(this.companyId, this.env, l.ruleId)) return bad("RULE_NOT_FOUND", "ruleId", l.ruleId, "ruleId names no rule of this environment");
@@ -315,7 +315,7 @@ export class CaseHandling {
   }
 
   private create(input: CreateCaseInput, source: string): Outcome {
-    if (this.repo.get(this.companyId, this.env, this.ctx.id)) return refuse("CONFLICT", undefined, "The case already exists");
+    if (this.repo.get(this.companyId, this.env, this.ctx.id)) return refuse("CONFLICT", "The case already exists");
     const bad = this.checkLinks(input);
     if (bad) return bad;
     const row = this.insertCase({ ...input, transferIds: input.transferId ? [input.transferId] : [], source });
@@ -369,7 +369,7 @@ export class CaseHandling {
   // ---- change ----
 
   private update(c: CaseRow, p: CasePatch): Outcome {
-    if (c.status === "closed") return refuse("CASE_CLOSED", { id: c.id, caseNumber: c.case_number }, "The case is closed: only notes are accepted");
+    if (c.status === "closed") return refuse("CASE_CLOSED", "The case is closed: only notes are accepted", { id: c.id, caseNumber: c.case_number });
     const bad = this.checkLinks({ transferId: p.transferId, ruleId: p.ruleId, assigneeId: p.assigneeId });
     if (bad) return bad;
     const set: Partial<CaseRow> = {};
@@ -452,7 +452,7 @@ export class CaseHandling {
 
   private resolve(c: CaseRow, m: { resolution: CaseResolution; resolutionNote: string | null; mayWriteTransfers: boolean; mayWriteStrs: boolean }): Outcome {
     // The actor handles one message at a time: of two simultaneous resolutions the second finds the case closed.
-    if (c.status === "closed") return refuse("CASE_CLOSED", { id: c.id, caseNumber: c.case_number }, "The case is already resolved");
+    if (c.status === "closed") return refuse("CASE_CLOSED", "The case is already resolved", { id: c.id, caseNumber: c.case_number });
     const first = c.first_transfer_id ? new Transfers(this.ctx.storage).get(this.companyId, this.env, c.first_transfer_id) : undefined;
     const action: TransferAction | null = transferAction({
       resolution: m.resolution,

@@ -255,21 +255,44 @@ export interface IncomingScreening {
   checks: StoredCheck[];
   /** `compliance.screening_complete` data for the transfer as created. */
   event(t: { id: string; direction: string; state: string }): unknown;
-  /** The `openFromScreening` message for a new case when screening did not approve (tell it to `case:<caseId>`). */
-  openCase: (Omit<OpenFromScreening, "companyId" | "environment" | "transferId"> & { caseId: string }) | null;
+  /** The case to open when screening did not approve (`caseOpening` with the created transfer, told to `case:<caseId>`). */
+  openCase: { caseId: string; cause: CaseCause; at: string } | null;
 }
 
-/** What the transfer and customer actors tell a case actor when screening holds or blocks a transfer (src/actors/case.ts). */
-export function openFromScreening(v: Verdict & { action: "require_review" | "block" }, stage: Stage, at: string): Omit<OpenFromScreening, "companyId" | "environment" | "transferId"> {
-  const rule = decidingRule(v);
+/** Why a transfer's case is opened: screening held or blocked it, or its provider did (provider_a FLAGGED, provider_e). */
+export type CaseCause =
+  | { by: "screening"; verdict: Verdict & { action: "require_review" | "block" }; stage: Stage }
+  | { by: "provider"; provider: string; rejected: boolean; caseType?: "compliance_review" | "provider_rejection" | "sanctions_hit"; severity?: "low" | "medium" | "high" };
+
+/**
+ * The one builder of the message that opens (or adds to) a transfer's case, told to `case:<caseId>` by the transfer
+ * actor (screening and provider holds) and the customer actor (an incoming transfer screening denied).
+ */
+export function caseOpening(on: { companyId: string; environment: Environment; transferId: string }, cause: CaseCause, at: string): OpenFromScreening {
+  if (cause.by === "provider") {
+    return {
+      type: "openFromScreening",
+      ...on,
+      ruleId: null,
+      caseType: cause.caseType ?? "provider_rejection",
+      category: cause.caseType === "sanctions_hit" ? "sanctions" : "aml",
+      severity: cause.severity ?? "medium",
+      stage: "postcheck",
+      verdict: cause.rejected ? "block" : "require_review",
+      at,
+      source: cause.provider,
+    };
+  }
+  const rule = decidingRule(cause.verdict);
   return {
     type: "openFromScreening",
+    ...on,
     ruleId: rule?.ruleId ?? null,
     caseType: rule?.category === "sanctions" ? "sanctions_hit" : "compliance_review",
     category: rule?.category ?? "aml",
     severity: rule?.severity ?? "medium",
-    stage,
-    verdict: v.action,
+    stage: cause.stage,
+    verdict: cause.verdict.action,
     at,
   };
 }
@@ -287,6 +310,6 @@ export async function screenIncoming(deps: CheckpointDeps, seal: Sealer, t: Tran
     verdict: a === "block" ? "rejected" : a === "require_review" ? "pending" : "approved",
     checks: r.checks,
     event: (x) => screeningCompleteData(x, "postcheck", r, at),
-    openCase: a === "block" || a === "require_review" ? { ...openFromScreening({ ...r.verdict, action: a }, "postcheck", at), caseId: newCaseId() } : null,
+    openCase: a === "block" || a === "require_review" ? { caseId: newCaseId(), cause: { by: "screening", verdict: { ...r.verdict, action: a }, stage: "postcheck" }, at } : null,
   };
 }

@@ -2,37 +2,52 @@
 // received for a wallet of the customer (Part 3, provider_b Incoming), so neither interleaves with an erasure.
 import { Transfers, type TransferRow } from "../adapters/storage/repos/transfers.ts";
 import { ownVasp } from "../adapters/storage/repos/thresholds.ts";
-import type { CustomerRow } from "../adapters/storage/repos/customers.ts";
 import { recordValuation, type ValuationRecord } from "../adapters/fx/pricing.ts";
 import { VaspDirectory } from "../adapters/storage/repos/vasps.ts";
 import { personNames, type Person } from "../domain/ivms101/index.ts";
-import { SCHEMA_NAME, type CreateTransferInput } from "../domain/transfers.ts";
+import type { CreateTransferInput } from "../domain/transfers.ts";
+import { decideCreate, type AppliedThreshold, type CreateDecision, type ThresholdInfo, type Valuation } from "../domain/transfers/create.ts";
 import { beneficiaryMatches } from "../domain/provider_b/names.ts";
 import { holderReason, screeningReason, type IncomingReason } from "../domain/provider_b/decisions.ts";
 import { transferEventData, type HistoryEntry } from "./transfer-presenter.ts";
-import type { CustomerScope } from "./customer.ts";
+import type { CustomerScope } from "./customer-scope.ts";
 import { refuse, type Outcome } from "./outcome.ts";
 import { openIdentity } from "../domain/identity.ts";
+import { caseOpening } from "./checkpoint.ts";
 
+/**
+ * A validated, priced outgoing transfer the HTTP layer asks the originator's actor to create; the actor reads the
+ * customer and the wallet and decides (src/domain/transfers/create.ts) in one place, serialized with an erasure.
+ */
 export interface NewTransfer {
   id: string;
   idempotencyKey: string | null;
   input: CreateTransferInput;
-  assetCode: string;
   assetId: string;
   /** Originator address in its canonical registry form (or null). */
   originatorAddress: string | null;
   beneficiaryAddress: string;
-  outcome: "completed" | "queued";
-  thresholdInfo: Record<string, unknown>;
-  fxRateId: string;
+  threshold: AppliedThreshold;
+  valuation: Valuation;
   /**
-   * The valuation named by `fxRateId` when it is not recorded yet: written with the transfer, in the same commit,
-   * so the row exists exactly when the transfer does (a refused create records none).
+   * The valuation's row when it is not recorded yet: written with the transfer, in the same commit, so the row exists
+   * exactly when the transfer does (a refused create records none).
    */
-  valuation?: ValuationRecord;
-  expiresAt: string | null;
+  valuationRecord?: ValuationRecord;
 }
+
+/** The answer to `createTransfer`: the transfer created now, or the one an Idempotency-Key created before. */
+export type CreatedTransfer =
+  | { idempotent: true; transfer: TransferRow }
+  | {
+      idempotent: false;
+      transfer: TransferRow;
+      thresholdInfo: ThresholdInfo;
+      originatorName: string | null;
+      beneficiaryName: string | null;
+      /** Whether the beneficiary address is a verified wallet of this environment (Part 1 create answer). */
+      beneficiaryVerified: boolean;
+    };
 
 /**
  * An incoming transfer a provider delivers to a wallet of this customer (Part 3, provider_b transfers → Incoming),
@@ -64,33 +79,27 @@ export type IncomingOutcome =
   | { result: "denied"; reasonType: IncomingReason; transfer: null }
   | { result: "verified" | "denied"; reasonType: string | null; transfer: TransferRow; created: boolean };
 
-/** What a create checks in the actor: the Idempotency-Key again (a racing create), the customer, the originator wallet. */
-function checkCreate(h: CustomerScope, n: NewTransfer): Outcome | { c: CustomerRow; vasp: { id: string; name: string } } {
+/** The facts the decision needs, read in one read transaction (one WAL read lock): the Idempotency-Key, customer, wallets. */
+function readFacts(h: CustomerScope, n: NewTransfer) {
   const { companyId, environment } = h.msg;
   if (n.idempotencyKey !== null) {
+    // A racing create with the same key got here first: its transfer is the answer.
     const done = new Transfers(h.ctx.storage).byExternalId(companyId, environment, n.idempotencyKey);
-    if (done) return { ok: true, status: 200, data: { idempotent: true, transfer: done } };
+    if (done) return { done };
   }
   const c = h.customers.get(companyId, environment, h.ctx.id);
-  if (!c || c.status !== "active")
-    return refuse("VALIDATION_ERROR", { schemaName: SCHEMA_NAME }, c ? "The originator customer is deactivated" : "The originator customer is unknown in this environment");
-  if (n.originatorAddress !== null) {
-    const w = h.wallets.byAddress(companyId, environment, n.originatorAddress);
-    if (!w || w.customer_id !== c.id) return refuse("VALIDATION_ERROR", { schemaName: SCHEMA_NAME }, "originatorAddress is not a wallet registered to the originator customer");
-  }
-  return { c, vasp: ownVasp(h.ctx.storage, companyId) };
+  const w = n.originatorAddress === null ? null : h.wallets.byAddress(companyId, environment, n.originatorAddress);
+  const beneficiaryVerified = h.wallets.byAddress(companyId, environment, n.beneficiaryAddress)?.verified === 1;
+  return { done: undefined, c, w, beneficiaryVerified, vasp: c ? ownVasp(h.ctx.storage, companyId) : null };
 }
 
-/** Created here, not in the transfer's actor, so that a create and an erasure of the originator never interleave. */
-export function createTransfer(h: CustomerScope, n: NewTransfer): Outcome {
-  // The checks read several rows: one read transaction (one WAL read lock) serves them all.
-  const checked = h.ctx.storage.read(() => checkCreate(h, n));
-  if ("ok" in checked) return checked;
-  const { c, vasp } = checked;
-  const { companyId, environment, actor } = h.msg;
-  const completed = n.outcome === "completed";
+/** The new outgoing transfer's row: `completed` (approved) below the threshold, otherwise `queued` (pending). */
+function outgoingRow(h: CustomerScope, n: NewTransfer, decision: Extract<CreateDecision, { ok: true }>, customerId: string, vasp: { id: string; name: string }): TransferRow {
+  const { companyId, environment } = h.msg;
+  const input = n.input;
+  const completed = decision.outcome === "completed";
   const history: HistoryEntry[] = [{ type: "created", from: null, to: completed ? "completed" : "queued", at: h.at }];
-  const row: TransferRow = {
+  return {
     id: n.id,
     company_id: companyId,
     environment,
@@ -98,24 +107,24 @@ export function createTransfer(h: CustomerScope, n: NewTransfer): Outcome {
     state: completed ? "completed" : "queued",
     status: completed ? "approved" : "pending",
     external_id: n.idempotencyKey,
-    asset: n.assetCode,
+    asset: input.asset,
     asset_id: n.assetId,
-    amount: n.input.amount,
-    network: n.input.network,
-    blockchain_type: n.input.network,
-    originator_customer_id: c.id,
+    amount: input.amount,
+    network: input.network,
+    blockchain_type: input.network,
+    originator_customer_id: customerId,
     originator_address: n.originatorAddress,
     beneficiary_address: n.beneficiaryAddress,
     beneficiary_customer_id: null,
-    is_unhosted_wallet: n.input.isUnhostedWallet ? 1 : 0,
-    originator_sealed: h.deps.pii.seal(JSON.stringify(n.input.originatorPersons), `transfer:${n.id}:originator`),
-    beneficiary_sealed: n.input.beneficiaryPersons.length ? h.deps.pii.seal(JSON.stringify(n.input.beneficiaryPersons), `transfer:${n.id}:beneficiary`) : null,
+    is_unhosted_wallet: input.isUnhostedWallet ? 1 : 0,
+    originator_sealed: h.deps.pii.seal(JSON.stringify(input.originatorPersons), `transfer:${n.id}:originator`),
+    beneficiary_sealed: input.beneficiaryPersons.length ? h.deps.pii.seal(JSON.stringify(input.beneficiaryPersons), `transfer:${n.id}:beneficiary`) : null,
     // We are the originating VASP of an outgoing transfer.
     originator_vasp_id: vasp.id,
     originator_vasp_name: vasp.name,
     beneficiary_vasp_id: null,
     beneficiary_vasp_name: null,
-    preferred_protocol: n.input.preferredProtocol,
+    preferred_protocol: input.preferredProtocol,
     protocol: null,
     provider_external_id: null,
     matched_at: null,
@@ -126,19 +135,48 @@ export function createTransfer(h: CustomerScope, n: NewTransfer): Outcome {
     tx_hash: null,
     sanctions_status: null,
     sanctions_provider: null,
-    threshold_info: JSON.stringify(n.thresholdInfo),
-    fx_rate_id: n.fxRateId,
+    threshold_info: JSON.stringify(decision.thresholdInfo),
+    fx_rate_id: decision.fxRateId,
     checks: "[]",
     attempts: "[]",
     messages: "[]",
     history: JSON.stringify(history),
-    expires_at: n.expiresAt,
+    expires_at: decision.expiresAt,
     accepted_at: null,
     completed_at: completed ? h.at : null,
     created_at: h.at,
     updated_at: h.at,
   };
-  const valuation = n.valuation;
+}
+
+/** Created here, not in the transfer's actor, so that a create and an erasure of the originator never interleave. */
+export function createTransfer(h: CustomerScope, n: NewTransfer): Outcome<CreatedTransfer> {
+  const facts = h.ctx.storage.read(() => readFacts(h, n));
+  if (facts.done) return { ok: true, status: 200, data: { idempotent: true, transfer: facts.done } };
+  const { c, w, beneficiaryVerified } = facts;
+  const { companyId, environment, actor } = h.msg;
+  const input = n.input;
+  const decision = decideCreate({
+    input,
+    customer: c,
+    originatorWallet: w === null ? null : w && { customerId: w.customer_id },
+    capabilities: () =>
+      h.deps.capabilities?.(companyId, environment, {
+        assetId: n.assetId,
+        asset: input.asset,
+        network: input.network,
+        amount: input.amount,
+        beneficiaryPersonCount: input.beneficiaryPersons.length,
+        hasOriginatorAddress: n.originatorAddress !== null,
+      }) ?? [],
+    valuation: n.valuation,
+    threshold: n.threshold,
+    now: h.ctx.now,
+  });
+  if (!decision.ok) return refuse(decision.code, decision.message, decision.details);
+  const completed = decision.outcome === "completed";
+  const row = outgoingRow(h, n, decision, c!.id, facts.vasp!);
+  const valuation = n.valuationRecord;
   h.ctx.write((s) => {
     if (valuation) recordValuation(s, valuation);
     new Transfers(s).insert(row);
@@ -148,7 +186,18 @@ export function createTransfer(h: CustomerScope, n: NewTransfer): Outcome {
   if (completed) h.ctx.emit({ ...event, type: "transfer.completed" });
   else h.ctx.tell(`transfer:${row.id}`, { type: "start", companyId, environment, actor });
   h.audit("transfer.created", "Transfer", row.id, { state: row.state, asset: row.asset, network: row.network });
-  return { ok: true, status: completed ? 201 : 202, data: { idempotent: false, transfer: row, originatorName: personNames(n.input.originatorPersons)[0] ?? null, beneficiaryName: personNames(n.input.beneficiaryPersons)[0] ?? null } };
+  return {
+    ok: true,
+    status: completed ? 201 : 202,
+    data: {
+      idempotent: false,
+      transfer: row,
+      thresholdInfo: decision.thresholdInfo,
+      originatorName: personNames(input.originatorPersons)[0] ?? null,
+      beneficiaryName: personNames(input.beneficiaryPersons)[0] ?? null,
+      beneficiaryVerified,
+    },
+  };
 }
 
 /**
@@ -205,7 +254,8 @@ export async function receiveIncoming(h: CustomerScope, n: IncomingTransfer): Pr
   if (screening) {
     h.ctx.emit({ ...event, type: "compliance.screening_complete", data: screening.event(final) });
     // Screening denied it: the officers get a case, as for any transfer screening holds or blocks.
-    if (screening.openCase) h.ctx.tell(`case:${screening.openCase.caseId}`, { ...screening.openCase, companyId, environment, transferId: final.id });
+    const open = screening.openCase;
+    if (open) h.ctx.tell(`case:${open.caseId}`, caseOpening({ companyId, environment, transferId: final.id }, open.cause, open.at));
   }
   return { ok: true, status: 201, data: { result: reason === null ? "verified" : "denied", reasonType: reason, transfer: final, created: true } };
 }

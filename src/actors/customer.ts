@@ -3,32 +3,24 @@ import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import type { ActorKind, ActorContext } from "./types.ts";
 import { refuse, type Outcome } from "./outcome.ts";
-import type { Sealer } from "../adapters/crypto/envelope.ts";
 import { Customers, type CustomerRow } from "../adapters/storage/repos/customers.ts";
 import { Wallets, type WalletRow } from "../adapters/storage/repos/wallets.ts";
-import { AuditLog, type AuditActor } from "../adapters/storage/repos/audit.ts";
+import { AuditLog } from "../adapters/storage/repos/audit.ts";
 import type { Storage } from "../adapters/storage/index.ts";
 import { iso } from "../domain/ids.ts";
 import { keepReason, type CreateCustomerInput } from "../domain/customers.ts";
 import { blindGrams } from "../domain/blind-index.ts";
 import { personsCountry, type Person } from "../domain/ivms101/index.ts";
-import type { Environment } from "../domain/types.ts";
-import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
 import { Proofs, noteAad, proofState, type ProofRow } from "../adapters/storage/repos/proofs.ts";
 import { deriveVerification, type Verification } from "../domain/proofs/index.ts";
-import type { IncomingScreening } from "./checkpoint.ts";
+import type { CustomerDeps, CustomerScope, CustomerScoped } from "./customer-scope.ts";
 import { createTransfer, receiveIncoming, type IncomingTransfer, type NewTransfer } from "./customer-transfers.ts";
 import { receiveProviderAIncoming, type ProviderAIncoming } from "./provider_a-incoming.ts";
 import { receiveProviderEIncoming, type ProviderEIncoming } from "./provider_e-incoming.ts";
 import { identityContext } from "../domain/identity.ts";
 export type { IncomingOutcome, IncomingTransfer, NewTransfer } from "./customer-transfers.ts";
 
-/** Every message names the tenant and who acts, so the actor needs no other context. */
-interface Scoped {
-  companyId: string;
-  environment: Environment;
-  actor: AuditActor;
-}
+type Scoped = CustomerScoped;
 
 export type CustomerMsg =
   | (Scoped & { type: "create"; input: CreateCustomerInput })
@@ -53,25 +45,11 @@ export type CustomerMsg =
   | (Scoped & { type: "revokeWalletProof"; proofId: string })
   | (Scoped & { type: "expireWalletProofs"; walletId: string });
 
-/** A priced, validated outgoing transfer the HTTP layer asks the originator's actor to create. */
 /** A message before the HTTP layer adds tenant and actor. */
 export type CustomerCommand = CustomerMsg extends infer T ? (T extends unknown ? Omit<T, keyof Scoped> : never) : never;
 
 export type { Outcome } from "./outcome.ts";
-
-export interface CustomerDeps {
-  pii: Sealer;
-  /** HMAC key of the blind name index. */
-  nameIndexKey: Uint8Array;
-  /** Transfers of the customer not in a final state (erasure refuses while there are any). */
-  activeTransferIds(companyId: string, env: Environment, customerId: string): string[];
-  /**
-   * Screening of a new incoming transfer with rules and screening integrations (Part 3). None exist yet, so the
-   * default approves; the seam is here so that a verdict lands in the same transaction as the creation.
-   */
-  screenIncoming?(t: TransferRow, persons: { originator: Person[]; beneficiary: Person[]; identity: Person[] }): Promise<IncomingScreening>;
-}
-
+export type { CustomerDeps, CustomerScope } from "./customer-scope.ts";
 
 /** The blind-index tags of a customer's name (the same index as case texts: src/domain/blind-index.ts). */
 export const nameGrams = blindGrams;
@@ -88,18 +66,6 @@ export function customerActor(deps: CustomerDeps): ActorKind<Record<string, neve
       ctx.reply(out);
     },
   };
-}
-
-/** What the customer actor's handlers (here and in customer-transfers.ts) work with. */
-export interface CustomerScope {
-  readonly ctx: ActorContext<Record<string, never>>;
-  readonly msg: CustomerMsg;
-  readonly deps: CustomerDeps;
-  readonly customers: Customers;
-  readonly wallets: Wallets;
-  readonly at: string;
-  audit(action: string, entityType: string, entityId: string, detail?: Record<string, unknown>): void;
-  ownWallet(walletId: string): WalletRow | undefined;
 }
 
 class Handling implements CustomerScope {
@@ -169,7 +135,7 @@ class Handling implements CustomerScope {
 
   private withCustomer(fn: (c: CustomerRow) => Outcome): Outcome {
     const c = this.customers.get(this.msg.companyId, this.msg.environment, this.ctx.id);
-    if (!c) return refuse("CUSTOMER_NOT_FOUND", { resource: "Customer", id: this.ctx.id });
+    if (!c) return refuse("CUSTOMER_NOT_FOUND", undefined, { resource: "Customer", id: this.ctx.id });
     return fn(c);
   }
 
@@ -180,10 +146,10 @@ class Handling implements CustomerScope {
   private create(input: CreateCustomerInput): Outcome {
     const { companyId, environment } = this.msg;
     const id = this.ctx.id;
-    if (this.customers.get(companyId, environment, id)) return refuse("CONFLICT", undefined, "The customer already exists");
+    if (this.customers.get(companyId, environment, id)) return refuse("CONFLICT", "The customer already exists");
     if (input.externalId !== null) {
       const taken = this.customers.byExternalId(companyId, environment, input.externalId);
-      if (taken) return refuse("EXTERNAL_ID_IN_USE", { customerId: taken.id, deactivated: taken.status !== "active" });
+      if (taken) return refuse("EXTERNAL_ID_IN_USE", undefined, { customerId: taken.id, deactivated: taken.status !== "active" });
     }
     const secret = secp256k1.utils.randomSecretKey();
     const publicKey = bytesToHex(secp256k1.getPublicKey(secret, true));
@@ -242,7 +208,7 @@ class Handling implements CustomerScope {
   }
 
   private reactivate(c: CustomerRow): Outcome {
-    if (c.status === "erased") return refuse("CUSTOMER_ERASED", undefined, "An erased customer cannot be reactivated");
+    if (c.status === "erased") return refuse("CUSTOMER_ERASED", "An erased customer cannot be reactivated");
     if (c.status === "deactivated") {
       this.ctx.write((s) =>
         new Customers(s).update(c.id, c.version, { status: "active", deactivated_at: null, deactivated_by: null, deactivation_reason_sealed: null, updated_at: this.at }),
@@ -255,9 +221,9 @@ class Handling implements CustomerScope {
   private erase(c: CustomerRow, reason: string): Outcome {
     if (c.status === "erased") return { ok: true, data: { id: c.id, erasedAt: c.erased_at, alreadyErased: true } };
     // Part 1: a legal hold is answered without saying which; in-flight transfers are listed.
-    if (c.legal_hold) return refuse("LEGAL_HOLD", undefined, "The customer's records are under a legal hold or retention obligation");
+    if (c.legal_hold) return refuse("LEGAL_HOLD", "The customer's records are under a legal hold or retention obligation");
     const active = this.deps.activeTransferIds(c.company_id, c.environment, c.id);
-    if (active.length) return refuse("IN_FLIGHT", { activeTransferIds: active }, "The customer has transfers not in a final state");
+    if (active.length) return refuse("IN_FLIGHT", "The customer has transfers not in a final state", { activeTransferIds: active });
     const by = this.msg.actor.memberId ?? null;
     const deactivatedAt = c.deactivated_at ?? this.at;
     this.ctx.write((s) => {
@@ -287,11 +253,11 @@ class Handling implements CustomerScope {
   }
 
   private setIdentity(c: CustomerRow, status: "verified" | "unverified" | "blocked", persons: Person[]): Outcome {
-    if (c.status !== "active") return refuse("CUSTOMER_NOT_FOUND", { resource: "Customer", id: c.id });
+    if (c.status !== "active") return refuse("CUSTOMER_NOT_FOUND", undefined, { resource: "Customer", id: c.id });
     if (c.metadata_sealed !== null) {
       const metadata = JSON.parse(this.deps.pii.open(c.metadata_sealed, `customer:${c.id}:metadata`));
       if (metadata === null || typeof metadata !== "object" || Array.isArray(metadata))
-        return refuse("METADATA_NOT_OBJECT", undefined, "The customer's metadata is not a JSON object");
+        return refuse("METADATA_NOT_OBJECT", "The customer's metadata is not a JSON object");
     }
     const sealed = this.deps.pii.seal(JSON.stringify(persons), identityContext(c.id));
     this.ctx.write((s) =>
@@ -303,10 +269,10 @@ class Handling implements CustomerScope {
   }
 
   private registerWallet(c: CustomerRow, m: { walletId: string; address: string; network: string; label: string | null }): Outcome {
-    if (c.status !== "active") return refuse("CUSTOMER_DEACTIVATED", undefined, "The customer is deactivated and cannot take new wallets");
+    if (c.status !== "active") return refuse("CUSTOMER_DEACTIVATED", "The customer is deactivated and cannot take new wallets");
     const { companyId, environment } = this.msg;
     const existing = this.wallets.byAddress(companyId, environment, m.address);
-    if (existing && existing.customer_id !== c.id) return refuse("WALLET_ADDRESS_TAKEN", undefined, "The address is registered to another customer");
+    if (existing && existing.customer_id !== c.id) return refuse("WALLET_ADDRESS_TAKEN", "The address is registered to another customer");
     if (existing) {
       // Re-registering an address the customer already has updates its network and label (Part 1).
       const updated: WalletRow = { ...existing, network: m.network, label: m.label, updated_at: this.at };
@@ -339,7 +305,7 @@ class Handling implements CustomerScope {
 
   private updateWalletLabel(walletId: string, label: string | null, labelGiven: boolean): Outcome {
     const w = this.ownWallet(walletId);
-    if (!w) return refuse("WALLET_NOT_FOUND", { resource: "Wallet", id: walletId });
+    if (!w) return refuse("WALLET_NOT_FOUND", undefined, { resource: "Wallet", id: walletId });
     if (!labelGiven || w.label === label) return { ok: true, data: w };
     this.ctx.write((s) => new Wallets(s).update(w.id, { label, updated_at: this.at }));
     this.audit("wallet.updated", "Wallet", w.id, { label: label === null ? "cleared" : "set" });
@@ -348,7 +314,7 @@ class Handling implements CustomerScope {
 
   private deleteWallet(walletId: string): Outcome {
     const w = this.ownWallet(walletId);
-    if (!w) return refuse("WALLET_NOT_FOUND", { resource: "Wallet", id: walletId });
+    if (!w) return refuse("WALLET_NOT_FOUND", undefined, { resource: "Wallet", id: walletId });
     this.ctx.write((s) => new Wallets(s).delete(w.id));
     this.audit("wallet.deleted", "Wallet", w.id);
     return { ok: true, data: { id: w.id, deleted: true } };
@@ -356,9 +322,9 @@ class Handling implements CustomerScope {
 
   private issueWalletChallenge(walletId: string): Outcome {
     const w = this.ownWallet(walletId);
-    if (!w) return refuse("WALLET_NOT_FOUND", { resource: "Wallet", id: walletId });
+    if (!w) return refuse("WALLET_NOT_FOUND", undefined, { resource: "Wallet", id: walletId });
     const plan = new Proofs(this.ctx.storage).planChallenge(w, this.msg.actor.memberId ?? null, this.ctx.now);
-    if (!plan.ok) return refuse("VALIDATION_ERROR", undefined, plan.reason);
+    if (!plan.ok) return refuse("VALIDATION_ERROR", plan.reason);
     const { row } = plan.value;
     this.ctx.write((s) => new Proofs(s).insertChallenge(row));
     this.audit("wallet.challenge_issued", "Wallet", w.id, { challengeId: row.id, expiresAt: row.expires_at });
@@ -367,18 +333,18 @@ class Handling implements CustomerScope {
 
   private proveWallet(m: { walletId: string; signature: string; challengeId: string | null; expiresAt: string | null }): Outcome {
     const w = this.ownWallet(m.walletId);
-    if (!w) return refuse("WALLET_NOT_FOUND", { resource: "Wallet", id: m.walletId });
+    if (!w) return refuse("WALLET_NOT_FOUND", undefined, { resource: "Wallet", id: m.walletId });
     const plan = new Proofs(this.ctx.storage).planSignedProof(w, { ...m, recordedBy: this.msg.actor.memberId ?? null }, this.ctx.now);
-    if (!plan.ok) return refuse("VALIDATION_ERROR", undefined, plan.reason);
+    if (!plan.ok) return refuse("VALIDATION_ERROR", plan.reason);
     return this.recordProof(w, plan.value);
   }
 
   private attestWallet(m: { walletId: string; note: string; expiresAt: string | null }): Outcome {
     const w = this.ownWallet(m.walletId);
-    if (!w) return refuse("WALLET_NOT_FOUND", { resource: "Wallet", id: m.walletId });
+    if (!w) return refuse("WALLET_NOT_FOUND", undefined, { resource: "Wallet", id: m.walletId });
     const by = this.msg.actor.memberId;
-    if (!by) return refuse("VALIDATION_ERROR", undefined, "An attestation is recorded by a member");
-    if (m.note.trim() === "") return refuse("VALIDATION_ERROR", undefined, "An attestation needs a note saying how ownership was established");
+    if (!by) return refuse("VALIDATION_ERROR", "An attestation is recorded by a member");
+    if (m.note.trim() === "") return refuse("VALIDATION_ERROR", "An attestation needs a note saying how ownership was established");
     const proof = new Proofs(this.ctx.storage).planAttestation(w, { noteSealed: (id) => this.deps.pii.seal(m.note, noteAad(id)), expiresAt: m.expiresAt, recordedBy: by }, this.ctx.now);
     return this.recordProof(w, proof);
   }
@@ -396,9 +362,9 @@ class Handling implements CustomerScope {
     const proofs = new Proofs(this.ctx.storage);
     const found = proofs.get(this.msg.companyId, proofId);
     const w = found && this.ownWallet(found.wallet_id);
-    if (!w) return refuse("NOT_FOUND", { resource: "WalletProof", id: proofId });
+    if (!w) return refuse("NOT_FOUND", undefined, { resource: "WalletProof", id: proofId });
     const plan = proofs.planRevocation(this.msg.companyId, proofId, this.ctx.now);
-    if (!plan.ok) return refuse("CONFLICT", undefined, plan.reason);
+    if (!plan.ok) return refuse("CONFLICT", plan.reason);
     const next = deriveVerification(proofs.ofWallet(w.id).map((p) => (p.id === proofId ? { ...proofState(p), status: "revoked" as const } : proofState(p))), this.ctx.now);
     const by = this.msg.actor.memberId ?? null;
     const now = this.ctx.now;

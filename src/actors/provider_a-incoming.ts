@@ -7,7 +7,7 @@ import { Transfers, type TransferRow } from "../adapters/storage/repos/transfers
 import type { Person } from "../domain/ivms101/index.ts";
 import type { HistoryEntry } from "./transfer-presenter.ts";
 import { incomingTransferRow, recordIncoming } from "./customer-transfers.ts";
-import type { CustomerScope } from "./customer.ts";
+import type { CustomerScope } from "./customer-scope.ts";
 import type { Outcome } from "./outcome.ts";
 import { hasVerifiedIdentity } from "../domain/identity.ts";
 

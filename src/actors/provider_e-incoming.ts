@@ -9,7 +9,7 @@ import type { Person } from "../domain/ivms101/index.ts";
 import { beneficiaryNamesMatch } from "../domain/provider_e/rules.ts";
 import type { HistoryEntry } from "./transfer-presenter.ts";
 import { incomingTransferRow, recordIncoming } from "./customer-transfers.ts";
-import type { CustomerScope } from "./customer.ts";
+import type { CustomerScope } from "./customer-scope.ts";
 import type { Outcome } from "./outcome.ts";
 import { hasVerifiedIdentity, openIdentity } from "../domain/identity.ts";
 

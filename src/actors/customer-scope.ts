@@ -1,0 +1,49 @@
+// What the customer actor's handlers work with (src/actors/customer.ts and the transfer work it delegates to
+// customer-transfers.ts and the provider_*-incoming.ts files): a lower module both sides import, so none of those
+// files imports the actor that calls it.
+import type { ActorContext } from "./types.ts";
+import type { Sealer } from "../adapters/crypto/envelope.ts";
+import type { Customers } from "../adapters/storage/repos/customers.ts";
+import type { Wallets, WalletRow } from "../adapters/storage/repos/wallets.ts";
+import type { AuditActor } from "../adapters/storage/repos/audit.ts";
+import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
+import type { Person } from "../domain/ivms101/index.ts";
+import type { Environment } from "../domain/types.ts";
+import type { ProviderVerdict } from "../domain/transfers/create.ts";
+import type { IncomingScreening } from "./checkpoint.ts";
+
+/** Every customer message names the tenant and who acts, so the actor needs no other context. */
+export interface CustomerScoped {
+  companyId: string;
+  environment: Environment;
+  actor: AuditActor;
+}
+
+export interface CustomerDeps {
+  pii: Sealer;
+  /** HMAC key of the blind name index. */
+  nameIndexKey: Uint8Array;
+  /** Transfers of the customer not in a final state (erasure refuses while there are any). */
+  activeTransferIds(companyId: string, env: Environment, customerId: string): string[];
+  /**
+   * Every provider's verdict on carrying an outgoing transfer (the create decision); without it no provider can, so
+   * only creates below the threshold succeed (tests of other parts).
+   */
+  capabilities?(companyId: string, env: Environment, t: { assetId: string; asset: string; network: string; amount: string; beneficiaryPersonCount: number; hasOriginatorAddress: boolean }): ProviderVerdict[];
+  /**
+   * Screening of a new incoming transfer with rules and screening integrations (Part 3). None exist yet, so the
+   * default approves; the seam is here so that a verdict lands in the same transaction as the creation.
+   */
+  screenIncoming?(t: TransferRow, persons: { originator: Person[]; beneficiary: Person[]; identity: Person[] }): Promise<IncomingScreening>;
+}
+
+export interface CustomerScope {
+  readonly ctx: ActorContext<Record<string, never>>;
+  readonly msg: CustomerScoped;
+  readonly deps: CustomerDeps;
+  readonly customers: Customers;
+  readonly wallets: Wallets;
+  readonly at: string;
+  audit(action: string, entityType: string, entityId: string, detail?: Record<string, unknown>): void;
+  ownWallet(walletId: string): WalletRow | undefined;
+}

@@ -1,0 +1,31 @@
+// What the transfer routes are given by the composition root (src/http/app.ts).
+import type { AppliedThreshold, Valuation } from "../../domain/transfers/create.ts";
+import type { Catalog } from "../../domain/assets/catalog.ts";
+import type { ActorRuntime } from "../../actors/runtime.ts";
+import type { Sealer } from "../../adapters/crypto/envelope.ts";
+import type { Storage } from "../../adapters/storage/index.ts";
+import type { AssetPolicy } from "../../adapters/storage/repos/assets.ts";
+import type { ProviderRegistry } from "../../adapters/providers/registry.ts";
+import type { ProviderSettings } from "../../adapters/storage/repos/provider-settings.ts";
+import type { ValuationRecord, ValueRequest } from "../../adapters/fx/pricing.ts";
+
+export interface TransferRouteDeps {
+  storage: Storage;
+  runtime: ActorRuntime;
+  pii: Sealer;
+  cursorKey: Uint8Array;
+  catalog: Catalog;
+  policy: AssetPolicy;
+  providers: ProviderRegistry;
+  /** The providers' stable IDs (`prv_…`) for the list's `provider.id`. */
+  providerSettings?: Pick<ProviderSettings, "id">;
+  threshold(companyId: string, now: number): AppliedThreshold;
+  /** Values the amount in `currency`; throws TimeoutLike errors the route answers as 503 TIMEOUT. */
+  price(p: { companyId: string; environment: "test" | "live"; assetId: string; amount: string; currency: string }): Promise<Valuation>;
+  /**
+   * When given (the service's Pricing), used instead of `price`: values without recording, and the valuation row is
+   * written by the customer actor in the commit of the transfer that names it (one commit per create).
+   */
+  pricing?: { appraise(p: ValueRequest): Promise<{ valuation: Valuation; record: ValuationRecord }> };
+  isPricingFailure(e: unknown): boolean;
+}
