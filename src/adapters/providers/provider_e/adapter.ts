@@ -86,13 +86,17 @@ async function readDirectoryEntries(base: { test: string; live: string }, env: E
 }
 
 /**
- * The verified directory through the connection's actor when the service provides it (its copy is read and verified
- * at most once a minute; `refresh` reads it again and keeps the new copy), else read and verified here. In the
- * provider's own shape for the steps that use it.
+ * The verified directory: every read but the connection test's goes through the connection's actor when the service
+ * provides it (its copy is read and verified once per fetch, and fetched at most once a minute; `refresh` fetches it
+ * again and keeps the new copy), else it is read and verified here (outside the service). In the provider's own shape
+ * for the steps that use it; a refusal keeps its HTTP status (`HTTP_<status>`).
  */
-async function directoryFor(base: { test: string; live: string }, env: Environment, ctx: AdapterContext, now: number, refresh: boolean): Promise<{ ok: true; body: DirectoryAnswer } | { ok: false; code: string }> {
+async function directoryFor(base: { test: string; live: string }, env: Environment, ctx: AdapterContext, now: number, refresh: boolean): Promise<Result<DirectoryAnswer>> {
   const read = ctx.directory ? await ctx.directory({ refresh }) : await readDirectoryEntries(base, env, ctx, now);
-  if (!read.ok) return read;
+  if (!read.ok) {
+    const status = /^HTTP_(\d{3})$/.exec(read.code)?.[1];
+    return { ok: false, code: read.code, ...(status ? { status: Number(status) } : {}) };
+  }
   return { ok: true, body: { timestamp: read.fetchedAt, signature: "", vasp_data: read.vasps.map((v) => ({ vasp_code: v.vaspId, vasp_name: v.name, vasp_pubkey: v.publicKey ?? "" })) } };
 }
 
@@ -203,9 +207,9 @@ export function providerE(o: ProviderEOptions): ProviderAdapter & { readonly opt
       const currency = currencyFor(cur.body, t.asset, t.network);
       if (currency === "none") return fatal("UNSUPPORTED_CURRENCY");
       if (currency === "ambiguous") return fatal("AMBIGUOUS_CURRENCY");
-      // (2) the signed, fresh directory listing us with our key: read again for each search, and kept by the
-      // connection's actor for the submission that follows.
-      const dir = await directoryFor(base, t.environment, ctx, Date.now(), true);
+      // (2) the signed, fresh directory listing us with our key, as the connection's actor keeps it (fetched and
+      // verified at most once a minute, so dated within five minutes), for this search and the submission that follows.
+      const dir = await directoryFor(base, t.environment, ctx, Date.now(), false);
       if (!dir.ok) return fromDirectory(dir.code);
       // (3) candidates.
       const cands = candidatesOf(dir.body, c);
@@ -234,7 +238,7 @@ export function providerE(o: ProviderEOptions): ProviderAdapter & { readonly opt
       if (!cur.ok) return notTaken(failed(cur.code));
       const currency = currencyFor(cur.body, t.asset, t.network);
       if (typeof currency === "string") return notTaken(failed("UNSUPPORTED_CURRENCY"));
-      // The directory the search verified, as the connection's actor keeps it (read again when over a minute old).
+      // The directory the search used, as the connection's actor keeps it (fetched again when over a minute old).
       const dir = await directoryFor(base, t.environment, ctx, now, false);
       if (!dir.ok) return notTaken(failed(dir.code));
       const peer = dir.body.vasp_data.find((v) => v.vasp_code === vasp.vaspId);
@@ -315,10 +319,15 @@ export async function readSignedStatus(client: ProviderEClient, c: Creds, transf
   return r;
 }
 
-/** The directory entry (key) of a VASP, from the verified directory. */
+/**
+ * The directory entry (key) of a VASP, from the verified directory the connection's actor keeps. A VASP its copy does
+ * not list (one added since it was fetched) is looked up once more in a fresh copy.
+ */
 export async function directoryKey(base: { test: string; live: string }, env: Environment, ctx: AdapterContext, vaspCode: string): Promise<Result<{ key: string; name: string }>> {
-  const r = await readVerifiedDirectory(base, env, ctx);
+  const find = (d: DirectoryAnswer) => d.vasp_data.find((x) => x.vasp_code === vaspCode);
+  let r = await directoryFor(base, env, ctx, Date.now(), false);
+  if (r.ok && !find(r.body) && ctx.directory) r = await directoryFor(base, env, ctx, Date.now(), true);
   if (!r.ok) return r;
-  const v = r.body.vasp_data.find((x) => x.vasp_code === vaspCode);
+  const v = find(r.body);
   return v ? { ok: true, body: { key: v.vasp_pubkey, name: v.vasp_name } } : { ok: false, code: "UNKNOWN_PEER", status: 200 };
 }
