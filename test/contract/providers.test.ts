@@ -1,8 +1,8 @@
 // The Travel Rule provider contract, run against every provider adapter (provider_a, provider_b, provider_e) through
 // the shared adapter surface, and against the registry for the providers that cannot send (provider_c, provider_d).
 // A new provider passes this before it is called done: capability refusal with a reason; discovery that never finds
-// a VASP in an answer it could not read (a refusal or no answer is asked again; a redirect is never followed;
-// garbage is asked again or fails);
+// a VASP in an answer it could not read (a refusal or no answer is asked again; a redirect is never followed and is,
+// for every provider, a transport failure like no answer: TRANSPORT_ERROR, asked again; garbage is asked again or fails);
 // refusals as the provider's codes with the provider's body kept nowhere; a submission to a provider that refused
 // never claims the transfer was taken. Each provider's happy path runs against its sandbox peer in its own tests.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -72,8 +72,6 @@ const TRANSFER: OutgoingTransfer = {
 
 interface Provider {
   name: string;
-  /** What discovery does after a redirect (never followed): asked again, or fails on the provider's HTTP_3xx code. */
-  afterRedirect: "retry" | "fatal";
   adapter: () => ProviderAdapter;
   credentials: () => Record<string, string>;
 }
@@ -84,19 +82,16 @@ const BRIDGE_KEY = "8f6b3c1a0a7e5f2d4c9b8a7f6e5d4c3b2a19081726354453627180f9e8d7
 const PROVIDERS: Provider[] = [
   {
     name: "provider_a",
-    afterRedirect: "retry",
     adapter: () => providerA({ authUrl: base, apiOrigins: [base], originatorIdentity: () => [person("Keller", "Ruth")] }),
     credentials: () => ({ apiUrl: base, clientId: "cid", clientSecret: "csecret", vaspDid: "did:web:caravan.example", webhookSecret: "whsec_" + btoa("a webhook signing secret of 32 b") }),
   },
   {
     name: "provider_b",
-    afterRedirect: "fatal",
     adapter: () => providerB,
     credentials: () => ({ apiUrl: base, vaspEntityId: "CARAVAN-1", privateKey: randomSeedBase64(), legalName: "Caravan Test VASP", country: "NL" }),
   },
   {
     name: "provider_e",
-    afterRedirect: "retry",
     adapter: () =>
       providerE({
         baseUrl: { test: base, live: base },
@@ -123,10 +118,18 @@ for (const p of PROVIDERS) {
       expect(JSON.stringify(d)).not.toContain(MARKER);
     });
 
-    test(`discovery: a redirect is not followed → ${p.afterRedirect}, nothing found`, async () => {
+    test("discovery: a redirect is not followed; like no answer it is TRANSPORT_ERROR, asked again later, nothing found", async () => {
       mode = "redirect";
       const d = await p.adapter().discover!(TRANSFER, ctx(p.credentials()));
-      expect(d.kind).toBe(p.afterRedirect);
+      expect(d.kind).toBe("retry");
+      expect(JSON.stringify(d)).toContain("TRANSPORT_ERROR");
+    });
+
+    test("connection test: a redirect is not followed → failed with TRANSPORT_ERROR", async () => {
+      mode = "redirect";
+      const r = await p.adapter().testConnection!("test", ctx(p.credentials()));
+      expect(r.success).toBe(false);
+      expect(r.error).toContain("TRANSPORT_ERROR");
     });
 
     test("discovery: nobody listening → asked again later", async () => {
@@ -153,12 +156,14 @@ for (const p of PROVIDERS) {
       expect(JSON.stringify(r)).not.toContain(MARKER);
     });
 
-    for (const m of ["refuse", "busy", "garbage"] as const) {
-      test(`submission: a provider that ${m === "garbage" ? "answers garbage" : `answers ${m === "refuse" ? 400 : 503}`} never took the transfer`, async () => {
+    for (const m of ["refuse", "busy", "garbage", "redirect"] as const) {
+      const what = { refuse: "answers 400", busy: "answers 503", garbage: "answers garbage", redirect: "redirects (TRANSPORT_ERROR)" }[m];
+      test(`submission: a provider that ${what} never took the transfer`, async () => {
         mode = m;
         const s = await p.adapter().submit!(TRANSFER, { vaspId: "PEERVASP01", vaspName: null }, ctx(p.credentials()));
         expect(["not_taken", "unknown"]).toContain(s.kind);
         expect(JSON.stringify(s)).not.toContain(MARKER);
+        if (m === "redirect") expect(JSON.stringify(s)).toContain("TRANSPORT_ERROR");
       });
     }
   });

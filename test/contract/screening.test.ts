@@ -1,7 +1,7 @@
 // The screening vendor contract, run against every vendor adapter (screening_c, screening_d): one request, no retry;
 // no answer in time is TIMEOUT, an answer over the cap RESPONSE_TOO_LARGE, a refusal HTTP_<status> with its body
 // never kept, a redirect or an unreachable vendor NETWORK_ERROR. A new vendor passes this before it is called done.
-// (The circuit breaker in front of screening_c is proven with the integration actor in test/actors/integration.test.ts.)
+// Against each vendor's own sandbox peer (timeouts, size caps, the circuit breaker): test/contract/screening-vendors.test.ts.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { providerFetch } from "../../src/adapters/providers/outbound.ts";
 import { screeningC } from "../../src/adapters/screening/screening_c/index.ts";

@@ -62,333 +62,373 @@ export interface ProviderAFlowDeps {
 
 const OPEN = ["exchanging", "awaiting_counterparty", "accepted", "held"];
 
-export function providerAFlow(deps: ProviderAFlowDeps): TransferFlow {
-  function client(f: TransferFlowContext): { client: ProviderAClient; did: string } | { error: string } {
-    const ctx = f.adapterContext();
-    if (!ctx) return { error: "Provider unavailable" };
-    const c = deps.adapter.connect(ctx);
-    if (!c.ok) return { error: "INVALID_CONFIGURATION" };
-    return { client: c.client, did: c.settings.vaspDid };
+function client(deps: ProviderAFlowDeps, f: TransferFlowContext): { client: ProviderAClient; did: string } | { error: string } {
+  const ctx = f.adapterContext();
+  if (!ctx) return { error: "Provider unavailable" };
+  const c = deps.adapter.connect(ctx);
+  if (!c.ok) return { error: "INVALID_CONFIGURATION" };
+  return { client: c.client, did: c.settings.vaspDid };
+}
+
+const roles = (f: TransferFlowContext): { us: PartyRole; them: PartyRole } =>
+  f.row.direction === "outgoing" ? { us: "ORIGINATOR", them: "BENEFICIARY" } : { us: "BENEFICIARY", them: "ORIGINATOR" };
+
+/**
+ * The counterparty's information, once present. Outgoing: the beneficiary VASP's IVMS101 — what we appended
+ * ourselves (the request's beneficiary persons) counts only once that VASP acted on the transfer (its agent is no
+ * longer PENDING) or replaced it with its own; our own data is never taken for the counterparty's.
+ */
+const counterpartySide = (f: TransferFlowContext, tx: ProviderTx) => {
+  if (f.row.direction === "outgoing") {
+    const b = tx.ivms101.beneficiary;
+    if (!b || !beneficiaryInformationPresent(tx, b.beneficiaryPersons, f.persons("beneficiary"))) return null;
+    return { persons: b.beneficiaryPersons, accountNumber: b.accountNumber, address: f.row.beneficiary_address };
   }
+  const o = tx.ivms101.originator;
+  return o ? { persons: o.originatorPersons, accountNumber: o.accountNumber, address: f.row.originator_address } : null;
+};
 
-  const roles = (f: TransferFlowContext): { us: PartyRole; them: PartyRole } =>
-    f.row.direction === "outgoing" ? { us: "ORIGINATOR", them: "BENEFICIARY" } : { us: "BENEFICIARY", them: "ORIGINATOR" };
+const binding = (f: TransferFlowContext, did: string) => ({
+  assetId: f.row.asset_id ?? "",
+  amount: f.row.amount,
+  originatorAddress: f.row.originator_address,
+  beneficiaryAddress: f.row.beneficiary_address,
+  originatorDid: f.row.direction === "outgoing" ? did : f.row.originator_vasp_id,
+  beneficiaryDid: f.row.direction === "outgoing" ? f.row.beneficiary_vasp_id : did,
+});
 
-  /**
-   * The counterparty's information, once present. Outgoing: the beneficiary VASP's IVMS101 — what we appended
-   * ourselves (the request's beneficiary persons) counts only once that VASP acted on the transfer (its agent is no
-   * longer PENDING) or replaced it with its own; our own data is never taken for the counterparty's.
-   */
-  const counterpartySide = (f: TransferFlowContext, tx: ProviderTx) => {
-    if (f.row.direction === "outgoing") {
-      const b = tx.ivms101.beneficiary;
-      if (!b || !beneficiaryInformationPresent(tx, b.beneficiaryPersons, f.persons("beneficiary"))) return null;
-      return { persons: b.beneficiaryPersons, accountNumber: b.accountNumber, address: f.row.beneficiary_address };
+const lastAttempt = (f: TransferFlowContext) => (JSON.parse(f.row.attempts) as { status: string }[]).at(-1);
+const resumable = (f: TransferFlowContext, fs: FlowState) => f.row.state === "failed" && !fs.stalled && lastAttempt(f)?.status === "submission_unknown";
+
+/** Our own customer's verified identity: originator of an outgoing transfer, beneficiary of an incoming one. */
+const ourIdentity = (deps: ProviderAFlowDeps, f: TransferFlowContext) => {
+  const customer = f.row.direction === "outgoing" ? f.row.originator_customer_id : f.row.beneficiary_customer_id;
+  return customer ? deps.verifiedIdentity(f.companyId, f.environment, customer) : null;
+};
+
+type Connected = { client: ProviderAClient; did: string };
+const at = (f: TransferFlowContext): EventResult => ({ ok: true, state: f.row.state });
+
+/** One reading of the provider's transfer applied to ours (Part 3 status table, incoming and outgoing flows), step by step. */
+async function apply(deps: ProviderAFlowDeps, f: TransferFlowContext, tx: ProviderTx, c: Connected, fromEvent: boolean): Promise<EventResult> {
+  const fs = f.flowState<FlowState>();
+  const { them } = roles(f);
+  if (f.row.direction === "outgoing" && tx.ref !== f.row.id) return { ok: false, code: "TRANSFER_BINDING_MISMATCH" };
+  const mismatch = bindingMismatch(tx, binding(f, c.did));
+  if (mismatch) {
+    f.note("provider_binding_mismatch", { provider: "provider_a", field: mismatch });
+    return { ok: false, code: "TRANSFER_BINDING_MISMATCH" };
+  }
+  if (resumable(f, fs)) {
+    const stopped = await bindByEvent(deps, f, tx, c);
+    if (stopped) return stopped;
+  }
+  if (f.row.state === "failed") return { ok: false, code: "TRANSFER_FAILED" };
+  if (!OPEN.includes(f.row.state)) return at(f);
+  if (stoppedByProviderStatus(f, tx, them)) return at(f);
+  if (f.row.direction === "incoming" && f.row.state === "exchanging" && !fs.related) {
+    const stopped = await relateIncoming(deps, f, tx, c);
+    if (stopped) return stopped;
+  }
+  const side = counterpartySide(f, tx);
+  if (side && (await screenInformation(deps, f, side)) === "stopped") return at(f);
+  // Authorization: approved verdict, not yet authorized (also after a case approval: "authorized at the next event or poll").
+  if (side && f.row.status === "approved" && !fs.authorized && (f.row.state === "exchanging" || f.row.state === "awaiting_counterparty")) {
+    const stopped = await authorize(f, tx, c);
+    if (stopped) return stopped;
+  }
+  counterpartyProgress(f, tx, them, fromEvent);
+  return at(f);
+}
+
+/** A lost answer after creation started: the event binds the transfer and resumes it (Part 3). */
+async function bindByEvent(deps: ProviderAFlowDeps, f: TransferFlowContext, tx: ProviderTx, c: Connected): Promise<EventResult | null> {
+  const vasp = agentOf(tx, "BENEFICIARY");
+  if (!tx.ivms101.originator) {
+    const identity = ourIdentity(deps, f);
+    if (!identity) return { ok: false, code: "VERIFIED_ORIGINATOR_REQUIRED" };
+    const dest = splitDestination(f.row.beneficiary_address);
+    const origin = f.row.originator_address ? splitDestination(f.row.originator_address) : null;
+    const appended = await c.client.append(tx, {
+      originator: { persons: identity, address: origin?.address ?? null, memo: origin?.memo ?? null },
+      beneficiary: { persons: f.persons("beneficiary"), address: dest.address, memo: dest.memo },
+    });
+    if (!appended.ok) return { ok: false, code: failed(appended.code) };
+  }
+  f.change("exchanging", { protocol: "provider_a", provider_external_id: tx.id, beneficiary_vasp_id: vasp?.did ?? f.row.beneficiary_vasp_id, beneficiary_vasp_name: vasp?.name ?? f.row.beneficiary_vasp_name }, "bound_by_event", { provider: "provider_a" });
+  return null;
+}
+
+/** The provider's status decides first: rejected, flagged (held), already held, or an agent chain we do not carry. */
+function stoppedByProviderStatus(f: TransferFlowContext, tx: ProviderTx, them: PartyRole): boolean {
+  // 1. Transfer or counterparty VASP REJECTED → rejected, theirs rejected.
+  if (isRejected(tx, them)) {
+    f.change("rejected", { theirs_status: "rejected", rejection_reason: "COUNTERPARTY_REJECTED" }, "counterparty_rejected", { provider: "provider_a", providerStatus: tx.status });
+    f.audit("transfer.rejected", { reason: "COUNTERPARTY_REJECTED", provider: "provider_a" });
+    return true;
+  }
+  // 2. FLAGGED, the revert family or any flag → held, verdict pending (a rejected verdict stays).
+  if (isFlagged(tx)) {
+    if (f.row.state !== "held") f.hold("PROVIDER_FLAGGED", { status: f.row.status === "rejected" ? "rejected" : "pending", caseType: "provider_rejection", detail: { providerStatus: tx.status, flags: tx.flags.slice(0, 10) } });
+    return true;
+  }
+  if (f.row.state === "held") return true;
+  if (!agentChainOk(tx)) {
+    f.hold("UNSUPPORTED_AGENT_CHAIN", { caseType: "compliance_review" });
+    return true;
+  }
+  return false;
+}
+
+/** Incoming steps 3 and 4: the beneficiary names, then the relationship and our verified identity appended. */
+async function relateIncoming(deps: ProviderAFlowDeps, f: TransferFlowContext, tx: ProviderTx, c: Connected): Promise<EventResult | null> {
+  const fs = f.flowState<FlowState>();
+  const identity = ourIdentity(deps, f);
+  if (!identity) return { ok: false, code: "BENEFICIARY_WALLET_NOT_VERIFIED" };
+  const named = tx.ivms101.beneficiary?.beneficiaryPersons ?? [];
+  if (named.length > 0 && !beneficiaryNamesMatch(named, identity)) {
+    if (!fs.nameMismatch) {
+      fs.nameMismatch = true;
+      f.note("beneficiary_name_mismatch", { provider: "provider_a" });
     }
-    const o = tx.ivms101.originator;
-    return o ? { persons: o.originatorPersons, accountNumber: o.accountNumber, address: f.row.originator_address } : null;
-  };
+    return { ok: false, code: "BENEFICIARY_NAME_MISMATCH" };
+  }
+  const dest = splitDestination(f.row.beneficiary_address);
+  const rel = await c.client.confirmRelationship(tx.asset, dest.address);
+  if (!rel.ok) return { ok: false, code: failed(rel.code) };
+  const appended = await c.client.append(tx, { beneficiary: { persons: identity, address: dest.address, memo: dest.memo } });
+  if (!appended.ok) return { ok: false, code: failed(appended.code) };
+  if (named.length > 0) {
+    const checked = await c.client.check(tx.id, "beneficiary-name-matching");
+    if (!checked.ok) return { ok: false, code: failed(checked.code) };
+  }
+  fs.related = true;
+  delete fs.nameMismatch;
+  return null;
+}
 
-  const binding = (f: TransferFlowContext, did: string) => ({
-    assetId: f.row.asset_id ?? "",
-    amount: f.row.amount,
-    originatorAddress: f.row.originator_address,
-    beneficiaryAddress: f.row.beneficiary_address,
-    originatorDid: f.row.direction === "outgoing" ? did : f.row.originator_vasp_id,
-    beneficiaryDid: f.row.direction === "outgoing" ? f.row.beneficiary_vasp_id : did,
-  });
+/** Counterparty information: screened once present; new or changed information is screened again. */
+async function screenInformation(deps: ProviderAFlowDeps, f: TransferFlowContext, side: NonNullable<ReturnType<typeof counterpartySide>>): Promise<"stopped" | "screened"> {
+  const fs = f.flowState<FlowState>();
+  const fp = personsFingerprint(side.persons);
+  if (fp === fs.screened) return "screened";
+  // Never screened (held before it was, then approved by an officer): screened now; changed after acceptance: held again.
+  if (f.row.state !== "exchanging" && fs.screened !== undefined) {
+    // A change after acceptance holds the transfer for an officer's approval again.
+    fs.screened = fp;
+    if (f.row.direction === "incoming") f.setPersons("originator", side.persons);
+    f.hold("COUNTERPARTY_INFORMATION_CHANGED", { caseType: "compliance_review" });
+    return "stopped";
+  }
+  const problem = peerIdentityProblem(side, side.address);
+  if (problem) {
+    fs.screened = fp;
+    f.hold(problem, { caseType: "compliance_review" });
+    return "stopped";
+  }
+  if (f.row.direction === "incoming") f.setPersons("originator", side.persons);
+  fs.screened = fp;
+  // Screened with our party as the provider was sent it: the customer's verified identity (not the request's
+  // originator of an outgoing transfer, nor the persons the originating VASP named for an incoming one).
+  const ours = ourIdentity(deps, f) ?? [];
+  const outcome = await f.screenCounterparty(side.persons, f.row.direction === "outgoing" ? "beneficiary" : "originator", { onBlock: "hold", ours });
+  if (outcome !== "approved") return "stopped";
+  f.update({ status: "approved" });
+  return "screened";
+}
 
-  const lastAttempt = (f: TransferFlowContext) => (JSON.parse(f.row.attempts) as { status: string }[]).at(-1);
-  const resumable = (f: TransferFlowContext, fs: FlowState) => f.row.state === "failed" && !fs.stalled && lastAttempt(f)?.status === "submission_unknown";
+/** Our authorization (incoming: our checks of the originator's data confirmed first). */
+async function authorize(f: TransferFlowContext, tx: ProviderTx, c: Connected): Promise<EventResult | null> {
+  const fs = f.flowState<FlowState>();
+  if (f.row.direction === "incoming") {
+    const checked = await c.client.check(tx.id, "internal-checks");
+    if (!checked.ok) return { ok: false, code: failed(checked.code) };
+  }
+  const a = await c.client.authorize(tx.id);
+  if (!a.ok) return { ok: false, code: failed(a.code) };
+  // The provider accepts the authorization (202); the counterparty's side below is as read before it.
+  fs.authorized = true;
+  if (f.row.state === "exchanging") f.change("awaiting_counterparty", { ours_status: "accepted", matched_at: f.at }, "authorized", { provider: "provider_a" });
+  else f.note("authorized", { provider: "provider_a" });
+  return null;
+}
 
-  /** Our own customer's verified identity: originator of an outgoing transfer, beneficiary of an incoming one. */
-  const ourIdentity = (f: TransferFlowContext) => {
-    const customer = f.row.direction === "outgoing" ? f.row.originator_customer_id : f.row.beneficiary_customer_id;
-    return customer ? deps.verifiedIdentity(f.companyId, f.environment, customer) : null;
-  };
+/** After our authorization: the counterparty's acceptance, then (incoming, on an event) the settlement. */
+function counterpartyProgress(f: TransferFlowContext, tx: ProviderTx, them: PartyRole, fromEvent: boolean): void {
+  const fs = f.flowState<FlowState>();
+  // Counterparty AUTHORIZED, SETTLED or CLEARED → theirs accepted, accepted.
+  if (fs.authorized && f.row.state === "awaiting_counterparty" && counterpartyAccepted(tx, them)) {
+    f.change("accepted", { theirs_status: "accepted", accepted_at: f.row.accepted_at ?? f.at }, "counterparty_accepted", { provider: "provider_a" });
+    f.audit("transfer.accepted", { provider: "provider_a" });
+  }
+  // Incoming, once accepted: SETTLED or CLEARED with a settlement → completed (on a provider event only).
+  if (fromEvent && f.row.direction === "incoming" && f.row.state === "accepted" && isSettled(tx)) {
+    f.change("completed", { tx_hash: tx.settlement!.id, completed_at: f.at }, "settled", { provider: "provider_a" });
+    f.audit("transfer.completed", { provider: "provider_a" });
+  }
+}
 
-  /** One reading of the provider's transfer applied to ours (Part 3 status table, incoming and outgoing flows). */
-  async function apply(f: TransferFlowContext, tx: ProviderTx, c: { client: ProviderAClient; did: string }, fromEvent: boolean): Promise<EventResult> {
-    const fs = f.flowState<FlowState>();
-    const { them } = roles(f);
-    if (f.row.direction === "outgoing" && tx.ref !== f.row.id) return { ok: false, code: "TRANSFER_BINDING_MISMATCH" };
-    const mismatch = bindingMismatch(tx, binding(f, c.did));
-    if (mismatch) {
-      f.note("provider_binding_mismatch", { provider: "provider_a", field: mismatch });
-      return { ok: false, code: "TRANSFER_BINDING_MISMATCH" };
-    }
-    // A lost answer after creation started: the event binds the transfer and resumes it (Part 3).
-    if (resumable(f, fs)) {
-      const vasp = agentOf(tx, "BENEFICIARY");
-      if (!tx.ivms101.originator) {
-        const identity = ourIdentity(f);
-        if (!identity) return { ok: false, code: "VERIFIED_ORIGINATOR_REQUIRED" };
-        const dest = splitDestination(f.row.beneficiary_address);
-        const origin = f.row.originator_address ? splitDestination(f.row.originator_address) : null;
-        const appended = await c.client.append(tx, {
-          originator: { persons: identity, address: origin?.address ?? null, memo: origin?.memo ?? null },
-          beneficiary: { persons: f.persons("beneficiary"), address: dest.address, memo: dest.memo },
-        });
-        if (!appended.ok) return { ok: false, code: failed(appended.code) };
-      }
-      f.change("exchanging", { protocol: "provider_a", provider_external_id: tx.id, beneficiary_vasp_id: vasp?.did ?? f.row.beneficiary_vasp_id, beneficiary_vasp_name: vasp?.name ?? f.row.beneficiary_vasp_name }, "bound_by_event", { provider: "provider_a" });
-    }
-    if (f.row.state === "failed") return { ok: false, code: "TRANSFER_FAILED" };
-    if (!OPEN.includes(f.row.state)) return { ok: true, state: f.row.state };
+// ---------------------------------------------------------------------------------------------
+// PATCH (Part 3 table): provider first; a refusal is 400 INVALID_REQUEST with the reason in `error`.
 
-    // 1. Transfer or counterparty VASP REJECTED → rejected, theirs rejected.
-    if (isRejected(tx, them)) {
-      f.change("rejected", { theirs_status: "rejected", rejection_reason: "COUNTERPARTY_REJECTED" }, "counterparty_rejected", { provider: "provider_a", providerStatus: tx.status });
-      f.audit("transfer.rejected", { reason: "COUNTERPARTY_REJECTED", provider: "provider_a" });
-      return { ok: true, state: f.row.state };
-    }
-    // 2. FLAGGED, the revert family or any flag → held, verdict pending (a rejected verdict stays).
-    if (isFlagged(tx)) {
-      if (f.row.state !== "held") f.hold("PROVIDER_FLAGGED", { status: f.row.status === "rejected" ? "rejected" : "pending", caseType: "provider_rejection", detail: { providerStatus: tx.status, flags: tx.flags.slice(0, 10) } });
-      return { ok: true, state: f.row.state };
-    }
-    if (f.row.state === "held") return { ok: true, state: f.row.state };
-    if (!agentChainOk(tx)) {
-      f.hold("UNSUPPORTED_AGENT_CHAIN", { caseType: "compliance_review" });
-      return { ok: true, state: f.row.state };
-    }
+const refuse = (f: TransferFlowContext, reason: string, explanation: string) => f.refuse("INVALID_REQUEST", reason, { reason, explanation });
 
-    // Incoming steps 3 and 4: the beneficiary names, then the relationship and our verified identity appended.
-    if (f.row.direction === "incoming" && f.row.state === "exchanging" && !fs.related) {
-      const identity = ourIdentity(f);
-      if (!identity) return { ok: false, code: "BENEFICIARY_WALLET_NOT_VERIFIED" };
-      const named = tx.ivms101.beneficiary?.beneficiaryPersons ?? [];
-      if (named.length > 0 && !beneficiaryNamesMatch(named, identity)) {
-        if (!fs.nameMismatch) {
-          fs.nameMismatch = true;
-          f.note("beneficiary_name_mismatch", { provider: "provider_a" });
-        }
-        return { ok: false, code: "BENEFICIARY_NAME_MISMATCH" };
-      }
-      const dest = splitDestination(f.row.beneficiary_address);
-      const rel = await c.client.confirmRelationship(tx.asset, dest.address);
-      if (!rel.ok) return { ok: false, code: failed(rel.code) };
-      const appended = await c.client.append(tx, { beneficiary: { persons: identity, address: dest.address, memo: dest.memo } });
-      if (!appended.ok) return { ok: false, code: failed(appended.code) };
-      if (named.length > 0) {
-        const checked = await c.client.check(tx.id, "beneficiary-name-matching");
-        if (!checked.ok) return { ok: false, code: failed(checked.code) };
-      }
-      fs.related = true;
-      delete fs.nameMismatch;
-    }
+async function readForAction(deps: ProviderAFlowDeps, f: TransferFlowContext): Promise<{ tx: ProviderTx; c: { client: ProviderAClient; did: string } } | ActionResult> {
+  const c = client(deps, f);
+  if ("error" in c) return refuse(f, c.error === "Provider unavailable" ? "PROVIDER_UNAVAILABLE" : "INVALID_CONFIGURATION", `provider_a is disabled or its settings are unusable (${c.error})`);
+  if (!f.row.provider_external_id) return refuse(f, "LOCAL_APPROVAL_REQUIRED", "the transfer is not bound to a provider transfer");
+  const r = await c.client.getTx(f.row.provider_external_id);
+  if (!r.ok) return refuse(f, failed(r.code), "the provider could not be read");
+  if (bindingMismatch(r.body, binding(f, c.did)) || (f.row.direction === "outgoing" && r.body.ref !== f.row.id)) return refuse(f, "TRANSFER_BINDING_MISMATCH", "amount, asset, network, addresses, memo or VASPs differ");
+  return { tx: r.body, c };
+}
 
-    // Counterparty information: screened once present; new or changed information is screened again.
-    const side = counterpartySide(f, tx);
-    if (side) {
-      const fp = personsFingerprint(side.persons);
-      if (fp !== fs.screened) {
-        // Never screened (held before it was, then approved by an officer): screened now; changed after acceptance: held again.
-        if (f.row.state !== "exchanging" && fs.screened !== undefined) {
-          // A change after acceptance holds the transfer for an officer's approval again.
-          fs.screened = fp;
-          if (f.row.direction === "incoming") f.setPersons("originator", side.persons);
-          f.hold("COUNTERPARTY_INFORMATION_CHANGED", { caseType: "compliance_review" });
-          return { ok: true, state: f.row.state };
-        }
-        const problem = peerIdentityProblem(side, side.address);
-        if (problem) {
-          fs.screened = fp;
-          f.hold(problem, { caseType: "compliance_review" });
-          return { ok: true, state: f.row.state };
-        }
-        if (f.row.direction === "incoming") f.setPersons("originator", side.persons);
-        fs.screened = fp;
-        // Screened with our party as the provider was sent it: the customer's verified identity (not the request's
-        // originator of an outgoing transfer, nor the persons the originating VASP named for an incoming one).
-        const ours = ourIdentity(f) ?? [];
-        const outcome = await f.screenCounterparty(side.persons, f.row.direction === "outgoing" ? "beneficiary" : "originator", { onBlock: "hold", ours });
-        if (outcome !== "approved") return { ok: true, state: f.row.state };
-        f.update({ status: "approved" });
-      }
-    }
+async function acceptIncoming(deps: ProviderAFlowDeps, f: TransferFlowContext, previousState: string): Promise<ActionResult> {
+  const fs = f.flowState<FlowState>();
+  if (previousState !== "held" || f.row.status !== "pending") return refuse(f, "LOCAL_APPROVAL_REQUIRED", `only a held incoming transfer with a pending verdict can be accepted (it is ${previousState}, verdict ${f.row.status})`);
+  if (!ourIdentity(deps, f)) return refuse(f, "VERIFIED_BENEFICIARY_IDENTITY_REQUIRED", "the beneficiary customer's identity is not verified");
+  const read = await readForAction(deps, f);
+  if (!("tx" in read)) return read;
+  const { tx, c } = read;
+  if (isFlagged(tx)) return refuse(f, "LOCAL_APPROVAL_REQUIRED", "the transfer is flagged at the provider");
+  const side = counterpartySide(f, tx);
+  if (!side || personsFingerprint(side.persons) !== fs.screened) return refuse(f, "LOCAL_APPROVAL_REQUIRED", "the originator information is missing or changed since screening");
+  if (!agentChainOk(tx)) return refuse(f, "UNSUPPORTED_AGENT_CHAIN", "only direct transfers between two VASPs are supported");
+  const problem = peerIdentityProblem(side, side.address);
+  if (problem) return refuse(f, problem, "the originator's IVMS101 does not check out");
+  const checked = await c.client.check(tx.id, "internal-checks");
+  if (!checked.ok) return refuse(f, failed(checked.code), "the provider refused the internal checks' confirmation");
+  const a = await c.client.authorize(tx.id);
+  if (!a.ok) return refuse(f, failed(a.code), "the provider refused the authorization");
+  const back = await c.client.getTx(tx.id);
+  if (!back.ok) return refuse(f, failed(back.code), "the authorization could not be read back");
+  if (!ourSideAuthorized(back.body, "BENEFICIARY")) return refuse(f, "AUTHORIZATION_PENDING", "the provider does not show the authorization yet");
+  fs.authorized = true;
+  f.change("awaiting_counterparty", { status: "approved", ours_status: "accepted", matched_at: f.at }, "accepted_by_officer", { provider: "provider_a" });
+  f.audit("transfer.accepted", { provider: "provider_a", by: "officer" });
+  return f.answer("accept", previousState);
+}
 
-    // Authorization: approved verdict, not yet authorized (also after a case approval: "authorized at the next event or poll").
-    if (side && f.row.status === "approved" && !fs.authorized && (f.row.state === "exchanging" || f.row.state === "awaiting_counterparty")) {
-      // Incoming: our checks of the originator's data are confirmed to the provider before our authorization.
-      if (f.row.direction === "incoming") {
-        const checked = await c.client.check(tx.id, "internal-checks");
-        if (!checked.ok) return { ok: false, code: failed(checked.code) };
-      }
-      const a = await c.client.authorize(tx.id);
-      if (!a.ok) return { ok: false, code: failed(a.code) };
-      // The provider accepts the authorization (202); the counterparty's side below is as read before it.
-      fs.authorized = true;
-      if (f.row.state === "exchanging") f.change("awaiting_counterparty", { ours_status: "accepted", matched_at: f.at }, "authorized", { provider: "provider_a" });
-      else f.note("authorized", { provider: "provider_a" });
-    }
+async function rejectIncoming(deps: ProviderAFlowDeps, f: TransferFlowContext, body: Record<string, unknown>, previousState: string): Promise<ActionResult> {
+  // The body (reason, status, details) was checked by the transfer actor before the flow was asked.
+  if (f.row.direction === "outgoing") return refuse(f, "LOCAL_APPROVAL_REQUIRED", "an outgoing provider_a transfer cannot be rejected by the service");
+  if (f.row.tx_hash) return refuse(f, "ALREADY_SETTLED", "the transfer has a transaction hash");
+  if (previousState !== "held" || f.row.status !== "pending") return refuse(f, "LOCAL_APPROVAL_REQUIRED", `only a held incoming transfer with a pending verdict can be rejected (it is ${previousState}, verdict ${f.row.status})`);
+  const read = await readForAction(deps, f);
+  if (!("tx" in read)) return read;
+  if (read.tx.settlement) return refuse(f, "ALREADY_SETTLED", "the provider shows a settlement");
+  // Part 3: SANCTION_SCREENING for SANCTIONS_MATCH, else COMPLIANCE_POLICIES; the details are not sent.
+  const r = await read.c.client.reject(read.tx.id, body.reason === "SANCTIONS_MATCH" ? "SANCTION_SCREENING" : "COMPLIANCE_POLICIES");
+  if (!r.ok) return refuse(f, failed(r.code), "the provider refused the rejection");
+  f.change("rejected", { status: "rejected", ours_status: "rejected", rejection_reason: body.reason as string }, "rejected", { reason: body.reason, provider: "provider_a" });
+  // Part 1: the free text is kept on the rejection (sealed), out of the audit log; never sent to provider_a (Part 3).
+  f.setRejectionDetails(typeof body.details === "string" ? body.details : null);
+  f.audit("transfer.rejected", { reason: body.reason, provider: "provider_a" });
+  return f.answer("reject", previousState);
+}
 
-    // After our authorization: counterparty AUTHORIZED, SETTLED or CLEARED → theirs accepted, accepted.
-    if (fs.authorized && f.row.state === "awaiting_counterparty" && counterpartyAccepted(tx, them)) {
-      f.change("accepted", { theirs_status: "accepted", accepted_at: f.row.accepted_at ?? f.at }, "counterparty_accepted", { provider: "provider_a" });
-      f.audit("transfer.accepted", { provider: "provider_a" });
-    }
-    // Incoming, once accepted: SETTLED or CLEARED with a settlement → completed (on a provider event only).
-    if (fromEvent && f.row.direction === "incoming" && f.row.state === "accepted" && isSettled(tx)) {
-      f.change("completed", { tx_hash: tx.settlement!.id, completed_at: f.at }, "settled", { provider: "provider_a" });
-      f.audit("transfer.completed", { provider: "provider_a" });
+async function settle(deps: ProviderAFlowDeps, f: TransferFlowContext, txHash: string, previousState: string): Promise<ActionResult> {
+  const fs = f.flowState<FlowState>();
+  if (f.row.direction === "incoming") return refuse(f, "LOCAL_APPROVAL_REQUIRED", "an incoming transfer takes no txHash from the caller; it completes on the provider's settlement");
+  if (fs.triedTxHash && fs.triedTxHash !== txHash) return refuse(f, "TX_HASH_CONFLICT", "another hash was already tried; a confirmation must use it");
+  if (f.row.tx_hash && f.row.tx_hash !== txHash) return refuse(f, "TX_HASH_CONFLICT", "another hash is already reported");
+  if (!["awaiting_counterparty", "accepted"].includes(previousState) || f.row.status !== "approved") return refuse(f, "LOCAL_APPROVAL_REQUIRED", `the transfer is ${previousState} with verdict ${f.row.status}`);
+  if (f.row.theirs_status !== "accepted") return refuse(f, "TRANSFER_NOT_AUTHORIZED", "the beneficiary VASP has not authorized the transfer");
+  const read = await readForAction(deps, f);
+  if (!("tx" in read)) return read;
+  const { tx, c } = read;
+  if (isFlagged(tx)) return refuse(f, "LOCAL_APPROVAL_REQUIRED", "the transfer is flagged at the provider");
+  if (tx.settlement && tx.settlement.id !== txHash) return refuse(f, "TX_HASH_CONFLICT", "the provider shows another settlement");
+  if (!counterpartyAccepted(tx, "BENEFICIARY")) return refuse(f, "TRANSFER_NOT_AUTHORIZED", "the beneficiary VASP has not authorized the transfer");
+  // The hash is recorded before it is sent: a later confirm must repeat it.
+  if (!fs.triedTxHash) {
+    fs.triedTxHash = txHash;
+    await f.checkpoint();
+  }
+  let after = tx;
+  if (!tx.settlement) {
+    const s = await c.client.settle(tx.id, txHash);
+    if (!s.ok) return refuse(f, failed(s.code), "the provider refused the settlement");
+    const back = await c.client.getTx(tx.id);
+    if (!back.ok) return refuse(f, "SETTLEMENT_PENDING", "the settlement could not be read back");
+    after = back.body;
+  }
+  if (!isSettled(after) || after.settlement?.id !== txHash) return refuse(f, "SETTLEMENT_PENDING", "the provider does not show the settlement with this hash yet");
+  f.change("completed", { tx_hash: txHash, accepted_at: f.row.accepted_at ?? f.at, completed_at: f.at }, "transaction_reported", { provider: "provider_a" });
+  f.audit("transfer.completed", { provider: "provider_a" });
+  return f.answer("accept", previousState);
+}
+
+/** A callback's event, a poll or the stall sweep. */
+async function onEvent(deps: ProviderAFlowDeps, f: TransferFlowContext, event: unknown): Promise<EventResult> {
+  const ev = event as ProviderAEvent;
+  const fs = f.flowState<FlowState>();
+  if (ev.kind === "stall") {
+    if (f.row.state === "exchanging" && f.now - Date.parse(f.row.updated_at) >= STALL_MS) {
+      fs.stalled = true;
+      f.change("failed", {}, "exchange_stalled", { provider: "provider_a", minutes: 15 });
+      f.audit("transfer.failed", { reason: "EXCHANGE_STALLED", provider: "provider_a" });
     }
     return { ok: true, state: f.row.state };
   }
-
-  // ---------------------------------------------------------------------------------------------
-  // PATCH (Part 3 table): provider first; a refusal is 400 INVALID_REQUEST with the reason in `error`.
-
-  const refuse = (f: TransferFlowContext, reason: string, explanation: string) => f.refuse("INVALID_REQUEST", reason, { reason, explanation });
-
-  async function readForAction(f: TransferFlowContext): Promise<{ tx: ProviderTx; c: { client: ProviderAClient; did: string } } | ActionResult> {
-    const c = client(f);
-    if ("error" in c) return refuse(f, c.error === "Provider unavailable" ? "PROVIDER_UNAVAILABLE" : "INVALID_CONFIGURATION", `provider_a is disabled or its settings are unusable (${c.error})`);
-    if (!f.row.provider_external_id) return refuse(f, "LOCAL_APPROVAL_REQUIRED", "the transfer is not bound to a provider transfer");
+  if (f.row.state === "failed" && !resumable(f, fs)) return { ok: false, code: "TRANSFER_FAILED" };
+  const c = client(deps, f);
+  if ("error" in c) return { ok: false, code: c.error };
+  let tx: ProviderTx;
+  if (ev.kind === "event") tx = ev.tx;
+  else {
+    // A poll: only transfers still waiting, read from the provider (a provider that is down changes nothing).
+    if (!["exchanging", "awaiting_counterparty"].includes(f.row.state) || !f.row.provider_external_id) return { ok: true, state: f.row.state };
     const r = await c.client.getTx(f.row.provider_external_id);
-    if (!r.ok) return refuse(f, failed(r.code), "the provider could not be read");
-    if (bindingMismatch(r.body, binding(f, c.did)) || (f.row.direction === "outgoing" && r.body.ref !== f.row.id)) return refuse(f, "TRANSFER_BINDING_MISMATCH", "amount, asset, network, addresses, memo or VASPs differ");
-    return { tx: r.body, c };
+    if (!r.ok) return { ok: false, code: failed(r.code) };
+    tx = r.body;
   }
+  return apply(deps, f, tx, c, ev.kind === "event");
+}
 
-  async function acceptIncoming(f: TransferFlowContext, previousState: string): Promise<ActionResult> {
-    const fs = f.flowState<FlowState>();
-    if (previousState !== "held" || f.row.status !== "pending") return refuse(f, "LOCAL_APPROVAL_REQUIRED", `only a held incoming transfer with a pending verdict can be accepted (it is ${previousState}, verdict ${f.row.status})`);
-    if (!ourIdentity(f)) return refuse(f, "VERIFIED_BENEFICIARY_IDENTITY_REQUIRED", "the beneficiary customer's identity is not verified");
-    const read = await readForAction(f);
-    if (!("tx" in read)) return read;
-    const { tx, c } = read;
-    if (isFlagged(tx)) return refuse(f, "LOCAL_APPROVAL_REQUIRED", "the transfer is flagged at the provider");
-    const side = counterpartySide(f, tx);
-    if (!side || personsFingerprint(side.persons) !== fs.screened) return refuse(f, "LOCAL_APPROVAL_REQUIRED", "the originator information is missing or changed since screening");
-    if (!agentChainOk(tx)) return refuse(f, "UNSUPPORTED_AGENT_CHAIN", "only direct transfers between two VASPs are supported");
-    const problem = peerIdentityProblem(side, side.address);
-    if (problem) return refuse(f, problem, "the originator's IVMS101 does not check out");
-    const checked = await c.client.check(tx.id, "internal-checks");
-    if (!checked.ok) return refuse(f, failed(checked.code), "the provider refused the internal checks' confirmation");
-    const a = await c.client.authorize(tx.id);
-    if (!a.ok) return refuse(f, failed(a.code), "the provider refused the authorization");
-    const back = await c.client.getTx(tx.id);
-    if (!back.ok) return refuse(f, failed(back.code), "the authorization could not be read back");
-    if (!ourSideAuthorized(back.body, "BENEFICIARY")) return refuse(f, "AUTHORIZATION_PENDING", "the provider does not show the authorization yet");
-    fs.authorized = true;
-    f.change("awaiting_counterparty", { status: "approved", ours_status: "accepted", matched_at: f.at }, "accepted_by_officer", { provider: "provider_a" });
-    f.audit("transfer.accepted", { provider: "provider_a", by: "officer" });
-    return f.answer("accept", previousState);
+/** PATCH: retry refused, reject (incoming), accept with a hash (settle) or without (incoming, held). */
+async function action(deps: ProviderAFlowDeps, f: TransferFlowContext, action: string, body: Record<string, unknown>, previousState: string): Promise<ActionResult | undefined> {
+  const fs = f.flowState<FlowState>();
+  if (action === "retry") {
+    if (previousState !== "failed" && previousState !== "held") return undefined;
+    return refuse(f, "LOCAL_APPROVAL_REQUIRED", `a ${previousState} provider_a transfer cannot be retried${resumable(f, fs) ? ": the provider may hold it already; a later provider event binds and resumes it" : ""}`);
   }
+  if (action === "reject") return rejectIncoming(deps, f, body, previousState);
+  // A malformed txHash was refused by the transfer actor before the flow was asked.
+  const txHash = typeof body.txHash === "string" && body.txHash !== "" ? body.txHash : null;
+  if (txHash !== null) return settle(deps, f, txHash, previousState);
+  if (f.row.direction === "incoming") return acceptIncoming(deps, f, previousState);
+  return undefined;
+}
 
-  async function rejectIncoming(f: TransferFlowContext, body: Record<string, unknown>, previousState: string): Promise<ActionResult> {
-    // The body (reason, status, details) was checked by the transfer actor before the flow was asked.
-    if (f.row.direction === "outgoing") return refuse(f, "LOCAL_APPROVAL_REQUIRED", "an outgoing provider_a transfer cannot be rejected by the service");
-    if (f.row.tx_hash) return refuse(f, "ALREADY_SETTLED", "the transfer has a transaction hash");
-    if (previousState !== "held" || f.row.status !== "pending") return refuse(f, "LOCAL_APPROVAL_REQUIRED", `only a held incoming transfer with a pending verdict can be rejected (it is ${previousState}, verdict ${f.row.status})`);
-    const read = await readForAction(f);
-    if (!("tx" in read)) return read;
-    if (read.tx.settlement) return refuse(f, "ALREADY_SETTLED", "the provider shows a settlement");
-    // Part 3: SANCTION_SCREENING for SANCTIONS_MATCH, else COMPLIANCE_POLICIES; the details are not sent.
-    const r = await read.c.client.reject(read.tx.id, body.reason === "SANCTIONS_MATCH" ? "SANCTION_SCREENING" : "COMPLIANCE_POLICIES");
-    if (!r.ok) return refuse(f, failed(r.code), "the provider refused the rejection");
-    f.change("rejected", { status: "rejected", ours_status: "rejected", rejection_reason: body.reason as string }, "rejected", { reason: body.reason, provider: "provider_a" });
-    // Part 1: the free text is kept on the rejection (sealed), out of the audit log; never sent to provider_a (Part 3).
-    f.setRejectionDetails(typeof body.details === "string" ? body.details : null);
-    f.audit("transfer.rejected", { reason: body.reason, provider: "provider_a" });
-    return f.answer("reject", previousState);
+/** An officer's resolution of a held transfer's case. */
+async function caseResolved(deps: ProviderAFlowDeps, f: TransferFlowContext, resolution: "approved" | "rejected") {
+  const fs = f.flowState<FlowState>();
+  if (f.row.state !== "held") return { moved: false, newValue: resolution === "approved" ? "resume_refused" : "reject_refused" };
+  if (resolution === "approved") {
+    // A rejected verdict stays held; otherwise back to awaiting_counterparty without calling the provider.
+    if (f.row.status !== "pending") return { moved: false, newValue: "resume_refused" };
+    fs.authorized = false;
+    f.change("awaiting_counterparty", { status: "approved", ours_status: "accepted", matched_at: f.at }, "resumed", { provider: "provider_a" });
+    return { moved: true, newValue: f.row.state };
   }
-
-  async function settle(f: TransferFlowContext, txHash: string, previousState: string): Promise<ActionResult> {
-    const fs = f.flowState<FlowState>();
-    if (f.row.direction === "incoming") return refuse(f, "LOCAL_APPROVAL_REQUIRED", "an incoming transfer takes no txHash from the caller; it completes on the provider's settlement");
-    if (fs.triedTxHash && fs.triedTxHash !== txHash) return refuse(f, "TX_HASH_CONFLICT", "another hash was already tried; a confirmation must use it");
-    if (f.row.tx_hash && f.row.tx_hash !== txHash) return refuse(f, "TX_HASH_CONFLICT", "another hash is already reported");
-    if (!["awaiting_counterparty", "accepted"].includes(previousState) || f.row.status !== "approved") return refuse(f, "LOCAL_APPROVAL_REQUIRED", `the transfer is ${previousState} with verdict ${f.row.status}`);
-    if (f.row.theirs_status !== "accepted") return refuse(f, "TRANSFER_NOT_AUTHORIZED", "the beneficiary VASP has not authorized the transfer");
-    const read = await readForAction(f);
-    if (!("tx" in read)) return read;
-    const { tx, c } = read;
-    if (isFlagged(tx)) return refuse(f, "LOCAL_APPROVAL_REQUIRED", "the transfer is flagged at the provider");
-    if (tx.settlement && tx.settlement.id !== txHash) return refuse(f, "TX_HASH_CONFLICT", "the provider shows another settlement");
-    if (!counterpartyAccepted(tx, "BENEFICIARY")) return refuse(f, "TRANSFER_NOT_AUTHORIZED", "the beneficiary VASP has not authorized the transfer");
-    // The hash is recorded before it is sent: a later confirm must repeat it.
-    if (!fs.triedTxHash) {
-      fs.triedTxHash = txHash;
-      await f.checkpoint();
-    }
-    let after = tx;
-    if (!tx.settlement) {
-      const s = await c.client.settle(tx.id, txHash);
-      if (!s.ok) return refuse(f, failed(s.code), "the provider refused the settlement");
-      const back = await c.client.getTx(tx.id);
-      if (!back.ok) return refuse(f, "SETTLEMENT_PENDING", "the settlement could not be read back");
-      after = back.body;
-    }
-    if (!isSettled(after) || after.settlement?.id !== txHash) return refuse(f, "SETTLEMENT_PENDING", "the provider does not show the settlement with this hash yet");
-    f.change("completed", { tx_hash: txHash, accepted_at: f.row.accepted_at ?? f.at, completed_at: f.at }, "transaction_reported", { provider: "provider_a" });
-    f.audit("transfer.completed", { provider: "provider_a" });
-    return f.answer("accept", previousState);
+  // Rejecting the case of an outgoing transfer leaves it held; an incoming one is rejected at the provider first.
+  if (f.row.direction === "outgoing" || f.row.tx_hash) return { moved: false, newValue: "reject_refused" };
+  const c = client(deps, f);
+  if ("error" in c || !f.row.provider_external_id) return { moved: false, newValue: "reject_refused" };
+  const r = await c.client.reject(f.row.provider_external_id, "COMPLIANCE_POLICIES");
+  if (!r.ok) {
+    f.note("reject_refused", { provider: "provider_a", code: r.code });
+    return { moved: false, newValue: "reject_refused" };
   }
+  f.change("rejected", { status: "rejected", ours_status: "rejected", rejection_reason: "COMPLIANCE_POLICY" }, "rejected", { provider: "provider_a" });
+  return { moved: true, newValue: f.row.state };
+}
 
+export function providerAFlow(deps: ProviderAFlowDeps): TransferFlow {
   return {
-    async onEvent(f, event): Promise<EventResult> {
-      const ev = event as ProviderAEvent;
-      const fs = f.flowState<FlowState>();
-      if (ev.kind === "stall") {
-        if (f.row.state === "exchanging" && f.now - Date.parse(f.row.updated_at) >= STALL_MS) {
-          fs.stalled = true;
-          f.change("failed", {}, "exchange_stalled", { provider: "provider_a", minutes: 15 });
-          f.audit("transfer.failed", { reason: "EXCHANGE_STALLED", provider: "provider_a" });
-        }
-        return { ok: true, state: f.row.state };
-      }
-      if (f.row.state === "failed" && !resumable(f, fs)) return { ok: false, code: "TRANSFER_FAILED" };
-      const c = client(f);
-      if ("error" in c) return { ok: false, code: c.error };
-      let tx: ProviderTx;
-      if (ev.kind === "event") tx = ev.tx;
-      else {
-        // A poll: only transfers still waiting, read from the provider (a provider that is down changes nothing).
-        if (!["exchanging", "awaiting_counterparty"].includes(f.row.state) || !f.row.provider_external_id) return { ok: true, state: f.row.state };
-        const r = await c.client.getTx(f.row.provider_external_id);
-        if (!r.ok) return { ok: false, code: failed(r.code) };
-        tx = r.body;
-      }
-      return apply(f, tx, c, ev.kind === "event");
-    },
-
-    async action(f, action, body, previousState) {
-      const fs = f.flowState<FlowState>();
-      if (action === "retry") {
-        if (previousState !== "failed" && previousState !== "held") return undefined;
-        return refuse(f, "LOCAL_APPROVAL_REQUIRED", `a ${previousState} provider_a transfer cannot be retried${resumable(f, fs) ? ": the provider may hold it already; a later provider event binds and resumes it" : ""}`);
-      }
-      if (action === "reject") return rejectIncoming(f, body, previousState);
-      // A malformed txHash was refused by the transfer actor before the flow was asked.
-      const txHash = typeof body.txHash === "string" && body.txHash !== "" ? body.txHash : null;
-      if (txHash !== null) return settle(f, txHash, previousState);
-      if (f.row.direction === "incoming") return acceptIncoming(f, previousState);
-      return undefined;
-    },
-
-    async caseResolved(f, resolution) {
-      const fs = f.flowState<FlowState>();
-      if (f.row.state !== "held") return { moved: false, newValue: resolution === "approved" ? "resume_refused" : "reject_refused" };
-      if (resolution === "approved") {
-        // A rejected verdict stays held; otherwise back to awaiting_counterparty without calling the provider.
-        if (f.row.status !== "pending") return { moved: false, newValue: "resume_refused" };
-        fs.authorized = false;
-        f.change("awaiting_counterparty", { status: "approved", ours_status: "accepted", matched_at: f.at }, "resumed", { provider: "provider_a" });
-        return { moved: true, newValue: f.row.state };
-      }
-      // Rejecting the case of an outgoing transfer leaves it held; an incoming one is rejected at the provider first.
-      if (f.row.direction === "outgoing" || f.row.tx_hash) return { moved: false, newValue: "reject_refused" };
-      const c = client(f);
-      if ("error" in c || !f.row.provider_external_id) return { moved: false, newValue: "reject_refused" };
-      const r = await c.client.reject(f.row.provider_external_id, "COMPLIANCE_POLICIES");
-      if (!r.ok) {
-        f.note("reject_refused", { provider: "provider_a", code: r.code });
-        return { moved: false, newValue: "reject_refused" };
-      }
-      f.change("rejected", { status: "rejected", ours_status: "rejected", rejection_reason: "COMPLIANCE_POLICY" }, "rejected", { provider: "provider_a" });
-      return { moved: true, newValue: f.row.state };
-    },
+    onEvent: (f, event) => onEvent(deps, f, event),
+    action: (f, a, body, previousState) => action(deps, f, a, body, previousState),
+    caseResolved: (f, resolution) => caseResolved(deps, f, resolution),
   };
 }

@@ -13,7 +13,9 @@ export type ExchangeFetch = (url: string, init: { method: string; headers: Recor
  * - `timeout`: nothing (or not all of the answer) within the time allowed;
  * - `network`: no connection, the connection broke, or the answer could not be read;
  * - `refused`: the address is not one the service may call (the SSRF guard);
- * - `redirect`: a 3xx answer (never followed);
+ * - `redirect`: a 3xx answer (never followed). Every provider and vendor maps it as it maps `network` (a transport
+ *   failure: provider_a, provider_b and provider_e `TRANSPORT_ERROR`, the screening vendors `NETWORK_ERROR`), never as
+ *   the provider's own answer: what answered is not the provider's API at that address;
  * - `http`: a non-2xx answer (`body` is its JSON when the caller asked for error bodies and it was JSON);
  * - `too_large`: a 2xx answer over the byte cap;
  * - `not_json`: a 2xx answer that is not UTF-8 JSON within the nesting limit (an empty one included, unless allowed).

@@ -168,16 +168,14 @@ type Raw = ProviderBResult<unknown>;
 
 /**
  * The shared exchange's failures in provider_b's codes: the provider's own `errorType` when its refusal names one,
- * else HTTP_<status> (a redirect included: Part 3, Outbound, none is followed, whether the guarded client or the
- * runtime's saw it); no answer is TRANSPORT_ERROR.
+ * else HTTP_<status>; no answer, and a redirect (Part 3, Outbound: none is followed; like every provider and vendor,
+ * a redirect is a transport failure, not the provider's answer), is TRANSPORT_ERROR.
  */
 function mapped(r: Exchanged): Raw {
   if (r.ok) return { ok: true, status: r.status, body: r.body };
   switch (r.failure) {
     case "http":
       return { ok: false, code: readErrorType(r.body) || `HTTP_${r.status}`, status: r.status };
-    case "redirect":
-      return { ok: false, code: `HTTP_${r.status ?? 302}`, status: r.status };
     case "too_large":
     case "not_json":
       return { ok: false, code: "INVALID_RESPONSE", status: r.status };

@@ -86,13 +86,17 @@ async function readDirectoryEntries(base: { test: string; live: string }, env: E
 }
 
 /**
- * The verified directory through the connection's actor when the service provides it (its copy is read and verified
- * at most once a minute; `refresh` reads it again and keeps the new copy), else read and verified here. In the
- * provider's own shape for the steps that use it.
+ * The verified directory: every read but the connection test's goes through the connection's actor when the service
+ * provides it (its copy is read and verified once per fetch, and fetched at most once a minute; `refresh` fetches it
+ * again and keeps the new copy), else it is read and verified here (outside the service). In the provider's own shape
+ * for the steps that use it; a refusal keeps its HTTP status (`HTTP_<status>`).
  */
-async function directoryFor(base: { test: string; live: string }, env: Environment, ctx: AdapterContext, now: number, refresh: boolean): Promise<{ ok: true; body: DirectoryAnswer } | { ok: false; code: string }> {
+async function directoryFor(base: { test: string; live: string }, env: Environment, ctx: AdapterContext, now: number, refresh: boolean): Promise<Result<DirectoryAnswer>> {
   const read = ctx.directory ? await ctx.directory({ refresh }) : await readDirectoryEntries(base, env, ctx, now);
-  if (!read.ok) return read;
+  if (!read.ok) {
+    const status = /^HTTP_(\d{3})$/.exec(read.code)?.[1];
+    return { ok: false, code: read.code, ...(status ? { status: Number(status) } : {}) };
+  }
   return { ok: true, body: { timestamp: read.fetchedAt, signature: "", vasp_data: read.vasps.map((v) => ({ vasp_code: v.vaspId, vasp_name: v.name, vasp_pubkey: v.publicKey ?? "" })) } };
 }
 
@@ -203,9 +207,9 @@ export function providerE(o: ProviderEOptions): ProviderAdapter & { readonly opt
       const currency = currencyFor(cur.body, t.asset, t.network);
       if (currency === "none") return fatal("UNSUPPORTED_CURRENCY");
       if (currency === "ambiguous") return fatal("AMBIGUOUS_CURRENCY");
-      // (2) the signed, fresh directory listing us with our key: read again for each search, and kept by the
-      // connection's actor for the submission that follows.
-      const dir = await directoryFor(base, t.environment, ctx, Date.now(), true);
+      // (2) the signed, fresh directory listing us with our key, as the connection's actor keeps it (fetched and
+      // verified at most once a minute, so dated within five minutes), for this search and the submission that follows.
+      const dir = await directoryFor(base, t.environment, ctx, Date.now(), false);
       if (!dir.ok) return fromDirectory(dir.code);
       // (3) candidates.
       const cands = candidatesOf(dir.body, c);
@@ -222,88 +226,115 @@ export function providerE(o: ProviderEOptions): ProviderAdapter & { readonly opt
     },
 
     async submit(t: OutgoingTransfer, vasp, ctx: AdapterContext): Promise<Submission> {
-      const notTaken = (reason: string, vaspNotFound = false): Submission => ({ kind: "not_taken", reason, vaspNotFound });
-      const problem = configProblem(ctx);
-      if (problem) return notTaken(`Invalid ${NAME} configuration: ${problem}`);
-      const c = credsOf(ctx);
-      const client = clientOf(base, t.environment, ctx);
       const now = Date.now();
-      // Part 3, outgoing checks in order, each with its code.
-      if (!t.originatorAddress) return notTaken("INVALID_OUTGOING_TRANSFER");
-      const cur = await client.currencies();
-      if (!cur.ok) return notTaken(failed(cur.code));
-      const currency = currencyFor(cur.body, t.asset, t.network);
-      if (typeof currency === "string") return notTaken(failed("UNSUPPORTED_CURRENCY"));
-      // The directory the search verified, as the connection's actor keeps it (read again when over a minute old).
-      const dir = await directoryFor(base, t.environment, ctx, now, false);
-      if (!dir.ok) return notTaken(failed(dir.code));
-      const peer = dir.body.vasp_data.find((v) => v.vasp_code === vasp.vaspId);
-      if (!peer || peer.vasp_code === c.vaspCode) return notTaken("UNKNOWN_PEER", true);
-      const list = parseDiscoveryCodes(c.discoveryVaspCodes);
-      if (list.ok && list.codes !== "*" && !list.codes.includes(peer.vasp_code)) return notTaken("PEER_NOT_ALLOWLISTED");
-      const dest = splitDestination(t.beneficiaryAddress);
-      const again = await ask(client, c, dir.body, peer.vasp_code, currency, dest.address, dest.memo, now, AbortSignal.timeout(DISCOVERY_BUDGET_MS));
-      if (again !== "confirmed") return notTaken("ADDRESS_NOT_OWNED");
-      const identity = o.lookups.originatorIdentity(t.companyId, t.environment, t.id);
-      if (!identity || identity.length === 0) return notTaken("VERIFIED_ORIGINATOR_REQUIRED");
-      if (!beneficiaryGroupOk(t.beneficiaryPersons)) return notTaken("BENEFICIARY_IDENTITY_REQUIRED");
-      const company = o.lookups.companyVasp(t.companyId);
-      if (!company) return notTaken("COMPANY_PROFILE_INCOMPLETE");
-      const expiresAt = t.expiresAt ? Date.parse(t.expiresAt) : NaN;
-      if (!Number.isFinite(expiresAt) || expiresAt - now < MIN_EXPIRY_MS) return notTaken("TRANSFER_EXPIRY_TOO_SOON");
-      const providerId = o.lookups.providerId(t.companyId);
-      if (!providerId) return notTaken(`${NAME} is not configured`);
+      const checked = await checkOutgoing(o, t, vasp.vaspId, ctx, now);
+      if (!checked.ok) return checked.refused;
+      const r = checked.ready;
       // Built and signed; from here on the request is reserved: no other provider, a failure is submission_unknown.
-      const origin = splitDestination(t.originatorAddress);
-      const info: PrivateInfo = {
-        originator: { originatorPersons: identity, accountNumber: [origin.address] },
-        beneficiary: { beneficiaryPersons: t.beneficiaryPersons, accountNumber: [dest.memo ? `${dest.address}:${dest.memo}` : dest.address] },
-        originatingVASP: {
-          originatingVASP: {
-            legalPerson: {
-              name: { nameIdentifier: [{ legalPersonName: company.legalName, legalPersonNameIdentifierType: "LEGL" }] },
-              countryOfRegistration: company.country as never,
-              ...(company.lei ? { nationalIdentification: { nationalIdentifier: company.lei, nationalIdentifierType: "LEIX" as const } } : {}),
-            },
-          } as Person,
-        },
-      };
-      // Sygna Bridge v2: nested VASP sides; the provider's currency ID names the coin and its platform.
-      const transaction = buildTransaction({
-        originatorCode: c.vaspCode,
-        originatorAddress: origin.address,
-        beneficiaryCode: peer.vasp_code,
-        beneficiaryAddress: dest.address,
-        beneficiaryExtra: extraOf(dest.memo, currency),
-        currencyId: currency.currency_id,
-        amount: t.amount,
-      });
-      const data = signObject(
-        {
-          private_info: encryptObject(info, peer.vasp_pubkey),
-          transaction,
-          data_dt: new Date(now).toISOString(),
-          expire_date: expiresAt,
-          need_validate_addr: true,
-          forced_sending_when_VASP_is_not_healthy: false,
-        },
-        c.privateKey,
-      );
-      const callbackUrl = `${c.callbackBaseUrl.replace(/\/+$/, "")}/api/system/trp/provider_e/${t.environment}/${encodeURIComponent(providerId)}/permission?transfer=${encodeURIComponent(t.id)}&token=${permissionToken(c.privateKey, t.id)}`;
-      const callback = signObject({ callback_url: callbackUrl }, c.privateKey);
-      const sent = await client.permissionRequest({ data, callback });
+      const { data, callback, transaction } = permissionRequestOf(t, r, now);
+      const sent = await r.client.permissionRequest({ data, callback });
       if (!sent.ok) return { kind: "unknown", externalId: null, error: failed(sent.code) };
       const transferId = sent.body.transfer_id;
       if (!/^[0-9a-f]{64}$/.test(transferId)) return { kind: "unknown", externalId: null, error: failed("INVALID_RESPONSE") };
       // The unsigned answer is taken only when the signed status matches what was sent.
-      const st = await readSignedStatus(client, c, transferId);
+      const st = await readSignedStatus(r.client, r.c, transferId);
       if (!st.ok) return { kind: "unknown", externalId: transferId, error: failed(st.code) };
       const d = st.body.transferData;
       if (d.permission_request_data_signature !== data.signature || JSON.stringify(d.transaction) !== JSON.stringify(transaction))
         return { kind: "unknown", externalId: transferId, error: failed("STATUS_MISMATCH") };
-      return { kind: "taken", externalId: transferId, vaspId: peer.vasp_code, vaspName: peer.vasp_name || null };
+      return { kind: "taken", externalId: transferId, vaspId: r.peer.vasp_code, vaspName: r.peer.vasp_name || null };
     },
   };
+}
+
+/** What the permission request is built from, once every outgoing check passed. */
+interface Ready {
+  c: Creds;
+  client: ProviderEClient;
+  currency: Currency;
+  peer: DirectoryAnswer["vasp_data"][number];
+  dest: { address: string; memo: string | null };
+  identity: Person[];
+  company: { legalName: string; country: string; lei: string | null };
+  expiresAt: number;
+  providerId: string;
+}
+
+/** Part 3, the outgoing checks in their order, each with its code; any refusal leaves the transfer to another provider. */
+async function checkOutgoing(o: ProviderEOptions, t: OutgoingTransfer, vaspId: string, ctx: AdapterContext, now: number): Promise<{ ok: true; ready: Ready } | { ok: false; refused: Submission }> {
+  const notTaken = (reason: string, vaspNotFound = false) => ({ ok: false as const, refused: { kind: "not_taken" as const, reason, vaspNotFound } });
+  const problem = configProblem(ctx);
+  if (problem) return notTaken(`Invalid ${NAME} configuration: ${problem}`);
+  const c = credsOf(ctx);
+  const client = clientOf(o.baseUrl, t.environment, ctx);
+  if (!t.originatorAddress) return notTaken("INVALID_OUTGOING_TRANSFER");
+  const cur = await client.currencies();
+  if (!cur.ok) return notTaken(failed(cur.code));
+  const currency = currencyFor(cur.body, t.asset, t.network);
+  if (typeof currency === "string") return notTaken(failed("UNSUPPORTED_CURRENCY"));
+  // The directory the search used, as the connection's actor keeps it (fetched again when over a minute old).
+  const dir = await directoryFor(o.baseUrl, t.environment, ctx, now, false);
+  if (!dir.ok) return notTaken(failed(dir.code));
+  const peer = dir.body.vasp_data.find((v) => v.vasp_code === vaspId);
+  if (!peer || peer.vasp_code === c.vaspCode) return notTaken("UNKNOWN_PEER", true);
+  const list = parseDiscoveryCodes(c.discoveryVaspCodes);
+  if (list.ok && list.codes !== "*" && !list.codes.includes(peer.vasp_code)) return notTaken("PEER_NOT_ALLOWLISTED");
+  const dest = splitDestination(t.beneficiaryAddress);
+  const again = await ask(client, c, dir.body, peer.vasp_code, currency, dest.address, dest.memo, now, AbortSignal.timeout(DISCOVERY_BUDGET_MS));
+  if (again !== "confirmed") return notTaken("ADDRESS_NOT_OWNED");
+  const identity = o.lookups.originatorIdentity(t.companyId, t.environment, t.id);
+  if (!identity || identity.length === 0) return notTaken("VERIFIED_ORIGINATOR_REQUIRED");
+  if (!beneficiaryGroupOk(t.beneficiaryPersons)) return notTaken("BENEFICIARY_IDENTITY_REQUIRED");
+  const company = o.lookups.companyVasp(t.companyId);
+  if (!company) return notTaken("COMPANY_PROFILE_INCOMPLETE");
+  const expiresAt = t.expiresAt ? Date.parse(t.expiresAt) : NaN;
+  if (!Number.isFinite(expiresAt) || expiresAt - now < MIN_EXPIRY_MS) return notTaken("TRANSFER_EXPIRY_TOO_SOON");
+  const providerId = o.lookups.providerId(t.companyId);
+  if (!providerId) return notTaken(`${NAME} is not configured`);
+  return { ok: true, ready: { c, client, currency, peer, dest, identity, company, expiresAt, providerId } };
+}
+
+/** The signed permission request: IVMS101 sealed for the beneficiary VASP's key, the transaction, and the signed callback. */
+function permissionRequestOf(t: OutgoingTransfer, r: Ready, now: number) {
+  const { c, currency, peer, dest, identity, company, expiresAt, providerId } = r;
+  const origin = splitDestination(t.originatorAddress!);
+  const info: PrivateInfo = {
+    originator: { originatorPersons: identity, accountNumber: [origin.address] },
+    beneficiary: { beneficiaryPersons: t.beneficiaryPersons, accountNumber: [dest.memo ? `${dest.address}:${dest.memo}` : dest.address] },
+    originatingVASP: {
+      originatingVASP: {
+        legalPerson: {
+          name: { nameIdentifier: [{ legalPersonName: company.legalName, legalPersonNameIdentifierType: "LEGL" }] },
+          countryOfRegistration: company.country as never,
+          ...(company.lei ? { nationalIdentification: { nationalIdentifier: company.lei, nationalIdentifierType: "LEIX" as const } } : {}),
+        },
+      } as Person,
+    },
+  };
+  // Sygna Bridge v2: nested VASP sides; the provider's currency ID names the coin and its platform.
+  const transaction = buildTransaction({
+    originatorCode: c.vaspCode,
+    originatorAddress: origin.address,
+    beneficiaryCode: peer.vasp_code,
+    beneficiaryAddress: dest.address,
+    beneficiaryExtra: extraOf(dest.memo, currency),
+    currencyId: currency.currency_id,
+    amount: t.amount,
+  });
+  const data = signObject(
+    {
+      private_info: encryptObject(info, peer.vasp_pubkey),
+      transaction,
+      data_dt: new Date(now).toISOString(),
+      expire_date: expiresAt,
+      need_validate_addr: true,
+      forced_sending_when_VASP_is_not_healthy: false,
+    },
+    c.privateKey,
+  );
+  const callbackUrl = `${c.callbackBaseUrl.replace(/\/+$/, "")}/api/system/trp/provider_e/${t.environment}/${encodeURIComponent(providerId)}/permission?transfer=${encodeURIComponent(t.id)}&token=${permissionToken(c.privateKey, t.id)}`;
+  const callback = signObject({ callback_url: callbackUrl }, c.privateKey);
+  return { data, callback, transaction };
 }
 
 /** The provider's status of a transfer, signed with `bridgePublicKey` (INVALID_SIGNATURE otherwise). */
@@ -315,10 +346,15 @@ export async function readSignedStatus(client: ProviderEClient, c: Creds, transf
   return r;
 }
 
-/** The directory entry (key) of a VASP, from the verified directory. */
+/**
+ * The directory entry (key) of a VASP, from the verified directory the connection's actor keeps. A VASP its copy does
+ * not list (one added since it was fetched) is looked up once more in a fresh copy.
+ */
 export async function directoryKey(base: { test: string; live: string }, env: Environment, ctx: AdapterContext, vaspCode: string): Promise<Result<{ key: string; name: string }>> {
-  const r = await readVerifiedDirectory(base, env, ctx);
+  const find = (d: DirectoryAnswer) => d.vasp_data.find((x) => x.vasp_code === vaspCode);
+  let r = await directoryFor(base, env, ctx, Date.now(), false);
+  if (r.ok && !find(r.body) && ctx.directory) r = await directoryFor(base, env, ctx, Date.now(), true);
   if (!r.ok) return r;
-  const v = r.body.vasp_data.find((x) => x.vasp_code === vaspCode);
+  const v = find(r.body);
   return v ? { ok: true, body: { key: v.vasp_pubkey, name: v.vasp_name } } : { ok: false, code: "UNKNOWN_PEER", status: 200 };
 }
