@@ -11,7 +11,7 @@ import { take } from "../domain/ratelimit.ts";
 export const DIRECTORY_MAX_AGE_MS = 60_000;
 
 export interface ConnectionState {
-  directory: { fetchedAt: number; vasps: DirectoryEntry[] } | null;
+  directory: { fetchedAt: number; datedAt?: number; vasps: DirectoryEntry[] } | null;
   health: "unknown" | "up" | "down";
   lastError: string | null;
   reads: number;
@@ -48,7 +48,8 @@ export function connectionActor(registry: () => ProviderRegistry): ActorKind<Con
         return;
       }
       if (!msg.refresh && s.directory && ctx.now - s.directory.fetchedAt < DIRECTORY_MAX_AGE_MS) {
-        ctx.reply({ ok: true, vasps: s.directory.vasps, fetchedAt: s.directory.fetchedAt } satisfies DirectoryRead);
+        const { vasps, fetchedAt, datedAt } = s.directory;
+        ctx.reply({ ok: true, vasps, fetchedAt, ...(datedAt !== undefined ? { datedAt } : {}) } satisfies DirectoryRead);
         return;
       }
       const reg = registry();
@@ -65,7 +66,7 @@ export function connectionActor(registry: () => ProviderRegistry): ActorKind<Con
       s.reads++;
       s.calls++;
       if (read.ok) {
-        s.directory = { fetchedAt: read.fetchedAt, vasps: read.vasps };
+        s.directory = { fetchedAt: read.fetchedAt, vasps: read.vasps, ...(read.datedAt !== undefined ? { datedAt: read.datedAt } : {}) };
         s.health = "up";
         s.lastError = null;
       } else {

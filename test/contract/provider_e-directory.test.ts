@@ -75,3 +75,15 @@ test("an incoming request from a VASP added since the copy was kept fetches it o
   expect((await P.bridge.sendPermissionRequest(incomingFrom("NEWVASP01"))).status).toBe(200);
   expect(directoryReads(again)).toBe(0);
 });
+
+test("a kept copy is used only while the directory is dated within five minutes: an older one is fetched again before the search", async () => {
+  // The bridge serves a directory signed 4 min 57 s ago: fresh when fetched, past five minutes a few seconds later.
+  P.bridge.setDirectoryFault({ agedMs: 5 * 60_000 - 3_000 });
+  try {
+    await freshCopy("AGEDVASP1");
+    await Bun.sleep(3_500);
+    expect(await sendOne()).toBeGreaterThanOrEqual(1);
+  } finally {
+    P.bridge.setDirectoryFault(null);
+  }
+});

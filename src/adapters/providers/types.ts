@@ -33,7 +33,8 @@ export interface DirectoryEntry {
   publicKey: string | null;
 }
 
-export type DirectoryRead = { ok: true; vasps: DirectoryEntry[]; fetchedAt: number } | { ok: false; code: string };
+/** `datedAt`: the provider's own date of the directory (when it signs one), which can be older than the fetch. */
+export type DirectoryRead = { ok: true; vasps: DirectoryEntry[]; fetchedAt: number; datedAt?: number } | { ok: false; code: string };
 
 export interface AdapterContext {
   credentials: Record<string, string>;

@@ -108,8 +108,11 @@ export interface ProviderEBridge {
   readonly stats: { inFlight: number; maxInFlight: number; asked: number };
   addVasp(v: SandboxVaspInput): SandboxVasp;
   registerCaravan(t: CaravanTarget): void;
-  /** Directory faults: stale timestamp, forged signature, HTTP status. */
-  setDirectoryFault(f: "stale" | "forged" | { status: number } | null): void;
+  /**
+   * Directory faults: stale timestamp, forged signature, HTTP status, or `{agedMs}`: a directory signed that long
+   * before it is served (a bridge answering from its own cache), still fresh when fetched.
+   */
+  setDirectoryFault(f: "stale" | "forged" | { status: number } | { agedMs: number } | null): void;
   /** Every call to `path` answered with this status (and the provider's `code` when given). */
   setRouteFault(path: string, f: RouteFault | null): void;
   options: BridgeOptions;
@@ -192,7 +195,7 @@ export async function startProviderEBridge(opts: BridgeOptions = {}): Promise<Pr
   const requests: ProviderEBridge["requests"] = [];
   const stats = { inFlight: 0, maxInFlight: 0, asked: 0 };
   let caravan: CaravanTarget | null = null;
-  let directoryFault: "stale" | "forged" | { status: number } | null = null;
+  let directoryFault: "stale" | "forged" | { status: number } | { agedMs: number } | null = null;
   const routeFaults = new Map<string, RouteFault>();
   const hung: (() => void)[] = [];
   let stopped = false;
@@ -321,12 +324,13 @@ export async function startProviderEBridge(opts: BridgeOptions = {}): Promise<Pr
     }
     switch (`${req.method} ${path}`) {
       case "GET /bridge/vasp": {
-        if (directoryFault && typeof directoryFault === "object") return done(json(directoryFault.status, { message: "fault" }));
+        if (directoryFault && typeof directoryFault === "object" && "status" in directoryFault) return done(json(directoryFault.status, { message: "fault" }));
         // Directory entries as published (2.x), every field of the type definitions.
         const entry = (code: string, name: string, pubkey: string) => ({ vasp_name: name, vasp_code: code, vasp_pubkey: pubkey, vasp_server_status: "HEALTHY", last_server_checked_at: new Date().toISOString(), regulatoryStatus: "Regulated" });
         const list = [...vasps.values()].map((v) => entry(v.code, v.name, v.publicKey));
         if (caravan) list.unshift(entry(caravan.vaspCode, caravan.name ?? "Caravan", caravan.publicKey));
-        const timestamp = directoryFault === "stale" ? Date.now() - 10 * 60_000 : Date.now();
+        const aged = directoryFault && typeof directoryFault === "object" ? directoryFault.agedMs : 0;
+        const timestamp = directoryFault === "stale" ? Date.now() - 10 * 60_000 : Date.now() - aged;
         return done(json(200, sign({ vasp_data: list, timestamp }, directoryFault === "forged" ? randomPrivateKey() : bridgePrivateKey)));
       }
       case "GET /bridge/transaction/currencies":

@@ -57,13 +57,15 @@ export function configProblem(ctx: AdapterContext): string | null {
   return null;
 }
 
+/** The directory's signed date in milliseconds (a seconds value is read as such). */
+const datedAt = (d: DirectoryAnswer): number => (d.timestamp < 1e12 ? d.timestamp * 1000 : d.timestamp);
+
 /** The directory, verified: signed with `bridgePublicKey`, dated within five minutes, listing us with our key. */
 export function checkDirectory(d: DirectoryAnswer, ctx: AdapterContext, now: number): string | null {
   const c = credsOf(ctx);
   if (!verifyObject(d, c.bridgePublicKey)) return "DIRECTORY_SIGNATURE_INVALID";
   // `timestamp` in milliseconds (a seconds value is read as such).
-  const ts = d.timestamp < 1e12 ? d.timestamp * 1000 : d.timestamp;
-  if (Math.abs(now - ts) > DIRECTORY_MAX_AGE_MS) return "DIRECTORY_STALE";
+  if (Math.abs(now - datedAt(d)) > DIRECTORY_MAX_AGE_MS) return "DIRECTORY_STALE";
   const self = d.vasp_data.find((v) => v.vasp_code === c.vaspCode);
   if (!self || self.vasp_pubkey.toLowerCase() !== publicKeyOf(c.privateKey)) return "DIRECTORY_SELF_MISMATCH";
   return null;
@@ -82,7 +84,7 @@ async function readDirectoryEntries(base: { test: string; live: string }, env: E
   if (!r.ok) return { ok: false, code: r.code };
   const bad = checkDirectory(r.body, ctx, now);
   if (bad) return { ok: false, code: bad };
-  return { ok: true, fetchedAt: now, vasps: r.body.vasp_data.map((v) => ({ vaspId: v.vasp_code, name: v.vasp_name, health: "up", publicKey: v.vasp_pubkey })) };
+  return { ok: true, fetchedAt: now, datedAt: datedAt(r.body), vasps: r.body.vasp_data.map((v) => ({ vaspId: v.vasp_code, name: v.vasp_name, health: "up", publicKey: v.vasp_pubkey })) };
 }
 
 /**
@@ -92,7 +94,9 @@ async function readDirectoryEntries(base: { test: string; live: string }, env: E
  * for the steps that use it; a refusal keeps its HTTP status (`HTTP_<status>`).
  */
 async function directoryFor(base: { test: string; live: string }, env: Environment, ctx: AdapterContext, now: number, refresh: boolean): Promise<Result<DirectoryAnswer>> {
-  const read = ctx.directory ? await ctx.directory({ refresh }) : await readDirectoryEntries(base, env, ctx, now);
+  let read = ctx.directory ? await ctx.directory({ refresh }) : await readDirectoryEntries(base, env, ctx, now);
+  // A kept copy must still be dated within five minutes when it is used (Part 3, search step 2), not only when fetched.
+  if (ctx.directory && read.ok && !refresh && (read.datedAt === undefined || now - read.datedAt > DIRECTORY_MAX_AGE_MS)) read = await ctx.directory({ refresh: true });
   if (!read.ok) {
     const status = /^HTTP_(\d{3})$/.exec(read.code)?.[1];
     return { ok: false, code: read.code, ...(status ? { status: Number(status) } : {}) };
