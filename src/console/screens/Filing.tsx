@@ -160,7 +160,7 @@ export function Filing({ height, width }: { height: number; width: number }) {
       {flow ? (
         <Flow title={flow === "draft" ? "Draft by hand" : `${flow} report`} steps={steps()} onDone={run} onCancel={() => setFlow(null)} />
       ) : openId ? (
-        det.data ? <Lines lines={filingLines(det.data, ready.data)} offset={scroll} height={height - 2} /> : <Text dimColor>{det.error ? `✕ ${det.error.code}: ${det.error.error}` : "loading…"}</Text>
+        det.data ? <Lines lines={filingLines(det.data, ready.data)} offset={scroll} height={height - 2} width={width - 1} /> : <Text dimColor>{det.error ? `✕ ${det.error.code}: ${det.error.error}` : "loading…"}</Text>
       ) : (
         <List
           items={items}
