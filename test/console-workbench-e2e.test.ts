@@ -185,7 +185,7 @@ describe("Filing: a drafted report carried to filing by two officers", () => {
     const s = await until("a", (s) => s.includes("Missing for filing"));
     capture("filing-missing", s);
     expect(s).toContain(`${reportNumber} · `);
-    expect(s).toContain("· draft · jurisdiction NL");
+    expect(flat(s)).toContain("· draft · jurisdiction NL");
     expect(flat(s)).toContain("Reporting officer (MLRO) name and contact (contactOfficer)");
     expect(flat(s)).toMatch(/Narrative written by the officer, at least \d+ characters, without the draft placeholder/);
     // The file key names what is missing instead of offering a filing.
@@ -274,6 +274,138 @@ describe("Filing: a drafted report carried to filing by two officers", () => {
     ]);
     // Filed reports leave the Filing list.
     await press("a", "Escape");
-    await until("a", (s) => s.includes("Filing · 0 not filed") && !s.includes(reportNumber));
+    await until("a", (s) => s.includes("Filing · 0 not filed") && s.includes("no report waiting to be filed"));
+  });
+});
+
+describe("Customers: the list, filter as you type, one customer's overview; names masked without pii:view", () => {
+  test("officer A: each key typed after / narrows the list; Enter opens the customer's identity, wallets, transfers and cases", async () => {
+    await press("a", "7");
+    const all = await until("a", (s) => s.includes("Jane Doe") && s.includes("Ana Lima") && s.includes("Bruno Costa"));
+    capture("customers-list", all);
+    expect(all.split("\n").find((l) => l.includes("Jane Doe"))).toMatch(/Jane Doe\s+ext-jane-001\s+1\s/);
+    await press("a", "/");
+    await until("a", (s) => s.includes("/█"));
+    await press("a", "a", "n");
+    await until("a", (s) => s.includes("/an█") && s.includes("Jane Doe") && s.includes("Ana Lima") && !s.includes("Bruno Costa"));
+    await press("a", "a");
+    const narrowed = await until("a", (s) => s.includes("/ana█") && s.includes("Ana Lima") && !s.includes("Jane Doe") && !s.includes("Bruno Costa"));
+    capture("customers-filter", narrowed);
+    await press("a", "Escape");
+    await until("a", (s) => s.includes("Jane Doe") && s.includes("Bruno Costa"));
+    await press("a", "/");
+    await type("a", "jane");
+    await until("a", (s) => s.includes("/jane█") && s.includes("Jane Doe") && !s.includes("Ana Lima"));
+    await press("a", "Enter");
+    await until("a", (s) => s.includes('filter "jane" · 1 of 3'));
+    await press("a", "Enter");
+    const o = await until("a", (s) => s.includes(caseNumber) && s.includes("Identity"));
+    capture("customers-overview", o);
+    expect(o).toContain(`Jane Doe · ${customerId} · external ext-jane-001`);
+    expect(o).toContain("Identity    verified");
+    expect(o).toMatch(new RegExp(`ethereum\\s+${ORIGIN_ADDR}`, "i"));
+    expect(flat(o)).toContain(`${transferId} outgoing rejected`);
+    expect(flat(o)).toMatch(new RegExp(`${caseNumber} \\S+ closed rejected`));
+    expect(o).not.toContain("personal data masked");
+    await press("a", "Escape");
+    await until("a", (s) => s.includes('filter "jane" · 1 of 3'));
+  });
+
+  test("an analyst (no pii:view) sees every name masked, in the list and the overview, as the API answers", async () => {
+    const listed = await call("/api/v2/customers?limit=100", { key: analyst.key });
+    expect(listed.status).toBe(200);
+    const masked = listed.body.data.find((c: { id: string }) => c.id === customerId).name as string;
+    expect(masked).not.toBe("Jane Doe");
+    openConsole("an", analyst.key);
+    await until("an", (s) => s.includes("analyst") && s.includes("live"));
+    await press("an", "7");
+    const s = await until("an", (s) => s.includes(masked) && s.includes("ext-ana-002"));
+    capture("customers-masked", s);
+    for (const name of ["Jane Doe", "Ana Lima", "Bruno Costa"]) expect(s).not.toContain(name);
+    await press("an", "/");
+    await type("an", "ext-jane");
+    await until("an", (s) => s.includes("/ext-jane█") && s.includes(masked) && !s.includes("ext-ana-002"));
+    await press("an", "Enter");
+    await until("an", (s) => s.includes('filter "ext-jane" · 1 of 3'));
+    await press("an", "Enter");
+    const o = await until("an", (s) => s.includes(`${masked} · ${customerId}`) && s.includes("personal data masked"));
+    expect(o).not.toContain("Jane Doe");
+    expect(o).toContain(caseNumber);
+  });
+});
+
+describe("Audit: entries appear as actions are taken, filter by action and actor, Enter shows one; nothing secret", () => {
+  const sfx = (id: string) => id.slice(-8);
+  /** The action column of each row the list shows. */
+  const actions = (s: string) =>
+    s
+      .split("\n")
+      .map((l) => /^[ ›](?:\d\d:\d\d:\d\d|\d\d-\d\d \d\d:\d\d)\s+(\S+)/.exec(l)?.[1])
+      .filter(Boolean);
+
+  test("officer A's audit screen: newest first, their own entries marked (me); a transfer created over the API while it is open appears", async () => {
+    await press("a", "8");
+    const s = await until("a", (s) => s.includes("Audit log · all") && s.includes("str.filed"));
+    expect(actions(s)[0]).toBe("str.filed");
+    expect(s.split("\n").find((l) => l.includes("str.filed"))).toContain(`${sfx(officerA.memberId)} (me)`);
+    const t = await call("/api/v2/transfers", {
+      method: "POST",
+      key: owner.key,
+      headers: { "Idempotency-Key": crypto.randomUUID() },
+      json: { asset: "ETH", amount: "2", network: "ethereum", originatorCustomerId: customerId, originatorAddress: ORIGIN_ADDR, beneficiaryAddress: BENE_ADDR, originator: { originatorPersons: [JANE] }, beneficiary: { beneficiaryPersons: [RICHARD] } },
+    });
+    expect(t.status).toBe(202);
+    const id = t.body.data.id as string;
+    const live = await until("a", (s) => s.split("\n").some((l) => l.includes("transfer.held") && l.includes(sfx(id))));
+    capture("audit-list", live);
+    expect(live.split("\n").find((l) => l.includes("transfer.created") && l.includes(sfx(id)))).toBeTruthy();
+    const api = (await auditOf(id)).map((e) => e.action);
+    expect(api).toEqual(expect.arrayContaining(["transfer.created", "transfer.held"]));
+  });
+
+  test("/ filters by action as you type, then by actor (a member's ID): only the second officer's approval, key and membership are left", async () => {
+    await press("a", "/");
+    await type("a", "str.");
+    const byAction = await until("a", (s) => s.includes("/str.█") && !s.includes("transfer.held"));
+    capture("audit-filter-action", byAction);
+    expect(actions(byAction)).toEqual(["str.filed", "str.approved", "str.submitted", "str.updated", "str.updated", "str.drafted"]);
+    await press("a", "Escape");
+    await until("a", (s) => s.includes("transfer.held"));
+    await press("a", "/");
+    await type("a", officerB.memberId);
+    await press("a", "Enter");
+    const byActor = await until("a", (s) => s.includes(`filter "${officerB.memberId}" · 3 of`));
+    // The member ID is also the entity of their member.created entry: the filter matches every ID a row holds.
+    expect(actions(byActor)).toEqual(["str.approved", "api_key.created", "member.created"]);
+  });
+
+  test("Enter shows the entry: action, entity, actor with member and key, the detail; no secret anywhere on the audit screens", async () => {
+    await press("a", "g"); // the first row: the approval
+    await until("a", (s) => s.split("\n").some((l) => l.startsWith("›") && l.includes("str.approved")));
+    await press("a", "Enter");
+    const one = await until("a", (s) => s.includes("Detail") && s.includes("str.approved · TransactionReport"));
+    capture("audit-entry", one);
+    expect(one).toContain(`str.approved · TransactionReport ${reportId}`);
+    expect(flat(one)).toMatch(new RegExp(`Actor\\s+member ${officerB.memberId} \\(key ${officerB.id}\\)`));
+    expect(one).toContain('"from": "pending_review"');
+    expect(one).toContain('"to": "submitted"');
+    // The provider's credentials were set over the API: the entry names the fields, never their values.
+    await press("a", "Escape");
+    await until("a", (s) => s.includes(`filter "${officerB.memberId}"`) && !s.includes("Detail"));
+    await press("a", "/");
+    await press("a", "Escape");
+    await until("a", (s) => s.includes("transfer.held") && !s.includes("filter \""));
+    await press("a", "/");
+    await type("a", "provider.created");
+    await press("a", "Enter");
+    await until("a", (s) => s.includes('filter "provider.created" · 1 of'));
+    await press("a", "Enter");
+    const p = await until("a", (s) => s.includes("provider.created · Provider"));
+    expect(p).toContain('"privateKey"');
+    for (const shown of [one, p]) {
+      expect(shown).not.toContain(seed);
+      expect(shown).not.toMatch(/crv_(test|live)_/);
+      for (const k of [owner, officerA, officerB, analyst]) expect(shown).not.toContain(k.key);
+    }
   });
 });
