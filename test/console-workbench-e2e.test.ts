@@ -197,6 +197,10 @@ describe("Filing: a drafted report carried to filing by two officers", () => {
     await press("a", "e");
     const pick = await until("a", (s) => s.includes("Field of") && s.includes("Reporting officer (MLRO) name and contact *"));
     capture("filing-field", pick);
+    // The type's twenty-odd fields in a window that fits the terminal: whole rows, numbered in order, the rest counted.
+    const numbers = pick.split("\n").map((l) => /^│ (\d+)\. /.exec(l)?.[1]).filter(Boolean).map(Number);
+    expect(numbers).toEqual(Array.from({ length: numbers.length }, (_, i) => i + 1));
+    expect(pick).toMatch(/… \d+ more below/);
     const n = /(\d)\. Reporting officer \(MLRO\) name and contact \*/.exec(pick)![1];
     await press("a", n);
     await until("a", (s) => s.includes("Value (empty clears"));
@@ -304,7 +308,7 @@ describe("Customers: the list, filter as you type, one customer's overview; name
     expect(o).toContain(`Jane Doe · ${customerId} · external ext-jane-001`);
     expect(o).toContain("Identity    verified");
     expect(o).toMatch(new RegExp(`ethereum\\s+${ORIGIN_ADDR}`, "i"));
-    expect(flat(o)).toContain(`${transferId} outgoing rejected`);
+    expect(flat(o)).toContain(`${transferId} outgoing 1 ETH rejected`);
     expect(flat(o)).toMatch(new RegExp(`${caseNumber} \\S+ closed rejected`));
     expect(o).not.toContain("personal data masked");
     await press("a", "Escape");

@@ -167,7 +167,7 @@ test("customers: Enter shows identity status, wallets, transfers and their cases
   const f = await frame(r, (f) => f.includes("CASE-TEST-2026-000004"));
   expect(f).toContain("Identity    verified (NL)");
   expect(f).toMatch(/ethereum\s+0xabc verified/);
-  expect(f).toMatch(/trf_9 outgoing\s+held/);
+  expect(f).toContain("trf_9 outgoing 2.5 ETH held via provider_b");
 });
 
 test("audit: entries newest first; f filters by entity type; Enter shows one entry's detail", async () => {

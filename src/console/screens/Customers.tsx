@@ -23,7 +23,7 @@ export function customerLines(o: any, piiMasked = false): Line[] {
   ];
   for (const w of o.wallets ?? []) L.push({ text: `  ${pad(w.network, 10)} ${w.address} ${w.verified ? "verified" : "unverified"}${w.label ? ` · ${w.label}` : ""}` });
   L.push({ text: `Transfers (${o.transfers?.length ?? "no access"}, newest first)`, bold: true });
-  for (const t of o.transfers ?? []) L.push({ text: `  ${shortTime(t.createdAt)} ${t.id} ${pad(t.direction, 8)} ${pad(t.state, 22)} ${t.amount} ${t.asset}${t.protocol ? ` via ${t.protocol}` : ""}`, tone: t.state === "held" ? "warn" : t.state === "rejected" || t.state === "failed" ? "bad" : undefined });
+  for (const t of o.transfers ?? []) L.push({ text: `  ${shortTime(t.createdAt)} ${t.id} ${t.direction} ${t.amount} ${t.asset} ${t.state}${t.protocol ? ` via ${t.protocol}` : ""}`, tone: t.state === "held" ? "warn" : t.state === "rejected" || t.state === "failed" ? "bad" : undefined });
   L.push({ text: `Cases (${o.cases?.length ?? "no access"})`, bold: true });
   for (const k of o.cases ?? []) L.push({ text: `  ${k.caseNumber} ${pad(k.type, 18)} ${pad(k.status, 6)} ${k.resolution ?? ""} ${k.priority} · ${k.transferIds.join(", ")}` });
   if (piiMasked) L.push({ text: "personal data masked (role without pii:view)", dim: true });

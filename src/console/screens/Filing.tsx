@@ -12,6 +12,7 @@ import { useTone } from "../theme.tsx";
 import { List } from "../components/List.tsx";
 import { Lines, type Line } from "../components/Lines.tsx";
 import { Flow, type Step } from "../components/Flow.tsx";
+import { shortId } from "./Transfers.tsx";
 
 type FlowKind = "field" | "narrative" | "submit" | "approve" | "file" | "draft";
 
@@ -168,7 +169,7 @@ export function Filing({ height, width }: { height: number; width: number }) {
           height={height - 2}
           width={width}
           header={header}
-          render={(r, w) => `${pad(r.reportNumber, 26)} ${pad(r.status, 14)} ${pad(r.jurisdiction ?? "--", 4)} ${pad(r.filingReady ? "yes" : "no", 5)} ${r.transferId}`.slice(0, w)}
+          render={(r, w) => `${pad(r.reportNumber, 26)} ${pad(r.status, 14)} ${pad(r.jurisdiction ?? "--", 4)} ${pad(r.filingReady ? "yes" : "no", 5)} ${w - 54 >= r.transferId.length ? r.transferId : shortId(r.transferId)}`.slice(0, w)}
           tone={(r) => tone(r.filingDeadline?.isOverdue ? "bad" : r.filingReady ? "ok" : undefined)}
           empty={list.loading ? "loading…" : "no report waiting to be filed"}
         />
