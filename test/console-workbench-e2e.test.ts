@@ -254,6 +254,12 @@ describe("Filing: a drafted report carried to filing by two officers", () => {
     const approved = await until("b", (s) => s.includes(`${reportNumber} approved · submitted`));
     capture("filing-approved", approved);
     expect(await report()).toMatchObject({ status: "submitted" });
+    // A step the report's state does not allow: the API's refusal, verbatim, and nothing changes.
+    await press("b", "s");
+    await until("b", (s) => s.includes("Confirm? y / n"));
+    await press("b", "y");
+    expect(flat(await until("b", (s) => s.includes("✕ INVALID_REPORT_STATE")))).toMatch(/✕ INVALID_REPORT_STATE: \S/);
+    expect(await report()).toMatchObject({ status: "submitted" });
     // Officer A's console learns of it on a reload (reports send no stream events).
     await press("a", "R");
     await until("a", (s) => s.includes("Approved") && s.includes(officerB.memberEmail.slice(0, 20)));
@@ -328,11 +334,12 @@ describe("Customers: the list, filter as you type, one customer's overview; name
     for (const name of ["Jane Doe", "Ana Lima", "Bruno Costa"]) expect(s).not.toContain(name);
     await press("an", "/");
     await type("an", "ext-jane");
-    await until("an", (s) => s.includes("/ext-jane█") && s.includes(masked) && !s.includes("ext-ana-002"));
+    capture("customers-masked-filter", await until("an", (s) => s.includes("/ext-jane█") && s.includes(masked) && !s.includes("ext-ana-002")));
     await press("an", "Enter");
     await until("an", (s) => s.includes('filter "ext-jane" · 1 of 3'));
     await press("an", "Enter");
     const o = await until("an", (s) => s.includes(`${masked} · ${customerId}`) && s.includes("personal data masked"));
+    capture("customers-masked-overview", o);
     expect(o).not.toContain("Jane Doe");
     expect(o).toContain(caseNumber);
   });
