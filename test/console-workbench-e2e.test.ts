@@ -270,7 +270,9 @@ describe("Filing: a drafted report carried to filing by two officers", () => {
     const c2 = await until("a", (s) => s.includes("Confirm? y / n"));
     expect(flat(c2)).toContain(`Mark ${reportNumber} (${reportId}) filed with reference ${REFERENCE}? This is final.`);
     await press("a", "y");
-    const filed = await until("a", (s) => s.includes(`${reportNumber} filed as ${REFERENCE}`));
+    // The flash, then the detail read again: filed, with the reference and no readiness line.
+    const filed = await until("a", (s) => s.includes(`${reportNumber} filed as ${REFERENCE}`) && flat(s).includes("· filed · jurisdiction NL") && s.includes(`reference ${REFERENCE}`));
+    expect(filed).not.toContain("Ready to file");
     capture("filing-filed", filed);
     expect(await report()).toMatchObject({ status: "filed", filingReference: REFERENCE, filedBy: officerA.memberId });
     const log = (await auditOf(reportId)).map((e) => [e.action, e.actor.memberId]);

@@ -31,8 +31,10 @@ export function filingLines(r: any, ready: any | null): Line[] {
       L.push({ text: `Threshold   ${t.thresholdAmount} ${t.thresholdCurrency} (${t.countryCode}): ${t.reached === true ? "reached" : t.reached === false ? "not reached" : "not compared"}` });
     }
     const missing: string[] = ready.missing?.labels ?? [];
-    L.push(missing.length ? { text: "Missing for filing", bold: true, tone: "warn" } : { text: "Ready to file: nothing missing", tone: "ok" });
-    for (const m of missing) L.push({ text: `  • ${m}`, tone: "warn" });
+    if (r.status !== "filed") {
+      L.push(missing.length ? { text: "Missing for filing", bold: true, tone: "warn" } : { text: "Ready to file: nothing missing", tone: "ok" });
+      for (const m of missing) L.push({ text: `  • ${m}`, tone: "warn" });
+    }
   }
   if (r.filingReference) L.push({ text: `Filed       ${shortTime(r.filedAt)} reference ${r.filingReference}`, tone: "ok" });
   L.push({ text: "Narrative", bold: true }, ...String(r.narrative ?? "-").split("\n").map((t) => ({ text: `  ${t}` })));
