@@ -58,8 +58,9 @@ export function Filing({ height, width }: { height: number; width: number }) {
   const sel = selected.index;
   const current = selected.item ?? undefined;
   const targetId = openId ?? current?.id ?? null;
-  const det = useResource<any>(targetId && openId ? `/api/v2/reports/${targetId}` : null, ["case"]);
-  const ready = useResource<any>(targetId && openId ? `/api/v2/reports/${targetId}/readiness` : null, ["case"]);
+  // Reports send no stream events: an open report is read again as often as the list (another officer's step shows).
+  const det = useResource<any>(targetId && openId ? `/api/v2/reports/${targetId}` : null, ["case"], { pollMs: 10_000 });
+  const ready = useResource<any>(targetId && openId ? `/api/v2/reports/${targetId}/readiness` : null, ["case"], { pollMs: 10_000 });
   const target = openId ? det.data : current;
   const page = Math.max(1, height - 3);
   const canWrite = allows(me, "strs:write", "strs:update");
