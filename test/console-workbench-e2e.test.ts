@@ -173,49 +173,52 @@ afterAll(async () => {
 
 describe("Filing: a drafted report carried to filing by two officers", () => {
   test("officer A opens the Filing tab and the report: what filing still needs is listed in words", async () => {
-    openConsole("a", officerA.key);
+    // The second officer's and the analyst's consoles start now too: they are used later, and start-up overlaps.
+    openConsole("first", officerA.key);
+    openConsole("second", officerB.key);
+    openConsole("reader", analyst.key);
     // At 80 columns the member's address is cut, never the role.
-    await until("a", (s) => s.includes("compliance_officer") && s.includes("live"));
-    await press("a", "6");
-    const list = await until("a", (s) => s.includes(reportNumber));
+    await until("first", (s) => s.includes("compliance_officer") && s.includes("live"));
+    await press("first", "6");
+    const list = await until("first", (s) => s.includes(reportNumber));
     capture("filing-list", list);
     const row = list.split("\n").find((l) => l.includes(reportNumber))!;
     expect(row).toMatch(/draft\s+NL\s+no/);
-    await press("a", "Enter");
-    const s = await until("a", (s) => s.includes("Missing for filing"));
+    await press("first", "Enter");
+    const s = await until("first", (s) => s.includes("Missing for filing"));
     capture("filing-missing", s);
     expect(s).toContain(`${reportNumber} · `);
     expect(flat(s)).toContain("· draft · jurisdiction NL");
     expect(flat(s)).toContain("Reporting officer (MLRO) name and contact (contactOfficer)");
     expect(flat(s)).toMatch(/Narrative written by the officer, at least \d+ characters, without the draft placeholder/);
     // The file key names what is missing instead of offering a filing.
-    await press("a", "F");
-    expect(flat(await until("a", (s) => s.includes("✕ not filing-ready")))).toContain("missing: Reporting officer (MLRO) name and contact");
+    await press("first", "F");
+    expect(flat(await until("first", (s) => s.includes("✕ not filing-ready")))).toContain("missing: Reporting officer (MLRO) name and contact");
   });
 
   test("officer A edits the contact field and writes the narrative by keystrokes; the API has both, audited as str.updated by A", async () => {
-    await press("a", "e");
-    const pick = await until("a", (s) => s.includes("Field of") && s.includes("Reporting officer (MLRO) name and contact *"));
+    await press("first", "e");
+    const pick = await until("first", (s) => s.includes("Field of") && s.includes("Reporting officer (MLRO) name and contact *"));
     capture("filing-field", pick);
     // The type's twenty-odd fields in a window that fits the terminal: whole rows, numbered in order, the rest counted.
     const numbers = pick.split("\n").map((l) => /^│ (\d+)\. /.exec(l)?.[1]).filter(Boolean).map(Number);
     expect(numbers).toEqual(Array.from({ length: numbers.length }, (_, i) => i + 1));
     expect(pick).toMatch(/… \d+ more below/);
     const n = /(\d)\. Reporting officer \(MLRO\) name and contact \*/.exec(pick)![1];
-    await press("a", n);
-    await until("a", (s) => s.includes("Value (empty clears"));
-    await type("a", CONTACT);
-    await until("a", (s) => s.includes(`> ${CONTACT}█`));
-    await press("a", "Enter");
-    await until("a", (s) => s.includes(`${reportNumber} edited · draft`));
-    await until("a", (s) => !flat(s).includes("Reporting officer (MLRO) name and contact (contactOfficer)"));
+    await press("first", n);
+    await until("first", (s) => s.includes("Value (empty clears"));
+    await type("first", CONTACT);
+    await until("first", (s) => s.includes(`> ${CONTACT}█`));
+    await press("first", "Enter");
+    await until("first", (s) => s.includes(`${reportNumber} edited · draft`));
+    await until("first", (s) => !flat(s).includes("Reporting officer (MLRO) name and contact (contactOfficer)"));
     expect((await report()).regulatoryData.contactOfficer).toBe(CONTACT);
-    await press("a", "n");
-    await until("a", (s) => s.includes("Narrative of"));
-    await type("a", NARRATIVE);
-    await until("a", (s) => flat(s).includes("reported.█"));
-    await press("a", "Enter");
-    const s = await until("a", (s) => s.includes("Ready to file: nothing missing"));
+    await press("first", "n");
+    await until("first", (s) => s.includes("Narrative of"));
+    await type("first", NARRATIVE);
+    await until("first", (s) => flat(s).includes("reported.█"));
+    await press("first", "Enter");
+    const s = await until("first", (s) => s.includes("Ready to file: nothing missing"));
     capture("filing-ready", s);
     const r = await report();
     expect({ narrative: r.narrative, filingReady: r.filingReady, status: r.status }).toEqual({ narrative: NARRATIVE, filingReady: true, status: "draft" });
@@ -224,15 +227,15 @@ describe("Filing: a drafted report carried to filing by two officers", () => {
   });
 
   test("officer A submits; approving it too is refused on screen in words, and the API refuses it as SAME_MEMBER", async () => {
-    await press("a", "s");
-    const c = await until("a", (s) => s.includes("Confirm? y / n"));
+    await press("first", "s");
+    const c = await until("first", (s) => s.includes("Confirm? y / n"));
     expect(flat(c)).toContain(`Submit ${reportNumber} (${reportId}) for review? A second officer approves it.`);
-    await press("a", "y");
-    await until("a", (s) => s.includes(`${reportNumber} submitted for review · pending_review`));
+    await press("first", "y");
+    await until("first", (s) => s.includes(`${reportNumber} submitted for review · pending_review`));
     expect((await report()).status).toBe("pending_review");
-    await until("a", (s) => s.includes("Submitted") && s.includes(officerA.memberEmail.slice(0, 20)));
-    await press("a", "a");
-    const refused = await until("a", (s) => s.includes("✕ four eyes"));
+    await until("first", (s) => s.includes("Submitted") && s.includes(officerA.memberEmail.slice(0, 20)));
+    await press("first", "a");
+    const refused = await until("first", (s) => s.includes("✕ four eyes"));
     capture("filing-four-eyes", refused);
     expect(flat(refused)).toContain("you submitted this report; a second officer approves it");
     const same = await call(`/api/v2/reports/${reportId}/approve`, { method: "POST", key: officerA.key });
@@ -241,37 +244,36 @@ describe("Filing: a drafted report carried to filing by two officers", () => {
   });
 
   test("officer B approves in a second console; officer A files with the FIU's reference; the API and the audit follow", async () => {
-    openConsole("b", officerB.key);
-    await until("b", (s) => s.includes("compliance_officer") && s.includes("live"));
-    await press("b", "6");
-    await until("b", (s) => s.includes(reportNumber) && s.includes("pending_review"));
-    await press("b", "Enter");
-    await until("b", (s) => s.includes("Ready to file: nothing missing"));
-    await press("b", "a");
-    const c = await until("b", (s) => s.includes("Confirm? y / n"));
+    await until("second", (s) => s.includes("compliance_officer") && s.includes("live"));
+    await press("second", "6");
+    await until("second", (s) => s.includes(reportNumber) && s.includes("pending_review"));
+    await press("second", "Enter");
+    await until("second", (s) => s.includes("Ready to file: nothing missing"));
+    await press("second", "a");
+    const c = await until("second", (s) => s.includes("Confirm? y / n"));
     expect(flat(c)).toContain(`Approve ${reportNumber} (${reportId}) (submitted by ${officerA.memberEmail})?`);
-    await press("b", "y");
-    const approved = await until("b", (s) => s.includes(`${reportNumber} approved · submitted`));
+    await press("second", "y");
+    const approved = await until("second", (s) => s.includes(`${reportNumber} approved · submitted`));
     capture("filing-approved", approved);
     expect(await report()).toMatchObject({ status: "submitted" });
     // A step the report's state does not allow: the API's refusal, verbatim, and nothing changes.
-    await press("b", "s");
-    await until("b", (s) => s.includes("Confirm? y / n"));
-    await press("b", "y");
-    expect(flat(await until("b", (s) => s.includes("✕ INVALID_REPORT_STATE")))).toMatch(/✕ INVALID_REPORT_STATE: \S/);
+    await press("second", "s");
+    await until("second", (s) => s.includes("Confirm? y / n"));
+    await press("second", "y");
+    expect(flat(await until("second", (s) => s.includes("✕ INVALID_REPORT_STATE")))).toMatch(/✕ INVALID_REPORT_STATE: \S/);
     expect(await report()).toMatchObject({ status: "submitted" });
     // Officer A's console learns of it on a reload (reports send no stream events).
-    await press("a", "R");
-    await until("a", (s) => s.includes("Approved") && s.includes(officerB.memberEmail.slice(0, 20)));
-    await press("a", "F");
-    await until("a", (s) => s.includes(`FIU reference for ${reportNumber}`));
-    await type("a", REFERENCE);
-    await press("a", "Enter");
-    const c2 = await until("a", (s) => s.includes("Confirm? y / n"));
+    await press("first", "R");
+    await until("first", (s) => s.includes("Approved") && s.includes(officerB.memberEmail.slice(0, 20)));
+    await press("first", "F");
+    await until("first", (s) => s.includes(`FIU reference for ${reportNumber}`));
+    await type("first", REFERENCE);
+    await press("first", "Enter");
+    const c2 = await until("first", (s) => s.includes("Confirm? y / n"));
     expect(flat(c2)).toContain(`Mark ${reportNumber} (${reportId}) filed with reference ${REFERENCE}? This is final.`);
-    await press("a", "y");
+    await press("first", "y");
     // The flash, then the detail read again: filed, with the reference and no readiness line.
-    const filed = await until("a", (s) => s.includes(`${reportNumber} filed as ${REFERENCE}`) && flat(s).includes("· filed · jurisdiction NL") && s.includes(`reference ${REFERENCE}`));
+    const filed = await until("first", (s) => s.includes(`${reportNumber} filed as ${REFERENCE}`) && flat(s).includes("· filed · jurisdiction NL") && s.includes(`reference ${REFERENCE}`));
     expect(filed).not.toContain("Ready to file");
     capture("filing-filed", filed);
     expect(await report()).toMatchObject({ status: "filed", filingReference: REFERENCE, filedBy: officerA.memberId });
@@ -285,33 +287,33 @@ describe("Filing: a drafted report carried to filing by two officers", () => {
       ["str.filed", officerA.memberId],
     ]);
     // Filed reports leave the Filing list.
-    await press("a", "Escape");
-    await until("a", (s) => s.includes("Filing · 0 not filed") && s.includes("no report waiting to be filed"));
+    await press("first", "Escape");
+    await until("first", (s) => s.includes("Filing · 0 not filed") && s.includes("no report waiting to be filed"));
   });
 });
 
 describe("Customers: the list, filter as you type, one customer's overview; names masked without pii:view", () => {
   test("officer A: each key typed after / narrows the list; Enter opens the customer's identity, wallets, transfers and cases", async () => {
-    await press("a", "7");
-    const all = await until("a", (s) => s.includes("Jane Doe") && s.includes("Ana Lima") && s.includes("Bruno Costa"));
+    await press("first", "7");
+    const all = await until("first", (s) => s.includes("Jane Doe") && s.includes("Ana Lima") && s.includes("Bruno Costa"));
     capture("customers-list", all);
     expect(all.split("\n").find((l) => l.includes("Jane Doe"))).toMatch(/Jane Doe\s+ext-jane-001\s+1\s/);
-    await press("a", "/");
-    await until("a", (s) => s.includes("/█"));
-    await press("a", "a", "n");
-    await until("a", (s) => s.includes("/an█") && s.includes("Jane Doe") && s.includes("Ana Lima") && !s.includes("Bruno Costa"));
-    await press("a", "a");
-    const narrowed = await until("a", (s) => s.includes("/ana█") && s.includes("Ana Lima") && !s.includes("Jane Doe") && !s.includes("Bruno Costa"));
+    await press("first", "/");
+    await until("first", (s) => s.includes("/█"));
+    await press("first", "a", "n");
+    await until("first", (s) => s.includes("/an█") && s.includes("Jane Doe") && s.includes("Ana Lima") && !s.includes("Bruno Costa"));
+    await press("first", "a");
+    const narrowed = await until("first", (s) => s.includes("/ana█") && s.includes("Ana Lima") && !s.includes("Jane Doe") && !s.includes("Bruno Costa"));
     capture("customers-filter", narrowed);
-    await press("a", "Escape");
-    await until("a", (s) => s.includes("Jane Doe") && s.includes("Bruno Costa"));
-    await press("a", "/");
-    await type("a", "jane");
-    await until("a", (s) => s.includes("/jane█") && s.includes("Jane Doe") && !s.includes("Ana Lima"));
-    await press("a", "Enter");
-    await until("a", (s) => s.includes('filter "jane" · 1 of 3'));
-    await press("a", "Enter");
-    const o = await until("a", (s) => s.includes(caseNumber) && s.includes("Identity"));
+    await press("first", "Escape");
+    await until("first", (s) => s.includes("Jane Doe") && s.includes("Bruno Costa"));
+    await press("first", "/");
+    await type("first", "jane");
+    await until("first", (s) => s.includes("/jane█") && s.includes("Jane Doe") && !s.includes("Ana Lima"));
+    await press("first", "Enter");
+    await until("first", (s) => s.includes('filter "jane" · 1 of 3'));
+    await press("first", "Enter");
+    const o = await until("first", (s) => s.includes(caseNumber) && s.includes("Identity"));
     capture("customers-overview", o);
     expect(o).toContain(`Jane Doe · ${customerId} · external ext-jane-001`);
     expect(o).toContain("Identity    verified");
@@ -319,8 +321,8 @@ describe("Customers: the list, filter as you type, one customer's overview; name
     expect(flat(o)).toContain(`${transferId} outgoing 1 ETH rejected`);
     expect(flat(o)).toMatch(new RegExp(`${caseNumber} \\S+ closed rejected`));
     expect(o).not.toContain("personal data masked");
-    await press("a", "Escape");
-    await until("a", (s) => s.includes('filter "jane" · 1 of 3'));
+    await press("first", "Escape");
+    await until("first", (s) => s.includes('filter "jane" · 1 of 3'));
   });
 
   test("an analyst (no pii:view) sees every name masked, in the list and the overview, as the API answers", async () => {
@@ -328,19 +330,18 @@ describe("Customers: the list, filter as you type, one customer's overview; name
     expect(listed.status).toBe(200);
     const masked = listed.body.data.find((c: { id: string }) => c.id === customerId).name as string;
     expect(masked).not.toBe("Jane Doe");
-    openConsole("an", analyst.key);
-    await until("an", (s) => s.includes("analyst") && s.includes("live"));
-    await press("an", "7");
-    const s = await until("an", (s) => s.includes(masked) && s.includes("ext-ana-002"));
+    await until("reader", (s) => s.includes("analyst") && s.includes("live"));
+    await press("reader", "7");
+    const s = await until("reader", (s) => s.includes(masked) && s.includes("ext-ana-002"));
     capture("customers-masked", s);
     for (const name of ["Jane Doe", "Ana Lima", "Bruno Costa"]) expect(s).not.toContain(name);
-    await press("an", "/");
-    await type("an", "ext-jane");
-    capture("customers-masked-filter", await until("an", (s) => s.includes("/ext-jane█") && s.includes(masked) && !s.includes("ext-ana-002")));
-    await press("an", "Enter");
-    await until("an", (s) => s.includes('filter "ext-jane" · 1 of 3'));
-    await press("an", "Enter");
-    const o = await until("an", (s) => s.includes(`${masked} · ${customerId}`) && s.includes("personal data masked"));
+    await press("reader", "/");
+    await type("reader", "ext-jane");
+    capture("customers-masked-filter", await until("reader", (s) => s.includes("/ext-jane█") && s.includes(masked) && !s.includes("ext-ana-002")));
+    await press("reader", "Enter");
+    await until("reader", (s) => s.includes('filter "ext-jane" · 1 of 3'));
+    await press("reader", "Enter");
+    const o = await until("reader", (s) => s.includes(`${masked} · ${customerId}`) && s.includes("personal data masked"));
     capture("customers-masked-overview", o);
     expect(o).not.toContain("Jane Doe");
     expect(o).toContain(caseNumber);
@@ -357,8 +358,8 @@ describe("Audit: entries appear as actions are taken, filter by action and actor
       .filter(Boolean);
 
   test("officer A's audit screen: newest first, their own entries marked (me); a transfer created over the API while it is open appears", async () => {
-    await press("a", "8");
-    const s = await until("a", (s) => s.includes("Audit log · all") && s.includes("str.filed"));
+    await press("first", "8");
+    const s = await until("first", (s) => s.includes("Audit log · all") && s.includes("str.filed"));
     expect(actions(s)[0]).toBe("str.filed");
     expect(s.split("\n").find((l) => l.includes("str.filed"))).toContain(`${sfx(officerA.memberId)} (me)`);
     const t = await call("/api/v2/transfers", {
@@ -369,7 +370,7 @@ describe("Audit: entries appear as actions are taken, filter by action and actor
     });
     expect(t.status).toBe(202);
     const id = t.body.data.id as string;
-    const live = await until("a", (s) => s.split("\n").some((l) => l.includes("transfer.held") && l.includes(sfx(id))));
+    const live = await until("first", (s) => s.split("\n").some((l) => l.includes("transfer.held") && l.includes(sfx(id))));
     capture("audit-list", live);
     expect(live.split("\n").find((l) => l.includes("transfer.created") && l.includes(sfx(id)))).toBeTruthy();
     const api = (await auditOf(id)).map((e) => e.action);
@@ -377,43 +378,43 @@ describe("Audit: entries appear as actions are taken, filter by action and actor
   });
 
   test("/ filters by action as you type, then by actor (a member's ID): only the second officer's approval, key and membership are left", async () => {
-    await press("a", "/");
-    await type("a", "str.");
-    const byAction = await until("a", (s) => s.includes("/str.█") && !s.includes("transfer.held"));
+    await press("first", "/");
+    await type("first", "str.");
+    const byAction = await until("first", (s) => s.includes("/str.█") && !s.includes("transfer.held"));
     capture("audit-filter-action", byAction);
     expect(actions(byAction)).toEqual(["str.filed", "str.approved", "str.submitted", "str.updated", "str.updated", "str.drafted"]);
-    await press("a", "Escape");
-    await until("a", (s) => s.includes("transfer.held"));
-    await press("a", "/");
-    await type("a", officerB.memberId);
-    await press("a", "Enter");
-    const byActor = await until("a", (s) => s.includes(`filter "${officerB.memberId}" · 3 of`));
+    await press("first", "Escape");
+    await until("first", (s) => s.includes("transfer.held"));
+    await press("first", "/");
+    await type("first", officerB.memberId);
+    await press("first", "Enter");
+    const byActor = await until("first", (s) => s.includes(`filter "${officerB.memberId}" · 3 of`));
     // The member ID is also the entity of their member.created entry: the filter matches every ID a row holds.
     expect(actions(byActor)).toEqual(["str.approved", "api_key.created", "member.created"]);
   });
 
   test("Enter shows the entry: action, entity, actor with member and key, the detail; no secret anywhere on the audit screens", async () => {
-    await press("a", "g"); // the first row: the approval
-    await until("a", (s) => s.split("\n").some((l) => l.startsWith("›") && l.includes("str.approved")));
-    await press("a", "Enter");
-    const one = await until("a", (s) => s.includes("Detail") && s.includes("str.approved · TransactionReport"));
+    await press("first", "g"); // the first row: the approval
+    await until("first", (s) => s.split("\n").some((l) => l.startsWith("›") && l.includes("str.approved")));
+    await press("first", "Enter");
+    const one = await until("first", (s) => s.includes("Detail") && s.includes("str.approved · TransactionReport"));
     capture("audit-entry", one);
     expect(one).toContain(`str.approved · TransactionReport ${reportId}`);
     expect(flat(one)).toMatch(new RegExp(`Actor\\s+member ${officerB.memberId} \\(key ${officerB.id}\\)`));
     expect(one).toContain('"from": "pending_review"');
     expect(one).toContain('"to": "submitted"');
     // The provider's credentials were set over the API: the entry names the fields, never their values.
-    await press("a", "Escape");
-    await until("a", (s) => s.includes(`filter "${officerB.memberId}"`) && !s.includes("Detail"));
-    await press("a", "/");
-    await press("a", "Escape");
-    await until("a", (s) => s.includes("transfer.held") && !s.includes("filter \""));
-    await press("a", "/");
-    await type("a", "provider.created");
-    await press("a", "Enter");
-    await until("a", (s) => s.includes('filter "provider.created" · 1 of'));
-    await press("a", "Enter");
-    const p = await until("a", (s) => s.includes("provider.created · Provider"));
+    await press("first", "Escape");
+    await until("first", (s) => s.includes(`filter "${officerB.memberId}"`) && !s.includes("Detail"));
+    await press("first", "/");
+    await press("first", "Escape");
+    await until("first", (s) => s.includes("transfer.held") && !s.includes("filter \""));
+    await press("first", "/");
+    await type("first", "provider.created");
+    await press("first", "Enter");
+    await until("first", (s) => s.includes('filter "provider.created" · 1 of'));
+    await press("first", "Enter");
+    const p = await until("first", (s) => s.includes("provider.created · Provider"));
     expect(p).toContain('"privateKey"');
     for (const shown of [one, p]) {
       expect(shown).not.toContain(seed);
