@@ -170,6 +170,24 @@ test("customers: Enter shows identity status, wallets, transfers and their cases
   expect(f).toContain("trf_9 outgoing 2.5 ETH held via provider_b");
 });
 
+test("customers: R reloads the list now (customers send no stream events), and / narrows it as you type", async () => {
+  const jane = { id: "cus_1", name: "Jane Doe", externalId: "user-1", walletCount: 1, createdAt: new Date().toISOString() };
+  const ana = { id: "cus_2", name: "Ana Lima", externalId: "user-2", walletCount: 0, createdAt: new Date().toISOString() };
+  let rows = [jane];
+  stub = new Stub(ME_FILER).on("GET", "/api/v2/customers", () => list(rows));
+  const r = mount(stub, "customers");
+  await frame(r, (f) => f.includes("Jane Doe"));
+  rows = [ana, jane];
+  const before = stub.requests("GET", "/api/v2/customers").length;
+  await keys(r, "R");
+  await frame(r, (f) => f.includes("Ana Lima") && f.includes("Jane Doe"));
+  expect(stub.requests("GET", "/api/v2/customers").length).toBe(before + 1);
+  await keys(r, "/", "a", "n");
+  await frame(r, (f) => f.includes("/an█") && f.includes("Ana Lima") && f.includes("Jane Doe"));
+  await keys(r, "a");
+  await frame(r, (f) => f.includes("/ana█") && f.includes("Ana Lima") && !f.includes("Jane Doe"));
+});
+
 test("audit: entries newest first; f filters by entity type; Enter shows one entry's detail", async () => {
   const entry = { id: "aud_1", action: "str.filed", entityType: "TransactionReport", entityId: "rpt_1", actor: { type: "member", memberId: "mem_b", apiKeyId: "key_9" }, detail: { filingReference: "FIU-1" }, environment: "test", createdAt: new Date().toISOString() };
   stub = new Stub(ME_FILER).on("GET", "/api/v2/audit-log", list([entry]));
