@@ -178,7 +178,7 @@ export function App({ client, connect, noColor = false, initial = "overview", sa
       case "help":
         return setHelp(true);
       case "reload":
-        return setTicks((t) => Object.fromEntries(["transfer", "case", ...Object.keys(t)].map((k) => [k, (t[k] ?? 0) + 1])));
+        return setTicks((t) => Object.fromEntries(["transfer", "case", "reload", ...Object.keys(t)].map((k) => [k, (t[k] ?? 0) + 1])));
       case "transfer":
         setFocusTransfer((f) => ({ id: c.id, n: (f?.n ?? 0) + 1 }));
         return go("transfers");
@@ -199,7 +199,7 @@ export function App({ client, connect, noColor = false, initial = "overview", sa
         setModal(true);
         return setPrompt(true);
       }
-      if (input === "R") return setTicks((t) => Object.fromEntries(["transfer", "case", ...Object.keys(t)].map((k) => [k, (t[k] ?? 0) + 1])));
+      if (input === "R") return setTicks((t) => Object.fromEntries(["transfer", "case", "reload", ...Object.keys(t)].map((k) => [k, (t[k] ?? 0) + 1])));
       const i = SCREENS.findIndex((s) => s.id === screen);
       if (/^[1-9]$/.test(input) && SCREENS[Number(input) - 1]) return go(SCREENS[Number(input) - 1].id);
       if (key.tab) return go(SCREENS[(i + (key.shift ? SCREENS.length - 1 : 1)) % SCREENS.length].id);

@@ -96,9 +96,11 @@ export function useResource<T = any>(path: string | null, topics: string[] = [],
     load();
   }, [load, path]);
 
-  const tick = topics.map((t) => ticks[t] ?? 0).join(",");
+  // "reload" is bumped by `R` and `:reload`: every resource answers it, whatever its topics (or none).
+  const all = [...topics, "reload"];
+  const tick = all.map((t) => ticks[t] ?? 0).join(",");
   useEffect(() => {
-    if (tick === topics.map(() => 0).join(",")) return;
+    if (tick === all.map(() => 0).join(",")) return;
     const wait = Math.max(0, 200 - (Date.now() - last.current));
     if (timer.current) clearTimeout(timer.current);
     // The latest `load` (its path), not the one of the render the event arrived in: a filter changed since then

@@ -119,10 +119,12 @@ export const SCREEN_KEYS: Record<ScreenId, [string, string][]> = {
   ],
   customers: [
     ["Enter", "identity status, wallets, transfers, cases"],
-    ["/", "search by name or external ID"],
+    ["/", "filter as you type (name, external ID, ID)"],
+    [":search", "ask the server (name, external ID)"],
   ],
   audit: [
-    ["f", "filter by entity type"],
+    ["f", "entity type (asks the server)"],
+    ["/", "filter as you type (action, actor, ID)"],
     ["Enter", "one entry with its detail"],
   ],
   rules: [["p", "promote the selected test rule to live (live key)"]],

@@ -167,7 +167,25 @@ test("customers: Enter shows identity status, wallets, transfers and their cases
   const f = await frame(r, (f) => f.includes("CASE-TEST-2026-000004"));
   expect(f).toContain("Identity    verified (NL)");
   expect(f).toMatch(/ethereum\s+0xabc verified/);
-  expect(f).toMatch(/trf_9 outgoing\s+held/);
+  expect(f).toContain("trf_9 outgoing 2.5 ETH held via provider_b");
+});
+
+test("customers: R reloads the list now (customers send no stream events), and / narrows it as you type", async () => {
+  const jane = { id: "cus_1", name: "Jane Doe", externalId: "user-1", walletCount: 1, createdAt: new Date().toISOString() };
+  const ana = { id: "cus_2", name: "Ana Lima", externalId: "user-2", walletCount: 0, createdAt: new Date().toISOString() };
+  let rows = [jane];
+  stub = new Stub(ME_FILER).on("GET", "/api/v2/customers", () => list(rows));
+  const r = mount(stub, "customers");
+  await frame(r, (f) => f.includes("Jane Doe"));
+  rows = [ana, jane];
+  const before = stub.requests("GET", "/api/v2/customers").length;
+  await keys(r, "R");
+  await frame(r, (f) => f.includes("Ana Lima") && f.includes("Jane Doe"));
+  expect(stub.requests("GET", "/api/v2/customers").length).toBe(before + 1);
+  await keys(r, "/", "a", "n");
+  await frame(r, (f) => f.includes("/an█") && f.includes("Ana Lima") && f.includes("Jane Doe"));
+  await keys(r, "a");
+  await frame(r, (f) => f.includes("/ana█") && f.includes("Ana Lima") && !f.includes("Jane Doe"));
 });
 
 test("audit: entries newest first; f filters by entity type; Enter shows one entry's detail", async () => {

@@ -7,6 +7,9 @@ export type Step =
   | { kind: "text"; name: string; label: string; optional?: boolean; max?: number; initial?: string; when?: (v: Record<string, string>) => boolean }
   | { kind: "confirm"; label: (v: Record<string, string>) => string };
 
+/** Options a pick shows at once (with a line for those above and below it fits 80×24). */
+export const PICK_ROWS = 9;
+
 export function Flow({ title, steps, onDone, onCancel }: { title: string; steps: Step[]; onDone: (v: Record<string, string>) => void; onCancel: () => void }) {
   const [i, setI] = useState(0);
   const [values, setValues] = useState<Record<string, string>>({});
@@ -58,10 +61,23 @@ export function Flow({ title, steps, onDone, onCancel }: { title: string; steps:
       {step.kind === "pick" ? (
         <>
           <Text>{step.label}</Text>
-          {step.options.map((o, k) => (
-            <Text key={o.value} inverse={k === pick}>{`${k + 1}. ${o.label}`}</Text>
-          ))}
-          <Text dimColor>j/k or 1-9, Enter chooses, Esc cancels</Text>
+          {(() => {
+            // A long list (a report type's twenty fields) shows a window around the choice: a box taller than the
+            // terminal garbles the screen. Numbers stay the options' own; 1-9 pick the first nine.
+            const n = step.options.length;
+            const start = Math.min(Math.max(0, pick - Math.floor(PICK_ROWS / 2)), Math.max(0, n - PICK_ROWS));
+            const shown = step.options.slice(start, start + PICK_ROWS);
+            return (
+              <>
+                {start > 0 ? <Text dimColor>{`  … ${start} more above`}</Text> : null}
+                {shown.map((o, k) => (
+                  <Text key={o.value} inverse={start + k === pick} wrap="truncate">{`${start + k + 1}. ${o.label}`}</Text>
+                ))}
+                {start + PICK_ROWS < n ? <Text dimColor>{`  … ${n - start - PICK_ROWS} more below`}</Text> : null}
+              </>
+            );
+          })()}
+          <Text dimColor>{step.options.length > 9 ? "j/k moves, 1-9 the first nine, Enter chooses, Esc cancels" : "j/k or 1-9, Enter chooses, Esc cancels"}</Text>
         </>
       ) : step.kind === "text" ? (
         <>

@@ -23,10 +23,16 @@ export function connectionText(health: Health, stream: StreamState): { text: str
 
 export const StatusLine = memo(function StatusLine({ url, me, health, stream, width }: { url: string; me: Me | null; health: Health; stream: StreamState; width: number }) {
   const tone = useTone();
-  const who = me ? `${me.environment} · ${me.member.email ?? me.member.id} · ${me.member.role}` : "member unknown";
   const conn = connectionText(health, stream);
-  const left = `${url.replace(/^https?:\/\//, "")} · ${who}`;
   const room = Math.max(10, width - conn.text.length - 3);
+  const server = url.replace(/^https?:\/\//, "");
+  // Where the line is short, the member's address is cut, not the role (what the key may do) after it.
+  let left = `${server} · member unknown`;
+  if (me) {
+    const member = me.member.email ?? me.member.id;
+    const fixed = `${server} · ${me.environment} ·  · ${me.member.role}`.length;
+    left = `${server} · ${me.environment} · ${cut(member, Math.max(8, room - 1 - fixed))} · ${me.member.role}`;
+  }
   return (
     <Box>
       <Text inverse>{` ${cut(left, room - 1).padEnd(room - 1)}`}</Text>

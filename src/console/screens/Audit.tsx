@@ -1,16 +1,19 @@
-// Audit log: who did what in the key's environment, newest first, filtered by entity type; Enter shows one entry
-// whole (actor, entity, detail as JSON).
+// Audit log: who did what in the key's environment, newest first, reloaded as events arrive; `f` asks the server for
+// one entity type, `/` filters as you type by action, actor or ID; Enter shows one entry whole (actor, entity, detail
+// as JSON, which the API writes without secrets or personal data values).
 import { useMemo, useState } from "react";
 import { Box, Text, useInput } from "ink";
-import { useConsole, useResource } from "../context.ts";
-import { navigateMasterDetail, useSelectedId } from "../hooks.ts";
+import { useConsole, useKept, useKeptRef, useResource } from "../context.ts";
+import { navigateMasterDetail, useCommand, useSelectedId, useYank } from "../hooks.ts";
 import { navOf } from "../keys.ts";
-import { pad, shortTime } from "../format.ts";
 import { useTone } from "../theme.tsx";
+import { type Column } from "../table.ts";
+import { useListControls } from "../list-controls.tsx";
+import { rowTime, shortId } from "./Transfers.tsx";
 import { List } from "../components/List.tsx";
 import { Lines, type Line } from "../components/Lines.tsx";
 
-const TYPES = ["all", "TransactionReport", "Case", "Rule", "Transfer", "Customer", "Wallet", "ApiKey", "Threshold"] as const;
+const TYPES = ["all", "TransactionReport", "Case", "Rule", "Transfer", "Customer", "Wallet", "ApiKey", "Threshold"];
 
 export function auditLines(e: any): Line[] {
   return [
@@ -25,46 +28,79 @@ export function auditLines(e: any): Line[] {
   ];
 }
 
+/** The actor as a row shows it: the member (or the system), "(me)" when it is the key's own member. */
+export function actorText(e: any, meId: string | null, wide: boolean): string {
+  const id = e.actor?.memberId ?? e.actor?.apiKeyId ?? e.actor?.type ?? "";
+  const shown = wide || id.length <= 14 ? id : shortId(id);
+  return e.actor?.memberId && e.actor.memberId === meId ? `${shown} (me)` : shown;
+}
+
+export function auditColumns(width: number, now: () => number, meId: string | null): Column<any>[] {
+  const wide = width >= 120;
+  return [
+    { key: "at", title: "at", width: 11, text: (e) => rowTime(e.createdAt, now()), sort: (e) => e.createdAt },
+    { key: "action", title: "action", width: 18, flex: true, text: (e) => e.action },
+    { key: "entity", title: "entity", width: 14, minTotal: 100, text: (e) => e.entityType },
+    { key: "id", title: "entity ID", width: wide ? 30 : 13, text: (e) => (wide || !e.entityId ? (e.entityId ?? "-") : shortId(e.entityId)), sort: (e) => e.entityId },
+    { key: "actor", title: "actor", width: wide ? 36 : 18, text: (e) => actorText(e, meId, wide) },
+  ];
+}
+
 export function Audit({ height, width }: { height: number; width: number }) {
-  const { modal } = useConsole();
+  const { modal, me, now } = useConsole();
   const tone = useTone();
-  const [type, setType] = useState<(typeof TYPES)[number]>("all");
-  const [openId, setOpenId] = useState<string | null>(null);
+  const [type, setType] = useKept<string>("audit.type", "all");
+  // `f` cycles through the usual entity types and every other one the log has shown (the log spells some lower case).
+  const seen = useKeptRef<string[]>("audit.types", [...TYPES]);
+  const [openId, setOpenId] = useKept<string | null>("audit.open", null);
   const [scroll, setScroll] = useState(0);
-  const list = useResource<any[]>(`/api/v2/audit-log?limit=200${type === "all" ? "" : `&entityType=${type}`}`, ["transfer", "case"], { pollMs: 10_000 });
-  const items = useMemo(() => list.data ?? [], [list.data]);
-  const selected = useSelectedId("audit", items, false);
-  const sel = selected.index;
-  const open = openId ? items.find((e) => e.id === openId) : null;
+  // Reloaded by every event (an action on a transfer or case writes its entry first) and polled for the rest.
+  const list = useResource<any[]>(`/api/v2/audit-log?limit=200${type === "all" ? "" : `&entityType=${type}`}`, ["transfer", "case"], { pollMs: 5_000 });
+  const cols = useMemo(() => auditColumns(width, now, me?.member.id ?? null), [width, now, me]);
+  // `/` matches what a row shows and the full IDs: entity, member, key.
+  const ctl = useListControls("audit", list.data ?? [], cols, width - 1, { extra: (e) => `${e.entityType} ${e.entityId ?? ""} ${e.actor?.memberId ?? ""} ${e.actor?.apiKeyId ?? ""} ${e.actor?.type ?? ""}` });
+  for (const e of list.data ?? []) if (e.entityType && !seen.current.includes(e.entityType)) seen.current = [...seen.current, e.entityType];
+  const items = ctl.rows;
+  const selected = useSelectedId("audit", items, openId !== null);
+  // The entry stays on screen when a filter or a reload drops it from the list: it is read by its ID.
+  const fromList = openId ? (list.data ?? []).find((e) => e.id === openId) : null;
+  const one = useResource<any>(openId && !fromList ? `/api/v2/audit-log/${openId}` : null, [], { pollMs: 60_000 });
+  const open = fromList ?? one.data;
+  const yank = useYank();
+  useCommand((c) => ctl.onCommand(c));
   const page = Math.max(1, height - 3);
   useInput(
     (input, key) => {
       if (modal) return;
       const nav = navOf(input, key);
       if (navigateMasterDetail(nav, { openId, setOpenId, setScroll, selected, page })) return;
+      if (input === "y") return yank(openId ?? selected.id);
       if (openId) return;
-      if (input === "f") setType((t) => TYPES[(TYPES.indexOf(t) + 1) % TYPES.length]);
+      if (ctl.onKey(input)) return;
+      if (input === "f") setType((t) => seen.current[(seen.current.indexOf(t) + 1) % seen.current.length]);
     },
     { isActive: !modal },
   );
+  const bodyHeight = height - 2 - (ctl.bar && !openId ? 1 : 0);
   return (
     <Box flexDirection="column" height={height}>
       <Text bold wrap="truncate">
         {`Audit log · ${type} · ${items.length}${list.meta.total !== undefined ? ` of ${list.meta.total}` : ""}`}
-        <Text color={tone("muted")}>{"  f entity type · Enter entry"}</Text>
+        <Text color={tone("muted")}>{openId ? "  Esc back · y yank" : "  f entity type · / filter (action, actor, ID) · </> sort · Enter entry"}</Text>
       </Text>
       {list.error ? <Text color={tone("bad")}>{`✕ ${list.error.code}: ${list.error.error}`}</Text> : null}
-      {open ? (
-        <Lines lines={auditLines(open)} offset={scroll} height={height - 2} />
+      {openId ? null : ctl.bar}
+      {openId ? (
+        open ? <Lines lines={auditLines(open)} offset={scroll} height={height - 2} width={width - 1} /> : <Text dimColor>{one.error ? `✕ ${one.error.code}: ${one.error.error}` : "loading…"}</Text>
       ) : (
         <List
           items={items}
-          selected={sel}
-          height={height - 2}
+          selected={selected.index}
+          height={bodyHeight}
           width={width}
-          header={`${pad("at", 11)} ${pad("action", 26)} ${pad("entity", 18)} ${pad("entity ID", 30)} actor`}
-          render={(e, w) => `${pad(shortTime(e.createdAt), 11)} ${pad(e.action, 26)} ${pad(e.entityType, 18)} ${pad(e.entityId ?? "-", 30)} ${e.actor?.memberId ?? e.actor?.type ?? ""}`.slice(0, w)}
-          empty={list.loading ? "loading…" : "no entries"}
+          header={ctl.header}
+          render={(e) => ctl.render(e)}
+          empty={list.loading ? "loading…" : `no entries${ctl.filter ? ` matching "${ctl.filter}"` : ""}`}
         />
       )}
     </Box>

@@ -2,16 +2,18 @@
 // Caravan's operator overview route. Names are masked without pii:view; a part the key may not read says so.
 import { useMemo, useState } from "react";
 import { Box, Text, useInput } from "ink";
-import { useConsole, useModalState, useResource } from "../context.ts";
-import { navigateMasterDetail, useSelectedId } from "../hooks.ts";
+import { useConsole, useKept, useResource } from "../context.ts";
+import { navigateMasterDetail, useCommand, useSelectedId, useYank } from "../hooks.ts";
 import { navOf } from "../keys.ts";
 import { pad, shortTime } from "../format.ts";
 import { useTone } from "../theme.tsx";
+import { type Column } from "../table.ts";
+import { useListControls } from "../list-controls.tsx";
 import { List } from "../components/List.tsx";
 import { Lines, type Line } from "../components/Lines.tsx";
-import { Flow } from "../components/Flow.tsx";
+import { rowTime, shortId } from "./Transfers.tsx";
 
-export function customerLines(o: any): Line[] {
+export function customerLines(o: any, piiMasked = false): Line[] {
   const c = o.customer;
   const L: Line[] = [
     { text: `${c.name ?? "(no name)"} · ${c.id}${c.externalId ? ` · external ${c.externalId}` : ""}`, bold: true },
@@ -21,64 +23,79 @@ export function customerLines(o: any): Line[] {
   ];
   for (const w of o.wallets ?? []) L.push({ text: `  ${pad(w.network, 10)} ${w.address} ${w.verified ? "verified" : "unverified"}${w.label ? ` · ${w.label}` : ""}` });
   L.push({ text: `Transfers (${o.transfers?.length ?? "no access"}, newest first)`, bold: true });
-  for (const t of o.transfers ?? []) L.push({ text: `  ${shortTime(t.createdAt)} ${t.id} ${pad(t.direction, 8)} ${pad(t.state, 22)} ${t.amount} ${t.asset}${t.protocol ? ` via ${t.protocol}` : ""}`, tone: t.state === "held" ? "warn" : t.state === "rejected" || t.state === "failed" ? "bad" : undefined });
+  for (const t of o.transfers ?? []) L.push({ text: `  ${shortTime(t.createdAt)} ${t.id} ${t.direction} ${t.amount} ${t.asset} ${t.state}${t.protocol ? ` via ${t.protocol}` : ""}`, tone: t.state === "held" ? "warn" : t.state === "rejected" || t.state === "failed" ? "bad" : undefined });
   L.push({ text: `Cases (${o.cases?.length ?? "no access"})`, bold: true });
   for (const k of o.cases ?? []) L.push({ text: `  ${k.caseNumber} ${pad(k.type, 18)} ${pad(k.status, 6)} ${k.resolution ?? ""} ${k.priority} · ${k.transferIds.join(", ")}` });
+  if (piiMasked) L.push({ text: "personal data masked (role without pii:view)", dim: true });
   return L;
 }
 
+export function customerColumns(width: number, now: () => number): Column<any>[] {
+  const wide = width >= 120;
+  return [
+    { key: "name", title: "name", width: 16, flex: true, text: (c) => c.name ?? "-" },
+    { key: "external", title: "external ID", width: 14, flex: true, text: (c) => c.externalId ?? "-" },
+    { key: "wallets", title: "wallets", width: 7, right: true, text: (c) => String(c.walletCount ?? 0), sort: (c) => c.walletCount ?? 0 },
+    { key: "created", title: "created", width: 11, text: (c) => rowTime(c.createdAt, now()), sort: (c) => c.createdAt },
+    { key: "id", title: "ID", width: wide ? 30 : 13, text: (c) => (wide ? c.id : shortId(c.id)), sort: (c) => c.id },
+  ];
+}
+
 export function Customers({ height, width }: { height: number; width: number }) {
-  const { modal } = useConsole();
+  const { modal, now } = useConsole();
   const tone = useTone();
-  const [search, setSearch] = useState("");
-  const [asking, setAsking] = useModalState<true>();
-  const [openId, setOpenId] = useState<string | null>(null);
+  // `:search` asks the server (names by their blind index, external IDs); `/` filters the rows shown as you type.
+  const [search, setSearch] = useKept("customers.search", "");
+  const [openId, setOpenId] = useKept<string | null>("customers.open", null);
   const [scroll, setScroll] = useState(0);
   const list = useResource<any[]>(`/api/v2/customers?limit=100${search ? `&search=${encodeURIComponent(search)}` : ""}`, ["customer"], { pollMs: 15_000 });
-  const items = useMemo(() => list.data ?? [], [list.data]);
-  const selected = useSelectedId("customers", items, false);
-  const sel = selected.index;
+  const cols = useMemo(() => customerColumns(width, now), [width, now]);
+  const ctl = useListControls("customers", list.data ?? [], cols, width - 1, { extra: (c) => c.id });
+  const items = ctl.rows;
+  const selected = useSelectedId("customers", items, openId !== null);
   const overview = useResource<any>(openId ? `/api/v2/customers/${openId}/overview` : null, ["transfer", "case"]);
+  const yank = useYank();
+  useCommand((c) => {
+    if (ctl.onCommand(c)) return true;
+    if (c.name === "search") {
+      setSearch(c.args.join(" "));
+      return true;
+    }
+    return false;
+  });
   const page = Math.max(1, height - 3);
   useInput(
     (input, key) => {
-      if (modal || asking) return;
+      if (modal) return;
       const nav = navOf(input, key);
       if (navigateMasterDetail(nav, { openId, setOpenId, setScroll, selected, page })) return;
+      if (input === "y") return yank(openId ?? selected.id);
       if (openId) return;
-      if (input === "/") setAsking(true);
+      ctl.onKey(input);
     },
     { isActive: !modal },
   );
+  const bodyHeight = height - 2 - (ctl.bar && !openId ? 1 : 0);
   return (
     <Box flexDirection="column" height={height}>
       <Text bold wrap="truncate">
-        {`Customers${search ? ` · "${search}"` : ""} · ${items.length}`}
-        <Text color={tone("muted")}>{"  Enter overview · / search (name, external ID)"}</Text>
+        {`Customers${search ? ` · search "${search}"` : ""} · ${list.meta.total ?? items.length}`}
+        <Text color={tone("muted")}>{openId ? "  Esc back · y yank" : "  Enter overview · / filter · </> sort · y yank · :search name"}</Text>
       </Text>
       {list.error ? <Text color={tone("bad")}>{`✕ ${list.error.code}: ${list.error.error}`}</Text> : null}
-      {asking ? (
-        <Flow
-          title="Search customers"
-          steps={[{ kind: "text", name: "q", label: "Name or external ID (empty: all)", optional: true, initial: search, max: 200 }]}
-          onDone={(v) => {
-            setAsking(null);
-            setSearch(v.q);
-          }}
-          onCancel={() => setAsking(null)}
-        />
-      ) : openId ? (
-        overview.data ? <Lines lines={customerLines(overview.data)} offset={scroll} height={height - 2} /> : <Text dimColor>{overview.error ? `✕ ${overview.error.code}: ${overview.error.error}` : "loading…"}</Text>
+      {openId ? null : ctl.bar}
+      {openId ? (
+        overview.data ? <Lines lines={customerLines(overview.data, overview.meta.piiMasked === true)} offset={scroll} height={height - 2} width={width - 1} /> : <Text dimColor>{overview.error ? `✕ ${overview.error.code}: ${overview.error.error}` : "loading…"}</Text>
       ) : (
         <List
           items={items}
-          selected={sel}
-          height={height - 2}
+          selected={selected.index}
+          height={bodyHeight}
           width={width}
-          header={`${pad("name", 30)} ${pad("external ID", 18)} ${pad("wallets", 7)} ${pad("created", 11)} id`}
-          render={(c, w) => `${pad(c.name ?? "-", 30)} ${pad(c.externalId ?? "-", 18)} ${pad(String(c.walletCount ?? 0), 7)} ${pad(shortTime(c.createdAt), 11)} ${c.id}`.slice(0, w)}
+          header={ctl.header}
+          render={(c) => ctl.render(c)}
           tone={(c) => tone(c.deactivatedAt || c.erasedAt ? "muted" : undefined)}
-          empty={list.loading ? "loading…" : "no customers"}
+          empty={list.loading ? "loading…" : `no customers${ctl.filter ? ` matching "${ctl.filter}"` : ""}`}
         />
       )}
     </Box>

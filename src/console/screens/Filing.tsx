@@ -12,6 +12,7 @@ import { useTone } from "../theme.tsx";
 import { List } from "../components/List.tsx";
 import { Lines, type Line } from "../components/Lines.tsx";
 import { Flow, type Step } from "../components/Flow.tsx";
+import { shortId } from "./Transfers.tsx";
 
 type FlowKind = "field" | "narrative" | "submit" | "approve" | "file" | "draft";
 
@@ -30,8 +31,10 @@ export function filingLines(r: any, ready: any | null): Line[] {
       L.push({ text: `Threshold   ${t.thresholdAmount} ${t.thresholdCurrency} (${t.countryCode}): ${t.reached === true ? "reached" : t.reached === false ? "not reached" : "not compared"}` });
     }
     const missing: string[] = ready.missing?.labels ?? [];
-    L.push(missing.length ? { text: "Missing for filing", bold: true, tone: "warn" } : { text: "Ready to file: nothing missing", tone: "ok" });
-    for (const m of missing) L.push({ text: `  • ${m}`, tone: "warn" });
+    if (r.status !== "filed") {
+      L.push(missing.length ? { text: "Missing for filing", bold: true, tone: "warn" } : { text: "Ready to file: nothing missing", tone: "ok" });
+      for (const m of missing) L.push({ text: `  • ${m}`, tone: "warn" });
+    }
   }
   if (r.filingReference) L.push({ text: `Filed       ${shortTime(r.filedAt)} reference ${r.filingReference}`, tone: "ok" });
   L.push({ text: "Narrative", bold: true }, ...String(r.narrative ?? "-").split("\n").map((t) => ({ text: `  ${t}` })));
@@ -55,8 +58,9 @@ export function Filing({ height, width }: { height: number; width: number }) {
   const sel = selected.index;
   const current = selected.item ?? undefined;
   const targetId = openId ?? current?.id ?? null;
-  const det = useResource<any>(targetId && openId ? `/api/v2/reports/${targetId}` : null, ["case"]);
-  const ready = useResource<any>(targetId && openId ? `/api/v2/reports/${targetId}/readiness` : null, ["case"]);
+  // Reports send no stream events: an open report is read again as often as the list (another officer's step shows).
+  const det = useResource<any>(targetId && openId ? `/api/v2/reports/${targetId}` : null, ["case"], { pollMs: 10_000 });
+  const ready = useResource<any>(targetId && openId ? `/api/v2/reports/${targetId}/readiness` : null, ["case"], { pollMs: 10_000 });
   const target = openId ? det.data : current;
   const page = Math.max(1, height - 3);
   const canWrite = allows(me, "strs:write", "strs:update");
@@ -160,7 +164,7 @@ export function Filing({ height, width }: { height: number; width: number }) {
       {flow ? (
         <Flow title={flow === "draft" ? "Draft by hand" : `${flow} report`} steps={steps()} onDone={run} onCancel={() => setFlow(null)} />
       ) : openId ? (
-        det.data ? <Lines lines={filingLines(det.data, ready.data)} offset={scroll} height={height - 2} /> : <Text dimColor>{det.error ? `✕ ${det.error.code}: ${det.error.error}` : "loading…"}</Text>
+        det.data ? <Lines lines={filingLines(det.data, ready.data)} offset={scroll} height={height - 2} width={width - 1} /> : <Text dimColor>{det.error ? `✕ ${det.error.code}: ${det.error.error}` : "loading…"}</Text>
       ) : (
         <List
           items={items}
@@ -168,7 +172,7 @@ export function Filing({ height, width }: { height: number; width: number }) {
           height={height - 2}
           width={width}
           header={header}
-          render={(r, w) => `${pad(r.reportNumber, 26)} ${pad(r.status, 14)} ${pad(r.jurisdiction ?? "--", 4)} ${pad(r.filingReady ? "yes" : "no", 5)} ${r.transferId}`.slice(0, w)}
+          render={(r, w) => `${pad(r.reportNumber, 26)} ${pad(r.status, 14)} ${pad(r.jurisdiction ?? "--", 4)} ${pad(r.filingReady ? "yes" : "no", 5)} ${w - 54 >= r.transferId.length ? r.transferId : shortId(r.transferId)}`.slice(0, w)}
           tone={(r) => tone(r.filingDeadline?.isOverdue ? "bad" : r.filingReady ? "ok" : undefined)}
           empty={list.loading ? "loading…" : "no report waiting to be filed"}
         />

@@ -98,7 +98,7 @@ export function Reports({ height, width, save = defaultSave }: { height: number;
       {asking ? (
         <Flow title="Download PDF" steps={[{ kind: "text", name: "path", label: `Save ${target?.reportNumber ?? "the report"} to`, initial: `./${target?.reportNumber ?? "report"}.pdf`, max: 1000 }]} onDone={download} onCancel={() => setAsking(null)} />
       ) : openId ? (
-        det.data ? <Lines lines={reportLines(det.data)} offset={scroll} height={height - 2} /> : <Text dimColor>{det.error ? `✕ ${det.error.code}: ${det.error.error}` : "loading…"}</Text>
+        det.data ? <Lines lines={reportLines(det.data)} offset={scroll} height={height - 2} width={width - 1} /> : <Text dimColor>{det.error ? `✕ ${det.error.code}: ${det.error.error}` : "loading…"}</Text>
       ) : (
         <List
           items={items}
