@@ -6,8 +6,8 @@
 //   bun scripts/suite-profile.ts --runs 3 <file>      each file several times; the median is printed
 //   bun scripts/suite-profile.ts --timings t.json     also write the per-file medians as a bun --timings file
 //
-// Wall time is the whole `bun test` process (start, hooks, tests, exit) measured from outside; "tests" is bun's own
-// figure for the file. The machine may be shared: compare files measured in the same minute, not across runs.
+// Wall time is the whole `bun test` process (start, hooks, tests, exit) measured from outside; cpu is the user and
+// system time of that process and the children it reaped (servers, CLI runs); "tests" is bun's own figure for the file. The machine may be shared: compare files measured in the same minute, not across runs.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -31,7 +31,7 @@ if (wanted.length === 0) {
   process.exit(1);
 }
 
-interface Row { file: string; wall: number; tests: number; pass: number; fail: number; spawns: Record<string, number> }
+interface Row { file: string; wall: number; cpu: number; tests: number; pass: number; fail: number; spawns: Record<string, number> }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 const dir = mkdtempSync(join(tmpdir(), "suite-profile-"));
 const rows: Row[] = [];
@@ -40,6 +40,7 @@ try {
   for (const [i, file] of wanted.entries()) {
     const walls: number[] = [];
     const testTimes: number[] = [];
+    const cpus: number[] = [];
     let pass = 0, fail = 0;
     let spawns: Record<string, number> = {};
     for (let r = 0; r < runs; r++) {
@@ -53,6 +54,8 @@ try {
       });
       const [out, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
       walls.push((performance.now() - t0) / 1000);
+      // user + system CPU of the file's process and every child it reaped (servers, CLI runs): the cores it used.
+      cpus.push(Number(p.resourceUsage()?.cpuTime.total ?? 0n) / 1e6);
       const text = out + err;
       pass = Number(/^\s*(\d+) pass$/m.exec(text)?.[1] ?? 0);
       fail = Number(/^\s*(\d+) fail$/m.exec(text)?.[1] ?? 0) + (p.exitCode !== 0 && !/^\s*\d+ fail$/m.test(text) ? 1 : 0);
@@ -65,7 +68,7 @@ try {
           spawns[k] = (spawns[k] ?? 0) + 1;
         }
     }
-    const row: Row = { file, wall: median(walls), tests: testTimes.length ? median(testTimes) : NaN, pass, fail, spawns };
+    const row: Row = { file, wall: median(walls), cpu: median(cpus), tests: testTimes.length ? median(testTimes) : NaN, pass, fail, spawns };
     rows.push(row);
     process.stderr.write(`[${i + 1}/${wanted.length}] ${file} ${row.wall.toFixed(1)} s${fail ? ` (${fail} failed)` : ""}\n`);
   }
@@ -82,13 +85,13 @@ const fmt = (s: Record<string, number>) => {
 rows.sort((a, b) => b.wall - a.wall);
 const sum = (f: (r: Row) => number) => rows.reduce((t, r) => t + (Number.isFinite(f(r)) ? f(r) : 0), 0);
 const w = Math.max(...rows.slice(0, top).map((r) => r.file.length), 4);
-console.log(`${"file".padEnd(w)}   wall   tests  pass fail  ${kinds.join("  ")}  other`);
+console.log(`${"file".padEnd(w)}   wall     cpu   tests  pass fail  ${kinds.join("  ")}  other`);
 for (const r of rows.slice(0, top))
-  console.log(`${r.file.padEnd(w)} ${r.wall.toFixed(1).padStart(6)} ${r.tests.toFixed(1).padStart(7)} ${String(r.pass).padStart(5)} ${String(r.fail).padStart(4)}  ${fmt(r.spawns)}`);
+  console.log(`${r.file.padEnd(w)} ${r.wall.toFixed(1).padStart(6)} ${r.cpu.toFixed(1).padStart(7)} ${r.tests.toFixed(1).padStart(7)} ${String(r.pass).padStart(5)} ${String(r.fail).padStart(4)}  ${fmt(r.spawns)}`);
 const totals: Record<string, number> = {};
 for (const r of rows) for (const [k, n] of Object.entries(r.spawns)) totals[k] = (totals[k] ?? 0) + n;
 console.log(
-  `${rows.length} files: wall ${sum((r) => r.wall).toFixed(1)} s (sum of files run alone), tests ${sum((r) => r.tests).toFixed(1)} s, ` +
+  `${rows.length} files: wall ${sum((r) => r.wall).toFixed(1)} s (sum of files run alone), cpu ${sum((r) => r.cpu).toFixed(1)} s, tests ${sum((r) => r.tests).toFixed(1)} s, ` +
     `${sum((r) => r.pass)} passed, ${sum((r) => r.fail)} failed; processes started: ${Object.entries(totals).map(([k, n]) => `${k} ${n}`).join(", ")}; ` +
     `profile took ${((performance.now() - started) / 1000).toFixed(0)} s`,
 );
