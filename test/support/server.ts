@@ -16,7 +16,8 @@ export const FAST_CADENCE: Record<string, string> = {
 /**
  * Every test server draws report PDFs at its own priority (CARAVAN_PDF_NICE=0) rather than the product's nice 19:
  * with the test files spread over worker processes the cores are always busy, and a render thread at nice 19 then
- * waits behind every other worker (a CJK report took over 60 s). What a PDF holds does not depend on its priority;
+ * waits behind every other worker (with four workers a CJK render at nice 19 ran past its 60 s hang guard). What a
+ * PDF holds does not depend on its priority;
  * the binary's own test (test/binary-reports.test.ts) still proves the nice 19 default. A test may override it.
  */
 export const TEST_SERVER_ENV: Record<string, string> = { CARAVAN_PDF_NICE: "0" };
