@@ -56,8 +56,12 @@ if [ "$explicit" -eq 0 ] && [ "$workers" -gt 1 ]; then args=(--parallel="$worker
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
+started=$SECONDS
 bun test "${args[@]}" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
+mode="one process"
+for a in "${args[@]}"; do case "$a" in --parallel=*) mode="${a#--parallel=} workers" ;; --parallel) mode="one worker per core" ;; esac; done
+echo "test: bun test took $((SECONDS - started)) s wall ($mode)"
 passed=$(grep -Eo '^ *[0-9]+ pass$' "$log" | tail -1 | grep -Eo '[0-9]+')
 failed=$(grep -Eo '^ *[0-9]+ fail$' "$log" | tail -1 | grep -Eo '[0-9]+')
 passed=${passed:-0}
