@@ -40,10 +40,28 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
+# Test files run in CARAVAN_TEST_WORKERS worker processes (default 3, measured on two cores in docs/benchmarks.md;
+# 1 runs every file in one process), the slowest files first by test/timings.json (`bun run test:timings` refreshes
+# it). An explicit --parallel among the arguments wins.
+args=("$@")
+explicit=0
+for a in "$@"; do case "$a" in --parallel | --parallel=*) explicit=1 ;; esac; done
+workers=${CARAVAN_TEST_WORKERS:-3}
+if ! [[ "$workers" =~ ^[1-9][0-9]*$ ]]; then
+  echo "test: CARAVAN_TEST_WORKERS must be a whole number of workers, 1 or more (got \"$workers\")"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+if [ "$explicit" -eq 0 ] && [ "$workers" -gt 1 ]; then args=(--parallel="$workers" --timings=test/timings.json "${args[@]}"); fi
+
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-bun test "$@" 2>&1 | tee "$log"
+started=$SECONDS
+bun test "${args[@]}" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
+mode="one process"
+for a in "${args[@]}"; do case "$a" in --parallel=*) mode="${a#--parallel=} workers" ;; --parallel) mode="one worker per core" ;; esac; done
+echo "test: bun test took $((SECONDS - started)) s wall ($mode)"
 passed=$(grep -Eo '^ *[0-9]+ pass$' "$log" | tail -1 | grep -Eo '[0-9]+')
 failed=$(grep -Eo '^ *[0-9]+ fail$' "$log" | tail -1 | grep -Eo '[0-9]+')
 passed=${passed:-0}

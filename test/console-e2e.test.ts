@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { tempDir } from "./support/tmp.ts";
 import { repoRoot, runCli, startServer, type ChildServer } from "./support/server.ts";
+import { runCliInProcess } from "./support/cli.ts";
 import { apiClient } from "./support/api.ts";
 import { startProviderBPeer, type ProviderBPeer } from "../src/sandbox/provider_b/index.ts";
 import { publicKeyBase64, randomSeedBase64 } from "../src/adapters/providers/provider_b/crypto.ts";
@@ -109,14 +110,14 @@ beforeAll(async () => {
   peer = await startProviderBPeer({
     vasps: [{ entityId: "VASP-BENE", name: "Bene Exchange", country: "DE", customers: { viktor: [VIKTOR] }, wallets: [{ address: VIKTOR_ADDR, customer: "viktor" }] }],
   });
-  expect((await runCli(["migrate"], { CARAVAN_DB: db })).code).toBe(0);
+  expect((await runCliInProcess(["migrate"], { CARAVAN_DB: db })).code).toBe(0);
   const k = await newKey("--env", "test", "--role", "owner");
   owner = k.key;
   ownerEmail = k.memberEmail;
   analyst = (await newKey("--env", "test", "--role", "analyst")).key;
   const live = (await newKey("--env", "live", "--role", "owner")).key;
   // A filing jurisdiction: a case resolved rejected drafts its suspicion report for it.
-  expect((await runCli(["companies", "profile", "--slug", "default", "--country", "NL"], { CARAVAN_DB: db })).code).toBe(0);
+  expect((await runCliInProcess(["companies", "profile", "--slug", "default", "--country", "NL"], { CARAVAN_DB: db })).code).toBe(0);
   S = await startServer({
     CARAVAN_DB: db,
     CARAVAN_ALLOW_PRIVATE_TARGETS: "127.0.0.1",

@@ -11,6 +11,7 @@ import { buildTransferMessage, fromWirePersons, readIvms101 } from "../../src/ad
 import { ProviderBClient } from "../../src/adapters/providers/provider_b/client.ts";
 import { validatePersons } from "../../src/domain/ivms101/index.ts";
 import { closedLoopbackOrigin, runCli, startServer, type ChildServer } from "../support/server.ts";
+import { runCliInProcess } from "../support/cli.ts";
 import { apiClient } from "../support/api.ts";
 import { tempDir } from "../support/tmp.ts";
 import { JANE, RICHARD } from "../support/persons.ts";
@@ -304,7 +305,7 @@ describe("end to end: a counterparty written on tweetnacl calls Caravan's provid
   const JANE_ETH = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
 
   beforeAll(async () => {
-    expect((await runCli(["migrate"], { CARAVAN_DB: db })).code).toBe(0);
+    expect((await runCliInProcess(["migrate"], { CARAVAN_DB: db })).code).toBe(0);
     const k = await newKey("--env", "test", "--role", "owner");
     owner = k.key;
     const live = (await newKey("--env", "live", "--role", "owner")).key;

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { Database } from "bun:sqlite";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
+import { runCliInProcess } from "../support/cli.ts";
 import { apiClient, expectError, ISO_MS, type Answer } from "../support/api.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
@@ -95,7 +96,7 @@ function events(entityId: string): { type: string; data: any }[] {
 }
 
 beforeAll(async () => {
-  const m = await runCli(["migrate"], { CARAVAN_DB: db });
+  const m = await runCliInProcess(["migrate"], { CARAVAN_DB: db });
   if (m.code !== 0) throw new Error(`migrate failed: ${m.stderr}`);
   owner = await newKey("--env", "test", "--role", "owner");
   ownerLive = await newKey("--env", "live", "--role", "owner");

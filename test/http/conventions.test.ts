@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
+import { runCliInProcess } from "../support/cli.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(60_000);
@@ -16,7 +17,7 @@ let B: ChildServer;
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 async function cli(db: string, ...args: string[]) {
-  const r = await runCli(args, { CARAVAN_DB: db });
+  const r = await runCliInProcess(args, { CARAVAN_DB: db });
   if (r.code !== 0) throw new Error(`cli ${args.join(" ")} failed: ${r.stderr}`);
   return r.stdout.trim();
 }

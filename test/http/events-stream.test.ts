@@ -7,6 +7,7 @@ import { connect } from "node:net";
 import { Database } from "bun:sqlite";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
+import { runCliInProcess } from "../support/cli.ts";
 import { apiClient, expectError, ISO_MS } from "../support/api.ts";
 import { CASE_EVENT_FIELDS, TRANSFER_EVENT_FIELDS } from "../../src/domain/webhooks.ts";
 
@@ -177,7 +178,7 @@ async function createCase(key: Key = owner): Promise<string> {
 }
 
 beforeAll(async () => {
-  const m = await runCli(["migrate"], { CARAVAN_DB: db });
+  const m = await runCliInProcess(["migrate"], { CARAVAN_DB: db });
   if (m.code !== 0) throw new Error(`migrate failed: ${m.stderr}`);
   owner = await newKey("--env", "test", "--role", "owner");
   ownerLive = await newKey("--env", "live", "--role", "owner");

@@ -3,6 +3,7 @@ import { test, expect, beforeAll, afterAll, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
+import { runCliInProcess } from "../support/cli.ts";
 import { apiClient, expectError, ISO_MS } from "../support/api.ts";
 
 setDefaultTimeout(60_000);
@@ -13,7 +14,7 @@ let S: ChildServer;
 const { newKey, call, cli } = apiClient(db, () => S.url);
 
 beforeAll(async () => {
-  expect((await runCli(["migrate"], { CARAVAN_DB: db })).code).toBe(0);
+  expect((await runCliInProcess(["migrate"], { CARAVAN_DB: db })).code).toBe(0);
   S = await startServer({ CARAVAN_DB: db });
 });
 afterAll(async () => {

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
+import { runCliInProcess } from "../support/cli.ts";
 import { apiClient } from "../support/api.ts";
 import { CARAVAN, providerAHelpers } from "../support/provider_a.ts";
 import { JANE, RICHARD } from "../support/persons.ts";
@@ -31,7 +32,7 @@ function register() {
 
 beforeAll(async () => {
   peer = await startProviderAPeer({ vasps: [{ did: "did:web:bene.example", name: "Bene", behaviour: "authorize", customers: { r: [RICHARD] }, wallets: [{ address: BENE, customer: "r" }] }] });
-  expect((await runCli(["migrate"], { CARAVAN_DB: db })).code).toBe(0);
+  expect((await runCliInProcess(["migrate"], { CARAVAN_DB: db })).code).toBe(0);
   const k = await newKey("--env", "test", "--role", "owner");
   owner = k.key;
   ownerEmail = k.memberEmail;

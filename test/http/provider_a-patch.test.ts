@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
+import { runCliInProcess } from "../support/cli.ts";
 import { CARAVAN, ETH, newWebhookSecret, providerAHelpers } from "../support/provider_a.ts";
 import { JANE, RICHARD, person } from "../support/persons.ts";
 import { apiClient, expectError } from "../support/api.ts";
@@ -128,7 +129,7 @@ beforeAll(async () => {
       vasp("did:web:quiet.example", "silent", A.sender, [RICHARD]),
     ],
   });
-  expect((await runCli(["migrate"], { CARAVAN_DB: db })).code).toBe(0);
+  expect((await runCliInProcess(["migrate"], { CARAVAN_DB: db })).code).toBe(0);
   const k = await newKey("--env", "test", "--role", "owner");
   owner = k.key;
   ownerEmail = k.memberEmail;
@@ -335,7 +336,7 @@ describe("PATCH on incoming provider_a transfers (accept, reject)", () => {
 describe("callback 429 (company budget, a second server)", () => {
   test("signed callbacks over the budget: 429 RATE_LIMITED with Retry-After; unsigned ones answer 401 and do not count", async () => {
     const db2 = join(dir, "pa-429.db");
-    expect((await runCli(["migrate"], { CARAVAN_DB: db2 })).code).toBe(0);
+    expect((await runCliInProcess(["migrate"], { CARAVAN_DB: db2 })).code).toBe(0);
     const second = apiClient(db2, () => S2.url);
     const key = (await second.newKey("--env", "test", "--role", "owner")).key;
     // A budget of 8 requests a minute: the setup below spends four of them.

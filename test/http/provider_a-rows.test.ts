@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
+import { runCliInProcess } from "../support/cli.ts";
 import { CARAVAN, ETH, newWebhookSecret, providerAHelpers } from "../support/provider_a.ts";
 import { JANE, RICHARD, person } from "../support/persons.ts";
 import { apiClient, expectError } from "../support/api.ts";
@@ -124,7 +125,7 @@ beforeAll(async () => {
       vasp("did:web:third.example", "authorize", [{ address: "0x0000000000000000000000000000000000000abe", customer: "richard" }]),
     ],
   });
-  expect((await runCli(["migrate"], { CARAVAN_DB: db })).code).toBe(0);
+  expect((await runCliInProcess(["migrate"], { CARAVAN_DB: db })).code).toBe(0);
   const k = await newKey("--env", "test", "--role", "owner");
   owner = k.key;
   ownerEmail = k.memberEmail;

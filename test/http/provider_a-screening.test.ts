@@ -6,6 +6,7 @@ import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "
 import { join } from "node:path";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
+import { runCliInProcess } from "../support/cli.ts";
 import { CARAVAN, ETH, newWebhookSecret, providerAHelpers } from "../support/provider_a.ts";
 import { JANE, RICHARD, VIKTOR, person } from "../support/persons.ts";
 import { apiClient, expectError } from "../support/api.ts";
@@ -98,7 +99,7 @@ beforeAll(async () => {
       vasp("did:web:orig.example", "authorize", A.sender, [RICHARD]),
     ],
   });
-  expect((await runCli(["migrate"], { CARAVAN_DB: db })).code).toBe(0);
+  expect((await runCliInProcess(["migrate"], { CARAVAN_DB: db })).code).toBe(0);
   const k = await newKey("--env", "test", "--role", "owner");
   owner = k.key;
   ownerEmail = k.memberEmail;

@@ -6,6 +6,7 @@ import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "
 import { join } from "node:path";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
+import { runCliInProcess } from "../support/cli.ts";
 import { apiClient, expectError } from "../support/api.ts";
 import { startProviderBPeer, type ProviderBPeer } from "../../src/sandbox/provider_b/index.ts";
 import { publicKeyBase64, randomSeedBase64 } from "../../src/adapters/providers/provider_b/crypto.ts";
@@ -99,7 +100,7 @@ beforeAll(async () => {
   // A real transfer held by a field rule: the provider_b sandbox network carries it; the company has no country and
   // no threshold, so the FATF fallback applies and no jurisdiction is known for its report.
   peer = await startProviderBPeer({ vasps: [{ entityId: "VASP-BENE", name: "Bene Exchange", country: "DE", customers: { richard: [RICHARD] }, wallets: [{ address: BENE_ADDR, customer: "richard" }] }] });
-  expect((await runCli(["migrate"], { CARAVAN_DB: db })).code).toBe(0);
+  expect((await runCliInProcess(["migrate"], { CARAVAN_DB: db })).code).toBe(0);
   owner = await newKey("--env", "test", "--role", "owner");
   const live = await newKey("--env", "live", "--role", "owner", "--member", owner.memberEmail);
   S = await startServer({ CARAVAN_DB: db, CARAVAN_ALLOW_PRIVATE_TARGETS: "127.0.0.1", PROVIDER_B_ALLOWED_IPS: "127.0.0.1" });

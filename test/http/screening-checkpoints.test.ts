@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
+import { runCliInProcess } from "../support/cli.ts";
 import { apiClient } from "../support/api.ts";
 import { startProviderBPeer, type ProviderBPeer } from "../../src/sandbox/provider_b/index.ts";
 import { publicKeyBase64, randomSeedBase64 } from "../../src/adapters/providers/provider_b/crypto.ts";
@@ -136,7 +137,7 @@ beforeAll(async () => {
       },
     ],
   });
-  expect((await runCli(["migrate"], { CARAVAN_DB: db })).code).toBe(0);
+  expect((await runCliInProcess(["migrate"], { CARAVAN_DB: db })).code).toBe(0);
   const k = await newKey("--env", "test", "--role", "owner");
   owner = k.key;
   ownerEmail = k.memberEmail;

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
+import { runCliInProcess } from "../support/cli.ts";
 import { apiClient } from "../support/api.ts";
 import { startScreeningCSandbox, SANDBOX_API_KEY, type ScreeningCSandbox } from "../../src/sandbox/screening_c/index.ts";
 import { JANE, VIKTOR } from "../support/persons.ts";
@@ -38,7 +39,7 @@ function rows<T>(sql: string, ...args: unknown[]): T[] {
 beforeAll(async () => {
   vc = await startScreeningCSandbox();
   peer = await startProviderBPeer({ vasps: [{ entityId: "VASP-BENE", name: "Bene Exchange", country: "DE" }] });
-  expect((await runCli(["migrate"], { CARAVAN_DB: db })).code).toBe(0);
+  expect((await runCliInProcess(["migrate"], { CARAVAN_DB: db })).code).toBe(0);
   owner = (await newKey("--env", "test", "--role", "owner")).key;
   live = (await newKey("--env", "live", "--role", "owner")).key;
 });

@@ -5,6 +5,7 @@ import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "
 import { join } from "node:path";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
+import { runCliInProcess } from "../support/cli.ts";
 import { apiClient, expectError, ISO_MS, type Answer } from "../support/api.ts";
 import { startFxPeer, type FxPeer } from "../../src/sandbox/fx.ts";
 
@@ -64,7 +65,7 @@ function noServerErrors(rs: Answer[]) {
 }
 
 beforeAll(async () => {
-  const m = await runCli(["migrate"], { CARAVAN_DB: db });
+  const m = await runCliInProcess(["migrate"], { CARAVAN_DB: db });
   if (m.code !== 0) throw new Error(`migrate failed: ${m.stderr}`);
   key = (await newKey("--env", "test", "--role", "owner")).key;
   fx = await startFxPeer({ rates: { ethereum: { usd: "3200" } } });

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
+import { runCliInProcess } from "../support/cli.ts";
 import { apiClient } from "../support/api.ts";
 import { startFxPeer, type FxPeer } from "../../src/sandbox/fx.ts";
 
@@ -42,7 +43,7 @@ function valuations(): { id: string; amount: string; value: string; rate: string
 }
 
 beforeAll(async () => {
-  const m = await runCli(["migrate"], { CARAVAN_DB: db });
+  const m = await runCliInProcess(["migrate"], { CARAVAN_DB: db });
   if (m.code !== 0) throw new Error(`migrate failed: ${m.stderr}`);
   key = (await newKey("--env", "test", "--role", "owner")).key;
   // A slow price source: concurrent creates with one key are all priced before the first commits.

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
+import { runCliInProcess } from "../support/cli.ts";
 import { apiClient, expectError, expectOk, ISO_MS, type Answer } from "../support/api.ts";
 import { startFxPeer, type FxPeer } from "../../src/sandbox/fx.ts";
 import { Sealer } from "../../src/adapters/crypto/envelope.ts";
@@ -183,7 +184,7 @@ function schemaOnly(r: Answer): string {
 const errorFor = (errors: string[], field: string) => errors.find((e) => e.startsWith(`${field}: `) || e.startsWith(`${field}.`) || e.startsWith(`${field}[`));
 
 beforeAll(async () => {
-  const m = await runCli(["migrate"], { CARAVAN_DB: db });
+  const m = await runCliInProcess(["migrate"], { CARAVAN_DB: db });
   if (m.code !== 0) throw new Error(`migrate failed: ${m.stderr}`);
   owner = await newKey("--env", "test", "--role", "owner");
   ownerLive = await newKey("--env", "live", "--role", "owner");
@@ -639,7 +640,7 @@ describe("create: 503 TIMEOUT when pricing fails (second server on an FX peer)",
 
   beforeAll(async () => {
     fx = await startFxPeer({ rates: { ethereum: { usd: "3200" } }, delayMs: 10_000 });
-    const m = await runCli(["migrate"], { CARAVAN_DB: db2 });
+    const m = await runCliInProcess(["migrate"], { CARAVAN_DB: db2 });
     if (m.code !== 0) throw new Error(m.stderr);
     k2 = await c2.newKey("--env", "test", "--role", "owner");
     S2 = await startServer({ CARAVAN_DB: db2, CARAVAN_FX_URL: fx.url, CARAVAN_FX_TIMEOUT_MS: "200" });

@@ -5,6 +5,7 @@ import { openStorage } from "../../src/adapters/storage/index.ts";
 import { VaspDirectory } from "../../src/adapters/storage/repos/vasps.ts";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
+import { runCliInProcess } from "../support/cli.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(60_000);
@@ -16,7 +17,7 @@ let key: string;
 let liveKey: string;
 
 async function keyFor(...args: string[]) {
-  const r = await runCli(["keys", "create", ...args, "--json"], { CARAVAN_DB: db });
+  const r = await runCliInProcess(["keys", "create", ...args, "--json"], { CARAVAN_DB: db });
   return JSON.parse(r.stdout.trim().split("\n").at(-1)!).key as string;
 }
 
@@ -26,7 +27,7 @@ async function search(query: string, k = key) {
 }
 
 beforeAll(async () => {
-  expect((await runCli(["migrate"], { CARAVAN_DB: db })).code).toBe(0);
+  expect((await runCliInProcess(["migrate"], { CARAVAN_DB: db })).code).toBe(0);
   key = await keyFor("--env", "test", "--role", "analyst");
   liveKey = await keyFor("--env", "live", "--role", "owner");
   // What transfers and wallet discovery record as they see counterparties (the writers of later issues).

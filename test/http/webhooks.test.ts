@@ -11,6 +11,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
+import { runCliInProcess } from "../support/cli.ts";
 import { apiClient, expectError, expectOk, ISO_MS, type Answer } from "../support/api.ts";
 import { verifyWebhookSignature } from "../../src/webhooks/verify.ts";
 
@@ -169,7 +170,7 @@ function sql<T>(path: string, fn: (d: Database) => T): T {
 }
 
 beforeAll(async () => {
-  const m = await runCli(["migrate"], { CARAVAN_DB: db });
+  const m = await runCliInProcess(["migrate"], { CARAVAN_DB: db });
   if (m.code !== 0) throw new Error(`migrate failed: ${m.stderr}`);
   owner = await newKey("--env", "test", "--role", "owner");
   ownerLive = await newKey("--env", "live", "--role", "owner");
@@ -692,7 +693,7 @@ describe("restarts", () => {
   });
 
   test("killed (SIGKILL) while a delivery waits for its retry and while another is on the wire: after the restart both are delivered, nothing lost", async () => {
-    const m = await runCli(["migrate"], { CARAVAN_DB: db2 });
+    const m = await runCliInProcess(["migrate"], { CARAVAN_DB: db2 });
     expect(m.code).toBe(0);
     k2 = await c2.newKey("--env", "test", "--role", "owner");
     S2 = await startServer({ CARAVAN_DB: db2, CARAVAN_ALLOW_PRIVATE_TARGETS: "127.0.0.2" });
@@ -763,7 +764,7 @@ describe("under Deno", () => {
     const dir3 = tempDir();
     const db3 = join(dir3, "deno.db");
     const c3 = apiClient(db3, () => S3.url);
-    expect((await runCli(["migrate"], { CARAVAN_DB: db3 })).code).toBe(0);
+    expect((await runCliInProcess(["migrate"], { CARAVAN_DB: db3 })).code).toBe(0);
     const k3 = await c3.newKey("--env", "test", "--role", "owner");
     const S3 = await startServer({ CARAVAN_DB: db3, CARAVAN_ALLOW_PRIVATE_TARGETS: "127.0.0.2" }, { runtime: "deno", timeoutMs: 60_000 });
     try {

@@ -1,6 +1,7 @@
-// An HTTP client for end-to-end tests: CLI keys on the server's database, JSON calls, envelope checks.
+// An HTTP client for end-to-end tests: CLI keys on the server's database (the CLI's commands run in this process,
+// ./cli.ts), JSON calls, envelope checks.
 import { expect } from "bun:test";
-import { runCli } from "./server.ts";
+import { runCliInProcess } from "./cli.ts";
 
 export const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -26,7 +27,7 @@ export interface CallInit {
 /** `url()` is read at call time, so a client can be made before its server starts. */
 export function apiClient(db: string, url: () => string) {
   async function cli(...args: string[]): Promise<string> {
-    const r = await runCli(args, { CARAVAN_DB: db });
+    const r = await runCliInProcess(args, { CARAVAN_DB: db });
     if (r.code !== 0) throw new Error(`cli ${args.join(" ")} failed: ${r.stderr}`);
     return r.stdout.trim();
   }

@@ -3,7 +3,8 @@
 import { expect } from "bun:test";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
-import { startServer, runCli, type ChildServer } from "./server.ts";
+import { startServer, type ChildServer } from "./server.ts";
+import { runCliInProcess } from "./cli.ts";
 import { apiClient } from "./api.ts";
 import { startProviderEBridge, type BridgeOptions, type ProviderEBridge } from "../../src/sandbox/provider_e/index.ts";
 import { publicKeyOf, randomPrivateKey } from "../../src/adapters/providers/provider_e/crypto.ts";
@@ -44,7 +45,7 @@ export async function startProviderESuite(dir: string, o: { bridge?: BridgeOptio
   const { cli, newKey, call } = apiClient(db, () => S.url);
   const ourKey = randomPrivateKey();
   const env = { CARAVAN_DB: db, CARAVAN_ALLOW_PRIVATE_TARGETS: "127.0.0.1", CARAVAN_PROVIDER_E_TEST_URL: bridge.baseUrl, ...(o.serverEnv ?? {}) };
-  expect((await runCli(["migrate"], { CARAVAN_DB: db })).code).toBe(0);
+  expect((await runCliInProcess(["migrate"], { CARAVAN_DB: db })).code).toBe(0);
   const k = await newKey("--env", "test", "--role", "owner");
   const live = (await newKey("--env", "live", "--role", "owner")).key;
   const companies = JSON.parse((await cli("companies", "list", "--json")).split("\n").at(-1)!);

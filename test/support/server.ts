@@ -13,6 +13,15 @@ export const FAST_CADENCE: Record<string, string> = {
   CARAVAN_ACTOR_POLL_MS: "100",
 };
 
+/**
+ * Every test server draws report PDFs at its own priority (CARAVAN_PDF_NICE=0) rather than the product's nice 19:
+ * with the test files spread over worker processes the cores are always busy, and a render thread at nice 19 then
+ * waits behind every other worker (with four workers a CJK render at nice 19 ran past its 60 s hang guard). What a
+ * PDF holds does not depend on its priority;
+ * the binary's own test (test/binary-reports.test.ts) still proves the nice 19 default. A test may override it.
+ */
+export const TEST_SERVER_ENV: Record<string, string> = { CARAVAN_PDF_NICE: "0" };
+
 export const repoRoot = join(import.meta.dir, "../..");
 const main = join(repoRoot, "src/main.ts");
 
@@ -30,7 +39,7 @@ export async function startServer(
   const cmd = opts.runtime === "deno" ? ["deno", "run", "-A", main, "serve"] : ["bun", main, "serve"];
   const proc = Bun.spawn(cmd, {
     cwd: repoRoot,
-    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", CARAVAN_LOG: "warn", ...(process.env.CARAVAN_TEST_REAL_CADENCE ? {} : FAST_CADENCE), ...env },
+    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", CARAVAN_LOG: "warn", ...TEST_SERVER_ENV, ...(process.env.CARAVAN_TEST_REAL_CADENCE ? {} : FAST_CADENCE), ...env },
     stdout: "pipe",
     stderr: "pipe",
   });
