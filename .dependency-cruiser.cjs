@@ -34,6 +34,13 @@ module.exports = {
       to: { path: "^src/http/" },
     },
     {
+      name: "adapters-know-no-actors",
+      comment: "Adapters are the I/O below the actors: an adapter that needs an actor (a breaker, a kick) is handed a function by the composition root.",
+      severity: "error",
+      from: { path: "^src/adapters/" },
+      to: { path: "^src/actors/" },
+    },
+    {
       name: "no-layer-imports-the-wiring",
       comment: "Only the entry points (main, the demo) import the composition root; everything else receives what it needs as arguments.",
       severity: "error",

@@ -1,6 +1,7 @@
 // The composition root: opens storage, starts the actor runtime, serves HTTP. main.ts and tests call it.
 import { openStorage, type Storage } from "./adapters/storage/index.ts";
 import { startCheckpointer } from "./adapters/storage/checkpointer.ts";
+import { readMeta, recordMetaOnce } from "./adapters/storage/meta.ts";
 import { listen, type RunningServer } from "./adapters/server/index.ts";
 import { createLogger, type Logger, type LogLevel } from "./adapters/log.ts";
 import { ActorRuntime } from "./actors/runtime.ts";
@@ -327,7 +328,7 @@ const KEY_CHECK = "master_key_check";
 const KEY_CHECK_TEXT = "caravan master key check";
 
 function keyCheckRow(storage: Storage): string | undefined {
-  return (storage.stmt("SELECT value FROM database_meta WHERE key = ?").get(KEY_CHECK) as { value: string } | undefined)?.value;
+  return readMeta(storage, KEY_CHECK);
 }
 
 /** The database path for loadMasterKey, once it is known that a missing key file may be created. */
@@ -345,7 +346,7 @@ function checkMasterKey(storage: Storage, key: MasterKey, config: ServiceConfig)
   const sealer = new Sealer(key.derive("key-check"));
   const sealed = keyCheckRow(storage);
   if (sealed === undefined) {
-    storage.stmt("INSERT OR IGNORE INTO database_meta (key, value) VALUES (?, ?)").run(KEY_CHECK, sealer.seal(KEY_CHECK_TEXT, KEY_CHECK));
+    recordMetaOnce(storage, KEY_CHECK, sealer.seal(KEY_CHECK_TEXT, KEY_CHECK));
     return;
   }
   let ok = false;
