@@ -5,7 +5,7 @@
 // folder) where `typescript` is a 5.x compiler: the `typescript-5` dev dependency (an npm alias of typescript@5), or
 // the folder named by CARAVAN_DEPS_TYPESCRIPT. Everything else in that folder links back to this checkout's
 // node_modules, and the cruiser itself is copied (not linked) so that it resolves `typescript` from there.
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -33,16 +33,25 @@ if (!compiler) {
 }
 
 const cruiserVersion = (JSON.parse(readFileSync(join(modules, "dependency-cruiser", "package.json"), "utf8")) as { version: string }).version;
-const tools = join(tmpdir(), `caravan-deps-${cruiserVersion}-${Bun.hash(modules + compiler).toString(36)}`, "node_modules");
+const home = join(tmpdir(), `caravan-deps-${cruiserVersion}-${Bun.hash(modules + compiler).toString(36)}`);
+const tools = join(home, "node_modules");
 if (!existsSync(join(tools, "dependency-cruiser", "bin", "dependency-cruiser.mjs"))) {
-  rmSync(tools, { recursive: true, force: true });
-  mkdirSync(tools, { recursive: true });
+  // Built beside it and renamed into place, so two runs at once never see a half-made folder.
+  const building = `${home}.${process.pid}`;
+  rmSync(building, { recursive: true, force: true });
+  const staged = join(building, "node_modules");
+  mkdirSync(staged, { recursive: true });
   for (const name of readdirSync(modules)) {
     if (name === "typescript" || name === "dependency-cruiser" || name === ".cache") continue;
-    symlinkSync(join(modules, name), join(tools, name));
+    symlinkSync(join(modules, name), join(staged, name));
   }
-  symlinkSync(compiler, join(tools, "typescript"));
-  cpSync(join(modules, "dependency-cruiser"), join(tools, "dependency-cruiser"), { recursive: true, dereference: true });
+  symlinkSync(compiler, join(staged, "typescript"));
+  cpSync(join(modules, "dependency-cruiser"), join(staged, "dependency-cruiser"), { recursive: true, dereference: true });
+  try {
+    renameSync(building, home);
+  } catch {
+    rmSync(building, { recursive: true, force: true }); // another run finished first: use its folder
+  }
 }
 
 const args = process.argv.slice(2);
