@@ -1,7 +1,7 @@
 // The storage boundary: one repository per resource, created once by the composition root (src/services.ts) and
 // handed to the routes, callbacks, commands and actor kinds that need them. Each `…Repository` type is the public
 // surface of the SQLite repository class beside it: what another storage backend implements to stand in for it
-// (docs/architecture.md#storage-boundary). Nothing outside src/adapters/storage writes SQL or opens a driver.
+// (docs/architecture.md#the-storage-boundary). Nothing outside src/adapters/storage writes SQL or opens a driver.
 import type { Sealer } from "../crypto/envelope.ts";
 import type { Storage } from "./types.ts";
 import { AssetPolicy } from "./repos/assets.ts";
