@@ -1,14 +1,16 @@
 // The composition root: opens storage, starts the actor runtime, serves HTTP. main.ts and tests call it.
 import { openStorage, type Storage } from "./adapters/storage/index.ts";
 import { startCheckpointer } from "./adapters/storage/checkpointer.ts";
+import { readMeta, recordMetaOnce } from "./adapters/storage/meta.ts";
 import { listen, type RunningServer } from "./adapters/server/index.ts";
 import { createLogger, type Logger, type LogLevel } from "./adapters/log.ts";
 import { ActorRuntime } from "./actors/runtime.ts";
 import { parseSweepSchedule, SweepScheduleError, type SweepSchedule } from "./actors/timers.ts";
 import { createApp } from "./http/app.ts";
 import { RateLimiter } from "./http/ratelimit.ts";
-import { Tenancy } from "./adapters/storage/repos/tenancy.ts";
-import { AuditLog } from "./adapters/storage/repos/audit.ts";
+import type { Tenancy } from "./adapters/storage/repos/tenancy.ts";
+import type { AuditLog } from "./adapters/storage/repos/audit.ts";
+import { createRepositories, type Repositories } from "./adapters/storage/repositories.ts";
 import { loadMasterKey, masterKeySource, type MasterKey } from "./adapters/crypto/master-key.ts";
 import { existsSync } from "node:fs";
 import { Sealer } from "./adapters/crypto/envelope.ts";
@@ -20,8 +22,8 @@ import { Proofs } from "./adapters/storage/repos/proofs.ts";
 import { createPricing, FxConfigError, type Pricing } from "./adapters/fx/index.ts";
 import { loadCatalog } from "./adapters/assets/catalog.ts";
 import type { Catalog } from "./domain/assets/catalog.ts";
-import { AssetPolicy } from "./adapters/storage/repos/assets.ts";
-import { ProviderSettings } from "./adapters/storage/repos/provider-settings.ts";
+import type { AssetPolicy } from "./adapters/storage/repos/assets.ts";
+import type { ProviderSettings } from "./adapters/storage/repos/provider-settings.ts";
 import { noProviders, SWEEPS, type ProviderRegistry, type SweepName } from "./adapters/providers/registry.ts";
 import { SettingsRegistry } from "./adapters/providers/index.ts";
 import { providerFetch } from "./adapters/providers/outbound.ts";
@@ -31,19 +33,20 @@ import { dueForExpiry as providerEDueForExpiry, dueForPoll as providerEDueForPol
 import { providerEFlow } from "./actors/flows/provider_e.ts";
 import { providerA } from "./adapters/providers/provider_a/adapter.ts";
 import { providerAFlow, POLL_AFTER_MS, STALL_MS } from "./actors/flows/provider_a.ts";
-import { ProviderAStore } from "./adapters/storage/repos/provider-a-store.ts";
 import { DEFAULT_AUTH_URL, parseOrigins } from "./domain/provider_a/settings.ts";
 import { connectionActor, connectionAddress } from "./actors/connection.ts";
 import type { DirectoryRead } from "./adapters/providers/types.ts";
 import { createTester, defaultTester, type ConnectionTester } from "./adapters/providers/tester.ts";
 import { DEFAULT_RATE_LIMITS, parseRateLimits, type RateLimit } from "./domain/ratelimit.ts";
-import { createWebhookServices, registerWebhooks, WebhookConfigError, type WebhookServices } from "./webhooks/setup.ts";
+import { createWebhookServices, WebhookConfigError, type WebhookServices } from "./adapters/webhooks/settings.ts";
+import { webhookActor, webhookAddress, type WebhookMessage } from "./actors/webhook.ts";
+import { startWebhookDispatch } from "./actors/webhook-dispatcher.ts";
+import { newId } from "./domain/ids.ts";
 import { createScreeningService, noScreening, screeningConnectionTests, type ScreeningService } from "./adapters/screening/index.ts";
 import { parseRegionUrls, screeningC } from "./adapters/screening/screening_c/index.ts";
 import { screeningD, screeningDUrlFromEnv } from "./adapters/screening/screening_d/adapter.ts";
-import { integrationActor } from "./actors/integration.ts";
+import { integrationActor, integrationAddress } from "./actors/integration.ts";
 import { screenIncoming, type CheckpointDeps } from "./actors/checkpoint.ts";
-import { Rules } from "./adapters/storage/repos/rules.ts";
 import { INTEGRATIONS } from "./domain/providers/catalog.ts";
 import { EU_MEMBERS } from "./domain/thresholds.ts";
 
@@ -71,6 +74,8 @@ export interface Services {
   readonly log: Logger;
   readonly clock: () => number;
   readonly config: ServiceConfig;
+  /** Every resource's repository, created once here and handed to whatever reads or writes that resource. */
+  readonly repositories: Repositories;
   readonly tenancy: Tenancy;
   readonly audit: AuditLog;
   readonly limiter: RateLimiter;
@@ -149,7 +154,7 @@ function rateLimitsFrom(text: string | undefined): Record<string, RateLimit> {
 function wireProviders(s: Services, env: Record<string, string | undefined>): void {
   const outbound = providerFetch(env);
   // provider_a: OAuth origin and allowed regional API origins (CARAVAN_PROVIDER_A_AUTH_URL, CARAVAN_PROVIDER_A_API_ORIGINS).
-  const paStore = new ProviderAStore(s.storage);
+  const paStore = s.repositories.providerA;
   const identity = (companyId: string, environment: "test" | "live", customerId: string) => paStore.verifiedIdentity((sealed, aad) => s.pii.open(sealed, aad), companyId, environment, customerId);
   const provider_a = providerA({
     authUrl: env.CARAVAN_PROVIDER_A_AUTH_URL || DEFAULT_AUTH_URL,
@@ -195,6 +200,7 @@ function wireScreening(s: Services, env: Record<string, string | undefined>): vo
     adapters,
     settings: s.providerSettings,
     runtime: s.runtime,
+    breakerAddress: integrationAddress,
     fetch: providerFetch(env),
     clock: s.clock,
     log: s.log,
@@ -204,7 +210,7 @@ function wireScreening(s: Services, env: Record<string, string | undefined>): vo
 
 /** What the rule checkpoints of the transfer and customer actors need: rules, integrations, screening, valuations. */
 function checkpointDeps(s: Services): CheckpointDeps {
-  const rules = new Rules(s.storage);
+  const rules = s.repositories.rules;
   return {
     activeRules: (companyId, env) => rules.active(companyId, env),
     integration: (companyId, integrationId) => {
@@ -226,7 +232,7 @@ const SEARCH_INDEX_BATCH = 500;
 
 /** Every actor kind the service runs. */
 function registerActors(s: Services): void {
-  const transfers = new Transfers(s.storage);
+  const transfers = s.repositories.transfers;
   const checkpoint = checkpointDeps(s);
   s.runtime.register(caseActor({ pii: s.pii, nameIndexKey: s.nameIndexKey, log: s.log }));
   s.runtime.register(
@@ -251,7 +257,7 @@ function registerActors(s: Services): void {
       flows: {
         provider_a: providerAFlow({
           adapter: s.providers.adapter("provider_a") as ReturnType<typeof providerA>,
-          verifiedIdentity: (companyId, environment, customerId) => new ProviderAStore(s.storage).verifiedIdentity((sealed, aad) => s.pii.open(sealed, aad), companyId, environment, customerId),
+          verifiedIdentity: (companyId, environment, customerId) => s.repositories.providerA.verifiedIdentity((sealed, aad) => s.pii.open(sealed, aad), companyId, environment, customerId),
         }),
         provider_e: providerEFlow({ baseUrl: baseUrlsFromEnv(s.config.env ?? {}), pii: s.pii, lookups: providerEFlowLookups(s.storage, (sealed, aad) => s.pii.open(sealed, aad)) }),
       },
@@ -259,7 +265,7 @@ function registerActors(s: Services): void {
   );
   for (const [name, pattern] of Object.entries(SWEEPS) as [SweepName, string][]) s.runtime.sweep(name, pattern, (now) => s.providers.sweep?.(name, now));
   // provider_a (Part 3): poll transfers waiting and unchanged five minutes, once a minute; fail `exchanging` after 15.
-  const paStore = new ProviderAStore(s.storage);
+  const paStore = s.repositories.providerA;
   const tellDue = async (rows: { id: string; company_id: string; environment: "test" | "live" }[], kind: "poll" | "stall") => {
     for (const r of rows)
       await s.runtime.tell(`transfer:${r.id}`, { type: "providerEvent", provider: "provider_a", event: { kind }, companyId: r.company_id, environment: r.environment, actor: { type: "system" } });
@@ -288,10 +294,28 @@ function registerActors(s: Services): void {
   });
   // Proofs past their expiry stop counting: their customer's actor recomputes `verified` (every 5 s).
   s.runtime.sweep("wallet-proof-expiry", "*/5 * * * * *", async (now) => {
-    for (const d of new Proofs(s.storage).dueForExpiry(now))
+    for (const d of s.repositories.proofs.dueForExpiry(now))
       await s.runtime.tell(`customer:${d.customer_id}`, { type: "expireWalletProofs", walletId: d.wallet_id, companyId: d.company_id, environment: d.environment, actor: { type: "system" } });
   });
-  registerWebhooks(s.webhooks, s);
+  registerWebhooks(s);
+}
+
+/** The webhook subscriptions' actors (one per subscription) and the dispatcher that hands them new events. */
+function registerWebhooks(s: Services): void {
+  const w = s.webhooks;
+  s.runtime.register(
+    webhookActor({
+      secrets: s.secrets,
+      deliverer: w.deliverer,
+      tell: (to, msg) => s.runtime.tell(to, msg),
+      boot: newId("boot", s.clock()),
+      autoDisable: w.autoDisable,
+      retryDelaysMs: w.retryDelaysMs,
+      log: s.log,
+      clock: s.clock,
+    }),
+  );
+  startWebhookDispatch(s.runtime, s.repositories.webhooks, (msg, f) => s.log("warn", msg, f));
 }
 
 export class ConfigError extends Error {
@@ -307,7 +331,7 @@ const KEY_CHECK = "master_key_check";
 const KEY_CHECK_TEXT = "caravan master key check";
 
 function keyCheckRow(storage: Storage): string | undefined {
-  return (storage.stmt("SELECT value FROM database_meta WHERE key = ?").get(KEY_CHECK) as { value: string } | undefined)?.value;
+  return readMeta(storage, KEY_CHECK);
 }
 
 /** The database path for loadMasterKey, once it is known that a missing key file may be created. */
@@ -325,7 +349,7 @@ function checkMasterKey(storage: Storage, key: MasterKey, config: ServiceConfig)
   const sealer = new Sealer(key.derive("key-check"));
   const sealed = keyCheckRow(storage);
   if (sealed === undefined) {
-    storage.stmt("INSERT OR IGNORE INTO database_meta (key, value) VALUES (?, ?)").run(KEY_CHECK, sealer.seal(KEY_CHECK_TEXT, KEY_CHECK));
+    recordMetaOnce(storage, KEY_CHECK, sealer.seal(KEY_CHECK_TEXT, KEY_CHECK));
     return;
   }
   let ok = false;
@@ -370,24 +394,27 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   });
   let webhooks: WebhookServices;
   try {
-    webhooks = createWebhookServices(runtime, config.env ?? {});
+    webhooks = createWebhookServices((id) => runtime.tell(webhookAddress(id), { type: "kick" } satisfies WebhookMessage), config.env ?? {});
   } catch (e) {
     storage.close();
     throw e instanceof WebhookConfigError ? new ConfigError(e.message) : e;
   }
   let ready = false;
   const secrets = new Sealer(masterKey.derive("secrets"));
+  const pii = new Sealer(masterKey.derive("pii"));
+  const repositories = createRepositories(storage, { pii, secrets, clock });
   const services: Services = {
     storage,
     runtime,
     log,
     clock,
     config,
-    tenancy: new Tenancy(storage, clock),
-    audit: new AuditLog(storage),
+    repositories,
+    tenancy: repositories.tenancy,
+    audit: repositories.audit,
     limiter: new RateLimiter(config.rateLimits ?? DEFAULT_RATE_LIMITS, clock),
     masterKey,
-    pii: new Sealer(masterKey.derive("pii")),
+    pii,
     secrets,
     cursorKey: masterKey.derive("cursor"),
     nameIndexKey: masterKey.derive("name-index"),
@@ -395,8 +422,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     connectionTester: defaultTester,
     pricing,
     catalog: loadCatalog(),
-    policy: new AssetPolicy(storage, clock),
-    providerSettings: new ProviderSettings(storage, secrets),
+    policy: repositories.assets,
+    providerSettings: repositories.providerSettings,
     webhooks,
     screening: noScreening,
     ready: () => ready,

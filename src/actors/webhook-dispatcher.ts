@@ -2,6 +2,7 @@
 import { iso, newId } from "../domain/ids.ts";
 import { DELIVERY, eventBody, subscribes } from "../domain/webhooks.ts";
 import { Webhooks, type NewDelivery } from "../adapters/storage/repos/webhooks.ts";
+import type { WebhookRepository } from "../adapters/storage/repositories.ts";
 import type { ActorRuntime } from "./runtime.ts";
 import type { ActorKind } from "./types.ts";
 import { webhookAddress, type WebhookMessage } from "./webhook.ts";
@@ -100,7 +101,7 @@ export function webhookDispatcher(onRun: () => void): ActorKind<DispatcherState,
  * Wakes the dispatcher after each committed event (one wake message at a time), every 5 s for events other
  * processes wrote, and kicks subscriptions with due deliveries at start and every 30 s (a restart resends what was due).
  */
-export function startWebhookDispatch(runtime: ActorRuntime, repo: Webhooks, log: (msg: string, f: Record<string, unknown>) => void): void {
+export function startWebhookDispatch(runtime: ActorRuntime, repo: WebhookRepository, log: (msg: string, f: Record<string, unknown>) => void): void {
   let wakePending = false;
   const wake = () => {
     if (wakePending) return;

@@ -1,13 +1,12 @@
 // One actor per subscription (`webhook:<id>`): sends its deliveries one at a time in event order, retries 1 s then 5 s, keeps its health.
 import { iso } from "../domain/ids.ts";
 import { retryDelayMs, shouldAutoDisable, type AutoDisableRule } from "../domain/webhooks.ts";
-import { signDelivery } from "../webhooks/sign.ts";
+import { signDelivery } from "../adapters/webhooks/sign.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
 import type { Logger } from "../adapters/log.ts";
 import type { Storage } from "../adapters/storage/index.ts";
-import { AuditLog } from "../adapters/storage/repos/audit.ts";
 import { Webhooks, type DeliveryRow, type WebhookRow } from "../adapters/storage/repos/webhooks.ts";
-import type { AttemptOutcome, Deliverer } from "../webhooks/deliver.ts";
+import type { AttemptOutcome, Deliverer } from "../adapters/webhooks/deliver.ts";
 import type { ActorContext, ActorKind } from "./types.ts";
 
 export type WebhookMessage =
@@ -40,22 +39,7 @@ export interface WebhookActorDeps {
  * pending deliveries end failed. Runs in the transaction that recorded the failure.
  */
 export function disableAutomatically(s: Storage, w: WebhookRow, failures: number, nowMs: number): void {
-  const repo = new Webhooks(s);
-  const now = iso(nowMs);
-  repo.update(w.id, { status: "disabled", updated_at: now });
-  new AuditLog(s).record(
-    {
-      companyId: w.company_id,
-      environment: w.environment,
-      actor: { type: "system" },
-      action: "webhook.disabled",
-      entityType: "webhook",
-      entityId: w.id,
-      detail: { reason: "automatic", consecutiveFailures: failures, failingSince: iso(w.failing_since ?? nowMs) },
-    },
-    nowMs,
-  );
-  repo.failPending(w.id, "not sent: the subscription was disabled automatically after repeated failures", now);
+  new Webhooks(s).disableAutomatically(w, failures, nowMs);
 }
 
 export const webhookAddress = (id: string) => `webhook:${id}`;

@@ -1,7 +1,7 @@
 // CLI for the company's asset policy (which catalog assets new transfers may use, per environment).
 import type { Storage } from "../adapters/storage/index.ts";
-import { AssetPolicy } from "../adapters/storage/repos/assets.ts";
-import { Tenancy, TenancyError } from "../adapters/storage/repos/tenancy.ts";
+import { TenancyError } from "../adapters/storage/repos/tenancy.ts";
+import { cliRepositories } from "./repositories.ts";
 import { loadCatalog } from "../adapters/assets/catalog.ts";
 import { searchAssets, type Catalog } from "../domain/assets/catalog.ts";
 import { isSupportedNetwork } from "../domain/networks/index.ts";
@@ -26,8 +26,9 @@ function envOption(v: Record<string, string | boolean | undefined>, required: bo
 
 export function runAssets(storage: Storage, argv: string[], out: Out, clock: () => number = Date.now, catalog: Catalog = loadCatalog()): void {
   const [sub, ...rest] = argv;
-  const tenancy = new Tenancy(storage, clock);
-  const policy = new AssetPolicy(storage, clock);
+  const repositories = cliRepositories(storage, clock);
+  const tenancy = repositories.tenancy;
+  const policy = repositories.assets;
   switch (sub) {
     case "list": {
       const v = args(rest, { env: { type: "string" }, network: { type: "string" } });

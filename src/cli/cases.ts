@@ -1,20 +1,19 @@
 // CLI for compliance officers until the console exists: cases list|show|note|assign|resolve, as a named member.
 import process from "node:process";
 import type { Storage } from "../adapters/storage/index.ts";
-import { Tenancy, TenancyError, type MemberRow } from "../adapters/storage/repos/tenancy.ts";
-import { Cases, type CaseRow } from "../adapters/storage/repos/cases.ts";
+import { TenancyError, type MemberRow, type Tenancy } from "../adapters/storage/repos/tenancy.ts";
+import type { CaseRow } from "../adapters/storage/repos/cases.ts";
+import { createRepositories } from "../adapters/storage/repositories.ts";
 import { loadMasterKey } from "../adapters/crypto/master-key.ts";
 import { Sealer } from "../adapters/crypto/envelope.ts";
-import { Mailbox } from "../actors/mailbox.ts";
-import type { ActorEvent } from "../actors/types.ts";
-import { CaseHandling, type CaseCommand, type CaseMsg } from "../actors/case.ts";
+import { caseActor, caseAddress, type CaseCommand, type CaseMsg } from "../actors/case.ts";
 import { CasePresenter, type CaseViewer } from "../actors/case-presenter.ts";
 import type { Outcome } from "../actors/outcome.ts";
 import { roleHas, type Permission } from "../domain/access.ts";
 import { CASE_RESOLUTIONS, CASE_STATUSES, validateNote, validateResolve } from "../domain/cases.ts";
-import { iso, newId } from "../domain/ids.ts";
 import type { Environment } from "../domain/types.ts";
 import { UsageError, actingMember, parseOptions, need as required } from "./usage.ts";
+import { askLocally } from "./actors.ts";
 
 type Out = (line: string) => void;
 type Values = Record<string, string | boolean | undefined>;
@@ -61,52 +60,31 @@ export function runCases(storage: Storage, argv: string[], out: Out, deps: CaseC
   const clock = deps.clock ?? Date.now;
   const master = loadMasterKey(storage.path, process.env);
   const pii = new Sealer(master.derive("pii"));
-  const tenancy = new Tenancy(storage, clock);
+  const repositories = createRepositories(storage, { pii, secrets: new Sealer(master.derive("secrets")), clock });
+  const tenancy = repositories.tenancy;
   const company = tenancy.requireCompany((v.company as string) ?? "default");
-  const repo = new Cases(storage);
+  const repo = repositories.cases;
   const presenter = new CasePresenter(storage, pii);
   const email = need(v, "member");
   const print = (data: unknown, text: string) => out(v.json ? JSON.stringify(data) : text);
 
   const caseOf = (): CaseRow => {
     const id = need(v, "id");
-    const row = storage.stmt("SELECT environment FROM cases WHERE id = ? AND company_id = ?").get(id, company.id) as { environment: Environment } | undefined;
-    const c = row && repo.get(company.id, row.environment, id);
+    const environment = repo.environmentOf(company.id, id);
+    const c = environment && repo.get(company.id, environment, id);
     if (!c) throw new TenancyError(`no case ${id}`);
     return c;
   };
 
   /**
-   * Runs the case actor's own handler in one IMMEDIATE transaction: the case is read under the write lock, and its
-   * writes, its outgoing messages (the server's runtime picks them up) and its events commit together.
+   * Asks the case actor kind the server runs (src/cli/actors.ts): the case is read under the write lock, and its writes,
+   * its outgoing messages (the server's runtime picks them up) and its events commit together.
    */
+  const cases = caseActor({ pii, nameIndexKey: master.derive("name-index") });
+  const mailSealer = new Sealer(master.derive("mailbox"));
   const act = (c: CaseRow, m: MemberRow, msg: CaseCommand): Outcome<Record<string, unknown>> => {
-    const mailSealer = new Sealer(master.derive("mailbox"));
-    const now = clock();
     const full = { ...msg, companyId: company.id, environment: c.environment, actor: { type: "member", memberId: m.id, apiKeyId: null } } as CaseMsg;
-    return storage.tx(() => {
-      const writes: ((s: Storage) => void)[] = [];
-      const events: ActorEvent[] = [];
-      const mail: { to: string; body: string }[] = [];
-      const outcome = new CaseHandling(
-        {
-          id: c.id,
-          now,
-          storage,
-          write: (fn) => void writes.push(fn),
-          tell: (to, body) => void mail.push({ to, body: mailSealer.seal(JSON.stringify(body), to) }),
-          emit: (e) => void events.push(e),
-        },
-        full,
-        { pii, nameIndexKey: master.derive("name-index") },
-      ).run() as Outcome<Record<string, unknown>>;
-      if (!outcome.ok) return outcome;
-      const mailbox = new Mailbox(storage);
-      for (const w of writes) w(storage);
-      for (const o of mail) mailbox.insert(o.to, o.body, now, null, now);
-      for (const e of events) mailbox.insertEvent(newId("evt", now), e, iso(now));
-      return outcome;
-    });
+    return askLocally<Outcome<Record<string, unknown>>, Record<string, never>, CaseMsg>({ storage, clock, mailSealer }, cases, caseAddress(c.id), full);
   };
 
   const check = (o: Outcome<Record<string, unknown>>) => {

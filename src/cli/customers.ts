@@ -1,8 +1,8 @@
 // CLI for customer records the dashboard manages: legal holds (erasure is refused while one is set).
 import { parseArgs } from "node:util";
 import type { Storage } from "../adapters/storage/index.ts";
-import { Tenancy, TenancyError } from "../adapters/storage/repos/tenancy.ts";
-import { AuditLog } from "../adapters/storage/repos/audit.ts";
+import { TenancyError } from "../adapters/storage/repos/tenancy.ts";
+import { cliRepositories } from "./repositories.ts";
 import { iso } from "../domain/ids.ts";
 import { UsageError } from "./usage.ts";
 
@@ -16,17 +16,15 @@ export function runCustomers(storage: Storage, argv: string[], out: (line: strin
     throw new UsageError((e as Error).message);
   }
   if (typeof v.id !== "string") throw new UsageError("--id is required");
-  const company = new Tenancy(storage, clock).requireCompany((v.company as string) ?? "default");
-  const row = storage.stmt("SELECT id, environment, legal_hold, status FROM customers WHERE id = ? AND company_id = ?").get(v.id, company.id) as
-    | { id: string; environment: "test" | "live"; legal_hold: number; status: string }
-    | undefined;
+  const repositories = cliRepositories(storage, clock);
+  const company = repositories.tenancy.requireCompany((v.company as string) ?? "default");
+  const row = repositories.customers.holdState(company.id, v.id);
   if (!row) throw new TenancyError(`no customer with id ${v.id}`);
   const hold = !v.release;
   const now = clock();
   storage.tx(() => {
-    // The version bump makes a concurrent change by the customer actor retry on fresh data.
-    storage.stmt("UPDATE customers SET legal_hold = ?, version = version + 1, updated_at = ? WHERE id = ?").run(hold ? 1 : 0, iso(now), row.id);
-    new AuditLog(storage).record(
+    repositories.customers.setLegalHold(row.id, hold, iso(now));
+    repositories.audit.record(
       { companyId: company.id, environment: row.environment, actor: { type: "system" }, action: hold ? "customer.legal_hold_set" : "customer.legal_hold_released", entityType: "Customer", entityId: row.id },
       now,
     );

@@ -4,9 +4,9 @@
 import process from "node:process";
 import { readFileSync } from "node:fs";
 import type { Storage } from "../adapters/storage/index.ts";
-import { Tenancy, TenancyError, type MemberRow } from "../adapters/storage/repos/tenancy.ts";
-import { Reports, type ReportChange, type ReportRow } from "../adapters/storage/repos/reports.ts";
-import { Thresholds } from "../adapters/storage/repos/thresholds.ts";
+import { TenancyError, type MemberRow, type Tenancy } from "../adapters/storage/repos/tenancy.ts";
+import type { ReportChange, ReportRow } from "../adapters/storage/repos/reports.ts";
+import { cliRepositories } from "./repositories.ts";
 import { loadMasterKey } from "../adapters/crypto/master-key.ts";
 import { Sealer } from "../adapters/crypto/envelope.ts";
 import { deadlineRule, filingDeadline, jurisdictionOut, missingLabels, REPORT_ACTION_NEEDS, REPORT_STATUSES, resolveReportType, type ReportAction, type ReportStatus } from "../domain/reports/report.ts";
@@ -58,9 +58,10 @@ export function runReports(storage: Storage, argv: string[], out: Out, deps: Rep
   const v = args(sub as keyof typeof OPTIONS, rest);
   const clock = deps.clock ?? Date.now;
   const pii = deps.pii ? deps.pii() : new Sealer(loadMasterKey(storage.path, process.env).derive("pii"));
-  const tenancy = new Tenancy(storage, clock);
+  const repositories = cliRepositories(storage, clock, { pii: () => pii });
+  const tenancy = repositories.tenancy;
   const company = tenancy.requireCompany((v.company as string) ?? "default");
-  const repo = new Reports(storage, pii);
+  const repo = repositories.reports;
   const now = clock();
   const print = (value: unknown, human: string) => out(v.json ? JSON.stringify(value) : human);
   const envArg = typeof v.env === "string" ? v.env : undefined;
@@ -78,7 +79,7 @@ export function runReports(storage: Storage, argv: string[], out: Out, deps: Rep
   };
   const detail = (r: ReportRow) => {
     const type = resolveReportType(r.jurisdiction);
-    const ths = new Thresholds(storage).all(company.id).filter((t) => t.type === "str");
+    const ths = repositories.thresholds.all(company.id).filter((t) => t.type === "str");
     const c = repo.content(r);
     return {
       id: r.id,

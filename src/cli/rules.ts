@@ -1,12 +1,9 @@
 // CLI for promoting rules: `rules list` shows an environment's rules (and, for test, where each went live);
 // `rules promote` copies a rule proven in test to live with its conditions, by a named member, audited in both
 // environments, all or nothing: the same core (Rules.promote) as POST /api/v2/rules/:id/promote.
-import process from "node:process";
 import type { Storage } from "../adapters/storage/index.ts";
-import { Tenancy, TenancyError } from "../adapters/storage/repos/tenancy.ts";
-import { Rules } from "../adapters/storage/repos/rules.ts";
-import { ProviderSettings } from "../adapters/storage/repos/provider-settings.ts";
-import { loadMasterKey } from "../adapters/crypto/master-key.ts";
+import { TenancyError } from "../adapters/storage/repos/tenancy.ts";
+import { cliRepositories } from "./repositories.ts";
 import { Sealer } from "../adapters/crypto/envelope.ts";
 import { isEnvironment } from "../domain/types.ts";
 import { UsageError, actingMember, parseOptions, need as required } from "./usage.ts";
@@ -32,9 +29,10 @@ export function runRules(storage: Storage, argv: string[], out: Out, deps: RuleC
   if (!sub || !(sub in OPTIONS)) throw new UsageError(USAGE);
   const v = parseOptions(rest, { ...OPTIONS[sub as keyof typeof OPTIONS], company: { type: "string" }, json: { type: "boolean" } }, USAGE);
   const clock = deps.clock ?? Date.now;
-  const tenancy = new Tenancy(storage, clock);
+  const repositories = cliRepositories(storage, clock, { secrets: deps.secrets });
+  const tenancy = repositories.tenancy;
   const company = tenancy.requireCompany((v.company as string) ?? "default");
-  const repo = new Rules(storage);
+  const repo = repositories.rules;
   const print = (value: unknown, human: string) => out(v.json ? JSON.stringify(value) : human);
 
   if (sub === "list") {
@@ -58,8 +56,7 @@ export function runRules(storage: Storage, argv: string[], out: Out, deps: RuleC
 
   // promote: the member must be able to create rules in live (the environment the copy lands in).
   const m = actingMember(tenancy, company.id, required(v, "member", USAGE), "live", ["rules:create"], (mm, p) => `INSUFFICIENT_PERMISSION: member ${mm.email} has role ${mm.role}, which lacks ${p} (needed to promote a rule)`);
-  const secrets = deps.secrets ? deps.secrets() : new Sealer(loadMasterKey(storage.path, process.env).derive("secrets"));
-  const refs = new ProviderSettings(storage, secrets)
+  const refs = repositories.providerSettings
     .list(company.id, "live", "integration")
     .filter((x) => x.id !== null)
     .map((x) => ({ id: x.id!, name: x.name, enabled: x.enabled }));

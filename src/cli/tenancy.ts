@@ -1,12 +1,13 @@
 // CLI for what the spec keeps in the dashboard: companies, members, API keys. Works beside a running server.
 import { parseArgs } from "node:util";
 import type { Storage } from "../adapters/storage/index.ts";
-import { Tenancy, TenancyError, type KeyRow, type MemberRow, type CompanyRow } from "../adapters/storage/repos/tenancy.ts";
+import { TenancyError, type KeyRow, type MemberRow, type CompanyRow } from "../adapters/storage/repos/tenancy.ts";
 import { isEnvironment } from "../domain/types.ts";
 import { isRole, roleAllowsEnvironment } from "../domain/access.ts";
 import { UsageError, parseOptions, need } from "./usage.ts";
 import { companyProfile, setCompanyProfile } from "../adapters/storage/repos/thresholds.ts";
 import type { ProfileChange } from "../domain/thresholds.ts";
+import { cliRepositories } from "./repositories.ts";
 
 type Out = (line: string) => void;
 
@@ -40,7 +41,7 @@ function print(out: Out, json: boolean, value: unknown, human: string): void {
 
 export function runKeys(storage: Storage, argv: string[], out: Out, clock: () => number = Date.now): void {
   const [sub, ...rest] = argv;
-  const t = new Tenancy(storage, clock);
+  const t = cliRepositories(storage, clock).tenancy;
   switch (sub) {
     case "create": {
       const v = args(rest, { env: { type: "string" }, role: { type: "string" }, scopes: { type: "string" }, member: { type: "string" } });
@@ -88,7 +89,7 @@ export function runKeys(storage: Storage, argv: string[], out: Out, clock: () =>
 
 export function runMembers(storage: Storage, argv: string[], out: Out, clock: () => number = Date.now): void {
   const [sub, ...rest] = argv;
-  const t = new Tenancy(storage, clock);
+  const t = cliRepositories(storage, clock).tenancy;
   switch (sub) {
     case "create": {
       const v = args(rest, { email: { type: "string" }, role: { type: "string" } });
@@ -126,7 +127,7 @@ export function runMembers(storage: Storage, argv: string[], out: Out, clock: ()
 
 export function runCompanies(storage: Storage, argv: string[], out: Out, clock: () => number = Date.now): void {
   const [sub, ...rest] = argv;
-  const t = new Tenancy(storage, clock);
+  const t = cliRepositories(storage, clock).tenancy;
   switch (sub) {
     case "create": {
       const v = args(rest, { slug: { type: "string" }, name: { type: "string" } });

@@ -1,9 +1,11 @@
 // CLI for wallet ownership proofs (the dashboard's part): challenges, signed proofs, attestations, revocations.
 import process from "node:process";
 import type { Storage } from "../adapters/storage/index.ts";
-import { Tenancy, TenancyError, type MemberRow } from "../adapters/storage/repos/tenancy.ts";
-import { AuditLog, type AuditActor } from "../adapters/storage/repos/audit.ts";
-import { Proofs, noteAad, proofState, type ProofRow, type SignedEvidence } from "../adapters/storage/repos/proofs.ts";
+import { TenancyError, type MemberRow, type Tenancy } from "../adapters/storage/repos/tenancy.ts";
+import type { AuditActor } from "../adapters/storage/repos/audit.ts";
+import type { AuditRepository } from "../adapters/storage/repositories.ts";
+import { cliRepositories } from "./repositories.ts";
+import { noteAad, proofState, type ProofRow, type SignedEvidence } from "../adapters/storage/repos/proofs.ts";
 import type { WalletRow } from "../adapters/storage/repos/wallets.ts";
 import { loadMasterKey } from "../adapters/crypto/master-key.ts";
 import { Sealer } from "../adapters/crypto/envelope.ts";
@@ -83,10 +85,11 @@ export function runWallets(storage: Storage, argv: string[], out: Out, deps: Wal
   const v = args(sub as keyof typeof OPTIONS, rest);
   const clock = deps.clock ?? Date.now;
   const pii = deps.pii ?? (() => new Sealer(loadMasterKey(storage.path, process.env).derive("pii")));
-  const tenancy = new Tenancy(storage, clock);
+  const repositories = cliRepositories(storage, clock, { pii });
+  const tenancy = repositories.tenancy;
   const company = tenancy.requireCompany((v.company as string) ?? "default");
-  const proofs = new Proofs(storage);
-  const audit = new AuditLog(storage);
+  const proofs = repositories.proofs;
+  const audit = repositories.audit;
   const id = need(v, "id");
   const now = clock();
   const print = (value: unknown, human: string) => out(v.json ? JSON.stringify(value) : human);
@@ -212,7 +215,7 @@ export function runWallets(storage: Storage, argv: string[], out: Out, deps: Wal
 }
 
 /** The change's entry, after one per proof the same refresh found expired: every flip of `verified` is audited. */
-function auditChange(audit: AuditLog, w: WalletRow, actor: AuditActor, v: Verification, now: number, action: string, detail: Record<string, unknown>): void {
+function auditChange(audit: AuditRepository, w: WalletRow, actor: AuditActor, v: Verification, now: number, action: string, detail: Record<string, unknown>): void {
   const base = { companyId: w.company_id, environment: w.environment, entityType: "Wallet", entityId: w.id };
   for (const proofId of v.expire) audit.record({ ...base, actor: { type: "system" }, action: "wallet.proof_expired", detail: { proofId, verified: v.verified } }, now);
   audit.record({ ...base, actor, action, detail }, now);

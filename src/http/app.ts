@@ -1,34 +1,64 @@
 // The Elysia application: general rules before routing (NUL, OPTIONS, HEAD), 404/405, and every route group.
 import { Elysia } from "elysia";
 import { apiError } from "../domain/errors.ts";
-import type { Services } from "../services.ts";
 import { ApiKit, json } from "./kit.ts";
 import { checkCsrf } from "./auth.ts";
 import { checkDeclaredLength } from "./body.ts";
 import { auditRoutes } from "./audit.ts";
 import { assetRoutes } from "./assets.ts";
-import { customerRoutes } from "./customers.ts";
-import { walletRoutes } from "./wallets.ts";
-import { vaspRoutes } from "./vasps.ts";
-import { transferRoutes } from "./transfers.ts";
-import { applicableThreshold } from "../adapters/storage/repos/thresholds.ts";
-import { FxError } from "../adapters/fx/index.ts";
-import { thresholdRoutes } from "./thresholds.ts";
-import { ruleRoutes } from "./rules.ts";
-import { providerRoutes } from "./providers.ts";
-import { webhookRoutes } from "./webhooks.ts";
-import { caseRoutes } from "./cases.ts";
-import { reportRoutes } from "./reports.ts";
+import { customerRoutes, type CustomerRouteDeps } from "./customers.ts";
+import { walletRoutes, type WalletRouteDeps } from "./wallets.ts";
+import { vaspRoutes, type VaspRouteDeps } from "./vasps.ts";
+import { transferRoutes, type TransferRouteDeps } from "./transfers.ts";
+import { FxError, type Pricing } from "../adapters/fx/index.ts";
+import { thresholdRoutes, type ThresholdRouteDeps } from "./thresholds.ts";
+import { ruleRoutes, type RuleRouteDeps } from "./rules.ts";
+import { providerRoutes, type ProviderRouteDeps } from "./providers.ts";
+import { webhookRoutes, type WebhookRouteDeps } from "./webhooks.ts";
+import { caseRoutes, type CaseRouteDeps } from "./cases.ts";
+import { reportRoutes, type ReportRouteDeps } from "./reports.ts";
 import { openApiDocument, systemRoutes } from "./openapi.ts";
 import { notCarriedCallbacks } from "./callbacks/not-carried.ts";
 import { customerOverviewRoutes } from "./customer-overview.ts";
-import { eventRoutes } from "./events.ts";
+import { eventRoutes, type EventRouteDeps } from "./events.ts";
 import { meRoutes } from "./me.ts";
-import { providerBCallbacks, trpNotFound } from "./callbacks/provider_b.ts";
-import { providerECallbacks } from "./callbacks/provider_e.ts";
-import { informationRequestRoutes } from "./information-requests.ts";
+import { providerBCallbacks, trpNotFound, type ProviderBCallbackDeps } from "./callbacks/provider_b.ts";
+import { providerECallbacks, type ProviderECallbackDeps } from "./callbacks/provider_e.ts";
+import { informationRequestRoutes, type InformationRequestDeps } from "./information-requests.ts";
 import type { ProviderEOptions } from "../adapters/providers/provider_e/adapter.ts";
-import { providerACallbacks } from "./callbacks/provider_a.ts";
+import { providerACallbacks, type ProviderACallbackDeps } from "./callbacks/provider_a.ts";
+import type { AuditLog } from "../adapters/storage/repos/audit.ts";
+import type { AssetPolicy } from "../adapters/storage/repos/assets.ts";
+import type { Repositories } from "../adapters/storage/repositories.ts";
+import type { Storage } from "../adapters/storage/index.ts";
+
+/**
+ * What the application needs, which is what its route groups and callbacks need together: each group declares its
+ * own narrow part beside its routes and receives only that. The composition root (src/services.ts) provides it.
+ */
+export type AppDeps = CaseRouteDeps &
+  CustomerRouteDeps &
+  WalletRouteDeps &
+  VaspRouteDeps &
+  ThresholdRouteDeps &
+  RuleRouteDeps &
+  WebhookRouteDeps &
+  ReportRouteDeps &
+  ProviderRouteDeps &
+  InformationRequestDeps &
+  EventRouteDeps &
+  ProviderACallbackDeps &
+  ProviderBCallbackDeps &
+  ProviderECallbackDeps &
+  Omit<TransferRouteDeps, "threshold" | "price" | "isPricingFailure" | "pricing"> & {
+    readonly repositories: Repositories;
+    readonly audit: AuditLog;
+    readonly policy: AssetPolicy;
+    readonly pricing: Pricing;
+    /** For read-only routes: authentication and the handler's reads share one read snapshot. */
+    readonly storage: Storage;
+    readonly config: { readonly appDomain?: string; readonly env?: Record<string, string | undefined> };
+  };
 
 /** Provider callbacks (Part 3): their own checks, limits and error bodies, none of the API's general rules. */
 const isCallbackPath = (pathname: string) => pathname === "/api/system/trp" || pathname.startsWith("/api/system/trp/");
@@ -50,7 +80,7 @@ function pathOf(raw: string): string {
   return end < 0 ? raw.slice(start) : raw.slice(start, start + end);
 }
 
-export function createApp(services: Services) {
+export function createApp(services: AppDeps) {
   const kit = new ApiKit({
     tenancy: services.tenancy,
     limiter: services.limiter,
@@ -124,7 +154,7 @@ export function createApp(services: Services) {
     .use(
       transferRoutes(kit, {
         ...services,
-        threshold: (companyId, now) => applicableThreshold(services.storage, companyId, { type: "tr", now }).threshold,
+        threshold: (companyId, now) => services.repositories.thresholds.applicable(companyId, { type: "tr", now }).threshold,
         price: async (p) => {
           const asset = services.catalog.assets.find((a) => a.id === p.assetId)!;
           return services.pricing.value({ ...p, asset });

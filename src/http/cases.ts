@@ -7,8 +7,9 @@ import { CasePresenter, type CaseViewer } from "../actors/case-presenter.ts";
 import type { Outcome } from "../actors/outcome.ts";
 import type { ActorRuntime } from "../actors/runtime.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
-import { Cases, type CaseFilter, type CaseRow, type HistoryRow, type NoteRow } from "../adapters/storage/repos/cases.ts";
+import type { CaseFilter, CaseRow, HistoryRow, NoteRow } from "../adapters/storage/repos/cases.ts";
 import type { Storage } from "../adapters/storage/index.ts";
+import type { Repositories } from "../adapters/storage/repositories.ts";
 import type { AuthContext } from "./auth.ts";
 import { created, page, invalid, type ApiKit, type Reply, type RouteContext } from "./kit.ts";
 import { keysetPage } from "./paging.ts";
@@ -17,6 +18,8 @@ import { askActor } from "./outcome.ts";
 import { Type } from "@sinclair/typebox";
 
 export interface CaseRouteDeps {
+  repositories: Pick<Repositories, "cases">;
+  /** The case presenter reads the case's own rows. */
   storage: Storage;
   runtime: ActorRuntime;
   pii: Sealer;
@@ -57,7 +60,7 @@ const assigneeParam: QueryParam<string> = {
 };
 
 export function caseRoutes(kit: ApiKit, deps: CaseRouteDeps) {
-  const repo = new Cases(deps.storage);
+  const repo = deps.repositories.cases;
   const presenter = new CasePresenter(deps.storage, deps.pii);
 
   async function ask(c: RouteContext, id: string, msg: CaseCommand): Promise<Record<string, unknown>> {

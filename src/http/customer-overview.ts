@@ -3,14 +3,13 @@
 import { apiError } from "../domain/errors.ts";
 import { maskName } from "../domain/masking.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
-import type { Storage } from "../adapters/storage/index.ts";
-import { CustomerOverview } from "../adapters/storage/repos/customer-overview.ts";
+import type { Repositories } from "../adapters/storage/repositories.ts";
 import { ok, type ApiKit } from "./kit.ts";
 
 const ID = /^cus_[0-9a-z]{26}$/;
 
-export function customerOverviewRoutes(kit: ApiKit, deps: { storage: Storage; pii: Sealer }) {
-  const repo = new CustomerOverview(deps.storage);
+export function customerOverviewRoutes(kit: ApiKit, deps: { repositories: Pick<Repositories, "customerOverview">; pii: Sealer }) {
+  const repo = deps.repositories.customerOverview;
   return kit.group("/api/v2/customers", (r) =>
     r.get(
       "/:id/overview",

@@ -7,15 +7,15 @@ import { validateIdentityBody, type Person } from "../domain/ivms101/index.ts";
 import { nameGrams, type CustomerCommand } from "../actors/customer.ts";
 import type { ActorRuntime } from "../actors/runtime.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
-import { Customers, type CustomerListRow } from "../adapters/storage/repos/customers.ts";
-import type { Storage } from "../adapters/storage/index.ts";
+import type { CustomerListRow } from "../adapters/storage/repos/customers.ts";
+import type { Repositories } from "../adapters/storage/repositories.ts";
 import { invalid as kitInvalid, page, type ApiKit, type RouteContext, type Reply } from "./kit.ts";
 import { keysetPage } from "./paging.ts";
 import { q } from "./query.ts";
 import { askActor, unwrap } from "./outcome.ts";
 
 export interface CustomerRouteDeps {
-  storage: Storage;
+  repositories: Pick<Repositories, "customers">;
   runtime: ActorRuntime;
   pii: Sealer;
   cursorKey: Uint8Array;
@@ -38,7 +38,7 @@ function invalid(issues: Issue[]): never {
 }
 
 export function customerRoutes(kit: ApiKit, deps: CustomerRouteDeps) {
-  const repo = new Customers(deps.storage);
+  const repo = deps.repositories.customers;
   const openName = (id: string, sealed: string | null) => (sealed === null ? null : deps.pii.open(sealed, `customer:${id}:name`));
 
   async function act(c: RouteContext, id: string, msg: CustomerCommand): Promise<Reply> {

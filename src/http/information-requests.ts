@@ -8,13 +8,13 @@ import type { CddView } from "../actors/flows/provider_e-cdd.ts";
 import type { ActorRuntime } from "../actors/runtime.ts";
 import type { Outcome } from "../actors/outcome.ts";
 import type { ProviderRegistry } from "../adapters/providers/registry.ts";
-import type { Storage } from "../adapters/storage/index.ts";
-import { Transfers, type TransferRow } from "../adapters/storage/repos/transfers.ts";
+import type { Repositories } from "../adapters/storage/repositories.ts";
+import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
 import { ok, type ApiKit, type Reply, type RouteContext } from "./kit.ts";
 import { askActor } from "./outcome.ts";
 
 export interface InformationRequestDeps {
-  storage: Storage;
+  repositories: Pick<Repositories, "transfers">;
   runtime: ActorRuntime;
   providers: ProviderRegistry;
 }
@@ -47,7 +47,7 @@ function maskView(m: CddView): CddView {
 }
 
 export function informationRequestRoutes(kit: ApiKit, deps: InformationRequestDeps) {
-  const repo = new Transfers(deps.storage);
+  const repo = deps.repositories.transfers;
 
   /** A transfer of the environment carried by provider_e (reserved there), with provider_e enabled and configured. */
   function carried(c: RouteContext, id: string): TransferRow {

@@ -23,10 +23,8 @@ import {
   type DeadlineThreshold,
 } from "../domain/reports/report.ts";
 import { UnreadableError, type Sealer } from "../adapters/crypto/envelope.ts";
-import { Reports, REPORT_ENTITY, type ReportChange, type ReportRow, type ReportListFilter } from "../adapters/storage/repos/reports.ts";
-import { Thresholds } from "../adapters/storage/repos/thresholds.ts";
-import { AuditLog } from "../adapters/storage/repos/audit.ts";
-import type { Storage } from "../adapters/storage/index.ts";
+import { REPORT_ENTITY, type ReportChange, type ReportRow, type ReportListFilter } from "../adapters/storage/repos/reports.ts";
+import type { Repositories, Transactions } from "../adapters/storage/repositories.ts";
 import { RendererBusy, WorkerPdfRenderer, type PdfRenderer } from "../adapters/pdf/renderer.ts";
 import { API_VERSION, created, invalid, ok, page, type ApiKit, type RouteContext } from "./kit.ts";
 import { keysetPage } from "./paging.ts";
@@ -37,7 +35,9 @@ import type { Permission } from "../domain/access.ts";
 import { Elysia } from "elysia";
 
 export interface ReportRouteDeps {
-  storage: Storage;
+  repositories: Pick<Repositories, "reports" | "thresholds" | "audit">;
+  /** A report's change and its audit record commit together. */
+  storage: Transactions;
   pii: Sealer;
   cursorKey: Uint8Array;
   /** Defaults to worker threads (one CJK document at a time). */
@@ -101,9 +101,9 @@ export function sharedPdfRenderer(): PdfRenderer {
 
 /** GET /api/v2/report-types, and GET /api/v2/reports, /:id, /:id/download: both groups, registered in the kit once. */
 export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
-  const repo = new Reports(deps.storage, deps.pii);
-  const thresholds = new Thresholds(deps.storage);
-  const audit = new AuditLog(deps.storage);
+  const repo = deps.repositories.reports;
+  const thresholds = deps.repositories.thresholds;
+  const audit = deps.repositories.audit;
   const pdf = () => deps.pdf ?? sharedPdfRenderer();
 
   const strThresholds = (companyId: string): DeadlineThreshold[] => thresholds.all(companyId).filter((t) => t.type === "str");
@@ -117,7 +117,7 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
     }
   }
 
-  function present(r: ReportRow, ths: DeadlineThreshold[], members: ReturnType<Reports["members"]>, now: number) {
+  function present(r: ReportRow, ths: DeadlineThreshold[], members: ReturnType<Repositories["reports"]["members"]>, now: number) {
     const type = resolveReportType(r.jurisdiction);
     return {
       id: r.id,

@@ -18,16 +18,15 @@ import {
   type Rule,
 } from "../domain/rules/types.ts";
 import { validateCreateRule, validateUpdateRule, type IntegrationLookup } from "../domain/rules/validate.ts";
-import type { Storage } from "../adapters/storage/index.ts";
+import type { Repositories } from "../adapters/storage/repositories.ts";
 import type { ProviderSettings } from "../adapters/storage/repos/provider-settings.ts";
-import { Rules, type RuleFilter } from "../adapters/storage/repos/rules.ts";
-import { memberSummaries } from "../adapters/storage/repos/tenancy.ts";
+import type { RuleFilter } from "../adapters/storage/repos/rules.ts";
 import { created, ok, page, invalid, type ApiKit, type RouteContext } from "./kit.ts";
 import { keysetPage } from "./paging.ts";
 import { q, type QueryParam } from "./query.ts";
 
 export interface RuleRouteDeps {
-  storage: Storage;
+  repositories: Pick<Repositories, "rules" | "tenancy">;
   cursorKey: Uint8Array;
   providerSettings: ProviderSettings;
 }
@@ -124,7 +123,7 @@ function present(r: Rule) {
 }
 
 export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
-  const repo = new Rules(deps.storage);
+  const repo = deps.repositories.rules;
 
   /** The company's integrations as rules see them: `int_…` ID, name, the one enabled switch. */
   function integrations(c: RouteContext): { lookup: IntegrationLookup; names: Map<string, string> } {
@@ -138,7 +137,7 @@ export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
   /** Members carry no display name: `name` is their email (docs/rules.md). */
   function member(c: RouteContext, id: string | null) {
     if (id === null) return null;
-    const m = memberSummaries(deps.storage, c.auth.company.id, [id]).get(id);
+    const m = deps.repositories.tenancy.members(c.auth.company.id, [id]).get(id);
     return m ? { id: m.id, name: m.name, email: m.email } : null;
   }
 

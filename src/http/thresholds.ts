@@ -3,13 +3,12 @@ import { Type } from "@sinclair/typebox";
 import { apiError } from "../domain/errors.ts";
 import { normalizeForSearch } from "../domain/customers.ts";
 import { CURRENCY_CODES, LIMITS, THRESHOLD_TYPES, validateCreateThreshold, type Threshold } from "../domain/thresholds.ts";
-import { Thresholds } from "../adapters/storage/repos/thresholds.ts";
-import type { Storage } from "../adapters/storage/index.ts";
+import type { Repositories } from "../adapters/storage/repositories.ts";
 import { created, ok, page, invalid, type ApiKit, type RouteContext } from "./kit.ts";
 import { q, type QueryParam } from "./query.ts";
 
 export interface ThresholdRouteDeps {
-  storage: Storage;
+  repositories: Pick<Repositories, "thresholds">;
 }
 
 const ID = /^thr_[0-9a-z]{26}$/;
@@ -62,7 +61,7 @@ function after(a: Threshold, b: Threshold): boolean {
 }
 
 export function thresholdRoutes(kit: ApiKit, deps: ThresholdRouteDeps) {
-  const repo = new Thresholds(deps.storage);
+  const repo = deps.repositories.thresholds;
   const changer = (c: RouteContext) => ({ actor: c.auth.actor, memberId: c.auth.member.id });
 
   return kit.group("/api/v2/thresholds", (r) =>

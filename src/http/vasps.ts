@@ -1,14 +1,14 @@
 // GET /api/v2/vasps/search: counterparty VASPs of the environment, once each under the latest name (Part 1, VASP search).
 import { apiError } from "../domain/errors.ts";
-import type { Storage } from "../adapters/storage/index.ts";
-import { VaspDirectory, type VaspResult } from "../adapters/storage/repos/vasps.ts";
+import type { Repositories } from "../adapters/storage/repositories.ts";
+import type { VaspResult } from "../adapters/storage/repos/vasps.ts";
 import { ok, type ApiKit } from "./kit.ts";
 import { keysetPage } from "./paging.ts";
 import { q, type QueryParam } from "./query.ts";
 import type { RateLimiter } from "./ratelimit.ts";
 
 export interface VaspRouteDeps {
-  storage: Storage;
+  repositories: Pick<Repositories, "vasps">;
   cursorKey: Uint8Array;
   limiter: RateLimiter;
 }
@@ -23,7 +23,7 @@ const searchLimit: QueryParam<number> & { default: number } = {
 };
 
 export function vaspRoutes(kit: ApiKit, deps: VaspRouteDeps) {
-  const directory = new VaspDirectory(deps.storage);
+  const directory = deps.repositories.vasps;
   return kit.group("/api/v2/vasps", (r) =>
     r.get(
       "/search",

@@ -4,9 +4,9 @@ import { newId } from "../domain/ids.ts";
 import { SUPPORTED_NETWORKS, isSupportedNetwork } from "../domain/networks/index.ts";
 import { addressCandidates, canonicalAddress, checkWalletCreate } from "../domain/wallets.ts";
 import type { ActorRuntime } from "../actors/runtime.ts";
-import type { Storage } from "../adapters/storage/index.ts";
-import { Wallets, type WalletRow } from "../adapters/storage/repos/wallets.ts";
-import { Proofs, proofState } from "../adapters/storage/repos/proofs.ts";
+import type { Repositories } from "../adapters/storage/repositories.ts";
+import type { WalletRow } from "../adapters/storage/repos/wallets.ts";
+import { proofState } from "../adapters/storage/repos/proofs.ts";
 import { deriveVerification } from "../domain/proofs/index.ts";
 import { ok, page, type ApiKit, type RouteContext } from "./kit.ts";
 import { keysetPage } from "./paging.ts";
@@ -14,7 +14,7 @@ import { q } from "./query.ts";
 import { askActor, unwrap } from "./outcome.ts";
 
 export interface WalletRouteDeps {
-  storage: Storage;
+  repositories: Pick<Repositories, "wallets" | "proofs">;
   runtime: ActorRuntime;
   cursorKey: Uint8Array;
 }
@@ -39,8 +39,8 @@ export function presentWallet(w: WalletRow) {
 }
 
 export function walletRoutes(kit: ApiKit, deps: WalletRouteDeps) {
-  const repo = new Wallets(deps.storage);
-  const proofs = new Proofs(deps.storage);
+  const repo = deps.repositories.wallets;
+  const proofs = deps.repositories.proofs;
 
   /**
    * `verified` is true while a proof is valid (Part 1): a stored flag whose last proof has passed its expiry is

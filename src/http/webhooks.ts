@@ -20,18 +20,19 @@ import {
 } from "../domain/webhooks.ts";
 import { checkTarget, TargetRefused } from "../adapters/net/index.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
-import type { Storage } from "../adapters/storage/index.ts";
-import { AuditLog } from "../adapters/storage/repos/audit.ts";
-import { Webhooks, type DeliveryRow, type WebhookRow } from "../adapters/storage/repos/webhooks.ts";
-import { disableAutomatically, secretAad } from "../actors/webhook.ts";
-import type { WebhookServices } from "../webhooks/setup.ts";
-import type { AttemptOutcome } from "../webhooks/deliver.ts";
+import type { Repositories, Transactions } from "../adapters/storage/repositories.ts";
+import type { DeliveryRow, WebhookRow } from "../adapters/storage/repos/webhooks.ts";
+import { secretAad } from "../actors/webhook.ts";
+import type { WebhookServices } from "../adapters/webhooks/settings.ts";
+import type { AttemptOutcome } from "../adapters/webhooks/deliver.ts";
 import { created, json, ok, page, invalid, type ApiKit, type RouteContext } from "./kit.ts";
 import { keysetPage } from "./paging.ts";
 import { q } from "./query.ts";
 
 export interface WebhookRouteDeps {
-  storage: Storage;
+  repositories: Pick<Repositories, "webhooks" | "audit">;
+  /** A subscription's change and its audit record commit together. */
+  storage: Transactions;
   secrets: Sealer;
   cursorKey: Uint8Array;
   webhooks: WebhookServices;
@@ -122,8 +123,8 @@ function stats(w: WebhookRow) {
 }
 
 export function webhookRoutes(kit: ApiKit, deps: WebhookRouteDeps) {
-  const repo = new Webhooks(deps.storage);
-  const audit = new AuditLog(deps.storage);
+  const repo = deps.repositories.webhooks;
+  const audit = deps.repositories.audit;
   const { deliverer, net } = deps.webhooks;
 
   const load = (c: RouteContext, id: string): WebhookRow => (ID.test(id) ? repo.get(c.auth.company.id, c.auth.environment, id) : undefined) ?? notFound(id);
@@ -148,7 +149,7 @@ export function webhookRoutes(kit: ApiKit, deps: WebhookRouteDeps) {
     if (o.ok) return;
     const w = repo.byId(webhookId)!;
     if (w.status === "active" && shouldAutoDisable(w.consecutive_failures, w.failing_since, nowMs, deps.webhooks.autoDisable))
-      disableAutomatically(deps.storage, w, w.consecutive_failures, nowMs);
+      repo.disableAutomatically(w, w.consecutive_failures, nowMs);
   }
 
   return kit.group("/api/v2/webhooks", (r) =>

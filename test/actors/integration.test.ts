@@ -51,6 +51,7 @@ function service(opts: { maxConcurrentCalls?: number; timeoutMs?: number } = {})
     adapters: { screening_c: screeningC({ urls: { eu: vendor.url, us: other.url, apac: vendor.url }, timeoutMs: opts.timeoutMs ?? 2_000 }) },
     settings,
     runtime,
+    breakerAddress: integrationAddress,
     fetch: providerFetch({ CARAVAN_ALLOW_PRIVATE_TARGETS: "127.0.0.1" }),
     clock,
     maxConcurrentCalls: opts.maxConcurrentCalls,

@@ -6,7 +6,7 @@ import { Sealer, UnreadableError, nativeGcm } from "../../src/adapters/crypto/en
 import { sha256Hex } from "../../src/adapters/crypto/hash.ts";
 import { hashKey } from "../../src/domain/keys.ts";
 import { signatureHeader } from "../../src/domain/webhooks.ts";
-import { signDelivery } from "../../src/webhooks/sign.ts";
+import { signDelivery } from "../../src/adapters/webhooks/sign.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(60_000);

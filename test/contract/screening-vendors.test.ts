@@ -129,7 +129,7 @@ for (const v of VENDORS) {
       storage.close();
     }
     const service = (url = peer.url, timeoutMs?: number): ScreeningService =>
-      createScreeningService({ adapters: { [v.name]: v.adapter(url, timeoutMs) }, settings, runtime, fetch: providerFetch({ CARAVAN_ALLOW_PRIVATE_TARGETS: "127.0.0.1" }), clock });
+      createScreeningService({ adapters: { [v.name]: v.adapter(url, timeoutMs) }, settings, runtime, breakerAddress: integrationAddress, fetch: providerFetch({ CARAVAN_ALLOW_PRIVATE_TARGETS: "127.0.0.1" }), clock });
     /** A new company with the vendor saved and switched on for `test`. */
     function company(): string {
       const id = `cmp_${v.name}_${++companies}`;

@@ -22,7 +22,7 @@ import {
   validateCreateWebhook,
   validateUpdateWebhook,
 } from "../../src/domain/webhooks.ts";
-import { verifyWebhookSignature } from "../../src/webhooks/verify.ts";
+import { verifyWebhookSignature } from "../../src/adapters/webhooks/verify.ts";
 
 const valid = { name: "Ops", url: "https://hooks.example.com/caravan?token=abc", events: ["transfer.created"] };
 const issues = (r: ReturnType<typeof validateCreateWebhook>) => (r.ok ? [] : r.issues.map((i) => i.path));

@@ -13,7 +13,7 @@ import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
 import { runCliInProcess } from "../support/cli.ts";
 import { apiClient, expectError, expectOk, ISO_MS, type Answer } from "../support/api.ts";
-import { verifyWebhookSignature } from "../../src/webhooks/verify.ts";
+import { verifyWebhookSignature } from "../../src/adapters/webhooks/verify.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(90_000);
@@ -478,7 +478,7 @@ describe("delivery", () => {
 
   test("retries: by default 1 s after the first attempt and 5 s after the second; here at the configured delays (never earlier), resending the original signature and timestamp", async () => {
     const { retryDelayMs } = await import("../../src/domain/webhooks.ts");
-    const { parseRetryDelays } = await import("../../src/webhooks/setup.ts");
+    const { parseRetryDelays } = await import("../../src/adapters/webhooks/settings.ts");
     expect([retryDelayMs(1), retryDelayMs(2), retryDelayMs(3)]).toEqual([1_000, 5_000, null]);
     expect(parseRetryDelays(undefined)).toEqual([1_000, 5_000]);
     expect(parseRetryDelays("300, 2000")).toEqual([300, 2_000]);

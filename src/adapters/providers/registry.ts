@@ -1,17 +1,9 @@
 // Which Travel Rule providers can carry a transfer: the seam where provider adapters plug in.
 import type { Environment } from "../../domain/types.ts";
 import type { Protocol } from "../../domain/transfers.ts";
-import type { AdapterContext, ProviderAdapter } from "./types.ts";
+import type { AdapterContext, ProviderAdapter, TransferCandidate } from "./types.ts";
 
-/** What a provider needs to know to say whether it can carry an outgoing transfer. */
-export interface TransferCandidate {
-  assetId: string;
-  asset: string;
-  network: string;
-  amount: string;
-  beneficiaryPersonCount: number;
-  hasOriginatorAddress: boolean;
-}
+export type { TransferCandidate };
 
 export type Capability = { provider: Protocol; ok: true } | { provider: Protocol; ok: false; reason: string };
 

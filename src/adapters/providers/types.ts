@@ -3,7 +3,16 @@
 import type { Environment } from "../../domain/types.ts";
 import type { Person } from "../../domain/ivms101/index.ts";
 import type { Protocol } from "../../domain/transfers.ts";
-import type { TransferCandidate } from "./registry.ts";
+
+/** What a provider needs to know to say whether it can carry an outgoing transfer. */
+export interface TransferCandidate {
+  assetId: string;
+  asset: string;
+  network: string;
+  amount: string;
+  beneficiaryPersonCount: number;
+  hasOriginatorAddress: boolean;
+}
 
 /** An outgoing transfer as an adapter sees it: decrypted persons, credentials of its environment. */
 export interface OutgoingTransfer {

@@ -5,7 +5,6 @@ import { INTEGRATION_NAMES, type IntegrationName } from "../../domain/providers/
 import type { OutboundFetch } from "../providers/outbound.ts";
 import type { ConnectionTests } from "../providers/tester.ts";
 import type { Logger } from "../log.ts";
-import { integrationAddress } from "../../actors/integration.ts";
 import type { CheckResult, ScreeningAdapter, ScreeningSubject } from "./types.ts";
 
 export type { CheckResult, Party, ScreeningAdapter, ScreeningContext, ScreeningSubject, SubjectScreening } from "./types.ts";
@@ -34,7 +33,10 @@ export interface ScreeningDeps {
     enabled(companyId: string, name: IntegrationName): boolean;
     credentials(companyId: string, env: Environment, name: IntegrationName): Record<string, string> | null;
   };
-  /** The actor runtime, to ask each integration actor (`integration:<company>:<env>:<name>`) for its breaker. */
+  /** The address of the actor keeping an integration's breaker, per company and environment (the composition root
+   *  passes the integration actor kind's own addressing, so this service knows no actor module). */
+  breakerAddress(companyId: string, environment: Environment, name: IntegrationName): string;
+  /** The actor runtime, to ask each integration actor for its breaker. */
   runtime: {
     ask<R = unknown>(to: string, body: unknown, opts?: { timeoutMs?: number }): Promise<R>;
     tell(to: string, body: unknown): Promise<number>;
@@ -155,7 +157,7 @@ export function createScreeningService(deps: ScreeningDeps): ScreeningService {
           return result("error", "CREDENTIALS_UNREADABLE");
         }
         const accepted = subjects.filter((s) => adapter.accepts(s));
-        const address = integrationAddress(companyId, environment, integration);
+        const address = deps.breakerAddress(companyId, environment, integration);
         const breaker = breakerFor.has(integration);
         // Nothing to screen asks nothing of the vendor, so it neither consults nor moves the breaker.
         if (breaker && accepted.length > 0 && !(await permitted(address))) return result("skipped", "CIRCUIT_OPEN");

@@ -46,39 +46,10 @@ import { validateCosmos } from "./cosmos.ts";
 import { validateNear } from "./near.ts";
 import { validatePolkadot } from "./polkadot.ts";
 import { type ParsedAddress, type TagKey, acceptsTag, parseAddress, tagProblem } from "./tags.ts";
+import { isSupportedNetwork, type Network, SUPPORTED_NETWORKS } from "./supported.ts";
 
-export { acceptsTag, parseAddress };
-export type { ParsedAddress, TagKey, Validation };
-
-export const SUPPORTED_NETWORKS = [
-  "bitcoin",
-  "ethereum",
-  "polygon",
-  "bsc",
-  "solana",
-  "tron",
-  "avalanche",
-  "arbitrum",
-  "optimism",
-  "base",
-  "litecoin",
-  "ripple",
-  "stellar",
-  "algorand",
-  "dogecoin",
-  "cardano",
-  "cosmos",
-  "near",
-  "polkadot",
-  "fantom",
-  "bitcoin-cash",
-] as const;
-
-export type Network = (typeof SUPPORTED_NETWORKS)[number];
-
-export function isSupportedNetwork(name: string): name is Network {
-  return (SUPPORTED_NETWORKS as readonly string[]).includes(name);
-}
+export { acceptsTag, isSupportedNetwork, parseAddress, SUPPORTED_NETWORKS };
+export type { Network, ParsedAddress, TagKey, Validation };
 
 const MAX_INPUT = 1024;
 

@@ -1,5 +1,5 @@
 // Destination tags and memos: splitting "address?dt=…" and checking the value against the network's rules.
-import type { Network } from "./index.ts";
+import type { Network } from "./supported.ts";
 
 export type TagKey = "dt" | "memo" | "tag";
 

@@ -3,10 +3,19 @@
 // which either refuses in the provider's own format or lets the callback on. Each provider declares its order, its
 // signature check and its refusals; the pieces every provider shares (the environment in the path, the company by
 // its host, the company's request budget) are written here once.
-import type { Services } from "../../services.ts";
 import type { Environment } from "../../domain/types.ts";
 import { ApiError } from "../../domain/errors.ts";
-import type { CompanyRow } from "../../adapters/storage/repos/tenancy.ts";
+import type { CompanyRow, Tenancy } from "../../adapters/storage/repos/tenancy.ts";
+import type { Logger } from "../../adapters/log.ts";
+import type { RateLimiter } from "../ratelimit.ts";
+
+/** What the shared steps need: the companies (by host), the request budget, the log and the app domain. */
+export interface IntakeDeps {
+  readonly tenancy: Tenancy;
+  readonly limiter: RateLimiter;
+  readonly log: Logger;
+  readonly config: { readonly appDomain?: string };
+}
 import { json } from "../kit.ts";
 import { resolveCompany } from "../auth.ts";
 
@@ -46,7 +55,7 @@ export const intakeOrder = <C extends IntakeBase>(i: Intake<C>): IntakeStepName[
  * Runs a callback through its intake. The path's environment is test or live (another value is another path: 404);
  * then each step in order, the first refusal answering.
  */
-export async function runIntake<C extends IntakeBase>(services: Services, intake: Intake<C>, request: Request, params: Record<string, string>, init: (base: IntakeBase) => C): Promise<Response> {
+export async function runIntake<C extends IntakeBase>(services: Pick<IntakeDeps, "log">, intake: Intake<C>, request: Request, params: Record<string, string>, init: (base: IntakeBase) => C): Promise<Response> {
   const environment = params.environment;
   if (environment !== "test" && environment !== "live") return trpNotFound();
   const c = init({ request, params, environment });
@@ -63,7 +72,7 @@ export async function runIntake<C extends IntakeBase>(services: Services, intake
 }
 
 /** The company step: the company the request's host names, else 404 as for any unknown path. */
-export function companyStep<C extends IntakeBase>(services: Services): IntakeStep<C> {
+export function companyStep<C extends IntakeBase>(services: Pick<IntakeDeps, "tenancy" | "config">): IntakeStep<C> {
   return (c) => {
     try {
       c.company = resolveCompany(c.request, services.tenancy, services.config.appDomain);
@@ -78,12 +87,12 @@ export function companyStep<C extends IntakeBase>(services: Services): IntakeSte
  * The budget step: a callback counts toward its company's request budget (shared with the API); over it, the
  * provider's 429 built from the limiter's headers.
  */
-export function budgetStep<C extends IntakeBase>(services: Services, overBudget: (headers: Record<string, string> | undefined) => Response): IntakeStep<C> {
+export function budgetStep<C extends IntakeBase>(services: Pick<IntakeDeps, "limiter">, overBudget: (headers: Record<string, string> | undefined) => Response): IntakeStep<C> {
   return (c) => chargeBudget(services, c.company!.id, overBudget);
 }
 
 /** Charges one request to the company's budget: null within it, the provider's 429 over it. */
-export function chargeBudget<R>(services: Services, companyId: string, overBudget: (headers: Record<string, string> | undefined) => R): R | null {
+export function chargeBudget<R>(services: Pick<IntakeDeps, "limiter">, companyId: string, overBudget: (headers: Record<string, string> | undefined) => R): R | null {
   try {
     services.limiter.check("company", companyId);
     return null;

@@ -2,7 +2,8 @@
 // listed once the provider is saved, so a provider calling one gets a stated refusal, not a bare 404. Nothing in the
 // request is read or kept.
 import { Elysia } from "elysia";
-import type { Services } from "../../services.ts";
+import type { ProviderSettings } from "../../adapters/storage/repos/provider-settings.ts";
+import type { IntakeDeps } from "./intake.ts";
 import { PROVIDERS, type ProviderName } from "../../domain/providers/catalog.ts";
 import { json } from "../kit.ts";
 import { resolveCompany } from "../auth.ts";
@@ -28,7 +29,7 @@ export function notCarriedRefusal(provider: ProviderName): Response {
   return json(503, { error: "Provider unavailable", code: "PROVIDER_NOT_SUPPORTED", message: `Caravan cannot carry ${provider} transfers yet: this callback is not processed` });
 }
 
-export function notCarriedCallbacks(services: Pick<Services, "tenancy" | "config" | "providerSettings">) {
+export function notCarriedCallbacks(services: Pick<IntakeDeps, "tenancy" | "config"> & { readonly providerSettings: ProviderSettings }) {
   const app = new Elysia({ name: "not-carried-callbacks", normalize: false });
   for (const c of NOT_CARRIED) {
     const route = c.template.replace("{environment}", ":environment").replace("{providerId}", ":providerId");

@@ -4,19 +4,21 @@
 // the provider's transfer → hand it to the transfer's actor (or create the incoming transfer first); recorded as
 // processed only after success.
 import { Elysia } from "elysia";
-import type { Services } from "../../services.ts";
+import type { Repositories } from "../../adapters/storage/repositories.ts";
+import type { ProviderSettings } from "../../adapters/storage/repos/provider-settings.ts";
+import type { ProviderRegistry } from "../../adapters/providers/registry.ts";
+import type { ActorRuntime } from "../../actors/runtime.ts";
+import type { Catalog } from "../../domain/assets/catalog.ts";
 import type { Environment } from "../../domain/types.ts";
 import { newId } from "../../domain/ids.ts";
 import { readJsonCapped, type JsonRead } from "../../adapters/net/read.ts";
 import { hmacSha256, sha256Hex } from "../../adapters/crypto/hash.ts";
 import { json } from "../kit.ts";
-import { budgetStep, companyStep, runIntake, type Intake, type IntakeBase } from "./intake.ts";
+import { budgetStep, companyStep, runIntake, type Intake, type IntakeBase, type IntakeDeps } from "./intake.ts";
 import { signedHeaders, verify } from "../../domain/provider_a/signature.ts";
 import { readEvent } from "../../domain/provider_a/events.ts";
 import { agentChainOk, agentOf, carries, chainOf, roleOf, type ProviderTx } from "../../domain/provider_a/transfer.ts";
 import { failed, type ProviderA } from "../../adapters/providers/provider_a/adapter.ts";
-import { ProviderAStore } from "../../adapters/storage/repos/provider-a-store.ts";
-import { Wallets } from "../../adapters/storage/repos/wallets.ts";
 import { validateAddress } from "../../domain/networks/index.ts";
 import type { EventResult } from "../../actors/flows/provider_a.ts";
 import type { ProviderAIncomingOutcome } from "../../actors/provider_a-incoming.ts";
@@ -47,12 +49,22 @@ interface Call extends IntakeBase {
   connected?: Extract<ReturnType<ProviderA["connect"]>, { ok: true }>;
   headers?: ReturnType<typeof signedHeaders>;
   providerTransferId?: string;
-  key?: Parameters<ProviderAStore["processed"]>[0];
+  key?: Parameters<Repositories["providerA"]["processed"]>[0];
   tx?: ProviderTx;
 }
 
-export function providerACallbacks(services: Services) {
-  const store = new ProviderAStore(services.storage);
+/** What provider_a's callbacks need besides the intake's. */
+export interface ProviderACallbackDeps extends IntakeDeps {
+  readonly repositories: Pick<Repositories, "providerA" | "wallets">;
+  readonly runtime: ActorRuntime;
+  readonly catalog: Catalog;
+  readonly clock: () => number;
+  readonly providerSettings: ProviderSettings;
+  readonly providers: ProviderRegistry;
+}
+
+export function providerACallbacks(services: ProviderACallbackDeps) {
+  const store = services.repositories.providerA;
 
   async function tellTransfer(id: string, companyId: string, environment: Environment, tx: ProviderTx): Promise<EventResult> {
     const r = await services.runtime.ask<EventResult | Outcome>(`transfer:${id}`, { type: "providerEvent", provider: "provider_a", event: { kind: "event", tx }, companyId, environment, actor: PROVIDER_ACTOR }, { timeoutMs: PROCESS_TIMEOUT_MS });
@@ -69,7 +81,7 @@ export function providerACallbacks(services: Services) {
     if (tx.beneficiaryAddress === null || (tx.beneficiaryChain !== null && tx.beneficiaryChain !== chainOf(asset.id))) return { code: "BENEFICIARY_WALLET_NOT_VERIFIED" };
     const valid = validateAddress(asset.network, tx.beneficiaryAddress);
     if (!valid.ok) return { code: "BENEFICIARY_WALLET_NOT_VERIFIED" };
-    const wallets = new Wallets(services.storage).byAddresses(companyId, environment, candidates(valid.address, tx.memo)).filter((w) => w.network === asset.network);
+    const wallets = services.repositories.wallets.byAddresses(companyId, environment, candidates(valid.address, tx.memo)).filter((w) => w.network === asset.network);
     if (wallets.length !== 1 || wallets[0].verified !== 1) return { code: "BENEFICIARY_WALLET_NOT_VERIFIED" };
     const w = wallets[0];
     const origin = agentOf(tx, "ORIGINATOR")!;

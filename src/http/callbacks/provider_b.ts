@@ -4,7 +4,7 @@ import { readJsonCapped, type JsonRead } from "../../adapters/net/read.ts";
 import { ClientAddresses } from "../../adapters/net/client-address.ts";
 import { PROVIDER_B_CALLBACKS, type ProviderBCallback } from "../../domain/provider_b/endpoints.ts";
 import { Elysia } from "elysia";
-import type { Services } from "../../services.ts";
+import type { ProviderSettings } from "../../adapters/storage/repos/provider-settings.ts";
 import type { Environment } from "../../domain/types.ts";
 import { isCountryCode } from "../../domain/ivms101/index.ts";
 import type { CountryCode } from "../../domain/ivms101/types.ts";
@@ -12,8 +12,12 @@ import { parseAllowedSources, sourceAllowed } from "../../domain/provider_b/sour
 import { base64ToBytes, bytesToBase64, keypairFromSeed, openPayload, sealPayload, toX25519Public } from "../../adapters/providers/provider_b/crypto.ts";
 import { ENTITY_ID, HEADER, parseOrigin, readThresholdFlag } from "../../adapters/providers/provider_b/wire.ts";
 import { json } from "../kit.ts";
-import { budgetStep, companyStep, runIntake, type Intake, type IntakeBase } from "./intake.ts";
-import { ProviderBFlows, isAmount, refusal, type Answer, type Call, type Setup } from "../../actors/flows/provider_b.ts";
+import { budgetStep, companyStep, runIntake, type Intake, type IntakeBase, type IntakeDeps } from "./intake.ts";
+import { ProviderBFlows, isAmount, refusal, type Answer, type Call, type ProviderBFlowDeps, type Setup } from "../../actors/flows/provider_b.ts";
+
+/** What provider_b's callbacks need: the intake's, the flows', the company's settings and the environment. */
+export type ProviderBCallbackDeps = IntakeDeps &
+  ProviderBFlowDeps & { readonly providerSettings: ProviderSettings; readonly config: { readonly appDomain?: string; readonly env?: Record<string, string | undefined> } };
 
 /** Part 3, Limits: "provider_b callback body 256 KiB". */
 export const MAX_CALLBACK_BODY = 256 * 1024;
@@ -112,7 +116,7 @@ interface Intaken extends IntakeBase {
   plain?: unknown;
 }
 
-export function providerBCallbacks(services: Services) {
+export function providerBCallbacks(services: ProviderBCallbackDeps) {
   const sources = parseAllowedSources(services.config.env?.PROVIDER_B_ALLOWED_IPS);
   if (sources.invalid.length) services.log("warn", "PROVIDER_B_ALLOWED_IPS: entries that are neither an address nor a CIDR range are ignored", { entries: sources.invalid });
   // The source address is the connection's unless it comes from a trusted proxy (CARAVAN_TRUSTED_PROXIES): a

@@ -3,7 +3,12 @@
 // then the signature (canonicalisation) with the key the table names, and only an authenticated callback is charged
 // to the company's request budget; then the provider's signed status, decryption, and the transfer's actor decides.
 import { Elysia } from "elysia";
-import type { Services } from "../../services.ts";
+import type { Repositories } from "../../adapters/storage/repositories.ts";
+import type { TransferRow } from "../../adapters/storage/repos/transfers.ts";
+import type { ProviderSettings } from "../../adapters/storage/repos/provider-settings.ts";
+import type { ProviderRegistry } from "../../adapters/providers/registry.ts";
+import type { ActorRuntime } from "../../actors/runtime.ts";
+import type { Catalog } from "../../domain/assets/catalog.ts";
 import type { Environment } from "../../domain/types.ts";
 import { newId } from "../../domain/ids.ts";
 import { validatePersons } from "../../domain/ivms101/index.ts";
@@ -12,11 +17,8 @@ import { readPrivateInfo } from "../../domain/provider_e/ivms.ts";
 import { parseJsonLimited, readBodyCapped } from "../../adapters/net/read.ts";
 import { json } from "../kit.ts";
 import { hasVerifiedIdentity } from "../../domain/identity.ts";
-import { chargeBudget, companyStep, runIntake, type Intake, type IntakeBase } from "./intake.ts";
+import { chargeBudget, companyStep, runIntake, type Intake, type IntakeBase, type IntakeDeps } from "./intake.ts";
 import { askActor } from "../outcome.ts";
-import { Transfers, type TransferRow } from "../../adapters/storage/repos/transfers.ts";
-import { Wallets } from "../../adapters/storage/repos/wallets.ts";
-import { Customers } from "../../adapters/storage/repos/customers.ts";
 import { decryptObject, signObject, verifyObject } from "../../adapters/providers/provider_e/crypto.ts";
 import { clientOf, credsOf, directoryKey, readSignedStatus, type ProviderEOptions } from "../../adapters/providers/provider_e/adapter.ts";
 import { hasExtra, isRec, readAddressQuestion, readPermission, readPermissionRequestData, TRANSFER_ID } from "../../adapters/providers/provider_e/wire.ts";
@@ -53,7 +55,17 @@ interface Intaken extends IntakeBase {
   body?: Record<string, unknown>;
 }
 
-export function providerECallbacks(services: Services, options: () => ProviderEOptions | null) {
+/** What provider_e's callbacks need besides the intake's. */
+export interface ProviderECallbackDeps extends IntakeDeps {
+  readonly repositories: Pick<Repositories, "transfers" | "wallets" | "customers">;
+  readonly runtime: ActorRuntime;
+  readonly catalog: Catalog;
+  readonly clock: () => number;
+  readonly providerSettings: ProviderSettings;
+  readonly providers: ProviderRegistry;
+}
+
+export function providerECallbacks(services: ProviderECallbackDeps, options: () => ProviderEOptions | null) {
   function context(companyId: string, env: Environment, providerId: string): AdapterContext | null {
     const s = services.providerSettings;
     if (!s.enabled(companyId, "provider_e") || s.id(companyId, "provider_e") !== providerId) return null;
@@ -79,13 +91,13 @@ export function providerECallbacks(services: Services, options: () => ProviderEO
   }
 
   const byProviderId = (companyId: string, env: Environment, id: string) =>
-    services.storage.stmt("SELECT * FROM transfers WHERE company_id = ? AND environment = ? AND provider_external_id = ? AND protocol = 'provider_e'").get(companyId, env, id) as TransferRow | null | undefined;
+    services.repositories.transfers.byProviderReference(companyId, env, "provider_e", id);
 
   /** Every address a verified wallet on the network of an active customer with a verified identity. */
   function ownsAll(companyId: string, env: Environment, network: string | null, addresses: string[]): boolean {
     if (network === null) return false;
-    const wallets = new Wallets(services.storage);
-    const customers = new Customers(services.storage);
+    const wallets = services.repositories.wallets;
+    const customers = services.repositories.customers;
     return addresses.every((a) => {
       const w = wallets.byAddress(companyId, env, a);
       if (!w || w.verified !== 1 || w.network !== network) return false;
@@ -165,7 +177,7 @@ export function providerECallbacks(services: Services, options: () => ProviderEO
     const asset = currency && network ? services.catalog.assets.find((x) => x.network === network && x.aliases.includes(currency.currency_symbol.toUpperCase())) : undefined;
     if (!currency || !network || !asset) return err(400, "UNSUPPORTED_TRANSFER");
     const address = tx.beneficiary_vasp.addrs[0].address;
-    const found = new Wallets(services.storage).byAddress(companyId, env, address);
+    const found = services.repositories.wallets.byAddress(companyId, env, address);
     const wallet = found && found.network === network ? found : null;
     // Part 3: an address that is no verified wallet of an active, verified customer is rejected at the provider
     // (BVRC001) and the transfer `rejected`. With no wallet at all there is no customer: the transfer is recorded by
@@ -218,7 +230,7 @@ export function providerECallbacks(services: Services, options: () => ProviderEO
     const url = new URL(request.url);
     const id = url.searchParams.get("transfer") ?? "";
     const token = url.searchParams.get("token") ?? "";
-    const t = new Transfers(services.storage).get(s.companyId, s.env, id);
+    const t = services.repositories.transfers.get(s.companyId, s.env, id);
     // The token (ours, for this transfer, under provider_e's key) finds the transfer even before the provider's answer
     // to our request is recorded (its protocol is still unset then): a decision relayed that early is not lost.
     if (!t || (t.protocol !== null && t.protocol !== "provider_e") || !tokenMatches(credsOf(s.a).privateKey, id, token)) return err(404, "UNKNOWN_TRANSFER");

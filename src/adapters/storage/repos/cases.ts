@@ -87,6 +87,11 @@ export { VersionConflict };
 export class Cases {
   constructor(private readonly s: Storage) {}
 
+  /** The environment a case of the company is in, when it exists (a case ID alone names it across both). */
+  environmentOf(companyId: string, id: string): Environment | undefined {
+    return (this.s.stmt("SELECT environment FROM cases WHERE id = ? AND company_id = ?").get(id, companyId) as { environment: Environment } | undefined)?.environment;
+  }
+
   get(companyId: string, env: Environment, id: string): CaseRow | undefined {
     return (this.s.stmt("SELECT * FROM cases WHERE id = ? AND company_id = ? AND environment = ?").get(id, companyId, env) ?? undefined) as CaseRow | undefined;
   }

@@ -65,6 +65,18 @@ export class VersionConflict extends Error {
 export class Customers {
   constructor(private readonly s: Storage) {}
 
+  /** A customer of the company in either environment, for the legal-hold command (which names it by ID alone). */
+  holdState(companyId: string, id: string): { id: string; environment: Environment; legal_hold: number; status: string } | undefined {
+    return (this.s.stmt("SELECT id, environment, legal_hold, status FROM customers WHERE id = ? AND company_id = ?").get(id, companyId) ?? undefined) as
+      | { id: string; environment: Environment; legal_hold: number; status: string }
+      | undefined;
+  }
+
+  /** Sets or releases the legal hold; the version bump makes a concurrent change by the customer actor retry on fresh data. */
+  setLegalHold(id: string, hold: boolean, updatedAt: string): void {
+    this.s.stmt("UPDATE customers SET legal_hold = ?, version = version + 1, updated_at = ? WHERE id = ?").run(hold ? 1 : 0, updatedAt, id);
+  }
+
   get(companyId: string, env: Environment, id: string): CustomerRow | undefined {
     return (this.s.stmt("SELECT * FROM customers WHERE id = ? AND company_id = ? AND environment = ?").get(id, companyId, env) ?? undefined) as
       | CustomerRow

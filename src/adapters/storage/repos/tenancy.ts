@@ -103,6 +103,11 @@ export class Tenancy {
     this.audit = new AuditLog(s);
   }
 
+  /** The company's members by ID; unknown IDs and "system" are left out. */
+  members(companyId: string, ids: readonly (string | null)[]): Map<string, MemberSummary> {
+    return memberSummaries(this.s, companyId, ids);
+  }
+
   // ---- companies ----
 
   companyBySlug(slug: string): CompanyRow | undefined {

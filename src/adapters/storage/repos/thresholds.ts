@@ -106,6 +106,11 @@ export class Thresholds {
     this.audit = new AuditLog(s);
   }
 
+  /** The threshold that applies to the company now (its own, else its jurisdiction's default). */
+  applicable(companyId: string, o: { type: ThresholdType; now: number }): ThresholdSelection {
+    return applicableThreshold(this.s, companyId, o);
+  }
+
   get(companyId: string, id: string): Threshold | undefined {
     const r = this.s.stmt("SELECT * FROM thresholds WHERE id = ? AND company_id = ?").get(id, companyId) as ThresholdRow | null | undefined;
     return r ? toThreshold(r) : undefined;

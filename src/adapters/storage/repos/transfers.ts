@@ -100,6 +100,12 @@ export class Transfers {
     return (this.s.stmt("SELECT * FROM transfers WHERE id = ? AND company_id = ? AND environment = ?").get(id, companyId, env) ?? undefined) as TransferRow | undefined;
   }
 
+  /** The transfer a provider knows by its own reference (provider_external_id), carried by that provider. */
+  byProviderReference(companyId: string, env: Environment, protocol: string, providerExternalId: string): TransferRow | undefined {
+    return (this.s.stmt("SELECT * FROM transfers WHERE company_id = ? AND environment = ? AND provider_external_id = ? AND protocol = ?").get(companyId, env, providerExternalId, protocol) ??
+      undefined) as TransferRow | undefined;
+  }
+
   byExternalId(companyId: string, env: Environment, externalId: string): TransferRow | undefined {
     return (this.s.stmt("SELECT * FROM transfers WHERE company_id = ? AND environment = ? AND external_id = ?").get(companyId, env, externalId) ?? undefined) as
       | TransferRow

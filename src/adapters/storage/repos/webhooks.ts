@@ -4,6 +4,8 @@ import type { DeliveryStatus, WebhookStatus } from "../../../domain/webhooks.ts"
 import type { SqlValue, Storage } from "../types.ts";
 import { newestFirst, type Where } from "./keyset.ts";
 import { EventLog, type TailEventRow } from "./events.ts";
+import { AuditLog } from "./audit.ts";
+import { iso } from "../../../domain/ids.ts";
 
 export interface WebhookRow {
   id: string;
@@ -231,5 +233,27 @@ export class Webhooks {
     }
     const where = this.deliveryWhere(w.id, f);
     return Number((this.s.stmt(`SELECT count(*) AS n FROM webhook_deliveries WHERE ${where.sql}`).get(...where.args) as { n: number }).n);
+  }
+
+  /**
+   * The automatic disabling (docs/webhooks.md): status disabled, a system entry in the audit log, the subscription's
+   * pending deliveries end failed. Runs inside the caller's transaction (the one that recorded the failure).
+   */
+  disableAutomatically(w: WebhookRow, failures: number, nowMs: number): void {
+    const now = iso(nowMs);
+    this.update(w.id, { status: "disabled", updated_at: now });
+    new AuditLog(this.s).record(
+      {
+        companyId: w.company_id,
+        environment: w.environment,
+        actor: { type: "system" },
+        action: "webhook.disabled",
+        entityType: "webhook",
+        entityId: w.id,
+        detail: { reason: "automatic", consecutiveFailures: failures, failingSince: iso(w.failing_since ?? nowMs) },
+      },
+      nowMs,
+    );
+    this.failPending(w.id, "not sent: the subscription was disabled automatically after repeated failures", now);
   }
 }

@@ -1,6 +1,6 @@
 // One delivery attempt over the SSRF-guarded client, with the Part 2 headers; tracks attempts in flight for a clean shutdown.
-import { safeFetch, SafeFetchError, type NetPolicy } from "../adapters/net/index.ts";
-import { readBodyCapped } from "../adapters/net/read.ts";
+import { safeFetch, SafeFetchError, type NetPolicy } from "../net/index.ts";
+import { readBodyCapped } from "../net/read.ts";
 
 export interface AttemptRequest {
   url: string;

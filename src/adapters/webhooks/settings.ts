@@ -1,14 +1,7 @@
-// Webhook wiring for the composition root: configuration, the deliverer, the actors and the dispatcher.
-import { newId } from "../domain/ids.ts";
-import { DELIVERY, parseAutoDisable, type AutoDisableRule } from "../domain/webhooks.ts";
-import { netPolicyFromEnv, type NetPolicy } from "../adapters/net/index.ts";
-import type { Sealer } from "../adapters/crypto/envelope.ts";
-import type { Logger } from "../adapters/log.ts";
-import type { Storage } from "../adapters/storage/index.ts";
-import { Webhooks } from "../adapters/storage/repos/webhooks.ts";
-import type { ActorRuntime } from "../actors/runtime.ts";
-import { webhookActor, webhookAddress, type WebhookMessage } from "../actors/webhook.ts";
-import { startWebhookDispatch } from "../actors/webhook-dispatcher.ts";
+// Webhook delivery settings (CARAVAN_ALLOW_PRIVATE_TARGETS, CARAVAN_WEBHOOK_AUTO_DISABLE, CARAVAN_WEBHOOK_RETRY_MS) and
+// the deliverer over them. The composition root (src/services.ts) registers the subscription actors over this.
+import { DELIVERY, parseAutoDisable, type AutoDisableRule } from "../../domain/webhooks.ts";
+import { netPolicyFromEnv, type NetPolicy } from "../net/index.ts";
 import { Deliverer } from "./deliver.ts";
 
 export class WebhookConfigError extends Error {
@@ -26,7 +19,8 @@ export interface WebhookServices {
 }
 
 /** CARAVAN_ALLOW_PRIVATE_TARGETS and CARAVAN_WEBHOOK_AUTO_DISABLE; a bad value stops the start (WebhookConfigError). */
-export function createWebhookServices(runtime: ActorRuntime, env: Record<string, string | undefined>): WebhookServices {
+/** `kick` asks a subscription's actor to look at its queue; the composition root supplies it. */
+export function createWebhookServices(kick: (webhookId: string) => Promise<unknown>, env: Record<string, string | undefined>): WebhookServices {
   let net: NetPolicy;
   let autoDisable: AutoDisableRule | null;
   try {
@@ -45,7 +39,7 @@ export function createWebhookServices(runtime: ActorRuntime, env: Record<string,
     autoDisable,
     retryDelaysMs,
     deliverer: new Deliverer(net),
-    kick: (id) => runtime.tell(webhookAddress(id), { type: "kick" } satisfies WebhookMessage),
+    kick,
   };
 }
 
@@ -61,20 +55,4 @@ export function parseRetryDelays(text: string | undefined): readonly number[] {
   if (parts.length !== want || ms.some((n, i) => parts[i] === "" || !Number.isInteger(n) || n < 0 || n > 3_600_000))
     throw new WebhookConfigError(`CARAVAN_WEBHOOK_RETRY_MS must be ${want} whole numbers of milliseconds (0..3600000) separated by a comma, like "1000,5000"; got "${text}"`);
   return ms;
-}
-
-export function registerWebhooks(w: WebhookServices, s: { storage: Storage; runtime: ActorRuntime; secrets: Sealer; log: Logger; clock: () => number }): void {
-  s.runtime.register(
-    webhookActor({
-      secrets: s.secrets,
-      deliverer: w.deliverer,
-      tell: (to, msg) => s.runtime.tell(to, msg),
-      boot: newId("boot", s.clock()),
-      autoDisable: w.autoDisable,
-      retryDelaysMs: w.retryDelaysMs,
-      log: s.log,
-      clock: s.clock,
-    }),
-  );
-  startWebhookDispatch(s.runtime, new Webhooks(s.storage), (msg, f) => s.log("warn", msg, f));
 }

@@ -2,7 +2,7 @@
 // `signatureHeader` in src/domain/webhooks.ts (the reference; a test compares the two), without pure-JS SHA-256 on
 // every delivery. Falls back to the reference where there is no native HMAC.
 import * as nodeCrypto from "node:crypto";
-import { SIGNATURE, signatureHeader } from "../domain/webhooks.ts";
+import { SIGNATURE, signatureHeader } from "../../domain/webhooks.ts";
 
 const native = typeof (nodeCrypto as Partial<typeof nodeCrypto>).createHmac === "function";
 

@@ -1,0 +1,107 @@
+// The storage boundary: one repository per resource, created once by the composition root (src/services.ts) and
+// handed to the routes, callbacks, commands and actor kinds that need them. Each `…Repository` type is the public
+// surface of the SQLite repository class beside it: what another storage backend implements to stand in for it
+// (docs/architecture.md#the-storage-boundary). Nothing outside src/adapters/storage writes SQL or opens a driver.
+import type { Sealer } from "../crypto/envelope.ts";
+import type { Storage } from "./types.ts";
+import { AssetPolicy } from "./repos/assets.ts";
+import { AuditLog } from "./repos/audit.ts";
+import { Cases } from "./repos/cases.ts";
+import { CustomerOverview } from "./repos/customer-overview.ts";
+import { Customers } from "./repos/customers.ts";
+import { EventLog } from "./repos/events.ts";
+import { Proofs } from "./repos/proofs.ts";
+import { ProviderAStore } from "./repos/provider-a-store.ts";
+import { ProviderBRequests } from "./repos/provider-b-requests.ts";
+import { ProviderSettings } from "./repos/provider-settings.ts";
+import { Reports } from "./repos/reports.ts";
+import { Rules } from "./repos/rules.ts";
+import { Tenancy } from "./repos/tenancy.ts";
+import { Thresholds } from "./repos/thresholds.ts";
+import { Transfers } from "./repos/transfers.ts";
+import { VaspDirectory } from "./repos/vasps.ts";
+import { Wallets } from "./repos/wallets.ts";
+import { Webhooks } from "./repos/webhooks.ts";
+
+/** The public members of a repository class: the interface a backend implements (private fields are not part of it). */
+type Surface<T> = { [K in keyof T]: T[K] };
+
+export type AssetPolicyRepository = Surface<AssetPolicy>;
+export type AuditRepository = Surface<AuditLog>;
+export type CaseRepository = Surface<Cases>;
+export type CustomerOverviewRepository = Surface<CustomerOverview>;
+export type CustomerRepository = Surface<Customers>;
+export type EventRepository = Surface<EventLog>;
+export type ProofRepository = Surface<Proofs>;
+export type ProviderARepository = Surface<ProviderAStore>;
+export type ProviderBRequestRepository = Surface<ProviderBRequests>;
+export type ProviderSettingsRepository = Surface<ProviderSettings>;
+export type ReportRepository = Surface<Reports>;
+export type RuleRepository = Surface<Rules>;
+export type TenancyRepository = Surface<Tenancy>;
+export type ThresholdRepository = Surface<Thresholds>;
+export type TransferRepository = Surface<Transfers>;
+export type VaspRepository = Surface<VaspDirectory>;
+export type WalletRepository = Surface<Wallets>;
+export type WebhookRepository = Surface<Webhooks>;
+
+/** Every resource's repository, one instance each. */
+export interface Repositories {
+  readonly assets: AssetPolicyRepository;
+  readonly audit: AuditRepository;
+  readonly cases: CaseRepository;
+  readonly customerOverview: CustomerOverviewRepository;
+  readonly customers: CustomerRepository;
+  readonly events: EventRepository;
+  readonly proofs: ProofRepository;
+  readonly providerA: ProviderARepository;
+  readonly providerBRequests: ProviderBRequestRepository;
+  readonly providerSettings: ProviderSettingsRepository;
+  readonly reports: ReportRepository;
+  readonly rules: RuleRepository;
+  readonly tenancy: TenancyRepository;
+  readonly thresholds: ThresholdRepository;
+  readonly transfers: TransferRepository;
+  readonly vasps: VaspRepository;
+  readonly wallets: WalletRepository;
+  readonly webhooks: WebhookRepository;
+}
+
+/** What some repositories need besides the database: the sealers for personal data and secrets, and the clock. */
+export interface RepositoryKeys {
+  /** Seals personal data (report subjects). */
+  readonly pii: Sealer;
+  /** Seals credentials (provider and integration settings). */
+  readonly secrets: Sealer;
+  readonly clock: () => number;
+}
+
+/** The SQLite repositories over one open database. The composition root and each CLI command call this once. */
+export function createRepositories(storage: Storage, keys: RepositoryKeys) {
+  return {
+    assets: new AssetPolicy(storage, keys.clock),
+    audit: new AuditLog(storage),
+    cases: new Cases(storage),
+    customerOverview: new CustomerOverview(storage),
+    customers: new Customers(storage),
+    events: new EventLog(storage),
+    proofs: new Proofs(storage),
+    providerA: new ProviderAStore(storage),
+    providerBRequests: new ProviderBRequests(storage),
+    providerSettings: new ProviderSettings(storage, keys.secrets),
+    reports: new Reports(storage, keys.pii),
+    rules: new Rules(storage),
+    tenancy: new Tenancy(storage, keys.clock),
+    thresholds: new Thresholds(storage),
+    transfers: new Transfers(storage),
+    vasps: new VaspDirectory(storage),
+    wallets: new Wallets(storage),
+    webhooks: new Webhooks(storage),
+  } satisfies Repositories;
+}
+
+/** The SQLite implementation's own types (the composition root keeps them; everything else sees `Repositories`). */
+export type SqliteRepositories = ReturnType<typeof createRepositories>;
+
+/** One unit of work over the database: a write transaction, or a read snapshot. Routes get this, never the driver. */
+export type Transactions = Pick<Storage, "tx" | "read">;

@@ -1,0 +1,80 @@
+// The CLI's one entry to an actor kind (src/cli/actors.ts): the kind's own handler, its effects committed together.
+import { test, expect, beforeAll, afterAll } from "bun:test";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { openStorage, type Storage } from "../../src/adapters/storage/index.ts";
+import { Sealer } from "../../src/adapters/crypto/envelope.ts";
+import { Tenancy } from "../../src/adapters/storage/repos/tenancy.ts";
+import type { ActorKind } from "../../src/actors/types.ts";
+import { askLocally } from "../../src/cli/actors.ts";
+import { tempDir } from "../support/tmp.ts";
+
+let storage: Storage;
+let companyId: string;
+const mailSealer = new Sealer(randomBytes(32));
+const clock = () => Date.parse("2026-03-01T10:00:00.000Z");
+
+/** A synchronous kind that writes a row, sends a message, emits an event and answers; it refuses "no" with nothing. */
+const probe: ActorKind<Record<string, never>, { say: string }> = {
+  kind: "probe",
+  initialState: () => ({}),
+  handle(ctx, msg) {
+    if (msg.say === "no") return void ctx.reply({ ok: false, code: "REFUSED" });
+    ctx.write((s) => void s.stmt("INSERT INTO database_meta (key, value) VALUES (?, ?)").run(`probe:${ctx.id}`, msg.say));
+    ctx.tell("other:1", { heard: msg.say });
+    ctx.emit({ companyId, environment: "test", type: "probe.said", entityType: "Probe", entityId: ctx.id, data: { say: msg.say } });
+    ctx.reply({ ok: true, id: ctx.id });
+  },
+};
+
+const meta = (key: string) => (storage.stmt("SELECT value FROM database_meta WHERE key = ?").get(key) as { value: string } | undefined)?.value;
+const mail = () => storage.stmt("SELECT actor, body FROM actor_messages WHERE actor = 'other:1'").all() as { actor: string; body: string }[];
+const events = () => storage.stmt("SELECT type, entity_id FROM events WHERE type = 'probe.said'").all() as { type: string; entity_id: string }[];
+
+beforeAll(async () => {
+  storage = await openStorage(join(tempDir(), "cli-actors.db"));
+  companyId = new Tenancy(storage, clock).requireCompany("default").id;
+});
+afterAll(() => storage.close());
+
+test("the handler's answer comes back; its write, its sealed message for the server and its event are committed", () => {
+  const r = askLocally<{ ok: boolean; id: string }, Record<string, never>, { say: string }>({ storage, clock, mailSealer }, probe, "probe:a1", { say: "hello" });
+  expect(r).toEqual({ ok: true, id: "a1" });
+  expect(meta("probe:a1")).toBe("hello");
+  const rows = mail();
+  expect(rows.length).toBe(1);
+  expect(rows[0].body).not.toContain("hello"); // sealed as the runtime seals mailbox bodies
+  expect(JSON.parse(mailSealer.open(rows[0].body, "other:1"))).toEqual({ heard: "hello" });
+  expect(events()).toEqual([{ type: "probe.said", entity_id: "a1" }]);
+});
+
+test("a refusal commits nothing it did not record", () => {
+  const r = askLocally<{ ok: boolean; code?: string }, Record<string, never>, { say: string }>({ storage, clock, mailSealer }, probe, "probe:a2", { say: "no" });
+  expect(r).toEqual({ ok: false, code: "REFUSED" });
+  expect(meta("probe:a2")).toBeUndefined();
+  expect(mail().length).toBe(1);
+});
+
+test("an address of another kind, an asynchronous handler, or a handler that throws → refused, nothing committed", () => {
+  expect(() => askLocally({ storage, clock, mailSealer }, probe, "case:x", { say: "x" })).toThrow("not an address of the probe actor kind");
+  const slow: ActorKind<Record<string, never>, { say: string }> = {
+    kind: "slow",
+    initialState: () => ({}),
+    async handle(ctx, msg) {
+      ctx.write((s) => void s.stmt("INSERT INTO database_meta (key, value) VALUES (?, ?)").run("slow", msg.say));
+      ctx.reply({ ok: true });
+    },
+  };
+  expect(() => askLocally({ storage, clock, mailSealer }, slow, "slow:1", { say: "x" })).toThrow("asynchronous handler runs in the server");
+  expect(meta("slow")).toBeUndefined();
+  const throwing: ActorKind<Record<string, never>, { say: string }> = {
+    kind: "throwing",
+    initialState: () => ({}),
+    handle(ctx) {
+      ctx.tell("other:1", { heard: "never" });
+      throw new Error("boom");
+    },
+  };
+  expect(() => askLocally({ storage, clock, mailSealer }, throwing, "throwing:1", { say: "x" })).toThrow("boom");
+  expect(mail().length).toBe(1);
+});
