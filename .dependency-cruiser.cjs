@@ -8,16 +8,7 @@ module.exports = {
       comment: "No import circles, type-only imports included: a type or helper two files both need lives in a third, lower file.",
       severity: "error",
       from: { path: "^src/" },
-      // The customer ↔ customer-transfers ↔ incoming-flows circle is being taken apart with the transfer actor's
-      // split (src/actors/transfer/); until that lands it is reported as a warning by the rule below.
-      to: { circular: true, viaOnly: { pathNot: "^src/actors/(customer|customer-transfers|provider_a-incoming|provider_e-incoming)[.]ts$" } },
-    },
-    {
-      name: "no-circular-customer-actors",
-      comment: "TEMPORARY warn: the customer actor's circle with its transfer-creating and incoming-flow modules, removed by the transfer actor split; the integrator turns this into an error after merging.",
-      severity: "warn",
-      from: { path: "^src/actors/(customer|customer-transfers|provider_a-incoming|provider_e-incoming)[.]ts$" },
-      to: { circular: true, viaOnly: { path: "^src/actors/(customer|customer-transfers|provider_a-incoming|provider_e-incoming)[.]ts$" } },
+      to: { circular: true },
     },
     {
       name: "domain-imports-nothing-outward",
