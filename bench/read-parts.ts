@@ -1,6 +1,9 @@
 // Where a detail read's time goes, without sockets: GET /api/v2/transfers/:id through the application's own fetch,
 // one at a time, against the same application answering a bare route; thread CPU per answer (µs) from /proc.
 // BENCH_READS (20000) per measurement, BENCH_ROUNDS (3). Used for docs/performance.md (read side).
+// BENCH_AB_TREE=<another checkout of this repository>: its application (its own copy of every src module) answers from
+// the same services and database, and the rounds alternate between the two: an A/B of a change within one process,
+// the steadiest comparison on a loaded machine (medians printed).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -31,13 +34,14 @@ try {
     ids.push(r.data.id);
   }
   const app = createApp(svc).get("/bare", () => Response.json({ data: { id: "trf_bare", state: "completed" }, meta: {} }));
+  const other = process.env.BENCH_AB_TREE ? ((await import(join(process.env.BENCH_AB_TREE, "src/http/app.ts"))) as { createApp: typeof createApp }).createApp(svc) : undefined;
   const reqs = ids.map((id) => new Request(`http://127.0.0.1/api/v2/transfers/${id}`, { headers: { "x-api-key": key } }));
   const bareReq = new Request("http://127.0.0.1/bare", { headers: { "x-api-key": key } });
-  const time = async (make: (i: number) => Request) => {
+  const time = async (a: { fetch(r: Request): Response | Promise<Response> }, make: (i: number) => Request) => {
     const c0 = threadCpuMs();
     const t0 = performance.now();
     for (let i = 0; i < N; i++) {
-      const res = await app.fetch(make(i));
+      const res = await a.fetch(make(i));
       if (res.status !== 200) throw new Error(`answered ${res.status}: ${await res.text()}`);
       await res.arrayBuffer();
     }
@@ -45,13 +49,25 @@ try {
   };
   const detail = (i: number) => reqs[i % reqs.length].clone();
   const bare = () => bareReq.clone();
-  await time(detail);
-  await time(bare);
+  await time(app, detail);
+  await time(app, bare);
+  if (other) await time(other, detail);
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const mine: number[] = [];
+  const theirs: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
-    const b = await time(bare);
-    const d = await time(detail);
-    console.log(`round ${r + 1}: detail ${d.wallUs.toFixed(1)} µs wall, ${d.cpuUs.toFixed(1)} µs CPU; bare route in the same app ${b.wallUs.toFixed(1)} / ${b.cpuUs.toFixed(1)} µs`);
+    const b = await time(app, bare);
+    const d = await time(app, detail);
+    mine.push(d.cpuUs);
+    let line = `round ${r + 1}: detail ${d.wallUs.toFixed(1)} µs wall, ${d.cpuUs.toFixed(1)} µs CPU; bare route in the same app ${b.wallUs.toFixed(1)} / ${b.cpuUs.toFixed(1)} µs`;
+    if (other) {
+      const o = await time(other, detail);
+      theirs.push(o.cpuUs);
+      line += `; BENCH_AB_TREE detail ${o.wallUs.toFixed(1)} / ${o.cpuUs.toFixed(1)} µs`;
+    }
+    console.log(line);
   }
+  console.log(`median CPU per detail read: this tree ${median(mine).toFixed(1)} µs${other ? `, BENCH_AB_TREE ${median(theirs).toFixed(1)} µs` : ""}`);
 } finally {
   await svc.stop();
   rmSync(dir, { recursive: true, force: true });
