@@ -132,10 +132,35 @@ function stamp(ms: number): string {
   return stampText;
 }
 
+/** Per route: the query of a request without a query string (the defaults), parsed once and frozen. */
+const emptyQueries = new WeakMap<RouteSpec<any>, unknown>();
+
 /** The route's query parameters; only the query string is needed: no URL object for a request without one. */
 function queryOf<Q extends QuerySpec>(spec: RouteSpec<Q>, request: Request): QueryOf<Q> {
   const qi = request.url.indexOf("?");
-  return parseQuery(spec.query, qi < 0 ? new URLSearchParams() : new URL(request.url).searchParams);
+  if (qi >= 0) return parseQuery(spec.query, new URL(request.url).searchParams);
+  let q = emptyQueries.get(spec) as QueryOf<Q> | undefined;
+  if (q === undefined) emptyQueries.set(spec, (q = Object.freeze(parseQuery(spec.query, new URLSearchParams()))));
+  return q;
+}
+
+/** A handler's context: one object per request, its `pii` a method (no closure per request). */
+class Call<Q extends QuerySpec> implements RouteContext<Q> {
+  constructor(
+    readonly request: Request,
+    readonly auth: AuthContext,
+    readonly params: Record<string, string>,
+    readonly query: QueryOf<Q>,
+    readonly body: unknown,
+    readonly now: number,
+    private readonly state: { masked: boolean },
+  ) {}
+
+  pii<T>(value: T, mask: (v: T) => T): T {
+    if (this.auth.piiView) return value;
+    this.state.masked = true;
+    return mask(value);
+  }
 }
 
 export class ApiKit {
@@ -259,19 +284,7 @@ export class ApiKit {
     body: unknown,
     state: { masked: boolean },
   ): { auth: AuthContext; pending: Reply | Response | Promise<Reply | Response> } {
-    const pending = handler({
-      request,
-      auth,
-      params,
-      query,
-      body,
-      now: this.deps.clock(),
-      pii: (value, mask) => {
-        if (auth.piiView) return value;
-        state.masked = true;
-        return mask(value);
-      },
-    });
+    const pending = handler(new Call(request, auth, params, query, body, this.deps.clock(), state));
     return { auth, pending };
   }
 
