@@ -168,8 +168,17 @@ async function run(b: Bench, long: boolean): Promise<{ value: number | null; sec
     stdout: "pipe",
     stderr: "pipe",
   });
+  // Bounded: a bench that runs past its limit (a stalled phase, a machine far too busy) is stopped and shown as such.
+  const limitSeconds = long ? 1800 : 120;
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    proc.kill();
+  }, limitSeconds * 1000);
   const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
   const code = await proc.exited;
+  clearTimeout(timer);
+  if (timedOut) return { value: null, seconds: (performance.now() - t0) / 1000, note: `stopped after ${limitSeconds} s` };
   const seconds = (performance.now() - t0) / 1000;
   const value = figureOf(out, b);
   if (code !== 0 || value === null) {
