@@ -89,17 +89,17 @@ function directStream(source: PushSource, bufferBytes: number): ReadableStream<U
   let settle: { resolve(): void } | null = null;
   let endWith: Error | null | undefined;
   let pulling = false;
+  /** Writes made so far (a pull that wrote nothing is not repeated). */
+  let written = 0;
 
   const again = () => {
     if (ended || pulling || waiting > bufferBytes / 2) return;
     pulling = true;
-    let wrote = false;
     const before = written;
     const done = () => {
       pulling = false;
-      wrote = written !== before;
       // A standard stream pulls again while there is room; so does this one, as long as the source gives something.
-      if (wrote && !ended && waiting <= bufferBytes / 2) setTimeout(again, 0);
+      if (written !== before && !ended && waiting <= bufferBytes / 2) setTimeout(again, 0);
     };
     try {
       const r = source.pull();
@@ -110,7 +110,6 @@ function directStream(source: PushSource, bufferBytes: number): ReadableStream<U
     }
   };
 
-  let written = 0;
   const send = (chunk: Uint8Array) => {
     written++;
     const r = ctl!.write(chunk);
