@@ -6,7 +6,7 @@
 // each round's ratio is against the mean of the phases either side, and the medians are printed. The steady figure on
 // a shared machine is the server thread's CPU per create (from /proc), with and without clients.
 // BENCH_CLIENTS (200), BENCH_SECONDS (5) per phase, BENCH_ROUNDS (3), BENCH_CONCURRENCY (32) creates in flight,
-// BENCH_CUSTOMERS (8), BENCH_MAX_CREATES (100000) per phase, BENCH_CLIENT_NICE (19). Loopback only.
+// BENCH_CUSTOMERS (8), BENCH_MAX_CREATES (100000) per phase, BENCH_CLIENT_NICE (19), BENCH_WARMUP_SECONDS (3). Loopback only.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -140,11 +140,20 @@ if (!isMainThread) {
   parentPort!.on("message", async (job: CreateJob) => parentPort!.postMessage(await creates(job)));
 } else if (process.argv[2] === "--clients") {
   await clients(process.argv[3], process.argv[4], Number(process.argv[5]), process.argv[6]);
-} else {
-  await main();
+} else if (import.meta.main) {
+  const r = await benchStream();
+  console.log(`bench-result ${JSON.stringify({ stream: r.ratio, streamCpu: r.cpuRatio })}`);
 }
 
-async function main(): Promise<void> {
+export interface StreamResult {
+  /** Median over the rounds of creates/s with clients ÷ the mean of the phases without either side. */
+  ratio: number;
+  /** Median over the rounds of server-thread CPU per create without ÷ with clients. */
+  cpuRatio: number;
+}
+
+/** Runs the bench (settings from the environment, as documented above) and prints its report; returns its ratios. */
+export async function benchStream(): Promise<StreamResult> {
   const { startService } = await import("../src/services.ts");
   const { Tenancy } = await import("../src/adapters/storage/repos/tenancy.ts");
   const { DEFAULT_RATE_LIMITS } = await import("../src/domain/ratelimit.ts");
@@ -160,6 +169,7 @@ async function main(): Promise<void> {
   const MAX = Math.floor(num("BENCH_MAX_CREATES", 100_000, 1));
   const NICE = Math.min(19, Math.floor(num("BENCH_CLIENT_NICE", 19, 0)));
   const ROUNDS = Math.floor(num("BENCH_ROUNDS", 3, 1));
+  const WARMUP = num("BENCH_WARMUP_SECONDS", 3, 0.5);
 
   const dir = mkdtempSync(join(tmpdir(), "caravan-bench-stream-"));
   const worker = new Worker(fileURLToPath(import.meta.url));
@@ -190,7 +200,8 @@ async function main(): Promise<void> {
     host: "127.0.0.1",
     port: 0,
     logLevel: "warn",
-    env: { CARAVAN_STREAM_MAX_PER_COMPANY: String(Math.max(500, CLIENTS)) },
+    // Every client uses the bench's one key: the per-key and per-environment caps are raised with the company's.
+    env: { CARAVAN_STREAM_MAX_PER_COMPANY: String(Math.max(500, CLIENTS)), CARAVAN_STREAM_MAX_PER_ENVIRONMENT: String(Math.max(400, CLIENTS)), CARAVAN_STREAM_MAX_PER_KEY: String(Math.max(100, CLIENTS)) },
     rateLimits: { ...DEFAULT_RATE_LIMITS, company: { limit: 1_000_000_000, windowSeconds: 1 } },
   });
   let child: ReturnType<typeof Bun.spawn> | undefined;
@@ -214,7 +225,7 @@ async function main(): Promise<void> {
     svc.runtime.onEvent((seq) => committedAt.set(seq, clock()));
     const job = (prefix: string): CreateJob => ({ url: svc.url, key, bodies, seconds: SECONDS, concurrency: CONCURRENCY, max: MAX, prefix });
 
-    await create({ ...job("warm"), seconds: 3 });
+    await create({ ...job("warm"), seconds: WARMUP });
     type Phase = Awaited<ReturnType<typeof create>>;
     const alone: Phase[] = [await create(job("alone-0"))];
     const rounds: { with: Phase; rateRatio: number; cpuRatio: number; perClient: number[]; lat: number[]; clientCpu: number; reconnects: number; events: number; clientSeconds: number }[] = [];
@@ -293,6 +304,7 @@ async function main(): Promise<void> {
     console.log(`commit-to-client over ${lat.length} sampled receipts: p50 ${pct(0.5).toFixed(1)} ms, p99 ${pct(0.99).toFixed(1)} ms, max ${lat.at(-1)?.toFixed(1)} ms`);
     console.log(`client process CPU with clients: ${f(rounds.map((r) => r.clientCpu))} ms/s; reconnections after a slow-client cut: ${f(rounds.map((r) => r.reconnects))}`);
     console.log(rule);
+    return { ratio: median(rounds.map((r) => r.rateRatio)), cpuRatio: median(rounds.map((r) => r.cpuRatio)) };
   } finally {
     child?.kill();
     await svc.stop();

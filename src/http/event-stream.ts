@@ -8,6 +8,7 @@ import type { Environment } from "../domain/types.ts";
 import type { Logger } from "../adapters/log.ts";
 import type { Storage } from "../adapters/storage/index.ts";
 import { EventLog, type EventRow } from "../adapters/storage/repos/events.ts";
+import { pushStream, type PushSink } from "../adapters/server/push-stream.ts";
 
 export interface StreamOwner {
   companyId: string;
@@ -29,7 +30,8 @@ interface Client {
   cursor: number;
   /** false while the backlog (a resume) is read from the table at the client's pace; true once it follows the tail. */
   live: boolean;
-  controller: ReadableStreamDefaultController<Uint8Array>;
+  /** The response body it is written into (Bun's direct stream when Bun.serve sends it, else a standard stream). */
+  sink: PushSink;
   done: boolean;
   /** Bytes ever queued for this client; minus what is still queued, what its connection has taken. */
   queued: number;
@@ -104,9 +106,10 @@ export class EventStreamHub {
   /**
    * Opens a stream for `owner`, after `resumeAfter` (the client's Last-Event-ID) or from now (null).
    * Throws StreamRefused when the key, the company's environment or the company already holds its maximum of open
-   * streams (100, 400 and 500 by default): one key cannot take every slot of its company.
+   * streams (100, 400 and 500 by default): one key cannot take every slot of its company. `request`: the stream's
+   * request, so that a body Bun.serve sends is its direct stream (src/adapters/server/push-stream.ts).
    */
-  openStream(owner: StreamOwner, resumeAfter: number | null): ReadableStream<Uint8Array> {
+  openStream(owner: StreamOwner, resumeAfter: number | null, request?: Request): ReadableStream<Uint8Array> {
     const { settings } = this.deps;
     const byKey = this.perKey.get(owner.keyId) ?? 0;
     if (byKey >= settings.maxPerKey) throw new StreamRefused(`${byKey} streams are open for this API key (at most ${settings.maxPerKey})`);
@@ -123,7 +126,7 @@ export class EventStreamHub {
       grantsKey: owner.grants.join(","),
       cursor: resumeAfter ?? this.position,
       live: resumeAfter === null || resumeAfter >= this.position,
-      controller: undefined as never,
+      sink: undefined as never,
       done: false,
       queued: 0,
       behind: null,
@@ -135,18 +138,18 @@ export class EventStreamHub {
     this.perCompany.set(owner.companyId, held + 1);
     this.perKey.set(owner.keyId, byKey + 1);
     this.count++;
-    return new ReadableStream<Uint8Array>(
+    return pushStream(
       {
-        start: (c) => {
-          client.controller = c;
+        start: (sink) => {
+          client.sink = sink;
           this.enqueue(client, encoder.encode(sseRetry(settings.retryMs) + sseComment("connected")));
         },
         pull: () => (client.live ? undefined : this.backlog(client)),
-        // The connection went away (Bun and Deno cancel the body). request.signal is not used: Deno warns that it also aborts after a successful response.
         cancel: () => this.remove(client),
       },
-      // The queue counts bytes: over `bufferBytes` not yet taken by the connection, the client has fallen behind.
-      { highWaterMark: settings.bufferBytes, size: (chunk) => chunk?.byteLength ?? 0 },
+      // Over `bufferBytes` not yet taken by the connection, the client has fallen behind.
+      settings.bufferBytes,
+      request,
     );
   }
 
@@ -176,7 +179,7 @@ export class EventStreamHub {
 
   /** Bytes the client's connection has taken from its queue so far. */
   private taken(c: Client): number {
-    return c.queued - (this.deps.settings.bufferBytes - (c.controller.desiredSize ?? 0));
+    return c.queued - (this.deps.settings.bufferBytes - c.sink.desiredSize);
   }
 
   /** The slow-client rule's second half: a client that fell behind and has taken nothing for `slowMs` is closed. */
@@ -197,7 +200,7 @@ export class EventStreamHub {
   }
 
   private enqueue(c: Client, chunk: Uint8Array): void {
-    c.controller.enqueue(chunk);
+    c.sink.write(chunk);
     c.queued += chunk.byteLength;
   }
 
@@ -276,7 +279,7 @@ export class EventStreamHub {
   private async backlog(c: Client): Promise<void> {
     const { pageSize, bufferBytes } = this.deps.settings;
     while (!c.done && !c.live) {
-      const room = (c.controller.desiredSize ?? 0) - bufferBytes / 2;
+      const room = c.sink.desiredSize - bufferBytes / 2;
       if (room <= 0) return; // the next read by the connection asks again
       const upTo = this.position;
       const rows = this.log.tenantPage(c.owner.companyId, c.owner.environment, c.cursor, upTo, pageSize);
@@ -315,7 +318,7 @@ export class EventStreamHub {
     // A client following the tail whose queue passes `bufferBytes` falls behind: the tail no longer queues for it, and
     // the rest is read from the table as its connection takes what is queued (a backlog, from its cursor), so its
     // memory stays bounded and nothing is lost. Only if it then takes nothing for `slowMs` is it cut (cutStalled).
-    if (c.live && (c.controller.desiredSize ?? 0) < 0) {
+    if (c.live && c.sink.desiredSize < 0) {
       c.live = false;
       c.behind = { taken: this.taken(c), since: this.now() };
     }
@@ -326,7 +329,7 @@ export class EventStreamHub {
     this.slowCuts++;
     this.deps.logger("warn", "event stream closed: client too slow", { companyId: c.owner.companyId, environment: c.owner.environment, cursor: c.cursor });
     try {
-      c.controller.error(new Error("event stream buffer full"));
+      c.sink.fail(new Error("event stream buffer full"));
     } catch {
       // already closed
     }
@@ -353,7 +356,7 @@ export class EventStreamHub {
   private end(c: Client, why: string): void {
     try {
       this.enqueue(c, encoder.encode(sseComment(`closed: ${why}`)));
-      c.controller.close();
+      c.sink.close();
     } catch {
       // already closed or errored
     }

@@ -99,6 +99,7 @@ export function eventRoutes(kit: ApiKit, deps: EventRouteDeps) {
           },
         },
         resumeAfter,
+        request,
       );
     } catch (e) {
       if (e instanceof StreamRefused)

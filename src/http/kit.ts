@@ -107,17 +107,60 @@ function pathPattern(path: string): RegExp {
   return new RegExp(`^${re}/?$`);
 }
 
-export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(status === 204 ? null : JSON.stringify(body), {
-    status,
-    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
-  });
+/** The headers of every JSON answer; one frozen object, so an answer without headers of its own builds none. */
+const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
+/** One init per common status for answers without headers of their own (Bun copies an init's headers into the Response). */
+const PLAIN_INIT = new Map<number, ResponseInit>([200, 201, 202].map((status) => [status, Object.freeze({ status, headers: JSON_HEADERS })]));
+
+export function json(status: number, body: unknown, headers?: Record<string, string>): Response {
+  const text = status === 204 ? null : JSON.stringify(body);
+  if (headers === undefined) {
+    const init = PLAIN_INIT.get(status);
+    if (init) return new Response(text, init);
+  }
+  return new Response(text, { status, headers: headers === undefined ? JSON_HEADERS : { ...JSON_HEADERS, ...headers } });
 }
+
+/** `meta.timestamp`: the ISO text of the clock's millisecond, formatted once per millisecond (many answers share one). */
+let stampMs = Number.NaN;
+let stampText = "";
+function stamp(ms: number): string {
+  if (ms !== stampMs) {
+    stampText = iso(ms);
+    stampMs = ms;
+  }
+  return stampText;
+}
+
+/** Per route: the query of a request without a query string (the defaults), parsed once and frozen. */
+const emptyQueries = new WeakMap<RouteSpec<any>, unknown>();
 
 /** The route's query parameters; only the query string is needed: no URL object for a request without one. */
 function queryOf<Q extends QuerySpec>(spec: RouteSpec<Q>, request: Request): QueryOf<Q> {
   const qi = request.url.indexOf("?");
-  return parseQuery(spec.query, qi < 0 ? new URLSearchParams() : new URL(request.url).searchParams);
+  if (qi >= 0) return parseQuery(spec.query, new URL(request.url).searchParams);
+  let q = emptyQueries.get(spec) as QueryOf<Q> | undefined;
+  if (q === undefined) emptyQueries.set(spec, (q = Object.freeze(parseQuery(spec.query, new URLSearchParams()))));
+  return q;
+}
+
+/** A handler's context: one object per request, its `pii` a method (no closure per request). */
+class Call<Q extends QuerySpec> implements RouteContext<Q> {
+  constructor(
+    readonly request: Request,
+    readonly auth: AuthContext,
+    readonly params: Record<string, string>,
+    readonly query: QueryOf<Q>,
+    readonly body: unknown,
+    readonly now: number,
+    private readonly state: { masked: boolean },
+  ) {}
+
+  pii<T>(value: T, mask: (v: T) => T): T {
+    if (this.auth.piiView) return value;
+    this.state.masked = true;
+    return mask(value);
+  }
 }
 
 export class ApiKit {
@@ -126,7 +169,7 @@ export class ApiKit {
   constructor(private readonly deps: KitDeps) {}
 
   meta(now = this.deps.clock()) {
-    return { apiVersion: API_VERSION, timestamp: iso(now) };
+    return { apiVersion: API_VERSION, timestamp: stamp(now) };
   }
 
   errorResponse(e: unknown, requestId?: string): Response {
@@ -160,9 +203,14 @@ export class ApiKit {
     this.routes.push({ method, path: fullPath, pattern: pathPattern(fullPath), spec });
   }
 
-  async run<Q extends QuerySpec>(spec: RouteSpec<Q>, handler: (c: RouteContext<Q>) => Reply | Response | Promise<Reply | Response>, request: Request, params: Record<string, string>): Promise<Response> {
+  /**
+   * The pipeline. A GET or DELETE whose handler answers synchronously is answered synchronously: no promise, no
+   * microtask between the handler and the Response (most reads); a body or an asynchronous handler is awaited.
+   */
+  run<Q extends QuerySpec>(spec: RouteSpec<Q>, handler: (c: RouteContext<Q>) => Reply | Response | Promise<Reply | Response>, request: Request, params: Record<string, string>): Response | Promise<Response> {
     const state = { masked: false };
     try {
+      if (request.method !== "GET" && request.method !== "DELETE") return this.runWithBody(spec, handler, request, params, state);
       let call: { auth: AuthContext; pending: Reply | Response | Promise<Reply | Response> };
       if (spec.readOnly && this.deps.storage && request.method === "GET") {
         call = this.deps.storage.read(() => {
@@ -171,23 +219,45 @@ export class ApiKit {
         });
       } else {
         const auth = this.admit(spec, request);
-        const query = queryOf(spec, request);
-        let body: unknown;
-        if (request.method !== "GET" && request.method !== "DELETE") {
-          body = await readJsonBody(request);
-          if (spec.body && spec.validate !== false) this.validateBody(spec, body);
-        }
-        call = this.call(spec, handler, request, params, auth, query, body, state);
+        call = this.call(spec, handler, request, params, auth, queryOf(spec, request), undefined, state);
       }
-      // No await where nothing waits (most reads answer synchronously).
-      const result = call.pending instanceof Promise ? await call.pending : call.pending;
-      if (result instanceof Response) return result;
-      const meta: Record<string, unknown> = { ...this.meta(), ...result.meta };
-      if (state.masked || (spec.pii && !call.auth.piiView)) meta.piiMasked = true;
-      return json(result.status ?? 200, { data: result.data, meta }, result.headers);
+      const { pending, auth } = call;
+      if (pending instanceof Promise)
+        return pending.then((r) => this.present(spec, r, auth, state)).catch((e) => this.errorResponse(e, request.headers.get("x-request-id") ?? undefined));
+      return this.present(spec, pending, auth, state);
     } catch (e) {
       return this.errorResponse(e, request.headers.get("x-request-id") ?? undefined);
     }
+  }
+
+  private async runWithBody<Q extends QuerySpec>(
+    spec: RouteSpec<Q>,
+    handler: (c: RouteContext<Q>) => Reply | Response | Promise<Reply | Response>,
+    request: Request,
+    params: Record<string, string>,
+    state: { masked: boolean },
+  ): Promise<Response> {
+    try {
+      const auth = this.admit(spec, request);
+      const query = queryOf(spec, request);
+      const body = await readJsonBody(request);
+      if (spec.body && spec.validate !== false) this.validateBody(spec, body);
+      const call = this.call(spec, handler, request, params, auth, query, body, state);
+      // No await where nothing waits.
+      const result = call.pending instanceof Promise ? await call.pending : call.pending;
+      return this.present(spec, result, auth, state);
+    } catch (e) {
+      return this.errorResponse(e, request.headers.get("x-request-id") ?? undefined);
+    }
+  }
+
+  /** The envelope: `data`, and `meta` with apiVersion, timestamp, the reply's own meta and piiMasked when masked. */
+  private present(spec: RouteSpec<any>, result: Reply | Response, auth: AuthContext, state: { masked: boolean }): Response {
+    if (result instanceof Response) return result;
+    const meta: Record<string, unknown> = { apiVersion: API_VERSION, timestamp: stamp(this.deps.clock()) };
+    if (result.meta) Object.assign(meta, result.meta);
+    if (state.masked || (spec.pii && !auth.piiView)) meta.piiMasked = true;
+    return json(result.status ?? 200, { data: result.data, meta }, result.headers);
   }
 
   /** Company, key, company budget, access, the route's own budget. */
@@ -214,19 +284,7 @@ export class ApiKit {
     body: unknown,
     state: { masked: boolean },
   ): { auth: AuthContext; pending: Reply | Response | Promise<Reply | Response> } {
-    const pending = handler({
-      request,
-      auth,
-      params,
-      query,
-      body,
-      now: this.deps.clock(),
-      pii: (value, mask) => {
-        if (auth.piiView) return value;
-        state.masked = true;
-        return mask(value);
-      },
-    });
+    const pending = handler(new Call(request, auth, params, query, body, this.deps.clock(), state));
     return { auth, pending };
   }
 

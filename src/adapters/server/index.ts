@@ -1,5 +1,6 @@
 // Listens for HTTP with the running runtime's server: Bun.serve under Bun, Deno.serve under Deno.
 import { recordPeer } from "../net/client-address.ts";
+import { markServedByBun } from "./push-stream.ts";
 export interface ListenOptions {
   hostname: string;
   port: number;
@@ -24,6 +25,8 @@ export async function listen(fetch: FetchHandler, opts: ListenOptions): Promise<
       port: opts.port,
       fetch: (req: Request) => {
         recordPeer(req, lookup);
+        // A pushed body (the event stream) for this request is written straight into the connection (push-stream.ts).
+        markServedByBun(req);
         return fetch(req);
       },
       // The API checks its 64 KiB limit itself (Part 1, Limits) and provider callbacks theirs (provider_e: 2 MiB,
