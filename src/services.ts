@@ -386,7 +386,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     audit: new AuditLog(storage),
     limiter: new RateLimiter(config.rateLimits ?? DEFAULT_RATE_LIMITS, clock),
     masterKey,
-    pii: new Sealer(masterKey.derive("pii")),
+    pii: new Sealer(masterKey.derive("pii"), "auto", { compress: true }),
     secrets,
     cursorKey: masterKey.derive("cursor"),
     nameIndexKey: masterKey.derive("name-index"),
