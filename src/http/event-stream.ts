@@ -101,6 +101,11 @@ export class EventStreamHub {
     return this.log.newestSeq();
   }
 
+  /** Every event up to this seq was removed by retention (0: none). */
+  prunedThrough(): number {
+    return this.log.prunedThrough();
+  }
+
   /**
    * Opens a stream for `owner`, after `resumeAfter` (the client's Last-Event-ID) or from now (null).
    * Throws StreamRefused when the key, the company's environment or the company already holds its maximum of open

@@ -8,7 +8,7 @@ import type { Storage } from "../adapters/storage/index.ts";
 import { Webhooks } from "../adapters/storage/repos/webhooks.ts";
 import type { ActorRuntime } from "../actors/runtime.ts";
 import { webhookActor, webhookAddress, type WebhookMessage } from "../actors/webhook.ts";
-import { startWebhookDispatch } from "../actors/webhook-dispatcher.ts";
+import { parseEventsRetention, startWebhookDispatch } from "../actors/webhook-dispatcher.ts";
 import { Deliverer } from "./deliver.ts";
 
 export class WebhookConfigError extends Error {
@@ -21,6 +21,8 @@ export interface WebhookServices {
   readonly autoDisable: AutoDisableRule | null;
   /** CARAVAN_WEBHOOK_RETRY_MS: the automatic retries' delays (default 1 s, then 5 s). */
   readonly retryDelaysMs: readonly number[];
+  /** CARAVAN_EVENTS_RETENTION in ms (default 30 days), null for `off`. */
+  readonly eventsRetentionMs: number | null;
   /** Asks a subscription's actor to look at its queue (after a status change). */
   kick(webhookId: string): Promise<unknown>;
 }
@@ -40,8 +42,15 @@ export function createWebhookServices(runtime: ActorRuntime, env: Record<string,
     throw new WebhookConfigError(`CARAVAN_WEBHOOK_AUTO_DISABLE: ${(e as Error).message}`);
   }
   const retryDelaysMs = parseRetryDelays(env.CARAVAN_WEBHOOK_RETRY_MS);
+  let eventsRetentionMs: number | null;
+  try {
+    eventsRetentionMs = parseEventsRetention(env.CARAVAN_EVENTS_RETENTION);
+  } catch (e) {
+    throw new WebhookConfigError((e as Error).message);
+  }
   return {
     net,
+    eventsRetentionMs,
     autoDisable,
     retryDelaysMs,
     deliverer: new Deliverer(net),
@@ -76,5 +85,5 @@ export function registerWebhooks(w: WebhookServices, s: { storage: Storage; runt
       clock: s.clock,
     }),
   );
-  startWebhookDispatch(s.runtime, new Webhooks(s.storage), (msg, f) => s.log("warn", msg, f));
+  startWebhookDispatch(s.runtime, new Webhooks(s.storage), (msg, f) => s.log("warn", msg, f), w.eventsRetentionMs);
 }

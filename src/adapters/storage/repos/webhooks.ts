@@ -125,6 +125,31 @@ export class Webhooks {
     return new EventLog(this.s).newestSeq();
   }
 
+  /**
+   * Retention: the rowids of deliveries that are done (sent or failed) and last changed before `cutoff` (ISO time),
+   * among the oldest `limit` deliveries in insert order (rowid), stopping at the first one created at or after
+   * `cutoff`. Pending deliveries are never chosen: they are still owed to their subscription.
+   */
+  prunableDeliveries(cutoff: string, limit: number): number[] {
+    const rows = this.s.stmt("SELECT rowid AS r, created_at, updated_at FROM webhook_deliveries WHERE status != 'pending' ORDER BY rowid LIMIT ?").all(limit) as unknown as {
+      r: number;
+      created_at: string;
+      updated_at: string;
+    }[];
+    const out: number[] = [];
+    for (const d of rows) {
+      if (d.created_at >= cutoff) break;
+      if (d.updated_at < cutoff) out.push(d.r);
+    }
+    return out;
+  }
+
+  /** Deletes deliveries by rowid (the subscription's counters are kept: no trigger runs on delete). */
+  deleteDeliveries(rowids: number[]): void {
+    const del = this.s.stmt("DELETE FROM webhook_deliveries WHERE rowid = ? AND status != 'pending'");
+    for (const r of rowids) del.run(r);
+  }
+
   eventsAfter(seq: number, limit: number): TailEventRow[] {
     return new EventLog(this.s).after(seq, limit);
   }
