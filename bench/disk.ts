@@ -3,6 +3,9 @@
 // search-index sweep drained, then SQLite's `dbstat` per table and index: bytes used on pages (payload + cell headers
 // + unused space on the table's pages) divided by the creates. Used for docs/benchmarks.md ("Disk per transfer").
 //
+// Then the same figures once the events are past the retention window (CARAVAN_EVENTS_RETENTION=1s here: the bench
+// waits a second and runs the retention turn of the webhook dispatcher), i.e. what a stored transfer costs for good.
+//
 // BENCH_KEEP=<dir> keeps the database in that directory for inspection.
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,7 +26,7 @@ const service = await startService({
   host: "127.0.0.1",
   port: 0,
   logLevel: "warn",
-  env: {},
+  env: { CARAVAN_EVENTS_RETENTION: "1s" },
   rateLimits: { ...DEFAULT_RATE_LIMITS, company: { limit: 1_000_000_000, windowSeconds: 1 } },
 });
 let before: Map<string, number>;
@@ -69,19 +72,32 @@ try {
     await Bun.sleep(100);
   }
   const after = usage(db);
-  const rows: Array<[string, number]> = [];
+  await service.runtime.idle();
+  // Past the window: the dispatcher's retention turn (what the events-retention sweep asks for each minute).
+  await Bun.sleep(1_100);
+  for (let i = 0; i < 20; i++) {
+    await service.runtime.tell("webhook-dispatcher:main", { type: "prune" });
+    await service.runtime.idle();
+    if ((db.query("SELECT count(*) AS n FROM events").get() as { n: number }).n === 0) break;
+  }
+  const pruned = usage(db);
+  const rows: Array<[string, number, number]> = [];
   for (const [name, bytes] of after) {
     const d = bytes - (before.get(name) ?? 0);
-    if (d > 0) rows.push([name, d]);
+    const p = Math.max(0, (pruned.get(name) ?? 0) - (before.get(name) ?? 0));
+    if (d > 0) rows.push([name, d, p]);
   }
   rows.sort((a, b) => b[1] - a[1]);
   let total = 0;
-  console.log(`${CREATES} below-threshold creates; bytes per transfer (dbstat: payload + headers + unused, growth over the run):`);
-  for (const [name, d] of rows) {
+  let totalPruned = 0;
+  console.log(`${CREATES} below-threshold creates; bytes per transfer (dbstat: pages of each table and index, growth over the run):`);
+  console.log("  fresh  past the events window");
+  for (const [name, d, p] of rows) {
     total += d;
-    console.log(`${(d / CREATES).toFixed(0).padStart(7)}  ${name}`);
+    totalPruned += p;
+    console.log(`${(d / CREATES).toFixed(0).padStart(7)}  ${(p / CREATES).toFixed(0).padStart(7)}  ${name}`);
   }
-  console.log(`${(total / CREATES).toFixed(0).padStart(7)}  total`);
+  console.log(`${(total / CREATES).toFixed(0).padStart(7)}  ${(totalPruned / CREATES).toFixed(0).padStart(7)}  total`);
   const sample = db.query("SELECT * FROM transfers ORDER BY rowid DESC LIMIT 1").get() as Record<string, unknown>;
   console.log("largest columns of one transfer row (bytes):");
   const cols = Object.entries(sample).map(([k, v]) => [k, v == null ? 0 : typeof v === "string" ? Buffer.byteLength(v) : v instanceof Uint8Array ? v.byteLength : 8] as const);
