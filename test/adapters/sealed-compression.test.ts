@@ -1,6 +1,6 @@
 // Personal data is compressed before it is sealed ("v2:" values); "v1:" values written before still open.
 import { describe, expect, test } from "bun:test";
-import { inflateRawSync } from "node:zlib";
+import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { gcm } from "@noble/ciphers/aes.js";
 import { base64 } from "@scure/base";
 import { Sealer, UnreadableError } from "../../src/adapters/crypto/envelope.ts";
@@ -39,6 +39,17 @@ describe("compressed sealing (personal data)", () => {
       withoutDictionary = undefined;
     }
     expect(withoutDictionary).not.toBe(persons);
+  });
+
+  test("a v2 value whose stream does not use the dictionary (as Deno's node:zlib writes it) opens too", () => {
+    // Deno ignores `dictionary` for raw deflate: its v2 values are plain deflate streams. Sealed here by hand.
+    const plainStream = deflateRawSync(new TextEncoder().encode(persons));
+    const nonce = new Uint8Array(12).fill(5);
+    const ct = gcm(key, nonce, new TextEncoder().encode("v2\u0000aad")).encrypt(plainStream);
+    const raw = new Uint8Array(12 + ct.length);
+    raw.set(nonce);
+    raw.set(ct, 12);
+    expect(new Sealer(key).open(`v2:${base64.encode(raw)}`, "aad")).toBe(persons);
   });
 
   test("only JSON documents of 40 bytes and more are compressed: names and keys stay v1", () => {

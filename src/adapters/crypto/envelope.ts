@@ -28,6 +28,29 @@ const DICTIONARY = new TextEncoder().encode(
 /** Prefixed to a v2 value's associated data: the version is authenticated, so a changed prefix does not open. */
 const V2_AAD = "v2\u0000";
 const ZLIB = { dictionary: DICTIONARY, windowBits: 10, memLevel: 4, level: 6 } as const;
+/**
+ * How a v2 value is inflated on every runtime: the dictionary as one stored (uncompressed, non-final) deflate block,
+ * then the value's own stream, then the dictionary's bytes dropped from the output. A stream written with the preset
+ * dictionary refers back into those bytes exactly as into a preset dictionary; a stream written without it (Deno's
+ * node:zlib ignores `dictionary` for raw deflate, so a value sealed under Deno is just less compressed) never does.
+ * So values are read the same whichever runtime wrote them, without relying on `dictionary` when inflating.
+ */
+const STORED_DICTIONARY = (() => {
+  const n = DICTIONARY.length;
+  const block = new Uint8Array(5 + n);
+  block.set([0x00, n & 0xff, n >> 8, ~n & 0xff, (~n >> 8) & 0xff]); // BFINAL 0, BTYPE 00; LEN, NLEN little-endian
+  block.set(DICTIONARY, 5);
+  return block;
+})();
+
+function inflateV2(packed: Uint8Array): Uint8Array {
+  const stream = new Uint8Array(STORED_DICTIONARY.length + packed.length);
+  stream.set(STORED_DICTIONARY);
+  stream.set(packed, STORED_DICTIONARY.length);
+  const out = inflateRawSync(stream);
+  if (out.length < DICTIONARY.length) throw new Error("short stream");
+  return out.subarray(DICTIONARY.length);
+}
 /** Shorter JSON gains nothing from compression (the dictionary already covers IVMS101's keys at 40 bytes and up). */
 const MIN_COMPRESS = 40;
 const NONCE = 12;
@@ -157,7 +180,7 @@ export class Sealer {
     }
     if (!v2) return decoder.decode(plain);
     try {
-      return decoder.decode(inflateRawSync(plain, ZLIB));
+      return decoder.decode(inflateV2(plain));
     } catch {
       throw new UnreadableError("compressed plaintext does not inflate");
     }
