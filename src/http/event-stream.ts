@@ -285,6 +285,8 @@ export class EventStreamHub {
       if (room <= 0) return; // the next read by the connection asks again
       const upTo = this.position;
       const rows = this.log.tenantPage(c.owner.companyId, c.owner.environment, c.cursor, upTo, pageSize);
+      // Retention removed events this replay had not reached (read after the page: a prune during the read counts).
+      if (c.cursor < this.log.prunedThrough()) return this.end(c, "events this resume still needed were removed after the retention window");
       let text = "";
       let taken = 0;
       for (const e of rows) {
