@@ -42,11 +42,17 @@ export class EventLog {
    * that is younger, so what is pruned is always a whole prefix of the sequence.
    */
   prunableThrough(from: number, upTo: number, cutoff: string, limit: number): number {
-    const rows = this.s.stmt("SELECT seq, created_at FROM events WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?").all(from, upTo, limit) as unknown as { seq: number; created_at: string }[];
+    // In pages, so that a run with nothing to prune (the oldest event is young) reads one page, not `limit` rows.
+    const page = Math.min(256, limit);
     let through = from;
-    for (const r of rows) {
-      if (r.created_at >= cutoff) break;
-      through = r.seq;
+    for (let seen = 0; seen < limit; ) {
+      const rows = this.s.stmt("SELECT seq, created_at FROM events WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?").all(through, upTo, page) as unknown as { seq: number; created_at: string }[];
+      for (const r of rows) {
+        if (r.created_at >= cutoff) return through;
+        through = r.seq;
+      }
+      seen += rows.length;
+      if (rows.length < page) break;
     }
     return through;
   }

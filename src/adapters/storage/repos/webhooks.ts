@@ -131,15 +131,23 @@ export class Webhooks {
    * `cutoff`. Pending deliveries are never chosen: they are still owed to their subscription.
    */
   prunableDeliveries(cutoff: string, limit: number): number[] {
-    const rows = this.s.stmt("SELECT rowid AS r, created_at, updated_at FROM webhook_deliveries WHERE status != 'pending' ORDER BY rowid LIMIT ?").all(limit) as unknown as {
-      r: number;
-      created_at: string;
-      updated_at: string;
-    }[];
+    // In pages, so that a run with nothing to prune (the oldest delivery is young) reads one page, not `limit` rows.
+    const page = Math.min(256, limit);
     const out: number[] = [];
-    for (const d of rows) {
-      if (d.created_at >= cutoff) break;
-      if (d.updated_at < cutoff) out.push(d.r);
+    let after = 0;
+    for (let seen = 0; seen < limit; ) {
+      const rows = this.s.stmt("SELECT rowid AS r, created_at, updated_at FROM webhook_deliveries WHERE rowid > ? AND status != 'pending' ORDER BY rowid LIMIT ?").all(after, page) as unknown as {
+        r: number;
+        created_at: string;
+        updated_at: string;
+      }[];
+      for (const d of rows) {
+        if (d.created_at >= cutoff) return out;
+        if (d.updated_at < cutoff) out.push(d.r);
+        after = d.r;
+      }
+      seen += rows.length;
+      if (rows.length < page) break;
     }
     return out;
   }
