@@ -315,7 +315,7 @@ function registerWebhooks(s: Services): void {
       clock: s.clock,
     }),
   );
-  startWebhookDispatch(s.runtime, s.repositories.webhooks, (msg, f) => s.log("warn", msg, f));
+  startWebhookDispatch(s.runtime, s.repositories.webhooks, (msg, f) => s.log("warn", msg, f), s.webhooks.eventsRetentionMs);
 }
 
 export class ConfigError extends Error {
@@ -401,7 +401,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   }
   let ready = false;
   const secrets = new Sealer(masterKey.derive("secrets"));
-  const pii = new Sealer(masterKey.derive("pii"));
+  // Personal data is compressed before it is sealed (docs/performance.md says why that is safe at rest).
+  const pii = new Sealer(masterKey.derive("pii"), "auto", { compress: true });
   const repositories = createRepositories(storage, { pii, secrets, clock });
   const services: Services = {
     storage,

@@ -17,7 +17,8 @@ export const actorMessages = sqliteTable(
     checkpoints: integer("checkpoints").notNull().default(0),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [index("actor_messages_actor_id").on(t.actor, t.id), index("actor_messages_due").on(t.dueAt)],
+  // No secondary index (migration 0019): the runtime reads messages by id only (`id = ?`, `id > ? ORDER BY id`), so
+  // the former (actor, id) and due_at indexes cost every message two index inserts and two deletes for no reader.
 );
 
 /** Persisted state of an actor and the last message it applied (replays change nothing twice). */

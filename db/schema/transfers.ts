@@ -130,5 +130,6 @@ export const fxValuations = sqliteTable(
     rateAsOf: text("rate_as_of").notNull(),
     createdAt: text("created_at").notNull(),
   },
-  // Read by ID only (a transfer's fxRateId): no other index, so a create appends to one B-tree less (issue 19).
+  // Read by ID only (a transfer's fxRateId): no other index, so a create appends to one B-tree less (issue 19). Stored
+  // WITHOUT ROWID since migration 0020 (written by hand: drizzle has no such option): the table is its ID's B-tree.
 );

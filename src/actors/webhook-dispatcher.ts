@@ -3,13 +3,19 @@ import { iso, newId } from "../domain/ids.ts";
 import { DELIVERY, eventBody, subscribes } from "../domain/webhooks.ts";
 import { Webhooks, type NewDelivery } from "../adapters/storage/repos/webhooks.ts";
 import type { WebhookRepository } from "../adapters/storage/repositories.ts";
+import { EventLog } from "../adapters/storage/repos/events.ts";
 import type { ActorRuntime } from "./runtime.ts";
 import type { ActorKind } from "./types.ts";
+import type { Storage } from "../adapters/storage/index.ts";
 import { webhookAddress, type WebhookMessage } from "./webhook.ts";
 
 export const DISPATCHER = "webhook-dispatcher:main";
 /** Events per handler run; a full batch asks for the next one at once. */
 const BATCH = 500;
+/** Events and deliveries looked at per retention run; a full one asks for the next at once. */
+const PRUNE_BATCH = 5_000;
+
+export type DispatcherMessage = { type: "wake" } | { type: "prune" };
 
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
 
@@ -37,11 +43,15 @@ export interface DispatcherState {
  * Part 2, Events: an environment's subscription receives that environment's events only; `[*]` receives all;
  * `test.ping` never goes out by subscription. A subscription receives the events committed after it became active.
  */
-export function webhookDispatcher(onRun: () => void): ActorKind<DispatcherState, { type: "wake" }> {
+export function webhookDispatcher(onRun: () => void, retentionMs: number | null = null): ActorKind<DispatcherState, DispatcherMessage> {
   return {
     kind: "webhook-dispatcher",
     initialState: () => ({ position: 0 }),
-    handle(ctx) {
+    handle(ctx, msg) {
+      if (msg?.type === "prune") {
+        if (retentionMs !== null) prune(ctx.storage, ctx, ctx.state.position, retentionMs);
+        return;
+      }
       onRun();
       const repo = new Webhooks(ctx.storage);
       const events = repo.eventsAfter(ctx.state.position, BATCH);
@@ -98,10 +108,33 @@ export function webhookDispatcher(onRun: () => void): ActorKind<DispatcherState,
 }
 
 /**
+ * Retention (CARAVAN_EVENTS_RETENTION): events committed before now − window that the dispatcher has already passed
+ * (seq ≤ its position: every delivery they lead to exists) are deleted as a prefix of the sequence, and the last seq
+ * pruned is recorded, so a stream resume point before it is refused rather than silently shortened. Deliveries that are
+ * done (sent or failed) and unchanged since before the window are deleted; pending ones are kept whatever their age
+ * (at-least-once). Runs in the dispatcher's turn, so its deletes commit with its acknowledgement (durable and in order
+ * with its dispatching); a full batch asks for another run at once.
+ */
+function prune(storage: Storage, ctx: { now: number; write(fn: (s: Storage) => void): void; tell(to: string, body: unknown): void }, position: number, retentionMs: number): void {
+  const cutoff = iso(ctx.now - retentionMs);
+  const log = new EventLog(storage);
+  const repo = new Webhooks(storage);
+  const from = log.prunedThrough();
+  const through = log.prunableThrough(from, position, cutoff, PRUNE_BATCH);
+  const deliveries = repo.prunableDeliveries(cutoff, PRUNE_BATCH);
+  if (through > from || deliveries.length)
+    ctx.write((s) => {
+      new EventLog(s).pruneThrough(from, through);
+      new Webhooks(s).deleteDeliveries(deliveries);
+    });
+  if (through - from >= PRUNE_BATCH || deliveries.length >= PRUNE_BATCH) ctx.tell(DISPATCHER, { type: "prune" } satisfies DispatcherMessage);
+}
+
+/**
  * Wakes the dispatcher after each committed event (one wake message at a time), every 5 s for events other
  * processes wrote, and kicks subscriptions with due deliveries at start and every 30 s (a restart resends what was due).
  */
-export function startWebhookDispatch(runtime: ActorRuntime, repo: WebhookRepository, log: (msg: string, f: Record<string, unknown>) => void): void {
+export function startWebhookDispatch(runtime: ActorRuntime, repo: WebhookRepository, log: (msg: string, f: Record<string, unknown>) => void, retentionMs: number | null = null): void {
   let wakePending = false;
   const wake = () => {
     if (wakePending) return;
@@ -114,10 +147,14 @@ export function startWebhookDispatch(runtime: ActorRuntime, repo: WebhookReposit
   const recover = (now: number) => {
     for (const id of repo.withDuePending(now)) runtime.tell(webhookAddress(id), { type: "kick" } satisfies WebhookMessage).catch(() => {});
   };
-  runtime.register(webhookDispatcher(() => (wakePending = false)));
+  runtime.register(webhookDispatcher(() => (wakePending = false), retentionMs));
   runtime.onEvent(wake);
   runtime.sweep("webhook-dispatch", "*/5 * * * * *", wake);
   runtime.sweep("webhook-recovery", "*/30 * * * * *", recover);
+  if (retentionMs !== null)
+    runtime.sweep("events-retention", "0 * * * * *", () => {
+      runtime.tell(DISPATCHER, { type: "prune" } satisfies DispatcherMessage).catch((e) => log("events retention run not recorded", { error: String(e) }));
+    });
   wake();
   recover(Date.now());
 }

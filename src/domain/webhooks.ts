@@ -251,3 +251,21 @@ export function shouldAutoDisable(consecutiveFailures: number, failingSince: num
   if (!rule || failingSince === null) return false;
   return consecutiveFailures >= rule.failures && now - failingSince >= rule.periodMs;
 }
+
+/** The default of CARAVAN_EVENTS_RETENTION: 30 days. */
+export const DEFAULT_EVENTS_RETENTION_MS = 30 * 24 * 3_600_000;
+
+/**
+ * `CARAVAN_EVENTS_RETENTION`: how long delivered events (and done webhook deliveries) are kept: a whole number with
+ * a unit, `s`, `m`, `h` or `d` (`30d`, `12h`), at least one second; `off` keeps them forever. Unset: 30 days.
+ * Returns null for `off`; throws with a message naming the variable otherwise.
+ */
+export function parseEventsRetention(text: string | undefined): number | null {
+  if (text === undefined || text.trim() === "") return DEFAULT_EVENTS_RETENTION_MS;
+  const t = text.trim();
+  if (t === "off") return null;
+  const m = /^([0-9]{1,9})([smhd])$/.exec(t);
+  const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+  if (!m || Number(m[1]) < 1) throw new Error(`CARAVAN_EVENTS_RETENTION must be a whole number with a unit s, m, h or d (like "30d") or "off"; got "${text}"`);
+  return Number(m[1]) * unit[m[2] as keyof typeof unit];
+}

@@ -103,6 +103,11 @@ export class EventStreamHub {
     return this.log.newestSeq();
   }
 
+  /** Every event up to this seq was removed by retention (0: none). */
+  prunedThrough(): number {
+    return this.log.prunedThrough();
+  }
+
   /**
    * Opens a stream for `owner`, after `resumeAfter` (the client's Last-Event-ID) or from now (null).
    * Throws StreamRefused when the key, the company's environment or the company already holds its maximum of open
@@ -283,6 +288,8 @@ export class EventStreamHub {
       if (room <= 0) return; // the next read by the connection asks again
       const upTo = this.position;
       const rows = this.log.tenantPage(c.owner.companyId, c.owner.environment, c.cursor, upTo, pageSize);
+      // Retention removed events this replay had not reached (read after the page: a prune during the read counts).
+      if (c.cursor < this.log.prunedThrough()) return this.end(c, "events this resume still needed were removed after the retention window");
       let text = "";
       let taken = 0;
       for (const e of rows) {

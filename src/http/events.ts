@@ -75,6 +75,12 @@ export function eventRoutes(kit: ApiKit, deps: EventRouteDeps) {
         const issue = { path: header !== null ? "Last-Event-ID" : "lastEventId", message: `is after the newest event (${newest}): not an event of this service` };
         throw apiError("INVALID_QUERY", { message: `${issue.path} ${issue.message}`, details: { issues: [issue] } });
       }
+      // Retention (CARAVAN_EVENTS_RETENTION) pruned the events up to `pruned`: resuming before it would skip them.
+      const pruned = hub.prunedThrough();
+      if (resumeAfter < pruned) {
+        const issue = { path: header !== null ? "Last-Event-ID" : "lastEventId", message: `is older than the events kept (events up to ${pruned} were removed after the retention window): reconnect without a resume point` };
+        throw apiError("INVALID_QUERY", { message: `${issue.path} ${issue.message}`, details: { issues: [issue] } });
+      }
     }
     const request = c.request;
     const companyId = c.auth.company.id;

@@ -1,6 +1,6 @@
 // Webhook delivery settings (CARAVAN_ALLOW_PRIVATE_TARGETS, CARAVAN_WEBHOOK_AUTO_DISABLE, CARAVAN_WEBHOOK_RETRY_MS) and
 // the deliverer over them. The composition root (src/services.ts) registers the subscription actors over this.
-import { DELIVERY, parseAutoDisable, type AutoDisableRule } from "../../domain/webhooks.ts";
+import { DELIVERY, parseAutoDisable, parseEventsRetention, type AutoDisableRule } from "../../domain/webhooks.ts";
 import { netPolicyFromEnv, type NetPolicy } from "../net/index.ts";
 import { Deliverer } from "./deliver.ts";
 
@@ -14,6 +14,8 @@ export interface WebhookServices {
   readonly autoDisable: AutoDisableRule | null;
   /** CARAVAN_WEBHOOK_RETRY_MS: the automatic retries' delays (default 1 s, then 5 s). */
   readonly retryDelaysMs: readonly number[];
+  /** CARAVAN_EVENTS_RETENTION in ms (default 30 days), null for `off`. */
+  readonly eventsRetentionMs: number | null;
   /** Asks a subscription's actor to look at its queue (after a status change). */
   kick(webhookId: string): Promise<unknown>;
 }
@@ -34,8 +36,15 @@ export function createWebhookServices(kick: (webhookId: string) => Promise<unkno
     throw new WebhookConfigError(`CARAVAN_WEBHOOK_AUTO_DISABLE: ${(e as Error).message}`);
   }
   const retryDelaysMs = parseRetryDelays(env.CARAVAN_WEBHOOK_RETRY_MS);
+  let eventsRetentionMs: number | null;
+  try {
+    eventsRetentionMs = parseEventsRetention(env.CARAVAN_EVENTS_RETENTION);
+  } catch (e) {
+    throw new WebhookConfigError((e as Error).message);
+  }
   return {
     net,
+    eventsRetentionMs,
     autoDisable,
     retryDelaysMs,
     deliverer: new Deliverer(net),

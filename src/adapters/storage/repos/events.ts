@@ -20,9 +20,51 @@ export interface TailEventRow extends EventRow {
 export class EventLog {
   constructor(private readonly s: Storage) {}
 
-  /** The newest event's seq (all companies: the sequence is shared), 0 when there is none. */
+  /**
+   * The newest event's seq (all companies: the sequence is shared), 0 when there has never been one. The table is
+   * AUTOINCREMENT, so when retention has pruned every event the last seq handed out (sqlite_sequence) still counts.
+   */
   newestSeq(): number {
-    return Number((this.s.stmt("SELECT coalesce(max(seq), 0) AS n FROM events").get() as { n: number }).n);
+    return Number(
+      (this.s.stmt("SELECT coalesce((SELECT max(seq) FROM events), (SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0) AS n").get() as { n: number }).n,
+    );
+  }
+
+  /** Every event with a seq up to this one was pruned by the retention sweep (0: none ever was). */
+  prunedThrough(): number {
+    const row = this.s.stmt("SELECT value FROM database_meta WHERE key = 'events_pruned_through'").get() as { value: string } | undefined;
+    return row ? Number(row.value) : 0;
+  }
+
+  /**
+   * The highest seq X such that every event after `from` up to X was committed before `cutoff` (ISO time) and has
+   * seq ≤ `upTo`, looking at `limit` events at most; `from` when there is none. The prefix stops at the first event
+   * that is younger, so what is pruned is always a whole prefix of the sequence.
+   */
+  prunableThrough(from: number, upTo: number, cutoff: string, limit: number): number {
+    // In pages, so that a run with nothing to prune (the oldest event is young) reads one page, not `limit` rows.
+    const page = Math.min(256, limit);
+    let through = from;
+    for (let seen = 0; seen < limit; ) {
+      const rows = this.s.stmt("SELECT seq, created_at FROM events WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?").all(through, upTo, page) as unknown as { seq: number; created_at: string }[];
+      for (const r of rows) {
+        if (r.created_at >= cutoff) return through;
+        through = r.seq;
+      }
+      seen += rows.length;
+      if (rows.length < page) break;
+    }
+    return through;
+  }
+
+  /** Deletes the events after `from` up to `through` and records `through` as pruned (inside the caller's transaction). */
+  pruneThrough(from: number, through: number): number {
+    if (through <= from) return 0;
+    const n = Number(this.s.stmt("DELETE FROM events WHERE seq > ? AND seq <= ?").run(from, through).changes);
+    this.s
+      .stmt("INSERT INTO database_meta (key, value) VALUES ('events_pruned_through', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+      .run(String(through));
+    return n;
   }
 
   /** At most `limit` events of every company and environment with `seq > after`, in seq order (the primary key). */

@@ -127,6 +127,39 @@ export class Webhooks {
     return new EventLog(this.s).newestSeq();
   }
 
+  /**
+   * Retention: the rowids of deliveries that are done (sent or failed) and last changed before `cutoff` (ISO time),
+   * among the oldest `limit` deliveries in insert order (rowid), stopping at the first one created at or after
+   * `cutoff`. Pending deliveries are never chosen: they are still owed to their subscription.
+   */
+  prunableDeliveries(cutoff: string, limit: number): number[] {
+    // In pages, so that a run with nothing to prune (the oldest delivery is young) reads one page, not `limit` rows.
+    const page = Math.min(256, limit);
+    const out: number[] = [];
+    let after = 0;
+    for (let seen = 0; seen < limit; ) {
+      const rows = this.s.stmt("SELECT rowid AS r, created_at, updated_at FROM webhook_deliveries WHERE rowid > ? AND status != 'pending' ORDER BY rowid LIMIT ?").all(after, page) as unknown as {
+        r: number;
+        created_at: string;
+        updated_at: string;
+      }[];
+      for (const d of rows) {
+        if (d.created_at >= cutoff) return out;
+        if (d.updated_at < cutoff) out.push(d.r);
+        after = d.r;
+      }
+      seen += rows.length;
+      if (rows.length < page) break;
+    }
+    return out;
+  }
+
+  /** Deletes deliveries by rowid (the subscription's counters are kept: no trigger runs on delete). */
+  deleteDeliveries(rowids: number[]): void {
+    const del = this.s.stmt("DELETE FROM webhook_deliveries WHERE rowid = ? AND status != 'pending'");
+    for (const r of rowids) del.run(r);
+  }
+
   eventsAfter(seq: number, limit: number): TailEventRow[] {
     return new EventLog(this.s).after(seq, limit);
   }

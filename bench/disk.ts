@@ -1,0 +1,117 @@
+// Disk per stored transfer: BENCH_CREATES (5,000) below-threshold creates through the application's own fetch (the
+// whole route pipeline, the customer actor, the group commit; 32 customers, 32 in flight) on a temp database, the
+// search-index sweep drained, then SQLite's `dbstat` per table and index: bytes used on pages (payload + cell headers
+// + unused space on the table's pages) divided by the creates. Used for docs/benchmarks.md ("Disk per transfer").
+//
+// Then the same figures once the events are past the retention window (CARAVAN_EVENTS_RETENTION=1s here: the bench
+// waits a second and runs the retention turn of the webhook dispatcher), i.e. what a stored transfer costs for good.
+//
+// BENCH_KEEP=<dir> keeps the database in that directory for inspection.
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startService } from "../src/services.ts";
+import { createApp } from "../src/http/app.ts";
+import { Tenancy } from "../src/adapters/storage/repos/tenancy.ts";
+import { DEFAULT_RATE_LIMITS } from "../src/domain/ratelimit.ts";
+import type { Database } from "bun:sqlite";
+
+const CREATES = Number(process.env.BENCH_CREATES ?? 5_000);
+const keep = process.env.BENCH_KEEP;
+const dir = keep ?? mkdtempSync(join(tmpdir(), "caravan-bench-disk-"));
+if (keep) mkdirSync(keep, { recursive: true });
+const dbPath = join(dir, "disk.db");
+const service = await startService({
+  dbPath,
+  host: "127.0.0.1",
+  port: 0,
+  logLevel: "warn",
+  env: { CARAVAN_EVENTS_RETENTION: "1s" },
+  // The retention sweep must not run during the creates (a minute's second 0 would prune the "fresh" figures): only
+  // the explicit retention turn below prunes.
+  sweepSchedule: (name, pattern) => (name === "events-retention" ? "0 0 0 1 1 *" : pattern),
+  rateLimits: { ...DEFAULT_RATE_LIMITS, company: { limit: 1_000_000_000, windowSeconds: 1 } },
+});
+let before: Map<string, number>;
+try {
+  const tenancy = new Tenancy(service.storage, Date.now);
+  const company = tenancy.requireCompany("default");
+  const member = tenancy.createMember(company.id, "bench@example.com", "owner");
+  const { key } = tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "test" });
+  const headers = { "x-api-key": key, "content-type": "application/json" };
+  const app = createApp(service);
+  const bodies: string[] = [];
+  for (let i = 0; i < 32; i++) {
+    const res = await app.fetch(new Request("http://127.0.0.1/api/v2/customers", { method: "POST", headers, body: JSON.stringify({ externalId: `disk-${i}`, name: `Jane Doe ${i}` }) }));
+    const id = ((await res.json()) as { data: { id: string } }).data.id;
+    bodies.push(
+      JSON.stringify({
+        asset: "ETH",
+        amount: "0.01",
+        network: "ethereum",
+        originatorCustomerId: id,
+        beneficiaryAddress: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+        originator: { originatorPersons: [{ naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: "Doe", secondaryIdentifier: "Jane", nameIdentifierType: "LEGL" }] }, countryOfResidence: "NL" } }] },
+        beneficiary: { beneficiaryPersons: [{ naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: "Smith", secondaryIdentifier: "John", nameIdentifierType: "LEGL" }] } } }] },
+      }),
+    );
+  }
+  before = usage(service.storage.client as unknown as Database);
+  let started = 0;
+  const loop = async (): Promise<void> => {
+    while (started < CREATES) {
+      const n = started++;
+      const res = await app.fetch(new Request("http://127.0.0.1/api/v2/transfers", { method: "POST", headers: { ...headers, "idempotency-key": `disk-${n}` }, body: bodies[n % bodies.length] }));
+      if (res.status !== 201) throw new Error(`create answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+      await res.arrayBuffer();
+    }
+  };
+  await Promise.all(Array.from({ length: 32 }, loop));
+  // Let the background search-index sweep drain its queue.
+  const db = service.storage.client as unknown as Database;
+  for (let i = 0; i < 200; i++) {
+    const left = (db.query("SELECT count(*) AS n FROM transfers_search_pending").get() as { n: number }).n;
+    if (left === 0) break;
+    await Bun.sleep(100);
+  }
+  const after = usage(db);
+  await service.runtime.idle();
+  // Past the window: the dispatcher's retention turn (what the events-retention sweep asks for each minute).
+  await Bun.sleep(1_100);
+  for (let i = 0; i < 20; i++) {
+    await service.runtime.tell("webhook-dispatcher:main", { type: "prune" });
+    await service.runtime.idle();
+    if ((db.query("SELECT count(*) AS n FROM events").get() as { n: number }).n === 0) break;
+  }
+  const pruned = usage(db);
+  const rows: Array<[string, number, number]> = [];
+  for (const [name, bytes] of after) {
+    const d = bytes - (before.get(name) ?? 0);
+    const p = Math.max(0, (pruned.get(name) ?? 0) - (before.get(name) ?? 0));
+    if (d > 0) rows.push([name, d, p]);
+  }
+  rows.sort((a, b) => b[1] - a[1]);
+  let total = 0;
+  let totalPruned = 0;
+  console.log(`${CREATES} below-threshold creates; bytes per transfer (dbstat: pages of each table and index, growth over the run):`);
+  console.log("  fresh  past the events window");
+  for (const [name, d, p] of rows) {
+    total += d;
+    totalPruned += p;
+    console.log(`${(d / CREATES).toFixed(0).padStart(7)}  ${(p / CREATES).toFixed(0).padStart(7)}  ${name}`);
+  }
+  console.log(`${(total / CREATES).toFixed(0).padStart(7)}  ${(totalPruned / CREATES).toFixed(0).padStart(7)}  total`);
+  const sample = db.query("SELECT * FROM transfers ORDER BY rowid DESC LIMIT 1").get() as Record<string, unknown>;
+  console.log("largest columns of one transfer row (bytes):");
+  const cols = Object.entries(sample).map(([k, v]) => [k, v == null ? 0 : typeof v === "string" ? Buffer.byteLength(v) : v instanceof Uint8Array ? v.byteLength : 8] as const);
+  for (const [k, b] of cols.sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`${String(b).padStart(7)}  ${k}`);
+} finally {
+  await service.stop();
+  if (!keep) rmSync(dir, { recursive: true, force: true });
+}
+
+function usage(db: Database): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const r of db.query("SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name").all() as Array<{ name: string; bytes: number }>) m.set(r.name, r.bytes);
+  return m;
+}
