@@ -6,7 +6,7 @@ import { Type, type Static, type TSchema, type TObject, type TProperties, type T
 export const API_VERSION = 2;
 
 /** An ISO 8601 UTC instant with milliseconds, as every resource writes its times. */
-export const Iso = Type.String({ pattern: "^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z$", format: "date-time" });
+export const Iso = Type.String({ pattern: "^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z$", description: "ISO 8601 UTC instant with milliseconds" });
 /** An amount: a decimal string, never a JSON number. */
 export const Decimal = Type.String({ pattern: "^-?(0|[1-9][0-9]*)(\\.[0-9]+)?$", description: "Decimal string" });
 export const Environment = Type.Union([Type.Literal("test"), Type.Literal("live")]);

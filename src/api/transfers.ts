@@ -42,7 +42,7 @@ export type PatchTransfer = Static<typeof PatchTransfer>;
 /** POST /transfers/:id/information-requests: one action on a transfer's information requests. */
 export const InformationRequestAction = Body({
   action: OneOf(["request", "reply", "post", "review", "retry"]),
-  idempotencyKey: Type.Optional(Type.String({ format: "uuid", description: "request, reply, post" })),
+  idempotencyKey: Type.Optional(Type.String({ pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$", description: "a UUID; request, reply, post" })),
   fields: Type.Optional(
     Type.Record(Type.String(), Type.Unknown(), {
       description:

@@ -24,6 +24,7 @@ import { keysetPage } from "./paging.ts";
 import { q, type QueryParam } from "./query.ts";
 import { askActor, unwrap } from "./outcome.ts";
 import { presentCheck, presentListCheck, type StoredCheck } from "../actors/checkpoint.ts";
+import * as api from "../api/transfers.ts";
 
 /** The Travel Rule threshold that applies to the company now (Part 2, thresholds with FATF fallbacks). */
 export interface AppliedThreshold {
@@ -354,7 +355,7 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
           return page(res.rows.map((t) => listItem(c, t)), res.meta);
         },
       )
-      .post("/", { summary: "Create an outgoing transfer (send an Idempotency-Key)", access: { scope: "transfers:write", permission: "transfers:create" }, tags: ["transfers"] }, create)
+      .post("/", { summary: "Create an outgoing transfer (send an Idempotency-Key)", access: { scope: "transfers:write", permission: "transfers:create" }, body: api.CreateTransfer, validate: false, tags: ["transfers"] }, create)
       .get(
         "/:id",
         {
@@ -366,7 +367,7 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
         },
         (c) => ok(detail(c, find(c, c.params.id), c.query.checksLimit, c.query.checksOffset)),
       )
-      .patch("/:id", { summary: "Act on a transfer: accept, reject or retry", access: { scope: "transfers:write", permission: "transfers:update" }, tags: ["transfers"] }, async (c) => {
+      .patch("/:id", { summary: "Act on a transfer: accept, reject or retry", access: { scope: "transfers:write", permission: "transfers:update" }, body: api.PatchTransfer, validate: false, tags: ["transfers"] }, async (c) => {
         const t = find(c, c.params.id);
         const body = c.body;
         if (body === undefined || body === null || typeof body !== "object" || Array.isArray(body))
