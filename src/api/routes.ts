@@ -64,7 +64,7 @@ export const ROUTES: Record<string, RouteContract> = {
   "POST /api/v2/cases/:id/resolve": { body: cases.ResolveCase, example: cases.caseExamples.resolve, answer: one(Type.Union([cases.CaseDetail, cases.CaseReceipt])) },
   // rules
   "GET /api/v2/rules": { answer: list(rules.RuleListItem) },
-  "GET /api/v2/rules/promotable": { answer: list(rules.RuleListItem) },
+  "GET /api/v2/rules/promotable": { answer: one(Type.Array(rules.PromotableRule)) },
   "GET /api/v2/rules/:id": { answer: one(rules.RuleDetail) },
   "POST /api/v2/rules": { body: rules.CreateRule, example: rules.ruleExamples.create, answer: one(rules.RuleDetail), status: 201 },
   "PATCH /api/v2/rules/:id": { body: rules.UpdateRule, example: rules.ruleExamples.update, answer: one(rules.RuleDetail) },

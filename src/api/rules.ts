@@ -104,3 +104,7 @@ export const RuleDetail = Type.Composite([
   Answer({ createdBy: Nullable(MemberRef), conditions: Nullable(Type.Array(RuleBranch)), hasLegacyConditions: Type.Boolean() }),
 ]);
 export type RuleDetail = Static<typeof RuleDetail>;
+
+/** A test rule a live key may promote, with the live rule it was promoted to (null before). */
+export const PromotableRule = Type.Composite([RuleListItem, Answer({ promotedTo: Type.Unknown() })]);
+export type PromotableRule = Static<typeof PromotableRule>;
