@@ -43,7 +43,7 @@ export const CustomerListItem = Type.Composite([
 ]);
 export type CustomerListItem = Static<typeof CustomerListItem>;
 
-/** One page of everything about a customer: identity state, wallets, latest transfers and cases. */
+/** One page of everything about a customer: identity state, wallets, latest transfers and cases (null: the key may not read that part). */
 export const CustomerOverview = Answer({
   customer: Answer({
     id: Type.String(),
@@ -55,10 +55,10 @@ export const CustomerOverview = Answer({
     erasedAt: Nullable(Iso),
     createdAt: Iso,
   }),
-  wallets: Type.Array(
+  wallets: Nullable(Type.Array(
     Answer({ id: Type.String(), network: Type.String(), address: Type.String(), label: Nullable(Type.String()), verified: Type.Boolean(), verifiedAt: Nullable(Iso), createdAt: Iso }),
-  ),
-  transfers: Type.Array(
+  )),
+  transfers: Nullable(Type.Array(
     Answer({
       id: Type.String(),
       direction: OneOf(["incoming", "outgoing"]),
@@ -69,8 +69,8 @@ export const CustomerOverview = Answer({
       protocol: Nullable(Type.String()),
       createdAt: Iso,
     }),
-  ),
-  cases: Type.Array(
+  )),
+  cases: Nullable(Type.Array(
     Answer({
       id: Type.String(),
       caseNumber: Type.String(),
@@ -81,6 +81,6 @@ export const CustomerOverview = Answer({
       transferIds: Type.Array(Type.String()),
       createdAt: Iso,
     }),
-  ),
+  )),
 });
 export type CustomerOverview = Static<typeof CustomerOverview>;

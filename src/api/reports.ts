@@ -69,6 +69,17 @@ export type ReportDetail = Static<typeof ReportDetail>;
 export const ReadinessField = Answer({ key: Type.String(), label: Type.String(), type: Type.String(), pii: Type.Boolean(), required: Type.Boolean() });
 export type ReadinessField = Static<typeof ReadinessField>;
 
+/** The jurisdiction's reporting threshold and, when the transfer's value is in its currency, whether it was reached. */
+export const ReportingThreshold = Answer({
+  countryCode: Type.String(),
+  thresholdAmount: Type.String(),
+  thresholdCurrency: Type.String(),
+  value: Nullable(Type.String()),
+  reached: Nullable(Type.Boolean()),
+});
+/** Who submitted or approved: the member, or only the ID of one no longer in the company. */
+const Signer = Answer({ id: Type.String(), name: Type.Optional(Nullable(Type.String())), email: Type.Optional(Nullable(Type.String())) });
+
 /** What a report still needs before it can be filed, and who submitted and approved it. */
 export const ReportReadiness = Answer({
   id: Type.String(),
@@ -79,10 +90,10 @@ export const ReportReadiness = Answer({
   missing: Answer({ fields: Type.Array(Type.String()), narrative: Type.Boolean(), labels: Type.Array(Type.String()) }),
   fields: Type.Array(ReadinessField),
   narrativeMinLength: Type.Integer({ minimum: 0 }),
-  reportingThreshold: Type.Unknown(),
-  submittedBy: Nullable(Type.Object({ id: Type.String() }, { additionalProperties: true })),
+  reportingThreshold: Nullable(ReportingThreshold),
+  submittedBy: Nullable(Signer),
   submittedAt: Nullable(Iso),
-  approvedBy: Nullable(Type.Object({ id: Type.String() }, { additionalProperties: true })),
+  approvedBy: Nullable(Signer),
   approvedAt: Nullable(Iso),
 });
 export type ReportReadiness = Static<typeof ReportReadiness>;

@@ -106,5 +106,5 @@ export const RuleDetail = Type.Composite([
 export type RuleDetail = Static<typeof RuleDetail>;
 
 /** A test rule a live key may promote, with the live rule it was promoted to (null before). */
-export const PromotableRule = Type.Composite([RuleListItem, Answer({ promotedTo: Type.Unknown() })]);
+export const PromotableRule = Type.Composite([RuleListItem, Answer({ promotedTo: Nullable(Type.String({ description: "the live rule it was promoted to, while that rule exists" })) })]);
 export type PromotableRule = Static<typeof PromotableRule>;

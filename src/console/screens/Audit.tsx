@@ -9,10 +9,11 @@ import { pad, shortTime } from "../format.ts";
 import { useTone } from "../theme.tsx";
 import { List } from "../components/List.tsx";
 import { Lines, type Line } from "../components/Lines.tsx";
+import { paths, type AuditEntry } from "../api.ts";
 
 const TYPES = ["all", "TransactionReport", "Case", "Rule", "Transfer", "Customer", "Wallet", "ApiKey", "Threshold"] as const;
 
-export function auditLines(e: any): Line[] {
+export function auditLines(e: AuditEntry): Line[] {
   return [
     { text: `${e.action} · ${e.entityType} ${e.entityId ?? ""}`, bold: true },
     { text: `At          ${e.createdAt}` },
@@ -31,7 +32,7 @@ export function Audit({ height, width }: { height: number; width: number }) {
   const [type, setType] = useState<(typeof TYPES)[number]>("all");
   const [openId, setOpenId] = useState<string | null>(null);
   const [scroll, setScroll] = useState(0);
-  const list = useResource<any[]>(`/api/v2/audit-log?limit=200${type === "all" ? "" : `&entityType=${type}`}`, ["transfer", "case"], { pollMs: 10_000 });
+  const list = useResource<AuditEntry[]>(paths.auditLog({ limit: 200, entityType: type === "all" ? undefined : type }), ["transfer", "case"], { pollMs: 10_000 });
   const items = useMemo(() => list.data ?? [], [list.data]);
   const selected = useSelectedId("audit", items, false);
   const sel = selected.index;

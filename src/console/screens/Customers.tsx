@@ -10,8 +10,9 @@ import { useTone } from "../theme.tsx";
 import { List } from "../components/List.tsx";
 import { Lines, type Line } from "../components/Lines.tsx";
 import { Flow } from "../components/Flow.tsx";
+import { paths, type CustomerListItem, type CustomerOverview } from "../api.ts";
 
-export function customerLines(o: any): Line[] {
+export function customerLines(o: CustomerOverview): Line[] {
   const c = o.customer;
   const L: Line[] = [
     { text: `${c.name ?? "(no name)"} · ${c.id}${c.externalId ? ` · external ${c.externalId}` : ""}`, bold: true },
@@ -34,11 +35,11 @@ export function Customers({ height, width }: { height: number; width: number }) 
   const [asking, setAsking] = useModalState<true>();
   const [openId, setOpenId] = useState<string | null>(null);
   const [scroll, setScroll] = useState(0);
-  const list = useResource<any[]>(`/api/v2/customers?limit=100${search ? `&search=${encodeURIComponent(search)}` : ""}`, ["customer"], { pollMs: 15_000 });
+  const list = useResource<CustomerListItem[]>(paths.customers({ limit: 100, search }), ["customer"], { pollMs: 15_000 });
   const items = useMemo(() => list.data ?? [], [list.data]);
   const selected = useSelectedId("customers", items, false);
   const sel = selected.index;
-  const overview = useResource<any>(openId ? `/api/v2/customers/${openId}/overview` : null, ["transfer", "case"]);
+  const overview = useResource<CustomerOverview>(openId ? paths.customerOverview(openId) : null, ["transfer", "case"]);
   const page = Math.max(1, height - 3);
   useInput(
     (input, key) => {
