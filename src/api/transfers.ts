@@ -122,13 +122,18 @@ export type Check = Static<typeof Check>;
 
 const DetailParty = Answer({ address: Nullable(Type.String()), vaspId: Nullable(Type.String()), vaspName: Nullable(Type.String()) });
 
-export const TransferDetail = Answer({
+/** What every answer about one transfer starts with. */
+const core = {
   id: Type.String({ pattern: "^trf_[0-9a-z]{26}$" }),
   direction: Direction,
   state: State,
   asset: Type.String(),
   amount: Decimal,
   network: Type.String(),
+};
+
+export const TransferDetail = Answer({
+  ...core,
   originator: DetailParty,
   beneficiary: DetailParty,
   status: Answer({ ours: Nullable(Type.String()), theirs: Nullable(Type.String()) }),
@@ -150,12 +155,7 @@ export type TransferDetail = Static<typeof TransferDetail>;
 
 /** 201 of a create: the transfer as decided at once (below the threshold: completed without an exchange). */
 export const TransferCreated = Answer({
-  id: Type.String({ pattern: "^trf_[0-9a-z]{26}$" }),
-  state: State,
-  direction: Direction,
-  asset: Type.String(),
-  amount: Decimal,
-  network: Type.String(),
+  ...core,
   originator: Answer({ address: Nullable(Type.String()), vasp: Answer({ id: Type.String(), name: Nullable(Type.String()) }), name: Nullable(Type.String()) }),
   beneficiary: Answer({ address: Type.String(), verified: Type.Boolean() }),
   compliance: Type.String(),
