@@ -11,6 +11,7 @@ import * as transfers from "../../src/domain/transfers.ts";
 import { IDENTITY_STATUSES } from "../../src/domain/ivms101/codes.ts";
 import { NOTES_MAX } from "../../src/domain/providers/catalog.ts";
 import { ERRORS } from "../../src/domain/errors.ts";
+import type { BodyOf } from "../../src/http/kit.ts";
 
 const pick = <T extends Record<string, unknown>>(o: T, keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, o[k]]));
 
@@ -59,4 +60,13 @@ test("reports and provider settings: kinds, statuses and limits are the domain's
   expect([...api.REPORT_STATUSES]).toEqual([...reports.REPORT_STATUSES]);
   expect(api.REPORT_LIMITS).toEqual(pick(reports.REPORT_LIMITS, Object.keys(api.REPORT_LIMITS)) as never);
   expect(api.PROVIDER_NOTES_MAX).toBe(NOTES_MAX);
+});
+
+test("a route's body type: the contract's static type when the kit validates it, unknown while the handler checks it itself", () => {
+  const validated: BodyOf<typeof api.FileReport, true> = { reference: "FIU-1" };
+  // @ts-expect-error a field the contract does not name (`bun run check` fails if this line type-checks)
+  const extra: BodyOf<typeof api.FileReport, true> = { reference: "FIU-1", other: 1 };
+  const own: BodyOf<typeof api.CreateCase, false> = 42;
+  const none: BodyOf<undefined, true> = "anything";
+  expect([validated.reference, extra.reference, own, none]).toEqual(["FIU-1", "FIU-1", 42, "anything"]);
 });
