@@ -263,7 +263,7 @@ export class CaseHandling {
     description: string | null;
     type: CaseType;
     category: string;
-    priority: string;
+    priority: CaseRow["priority"];
     ruleId: string | null;
     transferIds: string[];
     assigneeId: string | null;

@@ -4,9 +4,10 @@ import { TenancyError, type MemberRow, type Tenancy } from "../adapters/storage/
 import { roleAllowsEnvironment, roleHas, type Permission } from "../domain/access.ts";
 import type { Environment } from "../domain/types.ts";
 
-export class UsageError extends Error {
-  override name = "UsageError";
-}
+import { UsageError } from "../api/usage.ts";
+
+// One class for the CLI and the console (which imports only the API contract), so `main` catches both alike.
+export { UsageError };
 
 export type CliValues = Record<string, string | boolean | string[] | undefined>;
 

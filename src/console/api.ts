@@ -1,179 +1,50 @@
-// The API's answers as the console reads them (transfers, cases, rules, webhooks), and the calls it makes on them.
-// Shapes follow the API contract; fields the console does not read are left out. Nothing here imports the server.
-import { withQuery, type ApiClient, type ApiResult } from "./client.ts";
+// The API's answers as the console reads them, and the calls it makes on them: every shape comes from the API
+// contract (src/api/), the one module of the service the console imports.
+import { apiPaths, type CaseDetail, type PatchTransfer, type TransferActed } from "../api/index.ts";
+import type { ApiClient, ApiResult } from "./client.ts";
 
-export type TransferState = "created" | "queued" | "processing" | "exchanging" | "awaiting_counterparty" | "accepted" | "rejected" | "cancelled" | "completed" | "failed" | "held";
-export type Verdict = "pending" | "approved" | "rejected";
+export type {
+  AuditEntry,
+  CaseDetail,
+  CaseHistoryEntry,
+  CaseListItem,
+  CaseNote,
+  Check,
+  CheckResponse,
+  CustomerListItem,
+  CustomerOverview,
+  Delivery,
+  ListParty,
+  Me,
+  MemberRef,
+  PromotableRule,
+  ReportDetail,
+  ReportListItem,
+  ReportReadiness,
+  RuleBranch,
+  RuleDetail,
+  RuleListItem,
+  Screening,
+  TransferAction,
+  TransferDetail,
+  TransferListItem,
+  TransferState,
+  Verdict,
+  Webhook,
+  WebhookDetail,
+} from "../api/index.ts";
 
-/** One screening of a check's raw answer: the vendor's response for one party's name or address. */
-export interface Screening {
-  party?: string;
-  kind?: string;
-  status?: string;
-  response?: unknown;
-}
-/** A check's `response` as Caravan stores it: one vendor answer per screened subject (null without pii:view). */
-export type CheckResponse = { screenings?: Screening[] } | null;
-
-export interface ListParty {
-  name: string | null;
-  vaspId: string | null;
-  vaspName: string | null;
-  address: string | null;
-}
-
-export interface TransferListItem {
-  id: string;
-  direction: "incoming" | "outgoing";
-  state: TransferState;
-  status: Verdict;
-  asset: string;
-  amount: string;
-  network: string;
-  originator: ListParty;
-  beneficiary: ListParty;
-  compliance?: { checks: { name: string; status: string; response: CheckResponse }[] };
-  externalId: string | null;
-  createdAt: string;
-}
-
-export interface Check {
-  id: string;
-  integration: string;
-  displayName: string;
-  type: string;
-  stage?: string;
-  status: "pending" | "success" | "error" | "skipped";
-  response: CheckResponse;
-  error?: string | null;
-  durationMs: number | null;
-}
-
-export interface TransferDetail {
-  id: string;
-  direction: "incoming" | "outgoing";
-  state: TransferState;
-  asset: string;
-  amount: string;
-  network: string;
-  originator: { address: string | null; vaspId: string | null; vaspName: string | null };
-  beneficiary: { address: string | null; vaspId: string | null; vaspName: string | null };
-  status: { ours: string | null; theirs: string | null };
-  rejection: { reason: string; details: string | null } | null;
-  compliance: { status: Verdict | null; total: number; checks: Check[] };
-  cascade?: { provider: string | null; externalId: string | null; attempts: { provider: string; status: string; error: string | null }[] };
-  txHash: string | null;
-  messages: { type: string; direction: string; timestamp: string }[];
-  expiresAt?: string;
-  acceptedAt?: string;
-  completedAt?: string;
-  createdAt: string;
-}
-
-export interface MemberRef {
-  id: string;
-  name: string | null;
-  email: string | null;
-}
-
-export interface CaseListItem {
-  id: string;
-  caseNumber: string;
-  title: string;
-  description: string | null;
-  type: string;
-  category: string;
-  priority: "high" | "medium" | "low";
-  status: "open" | "closed";
-  resolution: "approved" | "rejected" | null;
-  resolutionNote: string | null;
-  assigneeId: string | null;
-  assignee: MemberRef | null;
-  ruleId: string | null;
-  transferIds: string[];
-  source: string;
-  noteCount: number;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface CaseDetail extends CaseListItem {
-  resolvedAt: string | null;
-  createdBy: MemberRef | null;
-  resolvedBy: MemberRef | null;
-  rule: { id: string; name: string; category: string; action: string; severity: string } | null;
-  transfers?: { id: string; externalId: string | null; direction: string; state: string; complianceStatus: string; amount: string; asset: string; network: string; createdAt: string }[];
-  notes: { id: string; content: string; author?: MemberRef | null; authorId?: string; createdAt: string }[];
-  history: { id: string; action: string; field: string | null; oldValue: string | null; newValue: string | null; user: MemberRef | null; createdAt: string }[];
-  historyCount: number;
-}
-
-export interface RuleBranch {
-  type: "if" | "elseIf" | "else";
-  action: string;
-  field: string | null;
-  query: string | null;
-  integrationId: string | null;
-  integrationName?: string | null;
-  operator: string | null;
-  value: string | null;
-  subjectMatch?: "any" | "all";
-}
-
-export interface RuleDetail {
-  id: string;
-  name: string;
-  category: string;
-  action: string;
-  severity: string;
-  conditions: RuleBranch[] | null;
-}
-
-export interface Webhook {
-  id: string;
-  name: string;
-  url: string;
-  status: string;
-  consecutiveFailures: number;
-  deliveryCount: number;
-  lastDeliveryAt: string | null;
-  lastSuccessAt: string | null;
-}
-
-export interface Delivery {
-  id: string;
-  eventType: string;
-  status: "pending" | "sent" | "failed";
-  attempts: number;
-  maxAttempts: number;
-  httpStatus: number | null;
-  responseTimeMs: number | null;
-  lastError: string | null;
-  nextRetryAt: string | null;
-  sentAt: string | null;
-  createdAt: string;
-}
-
-export type TransferAction = { transferId: string; result: "queued" } | { transferId: string; result: "skipped"; reason: string } | null;
-
-export type TransferPatch = { action: "accept"; txHash?: string } | { action: "reject"; status: "rejected"; reason: string; details?: string } | { action: "retry"; reason: string };
+export type TransferPatch = PatchTransfer;
 
 /** The calls the console makes, typed; reads go through `useResource` with these paths. */
-export const paths = {
-  transfers: (q: { state?: string; search?: string; limit?: number }) => withQuery("/api/v2/transfers", q),
-  transfer: (id: string) => `/api/v2/transfers/${encodeURIComponent(id)}`,
-  cases: (q: { status?: string; assigneeId?: string; search?: string; hasTransfer?: boolean; limit?: number }) => withQuery("/api/v2/cases", q),
-  case: (id: string) => `/api/v2/cases/${encodeURIComponent(id)}`,
-  rule: (id: string) => `/api/v2/rules/${encodeURIComponent(id)}`,
-  deliveries: (hook: string, q: { status?: string; limit?: number }) => withQuery(`/api/v2/webhooks/${encodeURIComponent(hook)}/deliveries`, q),
-};
+export const paths = apiPaths;
 
-export function patchTransfer(client: ApiClient, id: string, body: TransferPatch): Promise<ApiResult<{ id: string; state: TransferState; status: { ours: string | null; theirs: string | null }; txHash: string | null }>> {
+export function patchTransfer(client: ApiClient, id: string, body: TransferPatch): Promise<ApiResult<TransferActed>> {
   return client.send("PATCH", paths.transfer(id), body);
 }
 
 export function resolveCase(client: ApiClient, id: string, resolution: "approved" | "rejected", note?: string): Promise<ApiResult<CaseDetail>> {
-  return client.send("POST", `${paths.case(id)}/resolve`, note ? { resolution, resolutionNote: note } : { resolution });
+  return client.send("POST", paths.caseResolve(id), note ? { resolution, resolutionNote: note } : { resolution });
 }
 
 /**

@@ -21,7 +21,7 @@ import { Filing } from "./screens/Filing.tsx";
 import { Customers } from "./screens/Customers.tsx";
 import { Audit } from "./screens/Audit.tsx";
 import { Rules } from "./screens/Rules.tsx";
-import { UsageError } from "../cli/usage.ts";
+import { UsageError } from "../api/usage.ts";
 
 /** Opens the live stream; tests pass a stub. Returns how to stop it. */
 export type ConnectStream = (onEvent: (e: StreamEvent) => void, onState: (s: StreamState) => void) => { stop(): void };

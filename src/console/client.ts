@@ -1,8 +1,24 @@
 // The console's only way to the service: JSON calls over HTTP and the live event stream (SSE), never a throw to the screen.
+// Answers are typed by the API contract (src/api/), the one module of the service the console imports.
+import { KEY_REFUSALS, apiPaths, withQuery, type EventBody, type QueryValue } from "../api/index.ts";
 
-export type ApiOk<T> = { ok: true; status: number; data: T; meta: Record<string, any> };
+export { withQuery };
+
+/** An answer's `meta`: `apiVersion`, `timestamp`, a list's paging, and what a route adds (`transferAction`, `message`). */
+export interface AnswerMeta {
+  apiVersion?: number;
+  timestamp?: string;
+  piiMasked?: boolean;
+  cursor?: string | null;
+  hasMore?: boolean;
+  total?: number;
+  limit?: number;
+  [extra: string]: unknown;
+}
+
+export type ApiOk<T> = { ok: true; status: number; data: T; meta: AnswerMeta };
 export type ApiFail = { ok: false; status: number; error: string; code: string; details?: unknown };
-export type ApiResult<T = any> = ApiOk<T> | ApiFail;
+export type ApiResult<T = unknown> = ApiOk<T> | ApiFail;
 
 /** How the last call went: the status line shows it; `refused` stops nothing (a key can be re-enabled). */
 export type Health = { kind: "ok" } | { kind: "unreachable"; message: string } | { kind: "refused"; code: string; message: string };
@@ -14,7 +30,7 @@ export interface ClientOptions {
   timeoutMs?: number;
 }
 
-const AUTH_CODES = new Set(["MISSING_KEY", "INVALID_FORMAT", "KEY_NOT_FOUND", "KEY_REVOKED", "TENANT_SUSPENDED"]);
+const AUTH_CODES: ReadonlySet<string> = new Set(KEY_REFUSALS);
 
 /** One line for a network failure: never a stack trace. */
 export function describeNetworkError(url: string, e: unknown): string {
@@ -50,11 +66,11 @@ export class ApiClient {
     if (!same) for (const l of this.listeners) l(h);
   }
 
-  get<T = any>(path: string, query?: Record<string, string | number | boolean | undefined | null>): Promise<ApiResult<T>> {
+  get<T = unknown>(path: string, query?: Record<string, QueryValue>): Promise<ApiResult<T>> {
     return this.request<T>("GET", withQuery(path, query));
   }
 
-  send<T = any>(method: "POST" | "PATCH" | "PUT" | "DELETE", path: string, body?: unknown): Promise<ApiResult<T>> {
+  send<T = unknown>(method: "POST" | "PATCH" | "PUT" | "DELETE", path: string, body?: unknown): Promise<ApiResult<T>> {
     return this.request<T>(method, path, body);
   }
 
@@ -92,21 +108,26 @@ export class ApiClient {
     }
     if (!res.ok) return this.failure(res.status, text);
     this.report({ kind: "ok" });
-    let parsed: any;
+    let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : null;
     } catch {
       return { ok: false, status: res.status, code: "BAD_ANSWER", error: `the server at ${this.url} did not answer JSON` };
     }
+    // The caller names the answer's type from the contract; the server's answers are checked against it by the contract test.
     // GET /webhooks/:id answers the subscription itself (Part 2), not an envelope.
-    if (parsed && typeof parsed === "object" && "data" in parsed) return { ok: true, status: res.status, data: parsed.data, meta: parsed.meta ?? {} };
-    return { ok: true, status: res.status, data: parsed, meta: {} };
+    if (parsed && typeof parsed === "object" && "data" in parsed) {
+      const env = parsed as { data: T; meta?: AnswerMeta };
+      return { ok: true, status: res.status, data: env.data, meta: env.meta ?? {} };
+    }
+    return { ok: true, status: res.status, data: parsed as T, meta: {} };
   }
 
   private failure(status: number, text: string): ApiFail {
-    let body: any = null;
+    let body: { code?: unknown; error?: unknown; details?: unknown } | null = null;
     try {
-      body = JSON.parse(text);
+      const parsed: unknown = JSON.parse(text);
+      if (parsed && typeof parsed === "object") body = parsed;
     } catch {
       /* not JSON: a proxy or an old server */
     }
@@ -118,20 +139,13 @@ export class ApiClient {
   }
 }
 
-export function withQuery(path: string, query?: Record<string, string | number | boolean | undefined | null>): string {
-  if (!query) return path;
-  const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null && v !== "") q.set(k, String(v));
-  const s = q.toString();
-  return s ? `${path}?${s}` : path;
-}
 
 /** One event of the stream: `{event, timestamp, data}` as webhooks carry it, with the sequence it was sent under. */
 export interface StreamEvent {
   id: string | null;
   type: string;
   timestamp?: string;
-  data: Record<string, any>;
+  data: Record<string, unknown>;
 }
 
 /**
@@ -264,7 +278,7 @@ export class EventStream {
       const headers: Record<string, string> = { "x-api-key": this.o.key, accept: "text/event-stream" };
       if (this.lastEventId !== null) headers["last-event-id"] = this.lastEventId;
       touch();
-      const res = await this.o.fetch(`${this.o.url}/api/v2/events/stream`, { headers, signal: abort.signal });
+      const res = await this.o.fetch(`${this.o.url}${apiPaths.eventStream()}`, { headers, signal: abort.signal });
       if (!res.ok || !res.body) {
         let reason = `HTTP ${res.status}`;
         try {
@@ -289,7 +303,7 @@ export class EventStream {
         touch();
         for (const raw of parser.feed(decoder.decode(value, { stream: true }))) {
           if (raw.id !== null) this.lastEventId = raw.id;
-          let body: any;
+          let body: Partial<EventBody> | null;
           try {
             body = JSON.parse(raw.data);
           } catch {

@@ -1,15 +1,10 @@
 // What every screen reads: the client, who the key is, the stream's state, event counters, and the modal lock.
 import { createContext, useCallback, useContext, useEffect, useRef, useState } from "react";
-import type { ApiClient, ApiResult, StreamState } from "./client.ts";
+import type { Me } from "../api/index.ts";
+import type { AnswerMeta, ApiClient, ApiResult, StreamState } from "./client.ts";
 
-/** The answer of GET /api/v2/me, or null when the server has none (an older server). */
-export interface Me {
-  company: { slug: string };
-  environment: "test" | "live";
-  member: { id: string; email: string | null; role: string };
-  key: { id: string; scopes: string[] };
-  permissions: string[];
-}
+/** The answer of GET /api/v2/me (null when the server has none: an older server). */
+export type { Me };
 
 export interface ConsoleState {
   client: ApiClient;
@@ -46,7 +41,7 @@ export function allows(me: Me | null, scope: string, permission?: string): boole
 
 export interface Resource<T> {
   data: T | null;
-  meta: Record<string, any>;
+  meta: AnswerMeta;
   error: { code: string; error: string } | null;
   loading: boolean;
   reload(): void;
@@ -55,13 +50,14 @@ export interface Resource<T> {
 /** Keeps objects that did not change (same JSON) so memoised rows do not redraw. */
 export function stabilise<T>(prev: T | null, next: T): T {
   if (!Array.isArray(prev) || !Array.isArray(next)) return JSON.stringify(prev) === JSON.stringify(next) && prev !== null ? prev : next;
-  const old = new Map<string, { item: unknown; json: string }>();
-  for (const p of prev as any[]) if (p && typeof p === "object" && "id" in p) old.set(p.id, { item: p, json: JSON.stringify(p) });
+  const idOf = (v: unknown): unknown => (v && typeof v === "object" && "id" in v ? v.id : undefined);
+  const old = new Map<unknown, { item: unknown; json: string }>();
+  for (const p of prev as unknown[]) if (idOf(p) !== undefined) old.set(idOf(p), { item: p, json: JSON.stringify(p) });
   let same = prev.length === next.length;
-  const out = (next as any[]).map((n, i) => {
-    const o = n && typeof n === "object" ? old.get(n.id) : undefined;
+  const out = (next as unknown[]).map((n, i) => {
+    const o = idOf(n) !== undefined ? old.get(idOf(n)) : undefined;
     const keep = o && o.json === JSON.stringify(n) ? o.item : n;
-    if (keep !== (prev as any[])[i]) same = false;
+    if (keep !== (prev as unknown[])[i]) same = false;
     return keep;
   });
   return (same ? prev : out) as T;
@@ -71,9 +67,9 @@ export function stabilise<T>(prev: T | null, next: T): T {
  * A GET that reloads when one of `topics` ticks (at most every 200 ms), polls every `pollMs` while the stream is not
  * live (1 s) or is (30 s, a safety net), and keeps unchanged rows' identity.
  */
-export function useResource<T = any>(path: string | null, topics: string[] = [], opts: { pollMs?: number } = {}): Resource<T> {
+export function useResource<T>(path: string | null, topics: string[] = [], opts: { pollMs?: number } = {}): Resource<T> {
   const { client, ticks, stream } = useConsole();
-  const [state, setState] = useState<{ data: T | null; meta: Record<string, any>; error: Resource<T>["error"]; loading: boolean }>({ data: null, meta: {}, error: null, loading: path !== null });
+  const [state, setState] = useState<{ data: T | null; meta: AnswerMeta; error: Resource<T>["error"]; loading: boolean }>({ data: null, meta: {}, error: null, loading: path !== null });
   const seq = useRef(0);
   const last = useRef(0);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);

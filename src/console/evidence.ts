@@ -3,25 +3,31 @@
 import Decimal from "decimal.js";
 import type { Check, CheckResponse, RuleBranch, RuleDetail, Screening } from "./api.ts";
 
-const obj = (v: unknown): Record<string, any> | null => (v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, any>) : null);
+/** Vendor answers are JSON the contract does not shape: read them field by field, as unknown. */
+type Json = Record<string, unknown>;
+const obj = (v: unknown): Json | null => (v && typeof v === "object" && !Array.isArray(v) ? (v as Json) : null);
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 function screenings(r: CheckResponse): Screening[] {
   const s = obj(r)?.screenings;
-  return Array.isArray(s) ? s : [];
+  return Array.isArray(s) ? (s as Screening[]) : [];
 }
 
 /** A name-screening answer (a watch list): the searched term, hit count and hits. */
 function nameAnswer(resp: unknown): { term: string | null; total: number; hits: { id: string; name: string; lists: string[]; types: string[]; score: unknown; match: string[] }[] } | null {
   const d = obj(obj(obj(resp)?.content)?.data);
   if (!d || !("search_term" in d || "submitted_term" in d)) return null;
-  const hits = (Array.isArray(d.hits) ? d.hits : []).map((h: any) => ({
-    id: String(h?.doc?.id ?? "?"),
-    name: String(h?.doc?.name ?? "?"),
-    lists: Array.isArray(h?.doc?.sources) ? h.doc.sources.map(String) : [],
-    types: Array.isArray(h?.doc?.types) ? h.doc.types.map(String) : [],
-    score: h?.score,
-    match: Array.isArray(h?.match_types) ? h.match_types.map(String) : [],
-  }));
+  const hits = list(d.hits).map((h) => {
+    const doc = obj(obj(h)?.doc);
+    return {
+      id: String(doc?.id ?? "?"),
+      name: String(doc?.name ?? "?"),
+      lists: list(doc?.sources).map(String),
+      types: list(doc?.types).map(String),
+      score: obj(h)?.score,
+      match: list(obj(h)?.match_types).map(String),
+    };
+  });
   return { term: (d.submitted_term ?? d.search_term ?? null) as string | null, total: Number(d.total_hits ?? hits.length), hits };
 }
 
@@ -29,7 +35,8 @@ function nameAnswer(resp: unknown): { term: string | null; total: number; hits: 
 function addressAnswer(resp: unknown): { address: string | null; score: unknown; name: string | null; category: string | null } | null {
   const c = obj(obj(obj(resp)?.data)?.counterparty);
   if (!c || !("riskscore" in c)) return null;
-  return { address: c.address ?? null, score: c.riskscore, name: c.name ?? null, category: c.category ?? null };
+  const text = (v: unknown): string | null => (v === undefined || v === null ? null : (v as string));
+  return { address: text(c.address), score: c.riskscore, name: text(c.name), category: text(c.category) };
 }
 
 /** One screened subject's finding in words. */
@@ -100,8 +107,8 @@ export function readPath(root: unknown, path: string): unknown[] {
     const next: unknown[] = [];
     for (const v of cur) {
       if (Array.isArray(v)) {
-        for (const e of v) if (obj(e) && key in (e as object)) next.push((e as any)[key]);
-      } else if (obj(v) && key in (v as object)) next.push((v as any)[key]);
+        for (const e of v) if (obj(e) && key in (e as object)) next.push((e as Json)[key]);
+      } else if (obj(v) && key in (v as object)) next.push((v as Json)[key]);
     }
     cur = next;
   }

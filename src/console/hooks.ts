@@ -1,7 +1,7 @@
 // Screen-level helpers: a selection that follows the item (its ID), not the row, and running an action with its
 // result flashed.
 import { useEffect, useState } from "react";
-import type { ApiResult } from "./client.ts";
+import type { AnswerMeta, ApiResult } from "./client.ts";
 import { useConsole, useKept, useKeptRef, type ScreenCommand } from "./context.ts";
 import { refusal } from "./format.ts";
 import { moveSelection, type Nav } from "./keys.ts";
@@ -68,7 +68,7 @@ export function useSelectedId<T extends { id: string }>(key: string, items: T[],
 }
 
 /** Runs an API change and flashes `ok(data, meta)` or the API's refusal verbatim. */
-export async function act<T>(flash: (t: string, tone?: "ok" | "bad") => void, call: Promise<ApiResult<T>>, ok: (data: T, meta: Record<string, any>) => string): Promise<ApiResult<T>> {
+export async function act<T>(flash: (t: string, tone?: "ok" | "bad") => void, call: Promise<ApiResult<T>>, ok: (data: T, meta: AnswerMeta) => string): Promise<ApiResult<T>> {
   const r = await call;
   if (r.ok) flash(`✓ ${ok(r.data, r.meta)}`, "ok");
   else flash(`✕ ${refusal(r)}`, "bad");

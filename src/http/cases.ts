@@ -16,6 +16,7 @@ import { keysetPage } from "./paging.ts";
 import { q, type QueryParam } from "./query.ts";
 import { askActor } from "./outcome.ts";
 import { Type } from "@sinclair/typebox";
+import * as api from "../api/cases.ts";
 
 export interface CaseRouteDeps {
   repositories: Pick<Repositories, "cases">;
@@ -158,7 +159,7 @@ export function caseRoutes(kit: ApiKit, deps: CaseRouteDeps) {
           return page(presenter.items(company.id, res.rows, viewerOf(c.auth)), res.meta);
         },
       )
-      .post("/", { summary: "Open a case", access: { scope: "cases:write", permission: "cases:create" }, pii: true, tags: ["cases"] }, async (c) => {
+      .post("/", { summary: "Open a case", access: { scope: "cases:write", permission: "cases:create" }, body: api.CreateCase, validate: false, pii: true, tags: ["cases"] }, async (c) => {
         const v = validateCreateCase(c.body);
         if (!v.ok) invalid(v.issues);
         if (v.value.assigneeId !== null) need(c.auth, "cases:assign");
@@ -167,7 +168,7 @@ export function caseRoutes(kit: ApiKit, deps: CaseRouteDeps) {
         return answerFresh(c, id, 201);
       })
       .get("/:id", { summary: "A case with its 20 latest notes and history entries", access: read, pii: true, tags: ["cases"] }, (c) => answer(c, existing(c), 200))
-      .patch("/:id", { summary: "Change a case (cases:assign for assigneeId, cases:update for the rest)", access: write, pii: true, tags: ["cases"] }, async (c) => {
+      .patch("/:id", { summary: "Change a case (cases:assign for assigneeId, cases:update for the rest)", access: write, body: api.PatchCase, validate: false, pii: true, tags: ["cases"] }, async (c) => {
         const v = validatePatchCase(c.body);
         if (!v.ok) invalid(v.issues);
         if (v.value.assigneeId !== undefined) need(c.auth, "cases:assign");
@@ -194,7 +195,7 @@ export function caseRoutes(kit: ApiKit, deps: CaseRouteDeps) {
           return page(presenter.notes(c.auth.company.id, res.rows, viewerOf(c.auth)), res.meta);
         },
       )
-      .post("/:id/notes", { summary: "Add a note (also on a closed case; sends no event)", access: { scope: "cases:write", permission: "cases:update" }, pii: true, tags: ["cases"] }, async (c) => {
+      .post("/:id/notes", { summary: "Add a note (also on a closed case; sends no event)", access: { scope: "cases:write", permission: "cases:update" }, body: api.AddNote, validate: false, pii: true, tags: ["cases"] }, async (c) => {
         const v = validateNote(c.body);
         if (!v.ok) invalid(v.issues);
         const id = existing(c).id;
@@ -221,7 +222,7 @@ export function caseRoutes(kit: ApiKit, deps: CaseRouteDeps) {
           return page(presenter.entries(c.auth.company.id, res.rows, v), res.meta);
         },
       )
-      .post("/:id/resolve", { summary: "Resolve a case (approved or rejected); acts on its first linked held transfer", access: { scope: "cases:write", permission: "cases:resolve" }, pii: true, tags: ["cases"] }, async (c) => {
+      .post("/:id/resolve", { summary: "Resolve a case (approved or rejected); acts on its first linked held transfer", access: { scope: "cases:write", permission: "cases:resolve" }, body: api.ResolveCase, validate: false, pii: true, tags: ["cases"] }, async (c) => {
         const v = validateResolve(c.body);
         if (!v.ok) invalid(v.issues);
         const id = existing(c).id;

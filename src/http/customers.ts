@@ -13,6 +13,7 @@ import { invalid as kitInvalid, page, type ApiKit, type RouteContext, type Reply
 import { keysetPage } from "./paging.ts";
 import { q } from "./query.ts";
 import { askActor, unwrap } from "./outcome.ts";
+import * as api from "../api/customers.ts";
 
 export interface CustomerRouteDeps {
   repositories: Pick<Repositories, "customers">;
@@ -112,12 +113,12 @@ export function customerRoutes(kit: ApiKit, deps: CustomerRouteDeps) {
           return page(res.rows.map((row) => present(c, row)), res.meta);
         },
       )
-      .post("/", { summary: "Create a customer", access: { scope: "customers:write", permission: "customers:create" }, pii: true, tags: ["customers"] }, async (c) => {
+      .post("/", { summary: "Create a customer", access: { scope: "customers:write", permission: "customers:create" }, body: api.CreateCustomer, validate: false, pii: true, tags: ["customers"] }, async (c) => {
         const v = validateCreateCustomer(c.body);
         if (!v.ok) invalid(v.issues);
         return act(c, newId("cus", c.now), { type: "create", input: v.value });
       })
-      .post("/:id/deactivate", { summary: "Deactivate a customer", access: write, tags: ["customers"] }, async (c) => {
+      .post("/:id/deactivate", { summary: "Deactivate a customer", access: write, body: api.DeactivateCustomer, validate: false, tags: ["customers"] }, async (c) => {
         const b = c.body;
         let reason: string | null = null;
         if (b !== undefined) {
@@ -131,7 +132,7 @@ export function customerRoutes(kit: ApiKit, deps: CustomerRouteDeps) {
         return act(c, c.params.id, { type: "deactivate", reason });
       })
       .post("/:id/reactivate", { summary: "Reactivate a deactivated customer", access: write, tags: ["customers"] }, (c) => act(c, c.params.id, { type: "reactivate" }))
-      .post("/:id/erase", { summary: "Erase a customer's personal data (irreversible)", access: { scope: "customers:erase", permission: "customers:erase" }, tags: ["customers"] }, async (c) => {
+      .post("/:id/erase", { summary: "Erase a customer's personal data (irreversible)", access: { scope: "customers:erase", permission: "customers:erase" }, body: api.EraseCustomer, validate: false, tags: ["customers"] }, async (c) => {
         const b = c.body;
         if (b !== undefined && (b === null || typeof b !== "object" || Array.isArray(b))) invalid([{ path: "", message: "the body must be a JSON object" }]);
         const reason = (b as { reason?: unknown } | undefined)?.reason;
@@ -142,7 +143,7 @@ export function customerRoutes(kit: ApiKit, deps: CustomerRouteDeps) {
         if (extra.length) invalid(extra.map((k) => ({ path: k, message: "is not an accepted field" })));
         return act(c, c.params.id, { type: "erase", reason });
       })
-      .put("/:id/travel-rule-identity", { summary: "Set the customer's attested IVMS101 identity (stored encrypted, never returned)", access: write, tags: ["customers"] }, async (c) => {
+      .put("/:id/travel-rule-identity", { summary: "Set the customer's attested IVMS101 identity (stored encrypted, never returned)", access: write, body: api.SetIdentity, validate: false, tags: ["customers"] }, async (c) => {
         if (!ID.test(c.params.id)) notFound(c.params.id);
         const existing = repo.get(c.auth.company.id, c.auth.environment, c.params.id);
         if (!existing || existing.status !== "active") notFound(c.params.id);

@@ -1,7 +1,6 @@
 // /api/v2/transfers/:id/information-requests (Part 1 "Information requests (transfers carried by provider_e)"):
 // validate, ask the transfer's actor (its provider_e flow keeps the messages), present (person data masked without
 // pii:view). Only transfers carried by provider_e, while it is enabled with credentials, take these endpoints.
-import { Type } from "@sinclair/typebox";
 import { ApiError, apiError, ERRORS, type ErrorCode } from "../domain/errors.ts";
 import { maskDeep, readCddAction } from "../domain/provider_e/cdd.ts";
 import type { CddView } from "../actors/flows/provider_e-cdd.ts";
@@ -12,6 +11,7 @@ import type { Repositories } from "../adapters/storage/repositories.ts";
 import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
 import { ok, type ApiKit, type Reply, type RouteContext } from "./kit.ts";
 import { askActor } from "./outcome.ts";
+import * as api from "../api/transfers.ts";
 
 export interface InformationRequestDeps {
   repositories: Pick<Repositories, "transfers">;
@@ -20,20 +20,6 @@ export interface InformationRequestDeps {
 }
 
 const ID = /^trf_[0-9a-z]{26}$/;
-
-const actionBody = Type.Object(
-  {
-    action: Type.Union([Type.Literal("request"), Type.Literal("reply"), Type.Literal("post"), Type.Literal("review"), Type.Literal("retry")]),
-    idempotencyKey: Type.Optional(Type.String({ format: "uuid", description: "request, reply, post" })),
-    fields: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "request: geographic_address, national_identification, date_and_place_of_birth (lists), customer_identification, country_of_residence (true), other_cdd_info (text)" })),
-    requestId: Type.Optional(Type.String({ description: "reply: the received request's message ID" })),
-    information: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "reply, post: a JSON object of at most 50 KB" })),
-    reviewedMessageIds: Type.Optional(Type.Array(Type.String(), { description: "review: every unreviewed message" })),
-    note: Type.Optional(Type.String({ description: "review" })),
-    messageId: Type.Optional(Type.String({ description: "retry: a failed message" })),
-  },
-  { additionalProperties: false },
-);
 
 /** Person data in a message: answers, unasked information, drafts and review notes; a request's free text too. */
 function maskView(m: CddView): CddView {
@@ -80,7 +66,7 @@ export function informationRequestRoutes(kit: ApiKit, deps: InformationRequestDe
       )
       .post(
         "/:id/information-requests",
-        { summary: "One information-request action: request, reply, post, review or retry", access: { scope: "transfers:write", permission: "transfers:update" }, body: actionBody, validate: false, tags: ["transfers"] },
+        { summary: "One information-request action: request, reply, post, review or retry", access: { scope: "transfers:write", permission: "transfers:update" }, body: api.InformationRequestAction, validate: false, tags: ["transfers"] },
         async (c): Promise<Reply> => {
           const t = carried(c, c.params.id);
           const read = readCddAction(c.body);

@@ -1,6 +1,6 @@
 // The route kit: one pipeline every API route runs (limits, CSRF, auth, scope, query, body), envelopes and errors.
 import { Elysia } from "elysia";
-import type { TSchema } from "@sinclair/typebox";
+import type { Static, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { ApiError, apiError, type Issue } from "../domain/errors.ts";
 import { iso } from "../domain/ids.ts";
@@ -28,14 +28,19 @@ export interface KitDeps {
 
 type QuerySpec = Record<string, QueryParam<unknown>>;
 
-export interface RouteSpec<Q extends QuerySpec = QuerySpec> {
+/**
+ * A route: its access, query and body. `body` is a request schema of the API contract (`src/api/`): it documents the
+ * body (OpenAPI) and, unless `validate` is false, the kit validates it once and the handler gets `c.body` typed as
+ * `Static<body>`. With `validate: false` the handler's own check (resource-specific codes such as MISSING_FIELDS) runs
+ * first and `c.body` stays `unknown` until then.
+ */
+export interface RouteSpec<Q extends QuerySpec = QuerySpec, B extends TSchema | undefined = TSchema | undefined, V extends boolean = boolean> {
   summary: string;
   access: Access;
   query?: Q;
-  /** Documents the body (OpenAPI) and, unless `validate` is false, validates it. */
-  body?: TSchema;
+  body?: B;
   /** false: the handler validates the body itself (resource-specific codes such as MISSING_FIELDS). */
-  validate?: boolean;
+  validate?: V;
   /** VALIDATION_ERROR is 400 on customers, wallets, transfers and 422 on the Part 2 resources. */
   validationStatus?: 400 | 422;
   /** A per-feature budget (besides the company-wide one), counted per company and environment. */
@@ -51,12 +56,15 @@ export interface RouteSpec<Q extends QuerySpec = QuerySpec> {
   readOnly?: true;
 }
 
-export interface RouteContext<Q extends QuerySpec = QuerySpec> {
+/** The handler's body: the contract's type once the kit validated it, else `unknown` (the handler checks it). */
+export type BodyOf<B, V> = [B] extends [TSchema] ? ([V] extends [false] ? unknown : Static<B>) : unknown;
+
+export interface RouteContext<Q extends QuerySpec = QuerySpec, Body = unknown> {
   request: Request;
   auth: AuthContext;
   params: Record<string, string>;
   query: QueryOf<Q>;
-  body: unknown;
+  body: Body;
   now: number;
   /** Returns `value` as is for roles with pii:view, else `mask(value)` and marks the answer `meta.piiMasked`. */
   pii<T>(value: T, mask: (v: T) => T): T;
@@ -93,7 +101,7 @@ export interface RouteInfo {
   method: string;
   path: string;
   pattern: RegExp;
-  spec: RouteSpec<any>;
+  spec: RouteSpec<any, any, any>;
 }
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
@@ -136,7 +144,7 @@ function stamp(ms: number): string {
 const emptyQueries = new WeakMap<RouteSpec<any>, unknown>();
 
 /** The route's query parameters; only the query string is needed: no URL object for a request without one. */
-function queryOf<Q extends QuerySpec>(spec: RouteSpec<Q>, request: Request): QueryOf<Q> {
+function queryOf<Q extends QuerySpec>(spec: RouteSpec<Q, any, any>, request: Request): QueryOf<Q> {
   const qi = request.url.indexOf("?");
   if (qi >= 0) return parseQuery(spec.query, new URL(request.url).searchParams);
   let q = emptyQueries.get(spec) as QueryOf<Q> | undefined;
@@ -199,7 +207,7 @@ export class ApiKit {
     return app;
   }
 
-  register(method: Method, fullPath: string, spec: RouteSpec<any>): void {
+  register(method: Method, fullPath: string, spec: RouteSpec<any, any, any>): void {
     this.routes.push({ method, path: fullPath, pattern: pathPattern(fullPath), spec });
   }
 
@@ -207,7 +215,7 @@ export class ApiKit {
    * The pipeline. A GET or DELETE whose handler answers synchronously is answered synchronously: no promise, no
    * microtask between the handler and the Response (most reads); a body or an asynchronous handler is awaited.
    */
-  run<Q extends QuerySpec>(spec: RouteSpec<Q>, handler: (c: RouteContext<Q>) => Reply | Response | Promise<Reply | Response>, request: Request, params: Record<string, string>): Response | Promise<Response> {
+  run<Q extends QuerySpec>(spec: RouteSpec<Q, any, any>, handler: Handler<Q>, request: Request, params: Record<string, string>): Response | Promise<Response> {
     const state = { masked: false };
     try {
       if (request.method !== "GET" && request.method !== "DELETE") return this.runWithBody(spec, handler, request, params, state);
@@ -261,7 +269,7 @@ export class ApiKit {
   }
 
   /** Company, key, company budget, access, the route's own budget. */
-  private admit(spec: RouteSpec<any>, request: Request): AuthContext {
+  private admit(spec: RouteSpec<any, any, any>, request: Request): AuthContext {
     const { tenancy, limiter, appDomain, ready } = this.deps;
     // Part 1 Errors, 503 "company not ready": before its actors run (or once they stop) nothing of a company is served.
     if (ready && !ready()) throw apiError("COMPANY_NOT_READY", { headers: { "Retry-After": "5" } });
@@ -275,8 +283,8 @@ export class ApiKit {
 
   /** The handler (its synchronous part runs here). */
   private call<Q extends QuerySpec>(
-    spec: RouteSpec<Q>,
-    handler: (c: RouteContext<Q>) => Reply | Response | Promise<Reply | Response>,
+    spec: RouteSpec<Q, any, any>,
+    handler: Handler<Q>,
     request: Request,
     params: Record<string, string>,
     auth: AuthContext,
@@ -288,7 +296,7 @@ export class ApiKit {
     return { auth, pending };
   }
 
-  private validateBody(spec: RouteSpec<any>, body: unknown): void {
+  private validateBody(spec: RouteSpec<any, any, any>, body: unknown): void {
     const status = spec.validationStatus ?? 400;
     if (body === undefined) throw apiError("VALIDATION_ERROR", { status, message: "A JSON body is required", details: { issues: [{ path: "", message: "a JSON body is required" }] } });
     if (Value.Check(spec.body!, body)) return;
@@ -301,6 +309,9 @@ export class ApiKit {
   }
 }
 
+/** A handler of a route whose body has the type `Body`. */
+export type Handler<Q extends QuerySpec, Body = unknown> = (c: RouteContext<Q, Body>) => Reply | Response | Promise<Reply | Response>;
+
 export class Router {
   constructor(
     private readonly kit: ApiKit,
@@ -308,7 +319,7 @@ export class Router {
     private readonly prefix: string,
   ) {}
 
-  private add<Q extends QuerySpec>(method: Method, path: string, spec: RouteSpec<Q>, handler: (c: RouteContext<Q>) => Reply | Response | Promise<Reply | Response>): this {
+  private add<Q extends QuerySpec>(method: Method, path: string, spec: RouteSpec<Q, any, any>, handler: Handler<Q>): this {
     const full = (this.prefix + path).replace(/\/$/, "") || "/";
     this.kit.register(method, full, spec);
     const fn = ({ request, params }: { request: Request; params: Record<string, string> }) => this.kit.run(spec, handler, request, params ?? {});
@@ -317,19 +328,19 @@ export class Router {
     return this;
   }
 
-  get<Q extends QuerySpec>(path: string, spec: RouteSpec<Q>, h: (c: RouteContext<Q>) => Reply | Response | Promise<Reply | Response>) {
+  get<Q extends QuerySpec>(path: string, spec: RouteSpec<Q>, h: Handler<Q>) {
     return this.add("GET", path, spec, h);
   }
-  post<Q extends QuerySpec>(path: string, spec: RouteSpec<Q>, h: (c: RouteContext<Q>) => Reply | Response | Promise<Reply | Response>) {
-    return this.add("POST", path, spec, h);
+  post<Q extends QuerySpec, B extends TSchema | undefined = undefined, V extends boolean = true>(path: string, spec: RouteSpec<Q, B, V>, h: Handler<Q, BodyOf<B, V>>) {
+    return this.add("POST", path, spec, h as Handler<Q>);
   }
-  put<Q extends QuerySpec>(path: string, spec: RouteSpec<Q>, h: (c: RouteContext<Q>) => Reply | Response | Promise<Reply | Response>) {
-    return this.add("PUT", path, spec, h);
+  put<Q extends QuerySpec, B extends TSchema | undefined = undefined, V extends boolean = true>(path: string, spec: RouteSpec<Q, B, V>, h: Handler<Q, BodyOf<B, V>>) {
+    return this.add("PUT", path, spec, h as Handler<Q>);
   }
-  patch<Q extends QuerySpec>(path: string, spec: RouteSpec<Q>, h: (c: RouteContext<Q>) => Reply | Response | Promise<Reply | Response>) {
-    return this.add("PATCH", path, spec, h);
+  patch<Q extends QuerySpec, B extends TSchema | undefined = undefined, V extends boolean = true>(path: string, spec: RouteSpec<Q, B, V>, h: Handler<Q, BodyOf<B, V>>) {
+    return this.add("PATCH", path, spec, h as Handler<Q>);
   }
-  delete<Q extends QuerySpec>(path: string, spec: RouteSpec<Q>, h: (c: RouteContext<Q>) => Reply | Response | Promise<Reply | Response>) {
+  delete<Q extends QuerySpec>(path: string, spec: RouteSpec<Q>, h: Handler<Q>) {
     return this.add("DELETE", path, spec, h);
   }
 }

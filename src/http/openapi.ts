@@ -1,28 +1,57 @@
-// OpenAPI 3.1 generated from the route registry and the same TypeBox schemas that validate requests.
+// OpenAPI 3.1 generated from the route registry and the API contract (`src/api/`): the same TypeBox schemas that
+// validate request bodies, and the answers' schemas that the contract test checks real answers against.
+import type { TSchema } from "@sinclair/typebox";
 import type { ApiKit } from "./kit.ts";
-import { BODY_DOCS, exampleOf } from "./openapi-bodies.ts";
+import { ErrorEnvelope, Meta, ROUTES } from "../api/index.ts";
 import { PROVIDER_B_CALLBACKS } from "../domain/provider_b/endpoints.ts";
 import { NOT_CARRIED } from "./callbacks/not-carried.ts";
 import { EVENTS as PROVIDER_E_CALLBACK_EVENTS } from "./callbacks/provider_e.ts";
 
-const envelope = {
-  type: "object",
-  required: ["data", "meta"],
-  properties: {
-    data: {},
-    meta: {
-      type: "object",
-      required: ["apiVersion", "timestamp"],
-      properties: { apiVersion: { const: 2 }, timestamp: { type: "string", format: "date-time" }, piiMasked: { type: "boolean" } },
-    },
-  },
-};
+/** Any success: `{ data, meta }` (a route with its own answer schema names it). */
+const envelope = { type: "object", required: ["data", "meta"], properties: { data: {}, meta: Meta } };
 
-const errorEnvelope = {
-  type: "object",
-  required: ["error", "code", "meta"],
-  properties: { error: { type: "string" }, code: { type: "string" }, details: { type: "object" }, meta: envelope.properties.meta },
-};
+/**
+ * A JSON Schema of a TypeBox schema: TypeBox's own markers (symbols) are not JSON and drop out, and a choice of text
+ * values (a union of string constants) reads as the usual `{ type: "string", enum: [...] }`.
+ */
+const plain = (s: TSchema): Record<string, unknown> =>
+  JSON.parse(JSON.stringify(s), (_key, v) => {
+    if (v && typeof v === "object" && Array.isArray(v.anyOf) && v.anyOf.length > 0 && v.anyOf.every((b: any) => typeof b?.const === "string" && Object.keys(b).every((k) => k === "const" || k === "type"))) {
+      const { anyOf, ...rest } = v;
+      return { type: "string", enum: anyOf.map((b: { const: string }) => b.const), ...rest };
+    }
+    return v;
+  });
+
+/** A plain example built from a schema, for a write route with a schema and no example of its own. */
+export function exampleOf(s: unknown, depth = 0): unknown {
+  if (!s || typeof s !== "object" || depth > 6) return null;
+  const x = s as Record<string, any>;
+  if (x.examples?.length) return x.examples[0];
+  if (x.default !== undefined) return x.default;
+  if (x.const !== undefined) return x.const;
+  if (Array.isArray(x.enum)) return x.enum[0];
+  const branch = x.anyOf ?? x.oneOf;
+  if (Array.isArray(branch)) return exampleOf(branch.find((b: any) => b?.type !== "null") ?? branch[0], depth + 1);
+  switch (x.type) {
+    case "object": {
+      const out: Record<string, unknown> = {};
+      for (const k of x.required ?? Object.keys(x.properties ?? {}).slice(0, 1)) out[k] = exampleOf(x.properties?.[k], depth + 1);
+      return out;
+    }
+    case "array":
+      return [exampleOf(x.items, depth + 1)];
+    case "string":
+      return "text";
+    case "integer":
+    case "number":
+      return x.minimum ?? 1;
+    case "boolean":
+      return true;
+    default:
+      return null;
+  }
+}
 
 /** Routes outside the API-key pipeline (health, provider callbacks), listed so the document names every route. */
 export interface OtherRoute {
@@ -132,11 +161,12 @@ export function openApiDocument(kit: ApiKit, others: readonly OtherRoute[] = [])
       summary: r.spec.summary,
       tags: r.spec.tags,
       parameters: params,
-      responses: {
-        "200": { description: "Success", content: { "application/json": { schema: { $ref: "#/components/schemas/Envelope" } } } },
-        default: { description: "Error", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
-      },
+      responses: {} as Record<string, unknown>,
     };
+    const contract = ROUTES[`${r.method} ${r.path}`];
+    const answer = contract?.answer ? plain(contract.answer) : { $ref: "#/components/schemas/Envelope" };
+    (op.responses as Record<string, unknown>)[String(contract?.status ?? 200)] = { description: "Success", content: { "application/json": { schema: answer } } };
+    (op.responses as Record<string, unknown>).default = { description: "Error", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
     const access = r.spec.access;
     if (access && "anyValidKey" in access) {
       op.security = [{ ApiKey: [] }];
@@ -153,10 +183,11 @@ export function openApiDocument(kit: ApiKit, others: readonly OtherRoute[] = [])
       op["x-permission"] = access.permission;
       if (access.liveOnly) op["x-live-key-required"] = true;
     } else op.security = [];
-    const docs = BODY_DOCS[`${r.method} ${r.path}`];
-    const schema = r.spec.body ?? docs?.schema;
-    if (schema && !docs?.none) op.requestBody = { required: true, content: { "application/json": { schema, example: docs?.example ?? exampleOf(schema) } } };
-    else if (docs?.none) op["x-request-body"] = "none";
+    const body = r.spec.body ?? contract?.body;
+    if (body && !contract?.none) {
+      const schema = plain(body);
+      op.requestBody = { required: true, content: { "application/json": { schema, example: contract?.example ?? exampleOf(schema) } } };
+    } else if (contract?.none) op["x-request-body"] = "none";
     const sse = (r.spec as { sse?: SseDoc }).sse;
     if (sse) describeStream(op, sse, params);
     (paths[oaPath] ??= {})[r.method.toLowerCase()] = op;
@@ -166,8 +197,12 @@ export function openApiDocument(kit: ApiKit, others: readonly OtherRoute[] = [])
     info: { title: "Caravan Travel Rule API", version: "2" },
     components: {
       securitySchemes: { ApiKey: { type: "apiKey", in: "header", name: "x-api-key" } },
-      schemas: { Envelope: envelope, Error: errorEnvelope },
+      schemas: { Envelope: envelope, Error: plain(ErrorEnvelope) },
     },
     paths,
   };
 }
+
+// The contract's error codes are the catalogue's, both ways: a code added to one and not the other fails `bun run check`.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+export const ERROR_CODES_AGREE: Same<import("../domain/errors.ts").ErrorCode, import("../api/errors.ts").ErrorCode> = true;

@@ -1,7 +1,6 @@
 // /api/v2/providers and /api/v2/integrations: settings of the Travel Rule providers and screening integrations
 // (Part 2 "Providers and integrations settings", Part 3 "Settings of …", "Callback paths").
 import { Elysia } from "elysia";
-import { Type } from "@sinclair/typebox";
 import { apiError, type ErrorCode, type Issue } from "../domain/errors.ts";
 import type { Permission } from "../domain/access.ts";
 import type { Environment } from "../domain/types.ts";
@@ -10,7 +9,6 @@ import {
   checkSettingsBody,
   definition,
   definitions,
-  NOTES_MAX,
   type FieldDef,
   type SettingsDef,
   type SettingsKind,
@@ -20,6 +18,7 @@ import type { ProviderSettings, SettingsState } from "../adapters/storage/repos/
 import { defaultTester, type ConnectionTester, type TestOutcome } from "../adapters/providers/tester.ts";
 import type { Logger } from "../adapters/log.ts";
 import { created, ok, page, invalid, type ApiKit, type RouteContext } from "./kit.ts";
+import * as api from "../api/providers.ts";
 
 export interface ProviderRouteDeps {
   providerSettings: ProviderSettings;
@@ -138,15 +137,6 @@ function settingsGroup(kit: ApiKit, kind: SettingsKind, deps: ProviderRouteDeps)
   }
   const present = (c: RouteContext, def: SettingsDef, st: SettingsState) => presentSettings(def, st, c.auth.environment);
 
-  const putBody = Type.Object(
-    {
-      credentials: Type.Record(Type.String(), Type.String(), { description: "Values by field key, as text; an empty value keeps the saved one" }),
-      notes: Type.Optional(Type.Union([Type.String({ maxLength: NOTES_MAX }), Type.Null()], { description: "null clears; absent keeps" })),
-    },
-    { additionalProperties: false },
-  );
-  const patchBody = Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false });
-
   return kit.group(g.prefix, (r) =>
     r
       .get("/", { summary: `Every ${kind} with its settings for the key's environment`, access: read, tags }, (c) => {
@@ -162,7 +152,7 @@ function settingsGroup(kit: ApiKit, kind: SettingsKind, deps: ProviderRouteDeps)
         {
           summary: `Save the ${kind}'s credentials for the key's environment (201 on the first save, which also needs ${perm("create")}; 200 after)`,
           access: save,
-          body: putBody,
+          body: api.PutSettings,
           validate: false,
           validationStatus: 422,
           tags,
@@ -205,7 +195,7 @@ function settingsGroup(kit: ApiKit, kind: SettingsKind, deps: ProviderRouteDeps)
       )
       .patch(
         "/:name",
-        { summary: `Turn the ${kind} on or off for both environments (live key; credentials saved in live first)`, access: toggle, body: patchBody, validate: false, validationStatus: 422, tags },
+        { summary: `Turn the ${kind} on or off for both environments (live key; credentials saved in live first)`, access: toggle, body: api.SwitchSettings, validate: false, validationStatus: 422, tags },
         (c) => {
           const def = find(c);
           const enabled = enabledOf(c.body);

@@ -33,6 +33,7 @@ import { q, type QueryParam } from "./query.ts";
 import { Type } from "@sinclair/typebox";
 import type { Permission } from "../domain/access.ts";
 import { Elysia } from "elysia";
+import * as api from "../api/reports.ts";
 
 export interface ReportRouteDeps {
   repositories: Pick<Repositories, "reports" | "thresholds" | "audit">;
@@ -52,19 +53,6 @@ const download: Access = { scope: "reports:read", permission: "reports:view", al
 const write: Access = { scope: "strs:write", permission: "strs:update", alsoScopes: ["reports:read", "strs:read"] };
 
 const TRANSFER_ID = /^trf_[0-9a-z]{26}$/;
-const str = (max: number) => Type.String({ maxLength: max });
-const draftBody = Type.Object({ transferId: Type.String(), jurisdiction: Type.Optional(Type.String({ maxLength: 2 })) }, { additionalProperties: false });
-const editBody = Type.Object(
-  {
-    narrative: Type.Optional(str(REPORT_LIMITS.narrative)),
-    fields: Type.Optional(Type.Record(Type.String(), str(REPORT_LIMITS.fieldValue))),
-    riskIndicators: Type.Optional(Type.Array(str(REPORT_LIMITS.riskIndicator), { maxItems: REPORT_LIMITS.riskIndicators })),
-    jurisdiction: Type.Optional(Type.String({ maxLength: 2 })),
-  },
-  { additionalProperties: false, minProperties: 1 },
-);
-const fileBody = Type.Object({ reference: Type.String({ minLength: 1, maxLength: REPORT_LIMITS.reference }) }, { additionalProperties: false });
-
 function notFound(id: string): never {
   throw apiError("REPORT_NOT_FOUND", { details: { resource: "Report", id } });
 }
@@ -270,10 +258,10 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
       })
       .post(
         "/",
-        { summary: "Operator: draft a suspicion report by hand for any transfer of the environment", access: write, body: draftBody, validationStatus: 422, tags: ["reports", "operator"] },
+        { summary: "Operator: draft a suspicion report by hand for any transfer of the environment", access: write, body: api.DraftReport, validationStatus: 422, tags: ["reports", "operator"] },
         (c) => {
           needPermission(c, ...REPORT_ACTION_NEEDS.draft);
-          const b = c.body as { transferId: string; jurisdiction?: string };
+          const b = c.body;
           if (!TRANSFER_ID.test(b.transferId)) throw apiError("TRANSFER_NOT_FOUND", { status: 422, message: "transferId names no transfer of this environment", details: { field: "transferId", id: b.transferId } });
           const res = repo.draftForTransfer(c.auth.company.id, c.auth.environment, { transferId: b.transferId, jurisdiction: b.jurisdiction, memberId: c.auth.member.id, actor: c.auth.actor }, c.now);
           if (!res.ok) {
@@ -289,15 +277,15 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
       })
       .patch(
         "/:id",
-        { summary: "Operator: edit narrative, regulatory fields, risk indicators or jurisdiction (a report in review goes back to draft)", access: write, body: editBody, validationStatus: 422, tags: ["reports", "operator"] },
-        (c) => step(c, "edit", c.body as ReportChange),
+        { summary: "Operator: edit narrative, regulatory fields, risk indicators or jurisdiction (a report in review goes back to draft)", access: write, body: api.EditReport, validationStatus: 422, tags: ["reports", "operator"] },
+        (c) => step(c, "edit", c.body),
       )
       .post("/:id/submit", { summary: "Operator: submit a filing-ready draft for review", access: write, tags: ["reports", "operator"] }, (c) => step(c, "submit", {}))
       .post("/:id/approve", { summary: "Operator: approve a report in review (another member than the submitter)", access: write, tags: ["reports", "operator"] }, (c) => step(c, "approve", {}))
       .post(
         "/:id/file",
-        { summary: "Operator: mark an approved report filed with the FIU's reference", access: write, body: fileBody, validationStatus: 422, tags: ["reports", "operator"] },
-        (c) => step(c, "file", { reference: (c.body as { reference: string }).reference }),
+        { summary: "Operator: mark an approved report filed with the FIU's reference", access: write, body: api.FileReport, validationStatus: 422, tags: ["reports", "operator"] },
+        (c) => step(c, "file", { reference: c.body.reference }),
       )
       .get(
         "/:id/download",

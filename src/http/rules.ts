@@ -5,16 +5,11 @@ import { Type } from "@sinclair/typebox";
 import { apiError } from "../domain/errors.ts";
 import { normalizeForSearch } from "../domain/customers.ts";
 import {
-  BRANCH_OPERATORS,
-  BRANCH_TYPES,
   DEFAULT_THRESHOLD_OPERATOR,
   LIMITS,
-  RULE_ACTIONS,
   RULE_CATEGORIES,
   RULE_SEVERITIES,
   RULE_STAGES,
-  SUBJECT_MATCHES,
-  THRESHOLD_OPERATORS,
   type Rule,
 } from "../domain/rules/types.ts";
 import { validateCreateRule, validateUpdateRule, type IntegrationLookup } from "../domain/rules/validate.ts";
@@ -24,6 +19,7 @@ import type { RuleFilter } from "../adapters/storage/repos/rules.ts";
 import { created, ok, page, invalid, type ApiKit, type RouteContext } from "./kit.ts";
 import { keysetPage } from "./paging.ts";
 import { q, type QueryParam } from "./query.ts";
+import * as api from "../api/rules.ts";
 
 export interface RuleRouteDeps {
   repositories: Pick<Repositories, "rules" | "tenancy">;
@@ -52,47 +48,6 @@ const isActiveFilter: QueryParam<boolean | null> = {
   schema: Type.Union(["true", "false", "all", ""].map((v) => Type.Literal(v))),
   parse: (raw) => (raw === "" || raw === "all" ? { value: null } : raw === "true" ? { value: true } : raw === "false" ? { value: false } : { error: "must be true, false or all" }),
 };
-
-const lit = (values: readonly string[]) => Type.Union(values.map((v) => Type.Literal(v)));
-const branchSchema = Type.Object(
-  {
-    type: lit(BRANCH_TYPES),
-    action: lit(RULE_ACTIONS),
-    field: Type.Optional(Type.String({ description: "a transfer attribute, or with integrationId a dotted path into that integration's response" })),
-    query: Type.Optional(Type.String({ maxLength: LIMITS.path, description: "JSON response query run on each screened subject's response; needs integrationId" })),
-    integrationId: Type.Optional(Type.String({ description: "int_… of an enabled screening_c or screening_d integration" })),
-    operator: Type.Optional(lit(BRANCH_OPERATORS)),
-    value: Type.Optional(Type.String({ maxLength: LIMITS.value })),
-    subjectMatch: Type.Optional(lit(SUBJECT_MATCHES)),
-  },
-  { additionalProperties: false },
-);
-const fields = {
-  name: Type.String({ minLength: 1, maxLength: LIMITS.name }),
-  category: lit(RULE_CATEGORIES),
-  stage: lit(RULE_STAGES),
-  action: lit(RULE_ACTIONS),
-  severity: lit(RULE_SEVERITIES),
-  isActive: Type.Boolean(),
-  description: Type.Union([Type.String({ maxLength: LIMITS.description }), Type.Null()]),
-  jurisdictions: Type.Array(Type.String(), { maxItems: LIMITS.jurisdictions, description: "ISO 3166-1 alpha-2 codes, EU, or GLOBAL alone" }),
-  threshold: Type.Union([Type.Number({ minimum: 0 }), Type.Null()]),
-  thresholdCurrency: Type.Union([Type.String({ description: "ISO 4217 fiat code" }), Type.Null()]),
-  metadata: Type.Union([
-    Type.Object(
-      { thresholdOperator: Type.Optional(lit(THRESHOLD_OPERATORS)), asset: Type.Optional(Type.String()), network: Type.Optional(Type.String()) },
-      { additionalProperties: false },
-    ),
-    Type.Null(),
-  ]),
-  condition: Type.Union([Type.Object({ rules: Type.Array(branchSchema, { minItems: 1, maxItems: LIMITS.branches }) }, { additionalProperties: false }), Type.Null()]),
-};
-const { name, category, ...optional } = fields;
-const createBody = Type.Object(
-  { name, category, ...Object.fromEntries(Object.entries(optional).map(([k, s]) => [k, Type.Optional(s)])) },
-  { additionalProperties: false },
-);
-const updateBody = Type.Partial(Type.Object(fields, { additionalProperties: false }), { minProperties: 1 });
 
 function notFound(id: string): never {
   throw apiError("RULE_NOT_FOUND", { details: { resource: "Rule", id } });
@@ -234,7 +189,7 @@ export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
           return page(rows.map((r) => present(r.rule)), meta);
         },
       )
-      .post("/", { summary: "Create a rule in the key's environment", access: create, body: createBody, validate: false, validationStatus: 422, tags: ["rules"] }, (c) => {
+      .post("/", { summary: "Create a rule in the key's environment", access: create, body: api.CreateRule, validate: false, validationStatus: 422, tags: ["rules"] }, (c) => {
         const refs = integrations(c);
         const v = validateCreateRule(c.body, refs.lookup);
         if (!v.ok) invalid(v.issues);
@@ -243,7 +198,7 @@ export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
       .get("/:id", { summary: "One rule with its conditions (each branch with its integration's name)", access: read, tags: ["rules"] }, (c) => ok(detail(c, load(c, c.params.id))))
       .patch(
         "/:id",
-        { summary: "Change a rule (any create field, at least one; isActive true reactivates it)", access: update, body: updateBody, validate: false, validationStatus: 422, tags: ["rules"] },
+        { summary: "Change a rule (any create field, at least one; isActive true reactivates it)", access: update, body: api.UpdateRule, validate: false, validationStatus: 422, tags: ["rules"] },
         (c) => {
           load(c, c.params.id);
           const refs = integrations(c);

@@ -2,10 +2,11 @@
 import { Type } from "@sinclair/typebox";
 import { apiError } from "../domain/errors.ts";
 import { normalizeForSearch } from "../domain/customers.ts";
-import { CURRENCY_CODES, LIMITS, THRESHOLD_TYPES, validateCreateThreshold, type Threshold } from "../domain/thresholds.ts";
+import { LIMITS, THRESHOLD_TYPES, validateCreateThreshold, type Threshold } from "../domain/thresholds.ts";
 import type { Repositories } from "../adapters/storage/repositories.ts";
 import { created, ok, page, invalid, type ApiKit, type RouteContext } from "./kit.ts";
 import { q, type QueryParam } from "./query.ts";
+import * as api from "../api/thresholds.ts";
 
 export interface ThresholdRouteDeps {
   repositories: Pick<Repositories, "thresholds">;
@@ -25,28 +26,6 @@ function choice<const V extends string>(values: readonly V[]): QueryParam<V | nu
       raw === "" || raw === "all" ? { value: null } : (values as readonly string[]).includes(raw) ? { value: raw as V } : { error: `must be one of ${values.join(", ")} or all` },
   };
 }
-
-const fields = {
-  countryCode: Type.String({ description: "ISO 3166-1 alpha-2, EU, or DEFAULT; immutable" }),
-  type: Type.Union([Type.Literal("tr"), Type.Literal("str")], { description: "immutable" }),
-  name: Type.String({ minLength: 1, maxLength: LIMITS.name }),
-  thresholdAmount: Type.Union([Type.String({ pattern: "^\\d+(\\.\\d+)?$" }), Type.Number({ minimum: 0 })], { description: "at least 0, at most 8 decimals; answered as a decimal string" }),
-  thresholdCurrency: Type.Union([...CURRENCY_CODES].map((c) => Type.Literal(c)), { default: "USD" }),
-  regulation: Type.String({ minLength: 1, maxLength: LIMITS.regulation }),
-  regulatoryBody: Type.Union([Type.String({ maxLength: LIMITS.regulatoryBody }), Type.Null()]),
-  effectiveDate: Type.Union([Type.String({ description: "YYYY-MM-DD or an ISO 8601 instant with a time zone" }), Type.Null()]),
-  filingDeadlineDays: Type.Union([Type.Integer({ minimum: 1, maximum: 365, description: "str only" }), Type.Null()]),
-  isEUMember: Type.Boolean({ default: false }),
-  requiresOriginatorAccount: Type.Boolean({ default: true }),
-  isActive: Type.Boolean({ default: true, description: "switching an active threshold off needs the role permission thresholds:disable" }),
-  notes: Type.Union([Type.String({ maxLength: LIMITS.notes }), Type.Null()]),
-};
-const { countryCode, type, name, thresholdAmount, regulation, ...optional } = fields;
-const createBody = Type.Object(
-  { countryCode, type, name, thresholdAmount, regulation, ...Object.fromEntries(Object.entries(optional).map(([k, s]) => [k, Type.Optional(s)])) },
-  { additionalProperties: false },
-);
-const updateBody = Type.Partial(Type.Object(fields, { additionalProperties: false }), { minProperties: 1 });
 
 function notFound(id: string): never {
   throw apiError("THRESHOLD_NOT_FOUND", { details: { resource: "Threshold", id } });
@@ -99,7 +78,7 @@ export function thresholdRoutes(kit: ApiKit, deps: ThresholdRouteDeps) {
           return page(rows, { cursor: hasMore ? rows[rows.length - 1].id : null, hasMore, total: matches.length, limit }, { activeCount: repo.activeCount(companyId) });
         },
       )
-      .post("/", { summary: "Create a threshold (live key)", access: create, body: createBody, validate: false, validationStatus: 422, tags: ["thresholds"] }, (c) => {
+      .post("/", { summary: "Create a threshold (live key)", access: create, body: api.CreateThreshold, validate: false, validationStatus: 422, tags: ["thresholds"] }, (c) => {
         const v = validateCreateThreshold(c.body);
         if (!v.ok) invalid(v.issues);
         const res = repo.create(c.auth.company.id, v.value, changer(c), c.now);
@@ -114,7 +93,7 @@ export function thresholdRoutes(kit: ApiKit, deps: ThresholdRouteDeps) {
         const t = ID.test(c.params.id) ? repo.get(c.auth.company.id, c.params.id) : undefined;
         return t ? ok(t) : notFound(c.params.id);
       })
-      .patch("/:id", { summary: "Change a threshold (live key; not countryCode or type)", access: update, body: updateBody, validate: false, validationStatus: 422, tags: ["thresholds"] }, (c) => {
+      .patch("/:id", { summary: "Change a threshold (live key; not countryCode or type)", access: update, body: api.UpdateThreshold, validate: false, validationStatus: 422, tags: ["thresholds"] }, (c) => {
         const id = c.params.id;
         if (!ID.test(id)) notFound(id);
         const res = repo.update(c.auth.company.id, id, c.body, { ...changer(c), canDisable: c.auth.can("thresholds:disable") }, c.now);

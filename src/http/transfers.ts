@@ -14,6 +14,7 @@ import { createHandler } from "./transfers/create.ts";
 import { transferViews } from "./transfers/read.ts";
 import { validateAction } from "./transfers/patch.ts";
 import type { TransferRouteDeps } from "./transfers/deps.ts";
+import * as api from "../api/transfers.ts";
 
 export type { AppliedThreshold, Valuation } from "../domain/transfers/create.ts";
 
@@ -90,7 +91,7 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
           return page(res.rows.map((t) => listItem(c, t)), res.meta);
         },
       )
-      .post("/", { summary: "Create an outgoing transfer (send an Idempotency-Key)", access: { scope: "transfers:write", permission: "transfers:create" }, tags: ["transfers"] }, create)
+      .post("/", { summary: "Create an outgoing transfer (send an Idempotency-Key)", access: { scope: "transfers:write", permission: "transfers:create" }, body: api.CreateTransfer, validate: false, tags: ["transfers"] }, create)
       .get(
         "/:id",
         {
@@ -102,6 +103,6 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
         },
         (c) => ok(detail(c, find(c, c.params.id), c.query.checksLimit, c.query.checksOffset)),
       )
-      .patch("/:id", { summary: "Act on a transfer: accept, reject or retry", access: { scope: "transfers:write", permission: "transfers:update" }, tags: ["transfers"] }, act),
+      .patch("/:id", { summary: "Act on a transfer: accept, reject or retry", access: { scope: "transfers:write", permission: "transfers:update" }, body: api.PatchTransfer, validate: false, tags: ["transfers"] }, act),
   );
 }

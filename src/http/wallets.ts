@@ -12,6 +12,7 @@ import { ok, page, type ApiKit, type RouteContext } from "./kit.ts";
 import { keysetPage } from "./paging.ts";
 import { q } from "./query.ts";
 import { askActor, unwrap } from "./outcome.ts";
+import * as api from "../api/wallets.ts";
 
 export interface WalletRouteDeps {
   repositories: Pick<Repositories, "wallets" | "proofs">;
@@ -94,7 +95,7 @@ export function walletRoutes(kit: ApiKit, deps: WalletRouteDeps) {
           return page(res.rows.map((w) => presentWallet(asOf(w, c.now))), res.meta);
         },
       )
-      .post("/", { summary: "Register a customer's wallet (re-registering updates network and label)", access: { scope: "wallets:write", permission: "wallets:create" }, tags: ["wallets"] }, async (c) => {
+      .post("/", { summary: "Register a customer's wallet (re-registering updates network and label)", access: { scope: "wallets:write", permission: "wallets:create" }, body: api.CreateWallet, validate: false, tags: ["wallets"] }, async (c) => {
         const v = checkWalletCreate(c.body);
         if (!v.ok) throw apiError(v.code, { message: v.message, details: v.details });
         const { address, network, customerId, label } = v.value;
@@ -102,7 +103,7 @@ export function walletRoutes(kit: ApiKit, deps: WalletRouteDeps) {
         const { data, status } = await tellCustomer(c, customerId, { type: "registerWallet", walletId: newId("wal", c.now), address, network, label });
         return { status, data: presentWallet(data as WalletRow) };
       })
-      .post("/verify", { summary: "Is this address a registered, ownership-proven wallet?", access: { scope: "wallets:verify", permission: "wallets:verify" }, tags: ["wallets"] }, (c) => {
+      .post("/verify", { summary: "Is this address a registered, ownership-proven wallet?", access: { scope: "wallets:verify", permission: "wallets:verify" }, body: api.VerifyWallet, validate: false, tags: ["wallets"] }, (c) => {
         const b = c.body;
         if (b === undefined || b === null || typeof b !== "object" || Array.isArray(b))
           throw apiError("VALIDATION_ERROR", { message: "The body must be a JSON object", details: { issues: [{ path: "", message: "must be a JSON object" }] } });
@@ -121,7 +122,7 @@ export function walletRoutes(kit: ApiKit, deps: WalletRouteDeps) {
         return ok({ isRegistered: true, isVerified: w.verified === 1 && sameNetwork, walletType: "hosted", customerId: w.customer_id });
       })
       .get("/:id", { summary: "One wallet", access: read, tags: ["wallets"] }, (c) => ok(presentWallet(asOf(find(c, c.params.id), c.now))))
-      .patch("/:id", { summary: "Change a wallet's label (only the label changes)", access: { scope: "wallets:write", permission: "wallets:update" }, tags: ["wallets"] }, async (c) => {
+      .patch("/:id", { summary: "Change a wallet's label (only the label changes)", access: { scope: "wallets:write", permission: "wallets:update" }, body: api.PatchWallet, validate: false, tags: ["wallets"] }, async (c) => {
         const w = find(c, c.params.id);
         const b = c.body;
         if (b === undefined || b === null || typeof b !== "object" || Array.isArray(b))

@@ -1,5 +1,4 @@
 // /api/v2/webhooks: subscriptions, test ping, deliveries and manual retry (Part 2, "Webhooks"); VALIDATION_ERROR is 422 here.
-import { Type } from "@sinclair/typebox";
 import { apiError } from "../domain/errors.ts";
 import { iso, newId } from "../domain/ids.ts";
 import {
@@ -7,7 +6,6 @@ import {
   EVENT_TYPES,
   LIMITS,
   RECENT_DELIVERIES,
-  SUBSCRIBABLE_EVENTS,
   WEBHOOK_STATUSES,
   eventBody,
   maskUrl,
@@ -28,6 +26,7 @@ import type { AttemptOutcome } from "../adapters/webhooks/deliver.ts";
 import { created, json, ok, page, invalid, type ApiKit, type RouteContext } from "./kit.ts";
 import { keysetPage } from "./paging.ts";
 import { q } from "./query.ts";
+import * as api from "../api/webhooks.ts";
 
 export interface WebhookRouteDeps {
   repositories: Pick<Repositories, "webhooks" | "audit">;
@@ -48,18 +47,6 @@ const test = { scope: "webhooks:write", permission: "webhooks:test" } as const;
 const RETRY_CLAIM_MS = 30_000;
 /** Resolution at save gets this long, then the URL is refused as not resolving. */
 const SAVE_CHECK_MS = 5_000;
-
-const fields = {
-  name: Type.String({ minLength: 1, maxLength: LIMITS.name }),
-  url: Type.String({ maxLength: LIMITS.url, description: "public https URL; hosts resolving to private, reserved or local addresses are 422 INVALID_URL" }),
-  events: Type.Array(Type.Union([...SUBSCRIBABLE_EVENTS, "*"].map((e) => Type.Literal(e))), { minItems: 1, description: 'event types, or ["*"] for all' }),
-  description: Type.Union([Type.String({ maxLength: LIMITS.description }), Type.Null()]),
-};
-const createBody = Type.Object({ ...fields, description: Type.Optional(fields.description) }, { additionalProperties: false });
-const updateBody = Type.Partial(
-  Type.Object({ ...fields, status: Type.Union(WEBHOOK_STATUSES.map((s) => Type.Literal(s))), regenerateSecret: Type.Boolean() }, { additionalProperties: false }),
-  { minProperties: 1 },
-);
 
 function notFound(id: string): never {
   throw apiError("WEBHOOK_NOT_FOUND", { details: { resource: "Webhook", id } });
@@ -183,7 +170,7 @@ export function webhookRoutes(kit: ApiKit, deps: WebhookRouteDeps) {
           return page(res.rows, res.meta);
         },
       )
-      .post("/", { summary: "Create a subscription; the answer carries its signing secret, shown this once", access: create, body: createBody, validate: false, validationStatus: 422, tags: ["webhooks"] }, async (c) => {
+      .post("/", { summary: "Create a subscription; the answer carries its signing secret, shown this once", access: create, body: api.CreateWebhook, validate: false, validationStatus: 422, tags: ["webhooks"] }, async (c) => {
         const v = validateCreateWebhook(c.body);
         if (!v.ok) return "invalidUrl" in v ? invalidUrl(v.invalidUrl) : invalid(v.issues);
         await checkReachable(v.value.url);
@@ -215,7 +202,7 @@ export function webhookRoutes(kit: ApiKit, deps: WebhookRouteDeps) {
         const recent = repo.deliveries(w.id, {}, null, RECENT_DELIVERIES).map(presentDelivery);
         return json(200, { ...present(c, w), stats: stats(w), recentDeliveries: recent });
       })
-      .patch("/:id", { summary: "Change a subscription; regenerateSecret answers the new secret, this once", access: update, body: updateBody, validate: false, validationStatus: 422, tags: ["webhooks"] }, async (c) => {
+      .patch("/:id", { summary: "Change a subscription; regenerateSecret answers the new secret, this once", access: update, body: api.UpdateWebhook, validate: false, validationStatus: 422, tags: ["webhooks"] }, async (c) => {
         const w = load(c, c.params.id);
         const v = validateUpdateWebhook(c.body);
         if (!v.ok) return "invalidUrl" in v ? invalidUrl(v.invalidUrl) : invalid(v.issues);

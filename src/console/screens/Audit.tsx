@@ -12,10 +12,11 @@ import { useListControls } from "../list-controls.tsx";
 import { rowTime, shortId } from "./Transfers.tsx";
 import { List } from "../components/List.tsx";
 import { Lines, type Line } from "../components/Lines.tsx";
+import { paths, type AuditEntry } from "../api.ts";
 
 const TYPES = ["all", "TransactionReport", "Case", "Rule", "Transfer", "Customer", "Wallet", "ApiKey", "Threshold"];
 
-export function auditLines(e: any): Line[] {
+export function auditLines(e: AuditEntry): Line[] {
   return [
     { text: `${e.action} · ${e.entityType} ${e.entityId ?? ""}`, bold: true },
     { text: `At          ${e.createdAt}` },
@@ -29,13 +30,13 @@ export function auditLines(e: any): Line[] {
 }
 
 /** The actor as a row shows it: the member (or the system), "(me)" when it is the key's own member. */
-export function actorText(e: any, meId: string | null, wide: boolean): string {
+export function actorText(e: AuditEntry, meId: string | null, wide: boolean): string {
   const id = e.actor?.memberId ?? e.actor?.apiKeyId ?? e.actor?.type ?? "";
   const shown = wide || id.length <= 14 ? id : shortId(id);
   return e.actor?.memberId && e.actor.memberId === meId ? `${shown} (me)` : shown;
 }
 
-export function auditColumns(width: number, now: () => number, meId: string | null): Column<any>[] {
+export function auditColumns(width: number, now: () => number, meId: string | null): Column<AuditEntry>[] {
   const wide = width >= 120;
   return [
     { key: "at", title: "at", width: 11, text: (e) => rowTime(e.createdAt, now()), sort: (e) => e.createdAt },
@@ -55,7 +56,7 @@ export function Audit({ height, width }: { height: number; width: number }) {
   const [openId, setOpenId] = useKept<string | null>("audit.open", null);
   const [scroll, setScroll] = useState(0);
   // Reloaded by every event (an action on a transfer or case writes its entry first) and polled for the rest.
-  const list = useResource<any[]>(`/api/v2/audit-log?limit=200${type === "all" ? "" : `&entityType=${type}`}`, ["transfer", "case"], { pollMs: 5_000 });
+  const list = useResource<AuditEntry[]>(paths.auditLog({ limit: 200, entityType: type === "all" ? undefined : type }), ["transfer", "case"], { pollMs: 5_000 });
   const cols = useMemo(() => auditColumns(width, now, me?.member.id ?? null), [width, now, me]);
   // `/` matches what a row shows and the full IDs: entity, member, key.
   const ctl = useListControls("audit", list.data ?? [], cols, width - 1, { extra: (e) => `${e.entityType} ${e.entityId ?? ""} ${e.actor?.memberId ?? ""} ${e.actor?.apiKeyId ?? ""} ${e.actor?.type ?? ""}` });
@@ -64,7 +65,7 @@ export function Audit({ height, width }: { height: number; width: number }) {
   const selected = useSelectedId("audit", items, openId !== null);
   // The entry stays on screen when a filter or a reload drops it from the list: it is read by its ID.
   const fromList = openId ? (list.data ?? []).find((e) => e.id === openId) : null;
-  const one = useResource<any>(openId && !fromList ? `/api/v2/audit-log/${openId}` : null, [], { pollMs: 60_000 });
+  const one = useResource<AuditEntry>(openId && !fromList ? `${paths.auditLog()}/${encodeURIComponent(openId)}` : null, [], { pollMs: 60_000 });
   const open = fromList ?? one.data;
   const yank = useYank();
   useCommand((c) => ctl.onCommand(c));

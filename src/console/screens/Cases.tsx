@@ -4,7 +4,9 @@
 // naming the transfer, amount, counterparty and outcome, then meta.transferAction and the transfer_updated entry.
 import { useEffect, useMemo, useState } from "react";
 import { Box, Text, useInput } from "ink";
-import { paths, type CaseDetail, type CaseListItem, type RuleDetail, type TransferDetail } from "../api.ts";
+import { Value } from "@sinclair/typebox/value";
+import { TransferAction as TransferActionSchema } from "../../api/cases.ts";
+import { paths, resolveCase, type CaseDetail, type CaseListItem, type CaseNote, type RuleDetail, type TransferAction, type TransferDetail } from "../api.ts";
 import { allows, useConsole, useKept, useKeptRef, useModalState, useResource } from "../context.ts";
 import { act, useCommand, useSelectedId, useYank } from "../hooks.ts";
 import { moveSelection, navOf } from "../keys.ts";
@@ -43,13 +45,16 @@ export function caseColumns(width: number, now: () => number): Column<CaseListIt
   ];
 }
 
-export function transferActionText(a: any): string {
+/** `meta.transferAction` of a resolution as the contract states it (anything else reads as no action). */
+const transferActionOf = (v: unknown): TransferAction => (Value.Check(TransferActionSchema, v) ? v : null);
+
+export function transferActionText(a: TransferAction | undefined): string {
   if (a == null) return "no held transfer to move";
   if (a.result === "queued") return `transfer ${a.transferId} queued`;
   return `transfer ${a.transferId} ${a.result} (${a.reason})`;
 }
 
-export function caseLines(c: any, piiMasked: boolean, action: any | undefined, evidence?: { transfer: TransferDetail | null; rule: RuleDetail | null }): Line[] {
+export function caseLines(c: CaseDetail, piiMasked: boolean, action: TransferAction | undefined, evidence?: { transfer: TransferDetail | null; rule: RuleDetail | null }): Line[] {
   const L: Line[] = [];
   L.push({ text: `${c.caseNumber} · ${c.status}${c.resolution ? ` ${c.resolution}` : ""} · ${c.priority} · ${c.type} / ${c.category} · ${c.source}`, bold: true, tone: stateTone(c.resolution ?? c.priority) });
   L.push({ text: `Title       ${c.title}` });
@@ -106,7 +111,7 @@ export function Cases({ height, width, focus }: { height: number; width: number;
   const [raw, setRaw] = useKept("cases.raw", false);
   const [scroll, setScroll] = useState(0);
   const [flow, setFlow] = useModalState<CaseFlow>();
-  const [actions, setActions] = useKept<Record<string, any>>("cases.actions", {});
+  const [actions, setActions] = useKept<Record<string, TransferAction>>("cases.actions", {});
   // A case opened from elsewhere (`c` on a transfer, `:cas_…`) opens once, not again on every return to the screen.
   const focusSeen = useKeptRef("cases.focusSeen", 0);
   useEffect(() => {
@@ -192,15 +197,14 @@ export function Cases({ height, width, focus }: { height: number; width: number;
       list.reload();
       det.reload();
     };
-    if (kind === "note") void act(flash, client.send("POST", `/api/v2/cases/${target}/notes`, { content: v.content }), () => `note added to ${number}`).then(done);
+    if (kind === "note") void act(flash, client.send<CaseNote>("POST", `${paths.case(target)}/notes`, { content: v.content }), () => `note added to ${number}`).then(done);
     else if (kind === "assign") {
       const assigneeId = v.who === "me" ? (me?.member.id ?? "me") : v.who === "nobody" ? null : v.member;
-      void act(flash, client.send<any>("PATCH", `/api/v2/cases/${target}`, { assigneeId }), (d) => `${number} assigned to ${d.assignee?.email ?? "nobody"}`).then(done);
+      void act(flash, client.send<CaseDetail>("PATCH", paths.case(target), { assigneeId }), (d) => `${number} assigned to ${d.assignee?.email ?? "nobody"}`).then(done);
     } else if (kind === "resolve") {
-      const body: Record<string, string> = { resolution: v.resolution };
-      if (v.note) body.resolutionNote = v.note;
-      void act(flash, client.send<any>("POST", `/api/v2/cases/${target}/resolve`, body), (_d, m) => `${number} resolved ${v.resolution}; ${transferActionText(m.transferAction)}`).then((r) => {
-        if (r.ok) setActions((a) => ({ ...a, [target]: r.meta.transferAction ?? null }));
+      const resolution = v.resolution === "rejected" ? "rejected" : "approved";
+      void act(flash, resolveCase(client, target, resolution, v.note || undefined), (_d, m) => `${number} resolved ${v.resolution}; ${transferActionText(transferActionOf(m.transferAction))}`).then((r) => {
+        if (r.ok) setActions((a) => ({ ...a, [target]: transferActionOf(r.meta.transferAction) }));
         setOpenId(target);
         done();
       });

@@ -12,8 +12,9 @@ import { useListControls } from "../list-controls.tsx";
 import { List } from "../components/List.tsx";
 import { Lines, type Line } from "../components/Lines.tsx";
 import { rowTime, shortId } from "./Transfers.tsx";
+import { paths, type CustomerListItem, type CustomerOverview } from "../api.ts";
 
-export function customerLines(o: any, piiMasked = false): Line[] {
+export function customerLines(o: CustomerOverview, piiMasked = false): Line[] {
   const c = o.customer;
   const L: Line[] = [
     { text: `${c.name ?? "(no name)"} · ${c.id}${c.externalId ? ` · external ${c.externalId}` : ""}`, bold: true },
@@ -30,7 +31,7 @@ export function customerLines(o: any, piiMasked = false): Line[] {
   return L;
 }
 
-export function customerColumns(width: number, now: () => number): Column<any>[] {
+export function customerColumns(width: number, now: () => number): Column<CustomerListItem>[] {
   const wide = width >= 120;
   return [
     { key: "name", title: "name", width: 16, flex: true, text: (c) => c.name ?? "-" },
@@ -48,12 +49,12 @@ export function Customers({ height, width }: { height: number; width: number }) 
   const [search, setSearch] = useKept("customers.search", "");
   const [openId, setOpenId] = useKept<string | null>("customers.open", null);
   const [scroll, setScroll] = useState(0);
-  const list = useResource<any[]>(`/api/v2/customers?limit=100${search ? `&search=${encodeURIComponent(search)}` : ""}`, ["customer"], { pollMs: 15_000 });
+  const list = useResource<CustomerListItem[]>(paths.customers({ limit: 100, search: search || undefined }), ["customer"], { pollMs: 15_000 });
   const cols = useMemo(() => customerColumns(width, now), [width, now]);
   const ctl = useListControls("customers", list.data ?? [], cols, width - 1, { extra: (c) => c.id });
   const items = ctl.rows;
   const selected = useSelectedId("customers", items, openId !== null);
-  const overview = useResource<any>(openId ? `/api/v2/customers/${openId}/overview` : null, ["transfer", "case"]);
+  const overview = useResource<CustomerOverview>(openId ? paths.customerOverview(openId) : null, ["transfer", "case"]);
   const yank = useYank();
   useCommand((c) => {
     if (ctl.onCommand(c)) return true;

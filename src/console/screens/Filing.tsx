@@ -13,11 +13,12 @@ import { List } from "../components/List.tsx";
 import { Lines, type Line } from "../components/Lines.tsx";
 import { Flow, type Step } from "../components/Flow.tsx";
 import { shortId } from "./Transfers.tsx";
+import { paths, type ReportDetail, type ReportListItem, type ReportReadiness } from "../api.ts";
 
 type FlowKind = "field" | "narrative" | "submit" | "approve" | "file" | "draft";
 
 /** The detail of a report with what filing still needs: the lines the officer reads before acting. */
-export function filingLines(r: any, ready: any | null): Line[] {
+export function filingLines(r: ReportListItem & Partial<ReportDetail>, ready: ReportReadiness | null): Line[] {
   const L: Line[] = [
     { text: `${r.reportNumber} · ${r.label} · ${r.status} · jurisdiction ${r.jurisdiction ?? "not set"}`, bold: true },
     { text: `Transfer    ${r.transferId}` },
@@ -30,7 +31,7 @@ export function filingLines(r: any, ready: any | null): Line[] {
       const t = ready.reportingThreshold;
       L.push({ text: `Threshold   ${t.thresholdAmount} ${t.thresholdCurrency} (${t.countryCode}): ${t.reached === true ? "reached" : t.reached === false ? "not reached" : "not compared"}` });
     }
-    const missing: string[] = ready.missing?.labels ?? [];
+    const missing = ready.missing?.labels ?? [];
     if (r.status !== "filed") {
       L.push(missing.length ? { text: "Missing for filing", bold: true, tone: "warn" } : { text: "Ready to file: nothing missing", tone: "ok" });
       for (const m of missing) L.push({ text: `  • ${m}`, tone: "warn" });
@@ -41,7 +42,7 @@ export function filingLines(r: any, ready: any | null): Line[] {
   L.push({ text: "Regulatory fields", bold: true });
   const data = r.regulatoryData ?? {};
   for (const f of ready?.fields ?? []) if (f.key !== "jurisdiction") L.push({ text: `  ${pad(f.label, 44)} ${data[f.key] ?? "—"}${f.required && !data[f.key] ? "  (required)" : ""}` });
-  L.push({ text: "Risk indicators", bold: true }, ...(r.riskIndicators ?? []).map((t: string) => ({ text: `  ${t}` })));
+  L.push({ text: "Risk indicators", bold: true }, ...(r.riskIndicators ?? []).map((t) => ({ text: `  ${t}` })));
   return L;
 }
 
@@ -51,7 +52,7 @@ export function Filing({ height, width }: { height: number; width: number }) {
   const [openId, setOpenId] = useState<string | null>(null);
   const [scroll, setScroll] = useState(0);
   const [flow, setFlow] = useModalState<FlowKind>();
-  const list = useResource<any[]>("/api/v2/reports?limit=200", ["case"], { pollMs: 10_000 });
+  const list = useResource<ReportListItem[]>(paths.reports({ limit: 200 }), ["case"], { pollMs: 10_000 });
   const items = useMemo(() => (list.data ?? []).filter((r) => r.status !== "filed"), [list.data]);
   // The selection is the report's ID: rows that arrive or leave do not move it to another report.
   const selected = useSelectedId("filing", items, false);
@@ -59,8 +60,8 @@ export function Filing({ height, width }: { height: number; width: number }) {
   const current = selected.item ?? undefined;
   const targetId = openId ?? current?.id ?? null;
   // Reports send no stream events: an open report is read again as often as the list (another officer's step shows).
-  const det = useResource<any>(targetId && openId ? `/api/v2/reports/${targetId}` : null, ["case"], { pollMs: 10_000 });
-  const ready = useResource<any>(targetId && openId ? `/api/v2/reports/${targetId}/readiness` : null, ["case"], { pollMs: 10_000 });
+  const det = useResource<ReportDetail>(targetId && openId ? paths.report(targetId) : null, ["case"], { pollMs: 10_000 });
+  const ready = useResource<ReportReadiness>(targetId && openId ? paths.reportReadiness(targetId) : null, ["case"], { pollMs: 10_000 });
   const target = openId ? det.data : current;
   const page = Math.max(1, height - 3);
   const canWrite = allows(me, "strs:write", "strs:update");
@@ -100,7 +101,7 @@ export function Filing({ height, width }: { height: number; width: number }) {
     switch (flow) {
       case "field":
         return [
-          { kind: "pick", name: "key", label: `Field of ${label}`, options: (ready.data?.fields ?? []).map((f: any) => ({ value: f.key, label: `${f.label}${f.required ? " *" : ""}` })) },
+          { kind: "pick", name: "key", label: `Field of ${label}`, options: (ready.data?.fields ?? []).map((f) => ({ value: f.key, label: `${f.label}${f.required ? " *" : ""}` })) },
           { kind: "text", name: "value", label: "Value (empty clears; a jurisdiction is a country code)", optional: true, max: 2000 },
         ];
       case "narrative":
@@ -131,7 +132,7 @@ export function Filing({ height, width }: { height: number; width: number }) {
     if (!kind) return;
     if (kind === "draft") {
       const body = { transferId: v.transferId, ...(v.jurisdiction ? { jurisdiction: v.jurisdiction } : {}) };
-      void act(flash, client.send<any>("POST", "/api/v2/reports", body), (d) => `drafted ${d.reportNumber} (${d.id}) for ${d.transferId}`).then((r) => {
+      void act(flash, client.send<ReportDetail>("POST", paths.reports(), body), (d) => `drafted ${d.reportNumber} (${d.id}) for ${d.transferId}`).then((r) => {
         if (r.ok) {
           selected.select(r.data.id);
           setOpenId(r.data.id);
@@ -141,15 +142,15 @@ export function Filing({ height, width }: { height: number; width: number }) {
       return;
     }
     if (!target) return;
-    const path = `/api/v2/reports/${target.id}`;
+    const path = paths.report(target.id);
     const call =
       kind === "field"
-        ? client.send<any>("PATCH", path, v.key === "jurisdiction" ? { jurisdiction: v.value } : { fields: { [v.key]: v.value } })
+        ? client.send<ReportDetail>("PATCH", path, v.key === "jurisdiction" ? { jurisdiction: v.value } : { fields: { [v.key]: v.value } })
         : kind === "narrative"
-          ? client.send<any>("PATCH", path, { narrative: v.narrative })
+          ? client.send<ReportDetail>("PATCH", path, { narrative: v.narrative })
           : kind === "file"
-            ? client.send<any>("POST", `${path}/file`, { reference: v.reference })
-            : client.send<any>("POST", `${path}/${kind}`);
+            ? client.send<ReportDetail>("POST", `${path}/file`, { reference: v.reference })
+            : client.send<ReportDetail>("POST", `${path}/${kind}`);
     void act(flash, call, (d) => `${d.reportNumber} ${kind === "field" || kind === "narrative" ? "edited" : kind === "file" ? `filed as ${d.filingReference}` : kind === "submit" ? "submitted for review" : "approved"} · ${d.status}`).then(refresh);
   };
 
@@ -172,7 +173,7 @@ export function Filing({ height, width }: { height: number; width: number }) {
           height={height - 2}
           width={width}
           header={header}
-          render={(r, w) => `${pad(r.reportNumber, 26)} ${pad(r.status, 14)} ${pad(r.jurisdiction ?? "--", 4)} ${pad(r.filingReady ? "yes" : "no", 5)} ${w - 54 >= r.transferId.length ? r.transferId : shortId(r.transferId)}`.slice(0, w)}
+          render={(r, w) => `${pad(r.reportNumber, 26)} ${pad(r.status, 14)} ${pad(r.jurisdiction ?? "--", 4)} ${pad(r.filingReady ? "yes" : "no", 5)} ${r.transferId === null ? "--" : w - 54 >= r.transferId.length ? r.transferId : shortId(r.transferId)}`.slice(0, w)}
           tone={(r) => tone(r.filingDeadline?.isOverdue ? "bad" : r.filingReady ? "ok" : undefined)}
           empty={list.loading ? "loading…" : "no report waiting to be filed"}
         />

@@ -6,8 +6,9 @@ import { allows, useConsole, useResource, type Resource } from "../context.ts";
 import { moveSelection, navOf, type ScreenId } from "../keys.ts";
 import { pad, perMinute, sparkline, stateGroup } from "../format.ts";
 import { useTone, type Tone } from "../theme.tsx";
+import { paths, type Delivery, type ReportListItem, type TransferListItem, type Webhook } from "../api.ts";
 
-const total = (r: Resource<any>) => (r.error ? null : (r.meta.total ?? (Array.isArray(r.data) ? r.data.length : null)));
+const total = (r: Resource<unknown>) => (r.error ? null : (r.meta.total ?? (Array.isArray(r.data) ? r.data.length : null)));
 
 interface Row {
   label: string;
@@ -24,19 +25,19 @@ export function Overview({ height, width, go }: { height: number; width: number;
   const wh = allows(me, "webhooks:read", "webhooks:view");
   const rp = allows(me, "reports:read", "reports:view") && allows(me, "strs:read", "strs:view");
   const held = useResource(tr ? "/api/v2/transfers?state=held&limit=1" : null, ["transfer"]);
-  const recent = useResource<any[]>(tr ? "/api/v2/transfers?limit=100" : null, ["transfer"]);
+  const recent = useResource<TransferListItem[]>(tr ? paths.transfers({ limit: 100 }) : null, ["transfer"]);
   const high = useResource(cs ? "/api/v2/cases?status=open&priority=high&limit=1" : null, ["case"]);
   const medium = useResource(cs ? "/api/v2/cases?status=open&priority=medium&limit=1" : null, ["case"]);
   const low = useResource(cs ? "/api/v2/cases?status=open&priority=low&limit=1" : null, ["case"]);
   const mine = useResource(cs ? "/api/v2/cases?status=open&assigneeId=me&limit=1" : null, ["case"]);
-  const hooks = useResource<any[]>(wh ? "/api/v2/webhooks?limit=200" : null, [], { pollMs: 5_000 });
-  const reports = useResource<any[]>(rp ? "/api/v2/reports?limit=200" : null, [], { pollMs: 10_000 });
+  const hooks = useResource<Webhook[]>(wh ? paths.webhooks({ limit: 200 }) : null, [], { pollMs: 5_000 });
+  const reports = useResource<ReportListItem[]>(rp ? paths.reports({ limit: 200 }) : null, [], { pollMs: 10_000 });
   const failing = (hooks.data ?? []).filter((w) => w.consecutiveFailures > 0);
   const [failedDeliveries, setFailedDeliveries] = useState<number | null>(null);
   const failingKey = failing.map((w) => `${w.id}:${w.consecutiveFailures}`).join(",");
   useEffect(() => {
     let live = true;
-    void Promise.all(failing.map((w) => client.get(`/api/v2/webhooks/${w.id}/deliveries?status=failed&limit=1`))).then((rs) => {
+    void Promise.all(failing.map((w) => client.get<Delivery[]>(paths.deliveries(w.id, { status: "failed", limit: 1 })))).then((rs) => {
       if (live) setFailedDeliveries(rs.reduce((n, r) => n + (r.ok ? (r.meta.total ?? 0) : 0), 0));
     });
     return () => {

@@ -9,6 +9,7 @@ import { useTone } from "../theme.tsx";
 import { List } from "../components/List.tsx";
 import { Lines, type Line } from "../components/Lines.tsx";
 import { Flow } from "../components/Flow.tsx";
+import { paths, type ReportDetail, type ReportListItem } from "../api.ts";
 
 const FILTERS = ["open", "drafts", "all"] as const;
 type Filter = (typeof FILTERS)[number];
@@ -20,15 +21,15 @@ const defaultSave: SaveFile = async (path, bytes) => {
   await writeFile(path, bytes);
 };
 
-export function deadlineText(r: any): string {
+export function deadlineText(r: { status: string; filingDeadline?: Pick<NonNullable<ReportListItem["filingDeadline"]>, "daysRemaining" | "isOverdue"> | null }): string {
   const d = r.filingDeadline;
   if (!d || r.status === "filed") return "filed";
   if (d.isOverdue) return `overdue ${Math.abs(d.daysRemaining)}d`;
   return `${d.daysRemaining}d left`;
 }
 
-export function reportLines(r: any): Line[] {
-  const d = r.filingDeadline ?? {};
+export function reportLines(r: ReportListItem & Partial<ReportDetail>): Line[] {
+  const d: Partial<NonNullable<ReportListItem["filingDeadline"]>> = r.filingDeadline ?? {};
   const L: Line[] = [
     { text: `${r.reportNumber} · ${r.label} · ${r.status} · ${r.jurisdiction}`, bold: true },
     { text: `Deadline    ${d.deadline ?? "-"} (${deadlineText(r)}; ${d.regulation ?? ""} ${d.regulatoryBody ?? ""})`, tone: d.isOverdue && r.status !== "filed" ? "bad" : d.isApproaching ? "warn" : undefined },
@@ -38,7 +39,7 @@ export function reportLines(r: any): Line[] {
     { text: "Narrative", bold: true },
     ...String(r.narrative ?? "-").split("\n").map((t) => ({ text: `  ${t}` })),
     { text: "Risk indicators", bold: true },
-    ...(r.riskIndicators ?? []).map((t: string) => ({ text: `  ${t}` })),
+    ...(r.riskIndicators ?? []).map((t) => ({ text: `  ${t}` })),
   ];
   return L;
 }
@@ -50,7 +51,7 @@ export function Reports({ height, width, save = defaultSave }: { height: number;
   const [openId, setOpenId] = useKept<string | null>("reports.open", null);
   const [scroll, setScroll] = useState(0);
   const [asking, setAsking] = useModalState<true>();
-  const list = useResource<any[]>(`/api/v2/reports?limit=200${filter === "drafts" ? "&status=draft" : ""}`, ["case"], { pollMs: 10_000 });
+  const list = useResource<ReportListItem[]>(paths.reports({ limit: 200, status: filter === "drafts" ? "draft" : undefined }), ["case"], { pollMs: 10_000 });
   const items = useMemo(() => {
     const all = list.data ?? [];
     const shown = filter === "open" ? all.filter((r) => r.status !== "filed") : all;
@@ -60,7 +61,7 @@ export function Reports({ height, width, save = defaultSave }: { height: number;
   const sel = selected.index;
   const current = selected.item ?? undefined;
   const yank = useYank();
-  const det = useResource<any>(openId ? `/api/v2/reports/${openId}` : null);
+  const det = useResource<ReportDetail>(openId ? paths.report(openId) : null);
   const page = Math.max(1, height - 3);
   useInput(
     (input, key) => {

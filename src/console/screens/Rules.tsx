@@ -10,13 +10,14 @@ import { pad } from "../format.ts";
 import { useTone } from "../theme.tsx";
 import { List } from "../components/List.tsx";
 import { Flow } from "../components/Flow.tsx";
+import { paths, type PromotableRule, type RuleDetail, type RuleListItem } from "../api.ts";
 
 export function Rules({ height, width }: { height: number; width: number }) {
   const { client, modal, flash, me } = useConsole();
   const tone = useTone();
   const live = me?.environment === "live";
   const [asking, setAsking] = useModalState<true>();
-  const list = useResource<any[]>(live ? "/api/v2/rules/promotable?limit=200" : "/api/v2/rules?limit=100", [], { pollMs: 15_000 });
+  const list = useResource<(RuleListItem & Partial<PromotableRule>)[]>(live ? paths.promotableRules({ limit: 200 }) : paths.rules({ limit: 100 }), [], { pollMs: 15_000 });
   const items = useMemo(() => list.data ?? [], [list.data]);
   const selected = useSelectedId("rules", items, false);
   const sel = selected.index;
@@ -39,7 +40,7 @@ export function Rules({ height, width }: { height: number; width: number }) {
   const promote = () => {
     setAsking(null);
     if (!current) return;
-    void act(flash, client.send<any>("POST", `/api/v2/rules/${current.id}/promote`), (d, m) => `promoted ${m.promotedFrom} "${d.name}" to live as ${d.id} (${d.conditionCount} conditions)`).then(() => list.reload());
+    void act(flash, client.send<RuleDetail>("POST", paths.rulePromote(current.id)), (d, m) => `promoted ${m.promotedFrom} "${d.name}" to live as ${d.id} (${d.conditionCount} conditions)`).then(() => list.reload());
   };
   return (
     <Box flexDirection="column" height={height}>

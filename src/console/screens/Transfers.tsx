@@ -17,10 +17,13 @@ import { List } from "../components/List.tsx";
 import { Lines, type Line } from "../components/Lines.tsx";
 import { Flow, type Step } from "../components/Flow.tsx";
 import { checkLines, partyLines, rawLines, ruleLines } from "../components/evidence-lines.ts";
+import { REJECT_REASONS as CONTRACT_REJECT_REASONS } from "../../api/transfers.ts";
 
 const FILTERS = ["held", "failed", "all"] as const;
 type Filter = (typeof FILTERS)[number];
-export const REJECT_REASONS = ["BENE_NOT_FOUND", "BENE_NAME_MISMATCH", "SANCTIONS_MATCH", "HIGH_RISK", "COMPLIANCE_POLICY", "INVALID_DATA", "EXPIRED", "OTHER"];
+/** The reasons a rejection may give (picked from this list, so the contract's type holds). */
+export const REJECT_REASONS = CONTRACT_REJECT_REASONS;
+const rejectReason = (v: string) => REJECT_REASONS.find((r) => r === v) ?? "OTHER";
 
 export const shortId = (id: string) => (id.length > 14 ? `${id.slice(0, 4)}…${id.slice(-8)}` : id);
 const assetCode = (asset: string) => String(asset ?? "").split(/[:/]/).pop() ?? "";
@@ -265,7 +268,7 @@ export function Transfers({ height, width, openCase, focus }: { height: number; 
       });
       return;
     }
-    const body = t.action.key === "a" ? { action: "accept" as const } : t.action.key === "t" ? { action: "accept" as const, txHash: v.txHash } : t.action.key === "x" ? { action: "reject" as const, status: "rejected" as const, reason: v.reason, ...(v.details ? { details: v.details } : {}) } : { action: "retry" as const, reason: v.reason };
+    const body = t.action.key === "a" ? { action: "accept" as const } : t.action.key === "t" ? { action: "accept" as const, txHash: v.txHash } : t.action.key === "x" ? { action: "reject" as const, status: "rejected" as const, reason: rejectReason(v.reason), ...(v.details ? { details: v.details } : {}) } : { action: "retry" as const, reason: v.reason };
     void act(flash, patchTransfer(client, t.id, body), (d, m) => `${t.action.label} ${t.id}: ${m.previousState ?? "?"} → ${d.state}`).then(done);
   };
 

@@ -4,14 +4,10 @@ import type { Environment } from "../../../domain/types.ts";
 import type { Storage } from "../types.ts";
 import { AuditLog, type AuditActor } from "./audit.ts";
 import { changedElsewhere } from "./thresholds.ts";
+import type { RowOf } from "./row.ts";
+import type { assetPolicies as assetPoliciesTable } from "../../../../db/schema/assets.ts";
 
-export interface AssetPolicyRow {
-  company_id: string;
-  environment: Environment;
-  asset_id: string;
-  enabled: number;
-  updated_at: string;
-}
+export type AssetPolicyRow = RowOf<typeof assetPoliciesTable>;
 
 export interface PolicyChange {
   assetId: string;

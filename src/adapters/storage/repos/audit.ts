@@ -2,6 +2,8 @@
 import { newId, iso } from "../../../domain/ids.ts";
 import type { Environment } from "../../../domain/types.ts";
 import type { Storage } from "../types.ts";
+import type { RowOf } from "./row.ts";
+import type { auditLog as auditLogTable } from "../../../../db/schema/audit.ts";
 
 export interface AuditActor {
   type: "member" | "system" | "provider";
@@ -20,20 +22,7 @@ export interface AuditEntryInput {
   detail?: Record<string, unknown>;
 }
 
-export interface AuditRow {
-  seq: number;
-  id: string;
-  company_id: string;
-  environment: Environment;
-  actor_type: string;
-  member_id: string | null;
-  api_key_id: string | null;
-  action: string;
-  entity_type: string;
-  entity_id: string;
-  detail: string;
-  created_at: string;
-}
+export type AuditRow = RowOf<typeof auditLogTable>;
 
 export interface AuditFilter {
   entityType?: string;

@@ -6,62 +6,15 @@ import type { Storage, SqlValue } from "../types.ts";
 import { listCount } from "./customers.ts";
 import { newestFirst } from "./keyset.ts";
 import { VersionConflict } from "./customers.ts";
+import type { RowOf } from "./row.ts";
+import type { cases as casesTable, caseNotes as caseNotesTable, caseHistory as caseHistoryTable } from "../../../../db/schema/cases.ts";
+import type { transfers as transfersTable } from "../../../../db/schema/transfers.ts";
 
-export interface CaseRow {
-  id: string;
-  company_id: string;
-  environment: Environment;
-  seq: number;
-  case_number: string;
-  title_sealed: string;
-  description_sealed: string | null;
-  type: string;
-  category: string;
-  priority: string;
-  status: "open" | "closed";
-  resolution: "approved" | "rejected" | null;
-  resolution_note_sealed: string | null;
-  assignee_id: string | null;
-  rule_id: string | null;
-  transfer_ids: string;
-  first_transfer_id: string | null;
-  source: string;
-  note_count: number;
-  created_by_id: string | null;
-  resolved_at: string | null;
-  resolved_by_id: string | null;
-  resolution_context: string | null;
-  transfer_outcome: string | null;
-  version: number;
-  created_at: string;
-  updated_at: string;
-}
+export type CaseRow = RowOf<typeof casesTable>;
 
-export interface NoteRow {
-  seq: number;
-  id: string;
-  case_id: string;
-  company_id: string;
-  environment: Environment;
-  content_sealed: string;
-  author_id: string | null;
-  created_at: string;
-}
+export type NoteRow = RowOf<typeof caseNotesTable>;
 
-export interface HistoryRow {
-  seq: number;
-  id: string;
-  case_id: string;
-  company_id: string;
-  environment: Environment;
-  action: string;
-  field: string | null;
-  old_value: string | null;
-  new_value: string | null;
-  sealed: number;
-  user_id: string | null;
-  created_at: string;
-}
+export type HistoryRow = RowOf<typeof caseHistoryTable>;
 
 
 export interface RuleSummary {
@@ -238,15 +191,7 @@ export class Cases {
   }
 }
 
-export interface TransferSummaryRow {
-  id: string;
-  external_id: string | null;
-  direction: string;
-  state: string;
-  status: string;
-  amount: string;
-  asset: string;
-  network: string;
-  created_at: string;
-  threshold_info: string | null;
-}
+export type TransferSummaryRow = Pick<
+  RowOf<typeof transfersTable>,
+  "id" | "external_id" | "direction" | "state" | "status" | "amount" | "asset" | "network" | "created_at" | "threshold_info"
+>;

@@ -3,32 +3,10 @@ import { GramIndex } from "./grams.ts";
 import type { Environment } from "../../../domain/types.ts";
 import type { Storage, SqlValue } from "../types.ts";
 import { newestFirst } from "./keyset.ts";
+import type { RowOf } from "./row.ts";
+import type { customers as customersTable } from "../../../../db/schema/customers.ts";
 
-export interface CustomerRow {
-  id: string;
-  company_id: string;
-  environment: Environment;
-  external_id: string | null;
-  external_id_search: string | null;
-  name_sealed: string | null;
-  metadata_sealed: string | null;
-  identity_sealed: string | null;
-  identity_status: "verified" | "unverified" | "blocked" | null;
-  identity_country: string | null;
-  public_key: string | null;
-  private_key_sealed: string | null;
-  status: "active" | "deactivated" | "erased";
-  deactivated_at: string | null;
-  deactivated_by: string | null;
-  deactivation_reason_sealed: string | null;
-  erased_at: string | null;
-  erased_by: string | null;
-  erasure_reason_sealed: string | null;
-  legal_hold: number;
-  version: number;
-  created_at: string;
-  updated_at: string;
-}
+export type CustomerRow = RowOf<typeof customersTable>;
 
 export interface CustomerListRow extends CustomerRow {
   wallet_count: number;

@@ -2,20 +2,13 @@
 // webhook dispatcher), and one company and environment's events after a seq, in pages.
 import type { Environment } from "../../../domain/types.ts";
 import type { Storage } from "../types.ts";
+import type { RowOf } from "./row.ts";
+import type { events as eventsTable } from "../../../../db/schema/events.ts";
 
-export interface EventRow {
-  seq: number;
-  type: string;
-  data: string;
-  created_at: string;
-}
+export type EventRow = Pick<RowOf<typeof eventsTable>, "seq" | "type" | "data" | "created_at">;
 
 /** A tail row: an event with its ID and the tenant it belongs to. */
-export interface TailEventRow extends EventRow {
-  id: string;
-  company_id: string;
-  environment: Environment;
-}
+export type TailEventRow = EventRow & Pick<RowOf<typeof eventsTable>, "id" | "company_id" | "environment">;
 
 export class EventLog {
   constructor(private readonly s: Storage) {}

@@ -12,44 +12,17 @@ import {
   signedSchemeFor,
   type ChallengeView,
   type ProofState,
-  type ProofStatus,
   type SignedScheme,
   type Verification,
 } from "../../../domain/proofs/index.ts";
 import type { Storage, SqlValue } from "../types.ts";
 import type { WalletRow } from "./wallets.ts";
+import type { RowOf } from "./row.ts";
+import type { walletChallenges as walletChallengesTable, walletProofs as walletProofsTable } from "../../../../db/schema/proofs.ts";
 
-export interface ChallengeRow {
-  id: string;
-  wallet_id: string;
-  company_id: string;
-  environment: Environment;
-  address: string;
-  message: string;
-  nonce: string;
-  issued_by: string | null;
-  created_at: string;
-  expires_at: string;
-  used_at: string | null;
-  proof_id: string | null;
-}
+export type ChallengeRow = RowOf<typeof walletChallengesTable>;
 
-export interface ProofRow {
-  id: string;
-  wallet_id: string;
-  company_id: string;
-  environment: Environment;
-  type: "eip191" | "bip137" | "attestation";
-  status: ProofStatus;
-  recorded_by: string | null;
-  recorded_at: string;
-  evidence: string | null;
-  note_sealed: string | null;
-  expires_at: string | null;
-  revoked_at: string | null;
-  revoked_by: string | null;
-  challenge_id: string | null;
-}
+export type ProofRow = RowOf<typeof walletProofsTable>;
 
 /** What a signed proof keeps as evidence: enough to verify it again, no personal data. */
 export interface SignedEvidence {

@@ -3,23 +3,10 @@ import { iso, newId } from "../../../domain/ids.ts";
 import type { Environment } from "../../../domain/types.ts";
 import { claimDecision, type ClaimDecision } from "../../../domain/provider_b/decisions.ts";
 import type { Storage } from "../types.ts";
+import type { RowOf } from "./row.ts";
+import type { providerBRequests as providerBRequestsTable } from "../../../../db/schema/provider_b.ts";
 
-export interface ProviderBRequestRow {
-  id: string;
-  company_id: string;
-  environment: Environment;
-  sender: string;
-  transfer_id: string;
-  kind: "transfer" | "transfer_data";
-  content_hash: string;
-  state: "in_progress" | "done";
-  started_at: string;
-  completed_at: string | null;
-  answer_sealed: string | null;
-  transfer_ref: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type ProviderBRequestRow = RowOf<typeof providerBRequestsTable>;
 
 export interface RequestKey {
   companyId: string;

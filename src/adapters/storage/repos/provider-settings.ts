@@ -14,6 +14,8 @@ import {
 import type { Sealer } from "../../crypto/envelope.ts";
 import type { Storage } from "../types.ts";
 import { AuditLog, type AuditActor } from "./audit.ts";
+import type { RowOf } from "./row.ts";
+import type { providerCredentials as providerCredentialsTable, providerSettings as providerSettingsTable } from "../../../../db/schema/providers.ts";
 
 /** The stored state of one name for one environment; the API resource adds the catalog definition to it. */
 export interface SettingsState {
@@ -47,22 +49,13 @@ export interface TestRecord {
   error?: string | null;
 }
 
-interface CompanyRow {
-  id: string;
-  enabled: number;
-  enabled_changed_at: string | null;
-}
+type CompanyRow = Pick<RowOf<typeof providerSettingsTable>, "id" | "enabled" | "enabled_changed_at">;
 
-interface EnvRow {
-  credentials_sealed: string;
-  configured_fields: string;
-  notes: string | null;
-  last_tested_at: string | null;
-  last_test_result: "success" | "error" | null;
-  last_error: string | null;
-  created_at: string;
-  updated_at: string;
-}
+/** `last_test_result` is text in the table; only these two values are written. */
+type EnvRow = Pick<
+  RowOf<typeof providerCredentialsTable>,
+  "credentials_sealed" | "configured_fields" | "notes" | "last_tested_at" | "last_error" | "created_at" | "updated_at"
+> & { last_test_result: "success" | "error" | null };
 
 const ENTITY: Record<SettingsKind, string> = { provider: "Provider", integration: "Integration" };
 const ID_PREFIX: Record<SettingsKind, string> = { provider: "prv", integration: "int" };

@@ -36,6 +36,8 @@ import type { Storage, SqlValue } from "../types.ts";
 import { AuditLog, type AuditActor } from "./audit.ts";
 import { newestFirst } from "./keyset.ts";
 import { companyProfile } from "./thresholds.ts";
+import type { RowOf } from "./row.ts";
+import type { reports as reportsTable } from "../../../../db/schema/reports.ts";
 
 export function newReportId(now: number = Date.now()): string {
   return newId("rpt", now);
@@ -44,39 +46,7 @@ export function newReportId(now: number = Date.now()): string {
 /** Audit entity of reports (Part 2: entity `TransactionReport`). */
 export const REPORT_ENTITY = "TransactionReport";
 
-export interface ReportRow {
-  id: string;
-  company_id: string;
-  environment: Environment;
-  kind: "suspicion";
-  seq: number;
-  report_number: string;
-  report_number_search: string;
-  jurisdiction: string;
-  transfer_id: string;
-  case_id: string | null;
-  status: ReportStatus;
-  detection_method: DetectionMethod;
-  generated_by: string;
-  generated_at: string;
-  narrative_sealed: string | null;
-  risk_indicators_sealed: string;
-  regulatory_data_sealed: string;
-  filing_ready: number;
-  text_length: number;
-  has_cjk: number;
-  submitted_at: string | null;
-  submitted_by: string | null;
-  approved_at: string | null;
-  approved_by: string | null;
-  filed_at: string | null;
-  filed_by: string | null;
-  filing_reference: string | null;
-  filing_reference_search: string | null;
-  version: number;
-  created_at: string;
-  updated_at: string;
-}
+export type ReportRow = RowOf<typeof reportsTable>;
 
 export interface ReportContent {
   narrative: string | null;

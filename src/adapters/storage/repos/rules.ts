@@ -7,27 +7,10 @@ import type { Rule, RuleCategory, RuleSeverity, RuleStage } from "../../../domai
 import { validateCreateRule, type IntegrationLookup, type RuleInput } from "../../../domain/rules/validate.ts";
 import type { Storage } from "../types.ts";
 import { AuditLog, type AuditActor } from "./audit.ts";
+import type { RowOf } from "./row.ts";
+import type { rules as rulesTable } from "../../../../db/schema/rules.ts";
 
-interface RuleRow {
-  id: string;
-  company_id: string;
-  environment: Environment;
-  name: string;
-  description: string | null;
-  category: Rule["category"];
-  stage: Rule["stage"];
-  action: Rule["action"];
-  severity: Rule["severity"];
-  is_active: number;
-  threshold: string | null;
-  threshold_currency: string | null;
-  jurisdictions: string;
-  metadata: string | null;
-  condition: string | null;
-  created_by_id: string | null;
-  created_at: string;
-  updated_at: string;
-}
+type RuleRow = RowOf<typeof rulesTable>;
 
 export interface RuleFilter {
   category?: RuleCategory | null;

@@ -5,37 +5,14 @@ import { ALL_SCOPES, isRole, isScope, roleAllowsEnvironment, type Role } from ".
 import type { Environment } from "../../../domain/types.ts";
 import type { Storage } from "../types.ts";
 import { AuditLog, type AuditActor } from "./audit.ts";
+import type { RowOf } from "./row.ts";
+import type { companies as companiesTable, members as membersTable, apiKeys as apiKeysTable } from "../../../../db/schema/tenancy.ts";
 
-export interface CompanyRow {
-  id: string;
-  slug: string;
-  name: string;
-  status: "active" | "suspended";
-  disabled_features: string;
-  profile: string | null;
-  created_at: string;
-}
+export type CompanyRow = RowOf<typeof companiesTable>;
 
-export interface MemberRow {
-  id: string;
-  company_id: string;
-  email: string;
-  role: Role;
-  status: "active" | "disabled";
-  created_at: string;
-}
+export type MemberRow = RowOf<typeof membersTable>;
 
-export interface KeyRow {
-  id: string;
-  company_id: string;
-  member_id: string;
-  environment: Environment;
-  key_hash: string;
-  hint: string;
-  scopes: string;
-  created_at: string;
-  revoked_at: string | null;
-}
+export type KeyRow = RowOf<typeof apiKeysTable>;
 
 /** One row per authenticated request: the key with its member and company. */
 export interface KeyAuthRow extends KeyRow {

@@ -20,28 +20,10 @@ import type { Issue } from "../../../domain/errors.ts";
 import type { Storage } from "../types.ts";
 import { AuditLog, type AuditActor } from "./audit.ts";
 import { TenancyError } from "./tenancy.ts";
+import type { RowOf } from "./row.ts";
+import type { thresholds as thresholdsTable } from "../../../../db/schema/transfers.ts";
 
-export interface ThresholdRow {
-  id: string;
-  company_id: string;
-  country_code: string;
-  type: ThresholdType;
-  name: string;
-  threshold_amount: string;
-  threshold_currency: string;
-  regulation: string;
-  regulatory_body: string | null;
-  effective_date: string | null;
-  filing_deadline_days: number | null;
-  is_eu_member: number;
-  requires_originator_account: number;
-  is_active: number;
-  notes: string | null;
-  created_at: string;
-  updated_at: string;
-  created_by: string | null;
-  updated_by: string | null;
-}
+export type ThresholdRow = RowOf<typeof thresholdsTable>;
 
 export function toThreshold(r: ThresholdRow): Threshold {
   return {

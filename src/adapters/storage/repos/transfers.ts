@@ -33,54 +33,10 @@ export const ACTIVE_FOR_CUSTOMER = `SELECT id, created_at FROM transfers INDEXED
   ORDER BY created_at, id`;
 import { listCount } from "./customers.ts";
 import { newestFirst } from "./keyset.ts";
+import type { RowOf } from "./row.ts";
+import type { transfers as transfersTable } from "../../../../db/schema/transfers.ts";
 
-export interface TransferRow {
-  id: string;
-  company_id: string;
-  environment: Environment;
-  direction: "outgoing" | "incoming";
-  state: string;
-  status: string;
-  external_id: string | null;
-  asset: string;
-  asset_id: string | null;
-  amount: string;
-  network: string;
-  blockchain_type: string | null;
-  originator_customer_id: string | null;
-  originator_address: string | null;
-  beneficiary_address: string;
-  beneficiary_customer_id: string | null;
-  is_unhosted_wallet: number;
-  originator_sealed: string | null;
-  beneficiary_sealed: string | null;
-  originator_vasp_id: string | null;
-  originator_vasp_name: string | null;
-  beneficiary_vasp_id: string | null;
-  beneficiary_vasp_name: string | null;
-  preferred_protocol: string | null;
-  protocol: string | null;
-  provider_external_id: string | null;
-  matched_at: string | null;
-  ours_status: string | null;
-  theirs_status: string | null;
-  rejection_reason: string | null;
-  rejection_details_sealed: string | null;
-  tx_hash: string | null;
-  sanctions_status: string | null;
-  sanctions_provider: string | null;
-  threshold_info: string | null;
-  fx_rate_id: string | null;
-  checks: string;
-  attempts: string;
-  messages: string;
-  history: string;
-  expires_at: string | null;
-  accepted_at: string | null;
-  completed_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type TransferRow = RowOf<typeof transfersTable>;
 
 export interface TransferFilter {
   direction?: string;

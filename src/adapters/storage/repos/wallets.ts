@@ -3,20 +3,10 @@ import type { Environment } from "../../../domain/types.ts";
 import type { Storage, SqlValue } from "../types.ts";
 import { listCount, matchText } from "./customers.ts";
 import { newestFirst } from "./keyset.ts";
+import type { RowOf } from "./row.ts";
+import type { wallets as walletsTable } from "../../../../db/schema/wallets.ts";
 
-export interface WalletRow {
-  id: string;
-  company_id: string;
-  environment: Environment;
-  customer_id: string;
-  address: string;
-  network: string;
-  label: string | null;
-  verified: number;
-  verified_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type WalletRow = RowOf<typeof walletsTable>;
 
 export interface WalletFilter {
   network?: string;

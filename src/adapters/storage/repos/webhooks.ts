@@ -6,53 +6,12 @@ import { newestFirst, type Where } from "./keyset.ts";
 import { EventLog, type TailEventRow } from "./events.ts";
 import { AuditLog } from "./audit.ts";
 import { iso } from "../../../domain/ids.ts";
+import type { RowOf } from "./row.ts";
+import type { webhooks as webhooksTable, webhookDeliveries as webhookDeliveriesTable } from "../../../../db/schema/webhooks.ts";
 
-export interface WebhookRow {
-  id: string;
-  company_id: string;
-  environment: Environment;
-  name: string;
-  url: string;
-  events: string;
-  status: WebhookStatus;
-  description: string | null;
-  secret_sealed: string;
-  active_from_seq: number;
-  consecutive_failures: number;
-  failing_since: number | null;
-  last_delivery_at: string | null;
-  last_success_at: string | null;
-  delivery_count: number;
-  sent_count: number;
-  failed_count: number;
-  response_ms_sum: number;
-  response_count: number;
-  created_at: string;
-  updated_at: string;
-}
+export type WebhookRow = RowOf<typeof webhooksTable>;
 
-export interface DeliveryRow {
-  id: string;
-  webhook_id: string;
-  company_id: string;
-  environment: Environment;
-  event_id: string | null;
-  event_seq: number | null;
-  event_type: string;
-  body: string;
-  signature: string | null;
-  status: DeliveryStatus;
-  attempts: number;
-  max_attempts: number;
-  http_status: number | null;
-  response_time_ms: number | null;
-  last_error: string | null;
-  next_retry_at: number | null;
-  sent_at: string | null;
-  retry_claim_until: number | null;
-  created_at: string;
-  updated_at: string;
-}
+export type DeliveryRow = RowOf<typeof webhookDeliveriesTable>;
 
 export type NewWebhook = Omit<
   WebhookRow,

@@ -1,0 +1,35 @@
+// The API's paths as a client builds them, with their query parameters.
+export type QueryValue = string | number | boolean | undefined | null;
+
+export function withQuery(path: string, query?: Record<string, QueryValue>): string {
+  if (!query) return path;
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null && v !== "") q.set(k, String(v));
+  const s = q.toString();
+  return s ? `${path}?${s}` : path;
+}
+
+const at = (base: string, id: string) => `${base}/${encodeURIComponent(id)}`;
+
+export const apiPaths = {
+  me: () => "/api/v2/me",
+  transfers: (q: { state?: string; search?: string; limit?: number } = {}) => withQuery("/api/v2/transfers", q),
+  transfer: (id: string) => at("/api/v2/transfers", id),
+  cases: (q: { status?: string; assigneeId?: string; search?: string; hasTransfer?: boolean; limit?: number } = {}) => withQuery("/api/v2/cases", q),
+  case: (id: string) => at("/api/v2/cases", id),
+  caseResolve: (id: string) => `${at("/api/v2/cases", id)}/resolve`,
+  customers: (q: { search?: string; limit?: number } = {}) => withQuery("/api/v2/customers", q),
+  customerOverview: (id: string) => `${at("/api/v2/customers", id)}/overview`,
+  rules: (q: { limit?: number } = {}) => withQuery("/api/v2/rules", q),
+  promotableRules: (q: { limit?: number } = {}) => withQuery("/api/v2/rules/promotable", q),
+  rule: (id: string) => at("/api/v2/rules", id),
+  rulePromote: (id: string) => `${at("/api/v2/rules", id)}/promote`,
+  webhooks: (q: { limit?: number } = {}) => withQuery("/api/v2/webhooks", q),
+  webhook: (id: string) => at("/api/v2/webhooks", id),
+  deliveries: (hook: string, q: { status?: string; limit?: number } = {}) => withQuery(`${at("/api/v2/webhooks", hook)}/deliveries`, q),
+  reports: (q: { status?: string; limit?: number } = {}) => withQuery("/api/v2/reports", q),
+  report: (id: string) => at("/api/v2/reports", id),
+  reportReadiness: (id: string) => `${at("/api/v2/reports", id)}/readiness`,
+  auditLog: (q: { entityType?: string; entityId?: string; limit?: number } = {}) => withQuery("/api/v2/audit-log", q),
+  eventStream: () => "/api/v2/events/stream",
+};
