@@ -40,10 +40,8 @@ module.exports = {
     },
     {
       name: "console-imports-only-the-api-contract",
-      comment:
-        "TEMPORARY warn: the console is an API client; it imports its own files, npm packages and the API contract (src/api/) only. " +
-        "The contract module is being written alongside; the integrator turns this into an error after merging.",
-      severity: "warn",
+      comment: "The console is an API client: it imports its own files, npm packages and the API contract (src/api/) only.",
+      severity: "error",
       from: { path: "^src/console/" },
       to: { path: "^src/", pathNot: "^src/(console|api)/" },
     },
