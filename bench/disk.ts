@@ -101,6 +101,8 @@ try {
     console.log(`${(d / CREATES).toFixed(0).padStart(7)}  ${(p / CREATES).toFixed(0).padStart(7)}  ${name}`);
   }
   console.log(`${(total / CREATES).toFixed(0).padStart(7)}  ${(totalPruned / CREATES).toFixed(0).padStart(7)}  total`);
+  // For bench/all.ts: KB (1,000 bytes) per stored transfer, with the events fresh and past the retention window.
+  console.log(`bench-result ${JSON.stringify({ diskKB: Number((total / CREATES / 1000).toFixed(3)), diskKBPruned: Number((totalPruned / CREATES / 1000).toFixed(3)) })}`);
   const sample = db.query("SELECT * FROM transfers ORDER BY rowid DESC LIMIT 1").get() as Record<string, unknown>;
   console.log("largest columns of one transfer row (bytes):");
   const cols = Object.entries(sample).map(([k, v]) => [k, v == null ? 0 : typeof v === "string" ? Buffer.byteLength(v) : v instanceof Uint8Array ? v.byteLength : 8] as const);
