@@ -6,9 +6,9 @@
 // API proves that exactly that transfer (and its case) moved. CONSOLE_CAPTURES=<dir> saves the screens for the docs.
 import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
-import { mkdirSync, writeFileSync } from "node:fs";
 import { tempDir } from "./support/tmp.ts";
-import { repoRoot, runCli, startServer, type ChildServer } from "./support/server.ts";
+import { hasTmux, terminal } from "./support/tmux.ts";
+import { runCli, startServer, type ChildServer } from "./support/server.ts";
 import { runCliInProcess } from "./support/cli.ts";
 import { apiClient } from "./support/api.ts";
 import { startProviderBPeer, type ProviderBPeer } from "../src/sandbox/provider_b/index.ts";
@@ -19,10 +19,9 @@ import { JANE, VIKTOR } from "./support/persons.ts";
 // Servers, sandboxes and terminals on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(120_000);
 
-const hasTmux = Bun.spawnSync(["sh", "-c", "command -v tmux"]).exitCode === 0;
 const dir = tempDir();
 const db = join(dir, "console.db");
-const socket = `caravan-console-e2e-${process.pid}`;
+const { tmux, screen, press, until, capture, openConsole: openIn } = terminal("caravan-console-e2e");
 let S: ChildServer;
 let peer: ProviderBPeer;
 let vc: ScreeningCSandbox;
@@ -38,46 +37,7 @@ const seed = randomSeedBase64();
 const ORIGIN_ADDR = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
 const VIKTOR_ADDR = "0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb";
 
-function tmux(...args: string[]): string {
-  const r = Bun.spawnSync(["tmux", "-L", socket, ...args], { stdout: "pipe", stderr: "pipe" });
-  if (r.exitCode !== 0) throw new Error(`tmux ${args.join(" ")}: ${r.stderr.toString()}`);
-  return r.stdout.toString();
-}
-
-const screen = (session: string) => tmux("capture-pane", "-p", "-t", session);
-
-/** One key per call (keys sent together may arrive as one input). */
-async function press(session: string, ...keys: string[]) {
-  for (const k of keys) {
-    tmux("send-keys", "-t", session, k);
-    await Bun.sleep(150);
-  }
-}
-
-/** Waits until the screen satisfies `ok`; `ms` bounds the wait (the hang guard is the test timeout). */
-async function until(session: string, ok: (s: string) => boolean, ms = 20_000): Promise<string> {
-  const deadline = Date.now() + ms;
-  let s = "";
-  while (Date.now() < deadline) {
-    s = screen(session);
-    if (ok(s)) return s;
-    await Bun.sleep(50);
-  }
-  throw new Error(`screen never matched within ${ms} ms:\n${s}`);
-}
-
-function openConsole(session: string, key: string, extraEnv = "", size: [number, number] = [80, 24]) {
-  const cmd = `cd ${repoRoot} && ${extraEnv} CARAVAN_URL=${S.url} CARAVAN_API_KEY=${key} bun src/main.ts console; sleep 30`;
-  tmux("new-session", "-d", "-s", session, "-x", String(size[0]), "-y", String(size[1]), cmd);
-}
-
-/** Saves a screen for docs/console.md when CONSOLE_CAPTURES names a directory. */
-function capture(name: string, s: string) {
-  const dir = process.env.CONSOLE_CAPTURES;
-  if (!dir) return;
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, `${name}.txt`), s.replace(/\s+$/gm, "").replace(/\n+$/, "\n"));
-}
+const openConsole = (session: string, key: string, env = "", size: [number, number] = [80, 24]) => openIn(session, S.url, key, { env, size });
 
 /** A transfer to the watch-listed beneficiary: the rule holds it at precheck and opens a case. */
 async function createHeld(amount: string): Promise<string> {

@@ -8,9 +8,9 @@
 // the entry, and no key or credential is on screen. CONSOLE_CAPTURES=<dir> saves the screens for docs/console.md.
 import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
-import { mkdirSync, writeFileSync } from "node:fs";
 import { tempDir } from "./support/tmp.ts";
-import { repoRoot, runCli, startServer, type ChildServer } from "./support/server.ts";
+import { hasTmux, terminal } from "./support/tmux.ts";
+import { runCli, startServer, type ChildServer } from "./support/server.ts";
 import { apiClient } from "./support/api.ts";
 import { startProviderBPeer, type ProviderBPeer } from "../src/sandbox/provider_b/index.ts";
 import { publicKeyBase64, randomSeedBase64 } from "../src/adapters/providers/provider_b/crypto.ts";
@@ -19,10 +19,9 @@ import { JANE, RICHARD } from "./support/persons.ts";
 // Servers, sandboxes and terminals on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(120_000);
 
-const hasTmux = Bun.spawnSync(["sh", "-c", "command -v tmux"]).exitCode === 0;
 const dir = tempDir();
 const db = join(dir, "workbench.db");
-const socket = `caravan-workbench-e2e-${process.pid}`;
+const { tmux, screen, press, type, until, capture, openConsole: openIn } = terminal("caravan-workbench-e2e");
 let S: ChildServer;
 let peer: ProviderBPeer;
 const { newKey, call } = apiClient(db, () => S.url);
@@ -43,40 +42,6 @@ const NARRATIVE =
   "The customer tried to send 1 ETH to a beneficiary held for review by the ETH rule; the officer found no economic purpose and the counterparty could not explain the source, so the transfer was rejected and reported.";
 const REFERENCE = "FIU-NL-2026-0042";
 
-function tmux(...args: string[]): string {
-  const r = Bun.spawnSync(["tmux", "-L", socket, ...args], { stdout: "pipe", stderr: "pipe" });
-  if (r.exitCode !== 0) throw new Error(`tmux ${args.join(" ")}: ${r.stderr.toString()}`);
-  return r.stdout.toString();
-}
-
-const screen = (session: string) => tmux("capture-pane", "-p", "-t", session);
-
-/** One key per call (keys sent together may arrive as one input). */
-async function press(session: string, ...keys: string[]) {
-  for (const k of keys) {
-    tmux("send-keys", "-t", session, k);
-    await Bun.sleep(150);
-  }
-}
-
-/** Text typed into a prompt at once (a paste: the prompt takes it as one input). */
-async function type(session: string, text: string) {
-  tmux("send-keys", "-t", session, "-l", text);
-  await Bun.sleep(150);
-}
-
-/** Waits until the screen satisfies `ok`; `ms` bounds the wait (the hang guard is the test timeout). */
-async function until(session: string, ok: (s: string) => boolean, ms = 20_000): Promise<string> {
-  const deadline = Date.now() + ms;
-  let s = "";
-  while (Date.now() < deadline) {
-    s = screen(session);
-    if (ok(s)) return s;
-    await Bun.sleep(50);
-  }
-  throw new Error(`screen never matched within ${ms} ms:\n${s}`);
-}
-
 /** Polls the API until `what` gives a value. */
 async function eventually<T>(what: () => Promise<T | undefined>, tries = 200): Promise<T> {
   for (let i = 0; i < tries; i++) {
@@ -87,18 +52,7 @@ async function eventually<T>(what: () => Promise<T | undefined>, tries = 200): P
   throw new Error("the API never showed it");
 }
 
-function openConsole(session: string, key: string, size: [number, number] = [80, 24]) {
-  const cmd = `cd ${repoRoot} && CARAVAN_URL=${S.url} CARAVAN_API_KEY=${key} bun src/main.ts console; sleep 30`;
-  tmux("new-session", "-d", "-s", session, "-x", String(size[0]), "-y", String(size[1]), cmd);
-}
-
-/** Saves a screen for docs/console.md when CONSOLE_CAPTURES names a directory. */
-function capture(name: string, s: string) {
-  const out = process.env.CONSOLE_CAPTURES;
-  if (!out) return;
-  mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, `${name}.txt`), s.replace(/\s+$/gm, "").replace(/\n+$/, "\n"));
-}
+const openConsole = (session: string, key: string, size: [number, number] = [80, 24]) => openIn(session, S.url, key, { size });
 
 /** The screen as one line: wrapped and boxed text read as sentences. */
 const flat = (s: string) => s.replace(/[│╭╮╰╯─]/g, " ").replace(/\s+/g, " ");
