@@ -29,7 +29,7 @@ import { SettingsRegistry } from "./adapters/providers/index.ts";
 import { providerFetch } from "./adapters/providers/outbound.ts";
 import { providerB } from "./adapters/providers/provider_b/adapter.ts";
 import { baseUrlsFromEnv, providerE } from "./adapters/providers/provider_e/adapter.ts";
-import { dueForExpiry as providerEDueForExpiry, dueForPoll as providerEDueForPoll, providerEFlowLookups, providerELookups } from "./adapters/providers/provider_e/lookups.ts";
+import { providerEFlowLookups, providerELookups } from "./adapters/providers/provider_e/lookups.ts";
 import { providerEFlow } from "./actors/flows/provider_e.ts";
 import { providerA } from "./adapters/providers/provider_a/adapter.ts";
 import { providerAFlow, POLL_AFTER_MS, STALL_MS } from "./actors/flows/provider_a.ts";
@@ -166,7 +166,7 @@ function wireProviders(s: Services, env: Record<string, string | undefined>): vo
     },
   });
   // provider_e: base addresses CARAVAN_PROVIDER_E_TEST_URL / CARAVAN_PROVIDER_E_LIVE_URL (Part 3 Contract).
-  const provider_e = providerE({ baseUrl: baseUrlsFromEnv(env), lookups: providerELookups(s.storage, (sealed, aad) => s.pii.open(sealed, aad), (companyId) => s.providerSettings.id(companyId, "provider_e") ?? null) });
+  const provider_e = providerE({ baseUrl: baseUrlsFromEnv(env), lookups: providerELookups(s.repositories, (sealed, aad) => s.pii.open(sealed, aad), (companyId) => s.providerSettings.id(companyId, "provider_e") ?? null) });
   const adapters = { provider_b: providerB, provider_a, provider_e };
   const mutable = s as { -readonly [K in keyof Services]: Services[K] };
   // Each provider connection's actor keeps what was read from the peer (directory, keys, health).
@@ -259,7 +259,7 @@ function registerActors(s: Services): void {
           adapter: s.providers.adapter("provider_a") as ReturnType<typeof providerA>,
           verifiedIdentity: (companyId, environment, customerId) => s.repositories.providerA.verifiedIdentity((sealed, aad) => s.pii.open(sealed, aad), companyId, environment, customerId),
         }),
-        provider_e: providerEFlow({ baseUrl: baseUrlsFromEnv(s.config.env ?? {}), pii: s.pii, lookups: providerEFlowLookups(s.storage, (sealed, aad) => s.pii.open(sealed, aad)) }),
+        provider_e: providerEFlow({ baseUrl: baseUrlsFromEnv(s.config.env ?? {}), pii: s.pii, lookups: providerEFlowLookups(s.repositories, (sealed, aad) => s.pii.open(sealed, aad)) }),
       },
     }),
   );
@@ -277,10 +277,10 @@ function registerActors(s: Services): void {
     for (const r of rows) await s.runtime.tell(`transfer:${r.id}`, msg(r));
   };
   s.runtime.sweep("provider_e-polling", "10 * * * * *", (now) =>
-    tellE(providerEDueForPoll(s.storage, now - 5 * 60_000), (r) => ({ type: "providerEvent", provider: "provider_e", event: { kind: "poll" }, companyId: r.company_id, environment: r.environment, actor: { type: "system" } })),
+    tellE(s.repositories.providerE.dueForPoll(now - 5 * 60_000), (r) => ({ type: "providerEvent", provider: "provider_e", event: { kind: "poll" }, companyId: r.company_id, environment: r.environment, actor: { type: "system" } })),
   );
   s.runtime.sweep("provider_e-expiry", "*/15 * * * * *", (now) =>
-    tellE(providerEDueForExpiry(s.storage, now), (r) => ({ type: "expire", companyId: r.company_id, environment: r.environment, actor: { type: "system" } })),
+    tellE(s.repositories.providerE.dueForExpiry(now), (r) => ({ type: "expire", companyId: r.company_id, environment: r.environment, actor: { type: "system" } })),
   );
   // Outgoing transfers no provider has taken are cancelled at their expiry (docs/transfers.md): a sweep over rows.
   s.runtime.sweep("transfer-untaken-expiry", "*/10 * * * * *", (now) =>

@@ -13,6 +13,7 @@ import { EventLog } from "./repos/events.ts";
 import { Proofs } from "./repos/proofs.ts";
 import { ProviderAStore } from "./repos/provider-a-store.ts";
 import { ProviderBRequests } from "./repos/provider-b-requests.ts";
+import { ProviderEStore } from "./repos/provider-e-store.ts";
 import { ProviderSettings } from "./repos/provider-settings.ts";
 import { Reports } from "./repos/reports.ts";
 import { Rules } from "./repos/rules.ts";
@@ -35,6 +36,7 @@ export type EventRepository = Surface<EventLog>;
 export type ProofRepository = Surface<Proofs>;
 export type ProviderARepository = Surface<ProviderAStore>;
 export type ProviderBRequestRepository = Surface<ProviderBRequests>;
+export type ProviderERepository = Surface<ProviderEStore>;
 export type ProviderSettingsRepository = Surface<ProviderSettings>;
 export type ReportRepository = Surface<Reports>;
 export type RuleRepository = Surface<Rules>;
@@ -56,6 +58,7 @@ export interface Repositories {
   readonly proofs: ProofRepository;
   readonly providerA: ProviderARepository;
   readonly providerBRequests: ProviderBRequestRepository;
+  readonly providerE: ProviderERepository;
   readonly providerSettings: ProviderSettingsRepository;
   readonly reports: ReportRepository;
   readonly rules: RuleRepository;
@@ -88,6 +91,7 @@ export function createRepositories(storage: Storage, keys: RepositoryKeys) {
     proofs: new Proofs(storage),
     providerA: new ProviderAStore(storage),
     providerBRequests: new ProviderBRequests(storage),
+    providerE: new ProviderEStore(storage),
     providerSettings: new ProviderSettings(storage, keys.secrets),
     reports: new Reports(storage, keys.pii),
     rules: new Rules(storage),

@@ -89,6 +89,11 @@ export class Thresholds {
   }
 
   /** The threshold that applies to the company now (its own, else its jurisdiction's default). */
+  /** The company's profile (legal name, country, identifiers), or null until set. */
+  profile(companyId: string): CompanyProfile | null {
+    return companyProfile(this.s, companyId);
+  }
+
   applicable(companyId: string, o: { type: ThresholdType; now: number }): ThresholdSelection {
     return applicableThreshold(this.s, companyId, o);
   }
