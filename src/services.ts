@@ -377,9 +377,13 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     storage.close();
     throw e;
   }
+  const secrets = new Sealer(masterKey.derive("secrets"));
+  // Personal data is compressed before it is sealed (docs/performance.md says why that is safe at rest).
+  const pii = new Sealer(masterKey.derive("pii"), "auto", { compress: true });
+  const repositories = createRepositories(storage, { pii, secrets, clock });
   let pricing: Pricing;
   try {
-    pricing = createPricing(storage, config.env ?? {}, clock);
+    pricing = createPricing(repositories.fxValuations, config.env ?? {}, clock);
   } catch (e) {
     storage.close();
     throw e instanceof FxConfigError ? new ConfigError(e.message) : e;
@@ -400,10 +404,6 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     throw e instanceof WebhookConfigError ? new ConfigError(e.message) : e;
   }
   let ready = false;
-  const secrets = new Sealer(masterKey.derive("secrets"));
-  // Personal data is compressed before it is sealed (docs/performance.md says why that is safe at rest).
-  const pii = new Sealer(masterKey.derive("pii"), "auto", { compress: true });
-  const repositories = createRepositories(storage, { pii, secrets, clock });
   const services: Services = {
     storage,
     runtime,

@@ -2,7 +2,8 @@
 // received for a wallet of the customer (Part 3, provider_b Incoming), so neither interleaves with an erasure.
 import { Transfers, type TransferRow } from "../adapters/storage/repos/transfers.ts";
 import { ownVasp } from "../adapters/storage/repos/thresholds.ts";
-import { recordValuation, type ValuationRecord } from "../adapters/fx/pricing.ts";
+import type { ValuationRecord } from "../adapters/fx/pricing.ts";
+import { insertValuation } from "../adapters/storage/repos/fx-valuations.ts";
 import { VaspDirectory } from "../adapters/storage/repos/vasps.ts";
 import { personNames, type Person } from "../domain/ivms101/index.ts";
 import type { CreateTransferInput } from "../domain/transfers.ts";
@@ -178,7 +179,7 @@ export function createTransfer(h: CustomerScope, n: NewTransfer): Outcome<Create
   const row = outgoingRow(h, n, decision, c!.id, facts.vasp!);
   const valuation = n.valuationRecord;
   h.ctx.write((s) => {
-    if (valuation) recordValuation(s, valuation);
+    if (valuation) insertValuation(s, valuation);
     new Transfers(s).insert(row);
   });
   const event = { companyId, environment, entityType: "transfer", entityId: row.id, data: transferEventData(row) };

@@ -10,6 +10,7 @@ import { Cases } from "./repos/cases.ts";
 import { CustomerOverview } from "./repos/customer-overview.ts";
 import { Customers } from "./repos/customers.ts";
 import { EventLog } from "./repos/events.ts";
+import { FxValuations } from "./repos/fx-valuations.ts";
 import { Proofs } from "./repos/proofs.ts";
 import { ProviderAStore } from "./repos/provider-a-store.ts";
 import { ProviderBRequests } from "./repos/provider-b-requests.ts";
@@ -33,6 +34,7 @@ export type CaseRepository = Surface<Cases>;
 export type CustomerOverviewRepository = Surface<CustomerOverview>;
 export type CustomerRepository = Surface<Customers>;
 export type EventRepository = Surface<EventLog>;
+export type FxValuationRepository = Surface<FxValuations>;
 export type ProofRepository = Surface<Proofs>;
 export type ProviderARepository = Surface<ProviderAStore>;
 export type ProviderBRequestRepository = Surface<ProviderBRequests>;
@@ -55,6 +57,7 @@ export interface Repositories {
   readonly customerOverview: CustomerOverviewRepository;
   readonly customers: CustomerRepository;
   readonly events: EventRepository;
+  readonly fxValuations: FxValuationRepository;
   readonly proofs: ProofRepository;
   readonly providerA: ProviderARepository;
   readonly providerBRequests: ProviderBRequestRepository;
@@ -88,6 +91,7 @@ export function createRepositories(storage: Storage, keys: RepositoryKeys) {
     customerOverview: new CustomerOverview(storage),
     customers: new Customers(storage),
     events: new EventLog(storage),
+    fxValuations: new FxValuations(storage),
     proofs: new Proofs(storage),
     providerA: new ProviderAStore(storage),
     providerBRequests: new ProviderBRequests(storage),
