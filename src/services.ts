@@ -237,6 +237,7 @@ function registerActors(s: Services): void {
   s.runtime.register(caseActor({ pii: s.pii, nameIndexKey: s.nameIndexKey, log: s.log }));
   s.runtime.register(
     customerActor({
+      repositories: s.repositories,
       pii: s.pii,
       nameIndexKey: s.nameIndexKey,
       activeTransferIds: (companyId, env, customerId) => transfers.activeForCustomer(companyId, env, customerId),

@@ -89,6 +89,11 @@ export class Thresholds {
   }
 
   /** The threshold that applies to the company now (its own, else its jurisdiction's default). */
+  /** The company as a VASP (originating VASP of its outgoing transfers): its LEI when the profile has one, else its ID. */
+  ownVasp(companyId: string): { id: string; name: string } {
+    return ownVasp(this.s, companyId);
+  }
+
   /** The company's profile (legal name, country, identifiers), or null until set. */
   profile(companyId: string): CompanyProfile | null {
     return companyProfile(this.s, companyId);
