@@ -234,7 +234,7 @@ const SEARCH_INDEX_BATCH = 500;
 function registerActors(s: Services): void {
   const transfers = s.repositories.transfers;
   const checkpoint = checkpointDeps(s);
-  s.runtime.register(caseActor({ pii: s.pii, nameIndexKey: s.nameIndexKey, log: s.log }));
+  s.runtime.register(caseActor({ repositories: s.repositories, pii: s.pii, nameIndexKey: s.nameIndexKey, log: s.log }));
   s.runtime.register(
     customerActor({
       repositories: s.repositories,
@@ -247,6 +247,7 @@ function registerActors(s: Services): void {
   );
   s.runtime.register(
     transferActor({
+      repositories: s.repositories,
       pii: s.pii,
       providers: s.providers,
       priceUsd: async ({ companyId, environment, assetId, amount }) => {
