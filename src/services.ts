@@ -307,6 +307,7 @@ function registerWebhooks(s: Services): void {
   const w = s.webhooks;
   s.runtime.register(
     webhookActor({
+      repositories: s.repositories,
       secrets: s.secrets,
       deliverer: w.deliverer,
       tell: (to, msg) => s.runtime.tell(to, msg),
@@ -317,7 +318,7 @@ function registerWebhooks(s: Services): void {
       clock: s.clock,
     }),
   );
-  startWebhookDispatch(s.runtime, s.repositories.webhooks, (msg, f) => s.log("warn", msg, f), s.webhooks.eventsRetentionMs);
+  startWebhookDispatch(s.runtime, s.repositories, (msg, f) => s.log("warn", msg, f), s.webhooks.eventsRetentionMs);
 }
 
 export class ConfigError extends Error {
