@@ -88,7 +88,6 @@ export class Thresholds {
     this.audit = new AuditLog(s);
   }
 
-  /** The threshold that applies to the company now (its own, else its jurisdiction's default). */
   /** The company as a VASP (originating VASP of its outgoing transfers): its LEI when the profile has one, else its ID. */
   ownVasp(companyId: string): { id: string; name: string } {
     return ownVasp(this.s, companyId);
@@ -99,6 +98,7 @@ export class Thresholds {
     return companyProfile(this.s, companyId);
   }
 
+  /** The threshold that applies to the company now (its own, else its jurisdiction's default). */
   applicable(companyId: string, o: { type: ThresholdType; now: number }): ThresholdSelection {
     return applicableThreshold(this.s, companyId, o);
   }
