@@ -8,7 +8,6 @@ import { dirname, join, resolve } from "node:path";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { startService, type RunningService } from "./services.ts";
-import { Tenancy } from "./adapters/storage/repos/tenancy.ts";
 import { startProviderBPeer, type ProviderBPeer } from "./sandbox/provider_b/index.ts";
 import { startProviderAPeer, DEMO_VASPS as DEMO_VASPS_A, DEMO_A, SANDBOX_CARAVAN, demoWallet, type ProviderAPeer } from "./sandbox/provider_a/index.ts";
 import { startProviderEBridge, type ProviderEBridge, type SandboxVaspInput } from "./sandbox/provider_e/index.ts";
@@ -158,7 +157,7 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     CARAVAN_PROVIDER_E_LIVE_URL: bridgeE.baseUrl,
   };
   const service = await startService({ dbPath, host: "127.0.0.1", port: o.port, logLevel: "warn", env });
-  const tenancy = new Tenancy(service.storage, service.clock);
+  const tenancy = service.repositories.tenancy;
   const company = tenancy.requireCompany("default");
   const suffix = Date.now().toString(36);
   const officer = tenancy.createMember(company.id, `officer-${suffix}@demo.local`, "owner");

@@ -29,7 +29,7 @@ import { SettingsRegistry } from "./adapters/providers/index.ts";
 import { providerFetch } from "./adapters/providers/outbound.ts";
 import { providerB } from "./adapters/providers/provider_b/adapter.ts";
 import { baseUrlsFromEnv, providerE } from "./adapters/providers/provider_e/adapter.ts";
-import { dueForExpiry as providerEDueForExpiry, dueForPoll as providerEDueForPoll, providerEFlowLookups, providerELookups } from "./adapters/providers/provider_e/lookups.ts";
+import { providerEFlowLookups, providerELookups } from "./adapters/providers/provider_e/lookups.ts";
 import { providerEFlow } from "./actors/flows/provider_e.ts";
 import { providerA } from "./adapters/providers/provider_a/adapter.ts";
 import { providerAFlow, POLL_AFTER_MS, STALL_MS } from "./actors/flows/provider_a.ts";
@@ -166,7 +166,7 @@ function wireProviders(s: Services, env: Record<string, string | undefined>): vo
     },
   });
   // provider_e: base addresses CARAVAN_PROVIDER_E_TEST_URL / CARAVAN_PROVIDER_E_LIVE_URL (Part 3 Contract).
-  const provider_e = providerE({ baseUrl: baseUrlsFromEnv(env), lookups: providerELookups(s.storage, (sealed, aad) => s.pii.open(sealed, aad), (companyId) => s.providerSettings.id(companyId, "provider_e") ?? null) });
+  const provider_e = providerE({ baseUrl: baseUrlsFromEnv(env), lookups: providerELookups(s.repositories, (sealed, aad) => s.pii.open(sealed, aad), (companyId) => s.providerSettings.id(companyId, "provider_e") ?? null) });
   const adapters = { provider_b: providerB, provider_a, provider_e };
   const mutable = s as { -readonly [K in keyof Services]: Services[K] };
   // Each provider connection's actor keeps what was read from the peer (directory, keys, health).
@@ -234,9 +234,10 @@ const SEARCH_INDEX_BATCH = 500;
 function registerActors(s: Services): void {
   const transfers = s.repositories.transfers;
   const checkpoint = checkpointDeps(s);
-  s.runtime.register(caseActor({ pii: s.pii, nameIndexKey: s.nameIndexKey, log: s.log }));
+  s.runtime.register(caseActor({ repositories: s.repositories, pii: s.pii, nameIndexKey: s.nameIndexKey, log: s.log }));
   s.runtime.register(
     customerActor({
+      repositories: s.repositories,
       pii: s.pii,
       nameIndexKey: s.nameIndexKey,
       activeTransferIds: (companyId, env, customerId) => transfers.activeForCustomer(companyId, env, customerId),
@@ -246,6 +247,7 @@ function registerActors(s: Services): void {
   );
   s.runtime.register(
     transferActor({
+      repositories: s.repositories,
       pii: s.pii,
       providers: s.providers,
       priceUsd: async ({ companyId, environment, assetId, amount }) => {
@@ -259,7 +261,7 @@ function registerActors(s: Services): void {
           adapter: s.providers.adapter("provider_a") as ReturnType<typeof providerA>,
           verifiedIdentity: (companyId, environment, customerId) => s.repositories.providerA.verifiedIdentity((sealed, aad) => s.pii.open(sealed, aad), companyId, environment, customerId),
         }),
-        provider_e: providerEFlow({ baseUrl: baseUrlsFromEnv(s.config.env ?? {}), pii: s.pii, lookups: providerEFlowLookups(s.storage, (sealed, aad) => s.pii.open(sealed, aad)) }),
+        provider_e: providerEFlow({ baseUrl: baseUrlsFromEnv(s.config.env ?? {}), pii: s.pii, lookups: providerEFlowLookups(s.repositories, (sealed, aad) => s.pii.open(sealed, aad)) }),
       },
     }),
   );
@@ -277,10 +279,10 @@ function registerActors(s: Services): void {
     for (const r of rows) await s.runtime.tell(`transfer:${r.id}`, msg(r));
   };
   s.runtime.sweep("provider_e-polling", "10 * * * * *", (now) =>
-    tellE(providerEDueForPoll(s.storage, now - 5 * 60_000), (r) => ({ type: "providerEvent", provider: "provider_e", event: { kind: "poll" }, companyId: r.company_id, environment: r.environment, actor: { type: "system" } })),
+    tellE(s.repositories.providerE.dueForPoll(now - 5 * 60_000), (r) => ({ type: "providerEvent", provider: "provider_e", event: { kind: "poll" }, companyId: r.company_id, environment: r.environment, actor: { type: "system" } })),
   );
   s.runtime.sweep("provider_e-expiry", "*/15 * * * * *", (now) =>
-    tellE(providerEDueForExpiry(s.storage, now), (r) => ({ type: "expire", companyId: r.company_id, environment: r.environment, actor: { type: "system" } })),
+    tellE(s.repositories.providerE.dueForExpiry(now), (r) => ({ type: "expire", companyId: r.company_id, environment: r.environment, actor: { type: "system" } })),
   );
   // Outgoing transfers no provider has taken are cancelled at their expiry (docs/transfers.md): a sweep over rows.
   s.runtime.sweep("transfer-untaken-expiry", "*/10 * * * * *", (now) =>
@@ -305,6 +307,7 @@ function registerWebhooks(s: Services): void {
   const w = s.webhooks;
   s.runtime.register(
     webhookActor({
+      repositories: s.repositories,
       secrets: s.secrets,
       deliverer: w.deliverer,
       tell: (to, msg) => s.runtime.tell(to, msg),
@@ -315,7 +318,7 @@ function registerWebhooks(s: Services): void {
       clock: s.clock,
     }),
   );
-  startWebhookDispatch(s.runtime, s.repositories.webhooks, (msg, f) => s.log("warn", msg, f), s.webhooks.eventsRetentionMs);
+  startWebhookDispatch(s.runtime, s.repositories, (msg, f) => s.log("warn", msg, f), s.webhooks.eventsRetentionMs);
 }
 
 export class ConfigError extends Error {
@@ -377,9 +380,13 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     storage.close();
     throw e;
   }
+  const secrets = new Sealer(masterKey.derive("secrets"));
+  // Personal data is compressed before it is sealed (docs/performance.md says why that is safe at rest).
+  const pii = new Sealer(masterKey.derive("pii"), "auto", { compress: true });
+  const repositories = createRepositories(storage, { pii, secrets, clock });
   let pricing: Pricing;
   try {
-    pricing = createPricing(storage, config.env ?? {}, clock);
+    pricing = createPricing(repositories.fxValuations, config.env ?? {}, clock);
   } catch (e) {
     storage.close();
     throw e instanceof FxConfigError ? new ConfigError(e.message) : e;
@@ -400,10 +407,6 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     throw e instanceof WebhookConfigError ? new ConfigError(e.message) : e;
   }
   let ready = false;
-  const secrets = new Sealer(masterKey.derive("secrets"));
-  // Personal data is compressed before it is sealed (docs/performance.md says why that is safe at rest).
-  const pii = new Sealer(masterKey.derive("pii"), "auto", { compress: true });
-  const repositories = createRepositories(storage, { pii, secrets, clock });
   const services: Services = {
     storage,
     runtime,

@@ -1,8 +1,8 @@
 // Shapes of a case for answers (Part 2 "Case"), shared by the HTTP layer and the CLI: opened, masked, named staff.
 import type { Sealer } from "../adapters/crypto/envelope.ts";
-import { Cases, type CaseRow, type HistoryRow, type NoteRow } from "../adapters/storage/repos/cases.ts";
+import type { CaseRow, HistoryRow, NoteRow } from "../adapters/storage/repos/cases.ts";
+import type { CaseRepository } from "../adapters/storage/repositories.ts";
 import type { MemberSummary } from "../adapters/storage/repos/tenancy.ts";
-import type { Storage } from "../adapters/storage/index.ts";
 import type { Environment } from "../domain/types.ts";
 import { descriptionAad, historyAad, noteAad, resolutionNoteAad, titleAad } from "./case.ts";
 
@@ -21,14 +21,10 @@ export const DETAIL_ENTRIES = 20;
 const person = (m: MemberSummary | undefined, id: string | null) => (id === null ? null : { id, name: m?.name ?? null, email: m?.email ?? null });
 
 export class CasePresenter {
-  private readonly repo: Cases;
-
   constructor(
-    storage: Storage,
+    private readonly repo: CaseRepository,
     private readonly pii: Sealer,
-  ) {
-    this.repo = new Cases(storage);
-  }
+  ) {}
 
   private text(v: CaseViewer, sealed: string | null, aad: string): string | null {
     if (sealed === null) return null;

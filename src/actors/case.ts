@@ -2,14 +2,12 @@
 import type { ActorContext, ActorKind } from "./types.ts";
 import { refuse, type Outcome } from "./outcome.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
-import { Cases, type CaseRow } from "../adapters/storage/repos/cases.ts";
-import { Transfers } from "../adapters/storage/repos/transfers.ts";
-import { AuditLog, type AuditActor } from "../adapters/storage/repos/audit.ts";
-import { Reports, newReportId } from "../adapters/storage/repos/reports.ts";
-import { companyProfile, Thresholds } from "../adapters/storage/repos/thresholds.ts";
+import type { CaseRow } from "../adapters/storage/repos/cases.ts";
+import type { AuditActor } from "../adapters/storage/repos/audit.ts";
+import { newReportId } from "../adapters/storage/repos/reports.ts";
+import type { Repositories } from "../adapters/storage/repositories.ts";
 import { ruleIndicator } from "../domain/reports/indicators.ts";
 import { NARRATIVE_PLACEHOLDER, reportJurisdiction } from "../domain/reports/report.ts";
-import type { Storage } from "../adapters/storage/index.ts";
 import { iso, newId } from "../domain/ids.ts";
 import { roleAllowsEnvironment, roleHas, type Role } from "../domain/access.ts";
 import { blindGrams } from "../domain/blind-index.ts";
@@ -86,7 +84,11 @@ export type CaseMsg =
 /** A message before the caller adds tenant and actor. */
 export type CaseCommand = Extract<CaseMsg, Scoped> extends infer T ? (T extends unknown ? Omit<T, keyof Scoped> : never) : never;
 
+/** The repositories the case actor reads and writes (inside `ctx.write` too: they share the runtime's connection). */
+export type CaseRepositories = Pick<Repositories, "cases" | "transfers" | "audit" | "reports" | "thresholds">;
+
 export interface CaseDeps {
+  repositories: CaseRepositories;
   pii: Sealer;
   /** HMAC key of the blind text index (the same derived key as customer names). */
   nameIndexKey: Uint8Array;
@@ -142,7 +144,7 @@ export function caseActor(deps: CaseDeps): ActorKind<Record<string, never>, Case
 
 /** One message's work. Also run by the CLI inside one transaction (src/cli/cases.ts), so both paths share the rules. */
 export class CaseHandling {
-  private readonly repo: Cases;
+  private readonly repo: CaseRepositories["cases"];
   private readonly at: string;
   private readonly companyId: string;
   private readonly env: Environment;
@@ -153,7 +155,7 @@ export class CaseHandling {
     private readonly msg: CaseMsg,
     private readonly deps: CaseDeps,
   ) {
-    this.repo = new Cases(ctx.storage);
+    this.repo = deps.repositories.cases;
     this.at = iso(ctx.now);
     this.companyId = msg.companyId;
     this.env = msg.environment;
@@ -205,7 +207,7 @@ export class CaseHandling {
   private audit(action: string, detail?: Record<string, unknown>, by: AuditActor = this.actor): void {
     const e = { companyId: this.companyId, environment: this.env, actor: by, action, entityType: "Case", entityId: this.ctx.id, detail };
     const now = this.ctx.now;
-    this.ctx.write((s) => void new AuditLog(s).record(e, now));
+    this.ctx.write(() => void this.deps.repositories.audit.record(e, now));
   }
 
   /**
@@ -228,7 +230,7 @@ export class CaseHandling {
       user_id: by.memberId ?? null,
       created_at: this.at,
     };
-    this.ctx.write((s) => new Cases(s).addHistory(row));
+    this.ctx.write(() => this.repo.addHistory(row));
   }
 
   private emit(type: "case.created" | "case.updated" | "case.resolved", c: CaseRow): void {
@@ -239,7 +241,7 @@ export class CaseHandling {
 
   private checkLinks(l: { transferId?: string | null; ruleId?: string | null; assigneeId?: string | null }): Outcome | null {
     const bad = (code: ErrorCode, field: string, id: string, message: string) => refuse(code, message, { field, id });
-    if (l.transferId && !new Transfers(this.ctx.storage).get(this.companyId, this.env, l.transferId))
+    if (l.transferId && !this.deps.repositories.transfers.get(this.companyId, this.env, l.transferId))
       return bad("TRANSFER_NOT_FOUND", "transferId", l.transferId, "transferId names no transfer of this environment");
     if (l.ruleId && !this.repo.rule(this.companyId, this.env, l.ruleId)) return bad("RULE_NOT_FOUND", "ruleId", l.ruleId, "ruleId names no rule of this environment");
     if (l.assigneeId) {
@@ -254,7 +256,7 @@ export class CaseHandling {
 
   /** Draws the case number in its own short transaction: numbers are never reused, a failed creation leaves a gap. */
   private drawNumber(): { seq: number; caseNumber: string } {
-    const seq = this.ctx.storage.tx(() => new Cases(this.ctx.storage).nextSeq(this.companyId, this.env));
+    const seq = this.ctx.storage.tx(() => this.repo.nextSeq(this.companyId, this.env));
     return { seq, caseNumber: formatCaseNumber(this.env, seq, this.ctx.now) };
   }
 
@@ -301,8 +303,8 @@ export class CaseHandling {
       updated_at: this.at,
     };
     const grams = this.grams(o.title, o.description);
-    this.ctx.write((s) => {
-      const repo = new Cases(s);
+    this.ctx.write(() => {
+      const repo = this.repo;
       const { version: _v, ...insert } = row;
       repo.insert(insert);
       repo.replaceGrams(this.companyId, this.env, id, grams);
@@ -346,7 +348,7 @@ export class CaseHandling {
         set.first_transfer_id = ids[0];
         this.history("updated", "transferIds", null, m.transferId);
       }
-      this.ctx.write((s) => new Cases(s).update(existing.id, existing.version, set));
+      this.ctx.write(() => this.repo.update(existing.id, existing.version, set));
       this.audit("case.updated", { fields: Object.keys(set).filter((k) => k !== "updated_at"), screening: hold });
       this.emit("case.updated", { ...existing, ...set });
       return { ok: true, data: { id: existing.id } };
@@ -416,8 +418,8 @@ export class CaseHandling {
     if (changed.length === 0) return { ok: true, data: { id: c.id, caseNumber: c.case_number, status: c.status, changed } };
     set.updated_at = this.at;
     const grams = textChanged ? this.grams(p.title ?? title, p.description !== undefined ? p.description : description) : null;
-    this.ctx.write((s) => {
-      const repo = new Cases(s);
+    this.ctx.write(() => {
+      const repo = this.repo;
       repo.update(c.id, c.version, set);
       if (grams) repo.replaceGrams(this.companyId, this.env, c.id, grams);
     });
@@ -438,8 +440,8 @@ export class CaseHandling {
       author_id: this.actor.memberId ?? null,
       created_at: this.at,
     };
-    this.ctx.write((s) => {
-      const repo = new Cases(s);
+    this.ctx.write(() => {
+      const repo = this.repo;
       repo.addNote(note);
       repo.update(c.id, c.version, { note_count: c.note_count + 1, updated_at: this.at });
     });
@@ -453,7 +455,7 @@ export class CaseHandling {
   private resolve(c: CaseRow, m: { resolution: CaseResolution; resolutionNote: string | null; mayWriteTransfers: boolean; mayWriteStrs: boolean }): Outcome {
     // The actor handles one message at a time: of two simultaneous resolutions the second finds the case closed.
     if (c.status === "closed") return refuse("CASE_CLOSED", "The case is already resolved", { id: c.id, caseNumber: c.case_number });
-    const first = c.first_transfer_id ? new Transfers(this.ctx.storage).get(this.companyId, this.env, c.first_transfer_id) : undefined;
+    const first = c.first_transfer_id ? this.deps.repositories.transfers.get(this.companyId, this.env, c.first_transfer_id) : undefined;
     const action: TransferAction | null = transferAction({
       resolution: m.resolution,
       transfer: first ? { id: first.id, state: first.state, status: first.status } : null,
@@ -470,7 +472,7 @@ export class CaseHandling {
       resolution_context: JSON.stringify(context),
       updated_at: this.at,
     };
-    this.ctx.write((s) => new Cases(s).update(c.id, c.version, set));
+    this.ctx.write(() => this.repo.update(c.id, c.version, set));
     this.history("resolved", "resolution", null, m.resolution);
     this.audit("case.resolved", { resolution: m.resolution, transferAction: action });
     this.emit("case.resolved", { ...c, ...set });
@@ -489,7 +491,7 @@ export class CaseHandling {
     // The entries name the resolver, whose resolution moved (or could not move) the transfer.
     const by = context?.actor ?? { type: "system" as const };
     const set: Partial<CaseRow> = { transfer_outcome: action, updated_at: this.at };
-    this.ctx.write((s) => new Cases(s).update(c.id, c.version, set));
+    this.ctx.write(() => this.repo.update(c.id, c.version, set));
     this.history(action, "state", null, m.newValue, by);
     this.audit(`case.${action}`, { transferId: m.transferId, value: m.newValue }, by);
     if (m.moved && c.resolution === "rejected" && context?.mayWriteStrs) this.draftReport(c, by);
@@ -503,9 +505,9 @@ export class CaseHandling {
    * in the same unit of work as the recorded transfer outcome, which a replay finds set: drafted once.
    */
   private draftReport(c: CaseRow, by: AuditActor): void {
-    const t = new Transfers(this.ctx.storage).get(this.companyId, this.env, c.first_transfer_id!);
+    const t = this.deps.repositories.transfers.get(this.companyId, this.env, c.first_transfer_id!);
     if (!t) return;
-    const jurisdiction = reportJurisdiction(t.threshold_info, companyProfile(this.ctx.storage, this.companyId)?.country ?? null);
+    const jurisdiction = reportJurisdiction(t.threshold_info, this.deps.repositories.thresholds.profile(this.companyId)?.country ?? null);
     const rule = c.rule_id ? this.repo.rule(this.companyId, this.env, c.rule_id) : undefined;
     const seed = narrativeSeed({
       caseNumber: c.case_number,
@@ -518,7 +520,7 @@ export class CaseHandling {
     const pii = this.deps.pii;
     // Part 2: thresholds decide when a suspicion report is due: the str threshold's amount against the transfer's value.
     const due = jurisdiction
-      ? new Reports(this.ctx.storage, pii).threshold(this.companyId, this.env, t.id, jurisdiction, new Thresholds(this.ctx.storage).all(this.companyId))
+      ? this.deps.repositories.reports.threshold(this.companyId, this.env, t.id, jurisdiction, this.deps.repositories.thresholds.all(this.companyId))
       : null;
     const riskIndicators = [c.type, c.category, ...(rule ? [ruleIndicator(rule)] : []), "rejected_on_review", ...(due?.reached ? ["str_threshold_reached"] : [])];
     const reportId = newReportId(this.ctx.now);
@@ -535,7 +537,7 @@ export class CaseHandling {
       detectionMethod: (c.source === "screening" ? "screening" : "manual") as "screening" | "manual",
     };
     const now = this.ctx.now;
-    this.ctx.write((s: Storage) => void new Reports(s, pii).createDraft(input, now));
+    this.ctx.write(() => void this.deps.repositories.reports.createDraft(input, now));
     this.history("str_drafted", "reportId", null, reportId, by);
     this.audit("case.str_drafted", { reportId, transferId: t.id, jurisdiction }, by);
     if (!jurisdiction) this.deps.log?.("warn", "suspicion report drafted without a jurisdiction: an officer sets it before filing", { caseId: c.id, reportId });

@@ -3,8 +3,8 @@
 // files imports the actor that calls it.
 import type { ActorContext } from "./types.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
-import type { Customers } from "../adapters/storage/repos/customers.ts";
-import type { Wallets, WalletRow } from "../adapters/storage/repos/wallets.ts";
+import type { Repositories } from "../adapters/storage/repositories.ts";
+import type { WalletRow } from "../adapters/storage/repos/wallets.ts";
 import type { AuditActor } from "../adapters/storage/repos/audit.ts";
 import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
 import type { Person } from "../domain/ivms101/index.ts";
@@ -19,7 +19,11 @@ export interface CustomerScoped {
   actor: AuditActor;
 }
 
+/** The repositories the customer actor reads and writes (inside `ctx.write` too: they share the runtime's connection). */
+export type CustomerRepositories = Pick<Repositories, "customers" | "wallets" | "proofs" | "audit" | "transfers" | "vasps" | "fxValuations" | "thresholds">;
+
 export interface CustomerDeps {
+  repositories: CustomerRepositories;
   pii: Sealer;
   /** HMAC key of the blind name index. */
   nameIndexKey: Uint8Array;
@@ -41,8 +45,8 @@ export interface CustomerScope {
   readonly ctx: ActorContext<Record<string, never>>;
   readonly msg: CustomerScoped;
   readonly deps: CustomerDeps;
-  readonly customers: Customers;
-  readonly wallets: Wallets;
+  readonly customers: CustomerRepositories["customers"];
+  readonly wallets: CustomerRepositories["wallets"];
   readonly at: string;
   audit(action: string, entityType: string, entityId: string, detail?: Record<string, unknown>): void;
   ownWallet(walletId: string): WalletRow | undefined;

@@ -1,9 +1,7 @@
 // The customer actor's transfer work: an outgoing transfer created by its originator's actor, and an incoming one
 // received for a wallet of the customer (Part 3, provider_b Incoming), so neither interleaves with an erasure.
-import { Transfers, type TransferRow } from "../adapters/storage/repos/transfers.ts";
-import { ownVasp } from "../adapters/storage/repos/thresholds.ts";
-import { recordValuation, type ValuationRecord } from "../adapters/fx/pricing.ts";
-import { VaspDirectory } from "../adapters/storage/repos/vasps.ts";
+import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
+import type { ValuationRecord } from "../adapters/fx/pricing.ts";
 import { personNames, type Person } from "../domain/ivms101/index.ts";
 import type { CreateTransferInput } from "../domain/transfers.ts";
 import { decideCreate, type AppliedThreshold, type CreateDecision, type ThresholdInfo, type Valuation } from "../domain/transfers/create.ts";
@@ -84,13 +82,13 @@ function readFacts(h: CustomerScope, n: NewTransfer) {
   const { companyId, environment } = h.msg;
   if (n.idempotencyKey !== null) {
     // A racing create with the same key got here first: its transfer is the answer.
-    const done = new Transfers(h.ctx.storage).byExternalId(companyId, environment, n.idempotencyKey);
+    const done = h.deps.repositories.transfers.byExternalId(companyId, environment, n.idempotencyKey);
     if (done) return { done };
   }
   const c = h.customers.get(companyId, environment, h.ctx.id);
   const w = n.originatorAddress === null ? null : h.wallets.byAddress(companyId, environment, n.originatorAddress);
   const beneficiaryVerified = h.wallets.byAddress(companyId, environment, n.beneficiaryAddress)?.verified === 1;
-  return { done: undefined, c, w, beneficiaryVerified, vasp: c ? ownVasp(h.ctx.storage, companyId) : null };
+  return { done: undefined, c, w, beneficiaryVerified, vasp: c ? h.deps.repositories.thresholds.ownVasp(companyId) : null };
 }
 
 /** The new outgoing transfer's row: `completed` (approved) below the threshold, otherwise `queued` (pending). */
@@ -177,9 +175,9 @@ export function createTransfer(h: CustomerScope, n: NewTransfer): Outcome<Create
   const completed = decision.outcome === "completed";
   const row = outgoingRow(h, n, decision, c!.id, facts.vasp!);
   const valuation = n.valuationRecord;
-  h.ctx.write((s) => {
-    if (valuation) recordValuation(s, valuation);
-    new Transfers(s).insert(row);
+  h.ctx.write(() => {
+    if (valuation) h.deps.repositories.fxValuations.record(valuation);
+    h.deps.repositories.transfers.insert(row);
   });
   const event = { companyId, environment, entityType: "transfer", entityId: row.id, data: transferEventData(row) };
   h.ctx.emit({ ...event, type: "transfer.created" });
@@ -208,7 +206,7 @@ export function createTransfer(h: CustomerScope, n: NewTransfer): Outcome<Create
  */
 export async function receiveIncoming(h: CustomerScope, n: IncomingTransfer): Promise<Outcome<IncomingOutcome>> {
   const { companyId, environment } = h.msg;
-  const transfers = new Transfers(h.ctx.storage);
+  const transfers = h.deps.repositories.transfers;
   const done = transfers.byExternalId(companyId, environment, n.externalId);
   if (done) return { ok: true, data: { result: done.state === "rejected" ? "denied" : "verified", reasonType: done.rejection_reason, transfer: done, created: false } };
   const deny = (reasonType: IncomingReason): Outcome<IncomingOutcome> => ({ ok: true, data: { result: "denied", reasonType, transfer: null } });
@@ -242,10 +240,10 @@ export async function receiveIncoming(h: CustomerScope, n: IncomingTransfer): Pr
     messages: JSON.stringify(messages),
     history: JSON.stringify(history),
   };
-  h.ctx.write((s) => {
-    new Transfers(s).insert(final);
+  h.ctx.write(() => {
+    h.deps.repositories.transfers.insert(final);
     // The sender is a counterparty this environment has now exchanged a transfer with (VASP search).
-    new VaspDirectory(s).record(companyId, environment, n.originatorVasp.id, n.originatorVasp.name, "transfer_history", h.at);
+    h.deps.repositories.vasps.record(companyId, environment, n.originatorVasp.id, n.originatorVasp.name, "transfer_history", h.at);
   });
   const event = { companyId, environment, entityType: "transfer", entityId: final.id };
   h.ctx.emit({ ...event, type: "transfer.created", data: transferEventData(reason === null ? final : created) });
@@ -340,10 +338,10 @@ export function incomingTransferRow(h: CustomerScope, n: IncomingRowInput): Tran
 export function recordIncoming(h: CustomerScope, row: TransferRow): void {
   const { companyId, environment } = h.msg;
   const at = h.at;
-  h.ctx.write((s) => {
-    new Transfers(s).insert(row);
+  h.ctx.write(() => {
+    h.deps.repositories.transfers.insert(row);
     // The sender is a counterparty this environment has now exchanged a transfer with (VASP search).
-    new VaspDirectory(s).record(companyId, environment, row.originator_vasp_id!, row.originator_vasp_name, "transfer_history", at);
+    h.deps.repositories.vasps.record(companyId, environment, row.originator_vasp_id!, row.originator_vasp_name, "transfer_history", at);
   });
   h.ctx.emit({ companyId, environment, entityType: "transfer", entityId: row.id, type: "transfer.created", data: transferEventData(row) });
   h.audit("transfer.created", "Transfer", row.id, { state: row.state, asset: row.asset, network: row.network, direction: "incoming", protocol: row.protocol });

@@ -3,15 +3,13 @@ import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import type { ActorKind, ActorContext } from "./types.ts";
 import { refuse, type Outcome } from "./outcome.ts";
-import { Customers, type CustomerRow } from "../adapters/storage/repos/customers.ts";
-import { Wallets, type WalletRow } from "../adapters/storage/repos/wallets.ts";
-import { AuditLog } from "../adapters/storage/repos/audit.ts";
-import type { Storage } from "../adapters/storage/index.ts";
+import type { CustomerRow } from "../adapters/storage/repos/customers.ts";
+import type { WalletRow } from "../adapters/storage/repos/wallets.ts";
 import { iso } from "../domain/ids.ts";
 import { keepReason, type CreateCustomerInput } from "../domain/customers.ts";
 import { blindGrams } from "../domain/blind-index.ts";
 import { personsCountry, type Person } from "../domain/ivms101/index.ts";
-import { Proofs, noteAad, proofState, type ProofRow } from "../adapters/storage/repos/proofs.ts";
+import { noteAad, proofState, type ProofRow } from "../adapters/storage/repos/proofs.ts";
 import { deriveVerification, type Verification } from "../domain/proofs/index.ts";
 import type { CustomerDeps, CustomerScope, CustomerScoped } from "./customer-scope.ts";
 import { createTransfer, receiveIncoming, type IncomingTransfer, type NewTransfer } from "./customer-transfers.ts";
@@ -69,8 +67,8 @@ export function customerActor(deps: CustomerDeps): ActorKind<Record<string, neve
 }
 
 class Handling implements CustomerScope {
-  readonly customers: Customers;
-  readonly wallets: Wallets;
+  readonly customers: CustomerScope["customers"];
+  readonly wallets: CustomerScope["wallets"];
   readonly at: string;
 
   constructor(
@@ -78,8 +76,8 @@ class Handling implements CustomerScope {
     readonly msg: CustomerMsg,
     readonly deps: CustomerDeps,
   ) {
-    this.customers = new Customers(ctx.storage);
-    this.wallets = new Wallets(ctx.storage);
+    this.customers = deps.repositories.customers;
+    this.wallets = deps.repositories.wallets;
     this.at = iso(ctx.now);
   }
 
@@ -130,7 +128,7 @@ class Handling implements CustomerScope {
   audit(action: string, entityType: string, entityId: string, detail?: Record<string, unknown>): void {
     const { companyId, environment, actor } = this.msg;
     const now = this.ctx.now;
-    this.ctx.write((s: Storage) => new AuditLog(s).record({ companyId, environment, actor, action, entityType, entityId, detail }, now));
+    this.ctx.write(() => this.deps.repositories.audit.record({ companyId, environment, actor, action, entityType, entityId, detail }, now));
   }
 
   private withCustomer(fn: (c: CustomerRow) => Outcome): Outcome {
@@ -177,8 +175,8 @@ class Handling implements CustomerScope {
       updated_at: this.at,
     };
     const grams = input.name === null ? [] : nameGrams(this.deps.nameIndexKey, input.name);
-    this.ctx.write((s) => {
-      const repo = new Customers(s);
+    this.ctx.write(() => {
+      const repo = this.customers;
       repo.insert(row);
       if (grams.length) repo.replaceNameGrams(companyId, environment, id, grams);
     });
@@ -194,8 +192,8 @@ class Handling implements CustomerScope {
     if (c.status !== "active") return { ok: true, data: { id: c.id, deactivatedAt: c.deactivated_at } };
     const by = this.msg.actor.memberId ?? null;
     const kept = reason === null ? null : keepReason(reason);
-    this.ctx.write((s) =>
-      new Customers(s).update(c.id, c.version, {
+    this.ctx.write(() =>
+      this.customers.update(c.id, c.version, {
         status: "deactivated",
         deactivated_at: this.at,
         deactivated_by: by,
@@ -210,8 +208,8 @@ class Handling implements CustomerScope {
   private reactivate(c: CustomerRow): Outcome {
     if (c.status === "erased") return refuse("CUSTOMER_ERASED", "An erased customer cannot be reactivated");
     if (c.status === "deactivated") {
-      this.ctx.write((s) =>
-        new Customers(s).update(c.id, c.version, { status: "active", deactivated_at: null, deactivated_by: null, deactivation_reason_sealed: null, updated_at: this.at }),
+      this.ctx.write(() =>
+        this.customers.update(c.id, c.version, { status: "active", deactivated_at: null, deactivated_by: null, deactivation_reason_sealed: null, updated_at: this.at }),
       );
       this.audit("customer.reactivated", "Customer", c.id);
     }
@@ -226,8 +224,8 @@ class Handling implements CustomerScope {
     if (active.length) return refuse("IN_FLIGHT", "The customer has transfers not in a final state", { activeTransferIds: active });
     const by = this.msg.actor.memberId ?? null;
     const deactivatedAt = c.deactivated_at ?? this.at;
-    this.ctx.write((s) => {
-      const repo = new Customers(s);
+    this.ctx.write(() => {
+      const repo = this.customers;
       // Personal data is nulled in place; the row, its keys and its links to transfers and wallets stay.
       repo.update(c.id, c.version, {
         status: "erased",
@@ -260,8 +258,8 @@ class Handling implements CustomerScope {
         return refuse("METADATA_NOT_OBJECT", "The customer's metadata is not a JSON object");
     }
     const sealed = this.deps.pii.seal(JSON.stringify(persons), identityContext(c.id));
-    this.ctx.write((s) =>
-      new Customers(s).update(c.id, c.version, { identity_sealed: sealed, identity_status: status, identity_country: personsCountry(persons), updated_at: this.at }),
+    this.ctx.write(() =>
+      this.customers.update(c.id, c.version, { identity_sealed: sealed, identity_status: status, identity_country: personsCountry(persons), updated_at: this.at }),
     );
     // The audit log records the status only (Part 1).
     this.audit("customer.identity_set", "Customer", c.id, { status });
@@ -276,7 +274,7 @@ class Handling implements CustomerScope {
     if (existing) {
       // Re-registering an address the customer already has updates its network and label (Part 1).
       const updated: WalletRow = { ...existing, network: m.network, label: m.label, updated_at: this.at };
-      this.ctx.write((s) => new Wallets(s).update(existing.id, { network: m.network, label: m.label, updated_at: this.at }));
+      this.ctx.write(() => this.wallets.update(existing.id, { network: m.network, label: m.label, updated_at: this.at }));
       this.audit("wallet.updated", "Wallet", existing.id, { network: m.network });
       return { ok: true, status: 201, data: updated };
     }
@@ -293,7 +291,7 @@ class Handling implements CustomerScope {
       created_at: this.at,
       updated_at: this.at,
     };
-    this.ctx.write((s) => new Wallets(s).insert(row));
+    this.ctx.write(() => this.wallets.insert(row));
     this.audit("wallet.created", "Wallet", row.id, { network: m.network });
     return { ok: true, status: 201, data: row };
   }
@@ -307,7 +305,7 @@ class Handling implements CustomerScope {
     const w = this.ownWallet(walletId);
     if (!w) return refuse("WALLET_NOT_FOUND", undefined, { resource: "Wallet", id: walletId });
     if (!labelGiven || w.label === label) return { ok: true, data: w };
-    this.ctx.write((s) => new Wallets(s).update(w.id, { label, updated_at: this.at }));
+    this.ctx.write(() => this.wallets.update(w.id, { label, updated_at: this.at }));
     this.audit("wallet.updated", "Wallet", w.id, { label: label === null ? "cleared" : "set" });
     return { ok: true, data: { ...w, label, updated_at: this.at } };
   }
@@ -315,7 +313,7 @@ class Handling implements CustomerScope {
   private deleteWallet(walletId: string): Outcome {
     const w = this.ownWallet(walletId);
     if (!w) return refuse("WALLET_NOT_FOUND", undefined, { resource: "Wallet", id: walletId });
-    this.ctx.write((s) => new Wallets(s).delete(w.id));
+    this.ctx.write(() => this.wallets.delete(w.id));
     this.audit("wallet.deleted", "Wallet", w.id);
     return { ok: true, data: { id: w.id, deleted: true } };
   }
@@ -323,10 +321,10 @@ class Handling implements CustomerScope {
   private issueWalletChallenge(walletId: string): Outcome {
     const w = this.ownWallet(walletId);
     if (!w) return refuse("WALLET_NOT_FOUND", undefined, { resource: "Wallet", id: walletId });
-    const plan = new Proofs(this.ctx.storage).planChallenge(w, this.msg.actor.memberId ?? null, this.ctx.now);
+    const plan = this.deps.repositories.proofs.planChallenge(w, this.msg.actor.memberId ?? null, this.ctx.now);
     if (!plan.ok) return refuse("VALIDATION_ERROR", plan.reason);
     const { row } = plan.value;
-    this.ctx.write((s) => new Proofs(s).insertChallenge(row));
+    this.ctx.write(() => this.deps.repositories.proofs.insertChallenge(row));
     this.audit("wallet.challenge_issued", "Wallet", w.id, { challengeId: row.id, expiresAt: row.expires_at });
     return { ok: true, status: 201, data: plan.value };
   }
@@ -334,7 +332,7 @@ class Handling implements CustomerScope {
   private proveWallet(m: { walletId: string; signature: string; challengeId: string | null; expiresAt: string | null }): Outcome {
     const w = this.ownWallet(m.walletId);
     if (!w) return refuse("WALLET_NOT_FOUND", undefined, { resource: "Wallet", id: m.walletId });
-    const plan = new Proofs(this.ctx.storage).planSignedProof(w, { ...m, recordedBy: this.msg.actor.memberId ?? null }, this.ctx.now);
+    const plan = this.deps.repositories.proofs.planSignedProof(w, { ...m, recordedBy: this.msg.actor.memberId ?? null }, this.ctx.now);
     if (!plan.ok) return refuse("VALIDATION_ERROR", plan.reason);
     return this.recordProof(w, plan.value);
   }
@@ -345,21 +343,21 @@ class Handling implements CustomerScope {
     const by = this.msg.actor.memberId;
     if (!by) return refuse("VALIDATION_ERROR", "An attestation is recorded by a member");
     if (m.note.trim() === "") return refuse("VALIDATION_ERROR", "An attestation needs a note saying how ownership was established");
-    const proof = new Proofs(this.ctx.storage).planAttestation(w, { noteSealed: (id) => this.deps.pii.seal(m.note, noteAad(id)), expiresAt: m.expiresAt, recordedBy: by }, this.ctx.now);
+    const proof = this.deps.repositories.proofs.planAttestation(w, { noteSealed: (id) => this.deps.pii.seal(m.note, noteAad(id)), expiresAt: m.expiresAt, recordedBy: by }, this.ctx.now);
     return this.recordProof(w, proof);
   }
 
   private recordProof(w: WalletRow, proof: ProofRow): Outcome {
-    const next = deriveVerification([proof, ...new Proofs(this.ctx.storage).ofWallet(w.id)].map(proofState), this.ctx.now);
+    const next = deriveVerification([proof, ...this.deps.repositories.proofs.ofWallet(w.id)].map(proofState), this.ctx.now);
     const now = this.ctx.now;
-    this.ctx.write((s) => new Proofs(s).record(proof, now));
+    this.ctx.write(() => this.deps.repositories.proofs.record(proof, now));
     this.auditExpired(w.id, next);
     this.audit("wallet.proof_recorded", "Wallet", w.id, { proofId: proof.id, type: proof.type, expiresAt: proof.expires_at, verified: next.verified });
     return { ok: true, status: 201, data: { proof, wallet: { ...w, verified: next.verified ? 1 : 0, verified_at: next.verifiedAt } } };
   }
 
   private revokeWalletProof(proofId: string): Outcome {
-    const proofs = new Proofs(this.ctx.storage);
+    const proofs = this.deps.repositories.proofs;
     const found = proofs.get(this.msg.companyId, proofId);
     const w = found && this.ownWallet(found.wallet_id);
     if (!w) return refuse("NOT_FOUND", undefined, { resource: "WalletProof", id: proofId });
@@ -368,7 +366,7 @@ class Handling implements CustomerScope {
     const next = deriveVerification(proofs.ofWallet(w.id).map((p) => (p.id === proofId ? { ...proofState(p), status: "revoked" as const } : proofState(p))), this.ctx.now);
     const by = this.msg.actor.memberId ?? null;
     const now = this.ctx.now;
-    this.ctx.write((s) => new Proofs(s).revoke(proofId, w.id, by, now));
+    this.ctx.write(() => this.deps.repositories.proofs.revoke(proofId, w.id, by, now));
     this.auditExpired(w.id, next);
     this.audit("wallet.proof_revoked", "Wallet", w.id, { proofId, type: plan.value.type, verified: next.verified });
     return { ok: true, data: { proof: { ...plan.value, status: "revoked", revoked_at: this.at, revoked_by: by }, wallet: { ...w, verified: next.verified ? 1 : 0, verified_at: next.verifiedAt } } };
@@ -378,10 +376,10 @@ class Handling implements CustomerScope {
   private expireWalletProofs(walletId: string): Outcome {
     const w = this.ownWallet(walletId);
     if (!w) return { ok: true, data: { walletId, expired: [] } };
-    const next = deriveVerification(new Proofs(this.ctx.storage).ofWallet(w.id).map(proofState), this.ctx.now);
+    const next = deriveVerification(this.deps.repositories.proofs.ofWallet(w.id).map(proofState), this.ctx.now);
     if (next.expire.length === 0) return { ok: true, data: { walletId, expired: [] } };
     const now = this.ctx.now;
-    this.ctx.write((s) => new Proofs(s).refresh(w.id, now));
+    this.ctx.write(() => this.deps.repositories.proofs.refresh(w.id, now));
     this.auditExpired(w.id, next);
     return { ok: true, data: { walletId, expired: next.expire, verified: next.verified, verifiedAt: next.verifiedAt } };
   }

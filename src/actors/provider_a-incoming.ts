@@ -3,7 +3,7 @@
 // customer with a verified identity (otherwise nothing is created and the event answers 503), then the transfer is
 // created `exchanging`, verdict pending, and `transfer.created` is sent. The rest of the flow is the transfer's
 // (src/actors/flows/provider_a.ts), told by the callback right after.
-import { Transfers, type TransferRow } from "../adapters/storage/repos/transfers.ts";
+import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
 import type { Person } from "../domain/ivms101/index.ts";
 import type { HistoryEntry } from "./transfer-presenter.ts";
 import { incomingTransferRow, recordIncoming } from "./customer-transfers.ts";
@@ -40,7 +40,7 @@ export function receiveProviderAIncoming(h: CustomerScope, n: ProviderAIncoming)
   const pii = h.deps.pii;
   const { companyId, environment } = h.msg;
   const externalId = incomingExternalId(n.providerTransferId);
-  const transfers = new Transfers(h.ctx.storage);
+  const transfers = h.deps.repositories.transfers;
   const done = transfers.byExternalId(companyId, environment, externalId);
   if (done) return { ok: true, data: { created: false, refused: null, transfer: done } };
   const refused: Outcome<ProviderAIncomingOutcome> = { ok: true, data: { created: false, refused: "BENEFICIARY_WALLET_NOT_VERIFIED", transfer: null } };

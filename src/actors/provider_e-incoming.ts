@@ -4,7 +4,7 @@
 // rejected at the provider (BVRC002 for a name mismatch, BVRC001 for anything else). An address no customer owns is
 // recorded by the actor kept for unowned addresses (`customer:unowned`), with no beneficiary customer, and refused
 // BVRC001. The decision itself is sent by the transfer's flow (src/actors/flows/provider_e.ts), told right after.
-import { Transfers, type TransferRow } from "../adapters/storage/repos/transfers.ts";
+import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
 import type { Person } from "../domain/ivms101/index.ts";
 import { beneficiaryNamesMatch } from "../domain/provider_e/rules.ts";
 import type { HistoryEntry } from "./transfer-presenter.ts";
@@ -39,7 +39,7 @@ export type ProviderEIncomingOutcome = { created: boolean; transfer: TransferRow
 export function receiveProviderEIncoming(h: CustomerScope, n: ProviderEIncoming): Outcome<ProviderEIncomingOutcome> {
   const pii = h.deps.pii;
   const { companyId, environment } = h.msg;
-  const transfers = new Transfers(h.ctx.storage);
+  const transfers = h.deps.repositories.transfers;
   const done = transfers.byExternalId(companyId, environment, n.providerTransferId);
   if (done) {
     const history = JSON.parse(done.history) as HistoryEntry[];

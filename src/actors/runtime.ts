@@ -1,7 +1,7 @@
 // The durable actor runtime: SQLite mailboxes, one message at a time per actor, group-committed outbox.
 import type { Storage } from "../adapters/storage/index.ts";
 import { newId, iso } from "../domain/ids.ts";
-import { Mailbox, type MessageRef, type MessageRow } from "./mailbox.ts";
+import { createMailbox, type MailboxStore, type MessageRef, type MessageRow } from "../adapters/storage/repos/mailbox.ts";
 import { Timers, type SweepSchedule } from "./timers.ts";
 import {
   ActorDeadLetterError,
@@ -87,7 +87,7 @@ export function splitAddress(address: string): { kind: string; id: string } {
 }
 
 export class ActorRuntime {
-  readonly mailbox: Mailbox;
+  readonly mailbox: MailboxStore;
   private readonly clock: () => number;
   private readonly concurrency: number;
   private readonly maxResident: number;
@@ -135,7 +135,7 @@ export class ActorRuntime {
     readonly storage: Storage,
     opts: RuntimeOptions = {},
   ) {
-    this.mailbox = new Mailbox(storage);
+    this.mailbox = createMailbox(storage);
     this.clock = opts.clock ?? Date.now;
     this.concurrency = opts.concurrency ?? 64;
     this.maxResident = opts.maxResident ?? 10_000;
@@ -784,8 +784,7 @@ export class ActorRuntime {
     const plain = this.mailbox.plainStateCount();
     if (plain === 0) return;
     let sealed = 0;
-    this.storage.client.exec("PRAGMA secure_delete = ON");
-    try {
+    this.mailbox.withSecureDelete(() => {
       // Bounded by the count at start: an older process still writing plain states cannot keep this going.
       while (sealed < plain) {
         const rows = this.mailbox.plainStates(500);
@@ -795,9 +794,7 @@ export class ActorRuntime {
         });
         sealed += rows.length;
       }
-    } finally {
-      this.storage.client.exec("PRAGMA secure_delete = OFF");
-    }
+    });
     if (sealed) this.log("info", "sealed actor states stored before states were sealed", { states: sealed });
   }
 

@@ -1,12 +1,10 @@
 // Reads the events table in seq order and creates one delivery per matching active subscription, with the position, in one transaction.
 import { iso, newId } from "../domain/ids.ts";
 import { DELIVERY, eventBody, subscribes } from "../domain/webhooks.ts";
-import { Webhooks, type NewDelivery } from "../adapters/storage/repos/webhooks.ts";
-import type { WebhookRepository } from "../adapters/storage/repositories.ts";
-import { EventLog } from "../adapters/storage/repos/events.ts";
+import type { NewDelivery } from "../adapters/storage/repos/webhooks.ts";
+import type { Repositories } from "../adapters/storage/repositories.ts";
 import type { ActorRuntime } from "./runtime.ts";
 import type { ActorKind } from "./types.ts";
-import type { Storage } from "../adapters/storage/index.ts";
 import { webhookAddress, type WebhookMessage } from "./webhook.ts";
 
 export const DISPATCHER = "webhook-dispatcher:main";
@@ -43,17 +41,20 @@ export interface DispatcherState {
  * Part 2, Events: an environment's subscription receives that environment's events only; `[*]` receives all;
  * `test.ping` never goes out by subscription. A subscription receives the events committed after it became active.
  */
-export function webhookDispatcher(onRun: () => void, retentionMs: number | null = null): ActorKind<DispatcherState, DispatcherMessage> {
+/** The repositories the dispatcher reads and writes (inside `ctx.write` too: they share the runtime's connection). */
+export type DispatcherRepositories = Pick<Repositories, "webhooks" | "events">;
+
+export function webhookDispatcher(repos: DispatcherRepositories, onRun: () => void, retentionMs: number | null = null): ActorKind<DispatcherState, DispatcherMessage> {
   return {
     kind: "webhook-dispatcher",
     initialState: () => ({ position: 0 }),
     handle(ctx, msg) {
       if (msg?.type === "prune") {
-        if (retentionMs !== null) prune(ctx.storage, ctx, ctx.state.position, retentionMs);
+        if (retentionMs !== null) prune(repos, ctx, ctx.state.position, retentionMs);
         return;
       }
       onRun();
-      const repo = new Webhooks(ctx.storage);
+      const repo = repos.webhooks;
       const events = repo.eventsAfter(ctx.state.position, BATCH);
       if (events.length === 0) return;
       const subscribers = new Map<string, { id: string; events: string[]; from: number }[]>();
@@ -115,17 +116,17 @@ export function webhookDispatcher(onRun: () => void, retentionMs: number | null 
  * (at-least-once). Runs in the dispatcher's turn, so its deletes commit with its acknowledgement (durable and in order
  * with its dispatching); a full batch asks for another run at once.
  */
-function prune(storage: Storage, ctx: { now: number; write(fn: (s: Storage) => void): void; tell(to: string, body: unknown): void }, position: number, retentionMs: number): void {
+function prune(repos: DispatcherRepositories, ctx: { now: number; write(fn: () => void): void; tell(to: string, body: unknown): void }, position: number, retentionMs: number): void {
   const cutoff = iso(ctx.now - retentionMs);
-  const log = new EventLog(storage);
-  const repo = new Webhooks(storage);
+  const log = repos.events;
+  const repo = repos.webhooks;
   const from = log.prunedThrough();
   const through = log.prunableThrough(from, position, cutoff, PRUNE_BATCH);
   const deliveries = repo.prunableDeliveries(cutoff, PRUNE_BATCH);
   if (through > from || deliveries.length)
-    ctx.write((s) => {
-      new EventLog(s).pruneThrough(from, through);
-      new Webhooks(s).deleteDeliveries(deliveries);
+    ctx.write(() => {
+      log.pruneThrough(from, through);
+      repo.deleteDeliveries(deliveries);
     });
   if (through - from >= PRUNE_BATCH || deliveries.length >= PRUNE_BATCH) ctx.tell(DISPATCHER, { type: "prune" } satisfies DispatcherMessage);
 }
@@ -134,7 +135,7 @@ function prune(storage: Storage, ctx: { now: number; write(fn: (s: Storage) => v
  * Wakes the dispatcher after each committed event (one wake message at a time), every 5 s for events other
  * processes wrote, and kicks subscriptions with due deliveries at start and every 30 s (a restart resends what was due).
  */
-export function startWebhookDispatch(runtime: ActorRuntime, repo: WebhookRepository, log: (msg: string, f: Record<string, unknown>) => void, retentionMs: number | null = null): void {
+export function startWebhookDispatch(runtime: ActorRuntime, repos: DispatcherRepositories, log: (msg: string, f: Record<string, unknown>) => void, retentionMs: number | null = null): void {
   let wakePending = false;
   const wake = () => {
     if (wakePending) return;
@@ -145,9 +146,9 @@ export function startWebhookDispatch(runtime: ActorRuntime, repo: WebhookReposit
     });
   };
   const recover = (now: number) => {
-    for (const id of repo.withDuePending(now)) runtime.tell(webhookAddress(id), { type: "kick" } satisfies WebhookMessage).catch(() => {});
+    for (const id of repos.webhooks.withDuePending(now)) runtime.tell(webhookAddress(id), { type: "kick" } satisfies WebhookMessage).catch(() => {});
   };
-  runtime.register(webhookDispatcher(() => (wakePending = false), retentionMs));
+  runtime.register(webhookDispatcher(repos, () => (wakePending = false), retentionMs));
   runtime.onEvent(wake);
   runtime.sweep("webhook-dispatch", "*/5 * * * * *", wake);
   runtime.sweep("webhook-recovery", "*/30 * * * * *", recover);

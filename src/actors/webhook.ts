@@ -4,8 +4,8 @@ import { retryDelayMs, shouldAutoDisable, type AutoDisableRule } from "../domain
 import { signDelivery } from "../adapters/webhooks/sign.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
 import type { Logger } from "../adapters/log.ts";
-import type { Storage } from "../adapters/storage/index.ts";
-import { Webhooks, type DeliveryRow, type WebhookRow } from "../adapters/storage/repos/webhooks.ts";
+import type { DeliveryRow, WebhookRow } from "../adapters/storage/repos/webhooks.ts";
+import type { WebhookRepository } from "../adapters/storage/repositories.ts";
 import type { AttemptOutcome, Deliverer } from "../adapters/webhooks/deliver.ts";
 import type { ActorContext, ActorKind } from "./types.ts";
 
@@ -21,6 +21,8 @@ export interface WebhookState {
 }
 
 export interface WebhookActorDeps {
+  /** The subscriptions and their deliveries (inside `ctx.write` too: the repository shares the runtime's connection). */
+  repositories: { readonly webhooks: WebhookRepository };
   secrets: Sealer;
   deliverer: Deliverer;
   /** Durable tell from outside a handler (the attempt's report arrives after the handler returned). */
@@ -32,14 +34,6 @@ export interface WebhookActorDeps {
   retryDelaysMs?: readonly number[];
   log: Logger;
   clock?: () => number;
-}
-
-/**
- * The automatic disabling (README, Webhooks): status disabled, a system entry in the audit log, the subscription's
- * pending deliveries end failed. Runs in the transaction that recorded the failure.
- */
-export function disableAutomatically(s: Storage, w: WebhookRow, failures: number, nowMs: number): void {
-  new Webhooks(s).disableAutomatically(w, failures, nowMs);
 }
 
 export const webhookAddress = (id: string) => `webhook:${id}`;
@@ -78,7 +72,7 @@ export function webhookActor(deps: WebhookActorDeps): ActorKind<WebhookState, We
     kind: "webhook",
     initialState: () => ({ inflight: null }),
     async handle(ctx, msg) {
-      const repo = new Webhooks(ctx.storage);
+      const repo = deps.repositories.webhooks;
       const w = repo.byId(ctx.id);
       let after: DeliveryRow | undefined;
       if (msg.type === "result") {
@@ -101,7 +95,7 @@ export function webhookActor(deps: WebhookActorDeps): ActorKind<WebhookState, We
   };
 
   /** Sends due queue heads one after the other while they answer fast and the budget lasts. */
-  async function run(ctx: ActorContext<WebhookState>, repo: Webhooks, w: WebhookRow | undefined, after?: DeliveryRow): Promise<void> {
+  async function run(ctx: ActorContext<WebhookState>, repo: WebhookRepository, w: WebhookRow | undefined, after?: DeliveryRow): Promise<void> {
     if (!w) return;
     const until = clock() + HANDLER_BUDGET_MS;
     // The queue is read a few heads at a time (one query for a run of fast sends, not one per delivery).
@@ -158,7 +152,7 @@ export function webhookActor(deps: WebhookActorDeps): ActorKind<WebhookState, We
 
   /** Writes the attempt's result and the subscription's health (at the handler's commit); schedules the automatic retry. */
   function record(ctx: ActorContext<WebhookState>, w: WebhookRow, d: DeliveryRow, o: AttemptOutcome, signature: string, at: number): "sent" | "failed" | "retrying" | "disabled" {
-    const repo = new Webhooks(ctx.storage);
+    const repo = deps.repositories.webhooks;
     const attempts = d.attempts + 1;
     const now = iso(at);
     const base = { attempts, httpStatus: o.httpStatus, responseTimeMs: o.responseTimeMs, signature };
@@ -185,10 +179,11 @@ export function webhookActor(deps: WebhookActorDeps): ActorKind<WebhookState, We
     const failures = w.consecutive_failures + 1;
     const disable = w.status === "active" && shouldAutoDisable(failures, w.failing_since ?? at, at, deps.autoDisable);
     const snapshot = { ...w };
-    ctx.write((s) => {
+    ctx.write(() => {
       repo.recordAttempt(d.id, { ...base, status: "failed", lastError: o.error, nextRetryAt: null, sentAt: null }, now);
       repo.recordHealth(w.id, "failed", at, now);
-      if (disable) disableAutomatically(s, snapshot, failures, at);
+      // The automatic disabling (README, Webhooks): status disabled, a system audit entry, pending deliveries failed.
+      if (disable) repo.disableAutomatically(snapshot, failures, at);
     });
     w.consecutive_failures = failures;
     w.failing_since ??= at;

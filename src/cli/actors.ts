@@ -6,7 +6,7 @@
 // this way; a handler that checkpoints (it is about to call out) belongs to the server.
 import type { Storage } from "../adapters/storage/index.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
-import { Mailbox } from "../actors/mailbox.ts";
+import { createMailbox } from "../adapters/storage/repos/mailbox.ts";
 import type { ActorContext, ActorEvent, ActorKind } from "../actors/types.ts";
 import { iso, newId } from "../domain/ids.ts";
 
@@ -50,7 +50,7 @@ export function askLocally<R, S, M>(deps: LocalAskDeps, kind: ActorKind<S, M>, a
     const result = kind.handle(ctx, msg);
     if (result && typeof (result as Promise<void>).then === "function") throw new Error(`${kind.kind}: an asynchronous handler runs in the server, not the CLI`);
     if (!replied) throw new Error(`${kind.kind}: the handler gave no answer`);
-    const mailbox = new Mailbox(storage);
+    const mailbox = createMailbox(storage);
     for (const w of writes) w(storage);
     for (const o of mail) mailbox.insert(o.to, o.body, now, null, now);
     for (const e of events) mailbox.insertEvent(newId("evt", now), e, iso(now));

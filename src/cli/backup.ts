@@ -1,14 +1,14 @@
 // `caravan backup --to <file>`: a consistent online copy of the live database, safe while the server runs.
 //
-// SQLite's `VACUUM INTO` reads the database inside one read transaction: under WAL, the server's writers keep
-// committing while it runs and the copy is the database exactly as of the moment the copy began (no torn
-// transactions, no half-applied batch). The copy is written beside the target under a temporary name, checked
-// (`PRAGMA quick_check`), flushed to disk, then renamed into place, so `<file>` either does not exist or is a
-// complete, checked backup. The copy is one self-contained file (rollback-journal mode, no -wal/-shm).
+// The copy is the database as of the moment it began, taken while the writers keep committing (copyDatabase in
+// src/adapters/storage/backup.ts: SQLite's `VACUUM INTO`). It is written beside the target under a temporary name,
+// checked (checkCopy: `PRAGMA quick_check`), flushed to disk, then renamed into place, so `<file>` either does not
+// exist or is a complete, checked backup. The copy is one self-contained file (no -wal/-shm).
 import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { openClient, openStorage, StorageError } from "../adapters/storage/index.ts";
+import { StorageError } from "../adapters/storage/index.ts";
+import { checkCopy, copyDatabase } from "../adapters/storage/backup.ts";
 import { UsageError } from "./usage.ts";
 
 type Out = (line: string) => void;
@@ -63,30 +63,17 @@ export async function backupDatabase(opts: BackupOptions): Promise<BackupResult>
 
   const startedAt = new Date(clock()).toISOString();
   const partial = join(dirname(file), `.${basename(file)}.partial-${crypto.randomUUID().slice(0, 8)}`);
-  // No migrations: a backup taken before an upgrade must be the database as the old version left it.
-  const storage = await openStorage(database, { migrate: false, busyTimeoutMs: opts.busyTimeoutMs });
   let migrations = 0;
   try {
+    // Created empty and private first (VACUUM INTO fills an empty file): the copy holds sealed personal data and
+    // credentials, so it is never readable by others, not even while it is written.
     try {
-      // Created empty and private first (VACUUM INTO fills an empty file): the copy holds sealed personal data and
-      // credentials, so it is never readable by others, not even while it is written.
       closeSync(openSync(partial, "wx", 0o600));
-      storage.client.prepare("VACUUM INTO ?").run(partial);
     } catch (e) {
       throw new StorageError(`backup of ${database} failed: ${(e as Error).message}`);
-    } finally {
-      storage.close();
     }
-    const copy = await openClient(partial);
-    try {
-      const rows = copy.prepare("PRAGMA quick_check").all() as { quick_check?: string }[];
-      const verdict = rows.map((r) => Object.values(r)[0]).join("; ");
-      if (verdict !== "ok") throw new StorageError(`backup of ${database} failed its integrity check: ${verdict}`);
-      const hasTable = copy.prepare("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get();
-      if (hasTable) migrations = Number((copy.prepare("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n);
-    } finally {
-      copy.close();
-    }
+    await copyDatabase(database, partial, { busyTimeoutMs: opts.busyTimeoutMs });
+    ({ migrations } = await checkCopy(partial, database));
     chmodSync(partial, 0o600); // again, whatever the umask did to the mode at creation
     fsyncPath(partial);
     renameSync(partial, file);

@@ -64,7 +64,7 @@ export function runCases(storage: Storage, argv: string[], out: Out, deps: CaseC
   const tenancy = repositories.tenancy;
   const company = tenancy.requireCompany((v.company as string) ?? "default");
   const repo = repositories.cases;
-  const presenter = new CasePresenter(storage, pii);
+  const presenter = new CasePresenter(repositories.cases, pii);
   const email = need(v, "member");
   const print = (data: unknown, text: string) => out(v.json ? JSON.stringify(data) : text);
 
@@ -80,7 +80,7 @@ export function runCases(storage: Storage, argv: string[], out: Out, deps: CaseC
    * Asks the case actor kind the server runs (src/cli/actors.ts): the case is read under the write lock, and its writes,
    * its outgoing messages (the server's runtime picks them up) and its events commit together.
    */
-  const cases = caseActor({ pii, nameIndexKey: master.derive("name-index") });
+  const cases = caseActor({ repositories, pii, nameIndexKey: master.derive("name-index") });
   const mailSealer = new Sealer(master.derive("mailbox"));
   const act = (c: CaseRow, m: MemberRow, msg: CaseCommand): Outcome<Record<string, unknown>> => {
     const full = { ...msg, companyId: company.id, environment: c.environment, actor: { type: "member", memberId: m.id, apiKeyId: null } } as CaseMsg;

@@ -62,7 +62,7 @@ const assigneeParam: QueryParam<string> = {
 
 export function caseRoutes(kit: ApiKit, deps: CaseRouteDeps) {
   const repo = deps.repositories.cases;
-  const presenter = new CasePresenter(deps.storage, deps.pii);
+  const presenter = new CasePresenter(deps.repositories.cases, deps.pii);
 
   async function ask(c: RouteContext, id: string, msg: CaseCommand): Promise<Record<string, unknown>> {
     const outcome: Outcome<Record<string, unknown>> = await askActor(deps.runtime, caseAddress(id), {

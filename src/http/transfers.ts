@@ -5,7 +5,7 @@ import { apiError } from "../domain/errors.ts";
 import { readChecksLimit, readChecksOffset, TRANSFER_STATES, PROTOCOLS } from "../domain/transfers.ts";
 import { transferAddress, type TransferCommand } from "../actors/transfer/commands.ts";
 import type { ActionResult } from "../actors/transfer-flow.ts";
-import { Transfers, type TransferRow } from "../adapters/storage/repos/transfers.ts";
+import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
 import { ok, page, type ApiKit, type RouteContext } from "./kit.ts";
 import { keysetPage } from "./paging.ts";
 import { q, type QueryParam } from "./query.ts";
@@ -32,7 +32,7 @@ const lenient = (read: (raw: string | undefined) => number, def: number): QueryP
 const statusFilter: QueryParam<string> = q.enumOf(["pending", "approved", "rejected", "all"] as const);
 
 export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
-  const repo = new Transfers(deps.storage);
+  const repo = deps.repositories.transfers;
   const { listItem, detail } = transferViews(deps);
   const create = createHandler(deps, (companyId, env, key) => repo.byExternalId(companyId, env, key));
 

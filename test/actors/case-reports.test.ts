@@ -3,6 +3,7 @@
 // drafted report is read back from SQLite (jurisdiction, filing readiness, indicators, narrative placeholder).
 import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
+import { createRepositories } from "../../src/adapters/storage/repositories.ts";
 import { openStorage, type Storage } from "../../src/adapters/storage/index.ts";
 import { ActorRuntime } from "../../src/actors/runtime.ts";
 import type { ActorKind } from "../../src/actors/types.ts";
@@ -73,7 +74,7 @@ beforeAll(async () => {
   storage = await openStorage(join(dir, "case-reports.db"));
   companyId = (storage.stmt("SELECT id FROM companies WHERE slug = 'default'").get() as { id: string }).id;
   runtime = new ActorRuntime(storage, { concurrency: 4 });
-  runtime.register(caseActor({ pii, nameIndexKey: new Uint8Array(32) })).register(stubTransfer).start();
+  runtime.register(caseActor({ repositories: createRepositories(storage, { pii, secrets: pii, clock: Date.now }), pii, nameIndexKey: new Uint8Array(32) })).register(stubTransfer).start();
 });
 
 afterAll(async () => {

@@ -2,6 +2,7 @@
 // in a runtime of its own with a stub transfer actor that speaks the real messages.
 import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
+import { createRepositories } from "../../src/adapters/storage/repositories.ts";
 import { openStorage, type Storage } from "../../src/adapters/storage/index.ts";
 import { ActorRuntime } from "../../src/actors/runtime.ts";
 import type { ActorKind } from "../../src/actors/types.ts";
@@ -73,7 +74,7 @@ beforeAll(async () => {
   storage = await openStorage(join(dir, "case.db"));
   companyId = (storage.stmt("SELECT id FROM companies WHERE slug = 'default'").get() as { id: string }).id;
   runtime = new ActorRuntime(storage, { concurrency: 8 });
-  runtime.register(caseActor({ pii, nameIndexKey: new Uint8Array(32) })).register(stubTransfer).start();
+  runtime.register(caseActor({ repositories: createRepositories(storage, { pii, secrets: pii, clock: Date.now }), pii, nameIndexKey: new Uint8Array(32) })).register(stubTransfer).start();
 });
 
 afterAll(async () => {
@@ -91,7 +92,7 @@ describe("opened by screening", () => {
     expect(c).toMatchObject({ type: "sanctions_hit", category: "sanctions", priority: "high", source: "screening", assignee_id: null, status: "open", first_transfer_id: t });
     expect(JSON.parse(c.transfer_ids)).toEqual([t]);
     expect(c.title_sealed.includes("Transfer")).toBe(false);
-    const d = new CasePresenter(storage, pii).detail(companyId, "test", c, { piiView: true, transfersRead: true, strsRead: true }) as any;
+    const d = new CasePresenter(new Cases(storage), pii).detail(companyId, "test", c, { piiView: true, transfersRead: true, strsRead: true }) as any;
     expect(d.title).toBe("Transfer blocked at postcheck by screening");
     expect(d.createdById).toBeNull();
     const ev = storage.stmt("SELECT type FROM events WHERE entity_id = ?").all(id) as { type: string }[];
@@ -159,7 +160,7 @@ describe("resolution and the transfer's outcome", () => {
     expect(r).toEqual({ status: "draft", jurisdiction: "DE", transfer_id: t, case_id: id, generated_by: "mem_officer", detection_method: "screening" });
     // str_drafted is shown only to a key holding reports:read and strs:read.
     const c = new Cases(storage).get(companyId, "test", id)!;
-    const p = new CasePresenter(storage, pii);
+    const p = new CasePresenter(new Cases(storage), pii);
     const seen = p.detail(companyId, "test", c, { piiView: true, transfersRead: true, strsRead: true }) as any;
     const hidden = p.detail(companyId, "test", c, { piiView: true, transfersRead: true, strsRead: false }) as any;
     expect(seen.history.some((e: any) => e.action === "str_drafted")).toBe(true);

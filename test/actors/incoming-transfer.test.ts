@@ -3,6 +3,7 @@ import { test, expect, beforeAll, afterAll } from "bun:test";
 import { openStorage, type Storage } from "../../src/adapters/storage/index.ts";
 import { ActorRuntime } from "../../src/actors/runtime.ts";
 import { customerActor, type IncomingOutcome, type IncomingTransfer, type Outcome } from "../../src/actors/customer.ts";
+import { createRepositories } from "../../src/adapters/storage/repositories.ts";
 import { Sealer } from "../../src/adapters/crypto/envelope.ts";
 import { Transfers } from "../../src/adapters/storage/repos/transfers.ts";
 import { newId } from "../../src/domain/ids.ts";
@@ -50,10 +51,12 @@ beforeAll(async () => {
   storage = await openStorage(":memory:");
   runtime = new ActorRuntime(storage, {});
   const transfers = new Transfers(storage);
+  const pii = new Sealer(crypto.getRandomValues(new Uint8Array(32)));
   runtime
     .register(
       customerActor({
-        pii: new Sealer(crypto.getRandomValues(new Uint8Array(32))),
+        repositories: createRepositories(storage, { pii, secrets: pii, clock: Date.now }),
+        pii,
         nameIndexKey: crypto.getRandomValues(new Uint8Array(32)),
         activeTransferIds: (c, e, id) => transfers.activeForCustomer(c, e, id),
         // The screening's verdict as the checkpoint would give it (rules and vendors are tested in screening-checkpoints).

@@ -5,6 +5,7 @@ import catalog from "../../db/assets/catalog.json" with { type: "json" };
 import { SnapshotRateSource, checkSnapshot, type SnapshotData } from "../../src/adapters/fx/snapshot.ts";
 import snapshotJson from "../../src/adapters/fx/snapshot.json" with { type: "json" };
 import { HttpRateSource } from "../../src/adapters/fx/http.ts";
+import { FxValuations } from "../../src/adapters/storage/repos/fx-valuations.ts";
 import { Pricing, configureFx, createPricing, type PricingAsset } from "../../src/adapters/fx/pricing.ts";
 import { FxConfigError, FxTimeout, FxUnavailable, type Rate, type RateAsset, type RateSource } from "../../src/adapters/fx/types.ts";
 import { startFxPeer, type FxPeer } from "../../src/sandbox/fx.ts";
@@ -97,13 +98,13 @@ describe("snapshot", () => {
 
 describe("Pricing: exact decimals and the recorded valuation", () => {
   test("0.1 + 0.2 style amounts are multiplied exactly, then rounded half-even to 8 decimals", async () => {
-    const p = new Pricing(storage, [new SnapshotRateSource()], clock);
+    const p = new Pricing(new FxValuations(storage), [new SnapshotRateSource()], clock);
     // 0.30000000000000004 × 0.1204 = 0.036120000000000004816; a double gives 0.036120000000000006.
     expect((await p.value({ ...company, asset: ALGO, amount: "0.3", currency: "EUR" })).value).toBe("0.03612");
     expect((await p.value({ ...company, asset: ETH, amount: "0.30000000000000004", currency: "USD" })).value).toBe("960");
     const big = await p.value({ ...company, asset: ETH, amount: "123456789012345678.123456789012345678", currency: "USD" });
     expect(big.value).toBe("395061724839506169995.06172484"); // a double: 395061724839506150000
-    const half = new Pricing(storage, [fixed("1")], clock);
+    const half = new Pricing(new FxValuations(storage), [fixed("1")], clock);
     const at = (amount: string) => half.value({ ...company, asset: ETH, amount, currency: "USD" }).then((v) => v.value);
     expect(await at("0.000000005")).toBe("0"); // half to even: down to 0
     expect(await at("0.000000015")).toBe("0.00000002"); // up to the even 2
@@ -113,7 +114,7 @@ describe("Pricing: exact decimals and the recorded valuation", () => {
   });
 
   test("one fx_valuations row per valuation, with source, rate and its asOf; readable back within its tenant", async () => {
-    const p = new Pricing(storage, [new SnapshotRateSource()], clock);
+    const p = new Pricing(new FxValuations(storage), [new SnapshotRateSource()], clock);
     const before = rowCount();
     const v = await p.value({ ...company, asset: BTC, amount: "0.5", currency: "eur" });
     expect(v).toEqual({ fxRateId: expect.stringMatching(/^fx_[0-9a-z]{26}$/), value: "40850", rate: "81700", currency: "EUR", source: "snapshot:2026-11-01", asOf: "2026-11-01T00:00:00.000Z" });
@@ -139,7 +140,7 @@ describe("Pricing: exact decimals and the recorded valuation", () => {
 
   test("malformed amounts and currencies are refused before anything is asked or stored", async () => {
     const src = fixed("1");
-    const p = new Pricing(storage, [src], clock);
+    const p = new Pricing(new FxValuations(storage), [src], clock);
     const before = rowCount();
     for (const amount of ["1e5", "-1", "", " 1", "1.", ".5", "0x10", "1".repeat(81)]) {
       await expect(p.value({ ...company, asset: ETH, amount, currency: "USD" })).rejects.toThrow(RangeError);
@@ -156,14 +157,14 @@ describe("Pricing: sources in order", () => {
     const a = new StaticSource("static:none", null);
     const b = fixed("2", "static:b");
     const c = fixed("3", "static:c");
-    const v = await new Pricing(storage, [a, b, c], clock).value({ ...company, asset: ETH, amount: "10", currency: "USD" });
+    const v = await new Pricing(new FxValuations(storage), [a, b, c], clock).value({ ...company, asset: ETH, amount: "10", currency: "USD" });
     expect(v).toMatchObject({ value: "20", rate: "2", source: "static:b", asOf: "2026-11-20T00:00:00.000Z" });
     expect([a.calls, b.calls, c.calls]).toEqual([1, 1, 0]);
   });
 
   test("no rate from any source: FxUnavailable no_rate naming the asset, and nothing stored", async () => {
     const before = rowCount();
-    const p = new Pricing(storage, [new StaticSource("static:none", null), new SnapshotRateSource()], clock);
+    const p = new Pricing(new FxValuations(storage), [new StaticSource("static:none", null), new SnapshotRateSource()], clock);
     const err = await p.value({ ...company, asset: UNKNOWN, amount: "1", currency: "USD" }).catch((e) => e);
     expect(err).toBeInstanceOf(FxUnavailable);
     expect(err.reason).toBe("no_rate");
@@ -174,18 +175,18 @@ describe("Pricing: sources in order", () => {
 
   test("a failing source is passed over for the next (the snapshot fallback); the source used is recorded", async () => {
     const down = new StaticSource("static:down", () => Promise.reject(new FxUnavailable("down", "static:down", "unreachable")));
-    const v = await new Pricing(storage, [down, new SnapshotRateSource()], clock).value({ ...company, asset: BTC, amount: "1", currency: "USD" });
+    const v = await new Pricing(new FxValuations(storage), [down, new SnapshotRateSource()], clock).value({ ...company, asset: BTC, amount: "1", currency: "USD" });
     expect(v.source).toBe("snapshot:2026-11-01");
   });
 
   test("when every source fails, a timeout among them makes it FxTimeout; a lone failure is thrown as it is", async () => {
     const slow = new StaticSource("static:slow", () => new Promise(() => {})); // ignores its signal, never settles
     const down = new StaticSource("static:down", () => Promise.reject(new Error("ECONNREFUSED")));
-    const both = await new Pricing(storage, [slow, down], clock, 50).value({ ...company, asset: BTC, amount: "1", currency: "USD" }).catch((e) => e);
+    const both = await new Pricing(new FxValuations(storage), [slow, down], clock, 50).value({ ...company, asset: BTC, amount: "1", currency: "USD" }).catch((e) => e);
     expect(both).toBeInstanceOf(FxTimeout);
     expect(both.message).toContain("static:slow");
     expect(both.message).toContain("ECONNREFUSED");
-    const lone = await new Pricing(storage, [down], clock).value({ ...company, asset: BTC, amount: "1", currency: "USD" }).catch((e) => e);
+    const lone = await new Pricing(new FxValuations(storage), [down], clock).value({ ...company, asset: BTC, amount: "1", currency: "USD" }).catch((e) => e);
     expect(lone).toBeInstanceOf(FxUnavailable);
     expect(lone.reason).toBe("unreachable");
   });
@@ -197,7 +198,7 @@ describe("Pricing: sources in order", () => {
       { rate: "5", asOf: "yesterday" },
       { rate: 5 as unknown as string, asOf: "2026-11-20T00:00:00.000Z" },
     ]) {
-      const err = await new Pricing(storage, [new StaticSource("static:bad", answer)], clock).quote(BTC, "USD").catch((e) => e);
+      const err = await new Pricing(new FxValuations(storage), [new StaticSource("static:bad", answer)], clock).quote(BTC, "USD").catch((e) => e);
       expect(err).toBeInstanceOf(FxUnavailable);
       expect(err.reason).toBe("malformed");
     }
@@ -206,15 +207,15 @@ describe("Pricing: sources in order", () => {
   test("a source with rates in memory answers through rateNow (no timeout); its failure falls through to the next source", async () => {
     const never = (): Promise<Rate | null> => Promise.reject(new Error("rate() must not be called when rateNow exists"));
     const inMemory: RateSource = { name: "memory:a", rate: never, rateNow: () => ({ rate: "2.5", asOf: "2026-11-20T00:00:00.000Z" }) };
-    const q = await new Pricing(storage, [inMemory], clock).quote(BTC, "USD");
+    const q = await new Pricing(new FxValuations(storage), [inMemory], clock).quote(BTC, "USD");
     expect(q).toEqual({ rate: "2.5", asOf: "2026-11-20T00:00:00.000Z", source: "memory:a" });
     // It is checked like any answer, and a throwing or empty rateNow hands over to the next source.
     const bad: RateSource = { name: "memory:bad", rate: never, rateNow: () => ({ rate: "0", asOf: "2026-11-20T00:00:00.000Z" }) };
-    expect(await new Pricing(storage, [bad], clock).quote(BTC, "USD").catch((e) => e)).toBeInstanceOf(FxUnavailable);
+    expect(await new Pricing(new FxValuations(storage), [bad], clock).quote(BTC, "USD").catch((e) => e)).toBeInstanceOf(FxUnavailable);
     const broken: RateSource = { name: "memory:broken", rate: never, rateNow: () => { throw new Error("table gone"); } };
     const empty: RateSource = { name: "memory:empty", rate: never, rateNow: () => null };
-    expect((await new Pricing(storage, [broken, empty, inMemory], clock).quote(BTC, "USD")).source).toBe("memory:a");
-    const none = await new Pricing(storage, [broken, empty], clock).quote(BTC, "USD").catch((e) => e);
+    expect((await new Pricing(new FxValuations(storage), [broken, empty, inMemory], clock).quote(BTC, "USD")).source).toBe("memory:a");
+    const none = await new Pricing(new FxValuations(storage), [broken, empty], clock).quote(BTC, "USD").catch((e) => e);
     expect(none).toBeInstanceOf(FxUnavailable);
     expect(String(none.message)).toContain("table gone");
     // The snapshot is such a source, and answers the same through both.
@@ -226,7 +227,7 @@ describe("Pricing: sources in order", () => {
     const ctl = new AbortController();
     const slow = new StaticSource("static:slow", () => new Promise(() => {}));
     const after = fixed("1", "static:after");
-    const pending = new Pricing(storage, [slow, after], clock, 10_000).value({ ...company, asset: BTC, amount: "1", currency: "USD", signal: ctl.signal });
+    const pending = new Pricing(new FxValuations(storage), [slow, after], clock, 10_000).value({ ...company, asset: BTC, amount: "1", currency: "USD", signal: ctl.signal });
     ctl.abort(new Error("client went away"));
     await expect(pending).rejects.toThrow("client went away");
     expect(after.calls).toBe(0);
@@ -276,14 +277,14 @@ describe("HTTP source over the sandbox peer", () => {
     expect(await src.rate(BTC, "gbp", signal())).toBeNull();
     expect(await src.rate({ id: "x", marketDataIds: ["dead"], aliases: [] }, "usd", signal())).toBeNull();
     expect(await src.rate({ id: "x", marketDataIds: [], aliases: ["BTC"] }, "usd", signal())).toBeNull();
-    const err = await new Pricing(storage, [src], clock).value({ ...company, asset: UNKNOWN, amount: "1", currency: "USD" }).catch((e) => e);
+    const err = await new Pricing(new FxValuations(storage), [src], clock).value({ ...company, asset: UNKNOWN, amount: "1", currency: "USD" }).catch((e) => e);
     expect(err).toBeInstanceOf(FxUnavailable);
     expect(err.reason).toBe("no_rate");
   });
 
   test("setRate changes the answer; Pricing values through it and records the live source", async () => {
     peer.setRate("ethereum", "eur", "2999.99", "2026-11-23T09:58:00.000Z");
-    const v = await new Pricing(storage, [new HttpRateSource({ baseUrl: peer.url })], clock).value({ ...company, asset: ETH, amount: "0.30000000000000004", currency: "EUR" });
+    const v = await new Pricing(new FxValuations(storage), [new HttpRateSource({ baseUrl: peer.url })], clock).value({ ...company, asset: ETH, amount: "0.30000000000000004", currency: "EUR" });
     // 0.30000000000000004 × 2999.99 = 899.99700000000011999…
     expect(v).toMatchObject({ value: "899.997", rate: "2999.99", source: `http:${peer.url}`, asOf: "2026-11-23T09:58:00.000Z" });
   });
@@ -293,11 +294,11 @@ describe("HTTP source over the sandbox peer", () => {
     try {
       await expect(new HttpRateSource({ baseUrl: slow.url, timeoutMs: 100 }).rate(BTC, "usd", signal())).rejects.toBeInstanceOf(FxTimeout);
       const before = rowCount();
-      const p = new Pricing(storage, [new HttpRateSource({ baseUrl: slow.url, timeoutMs: 10_000 })], clock, 100);
+      const p = new Pricing(new FxValuations(storage), [new HttpRateSource({ baseUrl: slow.url, timeoutMs: 10_000 })], clock, 100);
       await expect(p.value({ ...company, asset: BTC, amount: "1", currency: "USD" })).rejects.toBeInstanceOf(FxTimeout);
       expect(rowCount()).toBe(before);
       // With the snapshot fallback the same outage still values the transfer, from the snapshot.
-      const withFallback = new Pricing(storage, [new HttpRateSource({ baseUrl: slow.url, timeoutMs: 100 }), new SnapshotRateSource()], clock, 100);
+      const withFallback = new Pricing(new FxValuations(storage), [new HttpRateSource({ baseUrl: slow.url, timeoutMs: 100 }), new SnapshotRateSource()], clock, 100);
       expect((await withFallback.value({ ...company, asset: BTC, amount: "1", currency: "USD" })).source).toBe("snapshot:2026-11-01");
     } finally {
       await slow.stop();
@@ -418,7 +419,7 @@ describe("configuration", () => {
   test("createPricing from the environment values through the sandbox peer, falling back to the snapshot", async () => {
     const peer = await startFxPeer({ rates: { "usd-coin": { eur: "0.86123" } }, asOf: "2026-11-23T09:00:00.000Z" });
     try {
-      const p = createPricing(storage, { CARAVAN_FX_URL: peer.url, CARAVAN_FX_FALLBACK: "snapshot", CARAVAN_FX_TIMEOUT_MS: "2000" }, clock);
+      const p = createPricing(new FxValuations(storage), { CARAVAN_FX_URL: peer.url, CARAVAN_FX_FALLBACK: "snapshot", CARAVAN_FX_TIMEOUT_MS: "2000" }, clock);
       expect(await p.value({ ...company, asset: USDC_BASE, amount: "1000.5", currency: "EUR" })).toMatchObject({ value: "861.660615", source: `http:${peer.url}` });
       // The peer has no BTC: the snapshot answers.
       expect(await p.value({ ...company, asset: BTC, amount: "1", currency: "EUR" })).toMatchObject({ value: "81700", source: "snapshot:2026-11-01" });

@@ -8,7 +8,7 @@ import { openStorage, type Storage } from "../../src/adapters/storage/index.ts";
 import { Tenancy } from "../../src/adapters/storage/repos/tenancy.ts";
 import { Transfers, type TransferRow } from "../../src/adapters/storage/repos/transfers.ts";
 import { PROVIDER_A_DUE_FOR_POLL, PROVIDER_A_DUE_FOR_STALL, ProviderAStore } from "../../src/adapters/storage/repos/provider-a-store.ts";
-import { dueForExpiry, dueForPoll, PROVIDER_E_DUE_FOR_EXPIRY, PROVIDER_E_DUE_FOR_POLL } from "../../src/adapters/providers/provider_e/lookups.ts";
+import { ProviderEStore, PROVIDER_E_DUE_FOR_EXPIRY, PROVIDER_E_DUE_FOR_POLL } from "../../src/adapters/storage/repos/provider-e-store.ts";
 import { iso, newId } from "../../src/domain/ids.ts";
 import { tempDir } from "../support/tmp.ts";
 
@@ -85,10 +85,10 @@ test("more than one page of due transfers: every one is read, each once, and onl
     expect(ids(polled)).toEqual(ids(aPoll));
     const stalled = pa.dueForStall(NOW - 15 * 60_000, pageSize);
     expect(ids(stalled)).toEqual(ids(aPoll.filter((t) => t.state === "exchanging")));
-    const ePolled = dueForPoll(storage, before, pageSize);
+    const ePolled = new ProviderEStore(storage).dueForPoll(before, pageSize);
     expect(ePolled.length).toBe(eOut.length);
     expect(ids(ePolled)).toEqual(ids(eOut));
-    const expiring = dueForExpiry(storage, NOW, pageSize);
+    const expiring = new ProviderEStore(storage).dueForExpiry(NOW, pageSize);
     expect(ids(expiring)).toEqual(ids(eExpired));
   }
   // Each row carries what the sweep tells with.

@@ -1,6 +1,6 @@
 // provider_b's flow (Part 3 "provider_b transfers" Incoming, "provider_b callbacks"): what each callback endpoint,
 // once read and verified by its intake, answers and changes.
-import type { Storage } from "../../adapters/storage/types.ts";
+import type { Repositories } from "../../adapters/storage/repositories.ts";
 import type { Logger } from "../../adapters/log.ts";
 import type { Sealer } from "../../adapters/crypto/envelope.ts";
 import type { Pricing } from "../../adapters/fx/index.ts";
@@ -16,10 +16,9 @@ import { SUPPORTED_NETWORKS, acceptsTag, isSupportedNetwork, type Network } from
 import { canonicalAddress } from "../../domain/wallets.ts";
 import { beneficiaryMatches } from "../../domain/provider_b/names.ts";
 import { contentHash, holderReason, outgoingStatus, txidVariants, walletReason, type IncomingReason, type ResultDecision } from "../../domain/provider_b/decisions.ts";
-import { Wallets, type WalletRow } from "../../adapters/storage/repos/wallets.ts";
-import { Customers } from "../../adapters/storage/repos/customers.ts";
+import type { WalletRow } from "../../adapters/storage/repos/wallets.ts";
 import type { TransferRow } from "../../adapters/storage/repos/transfers.ts";
-import { ProviderBRequests, answerAad, type ProviderBRequestRow } from "../../adapters/storage/repos/provider-b-requests.ts";
+import { answerAad, type ProviderBRequestRow } from "../../adapters/storage/repos/provider-b-requests.ts";
 import {
   accountNumber,
   buildTransferAnswerMessage,
@@ -38,7 +37,7 @@ import { openIdentity } from "../../domain/identity.ts";
 
 /** What the flow uses of the service. */
 export interface ProviderBFlowDeps {
-  readonly storage: Storage;
+  readonly repositories: Pick<Repositories, "transfers" | "wallets" | "customers" | "providerBRequests">;
   readonly runtime: ActorRuntime;
   readonly log: Logger;
   readonly clock: () => number;
@@ -134,14 +133,14 @@ function validPersons(wire: readonly WirePerson[]): Person[] | null {
 }
 
 export class ProviderBFlows {
-  private readonly requests: ProviderBRequests;
-  private readonly wallets: Wallets;
-  private readonly customers: Customers;
+  private readonly requests: Repositories["providerBRequests"];
+  private readonly wallets: Repositories["wallets"];
+  private readonly customers: Repositories["customers"];
 
   constructor(private readonly services: ProviderBFlowDeps) {
-    this.requests = new ProviderBRequests(services.storage);
-    this.wallets = new Wallets(services.storage);
-    this.customers = new Customers(services.storage);
+    this.requests = services.repositories.providerBRequests;
+    this.wallets = services.repositories.wallets;
+    this.customers = services.repositories.customers;
   }
 
   /**
@@ -340,21 +339,13 @@ export class ProviderBFlows {
 
   private outgoingByTransferId(call: Call, transferId: string): TransferRow | undefined {
     const s = call.setup;
-    const row = this.services.storage
-      .stmt("SELECT * FROM transfers WHERE company_id = ? AND environment = ? AND provider_external_id = ? AND direction = 'outgoing' AND protocol = 'provider_b' AND beneficiary_vasp_id = ?")
-      .get(s.companyId, s.environment, transferId, call.sender.entityId);
-    return (row ?? undefined) as TransferRow | undefined;
+    return this.services.repositories.transfers.outgoingProviderB(s.companyId, s.environment, transferId, call.sender.entityId);
   }
 
   /** Outgoing provider_b transfers to the sender with this transaction, sent to this address (`address[:memo]`). */
   private outgoingByTx(call: Call, txid: string, beneficiaryAddress: string): TransferRow | undefined {
     const s = call.setup;
-    const rows = this.services.storage
-      .stmt(
-        `SELECT * FROM transfers WHERE company_id = ? AND environment = ? AND tx_hash IN (SELECT value FROM json_each(?))
-           AND direction = 'outgoing' AND protocol = 'provider_b' AND beneficiary_vasp_id = ? ORDER BY created_at, id`,
-      )
-      .all(s.companyId, s.environment, JSON.stringify(txidVariants(txid)), call.sender.entityId) as unknown as TransferRow[];
+    const rows = this.services.repositories.transfers.outgoingProviderBByTx(s.companyId, s.environment, txidVariants(txid), call.sender.entityId);
     return rows.find((t) => isSupportedNetwork(t.network) && canonicalAccount(t.network, beneficiaryAddress) === t.beneficiary_address);
   }
 

@@ -3,8 +3,8 @@
 // and its event commit with the message.
 import type { ActorContext } from "../types.ts";
 import type { Sealer } from "../../adapters/crypto/envelope.ts";
-import { Transfers, type TransferRow } from "../../adapters/storage/repos/transfers.ts";
-import { AuditLog } from "../../adapters/storage/repos/audit.ts";
+import type { TransferRow } from "../../adapters/storage/repos/transfers.ts";
+import type { Repositories } from "../../adapters/storage/repositories.ts";
 import type { ProviderRegistry } from "../../adapters/providers/registry.ts";
 import type { OutgoingTransfer } from "../../adapters/providers/types.ts";
 import { iso } from "../../domain/ids.ts";
@@ -19,7 +19,11 @@ import type { ActionResult, TransferFlow, TransferFlowContext } from "../transfe
 import type { CheckpointDeps, StoredCheck } from "../checkpoint.ts";
 import type { TransferMsg } from "./commands.ts";
 
+/** The repositories the transfer actor reads and writes (inside `ctx.write` too: they share the runtime's connection). */
+export type TransferRepositories = Pick<Repositories, "transfers" | "audit" | "vasps">;
+
 export interface TransferDeps {
+  repositories: TransferRepositories;
   pii: Sealer;
   providers: ProviderRegistry;
   /** The amount valued in USD (provider_b's tradePrice), or null when no rate is known. */
@@ -77,7 +81,7 @@ export class TransferHandling {
     const patch: Partial<TransferRow> = { ...set, state: to, history: JSON.stringify(history), updated_at: this.at };
     this.t = { ...this.t, ...patch };
     const row = this.t;
-    this.ctx.write((s) => new Transfers(s).update(row.id, patch));
+    this.ctx.write(() => this.deps.repositories.transfers.update(row.id, patch));
     this.ctx.emit({
       companyId: row.company_id,
       environment: row.environment,
@@ -92,7 +96,7 @@ export class TransferHandling {
     const { companyId, environment, actor } = this.msg;
     const now = this.ctx.now;
     const id = this.t.id;
-    this.ctx.write((s) => new AuditLog(s).record({ companyId, environment, actor, action, entityType: "Transfer", entityId: id, detail }, now));
+    this.ctx.write(() => this.deps.repositories.audit.record({ companyId, environment, actor, action, entityType: "Transfer", entityId: id, detail }, now));
   }
 
   answer(action: string, previousState: string): Result {
@@ -135,7 +139,7 @@ export class TransferHandling {
     attempts.push({ ...a, id: `att_${this.t.id.slice(4)}_${attempts.length + 1}`, order: attempts.length + 1 });
     this.t = { ...this.t, attempts: JSON.stringify(attempts) };
     const row = this.t;
-    this.ctx.write((s) => new Transfers(s).update(row.id, { attempts: row.attempts }));
+    this.ctx.write(() => this.deps.repositories.transfers.update(row.id, { attempts: row.attempts }));
   }
 
   updateLastAttempt(patch: Partial<Attempt>): void {
@@ -143,7 +147,7 @@ export class TransferHandling {
     attempts[attempts.length - 1] = { ...attempts[attempts.length - 1], ...patch };
     this.t = { ...this.t, attempts: JSON.stringify(attempts) };
     const row = this.t;
-    this.ctx.write((s) => new Transfers(s).update(row.id, { attempts: row.attempts }));
+    this.ctx.write(() => this.deps.repositories.transfers.update(row.id, { attempts: row.attempts }));
   }
 
   /** A history note that changes no state and emits nothing (a flag, a case's outcome). */
@@ -153,7 +157,7 @@ export class TransferHandling {
     const patch = { history: JSON.stringify(history), updated_at: this.at };
     this.t = { ...this.t, ...patch };
     const id = this.t.id;
-    this.ctx.write((s) => new Transfers(s).update(id, patch));
+    this.ctx.write(() => this.deps.repositories.transfers.update(id, patch));
   }
 
   /** Columns changed without a state change, history entry or event. */
@@ -161,7 +165,7 @@ export class TransferHandling {
     const patch = { ...set, updated_at: this.at };
     this.t = { ...this.t, ...patch };
     const id = this.t.id;
-    this.ctx.write((s) => new Transfers(s).update(id, patch));
+    this.ctx.write(() => this.deps.repositories.transfers.update(id, patch));
   }
 
   storedChecks(): StoredCheck[] {
@@ -172,7 +176,7 @@ export class TransferHandling {
     const patch: Partial<TransferRow> = { checks: JSON.stringify(checks), ...(sanctions ? { sanctions_status: sanctions.status, sanctions_provider: sanctions.provider } : {}) };
     this.t = { ...this.t, ...patch };
     const id = this.t.id;
-    this.ctx.write((s) => new Transfers(s).update(id, patch));
+    this.ctx.write(() => this.deps.repositories.transfers.update(id, patch));
   }
 
   flowOf(p: string | null): TransferFlow | undefined {

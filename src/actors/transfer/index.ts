@@ -3,7 +3,6 @@
 // (actions.ts), routing (routing.ts), checkpoints and holds (holds.ts), inbound provider events (provider-events.ts),
 // all changing the transfer through handling.ts; providers plug their own flows in through src/actors/transfer-flow.ts.
 import type { ActorKind } from "../types.ts";
-import { Transfers } from "../../adapters/storage/repos/transfers.ts";
 import { refuse } from "../outcome.ts";
 import type { TransferMsg } from "./commands.ts";
 import { TransferHandling, type TransferActorState, type TransferDeps } from "./handling.ts";
@@ -13,14 +12,14 @@ import { caseResolved } from "./holds.ts";
 import { flowContextOf, inboundCancel, inboundTxid, providerEvent } from "./provider-events.ts";
 
 export type { TransferMsg, TransferCommand, TransferAction } from "./commands.ts";
-export type { TransferActorState, TransferDeps } from "./handling.ts";
+export type { TransferActorState, TransferDeps, TransferRepositories } from "./handling.ts";
 
 export function transferActor(deps: TransferDeps): ActorKind<TransferActorState, TransferMsg> {
   return {
     kind: "transfer",
     initialState: () => ({}),
     async handle(ctx, msg) {
-      const t = new Transfers(ctx.storage).get(msg.companyId, msg.environment, ctx.id);
+      const t = deps.repositories.transfers.get(msg.companyId, msg.environment, ctx.id);
       if (!t) return ctx.reply(refuse("TRANSFER_NOT_FOUND", "Transfer not found", { resource: "Transfer", id: ctx.id }));
       const h = new TransferHandling(ctx, msg, t, deps, flowContextOf);
       switch (msg.type) {

@@ -1,7 +1,6 @@
 // The transfer actor's routing (Part 3 "What the service does"): queued → precheck → the cascade of discovery rounds
 // and submissions (src/actors/routing.ts decides), the counterparty's answer, and expiry of a transfer no provider took.
-import { Transfers, type TransferRow } from "../../adapters/storage/repos/transfers.ts";
-import { VaspDirectory } from "../../adapters/storage/repos/vasps.ts";
+import type { TransferRow } from "../../adapters/storage/repos/transfers.ts";
 import type { Submission } from "../../adapters/providers/types.ts";
 import { isUntakenExpired, type Protocol } from "../../domain/transfers.ts";
 import type { Outcome } from "../outcome.ts";
@@ -63,9 +62,9 @@ export async function route(h: TransferHandling): Promise<Outcome> {
   await discoverRound(h.deps.providers, t, state, h.ctx.now, (a) => h.addAttempt(a), (_p, vasp) => {
     // A VASP wallet discovery resolved is searchable from now on (`source: discovery` until a transfer names it).
     const { company_id, environment } = h.t;
-    h.ctx.write((s) => new VaspDirectory(s).record(company_id, environment, vasp.vaspId, vasp.vaspName, "discovery", h.at));
+    h.ctx.write(() => h.deps.repositories.vasps.record(company_id, environment, vasp.vaspId, vasp.vaspName, "discovery", h.at));
   });
-  const repo = new Transfers(h.ctx.storage);
+  const repo = h.deps.repositories.transfers;
   const moved = preferLastReached(state, (vaspId) => repo.lastReached(h.t.company_id, h.t.environment, vaspId, h.t.id));
   if (moved) h.note("routed_by_last_contact", { provider: moved, preferred: state.preferred });
   for (;;) {
@@ -97,7 +96,7 @@ export async function route(h: TransferHandling): Promise<Outcome> {
     if (result.kind === "not_taken") continue;
     if (result.kind === "taken") {
       // The provider took the transfer and answers later (events, polls): its flow goes on from `exchanging`.
-      h.ctx.write((s) => new VaspDirectory(s).record(h.t.company_id, h.t.environment, result.vaspId, result.vaspName, "transfer_history", h.at));
+      h.ctx.write(() => h.deps.repositories.vasps.record(h.t.company_id, h.t.environment, result.vaspId, result.vaspName, "transfer_history", h.at));
       h.change("exchanging", { protocol: p, provider_external_id: result.externalId, beneficiary_vasp_id: result.vaspId, beneficiary_vasp_name: result.vaspName }, "submitted", { provider: p });
       return current(h);
     }
@@ -121,7 +120,7 @@ export async function applyAnswer(h: TransferHandling, p: Protocol, r: Extract<S
     messages: JSON.stringify(messages),
   };
   const row = h.t;
-  h.ctx.write((s) => new VaspDirectory(s).record(row.company_id, row.environment, r.vaspId, r.vaspName, "transfer_history", h.at));
+  h.ctx.write(() => h.deps.repositories.vasps.record(row.company_id, row.environment, r.vaspId, r.vaspName, "transfer_history", h.at));
   if (r.theirs === "rejected") {
     h.change("rejected", { ...common, status: "rejected", theirs_status: "rejected", rejection_reason: r.reasonType ?? "UNKNOWN" }, "counterparty_rejected", { reasonType: r.reasonType ?? "UNKNOWN" });
     return;
@@ -132,7 +131,7 @@ export async function applyAnswer(h: TransferHandling, p: Protocol, r: Extract<S
   const answered = { ...common, theirs_status: "accepted" };
   h.t = { ...h.t, ...answered };
   const id = h.t.id;
-  h.ctx.write((s) => new Transfers(s).update(id, answered));
+  h.ctx.write(() => h.deps.repositories.transfers.update(id, answered));
   h.ctx.state.postcheck = { provider: p, persons: r.beneficiaryPersons ?? [] };
   await postcheck(h);
 }

@@ -1,5 +1,5 @@
 // Values an amount in a currency from the first rate source that has a rate, and records every valuation (fx_valuations).
-import type { Storage } from "../storage/types.ts";
+import type { FxValuationRepository } from "../storage/repositories.ts";
 import type { Environment } from "../../domain/types.ts";
 import { newId, iso } from "../../domain/ids.ts";
 import { Dec, MAX_AMOUNT_DIGITS, toRate } from "./decimal.ts";
@@ -46,22 +46,13 @@ export interface StoredValuation extends Valuation {
   createdAt: string;
 }
 
-/** A valuation not yet recorded: plain data (it travels in an actor message), written by `recordValuation`. */
+/** A valuation not yet recorded: plain data (it travels in an actor message), written by `FxValuationRepository.record`. */
 export interface ValuationRecord extends Valuation {
   companyId: string;
   environment: Environment;
   assetId: string;
   amount: string;
   createdAt: string;
-}
-
-/** Inserts the fx_valuations row of a valuation (in the caller's transaction, if any). */
-export function recordValuation(storage: Pick<Storage, "stmt">, r: ValuationRecord): void {
-  storage
-    .stmt(
-      "INSERT INTO fx_valuations (id, company_id, environment, asset_id, amount, currency, rate, value, source, rate_as_of, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    )
-    .run(r.fxRateId, r.companyId, r.environment, r.assetId, r.amount, r.currency, r.rate, r.value, r.source, r.asOf, r.createdAt);
 }
 
 const AMOUNT = /^\d+(\.\d+)?$/;
@@ -84,7 +75,7 @@ export class Pricing {
   readonly timeoutMs: number;
 
   constructor(
-    private readonly storage: Storage,
+    private readonly valuations: FxValuationRepository,
     sources: readonly RateSource[],
     private readonly clock: () => number = Date.now,
     timeoutMs: number = DEFAULT_TIMEOUT_MS,
@@ -139,12 +130,12 @@ export class Pricing {
   /** Values `amount` in `currency` and records the valuation; the returned `fxRateId` names the row. */
   async value(p: ValueRequest): Promise<Valuation> {
     const a = await this.appraise(p);
-    recordValuation(this.storage, a.record);
+    this.valuations.record(a.record);
     return a.valuation;
   }
 
   /**
-   * Values `amount` in `currency` without recording it: the caller records `record` (`recordValuation`) in the
+   * Values `amount` in `currency` without recording it: the caller records `record` (`FxValuationRepository.record`) in the
    * same transaction as what refers to its `fxRateId` (the transfer create does, so a create commits once).
    */
   async appraise(p: ValueRequest): Promise<{ valuation: Valuation; record: ValuationRecord }> {
@@ -159,21 +150,9 @@ export class Pricing {
 
   /** A recorded valuation of the company and environment, or null. */
   get(companyId: string, environment: Environment, fxRateId: string): StoredValuation | null {
-    const r = this.storage
-      .stmt("SELECT id, asset_id, amount, currency, rate, value, source, rate_as_of, created_at FROM fx_valuations WHERE id = ? AND company_id = ? AND environment = ?")
-      .get(fxRateId, companyId, environment) as Record<string, string> | null | undefined;
+    const r = this.valuations.get(companyId, environment, fxRateId);
     if (!r) return null;
-    return {
-      fxRateId: r.id,
-      assetId: r.asset_id,
-      amount: r.amount,
-      currency: r.currency,
-      rate: r.rate,
-      value: r.value,
-      source: r.source,
-      asOf: r.rate_as_of,
-      createdAt: r.created_at,
-    };
+    return { fxRateId: r.fxRateId, assetId: r.assetId, amount: r.amount, currency: r.currency, rate: r.rate, value: r.value, source: r.source, asOf: r.asOf, createdAt: r.createdAt };
   }
 }
 
@@ -260,7 +239,7 @@ export function configureFx(env: Record<string, string | undefined>): FxConfig {
 }
 
 /** A Pricing over the environment's sources. */
-export function createPricing(storage: Storage, env: Record<string, string | undefined>, clock: () => number = Date.now): Pricing {
+export function createPricing(valuations: FxValuationRepository, env: Record<string, string | undefined>, clock: () => number = Date.now): Pricing {
   const c = configureFx(env);
-  return new Pricing(storage, c.sources, clock, c.timeoutMs);
+  return new Pricing(valuations, c.sources, clock, c.timeoutMs);
 }

@@ -10,9 +10,11 @@ import { Cases } from "./repos/cases.ts";
 import { CustomerOverview } from "./repos/customer-overview.ts";
 import { Customers } from "./repos/customers.ts";
 import { EventLog } from "./repos/events.ts";
+import { FxValuations } from "./repos/fx-valuations.ts";
 import { Proofs } from "./repos/proofs.ts";
 import { ProviderAStore } from "./repos/provider-a-store.ts";
 import { ProviderBRequests } from "./repos/provider-b-requests.ts";
+import { ProviderEStore } from "./repos/provider-e-store.ts";
 import { ProviderSettings } from "./repos/provider-settings.ts";
 import { Reports } from "./repos/reports.ts";
 import { Rules } from "./repos/rules.ts";
@@ -32,9 +34,11 @@ export type CaseRepository = Surface<Cases>;
 export type CustomerOverviewRepository = Surface<CustomerOverview>;
 export type CustomerRepository = Surface<Customers>;
 export type EventRepository = Surface<EventLog>;
+export type FxValuationRepository = Surface<FxValuations>;
 export type ProofRepository = Surface<Proofs>;
 export type ProviderARepository = Surface<ProviderAStore>;
 export type ProviderBRequestRepository = Surface<ProviderBRequests>;
+export type ProviderERepository = Surface<ProviderEStore>;
 export type ProviderSettingsRepository = Surface<ProviderSettings>;
 export type ReportRepository = Surface<Reports>;
 export type RuleRepository = Surface<Rules>;
@@ -53,9 +57,11 @@ export interface Repositories {
   readonly customerOverview: CustomerOverviewRepository;
   readonly customers: CustomerRepository;
   readonly events: EventRepository;
+  readonly fxValuations: FxValuationRepository;
   readonly proofs: ProofRepository;
   readonly providerA: ProviderARepository;
   readonly providerBRequests: ProviderBRequestRepository;
+  readonly providerE: ProviderERepository;
   readonly providerSettings: ProviderSettingsRepository;
   readonly reports: ReportRepository;
   readonly rules: RuleRepository;
@@ -85,9 +91,11 @@ export function createRepositories(storage: Storage, keys: RepositoryKeys) {
     customerOverview: new CustomerOverview(storage),
     customers: new Customers(storage),
     events: new EventLog(storage),
+    fxValuations: new FxValuations(storage),
     proofs: new Proofs(storage),
     providerA: new ProviderAStore(storage),
     providerBRequests: new ProviderBRequests(storage),
+    providerE: new ProviderEStore(storage),
     providerSettings: new ProviderSettings(storage, keys.secrets),
     reports: new Reports(storage, keys.pii),
     rules: new Rules(storage),

@@ -4,12 +4,14 @@ import type { Catalog } from "../../domain/assets/catalog.ts";
 import type { ActorRuntime } from "../../actors/runtime.ts";
 import type { Sealer } from "../../adapters/crypto/envelope.ts";
 import type { Storage } from "../../adapters/storage/index.ts";
+import type { Repositories } from "../../adapters/storage/repositories.ts";
 import type { AssetPolicy } from "../../adapters/storage/repos/assets.ts";
 import type { ProviderRegistry } from "../../adapters/providers/registry.ts";
 import type { ProviderSettings } from "../../adapters/storage/repos/provider-settings.ts";
 import type { ValuationRecord, ValueRequest } from "../../adapters/fx/pricing.ts";
 
 export interface TransferRouteDeps {
+  repositories: Pick<Repositories, "transfers">;
   storage: Storage;
   runtime: ActorRuntime;
   pii: Sealer;

@@ -88,6 +88,16 @@ export class Thresholds {
     this.audit = new AuditLog(s);
   }
 
+  /** The company as a VASP (originating VASP of its outgoing transfers): its LEI when the profile has one, else its ID. */
+  ownVasp(companyId: string): { id: string; name: string } {
+    return ownVasp(this.s, companyId);
+  }
+
+  /** The company's profile (legal name, country, identifiers), or null until set. */
+  profile(companyId: string): CompanyProfile | null {
+    return companyProfile(this.s, companyId);
+  }
+
   /** The threshold that applies to the company now (its own, else its jurisdiction's default). */
   applicable(companyId: string, o: { type: ThresholdType; now: number }): ThresholdSelection {
     return applicableThreshold(this.s, companyId, o);

@@ -62,6 +62,23 @@ export class Transfers {
       undefined) as TransferRow | undefined;
   }
 
+  /** The company's outgoing provider_b transfer to `beneficiaryVaspId` that provider_b knows by `providerExternalId`. */
+  outgoingProviderB(companyId: string, env: Environment, providerExternalId: string, beneficiaryVaspId: string): TransferRow | undefined {
+    return (this.s
+      .stmt("SELECT * FROM transfers WHERE company_id = ? AND environment = ? AND provider_external_id = ? AND direction = 'outgoing' AND protocol = 'provider_b' AND beneficiary_vasp_id = ?")
+      .get(companyId, env, providerExternalId, beneficiaryVaspId) ?? undefined) as TransferRow | undefined;
+  }
+
+  /** The company's outgoing provider_b transfers to `beneficiaryVaspId` whose tx_hash is one of `txHashes`, oldest first. */
+  outgoingProviderBByTx(companyId: string, env: Environment, txHashes: readonly string[], beneficiaryVaspId: string): TransferRow[] {
+    return this.s
+      .stmt(
+        `SELECT * FROM transfers WHERE company_id = ? AND environment = ? AND tx_hash IN (SELECT value FROM json_each(?))
+           AND direction = 'outgoing' AND protocol = 'provider_b' AND beneficiary_vasp_id = ? ORDER BY created_at, id`,
+      )
+      .all(companyId, env, JSON.stringify(txHashes), beneficiaryVaspId) as unknown as TransferRow[];
+  }
+
   byExternalId(companyId: string, env: Environment, externalId: string): TransferRow | undefined {
     return (this.s.stmt("SELECT * FROM transfers WHERE company_id = ? AND environment = ? AND external_id = ?").get(companyId, env, externalId) ?? undefined) as
       | TransferRow

@@ -1,6 +1,17 @@
-// Durable mailbox rows and actor state in SQLite: the only SQL the runtime runs.
-import type { Storage } from "../adapters/storage/index.ts";
-import type { ActorEvent } from "./types.ts";
+// The actor runtime's store: durable mailbox rows, actor state, dead letters and emitted events, in SQLite.
+// Every statement is prepared once and reused (`storage.stmt` caches by text): this is the runtime's hot path.
+import type { Environment } from "../../../domain/types.ts";
+import type { Storage } from "../index.ts";
+
+/** An event as the runtime emits it (the actors' `ActorEvent` has this shape). */
+export interface MailboxEvent {
+  companyId: string;
+  environment: Environment;
+  type: string;
+  entityType: string;
+  entityId: string;
+  data: unknown;
+}
 
 export interface MessageRow {
   id: number;
@@ -19,6 +30,14 @@ export interface MessageRef {
   actor: string;
   due_at: number;
   retry_at: number | null;
+}
+
+/** The runtime's store as a backend implements it (a PostgreSQL twin would implement the same methods). */
+export type MailboxStore = Pick<Mailbox, keyof Mailbox>;
+
+/** The SQLite mailbox over an open database (the runtime creates its own, once, at construction). */
+export function createMailbox(storage: Storage): MailboxStore {
+  return new Mailbox(storage);
 }
 
 export class Mailbox {
@@ -94,7 +113,20 @@ export class Mailbox {
     this.s.stmt("UPDATE actor_state SET state = ? WHERE address = ? AND state = ?").run(to, address, from);
   }
 
-  insertEvent(id: string, e: ActorEvent, createdAt: string): number {
+  /**
+   * Runs `fn` with SQLite's secure_delete on, so the pages it frees are zeroed rather than just unlinked (used when
+   * plaintext is replaced by sealed text); a backend without that notion just runs `fn`.
+   */
+  withSecureDelete<T>(fn: () => T): T {
+    this.s.client.exec("PRAGMA secure_delete = ON");
+    try {
+      return fn();
+    } finally {
+      this.s.client.exec("PRAGMA secure_delete = OFF");
+    }
+  }
+
+  insertEvent(id: string, e: MailboxEvent, createdAt: string): number {
     const r = this.s
       .stmt(
         "INSERT INTO events (id, company_id, environment, type, entity_type, entity_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

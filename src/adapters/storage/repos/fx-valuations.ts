@@ -1,0 +1,59 @@
+// The recorded valuations (fx_valuations): every amount valued for a transfer, with its rate and source, kept as the
+// transfer's `fxRateId`.
+import type { Environment } from "../../../domain/types.ts";
+import type { Storage } from "../types.ts";
+
+/** A valuation as recorded: the transfer's `fxRateId` and what it was computed from. */
+export interface FxValuationRow {
+  fxRateId: string;
+  companyId: string;
+  environment: Environment;
+  assetId: string;
+  amount: string;
+  currency: string;
+  rate: string;
+  value: string;
+  source: string;
+  /** When the source last updated the rate. */
+  asOf: string;
+  createdAt: string;
+}
+
+/** Inserts the fx_valuations row of a valuation, in the caller's transaction (if any). */
+export function insertValuation(storage: Pick<Storage, "stmt">, r: FxValuationRow): void {
+  storage
+    .stmt(
+      "INSERT INTO fx_valuations (id, company_id, environment, asset_id, amount, currency, rate, value, source, rate_as_of, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .run(r.fxRateId, r.companyId, r.environment, r.assetId, r.amount, r.currency, r.rate, r.value, r.source, r.asOf, r.createdAt);
+}
+
+export class FxValuations {
+  constructor(private readonly s: Storage) {}
+
+  /** Records a valuation (in the caller's transaction, if any: SQLite has one connection). */
+  record(r: FxValuationRow): void {
+    insertValuation(this.s, r);
+  }
+
+  /** A recorded valuation of the company and environment, or undefined. */
+  get(companyId: string, environment: Environment, fxRateId: string): FxValuationRow | undefined {
+    const r = this.s
+      .stmt("SELECT id, asset_id, amount, currency, rate, value, source, rate_as_of, created_at FROM fx_valuations WHERE id = ? AND company_id = ? AND environment = ?")
+      .get(fxRateId, companyId, environment) as Record<string, string> | null | undefined;
+    if (!r) return undefined;
+    return {
+      fxRateId: r.id!,
+      companyId,
+      environment,
+      assetId: r.asset_id!,
+      amount: r.amount!,
+      currency: r.currency!,
+      rate: r.rate!,
+      value: r.value!,
+      source: r.source!,
+      asOf: r.rate_as_of!,
+      createdAt: r.created_at!,
+    };
+  }
+}
