@@ -1,6 +1,7 @@
 // Durable mailbox rows and actor state in SQLite: the only SQL the runtime runs.
 import type { Storage } from "../adapters/storage/index.ts";
 import type { ActorEvent } from "./types.ts";
+import { encodeEventData } from "../adapters/storage/event-data.ts";
 
 export interface MessageRow {
   id: number;
@@ -99,7 +100,7 @@ export class Mailbox {
       .stmt(
         "INSERT INTO events (id, company_id, environment, type, entity_type, entity_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       )
-      .run(id, e.companyId, e.environment, e.type, e.entityType, e.entityId, JSON.stringify(e.data), createdAt);
+      .run(id, e.companyId, e.environment, e.type, e.entityType, e.entityId, encodeEventData(JSON.stringify(e.data)), createdAt);
     return Number(r.lastInsertRowid);
   }
 }
