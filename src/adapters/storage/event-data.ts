@@ -21,12 +21,18 @@ export const EVENT_DATA_V1 = 0x01;
  * these exact bytes, so it must never change (a new dictionary takes a new marker byte).
  */
 const DICTIONARY = new TextEncoder().encode(
-  '{"caseId":"case_","reason":"","stage":"precheck","provider":"","result":"clear","matches":[],"decision":"","checkpoint":"",' +
-    '"error":null,"status":"","pending","approved","rejected","cancelled","held","failed","accepted","incoming","live","test",' +
-    '"sunrise","not_required","required","sent","received","unreachable","below_threshold","awaiting",' +
+  // Case events.
+  '{"id":"case_","caseNumber":"CASE-","type":"","category":"","priority":"medium","status":"open","resolution":null,"assigneeId":null,' +
+    '"ruleId":null,"transferIds":["trf_"],"source":"","createdAt":"20","updatedAt":"20","resolvedAt":null}' +
+    // compliance.screening_complete.
+    '{"transferId":"trf_","direction":"incoming","stage":"precheck","outcome":"approved","state":"queued","rulesEvaluated":0,' +
+    '"matchedRules":[{"ruleId":"rul_","action":"flag","category":"","severity":""}],"checks":[{"id":"","integration":"","status":"","error":null}],"completedAt":"20' +
+    // Words of states and statuses.
+    '"processing","exchanging","awaiting_counterparty","accepted","rejected","cancelled","failed","held","flagged","blocked","pending","not_required",' +
+    // The transfer summary: two per create, the most frequent.
     '{"id":"trf_","externalId":null,"direction":"outgoing","state":"completed","amount":"0.","asset":"ETH","network":"ethereum",' +
     '"originatingVaspId":"","originatingVaspName":"","beneficiaryVaspId":"pending","beneficiaryVaspName":null,' +
-    '"complianceStatus":"completed","originatorStatus":"","beneficiaryStatus":"","createdAt":"20","updatedAt":"20',
+    '"complianceStatus":"approved","originatorStatus":null,"beneficiaryStatus":null,"createdAt":"20","updatedAt":"20',
 );
 const ZLIB = { dictionary: DICTIONARY, windowBits: 12, memLevel: 4, level: 6 } as const;
 /** The dictionary as one stored (uncompressed, non-final) deflate block: LEN and NLEN little-endian, then the bytes. */
