@@ -59,6 +59,21 @@ describe("the encoding", () => {
     expect(decodeEventData(stored)).toBe(snapshot);
   });
 
+  test("values cross between runtimes: written under Deno (no dictionary) read under Bun, written under Bun read under Deno", () => {
+    expect(Bun.which("deno")).not.toBeNull(); // .ci/run installs deno from the npm registry
+    const fixture = join(import.meta.dir, "..", "fixtures", "event-data-deno.ts");
+    const deno = (...args: string[]) => {
+      const r = Bun.spawnSync(["deno", "run", "-A", fixture, ...args], { stdout: "pipe", stderr: "pipe" });
+      if (r.exitCode !== 0) throw new Error(`deno: ${r.stderr.toString()}`);
+      return r.stdout.toString().trim();
+    };
+    const fromDeno = Buffer.from(deno("encode", snapshot), "hex");
+    expect(fromDeno[0]).toBe(EVENT_DATA_V1);
+    expect(decodeEventData(new Uint8Array(fromDeno))).toBe(snapshot);
+    const fromBun = encodeEventData(snapshot) as Uint8Array;
+    expect(deno("decode", Buffer.from(fromBun).toString("hex"))).toBe(snapshot);
+  });
+
   test("an unknown marker is refused, not misread", () => {
     expect(() => decodeEventData(new Uint8Array([0x02, 1, 2, 3]))).toThrow();
     expect(() => decodeEventData(new Uint8Array([]))).toThrow();
