@@ -75,6 +75,8 @@ try {
     await Bun.sleep(100);
   }
   const after = usage(db);
+  // What the events are: per type, how many per transfer and the stored size of `data` (as written: compressed or not).
+  const eventTypes = db.query("SELECT type, count(*) AS n, avg(length(CAST(data AS BLOB))) AS bytes FROM events GROUP BY type ORDER BY n DESC").all() as Array<{ type: string; n: number; bytes: number }>;
   await service.runtime.idle();
   // Past the window: the dispatcher's retention turn (what the events-retention sweep asks for each minute).
   await Bun.sleep(1_100);
@@ -103,6 +105,8 @@ try {
   console.log(`${(total / CREATES).toFixed(0).padStart(7)}  ${(totalPruned / CREATES).toFixed(0).padStart(7)}  total`);
   // For bench/all.ts: KB (1,000 bytes) per stored transfer, with the events fresh and past the retention window.
   console.log(`bench-result ${JSON.stringify({ diskKB: Number((total / CREATES / 1000).toFixed(3)), diskKBPruned: Number((totalPruned / CREATES / 1000).toFixed(3)) })}`);
+  console.log("events per transfer by type (stored bytes of data, average):");
+  for (const e of eventTypes) console.log(`${(e.n / CREATES).toFixed(2).padStart(7)}  ${e.bytes.toFixed(0).padStart(5)} B  ${e.type}`);
   const sample = db.query("SELECT * FROM transfers ORDER BY rowid DESC LIMIT 1").get() as Record<string, unknown>;
   console.log("largest columns of one transfer row (bytes):");
   const cols = Object.entries(sample).map(([k, v]) => [k, v == null ? 0 : typeof v === "string" ? Buffer.byteLength(v) : v instanceof Uint8Array ? v.byteLength : 8] as const);

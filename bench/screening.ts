@@ -26,6 +26,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker, isMainThread, parentPort } from "node:worker_threads";
+import { decodeEventData } from "../src/adapters/storage/event-data.ts";
+/** events.data is stored compactly (src/adapters/storage/event-data.ts): read in JS, not with json_extract. */
+const isPrecheck = (data: string | Uint8Array): boolean => (JSON.parse(decodeEventData(data)) as { stage?: string }).stage === "precheck";
 
 /** Epoch milliseconds with sub-millisecond precision, comparable between the worker and the main thread. */
 const clock = () => performance.timeOrigin + performance.now();
@@ -307,7 +310,7 @@ async function main(): Promise<void> {
     const committedAt = new Map<number, number>();
     svc.runtime.onEvent((seq) => committedAt.set(seq, clock()));
     const completes = svc.storage.client.prepare(
-      "SELECT seq, entity_id AS id FROM events WHERE seq > ? AND type = 'compliance.screening_complete' AND json_extract(data, '$.stage') = 'precheck'",
+      "SELECT seq, entity_id AS id, data FROM events WHERE seq > ? AND type = 'compliance.screening_complete'",
     );
     const maxSeq = svc.storage.client.prepare("SELECT coalesce(max(seq), 0) AS n FROM events");
     const unsettled = svc.storage.client.prepare("SELECT count(*) AS n FROM transfers WHERE state IN ('queued', 'processing', 'exchanging')");
@@ -338,7 +341,7 @@ async function main(): Promise<void> {
       let settledAt = NaN;
       const deadline = performance.now() + SETTLE * 1000;
       for (;;) {
-        for (const e of completes.all(seq0) as { seq: number; id: string }[]) if (mine.has(e.id) && !done.has(e.id)) done.set(e.id, committedAt.get(e.seq) ?? clock());
+        for (const e of completes.all(seq0) as { seq: number; id: string; data: string | Uint8Array }[]) if (isPrecheck(e.data) && mine.has(e.id) && !done.has(e.id)) done.set(e.id, committedAt.get(e.seq) ?? clock());
         const open = (unsettled.get() as { n: number }).n;
         if (open === 0 && Number.isNaN(settledAt)) settledAt = clock();
         if ((done.size >= mine.size && open === 0) || performance.now() > deadline) break;
@@ -377,14 +380,14 @@ async function main(): Promise<void> {
      * `compliance.screening_complete` commit before the next create, so exactly CONCURRENCY checkpoints are in flight.
      * (The open-loop phases keep CONCURRENCY creates in flight; their checkpoints run behind the 202 without bound.)
      */
-    const eventOf = svc.storage.client.prepare("SELECT entity_id AS id FROM events WHERE seq = ? AND type = 'compliance.screening_complete' AND json_extract(data, '$.stage') = 'precheck'");
+    const eventOf = svc.storage.client.prepare("SELECT entity_id AS id, data FROM events WHERE seq = ? AND type = 'compliance.screening_complete'");
     const waiting = new Map<string, (at: number) => void>();
     const early = new Map<string, number>();
     svc.runtime.onEvent((seq) => {
       if (waiting.size === 0 && early.size === 0 && !closedLoopOn) return;
       const at = clock();
-      const e = eventOf.get(seq) as { id: string } | null;
-      if (!e) return;
+      const e = eventOf.get(seq) as { id: string; data: string | Uint8Array } | null;
+      if (!e || !isPrecheck(e.data)) return;
       const w = waiting.get(e.id);
       if (w) {
         waiting.delete(e.id);

@@ -3,6 +3,7 @@ import { test, expect, setDefaultTimeout } from "bun:test";
 import { openStorage } from "../../src/adapters/storage/index.ts";
 import { ActorRuntime } from "../../src/actors/runtime.ts";
 import { ActorDeadLetterError, ActorTimeoutError } from "../../src/actors/types.ts";
+import { decodeEventData } from "../../src/adapters/storage/event-data.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(60_000);
@@ -92,7 +93,7 @@ test("events emitted by a handler commit with its state and are numbered in orde
   for (let i = 0; i < 5; i++) await runtime.tell(`t:${i % 2}`, { i });
   await runtime.idle();
   const rows = storage.client.prepare("SELECT seq, type, entity_id, data, created_at FROM events ORDER BY seq").all() as any[];
-  expect(rows.map((r) => JSON.parse(r.data).i).sort()).toEqual([0, 1, 2, 3, 4]);
+  expect(rows.map((r) => JSON.parse(decodeEventData(r.data)).i).sort()).toEqual([0, 1, 2, 3, 4]);
   expect(rows[0].created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   await runtime.stop();
   storage.close();

@@ -173,3 +173,19 @@ test("a search with few candidates (looked up by rowid) and one with many (the l
   while (repo.indexPending(500) === 500);
   check(); // indexed: "rare-77" has few candidates, "shared-ref" many
 });
+
+test("every index a below-threshold create writes on transfers and audit_log answers a query (none can be dropped)", () => {
+  const list = "SELECT * FROM transfers WHERE company_id = ? AND environment = ?";
+  const newest = " ORDER BY created_at DESC, id DESC LIMIT 20";
+  const eqp = [
+    [list + newest, "SEARCH transfers USING INDEX transfers_list "],
+    [list + " AND state = ?" + newest, "SEARCH transfers USING INDEX transfers_state "],
+    [list + " AND status = ?" + newest, "SEARCH transfers USING INDEX transfers_status "],
+    ["SELECT * FROM transfers WHERE id = ?", "SEARCH transfers USING INDEX sqlite_autoindex_transfers_1 "],
+    // One audit entry by ID (GET of an audit entry): audit_log_id_unique.
+    ["SELECT * FROM audit_log WHERE id = ? AND company_id = ? AND environment = ?", "SEARCH audit_log USING INDEX audit_log_id_unique "],
+    ["SELECT * FROM audit_log WHERE company_id = ? AND environment = ? ORDER BY seq DESC LIMIT 20", "SEARCH audit_log USING INDEX audit_log_company_env_seq "],
+    ["SELECT * FROM audit_log WHERE company_id = ? AND environment = ? AND entity_type = ? AND entity_id = ? ORDER BY seq DESC LIMIT 20", "SEARCH audit_log USING INDEX audit_log_entity "],
+  ] as const;
+  for (const [sql, line] of eqp) expect({ sql, plan: plan(sql).some((l) => l.startsWith(line)) }).toEqual({ sql, plan: true });
+});

@@ -8,6 +8,7 @@ import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
 import { runCliInProcess } from "../support/cli.ts";
 import { apiClient, expectError, ISO_MS, type Answer } from "../support/api.ts";
+import { decodeEventData } from "../../src/adapters/storage/event-data.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(60_000);
@@ -89,9 +90,9 @@ async function newCase(json: Record<string, unknown> = {}, key: Key = owner): Pr
 }
 
 function events(entityId: string): { type: string; data: any }[] {
-  return sql((d) => d.query("SELECT type, data FROM events WHERE entity_id = ? ORDER BY seq").all(entityId) as { type: string; data: string }[]).map((e) => ({
+  return sql((d) => d.query("SELECT type, data FROM events WHERE entity_id = ? ORDER BY seq").all(entityId) as { type: string; data: string | Uint8Array }[]).map((e) => ({
     type: e.type,
-    data: JSON.parse(e.data),
+    data: JSON.parse(decodeEventData(e.data)),
   }));
 }
 

@@ -13,6 +13,7 @@ import { openPayload, publicKeyBase64, randomSeedBase64, sealPayload } from "../
 import { HEADER, buildTransferMessage, callbackPath, toWirePersons, type CallbackEndpoint } from "../../src/adapters/providers/provider_b/wire.ts";
 import type { Person } from "../../src/domain/ivms101/types.ts";
 import { BOB, JANE, RICHARD, person } from "../support/persons.ts";
+import { decodeEventData } from "../../src/adapters/storage/event-data.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(90_000);
@@ -89,7 +90,7 @@ async function detail(id: string) {
 function events(entityId: string): { type: string; data: Record<string, unknown> }[] {
   const d = new Database(db, { readonly: true });
   try {
-    return (d.query("SELECT type, data FROM events WHERE entity_id = ? ORDER BY seq").all(entityId) as { type: string; data: string }[]).map((e) => ({ type: e.type, data: JSON.parse(e.data) }));
+    return (d.query("SELECT type, data FROM events WHERE entity_id = ? ORDER BY seq").all(entityId) as { type: string; data: string | Uint8Array }[]).map((e) => ({ type: e.type, data: JSON.parse(decodeEventData(e.data)) }));
   } finally {
     d.close();
   }

@@ -16,6 +16,7 @@ import type { CallbackTarget } from "../../src/sandbox/provider_b/callbacks.ts";
 import type { Person } from "../../src/domain/ivms101/types.ts";
 import { JANE, RICHARD, VIKTOR, person } from "../support/persons.ts";
 import { resolveReportType } from "../../src/domain/reports/report.ts";
+import { decodeEventData } from "../../src/adapters/storage/event-data.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(90_000);
@@ -82,7 +83,7 @@ async function settle(id: string, passing: string[] = ["queued", "processing", "
 function events(entityId: string): { type: string; data: Record<string, any> }[] {
   const d = new Database(db, { readonly: true });
   try {
-    return (d.query("SELECT type, data FROM events WHERE entity_id = ? ORDER BY seq").all(entityId) as { type: string; data: string }[]).map((e) => ({ type: e.type, data: JSON.parse(e.data) }));
+    return (d.query("SELECT type, data FROM events WHERE entity_id = ? ORDER BY seq").all(entityId) as { type: string; data: string | Uint8Array }[]).map((e) => ({ type: e.type, data: JSON.parse(decodeEventData(e.data)) }));
   } finally {
     d.close();
   }

@@ -14,6 +14,7 @@ import { startFxPeer, type FxPeer } from "../../src/sandbox/fx.ts";
 import { Sealer } from "../../src/adapters/crypto/envelope.ts";
 import { loadMasterKey } from "../../src/adapters/crypto/master-key.ts";
 import { checkAad } from "../../src/actors/checkpoint.ts";
+import { decodeEventData } from "../../src/adapters/storage/event-data.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(60_000);
@@ -144,9 +145,9 @@ function setRow(id: string, set: Record<string, string | number | null>) {
 }
 
 function eventsOf(id: string): { type: string; data: Record<string, unknown> }[] {
-  return sql((d) => d.prepare("SELECT type, data FROM events WHERE entity_id = ? ORDER BY seq").all(id) as { type: string; data: string }[]).map((e) => ({
+  return sql((d) => d.prepare("SELECT type, data FROM events WHERE entity_id = ? ORDER BY seq").all(id) as { type: string; data: string | Uint8Array }[]).map((e) => ({
     type: e.type,
-    data: JSON.parse(e.data),
+    data: JSON.parse(decodeEventData(e.data)),
   }));
 }
 

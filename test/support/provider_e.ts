@@ -10,6 +10,7 @@ import { startProviderEBridge, type BridgeOptions, type ProviderEBridge } from "
 import { publicKeyOf, randomPrivateKey } from "../../src/adapters/providers/provider_e/crypto.ts";
 import type { Person } from "../../src/domain/ivms101/index.ts";
 import { JANE, RICHARD } from "./persons.ts";
+import { decodeEventData } from "../../src/adapters/storage/event-data.ts";
 
 export const OUR_CODE = "CARAVANVASP";
 export const ORIGIN_ADDR = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
@@ -115,7 +116,7 @@ export async function startProviderESuite(dir: string, o: { bridge?: BridgeOptio
     events(entityId) {
       const d = new Database(db);
       try {
-        return (d.query("SELECT type, data FROM events WHERE entity_id = ? ORDER BY seq").all(entityId) as { type: string; data: string }[]).map((e) => ({ type: e.type, data: JSON.parse(e.data) }));
+        return (d.query("SELECT type, data FROM events WHERE entity_id = ? ORDER BY seq").all(entityId) as { type: string; data: string | Uint8Array }[]).map((e) => ({ type: e.type, data: JSON.parse(decodeEventData(e.data)) }));
       } finally {
         d.close();
       }

@@ -1,9 +1,11 @@
 // The events table's reads (prepared): the newest seq, the tail of all companies after a seq (the live stream and the
-// webhook dispatcher), and one company and environment's events after a seq, in pages.
+// webhook dispatcher), and one company and environment's events after a seq, in pages. The one place events.data is
+// decoded (event-data.ts): every row read here carries `data` as the JSON text it was written as.
 import type { Environment } from "../../../domain/types.ts";
 import type { Storage } from "../types.ts";
 import type { RowOf } from "./row.ts";
 import type { events as eventsTable } from "../../../../db/schema/events.ts";
+import { decodeEventData } from "../event-data.ts";
 
 export type EventRow = Pick<RowOf<typeof eventsTable>, "seq" | "type" | "data" | "created_at">;
 
@@ -62,15 +64,25 @@ export class EventLog {
 
   /** At most `limit` events of every company and environment with `seq > after`, in seq order (the primary key). */
   after(after: number, limit: number): TailEventRow[] {
-    return this.s
-      .stmt("SELECT seq, id, company_id, environment, type, data, created_at FROM events WHERE seq > ? ORDER BY seq LIMIT ?")
-      .all(after, limit) as unknown as TailEventRow[];
+    return decoded(
+      this.s
+        .stmt("SELECT seq, id, company_id, environment, type, data, created_at FROM events WHERE seq > ? ORDER BY seq LIMIT ?")
+        .all(after, limit) as unknown as TailEventRow[],
+    );
   }
 
   /** At most `limit` events of one company and environment with `after < seq <= upTo`, in seq order (index events_company_env_seq). */
   tenantPage(companyId: string, env: Environment, after: number, upTo: number, limit: number): EventRow[] {
-    return this.s
-      .stmt("SELECT seq, type, data, created_at FROM events WHERE company_id = ? AND environment = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?")
-      .all(companyId, env, after, upTo, limit) as unknown as EventRow[];
+    return decoded(
+      this.s
+        .stmt("SELECT seq, type, data, created_at FROM events WHERE company_id = ? AND environment = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?")
+        .all(companyId, env, after, upTo, limit) as unknown as EventRow[],
+    );
   }
+}
+
+/** Rows as read have `data` as stored (TEXT or a compact BLOB); replaced in place by the JSON text. */
+function decoded<R extends EventRow>(rows: R[]): R[] {
+  for (const r of rows) r.data = decodeEventData(r.data as string | Uint8Array);
+  return rows;
 }

@@ -2,6 +2,7 @@
 // Every statement is prepared once and reused (`storage.stmt` caches by text): this is the runtime's hot path.
 import type { Environment } from "../../../domain/types.ts";
 import type { Storage } from "../index.ts";
+import { encodeEventData } from "../event-data.ts";
 
 /** An event as the runtime emits it (the actors' `ActorEvent` has this shape). */
 export interface MailboxEvent {
@@ -131,7 +132,7 @@ export class Mailbox {
       .stmt(
         "INSERT INTO events (id, company_id, environment, type, entity_type, entity_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       )
-      .run(id, e.companyId, e.environment, e.type, e.entityType, e.entityId, JSON.stringify(e.data), createdAt);
+      .run(id, e.companyId, e.environment, e.type, e.entityType, e.entityId, encodeEventData(JSON.stringify(e.data)), createdAt);
     return Number(r.lastInsertRowid);
   }
 }
