@@ -80,4 +80,25 @@ describe("compressed sealing (personal data)", () => {
     const doc = JSON.stringify([{ naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: "山田", secondaryIdentifier: "Zoë", nameIdentifierType: "LEGL" }] } } }, { legalPerson: { name: { nameIdentifier: [{ legalPersonName: "Ünïcode GmbH ".repeat(200), legalPersonNameIdentifierType: "LEGL" }] } } }]);
     expect(s.open(s.seal(doc, "a"), "a")).toBe(doc);
   });
+  test("values sealed one after another each carry their own whole stream (the kept zlib stream is reset between values)", () => {
+    const s = new Sealer(key, "auto", { compress: true });
+    const packedOf = (sealed: string, aad: string) => {
+      const raw = base64.decode(sealed.slice(3));
+      return gcm(key, raw.subarray(0, 12), new TextEncoder().encode(`v2\u0000${aad}`)).decrypt(raw.subarray(12));
+    };
+    // Small, incompressible and larger than the kept stream's 16 KiB output buffer, interleaved and repeated.
+    const noise = JSON.stringify({ n: Array.from({ length: 6000 }, (_, i) => ((i * 2654435761) >>> 0).toString(36)).join("") });
+    const docs = [persons, noise, JSON.stringify({ note: "y".repeat(50) }), persons, JSON.stringify([{ a: "b".repeat(40_000) }]), persons];
+    for (const [i, doc] of docs.entries()) {
+      const sealed = s.seal(doc, `doc:${i}`);
+      expect(sealed.startsWith("v2:")).toBe(true);
+      expect(s.open(sealed, `doc:${i}`)).toBe(doc);
+      expect(new Sealer(key).open(sealed, `doc:${i}`)).toBe(doc);
+    }
+    // The same document sealed before and after others compresses to the same bytes: nothing carries over.
+    const first = packedOf(s.seal(persons, "a"), "a");
+    s.seal(noise, "b");
+    const again = packedOf(s.seal(persons, "a"), "a");
+    expect(Array.from(again)).toEqual(Array.from(first));
+  });
 });

@@ -678,6 +678,27 @@ describe("create: 503 TIMEOUT when pricing fails (second server on an FX peer)",
     expect(await count2()).toBe(1);
   });
 
+  test("a key used before answers 200 with its transfer while pricing fails: a replay is never refused for its price", async () => {
+    fx.setDelay(0);
+    fx.setFail(null);
+    const idem = uid("replay-fx");
+    const first = await c2.call("/api/v2/transfers", { method: "POST", key: k2.key, json: body({ originatorCustomerId: cus2 }), headers: { "Idempotency-Key": idem } });
+    expectOk(first, 201);
+    const before = await count2();
+    fx.setFail("500");
+    try {
+      for (const json of [body({ originatorCustomerId: cus2 }), body({ originatorCustomerId: cus2, amount: "0.02" })]) {
+        const again = await c2.call("/api/v2/transfers", { method: "POST", key: k2.key, json, headers: { "Idempotency-Key": idem } });
+        expectOk(again, 200);
+        expect(again.body.data.id).toBe(first.body.data.id);
+        expect(again.body.meta.idempotent).toBe(true);
+      }
+      expect(await count2()).toBe(before);
+    } finally {
+      fx.setFail(null);
+    }
+  });
+
   test("an FX source answering 500 → 503 TIMEOUT with Retry-After: 5, nothing created", async () => {
     fx.setDelay(0);
     fx.setFail("500");
