@@ -5,9 +5,9 @@
 // A Sealer made with `compress` (personal data) seals a JSON document (text opening with "{" or "[") compressed:
 // "v2:" + the same layout, the plaintext being deflate-raw with the preset dictionary below. Both versions open.
 import * as nodeCrypto from "node:crypto";
-import { constants as zlibConstants, createDeflateRaw, deflateRawSync, inflateRawSync } from "node:zlib";
 import { gcm } from "@noble/ciphers/aes.js";
 import { base64 } from "@scure/base";
+import { presetDeflate } from "../deflate.ts";
 
 const VERSION = "v1";
 const PREFIX = `${VERSION}:`;
@@ -27,72 +27,13 @@ const DICTIONARY = new TextEncoder().encode(
 );
 /** Prefixed to a v2 value's associated data: the version is authenticated, so a changed prefix does not open. */
 const V2_AAD = "v2\u0000";
-const ZLIB = { dictionary: DICTIONARY, windowBits: 10, memLevel: 4, level: 6 } as const;
-/**
- * How a v2 value is inflated on every runtime: the dictionary as one stored (uncompressed, non-final) deflate block,
- * then the value's own stream, then the dictionary's bytes dropped from the output. A stream written with the preset
- * dictionary refers back into those bytes exactly as into a preset dictionary; a stream written without it (Deno's
- * node:zlib ignores `dictionary` for raw deflate, so a value sealed under Deno is just less compressed) never does.
- * So values are read the same whichever runtime wrote them, without relying on `dictionary` when inflating.
- */
-const STORED_DICTIONARY = (() => {
-  const n = DICTIONARY.length;
-  const block = new Uint8Array(5 + n);
-  block.set([0x00, n & 0xff, n >> 8, ~n & 0xff, (~n >> 8) & 0xff]); // BFINAL 0, BTYPE 00; LEN, NLEN little-endian
-  block.set(DICTIONARY, 5);
-  return block;
-})();
-
-function inflateV2(packed: Uint8Array): Uint8Array {
-  const stream = new Uint8Array(STORED_DICTIONARY.length + packed.length);
-  stream.set(STORED_DICTIONARY);
-  stream.set(packed, STORED_DICTIONARY.length);
-  const out = inflateRawSync(stream);
-  if (out.length < DICTIONARY.length) throw new Error("short stream");
-  return out.subarray(DICTIONARY.length);
-}
-/**
- * deflate-raw with ZLIB, the same bytes as `deflateRawSync(text, ZLIB)`. `deflateRawSync` builds and frees a whole
- * zlib stream (its window and hash tables) per call, which was most of a person list's sealing cost (~10 µs of ~12).
- * Where the runtime's node:zlib exposes its native stream handle synchronously (Bun), one stream is kept and reset
- * before each value (reset keeps the preset dictionary): ~4 µs. The reused path is checked once against
- * `deflateRawSync` and used only if it writes the same bytes; a value too long for its output buffer, and every value
- * on a runtime without that handle (Deno), take `deflateRawSync`. Synchronous, so no two values ever share the stream.
- */
-const deflateV2 = (() => {
-  const plain = (text: Uint8Array): Uint8Array => deflateRawSync(text, ZLIB);
-  try {
-    const stream = createDeflateRaw(ZLIB) as unknown as {
-      _handle?: { reset(): void; writeSync(flush: number, input: Uint8Array, inOff: number, inLen: number, out: Uint8Array, outOff: number, outLen: number): void };
-      _writeState?: Uint32Array | number[];
-    };
-    const handle = stream._handle;
-    const state = stream._writeState;
-    if (!handle || typeof handle.reset !== "function" || typeof handle.writeSync !== "function" || !state) return plain;
-    const out = new Uint8Array(16 * 1024);
-    const reused = (text: Uint8Array): Uint8Array => {
-      try {
-        handle.reset();
-        handle.writeSync(zlibConstants.Z_FINISH, text, 0, text.length, out, 0, out.length);
-      } catch {
-        return plain(text);
-      }
-      const [availOut, availIn] = [state[0], state[1]];
-      // Output full or input left over: the stream did not finish in the buffer; this value takes the plain path.
-      if (availIn !== 0 || availOut === 0) return plain(text);
-      return out.slice(0, out.length - availOut);
-    };
-    const probe = new TextEncoder().encode('[{"naturalPerson":{"name":{"nameIdentifier":[{"primaryIdentifier":"Probe","nameIdentifierType":"LEGL"}]}}}]');
-    for (let i = 0; i < 2; i++) {
-      const a = reused(probe);
-      const b = plain(probe);
-      if (a.length !== b.length || a.some((x, j) => x !== b[j])) return plain;
-    }
-    return reused;
-  } catch {
-    return plain;
-  }
-})();
+/** deflate-raw with DICTIONARY and a 1 KiB window; inflated the same way on every runtime (src/adapters/deflate.ts). */
+const V2 = presetDeflate(DICTIONARY, {
+  windowBits: 10,
+  memLevel: 4,
+  level: 6,
+  probe: '[{"naturalPerson":{"name":{"nameIdentifier":[{"primaryIdentifier":"Probe","nameIdentifierType":"LEGL"}]}}}]',
+});
 
 /** Shorter JSON gains nothing from compression (the dictionary already covers IVMS101's keys at 40 bytes and up). */
 const MIN_COMPRESS = 40;
@@ -199,7 +140,7 @@ export class Sealer {
     const nonce = crypto.getRandomValues(new Uint8Array(NONCE));
     const first = plaintext.charCodeAt(0);
     if (this.compress && plaintext.length >= MIN_COMPRESS && (first === 0x7b || first === 0x5b)) {
-      const packed = deflateV2(encoder.encode(plaintext));
+      const packed = V2.deflate(encoder.encode(plaintext));
       return PREFIX_V2 + base64.encode(this.gcm.seal(nonce, packed, encoder.encode(V2_AAD + aad)));
     }
     return PREFIX + base64.encode(this.gcm.seal(nonce, encoder.encode(plaintext), encoder.encode(aad)));
@@ -223,7 +164,7 @@ export class Sealer {
     }
     if (!v2) return decoder.decode(plain);
     try {
-      return decoder.decode(inflateV2(plain));
+      return decoder.decode(V2.inflate(plain));
     } catch {
       throw new UnreadableError("compressed plaintext does not inflate");
     }

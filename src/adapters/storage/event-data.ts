@@ -10,7 +10,7 @@
 // Only the events repository (src/adapters/storage/repos/events.ts) decodes, and only the mailbox's event insert
 // encodes; what every reader gets (webhook bodies, the stream's `data:` lines, event pages) is the JSON text as it was
 // written, byte for byte.
-import { deflateRawSync, inflateRawSync } from "node:zlib";
+import { presetDeflate } from "../deflate.ts";
 
 /** The first byte of a compact value: deflate-raw with DICTIONARY and a 4 KiB window. */
 export const EVENT_DATA_V1 = 0x01;
@@ -34,15 +34,13 @@ const DICTIONARY = new TextEncoder().encode(
     '"originatingVaspId":"","originatingVaspName":"","beneficiaryVaspId":"pending","beneficiaryVaspName":null,' +
     '"complianceStatus":"approved","originatorStatus":null,"beneficiaryStatus":null,"createdAt":"20","updatedAt":"20',
 );
-const ZLIB = { dictionary: DICTIONARY, windowBits: 12, memLevel: 4, level: 6 } as const;
-/** The dictionary as one stored (uncompressed, non-final) deflate block: LEN and NLEN little-endian, then the bytes. */
-const STORED_DICTIONARY = (() => {
-  const n = DICTIONARY.length;
-  const block = new Uint8Array(5 + n);
-  block.set([0x00, n & 0xff, n >> 8, ~n & 0xff, (~n >> 8) & 0xff]);
-  block.set(DICTIONARY, 5);
-  return block;
-})();
+/** deflate-raw with DICTIONARY and a 4 KiB window; inflated the same way on every runtime (src/adapters/deflate.ts). */
+const V1 = presetDeflate(DICTIONARY, {
+  windowBits: 12,
+  memLevel: 4,
+  level: 6,
+  probe: '{"id":"trf_probe","externalId":null,"direction":"outgoing","state":"completed","amount":"0.01","asset":"ETH","network":"ethereum"}',
+});
 /** Shorter documents gain nothing (a marker byte and a deflate block cost about as much as they save). */
 const MIN_COMPRESS = 48;
 
@@ -52,7 +50,7 @@ const decoder = new TextDecoder();
 /** What to store in events.data for this JSON text: the compact BLOB, or the text itself when it is short. */
 export function encodeEventData(json: string): string | Uint8Array {
   if (json.length < MIN_COMPRESS) return json;
-  const packed = deflateRawSync(encoder.encode(json), ZLIB);
+  const packed = V1.deflate(encoder.encode(json));
   const out = new Uint8Array(1 + packed.length);
   out[0] = EVENT_DATA_V1;
   out.set(packed, 1);
@@ -64,10 +62,11 @@ export function decodeEventData(stored: string | Uint8Array | ArrayBuffer): stri
   if (typeof stored === "string") return stored;
   const bytes = stored instanceof Uint8Array ? stored : new Uint8Array(stored);
   if (bytes.length === 0 || bytes[0] !== EVENT_DATA_V1) throw new Error("events.data: unknown encoding");
-  const stream = new Uint8Array(STORED_DICTIONARY.length + bytes.length - 1);
-  stream.set(STORED_DICTIONARY);
-  stream.set(bytes.subarray(1), STORED_DICTIONARY.length);
-  const out = inflateRawSync(stream);
-  if (out.length < DICTIONARY.length) throw new Error("events.data: short stream");
-  return decoder.decode(out.subarray(DICTIONARY.length));
+  let out: Uint8Array;
+  try {
+    out = V1.inflate(bytes.subarray(1));
+  } catch {
+    throw new Error("events.data: short stream");
+  }
+  return decoder.decode(out);
 }
