@@ -23,6 +23,8 @@ if (keep) mkdirSync(keep, { recursive: true });
 const dbPath = join(dir, "disk.db");
 const service = await startService({
   dbPath,
+  // CARAVAN_EVENTS_COMPACT=on measures event data stored deflated (bench/all.ts runs both).
+  compactEvents: process.env.CARAVAN_EVENTS_COMPACT === "on",
   host: "127.0.0.1",
   port: 0,
   logLevel: "warn",

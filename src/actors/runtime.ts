@@ -31,6 +31,8 @@ export interface RuntimeOptions {
   backoffMs?: (attempt: number) => number;
   /** How often other processes' inserts (the CLI on the same database) are looked for. */
   pollMs?: number;
+  /** CARAVAN_EVENTS_COMPACT: event data stored deflated (less disk, ~10 µs more per event written). */
+  compactEvents?: boolean;
   /** Replaces the sweeps' own croner schedules (CARAVAN_SWEEP_SCHEDULE; see parseSweepSchedule). */
   sweepSchedule?: SweepSchedule;
   log?: (level: "info" | "warn" | "error", msg: string, fields?: Record<string, unknown>) => void;
@@ -135,7 +137,7 @@ export class ActorRuntime {
     readonly storage: Storage,
     opts: RuntimeOptions = {},
   ) {
-    this.mailbox = createMailbox(storage);
+    this.mailbox = createMailbox(storage, { compactEvents: opts.compactEvents });
     this.clock = opts.clock ?? Date.now;
     this.concurrency = opts.concurrency ?? 64;
     this.maxResident = opts.maxResident ?? 10_000;

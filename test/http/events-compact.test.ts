@@ -138,7 +138,7 @@ beforeAll(async () => {
   const m = await runCliInProcess(["migrate"], { CARAVAN_DB: db });
   if (m.code !== 0) throw new Error(`migrate failed: ${m.stderr}`);
   owner = await newKey("--env", "test", "--role", "owner");
-  S = await startServer({ CARAVAN_DB: db, CARAVAN_ALLOW_PRIVATE_TARGETS: "127.0.0.2", CARAVAN_STREAM_POLL_MS: "100" });
+  S = await startServer({ CARAVAN_DB: db, CARAVAN_ALLOW_PRIVATE_TARGETS: "127.0.0.2", CARAVAN_STREAM_POLL_MS: "100", CARAVAN_EVENTS_COMPACT: "on" });
   const c = await call("/api/v2/customers", { method: "POST", key: owner.key, json: { name: "Compact Originator" } });
   customer = c.body.data.id;
   const w = await call("/api/v2/webhooks", { method: "POST", key: owner.key, json: { name: "hook", url: `http://127.0.0.2:${receiver.port}/hook`, events: ["transfer.created"] } });

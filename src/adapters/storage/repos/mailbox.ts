@@ -37,12 +37,16 @@ export interface MessageRef {
 export type MailboxStore = Pick<Mailbox, keyof Mailbox>;
 
 /** The SQLite mailbox over an open database (the runtime creates its own, once, at construction). */
-export function createMailbox(storage: Storage): MailboxStore {
-  return new Mailbox(storage);
+export function createMailbox(storage: Storage, o: { compactEvents?: boolean } = {}): MailboxStore {
+  return new Mailbox(storage, o.compactEvents ?? false);
 }
 
 export class Mailbox {
-  constructor(private readonly s: Storage) {}
+  /** `compactEvents`: events.data written compactly (src/adapters/storage/event-data.ts), else as JSON text. */
+  constructor(
+    private readonly s: Storage,
+    private readonly compactEvents = false,
+  ) {}
 
   insert(actor: string, body: string, dueAt: number, replyTo: string | null, now: number): number {
     const r = this.s
@@ -132,7 +136,7 @@ export class Mailbox {
       .stmt(
         "INSERT INTO events (id, company_id, environment, type, entity_type, entity_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       )
-      .run(id, e.companyId, e.environment, e.type, e.entityType, e.entityId, encodeEventData(JSON.stringify(e.data)), createdAt);
+      .run(id, e.companyId, e.environment, e.type, e.entityType, e.entityId, this.compactEvents ? encodeEventData(JSON.stringify(e.data)) : JSON.stringify(e.data), createdAt);
     return Number(r.lastInsertRowid);
   }
 }
