@@ -8,45 +8,22 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startService } from "../src/services.ts";
 import { createApp } from "../src/http/app.ts";
-import { Tenancy } from "../src/adapters/storage/repos/tenancy.ts";
-import { DEFAULT_RATE_LIMITS } from "../src/domain/ratelimit.ts";
+import { benchService, belowThresholdBody, ownerKey } from "./setup.ts";
 import type { SqlStatement, Storage } from "../src/adapters/storage/index.ts";
 import { threadCpuMs } from "./baseline.ts";
 
 const CREATES = Number(process.env.BENCH_CREATES ?? 15_000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3_000);
 const dir = mkdtempSync(join(tmpdir(), "caravan-bench-create-parts-"));
-const service = await startService({
-  dbPath: join(dir, "parts.db"),
-  host: "127.0.0.1",
-  port: 0,
-  logLevel: "warn",
-  env: {},
-  rateLimits: { ...DEFAULT_RATE_LIMITS, company: { limit: 1_000_000_000, windowSeconds: 1 } },
-});
+const service = await benchService(join(dir, "parts.db"));
 try {
-  const tenancy = new Tenancy(service.storage, Date.now);
-  const company = tenancy.requireCompany("default");
-  const member = tenancy.createMember(company.id, "bench@example.com", "owner");
-  const { key } = tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "test" });
-  const headers = { "x-api-key": key, "content-type": "application/json" };
+  const headers = { "x-api-key": ownerKey(service), "content-type": "application/json" };
   const app = createApp(service);
   const bodies: string[] = [];
   for (let i = 0; i < 32; i++) {
     const res = await app.fetch(new Request("http://127.0.0.1/api/v2/customers", { method: "POST", headers, body: JSON.stringify({ externalId: `parts-${i}`, name: `Jane Doe ${i}` }) }));
-    const id = ((await res.json()) as { data: { id: string } }).data.id;
-    bodies.push(
-      JSON.stringify({
-        asset: "ETH",
-        amount: "0.01",
-        network: "ethereum",
-        originatorCustomerId: id,
-        beneficiaryAddress: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-        originator: { originatorPersons: [{ naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: "Doe", secondaryIdentifier: "Jane", nameIdentifierType: "LEGL" }] }, countryOfResidence: "NL" } }] },
-      }),
-    );
+    bodies.push(belowThresholdBody(((await res.json()) as { data: { id: string } }).data.id));
   }
   let n = 0;
   const creates = async (total: number): Promise<void> => {

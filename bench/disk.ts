@@ -10,10 +10,8 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startService } from "../src/services.ts";
 import { createApp } from "../src/http/app.ts";
-import { Tenancy } from "../src/adapters/storage/repos/tenancy.ts";
-import { DEFAULT_RATE_LIMITS } from "../src/domain/ratelimit.ts";
+import { benchService, belowThresholdBody, ownerKey } from "./setup.ts";
 import type { Database } from "bun:sqlite";
 
 const CREATES = Number(process.env.BENCH_CREATES ?? 5_000);
@@ -21,42 +19,23 @@ const keep = process.env.BENCH_KEEP;
 const dir = keep ?? mkdtempSync(join(tmpdir(), "caravan-bench-disk-"));
 if (keep) mkdirSync(keep, { recursive: true });
 const dbPath = join(dir, "disk.db");
-const service = await startService({
-  dbPath,
+const service = await benchService(dbPath, {
   // CARAVAN_EVENTS_COMPACT=on measures event data stored deflated (bench/all.ts runs both).
   compactEvents: process.env.CARAVAN_EVENTS_COMPACT === "on",
-  host: "127.0.0.1",
-  port: 0,
-  logLevel: "warn",
   env: { CARAVAN_EVENTS_RETENTION: "1s" },
   // The retention sweep must not run during the creates (a minute's second 0 would prune the "fresh" figures): only
   // the explicit retention turn below prunes.
   sweepSchedule: (name, pattern) => (name === "events-retention" ? "0 0 0 1 1 *" : pattern),
-  rateLimits: { ...DEFAULT_RATE_LIMITS, company: { limit: 1_000_000_000, windowSeconds: 1 } },
 });
 let before: Map<string, number>;
 try {
-  const tenancy = new Tenancy(service.storage, Date.now);
-  const company = tenancy.requireCompany("default");
-  const member = tenancy.createMember(company.id, "bench@example.com", "owner");
-  const { key } = tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "test" });
-  const headers = { "x-api-key": key, "content-type": "application/json" };
+  const headers = { "x-api-key": ownerKey(service), "content-type": "application/json" };
   const app = createApp(service);
+  const beneficiary = { beneficiaryPersons: [{ naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: "Smith", secondaryIdentifier: "John", nameIdentifierType: "LEGL" }] } } }] };
   const bodies: string[] = [];
   for (let i = 0; i < 32; i++) {
     const res = await app.fetch(new Request("http://127.0.0.1/api/v2/customers", { method: "POST", headers, body: JSON.stringify({ externalId: `disk-${i}`, name: `Jane Doe ${i}` }) }));
-    const id = ((await res.json()) as { data: { id: string } }).data.id;
-    bodies.push(
-      JSON.stringify({
-        asset: "ETH",
-        amount: "0.01",
-        network: "ethereum",
-        originatorCustomerId: id,
-        beneficiaryAddress: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-        originator: { originatorPersons: [{ naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: "Doe", secondaryIdentifier: "Jane", nameIdentifierType: "LEGL" }] }, countryOfResidence: "NL" } }] },
-        beneficiary: { beneficiaryPersons: [{ naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: "Smith", secondaryIdentifier: "John", nameIdentifierType: "LEGL" }] } } }] },
-      }),
-    );
+    bodies.push(belowThresholdBody(((await res.json()) as { data: { id: string } }).data.id, { beneficiary }));
   }
   before = usage(service.storage.client as unknown as Database);
   let started = 0;

@@ -7,26 +7,18 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startService } from "../src/services.ts";
 import { createApp } from "../src/http/app.ts";
-import { Tenancy } from "../src/adapters/storage/repos/tenancy.ts";
-import { DEFAULT_RATE_LIMITS } from "../src/domain/ratelimit.ts";
+import { benchService, belowThresholdBody, ownerKey } from "./setup.ts";
 
 const N = Number(process.env.BENCH_READS ?? 20000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const dir = mkdtempSync(join(tmpdir(), "caravan-bench-read-parts-"));
-const svc = await startService({ dbPath: join(dir, "r.db"), host: "127.0.0.1", port: 0, logLevel: "warn", env: {}, rateLimits: { ...DEFAULT_RATE_LIMITS, company: { limit: 1e9, windowSeconds: 1 } } });
+const svc = await benchService(join(dir, "r.db"));
 try {
-  const tenancy = new Tenancy(svc.storage, Date.now);
-  const company = tenancy.requireCompany("default");
-  const member = tenancy.createMember(company.id, "bench@example.com", "owner");
-  const { key } = tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "test" });
+  const key = ownerKey(svc);
   const json = { "x-api-key": key, "content-type": "application/json" };
   const cust = (await (await fetch(`${svc.url}/api/v2/customers`, { method: "POST", headers: json, body: JSON.stringify({ name: "Jane Doe" }) })).json()) as { data: { id: string } };
-  const body = JSON.stringify({
-    asset: "ETH", amount: "0.01", network: "ethereum", originatorCustomerId: cust.data.id, beneficiaryAddress: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-    originator: { originatorPersons: [{ naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: "Doe", secondaryIdentifier: "Jane", nameIdentifierType: "LEGL" }] }, countryOfResidence: "NL" } }] },
-  });
+  const body = belowThresholdBody(cust.data.id);
   const ids: string[] = [];
   for (let i = 0; i < 500; i++) {
     const r = (await (await fetch(`${svc.url}/api/v2/transfers`, { method: "POST", headers: { ...json, "idempotency-key": `k${i}` }, body })).json()) as { data: { id: string } };

@@ -61,9 +61,7 @@ const median = (xs: number[]) => {
 
 export async function benchReads(o: { seconds?: number; rounds?: number; warmup?: number; concurrency?: number; transfers?: number; max?: number } = {}): Promise<ReadsResult> {
   const { threadCpuMs } = await import("./baseline.ts");
-  const { startService } = await import("../src/services.ts");
-  const { Tenancy } = await import("../src/adapters/storage/repos/tenancy.ts");
-  const { DEFAULT_RATE_LIMITS } = await import("../src/domain/ratelimit.ts");
+  const { benchService, belowThresholdBody, ownerKey } = await import("./setup.ts");
   const seconds = o.seconds ?? 1;
   const rounds = o.rounds ?? 3;
   const concurrency = o.concurrency ?? 32;
@@ -83,33 +81,16 @@ export async function benchReads(o: { seconds?: number; rounds?: number; warmup?
   };
   // The bare answer of bench/transfers.ts (the issue's baseline): a small JSON object, nothing else.
   const bare = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => Response.json({ data: { id: "trf_bare", state: "completed" }, meta: {} }) });
-  let service: Awaited<ReturnType<typeof startService>> | undefined;
+  let service: Awaited<ReturnType<typeof benchService>> | undefined;
   try {
-    service = await startService({
-      dbPath: join(dir, "reads.db"),
-      host: "127.0.0.1",
-      port: 0,
-      logLevel: "warn",
-      env: {},
-      rateLimits: { ...DEFAULT_RATE_LIMITS, company: { limit: 1_000_000_000, windowSeconds: 1 } },
-    });
-    const tenancy = new Tenancy(service.storage, Date.now);
-    const company = tenancy.requireCompany("default");
-    const member = tenancy.createMember(company.id, "bench@example.com", "owner");
-    const { key } = tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "test" });
+    service = await benchService(join(dir, "reads.db"));
+    const key = ownerKey(service);
     const auth = { "x-api-key": key };
     const json = { ...auth, "content-type": "application/json" };
     const res = await fetch(`${service.url}/api/v2/customers`, { method: "POST", headers: json, body: JSON.stringify({ externalId: "bench-reads", name: "Jane Doe" }) });
     if (res.status !== 201) throw new Error(`POST /api/v2/customers answered ${res.status}: ${await res.text()}`);
     const customerId = ((await res.json()) as { data: { id: string } }).data.id;
-    const body = JSON.stringify({
-      asset: "ETH",
-      amount: "0.01",
-      network: "ethereum",
-      originatorCustomerId: customerId,
-      beneficiaryAddress: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-      originator: { originatorPersons: [{ naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: "Doe", secondaryIdentifier: "Jane", nameIdentifierType: "LEGL" }] }, countryOfResidence: "NL" } }] },
-    });
+    const body = belowThresholdBody(customerId);
     const ids: string[] = [];
     const wanted = o.transfers ?? 2000;
     await Promise.all(

@@ -98,9 +98,7 @@ if (!isMainThread) {
 
 async function main(): Promise<void> {
   const { rawCommitRate, threadCpuMs } = await import("./baseline.ts");
-  const { startService } = await import("../src/services.ts");
-  const { Tenancy } = await import("../src/adapters/storage/repos/tenancy.ts");
-  const { DEFAULT_RATE_LIMITS } = await import("../src/domain/ratelimit.ts");
+  const { benchService, belowThresholdBody, ownerKey } = await import("./setup.ts");
 
   const num = (name: string, def: number, min: number): number => {
     const v = Number(process.env[name] ?? def);
@@ -139,7 +137,7 @@ async function main(): Promise<void> {
   const lat = (r: JobResult & { cpuUs?: number }) =>
     `p50 ${pct(r.latencies, 0.5).toFixed(2)} ms, p99 ${pct(r.latencies, 0.99).toFixed(2)} ms${r.cpuUs !== undefined && !Number.isNaN(r.cpuUs) ? `, server thread CPU ${r.cpuUs.toFixed(1)} µs each` : ""}`;
 
-  let service: Awaited<ReturnType<typeof startService>> | undefined;
+  let service: Awaited<ReturnType<typeof benchService>> | undefined;
   let bare: ReturnType<typeof Bun.serve> | undefined;
   try {
     // 1. Raw SQLite: one row per transaction, the service's driver and pragmas (as bench/actors.ts).
@@ -160,18 +158,8 @@ async function main(): Promise<void> {
     const bareBase = `http://127.0.0.1:${bare.port}`;
 
     // 3. The service on a temp database; the company budget is lifted so that the rate limiter does not answer 429.
-    service = await startService({
-      dbPath: join(dir, "transfers.db"),
-      host: "127.0.0.1",
-      port: 0,
-      logLevel: "warn",
-      env: {},
-      rateLimits: { ...DEFAULT_RATE_LIMITS, company: { limit: 1_000_000_000, windowSeconds: 1 } },
-    });
-    const tenancy = new Tenancy(service.storage, Date.now);
-    const company = tenancy.requireCompany("default");
-    const member = tenancy.createMember(company.id, "bench@example.com", "owner");
-    const { key } = tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "test" });
+    service = await benchService(join(dir, "transfers.db"));
+    const key = ownerKey(service);
     const auth = { "x-api-key": key };
     const json = { ...auth, "content-type": "application/json" };
 
@@ -182,20 +170,7 @@ async function main(): Promise<void> {
       if (res.status !== 201) throw new Error(`POST /api/v2/customers answered ${res.status}, expected 201: ${text.slice(0, 500)}`);
       customerIds.push((JSON.parse(text) as { data: { id: string } }).data.id);
     }
-    const bodies = customerIds.map((id) =>
-      JSON.stringify({
-        asset: "ETH",
-        amount: "0.01",
-        network: "ethereum",
-        originatorCustomerId: id,
-        beneficiaryAddress: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-        originator: {
-          originatorPersons: [
-            { naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: "Doe", secondaryIdentifier: "Jane", nameIdentifierType: "LEGL" }] }, countryOfResidence: "NL" } },
-          ],
-        },
-      }),
-    );
+    const bodies = customerIds.map((id) => belowThresholdBody(id));
 
     const skipped = { count: 0, seconds: 1, ids: [] as string[], latencies: [] as number[], rate: NaN, warmIds: [] as string[], cpuUs: NaN };
     const bareGet = ONLY ? skipped : await measure({ base: bareBase, method: "GET", headers: auth, paths: ["/"], expect: 200, collectIds: false });
@@ -212,7 +187,7 @@ async function main(): Promise<void> {
     while (searchRepo.indexPending(500) === 500);
     const drainUs = ((threadCpuMs() - drain0) * 1000) / Math.max(1, creates.count);
     const ids = [...creates.warmIds, ...creates.ids];
-    const stored = (service.storage.client.prepare("SELECT count(*) AS n FROM transfers WHERE company_id = ? AND environment = 'test'").get(company.id) as { n: number }).n;
+    const stored = (service.storage.client.prepare("SELECT count(*) AS n FROM transfers WHERE environment = 'test'").get() as { n: number }).n;
     if (stored !== ids.length) throw new Error(`${ids.length} creates answered 201 but ${stored} transfers are stored`);
     if (new Set(ids).size !== ids.length) throw new Error("two creates answered the same transfer ID");
     const reads = ONLY === "creates" ? skipped : await measure({ base: service.url, method: "GET", headers: auth, paths: ids.map((id) => `/api/v2/transfers/${id}`), expect: 200, collectIds: false });

@@ -1,18 +1,12 @@
 // What an actor kind implements and what its handler may do while handling one message.
 import type { Storage } from "../adapters/storage/index.ts";
+import type { MailboxEvent } from "../adapters/storage/repos/mailbox.ts";
 
 import type { Environment } from "../domain/types.ts";
 export type { Environment };
 
-/** A domain event written to the events table in the handler's transaction. */
-export interface ActorEvent {
-  companyId: string;
-  environment: Environment;
-  type: string;
-  entityType: string;
-  entityId: string;
-  data: unknown;
-}
+/** A domain event written to the events table in the handler's transaction (the mailbox store's event shape). */
+export type ActorEvent = MailboxEvent;
 
 export interface TellOptions {
   /** Absolute due time (ms since epoch): the message is not handled before it. */

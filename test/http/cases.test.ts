@@ -4,6 +4,7 @@ import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "
 import { join } from "node:path";
 import { readFileSync } from "node:fs";
 import { Database } from "bun:sqlite";
+import { withDb } from "../support/db.ts";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
 import { runCliInProcess } from "../support/cli.ts";
@@ -44,15 +45,7 @@ const EVENT_FIELDS = [
   "assigneeId", "caseNumber", "category", "createdAt", "id", "priority", "resolution", "resolvedAt", "ruleId", "source", "status", "transferIds", "type", "updatedAt",
 ].sort();
 
-function sql<T>(fn: (d: Database) => T): T {
-  const d = new Database(db);
-  try {
-    d.exec("PRAGMA busy_timeout = 10000");
-    return fn(d);
-  } finally {
-    d.close();
-  }
-}
+const sql = <T>(fn: (d: Database) => T): T => withDb(db, fn);
 
 let trfSeq = 0;
 /** A transfer row of the environment in the given state (the transfer actor's side is not under test here). */

@@ -5,6 +5,7 @@ import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "
 import { join } from "node:path";
 import { deflateRawSync } from "node:zlib";
 import { Database } from "bun:sqlite";
+import { withDb } from "../support/db.ts";
 import { tempDir } from "../support/tmp.ts";
 import { startServer, type ChildServer } from "../support/server.ts";
 import { runCliInProcess } from "../support/cli.ts";
@@ -97,15 +98,7 @@ const receiver = Bun.serve({
   },
 });
 
-function sql<T>(fn: (d: Database) => T): T {
-  const d = new Database(db);
-  try {
-    d.exec("PRAGMA busy_timeout = 10000");
-    return fn(d);
-  } finally {
-    d.close();
-  }
-}
+const sql = <T>(fn: (d: Database) => T): T => withDb(db, fn);
 
 /** The SSE messages of a stream opened after `lastEventId`, read until one with id `seq` arrived: raw `data:` text by id. */
 async function streamData(lastEventId: number, seq: number): Promise<Map<number, string>> {

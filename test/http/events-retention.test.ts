@@ -6,6 +6,7 @@
 import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
+import { withDb } from "../support/db.ts";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
 import { apiClient, expectError } from "../support/api.ts";
@@ -26,15 +27,7 @@ const receiver = Bun.serve({
   fetch: (req) => (new URL(req.url).pathname === "/failing" ? new Response("no", { status: 500 }) : new Response("ok")),
 });
 
-function sql<T>(fn: (d: Database) => T): T {
-  const d = new Database(db);
-  try {
-    d.exec("PRAGMA busy_timeout = 10000");
-    return fn(d);
-  } finally {
-    d.close();
-  }
-}
+const sql = <T>(fn: (d: Database) => T): T => withDb(db, fn);
 
 async function waitFor<T>(fn: () => T | undefined | null | false, what: string, ms = 60_000): Promise<T> {
   const deadline = Date.now() + ms;

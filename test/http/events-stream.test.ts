@@ -5,6 +5,7 @@ import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "
 import { join } from "node:path";
 import { connect } from "node:net";
 import { Database } from "bun:sqlite";
+import { withDb } from "../support/db.ts";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
 import { runCliInProcess } from "../support/cli.ts";
@@ -115,15 +116,7 @@ class Stream {
   }
 }
 
-function sql<T>(fn: (d: Database) => T): T {
-  const d = new Database(db);
-  try {
-    d.exec("PRAGMA busy_timeout = 10000");
-    return fn(d);
-  } finally {
-    d.close();
-  }
-}
+const sql = <T>(fn: (d: Database) => T): T => withDb(db, fn);
 
 /** The environment's streamable event seqs after `after`, as the table holds them. */
 function seqsAfter(env: "test" | "live", after: number): number[] {

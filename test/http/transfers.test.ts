@@ -6,6 +6,7 @@
 import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
+import { withDb } from "../support/db.ts";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
 import { runCliInProcess } from "../support/cli.ts";
@@ -118,15 +119,7 @@ async function total(key: Key = owner): Promise<number> {
 }
 
 /** Runs `fn` on the server's database file (WAL: the server reads rows fresh for every message). */
-function sql<T>(fn: (d: Database) => T): T {
-  const d = new Database(db);
-  try {
-    d.exec("PRAGMA busy_timeout = 10000");
-    return fn(d);
-  } finally {
-    d.close();
-  }
-}
+const sql = <T>(fn: (d: Database) => T): T => withDb(db, fn);
 
 /**
  * Checks as the transfer actor stores them (src/actors/checkpoint.ts): the vendor's answer sealed with the service's

@@ -4,7 +4,7 @@ import type { Environment } from "../../../domain/types.ts";
 import type { Storage } from "../index.ts";
 import { encodeEventData } from "../event-data.ts";
 
-/** An event as the runtime emits it (the actors' `ActorEvent` has this shape). */
+/** An event as the runtime emits it (the actors' `ActorEvent` is this type). */
 export interface MailboxEvent {
   companyId: string;
   environment: Environment;
