@@ -59,7 +59,8 @@ describe("deeply nested bodies", () => {
     test(`${event}: 37 arrays 28,000 deep → 400 Invalid callback from the bounded reader, logged as too deep`, async () => {
       const r = await post(url(event), deepBody(fields));
       expect(r).toEqual({ status: 400, body: { error: "Invalid callback" } });
-      expect(P.S.output()).toContain(`"event":"${event}","path":"(nesting too deep)"`);
+      const line = `"event":"${event}","path":"(nesting too deep)"`;
+      expect(await P.S.untilOutput(line)).toContain(line);
     });
   }
 

@@ -29,6 +29,11 @@ export interface ChildServer {
   url: string;
   proc: ReturnType<typeof Bun.spawn>;
   output(): string;
+  /**
+   * The output once it contains `text` (the server's stdout is read as it arrives, so a line logged while answering
+   * may land just after the answer); after `ms` the output as it is, for the assertion to show.
+   */
+  untilOutput(text: string, ms?: number): Promise<string>;
   stop(signal?: NodeJS.Signals): Promise<number>;
 }
 
@@ -74,6 +79,11 @@ export async function startServer(
     url,
     proc,
     output: () => out + err,
+    async untilOutput(text: string, ms = 10_000) {
+      const deadline = Date.now() + ms;
+      while (!(out + err).includes(text) && Date.now() < deadline) await Bun.sleep(20);
+      return out + err;
+    },
     async stop(signal: NodeJS.Signals = "SIGTERM") {
       proc.kill(signal);
       return await proc.exited;
