@@ -1,17 +1,11 @@
 // The one CLI: serve, migrate, keys, members, companies (console and demo arrive with their issues).
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { openStorage, StorageError, type Storage } from "./adapters/storage/index.ts";
+import { openStorage, storageSettingsFromEnv, StorageError, type Storage } from "./adapters/storage/index.ts";
 import { TenancyError } from "./adapters/storage/repos/tenancy.ts";
 import { configFromEnv, ConfigError, startService } from "./services.ts";
-import { runCompanies, runKeys, runMembers } from "./cli/tenancy.ts";
-import { runAssets } from "./cli/assets.ts";
 import { UsageError } from "./cli/usage.ts";
-import { runCustomers } from "./cli/customers.ts";
-import { runWallets } from "./cli/wallets.ts";
-import { runCases } from "./cli/cases.ts";
-import { runReports } from "./cli/reports.ts";
-import { runRules } from "./cli/rules.ts";
+import { STORAGE_COMMANDS } from "./cli/commands.ts";
 import { runBackup } from "./cli/backup.ts";
 import { isCompiled, newestMigration } from "./adapters/storage/migrations.ts";
 import pkg from "../package.json" with { type: "json" };
@@ -169,7 +163,7 @@ async function sandbox(argv: string[]): Promise<void> {
 }
 
 async function withStorage(fn: (s: Storage) => void): Promise<void> {
-  const { dbPath, migrationsFolder, busyTimeoutMs } = configFromEnv(process.env);
+  const { dbPath, migrationsFolder, busyTimeoutMs } = storageSettingsFromEnv(process.env);
   const storage = await openStorage(dbPath, { migrationsFolder, busyTimeoutMs });
   try {
     fn(storage);
@@ -221,21 +215,15 @@ async function main(argv: string[]): Promise<void> {
     console.log(commandHelp(command));
     return;
   }
+  const storageCommand = command === undefined ? undefined : STORAGE_COMMANDS[command];
+  if (storageCommand) {
+    const run = await storageCommand();
+    return withStorage((s) => run(s, rest, out));
+  }
   switch (command) {
     case "serve":
       parseArgs({ args: rest, options: {}, strict: true });
       return serve();
-    case "migrate":
-      parseArgs({ args: rest, options: {}, strict: true });
-      return withStorage((s) => out(`caravan: migrations applied to ${s.path}`));
-    case "keys":
-      return withStorage((s) => runKeys(s, rest, out));
-    case "members":
-      return withStorage((s) => runMembers(s, rest, out));
-    case "companies":
-      return withStorage((s) => runCompanies(s, rest, out));
-    case "assets":
-      return withStorage((s) => runAssets(s, rest, out));
     case "demo":
       return demo(rest);
     case "console":
@@ -243,18 +231,8 @@ async function main(argv: string[]): Promise<void> {
       return (await import("./console/app.tsx")).runConsole(rest, process.env);
     case "sandbox":
       return sandbox(rest);
-    case "customers":
-      return withStorage((s) => runCustomers(s, rest, out));
-    case "wallets":
-      return withStorage((s) => runWallets(s, rest, out));
-    case "cases":
-      return withStorage((s) => runCases(s, rest, out));
-    case "reports":
-      return withStorage((s) => runReports(s, rest, out));
-    case "rules":
-      return withStorage((s) => runRules(s, rest, out));
     case "backup": {
-      const { dbPath, busyTimeoutMs } = configFromEnv(process.env);
+      const { dbPath, busyTimeoutMs } = storageSettingsFromEnv(process.env);
       return runBackup(rest, { dbPath, busyTimeoutMs }, out);
     }
     case "version":

@@ -1,5 +1,5 @@
 // The composition root: opens storage, starts the actor runtime, serves HTTP. main.ts and tests call it.
-import { openStorage, type Storage } from "./adapters/storage/index.ts";
+import { openStorage, storageSettingsFromEnv, type Storage } from "./adapters/storage/index.ts";
 import { startCheckpointer } from "./adapters/storage/checkpointer.ts";
 import { readMeta, recordMetaOnce } from "./adapters/storage/meta.ts";
 import { listen, type RunningServer } from "./adapters/server/index.ts";
@@ -113,13 +113,11 @@ export function configFromEnv(env: Record<string, string | undefined>): ServiceC
   const port = env.PORT === undefined || env.PORT === "" ? 8080 : Number(env.PORT);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be 0..65535, got "${env.PORT}"`);
   return {
-    dbPath: env.CARAVAN_DB || "./data/caravan.db",
+    ...storageSettingsFromEnv(env),
     host: env.HOST || "127.0.0.1",
     port,
     logLevel: (env.CARAVAN_LOG as LogLevel | "silent" | undefined) ?? "info",
     concurrency: env.CARAVAN_ACTOR_CONCURRENCY ? Number(env.CARAVAN_ACTOR_CONCURRENCY) : undefined,
-    migrationsFolder: env.CARAVAN_MIGRATIONS || undefined,
-    busyTimeoutMs: env.CARAVAN_BUSY_TIMEOUT_MS ? Number(env.CARAVAN_BUSY_TIMEOUT_MS) : undefined,
     appDomain: env.CARAVAN_APP_DOMAIN || undefined,
     rateLimits: rateLimitsFrom(env.CARAVAN_RATE_LIMITS),
     sweepSchedule: sweepScheduleFrom(env.CARAVAN_SWEEP_SCHEDULE),

@@ -4,45 +4,21 @@
 // A server under test sees these writes exactly as it sees the CLI's (another connection to the file, picked up by
 // its poll). Tests that prove the CLI as a program (exit codes, one-line errors, help, the binary) keep `runCli`
 // from ./server.ts; CARAVAN_TEST_CLI=process sends every call here to a real process too.
-import { openStorage, type Storage } from "../../src/adapters/storage/index.ts";
+import { openStorage, storageSettingsFromEnv, type Storage } from "../../src/adapters/storage/index.ts";
+import { STORAGE_COMMANDS } from "../../src/cli/commands.ts";
 import { runCli } from "./server.ts";
-
-type Out = (line: string) => void;
-type Command = (s: Storage, argv: string[], out: Out) => void;
-// Each command's module is loaded on its first use (a test file pays only for what it runs).
-const COMMANDS: Record<string, () => Promise<Command>> = {
-  migrate: async () => (s, _argv, out) => out(`caravan: migrations applied to ${s.path}`),
-  keys: async () => (await import("../../src/cli/tenancy.ts")).runKeys,
-  members: async () => (await import("../../src/cli/tenancy.ts")).runMembers,
-  companies: async () => (await import("../../src/cli/tenancy.ts")).runCompanies,
-  assets: async () => (await import("../../src/cli/assets.ts")).runAssets,
-  customers: async () => (await import("../../src/cli/customers.ts")).runCustomers,
-  wallets: async () => (await import("../../src/cli/wallets.ts")).runWallets,
-  cases: async () => (await import("../../src/cli/cases.ts")).runCases,
-  reports: async () => (await import("../../src/cli/reports.ts")).runReports,
-  rules: async () => (await import("../../src/cli/rules.ts")).runRules,
-};
-
-/** The storage settings src/services.ts configFromEnv reads for the CLI (without loading the whole service). */
-function storageConfig(env: Record<string, string | undefined>) {
-  return {
-    dbPath: env.CARAVAN_DB || "./data/caravan.db",
-    migrationsFolder: env.CARAVAN_MIGRATIONS || undefined,
-    busyTimeoutMs: env.CARAVAN_BUSY_TIMEOUT_MS ? Number(env.CARAVAN_BUSY_TIMEOUT_MS) : undefined,
-  };
-}
 
 /** `caravan <args>` with `env` over the test's own environment: exit code and output, as `runCli` answers them. */
 export async function runCliInProcess(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   const [command, ...rest] = args;
-  const load = command === undefined ? undefined : COMMANDS[command];
+  const load = command === undefined ? undefined : STORAGE_COMMANDS[command];
   // Help, unknown commands and (on request) everything: the real program.
   if (!load || rest.some((a) => a === "--help" || a === "-h" || a === "help") || process.env.CARAVAN_TEST_CLI === "process") return runCli(args, env);
   const lines: string[] = [];
   let storage: Storage | undefined;
   try {
     const run = await load();
-    const { dbPath, migrationsFolder, busyTimeoutMs } = storageConfig({ ...process.env, ...env });
+    const { dbPath, migrationsFolder, busyTimeoutMs } = storageSettingsFromEnv({ ...process.env, ...env });
     storage = await openStorage(dbPath, { migrationsFolder, busyTimeoutMs });
     run(storage, rest, (line) => lines.push(line));
     return { code: 0, stdout: lines.map((l) => `${l}\n`).join(""), stderr: "" };

@@ -214,3 +214,12 @@ export function migrate(storage: Storage, folder?: string): void {
   const d = (storage.db as unknown as { dialect: SQLiteSyncDialect; session: unknown });
   d.dialect.migrate(migrations, d.session as never, { migrationsFolder: folder ?? "" });
 }
+
+/** Where the database is and how it is opened, from the environment (the server, the CLI and the tests read it alike). */
+export function storageSettingsFromEnv(env: Record<string, string | undefined>): { dbPath: string; migrationsFolder?: string; busyTimeoutMs?: number } {
+  return {
+    dbPath: env.CARAVAN_DB || "./data/caravan.db",
+    migrationsFolder: env.CARAVAN_MIGRATIONS || undefined,
+    busyTimeoutMs: env.CARAVAN_BUSY_TIMEOUT_MS ? Number(env.CARAVAN_BUSY_TIMEOUT_MS) : undefined,
+  };
+}
