@@ -395,7 +395,7 @@ describe("end to end: a counterparty written on tweetnacl calls Caravan's provid
     expect(r.body).toMatchObject({ result: "denied", reasonType: "LACK_OF_INFORMATION" });
     expect(r.body.payload).toBeUndefined();
     expect(await incomingCount()).toBe(before);
-    const lines = S.output().split("\n").filter((l) => l.includes("provider_b payload not understood"));
+    const lines = (await S.untilOutput("provider_b payload not understood")).split("\n").filter((l) => l.includes("provider_b payload not understood"));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain('"path":"ivms101.Originator.originatorPersons"');
     expect(lines[0]).toContain('"sender":"code:ALPINE"');

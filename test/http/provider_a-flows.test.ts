@@ -458,7 +458,8 @@ describe("callback statuses (in their order of checks)", () => {
     for (const raw of [body({ version: "2.0.0" }), JSON.stringify({ message: "notification.transfer.updated", payload: { id: txId, for: "did:web:other.example" }, version: "1.0.0" }), JSON.stringify({ message: "notification.transfer.updated", payload: { for: CARAVAN }, version: "1.0.0" })])
       expect(await answer(await post(raw, signed(raw)))).toEqual({ status: 400, body: { error: "Invalid event or entity" } });
     // Each refusal is logged with the field that failed.
-    const logged = S.output();
+    // The last refusal's line is written while answering: wait for it rather than read the log a moment early.
+    const logged = await S.untilOutput(`"msg":"provider_a event not understood","path":"payload.id"`);
     for (const path of ["version", "payload.for", "payload.id"]) expect(logged).toContain(`"msg":"provider_a event not understood","path":"${path}"`);
   });
 

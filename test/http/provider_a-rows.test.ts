@@ -243,7 +243,7 @@ describe("callback 503 rows", () => {
     peer.setFault("get", { kind: "answer", body: unreadable }, 1);
     expect(await deliver(txId)).toEqual({ status: 503, body: { error: "provider_a request failed (INVALID_RESPONSE)" } });
     expect(await incomingCount(txId)).toBe(0);
-    const logged = S.output();
+    const logged = await S.untilOutput("transfer.originator.originatorPerson[0].naturalPerson.name.nameIdentifier");
     expect(logged).toContain("transfer.originator.originatorPerson[0].naturalPerson.name.nameIdentifier");
     expect(logged).not.toContain("Zebulon");
   });
