@@ -1,8 +1,8 @@
 // Part 1 Conventions, Authentication, Errors, Limits, Versioning: every general status and code, over real HTTP.
 import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
-import { Database } from "bun:sqlite";
 import { tempDir } from "../support/tmp.ts";
+import { withDb } from "../support/db.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
 import { runCliInProcess } from "../support/cli.ts";
 
@@ -174,12 +174,12 @@ describe("general rules", () => {
 
   test("an unexpected error → 500 that says nothing more (the cause goes to the log)", async () => {
     const k = await newKey(dbB, "--env", "test", "--role", "owner", "--company", "broken");
-    const d = new Database(dbB);
-    const company = d.prepare("SELECT id FROM companies WHERE slug = 'broken'").get() as { id: string };
-    d.prepare(
-      "INSERT INTO audit_log (id, company_id, environment, actor_type, action, entity_type, entity_id, detail, created_at) VALUES ('aud_broken', ?, 'test', 'system', 'x', 'X', 'x', '{not json SECRET-CAUSE', '2026-01-01T00:00:00.000Z')",
-    ).run(company.id);
-    d.close();
+    withDb(dbB, (d) => {
+      const company = d.prepare("SELECT id FROM companies WHERE slug = 'broken'").get() as { id: string };
+      d.prepare(
+        "INSERT INTO audit_log (id, company_id, environment, actor_type, action, entity_type, entity_id, detail, created_at) VALUES ('aud_broken', ?, 'test', 'system', 'x', 'X', 'x', '{not json SECRET-CAUSE', '2026-01-01T00:00:00.000Z')",
+      ).run(company.id);
+    });
     const r = await call(B, "/api/v2/audit-log", { key: k.key, host: "broken.caravan.test" });
     expect(r.status).toBe(500);
     expect(r.body).toEqual({ error: "Internal server error", code: "INTERNAL_ERROR", meta: r.body.meta });

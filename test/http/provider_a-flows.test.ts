@@ -3,7 +3,7 @@
 // "provider_a callback", PATCH table).
 import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
-import { Database } from "bun:sqlite";
+import { withDb } from "../support/db.ts";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
 import { runCliInProcess } from "../support/cli.ts";
@@ -495,11 +495,12 @@ describe("polling and the exchange stall (croner sweeps; rows made older in the 
     const p = await until(polled, ["exchanging"]);
     // The silent VASP authorizes without telling Caravan: only a poll can see it.
     await peer.update(p.cascade.externalId, { agent: { role: "BENEFICIARY", status: "AUTHORIZED" }, beneficiaryPersons: [RICHARD] }, { silent: true });
-    const file = new Database(db);
     const ago = (min: number) => new Date(Date.now() - min * 60_000).toISOString();
-    file.run("UPDATE transfers SET updated_at = ? WHERE id = ?", [ago(16), stalled]);
-    file.run("UPDATE transfers SET updated_at = ? WHERE id = ?", [ago(6), polled]);
-    file.close();
+    // With a busy timeout: the server's sweeps write every second, and a lock met without one fails at once.
+    withDb(db, (file) => {
+      file.run("UPDATE transfers SET updated_at = ? WHERE id = ?", [ago(16), stalled]);
+      file.run("UPDATE transfers SET updated_at = ? WHERE id = ?", [ago(6), polled]);
+    });
     // Both sweeps run once a minute (second 0 and second 30): wait up to a little over a minute for each.
     const failed = await until(stalled, ["failed"], 700);
     expect(failed.cascade.attempts.at(-1).status).toBe("sent");

@@ -6,8 +6,8 @@
 // creation, and polling against a provider that is down.
 import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
-import { Database } from "bun:sqlite";
 import { tempDir } from "../support/tmp.ts";
+import { withDb } from "../support/db.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
 import { runCliInProcess } from "../support/cli.ts";
 import { CARAVAN, ETH, newWebhookSecret, providerAHelpers } from "../support/provider_a.ts";
@@ -73,13 +73,10 @@ async function deliver(txId: string, opts: { message?: string; url?: string; id?
 
 /** The history entry of the transfer's last hold, read from the database file. */
 function lastHold(id: string): { reason?: string } | undefined {
-  const file = new Database(db, { readonly: true });
-  try {
+  return withDb(db, (file) => {
     const row = file.query("SELECT history FROM transfers WHERE id = ?").get(id) as { history: string };
     return (JSON.parse(row.history) as { type: string; detail?: { reason?: string } }[]).filter((h) => h.type === "held").at(-1)?.detail;
-  } finally {
-    file.close();
-  }
+  });
 }
 
 async function caseOf(id: string): Promise<Record<string, unknown> | undefined> {
@@ -400,10 +397,10 @@ describe("discovery and incoming rows", () => {
     // Found in the list by externalId `provider_a-inbound:<provider id>` (incomingId); the provider's ID on the cascade.
     expect(t.direction).toBe("incoming");
     expect(t.cascade.externalId).toBe(txId);
-    const d = new Database(db, { readonly: true });
-    const types = (d.query("SELECT type FROM events WHERE entity_id = ? ORDER BY seq").all(id) as { type: string }[]).map((e) => e.type);
-    const history = (JSON.parse((d.query("SELECT history FROM transfers WHERE id = ?").get(id) as { history: string }).history) as { type: string; to?: string }[]);
-    d.close();
+    const { types, history } = withDb(db, (d) => ({
+      types: (d.query("SELECT type FROM events WHERE entity_id = ? ORDER BY seq").all(id) as { type: string }[]).map((e) => e.type),
+      history: JSON.parse((d.query("SELECT history FROM transfers WHERE id = ?").get(id) as { history: string }).history) as { type: string; to?: string }[],
+    }));
     expect(types[0]).toBe("transfer.created");
     // Relationship confirmed and our identity appended before our authorization (steps 4, 5).
     // The relationship names the address, not the transfer: the one declared while this transfer was processed.
@@ -461,11 +458,12 @@ describe("polling against a provider that is down, the stall (croner sweeps; row
     const stalled = await create(A.silent);
     await until(stalled, ["exchanging"]);
     peer.setFault("get", { kind: "status", status: 503 });
-    const file = new Database(db);
     const ago = (min: number) => new Date(Date.now() - min * 60_000).toISOString();
-    file.run("UPDATE transfers SET updated_at = ? WHERE id IN (?, ?)", [ago(6), out.id, incId]);
-    file.run("UPDATE transfers SET updated_at = ? WHERE id = ?", [ago(16), stalled]);
-    file.close();
+    // With a busy timeout: the server's sweeps write every second, and a lock met without one fails at once.
+    withDb(db, (file) => {
+      file.run("UPDATE transfers SET updated_at = ? WHERE id IN (?, ?)", [ago(6), out.id, incId]);
+      file.run("UPDATE transfers SET updated_at = ? WHERE id = ?", [ago(16), stalled]);
+    });
     const polled = (txId: string) => peer.requests.filter((q) => q.route === "get" && q.path.includes(encodeURIComponent(txId)));
     // Wait for the poll sweep to reach the provider (second 0 of a minute) and find it down.
     for (let i = 0; i < 700 && !polled(out.txId).some((q) => q.status === 503); i++) await Bun.sleep(100);

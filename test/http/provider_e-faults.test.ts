@@ -2,8 +2,8 @@
 // incoming decisions re-checked, PERMISSION_BINDING_MISMATCH, TXID_BINDING_MISMATCH, the 2 MiB callback limit, the
 // expiry sweep, and the polling sweep asking the bridge to resend a lost permission (`/bridge/transaction/retry`).
 import { test, expect, beforeAll, afterAll, setDefaultTimeout } from "bun:test";
-import { Database } from "bun:sqlite";
 import { tempDir } from "../support/tmp.ts";
+import { withDb } from "../support/db.ts";
 import { startProviderESuite, ORIGIN_ADDR, type Suite } from "../support/provider_e.ts";
 import { person } from "../support/persons.ts";
 import { randomPrivateKey, signObject } from "../../src/adapters/providers/provider_e/crypto.ts";
@@ -18,14 +18,7 @@ const dir = tempDir();
 let s: Suite;
 let lostId: string;
 
-const sql = (q: string, ...args: (string | number)[]) => {
-  const d = new Database(s.db);
-  try {
-    d.query(q).run(...args);
-  } finally {
-    d.close();
-  }
-};
+const sql = (q: string, ...args: (string | number)[]) => withDb(s.db, (d) => void d.query(q).run(...args));
 const byExternal = async (externalId: string) => (await s.call(`/api/v2/transfers?direction=incoming&search=${externalId}`, { key: s.owner })).body.data[0];
 const incoming = () => ({ from: "BENEFVASP", originatorPersons: [person("Roe", "Richard", "DE")], beneficiaryPersons: [person("Doe", "Jane")], originatorAddress: "0x" + "11".repeat(20), beneficiaryAddress: ORIGIN_ADDR });
 

@@ -4,8 +4,9 @@
 // the stated refusal on provider_c's callback paths, and the OpenAPI document's callbacks, bodies and examples.
 import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
-import { Database } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
 import { tempDir } from "../support/tmp.ts";
+import { withDb } from "../support/db.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
 import { runCliInProcess } from "../support/cli.ts";
 import { apiClient, expectError, expectOk } from "../support/api.ts";
@@ -77,14 +78,7 @@ async function until(id: string, done: (t: any) => boolean, tries = 400): Promis
   throw new Error(`transfer ${id} stuck in ${(await detail(id)).state}`);
 }
 
-function sql<T>(f: (d: Database) => T): T {
-  const d = new Database(db);
-  try {
-    return f(d);
-  } finally {
-    d.close();
-  }
-}
+const sql = <T>(f: (d: Database) => T): T => withDb(db, f);
 
 const events = (id: string) => sql((d) => (d.query("SELECT type FROM events WHERE entity_id = ? ORDER BY seq").all(id) as { type: string }[]).map((e) => e.type));
 

@@ -2,7 +2,7 @@
 // provider enabled with a live key), a verified customer with a verified wallet, and small helpers.
 import { expect } from "bun:test";
 import { join } from "node:path";
-import { Database } from "bun:sqlite";
+import { withDb } from "./db.ts";
 import { startServer, type ChildServer } from "./server.ts";
 import { runCliInProcess } from "./cli.ts";
 import { apiClient } from "./api.ts";
@@ -114,12 +114,9 @@ export async function startProviderESuite(dir: string, o: { bridge?: BridgeOptio
       throw new Error(`transfer ${id} stuck in ${last?.state}: ${JSON.stringify(last?.cascade)}; log tail:\n${S.output().slice(-4000)}`);
     },
     events(entityId) {
-      const d = new Database(db);
-      try {
-        return (d.query("SELECT type, data FROM events WHERE entity_id = ? ORDER BY seq").all(entityId) as { type: string; data: string | Uint8Array }[]).map((e) => ({ type: e.type, data: JSON.parse(decodeEventData(e.data)) }));
-      } finally {
-        d.close();
-      }
+      return withDb(db, (d) =>
+        (d.query("SELECT type, data FROM events WHERE entity_id = ? ORDER BY seq").all(entityId) as { type: string; data: string | Uint8Array }[]).map((e) => ({ type: e.type, data: JSON.parse(decodeEventData(e.data)) })),
+      );
     },
     async restart(signal = "SIGTERM") {
       await S.stop(signal);
