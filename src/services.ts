@@ -1,6 +1,6 @@
 // The composition root: opens storage, starts the actor runtime, serves HTTP. main.ts and tests call it.
 import { openStorage, storageSettingsFromEnv, type Storage } from "./adapters/storage/index.ts";
-import { startCheckpointer } from "./adapters/storage/checkpointer.ts";
+import { startCheckpointer, type Checkpointer } from "./adapters/storage/checkpointer.ts";
 import { readMeta, recordMetaOnce } from "./adapters/storage/meta.ts";
 import { listen, type RunningServer } from "./adapters/server/index.ts";
 import { createLogger, type Logger, type LogLevel } from "./adapters/log.ts";
@@ -101,6 +101,8 @@ export interface Services {
   /** Screening integrations: one check per integration at a checkpoint (credentials, breaker, bounded calls). */
   readonly screening: ScreeningService;
   ready(): boolean;
+  /** Whether the storage worker fills the transfer search index (then the server's sweep only trims its queue). */
+  searchIndexedElsewhere(): boolean;
 }
 
 export interface RunningService extends Services {
@@ -295,11 +297,13 @@ function registerActors(s: Services): void {
   s.runtime.sweep("transfer-untaken-expiry", "*/10 * * * * *", (now) =>
     tellE(transfers.dueForCancel(new Date(now).toISOString()), (r) => ({ type: "expire", companyId: r.company_id, environment: r.environment, actor: { type: "system" } })),
   );
-  // The transfer search index is filled off the request path (issue 19): every second, the transfers created since
-  // are added in batches, yielding between batches. A search never waits for it (it also scans the transfers still
-  // queued), and the queue is a table, so a restart loses nothing.
+  // The transfer search index is filled off the request path (src/adapters/storage/search-index.ts): by the storage
+  // worker on its own thread, or here when it does not run (in memory, or after it failed), in batches that yield
+  // between them. Every second the queue entries the index reflects are trimmed. A search never waits for the index
+  // (it also scans the transfers still queued), and the queue is a table, so a restart loses nothing.
   s.runtime.sweep("transfers-search-index", "* * * * * *", async () => {
-    while (transfers.indexPending(SEARCH_INDEX_BATCH) === SEARCH_INDEX_BATCH) await new Promise((r) => setTimeout(r, 0));
+    if (!s.searchIndexedElsewhere()) while (transfers.indexPending(SEARCH_INDEX_BATCH) === SEARCH_INDEX_BATCH) await new Promise((r) => setTimeout(r, 0));
+    transfers.trimSearchQueue();
   });
   // Proofs past their expiry stop counting: their customer's actor recomputes `verified` (every 5 s).
   s.runtime.sweep("wallet-proof-expiry", "*/5 * * * * *", async (now) => {
@@ -415,6 +419,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     throw e instanceof WebhookConfigError ? new ConfigError(e.message) : e;
   }
   let ready = false;
+  let checkpointer: Checkpointer | null = null;
   const services: Services = {
     storage,
     runtime,
@@ -439,6 +444,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     webhooks,
     screening: noScreening,
     ready: () => ready,
+    searchIndexedElsewhere: () => checkpointer?.indexesSearch() ?? false,
   };
   try {
     wireScreening(services, config.env ?? {});
@@ -465,7 +471,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   }
   ready = true;
   // WAL checkpoints run on a worker thread, not on commits (docs/performance.md); file databases only.
-  const checkpointer = startCheckpointer(storage, { log });
+  const worker = (checkpointer = startCheckpointer(storage, { log }));
   let stopped: Promise<void> | undefined;
   return {
     ...services,
@@ -479,7 +485,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
         await webhooks.deliverer.drain();
         await runtime.stop();
         // Before the server's connection closes: the last connection to close checkpoints and removes the WAL.
-        await checkpointer.stop();
+        await worker.stop();
         storage.close();
       })();
       return stopped;

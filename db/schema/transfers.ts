@@ -79,12 +79,15 @@ export const transfers = sqliteTable(
 );
 
 /**
- * Transfers not yet in the search index (`transfers_search`, FTS5 trigram, migration 0007): the insert trigger adds
- * the transfer's rowid here instead of indexing it on the request path; a background sweep indexes and removes them,
- * and a search also scans these few rows directly, so its answer never misses a transfer (issue 19).
+ * The search index's queue (migration 0021): every insert, delete, or change of a searched column of a transfer
+ * appends the transfer's rowid here (triggers), numbered by `seq`. The index itself lives in its own file (the
+ * database's path + `-search`), filled off the request thread by the storage worker, which records the last `seq`
+ * it indexed; a search scans the entries after it directly, so its answer never misses a transfer. Entries before
+ * that mark are trimmed by a sweep (src/adapters/storage/search-index.ts).
  */
 export const transfersSearchPending = sqliteTable("transfers_search_pending", {
-  transferRowid: integer("transfer_rowid").primaryKey(),
+  seq: integer("seq").primaryKey(),
+  transferRowid: integer("transfer_rowid").notNull(),
 });
 
 /** Jurisdictions' reporting thresholds; they belong to the company, not an environment (Part 2). */

@@ -4,7 +4,7 @@
 // that are not final (erasure waits for them) are found on either side from the two partial indexes.
 import { test, expect, setDefaultTimeout, beforeAll, afterAll } from "bun:test";
 import { join } from "node:path";
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { defaultMigrationsFolder, openStorage, type Storage } from "../../src/adapters/storage/index.ts";
 import { Tenancy } from "../../src/adapters/storage/repos/tenancy.ts";
 import { ACTIVE_FOR_CUSTOMER, Transfers, trigramQuery, type TransferRow } from "../../src/adapters/storage/repos/transfers.ts";
@@ -115,30 +115,33 @@ test("search in the index without positions: the text must appear in one piece i
   expect(trigramQuery('a"bc')).toBe('"a""b" AND """bc"');
 });
 
-test("migration 0015 queues every stored transfer again, and the sweep indexes them", async () => {
-  // A database migrated to 0014 with a transfer in the old index, then migrated on to the newest.
-  const folder = join(dir, "migrations-0014");
+test("migration 0021: the index leaves the main file; every stored transfer is queued again and found before and after indexing", async () => {
+  // A database migrated to 0020, with a transfer in the old in-file index, then migrated on to the newest.
+  const folder = join(dir, "migrations-0020");
   mkdirSync(join(folder, "meta"), { recursive: true });
   const journal = JSON.parse(readFileSync(join(defaultMigrationsFolder, "meta", "_journal.json"), "utf8")) as { entries: { idx: number; tag: string }[] };
-  const upTo = journal.entries.filter((e) => e.idx <= 14);
+  const upTo = journal.entries.filter((e) => e.idx <= 20);
   writeFileSync(join(folder, "meta", "_journal.json"), JSON.stringify({ ...journal, entries: upTo }));
   for (const e of upTo) copyFileSync(join(defaultMigrationsFolder, `${e.tag}.sql`), join(folder, `${e.tag}.sql`));
-  const old = await openStorage(join(dir, "upgrade.db"), { migrationsFolder: folder });
+  const path = join(dir, "upgrade.db");
+  const old = await openStorage(path, { migrationsFolder: folder, search: false });
   const oldCompany = new Tenancy(old, Date.now).createCompany("upgrade", "Upgrade Ltd").id;
   const row = { ...transfer({ external_id: "before-upgrade-42" }), company_id: oldCompany };
   new Transfers(old).insert(row);
-  new Transfers(old).indexPending(100);
-  expect(new Transfers(old).pendingIndex()).toBe(0);
   old.close();
 
-  const upgraded = await openStorage(join(dir, "upgrade.db"));
+  const upgraded = await openStorage(path);
   try {
     const repo = new Transfers(upgraded);
+    const tables = (upgraded.client.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'transfers_search%'").all() as { name: string }[]).map((t) => t.name);
+    expect(tables).toEqual(["transfers_search_pending"]);
+    expect(existsSync(`${path}-search`)).toBe(true);
     expect(repo.pendingIndex()).toBe(1);
     expect(repo.page(oldCompany, "test", { search: "upgrade-4" }, null, 10).map((t) => t.id)).toEqual([row.id]);
     expect(repo.indexPending(100)).toBe(1);
+    expect(repo.pendingIndex()).toBe(0);
     expect(repo.page(oldCompany, "test", { search: "upgrade-4" }, null, 10).map((t) => t.id)).toEqual([row.id]);
-    expect(() => upgraded.client.exec("INSERT INTO transfers_search (transfers_search) VALUES ('integrity-check')")).not.toThrow();
+    expect(() => upgraded.search!.exec("INSERT INTO search.transfers_search (transfers_search) VALUES ('integrity-check')")).not.toThrow();
   } finally {
     upgraded.close();
   }

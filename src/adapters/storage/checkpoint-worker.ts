@@ -1,13 +1,17 @@
 // Worker entry: checkpoints the database's WAL off the server's thread (see ./checkpointer.ts). Its own connection
 // to the file runs `PRAGMA wal_checkpoint(PASSIVE)` periodically (every 100 ms by default): PASSIVE copies committed
 // frames into the database file without taking the writer lock and never waits for a reader, so the server's commits
-// never wait for it. It never writes a row.
+// never wait for it. It writes no row of the main file.
+//
+// The same connection fills the transfer search index (search-index.ts): the search file is attached, and each tick
+// indexes what the main file's queue holds after the index's mark, in transactions that write only the search file.
 import { existsSync } from "node:fs";
 import { openClient, type SqlClient, type SqlStatement } from "./index.ts";
+import { attachSearch, indexBatch, type SearchConnection } from "./search-index.ts";
 
 /** From the checkpointer: start on a file, or close the connection and answer `closed`. */
 export type ToWorker =
-  | { type: "start"; path: string; intervalMs: number; busyTimeoutMs: number }
+  | { type: "start"; path: string; intervalMs: number; busyTimeoutMs: number; search: string | null }
   | { type: "stop" };
 
 /** To the checkpointer. `checkpoint` is posted after a tick whose passes copied frames (tests and diagnostics). */
@@ -15,6 +19,8 @@ export type FromWorker =
   | { type: "ready" }
   | { type: "checkpoint"; passes: number }
   | { type: "failed"; error: string }
+  /** The search index could not be filled here: the server's thread indexes instead (the checkpoints go on). */
+  | { type: "search-failed"; error: string }
   | { type: "closed" };
 
 const post = (m: FromWorker): void => (self as unknown as { postMessage(m: FromWorker): void }).postMessage(m);
@@ -22,6 +28,8 @@ const describe = (e: unknown): string => (e instanceof Error ? `${e.name}: ${e.m
 
 let client: SqlClient | null = null;
 let pragma: SqlStatement | null = null;
+/** The search index's connection (this one, with the search file attached); null when not indexing here. */
+let search: (SearchConnection & { statements: SqlStatement[] }) | null = null;
 let timer: ReturnType<typeof setTimeout> | null = null;
 let stopping = false;
 /** Passes that copied frames, and the count last posted. */
@@ -47,6 +55,8 @@ function close(): void {
   timer = null;
   finalize(pragma);
   pragma = null;
+  for (const st of search?.statements ?? []) finalize(st);
+  search = null;
   const c = client;
   client = null;
   try {
@@ -84,7 +94,26 @@ function tick(intervalMs: number): void {
     // ends the worker and the server falls back to checkpointing on its own connection.
     if (!/busy|locked/i.test(describe(e))) return fail(e);
   }
+  index();
   timer = setTimeout(() => tick(intervalMs), intervalMs);
+}
+
+/** Batches of the search index's queue per transaction, and how long one tick may index before it yields. */
+const SEARCH_BATCH = 1000;
+const SEARCH_BUDGET_MS = 50;
+
+/** Indexes what is queued, a bounded time per tick. A lock is waited for next tick; any other fault hands it over. */
+function index(): void {
+  if (!search) return;
+  const until = performance.now() + SEARCH_BUDGET_MS;
+  try {
+    while (indexBatch(search, SEARCH_BATCH) === SEARCH_BATCH && performance.now() < until);
+  } catch (e) {
+    if (/busy|locked/i.test(describe(e))) return;
+    for (const st of search.statements) finalize(st);
+    search = null;
+    post({ type: "search-failed", error: describe(e) });
+  }
 }
 
 async function start(m: Extract<ToWorker, { type: "start" }>): Promise<void> {
@@ -101,6 +130,25 @@ async function start(m: Extract<ToWorker, { type: "start" }>): Promise<void> {
     finalize(q);
     if (mode?.journal_mode !== "wal") throw new Error(`journal_mode is ${mode?.journal_mode}, not wal`);
     pragma = c.prepare("PRAGMA wal_checkpoint(PASSIVE)");
+    if (m.search !== null) {
+      try {
+        attachSearch(c, m.search);
+        const statements = new Map<string, SqlStatement>();
+        search = {
+          stmt(sql) {
+            let st = statements.get(sql);
+            if (!st) statements.set(sql, (st = c.prepare(sql)));
+            return st;
+          },
+          exec: (sql) => c.exec(sql),
+          get statements() {
+            return [...statements.values()];
+          },
+        };
+      } catch (e) {
+        post({ type: "search-failed", error: describe(e) });
+      }
+    }
     post({ type: "ready" });
     timer = setTimeout(() => tick(m.intervalMs), m.intervalMs);
   } catch (e) {

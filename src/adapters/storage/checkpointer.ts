@@ -29,6 +29,11 @@ export interface Checkpointer {
   stop(): Promise<void>;
   /** Diagnostics: the worker's state and how many of its checkpoint passes copied frames (as last reported). */
   status(): { state: "starting" | "running" | "failed" | "stopped"; passes: number };
+  /**
+   * Whether the worker fills the transfer search index (search-index.ts): from its start until it fails or stops.
+   * While not, the server's own sweep indexes.
+   */
+  indexesSearch(): boolean;
 }
 
 /**
@@ -41,7 +46,7 @@ function workerUrl(): string | URL {
   return new URL("./src/adapters/storage/checkpoint-worker.ts", import.meta.url).pathname;
 }
 
-const stopped: Checkpointer = { stop: async () => {}, status: () => ({ state: "stopped", passes: 0 }) };
+const stopped: Checkpointer = { stop: async () => {}, status: () => ({ state: "stopped", passes: 0 }), indexesSearch: () => false };
 
 /** Starts the background checkpointer for a file database; in-memory databases have no WAL (a no-op handle). */
 export function startCheckpointer(storage: Storage, opts: CheckpointerOptions = {}): Checkpointer {
@@ -51,6 +56,7 @@ export function startCheckpointer(storage: Storage, opts: CheckpointerOptions = 
   const stopTimeoutMs = opts.stopTimeoutMs ?? 2000;
   let state: "starting" | "running" | "failed" | "stopped" = "starting";
   let passes = 0;
+  let searching = storage.search?.file != null;
   let onClosed: (() => void) | null = null;
 
   const autocheckpoint = (pages: number): void => {
@@ -76,7 +82,7 @@ export function startCheckpointer(storage: Storage, opts: CheckpointerOptions = 
     worker = new Worker(workerUrl(), { type: "module" });
   } catch (e) {
     fall(e instanceof Error ? e.message : String(e));
-    return { stop: async () => void (state = "stopped"), status: () => ({ state, passes }) };
+    return { stop: async () => void (state = "stopped"), status: () => ({ state, passes }), indexesSearch: () => false };
   }
   // The checkpointer never keeps the process alive (Bun; Deno has no unref on workers).
   (worker as unknown as { unref?: () => void }).unref?.();
@@ -86,6 +92,10 @@ export function startCheckpointer(storage: Storage, opts: CheckpointerOptions = 
       if (state === "starting") state = "running";
     } else if (m.type === "checkpoint") passes = m.passes;
     else if (m.type === "failed") fall(m.error);
+    else if (m.type === "search-failed") {
+      if (searching) opts.log?.("warn", "search index worker failed; the server's thread indexes", { reason: m.error });
+      searching = false;
+    }
     else if (m.type === "closed") onClosed?.();
   };
   worker.onerror = (e: ErrorEvent) => {
@@ -95,11 +105,18 @@ export function startCheckpointer(storage: Storage, opts: CheckpointerOptions = 
   (worker as unknown as { onmessageerror: ((e: unknown) => void) | null }).onmessageerror = () => fall("unreadable message from worker");
   // The safety net is set before the worker's first checkpoint: from now on commits stop checkpointing every 1000.
   autocheckpoint(safetyNet);
-  worker.postMessage({ type: "start", path: storage.path, intervalMs, busyTimeoutMs: Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000)) } satisfies ToWorker);
+  worker.postMessage({
+    type: "start",
+    path: storage.path,
+    intervalMs,
+    busyTimeoutMs: Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000)),
+    search: searching ? storage.search!.file : null,
+  } satisfies ToWorker);
 
   let stopping: Promise<void> | undefined;
   return {
     status: () => ({ state, passes }),
+    indexesSearch: () => searching && (state === "starting" || state === "running"),
     stop() {
       stopping ??= (async () => {
         const w = worker!;

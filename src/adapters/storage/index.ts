@@ -5,10 +5,12 @@ import { SQLiteBunSession } from "drizzle-orm/bun-sqlite/session";
 import { BaseSQLiteDatabase, SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import { createTableRelationsHelpers, extractTablesRelationalConfig } from "drizzle-orm";
 import * as schema from "../../../db/schema/index.ts";
-import type { Db, SqlClient, SqlStatement, Storage } from "./types.ts";
+import type { Db, SearchStore, SqlClient, SqlStatement, Storage } from "./types.ts";
+import { attachSearch, reconcile, searchFilePath } from "./search-index.ts";
+import { readMeta, recordMetaOnce } from "./meta.ts";
 import { checkoutMigrationsFolder, defaultSource, folderSource, loadMigrations } from "./migrations.ts";
 
-export type { Db, SqlClient, SqlStatement, Storage, SqlValue } from "./types.ts";
+export type { Db, SqlClient, SqlStatement, Storage, SqlValue, SearchStore } from "./types.ts";
 
 /** A fault the operator must fix; main prints its message as one line and exits non-zero. */
 export class StorageError extends Error {
@@ -27,6 +29,8 @@ export interface OpenOptions {
   migrationsFolder?: string;
   /** How long a write waits for another connection's lock before failing (default 5000 ms). */
   busyTimeoutMs?: number;
+  /** Open the transfer search index (default: when migrating; a backup's copy and checks go without). */
+  search?: boolean;
 }
 
 const isBun = typeof (globalThis as { Bun?: unknown }).Bun !== "undefined";
@@ -113,7 +117,83 @@ export async function openStorage(path: string, opts: OpenOptions = {}): Promise
       throw e instanceof StorageError ? e : new StorageError(`${path}: migration failed: ${describe(e)}`);
     }
   }
+  if (opts.search ?? opts.migrate !== false) {
+    try {
+      await openSearch(storage, opts.busyTimeoutMs);
+    } catch (e) {
+      storage.close();
+      throw e instanceof StorageError ? e : new StorageError(`${searchFilePath(path) ?? path}: search index: ${describe(e)}`);
+    }
+  }
   return storage;
+}
+
+/**
+ * The search index (search-index.ts): a file database gets a second connection with `<path>-search` attached; an
+ * in-memory one attaches an in-memory index to its only connection. Then the index is checked against this
+ * database (its identity is recorded once in database_meta) and rebuilt when it does not match.
+ */
+async function openSearch(storage: Storage, busyTimeoutMs = 5000): Promise<void> {
+  const file = searchFilePath(storage.path);
+  let search: SearchStore & { close(): void };
+  if (file === null) {
+    attachSearch(storage.client, null);
+    search = { file, stmt: storage.stmt, exec: (sql) => storage.client.exec(sql), read: storage.read, close: () => {} };
+  } else {
+    makePrivate(file);
+    const client = await openClient(storage.path);
+    try {
+      client.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+      client.exec("PRAGMA temp_store = MEMORY");
+      attachSearch(client, file);
+    } catch (e) {
+      try { client.close(); } catch { /* already failing */ }
+      throw e;
+    }
+    search = connectionStore(file, client);
+  }
+  (storage as { search?: SearchStore }).search = search;
+  const close = storage.close;
+  (storage as { close: () => void }).close = () => {
+    search.close();
+    close();
+  };
+  storage.tx(() => recordMetaOnce(storage, "database_id", crypto.randomUUID()));
+  reconcile(search, readMeta(storage, "database_id")!);
+}
+
+/** A second connection's statements (prepared once) and read snapshots. */
+function connectionStore(file: string, client: SqlClient): SearchStore & { close(): void } {
+  const cache = new Map<string, SqlStatement>();
+  let depth = 0;
+  const stmt = (sql: string): SqlStatement => {
+    let s = cache.get(sql);
+    if (!s) cache.set(sql, (s = client.prepare(sql)));
+    return s;
+  };
+  return {
+    file,
+    stmt,
+    exec: (sql) => client.exec(sql),
+    read<T>(fn: () => T): T {
+      if (depth > 0) return fn();
+      stmt("BEGIN").run();
+      depth++;
+      try {
+        return fn();
+      } finally {
+        depth--;
+        stmt("COMMIT").run();
+      }
+    },
+    close() {
+      for (const st of cache.values()) {
+        try { (st as { finalize?: () => void }).finalize?.(); } catch { /* already finalized */ }
+      }
+      cache.clear();
+      client.close();
+    },
+  };
 }
 
 function makeStorage(path: string, client: SqlClient): Storage {

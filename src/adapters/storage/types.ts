@@ -51,5 +51,21 @@ export interface Storage {
    * once per synchronous turn, so every cache checking it in one turn costs one read.
    */
   dataVersion(): number;
+  /**
+   * The transfer search index's connection (search-index.ts): the main file as `main`, the search file as `search`.
+   * For a database file it is a second connection, so that its transactions lock only the files they write; in
+   * memory it is this one. Absent when opened without it (`search: false`: backups, checks).
+   */
+  readonly search?: SearchStore;
   close(): void;
+}
+
+/** A connection with the search file attached: statements prepared once, and its own read snapshot. */
+export interface SearchStore {
+  /** The search file, or null when the index is in memory. */
+  readonly file: string | null;
+  stmt(sql: string): SqlStatement;
+  exec(sql: string): void;
+  /** fn's reads in one snapshot of both files (on this connection). */
+  read<T>(fn: () => T): T;
 }

@@ -10,7 +10,7 @@ export interface Where {
  * `SELECT <select> FROM <from> WHERE <where> [after the position] ORDER BY created_at DESC, id DESC LIMIT n`.
  * `alias` prefixes the ordering columns when the query names its table (`c.`).
  */
-export function newestFirst<T>(s: Storage, select: string, from: string, where: Where, after: [string, string] | null, limit: number, alias = ""): T[] {
+export function newestFirst<T>(s: Pick<Storage, "stmt">, select: string, from: string, where: Where, after: [string, string] | null, limit: number, alias = ""): T[] {
   let sql = where.sql;
   const args = [...where.args];
   if (after) {

@@ -1,7 +1,8 @@
 // Transfer rows: reads for the API; writes only from the actors that own a transfer.
 import type { Environment } from "../../../domain/types.ts";
 import { FINAL_STATES, UNTAKEN_STATES } from "../../../domain/transfers.ts";
-import type { Storage, SqlValue } from "../types.ts";
+import type { Storage, SqlValue, SearchStore } from "../types.ts";
+import { SEARCH, SEARCHED, indexBatch, trimQueue, unindexed } from "../search-index.ts";
 
 /**
  * The FTS5 query for a search in an index without positions (detail=none): every trigram of the text, each quoted
@@ -15,6 +16,9 @@ export function trigramQuery(search: string): string | null {
   for (let i = 0; i + 3 <= chars.length; i++) grams.add(chars.slice(i, i + 3).join(""));
   return [...grams].map((g) => `"${g.replace(/"/g, '""')}"`).join(" AND ");
 }
+
+/** The search index's mark, in SQL (search-index.ts): queue entries after it are not indexed yet. */
+const MARK = `coalesce((SELECT CAST(value AS INTEGER) FROM ${SEARCH}.search_state WHERE key = 'indexed_through'), 0)`;
 
 /** Up to this many search candidates are looked up by rowid and sorted; more, and the list is walked in order. */
 const SEARCH_CANDIDATES = 2000;
@@ -46,8 +50,6 @@ export interface TransferFilter {
   search?: string;
 }
 
-/** The columns `search` finds a transfer by (Part 1), as in the search index (migration 0007). */
-const SEARCHED = ["id", "external_id", "originator_vasp_id", "beneficiary_vasp_id", "originator_address", "beneficiary_address"];
 
 export class Transfers {
   constructor(private readonly s: Storage) {}
@@ -100,9 +102,20 @@ export class Transfers {
     return (this.s.stmt(ACTIVE_FOR_CUSTOMER).all(companyId, env, customerId) as { id: string }[]).map((r) => r.id);
   }
 
-  private where(companyId: string, env: Environment, f: TransferFilter): { sql: string; args: SqlValue[] } {
+  /** The search index's connection; a repository over storage opened without it cannot search. */
+  private get search(): SearchStore {
+    if (!this.s.search) throw new Error("the transfer search index is not open on this storage");
+    return this.s.search;
+  }
+
+  /**
+   * The filter's WHERE, and the connection to run it on: a search that uses the index runs on the search index's
+   * connection (it sees the transfers and the index; search-index.ts), anything else on the storage's own.
+   */
+  private where(companyId: string, env: Environment, f: TransferFilter): { sql: string; args: SqlValue[]; on: Pick<Storage, "stmt"> } {
     const parts = ["company_id = ?", "environment = ?"];
     const args: SqlValue[] = [companyId, env];
+    let on: Pick<Storage, "stmt"> = this.s;
     if (f.direction !== undefined) (parts.push("direction = ?"), args.push(f.direction));
     if (f.state !== undefined) (parts.push("state = ?"), args.push(f.state));
     if (f.status !== undefined) (parts.push("status = ?"), args.push(f.status));
@@ -112,8 +125,8 @@ export class Transfers {
       const needle = f.search.toLowerCase();
       const scan = `(${SEARCHED.map((c) => `instr(lower(coalesce(${c}, '')), ?) > 0`).join(" OR ")})`;
       if (text !== null) {
-        // Candidates: the indexed transfers holding every trigram of the text (the index keeps no positions, migration
-        // 0015), and the transfers not yet indexed (the sweep's queue: a few rows). Then the text itself, in one piece.
+        // Candidates: the indexed transfers holding every trigram of the text (the index keeps no positions), and
+        // the transfers queued after the index's mark (a few rows). Then the text itself, in one piece.
         const few = this.fewCandidates(text);
         if (few) {
           // Few: they are looked up by rowid and sorted, instead of walking the company's list for them (~80 ms at a
@@ -123,48 +136,47 @@ export class Transfers {
           parts.push(`rowid IN (SELECT value FROM json_each(?)) AND ${scan}`);
           args.push(JSON.stringify(few));
         } else {
-          parts.push(`(rowid IN (SELECT rowid FROM transfers_search WHERE transfers_search MATCH ?) OR rowid IN (SELECT transfer_rowid FROM transfers_search_pending)) AND ${scan}`);
+          on = this.search;
+          parts.push(
+            `(rowid IN (SELECT rowid FROM ${SEARCH}.transfers_search WHERE transfers_search MATCH ?) OR rowid IN (SELECT transfer_rowid FROM transfers_search_pending WHERE seq > ${MARK})) AND ${scan}`,
+          );
           args.push(text);
         }
       } else parts.push(scan);
       for (let i = 0; i < SEARCHED.length; i++) args.push(needle);
     }
-    return { sql: parts.join(" AND "), args };
+    return { sql: parts.join(" AND "), args, on };
   }
 
   /**
-   * The rowids a search could match (the index's candidates and the queue), when there are at most
-   * SEARCH_CANDIDATES of them; null when there are more (the list is then walked in order instead).
+   * The rowids a search could match (the index's candidates and the queue after its mark), when there are at most
+   * SEARCH_CANDIDATES of them; null when there are more (the list is then walked in order instead). One snapshot
+   * of both files: the mark, the index as of that mark, and the queue after it.
    */
   private fewCandidates(text: string): number[] | null {
     const cap = SEARCH_CANDIDATES;
-    const indexed = this.s.stmt("SELECT rowid AS r FROM transfers_search WHERE transfers_search MATCH ? LIMIT ?").values(text, cap + 1) as [number][];
-    if (indexed.length > cap) return null;
-    const queued = this.s.stmt("SELECT transfer_rowid FROM transfers_search_pending LIMIT ?").values(cap + 1 - indexed.length) as [number][];
-    if (indexed.length + queued.length > cap) return null;
-    return [...indexed.map((r) => r[0]), ...queued.map((r) => r[0])];
+    const s = this.search;
+    return s.read(() => {
+      const indexed = s.stmt(`SELECT rowid AS r FROM ${SEARCH}.transfers_search WHERE transfers_search MATCH ? LIMIT ?`).values(text, cap + 1) as [number][];
+      if (indexed.length > cap) return null;
+      const queued = s.stmt(`SELECT transfer_rowid FROM transfers_search_pending WHERE seq > ${MARK} LIMIT ?`).values(cap + 1 - indexed.length) as [number][];
+      if (indexed.length + queued.length > cap) return null;
+      return [...new Set([...indexed.map((r) => r[0]), ...queued.map((r) => r[0])])];
+    });
   }
 
   /**
-   * Adds up to `limit` transfers waiting in `transfers_search_pending` to the search index and takes them off the
-   * queue, in one transaction; answers how many. The sweep calls it until it answers less than `limit`.
+   * Indexes up to `limit` queued transfers on this thread (in memory, or when the storage worker does not run) and
+   * answers how many; the sweep repeats while it answers `limit`.
    */
   indexPending(limit: number): number {
-    return this.s.tx(() => {
-      const last = this.s.stmt("SELECT max(transfer_rowid) AS r, count(*) AS n FROM (SELECT transfer_rowid FROM transfers_search_pending ORDER BY transfer_rowid LIMIT ?)").get(limit) as {
-        r: number | null;
-        n: number;
-      };
-      if (last.r === null) return 0;
-      this.s
-        .stmt(
-          `INSERT INTO transfers_search (rowid, ${SEARCHED.join(", ")}) SELECT t.rowid, ${SEARCHED.map((c) => `t.${c}`).join(", ")}
-             FROM transfers_search_pending p JOIN transfers t ON t.rowid = p.transfer_rowid WHERE p.transfer_rowid <= ?`,
-        )
-        .run(last.r);
-      this.s.stmt("DELETE FROM transfers_search_pending WHERE transfer_rowid <= ?").run(last.r);
-      return last.n;
-    });
+    return indexBatch(this.search, limit);
+  }
+
+  /** Trims the queue entries the index already reflects (the main file's write transaction). */
+  trimSearchQueue(): number {
+    const search = this.search;
+    return this.s.tx(() => trimQueue(search, this.s));
   }
 
   /**
@@ -210,18 +222,19 @@ export class Transfers {
     return row ?? null;
   }
 
-  /** Transfers not yet in the search index. */
+  /** Transfers queued and not yet in the search index. */
   pendingIndex(): number {
-    return (this.s.stmt("SELECT count(*) AS n FROM transfers_search_pending").get() as { n: number }).n;
+    return unindexed(this.search);
   }
 
   page(companyId: string, env: Environment, f: TransferFilter, after: [string, string] | null, limit: number): TransferRow[] {
-    return newestFirst<TransferRow>(this.s, "*", "transfers", this.where(companyId, env, f), after, limit);
+    const w = this.where(companyId, env, f);
+    return newestFirst<TransferRow>(w.on, "*", "transfers", w, after, limit);
   }
 
   count(companyId: string, env: Environment, f: TransferFilter): number {
     if (Object.values(f).every((v) => v === undefined)) return listCount(this.s, companyId, env, "transfers");
     const w = this.where(companyId, env, f);
-    return (this.s.stmt(`SELECT count(*) AS n FROM transfers WHERE ${w.sql}`).get(...w.args) as { n: number }).n;
+    return (w.on.stmt(`SELECT count(*) AS n FROM transfers WHERE ${w.sql}`).get(...w.args) as { n: number }).n;
   }
 }

@@ -1,0 +1,157 @@
+// The transfer search index in its own file (src/adapters/storage/search-index.ts). What must hold: the storage worker
+// fills it off the server's thread; a search finds a transfer from its commit on, indexed or not; the queue is
+// trimmed only up to the index's mark; and a search file that does not match the database (missing, another
+// database's, behind the trimmed queue, ahead of a restored backup) is rebuilt when the database is opened, while a
+// matching one is kept.
+import { test, expect, setDefaultTimeout, afterAll } from "bun:test";
+import { copyFileSync, existsSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { openStorage, type Storage } from "../../src/adapters/storage/index.ts";
+import { startCheckpointer } from "../../src/adapters/storage/checkpointer.ts";
+import { Tenancy } from "../../src/adapters/storage/repos/tenancy.ts";
+import { Transfers, type TransferRow } from "../../src/adapters/storage/repos/transfers.ts";
+import { iso, newId } from "../../src/domain/ids.ts";
+import { tempDir } from "../support/tmp.ts";
+
+setDefaultTimeout(60_000);
+
+const dir = tempDir();
+const NOW = Date.parse("2030-06-01T00:00:00.000Z");
+const open: Storage[] = [];
+afterAll(() => open.forEach((s) => s.close()));
+
+async function database(name: string): Promise<{ path: string; storage: Storage; repo: Transfers; company: string }> {
+  const path = join(dir, name);
+  const storage = await openStorage(path);
+  open.push(storage);
+  const company = new Tenancy(storage, Date.now).createCompany(name.replace(/\W/g, "-"), "Acme Ltd").id;
+  return { path, storage, repo: new Transfers(storage), company };
+}
+
+async function reopen(path: string): Promise<{ storage: Storage; repo: Transfers }> {
+  const storage = await openStorage(path);
+  open.push(storage);
+  return { storage, repo: new Transfers(storage) };
+}
+
+function close(s: Storage): void {
+  s.close();
+  open.splice(open.indexOf(s), 1);
+}
+
+let n = 0;
+function transfer(company: string, ref: string): TransferRow {
+  const at = iso(NOW + ++n);
+  return {
+    id: newId("trf", NOW + n), company_id: company, environment: "test", direction: "outgoing", state: "completed", status: "approved", external_id: ref,
+    asset: "ETH", asset_id: "eip155:1/slip44:60", amount: "1", network: "ethereum", blockchain_type: "ethereum", originator_customer_id: null,
+    originator_address: null, beneficiary_address: "0x52908400098527886E0F7030069857D2E4169EE7", beneficiary_customer_id: null, is_unhosted_wallet: 0,
+    originator_sealed: null, beneficiary_sealed: null, originator_vasp_id: "vasp_own", originator_vasp_name: null, beneficiary_vasp_id: null, beneficiary_vasp_name: null,
+    preferred_protocol: null, protocol: null, provider_external_id: null, matched_at: null, ours_status: null, theirs_status: null, rejection_reason: null,
+    rejection_details_sealed: null, tx_hash: null, sanctions_status: null, sanctions_provider: null, threshold_info: null, fx_rate_id: null, checks: "[]",
+    attempts: "[]", messages: "[]", history: "[]", expires_at: null, accepted_at: null, completed_at: at, created_at: at, updated_at: at,
+  };
+}
+
+const insert = (db: { storage: Storage; repo: Transfers; company: string }, refs: string[]): TransferRow[] => {
+  const rows = refs.map((r) => transfer(db.company, r));
+  db.storage.tx(() => rows.forEach((r) => db.repo.insert(r)));
+  return rows;
+};
+const found = (repo: Transfers, company: string, text: string) => repo.page(company, "test", { search: text }, null, 100).map((t) => t.external_id).sort();
+const queue = (s: Storage) => s.stmt("SELECT min(seq) AS lo, max(seq) AS hi, count(*) AS n FROM transfers_search_pending").get() as { lo: number; hi: number; n: number };
+
+test("the storage worker fills the index off the server's thread; the server's connection never writes it", async () => {
+  const db = await database("worker.db");
+  expect(existsSync(`${db.path}-search`)).toBe(true);
+  const worker = startCheckpointer(db.storage, { intervalMs: 20 });
+  try {
+    expect(worker.indexesSearch()).toBe(true);
+    insert(db, Array.from({ length: 2500 }, (_, i) => `order-${i}`));
+    // Found at once (the queue is scanned), before the worker reached them.
+    expect(found(db.repo, db.company, "order-1234")).toEqual(["order-1234"]);
+    for (let i = 0; i < 500 && db.repo.pendingIndex() > 0; i++) await Bun.sleep(20);
+    expect(db.repo.pendingIndex()).toBe(0);
+    // Indexed by the worker: the index alone answers, and the search answers the same.
+    const fts = db.storage.search!.stmt("SELECT count(*) AS n FROM search.transfers_search WHERE transfers_search MATCH ?").get('"r-1" AND "-12" AND "123" AND "234"') as { n: number };
+    expect(fts.n).toBe(1);
+    expect(found(db.repo, db.company, "order-1234")).toEqual(["order-1234"]);
+    expect(found(db.repo, db.company, "ORDER-249")).toEqual(["order-249", ...Array.from({ length: 10 }, (_, i) => `order-249${i}`)].sort());
+  } finally {
+    await worker.stop();
+  }
+  // The server's own connection has no search file attached: its write transactions lock only the main file.
+  expect((db.storage.client.prepare("PRAGMA database_list").all() as { name: string }[]).map((d) => d.name).filter((d) => d !== "temp")).toEqual(["main"]);
+});
+
+test("the queue is trimmed up to the index's mark, never past it; later changes are numbered after it", async () => {
+  const db = await database("trim.db");
+  const rows = insert(db, ["a-100", "a-200", "a-300"]);
+  expect(db.repo.trimSearchQueue()).toBe(0); // nothing indexed yet: nothing trimmed
+  expect(db.repo.indexPending(2)).toBe(2);
+  expect(db.repo.trimSearchQueue()).toBe(1); // the entry at the mark stays
+  expect(queue(db.storage).n).toBe(2);
+  expect(db.repo.indexPending(100)).toBe(1);
+  expect(db.repo.trimSearchQueue()).toBe(1);
+  const before = queue(db.storage);
+  expect(before.n).toBe(1);
+  db.repo.update(rows[0].id, { external_id: "b-100" });
+  expect(queue(db.storage).hi).toBe(before.hi + 1);
+  expect(found(db.repo, db.company, "b-100")).toEqual(["b-100"]);
+  expect(found(db.repo, db.company, "a-100")).toEqual([]);
+  expect(db.repo.indexPending(100)).toBe(1);
+  expect(found(db.repo, db.company, "b-100")).toEqual(["b-100"]);
+  expect(found(db.repo, db.company, "a-100")).toEqual([]);
+});
+
+test("a search file that matches is kept when the database is opened again; a missing one is rebuilt", async () => {
+  const db = await database("keep.db");
+  insert(db, ["k-111", "k-222"]);
+  while (db.repo.indexPending(100) === 100);
+  db.repo.trimSearchQueue();
+  close(db.storage);
+  const kept = await reopen(db.path);
+  expect(kept.repo.pendingIndex()).toBe(0);
+  expect(found(kept.repo, db.company, "k-222")).toEqual(["k-222"]);
+  close(kept.storage);
+  for (const f of [`${db.path}-search`, `${db.path}-search-wal`, `${db.path}-search-shm`]) rmSync(f, { force: true });
+  const rebuilt = await reopen(db.path);
+  expect(rebuilt.repo.pendingIndex()).toBe(2);
+  expect(found(rebuilt.repo, db.company, "k-222")).toEqual(["k-222"]);
+  while (rebuilt.repo.indexPending(100) === 100);
+  expect(found(rebuilt.repo, db.company, "k-111")).toEqual(["k-111"]);
+});
+
+test("another database's search file, and a restored backup with a newer search file, are rebuilt", async () => {
+  const a = await database("a.db");
+  const b = await database("b.db");
+  insert(a, ["only-in-a"]);
+  insert(b, ["only-in-b"]);
+  for (const x of [a, b]) while (x.repo.indexPending(100) === 100);
+  // A backup of a, then more transfers, indexed and trimmed past the backup's queue.
+  a.storage.client.prepare("VACUUM INTO ?").run(join(dir, "a-backup.db"));
+  insert(a, ["after-backup-1", "after-backup-2"]);
+  while (a.repo.indexPending(100) === 100);
+  a.repo.trimSearchQueue();
+  close(a.storage);
+  close(b.storage);
+  // b's search file beside a: another database's index.
+  copyFileSync(`${b.path}-search`, `${a.path}-search`);
+  const foreign = await reopen(a.path);
+  expect(foreign.repo.pendingIndex()).toBe(3);
+  expect(found(foreign.repo, a.company, "only-in")).toEqual(["only-in-a"]);
+  while (foreign.repo.indexPending(100) === 100);
+  expect(found(foreign.repo, a.company, "after-backup")).toEqual(["after-backup-1", "after-backup-2"]);
+  close(foreign.storage);
+  // The backup restored over a, its search file left as it was (ahead of the restored queue).
+  for (const f of [a.path, `${a.path}-wal`, `${a.path}-shm`]) rmSync(f, { force: true });
+  copyFileSync(join(dir, "a-backup.db"), a.path);
+  const restored = await reopen(a.path);
+  expect(restored.repo.pendingIndex()).toBe(1);
+  // A transfer created after the restore is found, although its queue number was indexed before in the old file.
+  const again = { storage: restored.storage, repo: restored.repo, company: a.company };
+  insert(again, ["after-restore"]);
+  while (restored.repo.indexPending(100) === 100);
+  expect(found(restored.repo, a.company, "after-")).toEqual(["after-restore"]);
+  expect(found(restored.repo, a.company, "only-in")).toEqual(["only-in-a"]);
+});
