@@ -137,6 +137,10 @@ function inTransaction<T>(c: SearchConnection, fn: () => T): T {
  */
 export function indexBatch(c: SearchConnection, limit: number): number {
   return inTransaction(c, () => {
+    // A write first: the search file's write lock is taken (waiting for it, as any lock) before anything is read,
+    // so the snapshot read next is the newest (a deferred transaction that read first could not write after another
+    // indexer's commit). The main file stays unlocked: it is only read.
+    c.stmt(`UPDATE ${SEARCH}.search_state SET value = value WHERE key = 'indexed_through'`).run();
     const from = indexedThrough(c);
     const r = c.stmt("SELECT max(seq) AS upto, count(*) AS n FROM (SELECT seq FROM main.transfers_search_pending WHERE seq > ? ORDER BY seq LIMIT ?)").get(from, limit) as {
       upto: number | null;

@@ -71,6 +71,14 @@ export class EventLog {
     );
   }
 
+  /** The same events as `after`, without their data: where they belong, to see who subscribes before reading it. */
+  headsAfter(after: number, limit: number): Omit<TailEventRow, "data">[] {
+    return this.s.stmt("SELECT seq, id, company_id, environment, type, created_at FROM events WHERE seq > ? ORDER BY seq LIMIT ?").all(after, limit) as unknown as Omit<
+      TailEventRow,
+      "data"
+    >[];
+  }
+
   /** At most `limit` events of one company and environment with `after < seq <= upTo`, in seq order (index events_company_env_seq). */
   tenantPage(companyId: string, env: Environment, after: number, upTo: number, limit: number): EventRow[] {
     return decoded(

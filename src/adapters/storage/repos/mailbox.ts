@@ -136,7 +136,24 @@ export class Mailbox {
       .stmt(
         "INSERT INTO events (id, company_id, environment, type, entity_type, entity_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       )
-      .run(id, e.companyId, e.environment, e.type, e.entityType, e.entityId, this.compactEvents ? encodeEventData(JSON.stringify(e.data)) : JSON.stringify(e.data), createdAt);
+      .run(id, e.companyId, e.environment, e.type, e.entityType, e.entityId, this.stored(e.data), createdAt);
     return Number(r.lastInsertRowid);
+  }
+
+  /** The last data object stored and its stored form: events emitted together often share one (a create's two). */
+  private lastData: { of: unknown; stored: string | Uint8Array } | null = null;
+
+  /**
+   * An event's data as stored (JSON, or compacted), serialised once for consecutive events sharing the object. Only
+   * within one synchronous turn (one group commit's inserts): an object changed later is serialised again.
+   */
+  private stored(data: unknown): string | Uint8Array {
+    const last = this.lastData;
+    if (last !== null && last.of === data) return last.stored;
+    const json = JSON.stringify(data);
+    const stored = this.compactEvents ? encodeEventData(json) : json;
+    if (last === null) queueMicrotask(() => (this.lastData = null));
+    this.lastData = { of: data, stored };
+    return stored;
   }
 }

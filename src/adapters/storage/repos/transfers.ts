@@ -38,9 +38,14 @@ export const ACTIVE_FOR_CUSTOMER = `SELECT id, created_at FROM transfers INDEXED
 import { listCount } from "./customers.ts";
 import { newestFirst } from "./keyset.ts";
 import type { RowOf } from "./row.ts";
-import type { transfers as transfersTable } from "../../../../db/schema/transfers.ts";
+import { getTableColumns } from "drizzle-orm";
+import { transfers, type transfers as transfersTable } from "../../../../db/schema/transfers.ts";
 
 export type TransferRow = RowOf<typeof transfersTable>;
+
+/** Every column of the table, in its order: the insert's SQL is one fixed text, built once. */
+const COLUMNS = Object.values(getTableColumns(transfers)).map((c) => c.name) as (keyof TransferRow)[];
+const INSERT = `INSERT INTO transfers (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`;
 
 export interface TransferFilter {
   direction?: string;
@@ -88,8 +93,9 @@ export class Transfers {
   }
 
   insert(row: TransferRow): void {
-    const cols = Object.keys(row);
-    this.s.stmt(`INSERT INTO transfers (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`).run(...(Object.values(row) as SqlValue[]));
+    const values = new Array<SqlValue>(COLUMNS.length);
+    for (let i = 0; i < COLUMNS.length; i++) values[i] = (row[COLUMNS[i]] ?? null) as SqlValue;
+    this.s.stmt(INSERT).run(...values);
   }
 
   update(id: string, set: Partial<TransferRow>): void {

@@ -123,6 +123,10 @@ export class Webhooks {
     return new EventLog(this.s).after(seq, limit);
   }
 
+  eventHeadsAfter(seq: number, limit: number): Omit<TailEventRow, "data">[] {
+    return new EventLog(this.s).headsAfter(seq, limit);
+  }
+
   insertDelivery(row: NewDelivery): void {
     const c = insertColumns(row);
     this.s.stmt(`INSERT INTO webhook_deliveries (${c.cols}) VALUES (${c.marks})`).run(...c.values);
