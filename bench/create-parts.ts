@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp } from "../src/http/app.ts";
-import { benchService, belowThresholdBody, ownerKey } from "./setup.ts";
+import { benchService, inProcessCreator } from "./setup.ts";
 import type { SqlStatement, Storage } from "../src/adapters/storage/index.ts";
 import { threadCpuMs } from "./baseline.ts";
 
@@ -18,26 +18,9 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 3_000);
 const dir = mkdtempSync(join(tmpdir(), "caravan-bench-create-parts-"));
 const service = await benchService(join(dir, "parts.db"));
 try {
-  const headers = { "x-api-key": ownerKey(service), "content-type": "application/json" };
   const app = createApp(service);
-  const bodies: string[] = [];
-  for (let i = 0; i < 32; i++) {
-    const res = await app.fetch(new Request("http://127.0.0.1/api/v2/customers", { method: "POST", headers, body: JSON.stringify({ externalId: `parts-${i}`, name: `Jane Doe ${i}` }) }));
-    bodies.push(belowThresholdBody(((await res.json()) as { data: { id: string } }).data.id));
-  }
-  let n = 0;
-  const creates = async (total: number): Promise<void> => {
-    let started = 0;
-    const loop = async (): Promise<void> => {
-      while (started < total) {
-        const body = bodies[started++ % bodies.length];
-        const res = await app.fetch(new Request("http://127.0.0.1/api/v2/transfers", { method: "POST", headers: { ...headers, "idempotency-key": `parts-${n++}` }, body }));
-        if (res.status !== 201) throw new Error(`create answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
-        await res.arrayBuffer();
-      }
-    };
-    await Promise.all(Array.from({ length: 32 }, loop));
-  };
+  const creator = await inProcessCreator(app, service, { prefix: "parts" });
+  const creates = (total: number) => creator.create(total);
   await creates(WARMUP);
 
   // Timers around the parts (private parts of the runtime: a refactor that drops them drops their lines).

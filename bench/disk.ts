@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp } from "../src/http/app.ts";
-import { benchService, belowThresholdBody, ownerKey } from "./setup.ts";
+import { benchService, inProcessCreator } from "./setup.ts";
 import type { Database } from "bun:sqlite";
 
 const CREATES = Number(process.env.BENCH_CREATES ?? 5_000);
@@ -29,25 +29,11 @@ const service = await benchService(dbPath, {
 });
 let before: Map<string, number>;
 try {
-  const headers = { "x-api-key": ownerKey(service), "content-type": "application/json" };
   const app = createApp(service);
   const beneficiary = { beneficiaryPersons: [{ naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: "Smith", secondaryIdentifier: "John", nameIdentifierType: "LEGL" }] } } }] };
-  const bodies: string[] = [];
-  for (let i = 0; i < 32; i++) {
-    const res = await app.fetch(new Request("http://127.0.0.1/api/v2/customers", { method: "POST", headers, body: JSON.stringify({ externalId: `disk-${i}`, name: `Jane Doe ${i}` }) }));
-    bodies.push(belowThresholdBody(((await res.json()) as { data: { id: string } }).data.id, { beneficiary }));
-  }
+  const creator = await inProcessCreator(app, service, { prefix: "disk", body: { beneficiary } });
   before = usage(service.storage.client as unknown as Database);
-  let started = 0;
-  const loop = async (): Promise<void> => {
-    while (started < CREATES) {
-      const n = started++;
-      const res = await app.fetch(new Request("http://127.0.0.1/api/v2/transfers", { method: "POST", headers: { ...headers, "idempotency-key": `disk-${n}` }, body: bodies[n % bodies.length] }));
-      if (res.status !== 201) throw new Error(`create answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
-      await res.arrayBuffer();
-    }
-  };
-  await Promise.all(Array.from({ length: 32 }, loop));
+  await creator.create(CREATES);
   // Let the search index catch up (the storage worker fills it), and its queue be trimmed (the sweep's second step).
   const db = service.storage.client as unknown as Database;
   const transfers = service.repositories.transfers;

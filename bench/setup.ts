@@ -38,3 +38,37 @@ export function belowThresholdBody(customerId: string, extra: Record<string, unk
     ...extra,
   });
 }
+
+/**
+ * Creates through the application's own fetch (the whole route pipeline, no sockets): 32 customers, then `create`
+ * sends `total` below-threshold creates, 32 in flight spread over the customers, each with the Idempotency-Key
+ * `key(n)` for the n-th create of this creator, every one answered 201.
+ */
+export async function inProcessCreator(
+  app: { fetch(req: Request): Response | Promise<Response> },
+  service: BenchService,
+  opts: { prefix: string; key?: (n: number) => string; body?: Record<string, unknown> },
+): Promise<{ create(total: number): Promise<void> }> {
+  const headers = { "x-api-key": ownerKey(service), "content-type": "application/json" };
+  const bodies: string[] = [];
+  for (let i = 0; i < 32; i++) {
+    const res = await app.fetch(new Request("http://127.0.0.1/api/v2/customers", { method: "POST", headers, body: JSON.stringify({ externalId: `${opts.prefix}-${i}`, name: `Jane Doe ${i}` }) }));
+    bodies.push(belowThresholdBody(((await res.json()) as { data: { id: string } }).data.id, opts.body));
+  }
+  const key = opts.key ?? ((n: number) => `${opts.prefix}-${n}`);
+  let n = 0;
+  return {
+    async create(total: number): Promise<void> {
+      let started = 0;
+      const loop = async (): Promise<void> => {
+        while (started < total) {
+          const body = bodies[started++ % bodies.length];
+          const res = await app.fetch(new Request("http://127.0.0.1/api/v2/transfers", { method: "POST", headers: { ...headers, "idempotency-key": key(n++) }, body }));
+          if (res.status !== 201) throw new Error(`create answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+          await res.arrayBuffer();
+        }
+      };
+      await Promise.all(Array.from({ length: 32 }, loop));
+    },
+  };
+}

@@ -8,22 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { createApp } from "../src/http/app.ts";
-import { benchService, belowThresholdBody, ownerKey } from "./setup.ts";
+import { benchService, inProcessCreator } from "./setup.ts";
 const dir = mkdtempSync(join(tmpdir(), "walpages-"));
 const path = join(dir, "w.db");
 const service = await benchService(path);
-const headers = { "x-api-key": ownerKey(service), "content-type": "application/json" };
-const app = createApp(service);
-const bodies: string[] = [];
-for (let i = 0; i < 32; i++) {
-  const res = await app.fetch(new Request("http://127.0.0.1/api/v2/customers", { method: "POST", headers, body: JSON.stringify({ externalId: `w-${i}`, name: `Jane Doe ${i}` }) }));
-  bodies.push(belowThresholdBody(((await res.json()) as { data: { id: string } }).data.id));
-}
-const creates = async (total: number) => {
-  let started = 0;
-  const loop = async () => { while (started < total) { const body = bodies[started++ % 32]; const res = await app.fetch(new Request("http://127.0.0.1/api/v2/transfers", { method: "POST", headers: { ...headers, "idempotency-key": `k-${crypto.randomUUID()}` }, body })); if (res.status !== 201) throw new Error(await res.text()); await res.arrayBuffer(); } };
-  await Promise.all(Array.from({ length: 32 }, loop));
-};
+const creator = await inProcessCreator(createApp(service), service, { prefix: "w", key: () => `k-${crypto.randomUUID()}` });
+const creates = (total: number) => creator.create(total);
 await creates(Number(process.env.BENCH_WARMUP ?? 20_000));
 await Bun.sleep(500);
 // a reader pins the WAL: frames after this point are appended, not reused

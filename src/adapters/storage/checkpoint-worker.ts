@@ -8,6 +8,7 @@
 import { existsSync } from "node:fs";
 import { openClient, type SqlClient, type SqlStatement } from "./index.ts";
 import { attachSearch, indexBatch, type SearchConnection } from "./search-index.ts";
+import { finalize, runOnce, statementCache, type StatementCache } from "./statements.ts";
 
 /** From the checkpointer: start on a file, or close the connection and answer `closed`. */
 export type ToWorker =
@@ -29,7 +30,7 @@ const describe = (e: unknown): string => (e instanceof Error ? `${e.name}: ${e.m
 let client: SqlClient | null = null;
 let pragma: SqlStatement | null = null;
 /** The search index's connection (this one, with the search file attached); null when not indexing here. */
-let search: (SearchConnection & { statements: SqlStatement[] }) | null = null;
+let search: (SearchConnection & StatementCache) | null = null;
 let timer: ReturnType<typeof setTimeout> | null = null;
 let stopping = false;
 /** Passes that copied frames, and the count last posted. */
@@ -38,24 +39,12 @@ let reported = 0;
 /** The last pass's answer: the same answer again means nothing new was committed since. */
 let last = { log: -1, checkpointed: -1 };
 
-/**
- * bun:sqlite finishes closing a connection only once its statements are finalized (until then the connection
- * stays open, and the server's close would not be the last one); node:sqlite finalizes them on close.
- */
-function finalize(s: SqlStatement | null): void {
-  try {
-    (s as { finalize?: () => void } | null)?.finalize?.();
-  } catch {
-    // already finalized
-  }
-}
-
 function close(): void {
   if (timer !== null) clearTimeout(timer);
   timer = null;
   finalize(pragma);
   pragma = null;
-  for (const st of search?.statements ?? []) finalize(st);
+  search?.finalizeAll();
   search = null;
   const c = client;
   client = null;
@@ -110,7 +99,7 @@ function index(): void {
     while (indexBatch(search, SEARCH_BATCH) === SEARCH_BATCH && performance.now() < until);
   } catch (e) {
     if (/busy|locked/i.test(describe(e))) return;
-    for (const st of search.statements) finalize(st);
+    search.finalizeAll();
     search = null;
     post({ type: "search-failed", error: describe(e) });
   }
@@ -125,26 +114,13 @@ async function start(m: Extract<ToWorker, { type: "start" }>): Promise<void> {
     if (stopping) return close();
     c.exec(`PRAGMA busy_timeout = ${m.busyTimeoutMs}`);
     // The file is in WAL mode already (the server's connection set it; the mode is stored in the file): check, not set.
-    const q = c.prepare("PRAGMA journal_mode");
-    const mode = q.get() as { journal_mode?: string } | undefined;
-    finalize(q);
+    const mode = runOnce(c, "PRAGMA journal_mode", (q) => q.get()) as { journal_mode?: string } | undefined;
     if (mode?.journal_mode !== "wal") throw new Error(`journal_mode is ${mode?.journal_mode}, not wal`);
     pragma = c.prepare("PRAGMA wal_checkpoint(PASSIVE)");
     if (m.search !== null) {
       try {
         attachSearch(c, m.search);
-        const statements = new Map<string, SqlStatement>();
-        search = {
-          stmt(sql) {
-            let st = statements.get(sql);
-            if (!st) statements.set(sql, (st = c.prepare(sql)));
-            return st;
-          },
-          exec: (sql) => c.exec(sql),
-          get statements() {
-            return [...statements.values()];
-          },
-        };
+        search = { ...statementCache(c), exec: (sql) => c.exec(sql) };
       } catch (e) {
         post({ type: "search-failed", error: describe(e) });
       }

@@ -8,6 +8,7 @@ import * as schema from "../../../db/schema/index.ts";
 import type { Db, SearchStore, SqlClient, SqlStatement, Storage } from "./types.ts";
 import { attachSearch, reconcile, searchFilePath } from "./search-index.ts";
 import { readMeta, recordMetaOnce } from "./meta.ts";
+import { statementCache } from "./statements.ts";
 import { checkoutMigrationsFolder, defaultSource, folderSource, loadMigrations } from "./migrations.ts";
 
 export type { Db, SqlClient, SqlStatement, Storage, SqlValue, SearchStore } from "./types.ts";
@@ -158,19 +159,15 @@ async function openSearch(storage: Storage, busyTimeoutMs = 5000): Promise<void>
     search.close();
     close();
   };
-  storage.tx(() => recordMetaOnce(storage, "database_id", crypto.randomUUID()));
+  // The database's identity, recorded once (read first: most opens find it, and a write would wait for the server's lock).
+  if (readMeta(storage, "database_id") === undefined) storage.tx(() => recordMetaOnce(storage, "database_id", crypto.randomUUID()));
   reconcile(search, readMeta(storage, "database_id")!);
 }
 
 /** A second connection's statements (prepared once) and read snapshots. */
 function connectionStore(file: string, client: SqlClient): SearchStore & { close(): void } {
-  const cache = new Map<string, SqlStatement>();
+  const { stmt, finalizeAll } = statementCache(client);
   let depth = 0;
-  const stmt = (sql: string): SqlStatement => {
-    let s = cache.get(sql);
-    if (!s) cache.set(sql, (s = client.prepare(sql)));
-    return s;
-  };
   return {
     file,
     stmt,
@@ -187,10 +184,7 @@ function connectionStore(file: string, client: SqlClient): SearchStore & { close
       }
     },
     close() {
-      for (const st of cache.values()) {
-        try { (st as { finalize?: () => void }).finalize?.(); } catch { /* already finalized */ }
-      }
-      cache.clear();
+      finalizeAll();
       client.close();
     },
   };
@@ -202,16 +196,11 @@ function makeStorage(path: string, client: SqlClient): Storage {
   const rel = { fullSchema: schema, schema: tables.tables, tableNamesMap: tables.tableNamesMap };
   const session = new SQLiteBunSession(client as never, dialect, rel as never, {});
   const db = new BaseSQLiteDatabase("sync", dialect, session as never, rel as never) as unknown as Db;
-  const cache = new Map<string, SqlStatement>();
+  const { stmt, finalizeAll } = statementCache(client);
   let depth = 0;
   let closed = false;
   let version = -1;
   let versionReadThisTurn = false;
-  function stmt(sql: string): SqlStatement {
-    let s = cache.get(sql);
-    if (!s) cache.set(sql, (s = client.prepare(sql)));
-    return s;
-  }
   /** Transaction control through prepared statements (exec would parse the text on every commit). */
   const ctl = (sql: string): void => void stmt(sql).run();
   return {
@@ -271,12 +260,8 @@ function makeStorage(path: string, client: SqlClient): Storage {
     close() {
       if (closed) return;
       closed = true;
-      // bun:sqlite finishes closing a connection only once its statements are finalized; until then SQLite's
-      // last-connection checkpoint (which removes the -wal file) waits for garbage collection.
-      for (const st of cache.values()) {
-        try { (st as { finalize?: () => void }).finalize?.(); } catch { /* already finalized */ }
-      }
-      cache.clear();
+      // Finalized first: bun:sqlite closes a connection only once its statements are (./statements.ts).
+      finalizeAll();
       try { client.exec("PRAGMA optimize"); } catch { /* best effort */ }
       client.close();
     },

@@ -21,6 +21,7 @@
 // it is missing, belongs to another database, is behind the trimmed queue or ahead of it (a restored backup), it is
 // emptied and every transfer is queued again. Nothing else depends on it.
 import type { SqlClient, SqlStatement, SqlValue } from "./types.ts";
+import { runOnce } from "./statements.ts";
 
 /** The schema name the search file is attached under, on every connection that uses it. */
 export const SEARCH = "search";
@@ -45,9 +46,9 @@ export interface SearchConnection {
 
 /** Attaches the search file (`:memory:` for an in-memory database) and creates its tables when new. */
 export function attachSearch(client: SqlClient, file: string | null): void {
-  once(client, `ATTACH DATABASE ? AS ${SEARCH}`, (st) => st.run(file ?? ":memory:"));
+  runOnce(client, `ATTACH DATABASE ? AS ${SEARCH}`, (st) => st.run(file ?? ":memory:"));
   if (file !== null) {
-    const mode = once(client, `PRAGMA ${SEARCH}.journal_mode = WAL`, (st) => st.get()) as { journal_mode?: string } | undefined;
+    const mode = runOnce(client, `PRAGMA ${SEARCH}.journal_mode = WAL`, (st) => st.get()) as { journal_mode?: string } | undefined;
     if (mode?.journal_mode !== "wal") throw new Error(`the search file's journal_mode is ${mode?.journal_mode}, WAL required`);
     client.exec(`PRAGMA ${SEARCH}.synchronous = NORMAL`);
   }
@@ -57,19 +58,6 @@ export function attachSearch(client: SqlClient, file: string | null): void {
     `CREATE VIRTUAL TABLE IF NOT EXISTS ${SEARCH}.transfers_search USING fts5(${SEARCHED.join(", ")}, content='', contentless_delete=1, tokenize='trigram', detail='none')`,
   );
   client.exec(`CREATE TABLE IF NOT EXISTS ${SEARCH}.search_state (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
-}
-
-/**
- * A statement run once and finalized: bun:sqlite closes a connection (and SQLite checkpoints and removes the WAL of
- * the last one) only once its statements are finalized.
- */
-function once<T>(client: SqlClient, sql: string, fn: (st: SqlStatement) => T): T {
-  const st = client.prepare(sql);
-  try {
-    return fn(st);
-  } finally {
-    (st as { finalize?: () => void }).finalize?.();
-  }
 }
 
 const state = (c: SearchConnection, key: string): string | undefined =>
@@ -153,27 +141,30 @@ export function indexBatch(c: SearchConnection, limit: number): number {
       `INSERT OR REPLACE INTO ${SEARCH}.transfers_search (rowid, ${SEARCHED.join(", ")})
          SELECT t.rowid, ${SEARCHED.map((x) => `t.${x}`).join(", ")} FROM main.transfers t WHERE t.rowid IN (${queued})`,
     ).run(...range);
-    c.stmt(`DELETE FROM ${SEARCH}.transfers_search WHERE rowid IN (${queued}) AND rowid NOT IN (SELECT t.rowid FROM main.transfers t WHERE t.rowid IN (${queued}))`).run(
-      ...range,
-      ...range,
-    );
+    c.stmt(
+      `DELETE FROM ${SEARCH}.transfers_search WHERE rowid IN (SELECT p.transfer_rowid FROM main.transfers_search_pending p
+         WHERE p.seq > ? AND p.seq <= ? AND NOT EXISTS (SELECT 1 FROM main.transfers t WHERE t.rowid = p.transfer_rowid))`,
+    ).run(...range);
     setState(c, "indexed_through", String(r.upto));
     return r.n;
   });
 }
 
 /**
- * Deletes the queue entries before the search file's mark, on `primary` (the main file's writer, inside its write
- * transaction). The entry at the mark stays: the queue's next seq is then always after it, even when all are trimmed.
+ * Deletes the queue entries before the search file's mark, on `primary` (the main file's writer), in its own write
+ * transaction, only when there are any (a read first: the sweep asks every second). The entry at the mark stays:
+ * the queue's next seq is then always after it, even when all are trimmed.
  */
-export function trimQueue(search: SearchConnection, primary: { stmt(sql: string): SqlStatement }): number {
+export function trimQueue(search: SearchConnection, primary: { stmt(sql: string): SqlStatement; tx<T>(fn: () => T): T }): number {
   const mark = indexedThrough(search);
-  return mark > 0 ? primary.stmt("DELETE FROM main.transfers_search_pending WHERE seq < ?").run(mark).changes : 0;
+  if (mark === 0 || !primary.stmt("SELECT 1 AS x FROM main.transfers_search_pending WHERE seq < ? LIMIT 1").get(mark)) return 0;
+  return primary.tx(() => primary.stmt("DELETE FROM main.transfers_search_pending WHERE seq < ?").run(mark).changes);
 }
+
+/** The index's mark in SQL, for statements on a connection with the search file attached: entries after it are not indexed yet. */
+export const MARK_SQL = `coalesce((SELECT CAST(value AS INTEGER) FROM ${SEARCH}.search_state WHERE key = 'indexed_through'), 0)`;
 
 /** Queue entries not yet indexed. */
 export function unindexed(c: SearchConnection): number {
-  return (c.stmt(`SELECT count(*) AS n FROM main.transfers_search_pending WHERE seq > (SELECT coalesce((SELECT CAST(value AS INTEGER) FROM ${SEARCH}.search_state WHERE key = 'indexed_through'), 0))`).get() as {
-    n: number;
-  }).n;
+  return (c.stmt(`SELECT count(*) AS n FROM main.transfers_search_pending WHERE seq > ${MARK_SQL}`).get() as { n: number }).n;
 }

@@ -2,7 +2,7 @@
 import type { Environment } from "../../../domain/types.ts";
 import { FINAL_STATES, UNTAKEN_STATES } from "../../../domain/transfers.ts";
 import type { Storage, SqlValue, SearchStore } from "../types.ts";
-import { SEARCH, SEARCHED, indexBatch, trimQueue, unindexed } from "../search-index.ts";
+import { MARK_SQL, SEARCH, SEARCHED, indexBatch, trimQueue, unindexed } from "../search-index.ts";
 
 /**
  * The FTS5 query for a search in an index without positions (detail=none): every trigram of the text, each quoted
@@ -16,9 +16,6 @@ export function trigramQuery(search: string): string | null {
   for (let i = 0; i + 3 <= chars.length; i++) grams.add(chars.slice(i, i + 3).join(""));
   return [...grams].map((g) => `"${g.replace(/"/g, '""')}"`).join(" AND ");
 }
-
-/** The search index's mark, in SQL (search-index.ts): queue entries after it are not indexed yet. */
-const MARK = `coalesce((SELECT CAST(value AS INTEGER) FROM ${SEARCH}.search_state WHERE key = 'indexed_through'), 0)`;
 
 /** Up to this many search candidates are looked up by rowid and sorted; more, and the list is walked in order. */
 const SEARCH_CANDIDATES = 2000;
@@ -144,7 +141,7 @@ export class Transfers {
         } else {
           on = this.search;
           parts.push(
-            `(rowid IN (SELECT rowid FROM ${SEARCH}.transfers_search WHERE transfers_search MATCH ?) OR rowid IN (SELECT transfer_rowid FROM transfers_search_pending WHERE seq > ${MARK})) AND ${scan}`,
+            `(rowid IN (SELECT rowid FROM ${SEARCH}.transfers_search WHERE transfers_search MATCH ?) OR rowid IN (SELECT transfer_rowid FROM transfers_search_pending WHERE seq > ${MARK_SQL})) AND ${scan}`,
           );
           args.push(text);
         }
@@ -165,7 +162,7 @@ export class Transfers {
     return s.read(() => {
       const indexed = s.stmt(`SELECT rowid AS r FROM ${SEARCH}.transfers_search WHERE transfers_search MATCH ? LIMIT ?`).values(text, cap + 1) as [number][];
       if (indexed.length > cap) return null;
-      const queued = s.stmt(`SELECT transfer_rowid FROM transfers_search_pending WHERE seq > ${MARK} LIMIT ?`).values(cap + 1 - indexed.length) as [number][];
+      const queued = s.stmt(`SELECT transfer_rowid FROM transfers_search_pending WHERE seq > ${MARK_SQL} LIMIT ?`).values(cap + 1 - indexed.length) as [number][];
       if (indexed.length + queued.length > cap) return null;
       return [...new Set([...indexed.map((r) => r[0]), ...queued.map((r) => r[0])])];
     });
@@ -181,8 +178,7 @@ export class Transfers {
 
   /** Trims the queue entries the index already reflects (the main file's write transaction). */
   trimSearchQueue(): number {
-    const search = this.search;
-    return this.s.tx(() => trimQueue(search, this.s));
+    return trimQueue(this.search, this.s);
   }
 
   /**
