@@ -21,7 +21,7 @@ setDefaultTimeout(120_000);
 
 const dir = tempDir();
 const db = join(dir, "console.db");
-const { tmux, screen, press, until, capture, openConsole: openIn } = terminal("caravan-console-e2e");
+const { tmux, screen, press, pressTogether, until, capture, openConsole: openIn } = terminal("caravan-console-e2e");
 let S: ChildServer;
 let peer: ProviderBPeer;
 let vc: ScreeningCSandbox;
@@ -247,8 +247,9 @@ describe("a busy queue at 160×45: the selection follows the transfer, the actio
     await until("busy", (s) => s.includes("live"));
     await press("busy", "2");
     await until("busy", (s) => s.includes(ids.a) && s.includes(ids.b));
-    await press("busy", "j"); // newest first: b, a → a
-    await press("busy", "Enter");
+    // Newest first: b, a → j selects a. Typed ahead: j and Enter reach the console in one write, and Enter opens the
+    // row j moved to.
+    await pressTogether("busy", "j", "Enter");
     const s = await until("busy", (s) => s.includes(`${ids.a} · outgoing · held`) && s.includes("▶ fired") && s.includes("CASE-TEST-"));
     // Parties by name, the matched watch-list entry and its list, the branch that fired.
     expect(s).toContain("Beneficiary Viktor Krasnov");

@@ -22,6 +22,7 @@ import { Customers } from "./screens/Customers.tsx";
 import { Audit } from "./screens/Audit.tsx";
 import { Rules } from "./screens/Rules.tsx";
 import { UsageError } from "../api/usage.ts";
+import { keyPacedStdin } from "./key-pacing.ts";
 
 /** Opens the live stream; tests pass a stub. Returns how to stop it. */
 export type ConnectStream = (onEvent: (e: StreamEvent) => void, onState: (s: StreamState) => void) => { stop(): void };
@@ -273,6 +274,12 @@ export async function runConsole(args: string[], env: Record<string, string | un
   const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== "";
   // Interactive whenever it has a terminal: Ink would otherwise fall back to printing one final frame when a `CI`
   // variable is set (a terminal opened by a CI job, or an operator's shell that exports it).
-  const app = render(<ConsoleApp client={client} connect={streamConnector(url, key)} noColor={noColor} />, { exitOnCtrlC: true, interactive: Boolean(process.stdout.isTTY) });
+  // Keys are read one at a time, each after the screen took the one before (see key-pacing.ts): keys that arrive
+  // together are each acted on, in order.
+  const app = render(<ConsoleApp client={client} connect={streamConnector(url, key)} noColor={noColor} />, {
+    exitOnCtrlC: true,
+    interactive: Boolean(process.stdout.isTTY),
+    stdin: keyPacedStdin(process.stdin),
+  });
   await app.waitUntilExit();
 }

@@ -1,7 +1,10 @@
 // A tiny API stand-in for the console's component tests: real HTTP on loopback, canned answers per route, every
 // request recorded, and an SSE endpoint the test writes events into (or refuses).
+import { EventEmitter } from "node:events";
+import { render as inkRender } from "ink";
 import { render } from "ink-testing-library";
 import { createElement } from "react";
+import { keyPacedStdin } from "../../src/console/key-pacing.ts";
 import { App, streamConnector, type AppProps } from "../../src/console/app.tsx";
 import { ApiClient } from "../../src/console/client.ts";
 import type { ScreenId } from "../../src/console/keys.ts";
@@ -120,6 +123,56 @@ export function mount(stub: Stub, initial: ScreenId, extra: Partial<AppProps> = 
   const client = new ApiClient({ url: stub.url, key: `crv_test_${"a".repeat(64)}` });
   const r = render(createElement(App, { client, connect: streamConnector(stub.url, "crv_test_" + "a".repeat(64)), initial, ...extra }));
   return { ...r, client };
+}
+
+/** A terminal's stdin for Ink: each write is one read, as keys that arrived together come from a real terminal. */
+class TerminalIn extends EventEmitter {
+  isTTY = true;
+  private data: string | null = null;
+  write(data: string) {
+    this.data = data;
+    this.emit("readable");
+  }
+  read() {
+    const d = this.data;
+    this.data = null;
+    return d;
+  }
+  setEncoding() {}
+  setRawMode() {}
+  ref() {}
+  unref() {}
+  resume() {}
+  pause() {}
+}
+
+class TerminalOut extends EventEmitter {
+  columns = 100;
+  private last: string | undefined;
+  write = (f: string) => {
+    this.last = f;
+    return true;
+  };
+  lastFrame = () => this.last;
+}
+
+/**
+ * The console as `caravan console` renders it: Ink reads the terminal through the key-paced stdin. `write` hands it
+ * one chunk, which may hold several keys.
+ */
+export function mountPaced(stub: Stub, initial: ScreenId) {
+  const client = new ApiClient({ url: stub.url, key: `crv_test_${"a".repeat(64)}` });
+  const stdin = new TerminalIn();
+  const stdout = new TerminalOut();
+  const app = inkRender(createElement(App, { client, connect: streamConnector(stub.url, "crv_test_" + "a".repeat(64)), initial }), {
+    stdin: keyPacedStdin(stdin) as unknown as NodeJS.ReadStream,
+    stdout: stdout as unknown as NodeJS.WriteStream,
+    stderr: new TerminalOut() as unknown as NodeJS.WriteStream,
+    debug: true,
+    exitOnCtrlC: false,
+    patchConsole: false,
+  });
+  return { stdin, lastFrame: stdout.lastFrame, unmount: () => app.unmount(), client };
 }
 
 /** Waits for a frame that satisfies `ok` (bounded: a hang guard, the failure shows the last frame). */

@@ -20,12 +20,17 @@ export function terminal(name: string) {
   return {
     tmux,
     screen,
-    /** One key per call (keys sent together may arrive as one input). */
+    /** One key per call. */
     async press(session: string, ...keys: string[]) {
       for (const k of keys) {
         tmux("send-keys", "-t", session, k);
         await Bun.sleep(150);
       }
+    },
+    /** Keys typed ahead: one `send-keys`, so they reach the console in one write, as from a fast typist. */
+    async pressTogether(session: string, ...keys: string[]) {
+      tmux("send-keys", "-t", session, ...keys);
+      await Bun.sleep(150);
     },
     /** Text typed into a prompt at once (a paste: the prompt takes it as one input). */
     async type(session: string, text: string) {
