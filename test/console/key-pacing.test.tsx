@@ -81,11 +81,17 @@ function withTransfers(s: Stub) {
     .on("GET", `/api/v2/transfers/${T3}`, one(transferDetail(T3, { amount: "7" })));
 }
 
-test("j and Enter in one read open the transfer j moved to", async () => {
-  stub = withTransfers(new Stub());
+/** The console on the transfers screen, live, with `last` (the suffix of the last row's ID) shown. */
+async function openTransfers(s: Stub, last: string) {
+  stub = s;
   const r = mountPaced(stub, "transfers");
   unmount = r.unmount;
-  await frame(r, (f) => f.includes("cccccccc") && f.includes("● live"));
+  await frame(r, (f) => f.includes(last) && f.includes("● live"));
+  return r;
+}
+
+test("j and Enter in one read open the transfer j moved to", async () => {
+  const r = await openTransfers(withTransfers(new Stub()), "cccccccc");
   r.stdin.write("j" + KEY.enter);
   await until(() => stub.requests("GET", `/api/v2/transfers/${T2}`).length > 0);
   await frame(r, (f) => f.includes(T2));
@@ -93,22 +99,17 @@ test("j and Enter in one read open the transfer j moved to", async () => {
 });
 
 test("j j Down in one read move three rows, in order", async () => {
-  stub = withTransfers(new Stub()).on("GET", "/api/v2/transfers", () =>
+  const four = withTransfers(new Stub()).on("GET", "/api/v2/transfers", () =>
     list([T1, T2, T3, "trf_01dddddddddddddddddddddddd"].map((id) => transferItem(id)), { total: 4 }),
   );
-  const r = mountPaced(stub, "transfers");
-  unmount = r.unmount;
-  await frame(r, (f) => f.includes("dddddddd") && f.includes("● live"));
+  const r = await openTransfers(four, "dddddddd");
   r.stdin.write("jj" + KEY.down);
   const f = await frame(r, (f) => f.split("\n").some((l) => l.startsWith("›") && l.includes("dddddddd")));
   expect(f.split("\n").filter((l) => l.startsWith("›"))).toHaveLength(1);
 });
 
 test("/ and a word in one read filter by the whole word; Enter in the same read keeps it", async () => {
-  stub = withTransfers(new Stub());
-  const r = mountPaced(stub, "transfers");
-  unmount = r.unmount;
-  await frame(r, (f) => f.includes("cccccccc") && f.includes("● live"));
+  const r = await openTransfers(withTransfers(new Stub()), "cccccccc");
   r.stdin.write("/bbbb" + KEY.enter);
   const f = await frame(r, (f) => f.includes('filter "bbbb"'));
   expect(f).toContain("bbbbbbbb");
