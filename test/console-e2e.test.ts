@@ -342,4 +342,24 @@ describe("a busy queue at 160×45: the selection follows the transfer, the actio
     await press("busy", "2");
     await until("busy", (s) => s.includes("amount▲"));
   });
+
+  test("a paste is one input: pasted on the list it acts on nothing; pasted into the filter it filters at once", async () => {
+    // The console turns bracketed paste on, so tmux marks what it pastes (paste-buffer -p). Unmarked, "jx" would be
+    // two keys: j moves the selection, x opens the reject prompt.
+    const paste = (text: string) => {
+      tmux("set-buffer", "-b", "e2e", text);
+      tmux("paste-buffer", "-p", "-d", "-b", "e2e", "-t", "busy");
+    };
+    const marked = (s: string) => s.split("\n").filter((l) => l.startsWith("›"));
+    const before = marked(await until("busy", (s) => s.includes("amount▲") && marked(s).length === 1));
+    paste("jx");
+    await press("busy", "/");
+    const s = await until("busy", (s) => s.includes("/█"));
+    expect(s).not.toContain("reject transfer");
+    expect(marked(s)).toEqual(before);
+    paste("3.5");
+    await until("busy", (s) => s.includes("/3.5█") && s.includes(ids.d) && !s.includes(ids.c));
+    await press("busy", "Escape");
+    await until("busy", (s) => s.includes(ids.c));
+  });
 });

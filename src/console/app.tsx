@@ -22,7 +22,7 @@ import { Customers } from "./screens/Customers.tsx";
 import { Audit } from "./screens/Audit.tsx";
 import { Rules } from "./screens/Rules.tsx";
 import { UsageError } from "../api/usage.ts";
-import { keyPacedStdin } from "./key-pacing.ts";
+import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON, keyPacedStdin } from "./key-pacing.ts";
 
 /** Opens the live stream; tests pass a stub. Returns how to stop it. */
 export type ConnectStream = (onEvent: (e: StreamEvent) => void, onState: (s: StreamState) => void) => { stop(): void };
@@ -275,11 +275,18 @@ export async function runConsole(args: string[], env: Record<string, string | un
   // Interactive whenever it has a terminal: Ink would otherwise fall back to printing one final frame when a `CI`
   // variable is set (a terminal opened by a CI job, or an operator's shell that exports it).
   // Keys are read one at a time, each after the screen took the one before (see key-pacing.ts): keys that arrive
-  // together are each acted on, in order.
-  const app = render(<ConsoleApp client={client} connect={streamConnector(url, key)} noColor={noColor} />, {
-    exitOnCtrlC: true,
-    interactive: Boolean(process.stdout.isTTY),
-    stdin: keyPacedStdin(process.stdin),
-  });
-  await app.waitUntilExit();
+  // together are each acted on, in order. Bracketed paste (the terminal marks a paste) keeps a paste one input, so
+  // a narrative pasted into the filing editor arrives at once rather than a key per render.
+  const pasteMarks = Boolean(process.stdout.isTTY);
+  if (pasteMarks) process.stdout.write(BRACKETED_PASTE_ON);
+  try {
+    const app = render(<ConsoleApp client={client} connect={streamConnector(url, key)} noColor={noColor} />, {
+      exitOnCtrlC: true,
+      interactive: Boolean(process.stdout.isTTY),
+      stdin: keyPacedStdin(process.stdin),
+    });
+    await app.waitUntilExit();
+  } finally {
+    if (pasteMarks) process.stdout.write(BRACKETED_PASTE_OFF);
+  }
 }

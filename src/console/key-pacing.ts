@@ -6,11 +6,15 @@
 // Handing Ink one key per read is not enough either: keys read in one go are handled before React renders, so Enter
 // after `j` would act on the row selected before the `j`, and `/ana` would meet the list's keys before the filter bar
 // exists. This stdin hands Ink one key per read and the next one a macrotask later, when React has rendered the first
-// key's change (its updates are flushed in a microtask) and every `useInput` handler sees the new state.
+// key's change (its updates are flushed in a microtask) and every `useInput` handler sees the new state. A paste the
+// terminal marks (bracketed paste, which `caravan console` turns on) stays one input, as Ink passes it.
 import type { EventEmitter } from "node:events";
 
 type Listener = (...args: unknown[]) => void;
 
+/** Terminal modes: with bracketed paste on, a paste arrives between PASTE_START and PASTE_END. */
+export const BRACKETED_PASTE_ON = "\u001B[?2004h";
+export const BRACKETED_PASTE_OFF = "\u001B[?2004l";
 const PASTE_START = "\u001B[200~";
 const PASTE_END = "\u001B[201~";
 
