@@ -190,10 +190,16 @@ describe("list cursors are bound to their company, environment and list", () => 
 describe("event-stream caps under the company's", () => {
   test("a key at most 2 (here), an environment at most 3, the company at most 5: 429 RATE_LIMITED with Retry-After, closing frees a place", async () => {
     const open: AbortController[] = [];
+    // The open streams' responses are kept until the end: a response nobody holds can be collected, and collecting it
+    // closes its connection, which frees its place early (seen once on a loaded machine).
+    const held: Response[] = [];
     const openStream = async (key: string) => {
       const ac = new AbortController();
       const res = await fetch(`${S.url}/api/v2/events/stream`, { headers: { "x-api-key": key, host: acme }, signal: ac.signal });
-      if (res.status === 200) open.push(ac);
+      if (res.status === 200) {
+        open.push(ac);
+        held.push(res);
+      }
       else await res.body?.cancel();
       return res;
     };
@@ -219,6 +225,7 @@ describe("event-stream caps under the company's", () => {
       expect(again).toBe(200);
     } finally {
       for (const ac of open) ac.abort();
+      held.length = 0;
     }
   });
 
