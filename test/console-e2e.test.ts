@@ -350,7 +350,8 @@ describe("a busy queue at 160×45: the selection follows the transfer, the actio
       tmux("set-buffer", "-b", "e2e", text);
       tmux("paste-buffer", "-p", "-d", "-b", "e2e", "-t", "busy");
     };
-    const marked = (s: string) => s.split("\n").filter((l) => l.startsWith("›"));
+    /** The IDs of the marked (selected) rows: a row's age column moves on by itself. */
+    const marked = (s: string) => s.split("\n").filter((l) => l.startsWith("›")).map((l) => /trf_[0-9a-z]+/.exec(l)?.[0]);
     const before = marked(await until("busy", (s) => s.includes("amount▲") && marked(s).length === 1));
     paste("jx");
     await press("busy", "/");
