@@ -10,6 +10,8 @@ import { openStorage, type Storage } from "../../src/adapters/storage/index.ts";
 import { startCheckpointer } from "../../src/adapters/storage/checkpointer.ts";
 import { Tenancy } from "../../src/adapters/storage/repos/tenancy.ts";
 import { Transfers, type TransferRow } from "../../src/adapters/storage/repos/transfers.ts";
+import { reconcile, type SearchConnection } from "../../src/adapters/storage/search-index.ts";
+import { readMeta } from "../../src/adapters/storage/meta.ts";
 import { iso, newId } from "../../src/domain/ids.ts";
 import { tempDir } from "../support/tmp.ts";
 
@@ -120,6 +122,40 @@ test("a search file that matches is kept when the database is opened again; a mi
   expect(found(rebuilt.repo, db.company, "k-222")).toEqual(["k-222"]);
   while (rebuilt.repo.indexPending(100) === 100);
   expect(found(rebuilt.repo, db.company, "k-111")).toEqual(["k-111"]);
+});
+
+test("an open beside a running indexer keeps the index when the mark moves between its two reads (no rebuild)", async () => {
+  // The queue is in the main file and the mark in the search file: an open reads them one after the other. Here the
+  // indexer appends, indexes and trims between those two reads (as the server's storage worker and sweep can while
+  // the CLI opens the database), so the mark is read past the queue's end that was read first.
+  const db = await database("moving.db");
+  insert(db, ["m-1", "m-2"]);
+  while (db.repo.indexPending(100) === 100);
+  db.repo.trimSearchQueue();
+  const search = db.storage.search!;
+  let moved = false;
+  const c: SearchConnection = {
+    exec: (sql) => search.exec(sql),
+    stmt: (sql) => {
+      const st = search.stmt(sql);
+      if (moved || !sql.includes("min(seq)")) return st;
+      return {
+        ...st,
+        get: (...a: unknown[]) => {
+          const r = st.get(...(a as []));
+          moved = true;
+          insert(db, ["m-3", "m-4", "m-5"]);
+          while (db.repo.indexPending(100) === 100);
+          db.repo.trimSearchQueue();
+          return r;
+        },
+      } as typeof st;
+    },
+  };
+  expect(reconcile(c, readMeta(db.storage, "database_id")!)).toBe("kept");
+  expect(moved).toBe(true);
+  expect(db.repo.pendingIndex()).toBe(0); // nothing queued again
+  expect(found(db.repo, db.company, "m-")).toEqual(["m-1", "m-2", "m-3", "m-4", "m-5"]);
 });
 
 test("another database's search file, and a restored backup with a newer search file, are rebuilt", async () => {

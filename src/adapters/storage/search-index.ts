@@ -77,21 +77,21 @@ export function indexedThrough(c: SearchConnection): number {
  * queue (a restored backup's queue ends earlier). Otherwise the index is emptied and every transfer queued again.
  */
 export function reconcile(c: SearchConnection, databaseId: string): "kept" | "rebuilt" {
-  const q = c.stmt("SELECT min(seq) AS lo, max(seq) AS hi FROM main.transfers_search_pending").get() as { lo: number | null; hi: number | null };
-  const mark = indexedThrough(c);
-  const ok =
-    state(c, "database") === databaseId &&
-    state(c, "format") === FORMAT &&
-    (q.hi === null ? mark === 0 : q.lo! <= mark && mark <= q.hi);
-  if (ok) return "kept";
+  if (belongs(c, databaseId)) return "kept";
+  // The queue and the mark live in two files, so the reads above are two snapshots: while the server's storage worker
+  // indexes and the server trims the queue (an open by the CLI beside a running server), the mark can be read past
+  // the queue's end, or the queue's start past the mark, for a moment. Only a mismatch that holds while both files'
+  // write locks are held (nothing can move) is real; a passing one keeps the index.
+  if (lockedBoth(c, () => belongs(c, databaseId))) return "kept";
   // Every transfer queued again (a main-file write; entries already queued stay, indexing twice is harmless), then
   // the index emptied with its mark at the queue's end before them. A crash in between is found again next time.
+  // Both files are locked first (BEGIN IMMEDIATE), so a commit beside it makes these wait rather than fail.
   let before = 0;
-  inTransaction(c, () => {
+  lockedBoth(c, () => {
     before = (c.stmt("SELECT coalesce(max(seq), 0) AS hi FROM main.transfers_search_pending").get() as { hi: number }).hi;
     c.stmt("INSERT INTO main.transfers_search_pending (transfer_rowid) SELECT rowid FROM main.transfers").run();
   });
-  inTransaction(c, () => {
+  lockedBoth(c, () => {
     c.stmt(`DELETE FROM ${SEARCH}.transfers_search`).run();
     setState(c, "database", databaseId);
     setState(c, "format", FORMAT);
@@ -100,9 +100,21 @@ export function reconcile(c: SearchConnection, databaseId: string): "kept" | "re
   return "rebuilt";
 }
 
-/** A deferred transaction: each file is locked for writing only when written (never `BEGIN IMMEDIATE`, which locks every attached file). */
-function inTransaction<T>(c: SearchConnection, fn: () => T): T {
-  c.exec("BEGIN");
+/** Whether the search file is this database's, in this format, with its mark within the queue. */
+function belongs(c: SearchConnection, databaseId: string): boolean {
+  const q = c.stmt("SELECT min(seq) AS lo, max(seq) AS hi FROM main.transfers_search_pending").get() as { lo: number | null; hi: number | null };
+  const mark = indexedThrough(c);
+  return state(c, "database") === databaseId && state(c, "format") === FORMAT && (q.hi === null ? mark === 0 : q.lo! <= mark && mark <= q.hi);
+}
+
+/** A transaction holding the write locks of every attached file (main and search), waiting for them as any lock. */
+function lockedBoth<T>(c: SearchConnection, fn: () => T): T {
+  return inTransaction(c, fn, "BEGIN IMMEDIATE");
+}
+
+/** A deferred transaction by default: each file is locked for writing only when written (`BEGIN IMMEDIATE` locks every attached file, which only reconcile asks for). */
+function inTransaction<T>(c: SearchConnection, fn: () => T, begin = "BEGIN"): T {
+  c.exec(begin);
   try {
     const out = fn();
     c.exec("COMMIT");
