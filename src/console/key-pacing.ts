@@ -30,8 +30,8 @@ export function splitKeys(text: string): string[] {
       i++;
       continue;
     }
-    const rest = chars.slice(i).join("");
-    if (rest.startsWith(PASTE_START)) {
+    if (chars.slice(i, i + PASTE_START.length).join("") === PASTE_START) {
+      const rest = chars.slice(i).join("");
       const end = rest.indexOf(PASTE_END);
       const whole = end < 0 ? rest : rest.slice(0, end + PASTE_END.length);
       keys.push(whole);
@@ -85,9 +85,27 @@ export function keyPacedStdin<T extends EventEmitter & { read(): unknown }>(real
     current = null;
     schedule();
   };
+  /** Inside a paste whose end marker has not arrived yet: the next read's text up to it belongs to the paste. */
+  let pasting = false;
   const onTerminal = () => {
     let chunk: unknown;
-    while ((chunk = real.read()) !== null) queue.push(...splitKeys(String(chunk)));
+    while ((chunk = real.read()) !== null) {
+      let text = String(chunk);
+      if (pasting) {
+        const end = text.indexOf(PASTE_END);
+        if (end < 0) {
+          queue.push(text);
+          continue;
+        }
+        queue.push(text.slice(0, end + PASTE_END.length));
+        text = text.slice(end + PASTE_END.length);
+        pasting = false;
+      }
+      const keys = splitKeys(text);
+      queue.push(...keys);
+      const last = keys.at(-1);
+      pasting = last !== undefined && last.startsWith(PASTE_START) && !last.endsWith(PASTE_END);
+    }
     schedule();
   };
   const listen = (event: string | symbol, listener: Listener, add: boolean): boolean => {

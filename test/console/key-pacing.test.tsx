@@ -64,6 +64,15 @@ test("the wrapper hands its reader one key per read, a macrotask apart, and keep
   expect(reads).toEqual([]); // never within the terminal's own event
   await until(() => reads.length === 3);
   expect(reads).toEqual([["a"], ["b"], ["\u001B[A"]]);
+  // A paste longer than one read: the rest of it up to the end marker stays one piece, not a key per character.
+  terminal.chunks.push("\u001B[200~ab");
+  terminal.emit("readable");
+  terminal.chunks.push("c d\r");
+  terminal.emit("readable");
+  terminal.chunks.push("e\u001B[201~jk");
+  terminal.emit("readable");
+  await until(() => reads.length === 8);
+  expect(reads.slice(3)).toEqual([["\u001B[200~ab"], ["c d\r"], ["e\u001B[201~"], ["j"], ["k"]]);
   paced.removeListener("readable", reader);
   terminal.chunks.push("cd");
   terminal.emit("readable"); // not listened to any more: left in the terminal

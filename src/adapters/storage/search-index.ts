@@ -81,16 +81,17 @@ export function reconcile(c: SearchConnection, databaseId: string): "kept" | "re
   // The queue and the mark live in two files, so the reads above are two snapshots: while the server's storage worker
   // indexes and the server trims the queue (an open by the CLI beside a running server), the mark can be read past
   // the queue's end, or the queue's start past the mark, for a moment. Only a mismatch that holds while both files'
-  // write locks are held (nothing can move) is real; a passing one keeps the index.
-  if (lockedBoth(c, () => belongs(c, databaseId))) return "kept";
-  // Every transfer queued again (a main-file write; entries already queued stay, indexing twice is harmless), then
-  // the index emptied with its mark at the queue's end before them. A crash in between is found again next time.
-  // Both files are locked first (BEGIN IMMEDIATE), so a commit beside it makes these wait rather than fail.
-  let before = 0;
+  // write locks are held (nothing can move) is real: it is checked again under them, and only then is every transfer
+  // queued again (a main-file write; entries already queued stay, indexing twice is harmless). The index is then
+  // emptied with its mark at the queue's end before them. A crash in between is found again next time. Taking both
+  // locks first (BEGIN IMMEDIATE) makes a commit beside it wait rather than fail.
+  let before: number | null = null;
   lockedBoth(c, () => {
+    if (belongs(c, databaseId)) return;
     before = (c.stmt("SELECT coalesce(max(seq), 0) AS hi FROM main.transfers_search_pending").get() as { hi: number }).hi;
     c.stmt("INSERT INTO main.transfers_search_pending (transfer_rowid) SELECT rowid FROM main.transfers").run();
   });
+  if (before === null) return "kept";
   lockedBoth(c, () => {
     c.stmt(`DELETE FROM ${SEARCH}.transfers_search`).run();
     setState(c, "database", databaseId);
