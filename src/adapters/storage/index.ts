@@ -9,6 +9,7 @@ import type { Db, SearchStore, SqlClient, SqlStatement, Storage } from "./types.
 import { attachSearch, reconcile, searchFilePath } from "./search-index.ts";
 import { readMeta, recordMetaOnce } from "./meta.ts";
 import { statementCache } from "./statements.ts";
+import { beaconPath, openBeacon, type ChangeBeacon } from "./change-beacon.ts";
 import { checkoutMigrationsFolder, defaultSource, folderSource, loadMigrations } from "./migrations.ts";
 
 export type { Db, SqlClient, SqlStatement, Storage, SqlValue, SearchStore } from "./types.ts";
@@ -35,6 +36,20 @@ export interface OpenOptions {
 }
 
 const isBun = typeof (globalThis as { Bun?: unknown }).Bun !== "undefined";
+
+/**
+ * How old a `data_version` the change beacon may vouch for: past this, the next read is exact whatever the beacon
+ * says. Caravan's own processes signal every commit, so this bounds only what a tool writing the file directly (the
+ * sqlite3 shell) changes: seen within this many milliseconds instead of from the next request.
+ */
+export const DATA_VERSION_BOUND_MS = 100;
+
+/** The change beacon beside a database file (./change-beacon.ts), mapped under Bun; undefined for memory. */
+async function changeBeacon(path: string): Promise<ChangeBeacon | undefined> {
+  const file = beaconPath(path);
+  if (file === null) return undefined;
+  return openBeacon(file, isBun ? (await import("./bun.ts")).mapShared : undefined);
+}
 
 /** A bare client of the running runtime's driver: no pragmas, no migrations (backups open their copy with it). */
 export async function openClient(path: string): Promise<SqlClient> {
@@ -73,7 +88,7 @@ function makePrivate(path: string): void {
   } catch {
     /* it exists (or cannot be created: opening it reports that) */
   }
-  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+  for (const file of [path, `${path}-wal`, `${path}-shm`, `${path}-changes`]) {
     try {
       if (statSync(file).mode & 0o077) chmodSync(file, 0o600);
     } catch {
@@ -109,7 +124,7 @@ export async function openStorage(path: string, opts: OpenOptions = {}): Promise
     throw new StorageError(`${path}: ${describe(e)}`);
   }
 
-  const storage = makeStorage(path, client);
+  const storage = makeStorage(path, client, await changeBeacon(path));
   if (opts.migrate !== false) {
     try {
       migrate(storage, opts.migrationsFolder);
@@ -190,7 +205,7 @@ function connectionStore(file: string, client: SqlClient): SearchStore & { close
   };
 }
 
-function makeStorage(path: string, client: SqlClient): Storage {
+function makeStorage(path: string, client: SqlClient, beacon?: ChangeBeacon): Storage {
   const dialect = new SQLiteSyncDialect();
   const tables = extractTablesRelationalConfig(schema, createTableRelationsHelpers);
   const rel = { fullSchema: schema, schema: tables.tables, tableNamesMap: tables.tableNamesMap };
@@ -201,6 +216,8 @@ function makeStorage(path: string, client: SqlClient): Storage {
   let closed = false;
   let version = -1;
   let versionReadThisTurn = false;
+  let exactVersion = -1;
+  let exactAt = -Infinity;
   /** Transaction control through prepared statements (exec would parse the text on every commit). */
   const ctl = (sql: string): void => void stmt(sql).run();
   return {
@@ -230,6 +247,7 @@ function makeStorage(path: string, client: SqlClient): Storage {
       try {
         const out = fn();
         ctl("COMMIT");
+        beacon?.signal();
         return out;
       } catch (e) {
         ctl("ROLLBACK");
@@ -250,6 +268,17 @@ function makeStorage(path: string, client: SqlClient): Storage {
       }
     },
     dataVersion(): number {
+      // Outside a transaction, with the beacon mapped: the exact read only when some process committed since the
+      // last one (or it is older than the bound). Inside a transaction the read is the snapshot's, so it never
+      // vouches for the beacon's word; it takes the per-turn path below with its own value.
+      if (beacon?.mapped && depth === 0) {
+        const now = performance.now();
+        if (!beacon.moved() && now - exactAt < DATA_VERSION_BOUND_MS) return exactVersion;
+        beacon.take();
+        exactAt = now;
+        exactVersion = (stmt("PRAGMA data_version").get() as { data_version: number }).data_version;
+        return exactVersion;
+      }
       if (!versionReadThisTurn) {
         version = (stmt("PRAGMA data_version").get() as { data_version: number }).data_version;
         versionReadThisTurn = true;
@@ -264,6 +293,7 @@ function makeStorage(path: string, client: SqlClient): Storage {
       finalizeAll();
       try { client.exec("PRAGMA optimize"); } catch { /* best effort */ }
       client.close();
+      beacon?.close();
     },
   };
 }
