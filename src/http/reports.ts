@@ -26,6 +26,7 @@ import { UnreadableError, type Sealer } from "../adapters/crypto/envelope.ts";
 import { REPORT_ENTITY, type ReportChange, type ReportRow, type ReportListFilter } from "../adapters/storage/repos/reports.ts";
 import type { Repositories, Transactions } from "../adapters/storage/repositories.ts";
 import { RendererBusy, WorkerPdfRenderer, type PdfRenderer } from "../adapters/pdf/renderer.ts";
+import { withoutIdleTimeout } from "../adapters/server/served.ts";
 import { API_VERSION, created, invalid, ok, page, type ApiKit, type RouteContext } from "./kit.ts";
 import { keysetPage } from "./paging.ts";
 import type { Access } from "./auth.ts";
@@ -315,7 +316,9 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
           const doc = reportDocument(input);
           let bytes: Uint8Array;
           try {
-            bytes = await pdf().render(doc, { cjk: row.has_cjk === 1 });
+            // Drawing can outlast the connection's idle timeout on a busy machine; a cut connection would make the
+            // client ask again into this very render (served.ts says why).
+            bytes = await withoutIdleTimeout(c.request, () => pdf().render(doc, { cjk: row.has_cjk === 1 }));
           } catch (e) {
             if (e instanceof RendererBusy) throw apiError("PDF_RENDERER_BUSY", { headers: { "Retry-After": "5" } });
             throw e;

@@ -1,9 +1,11 @@
 // Listens for HTTP with the running runtime's server: Bun.serve under Bun, Deno.serve under Deno.
 import { recordPeer } from "../net/client-address.ts";
-import { markServedByBun } from "./push-stream.ts";
+import { IDLE_TIMEOUT_SECONDS, markServedByBun } from "./served.ts";
 export interface ListenOptions {
   hostname: string;
   port: number;
+  /** Bun only: seconds a connection may send and receive nothing before it is closed (default 60). */
+  idleTimeoutSeconds?: number;
 }
 
 export interface RunningServer {
@@ -20,20 +22,24 @@ export async function listen(fetch: FetchHandler, opts: ListenOptions): Promise<
   if (g.Bun) {
     // The socket address is looked up only when asked for (trusted-proxy rule, src/adapters/net/client-address.ts).
     const lookup = (req: Request) => server.requestIP(req)?.address ?? null;
+    const idleSeconds = opts.idleTimeoutSeconds ?? IDLE_TIMEOUT_SECONDS;
     const server = g.Bun.serve({
       hostname: opts.hostname,
       port: opts.port,
       fetch: (req: Request) => {
         recordPeer(req, lookup);
-        // A pushed body (the event stream) for this request is written straight into the connection (push-stream.ts).
-        markServedByBun(req);
+        // A pushed body (the event stream) for this request is written straight into the connection (push-stream.ts),
+        // and a long answer can lift the connection's idle timeout while it is computed (served.ts).
+        markServedByBun(req, timeouts);
         return fetch(req);
       },
       // The API checks its 64 KiB limit itself (Part 1, Limits) and provider callbacks theirs (provider_e: 2 MiB,
       // Part 3 Limits), counting while streaming; this only stops absurd uploads, above the largest of those.
       maxRequestBodySize: 4 * 1024 * 1024,
-      idleTimeout: 60,
+      // A long answer lifts it while it is computed (served.ts: withoutIdleTimeout).
+      idleTimeout: idleSeconds,
     });
+    const timeouts = { server, idleSeconds };
     return {
       hostname: opts.hostname,
       port: server.port as number,

@@ -1,6 +1,7 @@
 // A response body the application pushes bytes into (the live event stream): Bun's direct stream when Bun.serve
 // sends it (each write goes to the connection's buffer: no queue, no enqueue per chunk, no per-chunk promise), the
 // standard byte-counted ReadableStream everywhere else (Deno's server, a reader in the same process).
+import { isServedByBun } from "./served.ts";
 
 /** Where the application writes; `desiredSize` is the room left below the buffer bound (negative: over it). */
 export interface PushSink {
@@ -21,20 +22,12 @@ export interface PushSource {
   cancel(): void;
 }
 
-/** Requests Bun.serve received: their answer is sent by Bun.serve, which takes a direct stream whole. */
-const servedByBun = new WeakSet<Request>();
-
-/** Called by the Bun server adapter for each request it hands on. */
-export function markServedByBun(request: Request): void {
-  servedByBun.add(request);
-}
-
 /**
  * A body for `source`, holding at most about `bufferBytes` not yet taken by the connection before it counts as behind.
  * Direct when `request` came through Bun.serve; standard otherwise (Deno, or a request handled in process).
  */
 export function pushStream(source: PushSource, bufferBytes: number, request?: Request): ReadableStream<Uint8Array> {
-  if (request === undefined || !servedByBun.has(request)) return standardStream(source, bufferBytes);
+  if (!isServedByBun(request)) return standardStream(source, bufferBytes);
   const stream = directStream(source, bufferBytes);
   directStreams.add(stream);
   return stream;
