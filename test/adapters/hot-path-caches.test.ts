@@ -1,6 +1,6 @@
 // Issue 19: what every create reads is cached (applicable threshold, own VASP, asset policy) and the transfer search
 // index is filled off the request path. Caches: a write through the repositories counts at once; another
-// connection's commit (the CLI in another process) counts from the next turn; a threshold whose effective date
+// connection's transaction (the CLI in another process) counts at once too; a threshold whose effective date
 // passes counts without any write. Search: a transfer not yet indexed is found; indexing, updates and deletes of
 // indexed and not-yet-indexed transfers keep the FTS index consistent (FTS5 integrity-check).
 import { test, expect, setDefaultTimeout, beforeAll, afterAll } from "bun:test";
@@ -23,7 +23,6 @@ let storage: Storage;
 /** A second connection to the same file: its commits are "another process". */
 let other: Storage;
 let companyId: string;
-const nextTurn = () => new Promise((r) => setTimeout(r, 0));
 
 beforeAll(async () => {
   storage = await openStorage(file);
@@ -50,9 +49,8 @@ test("applicable threshold: in-process changes, another connection's change and 
   if (!created.ok) throw new Error("threshold not created");
   const id = created.threshold.id;
   expect(applicableThreshold(storage, companyId, { type: "tr", now: NOW }).threshold).toMatchObject({ id, amount: "500" });
-  await nextTurn();
-  other.stmt("UPDATE thresholds SET threshold_amount = '700' WHERE id = ?").run(id);
-  await nextTurn();
+  // Written in a transaction, as every Caravan writer does: seen at once, in the same turn (the change beacon).
+  other.tx(() => other.stmt("UPDATE thresholds SET threshold_amount = '700' WHERE id = ?").run(id));
   expect(applicableThreshold(storage, companyId, { type: "tr", now: NOW }).threshold).toMatchObject({ id, amount: "700" });
   // Effective from 2031: the fallback applies before, the company's threshold after, with no write in between.
   const u = new Thresholds(storage).update(companyId, id, { effectiveDate: "2031-01-01" }, { ...by, canDisable: true }, NOW);
@@ -68,9 +66,8 @@ test("own VASP: a profile set in this process or by another connection counts", 
   expect(ownVasp(storage, companyId)).toEqual({ id: companyId, name: "Acme Ltd" });
   setCompanyProfile(storage, companyId, { legalName: "Acme Holdings B.V.", identifiers: [{ type: "LEI", value: "HWUPKR0MPOU8FGXBT394" }] }, NOW);
   expect(ownVasp(storage, companyId)).toEqual({ id: "HWUPKR0MPOU8FGXBT394", name: "Acme Holdings B.V." });
-  await nextTurn();
-  other.stmt("UPDATE companies SET profile = ? WHERE id = ?").run(JSON.stringify({ legalName: "Acme Renamed", country: null, identifiers: [] }), companyId);
-  await nextTurn();
+  // Written in a transaction, as every Caravan writer does: seen at once, in the same turn (the change beacon).
+  other.tx(() => other.stmt("UPDATE companies SET profile = ? WHERE id = ?").run(JSON.stringify({ legalName: "Acme Renamed", country: null, identifiers: [] }), companyId));
   expect(ownVasp(storage, companyId)).toEqual({ id: companyId, name: "Acme Renamed" });
 });
 
@@ -81,9 +78,8 @@ test("asset policy: a change through the repository or by another connection cou
   new AssetPolicy(storage, Date.now).set(companyId, "test", eth, false, { type: "system" } as never);
   expect(policy.isEnabled(companyId, "test", eth, true)).toBe(false);
   expect(policy.isEnabled(companyId, "live", eth, true)).toBe(true);
-  await nextTurn();
-  other.stmt("UPDATE asset_policies SET enabled = 1 WHERE company_id = ? AND environment = 'test' AND asset_id = ?").run(companyId, eth);
-  await nextTurn();
+  // Written in a transaction, as every Caravan writer does: seen at once, in the same turn (the change beacon).
+  other.tx(() => other.stmt("UPDATE asset_policies SET enabled = 1 WHERE company_id = ? AND environment = 'test' AND asset_id = ?").run(companyId, eth));
   expect(policy.isEnabled(companyId, "test", eth, true)).toBe(true);
 });
 
