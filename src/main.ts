@@ -15,7 +15,7 @@ const USAGE = `usage: caravan <command> [options]
 commands:
   serve                 run the API (PORT, HOST, CARAVAN_DB, see docs/operations.md)
   demo [--count N] [--interval ms] [--webhooks|-v]   the API plus sandbox peers, demo customers and rounds of transfers (N rounds, then a summary)
-  sandbox [--port P] [--screening-d-port Q] [--screening-c-port R]   the provider_a, provider_b and provider_e sandbox networks and the screening_c and screening_d sandbox vendors, without the service
+  sandbox [--port P] [--caravan-url U] [--screening-d-port Q] [--screening-c-port R]   the provider_a, provider_b and provider_e sandbox networks and the screening_c and screening_d sandbox vendors, without the service; prints the provider_b settings to paste (see docs/getting-started.md)
   migrate               apply database migrations and exit
   backup --to <file>    a consistent copy of the live database, safe while serve runs
   keys create|list|revoke
@@ -126,16 +126,29 @@ async function demo(argv: string[]): Promise<void> {
 }
 
 async function sandbox(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { port: { type: "string" }, "screening-d-port": { type: "string" }, "screening-c-port": { type: "string" } }, strict: true });
-  const { startProviderBPeer } = await import("./sandbox/provider_b/index.ts");
+  const { values } = parseArgs({
+    args: argv,
+    options: { port: { type: "string" }, "caravan-url": { type: "string" }, "screening-d-port": { type: "string" }, "screening-c-port": { type: "string" } },
+    strict: true,
+  });
+  const caravanUrl = (values["caravan-url"] ?? "http://127.0.0.1:8080").replace(/\/+$/, "");
+  if (!/^https?:\/\/[^/]+$/.test(caravanUrl)) throw new UsageError(`--caravan-url must be the server's origin (http://host:port), not "${caravanUrl}"`);
+  const { startProviderBPeer, SANDBOX_CARAVAN_B, SANDBOX_ALPINE_CUSTOMER } = await import("./sandbox/provider_b/index.ts");
+  const { publicKeyBase64 } = await import("./adapters/providers/provider_b/crypto.ts");
   const { startScreeningDSandbox, SANDBOX_SCREENING_D_KEY } = await import("./sandbox/screening_d/index.ts");
   const { startScreeningCSandbox, SANDBOX_API_KEY: SANDBOX_SCREENING_C_KEY } = await import("./sandbox/screening_c/index.ts");
   const peer = await startProviderBPeer({
     port: values.port ? Number(values.port) : 0,
-    vasps: [{ entityId: "VASP-ALPINE", name: "Alpine Exchange", country: "CH", wallets: [{ address: "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359", customer: "ruth" }], customers: { ruth: [] } }],
+    vasps: [{ entityId: "VASP-ALPINE", name: "Alpine Exchange", country: "CH", wallets: [{ address: SANDBOX_ALPINE_CUSTOMER.address, customer: "ruth" }], customers: { ruth: [SANDBOX_ALPINE_CUSTOMER.person] } }],
   });
+  // Caravan's sandbox member: a published key that only this loopback network knows, so the settings below can be pasted.
+  const { privateKey, ...who } = SANDBOX_CARAVAN_B;
+  peer.registerCaravan({ entityId: who.vaspEntityId, publicKeyBase64: publicKeyBase64(privateKey), callbackBaseUrl: caravanUrl, legalName: who.legalName, country: who.country });
   console.log(`provider_b sandbox network at ${peer.url}`);
-  for (const v of peer.directory.vasps.values()) console.log(`  VASP ${v.entityId} (${v.name}) public key ${v.publicKeyBase64}`);
+  for (const v of peer.directory.vasps.values()) console.log(`  VASP ${v.entityId} (${v.name}) public key ${v.publicKeyBase64}; customer ${SANDBOX_ALPINE_CUSTOMER.name} at ${SANDBOX_ALPINE_CUSTOMER.address}`);
+  console.log(`  Caravan registered as ${who.vaspEntityId}, callbacks to ${caravanUrl} (--caravan-url); serve Caravan with CARAVAN_ALLOW_PRIVATE_TARGETS=127.0.0.1 and paste, with a test key and a live key:`);
+  console.log(`    curl -s -X PUT ${caravanUrl}/api/v2/providers/provider_b -H "x-api-key: $KEY" -H 'content-type: application/json' -d '${JSON.stringify({ credentials: { apiUrl: peer.url, ...SANDBOX_CARAVAN_B } })}'`);
+  console.log(`    curl -s -X PATCH ${caravanUrl}/api/v2/providers/provider_b -H "x-api-key: $LIVE_KEY" -H 'content-type: application/json' -d '{"enabled":true}'`);
   const screeningD = await startScreeningDSandbox({ port: values["screening-d-port"] ? Number(values["screening-d-port"]) : 0 });
   console.log(`screening_d sandbox vendor at ${screeningD.url} (CARAVAN_SCREENING_D_URL; apiKey ${SANDBOX_SCREENING_D_KEY}; faults: PUT ${screeningD.url}/_sandbox/fault)`);
   const screeningC = await startScreeningCSandbox({ port: values["screening-c-port"] ? Number(values["screening-c-port"]) : 0 });

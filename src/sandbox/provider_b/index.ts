@@ -15,6 +15,25 @@ export { Directory } from "./directory.ts";
 export { REPLAY_WINDOW_MS } from "./auth.ts";
 
 /**
+ * Caravan's member in a sandbox network started by `caravan sandbox`: the provider_b settings a newcomer pastes
+ * (`apiUrl` is the network's own). The key is published on purpose and is known to no network but the loopback
+ * sandbox, which registers it at start (docs/getting-started.md).
+ */
+export const SANDBOX_CARAVAN_B = {
+  vaspEntityId: "CARAVAN-SANDBOX",
+  privateKey: "4trhwfwDWPt/3N90yHbSICXbjRK/8Zjt8rCHiYGshjA=",
+  legalName: "Caravan Sandbox VASP",
+  country: "NL",
+} as const;
+
+/** Alpine Exchange's customer in `caravan sandbox`: transfers to this address under this name are verified. */
+export const SANDBOX_ALPINE_CUSTOMER = {
+  name: "Ruth Roe",
+  address: "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359",
+  person: { naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: "Roe", secondaryIdentifier: "Ruth", nameIdentifierType: "LEGL" as const }] }, countryOfResidence: "CH" as CountryCode } },
+};
+
+/**
  * A fault replaces the answer of a route after the request was authenticated:
  * - `status`: that HTTP status with `{ errorType }` (default per status: 408 BENEFICIARY_VASP_REQUEST_TIMEOUT,
  *   429 TOO_MANY_REQUESTS, 500 CODE_SERVER_INTERNAL_ERROR, 503 VASP_BACKEND_INTERNAL_ERROR; `errorType: null` sends `{}`);
