@@ -5,8 +5,8 @@
 #
 #   pdftotext, pdftoppm  (poppler-utils)  the report PDF tests read a PDF's text back and rasterise a page
 #   tmux                 (tmux)           the console's end-to-end test drives it in a real terminal
-#   openssl              (openssl)        the outbound-request guard's TLS test makes its certificate
-#   curl                 (curl)           the docs test runs the README's and the walkthroughs' shell blocks
+#   openssl              (openssl)        the outbound-request guard's TLS test makes its certificate; docs/getting-started.md makes a transaction hash
+#   curl                 (curl)           the docs test runs the shell blocks of the README and of every page under docs/
 set -uo pipefail
 cd "$(dirname "$0")/.."
 

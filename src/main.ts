@@ -146,8 +146,9 @@ async function sandbox(argv: string[]): Promise<void> {
   peer.registerCaravan({ entityId: who.vaspEntityId, publicKeyBase64: publicKeyBase64(privateKey), callbackBaseUrl: caravanUrl, legalName: who.legalName, country: who.country });
   console.log(`provider_b sandbox network at ${peer.url}`);
   for (const v of peer.directory.vasps.values()) console.log(`  VASP ${v.entityId} (${v.name}) public key ${v.publicKeyBase64}; customer ${SANDBOX_ALPINE_CUSTOMER.name} at ${SANDBOX_ALPINE_CUSTOMER.address}`);
-  console.log(`  Caravan registered as ${who.vaspEntityId}, callbacks to ${caravanUrl} (--caravan-url); serve Caravan with CARAVAN_ALLOW_PRIVATE_TARGETS=127.0.0.1 and paste, with a test key and a live key:`);
-  console.log(`    curl -s -X PUT ${caravanUrl}/api/v2/providers/provider_b -H "x-api-key: $KEY" -H 'content-type: application/json' -d '${JSON.stringify({ credentials: { apiUrl: peer.url, ...SANDBOX_CARAVAN_B } })}'`);
+  console.log(`  Caravan registered as ${who.vaspEntityId}, callbacks to ${caravanUrl} (--caravan-url); serve Caravan with CARAVAN_ALLOW_PRIVATE_TARGETS=127.0.0.1,`);
+  console.log(`  then paste, with a test key in KEY and a live key in LIVE_KEY (docs/getting-started.md):`);
+  console.log(`    for k in $KEY $LIVE_KEY; do curl -s -X PUT ${caravanUrl}/api/v2/providers/provider_b -H "x-api-key: $k" -H 'content-type: application/json' -d '${JSON.stringify({ credentials: { apiUrl: peer.url, ...SANDBOX_CARAVAN_B } })}'; done`);
   console.log(`    curl -s -X PATCH ${caravanUrl}/api/v2/providers/provider_b -H "x-api-key: $LIVE_KEY" -H 'content-type: application/json' -d '{"enabled":true}'`);
   const screeningD = await startScreeningDSandbox({ port: values["screening-d-port"] ? Number(values["screening-d-port"]) : 0 });
   console.log(`screening_d sandbox vendor at ${screeningD.url} (CARAVAN_SCREENING_D_URL; apiKey ${SANDBOX_SCREENING_D_KEY}; faults: PUT ${screeningD.url}/_sandbox/fault)`);
