@@ -291,6 +291,24 @@ describe("pages stand on their own", () => {
     expect(bad).toEqual([]);
   });
 
+  test("no command block escapes the docs test: fences are not indented and name a language it knows", () => {
+    const known = new Set(["sh", "bash", "shell", "", "text", "json", "ts", "cron"]);
+    const bad: string[] = [];
+    for (const p of pages) {
+      let open = false;
+      readFileSync(join(repoRoot, p), "utf8")
+        .split("\n")
+        .forEach((l, i) => {
+          if (/^\s+```/.test(l)) bad.push(`${p}:${i + 1}: indented fence`);
+          const m = /^```(.*)$/.exec(l);
+          if (!m) return;
+          if (!open && !known.has(m[1].trim())) bad.push(`${p}:${i + 1}: \`\`\`${m[1]}`);
+          open = !open;
+        });
+    }
+    expect(bad).toEqual([]);
+  });
+
   test("figures the code defines are the code's: the newest migration and how many there are", () => {
     const newest = newestMigration()!.slice(0, 4);
     const count = journal.entries.length;
