@@ -91,6 +91,7 @@ let S: ChildServer;
 let O: ChildServer;
 let sandbox: ReturnType<typeof Bun.spawn> | undefined;
 let sandboxUrl = "";
+let sandboxOut = "";
 let opsKeyId = "";
 /** Every block's output, by `file:line`, for the checks of what particular blocks printed. */
 const outputs = new Map<string, string>();
@@ -121,6 +122,7 @@ async function startSandbox(origin: string): Promise<string> {
   void (async () => {
     for (;;) if ((await reader.read()).done) break;
   })();
+  sandboxOut = out;
   return /provider_b sandbox network at (http:\/\/\S+)/.exec(out)![1];
 }
 
@@ -254,6 +256,14 @@ describe("every shell block of the docs runs as written", () => {
     const t = list.data.find((x: { externalId: string }) => x.externalId === "order-3001");
     expect(t).toBeDefined();
     expect({ state: t.state, protocol: t.travelRule.protocol, vasp: t.beneficiary.vaspName }).toEqual({ state: "completed", protocol: "provider_b", vasp: "Alpine Exchange" });
+  });
+
+  test("the provider_b settings caravan sandbox prints are the ones docs/getting-started.md pastes", () => {
+    const credentials = (text: string) => JSON.parse(/-d '(\{"credentials":[^']+\})'/.exec(text)?.[1] ?? "null");
+    const page = fencedBlocks("docs/getting-started.md").find((b) => b.skip === null && b.code.includes("providers/provider_b"))!;
+    const printed = credentials(sandboxOut);
+    expect(printed).not.toBeNull();
+    expect(credentials(page.code.replaceAll("http://127.0.0.1:8090", sandboxUrl))).toEqual(printed);
   });
 
   test("the webhook receiver of docs/webhooks.md is the file it names, and it printed the test delivery's subscription", () => {
