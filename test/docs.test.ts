@@ -278,6 +278,18 @@ describe("every shell block of the docs runs as written", () => {
     expect(out).not.toContain("undefined");
   });
 
+  test("the restore's step 2 as the list shows it moves what exists aside and exits 0 when -wal and -shm are absent", async () => {
+    const page = readFileSync(join(repoRoot, "docs/operations.md"), "utf8");
+    const step = /^2\. Move the current database aside[\s\S]*?`(for f in [^`]+)`/m.exec(page)?.[1];
+    expect(step).toBeDefined();
+    const where = join(dir, "step2");
+    mkdirSync(where);
+    await Bun.write(join(where, "caravan.db"), "x");
+    const proc = Bun.spawn(["bash", "-c", `set -e\nDB=${join(where, "caravan.db")}\n${step}`], { stdout: "pipe", stderr: "pipe" });
+    expect(await proc.exited).toBe(0);
+    expect(readdirSync(where).sort()).toEqual(["caravan.db.broken"]);
+  });
+
   test("the restore recipe of docs/operations.md ran on a restored database that answers with its old key", async () => {
     const block = fencedBlocks("docs/operations.md").find((b) => b.code.includes("install -m 0600") && b.skip === null)!;
     const out = outputs.get(`${block.file}:${block.line}`) ?? "";
