@@ -56,12 +56,19 @@ export function specificJurisdictions(): string[] {
 
 /**
  * A report drafted before anyone knows where to file it (no threshold jurisdiction, no company country): stored as
- * the empty string, answered as `jurisdiction: null`, never filing-ready until an officer sets one.
+ * the empty string, answered as `ZZ`, never filing-ready until an officer sets one.
  */
 export const UNKNOWN_JURISDICTION = "";
 
-/** The stored jurisdiction as the API answers it: null while unknown. */
-export const jurisdictionOut = (stored: string): string | null => (stored === UNKNOWN_JURISDICTION ? null : stored);
+/**
+ * Part 2: a report's `jurisdiction` is always an upper-case ISO 3166-1 alpha-2 code. While none is known it is `ZZ`,
+ * the alpha-2 code ISO 3166-1 leaves to its users and that CLDR names "Unknown Region": no country's FIU, so the
+ * report is never filing-ready under it.
+ */
+export const UNKNOWN_JURISDICTION_CODE = "ZZ";
+
+/** The stored jurisdiction as the API answers it: `ZZ` while unknown. */
+export const jurisdictionOut = (stored: string): string => (stored === UNKNOWN_JURISDICTION ? UNKNOWN_JURISDICTION_CODE : stored);
 
 /**
  * The jurisdiction a report is drafted for: the country of the threshold the transfer was checked against, else the
