@@ -228,6 +228,16 @@ describe("incoming transfer (POST v1/beneficiary/transfer)", () => {
     expect(other.body).toMatchObject({ result: "denied", reasonType: "NOT_FOUND_ADDRESS" });
   });
 
+  test("an originator address with CodeVASP's spelling of the post code (postcode) is read as IVMS101's postCode: verified and created", async () => {
+    const m = buildTransferMessage({ originatorPersons: [BOB], originatorAccount: "x", beneficiaryPersons: [JANE], beneficiaryAccount: JANE_ETH, originatingVasp: { legalName: "Kimchi", country: "KR" } }) as any;
+    m.ivms101.Originator.originatorPersons[0].naturalPerson.geographicAddress = [{ addressType: "HOME", streetName: "Teheran-ro", buildingNumber: "152", postcode: "06236", townName: "Seoul", country: "KR" }];
+    const before = await count();
+    const reply = await send({ message: m });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ result: "verified" });
+    expect(await count()).toBe(before + 1);
+  });
+
   test("without a network the asset's networks are searched", async () => {
     const reply = await send({ network: undefined });
     expect(reply.body).toMatchObject({ result: "verified" });
