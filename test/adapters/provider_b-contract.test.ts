@@ -266,7 +266,7 @@ describe("reading a counterparty's IVMS101 (either edition)", () => {
   });
 
   test("an address's post code as CodeVASP's example spells it (postcode) or as IVMS101 does (postCode) reads as postCode, valid IVMS101; we send postCode", () => {
-    const address = (spelling: Record<string, string>) => ({ addressType: "HOME", streetName: "Sunset Boulevard", buildingNumber: "8800", townName: "Los Angeles", country: "US", ...spelling });
+    const address = (spelling: Record<string, string>): any => ({ addressType: "HOME", streetName: "Sunset Boulevard", buildingNumber: "8800", townName: "Los Angeles", country: "US", ...spelling });
     const m = structuredClone(EXAMPLE_2020) as any;
     m.ivms101.Originator.originatorPersons[0].naturalPerson.geographicAddress = [address({ postcode: "90069" })];
     m.ivms101.Beneficiary.beneficiaryPersons[0].naturalPerson.geographicAddress = [address({ postCode: "90210" })];
