@@ -73,7 +73,7 @@ export const jurisdictionOut = (stored: string): string => (stored === UNKNOWN_J
 /**
  * The jurisdiction a report is drafted for: the country of the threshold the transfer was checked against, else the
  * company's country (an `EU` or `DEFAULT` threshold names no country); null when neither is known (the report is
- * drafted all the same, with its jurisdiction unknown until an officer sets it).
+ * drafted all the same, with its jurisdiction unknown, answered `ZZ`, until an officer sets it).
  */
 export function reportJurisdiction(thresholdInfo: string | null, companyCountry: string | null): string | null {
   let j: unknown = null;
