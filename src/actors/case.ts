@@ -501,7 +501,8 @@ export class CaseHandling {
 
   /**
    * Part 2: a rejected resolution by a key with strs:write drafts a suspicion report for the transfer, always: with no
-   * jurisdiction known it is drafted with none (never filing-ready until an officer sets one), never dropped. Written
+   * jurisdiction known it is drafted with none (answered `ZZ`, never filing-ready until an officer sets one), never
+   * dropped. Written
    * in the same unit of work as the recorded transfer outcome, which a replay finds set: drafted once.
    */
   private draftReport(c: CaseRow, by: AuditActor): void {

@@ -133,6 +133,26 @@ export function isUntakenExpired(t: { direction: string; state: string; protocol
   );
 }
 
+/**
+ * Providers whose `failed` transfers no action moves on (Part 3): provider_a's cannot be retried, nor rejected when
+ * outgoing or not held; provider_b's are never resent and never rejected (a submission whose outcome is unknown, an
+ * incoming transfer its originator cancelled after reporting its transaction). Such a transfer is closed
+ * (`cancelled`) once it has waited `STUCK_FAILED_MS` unchanged and its `expiresAt`, if any, has passed, so a
+ * customer's erasure, which waits for every transfer to be final, is never blocked for ever.
+ */
+export const STUCK_FAILED_PROTOCOLS: readonly Protocol[] = ["provider_a", "provider_b"];
+export const STUCK_FAILED_MS = 24 * 60 * 60 * 1000;
+
+export function isStuckFailedExpired(t: { state: string; protocol: string | null; expires_at: string | null; updated_at: string }, now: number): boolean {
+  return (
+    t.state === "failed" &&
+    t.protocol !== null &&
+    (STUCK_FAILED_PROTOCOLS as readonly string[]).includes(t.protocol) &&
+    (t.expires_at === null || Date.parse(t.expires_at) <= now) &&
+    Date.parse(t.updated_at) + STUCK_FAILED_MS <= now
+  );
+}
+
 /** A 32-byte hexadecimal hash with or without 0x (Part 1, accept). */
 export function isTxHash(s: string): boolean {
   return /^(0x)?[0-9a-fA-F]{64}$/.test(s);

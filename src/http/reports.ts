@@ -7,6 +7,8 @@ import { reportDocument } from "../domain/reports/document.ts";
 import {
   filingDeadline,
   jurisdictionOut,
+  UNKNOWN_JURISDICTION,
+  UNKNOWN_JURISDICTION_CODE,
   maskReportContent,
   missingForFiling,
   missingLabels,
@@ -80,6 +82,11 @@ const jurisdictionParam: QueryParam<string> = {
     const j = normaliseJurisdiction(raw);
     return j ? { value: j } : { error: "must be an ISO 3166-1 alpha-2 country code (UK for GB; EU is not a jurisdiction)" };
   },
+};
+/** The reports list's filter also takes `ZZ`: the reports still waiting for an officer to set their jurisdiction. */
+const reportJurisdictionParam: QueryParam<string> = {
+  schema: Type.String({ description: "ISO 3166-1 alpha-2 in any case; UK for GB; ZZ for reports whose jurisdiction is not known yet" }),
+  parse: (raw) => (raw.trim().toUpperCase() === UNKNOWN_JURISDICTION_CODE ? { value: UNKNOWN_JURISDICTION } : jurisdictionParam.parse(raw)),
 };
 
 /** One renderer per process: the CJK lane's one-at-a-time rule holds across every server in it. */
@@ -162,7 +169,7 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
       filingReady: row.filing_ready === 1,
       missing: { fields: m.fields, narrative: m.narrative, labels: missingLabels(type, m) },
       fields: [
-        ...(jurisdictionOut(row.jurisdiction) === null ? [{ key: "jurisdiction", label: "Jurisdiction (where the report is filed)", type: "country", pii: false, required: true }] : []),
+        ...(row.jurisdiction === UNKNOWN_JURISDICTION ? [{ key: "jurisdiction", label: "Jurisdiction (where the report is filed)", type: "country", pii: false, required: true }] : []),
         ...type.fields.map((f) => ({ key: f.key, label: f.label, type: f.type, pii: f.pii, required: f.required })),
       ],
       narrativeMinLength: type.definition.narrativeMinLength,
@@ -217,7 +224,7 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
           query: {
             kind: q.enumOf(REPORT_KINDS),
             status: q.enumOf(REPORT_STATUSES),
-            jurisdiction: jurisdictionParam,
+            jurisdiction: reportJurisdictionParam,
             transferId: q.string(100),
             search: q.string(REPORT_LIMITS.search),
             from: dayOrInstant,

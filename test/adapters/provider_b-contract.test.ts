@@ -265,6 +265,29 @@ describe("reading a counterparty's IVMS101 (either edition)", () => {
     expect(r.value.OriginatingVASP!.originatingVASP.legalPerson.name.nameIdentifier[0]!.legalPersonName).toBe("Alpine Exchange AG");
   });
 
+  test("an address's post code as CodeVASP's example spells it (postcode) or as IVMS101 does (postCode) reads as postCode, valid IVMS101; we send postCode", () => {
+    const address = (spelling: Record<string, string>): any => ({ addressType: "HOME", streetName: "Sunset Boulevard", buildingNumber: "8800", townName: "Los Angeles", country: "US", ...spelling });
+    const m = structuredClone(EXAMPLE_2020) as any;
+    m.ivms101.Originator.originatorPersons[0].naturalPerson.geographicAddress = [address({ postcode: "90069" })];
+    m.ivms101.Beneficiary.beneficiaryPersons[0].naturalPerson.geographicAddress = [address({ postCode: "90210" })];
+    m.ivms101.OriginatingVASP.originatingVASP.legalPerson.geographicAddress = [{ ...address({ postcode: "8001", postCode: "8002" }), addressType: "BIZZ", country: "CH" }];
+    const r = readIvms101(m);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const originator = fromWirePersons(r.value.Originator!.originatorPersons);
+    expect(originator[0]!.naturalPerson!.geographicAddress).toEqual([address({ postCode: "90069" })]);
+    expect(validatePersons(originator)).toEqual([]);
+    expect(fromWirePersons(r.value.Beneficiary!.beneficiaryPersons)[0]!.naturalPerson!.geographicAddress).toEqual([address({ postCode: "90210" })]);
+    // Both given: IVMS101's spelling wins; the other is dropped.
+    expect(r.value.OriginatingVASP!.originatingVASP.legalPerson.geographicAddress).toEqual([{ ...address({ postCode: "8002" }), addressType: "BIZZ", country: "CH" }]);
+    // The message as received is left as it was.
+    expect(m.ivms101.Originator.originatorPersons[0].naturalPerson.geographicAddress[0].postcode).toBe("90069");
+    // What we send writes IVMS101's spelling.
+    const sent = JSON.stringify(buildTransferMessage({ originatorPersons: originator, originatorAccount: "x", beneficiaryPersons: [JANE], beneficiaryAccount: "y", originatingVasp: { legalName: "Caravan", country: "NL" } }));
+    expect(sent).toContain('"postCode":"90069"');
+    expect(sent).not.toContain('"postcode"');
+  });
+
   test("fields we do not need (payloadMetadata, transferPath, extra keys) never cause a refusal", () => {
     const m = structuredClone(EXAMPLE_2020) as any;
     m.ivms101.transferPath = { transferPath: [] };

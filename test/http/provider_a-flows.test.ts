@@ -488,8 +488,10 @@ describe("callback statuses (in their order of checks)", () => {
 });
 
 describe("polling and the exchange stall (croner sweeps; rows made older in the database file)", () => {
-  test("exchanging 15 minutes without change → failed, later events answer 503; a transfer unchanged five minutes is polled", async () => {
-    const stalled = await create(A.silent);
+  test("exchanging 15 minutes without change → failed, later events answer 503; a transfer unchanged five minutes is polled; the stalled one blocks its customer's erasure until, a day unchanged and past its expiry, it is cancelled", async () => {
+    // Its own customer, whose erasure waits for it.
+    const erin = await customer("Erin Stalled", "verified", [person("Stalled", "Erin")]);
+    const stalled = await create(A.silent, {}, erin);
     await until(stalled, ["exchanging"]);
     const polled = await create(A.silent);
     const p = await until(polled, ["exchanging"]);
@@ -511,5 +513,21 @@ describe("polling and the exchange stall (croner sweeps; rows made older in the 
     // A failed provider_a transfer: events answer 503 and it cannot be retried.
     expect(await peer.notify(failed.cascade.externalId)).toBe(503);
     expectError(await patch(stalled, { action: "retry", reason: "again" }), 400, "INVALID_REQUEST");
+    // Nor can an outgoing provider_a transfer be rejected: nothing moves it, and its customer's erasure waits for it.
+    expectError(await patch(stalled, { action: "reject", status: "rejected", reason: "OTHER" }), 400, "INVALID_REQUEST");
+    const erase = () => call(`/api/v2/customers/${erin}/erase`, { method: "POST", key: owner, json: { reason: "data-subject erasure request" } });
+    const refused = await erase();
+    expectError(refused, 409, "IN_FLIGHT");
+    expect(refused.body.details.activeTransferIds).toEqual([stalled]);
+    // Unchanged a day and past its expiry: the expiry sweep (every 10 s) cancels it, and the erasure completes.
+    withDb(db, (file) => file.run("UPDATE transfers SET updated_at = ?, expires_at = ? WHERE id = ?", [ago(25 * 60), ago(1), stalled]));
+    const closed = await until(stalled, ["cancelled"], 400);
+    expect(closed.rejection).toBeNull();
+    // A later event finds it final and changes nothing.
+    await peer.notify(failed.cascade.externalId);
+    expect((await get(stalled)).state).toBe("cancelled");
+    const erased = await erase();
+    expect(erased.status).toBe(200);
+    expect(erased.body.data.id).toBe(erin);
   }, 150_000);
 });

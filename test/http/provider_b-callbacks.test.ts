@@ -4,6 +4,7 @@ import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { tempDir } from "../support/tmp.ts";
+import { withDb } from "../support/db.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
 import { runCliInProcess } from "../support/cli.ts";
 import { apiClient, expectError } from "../support/api.ts";
@@ -228,6 +229,16 @@ describe("incoming transfer (POST v1/beneficiary/transfer)", () => {
     expect(other.body).toMatchObject({ result: "denied", reasonType: "NOT_FOUND_ADDRESS" });
   });
 
+  test("an originator address with CodeVASP's spelling of the post code (postcode) is read as IVMS101's postCode: verified and created", async () => {
+    const m = buildTransferMessage({ originatorPersons: [BOB], originatorAccount: "x", beneficiaryPersons: [JANE], beneficiaryAccount: JANE_ETH, originatingVasp: { legalName: "Kimchi", country: "KR" } }) as any;
+    m.ivms101.Originator.originatorPersons[0].naturalPerson.geographicAddress = [{ addressType: "HOME", streetName: "Teheran-ro", buildingNumber: "152", postcode: "06236", townName: "Seoul", country: "KR" }];
+    const before = await count();
+    const reply = await send({ message: m });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ result: "verified" });
+    expect(await count()).toBe(before + 1);
+  });
+
   test("without a network the asset's networks are searched", async () => {
     const reply = await send({ network: undefined });
     expect(reply.body).toMatchObject({ result: "verified" });
@@ -309,6 +320,37 @@ describe("txid and cancellation", () => {
     expect((await peer.sendCancel({ ...target, transferId: v.transferId })).body).toEqual({ transferId: v.transferId, result: "normal" });
     expect(await detail(id)).toMatchObject({ state: "failed", rejection: { reason: "ORIGINATOR_CANCELED" }, txHash: "0x" + "ef".repeat(32) });
     expect(events(id).map((e) => e.type)).toEqual(["transfer.created", "compliance.screening_complete", "transfer.accepted", "transfer.failed"]);
+  });
+
+  test("failed after a cancellation following the transaction: it blocks its customer's erasure until, a day unchanged, it is cancelled; then the erasure completes", async () => {
+    const erin = await customer("Erin Incoming", "verified", [person("Incoming", "Erin")]);
+    const addr = evm("7a");
+    await wallet(erin, "ethereum", addr, true);
+    const v = await send({ address: addr, beneficiaryPersons: [person("Incoming", "Erin")] });
+    expect(v.body).toMatchObject({ result: "verified" });
+    const id = (await incoming())[0]!.id;
+    await peer.sendTxid({ ...target, transferId: v.transferId, txid: "0x" + "e1".repeat(32) });
+    expect((await peer.sendCancel({ ...target, transferId: v.transferId })).body).toMatchObject({ result: "normal" });
+    expect((await detail(id)).state).toBe("failed");
+    // provider_b: reject is refused and an incoming transfer is never queued again.
+    expectError(await call(`/api/v2/transfers/${id}`, { method: "PATCH", key: owner, json: { action: "reject", status: "rejected", reason: "OTHER" } }), 400, "INVALID_REQUEST");
+    expectError(await call(`/api/v2/transfers/${id}`, { method: "PATCH", key: owner, json: { action: "retry", reason: "again" } }), 400, "INVALID_REQUEST");
+    const erase = () => call(`/api/v2/customers/${erin}/erase`, { method: "POST", key: owner, json: { reason: "data-subject erasure request" } });
+    const refused = await erase();
+    expectError(refused, 409, "IN_FLIGHT");
+    expect(refused.body.details.activeTransferIds).toEqual([id]);
+    // A day without change (the row made older in the database file): the expiry sweep (every 10 s) cancels it.
+    withDb(db, (d) => d.run("UPDATE transfers SET updated_at = ? WHERE id = ?", [new Date(Date.now() - 25 * 3600_000).toISOString(), id]));
+    let t = await detail(id);
+    for (let i = 0; i < 300 && t.state === "failed"; i++) {
+      await Bun.sleep(100);
+      t = await detail(id);
+    }
+    expect(t).toMatchObject({ state: "cancelled", txHash: "0x" + "e1".repeat(32) });
+    expect(events(id).map((e) => e.type).at(-1)).toBe("transfer.cancelled");
+    const erased = await erase();
+    expect(erased.status).toBe(200);
+    expect(erased.body.data.id).toBe(erin);
   });
 
   test("cancellation of a denied request: normal, nothing to change; of an unknown transferId: UNKNOWN_TRANSFER_ID", async () => {

@@ -3,6 +3,7 @@
 import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
 import { tempDir } from "../support/tmp.ts";
+import { withDb } from "../support/db.ts";
 import { startServer, type ChildServer } from "../support/server.ts";
 import { apiClient, expectError } from "../support/api.ts";
 import { startProviderBPeer, type ProviderBPeer } from "../../src/sandbox/provider_b/index.ts";
@@ -46,8 +47,8 @@ async function create(beneficiaryAddress: string, key = crypto.randomUUID(), ext
 }
 
 /** Polls the transfer until its state leaves the given ones (bounded). */
-async function settle(id: string, passing: string[] = ["queued", "processing"]) {
-  for (let i = 0; i < 200; i++) {
+async function settle(id: string, passing: string[] = ["queued", "processing"], rounds = 200) {
+  for (let i = 0; i < rounds; i++) {
     const r = await call(`/api/v2/transfers/${id}`, { key: owner });
     if (!passing.includes(r.body.data.state)) return r.body.data;
     await Bun.sleep(100);
@@ -169,6 +170,40 @@ describe("outgoing", () => {
     } finally {
       peer.clearFaults();
     }
+  });
+
+  test("a submission_unknown transfer blocks its customer's erasure until, a day unchanged and past its expiry, it is cancelled without resending; then the erasure completes", async () => {
+    const c = await call("/api/v2/customers", { method: "POST", key: owner, json: { name: "Erin Unknown" } });
+    const erin = c.body.data.id as string;
+    const addr = "0x" + "3c".repeat(20);
+    expect((await call("/api/v2/wallets", { method: "POST", key: owner, json: { customerId: erin, network: "ethereum", address: addr } })).status).toBe(201);
+    peer.setFault("transfer", { kind: "status", status: 500 });
+    let id: string;
+    try {
+      id = (await create(BENE_ADDR, crypto.randomUUID(), { originatorCustomerId: erin, originatorAddress: addr })).body.data.id;
+      const t = await settle(id);
+      expect(t.state).toBe("failed");
+      expect(t.cascade.attempts.at(-1)).toMatchObject({ status: "submission_unknown", provider: "provider_b" });
+    } finally {
+      peer.clearFaults();
+    }
+    const sent = peer.requests.filter((q) => q.route === "transfer").length;
+    // Neither retry (never resent) nor reject (provider_b) moves it.
+    expectError(await call(`/api/v2/transfers/${id}`, { method: "PATCH", key: owner, json: { action: "retry", reason: "again" } }), 400, "INVALID_REQUEST");
+    expectError(await call(`/api/v2/transfers/${id}`, { method: "PATCH", key: owner, json: { action: "reject", status: "rejected", reason: "OTHER" } }), 400, "INVALID_REQUEST");
+    const erase = () => call(`/api/v2/customers/${erin}/erase`, { method: "POST", key: owner, json: { reason: "data-subject erasure request" } });
+    const refused = await erase();
+    expectError(refused, 409, "IN_FLIGHT");
+    expect(refused.body.details.activeTransferIds).toEqual([id]);
+    // Unchanged a day and past its expiry (the row made older in the database file): the expiry sweep cancels it.
+    withDb(db, (d) => d.run("UPDATE transfers SET updated_at = ?, expires_at = ? WHERE id = ?", [new Date(Date.now() - 25 * 3600_000).toISOString(), new Date(Date.now() - 60_000).toISOString(), id]));
+    const t = await settle(id, ["failed"], 400);
+    expect(t.state).toBe("cancelled");
+    expect(t.rejection).toBeNull();
+    expect(peer.requests.filter((q) => q.route === "transfer").length).toBe(sent);
+    const erased = await erase();
+    expect(erased.status).toBe(200);
+    expect(erased.body.data.id).toBe(erin);
   });
 
   test("a stale receiver key: INVALID_RECEIVER_PUBLIC_KEY → the key is re-read and the request sent once more", async () => {

@@ -131,7 +131,7 @@ afterAll(async () => {
 let drafted: { id: string; caseNumber: string; caseId: string };
 
 describe("a rejected resolution drafts the report, always", () => {
-  test("no company country, FATF fallback: jurisdiction null, filingReady false, jurisdiction listed as missing; the PDF is marked DRAFT", async () => {
+  test("no company country, FATF fallback: jurisdiction ZZ (always an upper-case alpha-2 code, never null), filingReady false, jurisdiction listed as missing; the PDF is marked DRAFT", async () => {
     const rule = await call("/api/v2/rules", { method: "POST", key: owner.key, json: { name: "Review every ETH transfer", category: "aml", stage: "precheck", action: "require_review", condition: { rules: [{ type: "if", field: "asset", operator: "eq", value: "ETH", action: "require_review" }] } } });
     expect(rule.status).toBe(201);
     const created = await call("/api/v2/transfers", {
@@ -147,8 +147,13 @@ describe("a rejected resolution drafts the report, always", () => {
     const r = await call(`/api/v2/cases/${c.body.data.id}/resolve`, { method: "POST", key: owner.key, json: { resolution: "rejected", resolutionNote: "Confirmed match" } });
     expect(r.body.meta.transferAction).toEqual({ transferId: t, result: "queued" });
     const report = await until(async () => (await call(`/api/v2/reports?transferId=${t}`, { key: owner.key })).body.data[0]);
-    expect(report).toMatchObject({ jurisdiction: null, filingReady: false, status: "draft", generatedBy: owner.memberId });
+    expect(report).toMatchObject({ jurisdiction: "ZZ", filingReady: false, status: "draft", generatedBy: owner.memberId });
+    expect((await call(`/api/v2/reports/${report.id}`, { key: owner.key })).body.data.jurisdiction).toBe("ZZ");
+    // The list finds the reports still waiting for their jurisdiction with ZZ, in any case.
+    expect((await call("/api/v2/reports?jurisdiction=zz", { key: owner.key })).body.data.map((x: { id: string }) => x.id)).toContain(report.id);
+    expect((await call("/api/v2/reports?jurisdiction=NL", { key: owner.key })).body.data.map((x: { id: string }) => x.id)).not.toContain(report.id);
     const ready = await call(`/api/v2/reports/${report.id}/readiness`, { key: owner.key });
+    expect(ready.body.data.jurisdiction).toBe("ZZ");
     expect(ready.body.data.missing.fields[0]).toBe("jurisdiction");
     expect(ready.body.data.missing.narrative).toBe(true);
     drafted = { id: report.id, caseNumber: c.body.data.caseNumber, caseId: c.body.data.id };
@@ -235,7 +240,7 @@ describe("carried to filing through the operator routes", () => {
       ["str.filed", officerB.memberId],
     ]);
     // Values of the fields are personal data: the audit names the keys only.
-    expect(auditOf(drafted.id)[3].detail).toMatchObject({ fields: ["contactOfficer", "filingInstitutionCountry"], jurisdiction: { from: null, to: "NL" } });
+    expect(auditOf(drafted.id)[3].detail).toMatchObject({ fields: ["contactOfficer", "filingInstitutionCountry"], jurisdiction: { from: "ZZ", to: "NL" } });
     const { text } = await pdf(drafted.id);
     expect(text).not.toContain("Missing for filing");
     expect(text).toContain(narrative.slice(0, 60));

@@ -159,3 +159,18 @@ describe("caravan rules promote (CLI)", () => {
     await expect(cli("rules", "promote", "--id", made.body.data.id, "--member", testKey.memberEmail)).rejects.toThrow(/RULE_ALREADY_PROMOTED/);
   });
 });
+
+describe("docs/rules.md", () => {
+  test("the page's route table lists every rules route the server serves, promotion included, and never says there is no route to promote", async () => {
+    const page = await Bun.file(join(import.meta.dir, "../../docs/rules.md")).text();
+    const api = page.slice(page.indexOf("## The API"), page.indexOf("\n## ", page.indexOf("## The API") + 1));
+    const listed = new Set([...api.matchAll(/^\| (GET|POST|PATCH|DELETE) \| `([^`]+)`/gm)].map((m) => `${m[1]} ${m[2]}`));
+    const doc = (await call("/api/v2/openapi.json", { key: testKey.key })).body;
+    const served = Object.entries(doc.paths as Record<string, Record<string, unknown>>)
+      .filter(([path]) => path.startsWith("/api/v2/rules"))
+      .flatMap(([path, ops]) => Object.keys(ops).filter((m) => ["get", "post", "patch", "delete"].includes(m)).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ":$1")}`));
+    expect(served).toContain("POST /api/v2/rules/:id/promote");
+    expect([...served].sort()).toEqual([...listed].sort());
+    expect(page).not.toMatch(/no route to promote/i);
+  });
+});

@@ -328,6 +328,36 @@ describe("postcheck (provider_b beneficiary data)", () => {
     });
   });
 
+  test("retry on a transfer held at postcheck → queued again (as the transfer table says), the counterparty's data screened again, never sent to the provider again", async () => {
+    const sends = () => peer.requests.filter((q) => q.route === "transfer").length;
+    let id = "";
+    let sent = 0;
+    await withRules([nameRule({ stage: "postcheck" })], async () => {
+      id = await create(VIKTOR_ADDR, [VIKTOR]);
+      expect((await settle(id)).state).toBe("held");
+      sent = sends();
+      // Still on the watch list: queued again, screened again at postcheck, held again.
+      const r = await call(`/api/v2/transfers/${id}`, { method: "PATCH", key: owner, json: { action: "retry", reason: "second look" } });
+      expect(r.status).toBe(200);
+      expect(r.body.data.state).toBe("queued");
+      expect(r.body.meta).toMatchObject({ action: "retry", previousState: "held" });
+      const again = await settle(id);
+      expect(again.state).toBe("held");
+      expect(again.compliance.checks).toHaveLength(2);
+    });
+    // The rule is gone: queued again, the postcheck approves, the transfer goes on where the provider left it.
+    const r = await call(`/api/v2/transfers/${id}`, { method: "PATCH", key: owner, json: { action: "retry", reason: "false positive" } });
+    expect(r.body.data.state).toBe("queued");
+    const t = await settle(id);
+    expect(t.state).toBe("awaiting_counterparty");
+    expect(t.status).toEqual({ ours: "accepted", theirs: "accepted" });
+    expect(sends()).toBe(sent);
+    const file = new Database(db, { readonly: true });
+    const history = JSON.parse((file.query("SELECT history FROM transfers WHERE id = ?").get(id) as { history: string }).history) as { type: string; from: string; to: string }[];
+    file.close();
+    expect(history.filter((x) => x.type === "retry").map((x) => [x.from, x.to])).toEqual([["held", "queued"], ["held", "queued"]]);
+  });
+
   test("a block at postcheck cancels at the provider (canceled, UNKNOWN), then the transfer is rejected", async () => {
     await withRules([nameRule({ stage: "postcheck", action: "block", condition: { rules: [{ type: "if", query: "content.data.total_hits", integrationId: C, operator: "gt", value: "0", action: "block" }] } })], async () => {
       const id = await create(VIKTOR_ADDR, [VIKTOR]);

@@ -298,6 +298,7 @@ async function outgoingAction(s: Steps, f: TransferFlowContext, action: string, 
     const attempts = JSON.parse(f.row.attempts) as { status: string; provider: string | null }[];
     if (attempts.some((x) => x.provider === "provider_e" && x.status === "submission_unknown")) return f.refuse("INVALID_REQUEST", "The permission request was reserved at provider_e: it is never sent again");
   }
+  if (action === "reject") return cancelOutgoing(s, f, body, previousState);
   if (action === "accept") {
     // A malformed txHash was refused by the transfer actor before the flow was asked.
     const txHash = typeof body.txHash === "string" && body.txHash !== "" ? body.txHash : null;
@@ -305,6 +306,27 @@ async function outgoingAction(s: Steps, f: TransferFlowContext, action: string, 
     return report(s, f, txHash, previousState);
   }
   return undefined;
+}
+
+/**
+ * `reject` on an outgoing transfer provider_e has (not held): cancelled at the provider first, signed, as a blocking
+ * screening of the beneficiary does, and rejected only once the provider has it; a refusal leaves it unchanged. The
+ * caller's reason and details stay here. A transfer the provider never had is rejected by the generic handling.
+ */
+async function cancelOutgoing(s: Steps, f: TransferFlowContext, body: Record<string, unknown>, previousState: string): Promise<ActionResult | undefined> {
+  if (!f.row.provider_external_id || (!OPEN.includes(previousState) && previousState !== "failed")) return undefined;
+  const a = f.adapterContext();
+  if (!a) return refuse(f, "NOT_CONFIGURED");
+  // A signed transaction report was made: the transfer is paid, it is no longer cancelled.
+  if (f.flowState<FlowState>().txReport) return refuse(f, "TXID_REPORTED");
+  const signed = signObject({ transfer_id: f.row.provider_external_id, cancel_reason: "COMPLIANCE_POLICY" }, credsOf(a).privateKey);
+  const r = await send(s.base, f, a, PATH.cancel, signed);
+  if (!r.ok) return refuse(f, r.code);
+  const reason = body.reason as string;
+  f.change("rejected", { status: "rejected", ours_status: "rejected", rejection_reason: reason }, "cancelled_at_provider", { provider: "provider_e", reason });
+  f.setRejectionDetails(typeof body.details === "string" ? body.details : null);
+  f.audit("transfer.rejected", { provider: "provider_e", reason });
+  return f.answer("reject", previousState);
 }
 
 /** PATCH on an incoming transfer: a held transfer with a pending verdict takes accept or reject, sent signed first. */
@@ -344,8 +366,10 @@ async function incomingAction(s: Steps, f: TransferFlowContext, action: string, 
 
 /** An officer's resolution of a held transfer's case: re-checked, our decision sent (incoming), then resumed. */
 async function caseResolved(s: Steps, f: TransferFlowContext, resolution: string) {
-  if (f.row.state !== "held") return { moved: false, newValue: "resume_refused" };
-  if (resolution === "rejected") return { moved: false, newValue: f.row.state };
+  // Part 2: a resolution that could not move the transfer is recorded as resume_refused or reject_refused.
+  if (f.row.state !== "held") return { moved: false, newValue: resolution === "approved" ? "resume_refused" : "reject_refused" };
+  // Part 3: resolved as rejected, a held provider_e transfer stays held.
+  if (resolution === "rejected") return { moved: false, newValue: "reject_refused" };
   const fs = f.flowState<FlowState>();
   if (s.cdd.pending(f) || fs.expired) return { moved: false, newValue: "resume_refused" };
   if (f.row.direction === "incoming") {

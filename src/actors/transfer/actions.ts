@@ -44,9 +44,10 @@ export function retry(h: TransferHandling, reason: string | null, previousState:
   delete h.ctx.state.hold;
   delete h.ctx.state.prechecked;
   if (previousState === "held" && hold?.stage === "postcheck" && hold.provider) {
-    // The provider already took the transfer: retrying re-runs the postcheck on the counterparty's data, never resends.
+    // The provider already took the transfer: queued again (Part 1 table), the start re-runs the postcheck on the
+    // counterparty's data and never resends.
     h.ctx.state.postcheck = { provider: hold.provider, persons: hold.persons ?? [] };
-    h.change("exchanging", {}, "retry", { reasonSealed, stage: "postcheck" });
+    h.change("queued", {}, "retry", { reasonSealed, stage: "postcheck" });
   } else h.change("queued", {}, "retry", { reasonSealed });
   h.audit("transfer.retried");
   const { companyId, environment, actor } = h.msg;

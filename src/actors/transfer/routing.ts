@@ -2,7 +2,7 @@
 // and submissions (src/actors/routing.ts decides), the counterparty's answer, and expiry of a transfer no provider took.
 import type { TransferRow } from "../../adapters/storage/repos/transfers.ts";
 import type { Submission } from "../../adapters/providers/types.ts";
-import { isUntakenExpired, type Protocol } from "../../domain/transfers.ts";
+import { isStuckFailedExpired, isUntakenExpired, type Protocol } from "../../domain/transfers.ts";
 import type { Outcome } from "../outcome.ts";
 import { cascadeOrder, decide, discoverRound, preferLastReached, submissionAttempt, type Attempt } from "../routing.ts";
 import { evaluationsOf } from "../checkpoint.ts";
@@ -155,8 +155,22 @@ export function cancelIfExpired(h: TransferHandling): boolean {
   return true;
 }
 
+/**
+ * A failed transfer no action can move on (provider_a, provider_b; `isStuckFailedExpired`), unchanged a day and past
+ * its `expiresAt`: `cancelled`, with `transfer.cancelled`. Nothing is sent: the provider has given the transfer up
+ * (provider_a answers its later events 503), or whether it ever took it is unknown and no transaction will be
+ * reported for it (provider_b), or the originator cancelled it itself (provider_b incoming).
+ */
+export function cancelIfStuck(h: TransferHandling): boolean {
+  if (!isStuckFailedExpired(h.t, h.ctx.now)) return false;
+  const lastAttempt = (JSON.parse(h.t.attempts) as Attempt[]).at(-1);
+  h.change("cancelled", {}, "expired", { expiresAt: h.t.expires_at, from: "failed", stuck: true });
+  h.audit("transfer.cancelled", { reason: "EXPIRED", previousState: "failed", provider: h.t.protocol, attempt: lastAttempt?.status ?? null });
+  return true;
+}
+
 export async function expire(h: TransferHandling): Promise<Outcome> {
-  if (cancelIfExpired(h)) return current(h);
+  if (cancelIfExpired(h) || cancelIfStuck(h)) return current(h);
   // Expiry is provider-specific (Part 3, provider_e): the provider's flow decides what an expired transfer becomes.
   const flow = h.flowOf(h.t.protocol);
   if (flow?.expire) await flow.expire(h.flowContext(h.t.protocol as Protocol));

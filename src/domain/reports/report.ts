@@ -56,17 +56,24 @@ export function specificJurisdictions(): string[] {
 
 /**
  * A report drafted before anyone knows where to file it (no threshold jurisdiction, no company country): stored as
- * the empty string, answered as `jurisdiction: null`, never filing-ready until an officer sets one.
+ * the empty string, answered as `ZZ`, never filing-ready until an officer sets one.
  */
 export const UNKNOWN_JURISDICTION = "";
 
-/** The stored jurisdiction as the API answers it: null while unknown. */
-export const jurisdictionOut = (stored: string): string | null => (stored === UNKNOWN_JURISDICTION ? null : stored);
+/**
+ * Part 2: a report's `jurisdiction` is always an upper-case ISO 3166-1 alpha-2 code. While none is known it is `ZZ`,
+ * the alpha-2 code ISO 3166-1 leaves to its users and that CLDR names "Unknown Region": no country's FIU, so the
+ * report is never filing-ready under it.
+ */
+export const UNKNOWN_JURISDICTION_CODE = "ZZ";
+
+/** The stored jurisdiction as the API answers it: `ZZ` while unknown. */
+export const jurisdictionOut = (stored: string): string => (stored === UNKNOWN_JURISDICTION ? UNKNOWN_JURISDICTION_CODE : stored);
 
 /**
  * The jurisdiction a report is drafted for: the country of the threshold the transfer was checked against, else the
  * company's country (an `EU` or `DEFAULT` threshold names no country); null when neither is known (the report is
- * drafted all the same, with its jurisdiction unknown until an officer sets it).
+ * drafted all the same, with its jurisdiction unknown, answered `ZZ`, until an officer sets it).
  */
 export function reportJurisdiction(thresholdInfo: string | null, companyCountry: string | null): string | null {
   let j: unknown = null;

@@ -507,7 +507,31 @@ function readVasp(entity: unknown, inner: string, path: string): ReadResult<Vasp
 }
 
 /**
- * A decrypted payload → its message, in the 2020 spelling whichever edition was sent. Each entity present must be
+ * CodeVASP's own published example writes an address's post code `postcode` (as the ivms101 package does), where the
+ * IVMS101 element, and Caravan, is `postCode`. Both are read, as `postCode` (which wins when both are given), in every
+ * `geographicAddress` of the message (either party's persons and the VASPs); only `postCode` is ever sent.
+ */
+function postCodeSpelling(message: Ivms101Message): Ivms101Message {
+  const copy = structuredClone(message);
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) return v.forEach(walk);
+    if (!isRec(v)) return;
+    for (const [k, x] of Object.entries(v)) {
+      if (k === "geographicAddress" && Array.isArray(x))
+        for (const a of x)
+          if (isRec(a) && Object.hasOwn(a, "postcode")) {
+            if (a.postCode === undefined) a.postCode = a.postcode;
+            delete a.postcode;
+          }
+      walk(x);
+    }
+  };
+  walk(copy);
+  return copy;
+}
+
+/**
+ * A decrypted payload → its message, in the 2020 spelling whichever edition was sent (a post code as `postCode`). Each entity present must be
  * well formed; which entities are required depends on the call (see `missingEntity`). Person contents are not
  * validated here. A refusal names the field path that failed (never a value), for the log.
  */
@@ -539,7 +563,7 @@ export function readIvms101(value: unknown): ReadResult<Ivms101Message> {
     if (!r.ok) return r;
     out.BeneficiaryVASP = { beneficiaryVASP: r.value };
   }
-  return { ok: true, value: out };
+  return { ok: true, value: postCodeSpelling(out) };
 }
 
 /** The first entity of `names` the message lacks, or null. */

@@ -209,7 +209,7 @@ export class Reports {
     const args: SqlValue[] = [companyId, env];
     if (f.kind) (parts.push("kind = ?"), args.push(f.kind));
     if (f.status) (parts.push("status = ?"), args.push(f.status));
-    if (f.jurisdiction) (parts.push("jurisdiction = ?"), args.push(f.jurisdiction));
+    if (f.jurisdiction !== undefined) (parts.push("jurisdiction = ?"), args.push(f.jurisdiction));
     if (f.transferId) (parts.push("transfer_id = ?"), args.push(f.transferId));
     if (f.from) (parts.push("created_at >= ?"), args.push(f.from));
     if (f.to) (parts.push("created_at < ?"), args.push(f.to));

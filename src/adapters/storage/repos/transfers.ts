@@ -1,6 +1,6 @@
 // Transfer rows: reads for the API; writes only from the actors that own a transfer.
 import type { Environment } from "../../../domain/types.ts";
-import { FINAL_STATES, UNTAKEN_STATES } from "../../../domain/transfers.ts";
+import { FINAL_STATES, STUCK_FAILED_MS, STUCK_FAILED_PROTOCOLS, UNTAKEN_STATES } from "../../../domain/transfers.ts";
 import type { Storage, SqlValue, SearchStore } from "../types.ts";
 import { MARK_SQL, SEARCH, SEARCHED, indexBatch, trimQueue, unindexed } from "../search-index.ts";
 
@@ -182,22 +182,34 @@ export class Transfers {
   }
 
   /**
-   * Outgoing transfers no provider has taken, past their `expiresAt` at `now` (ISO): the expiry sweep tells each
-   * one's actor to cancel it. Per company and environment through `transfers_state`: only the few transfers still
-   * queued, discovering or held are read, never the final ones.
+   * Transfers due to be cancelled at `now` (ISO); the expiry sweep tells each one's actor, which checks again. Outgoing
+   * transfers no provider has taken, past their `expiresAt`; and failed transfers no action can move on
+   * (`isStuckFailedExpired`: provider_a and provider_b), unchanged `STUCK_FAILED_MS` and past their `expiresAt` if
+   * any. Per company and environment through `transfers_state`: only the few transfers still queued, discovering,
+   * held or failed are read, never the final ones.
    */
   dueForCancel(nowIso: string, limit = 500): { id: string; company_id: string; environment: Environment }[] {
-    const out: { id: string; company_id: string; environment: Environment }[] = [];
+    type Due = { id: string; company_id: string; environment: Environment };
+    const out: Due[] = [];
     const companies = this.s.stmt("SELECT id FROM companies").all() as { id: string }[];
-    const q = this.s.stmt(
+    const untaken = this.s.stmt(
       `SELECT id, company_id, environment FROM transfers
         WHERE company_id = ? AND environment = ? AND state IN (${UNTAKEN_STATES.map((x) => `'${x}'`).join(", ")})
           AND direction = 'outgoing' AND protocol IS NULL AND expires_at <= ? LIMIT ?`,
     );
+    const stuck = this.s.stmt(
+      `SELECT id, company_id, environment FROM transfers
+        WHERE company_id = ? AND environment = ? AND state = 'failed'
+          AND protocol IN (${STUCK_FAILED_PROTOCOLS.map((x) => `'${x}'`).join(", ")})
+          AND (expires_at IS NULL OR expires_at <= ?) AND updated_at <= ? LIMIT ?`,
+    );
+    const unchangedSince = new Date(Date.parse(nowIso) - STUCK_FAILED_MS).toISOString();
     for (const c of companies)
       for (const env of ["test", "live"] as const) {
         if (out.length >= limit) return out;
-        out.push(...(q.all(c.id, env, nowIso, limit - out.length) as { id: string; company_id: string; environment: Environment }[]));
+        out.push(...(untaken.all(c.id, env, nowIso, limit - out.length) as Due[]));
+        if (out.length >= limit) return out;
+        out.push(...(stuck.all(c.id, env, nowIso, unchangedSince, limit - out.length) as Due[]));
       }
     return out;
   }
