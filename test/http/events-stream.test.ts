@@ -427,8 +427,8 @@ describe("slow client", () => {
     };
     const behind = () => logLines(BEHIND).find((l) => l.keyId === slowKey.id);
     // Until the server says it holds a backlog for the slow client: the kernel's socket buffers take what the client
-    // does not read first, a few MB on one machine and tens of MB on another (tcp_rmem up to 32 MB), so no byte count
-    // is assumed. Each batch is delivered to the reading client before the next is written.
+    // does not read first, a few MB on one machine and tens of MB on another (they follow tcp_rmem and tcp_wmem), so
+    // no byte count is assumed. Each batch (~5 MB) is delivered to the reading client before the next is written.
     let last = start;
     let batches = 0;
     while (!behind()) {
@@ -437,7 +437,8 @@ describe("slow client", () => {
       await fast.until((x) => x.messages.length > 0 && Number(x.messages.at(-1)!.id) >= last);
     }
     const fellBehind = behind()!;
-    // Bounded: what waits for the connection is the buffer plus the one page that passed it (200 events of ~650 bytes).
+    // Bounded: what waits for the connection is the buffer plus the one page that passed it (200 events of ~1 KB,
+    // less than BUFFER).
     expect(fellBehind.waitingBytes).toBeGreaterThan(BUFFER);
     expect(fellBehind.waitingBytes).toBeLessThan(2 * BUFFER);
     // More events while it is behind, as many again as it took to get there: none of them is queued for it.
@@ -569,6 +570,57 @@ describe("slow-client rule (in process, controlled clock)", () => {
       const b = reader(hub.openStream(owner, a.ids.at(-1)!));
       while (b.ids.at(-1) !== last2) expect(await b.one()).toBe(true);
       expect([...a.ids, ...b.ids]).toEqual(seqs(start));
+    } finally {
+      (hub as unknown as { closeAll(): void }).closeAll();
+      storage.close();
+    }
+  });
+});
+
+describe("heartbeats and a client that is behind (in process)", () => {
+  test("a client over its buffer gets no ping (its connection would take a small write and seem to be reading); once it has caught up the pings come again", async () => {
+    const { openStorage } = await import("../../src/adapters/storage/index.ts");
+    const { EventStreamHub } = await import("../../src/http/event-stream.ts");
+    const { STREAM_DEFAULTS } = await import("../../src/domain/events.ts");
+    const storage = await openStorage(join(dir, "hub-ping.db"));
+    const companyId = (storage.stmt("SELECT id FROM companies WHERE slug = 'default'").get() as { id: string }).id;
+    const listeners = new Set<(seq: number) => void>();
+    const hub = new EventStreamHub({
+      storage,
+      onEvent: (fn) => (listeners.add(fn), () => listeners.delete(fn)),
+      ready: () => true,
+      logger: () => {},
+      // Timers far apart: the test calls the hub's heartbeat itself.
+      settings: { ...STREAM_DEFAULTS, bufferBytes: 8192, slowMs: 3_600_000, pollMs: 60_000, heartbeatMs: 3_600_000, batchMs: 0, batchMaxMs: 0 },
+    });
+    const heartbeat = () => (hub as unknown as { heartbeat(): void }).heartbeat();
+    const data = JSON.stringify({ id: "trf_0000000000000000000000ping", status: "exchanging", note: "x".repeat(200) });
+    const ins = storage.stmt("INSERT INTO events (id, company_id, environment, type, entity_type, entity_id, data, created_at) VALUES (?, ?, 'test', 'transfer.updated', 'transfer', 'trf_ping', ?, ?)");
+    const owner = { companyId, keyId: "key_stream_ping", environment: "test" as const, grants: ["transfers:read"], recheck: () => ["transfers:read"] };
+    try {
+      const r = hub.openStream(owner, null).getReader();
+      const dec = new TextDecoder();
+      let text = "";
+      const one = async () => {
+        const { value, done } = await r.read();
+        if (!done) text += dec.decode(value, { stream: true });
+        return !done;
+      };
+      expect(await one()).toBe(true); // retry and `: connected`
+      // 1,000 events of ~400 bytes while it does not read: far past its 8 KiB buffer, it falls behind.
+      for (let i = 0; i < 1_000; i++) ins.run(`evt_ping${String(i).padStart(22, "0")}`, companyId, data, new Date().toISOString());
+      for (const fn of listeners) fn(hub.newestSeq());
+      while (hub.behind === 0) await Bun.sleep(5); // a hang guard only (the test's timeout)
+      for (let i = 0; i < 3; i++) heartbeat();
+      // Read everything it was given up to the last event: not one ping among it.
+      const lastId = `id: ${hub.newestSeq()}\n`;
+      const pings = () => (text.match(/^: ping$/gm) ?? []).length;
+      while (!text.includes(lastId)) expect(await one()).toBe(true);
+      expect(pings()).toBe(0);
+      expect(hub.behind).toBe(0); // caught up: it follows the tail again
+      heartbeat();
+      while (pings() === 0) expect(await one()).toBe(true);
+      expect(pings()).toBe(1);
     } finally {
       (hub as unknown as { closeAll(): void }).closeAll();
       storage.close();
