@@ -7,6 +7,7 @@
 #   tmux                 (tmux)           the console's end-to-end test drives it in a real terminal
 #   openssl              (openssl)        the outbound-request guard's TLS test makes its certificate; docs/getting-started.md makes a transaction hash
 #   curl                 (curl)           the docs test runs the shell blocks of the README and of every page under docs/
+#   systemd-analyze      (systemd)        the deploy test verifies the systemd unit (offline: no running systemd needed)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,6 +16,7 @@ command -v pdftotext >/dev/null 2>&1 && command -v pdftoppm >/dev/null 2>&1 || m
 command -v tmux >/dev/null 2>&1 || missing+=(tmux)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
+command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd)
 
 if [ ${#missing[@]} -gt 0 ]; then
   as_root=()
@@ -33,7 +35,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     fi
   fi
   if [ ${#missing[@]} -gt 0 ]; then
-    echo "test: missing ${missing[*]}: the report PDF, console, TLS and docs tests need them and would fail."
+    echo "test: missing ${missing[*]}: the report PDF, console, TLS, docs and deploy tests need them and would fail."
     echo "test: install them first, then run again:  sudo apt-get install -y ${missing[*]}"
     echo "0 passed, 1 failed"
     exit 1

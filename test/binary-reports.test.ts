@@ -2,7 +2,8 @@
 // temporary directory, copied alone into an empty directory (no checkout, no node_modules beside it), serves a
 // temporary database; its own CLI creates the key; the report rows are seeded with the repository; a Latin and a
 // CJK report are downloaded from the binary and read back. The fonts come from the binary (an executable never
-// falls back to node_modules, src/adapters/pdf/fonts.ts) and the render worker is an entry point of it.
+// falls back to node_modules, src/adapters/pdf/fonts.ts) and the render worker is an entry point of it. It also reads no
+// .env or bunfig.toml from the directory it is started in.
 import { test, expect, beforeAll, afterAll, setDefaultTimeout } from "bun:test";
 import { copyFileSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -139,4 +140,24 @@ test("the binary's render worker thread runs at nice 19 while its event loop thr
   const tids = readdirSync(`/proc/${pid}/task`);
   expect(nice(String(pid))).toBe(0);
   expect(tids.filter((t) => nice(t) === 19).length).toBeGreaterThanOrEqual(1);
+});
+
+test("the binary started in a directory holding a .env and a bunfig.toml reads neither: serve and the CLI take the environment's settings, and the bunfig's preload never runs", async () => {
+  const { dotenvDir, expectServeIgnoredDotenv, expectMigrateIgnoredDotenv, serveOutput, cleanEnv } = await import("./support/dotenv.ts");
+  const { existsSync, writeFileSync } = await import("node:fs");
+  // A bunfig.toml Bun would honour by default: its preload writes a marker file before the program starts.
+  const withBunfig = (cwd: string) => {
+    writeFileSync(join(cwd, "bunfig.toml"), 'preload = ["./preload.js"]\n');
+    writeFileSync(join(cwd, "preload.js"), `require("node:fs").writeFileSync(${JSON.stringify(join(cwd, "preloaded"))}, "yes");\n`);
+  };
+  const served = await dotenvDir(dir, "dotenv-serve");
+  withBunfig(served.cwd);
+  expectServeIgnoredDotenv(await serveOutput([exe, "serve"], served), served);
+  expect(existsSync(join(served.cwd, "preloaded"))).toBe(false);
+  const cli = await dotenvDir(dir, "dotenv-cli");
+  withBunfig(cli.cwd);
+  const proc = Bun.spawn([exe, "migrate"], { cwd: cli.cwd, env: cleanEnv(), stdout: "pipe", stderr: "pipe" });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout as ReadableStream).text(), new Response(proc.stderr as ReadableStream).text(), proc.exited]);
+  expectMigrateIgnoredDotenv({ code, stdout, stderr }, cli);
+  expect(existsSync(join(cli.cwd, "preloaded"))).toBe(false);
 });

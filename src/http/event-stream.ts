@@ -328,13 +328,14 @@ export class EventStreamHub {
     if (c.live && c.sink.desiredSize < 0) {
       c.live = false;
       c.behind = { taken: this.taken(c), since: this.now() };
+      this.deps.logger("info", "event stream behind: fed from the table at the client's pace", this.logFields(c));
     }
   }
 
   /** A slow client (over its buffer and not reading) ends at once, its memory freed; it resumes by Last-Event-ID. */
   private cutSlow(c: Client): void {
     this.slowCuts++;
-    this.deps.logger("warn", "event stream closed: client too slow", { companyId: c.owner.companyId, environment: c.owner.environment, cursor: c.cursor });
+    this.deps.logger("warn", "event stream closed: client too slow", this.logFields(c));
     try {
       c.sink.fail(new Error("event stream buffer full"));
     } catch {
@@ -343,6 +344,19 @@ export class EventStreamHub {
     this.remove(c);
   }
 
+  /** What the stream's log lines say about a client: whose it is, where it is, and the bytes its connection has not taken. */
+  private logFields(c: Client): Record<string, unknown> {
+    return { companyId: c.owner.companyId, environment: c.owner.environment, keyId: c.owner.keyId, cursor: c.cursor, waitingBytes: this.deps.settings.bufferBytes - c.sink.desiredSize };
+  }
+
+  /**
+   * Pings every stream, after re-checking its key. A client that is behind gets no ping: it has more than its buffer
+   * waiting already, and a ping would be the only write to a connection that takes nothing. The kernel takes such a
+   * small write at once whenever the socket's send buffer (autotuned up to net.ipv4.tcp_wmem's maximum, 4 MB on
+   * common kernels) has a little room, even while the other side reads nothing (traced: every 8-byte ping accepted,
+   * the peer's receive queue unchanged), so pings counted as "taken something" and kept a client that never read
+   * from ever being cut.
+   */
   private heartbeat(): void {
     const ping = encoder.encode(sseComment("ping"));
     for (const set of this.byTenant.values()) {
@@ -355,7 +369,7 @@ export class EventStreamHub {
         }
         c.allows = streamFilter(grants);
         c.grantsKey = grants.join(",");
-        this.push(c, ping);
+        if (!c.behind) this.push(c, ping);
       }
     }
   }

@@ -65,7 +65,9 @@ test("the failing head message blocks the actor's later messages until it is ret
   });
   await runtime.tell("t:a", { id: "first" });
   await runtime.tell("t:a", { id: "second" });
-  await new Promise((r) => setTimeout(r, 100));
+  // Until both have run (a hang guard, the test's timeout): the retry is due 20 ms after the failure, and idle() does
+  // not wait for a retry not yet due, so a fixed 100 ms was an assumption about load.
+  while (seen.length < 2) await new Promise((r) => setTimeout(r, 10));
   await runtime.idle();
   expect(seen).toEqual(["first", "second"]);
   await runtime.stop();
@@ -116,7 +118,8 @@ test("a checkpoint commits what was recorded so far; a replay of the message kno
     ctx.state.n = ctx.state.n + 10;
   });
   await runtime.tell("t:a", {});
-  await new Promise((r) => setTimeout(r, 100));
+  // Until the replay has run (a hang guard, the test's timeout; the retry is due 20 ms after the failure).
+  while (seen.length < 2) await new Promise((r) => setTimeout(r, 10));
   await runtime.idle();
   expect(seen).toEqual([0, 1]); // the replay saw the checkpoint
   const st = storage.client.prepare("SELECT state FROM actor_state WHERE address = 't:a'").get() as { state: string };

@@ -28,7 +28,8 @@ test("stop waits for the in-flight handler to commit; unstarted messages stay qu
     .start();
   await runtime.tell("slow:a", null);
   await runtime.tell("slow:b", null);
-  await new Promise((r) => setTimeout(r, 50));
+  // Until the first handler runs (a hang guard, the test's timeout; a fixed 50 ms was an assumption about load).
+  while (started === 0) await new Promise((r) => setTimeout(r, 5));
   expect(started).toBe(1);
   await runtime.stop();
   expect(started).toBe(1); // nothing new began after stop
