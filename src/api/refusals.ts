@@ -5,8 +5,11 @@
 // route answers a code that neither lists (docs/api.md, "The OpenAPI document").
 import type { ErrorCode } from "./errors.ts";
 
-/** A code at its catalogue status, or at the status this route answers it with (VALIDATION_ERROR follows the route). */
-export type Refusal = ErrorCode | readonly [ErrorCode, number];
+/**
+ * A code at its catalogue status, or at the status this route answers it with (VALIDATION_ERROR follows the route);
+ * or `{ provider }`: statuses at which the route passes on a provider's own refusal code, which no catalogue lists.
+ */
+export type Refusal = ErrorCode | readonly [ErrorCode, number] | { readonly provider: readonly number[] };
 
 /** Work handed to an actor: a change that did not finish in time is 503 SERVICE_UNAVAILABLE; a concurrent change 409 CONFLICT. */
 const ACTOR: readonly Refusal[] = ["SERVICE_UNAVAILABLE", "CONFLICT"];
@@ -28,7 +31,7 @@ export const ROUTE_REFUSALS: Record<string, readonly Refusal[]> = {
   "POST /api/v2/customers/:id/deactivate": ["CUSTOMER_NOT_FOUND", "VALIDATION_ERROR", "REASON_REQUIRED", "CUSTOMER_ERASED", ...ACTOR],
   "POST /api/v2/customers/:id/reactivate": ["CUSTOMER_NOT_FOUND", "CUSTOMER_ERASED", ...ACTOR],
   "POST /api/v2/customers/:id/erase": ["CUSTOMER_NOT_FOUND", "VALIDATION_ERROR", "REASON_REQUIRED", "LEGAL_HOLD", "IN_FLIGHT", ...ACTOR],
-  "PUT /api/v2/customers/:id/travel-rule-identity": ["CUSTOMER_NOT_FOUND", ...CUSTOMER_BODY, "CUSTOMER_ERASED", "CUSTOMER_DEACTIVATED", ...ACTOR],
+  "PUT /api/v2/customers/:id/travel-rule-identity": ["CUSTOMER_NOT_FOUND", ...CUSTOMER_BODY, "CUSTOMER_ERASED", "CUSTOMER_DEACTIVATED", "METADATA_NOT_OBJECT", ...ACTOR],
   "GET /api/v2/customers/:id/overview": ["CUSTOMER_NOT_FOUND", ...SEALED],
   // wallets
   "GET /api/v2/wallets": [],
@@ -57,6 +60,8 @@ export const ROUTE_REFUSALS: Record<string, readonly Refusal[]> = {
     "CDD_DELIVERY_PENDING",
     "CDD_RESPONSE_REQUIRED",
     ...ACTOR,
+    // provider_e's refusal of the action: its own code, at its status when 400, 404 or 409, else 503 (Part 1).
+    { provider: [400, 404, 409, 503] },
   ],
   "GET /api/v2/events/stream": ["RATE_LIMITED"],
   // cases
@@ -64,10 +69,10 @@ export const ROUTE_REFUSALS: Record<string, readonly Refusal[]> = {
   "GET /api/v2/cases/:id": ["CASE_NOT_FOUND", ...SEALED],
   "GET /api/v2/cases/:id/notes": ["CASE_NOT_FOUND", ...SEALED],
   "GET /api/v2/cases/:id/history": ["CASE_NOT_FOUND"],
-  "POST /api/v2/cases": ["VALIDATION_ERROR", ["TRANSFER_NOT_FOUND", 422], ["RULE_NOT_FOUND", 422], "INVALID_ASSIGNEE", "INSUFFICIENT_PERMISSION", ...ACTOR],
-  "PATCH /api/v2/cases/:id": ["CASE_NOT_FOUND", "VALIDATION_ERROR", ["TRANSFER_NOT_FOUND", 422], ["RULE_NOT_FOUND", 422], "INVALID_ASSIGNEE", "CASE_CLOSED", "INSUFFICIENT_PERMISSION", ...ACTOR],
-  "POST /api/v2/cases/:id/notes": ["CASE_NOT_FOUND", "VALIDATION_ERROR", "INSUFFICIENT_PERMISSION", ...ACTOR],
-  "POST /api/v2/cases/:id/resolve": ["CASE_NOT_FOUND", "VALIDATION_ERROR", "CASE_CLOSED", "INSUFFICIENT_PERMISSION", "INVALID_REQUEST", "INVALID_TRANSFER_STATE", ...ACTOR],
+  "POST /api/v2/cases": [["VALIDATION_ERROR", 422], ["TRANSFER_NOT_FOUND", 422], ["RULE_NOT_FOUND", 422], "INVALID_ASSIGNEE", "INSUFFICIENT_PERMISSION", ...ACTOR],
+  "PATCH /api/v2/cases/:id": ["CASE_NOT_FOUND", ["VALIDATION_ERROR", 422], ["TRANSFER_NOT_FOUND", 422], ["RULE_NOT_FOUND", 422], "INVALID_ASSIGNEE", "CASE_CLOSED", "INSUFFICIENT_PERMISSION", ...ACTOR],
+  "POST /api/v2/cases/:id/notes": ["CASE_NOT_FOUND", ["VALIDATION_ERROR", 422], "INSUFFICIENT_PERMISSION", ...ACTOR],
+  "POST /api/v2/cases/:id/resolve": ["CASE_NOT_FOUND", ["VALIDATION_ERROR", 422], "CASE_CLOSED", "INSUFFICIENT_PERMISSION", "INVALID_REQUEST", "INVALID_TRANSFER_STATE", ...ACTOR],
   // rules
   "GET /api/v2/rules": [],
   "GET /api/v2/rules/promotable": [],
@@ -75,7 +80,7 @@ export const ROUTE_REFUSALS: Record<string, readonly Refusal[]> = {
   "POST /api/v2/rules": ["VALIDATION_ERROR", "INTEGRATION_NOT_FOUND"],
   "PATCH /api/v2/rules/:id": ["RULE_NOT_FOUND", "VALIDATION_ERROR", "INTEGRATION_NOT_FOUND"],
   "DELETE /api/v2/rules/:id": ["RULE_NOT_FOUND"],
-  "POST /api/v2/rules/:id/promote": ["RULE_NOT_FOUND", "RULE_ALREADY_PROMOTED", "VALIDATION_ERROR"],
+  "POST /api/v2/rules/:id/promote": ["RULE_NOT_FOUND", "RULE_ALREADY_PROMOTED", ["VALIDATION_ERROR", 422]],
   // thresholds
   "GET /api/v2/thresholds": [],
   "GET /api/v2/thresholds/:id": ["THRESHOLD_NOT_FOUND"],

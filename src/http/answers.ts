@@ -17,6 +17,8 @@ export interface RouteAnswers {
   successes: Map<number, Success>;
   /** Status → codes, each code once, in the order they are listed. */
   refusals: Map<number, ErrorCode[]>;
+  /** Statuses at which the route may also pass on a provider's own code (not in the catalogue). */
+  providerCodes: Set<number>;
 }
 
 const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
@@ -38,6 +40,7 @@ export function routeAnswers(method: string, path: string, spec: RouteSpec<any, 
   for (const [status, s] of Object.entries(contract?.answers ?? {})) successes.set(Number(status), s);
 
   const refusals = new Map<number, ErrorCode[]>();
+  const providerCodes = new Set<number>();
   const add = (code: ErrorCode, status: number = ERRORS[code].status) => {
     const list = refusals.get(status) ?? [];
     if (!list.includes(code)) list.push(code);
@@ -47,7 +50,7 @@ export function routeAnswers(method: string, path: string, spec: RouteSpec<any, 
   // Before routing (every route): NUL in path or query, an unreadable Host header.
   add("VALIDATION_ERROR");
   // A route without an access declaration does not run the pipeline (the OpenAPI document itself): nothing more.
-  if (!spec.access) return { successes, refusals };
+  if (!spec.access) return { successes, refusals, providerCodes };
   // A host that names no company.
   add("NOT_FOUND");
   if (MUTATING.has(method)) add("CSRF_VALIDATION_FAILED");
@@ -67,8 +70,10 @@ export function routeAnswers(method: string, path: string, spec: RouteSpec<any, 
   if (spec.rateLimit) add("RATE_LIMITED");
   for (const r of ROUTE_REFUSALS[route] ?? []) {
     if (typeof r === "string") add(r, r === "VALIDATION_ERROR" ? validationStatus : ERRORS[r].status);
+    else if ("provider" in r) for (const status of r.provider) providerCodes.add(status);
     else add(r[0], r[1]);
   }
   add("INTERNAL_ERROR");
-  return { successes, refusals };
+  for (const status of providerCodes) if (!refusals.has(status)) refusals.set(status, []);
+  return { successes, refusals, providerCodes };
 }

@@ -2,7 +2,7 @@
 import { Elysia } from "elysia";
 import type { Static, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { ApiError, apiError, type Issue } from "../domain/errors.ts";
+import { ApiError, ERRORS, apiError, type Issue } from "../domain/errors.ts";
 import { iso } from "../domain/ids.ts";
 import type { Logger } from "../adapters/log.ts";
 import type { Tenancy } from "../adapters/storage/repos/tenancy.ts";
@@ -187,7 +187,8 @@ export class ApiKit {
 
   errorResponse(e: unknown, requestId?: string, route?: RouteInfo): Response {
     if (e instanceof ApiError) {
-      if (route && !route.answers.refusals.get(e.status)?.includes(e.code)) this.undescribedAnswer(route, e.status, e.code);
+      if (route && !route.answers.refusals.get(e.status)?.includes(e.code) && !(route.answers.providerCodes.has(e.status) && !(e.code in ERRORS)))
+        this.undescribedAnswer(route, e.status, e.code);
       const body: Record<string, unknown> = { error: e.message, code: e.code };
       if (e.details !== undefined) body.details = e.details;
       body.meta = this.meta();

@@ -160,11 +160,17 @@ export function operationIdOf(method: string, path: string): string {
   return method.toLowerCase() + segments.map((seg) => (/^[:{]/.test(seg) ? `By${words(seg.replace(/[:{}]/g, ""))}` : words(seg))).join("");
 }
 
-/** The error answers of one status: the codes it carries (with the catalogue's message), typed by their `code`. */
-function errorResponse(status: number, codes: readonly ErrorCode[]): Record<string, unknown> {
+/**
+ * The error answers of one status: the codes it carries (with the catalogue's message), typed by their `code`; where
+ * the route also passes on a provider's own code, `code` is any text.
+ */
+function errorResponse(status: number, codes: readonly ErrorCode[], providerCodes: boolean): Record<string, unknown> {
+  const said = codes.map((c) => `\`${c}\`: ${ERRORS[c].message}`);
+  if (providerCodes) said.push("or the provider's own refusal code, passed on");
+  const code = providerCodes ? { type: "string" } : { type: "string", enum: [...codes] };
   const out: Record<string, unknown> = {
-    description: codes.map((c) => `\`${c}\`: ${ERRORS[c].message}`).join("; "),
-    content: { "application/json": { schema: { allOf: [ERROR_REF, { type: "object", required: ["code"], properties: { code: { type: "string", enum: [...codes] } } }] } } },
+    description: said.join("; "),
+    content: { "application/json": { schema: { allOf: [ERROR_REF, { type: "object", required: ["code"], properties: { code } }] } } },
   };
   if (status === 429 || status === 503) out.headers = RETRY_AFTER;
   return out;
@@ -208,7 +214,7 @@ function describeResponses(op: Record<string, unknown>, r: RouteInfo, contract: 
     const schema = media === "application/json" ? (s.answer ? plain(s.answer) : { $ref: "#/components/schemas/Envelope" }) : { type: "string", format: "binary" };
     responses[String(status)] = { description: s.description, content: { [media]: { schema } } };
   }
-  for (const [status, codes] of [...r.answers.refusals].sort((a, b) => a[0] - b[0])) responses[String(status)] = errorResponse(status, codes);
+  for (const [status, codes] of [...r.answers.refusals].sort((a, b) => a[0] - b[0])) responses[String(status)] = errorResponse(status, codes, r.answers.providerCodes.has(status));
   op.responses = responses;
 }
 
