@@ -5,7 +5,16 @@ import type { TSchema } from "@sinclair/typebox";
 import { ROUTES, ROUTE_REFUSALS } from "../api/index.ts";
 import { ERRORS, type ErrorCode } from "../domain/errors.ts";
 import { requirementsOf, type Access } from "./auth.ts";
-import type { RouteSpec } from "./kit.ts";
+
+/** What of a route's declaration (the kit's RouteSpec) decides its answers. */
+export interface AnswerSpec {
+  access?: Access;
+  query?: Record<string, unknown>;
+  body?: unknown;
+  validate?: boolean;
+  validationStatus?: number;
+  rateLimit?: string;
+}
 
 export interface Success {
   description: string;
@@ -32,7 +41,7 @@ function accessRefusals(access: Access | undefined): ErrorCode[] {
 }
 
 /** What the route answers; `route` is "METHOD /path" as registered (`:id` parameters). */
-export function routeAnswers(method: string, path: string, spec: RouteSpec<any, any, any>): RouteAnswers {
+export function routeAnswers(method: string, path: string, spec: AnswerSpec): RouteAnswers {
   const route = `${method} ${path}`;
   const contract = ROUTES[route];
   const successes = new Map<number, Success>();

@@ -43,7 +43,7 @@ beforeAll(async () => {
 afterAll(() => storage.close());
 
 const get = (path: string, k = key) => app.handle(new Request(`http://localhost/api/v2/probe${path}`, { headers: { "x-api-key": k } }));
-const warnings = () => logged.filter((l) => l.msg === "answer not in the OpenAPI description").map((l) => ({ level: l.level, ...l.fields }));
+const warnings = (): Record<string, unknown>[] => logged.filter((l) => l.msg === "answer not in the OpenAPI description").map((l) => ({ level: l.level, ...l.fields }));
 
 test("described answers (200, and the pipeline's own refusals) are not logged", async () => {
   expect((await get("/ok")).status).toBe(200);
