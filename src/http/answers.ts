@@ -37,7 +37,7 @@ const WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
 function accessRefusals(access: Access | undefined): ErrorCode[] {
   if (!access || "anyValidKey" in access) return [];
   const entries = "anyOf" in access ? access.anyOf : [access];
-  return entries.flatMap((e) => requirementsOf(e).map((r) => r.code));
+  return entries.flatMap((e) => [...requirementsOf(e).map((r) => r.code), ...(e.conditional ?? []).map(() => "INSUFFICIENT_PERMISSION" as const)]);
 }
 
 /** What the route answers; `route` is "METHOD /path" as registered (`:id` parameters). */

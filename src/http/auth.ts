@@ -111,6 +111,12 @@ export interface ScopedAccess {
   feature?: string;
   /** Only a live key may call it: 403 LIVE_KEY_REQUIRED. */
   liveOnly?: boolean;
+  /**
+   * Permissions the handler also needs in some cases only (a field of the body, the record's state), each with when:
+   * 403 INSUFFICIENT_PERMISSION from the handler, which alone knows the case. Not checked here; the OpenAPI document
+   * prints them after the requirements above (`x-conditional-requirements`).
+   */
+  conditional?: readonly { permission: Permission; when: string }[];
 }
 
 /** One thing a route demands, with the refusal a key that lacks it gets. */

@@ -197,13 +197,16 @@ function describeAccess(op: Record<string, unknown>, access: Access | undefined)
   if (entries.every((a) => a.liveOnly)) op["x-live-key-required"] = true;
   const listed = lists.map((list) => list.map((r) => ({ [r.kind]: r.name, refusal: r.code })));
   op["x-requirements"] = listed.length === 1 ? listed[0] : { anyOf: listed };
+  const conditional = entries.flatMap((e) => e.conditional ?? []);
+  if (conditional.length) op["x-conditional-requirements"] = conditional.map((c) => ({ permission: c.permission, when: c.when, refusal: "INSUFFICIENT_PERMISSION" }));
   const say = (list: Requirement[]) => {
     const scopes = list.filter((r) => r.kind === "scope").map((r) => `${r.name} (else ${r.code})`);
     const perms = list.filter((r) => r.kind === "permission").map((r) => `${r.name} (else ${r.code})`);
     const rest = list.filter((r) => r.kind === "feature" || r.kind === "live").map((r) => `${r.kind === "live" ? "a live key" : `the plan feature ${r.name}`} (else ${r.code})`);
     return [`the key's scopes ${scopes.join(", ")}`, `the role's permissions ${perms.join(", ")}`, ...rest].join("; then ");
   };
-  op.description = `Needs, checked in this order (the first missing one is refused): ${lists.map(say).join(" — or — ")}.`;
+  const also = conditional.map((c) => `${c.permission} when ${c.when} (else INSUFFICIENT_PERMISSION)`);
+  op.description = `Needs, checked in this order (the first missing one is refused): ${lists.map(say).join(" — or — ")}.${also.length ? ` Also the role's ${also.join("; ")}.` : ""}`;
 }
 
 /** Every response of a pipeline route: each success status, then each refusal status with its codes. */

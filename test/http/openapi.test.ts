@@ -140,6 +140,36 @@ describe("what each route answers", () => {
   });
 });
 
+describe("what each route needs", () => {
+  test("each /api/v2 operation with a key: its scopes in security, every requirement with its refusal in x-requirements, scopes first", () => {
+    type Req = { scope?: string; permission?: string; refusal: string };
+    for (const { path, method, op } of operations()) {
+      if (!path.startsWith("/api/v2/") || path === "/api/v2/openapi.json" || path === "/api/v2/me") continue;
+      // One list per alternative (the event stream has two), each paired with its security requirement.
+      const lists: Req[][] = Array.isArray(op["x-requirements"]) ? [op["x-requirements"]] : op["x-requirements"].anyOf;
+      expect({ path, method, alternatives: lists.length }).toEqual({ path, method, alternatives: op.security.length });
+      lists.forEach((list, i) => {
+        expect({ path, method, first: list[0]?.refusal }).toEqual({ path, method, first: "INSUFFICIENT_SCOPE" });
+        expect({ path, method, scopes: op.security[i].ApiKey }).toEqual({ path, method, scopes: list.filter((r) => r.scope).map((r) => r.scope) });
+        const kinds = list.map((r) => (r.scope ? 0 : r.permission ? 1 : 2));
+        expect({ path, method, kinds }).toEqual({ path, method, kinds: [...kinds].sort() });
+      });
+    }
+  });
+
+  test("permissions a handler needs only in some cases are listed with when: case assignment, threshold switch-off, a first save of settings", () => {
+    expect(doc.paths["/api/v2/cases/{id}"].patch["x-conditional-requirements"]).toEqual([
+      { permission: "cases:assign", when: "the body has assigneeId", refusal: "INSUFFICIENT_PERMISSION" },
+      { permission: "cases:update", when: "the body has any other field", refusal: "INSUFFICIENT_PERMISSION" },
+    ]);
+    expect(doc.paths["/api/v2/cases"].post["x-conditional-requirements"].map((c: { permission: string }) => c.permission)).toEqual(["cases:assign"]);
+    expect(doc.paths["/api/v2/thresholds/{id}"].patch["x-conditional-requirements"].map((c: { permission: string }) => c.permission)).toEqual(["thresholds:disable"]);
+    expect(doc.paths["/api/v2/providers/{name}"].put["x-conditional-requirements"].map((c: { permission: string }) => c.permission)).toEqual(["providers:create"]);
+    expect(doc.paths["/api/v2/integrations/{name}"].put["x-conditional-requirements"].map((c: { permission: string }) => c.permission)).toEqual(["integrations:create"]);
+    expect(doc.paths["/api/v2/cases/{id}"].patch.description).toContain("cases:assign when the body has assigneeId");
+  });
+});
+
 describe("a client generated from the document", () => {
   const gen = join(dir, "client");
 
