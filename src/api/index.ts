@@ -18,4 +18,5 @@ export * from "./me.ts";
 export * from "./events.ts";
 export * from "./paths.ts";
 export * from "./routes.ts";
+export * from "./refusals.ts";
 export * from "./usage.ts";

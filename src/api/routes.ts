@@ -25,6 +25,12 @@ export interface RouteContract {
   answer?: TSchema;
   /** The success status, when not 200. */
   status?: number;
+  /** Other success statuses the route answers, each with what it means and, where the contract names it, its answer. */
+  answers?: Record<number, { description: string; answer?: TSchema }>;
+  /** The success answer's media type when it is not JSON (a file). */
+  media?: string;
+  /** Request headers the route reads (besides x-api-key), each with its meaning and the text it takes. */
+  headers?: Record<string, { description: string; schema: TSchema }>;
 }
 
 const one = Envelope;
@@ -50,9 +56,24 @@ export const ROUTES: Record<string, RouteContract> = {
   // transfers
   "GET /api/v2/transfers": { answer: list(transfers.TransferListItem) },
   "GET /api/v2/transfers/:id": { answer: one(transfers.TransferDetail) },
-  "POST /api/v2/transfers": { body: transfers.CreateTransfer, example: transfers.transferExamples.create, answer: one(transfers.TransferCreated), status: 201 },
+  "POST /api/v2/transfers": {
+    body: transfers.CreateTransfer,
+    example: transfers.transferExamples.create,
+    answer: one(transfers.TransferCreated),
+    status: 201,
+    answers: {
+      202: { description: "Queued: screening and the Travel Rule exchange follow (meta.jobId, meta.message)", answer: one(transfers.TransferQueued) },
+      200: { description: "This Idempotency-Key was used before: the transfer it created, whatever the body; nothing new is created (meta.idempotent: true)", answer: one(transfers.TransferIdempotent) },
+    },
+    headers: {
+      "Idempotency-Key": {
+        description: "One key per intended transfer: a create that repeats a used key is answered 200 with the transfer that key created, whatever the body",
+        schema: Type.String({ minLength: 1, maxLength: 255 }),
+      },
+    },
+  },
   "PATCH /api/v2/transfers/:id": { body: transfers.PatchTransfer, example: transfers.transferExamples.patch, answer: one(transfers.TransferActed) },
-  "POST /api/v2/transfers/:id/information-requests": { body: transfers.InformationRequestAction, example: transfers.transferExamples.informationRequest },
+  "POST /api/v2/transfers/:id/information-requests": { body: transfers.InformationRequestAction, example: transfers.transferExamples.informationRequest, status: 202 },
   // cases
   "GET /api/v2/cases": { answer: list(cases.CaseListItem) },
   "GET /api/v2/cases/:id": { answer: one(cases.CaseDetail) },
@@ -71,7 +92,7 @@ export const ROUTES: Record<string, RouteContract> = {
   "DELETE /api/v2/rules/:id": { none: true },
   "POST /api/v2/rules/:id/promote": { none: true, answer: one(rules.RuleDetail), status: 201 },
   // thresholds
-  "POST /api/v2/thresholds": { body: thresholds.CreateThreshold, example: thresholds.thresholdExamples.create },
+  "POST /api/v2/thresholds": { body: thresholds.CreateThreshold, example: thresholds.thresholdExamples.create, status: 201 },
   "PATCH /api/v2/thresholds/:id": { body: thresholds.UpdateThreshold, example: thresholds.thresholdExamples.update },
   // webhooks
   "GET /api/v2/webhooks": { answer: list(webhooks.Webhook) },
@@ -85,6 +106,7 @@ export const ROUTES: Record<string, RouteContract> = {
   "GET /api/v2/reports": { answer: list(reports.ReportListItem) },
   "GET /api/v2/reports/:id": { answer: one(reports.ReportDetail) },
   "GET /api/v2/reports/:id/readiness": { answer: one(reports.ReportReadiness) },
+  "GET /api/v2/reports/:id/download": { media: "application/pdf" },
   "POST /api/v2/reports": { body: reports.DraftReport, example: { transferId: "trf_01jd0000000000000000000000", jurisdiction: "NL" }, answer: one(reports.ReportDrafted), status: 201 },
   "PATCH /api/v2/reports/:id": { body: reports.EditReport, example: { narrative: "The customer moved funds received from a sanctioned exchange within minutes of receipt." } },
   "POST /api/v2/reports/:id/submit": { none: true },
@@ -96,12 +118,12 @@ export const ROUTES: Record<string, RouteContract> = {
   // providers and integrations
   "GET /api/v2/providers": { answer: list(providers.Provider) },
   "GET /api/v2/providers/:name": { answer: one(providers.Provider) },
-  "PUT /api/v2/providers/:name": { body: providers.PutSettings, example: providers.providerExamples.providerPut },
+  "PUT /api/v2/providers/:name": { body: providers.PutSettings, example: providers.providerExamples.providerPut, status: 201, answers: { 200: { description: "Saved again: the credentials replace the ones saved before" } } },
   "PATCH /api/v2/providers/:name": { body: providers.SwitchSettings, example: providers.providerExamples.switch },
   "POST /api/v2/providers/:name/test": { none: true },
   "GET /api/v2/integrations": { answer: list(providers.Integration) },
   "GET /api/v2/integrations/:name": { answer: one(providers.Integration) },
-  "PUT /api/v2/integrations/:name": { body: providers.PutSettings, example: providers.providerExamples.integrationPut },
+  "PUT /api/v2/integrations/:name": { body: providers.PutSettings, example: providers.providerExamples.integrationPut, status: 201, answers: { 200: { description: "Saved again: the credentials replace the ones saved before" } } },
   "PATCH /api/v2/integrations/:name": { body: providers.SwitchSettings, example: providers.providerExamples.switch },
   "POST /api/v2/integrations/:name/test": { none: true },
 };

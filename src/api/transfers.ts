@@ -166,6 +166,24 @@ export const TransferCreated = Answer({
 });
 export type TransferCreated = Static<typeof TransferCreated>;
 
+/** 202 of a create: queued for screening and the Travel Rule exchange (`meta.jobId`, `meta.message`). */
+export const TransferQueued = Answer({
+  ...core,
+  originator: Answer({ address: Nullable(Type.String()), vasp: Answer({ id: Type.String(), name: Nullable(Type.String()) }), name: Type.Optional(Nullable(Type.String())) }),
+  beneficiary: Answer({ address: Type.String(), verified: Type.Boolean(), name: Type.Optional(Nullable(Type.String())) }),
+  originatorStatus: Type.String(),
+  beneficiaryStatus: Nullable(Type.String()),
+  compliance: Type.String(),
+  routing: Type.String(),
+  createdAt: Iso,
+  expiresAt: Nullable(Iso),
+});
+export type TransferQueued = Static<typeof TransferQueued>;
+
+/** 200 of a create whose Idempotency-Key was used before: the transfer it created (`meta.idempotent: true`); nothing new. */
+export const TransferIdempotent = Answer({ id: Type.String({ pattern: "^trf_[0-9a-z]{26}$" }), state: State, createdAt: Iso });
+export type TransferIdempotent = Static<typeof TransferIdempotent>;
+
 /** The answer of an action: the transfer's state after it. */
 export const TransferActed = Answer({ id: Type.String(), state: State, status: Answer({ ours: Nullable(Type.String()), theirs: Nullable(Type.String()) }), txHash: Nullable(Type.String()) });
 export type TransferActed = Static<typeof TransferActed>;

@@ -164,7 +164,7 @@ export function createApp(services: AppDeps) {
     );
 
   kit.register("GET", "/api/v2/openapi.json", { summary: "This API's OpenAPI 3.1 description (no key needed)", tags: ["meta"] } as never);
-  const doc = openApiDocument(kit, systemRoutes());
+  const doc = openApiDocument(kit, systemRoutes(), { appDomain: services.config.appDomain });
   app.get("/api/v2/openapi.json", () => json(200, doc));
   return app;
 }

@@ -97,15 +97,55 @@ export type Access = ScopedAccess | { anyValidKey: true } | { anyOf: readonly [S
 export interface ScopedAccess {
   /** The key must hold it: 403 INSUFFICIENT_SCOPE naming it. */
   scope: string;
+  /** Further scopes of the endpoint itself, checked after `scope`: 403 INSUFFICIENT_SCOPE naming the first missing. */
+  scopes?: readonly string[];
   /** The owner's role must hold it: 403 INSUFFICIENT_PERMISSION. */
   permission: Permission;
-  /** Further scopes that count as permission checks (Part 1: reports also need strs:read). */
-  alsoScopes?: string[];
+  /** Further scopes that count as permission checks (Part 1: reports also need strs:read): 403 INSUFFICIENT_PERMISSION. */
+  alsoScopes?: readonly string[];
+  /** The role must hold pii:view: 403 PII_ACCESS_REQUIRED (Part 2, the report download), checked after `permission`. */
+  piiRequired?: true;
+  /** Further role permissions, checked after `permission` (and `piiRequired`): 403 INSUFFICIENT_PERMISSION naming the first missing. */
+  permissions?: readonly Permission[];
   /** A plan feature the company must have: 403 TENANT_FEATURE_DISABLED. */
   feature?: string;
   /** Only a live key may call it: 403 LIVE_KEY_REQUIRED. */
   liveOnly?: boolean;
+  /**
+   * Permissions the handler also needs in some cases only (a field of the body, the record's state), each with when:
+   * 403 INSUFFICIENT_PERMISSION from the handler, which alone knows the case. Not checked here; the OpenAPI document
+   * prints them after the requirements above (`x-conditional-requirements`).
+   */
+  conditional?: readonly { permission: Permission; when: string }[];
 }
+
+/** One thing a route demands, with the refusal a key that lacks it gets. */
+export type Requirement =
+  | { kind: "scope"; name: string; code: "INSUFFICIENT_SCOPE" | "INSUFFICIENT_PERMISSION" }
+  | { kind: "permission"; name: Permission; code: "INSUFFICIENT_PERMISSION" | "PII_ACCESS_REQUIRED" }
+  | { kind: "feature"; name: string; code: "TENANT_FEATURE_DISABLED" }
+  | { kind: "live"; name: "live key"; code: "LIVE_KEY_REQUIRED" };
+
+/**
+ * What an access declaration demands, in the order the pipeline checks it: the key's scopes first (the endpoint's
+ * own, INSUFFICIENT_SCOPE; then the second scopes Part 1 answers with INSUFFICIENT_PERMISSION), then the role's
+ * permissions, the plan feature and the live key. `authorize` walks this list and refuses with the first missing;
+ * the OpenAPI document prints the same list, so what is documented is what is enforced.
+ */
+export function requirementsOf(access: ScopedAccess): Requirement[] {
+  const out: Requirement[] = [{ kind: "scope", name: access.scope, code: "INSUFFICIENT_SCOPE" }];
+  for (const s of access.scopes ?? []) out.push({ kind: "scope", name: s, code: "INSUFFICIENT_SCOPE" });
+  for (const s of access.alsoScopes ?? []) out.push({ kind: "scope", name: s, code: "INSUFFICIENT_PERMISSION" });
+  out.push({ kind: "permission", name: access.permission, code: "INSUFFICIENT_PERMISSION" });
+  if (access.piiRequired) out.push({ kind: "permission", name: "pii:view", code: "PII_ACCESS_REQUIRED" });
+  for (const p of access.permissions ?? []) out.push({ kind: "permission", name: p, code: "INSUFFICIENT_PERMISSION" });
+  if (access.feature) out.push({ kind: "feature", name: access.feature, code: "TENANT_FEATURE_DISABLED" });
+  if (access.liveOnly) out.push({ kind: "live", name: "live key", code: "LIVE_KEY_REQUIRED" });
+  return out;
+}
+
+/** The requirements of each declaration, listed once (declarations are module constants). */
+const requirementLists = new WeakMap<ScopedAccess, Requirement[]>();
 
 /** Throws the refusal of the route's access, if any. An `anyOf` that no entry passes gets its first entry's refusal. */
 export function authorize(auth: AuthContext, access: Access): void {
@@ -126,16 +166,24 @@ export function authorize(auth: AuthContext, access: Access): void {
 }
 
 function authorizeScoped(auth: AuthContext, access: ScopedAccess): void {
-  if (!auth.key.scopes.has(access.scope))
-    throw apiError("INSUFFICIENT_SCOPE", { message: `The API key lacks the scope ${access.scope}`, details: { scope: access.scope } });
-  for (const s of access.alsoScopes ?? [])
-    if (!auth.key.scopes.has(s)) throw apiError("INSUFFICIENT_PERMISSION", { message: `The API key also needs the scope ${s}`, details: { scope: s } });
-  if (!auth.can(access.permission))
-    throw apiError("INSUFFICIENT_PERMISSION", {
-      message: `The role ${auth.member.role} lacks the permission ${access.permission}`,
-      details: { permission: access.permission },
-    });
-  if (access.feature && auth.company.disabledFeatures.has(access.feature))
-    throw apiError("TENANT_FEATURE_DISABLED", { message: `The company's plan does not include ${access.feature}`, details: { feature: access.feature } });
-  if (access.liveOnly && auth.environment !== "live") throw apiError("LIVE_KEY_REQUIRED");
+  let list = requirementLists.get(access);
+  if (list === undefined) requirementLists.set(access, (list = requirementsOf(access)));
+  for (const r of list) {
+    switch (r.kind) {
+      case "scope":
+        if (auth.key.scopes.has(r.name)) continue;
+        if (r.code === "INSUFFICIENT_SCOPE") throw apiError("INSUFFICIENT_SCOPE", { message: `The API key lacks the scope ${r.name}`, details: { scope: r.name } });
+        throw apiError("INSUFFICIENT_PERMISSION", { message: `The API key also needs the scope ${r.name}`, details: { scope: r.name } });
+      case "permission":
+        if (auth.can(r.name)) continue;
+        if (r.code === "PII_ACCESS_REQUIRED") throw apiError("PII_ACCESS_REQUIRED");
+        throw apiError("INSUFFICIENT_PERMISSION", { message: `The role ${auth.member.role} lacks the permission ${r.name}`, details: { permission: r.name } });
+      case "feature":
+        if (!auth.company.disabledFeatures.has(r.name)) continue;
+        throw apiError("TENANT_FEATURE_DISABLED", { message: `The company's plan does not include ${r.name}`, details: { feature: r.name } });
+      case "live":
+        if (auth.environment === "live") continue;
+        throw apiError("LIVE_KEY_REQUIRED");
+    }
+  }
 }

@@ -10,7 +10,7 @@ import type { Sealer } from "../adapters/crypto/envelope.ts";
 import type { CaseFilter, CaseRow, HistoryRow, NoteRow } from "../adapters/storage/repos/cases.ts";
 import type { Storage } from "../adapters/storage/index.ts";
 import type { Repositories } from "../adapters/storage/repositories.ts";
-import type { AuthContext } from "./auth.ts";
+import type { AuthContext, ScopedAccess } from "./auth.ts";
 import { created, page, invalid, type ApiKit, type Reply, type RouteContext } from "./kit.ts";
 import { keysetPage } from "./paging.ts";
 import { q, type QueryParam } from "./query.ts";
@@ -33,6 +33,14 @@ const MEMBER_ID = /^mem_[0-9a-z]{26}$/;
 const read = { scope: "cases:read", permission: "cases:view" } as const;
 /** Field-level permissions (cases:assign, cases:update) are checked per field in the handler. */
 const write = { scope: "cases:write", permission: "cases:view" } as const;
+/** PATCH: what it needs beyond cases:view depends on the fields sent. */
+const patchAccess: ScopedAccess = {
+  ...write,
+  conditional: [
+    { permission: "cases:assign", when: "the body has assigneeId" },
+    { permission: "cases:update", when: "the body has any other field" },
+  ],
+};
 const TEXT_CANDIDATES = 50_000;
 /** Link refusals on a case are 422 (Part 2, Errors), as is VALIDATION_ERROR. */
 const UNPROCESSABLE: ReadonlySet<ErrorCode> = new Set(["VALIDATION_ERROR", "TRANSFER_NOT_FOUND", "RULE_NOT_FOUND", "INVALID_ASSIGNEE"]);
@@ -159,7 +167,7 @@ export function caseRoutes(kit: ApiKit, deps: CaseRouteDeps) {
           return page(presenter.items(company.id, res.rows, viewerOf(c.auth)), res.meta);
         },
       )
-      .post("/", { summary: "Open a case", access: { scope: "cases:write", permission: "cases:create" }, body: api.CreateCase, validate: false, pii: true, tags: ["cases"] }, async (c) => {
+      .post("/", { summary: "Open a case", access: { scope: "cases:write", permission: "cases:create", conditional: [{ permission: "cases:assign", when: "the body names an assigneeId" }] }, body: api.CreateCase, validate: false, pii: true, tags: ["cases"] }, async (c) => {
         const v = validateCreateCase(c.body);
         if (!v.ok) invalid(v.issues);
         if (v.value.assigneeId !== null) need(c.auth, "cases:assign");
@@ -168,7 +176,7 @@ export function caseRoutes(kit: ApiKit, deps: CaseRouteDeps) {
         return answerFresh(c, id, 201);
       })
       .get("/:id", { summary: "A case with its 20 latest notes and history entries", access: read, pii: true, tags: ["cases"] }, (c) => answer(c, existing(c), 200))
-      .patch("/:id", { summary: "Change a case (cases:assign for assigneeId, cases:update for the rest)", access: write, body: api.PatchCase, validate: false, pii: true, tags: ["cases"] }, async (c) => {
+      .patch("/:id", { summary: "Change a case (cases:assign for assigneeId, cases:update for the rest)", access: patchAccess, body: api.PatchCase, validate: false, pii: true, tags: ["cases"] }, async (c) => {
         const v = validatePatchCase(c.body);
         if (!v.ok) invalid(v.issues);
         if (v.value.assigneeId !== undefined) need(c.auth, "cases:assign");

@@ -2,7 +2,7 @@
 import { Elysia } from "elysia";
 import type { Static, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { ApiError, apiError, type Issue } from "../domain/errors.ts";
+import { ApiError, ERRORS, apiError, type Issue } from "../domain/errors.ts";
 import { iso } from "../domain/ids.ts";
 import type { Logger } from "../adapters/log.ts";
 import type { Tenancy } from "../adapters/storage/repos/tenancy.ts";
@@ -11,6 +11,7 @@ import { authenticate, authorize, resolveCompany, type Access, type AuthContext 
 import { readJsonBody } from "./body.ts";
 import { parseQuery, type QueryOf, type QueryParam } from "./query.ts";
 import type { RateLimiter } from "./ratelimit.ts";
+import { routeAnswers, type RouteAnswers } from "./answers.ts";
 
 export const API_VERSION = 2;
 
@@ -102,6 +103,8 @@ export interface RouteInfo {
   path: string;
   pattern: RegExp;
   spec: RouteSpec<any, any, any>;
+  /** Its success statuses and refusals: what the OpenAPI document lists, and what the kit checks answers against. */
+  answers: RouteAnswers;
 }
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
@@ -173,6 +176,8 @@ class Call<Q extends QuerySpec> implements RouteContext<Q> {
 
 export class ApiKit {
   readonly routes: RouteInfo[] = [];
+  /** Answers a route gave that its description does not list, each logged once ("METHOD /path status code"). */
+  private readonly undescribed = new Set<string>();
 
   constructor(private readonly deps: KitDeps) {}
 
@@ -180,8 +185,10 @@ export class ApiKit {
     return { apiVersion: API_VERSION, timestamp: stamp(now) };
   }
 
-  errorResponse(e: unknown, requestId?: string): Response {
+  errorResponse(e: unknown, requestId?: string, route?: RouteInfo): Response {
     if (e instanceof ApiError) {
+      if (route && !route.answers.refusals.get(e.status)?.includes(e.code) && !(route.answers.providerCodes.has(e.status) && !(e.code in ERRORS)))
+        this.undescribedAnswer(route, e.status, e.code);
       const body: Record<string, unknown> = { error: e.message, code: e.code };
       if (e.details !== undefined) body.details = e.details;
       body.meta = this.meta();
@@ -207,16 +214,29 @@ export class ApiKit {
     return app;
   }
 
-  register(method: Method, fullPath: string, spec: RouteSpec<any, any, any>): void {
-    this.routes.push({ method, path: fullPath, pattern: pathPattern(fullPath), spec });
+  register(method: Method, fullPath: string, spec: RouteSpec<any, any, any>): RouteInfo {
+    const info: RouteInfo = { method, path: fullPath, pattern: pathPattern(fullPath), spec, answers: routeAnswers(method, fullPath, spec) };
+    this.routes.push(info);
+    return info;
+  }
+
+  /**
+   * A status or code the route's description (the OpenAPI document) does not list: answered as it is, and logged once
+   * per route, status and code, so the description is corrected rather than trusted.
+   */
+  private undescribedAnswer(route: RouteInfo, status: number, code?: string): void {
+    const key = `${route.method} ${route.path} ${status} ${code ?? ""}`;
+    if (this.undescribed.has(key)) return;
+    this.undescribed.add(key);
+    this.deps.log("warn", "answer not in the OpenAPI description", { route: `${route.method} ${route.path}`, status, code });
   }
 
   /**
    * The pipeline. A GET or DELETE whose handler answers synchronously is answered synchronously: no promise, no
    * microtask between the handler and the Response (most reads); a body or an asynchronous handler is awaited.
    */
-  run<Q extends QuerySpec>(spec: RouteSpec<Q, any, any>, handler: Handler<Q>, request: Request, params: Record<string, string>): Response | Promise<Response> {
-    const state = { masked: false };
+  run<Q extends QuerySpec>(spec: RouteSpec<Q, any, any>, handler: Handler<Q>, request: Request, params: Record<string, string>, route?: RouteInfo): Response | Promise<Response> {
+    const state = { masked: false, route };
     try {
       if (request.method !== "GET" && request.method !== "DELETE") return this.runWithBody(spec, handler, request, params, state);
       let call: { auth: AuthContext; pending: Reply | Response | Promise<Reply | Response> };
@@ -231,10 +251,10 @@ export class ApiKit {
       }
       const { pending, auth } = call;
       if (pending instanceof Promise)
-        return pending.then((r) => this.present(spec, r, auth, state)).catch((e) => this.errorResponse(e, request.headers.get("x-request-id") ?? undefined));
+        return pending.then((r) => this.present(spec, r, auth, state)).catch((e) => this.errorResponse(e, request.headers.get("x-request-id") ?? undefined, route));
       return this.present(spec, pending, auth, state);
     } catch (e) {
-      return this.errorResponse(e, request.headers.get("x-request-id") ?? undefined);
+      return this.errorResponse(e, request.headers.get("x-request-id") ?? undefined, route);
     }
   }
 
@@ -243,7 +263,7 @@ export class ApiKit {
     handler: (c: RouteContext<Q>) => Reply | Response | Promise<Reply | Response>,
     request: Request,
     params: Record<string, string>,
-    state: { masked: boolean },
+    state: { masked: boolean; route?: RouteInfo },
   ): Promise<Response> {
     try {
       const auth = this.admit(spec, request);
@@ -255,17 +275,19 @@ export class ApiKit {
       const result = call.pending instanceof Promise ? await call.pending : call.pending;
       return this.present(spec, result, auth, state);
     } catch (e) {
-      return this.errorResponse(e, request.headers.get("x-request-id") ?? undefined);
+      return this.errorResponse(e, request.headers.get("x-request-id") ?? undefined, state.route);
     }
   }
 
   /** The envelope: `data`, and `meta` with apiVersion, timestamp, the reply's own meta and piiMasked when masked. */
-  private present(spec: RouteSpec<any>, result: Reply | Response, auth: AuthContext, state: { masked: boolean }): Response {
+  private present(spec: RouteSpec<any>, result: Reply | Response, auth: AuthContext, state: { masked: boolean; route?: RouteInfo }): Response {
+    const status = result.status ?? 200;
+    if (state.route && !state.route.answers.successes.has(status)) this.undescribedAnswer(state.route, status);
     if (result instanceof Response) return result;
     const meta: Record<string, unknown> = { apiVersion: API_VERSION, timestamp: stamp(this.deps.clock()) };
     if (result.meta) Object.assign(meta, result.meta);
     if (state.masked || (spec.pii && !auth.piiView)) meta.piiMasked = true;
-    return json(result.status ?? 200, { data: result.data, meta }, result.headers);
+    return json(status, { data: result.data, meta }, result.headers);
   }
 
   /** Company, key, company budget, access, the route's own budget. */
@@ -321,8 +343,8 @@ export class Router {
 
   private add<Q extends QuerySpec>(method: Method, path: string, spec: RouteSpec<Q, any, any>, handler: Handler<Q>): this {
     const full = (this.prefix + path).replace(/\/$/, "") || "/";
-    this.kit.register(method, full, spec);
-    const fn = ({ request, params }: { request: Request; params: Record<string, string> }) => this.kit.run(spec, handler, request, params ?? {});
+    const info = this.kit.register(method, full, spec);
+    const fn = ({ request, params }: { request: Request; params: Record<string, string> }) => this.kit.run(spec, handler, request, params ?? {}, info);
     const paths = path === "/" || path === "" ? [""] : [path];
     for (const p of paths) this.app.route(method, p, fn as never, { parse: "none" } as never);
     return this;

@@ -1,8 +1,10 @@
 // OpenAPI 3.1 generated from the route registry and the API contract (`src/api/`): the same TypeBox schemas that
 // validate request bodies, and the answers' schemas that the contract test checks real answers against.
 import type { TSchema } from "@sinclair/typebox";
-import type { ApiKit } from "./kit.ts";
-import { ErrorEnvelope, Meta, ROUTES } from "../api/index.ts";
+import type { ApiKit, RouteInfo } from "./kit.ts";
+import { ErrorEnvelope, Meta, ROUTES, type RouteContract } from "../api/index.ts";
+import { ERRORS, type ErrorCode } from "../domain/errors.ts";
+import { requirementsOf, type Access, type Requirement, type ScopedAccess } from "./auth.ts";
 import { PROVIDER_B_CALLBACKS } from "../domain/provider_b/endpoints.ts";
 import { NOT_CARRIED } from "./callbacks/not-carried.ts";
 import { EVENTS as PROVIDER_E_CALLBACK_EVENTS } from "./callbacks/provider_e.ts";
@@ -61,6 +63,8 @@ export interface OtherRoute {
   tags: string[];
   /** How the caller is authenticated, in words (callbacks: the provider's own rules, Part 3). */
   authentication: string;
+  /** A callback of a provider Caravan cannot carry yet: always refused. */
+  notCarried?: true;
 }
 
 const PROVIDER_E_SUMMARIES: Record<string, string> = {
@@ -109,6 +113,7 @@ export function systemRoutes(): OtherRoute[] {
       summary: `${c.provider} callback (${c.label}): refused with 503 {error: Provider unavailable, code: PROVIDER_NOT_SUPPORTED} while Caravan cannot carry ${c.provider} transfers`,
       tags: ["callbacks"],
       authentication: "none taken: nothing is processed",
+      notCarried: true as const,
     })),
   ];
 }
@@ -119,37 +124,148 @@ interface SseDoc {
   header: { name: string; description: string };
 }
 
+const ERROR_REF = { $ref: "#/components/schemas/Error" };
+const RETRY_AFTER = { "Retry-After": { description: "Seconds after which a retry may succeed", schema: { type: "integer", minimum: 1 } } };
+
 function describeStream(op: Record<string, unknown>, sse: SseDoc, params: unknown[]): void {
   params.push({ name: sse.header.name, in: "header", required: false, description: sse.header.description, schema: { type: "string", pattern: "^[0-9]{1,15}$" } });
   op["x-scopes-filter"] = "transfer.* and compliance.* events need transfers:read (role transfers:view); case.* events need cases:read (role cases:view)";
-  op.responses = {
-    "200": {
-      description:
-        "An endless text/event-stream: each message is `id: <seq>`, `event: <type>`, `data: <the webhook body JSON {event, timestamp, data}>`; `: ping` comment lines every 15 s; closed when the client falls 1 MiB behind (resume with Last-Event-ID)",
-      content: {
-        "text/event-stream": {
-          schema: { type: "string" },
-          "x-events": sse.events,
-          "x-data-schema": { type: "object", required: ["event", "timestamp", "data"], properties: { event: { enum: sse.events }, timestamp: { type: "string", format: "date-time" }, data: { type: "object" } } },
-        },
+  (op.responses as Record<string, unknown>)["200"] = {
+    description:
+      "An endless text/event-stream: each message is `id: <seq>`, `event: <type>`, `data: <the webhook body JSON {event, timestamp, data}>`; `: ping` comment lines every 15 s; closed when the client falls 1 MiB behind (resume with Last-Event-ID)",
+    content: {
+      "text/event-stream": {
+        schema: { type: "string" },
+        "x-events": sse.events,
+        "x-data-schema": { type: "object", required: ["event", "timestamp", "data"], properties: { event: { enum: sse.events }, timestamp: { type: "string", format: "date-time" }, data: { type: "object" } } },
       },
     },
-    "429": { description: "Too many open streams for the company (RATE_LIMITED, Retry-After)", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
-    default: { description: "Error", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
   };
 }
 
-export function openApiDocument(kit: ApiKit, others: readonly OtherRoute[] = []) {
+const words = (text: string): string =>
+  text
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join("");
+
+/**
+ * The operation's ID, derived from its method and path so it never drifts and is unique by construction: the method,
+ * then each path segment in PascalCase (a parameter as `By<Name>`), without the `/api/v2` (or `/api`) prefix.
+ * `POST /api/v2/transfers/:id/information-requests` → `postTransfersByIdInformationRequests`.
+ */
+export function operationIdOf(method: string, path: string): string {
+  const segments = path.replace(/^\/api\/v2(?=\/|$)/, "").replace(/^\/api(?=\/)/, "").split("/").filter(Boolean);
+  return method.toLowerCase() + segments.map((seg) => (/^[:{]/.test(seg) ? `By${words(seg.replace(/[:{}]/g, ""))}` : words(seg))).join("");
+}
+
+/**
+ * The error answers of one status: the codes it carries (with the catalogue's message), typed by their `code`; where
+ * the route also passes on a provider's own code, `code` is any text.
+ */
+function errorResponse(status: number, codes: readonly ErrorCode[], providerCodes: boolean): Record<string, unknown> {
+  const said = codes.map((c) => `\`${c}\`: ${ERRORS[c].message}`);
+  if (providerCodes) said.push("or the provider's own refusal code, passed on");
+  const code = providerCodes ? { type: "string" } : { type: "string", enum: [...codes] };
+  const out: Record<string, unknown> = {
+    description: said.join("; "),
+    content: { "application/json": { schema: { allOf: [ERROR_REF, { type: "object", required: ["code"], properties: { code } }] } } },
+  };
+  if (status === 429 || status === 503) out.headers = RETRY_AFTER;
+  return out;
+}
+
+/** What the key needs, in the order it is checked, with each refusal (`x-requirements`); and a sentence of it. */
+function describeAccess(op: Record<string, unknown>, access: Access | undefined): void {
+  if (!access) {
+    op.security = [];
+    return;
+  }
+  if ("anyValidKey" in access) {
+    op.security = [{ ApiKey: [] }];
+    op["x-scope"] = "any valid key";
+    op["x-requirements"] = [];
+    return;
+  }
+  const entries: readonly ScopedAccess[] = "anyOf" in access ? access.anyOf : [access];
+  const lists = entries.map((e) => requirementsOf(e));
+  // One security requirement per alternative: OpenAPI reads a list of them as "any one of".
+  op.security = lists.map((list) => ({ ApiKey: list.filter((r) => r.kind === "scope").map((r) => r.name) }));
+  op["x-scope"] = entries.map((a) => a.scope).join(" or ");
+  op["x-permission"] = entries.map((a) => a.permission).join(" or ");
+  if (entries.every((a) => a.liveOnly)) op["x-live-key-required"] = true;
+  const listed = lists.map((list) => list.map((r) => ({ [r.kind]: r.name, refusal: r.code })));
+  op["x-requirements"] = listed.length === 1 ? listed[0] : { anyOf: listed };
+  const conditional = entries.flatMap((e) => e.conditional ?? []);
+  if (conditional.length) op["x-conditional-requirements"] = conditional.map((c) => ({ permission: c.permission, when: c.when, refusal: "INSUFFICIENT_PERMISSION" }));
+  const say = (list: Requirement[]) => {
+    const scopes = list.filter((r) => r.kind === "scope").map((r) => `${r.name} (else ${r.code})`);
+    const perms = list.filter((r) => r.kind === "permission").map((r) => `${r.name} (else ${r.code})`);
+    const rest = list.filter((r) => r.kind === "feature" || r.kind === "live").map((r) => `${r.kind === "live" ? "a live key" : `the plan feature ${r.name}`} (else ${r.code})`);
+    return [`the key's scopes ${scopes.join(", ")}`, `the role's permissions ${perms.join(", ")}`, ...rest].join("; then ");
+  };
+  const also = conditional.map((c) => `${c.permission} when ${c.when} (else INSUFFICIENT_PERMISSION)`);
+  op.description = `Needs, checked in this order (the first missing one is refused): ${lists.map(say).join(" — or — ")}.${also.length ? ` Also the role's ${also.join("; ")}.` : ""}`;
+}
+
+/** Every response of a pipeline route: each success status, then each refusal status with its codes. */
+function describeResponses(op: Record<string, unknown>, r: RouteInfo, contract: RouteContract | undefined): void {
+  const responses: Record<string, unknown> = {};
+  const media = contract?.media ?? "application/json";
+  for (const [status, s] of r.answers.successes) {
+    const schema = media === "application/json" ? (s.answer ? plain(s.answer) : { $ref: "#/components/schemas/Envelope" }) : { type: "string", format: "binary" };
+    responses[String(status)] = { description: s.description, content: { [media]: { schema } } };
+  }
+  for (const [status, codes] of [...r.answers.refusals].sort((a, b) => a[0] - b[0])) responses[String(status)] = errorResponse(status, codes, r.answers.providerCodes.has(status));
+  op.responses = responses;
+}
+
+/** The fixed answers of routes outside the API-key pipeline. */
+function otherResponses(o: OtherRoute): Record<string, unknown> {
+  const nul = { description: "A NUL character (U+0000) in path or query (VALIDATION_ERROR)", content: { "application/json": { schema: ERROR_REF } } };
+  if (o.path === "/healthz")
+    return {
+      "200": { description: "Ready: migrations applied and the actors run", content: { "application/json": { schema: { type: "object", required: ["status"], properties: { status: { const: "ok" } } } } } },
+      "400": nul,
+      "503": { description: "Starting (or stopping): not ready to serve", content: { "application/json": { schema: { type: "object", required: ["status"], properties: { status: { const: "starting" } } } } } },
+    };
+  const notFound = { description: "No such callback for the company: another environment, provider ID or host", content: { "application/json": { schema: { type: "object" } } } };
+  if (o.notCarried)
+    return {
+      "404": notFound,
+      "503": { description: "Caravan cannot carry this provider's transfers yet: nothing is processed", content: { "application/json": { schema: { type: "object", required: ["error", "code"], properties: { error: { type: "string" }, code: { const: "PROVIDER_NOT_SUPPORTED" }, message: { type: "string" } } } } } },
+    };
+  return {
+    "200": { description: "Processed: the provider's own answer format (see the provider's page in docs/providers/)" },
+    "404": notFound,
+    "4XX": { description: "Refused in the provider's own format: not authenticated, unreadable, over the size or rate limit" },
+    "5XX": { description: "Temporarily unable to process; the provider retries" },
+  };
+}
+
+/** Where the API is served: the same origin as this document (paths start with /api/v2); with CARAVAN_APP_DOMAIN, each company's host. */
+function serversOf(appDomain: string | undefined): unknown[] {
+  const here = { url: "/", description: "The origin this document was fetched from (every path starts with /api/v2)" };
+  if (!appDomain) return [here];
+  return [
+    here,
+    { url: `https://{company}.${appDomain}`, description: "A company's host: its slug under the application domain", variables: { company: { default: "default", description: "The company's slug" } } },
+  ];
+}
+
+export function openApiDocument(kit: ApiKit, others: readonly OtherRoute[] = [], options: { appDomain?: string } = {}) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const o of others) {
     const params = [...o.path.matchAll(/\{([A-Za-z_]+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
     (paths[o.path] ??= {})[o.method.toLowerCase()] = {
+      operationId: operationIdOf(o.method, o.path),
       summary: o.summary,
       tags: o.tags,
       parameters: params,
       security: [],
       "x-authentication": o.authentication,
-      responses: { default: { description: "See the summary" } },
+      responses: otherResponses(o),
     };
   }
   for (const r of kit.routes) {
@@ -157,32 +273,16 @@ export function openApiDocument(kit: ApiKit, others: readonly OtherRoute[] = [])
     const params: unknown[] = [];
     for (const m of r.path.matchAll(/:([A-Za-z_]+)/g)) params.push({ name: m[1], in: "path", required: true, schema: { type: "string" } });
     for (const [name, p] of Object.entries(r.spec.query ?? {})) params.push({ name, in: "query", required: false, schema: (p as { schema: unknown }).schema });
+    const contract = ROUTES[`${r.method} ${r.path}`];
+    for (const [name, h] of Object.entries(contract?.headers ?? {})) params.push({ name, in: "header", required: false, description: h.description, schema: plain(h.schema) });
     const op: Record<string, unknown> = {
+      operationId: operationIdOf(r.method, r.path),
       summary: r.spec.summary,
       tags: r.spec.tags,
       parameters: params,
-      responses: {} as Record<string, unknown>,
     };
-    const contract = ROUTES[`${r.method} ${r.path}`];
-    const answer = contract?.answer ? plain(contract.answer) : { $ref: "#/components/schemas/Envelope" };
-    (op.responses as Record<string, unknown>)[String(contract?.status ?? 200)] = { description: "Success", content: { "application/json": { schema: answer } } };
-    (op.responses as Record<string, unknown>).default = { description: "Error", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
-    const access = r.spec.access;
-    if (access && "anyValidKey" in access) {
-      op.security = [{ ApiKey: [] }];
-      op["x-scope"] = "any valid key";
-    } else if (access && "anyOf" in access) {
-      // One entry suffices: "transfers:read or cases:read".
-      op.security = [{ ApiKey: [] }];
-      op["x-scope"] = access.anyOf.map((a) => a.scope).join(" or ");
-      op["x-permission"] = access.anyOf.map((a) => a.permission).join(" or ");
-      if (access.anyOf.every((a) => a.liveOnly)) op["x-live-key-required"] = true;
-    } else if (access) {
-      op.security = [{ ApiKey: [] }];
-      op["x-scope"] = access.scope;
-      op["x-permission"] = access.permission;
-      if (access.liveOnly) op["x-live-key-required"] = true;
-    } else op.security = [];
+    describeAccess(op, r.spec.access);
+    describeResponses(op, r, contract);
     const body = r.spec.body ?? contract?.body;
     if (body && !contract?.none) {
       const schema = plain(body);
@@ -194,9 +294,14 @@ export function openApiDocument(kit: ApiKit, others: readonly OtherRoute[] = [])
   }
   return {
     openapi: "3.1.0",
-    info: { title: "Caravan Travel Rule API", version: "2" },
+    info: {
+      title: "Caravan Travel Rule API",
+      version: "2",
+      description: "Every route Caravan serves: /api/v2 with an API key (x-api-key), and the routes outside it (health, provider callbacks). Generated from the route registry the server runs.",
+    },
+    servers: serversOf(options.appDomain),
     components: {
-      securitySchemes: { ApiKey: { type: "apiKey", in: "header", name: "x-api-key" } },
+      securitySchemes: { ApiKey: { type: "apiKey", in: "header", name: "x-api-key", description: "An API key (crv_test_… or crv_live_…); the scopes listed per operation are the key's scopes it needs" } },
       schemas: { Envelope: envelope, Error: plain(ErrorEnvelope) },
     },
     paths,

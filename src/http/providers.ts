@@ -18,6 +18,7 @@ import type { ProviderSettings, SettingsState } from "../adapters/storage/repos/
 import { defaultTester, type ConnectionTester, type TestOutcome } from "../adapters/providers/tester.ts";
 import type { Logger } from "../adapters/log.ts";
 import { created, ok, page, invalid, type ApiKit, type RouteContext } from "./kit.ts";
+import type { ScopedAccess } from "./auth.ts";
 import * as api from "../api/providers.ts";
 
 export interface ProviderRouteDeps {
@@ -124,7 +125,7 @@ function settingsGroup(kit: ApiKit, kind: SettingsKind, deps: ProviderRouteDeps)
   const perm = (p: "view" | "create" | "update" | "test") => `${g.resource}:${p}` as Permission;
   const read = { scope: `${g.resource}:read`, permission: perm("view") };
   // PUT: a first save needs `create` as well (checked in the handler, where it is known to be the first).
-  const save = { scope: `${g.resource}:write`, permission: perm("update") };
+  const save: ScopedAccess = { scope: `${g.resource}:write`, permission: perm("update"), conditional: [{ permission: perm("create"), when: "the first save of the key's environment (answered 201)" }] };
   // Part 2 Authentication 4: the enabled switch is shared by both environments; only a live key changes it.
   const toggle = { scope: `${g.resource}:write`, permission: perm("update"), liveOnly: true };
   const test = { scope: `${g.resource}:write`, permission: perm("test") };

@@ -34,7 +34,6 @@ import { keysetPage } from "./paging.ts";
 import type { Access } from "./auth.ts";
 import { q, type QueryParam } from "./query.ts";
 import { Type } from "@sinclair/typebox";
-import type { Permission } from "../domain/access.ts";
 import { Elysia } from "elysia";
 import * as api from "../api/reports.ts";
 
@@ -50,19 +49,33 @@ export interface ReportRouteDeps {
 
 const ID = /^rpt_[0-9a-z]{26}$/;
 // Part 2: two scopes; a key without strs:read is 403 INSUFFICIENT_PERMISSION. The role needs reports:view and strs:view.
-const read: Access = { scope: "reports:read", permission: "reports:view", alsoScopes: ["strs:read"] };
-const download: Access = { scope: "reports:read", permission: "reports:view", alsoScopes: ["strs:read", "transfers:read"] };
-// Operator routes: strs:write on the key (as a resolution that drafts), strs:update in the role; the rest per action.
-const write: Access = { scope: "strs:write", permission: "strs:update", alsoScopes: ["reports:read", "strs:read"] };
+const read: Access = { scope: "reports:read", permission: "reports:view", alsoScopes: ["strs:read"], permissions: ["strs:view"] };
+// The download also needs transfers:read on the key (INSUFFICIENT_PERMISSION) and pii:view in the role (PII_ACCESS_REQUIRED,
+// checked before strs:view: among the built-in roles one that lacks pii:view also lacks strs:view).
+const download: Access = { scope: "reports:read", permission: "reports:view", alsoScopes: ["strs:read", "transfers:read"], piiRequired: true, permissions: ["strs:view", "transfers:view"] };
+/**
+ * Operator routes: the key needs strs:write (as a resolution that drafts) and reports:read, both the endpoint's own
+ * scopes (INSUFFICIENT_SCOPE), and strs:read, the reports' second scope (INSUFFICIENT_PERMISSION as on every report
+ * route); the role needs what the CLI's step needs (REPORT_ACTION_NEEDS: strs:update, and for drafting and editing
+ * also reports:create and pii:view). One declaration per action: the pipeline enforces it, the OpenAPI prints it.
+ */
+function write(action: keyof typeof REPORT_ACTION_NEEDS): Access {
+  const [permission, ...permissions] = REPORT_ACTION_NEEDS[action];
+  return { scope: "strs:write", scopes: ["reports:read"], alsoScopes: ["strs:read"], permission: permission!, permissions };
+}
+export const REPORT_ACCESS = {
+  read,
+  download,
+  draft: write("draft"),
+  edit: write("edit"),
+  submit: write("submit"),
+  approve: write("approve"),
+  file: write("file"),
+} as const satisfies Record<string, Access>;
 
 const TRANSFER_ID = /^trf_[0-9a-z]{26}$/;
 function notFound(id: string): never {
   throw apiError("REPORT_NOT_FOUND", { details: { resource: "Report", id } });
-}
-
-function needPermission(c: RouteContext, ...permissions: readonly Permission[]): void {
-  for (const p of permissions)
-    if (!c.auth.can(p)) throw apiError("INSUFFICIENT_PERMISSION", { message: `The role ${c.auth.member.role} lacks the permission ${p}`, details: { permission: p } });
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -182,8 +195,8 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
   }
 
   /** One step of the life by the key's member: the CLI's permissions, the CLI's core, the CLI's audit. */
+  /** The route's access (REPORT_ACCESS[action]) has checked the action's permissions before the handler runs. */
   function step(c: RouteContext, action: ReportAction, change: ReportChange) {
-    needPermission(c, ...REPORT_ACTION_NEEDS[action]);
     const row = load(c);
     const res = repo.act(c.auth.company.id, c.auth.environment, row.id, action, { memberId: c.auth.member.id, actor: c.auth.actor }, change, c.now);
     if (!res.ok) {
@@ -205,7 +218,6 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
         query: { kind: q.enumOf(REPORT_KINDS), jurisdiction: jurisdictionParam },
       },
       (c) => {
-        needPermission(c, "strs:view");
         const ths = strThresholds(c.auth.company.id);
         const list = c.query.jurisdiction ? [c.query.jurisdiction] : specificJurisdictions().sort();
         return ok(list.map((j) => presentReportType(resolveReportType(j), ths)));
@@ -234,7 +246,6 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
           },
         },
         (c) => {
-          needPermission(c, "strs:view");
           const { company, environment } = c.auth;
           const f: ReportListFilter = {
             kind: c.query.kind,
@@ -261,14 +272,12 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
         },
       )
       .get("/:id", { summary: "A report with its narrative, risk indicators and regulatory data (personal data masked without pii:view)", access: read, tags: ["reports"] }, (c) => {
-        needPermission(c, "strs:view");
         return ok(detail(c, load(c)));
       })
       .post(
         "/",
-        { summary: "Operator: draft a suspicion report by hand for any transfer of the environment", access: write, body: api.DraftReport, validationStatus: 422, tags: ["reports", "operator"] },
+        { summary: "Operator: draft a suspicion report by hand for any transfer of the environment", access: REPORT_ACCESS.draft, body: api.DraftReport, validationStatus: 422, tags: ["reports", "operator"] },
         (c) => {
-          needPermission(c, ...REPORT_ACTION_NEEDS.draft);
           const b = c.body;
           if (!TRANSFER_ID.test(b.transferId)) throw apiError("TRANSFER_NOT_FOUND", { status: 422, message: "transferId names no transfer of this environment", details: { field: "transferId", id: b.transferId } });
           const res = repo.draftForTransfer(c.auth.company.id, c.auth.environment, { transferId: b.transferId, jurisdiction: b.jurisdiction, memberId: c.auth.member.id, actor: c.auth.actor }, c.now);
@@ -280,19 +289,18 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
         },
       )
       .get("/:id/readiness", { summary: "Operator: what filing still needs (fields and narrative), the type's fields, submitter and approver", access: read, tags: ["reports", "operator"] }, (c) => {
-        needPermission(c, "strs:view");
         return ok(readiness(c, load(c)));
       })
       .patch(
         "/:id",
-        { summary: "Operator: edit narrative, regulatory fields, risk indicators or jurisdiction (a report in review goes back to draft)", access: write, body: api.EditReport, validationStatus: 422, tags: ["reports", "operator"] },
+        { summary: "Operator: edit narrative, regulatory fields, risk indicators or jurisdiction (a report in review goes back to draft)", access: REPORT_ACCESS.edit, body: api.EditReport, validationStatus: 422, tags: ["reports", "operator"] },
         (c) => step(c, "edit", c.body),
       )
-      .post("/:id/submit", { summary: "Operator: submit a filing-ready draft for review", access: write, tags: ["reports", "operator"] }, (c) => step(c, "submit", {}))
-      .post("/:id/approve", { summary: "Operator: approve a report in review (another member than the submitter)", access: write, tags: ["reports", "operator"] }, (c) => step(c, "approve", {}))
+      .post("/:id/submit", { summary: "Operator: submit a filing-ready draft for review", access: REPORT_ACCESS.submit, tags: ["reports", "operator"] }, (c) => step(c, "submit", {}))
+      .post("/:id/approve", { summary: "Operator: approve a report in review (another member than the submitter)", access: REPORT_ACCESS.approve, tags: ["reports", "operator"] }, (c) => step(c, "approve", {}))
       .post(
         "/:id/file",
-        { summary: "Operator: mark an approved report filed with the FIU's reference", access: write, body: api.FileReport, validationStatus: 422, tags: ["reports", "operator"] },
+        { summary: "Operator: mark an approved report filed with the FIU's reference", access: REPORT_ACCESS.file, body: api.FileReport, validationStatus: 422, tags: ["reports", "operator"] },
         (c) => step(c, "file", { reference: c.body.reference }),
       )
       .get(
@@ -304,9 +312,6 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
           query: { format: q.enumOf(["pdf"] as const) },
         },
         async (c) => {
-          // pii:view first: the download's own requirement (a role that lacks it also lacks strs:view among the built-in ones).
-          if (!c.auth.piiView) throw apiError("PII_ACCESS_REQUIRED");
-          needPermission(c, "strs:view", "transfers:view");
           const { company, environment } = c.auth;
           const row = load(c);
           // Part 2 Limits: over 100,000 characters is refused without opening or drawing anything.

@@ -5,6 +5,7 @@ import { normalizeForSearch } from "../domain/customers.ts";
 import { LIMITS, THRESHOLD_TYPES, validateCreateThreshold, type Threshold } from "../domain/thresholds.ts";
 import type { Repositories } from "../adapters/storage/repositories.ts";
 import { created, ok, page, invalid, type ApiKit, type RouteContext } from "./kit.ts";
+import type { ScopedAccess } from "./auth.ts";
 import { q, type QueryParam } from "./query.ts";
 import * as api from "../api/thresholds.ts";
 
@@ -16,7 +17,7 @@ const ID = /^thr_[0-9a-z]{26}$/;
 const read = { scope: "thresholds:read", permission: "thresholds:view" } as const;
 // Part 2 Authentication 4: thresholds are shared by both environments; only a live key changes them.
 const create = { scope: "thresholds:write", permission: "thresholds:create", liveOnly: true } as const;
-const update = { scope: "thresholds:write", permission: "thresholds:update", liveOnly: true } as const;
+const update: ScopedAccess = { scope: "thresholds:write", permission: "thresholds:update", liveOnly: true, conditional: [{ permission: "thresholds:disable", when: "the change switches an active threshold off (isActive: false)" }] };
 
 /** A choice filter: as for rules (Part 2), an empty value or `all` means no filter (null). */
 function choice<const V extends string>(values: readonly V[]): QueryParam<V | null> {

@@ -2,6 +2,7 @@
 // with real Ed25519 signatures and crypto_box payloads (Part 3 "provider_b transfers → Outgoing", discovery).
 import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
+import { Value } from "@sinclair/typebox/value";
 import { tempDir } from "../support/tmp.ts";
 import { withDb } from "../support/db.ts";
 import { startServer, type ChildServer } from "../support/server.ts";
@@ -10,6 +11,7 @@ import { startProviderBPeer, type ProviderBPeer } from "../../src/sandbox/provid
 import { publicKeyBase64, randomSeedBase64 } from "../../src/adapters/providers/provider_b/crypto.ts";
 import { JANE, RICHARD } from "../support/persons.ts";
 import { actorStates } from "../support/actor-state.ts";
+import { ROUTES } from "../../src/api/index.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(90_000);
@@ -103,6 +105,8 @@ describe("outgoing", () => {
     const r = await create(BENE_ADDR);
     expect(r.status).toBe(202);
     expect(r.body.data).toMatchObject({ state: "queued", routing: "queued", compliance: "pending", originatorStatus: "pending", beneficiaryStatus: null });
+    // The 202 answer the OpenAPI document describes (the contract's schema of a queued create).
+    expect(Value.Check(ROUTES["POST /api/v2/transfers"].answers![202]!.answer!, r.body)).toBe(true);
     expect(r.body.data.expiresAt).toMatch(/Z$/);
     expect(r.body.meta.jobId).toStartWith("job_");
     const id = r.body.data.id;
