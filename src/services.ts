@@ -101,6 +101,8 @@ export interface Services {
   /** Screening integrations: one check per integration at a checkpoint (credentials, breaker, bounded calls). */
   readonly screening: ScreeningService;
   ready(): boolean;
+  /** A fault outside a handler (a request that met a full disk): logged once per class per interval by the runtime. */
+  reportFault(msg: string, e: unknown, fields?: Record<string, unknown>): void;
   /** Whether the storage worker fills the transfer search index (then the server's sweep only trims its queue). */
   searchIndexedElsewhere(): boolean;
 }
@@ -329,7 +331,7 @@ function registerWebhooks(s: Services): void {
       clock: s.clock,
     }),
   );
-  startWebhookDispatch(s.runtime, s.repositories, (msg, f) => s.log("warn", msg, f), s.webhooks.eventsRetentionMs);
+  startWebhookDispatch(s.runtime, s.repositories, s.webhooks.eventsRetentionMs);
 }
 
 export class ConfigError extends Error {
@@ -445,6 +447,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     screening: noScreening,
     ready: () => ready,
     searchIndexedElsewhere: () => checkpointer?.indexesSearch() ?? false,
+    reportFault: (msg, e, fields) => runtime.reportFault(msg, e, fields),
   };
   try {
     wireScreening(services, config.env ?? {});

@@ -78,7 +78,7 @@ const PROVIDER_E_EVENTS = PROVIDER_E_CALLBACK_EVENTS.map((event) => ({ event, su
 export function systemRoutes(): OtherRoute[] {
   const trp = "/api/system/trp";
   return [
-    { method: "GET", path: "/healthz", summary: "200 {status: ok} once migrations are applied and the actors run; 503 {status: starting} before", tags: ["meta"], authentication: "none" },
+    { method: "GET", path: "/healthz", summary: "200 {status: ok} once migrations are applied and the actors run; 503 {status: starting} before; 503 {status: storage_unavailable} while the storage refuses writes", tags: ["meta"], authentication: "none" },
     {
       method: "POST",
       path: `${trp}/provider_a/{environment}/{providerId}`,
