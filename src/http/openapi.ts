@@ -120,7 +120,7 @@ interface SseDoc {
 }
 
 function describeStream(op: Record<string, unknown>, sse: SseDoc, params: unknown[]): void {
-  params.push({ name: sse.header.name, in: "header", required: false, description: sse.header.description, schema: { type: "string", pattern: "^[0-9]{1,15}$" } });
+  params.push({ name: sse.header.name, in: "header", required: false, description: sse.header.description, schema: { type: "string", pattern: "^(0|[A-Za-z0-9_-]{22})$" } });
   op["x-scopes-filter"] = "transfer.* and compliance.* events need transfers:read (role transfers:view); case.* events need cases:read (role cases:view)";
   op.responses = {
     "200": {

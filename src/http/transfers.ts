@@ -119,6 +119,6 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
         },
         (c) => ok(detail(c, find(c, c.params.id), c.query.checksLimit, c.query.checksOffset)),
       )
-      .patch("/:id", { summary: "Act on a transfer: accept, reject or retry", access: { scope: "transfers:write", permission: "transfers:update" }, body: api.PatchTransfer, validate: false, tags: ["transfers"] }, act),
+      .patch("/:id", { summary: "Act on a transfer: accept, reject or retry (an Idempotency-Key makes a repeat answer as the first time)", access: { scope: "transfers:write", permission: "transfers:update" }, body: api.PatchTransfer, validate: false, tags: ["transfers"] }, act),
   );
 }
