@@ -1,8 +1,9 @@
 // The durable actor runtime: SQLite mailboxes, one message at a time per actor, group-committed outbox.
 import type { Storage } from "../adapters/storage/index.ts";
-import { FaultLog, StorageUnavailableError, storeBackoffMs, storeFault, type StoreFault } from "../adapters/storage/faults.ts";
+import { StorageUnavailableError, storeFault, type StoreFault } from "../adapters/storage/faults.ts";
+import { FaultLog, storeBackoffMs } from "../adapters/fault-log.ts";
 import { newId, iso } from "../domain/ids.ts";
-import { createMailbox, type MailboxStore, type MessageRef, type MessageRow } from "../adapters/storage/repos/mailbox.ts";
+import { createMailbox, type MailboxStore, type MessageRef, type MessageRow, type Tenant } from "../adapters/storage/repos/mailbox.ts";
 import { Timers, type SweepSchedule } from "./timers.ts";
 import {
   ActorDeadLetterError,
@@ -85,6 +86,13 @@ const defer: (fn: () => void) => void =
 function kindOf(address: string): string {
   const i = address.indexOf(":");
   return i > 0 ? address.slice(0, i) : address;
+}
+
+/** The company and environment a message names (every tenant's command carries both), or null (the runtime's own). */
+function tenantOf(msg: unknown): Tenant | null {
+  if (msg === null || typeof msg !== "object") return null;
+  const { companyId, environment } = msg as { companyId?: unknown; environment?: unknown };
+  return typeof companyId === "string" && (environment === "test" || environment === "live") ? { companyId, environment } : null;
 }
 
 export function splitAddress(address: string): { kind: string; id: string } {
@@ -408,7 +416,7 @@ export class ActorRuntime {
         const now = this.clock();
         await this.commit(() => {
           const id = this.mailbox.insert(address, body, now, token, now);
-          this.mailbox.bury({ id, actor: address, body, due_at: now, retry_at: null, attempts, last_error: error, reply_to: token, checkpoints: 0 }, attempts, error, now);
+          this.mailbox.bury({ id, actor: address, body, due_at: now, retry_at: null, attempts, last_error: error, reply_to: token, checkpoints: 0 }, attempts, error, now, tenantOf(msg));
         });
         return () => this.answer(token, new ActorDeadLetterError(`${address} could not handle the message: ${error}`), true);
       }
@@ -847,16 +855,18 @@ export class ActorRuntime {
     }
 
     const h = this.handling(address, actorId, row.id, now, resident, row.checkpoints ?? 0, async () => row.id);
+    let msg: unknown;
     try {
-      await kind.handle(h.ctx, this.openBody(row));
+      msg = this.openBody(row);
+      await kind.handle(h.ctx, msg);
     } catch (e) {
-      await this.failed(q, row, e);
+      await this.failed(q, row, e, msg);
       return;
     }
     try {
       await h.commit(row.id, row.id);
     } catch (e) {
-      await this.failed(q, row, e);
+      await this.failed(q, row, e, msg);
       return;
     }
     resident.lastMessageId = row.id;
@@ -985,7 +995,7 @@ export class ActorRuntime {
     this.known.delete(id);
   }
 
-  private async failed(q: Queue, row: MessageRow, e: unknown): Promise<void> {
+  private async failed(q: Queue, row: MessageRow, e: unknown, msg?: unknown): Promise<void> {
     this.failures++;
     // A failed handler may have left a half-built state: the next message reloads it from the database.
     this.resident.delete(row.actor);
@@ -1000,7 +1010,7 @@ export class ActorRuntime {
     const attempts = row.attempts + 1;
     const error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
     if (attempts >= this.maxAttempts) {
-      await this.giveUp(q, row, attempts, error);
+      await this.giveUp(q, row, attempts, error, tenantOf(msg));
       return;
     }
     const retryAt = this.clock() + this.backoff(attempts);
@@ -1010,9 +1020,9 @@ export class ActorRuntime {
     this.timers.wake(retryAt, row.actor);
   }
 
-  private async giveUp(q: Queue, row: MessageRow, attempts: number, error: string): Promise<void> {
+  private async giveUp(q: Queue, row: MessageRow, attempts: number, error: string, tenant: Tenant | null = null): Promise<void> {
     this.log("error", "actor message parked as dead", { actor: row.actor, messageId: row.id, attempts, error });
-    await this.commit(() => this.mailbox.bury(row, attempts, error, this.clock()));
+    await this.commit(() => this.mailbox.bury(row, attempts, error, this.clock(), tenant));
     this.dequeue(q, row.id);
     if (row.reply_to) this.answer(row.reply_to, new ActorDeadLetterError(`${row.actor} could not handle the message: ${error}`), true);
   }

@@ -22,6 +22,7 @@ import { notCarriedCallbacks } from "./callbacks/not-carried.ts";
 import { customerOverviewRoutes } from "./customer-overview.ts";
 import { eventRoutes, type EventRouteDeps } from "./events.ts";
 import { meRoutes } from "./me.ts";
+import { deadLetterRoutes, type DeadLetterRouteDeps } from "./dead-letters.ts";
 import { providerBCallbacks, trpNotFound, type ProviderBCallbackDeps } from "./callbacks/provider_b.ts";
 import { providerECallbacks, type ProviderECallbackDeps } from "./callbacks/provider_e.ts";
 import { informationRequestRoutes, type InformationRequestDeps } from "./information-requests.ts";
@@ -47,6 +48,7 @@ export type AppDeps = CaseRouteDeps &
   ProviderRouteDeps &
   InformationRequestDeps &
   EventRouteDeps &
+  DeadLetterRouteDeps &
   ProviderACallbackDeps &
   ProviderBCallbackDeps &
   ProviderECallbackDeps &
@@ -179,6 +181,7 @@ export function createApp(services: AppDeps) {
     .use(notCarriedCallbacks(services))
     .use(informationRequestRoutes(kit, services))
     .use(eventRoutes(kit, services))
+    .use(deadLetterRoutes(kit, services))
     .use(
       transferRoutes(kit, {
         ...services,

@@ -5,7 +5,8 @@
 import { test, expect, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
 import { openStorage, type Storage } from "../../src/adapters/storage/index.ts";
-import { FaultLog, StorageUnavailableError, storeBackoffMs, storeFault } from "../../src/adapters/storage/faults.ts";
+import { StorageUnavailableError, storeFault } from "../../src/adapters/storage/faults.ts";
+import { FaultLog, storeBackoffMs } from "../../src/adapters/fault-log.ts";
 import { ActorRuntime } from "../../src/actors/runtime.ts";
 import { tempDir } from "../support/tmp.ts";
 
