@@ -16,6 +16,8 @@ import { Worker, isMainThread, parentPort } from "node:worker_threads";
 /** Wall-clock milliseconds with sub-millisecond precision, comparable across processes. */
 const clock = () => performance.timeOrigin + performance.now();
 const ID_LINE = Buffer.from("\nid: ");
+/** An event ID's length on the stream (src/adapters/crypto/event-ids.ts). */
+const ID_LENGTH = 22;
 
 interface CreateJob {
   url: string;
@@ -53,16 +55,20 @@ async function creates(job: CreateJob): Promise<{ count: number; seconds: number
 // Each client is a plain TCP connection speaking HTTP/1.1 (Bun.connect), scanned as bytes: the client process handles
 // up to a million messages (600 MB) a second on the same two cores as the server, so it must cost as little as
 // possible (fetch with text decoding cost it a core). A message's id line is the only line that starts with "id: "
-// (data is one JSON line; the chunked-encoding size lines are hex), so "\nid: <seq>\n" finds every message.
+// (data is one JSON line; the chunked-encoding size lines are hex), so "\nid: <22-character ID>\n" finds every message.
 async function clients(url: string, key: string, count: number, out: string): Promise<void> {
   const stats = Array.from({ length: count }, () => ({ events: 0, reconnects: 0 }));
-  /** Sampled receipts: each client records the seqs with seq % 10 === its index % 10 (a tenth of all pairs). */
-  const receipts: number[] = [];
+  /**
+   * Sampled receipts: each client records the event IDs whose last character code % 10 === its index % 10 (about a
+   * tenth of all pairs), with the time; the main process deciphers them to seqs afterwards (the IDs are the seq
+   * enciphered per company and environment, so the client process does no crypto).
+   */
+  const receipts: (string | number)[] = [];
   let stopping = false;
   let opened = 0;
   let countingFrom = Infinity;
   const { hostname, port } = new URL(url);
-  const connect = (i: number, last: number | null, first: boolean): void => {
+  const connect = (i: number, last: string | null, first: boolean): void => {
     let carry: Buffer = Buffer.alloc(0);
     let head = true;
     void Bun.connect({
@@ -95,18 +101,17 @@ async function clients(url: string, key: string, count: number, out: string): Pr
           for (;;) {
             const p = buf.indexOf(ID_LINE, from);
             if (p < 0) break;
-            let q = p + ID_LINE.length;
-            let seq = 0;
-            while (q < buf.length && buf[q] >= 48 && buf[q] <= 57) seq = seq * 10 + buf[q++] - 48;
-            if (q === buf.length) {
+            const q = p + ID_LINE.length + ID_LENGTH;
+            if (q >= buf.length) {
               keep = p; // the id goes on in the next chunk
               break;
             }
             from = q;
             keep = Math.max(keep, q);
-            last = seq;
+            const id = buf.subarray(q - ID_LENGTH, q).toString("latin1");
+            last = id;
             if (at >= countingFrom) stats[i].events++;
-            if (seq % 10 === i % 10) receipts.push(seq, at);
+            if (buf[q - 1] % 10 === i % 10) receipts.push(id, at);
           }
           carry = keep < buf.length ? Buffer.from(buf.subarray(keep)) : Buffer.alloc(0);
           if (stopping) sock.end();
@@ -260,13 +265,13 @@ export async function benchStream(): Promise<StreamResult> {
       child = undefined;
       alone.push(await create(job(`alone-${round}`)));
 
-      const r = JSON.parse(readFileSync(out, "utf8")) as { stats: { events: number; reconnects: number }[]; receipts: number[]; seconds: number };
+      const r = JSON.parse(readFileSync(out, "utf8")) as { stats: { events: number; reconnects: number }[]; receipts: (string | number)[]; seconds: number };
       const lat: number[] = [];
       for (let i = 0; i < r.receipts.length; i += 2) {
-        const seq = r.receipts[i];
-        if (seq <= seqBefore || seq > seqAfter) continue;
+        const seq = svc.eventIds.decode(company.id, "test", r.receipts[i] as string);
+        if (seq === null || seq <= seqBefore || seq > seqAfter) continue;
         const c = committedAt.get(seq);
-        if (c !== undefined) lat.push(r.receipts[i + 1] - c);
+        if (c !== undefined) lat.push((r.receipts[i + 1] as number) - c);
       }
       // The phases without clients either side of this one.
       const [before, after] = alone.slice(-2);

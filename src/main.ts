@@ -27,11 +27,12 @@ commands:
   cases list|show|note|assign|resolve --member <email>   officers' case work (see docs/cases.md)
   reports list|show|draft|edit|submit|approve|file   suspicion reports and their filing life (see docs/reports.md)
   rules list|promote   a rule proven in test promoted to live (see docs/rules.md)
+  dead-letters list|replay   actor messages parked after their last attempt; replay puts them back (see docs/operations.md)
   console [--url U] [--key K]   the operator console, a terminal client of the API (CARAVAN_URL, CARAVAN_API_KEY; see docs/console.md)
 Every command but serve takes --json for machine-readable output; <command> --help shows its line.
   help | --help         this text;   version | --version   the version, schema and runtime`;
 
-const COMMANDS = ["serve", "demo", "sandbox", "migrate", "backup", "keys", "members", "companies", "assets", "customers", "wallets", "cases", "reports", "console"];
+const COMMANDS = ["serve", "demo", "sandbox", "migrate", "backup", "keys", "members", "companies", "assets", "customers", "wallets", "cases", "reports", "dead-letters", "console"];
 
 /** `caravan <command> --help`: that command's usage line(s), and where the whole reference is. */
 function commandHelp(command: string): string {

@@ -1,6 +1,7 @@
 // The composition root: opens storage, starts the actor runtime, serves HTTP. main.ts and tests call it.
 import { openStorage, storageSettingsFromEnv, type Storage } from "./adapters/storage/index.ts";
 import { startCheckpointer, type Checkpointer } from "./adapters/storage/checkpointer.ts";
+import { EventIds } from "./adapters/crypto/event-ids.ts";
 import { readMeta, recordMetaOnce } from "./adapters/storage/meta.ts";
 import { listen, type RunningServer } from "./adapters/server/index.ts";
 import { createLogger, type Logger, type LogLevel } from "./adapters/log.ts";
@@ -87,6 +88,8 @@ export interface Services {
   /** AES-256-GCM for credentials and secrets at rest. */
   readonly secrets: Sealer;
   readonly cursorKey: Uint8Array;
+  /** The live stream's event IDs: the shared sequence enciphered per company and environment. */
+  readonly eventIds: EventIds;
   readonly nameIndexKey: Uint8Array;
   readonly providers: ProviderRegistry;
   readonly pricing: Pricing;
@@ -101,6 +104,8 @@ export interface Services {
   /** Screening integrations: one check per integration at a checkpoint (credentials, breaker, bounded calls). */
   readonly screening: ScreeningService;
   ready(): boolean;
+  /** A fault outside a handler (a request that met a full disk): logged once per class per interval by the runtime. */
+  reportFault(msg: string, e: unknown, fields?: Record<string, unknown>): void;
   /** Whether the storage worker fills the transfer search index (then the server's sweep only trims its queue). */
   searchIndexedElsewhere(): boolean;
 }
@@ -329,7 +334,7 @@ function registerWebhooks(s: Services): void {
       clock: s.clock,
     }),
   );
-  startWebhookDispatch(s.runtime, s.repositories, (msg, f) => s.log("warn", msg, f), s.webhooks.eventsRetentionMs);
+  startWebhookDispatch(s.runtime, s.repositories, s.webhooks.eventsRetentionMs);
 }
 
 export class ConfigError extends Error {
@@ -434,6 +439,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     pii,
     secrets,
     cursorKey: masterKey.derive("cursor"),
+    eventIds: new EventIds(masterKey.derive("event-ids")),
     nameIndexKey: masterKey.derive("name-index"),
     providers: noProviders,
     connectionTester: defaultTester,
@@ -445,6 +451,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     screening: noScreening,
     ready: () => ready,
     searchIndexedElsewhere: () => checkpointer?.indexesSearch() ?? false,
+    reportFault: (msg, e, fields) => runtime.reportFault(msg, e, fields),
   };
   try {
     wireScreening(services, config.env ?? {});

@@ -40,6 +40,9 @@ export const actorDeadLetters = sqliteTable(
     lastError: text("last_error").notNull(),
     createdAt: integer("created_at").notNull(),
     diedAt: integer("died_at").notNull(),
+    /** The company and environment its message names (null for the runtime's own actors). */
+    companyId: text("company_id"),
+    environment: text("environment"),
   },
-  (t) => [index("actor_dead_letters_actor").on(t.actor)],
+  (t) => [index("actor_dead_letters_actor").on(t.actor), index("actor_dead_letters_tenant").on(t.companyId, t.environment, t.diedAt, t.id)],
 );

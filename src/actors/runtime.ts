@@ -1,7 +1,9 @@
 // The durable actor runtime: SQLite mailboxes, one message at a time per actor, group-committed outbox.
 import type { Storage } from "../adapters/storage/index.ts";
+import { StorageUnavailableError, storeFault, type StoreFault } from "../adapters/storage/faults.ts";
+import { FaultLog, storeBackoffMs } from "../adapters/fault-log.ts";
 import { newId, iso } from "../domain/ids.ts";
-import { createMailbox, type MailboxStore, type MessageRef, type MessageRow } from "../adapters/storage/repos/mailbox.ts";
+import { createMailbox, type MailboxStore, type MessageRef, type MessageRow, type Tenant } from "../adapters/storage/repos/mailbox.ts";
 import { Timers, type SweepSchedule } from "./timers.ts";
 import {
   ActorDeadLetterError,
@@ -36,6 +38,10 @@ export interface RuntimeOptions {
   /** Replaces the sweeps' own croner schedules (CARAVAN_SWEEP_SCHEDULE; see parseSweepSchedule). */
   sweepSchedule?: SweepSchedule;
   log?: (level: "info" | "warn" | "error", msg: string, fields?: Record<string, unknown>) => void;
+  /** Faults of one class (a full disk, one actor's runtime fault) are logged once per this many ms, with a count (default 10 s). */
+  faultLogIntervalMs?: number;
+  /** The delay after `n` store faults in a row (default: growing from 250 ms, capped at 5 s, with jitter). */
+  storeBackoffMs?: (n: number) => number;
   /**
    * Seals message bodies and actor state at rest (both may carry personal data: a flow's screened counterparty
    * persons, say); the actor address is the associated data ("state:<address>" for state).
@@ -80,6 +86,13 @@ const defer: (fn: () => void) => void =
 function kindOf(address: string): string {
   const i = address.indexOf(":");
   return i > 0 ? address.slice(0, i) : address;
+}
+
+/** The company and environment a message names (every tenant's command carries both), or null (the runtime's own). */
+function tenantOf(msg: unknown): Tenant | null {
+  if (msg === null || typeof msg !== "object") return null;
+  const { companyId, environment } = msg as { companyId?: unknown; environment?: unknown };
+  return typeof companyId === "string" && (environment === "test" || environment === "live") ? { companyId, environment } : null;
 }
 
 export function splitAddress(address: string): { kind: string; id: string } {
@@ -129,6 +142,15 @@ export class ActorRuntime {
   private stopping = false;
   /** Sweeps under way (stop() waits for them). */
   private readonly sweepsRunning = new Set<Promise<void>>();
+  /** Faults logged once per class per interval, with their count (a full disk must not flood the log). */
+  readonly faultLog: FaultLog;
+  private readonly storeBackoff: (n: number) => number;
+  /** Store faults in a row (reset when the store takes writes again): the back-off grows with it. */
+  private storeFaults = 0;
+  /** Actors waiting out a store fault: released at once when the store takes writes again. */
+  private readonly storeBlocked = new Set<string>();
+  private probeTimer: ReturnType<typeof setTimeout> | undefined;
+  private unsubscribeHealth: (() => void) | undefined;
 
   processed = 0;
   failures = 0;
@@ -147,7 +169,82 @@ export class ActorRuntime {
     this.log = opts.log ?? (() => {});
     this.sealer = opts.sealer;
     this.timers = new Timers(this.clock, (ref) => this.becameDue(ref), opts.sweepSchedule);
+    this.faultLog = new FaultLog(this.log, this.clock, opts.faultLogIntervalMs ?? 10_000);
+    this.storeBackoff = opts.storeBackoffMs ?? ((n) => storeBackoffMs(n, 250, 5_000));
   }
+
+  /**
+   * A store fault met by `where` (an actor, a sweep): one line per class per interval, and the delay before `where`
+   * tries again (growing while the faults go on). The store is probed meanwhile, so that everything waiting is released
+   * as soon as it takes writes again, even when no other work would find out.
+   */
+  private storeFaulted(fault: StoreFault, fields: Record<string, unknown>): number {
+    this.storeFaults++;
+    this.faultLog.record("error", "storage fault", fault.class, { cause: fault.cause, ...fields });
+    this.armProbe();
+    return this.storeBackoff(this.storeFaults);
+  }
+
+  private armProbe(): void {
+    if (this.probeTimer || !this.running || this.stopping) return;
+    this.probeTimer = setTimeout(() => {
+      this.probeTimer = undefined;
+      if (!this.running || this.stopping || this.storage.health.unavailable === null) return;
+      try {
+        // A success clears the fault once it has lasted (the health listener then releases the waiters); until then
+        // the probe goes on, at the back-off of the faults before it.
+        if (!this.storage.probeWrite(this.clock())) this.storeFaults++;
+      } catch {
+        /* not a store fault: the next work will say */
+      }
+      this.armProbe();
+    }, this.storeBackoff(this.storeFaults + 1));
+  }
+
+  /** The store takes writes again: the waiters go now, and the log says how long it lasted and what it did not print. */
+  private storeRecovered(): void {
+    if (this.storeFaults === 0 && this.storeBlocked.size === 0) return;
+    this.faultLog.flush("info", "storage available again", { faults: this.storeFaults });
+    this.storeFaults = 0;
+    if (this.probeTimer) clearTimeout(this.probeTimer);
+    this.probeTimer = undefined;
+    for (const actor of this.storeBlocked) {
+      const q = this.queues.get(actor);
+      if (!q) continue;
+      q.blockedUntil = 0;
+      this.markRunnable(actor);
+    }
+    this.storeBlocked.clear();
+    for (const s of this.sweepBackoff.values()) {
+      s.faults = 0;
+      s.skipUntil = 0;
+    }
+    this.pump();
+  }
+
+  /**
+   * A fault outside any handler (a message that could not be recorded, say): a store fault is logged as one, once per
+   * class per interval, and the store is probed until it recovers; any other fault once per class per interval as `msg`.
+   */
+  reportFault(msg: string, e: unknown, fields: Record<string, unknown> = {}): void {
+    const fault = storeFault(e);
+    if (fault) {
+      this.storeFaulted(fault, { where: msg, ...fields });
+      return;
+    }
+    this.faultLog.record("error", msg, e instanceof Error ? e.name : "Error", { error: String(e), ...fields });
+  }
+
+  /** Blocks an actor's queue for `ms` after a fault that is not its message's (a store fault, a runtime fault). */
+  private holdBack(actor: string, q: Queue, ms: number, store: boolean): void {
+    const until = this.clock() + ms;
+    q.blockedUntil = Math.max(q.blockedUntil, until);
+    if (store) this.storeBlocked.add(actor);
+    this.timers.wake(until, actor);
+  }
+
+  /** Per sweep: store faults in a row and the time before which it is skipped. */
+  private readonly sweepBackoff = new Map<string, { faults: number; skipUntil: number }>();
 
   register<S, M>(kind: ActorKind<S, M>): this {
     if (this.kinds.has(kind.kind)) throw new Error(`actor kind ${kind.kind} registered twice`);
@@ -159,6 +256,9 @@ export class ActorRuntime {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.unsubscribeHealth = this.storage.health.onChange((f) => {
+      if (f === null) this.storeRecovered();
+    });
     this.sealPlainStates();
     this.pickUpInserts();
     this.pollTimer = setInterval(() => this.pickUpInserts(), this.pollMs);
@@ -167,13 +267,25 @@ export class ActorRuntime {
 
   /** Registers a periodic sweep (croner expression, seconds allowed); overlapping runs are skipped. */
   sweep(name: string, pattern: string, fn: (now: number) => void | Promise<void>): void {
+    const backoff = { faults: 0, skipUntil: 0 };
+    this.sweepBackoff.set(name, backoff);
     this.timers.sweep(name, pattern, async () => {
       if (this.stopping) return;
+      // A sweep that met a store fault waits out its back-off instead of failing on every tick.
+      if (this.clock() < backoff.skipUntil) return;
       const run = (async () => {
         try {
           await fn(this.clock());
+          backoff.faults = 0;
         } catch (e) {
-          this.log("error", "sweep failed", { sweep: name, error: String(e) });
+          const fault = storeFault(e);
+          if (fault) {
+            backoff.faults++;
+            const ms = this.storeFaulted(fault, { sweep: name });
+            backoff.skipUntil = this.clock() + Math.max(ms, this.storeBackoff(backoff.faults));
+            return;
+          }
+          this.faultLog.record("error", "sweep failed", e instanceof Error ? e.name : "Error", { sweep: name, error: String(e) });
         }
       })();
       // stop() waits for sweeps under way, so none runs on after the storage is closed.
@@ -241,10 +353,24 @@ export class ActorRuntime {
         reply?.();
       },
       (e) => {
-        this.log("error", "actor runtime fault", { actor: address, error: String(e) });
+        this.runtimeFault(address, q, e);
         this.finished(address, q);
       },
     );
+  }
+
+  /**
+   * The runtime itself failed around a message (its failure could not be recorded, say): logged once per class per
+   * interval, and the actor waits a back-off before its next try instead of spinning on the same fault.
+   */
+  private runtimeFault(actor: string, q: Queue, e: unknown): void {
+    const fault = storeFault(e);
+    if (fault) {
+      this.holdBack(actor, q, this.storeFaulted(fault, { actor }), true);
+      return;
+    }
+    this.faultLog.record("error", "actor runtime fault", e instanceof Error ? e.name : "Error", { actor, error: String(e) });
+    this.holdBack(actor, q, this.backoff(this.maxAttempts), false);
   }
 
   /**
@@ -259,6 +385,19 @@ export class ActorRuntime {
       if (r.ok) return r.reply;
       this.failures++;
       this.resident.delete(address); // a half-built state: the next attempt reloads it
+      const fault = storeFault(r.error);
+      if (fault) {
+        // Not the message's fault, and not one to wait out here: the asker hears at once that the store is unavailable.
+        const ms = this.storeFaulted(fault, { actor: address });
+        if (r.messageId !== 0) {
+          // It has a mailbox row (a checkpoint committed): recorded, so it finishes when the store takes writes again.
+          this.known.delete(r.messageId);
+          this.index({ id: r.messageId, actor: address, due_at: this.clock(), retry_at: this.clock() + ms });
+          this.storeBlocked.add(address);
+          return () => this.answer(token, new StorageUnavailableError(fault, true), true);
+        }
+        return () => this.answer(token, new StorageUnavailableError(fault, false), true);
+      }
       const error = r.error instanceof Error ? `${r.error.name}: ${r.error.message}` : String(r.error);
       if (r.messageId !== 0) {
         // It took a checkpoint, so it has a mailbox row: the mailbox path retries it (and answers the ask).
@@ -277,7 +416,7 @@ export class ActorRuntime {
         const now = this.clock();
         await this.commit(() => {
           const id = this.mailbox.insert(address, body, now, token, now);
-          this.mailbox.bury({ id, actor: address, body, due_at: now, retry_at: null, attempts, last_error: error, reply_to: token, checkpoints: 0 }, attempts, error, now);
+          this.mailbox.bury({ id, actor: address, body, due_at: now, retry_at: null, attempts, last_error: error, reply_to: token, checkpoints: 0 }, attempts, error, now, tenantOf(msg));
         });
         return () => this.answer(token, new ActorDeadLetterError(`${address} could not handle the message: ${error}`), true);
       }
@@ -413,6 +552,9 @@ export class ActorRuntime {
     this.stopping = true;
     if (this.pollTimer) clearInterval(this.pollTimer);
     this.timers.stop();
+    this.unsubscribeHealth?.();
+    if (this.probeTimer) clearTimeout(this.probeTimer);
+    this.probeTimer = undefined;
     // A sweep under way finishes first (bounded: one waiting on an actor that no longer runs must not hold the stop).
     if (this.sweepsRunning.size) await Promise.race([Promise.all([...this.sweepsRunning]), new Promise((r) => setTimeout(r, 5_000))]);
     while (this.inflight > 0 || this.units.length > 0) {
@@ -636,7 +778,7 @@ export class ActorRuntime {
         this.runHead(actor, q).then(
           () => this.finished(actor, q),
           (e) => {
-            this.log("error", "actor runtime fault", { actor, error: String(e) });
+            this.runtimeFault(actor, q, e);
             this.finished(actor, q);
           },
         );
@@ -713,16 +855,18 @@ export class ActorRuntime {
     }
 
     const h = this.handling(address, actorId, row.id, now, resident, row.checkpoints ?? 0, async () => row.id);
+    let msg: unknown;
     try {
-      await kind.handle(h.ctx, this.openBody(row));
+      msg = this.openBody(row);
+      await kind.handle(h.ctx, msg);
     } catch (e) {
-      await this.failed(q, row, e);
+      await this.failed(q, row, e, msg);
       return;
     }
     try {
       await h.commit(row.id, row.id);
     } catch (e) {
-      await this.failed(q, row, e);
+      await this.failed(q, row, e, msg);
       return;
     }
     resident.lastMessageId = row.id;
@@ -851,14 +995,22 @@ export class ActorRuntime {
     this.known.delete(id);
   }
 
-  private async failed(q: Queue, row: MessageRow, e: unknown): Promise<void> {
+  private async failed(q: Queue, row: MessageRow, e: unknown, msg?: unknown): Promise<void> {
     this.failures++;
     // A failed handler may have left a half-built state: the next message reloads it from the database.
     this.resident.delete(row.actor);
+    const fault = storeFault(e);
+    if (fault) {
+      // A fault of the store is not a fault of the message: no attempt is counted (it is never buried for it), nothing
+      // is written (the store would refuse it too), and the actor waits a growing back-off, or until the store recovers.
+      this.holdBack(row.actor, q, this.storeFaulted(fault, { actor: row.actor, messageId: row.id }), true);
+      if (row.reply_to) this.answer(row.reply_to, new StorageUnavailableError(fault, true), true);
+      return;
+    }
     const attempts = row.attempts + 1;
     const error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
     if (attempts >= this.maxAttempts) {
-      await this.giveUp(q, row, attempts, error);
+      await this.giveUp(q, row, attempts, error, tenantOf(msg));
       return;
     }
     const retryAt = this.clock() + this.backoff(attempts);
@@ -868,9 +1020,9 @@ export class ActorRuntime {
     this.timers.wake(retryAt, row.actor);
   }
 
-  private async giveUp(q: Queue, row: MessageRow, attempts: number, error: string): Promise<void> {
+  private async giveUp(q: Queue, row: MessageRow, attempts: number, error: string, tenant: Tenant | null = null): Promise<void> {
     this.log("error", "actor message parked as dead", { actor: row.actor, messageId: row.id, attempts, error });
-    await this.commit(() => this.mailbox.bury(row, attempts, error, this.clock()));
+    await this.commit(() => this.mailbox.bury(row, attempts, error, this.clock(), tenant));
     this.dequeue(q, row.id);
     if (row.reply_to) this.answer(row.reply_to, new ActorDeadLetterError(`${row.actor} could not handle the message: ${error}`), true);
   }

@@ -147,14 +147,15 @@ function prune(repos: DispatcherRepositories, ctx: { now: number; write(fn: () =
  * Wakes the dispatcher after each committed event (one wake message at a time), every 5 s for events other
  * processes wrote, and kicks subscriptions with due deliveries at start and every 30 s (a restart resends what was due).
  */
-export function startWebhookDispatch(runtime: ActorRuntime, repos: DispatcherRepositories, log: (msg: string, f: Record<string, unknown>) => void, retentionMs: number | null = null): void {
+export function startWebhookDispatch(runtime: ActorRuntime, repos: DispatcherRepositories, retentionMs: number | null = null): void {
   let wakePending = false;
   const wake = () => {
     if (wakePending) return;
     wakePending = true;
     runtime.tell(DISPATCHER, { type: "wake" }).catch((e) => {
       wakePending = false;
-      log("webhook dispatcher wake not recorded", { error: String(e) });
+      // Once per fault class per interval (a full disk fails every wake until space returns).
+      runtime.reportFault("webhook dispatcher wake not recorded", e);
     });
   };
   const recover = (now: number) => {
@@ -166,7 +167,7 @@ export function startWebhookDispatch(runtime: ActorRuntime, repos: DispatcherRep
   runtime.sweep("webhook-recovery", "*/30 * * * * *", recover);
   if (retentionMs !== null)
     runtime.sweep("events-retention", "0 * * * * *", () => {
-      runtime.tell(DISPATCHER, { type: "prune" } satisfies DispatcherMessage).catch((e) => log("events retention run not recorded", { error: String(e) }));
+      runtime.tell(DISPATCHER, { type: "prune" } satisfies DispatcherMessage).catch((e) => runtime.reportFault("events retention run not recorded", e));
     });
   wake();
   recover(Date.now());

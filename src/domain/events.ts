@@ -39,23 +39,27 @@ export function streamFilter(grants: readonly string[]): (type: string) => boole
   };
 }
 
-/** The largest resume point accepted: 15 digits stay exact as a JavaScript number. */
-const MAX_DIGITS = 15;
+/** An event ID as the stream shows it: 22 base64url characters (src/adapters/crypto/event-ids.ts). */
+const EVENT_ID = /^[A-Za-z0-9_-]{22}$/;
+
+/** Where a stream resumes: from the first event kept (`0`), or after the event with this ID. */
+export type ResumePoint = { start: true } | { id: string };
 
 /**
- * A resume point (`Last-Event-ID` header or `lastEventId` query parameter): the decimal `seq` of the last event
- * the client holds, `0` for "from the first event". Anything else is an issue for 400 INVALID_QUERY.
+ * A resume point (`Last-Event-ID` header or `lastEventId` query parameter): the ID of the last event the client holds,
+ * or `0` for "from the first event". Anything else is an issue for 400 INVALID_QUERY. Whether an ID of the right form
+ * is one of the company's events is for the stream to say (it deciphers it).
  */
-export function parseResumePoint(raw: string, path: string): { seq: number } | { issue: Issue } {
+export function parseResumePoint(raw: string, path: string): { point: ResumePoint } | { issue: Issue } {
   const text = raw.trim();
-  if (!/^\d+$/.test(text) || text.length > MAX_DIGITS)
-    return { issue: { path, message: `must be the id of an event received on this stream (a whole number of at most ${MAX_DIGITS} digits)` } };
-  return { seq: Number(text) };
+  if (text === "0") return { point: { start: true } };
+  if (!EVENT_ID.test(text)) return { issue: { path, message: "must be the id of an event received on this stream, or 0" } };
+  return { point: { id: text } };
 }
 
-/** One SSE message: `id: <seq>`, `event: <type>`, `data: <webhook body JSON>` (one line: JSON.stringify escapes newlines). */
-export function sseMessage(seq: number, type: string, body: string): string {
-  return `id: ${seq}\nevent: ${type}\ndata: ${body}\n\n`;
+/** One SSE message: `id: <event ID>`, `event: <type>`, `data: <webhook body JSON>` (one line: JSON.stringify escapes newlines). */
+export function sseMessage(id: string, type: string, body: string): string {
+  return `id: ${id}\nevent: ${type}\ndata: ${body}\n\n`;
 }
 
 /** An SSE comment line (ignored by clients): heartbeats. */

@@ -1,7 +1,7 @@
 // The Elysia application: general rules before routing (NUL, OPTIONS, HEAD), 404/405, and every route group.
 import { Elysia } from "elysia";
 import { apiError } from "../domain/errors.ts";
-import { ApiKit, json } from "./kit.ts";
+import { ApiKit, json, STORAGE_RETRY_AFTER_S } from "./kit.ts";
 import { checkCsrf } from "./auth.ts";
 import { checkDeclaredLength } from "./body.ts";
 import { auditRoutes } from "./audit.ts";
@@ -22,6 +22,7 @@ import { notCarriedCallbacks } from "./callbacks/not-carried.ts";
 import { customerOverviewRoutes } from "./customer-overview.ts";
 import { eventRoutes, type EventRouteDeps } from "./events.ts";
 import { meRoutes } from "./me.ts";
+import { deadLetterRoutes, type DeadLetterRouteDeps } from "./dead-letters.ts";
 import { providerBCallbacks, trpNotFound, type ProviderBCallbackDeps } from "./callbacks/provider_b.ts";
 import { providerECallbacks, type ProviderECallbackDeps } from "./callbacks/provider_e.ts";
 import { informationRequestRoutes, type InformationRequestDeps } from "./information-requests.ts";
@@ -47,6 +48,7 @@ export type AppDeps = CaseRouteDeps &
   ProviderRouteDeps &
   InformationRequestDeps &
   EventRouteDeps &
+  DeadLetterRouteDeps &
   ProviderACallbackDeps &
   ProviderBCallbackDeps &
   ProviderECallbackDeps &
@@ -58,6 +60,8 @@ export type AppDeps = CaseRouteDeps &
     /** For read-only routes: authentication and the handler's reads share one read snapshot. */
     readonly storage: Storage;
     readonly config: { readonly appDomain?: string; readonly env?: Record<string, string | undefined> };
+    /** Faults outside a handler, logged once per class per interval (the actor runtime's). */
+    readonly reportFault?: (msg: string, e: unknown, fields?: Record<string, unknown>) => void;
   };
 
 /** Provider callbacks (Part 3): their own checks, limits and error bodies, none of the API's general rules. */
@@ -80,6 +84,29 @@ function pathOf(raw: string): string {
   return end < 0 ? raw.slice(start) : raw.slice(start, start + end);
 }
 
+/** Probes of a store in fault, at most one a second (each is a one-row write). */
+const PROBE_EVERY_MS = 1_000;
+const lastProbe = new WeakMap<Storage, number>();
+
+/**
+ * `/healthz` while the store takes no writes: not ready, with the fault's class and since when. A store in fault is
+ * probed (at most once a second), so the answer turns `ok` as soon as a write succeeds again even when nothing else
+ * writes meanwhile.
+ */
+function storageDown(storage: Storage, now: number): Record<string, unknown> | null {
+  if (storage.health.unavailable && now - (lastProbe.get(storage) ?? -Infinity) >= PROBE_EVERY_MS) {
+    lastProbe.set(storage, now);
+    try {
+      storage.probeWrite(now);
+    } catch {
+      /* not a store fault: the health stays as it was */
+    }
+  }
+  const f = storage.health.unavailable;
+  if (!f) return null;
+  return { status: "storage_unavailable", fault: f.class, since: new Date(f.since).toISOString() };
+}
+
 export function createApp(services: AppDeps) {
   const kit = new ApiKit({
     tenancy: services.tenancy,
@@ -89,6 +116,7 @@ export function createApp(services: AppDeps) {
     appDomain: services.config.appDomain,
     storage: services.storage,
     ready: services.ready,
+    reportFault: services.reportFault,
   });
 
   const app = new Elysia({ normalize: false })
@@ -130,6 +158,8 @@ export function createApp(services: AppDeps) {
     })
     .get("/healthz", () => {
       if (!services.ready()) return json(503, { status: "starting" });
+      const down = storageDown(services.storage, services.clock());
+      if (down) return json(503, down, { "Retry-After": String(STORAGE_RETRY_AFTER_S) });
       return json(200, { status: "ok" });
     })
     .use(meRoutes(kit))
@@ -151,6 +181,7 @@ export function createApp(services: AppDeps) {
     .use(notCarriedCallbacks(services))
     .use(informationRequestRoutes(kit, services))
     .use(eventRoutes(kit, services))
+    .use(deadLetterRoutes(kit, services))
     .use(
       transferRoutes(kit, {
         ...services,

@@ -7,8 +7,9 @@ import { batchWindowMs, sseComment, sseMessage, sseRetry, streamAccess, streamFi
 import type { Environment } from "../domain/types.ts";
 import type { Logger } from "../adapters/log.ts";
 import type { Storage } from "../adapters/storage/index.ts";
-import { EventLog, type EventRow } from "../adapters/storage/repos/events.ts";
+import { EventLog, type EventRow, type TailEventRow } from "../adapters/storage/repos/events.ts";
 import { pushStream, type PushSink } from "../adapters/server/push-stream.ts";
+import type { EventIds } from "../adapters/crypto/event-ids.ts";
 
 export interface StreamOwner {
   companyId: string;
@@ -46,8 +47,6 @@ export class StreamRefused extends Error {
 const encoder = new TextEncoder();
 const yieldToIo = () => new Promise<void>((r) => setTimeout(r, 0));
 
-/** One event row as its SSE message (the webhook body). */
-const sseMessageOf = (e: EventRow): string => sseMessage(e.seq, e.type, eventBody(e.type, e.created_at, JSON.parse(e.data)));
 
 /** The SSE frames of `rows` after `after` that the client may read, as one chunk (null when none). */
 function frames(rows: readonly EventRow[], c: Client, after: number, message: (e: EventRow) => string): Uint8Array | null {
@@ -82,9 +81,21 @@ export class EventStreamHub {
       /** The slow-client rule's clock (Date.now when absent). */
       clock?: () => number;
       settings: StreamSettings;
+      /** The IDs each company and environment sees for the shared sequence (never the seq itself). */
+      ids: EventIds;
     },
   ) {
     this.log = new EventLog(deps.storage);
+  }
+
+  /** One event row as its SSE message: the ID its company and environment see, the type, the webhook body. */
+  private sseMessageOf(e: EventRow, companyId: string, environment: Environment): string {
+    return sseMessage(this.deps.ids.encode(companyId, environment, e.seq), e.type, eventBody(e.type, e.created_at, JSON.parse(e.data)));
+  }
+
+  /** The seq of an event ID of this company's environment, or null when it is none of its events. */
+  seqOf(companyId: string, environment: Environment, id: string): number | null {
+    return this.deps.ids.decode(companyId, environment, id);
   }
 
   get open(): number {
@@ -248,7 +259,10 @@ export class EventStreamHub {
         const messages = new Map<number, string>();
         const message = (e: EventRow) => {
           let m = messages.get(e.seq);
-          if (m === undefined) messages.set(e.seq, (m = sseMessageOf(e)));
+          if (m === undefined) {
+            const row = e as TailEventRow;
+            messages.set(e.seq, (m = this.sseMessageOf(e, row.company_id, row.environment)));
+          }
           return m;
         };
         for (const [key, list] of byTenant) {
@@ -294,7 +308,7 @@ export class EventStreamHub {
       let taken = 0;
       for (const e of rows) {
         if (c.allows(e.type)) {
-          const m = sseMessageOf(e);
+          const m = this.sseMessageOf(e, c.owner.companyId, c.owner.environment);
           if (text && text.length + m.length > room) break;
           text += m;
         }

@@ -2,11 +2,12 @@
 // read scopes, resumable by Last-Event-ID from the persisted sequence. The fan-out lives in event-stream.ts.
 import { Type } from "@sinclair/typebox";
 import { apiError } from "../domain/errors.ts";
-import { parseResumePoint, STREAM_GRANTS, streamGrants, streamSettings, type StreamAccess } from "../domain/events.ts";
+import { parseResumePoint, STREAM_GRANTS, streamGrants, streamSettings, type ResumePoint, type StreamAccess } from "../domain/events.ts";
 import { EVENT_TYPES } from "../domain/webhooks.ts";
 import type { Logger } from "../adapters/log.ts";
 import type { Storage } from "../adapters/storage/index.ts";
 import type { Tenancy } from "../adapters/storage/repos/tenancy.ts";
+import type { EventIds } from "../adapters/crypto/event-ids.ts";
 import { authenticate, resolveCompany, type AuthContext } from "./auth.ts";
 import { EventStreamHub, StreamRefused } from "./event-stream.ts";
 import type { ApiKit, RouteContext, RouteSpec } from "./kit.ts";
@@ -19,16 +20,18 @@ export interface EventRouteDeps {
   log: Logger;
   ready(): boolean;
   config: { env?: Record<string, string | undefined>; appDomain?: string };
+  /** Event IDs per company and environment (the shared sequence, enciphered). */
+  eventIds: EventIds;
 }
 
 /** How long a client refused for too many open streams is asked to wait. */
 const RETRY_AFTER_SECONDS = 5;
 
-const lastEventIdParam: QueryParam<number> = {
-  schema: Type.String({ pattern: "^[0-9]{1,15}$", description: "Resume after this event id, for clients that cannot send the Last-Event-ID header (the header wins)" }),
+const lastEventIdParam: QueryParam<ResumePoint> = {
+  schema: Type.String({ pattern: "^(0|[A-Za-z0-9_-]{22})$", description: "Resume after this event id (0: from the first event kept), for clients that cannot send the Last-Event-ID header (the header wins)" }),
   parse(raw) {
     const r = parseResumePoint(raw, "lastEventId");
-    return "seq" in r ? { value: r.seq } : { error: r.issue.message };
+    return "point" in r ? { value: r.point } : { error: r.issue.message };
   },
 };
 const query = { lastEventId: lastEventIdParam };
@@ -60,27 +63,30 @@ export function eventRoutes(kit: ApiKit, deps: EventRouteDeps) {
     ready: () => deps.ready(),
     logger: deps.log,
     settings,
+    ids: deps.eventIds,
   });
   const handler = (c: RouteContext<typeof query>): Response => {
-    let resumeAfter = c.query.lastEventId ?? null;
+    let point: ResumePoint | null = c.query.lastEventId ?? null;
     const header = c.request.headers.get("last-event-id");
     if (header !== null) {
       const r = parseResumePoint(header, "Last-Event-ID");
       if ("issue" in r) throw apiError("INVALID_QUERY", { message: `Last-Event-ID ${r.issue.message}`, details: { issues: [r.issue] } });
-      resumeAfter = r.seq;
+      point = r.point;
     }
-    if (resumeAfter !== null) {
-      const newest = hub.newestSeq();
-      if (resumeAfter > newest) {
-        const issue = { path: header !== null ? "Last-Event-ID" : "lastEventId", message: `is after the newest event (${newest}): not an event of this service` };
-        throw apiError("INVALID_QUERY", { message: `${issue.path} ${issue.message}`, details: { issues: [issue] } });
-      }
-      // Retention (CARAVAN_EVENTS_RETENTION) pruned the events up to `pruned`: resuming before it would skip them.
-      const pruned = hub.prunedThrough();
-      if (resumeAfter < pruned) {
-        const issue = { path: header !== null ? "Last-Event-ID" : "lastEventId", message: `is older than the events kept (events up to ${pruned} were removed after the retention window): reconnect without a resume point` };
-        throw apiError("INVALID_QUERY", { message: `${issue.path} ${issue.message}`, details: { issues: [issue] } });
-      }
+    const path = header !== null ? "Last-Event-ID" : "lastEventId";
+    const refuse = (message: string): never => {
+      const issue = { path, message };
+      throw apiError("INVALID_QUERY", { message: `${path} ${message}`, details: { issues: [issue] } });
+    };
+    let resumeAfter: number | null = null;
+    if (point !== null) {
+      // The ID deciphers to the seq only under this company's and environment's key; nothing about the shared
+      // sequence (its newest seq, what retention removed) is told in a refusal, so an ID cannot be probed for it.
+      const seq = "start" in point ? 0 : hub.seqOf(c.auth.company.id, c.auth.environment, point.id);
+      if (seq === null || seq > hub.newestSeq()) refuse("is not the id of an event received on this stream (another environment, company or database?)");
+      resumeAfter = seq!;
+      // Retention (CARAVAN_EVENTS_RETENTION) pruned events before this point: resuming there would skip them.
+      if (resumeAfter < hub.prunedThrough()) refuse("is older than the events kept (events before it were removed after the retention window): reconnect without a resume point");
     }
     const request = c.request;
     const companyId = c.auth.company.id;

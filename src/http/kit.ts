@@ -7,6 +7,7 @@ import { iso } from "../domain/ids.ts";
 import type { Logger } from "../adapters/log.ts";
 import type { Tenancy } from "../adapters/storage/repos/tenancy.ts";
 import type { Storage } from "../adapters/storage/types.ts";
+import { StorageUnavailableError, storeFault } from "../adapters/storage/faults.ts";
 import { authenticate, authorize, resolveCompany, type Access, type AuthContext } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
 import { parseQuery, type QueryOf, type QueryParam } from "./query.ts";
@@ -25,6 +26,27 @@ export interface KitDeps {
   storage?: Pick<Storage, "read">;
   /** False while the service cannot serve a company yet (starting, or stopping): 503 COMPANY_NOT_READY. */
   ready?: () => boolean;
+  /** A store fault met by a request: logged once per class per interval with the runtime's (the log stays readable). */
+  reportFault?: (msg: string, e: unknown, fields?: Record<string, unknown>) => void;
+}
+
+/** How long a client waits after a 503 for a store fault before trying again. */
+export const STORAGE_RETRY_AFTER_S = 5;
+
+/**
+ * A write the store could not take (a full disk, an I/O error): a 503 that says so at once, with Retry-After. Whether
+ * anything was kept is said plainly: the change is either recorded and finishes by itself, or was not made.
+ */
+export function storageUnavailable(e: unknown): ApiError | null {
+  const fault = storeFault(e);
+  if (!fault) return null;
+  const queued = e instanceof StorageUnavailableError && e.queued;
+  return apiError("SERVICE_UNAVAILABLE", {
+    message: queued
+      ? "The storage is unavailable: the change is recorded and finishes when the storage takes writes again; read the record before retrying"
+      : "The storage is unavailable: nothing was changed; retry after Retry-After",
+    headers: { "Retry-After": String(STORAGE_RETRY_AFTER_S) },
+  });
 }
 
 type QuerySpec = Record<string, QueryParam<unknown>>;
@@ -193,6 +215,11 @@ export class ApiKit {
       if (e.details !== undefined) body.details = e.details;
       body.meta = this.meta();
       return json(e.status, body, e.headers);
+    }
+    const unavailable = storageUnavailable(e);
+    if (unavailable) {
+      this.deps.reportFault?.("request met a storage fault", e);
+      return this.errorResponse(unavailable, requestId);
     }
     // Part 1: a 500 says nothing more; the cause goes to the log only.
     this.deps.log("error", "unexpected error", { requestId, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e), stack: e instanceof Error ? e.stack : undefined });

@@ -82,7 +82,7 @@ const PROVIDER_E_EVENTS = PROVIDER_E_CALLBACK_EVENTS.map((event) => ({ event, su
 export function systemRoutes(): OtherRoute[] {
   const trp = "/api/system/trp";
   return [
-    { method: "GET", path: "/healthz", summary: "200 {status: ok} once migrations are applied and the actors run; 503 {status: starting} before", tags: ["meta"], authentication: "none" },
+    { method: "GET", path: "/healthz", summary: "200 {status: ok} once migrations are applied and the actors run; 503 {status: starting} before; 503 {status: storage_unavailable} while the storage refuses writes", tags: ["meta"], authentication: "none" },
     {
       method: "POST",
       path: `${trp}/provider_a/{environment}/{providerId}`,
@@ -128,7 +128,7 @@ const ERROR_REF = { $ref: "#/components/schemas/Error" };
 const RETRY_AFTER = { "Retry-After": { description: "Seconds after which a retry may succeed", schema: { type: "integer", minimum: 1 } } };
 
 function describeStream(op: Record<string, unknown>, sse: SseDoc, params: unknown[]): void {
-  params.push({ name: sse.header.name, in: "header", required: false, description: sse.header.description, schema: { type: "string", pattern: "^[0-9]{1,15}$" } });
+  params.push({ name: sse.header.name, in: "header", required: false, description: sse.header.description, schema: { type: "string", pattern: "^(0|[A-Za-z0-9_-]{22})$" } });
   op["x-scopes-filter"] = "transfer.* and compliance.* events need transfers:read (role transfers:view); case.* events need cases:read (role cases:view)";
   (op.responses as Record<string, unknown>)["200"] = {
     description:

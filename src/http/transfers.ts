@@ -3,7 +3,8 @@
 // bodies in transfers/patch.ts.
 import { apiError } from "../domain/errors.ts";
 import { readChecksLimit, readChecksOffset, TRANSFER_STATES, PROTOCOLS } from "../domain/transfers.ts";
-import { transferAddress, type TransferCommand } from "../actors/transfer/commands.ts";
+import { transferAddress, transferVersion, type TransferCommand } from "../actors/transfer/commands.ts";
+import { sha256Hex } from "../adapters/crypto/hash.ts";
 import type { ActionResult } from "../actors/transfer-flow.ts";
 import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
 import { ok, page, type ApiKit, type RouteContext } from "./kit.ts";
@@ -46,10 +47,25 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
   const ask = <T>(c: RouteContext, id: string, command: TransferCommand) =>
     askActor<T>(deps.runtime, transferAddress(id), { ...command, companyId: c.auth.company.id, environment: c.auth.environment, actor: c.auth.actor });
 
+  /**
+   * The action with what the request saw of the transfer (so one that raced another and lost is refused, not applied
+   * twice) and its Idempotency-Key, if any (a repeat is answered as the first time).
+   */
   async function act(c: RouteContext) {
     const t = find(c, c.params.id);
-    const o = (await ask(c, t.id, { type: "action", act: validateAction(c.body) })) as ActionResult;
+    const action = validateAction(c.body);
+    const key = idempotencyKey(c);
+    const command: TransferCommand = { type: "action", act: action, seen: transferVersion(t), ...(key === null ? {} : { key: { key, hash: sha256Hex(JSON.stringify(action)) } }) };
+    const o = (await ask(c, t.id, command)) as ActionResult;
     return ok(unwrap(o).data, o.meta);
+  }
+
+  function idempotencyKey(c: RouteContext): string | null {
+    const key = c.request.headers.get("idempotency-key");
+    if (key === null) return null;
+    if (key.trim() === "" || Array.from(key).length > 255)
+      throw apiError("VALIDATION_ERROR", { message: "The Idempotency-Key header must be text of 1 to 255 characters", details: { validationErrors: ["Idempotency-Key: must be text of 1 to 255 characters"] } });
+    return key;
   }
 
   return kit.group("/api/v2/transfers", (r) =>
@@ -103,6 +119,6 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
         },
         (c) => ok(detail(c, find(c, c.params.id), c.query.checksLimit, c.query.checksOffset)),
       )
-      .patch("/:id", { summary: "Act on a transfer: accept, reject or retry", access: { scope: "transfers:write", permission: "transfers:update" }, body: api.PatchTransfer, validate: false, tags: ["transfers"] }, act),
+      .patch("/:id", { summary: "Act on a transfer: accept, reject or retry (an Idempotency-Key makes a repeat answer as the first time)", access: { scope: "transfers:write", permission: "transfers:update" }, body: api.PatchTransfer, validate: false, tags: ["transfers"] }, act),
   );
 }

@@ -7,6 +7,7 @@ import { deflateRawSync } from "node:zlib";
 import { Database } from "bun:sqlite";
 import { withDb } from "../support/db.ts";
 import { tempDir } from "../support/tmp.ts";
+import { eventIdsFor } from "../support/event-ids.ts";
 import { startServer, type ChildServer } from "../support/server.ts";
 import { runCliInProcess } from "../support/cli.ts";
 import { apiClient } from "../support/api.ts";
@@ -102,8 +103,10 @@ const sql = <T>(fn: (d: Database) => T): T => withDb(db, fn);
 
 /** The SSE messages of a stream opened after `lastEventId`, read until one with id `seq` arrived: raw `data:` text by id. */
 async function streamData(lastEventId: number, seq: number): Promise<Map<number, string>> {
+  const companyId = sql((d) => (d.prepare("SELECT id FROM companies WHERE slug = 'default'").get() as { id: string }).id);
+  const ev = eventIdsFor(db, companyId, "test");
   const abort = new AbortController();
-  const res = await fetch(`${S.url}/api/v2/events/stream`, { headers: { "x-api-key": owner.key, accept: "text/event-stream", "last-event-id": String(lastEventId) }, signal: abort.signal });
+  const res = await fetch(`${S.url}/api/v2/events/stream`, { headers: { "x-api-key": owner.key, accept: "text/event-stream", "last-event-id": ev.idOf(lastEventId) }, signal: abort.signal });
   expect(res.status).toBe(200);
   const out = new Map<number, string>();
   const dec = new TextDecoder();
@@ -115,9 +118,9 @@ async function streamData(lastEventId: number, seq: number): Promise<Map<number,
       while ((i = buf.indexOf("\n\n")) >= 0) {
         const block = buf.slice(0, i);
         buf = buf.slice(i + 2);
-        const id = /^id: (\d+)$/m.exec(block);
+        const id = /^id: (\S+)$/m.exec(block);
         const data = /^data: (.*)$/m.exec(block);
-        if (id && data) out.set(Number(id[1]), data[1]!);
+        if (id && data) out.set(ev.seqOf(id[1]!), data[1]!);
       }
       if (out.has(seq)) break;
     }

@@ -9,6 +9,7 @@ import { Database } from "bun:sqlite";
 import { withDb } from "../support/db.ts";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
+import { eventIdsFor } from "../support/event-ids.ts";
 import { apiClient, expectError } from "../support/api.ts";
 import { parseEventsRetention } from "../../src/domain/webhooks.ts";
 
@@ -155,20 +156,22 @@ describe("events retention", () => {
     expect((await call(`/api/v2/webhooks/${okId}`, { key: owner.key })).body.deliveryCount).toBe(8);
 
     // The stream: a resume point before what is kept is refused (it would skip events), by header or query; the edge resumes.
-    const before = await call("/api/v2/events/stream", { key: owner.key, headers: { "last-event-id": String(young - 2) } });
+    const companyId = sql((d) => (d.prepare("SELECT id FROM companies WHERE slug = 'default'").get() as { id: string }).id);
+    const ev = eventIdsFor(db, companyId, "test");
+    const before = await call("/api/v2/events/stream", { key: owner.key, headers: { "last-event-id": ev.idOf(young - 2) } });
     expectError(before, 400, "INVALID_QUERY");
     expect(before.body.details.issues[0].path).toBe("Last-Event-ID");
     const whole = await call("/api/v2/events/stream?lastEventId=0", { key: owner.key });
     expectError(whole, 400, "INVALID_QUERY");
     expect(whole.body.details.issues[0].path).toBe("lastEventId");
     const abort = new AbortController();
-    const edge = await fetch(`${S.url}/api/v2/events/stream`, { headers: { "x-api-key": owner.key, "last-event-id": String(young - 1) }, signal: abort.signal });
+    const edge = await fetch(`${S.url}/api/v2/events/stream`, { headers: { "x-api-key": owner.key, "last-event-id": ev.idOf(young - 1) }, signal: abort.signal });
     expect(edge.status).toBe(200);
     // The first event it replays is the oldest one kept.
     const reader = (edge.body as ReadableStream<Uint8Array>).getReader();
     let text = "";
-    while (!/\nid: \d+/.test(`\n${text}`)) text += new TextDecoder().decode((await reader.read()).value);
-    expect(Number(/(?:^|\n)id: (\d+)/.exec(text)![1])).toBe(young);
+    while (!/\nid: \S+\n/.test(`\n${text}`)) text += new TextDecoder().decode((await reader.read()).value);
+    expect(ev.seqOf(/(?:^|\n)id: (\S+)\n/.exec(text)![1])).toBe(young);
     abort.abort();
   });
 });

@@ -11,6 +11,7 @@ import { runCli, startServer, type ChildServer } from "../support/server.ts";
 import { runCliInProcess } from "../support/cli.ts";
 import { apiClient, expectError, ISO_MS } from "../support/api.ts";
 import { CASE_EVENT_FIELDS, TRANSFER_EVENT_FIELDS } from "../../src/domain/webhooks.ts";
+import { eventIdsFor, type TenantEventIds } from "../support/event-ids.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(60_000);
@@ -39,6 +40,10 @@ let customersOnly: Key;
 let analyst: Key;
 let customer: string;
 let customerLive: string;
+/** The default company's event IDs in each environment (IDs are the shared seq enciphered per company and environment). */
+let ev: TenantEventIds;
+let evLive: TenantEventIds;
+const seqOf = (id: string) => ev.seqOf(id);
 
 interface Message {
   id: string;
@@ -143,7 +148,7 @@ function dechunk(parts: Buffer[]): string {
 /** The ids of the complete SSE messages (a message ends with a blank line; a partial one is not received). */
 function completeIds(text: string): number[] {
   const blocks = text.split("\n\n").slice(0, -1);
-  return blocks.filter((b) => b.startsWith("id: ")).map((b) => Number(b.slice(4, b.indexOf("\n"))));
+  return blocks.filter((b) => b.startsWith("id: ")).map((b) => seqOf(b.slice(4, b.indexOf("\n"))));
 }
 
 const ETH_ADDR = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
@@ -189,6 +194,9 @@ beforeAll(async () => {
     // The slow-client test reads the server's own word for when a client falls behind (an info line).
     CARAVAN_LOG: "info",
   });
+  const companyId = sql((d) => (d.prepare("SELECT id FROM companies WHERE slug = 'default'").get() as { id: string }).id);
+  ev = eventIdsFor(db, companyId, "test");
+  evLive = eventIdsFor(db, companyId, "live");
   const c = await call("/api/v2/customers", { method: "POST", key: owner.key, json: { name: "Stream Originator" } });
   const cl = await call("/api/v2/customers", { method: "POST", key: ownerLive.key, json: { name: "Stream Originator Live" } });
   customer = c.body.data.id;
@@ -200,7 +208,7 @@ afterAll(async () => {
 });
 
 describe("messages", () => {
-  test("200 text/event-stream; each message is id <seq>, event <type>, data the webhook body {event, timestamp, data} with exactly the Part 2 fields", async () => {
+  test("200 text/event-stream; each message is id <the company's ID of its seq>, event <type>, data the webhook body {event, timestamp, data} with exactly the Part 2 fields", async () => {
     const s = await Stream.open(owner);
     expect(s.res.headers.get("content-type")).toStartWith("text/event-stream");
     expect(s.res.headers.get("cache-control")).toBe("no-store");
@@ -218,7 +226,7 @@ describe("messages", () => {
     expect(Object.keys(cs.data.data).sort()).toEqual([...CASE_EVENT_FIELDS].sort());
     expect(JSON.stringify(cs.data)).not.toContain("Stream test case"); // no free text
     // ids are the persisted sequence, in order, every event of the environment after the stream opened
-    const got = s.messages.map((m) => Number(m.id));
+    const got = s.messages.map((m) => seqOf(m.id));
     expect(got).toEqual(seqsAfter("test", before).filter((q) => q <= got.at(-1)!));
     s.close();
   });
@@ -247,8 +255,8 @@ describe("resume with Last-Event-ID", () => {
     const last = firstPart.at(-1)!.id;
     const b = await Stream.open(owner, { lastEventId: last });
     const expected = seqsAfter("test", start);
-    await b.until((x) => x.messages.length > 0 && Number(x.messages.at(-1)!.id) >= expected.at(-1)!);
-    const all = [...firstPart, ...b.messages].map((m) => Number(m.id));
+    await b.until((x) => x.messages.length > 0 && seqOf(x.messages.at(-1)!.id) >= expected.at(-1)!);
+    const all = [...firstPart, ...b.messages].map((m) => seqOf(m.id));
     expect(all).toEqual(expected);
     expect(new Set(all).size).toBe(all.length);
     b.close();
@@ -258,13 +266,13 @@ describe("resume with Last-Event-ID", () => {
     const from = newestSeq();
     await createTransfer();
     const expected = seqsAfter("test", from);
-    const q = await Stream.open(owner, { query: `lastEventId=${from}` });
+    const q = await Stream.open(owner, { query: `lastEventId=${ev.idOf(from)}` });
     await q.until((x) => x.messages.length >= expected.length);
-    expect(q.messages.map((m) => Number(m.id)).slice(0, expected.length)).toEqual(expected);
+    expect(q.messages.map((m) => seqOf(m.id)).slice(0, expected.length)).toEqual(expected);
     q.close();
-    const h = await Stream.open(owner, { query: "lastEventId=0", lastEventId: String(expected.at(-2) ?? from) });
+    const h = await Stream.open(owner, { query: "lastEventId=0", lastEventId: ev.idOf(expected.at(-2) ?? from) });
     await h.until((x) => x.messages.length >= 1);
-    expect(Number(h.messages[0].id)).toBe(expected.at(-1)!);
+    expect(seqOf(h.messages[0].id)).toBe(expected.at(-1)!);
     h.close();
   });
 
@@ -272,7 +280,7 @@ describe("resume with Last-Event-ID", () => {
     const expected = seqsAfter("test", 0);
     const s = await Stream.open(owner, { lastEventId: "0" });
     await s.until((x) => x.messages.length >= expected.length);
-    expect(s.messages.map((m) => Number(m.id)).slice(0, expected.length)).toEqual(expected);
+    expect(s.messages.map((m) => seqOf(m.id)).slice(0, expected.length)).toEqual(expected);
     s.close();
   });
 });
@@ -313,7 +321,7 @@ describe("filtering", () => {
     const replay = await Stream.open(ownerLive, { lastEventId: "0" });
     const expected = seqsAfter("live", 0);
     await replay.until((x) => x.messages.length >= expected.length);
-    expect(replay.messages.map((m) => Number(m.id))).toEqual(expected);
+    expect(replay.messages.map((m) => evLive.seqOf(m.id))).toEqual(expected);
     for (const s of [live, testS, replay]) s.close();
   });
 
@@ -343,7 +351,7 @@ describe("refusals", () => {
       expectError(q, 400, "INVALID_QUERY");
       expect(q.body.details.issues[0].path).toBe("lastEventId");
     }
-    const ahead = await call("/api/v2/events/stream", { key: owner.key, headers: { "last-event-id": String(newestSeq() + 1000) } });
+    const ahead = await call("/api/v2/events/stream", { key: owner.key, headers: { "last-event-id": ev.idOf(newestSeq() + 1000) } });
     expectError(ahead, 400, "INVALID_QUERY");
     expectError(await call("/api/v2/events/stream?since=1", { key: owner.key }), 400, "INVALID_QUERY");
   });
@@ -434,7 +442,7 @@ describe("slow client", () => {
     while (!behind()) {
       last = writeBatch();
       batches++;
-      await fast.until((x) => x.messages.length > 0 && Number(x.messages.at(-1)!.id) >= last);
+      await fast.until((x) => x.messages.length > 0 && seqOf(x.messages.at(-1)!.id) >= last);
     }
     const fellBehind = behind()!;
     // Bounded: what waits for the connection is the buffer plus the one page that passed it (200 events of ~1 KB,
@@ -444,8 +452,8 @@ describe("slow client", () => {
     // More events while it is behind, as many again as it took to get there: none of them is queued for it.
     for (let i = 0; i < batches; i++) last = writeBatch();
     // The reading client receives all of them, in order, without a gap.
-    await fast.until((x) => x.messages.length > 0 && Number(x.messages.at(-1)!.id) >= last);
-    const got = fast.messages.map((m) => Number(m.id));
+    await fast.until((x) => x.messages.length > 0 && seqOf(x.messages.at(-1)!.id) >= last);
+    const got = fast.messages.map((m) => seqOf(m.id));
     expect(got).toEqual(seqsAfter("test", start));
     // The slow one is cut once it has taken nothing for SLOW_MS: the server says so in its log (warn), with what was
     // still waiting for its connection then, no more than when it fell behind. Not asserted: that the connection then
@@ -461,9 +469,9 @@ describe("slow client", () => {
     const ids = completeIds(dechunk(rawBytes));
     expect(ids.at(-1) ?? start).toBeLessThan(last);
     // Resuming from the last complete message gives the rest: nothing lost, nothing repeated.
-    const resumed = await Stream.open(slowKey, { lastEventId: String(ids.at(-1) ?? start) });
-    await resumed.until((x) => x.messages.length > 0 && Number(x.messages.at(-1)!.id) >= last);
-    expect([...ids, ...resumed.messages.map((m) => Number(m.id))]).toEqual(seqsAfter("test", start));
+    const resumed = await Stream.open(slowKey, { lastEventId: ev.idOf(ids.at(-1) ?? start) });
+    await resumed.until((x) => x.messages.length > 0 && seqOf(x.messages.at(-1)!.id) >= last);
+    expect([...ids, ...resumed.messages.map((m) => seqOf(m.id))]).toEqual(seqsAfter("test", start));
     resumed.close();
     fast.close();
     // The server kept answering.
@@ -479,6 +487,8 @@ describe("slow-client rule (in process, controlled clock)", () => {
     const { openStorage } = await import("../../src/adapters/storage/index.ts");
     const { EventStreamHub } = await import("../../src/http/event-stream.ts");
     const { STREAM_DEFAULTS } = await import("../../src/domain/events.ts");
+    const { EventIds } = await import("../../src/adapters/crypto/event-ids.ts");
+    const eventIds = new EventIds(crypto.getRandomValues(new Uint8Array(32)));
     const storage = await openStorage(join(dir, "hub.db"));
     const companyId = (storage.stmt("SELECT id FROM companies WHERE slug = 'default'").get() as { id: string }).id;
     const listeners = new Set<(seq: number) => void>();
@@ -492,6 +502,7 @@ describe("slow-client rule (in process, controlled clock)", () => {
       // Timers far apart: the test calls the hub's tick itself, after moving the clock.
       settings: { ...STREAM_DEFAULTS, bufferBytes: 8192, slowMs, pollMs: 60_000, heartbeatMs: 3_600_000, batchMs: 0, batchMaxMs: 0 },
       clock: () => now,
+      ids: eventIds,
     });
     const tick = () => (hub as unknown as { tick(): void }).tick();
     const data = JSON.stringify({ id: "trf_0000000000000000000000slow", status: "exchanging", note: "x".repeat(200) });
@@ -523,7 +534,7 @@ describe("slow-client rule (in process, controlled clock)", () => {
             buf += dec.decode(value, { stream: true });
             const blocks = buf.split("\n\n");
             buf = blocks.pop()!;
-            for (const b of blocks) if (b.startsWith("id: ")) ids.push(Number(b.slice(4, b.indexOf("\n"))));
+            for (const b of blocks) if (b.startsWith("id: ")) ids.push(eventIds.decode(companyId, "test", b.slice(4, b.indexOf("\n")))!);
             return true;
           } catch {
             return false;

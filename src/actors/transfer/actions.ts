@@ -3,11 +3,44 @@
 import { FINAL_STATES, type Protocol } from "../../domain/transfers.ts";
 import { refuse } from "../outcome.ts";
 import type { Attempt } from "../routing.ts";
-import { actionBody, type TransferAction } from "./commands.ts";
+import { actionBody, transferVersion, type TransferAction } from "./commands.ts";
 import type { Result, TransferHandling } from "./handling.ts";
 
-/** A PATCH action, validated by the route: the provider's flow first, then the generic handling. */
-export async function action(h: TransferHandling, act: TransferAction): Promise<Result> {
+/** Idempotency-Keys remembered per transfer for PATCH actions. */
+const ACTION_KEYS = 20;
+
+/**
+ * A PATCH action, validated by the route: a repeated Idempotency-Key is answered as the first time; an action whose
+ * transfer changed after the request arrived is refused (two racing actions take effect once); then the provider's
+ * flow first, then the generic handling.
+ */
+export async function action(h: TransferHandling, act: TransferAction, seen?: string, key?: { key: string; hash: string }): Promise<Result> {
+  if (key) {
+    const used = h.ctx.state.actionKeys?.find((k) => k.key === key.key);
+    if (used && used.hash === key.hash) return { ...used.result, meta: { ...used.result.meta, idempotent: true } } as Result;
+    if (used) return refuse("CONFLICT", "This Idempotency-Key was used for another action on this transfer: send a new key for a new action", { action: act.action });
+  }
+  const result = await decide(h, act, seen);
+  // Answers of the transfer's state are kept for the key (an unexpected failure is not: it throws and is retried).
+  if (key) h.ctx.state.actionKeys = [...(h.ctx.state.actionKeys ?? []), { key: key.key, hash: key.hash, result }].slice(-ACTION_KEYS);
+  return result;
+}
+
+/**
+ * The refusal an action meets on a transfer that changed while it waited: the spec's own code when the state it is in
+ * now does not take the action at all (INVALID_TRANSFER_STATE for a retry, INVALID_REQUEST otherwise), else 409
+ * CONFLICT, "another request changed the same record simultaneously" (Part 1, Errors).
+ */
+function changedMeanwhile(h: TransferHandling, act: TransferAction): Result {
+  const state = h.t.state;
+  if (act.action === "retry" && state !== "failed" && state !== "held")
+    return refuse("INVALID_TRANSFER_STATE", `A ${state} transfer cannot be retried`, { currentState: state, action: "retry", allowedStates: ["failed", "held"] });
+  if (act.action !== "retry" && (FINAL_STATES as readonly string[]).includes(state)) return refuse("INVALID_REQUEST", `A ${state} transfer cannot be ${act.action}ed`);
+  return refuse("CONFLICT", `The transfer changed while this ${act.action} waited (it is now ${state}): read it and decide again`, { currentState: state, action: act.action });
+}
+
+async function decide(h: TransferHandling, act: TransferAction, seen?: string): Promise<Result> {
+  if (seen !== undefined && transferVersion(h.t) !== seen) return changedMeanwhile(h, act);
   const previousState = h.t.state;
   const flow = h.flowOf(h.t.protocol);
   if (flow?.action) {

@@ -18,7 +18,12 @@ export type TransferAction =
 export type TransferCommand =
   | { type: "start" }
   | { type: "discover" }
-  | { type: "action"; act: TransferAction }
+  /**
+   * `seen`: the transfer's version (transferVersion) when the request arrived; an action whose transfer changed before
+   * its turn came is refused, so two racing actions take effect once. `key`: the request's Idempotency-Key, with the
+   * hash of the action it names (a repeat is answered as the first was).
+   */
+  | { type: "action"; act: TransferAction; seen?: string; key?: { key: string; hash: string } }
   | { type: "expire" }
   // Part 3, provider_b callbacks: the originating VASP reports the transaction of, or cancels, an incoming transfer.
   | { type: "inboundTxid"; txid: string; vout: string | null }
@@ -49,4 +54,12 @@ export function actionBody(a: TransferAction): Record<string, unknown> {
     case "retry":
       return { action: a.action, reason: a.reason };
   }
+}
+
+/**
+ * What a PATCH saw of the transfer: its state, last change and number of changes (every change adds a history entry,
+ * so a transfer held again within the same millisecond still has another version).
+ */
+export function transferVersion(t: { state: string; updated_at: string; history: string }): string {
+  return `${t.state}|${t.updated_at}|${(JSON.parse(t.history) as unknown[]).length}`;
 }

@@ -48,6 +48,8 @@ export interface TransferActorState {
   prechecked?: boolean;
   /** The open case screening opened for this transfer: a second hold adds to it. */
   openCaseId?: string;
+  /** PATCH actions answered with an Idempotency-Key (the latest ACTION_KEYS): a repeat gets the same answer. */
+  actionKeys?: { key: string; hash: string; result: ActionResult }[];
   /** Checkpoint runs so far (names each run's checks; a replay after a crash starts a new run). */
   runs?: number;
   /** The counterparty answered and its data waits for the postcheck (a replay resumes here, never resends). */

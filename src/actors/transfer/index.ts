@@ -28,7 +28,7 @@ export function transferActor(deps: TransferDeps): ActorKind<TransferActorState,
         case "discover":
           return ctx.reply(await route(h));
         case "action":
-          return ctx.reply(await action(h, msg.act));
+          return ctx.reply(await action(h, msg.act, msg.seen, msg.key));
         case "expire":
           return ctx.reply(await expire(h));
         case "inboundTxid":

@@ -12,7 +12,10 @@ import { statementCache } from "./statements.ts";
 import { beaconPath, openBeacon, type ChangeBeacon } from "./change-beacon.ts";
 import { checkoutMigrationsFolder, defaultSource, folderSource, loadMigrations } from "./migrations.ts";
 
+import { StorageHealth, storeFault } from "./faults.ts";
+
 export type { Db, SqlClient, SqlStatement, Storage, SqlValue, SearchStore } from "./types.ts";
+export { StorageHealth, StorageUnavailableError, storeFault, type StoreFault } from "./faults.ts";
 
 /** A fault the operator must fix; main prints its message as one line and exits non-zero. */
 export class StorageError extends Error {
@@ -33,6 +36,8 @@ export interface OpenOptions {
   busyTimeoutMs?: number;
   /** Open the transfer search index (default: when migrating; a backup's copy and checks go without). */
   search?: boolean;
+  /** How long after the last store fault a successful commit marks the store available again (default 5000 ms). */
+  healthSettleMs?: number;
 }
 
 const isBun = typeof (globalThis as { Bun?: unknown }).Bun !== "undefined";
@@ -124,7 +129,7 @@ export async function openStorage(path: string, opts: OpenOptions = {}): Promise
     throw new StorageError(`${path}: ${describe(e)}`);
   }
 
-  const storage = makeStorage(path, client, await changeBeacon(path));
+  const storage = makeStorage(path, client, await changeBeacon(path), opts.healthSettleMs);
   if (opts.migrate !== false) {
     try {
       migrate(storage, opts.migrationsFolder);
@@ -205,7 +210,7 @@ function connectionStore(file: string, client: SqlClient): SearchStore & { close
   };
 }
 
-function makeStorage(path: string, client: SqlClient, beacon?: ChangeBeacon): Storage {
+function makeStorage(path: string, client: SqlClient, beacon?: ChangeBeacon, healthSettleMs?: number): Storage {
   const dialect = new SQLiteSyncDialect();
   const tables = extractTablesRelationalConfig(schema, createTableRelationsHelpers);
   const rel = { fullSchema: schema, schema: tables.tables, tableNamesMap: tables.tableNamesMap };
@@ -220,11 +225,15 @@ function makeStorage(path: string, client: SqlClient, beacon?: ChangeBeacon): St
   let exactAt = -Infinity;
   /** Transaction control through prepared statements (exec would parse the text on every commit). */
   const ctl = (sql: string): void => void stmt(sql).run();
-  return {
+  const health = new StorageHealth(Date.now, healthSettleMs);
+  /** Whether a transaction is still open (a driver that cannot tell: assume it is, and try). */
+  const open = (): boolean => client.inTransaction ?? true;
+  const storage: Storage = {
     path,
     client,
     db,
     stmt,
+    health,
     tx<T>(fn: () => T): T {
       if (depth > 0) {
         const sp = `sp${depth}`;
@@ -235,8 +244,16 @@ function makeStorage(path: string, client: SqlClient, beacon?: ChangeBeacon): St
           ctl(`RELEASE ${sp}`);
           return out;
         } catch (e) {
-          ctl(`ROLLBACK TO ${sp}`);
-          ctl(`RELEASE ${sp}`);
+          // A full disk or an I/O error can make SQLite roll the whole transaction back by itself: then there is no
+          // savepoint to go back to, and the error to pass on is the first one, not "no such savepoint".
+          if (open()) {
+            try {
+              ctl(`ROLLBACK TO ${sp}`);
+              ctl(`RELEASE ${sp}`);
+            } catch {
+              /* the transaction ended under us: the caller's own rollback (or SQLite's) finishes it */
+            }
+          }
           throw e;
         } finally {
           depth--;
@@ -248,12 +265,32 @@ function makeStorage(path: string, client: SqlClient, beacon?: ChangeBeacon): St
         const out = fn();
         ctl("COMMIT");
         beacon?.signal();
+        health.succeeded();
         return out;
       } catch (e) {
-        ctl("ROLLBACK");
+        // Roll back only what is still open (SQLite has already rolled back after SQLITE_FULL and some I/O errors), and
+        // keep the original error: a failing ROLLBACK ("no transaction is active") must never replace the cause.
+        if (open()) {
+          try {
+            ctl("ROLLBACK");
+          } catch {
+            /* the original error says what happened */
+          }
+        }
+        const fault = storeFault(e);
+        if (fault) health.failed(fault);
         throw e;
       } finally {
         depth--;
+      }
+    },
+    probeWrite(now: number): boolean {
+      try {
+        storage.tx(() => void stmt("INSERT INTO database_meta (key, value) VALUES ('write_probe', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(new Date(now).toISOString()));
+        return true;
+      } catch (e) {
+        if (!storeFault(e)) throw e;
+        return false;
       }
     },
     read<T>(fn: () => T): T {
@@ -296,6 +333,7 @@ function makeStorage(path: string, client: SqlClient, beacon?: ChangeBeacon): St
       beacon?.close();
     },
   };
+  return storage;
 }
 
 /** Applies pending migrations from `folder`, or by default from the checkout (source) or the executable (embedded). */

@@ -57,5 +57,8 @@ export function openNodeClient(path: string): SqlClient {
     prepare: (sql) => wrap(db, sql),
     transaction,
     close: () => db.close(),
+    get inTransaction() {
+      return (db as unknown as { isTransaction?: boolean }).isTransaction ?? depth > 0;
+    },
   };
 }

@@ -1,6 +1,7 @@
 // The storage surface every layer sees: a synchronous SQLite client plus a drizzle database over it.
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import type * as schema from "../../../db/schema/index.ts";
+import type { StorageHealth } from "./faults.ts";
 
 export type SqlValue = string | number | bigint | null | Uint8Array;
 
@@ -28,6 +29,8 @@ export interface SqlClient {
     exclusive: () => T;
   };
   close(): void;
+  /** Whether a transaction is open on the connection (SQLite rolls one back by itself on some faults: a full disk). */
+  readonly inTransaction?: boolean;
 }
 
 export type Db = BaseSQLiteDatabase<"sync", unknown, typeof schema>;
@@ -57,6 +60,10 @@ export interface Storage {
    * memory it is this one. Absent when opened without it (`search: false`: backups, checks).
    */
   readonly search?: SearchStore;
+  /** Whether the store takes writes, as the last top-level transaction found (./faults.ts). */
+  readonly health: StorageHealth;
+  /** A one-row write (database_meta `write_probe`): true when the store takes writes again; updates `health`. */
+  probeWrite(now: number): boolean;
   close(): void;
 }
 

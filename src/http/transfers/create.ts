@@ -15,6 +15,8 @@ import type { TransferRow } from "../../adapters/storage/repos/transfers.ts";
 import type { Reply, RouteContext } from "../kit.ts";
 import { askActor, unwrap } from "../outcome.ts";
 import type { TransferRouteDeps } from "./deps.ts";
+import { replayDifferences } from "../../domain/transfers/replay.ts";
+import { sha256Hex } from "../../adapters/crypto/hash.ts";
 
 /** A create body the spec refuses: 400 VALIDATION_ERROR naming the create schema. */
 const invalidCreate = (message: string, validationErrors?: string[]): never => {
@@ -124,7 +126,40 @@ export function createHandler(deps: TransferRouteDeps, replayOf: (companyId: str
     };
     const msg = { type: "createTransfer", transfer: n, companyId: company.id, environment, actor: c.auth.actor };
     const { data } = unwrap(await askActor<CreatedTransfer>(deps.runtime, `customer:${v.input.originatorCustomerId}`, msg));
-    return data.idempotent ? presentIdempotent(data.transfer) : presentCreated(c, data, v.input.preferredProtocol);
+    if (data.idempotent) {
+      warnIfAnotherBody(c, data.transfer, key!);
+      return presentIdempotent(data.transfer);
+    }
+    return presentCreated(c, data, v.input.preferredProtocol);
+  }
+
+  /**
+   * The key answers with its transfer whatever the body (Part 1, kept), but a body naming another transfer (another
+   * amount, customer, address) is most likely a client bug: one warning, with hashes of the key and the body and the
+   * names of the fields that differ, never the body or the key themselves.
+   */
+  function warnIfAnotherBody(c: RouteContext, t: TransferRow, key: string): void {
+    const differs = replayDifferences(
+      {
+        asset: t.asset,
+        network: t.network,
+        amount: t.amount,
+        originatorCustomerId: t.originator_customer_id,
+        originatorAddress: t.originator_address,
+        beneficiaryAddress: t.beneficiary_address,
+        preferredProtocol: t.preferred_protocol,
+      },
+      c.body,
+    );
+    if (differs.length === 0) return;
+    deps.log?.("warn", "Idempotency-Key reused with a different body: answered with the transfer the key created", {
+      companyId: c.auth.company.id,
+      environment: c.auth.environment,
+      transferId: t.id,
+      keySha256: sha256Hex(key),
+      bodySha256: sha256Hex(JSON.stringify(c.body ?? null)),
+      differs,
+    });
   }
 
   return async function create(c: RouteContext): Promise<Reply> {
@@ -139,7 +174,10 @@ export function createHandler(deps: TransferRouteDeps, replayOf: (companyId: str
         return await ask(c, validate(c, deps), key);
       } catch (e) {
         const done = replayOf(company.id, environment, key);
-        if (done) return presentIdempotent(done);
+        if (done) {
+          warnIfAnotherBody(c, done, key);
+          return presentIdempotent(done);
+        }
         throw e;
       }
     }

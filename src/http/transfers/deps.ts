@@ -9,6 +9,7 @@ import type { AssetPolicy } from "../../adapters/storage/repos/assets.ts";
 import type { ProviderRegistry } from "../../adapters/providers/registry.ts";
 import type { ProviderSettings } from "../../adapters/storage/repos/provider-settings.ts";
 import type { ValuationRecord, ValueRequest } from "../../adapters/fx/pricing.ts";
+import type { Logger } from "../../adapters/log.ts";
 
 export interface TransferRouteDeps {
   repositories: Pick<Repositories, "transfers">;
@@ -30,4 +31,6 @@ export interface TransferRouteDeps {
    */
   pricing?: { appraise(p: ValueRequest): Promise<{ valuation: Valuation; record: ValuationRecord }> };
   isPricingFailure(e: unknown): boolean;
+  /** The service's log (a reused Idempotency-Key with another body is a warning). */
+  log?: Logger;
 }

@@ -26,6 +26,23 @@ export interface MessageRow {
   checkpoints: number;
 }
 
+/** The company and environment a message is about. */
+export interface Tenant {
+  companyId: string;
+  environment: Environment;
+}
+
+/** A message parked after its last attempt, as an operator sees it (never its body). */
+export interface DeadLetter {
+  id: number;
+  actor: string;
+  attempts: number;
+  lastError: string;
+  /** Milliseconds since epoch. */
+  createdAt: number;
+  diedAt: number;
+}
+
 export interface MessageRef {
   id: number;
   actor: string;
@@ -80,13 +97,52 @@ export class Mailbox {
       .run(attempts, error, retryAt, id);
   }
 
-  bury(row: MessageRow, attempts: number, error: string, now: number): void {
+  /** `tenant`: the company and environment the message names, when it names them (the API lists a company's own). */
+  bury(row: MessageRow, attempts: number, error: string, now: number, tenant: Tenant | null = null): void {
     this.s
       .stmt(
-        "INSERT OR REPLACE INTO actor_dead_letters (id, actor, body, attempts, last_error, created_at, died_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO actor_dead_letters (id, actor, body, attempts, last_error, created_at, died_at, company_id, environment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
       )
-      .run(row.id, row.actor, row.body, attempts, error, now, now);
+      .run(row.id, row.actor, row.body, attempts, error, now, now, tenant?.companyId ?? null, tenant?.environment ?? null);
     this.ack(row.id);
+  }
+
+  /** One company's and environment's dead letters, newest death first (ties by id), at most `limit`, before `before`. */
+  tenantDeadLetters(t: Tenant, limit: number, before: [number, number] | null = null): DeadLetter[] {
+    const rows = this.s
+      .stmt(
+        "SELECT id, actor, attempts, last_error, created_at, died_at FROM actor_dead_letters WHERE company_id = ? AND environment = ? AND (died_at, id) < (?, ?) ORDER BY died_at DESC, id DESC LIMIT ?",
+      )
+      .all(t.companyId, t.environment, before?.[0] ?? Number.MAX_SAFE_INTEGER, before?.[1] ?? Number.MAX_SAFE_INTEGER, limit) as { id: number; actor: string; attempts: number; last_error: string; created_at: number; died_at: number }[];
+    return rows.map((r) => ({ id: r.id, actor: r.actor, attempts: r.attempts, lastError: r.last_error, createdAt: r.created_at, diedAt: r.died_at }));
+  }
+
+  /** How many dead letters one company and environment has. */
+  tenantDeadLetterCount(t: Tenant): number {
+    return (this.s.stmt("SELECT count(*) AS n FROM actor_dead_letters WHERE company_id = ? AND environment = ?").get(t.companyId, t.environment) as { n: number }).n;
+  }
+
+  /** Dead letters, oldest death first (the body is not read: it is sealed and stays in the database). */
+  deadLetters(o: { actorPrefix?: string; limit?: number } = {}): DeadLetter[] {
+    const rows = this.s
+      .stmt("SELECT id, actor, attempts, last_error, created_at, died_at FROM actor_dead_letters WHERE actor >= ? AND actor < ? ORDER BY died_at, id LIMIT ?")
+      .all(o.actorPrefix ?? "", `${o.actorPrefix ?? ""}\uffff`, o.limit ?? 1_000) as { id: number; actor: string; attempts: number; last_error: string; created_at: number; died_at: number }[];
+    return rows.map((r) => ({ id: r.id, actor: r.actor, attempts: r.attempts, lastError: r.last_error, createdAt: r.created_at, diedAt: r.died_at }));
+  }
+
+  /**
+   * Puts a dead letter back in its actor's mailbox as a new message (due now, attempts from zero, no one waiting for
+   * a reply) and removes it from the dead letters, in one transaction. Answers the new message's id, or null when
+   * there is no such dead letter.
+   */
+  replayDeadLetter(id: number, now: number): number | null {
+    return this.s.tx(() => {
+      const row = this.s.stmt("SELECT actor, body FROM actor_dead_letters WHERE id = ?").get(id) as { actor: string; body: string } | undefined;
+      if (!row) return null;
+      const messageId = this.insert(row.actor, row.body, now, null, now);
+      this.s.stmt("DELETE FROM actor_dead_letters WHERE id = ?").run(id);
+      return messageId;
+    });
   }
 
   loadState(address: string): { state: string; last_message_id: number } | undefined {

@@ -1,0 +1,45 @@
+// CLI for the actors' dead letters (messages parked after their last attempt): list them and put them back in their
+// actor's mailbox. They belong to the runtime, not to a company; the running server picks a replayed message up
+// within its poll interval (CARAVAN_ACTOR_POLL_MS) and handles it as a new message.
+import type { Storage } from "../adapters/storage/index.ts";
+import { createMailbox, type DeadLetter } from "../adapters/storage/repos/mailbox.ts";
+import { iso } from "../domain/ids.ts";
+import { parseOptions, UsageError } from "./usage.ts";
+
+const USAGE = "usage: dead-letters list [--actor <address or prefix>] [--limit N] [--json]\n       dead-letters replay (--id <id> | --all [--actor <prefix>]) [--json]";
+
+const view = (d: DeadLetter) => ({ id: d.id, actor: d.actor, attempts: d.attempts, lastError: d.lastError, createdAt: iso(d.createdAt), diedAt: iso(d.diedAt) });
+
+export function runDeadLetters(storage: Storage, argv: string[], out: (line: string) => void, clock: () => number = Date.now): void {
+  const [sub, ...rest] = argv;
+  const mailbox = createMailbox(storage);
+  if (sub === "list") {
+    const v = parseOptions(rest, { actor: { type: "string" }, limit: { type: "string" } }, USAGE);
+    const limit = v.limit === undefined ? 1_000 : Number(v.limit);
+    if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive whole number\n${USAGE}`);
+    const rows = mailbox.deadLetters({ actorPrefix: v.actor as string | undefined, limit }).map(view);
+    if (v.json) return out(JSON.stringify(rows));
+    if (rows.length === 0) return out("No dead letters.");
+    for (const r of rows) out(`${r.id}  ${r.actor}  ${r.attempts} attempts  died ${r.diedAt}  ${r.lastError}`);
+    return;
+  }
+  if (sub === "replay") {
+    const v = parseOptions(rest, { id: { type: "string" }, all: { type: "boolean" }, actor: { type: "string" } }, USAGE);
+    if ((v.id === undefined) === !v.all) throw new UsageError(`give --id <id> or --all\n${USAGE}`);
+    const ids = v.all ? mailbox.deadLetters({ actorPrefix: v.actor as string | undefined, limit: 1_000_000 }).map((d) => d.id) : [Number(v.id)];
+    if (!v.all && !Number.isInteger(ids[0])) throw new UsageError(`--id must be a dead letter's number\n${USAGE}`);
+    const replayed: { id: number; messageId: number }[] = [];
+    for (const id of ids) {
+      const messageId = mailbox.replayDeadLetter(id, clock());
+      if (messageId === null) {
+        if (!v.all) throw new UsageError(`no dead letter with id ${id} (caravan dead-letters list shows them)`);
+        continue;
+      }
+      replayed.push({ id, messageId });
+    }
+    if (v.json) return out(JSON.stringify({ replayed }));
+    out(replayed.length === 0 ? "No dead letters to replay." : `Replayed ${replayed.length} dead letter${replayed.length === 1 ? "" : "s"}: ${replayed.map((r) => `${r.id} → message ${r.messageId}`).join(", ")}`);
+    return;
+  }
+  throw new UsageError(USAGE);
+}
