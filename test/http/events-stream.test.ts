@@ -593,6 +593,8 @@ describe("heartbeats and a client that is behind (in process)", () => {
     const { openStorage } = await import("../../src/adapters/storage/index.ts");
     const { EventStreamHub } = await import("../../src/http/event-stream.ts");
     const { STREAM_DEFAULTS } = await import("../../src/domain/events.ts");
+    const { EventIds } = await import("../../src/adapters/crypto/event-ids.ts");
+    const eventIds = new EventIds(crypto.getRandomValues(new Uint8Array(32)));
     const storage = await openStorage(join(dir, "hub-ping.db"));
     const companyId = (storage.stmt("SELECT id FROM companies WHERE slug = 'default'").get() as { id: string }).id;
     const listeners = new Set<(seq: number) => void>();
@@ -601,6 +603,7 @@ describe("heartbeats and a client that is behind (in process)", () => {
       onEvent: (fn) => (listeners.add(fn), () => listeners.delete(fn)),
       ready: () => true,
       logger: () => {},
+      ids: eventIds,
       // Timers far apart: the test calls the hub's heartbeat itself.
       settings: { ...STREAM_DEFAULTS, bufferBytes: 8192, slowMs: 3_600_000, pollMs: 60_000, heartbeatMs: 3_600_000, batchMs: 0, batchMaxMs: 0 },
     });
@@ -624,7 +627,7 @@ describe("heartbeats and a client that is behind (in process)", () => {
       while (hub.behind === 0) await Bun.sleep(5); // a hang guard only (the test's timeout)
       for (let i = 0; i < 3; i++) heartbeat();
       // Read everything it was given up to the last event: not one ping among it.
-      const lastId = `id: ${hub.newestSeq()}\n`;
+      const lastId = `id: ${eventIds.encode(companyId, "test", hub.newestSeq())}\n`;
       const pings = () => (text.match(/^: ping$/gm) ?? []).length;
       while (!text.includes(lastId)) expect(await one()).toBe(true);
       expect(pings()).toBe(0);
