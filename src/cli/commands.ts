@@ -20,4 +20,5 @@ export const STORAGE_COMMANDS: Readonly<Record<string, () => Promise<StorageComm
   cases: async () => (await import("./cases.ts")).runCases,
   reports: async () => (await import("./reports.ts")).runReports,
   rules: async () => (await import("./rules.ts")).runRules,
+  audit: async () => (await import("./audit.ts")).runAudit,
 };
