@@ -14,7 +14,7 @@ import { createRepositories, type Repositories } from "./adapters/storage/reposi
 import { loadMasterKey, masterKeySource, type MasterKey } from "./adapters/crypto/master-key.ts";
 import { existsSync } from "node:fs";
 import { auditKeySource, loadAuditKey, readAuditKey, type AuditSigningKey } from "./adapters/crypto/audit-key.ts";
-import { AuditTrees, AuditTreeError } from "./adapters/storage/repos/audit-tree.ts";
+import { AuditTreeError, type AuditTrees } from "./adapters/storage/repos/audit-tree.ts";
 import { startAuditSealer, type AuditSealer } from "./actors/audit-sealer.ts";
 import { Sealer } from "./adapters/crypto/envelope.ts";
 import { customerActor } from "./actors/customer.ts";
@@ -435,8 +435,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   const secrets = new Sealer(masterKey.derive("secrets"));
   // Personal data is compressed before it is sealed (docs/performance.md says why that is safe at rest).
   const pii = new Sealer(masterKey.derive("pii"), "auto", { compress: true });
-  const repositories = createRepositories(storage, { pii, secrets, clock });
-  const auditTrees = new AuditTrees(storage, config.env ?? {});
+  const repositories = createRepositories(storage, { pii, secrets, clock, env: config.env ?? {} });
+  const auditTrees = repositories.auditTrees;
   let auditKey: AuditSigningKey;
   try {
     auditKey = openAuditKey(auditTrees, config, clock());

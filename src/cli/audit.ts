@@ -6,13 +6,13 @@
 import { readFileSync, existsSync } from "node:fs";
 import { base64 } from "@scure/base";
 import type { Storage } from "../adapters/storage/index.ts";
-import { openClient, StorageError } from "../adapters/storage/index.ts";
-import { AuditTrees, AuditTreeError, logIdOf } from "../adapters/storage/repos/audit-tree.ts";
-import { verifyAuditLog, type KeptCheckpoint, type VerifyResult } from "../adapters/storage/audit-verify.ts";
+import { StorageError } from "../adapters/storage/index.ts";
+import { AuditTreeError, logIdOf, type AuditTrees } from "../adapters/storage/repos/audit-tree.ts";
+import { verifyAuditFile, type KeptCheckpoint, type VerifyResult } from "../adapters/storage/audit-verify.ts";
 import { auditKeySource, loadAuditKey, newSigningKey, readAuditKey, writeAuditKeyFile, type AuditSigningKey } from "../adapters/crypto/audit-key.ts";
 import { parsePublicKey, verifierKey, NoteError } from "../domain/audit-tree.ts";
 import { isEnvironment } from "../domain/types.ts";
-import { Tenancy } from "../adapters/storage/repos/tenancy.ts";
+import { cliRepositories } from "./repositories.ts";
 import { parseOptions, UsageError } from "./usage.ts";
 
 type Out = (line: string) => void;
@@ -48,13 +48,14 @@ export function runAudit(storage: Storage, argv: string[], out: Out, deps: Audit
   const [sub, ...rest] = argv;
   const env = deps.env ?? process.env;
   const clock = deps.clock ?? Date.now;
-  const trees = new AuditTrees(storage, env);
+  const repositories = cliRepositories(storage, clock);
+  const trees = repositories.auditTrees;
   if (sub === "checkpoint") {
     const v = parseOptions(rest, { env: { type: "string" } }, USAGE);
     if (v.env !== undefined && !isEnvironment(v.env as string)) throw new UsageError(`--env must be test or live\n${USAGE}`);
     const key = cliKey(storage, trees, env, clock());
     trees.checkpoint(key, clock());
-    const company = v.company ? new Tenancy(storage, clock).requireCompany(v.company as string) : null;
+    const company = v.company ? repositories.tenancy.requireCompany(v.company as string) : null;
     const chosen = trees.trees().filter((t) => (!company || t.company_id === company.id) && (!v.env || t.environment === v.env));
     if (chosen.length === 0) throw new StorageError("no audit log matches (nothing has been recorded there yet)");
     const views = chosen.map((t) => trees.latest(t.log_id)).filter((r) => r !== undefined).map((r) => trees.view(r));
@@ -128,14 +129,7 @@ export async function runAuditVerify(argv: string[], dbPath: string, out: Out, e
       throw new StorageError(`cannot read checkpoint file ${f}: ${(e as Error).message}`);
     }
   });
-  const client = await openClient(file);
-  let result: VerifyResult;
-  try {
-    client.exec("PRAGMA query_only = ON");
-    result = verifyAuditLog(client, { trusted, kept, progress: err });
-  } finally {
-    client.close();
-  }
+  const result = await verifyAuditFile(file, { trusted, kept, progress: err });
   if (v.json) out(JSON.stringify(result));
   else {
     if (result.trustedFrom === "database") err("caravan: trusting the signing keys listed in the database itself; pass --public-key with the key you hold to trust that key alone");

@@ -15,6 +15,7 @@ import {
   type EntryColumns,
 } from "../../domain/audit-tree.ts";
 import type { SqlClient } from "./types.ts";
+import { openClient } from "./index.ts";
 
 export interface KeptCheckpoint {
   /** Where it came from, for messages: a file name. */
@@ -193,3 +194,14 @@ export function verifyAuditLog(c: SqlClient, o: VerifyOptions): VerifyResult {
 }
 
 export const keyHex = bytesToHex;
+
+/** Opens the file without migrating it (a backup stays as it was), read-only for this connection, and verifies it. */
+export async function verifyAuditFile(file: string, o: VerifyOptions): Promise<VerifyResult> {
+  const client = await openClient(file);
+  try {
+    client.exec("PRAGMA query_only = ON");
+    return verifyAuditLog(client, o);
+  } finally {
+    client.close();
+  }
+}
