@@ -16,6 +16,7 @@ import {
 } from "../../domain/audit-tree.ts";
 import type { SqlClient } from "./types.ts";
 import { openClient } from "./index.ts";
+import "../crypto/hash.ts";
 
 export interface KeptCheckpoint {
   /** Where it came from, for messages: a file name. */

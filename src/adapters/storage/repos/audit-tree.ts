@@ -29,6 +29,8 @@ import type { Environment } from "../../../domain/types.ts";
 import type { Storage } from "../types.ts";
 import type { AuditRow } from "./audit.ts";
 import { readMeta } from "../meta.ts";
+// The native SHA-256 for leaves and nodes (the module installs it when the runtime has one).
+import "../../crypto/hash.ts";
 
 export interface SigningKey {
   readonly seed: Uint8Array;
