@@ -11,6 +11,7 @@ import { runCli } from "../support/server.ts";
 import { runCliInProcess } from "../support/cli.ts";
 import { withDb } from "../support/db.ts";
 import { tempDir } from "../support/tmp.ts";
+import { ENTRY_FIELDS_V1 } from "../../src/domain/audit-tree.ts";
 
 const dir = tempDir("caravan-audit-verify-");
 const db = join(dir, "caravan.db");
@@ -69,6 +70,13 @@ beforeAll(async () => {
   // The live log is exactly our 20 entries (companies and members made nothing here), leaves 0..19.
   expect(withDb(db, (d) => (d.prepare("SELECT size FROM audit_trees WHERE log_id = 'cmp_default/live'").get() as { size: number }).size)).toBe(20);
 }, 60_000);
+
+describe("the leaf encoding covers the whole entry", () => {
+  test("every column of audit_log but its row number is a field of the encoding (a new column needs a new version)", () => {
+    const columns = withDb(db, (d) => (d.prepare("PRAGMA table_info(audit_log)").all() as { name: string }[]).map((c) => c.name));
+    expect(columns.filter((c) => c !== "seq").sort()).toEqual([...ENTRY_FIELDS_V1].sort());
+  });
+});
 
 describe("caravan audit verify", () => {
   test("an untouched log passes: every leaf, both checkpoints and the kept one, with time per million entries", async () => {
