@@ -106,6 +106,7 @@ export function verifyAuditLog(c: SqlClient, o: VerifyOptions): VerifyResult {
     if (!trees.some((t) => t.origin === parsed.origin)) return done(`checkpoint in ${k.source}: its log ${parsed.origin} is not in this database (removed, or another database)`);
     kept.push({ ...k, parsed });
   }
+  let sealedInTrees = 0;
   const fields = ENTRY_FIELDS_V1.map((f) => `a.${f} AS ${f}`).join(", ");
   const pageOf = c.prepare(
     `SELECT l.leaf_index AS leaf_index, l.entry_seq AS entry_seq, l.leaf_hash AS leaf_hash, ${fields} FROM audit_leaves l LEFT JOIN audit_log a ON a.seq = l.entry_seq WHERE l.log_id = ? AND l.leaf_index >= ? ORDER BY l.leaf_index LIMIT ?`,
@@ -171,17 +172,26 @@ export function verifyAuditLog(c: SqlClient, o: VerifyOptions): VerifyResult {
       if (tree.size > edge.size) throw new Fault(`leaf ${edge.size} of ${tree.origin}: missing (the tree records ${tree.size} leaves)`);
       // An entry of this log without a leaf before the last sealed one: its leaf was removed.
       const lastSealed = c.prepare("SELECT coalesce(max(entry_seq), 0) AS m FROM audit_leaves").get() as { m: number };
-      const orphan = c
+
+      // Counted on the (company, environment, seq) index first; the slower search runs only when the counts differ.
+      const upTo = Number(lastSealed.m);
+      const sealedEntries = Number(
+        (c.prepare("SELECT count(*) AS n FROM audit_log WHERE company_id = ? AND environment = ? AND seq <= ?").get(tree.company_id, tree.environment, upTo) as { n: number }).n,
+      );
+      const orphan = sealedEntries === edge.size ? null : c
         .prepare("SELECT a.id AS id, a.seq AS seq FROM audit_log a WHERE a.company_id = ? AND a.environment = ? AND a.seq <= ? AND NOT EXISTS (SELECT 1 FROM audit_leaves l WHERE l.entry_seq = a.seq) LIMIT 1")
-        .get(tree.company_id, tree.environment, Number(lastSealed.m)) as { id: string; seq: number } | null;
+        .get(tree.company_id, tree.environment, upTo) as { id: string; seq: number } | null;
       if (orphan) throw new Fault(`entry ${orphan.id} (seq ${orphan.seq}) of ${tree.origin} has no leaf, though later entries do`);
       const unsealed = Number(
         (c.prepare("SELECT count(*) AS n FROM audit_log WHERE company_id = ? AND environment = ? AND seq > ?").get(tree.company_id, tree.environment, Number(lastSealed.m)) as { n: number }).n,
       );
       logs.push({ origin: tree.origin, leaves: edge.size, checkpoints: cps.length, unsealed });
+      sealedInTrees += sealedEntries;
     }
     // Entries of a company and environment that has no tree at all, older than the last sealed entry.
-    const stray = c
+    const upTo = Number((c.prepare("SELECT coalesce(max(entry_seq), 0) AS m FROM audit_leaves").get() as { m: number }).m);
+    const sealedAll = Number((c.prepare("SELECT count(*) AS n FROM audit_log WHERE seq <= ?").get(upTo) as { n: number }).n);
+    const stray = sealedAll === sealedInTrees ? null : c
       .prepare(
         "SELECT a.id AS id, a.company_id AS company_id, a.environment AS environment FROM audit_log a WHERE a.seq <= (SELECT coalesce(max(entry_seq), 0) FROM audit_leaves) AND NOT EXISTS (SELECT 1 FROM audit_trees t WHERE t.company_id = a.company_id AND t.environment = a.environment) LIMIT 1",
       )
