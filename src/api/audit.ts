@@ -27,6 +27,7 @@ export const AuditCheckpoint = Answer({
   verifierKey: Type.String({ description: "<origin>+<signed-note key ID hex>+<base64(0x01 || public key)>, the form note tooling reads" }),
   note: Type.String({ description: "the C2SP tlog-checkpoint signed note, byte for byte" }),
 });
+export type AuditCheckpoint = Static<typeof AuditCheckpoint>;
 
 export const AuditSigningKey = Answer({
   keyId: Type.String(),
