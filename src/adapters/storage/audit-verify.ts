@@ -58,7 +58,11 @@ export interface VerifyResult {
 class Fault extends Error {}
 
 const PAGE = 10_000;
-const eq = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
+function eq(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 interface Tree {
   log_id: string;
@@ -154,14 +158,14 @@ export function verifyAuditLog(c: SqlClient, o: VerifyOptions): VerifyResult {
         const rows = pageOf.all(tree.log_id, at, PAGE) as unknown as (EntryColumns & { leaf_index: number; entry_seq: number; leaf_hash: Uint8Array })[];
         for (const r of rows) {
           const i = edge.size;
-          const where = `leaf ${i} of ${tree.origin}`;
-          if (Number(r.leaf_index) !== i) throw new Fault(`${where}: missing (the next leaf is ${r.leaf_index})`);
-          if (r.id === null) throw new Fault(`${where}: its entry (seq ${r.entry_seq}) is missing`);
-          if (r.company_id !== tree.company_id || r.environment !== tree.environment) throw new Fault(`${where}: entry ${r.id} belongs to another log`);
+          const where = () => `leaf ${i} of ${tree.origin}`;
+          if (r.leaf_index !== i) throw new Fault(`${where()}: missing (the next leaf is ${r.leaf_index})`);
+          if (r.id === null) throw new Fault(`${where()}: its entry (seq ${r.entry_seq}) is missing`);
+          if (r.company_id !== tree.company_id || r.environment !== tree.environment) throw new Fault(`${where()}: entry ${r.id} belongs to another log`);
           const h = leafHash(encodeEntry(r));
-          if (!eq(h, new Uint8Array(r.leaf_hash))) throw new Fault(`${where}: entry ${r.id} does not match its leaf hash (changed after it was sealed)`);
+          if (!eq(h, r.leaf_hash)) throw new Fault(`${where()}: entry ${r.id} does not match its leaf hash (changed after it was sealed)`);
           edge.append(h);
-          atSize();
+          if (next < cps.length && cps[next].size === edge.size) atSize();
           if (edge.size % progressEvery === 0) o.progress?.(`verified ${edge.size} of ${tree.size} leaves of ${tree.origin} (${((now() - t0) / 1000).toFixed(1)} s)`);
         }
         entries += rows.length;
