@@ -32,7 +32,7 @@ CREATE TABLE `audit_checkpoints` (
 	`created_at` text NOT NULL,
 	`key_id` text NOT NULL,
 	`note` text NOT NULL,
-	PRIMARY KEY(`log_id`, `tree_size`)
+	PRIMARY KEY(`log_id`, `tree_size`, `key_id`)
 ) WITHOUT ROWID;
 --> statement-breakpoint
 CREATE TABLE `audit_signing_keys` (

@@ -60,7 +60,7 @@ export const auditTreeNodes = sqliteTable(
   (t) => [primaryKey({ columns: [t.logId, t.level, t.idx] })],
 );
 
-/** Signed checkpoints: the C2SP signed note as issued. Append-only. */
+/** Signed checkpoints: the C2SP signed note as issued, one per tree size and signing key (a rotation signs the size again). Append-only. */
 export const auditCheckpoints = sqliteTable(
   "audit_checkpoints",
   {
@@ -70,7 +70,7 @@ export const auditCheckpoints = sqliteTable(
     keyId: text("key_id").notNull(),
     note: text("note").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.logId, t.treeSize] })],
+  (t) => [primaryKey({ columns: [t.logId, t.treeSize, t.keyId] })],
 );
 
 /** Every checkpoint signing key's public half (base64 of 32 bytes); `retired_at` once rotated away. */

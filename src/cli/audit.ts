@@ -57,7 +57,10 @@ export function runAudit(storage: Storage, argv: string[], out: Out, deps: Audit
     trees.checkpoint(key, clock());
     const company = v.company ? repositories.tenancy.requireCompany(v.company as string) : null;
     const chosen = trees.trees().filter((t) => (!company || t.company_id === company.id) && (!v.env || t.environment === v.env));
-    if (chosen.length === 0) throw new StorageError("no audit log matches (nothing has been recorded there yet)");
+    if (chosen.length === 0) {
+      if (v.company || v.env) throw new StorageError("no audit log matches (nothing has been recorded there yet)");
+      return out(v.json ? "" : "caravan: no audit entries yet, so no checkpoint (the signing key is ready)");
+    }
     const views = chosen.map((t) => trees.latest(t.log_id)).filter((r) => r !== undefined).map((r) => trees.view(r));
     if (v.json) for (const view of views) out(JSON.stringify(view));
     // Each note as issued: keep it byte for byte (`caravan audit verify --checkpoint <file>` reads one note a file).

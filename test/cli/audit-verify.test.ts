@@ -3,7 +3,7 @@
 // checkpoint; the untouched copy passes. Checkpoints kept outside (a file) and the trusted public key are passed as an
 // auditor would. Entries are written through the real audit repository, sealed and signed by `caravan audit checkpoint`.
 import { describe, expect, test, beforeAll } from "bun:test";
-import { copyFileSync, writeFileSync, readFileSync } from "node:fs";
+import { copyFileSync, writeFileSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { openStorage } from "../../src/adapters/storage/index.ts";
 import { AuditLog } from "../../src/adapters/storage/repos/audit.ts";
@@ -196,4 +196,70 @@ describe("caravan audit verify", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`checkpoint 10 of ${origin} (${bad}): the signature of key`);
   });
+});
+
+describe("the signing key", () => {
+  test("rotation: the old public key stays listed, the transition checkpoint carries both signatures, the old key alone stops trusting after it", async () => {
+    const rdir = tempDir("caravan-audit-rotate-");
+    const rdb = join(rdir, "r.db");
+    expect((await runCliInProcess(["members", "create", "--email", "first@example.com", "--role", "analyst"], { CARAVAN_DB: rdb })).code).toBe(0);
+    expect((await runCliInProcess(["audit", "checkpoint"], { CARAVAN_DB: rdb })).code).toBe(0);
+    const before = JSON.parse((await runCliInProcess(["audit", "public-key", "--json"], { CARAVAN_DB: rdb })).stdout);
+    expect(before).toHaveLength(1);
+    const r = await runCliInProcess(["audit", "rotate-key", "--json"], { CARAVAN_DB: rdb });
+    expect(r.code).toBe(0);
+    const rotated = JSON.parse(r.stdout);
+    expect(rotated.retired).toBe(before[0].keyId);
+    expect(rotated.checkpoints).toBeGreaterThan(0);
+    const after = JSON.parse((await runCliInProcess(["audit", "public-key", "--json"], { CARAVAN_DB: rdb })).stdout) as { keyId: string; publicKey: string; retiredAt: string | null }[];
+    expect(after.map((k) => [k.keyId, k.retiredAt === null])).toEqual([
+      [before[0].keyId, false],
+      [rotated.active, true],
+    ]);
+    // The key file now holds the new key (0600), and the transition checkpoint is signed by both.
+    expect(statSync(join(rdir, "audit-signing.key")).mode & 0o777).toBe(0o600);
+    const latest = withDb(rdb, (d) => (d.prepare("SELECT note FROM audit_checkpoints ORDER BY created_at DESC, tree_size DESC LIMIT 1").get() as { note: string }).note);
+    expect(latest.split("\n").filter((l) => l.startsWith("— "))).toHaveLength(2);
+    const oldKey = before[0].publicKey;
+    const newKey = rotated.publicKey;
+    // Both keys trusted: everything verifies. The old key alone: still fine up to the transition...
+    expect((await runCli(["audit", "verify", "--db", rdb, "--public-key", oldKey, "--public-key", newKey], { CARAVAN_DB: rdb })).code).toBe(0);
+    expect((await runCli(["audit", "verify", "--db", rdb, "--public-key", oldKey], { CARAVAN_DB: rdb })).code).toBe(0);
+    // ...and a checkpoint signed by the new key alone afterwards is not trusted by the old key.
+    await (async () => {
+      const s = await openStorage(rdb);
+      try {
+        new AuditLog(s).record({ companyId: "cmp_default", environment: "test", actor: { type: "system" }, action: "test.after", entityType: "Thing", entityId: "t" }, Date.now());
+      } finally {
+        s.close();
+      }
+    })();
+    expect((await runCliInProcess(["audit", "checkpoint"], { CARAVAN_DB: rdb })).code).toBe(0);
+    const onlyOld = await runCli(["audit", "verify", "--db", rdb, "--public-key", oldKey], { CARAVAN_DB: rdb });
+    expect(onlyOld.code).toBe(1);
+    expect(onlyOld.stderr).toContain("not signed by a trusted key");
+    // The new key alone does not vouch for the checkpoints signed before it: an auditor passes both keys.
+    const onlyNew = await runCli(["audit", "verify", "--db", rdb, "--public-key", newKey], { CARAVAN_DB: rdb });
+    expect(onlyNew.code).toBe(1);
+    expect(onlyNew.stderr).toContain("not signed by a trusted key");
+    expect((await runCli(["audit", "verify", "--db", rdb, "--public-key", oldKey, "--public-key", newKey], { CARAVAN_DB: rdb })).code).toBe(0);
+  }, 60_000);
+
+  test("a database that lists a signing key refuses to start without its key file, or with another key", async () => {
+    const kdir = tempDir("caravan-audit-key-");
+    const kdb = join(kdir, "k.db");
+    expect((await runCliInProcess(["audit", "checkpoint"], { CARAVAN_DB: kdb })).code).toBe(0);
+    const keyFile = join(kdir, "audit-signing.key");
+    const original = readFileSync(keyFile, "utf8");
+    rmSync(keyFile);
+    const missing = await runCli(["serve"], { CARAVAN_DB: kdb, PORT: "0" });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(`the key file ${keyFile} is missing`);
+    writeFileSync(keyFile, `${"ab".repeat(32)}\n`, { mode: 0o600 });
+    const other = await runCli(["serve"], { CARAVAN_DB: kdb, PORT: "0" });
+    expect(other.code).toBe(1);
+    expect(other.stderr).toContain("is not the database's active key");
+    writeFileSync(keyFile, original, { mode: 0o600 });
+    expect((await runCliInProcess(["audit", "checkpoint"], { CARAVAN_DB: kdb })).code).toBe(0);
+  }, 60_000);
 });

@@ -180,15 +180,15 @@ export class AuditTrees {
   }
 
   latest(logId: string): CheckpointRow | undefined {
-    return (this.s.stmt("SELECT * FROM audit_checkpoints WHERE log_id = ? ORDER BY tree_size DESC LIMIT 1").get(logId) ?? undefined) as CheckpointRow | undefined;
+    return (this.s.stmt("SELECT * FROM audit_checkpoints WHERE log_id = ? ORDER BY tree_size DESC, created_at DESC LIMIT 1").get(logId) ?? undefined) as CheckpointRow | undefined;
   }
 
   checkpointAt(logId: string, size: number): CheckpointRow | undefined {
-    return (this.s.stmt("SELECT * FROM audit_checkpoints WHERE log_id = ? AND tree_size = ?").get(logId, size) ?? undefined) as CheckpointRow | undefined;
+    return (this.s.stmt("SELECT * FROM audit_checkpoints WHERE log_id = ? AND tree_size = ? ORDER BY created_at DESC LIMIT 1").get(logId, size) ?? undefined) as CheckpointRow | undefined;
   }
 
   checkpoints(logId: string): CheckpointRow[] {
-    return this.s.stmt("SELECT * FROM audit_checkpoints WHERE log_id = ? ORDER BY tree_size").all(logId) as unknown as CheckpointRow[];
+    return this.s.stmt("SELECT * FROM audit_checkpoints WHERE log_id = ? ORDER BY tree_size, created_at").all(logId) as unknown as CheckpointRow[];
   }
 
   /** The leaf of an entry (by its seq), if it has been sealed. */
@@ -255,12 +255,12 @@ export class AuditTrees {
       for (const tree of this.trees()) {
         if (opts.only !== undefined && tree.log_id !== opts.only) continue;
         const last = this.latest(tree.log_id);
-        if (last && (last.tree_size > tree.size || (last.tree_size === tree.size && !opts.all))) continue;
+        if (last && (last.tree_size > tree.size || (last.tree_size === tree.size && (!opts.all || last.key_id === key.keyId)))) continue;
         const root = this.edge(tree.log_id, tree.size).root();
         const text = checkpointText({ origin: tree.origin, size: tree.size, root, time: iso(now) });
         const note = signNote(text, tree.origin, [key.seed, ...(opts.alsoSignWith ?? []).map((k) => k.seed)]);
         const row: CheckpointRow = { log_id: tree.log_id, tree_size: tree.size, created_at: iso(now), key_id: key.keyId, note };
-        // A checkpoint of this size already signed (by another process, or before a rotation) stays the one on record.
+        // A checkpoint of this size already signed with this key (by another process) stays the one on record.
         const r = this.s.stmt("INSERT OR IGNORE INTO audit_checkpoints (log_id, tree_size, created_at, key_id, note) VALUES (?, ?, ?, ?, ?)").run(row.log_id, row.tree_size, row.created_at, row.key_id, row.note);
         if (r.changes === 0) continue;
         rows.push(row);
