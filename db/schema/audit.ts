@@ -48,7 +48,7 @@ export const auditLeaves = sqliteTable(
   (t) => [primaryKey({ columns: [t.logId, t.leafIndex] }), uniqueIndex("audit_leaves_entry").on(t.entrySeq)],
 );
 
-/** The hash of every complete perfect subtree above the leaves (level 1 holds two leaves). Append-only. */
+/** The hash of every complete perfect subtree of 16 leaves or more (level 4 and up; level 1 holds two leaves). Append-only. */
 export const auditTreeNodes = sqliteTable(
   "audit_tree_nodes",
   {

@@ -230,15 +230,14 @@ export function verifierKey(name: string, publicKey: Uint8Array): string {
 /** A public key given as 32 bytes of base64 or hex, or as a verifier key string (its name is not checked here). */
 export function parsePublicKey(text: string): Uint8Array {
   const t = text.trim();
-  const plus = t.split("+");
   try {
-    if (plus.length === 3) {
-      const b = base64.decode(plus[2]);
+    if (/^[0-9a-fA-F]{64}$/.test(t)) return Uint8Array.from(t.match(/../g)!.map((h) => parseInt(h, 16)));
+    if (/^[A-Za-z0-9+/]{43}=$/.test(t)) return base64.decode(t);
+    // `<name>+<8 hex>+<base64(0x01 || key)>`: the name has no "+", the base64 may.
+    const m = /^[^+\s]+\+[0-9a-fA-F]{8}\+([A-Za-z0-9+/]+=*)$/.exec(t);
+    if (m) {
+      const b = base64.decode(m[1]);
       if (b.length === 33 && b[0] === ED25519) return b.slice(1);
-    } else if (/^[0-9a-fA-F]{64}$/.test(t)) return Uint8Array.from(t.match(/../g)!.map((h) => parseInt(h, 16)));
-    else {
-      const b = base64.decode(t);
-      if (b.length === 32) return b;
     }
   } catch {
     /* below */

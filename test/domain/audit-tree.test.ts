@@ -15,6 +15,7 @@ import {
   leafHash,
   parseCheckpointText,
   parseNote,
+  parsePublicKey,
   rangeHash,
   RightEdge,
   signNote,
@@ -157,6 +158,24 @@ describe("checkpoints as C2SP signed notes", () => {
     expect(parsed.size).toBe(8);
     expect(hex(parsed.root)).toBe(vectors.roots[7]);
     expect(parsed.time).toBe("2026-12-01T00:00:00.000Z");
+  });
+
+  test("a public key is read as base64 (even with '+' in it), hex or a verifier key", () => {
+    for (let i = 0; i < 50; i++) {
+      // Exactly two "+" in the base64 (0xfb 0xe0 starts it with "++"), so it splits on "+" into three parts like a verifier key.
+      let key: Uint8Array;
+      let b: string;
+      do {
+        key = crypto.getRandomValues(new Uint8Array(32));
+        key[0] = 0xfb;
+        key[1] = 0xe0;
+        b = Buffer.from(key).toString("base64");
+      } while (b.split("+").length !== 3);
+      expect(hex(parsePublicKey(b))).toBe(hex(key));
+      expect(hex(parsePublicKey(hex(key)))).toBe(hex(key));
+      expect(hex(parsePublicKey(verifierKey(origin, key)))).toBe(hex(key));
+    }
+    expect(() => parsePublicKey("nope")).toThrow(/public key/);
   });
 
   test("a changed size or root fails the signature; an unknown key is ignored (no trusted signature)", () => {

@@ -15,6 +15,7 @@ import {
   encodeEntry,
   inclusionProof,
   leafHash,
+  nodeHash,
   parseCheckpointText,
   rangeHash,
   RightEdge,
@@ -79,6 +80,12 @@ export class AuditTreeError extends Error {
   override name = "AuditTreeError";
 }
 
+/**
+ * Nodes are stored from this level up (a subtree of 16 leaves): the three levels below are recomputed from at most 16
+ * leaf hashes when a proof or a root needs them, so sealing writes one node row per 16 entries instead of one per entry.
+ */
+export const MIN_STORED_LEVEL = 4;
+
 /** The entries sealed in one transaction at most (the rest wait for the next turn). */
 const SEAL_BATCH = 5_000;
 
@@ -109,11 +116,13 @@ export class AuditTrees {
   subtrees(logId: string): SubtreeHash {
     const leaf = this.s.stmt("SELECT leaf_hash AS h FROM audit_leaves WHERE log_id = ? AND leaf_index = ?");
     const node = this.s.stmt("SELECT hash AS h FROM audit_tree_nodes WHERE log_id = ? AND level = ? AND idx = ?");
-    return (level, index) => {
+    const get: SubtreeHash = (level, index) => {
+      if (level > 0 && level < MIN_STORED_LEVEL) return nodeHash(get(level - 1, 2 * index), get(level - 1, 2 * index + 1));
       const row = (level === 0 ? leaf.get(logId, index) : node.get(logId, level, index)) as { h: Uint8Array } | null;
       if (!row) throw new AuditTreeError(`the tree ${logId} lacks its node at level ${level}, index ${index}`);
       return new Uint8Array(row.h);
     };
+    return get;
   }
 
   private edge(logId: string, size: number): RightEdge {
@@ -131,7 +140,7 @@ export class AuditTrees {
 
   /**
    * Gives every committed entry not yet in a tree its leaf, in commit order; answers how many it sealed. The cost per
-   * entry: its encoding, one leaf hash, on average one node hash (at most log2 n), one leaf row and on average one node row.
+   * entry: its encoding, one leaf hash, on average one node hash (at most log2 n), one leaf row and a node row per 16.
    */
   seal(limit = SEAL_BATCH): number {
     // A cheap look first (no write lock): nothing after the last sealed entry.
@@ -160,7 +169,7 @@ export class AuditTrees {
           insertLeaf.run(logId, t.edge.size, r.seq, h);
           made.length = 0;
           t.edge.append(h, made);
-          for (const n of made) insertNode.run(logId, n.level, n.index, n.hash);
+          for (const n of made) if (n.level >= MIN_STORED_LEVEL) insertNode.run(logId, n.level, n.index, n.hash);
         }
         for (const [logId, t] of touched) this.s.stmt("UPDATE audit_trees SET size = ? WHERE log_id = ?").run(t.edge.size, logId);
         return rows.length;
