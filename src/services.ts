@@ -156,26 +156,28 @@ function auditCheckpointMsFrom(text: string | undefined): number | undefined {
 
 /**
  * The audit signing key for this database: the one it lists as active, from CARAVAN_AUDIT_SIGNING_KEY or the key
- * file; made (and listed) on the first start. A database that lists a key whose file is gone, or another key, stops
- * the start with one line (as the master key does): signing on with a new key would quietly orphan the published one.
+ * file; made (and listed) on the first start. A database that lists a key whose file is gone, or another key, still
+ * starts (the audit key guards evidence, not data), but signs no checkpoint until the key is back or rotated: signing
+ * on with a new key would quietly orphan the published one. Answers the key, or why there is none to sign with.
  */
-function openAuditKey(trees: AuditTrees, config: ServiceConfig, now: number): AuditSigningKey {
+function openAuditKey(trees: AuditTrees, config: ServiceConfig, now: number): { key: AuditSigningKey } | { problem: string } {
   const env = config.env ?? {};
   const found = readAuditKey(config.dbPath, env);
   const source = auditKeySource(config.dbPath, env);
   const where = "env" in source ? "CARAVAN_AUDIT_SIGNING_KEY" : `the key file ${source.file}`;
   const active = trees.activeKey();
   if (!found && active && config.dbPath !== ":memory:")
-    throw new ConfigError(
-      `${where} is missing, and ${config.dbPath} lists audit signing key ${active.key_id}: put the key file back (or set CARAVAN_AUDIT_SIGNING_KEY), or make a new key with caravan audit rotate-key`,
-    );
+    return {
+      problem: `${where} is missing, and ${config.dbPath} lists audit signing key ${active.key_id}: no audit checkpoint is signed until the key file is put back (or CARAVAN_AUDIT_SIGNING_KEY set), or a new key is made with caravan audit rotate-key`,
+    };
   const key = found ?? loadAuditKey(config.dbPath, env);
   try {
     trees.adoptKey(key, now, where);
   } catch (e) {
-    throw e instanceof AuditTreeError ? new ConfigError(e.message) : e;
+    if (e instanceof AuditTreeError) return { problem: `${e.message}; no audit checkpoint is signed until then` };
+    throw e;
   }
-  return key;
+  return { key };
 }
 
 function onOff(name: string, text: string | undefined): boolean {
@@ -437,19 +439,23 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   const pii = new Sealer(masterKey.derive("pii"), "auto", { compress: true });
   const repositories = createRepositories(storage, { pii, secrets, clock, env: config.env ?? {} });
   const auditTrees = repositories.auditTrees;
-  let auditKey: AuditSigningKey;
+  let opened: ReturnType<typeof openAuditKey>;
   try {
-    auditKey = openAuditKey(auditTrees, config, clock());
+    opened = openAuditKey(auditTrees, config, clock());
   } catch (e) {
     storage.close();
     throw e;
   }
-  // A rotation by the CLI lists a new active key and rewrites the key file: the next checkpoint reads it.
+  let auditKey: AuditSigningKey | null = "key" in opened ? opened.key : null;
+  if ("problem" in opened) log("warn", `audit signing key: ${opened.problem}`);
+  // A rotation by the CLI lists a new active key and rewrites the key file: the next checkpoint reads it (so does a
+  // key file put back after a start without it).
   const currentAuditKey = (): AuditSigningKey => {
     const active = auditTrees.activeKey();
-    if (active && active.key_id !== auditKey.keyId) {
+    if (!auditKey || (active && active.key_id !== auditKey.keyId)) {
       const next = readAuditKey(config.dbPath, config.env ?? {});
-      if (!next || next.keyId !== active.key_id) throw new AuditTreeError(`the audit signing key file does not hold the active key ${active.key_id}`);
+      if (!next || (active && next.keyId !== active.key_id))
+        throw new AuditTreeError(`no audit checkpoint signed: the audit signing key ${next ? `file holds ${next.keyId}, not` : "file is missing for"} the active key ${active?.key_id ?? "(none)"}`);
       auditKey = next;
     }
     return auditKey;

@@ -25,8 +25,9 @@ export interface AuditSealer {
 export function startAuditSealer(o: AuditSealerOptions): AuditSealer {
   let lastCheckpoint = o.clock();
   const checkpointNow = () => {
-    const { eventSeqs } = o.trees.checkpoint(o.key(), o.clock());
+    // The next try waits a whole interval, also after a failure (a missing key is logged once an interval, not every second).
     lastCheckpoint = o.clock();
+    const { eventSeqs } = o.trees.checkpoint(o.key(), o.clock());
     o.announce(eventSeqs);
   };
   const tick = () => {

@@ -3,11 +3,11 @@
 // checkpoint; the untouched copy passes. Checkpoints kept outside (a file) and the trusted public key are passed as an
 // auditor would. Entries are written through the real audit repository, sealed and signed by `caravan audit checkpoint`.
 import { describe, expect, test, beforeAll } from "bun:test";
-import { copyFileSync, writeFileSync, readFileSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, writeFileSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { openStorage } from "../../src/adapters/storage/index.ts";
 import { AuditLog } from "../../src/adapters/storage/repos/audit.ts";
-import { runCli } from "../support/server.ts";
+import { runCli, startServer } from "../support/server.ts";
 import { runCliInProcess } from "../support/cli.ts";
 import { withDb } from "../support/db.ts";
 import { tempDir } from "../support/tmp.ts";
@@ -245,21 +245,36 @@ describe("the signing key", () => {
     expect((await runCli(["audit", "verify", "--db", rdb, "--public-key", oldKey, "--public-key", newKey], { CARAVAN_DB: rdb })).code).toBe(0);
   }, 60_000);
 
-  test("a database that lists a signing key refuses to start without its key file, or with another key", async () => {
+  test("a database that lists a signing key starts without its key file (or with another key) but signs nothing until the key is back", async () => {
     const kdir = tempDir("caravan-audit-key-");
     const kdb = join(kdir, "k.db");
+    expect((await runCliInProcess(["members", "create", "--email", "k@example.com", "--role", "analyst"], { CARAVAN_DB: kdb })).code).toBe(0);
     expect((await runCliInProcess(["audit", "checkpoint"], { CARAVAN_DB: kdb })).code).toBe(0);
     const keyFile = join(kdir, "audit-signing.key");
     const original = readFileSync(keyFile, "utf8");
+    const count = () => withDb(kdb, (d) => (d.prepare("SELECT count(*) AS n FROM audit_checkpoints").get() as { n: number }).n);
+    const signed = count();
     rmSync(keyFile);
-    const missing = await runCli(["serve"], { CARAVAN_DB: kdb, PORT: "0" });
-    expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain(`the key file ${keyFile} is missing`);
-    writeFileSync(keyFile, `${"ab".repeat(32)}\n`, { mode: 0o600 });
-    const other = await runCli(["serve"], { CARAVAN_DB: kdb, PORT: "0" });
-    expect(other.code).toBe(1);
-    expect(other.stderr).toContain("is not the database's active key");
-    writeFileSync(keyFile, original, { mode: 0o600 });
-    expect((await runCliInProcess(["audit", "checkpoint"], { CARAVAN_DB: kdb })).code).toBe(0);
+    // The CLI refuses to sign, naming the file.
+    const cli = await runCliInProcess(["audit", "checkpoint"], { CARAVAN_DB: kdb });
+    expect(cli.code).toBe(1);
+    expect(cli.stderr).toContain(`the key file ${keyFile} is missing`);
+    // The server starts, says why it signs nothing, and makes no key of its own.
+    const S = await startServer({ CARAVAN_DB: kdb, CARAVAN_AUDIT_CHECKPOINT_SECONDS: "1", CARAVAN_LOG: "warn" });
+    try {
+      expect(await S.untilOutput("no audit checkpoint is signed until the key file is put back")).toContain(keyFile);
+      expect(existsSync(keyFile)).toBe(false);
+      // Another key in its place is not taken either.
+      writeFileSync(keyFile, `${"ab".repeat(32)}\n`, { mode: 0o600 });
+      expect((await runCliInProcess(["audit", "checkpoint"], { CARAVAN_DB: kdb })).stderr).toContain("is not the database's active key");
+      // The original back: the server signs again at its next checkpoint (a new entry makes the logs grow).
+      writeFileSync(keyFile, original, { mode: 0o600 });
+      expect((await runCliInProcess(["members", "create", "--email", "k2@example.com", "--role", "analyst"], { CARAVAN_DB: kdb })).code).toBe(0);
+      const deadline = Date.now() + 30_000;
+      while (count() === signed && Date.now() < deadline) await Bun.sleep(100);
+      expect(count()).toBeGreaterThan(signed);
+    } finally {
+      await S.stop();
+    }
   }, 60_000);
 });
