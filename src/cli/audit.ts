@@ -7,7 +7,7 @@ import { readFileSync, existsSync } from "node:fs";
 import { base64 } from "@scure/base";
 import type { Storage } from "../adapters/storage/index.ts";
 import { StorageError } from "../adapters/storage/index.ts";
-import { AuditTreeError, logIdOf, type AuditTrees } from "../adapters/storage/repos/audit-tree.ts";
+import { AuditTreeError, type AuditTrees } from "../adapters/storage/repos/audit-tree.ts";
 import { verifyAuditFile, type KeptCheckpoint, type VerifyResult } from "../adapters/storage/audit-verify.ts";
 import { auditKeySource, loadAuditKey, newSigningKey, readAuditKey, writeAuditKeyFile, type AuditSigningKey } from "../adapters/crypto/audit-key.ts";
 import { parsePublicKey, verifierKey, NoteError } from "../domain/audit-tree.ts";
@@ -59,7 +59,8 @@ export function runAudit(storage: Storage, argv: string[], out: Out, deps: Audit
     const chosen = trees.trees().filter((t) => (!company || t.company_id === company.id) && (!v.env || t.environment === v.env));
     if (chosen.length === 0) {
       if (v.company || v.env) throw new StorageError("no audit log matches (nothing has been recorded there yet)");
-      return out(v.json ? "" : "caravan: no audit entries yet, so no checkpoint (the signing key is ready)");
+      if (!v.json) out("caravan: no audit entries yet, so no checkpoint (the signing key is ready)");
+      return;
     }
     const views = chosen.map((t) => trees.latest(t.log_id)).filter((r) => r !== undefined).map((r) => trees.view(r));
     if (v.json) for (const view of views) out(JSON.stringify(view));
@@ -111,12 +112,7 @@ export function runAudit(storage: Storage, argv: string[], out: Out, deps: Audit
 
 /** `caravan audit verify`: exit 0 when everything checks; otherwise a StorageError naming the first fault (exit 1). */
 export async function runAuditVerify(argv: string[], dbPath: string, out: Out, err: Out = (l) => console.error(l)): Promise<VerifyResult> {
-  let v;
-  try {
-    v = parseOptions(argv, { db: { type: "string" }, checkpoint: { type: "string", multiple: true }, "public-key": { type: "string", multiple: true } }, USAGE);
-  } catch (e) {
-    throw e;
-  }
+  const v = parseOptions(argv, { db: { type: "string" }, checkpoint: { type: "string", multiple: true }, "public-key": { type: "string", multiple: true } }, USAGE);
   const file = (v.db as string | undefined) ?? dbPath;
   if (file === ":memory:" || !existsSync(file)) throw new StorageError(`cannot verify ${file}: no such database file (CARAVAN_DB, or --db <file>)`);
   let trusted: Uint8Array[] | null = null;
@@ -146,5 +142,3 @@ export async function runAuditVerify(argv: string[], dbPath: string, out: Out, e
   if (!result.ok) throw new StorageError(`audit log verification failed: ${result.failure}`);
   return result;
 }
-
-export { logIdOf };

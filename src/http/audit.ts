@@ -2,8 +2,7 @@
 import { apiError } from "../domain/errors.ts";
 import type { AuditLog, AuditRow } from "../adapters/storage/repos/audit.ts";
 import { logIdOf, type AuditTrees, type CheckpointRow } from "../adapters/storage/repos/audit-tree.ts";
-import { encodeEntry, type EntryColumns } from "../domain/audit-tree.ts";
-import { verifierKey } from "../domain/audit-tree.ts";
+import { encodeEntry, verifierKey, type EntryColumns } from "../domain/audit-tree.ts";
 import { base64 } from "@scure/base";
 import { ok, page, type ApiKit } from "./kit.ts";
 import { keysetPage } from "./paging.ts";

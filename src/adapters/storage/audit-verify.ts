@@ -2,7 +2,6 @@
 // read-only, every leaf's entry is encoded and hashed again and every checkpoint's root recomputed from those hashes
 // (never from the stored nodes), each checkpoint's signature checked against the trusted keys, and checkpoints kept
 // elsewhere (files) checked the same way. The first fault is answered with where it is: a leaf index or a checkpoint.
-import { bytesToHex } from "@noble/hashes/utils.js";
 import { base64 } from "@scure/base";
 import {
   ENTRY_FIELDS_V1,
@@ -207,8 +206,6 @@ export function verifyAuditLog(c: SqlClient, o: VerifyOptions): VerifyResult {
   }
   return done();
 }
-
-export const keyHex = bytesToHex;
 
 /** Opens the file without migrating it (a backup stays as it was), read-only for this connection, and verifies it. */
 export async function verifyAuditFile(file: string, o: VerifyOptions): Promise<VerifyResult> {

@@ -7,7 +7,6 @@
 // server every second, the CLI before a checkpoint); the write lock makes them take turns, and each starts from what
 // the database says, so indexes stay dense and in one order. docs/architecture.md says how this carries over to
 // PostgreSQL and several nodes.
-import { bytesToHex } from "@noble/hashes/utils.js";
 import { base64 } from "@scure/base";
 import {
   checkpointText,
@@ -299,5 +298,3 @@ export class AuditTrees {
     };
   }
 }
-
-export const hex = bytesToHex;
