@@ -28,11 +28,12 @@ commands:
   reports list|show|draft|edit|submit|approve|file   suspicion reports and their filing life (see docs/reports.md)
   rules list|promote   a rule proven in test promoted to live (see docs/rules.md)
   dead-letters list|replay   actor messages parked after their last attempt; replay puts them back (see docs/operations.md)
+  audit checkpoint|public-key|rotate-key|verify   the audit log's signed checkpoints and the offline verifier (see docs/operations.md)
   console [--url U] [--key K]   the operator console, a terminal client of the API (CARAVAN_URL, CARAVAN_API_KEY; see docs/console.md)
 Every command but serve takes --json for machine-readable output; <command> --help shows its line.
   help | --help         this text;   version | --version   the version, schema and runtime`;
 
-const COMMANDS = ["serve", "demo", "sandbox", "migrate", "backup", "keys", "members", "companies", "assets", "customers", "wallets", "cases", "reports", "dead-letters", "console"];
+const COMMANDS = ["serve", "demo", "sandbox", "migrate", "backup", "keys", "members", "companies", "assets", "customers", "wallets", "cases", "reports", "dead-letters", "audit", "console"];
 
 /** `caravan <command> --help`: that command's usage line(s), and where the whole reference is. */
 function commandHelp(command: string): string {
@@ -228,6 +229,12 @@ async function main(argv: string[]): Promise<void> {
   const out = (line: string) => console.log(line);
   if (command && COMMANDS.includes(command) && (rest.includes("--help") || rest.includes("-h") || rest[0] === "help")) {
     console.log(commandHelp(command));
+    return;
+  }
+  // The verifier reads a database or a backup without migrating or writing it.
+  if (command === "audit" && rest[0] === "verify") {
+    const { dbPath } = storageSettingsFromEnv(process.env);
+    await (await import("./cli/audit.ts")).runAuditVerify(rest.slice(1), dbPath, out);
     return;
   }
   const storageCommand = command === undefined ? undefined : STORAGE_COMMANDS[command];

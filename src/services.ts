@@ -14,6 +14,9 @@ import type { AuditLog } from "./adapters/storage/repos/audit.ts";
 import { createRepositories, type Repositories } from "./adapters/storage/repositories.ts";
 import { loadMasterKey, masterKeySource, type MasterKey } from "./adapters/crypto/master-key.ts";
 import { existsSync } from "node:fs";
+import { auditKeySource, loadAuditKey, readAuditKey, type AuditSigningKey } from "./adapters/crypto/audit-key.ts";
+import { AuditTreeError, type AuditTrees } from "./adapters/storage/repos/audit-tree.ts";
+import { startAuditSealer, type AuditSealer } from "./actors/audit-sealer.ts";
 import { Sealer } from "./adapters/crypto/envelope.ts";
 import { customerActor } from "./actors/customer.ts";
 import { caseActor, newCaseId } from "./actors/case.ts";
@@ -68,6 +71,8 @@ export interface ServiceConfig {
   actorPollMs?: number;
   /** CARAVAN_EVENTS_COMPACT=on: event data stored deflated (about a third of the events' disk, more CPU per write). */
   compactEvents?: boolean;
+  /** CARAVAN_AUDIT_CHECKPOINT_SECONDS: how often a grown audit tree gets a signed checkpoint (300 s by default). */
+  auditCheckpointMs?: number;
   env?: Record<string, string | undefined>;
 }
 
@@ -81,6 +86,10 @@ export interface Services {
   readonly repositories: Repositories;
   readonly tenancy: Tenancy;
   readonly audit: AuditLog;
+  /** The audit log's Merkle trees, checkpoints and proofs (docs/api.md#audit-log). */
+  readonly auditTrees: AuditTrees;
+  /** The checkpoint signing key in use (after a rotation by the CLI, the new one). */
+  auditKey(): AuditSigningKey;
   readonly limiter: RateLimiter;
   readonly masterKey: MasterKey;
   /** AES-256-GCM for personal data at rest. */
@@ -130,6 +139,7 @@ export function configFromEnv(env: Record<string, string | undefined>): ServiceC
     sweepSchedule: sweepScheduleFrom(env.CARAVAN_SWEEP_SCHEDULE),
     actorPollMs: actorPollMsFrom(env.CARAVAN_ACTOR_POLL_MS),
     compactEvents: onOff("CARAVAN_EVENTS_COMPACT", env.CARAVAN_EVENTS_COMPACT),
+    auditCheckpointMs: auditCheckpointMsFrom(env.CARAVAN_AUDIT_CHECKPOINT_SECONDS),
     env,
   };
 }
@@ -140,6 +150,39 @@ function sweepScheduleFrom(text: string | undefined): SweepSchedule | undefined 
   } catch (e) {
     throw new ConfigError((e as SweepScheduleError).message);
   }
+}
+
+function auditCheckpointMsFrom(text: string | undefined): number | undefined {
+  if (text === undefined || text === "") return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > 86_400) throw new ConfigError(`CARAVAN_AUDIT_CHECKPOINT_SECONDS must be a whole number of seconds, 1 to 86400, got "${text}"`);
+  return n * 1000;
+}
+
+/**
+ * The audit signing key for this database: the one it lists as active, from CARAVAN_AUDIT_SIGNING_KEY or the key
+ * file; made (and listed) on the first start. A database that lists a key whose file is gone, or another key, still
+ * starts (the audit key guards evidence, not data), but signs no checkpoint until the key is back or rotated: signing
+ * on with a new key would quietly orphan the published one. Answers the key, or why there is none to sign with.
+ */
+function openAuditKey(trees: AuditTrees, config: ServiceConfig, now: number): { key: AuditSigningKey } | { problem: string } {
+  const env = config.env ?? {};
+  const found = readAuditKey(config.dbPath, env);
+  const source = auditKeySource(config.dbPath, env);
+  const where = "env" in source ? "CARAVAN_AUDIT_SIGNING_KEY" : `the key file ${source.file}`;
+  const active = trees.activeKey();
+  if (!found && active && config.dbPath !== ":memory:")
+    return {
+      problem: `${where} is missing, and ${config.dbPath} lists audit signing key ${active.key_id}: no audit checkpoint is signed until the key file is put back (or CARAVAN_AUDIT_SIGNING_KEY set), or a new key is made with caravan audit rotate-key`,
+    };
+  const key = found ?? loadAuditKey(config.dbPath, env);
+  try {
+    trees.adoptKey(key, now, where);
+  } catch (e) {
+    if (e instanceof AuditTreeError) return { problem: `${e.message}; no audit checkpoint is signed until then` };
+    throw e;
+  }
+  return { key };
 }
 
 function onOff(name: string, text: string | undefined): boolean {
@@ -399,7 +442,29 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   const secrets = new Sealer(masterKey.derive("secrets"));
   // Personal data is compressed before it is sealed (docs/performance.md says why that is safe at rest).
   const pii = new Sealer(masterKey.derive("pii"), "auto", { compress: true });
-  const repositories = createRepositories(storage, { pii, secrets, clock });
+  const repositories = createRepositories(storage, { pii, secrets, clock, env: config.env ?? {} });
+  const auditTrees = repositories.auditTrees;
+  let opened: ReturnType<typeof openAuditKey>;
+  try {
+    opened = openAuditKey(auditTrees, config, clock());
+  } catch (e) {
+    storage.close();
+    throw e;
+  }
+  let auditKey: AuditSigningKey | null = "key" in opened ? opened.key : null;
+  if ("problem" in opened) log("warn", `audit signing key: ${opened.problem}`);
+  // A rotation by the CLI lists a new active key and rewrites the key file: the next checkpoint reads it (so does a
+  // key file put back after a start without it).
+  const currentAuditKey = (): AuditSigningKey => {
+    const active = auditTrees.activeKey();
+    if (!auditKey || (active && active.key_id !== auditKey.keyId)) {
+      const next = readAuditKey(config.dbPath, config.env ?? {});
+      if (!next || (active && next.keyId !== active.key_id))
+        throw new AuditTreeError(`no audit checkpoint signed: the audit signing key ${next ? `file holds ${next.keyId}, not` : "file is missing for"} the active key ${active?.key_id ?? "(none)"}`);
+      auditKey = next;
+    }
+    return auditKey;
+  };
   let pricing: Pricing;
   try {
     pricing = createPricing(repositories.fxValuations, config.env ?? {}, clock);
@@ -434,6 +499,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     repositories,
     tenancy: repositories.tenancy,
     audit: repositories.audit,
+    auditTrees,
+    auditKey: currentAuditKey,
     limiter: new RateLimiter(config.rateLimits ?? DEFAULT_RATE_LIMITS, clock),
     masterKey,
     pii,
@@ -479,6 +546,14 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   ready = true;
   // WAL checkpoints run on a worker thread, not on commits (docs/performance.md); file databases only.
   const worker = (checkpointer = startCheckpointer(storage, { log }));
+  const sealer: AuditSealer = startAuditSealer({
+    trees: auditTrees,
+    key: currentAuditKey,
+    clock,
+    log,
+    checkpointMs: config.auditCheckpointMs ?? 300_000,
+    announce: (seqs) => runtime.announceEvents(seqs),
+  });
   let stopped: Promise<void> | undefined;
   return {
     ...services,
@@ -487,6 +562,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     stop() {
       stopped ??= (async () => {
         ready = false;
+        sealer.stop();
         await server.stop();
         // Attempts on the wire finish (10 s at most) and their results commit before the runtime stops.
         await webhooks.deliverer.drain();

@@ -1,5 +1,5 @@
 // The append-only audit log: who did what to which record, written in the change's own transaction.
-import { sqliteTable, text, integer, index } from "drizzle-orm/sqlite-core";
+import { sqliteTable, text, integer, index, blob, primaryKey, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export const auditLog = sqliteTable(
   "audit_log",
@@ -24,3 +24,59 @@ export const auditLog = sqliteTable(
     index("audit_log_entity").on(t.companyId, t.environment, t.entityType, t.entityId, t.seq),
   ],
 );
+
+// The audit log as Merkle trees, one per company and environment (migration 0022; docs/architecture.md).
+
+/** One tree: its checkpoint origin and how many leaves it has. `log_id` is `<company_id>/<environment>`. */
+export const auditTrees = sqliteTable("audit_trees", {
+  logId: text("log_id").primaryKey(),
+  companyId: text("company_id").notNull(),
+  environment: text("environment", { enum: ["test", "live"] }).notNull(),
+  origin: text("origin").notNull(),
+  size: integer("size").notNull().default(0),
+});
+
+/** Leaf `leaf_index` of a tree is the entry `entry_seq`; its hash is SHA-256(0x00 || canonical encoding). Append-only. */
+export const auditLeaves = sqliteTable(
+  "audit_leaves",
+  {
+    logId: text("log_id").notNull(),
+    leafIndex: integer("leaf_index").notNull(),
+    entrySeq: integer("entry_seq").notNull(),
+    leafHash: blob("leaf_hash").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.logId, t.leafIndex] }), uniqueIndex("audit_leaves_entry").on(t.entrySeq)],
+);
+
+/** The hash of every complete perfect subtree of 16 leaves or more (level 4 and up; level 1 holds two leaves). Append-only. */
+export const auditTreeNodes = sqliteTable(
+  "audit_tree_nodes",
+  {
+    logId: text("log_id").notNull(),
+    level: integer("level").notNull(),
+    idx: integer("idx").notNull(),
+    hash: blob("hash").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.logId, t.level, t.idx] })],
+);
+
+/** Signed checkpoints: the C2SP signed note as issued, one per tree size and signing key (a rotation signs the size again). Append-only. */
+export const auditCheckpoints = sqliteTable(
+  "audit_checkpoints",
+  {
+    logId: text("log_id").notNull(),
+    treeSize: integer("tree_size").notNull(),
+    createdAt: text("created_at").notNull(),
+    keyId: text("key_id").notNull(),
+    note: text("note").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.logId, t.treeSize, t.keyId] })],
+);
+
+/** Every checkpoint signing key's public half (base64 of 32 bytes); `retired_at` once rotated away. */
+export const auditSigningKeys = sqliteTable("audit_signing_keys", {
+  keyId: text("key_id").primaryKey(),
+  publicKey: text("public_key").notNull(),
+  createdAt: text("created_at").notNull(),
+  retiredAt: text("retired_at"),
+});

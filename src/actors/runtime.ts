@@ -527,6 +527,11 @@ export class ActorRuntime {
     return () => this.eventListeners.delete(fn);
   }
 
+  /** Events committed outside an actor's turn (the audit sealer's checkpoints): the same wake-up as an actor's events. */
+  announceEvents(seqs: number[]): void {
+    for (const seq of seqs) for (const l of this.eventListeners) l(seq);
+  }
+
   stats() {
     return {
       resident: this.resident.size,

@@ -31,5 +31,6 @@ export const apiPaths = {
   report: (id: string) => at("/api/v2/reports", id),
   reportReadiness: (id: string) => `${at("/api/v2/reports", id)}/readiness`,
   auditLog: (q: { entityType?: string; entityId?: string; limit?: number } = {}) => withQuery("/api/v2/audit-log", q),
+  auditCheckpoint: () => "/api/v2/audit-log/checkpoints/latest",
   eventStream: () => "/api/v2/events/stream",
 };

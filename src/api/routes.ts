@@ -11,7 +11,7 @@ import * as thresholds from "./thresholds.ts";
 import * as webhooks from "./webhooks.ts";
 import * as reports from "./reports.ts";
 import * as providers from "./providers.ts";
-import { AuditEntry } from "./audit.ts";
+import { AuditCheckpoint, AuditConsistencyProof, AuditEntry, AuditInclusionProof, AuditSigningKey } from "./audit.ts";
 import { Me } from "./me.ts";
 
 export interface RouteContract {
@@ -115,6 +115,10 @@ export const ROUTES: Record<string, RouteContract> = {
   // audit
   "GET /api/v2/audit-log": { answer: list(AuditEntry) },
   "GET /api/v2/audit-log/:id": { answer: one(AuditEntry) },
+  "GET /api/v2/audit-log/checkpoints/latest": { answer: one(AuditCheckpoint) },
+  "GET /api/v2/audit-log/signing-keys": { answer: one(Type.Array(AuditSigningKey)) },
+  "GET /api/v2/audit-log/consistency-proof": { answer: one(AuditConsistencyProof) },
+  "GET /api/v2/audit-log/:id/inclusion-proof": { answer: one(AuditInclusionProof) },
   // providers and integrations
   "GET /api/v2/providers": { answer: list(providers.Provider) },
   "GET /api/v2/providers/:name": { answer: one(providers.Provider) },

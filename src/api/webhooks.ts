@@ -15,6 +15,7 @@ export const EVENT_TYPES = [
   "case.updated",
   "case.resolved",
   "compliance.screening_complete",
+  "audit.checkpoint",
   "test.ping",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

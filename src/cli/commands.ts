@@ -21,4 +21,5 @@ export const STORAGE_COMMANDS: Readonly<Record<string, () => Promise<StorageComm
   reports: async () => (await import("./reports.ts")).runReports,
   rules: async () => (await import("./rules.ts")).runRules,
   "dead-letters": async () => (await import("./dead-letters.ts")).runDeadLetters,
+  audit: async () => (await import("./audit.ts")).runAudit,
 };

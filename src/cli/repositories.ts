@@ -28,5 +28,5 @@ export interface CliKeys {
 
 export function cliRepositories(storage: Storage, clock: () => number, keys: CliKeys = {}): SqliteRepositories {
   const subkey = (name: string) => () => new Sealer(loadMasterKey(storage.path, process.env).derive(name));
-  return createRepositories(storage, { pii: lazySealer(keys.pii ?? subkey("pii")), secrets: lazySealer(keys.secrets ?? subkey("secrets")), clock });
+  return createRepositories(storage, { pii: lazySealer(keys.pii ?? subkey("pii")), secrets: lazySealer(keys.secrets ?? subkey("secrets")), clock, env: process.env });
 }

@@ -4,6 +4,7 @@ import { apiPaths, type CaseDetail, type PatchTransfer, type TransferActed } fro
 import type { ApiClient, ApiResult } from "./client.ts";
 
 export type {
+  AuditCheckpoint,
   AuditEntry,
   CaseDetail,
   CaseHistoryEntry,

@@ -48,6 +48,8 @@ export const ERRORS = {
   WALLET_NOT_FOUND: { status: 404, message: "Wallet not found" },
   TRANSFER_NOT_FOUND: { status: 404, message: "Transfer not found" },
   AUDIT_ENTRY_NOT_FOUND: { status: 404, message: "Audit log entry not found" },
+  AUDIT_CHECKPOINT_NOT_FOUND: { status: 404, message: "No signed checkpoint of the audit log has this tree size (or none has been signed yet)" },
+  AUDIT_ENTRY_NOT_IN_CHECKPOINT: { status: 409, message: "The audit log entry is not yet covered by that checkpoint" },
   EXTERNAL_ID_IN_USE: { status: 409, message: "The externalId is already used by a customer of this environment" },
   CUSTOMER_ERASED: { status: 409, message: "The customer has been erased" },
   LEGAL_HOLD: { status: 409, message: "The customer's records are under a legal hold or retention obligation" },

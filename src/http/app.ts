@@ -5,6 +5,7 @@ import { ApiKit, json, STORAGE_RETRY_AFTER_S } from "./kit.ts";
 import { checkCsrf } from "./auth.ts";
 import { checkDeclaredLength } from "./body.ts";
 import { auditRoutes } from "./audit.ts";
+import type { AuditTrees } from "../adapters/storage/repos/audit-tree.ts";
 import { assetRoutes } from "./assets.ts";
 import { customerRoutes, type CustomerRouteDeps } from "./customers.ts";
 import { walletRoutes, type WalletRouteDeps } from "./wallets.ts";
@@ -55,6 +56,7 @@ export type AppDeps = CaseRouteDeps &
   Omit<TransferRouteDeps, "threshold" | "price" | "isPricingFailure" | "pricing"> & {
     readonly repositories: Repositories;
     readonly audit: AuditLog;
+    readonly auditTrees: AuditTrees;
     readonly policy: AssetPolicy;
     readonly pricing: Pricing;
     /** For read-only routes: authentication and the handler's reads share one read snapshot. */
@@ -163,7 +165,7 @@ export function createApp(services: AppDeps) {
       return json(200, { status: "ok" });
     })
     .use(meRoutes(kit))
-    .use(auditRoutes(kit, services.audit, services.cursorKey))
+    .use(auditRoutes(kit, services.audit, services.cursorKey, services.auditTrees))
     .use(assetRoutes(kit, services))
     .use(customerRoutes(kit, services))
     .use(walletRoutes(kit, services))

@@ -1,6 +1,9 @@
 // The audit log API (Part 1 lists the resource; its endpoints are "not shown": designed here, see README).
 import { apiError } from "../domain/errors.ts";
 import type { AuditLog, AuditRow } from "../adapters/storage/repos/audit.ts";
+import { logIdOf, type AuditTrees, type CheckpointRow } from "../adapters/storage/repos/audit-tree.ts";
+import { encodeEntry, verifierKey, type EntryColumns } from "../domain/audit-tree.ts";
+import { base64 } from "@scure/base";
 import { ok, page, type ApiKit } from "./kit.ts";
 import { keysetPage } from "./paging.ts";
 import { q } from "./query.ts";
@@ -20,7 +23,16 @@ export function presentAudit(r: AuditRow) {
   };
 }
 
-export function auditRoutes(kit: ApiKit, audit: AuditLog, cursorKey: Uint8Array) {
+const b64 = (b: Uint8Array) => base64.encode(b);
+
+/** The key's tree's checkpoint of this size (the latest without one), or 404 AUDIT_CHECKPOINT_NOT_FOUND. */
+function checkpointOf(trees: AuditTrees, logId: string, size: number | undefined): CheckpointRow {
+  const row = size === undefined ? trees.latest(logId) : trees.checkpointAt(logId, size);
+  if (!row) throw apiError("AUDIT_CHECKPOINT_NOT_FOUND", { details: { resource: "AuditCheckpoint", treeSize: size ?? null } });
+  return row;
+}
+
+export function auditRoutes(kit: ApiKit, audit: AuditLog, cursorKey: Uint8Array, trees: AuditTrees) {
   return kit.group("/api/v2/audit-log", (r) =>
     r
       .get(
@@ -45,6 +57,78 @@ export function auditRoutes(kit: ApiKit, audit: AuditLog, cursorKey: Uint8Array)
             total: () => audit.count(company.id, environment, f),
           });
           return page(res.rows.map(presentAudit), res.meta);
+        },
+      )
+      .get("/checkpoints/latest", { summary: "The latest signed checkpoint of the key's environment's audit log (C2SP tlog-checkpoint signed note)", access, tags: ["audit"] }, ({ auth }) =>
+        ok(trees.view(checkpointOf(trees, logIdOf(auth.company.id, auth.environment), undefined))),
+      )
+      .get(
+        "/signing-keys",
+        { summary: "Every checkpoint signing key's public half, the active one and those rotated away, with this log's verifier key", access, tags: ["audit"] },
+        ({ auth }) => {
+          const origin = trees.tree(logIdOf(auth.company.id, auth.environment))?.origin ?? null;
+          return ok(
+            trees.keys().map((k) => ({
+              keyId: k.key_id,
+              publicKey: k.public_key,
+              verifierKey: origin ? verifierKey(origin, base64.decode(k.public_key)) : null,
+              createdAt: k.created_at,
+              retiredAt: k.retired_at,
+            })),
+          );
+        },
+      )
+      .get(
+        "/consistency-proof",
+        {
+          summary: "RFC 6962 consistency proof between two signed checkpoints of the audit log (from, to: tree sizes; to defaults to the latest)",
+          access,
+          tags: ["audit"],
+          query: { from: q.count(), to: q.count() },
+        },
+        ({ auth, query }) => {
+          const logId = logIdOf(auth.company.id, auth.environment);
+          if (query.from === undefined) throw apiError("INVALID_QUERY", { message: "from is required", details: { issues: [{ path: "from", message: "is required" }] } });
+          const to = checkpointOf(trees, logId, query.to);
+          if (query.from > to.tree_size)
+            throw apiError("INVALID_QUERY", { message: "from must not be larger than to", details: { issues: [{ path: "from", message: `must be at most ${to.tree_size}` }] } });
+          const from = checkpointOf(trees, logId, query.from);
+          return ok({
+            fromSize: from.tree_size,
+            toSize: to.tree_size,
+            fromRoot: trees.view(from).rootHash,
+            toRoot: trees.view(to).rootHash,
+            hashes: trees.consistency(logId, from.tree_size, to.tree_size).map(b64),
+            from: trees.view(from),
+            to: trees.view(to),
+          });
+        },
+      )
+      .get(
+        "/:id/inclusion-proof",
+        {
+          summary: "RFC 6962 inclusion proof of one entry against a signed checkpoint (treeSize; the latest by default), with the entry's leaf encoding",
+          access,
+          tags: ["audit"],
+          query: { treeSize: q.count() },
+        },
+        ({ auth, params, query }) => {
+          const row = audit.get(auth.company.id, auth.environment, params.id);
+          if (!row) throw apiError("AUDIT_ENTRY_NOT_FOUND", { details: { resource: "AuditEntry", id: params.id } });
+          const logId = logIdOf(auth.company.id, auth.environment);
+          const cp = checkpointOf(trees, logId, query.treeSize);
+          const leaf = trees.leafOf(row.seq);
+          if (!leaf || leaf.leaf_index >= cp.tree_size)
+            throw apiError("AUDIT_ENTRY_NOT_IN_CHECKPOINT", { details: { id: params.id, treeSize: cp.tree_size, leafIndex: leaf?.leaf_index ?? null } });
+          return ok({
+            entryId: row.id,
+            leafIndex: leaf.leaf_index,
+            treeSize: cp.tree_size,
+            leaf: b64(encodeEntry(row as unknown as EntryColumns)),
+            leafHash: b64(leaf.leaf_hash),
+            hashes: trees.inclusion(logId, leaf.leaf_index, cp.tree_size).map(b64),
+            checkpoint: trees.view(cp),
+          });
         },
       )
       .get("/:id", { summary: "One audit log entry", access, tags: ["audit"] }, ({ auth, params }) => {

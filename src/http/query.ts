@@ -54,6 +54,13 @@ export const q = {
       parse: (raw) => (raw === "true" ? { value: true } : raw === "false" ? { value: false } : { error: "must be true or false" }),
     };
   },
+  /** A count (a tree size): a whole number from 0, at most 15 digits. */
+  count(): QueryParam<number> {
+    return {
+      schema: Type.Integer({ minimum: 0 }),
+      parse: (raw) => (/^(0|[1-9][0-9]{0,14})$/.test(raw) ? { value: Number(raw) } : { error: "must be a whole number, 0 or more" }),
+    };
+  },
   /** A resource ID with its prefix (`cus_…`). */
   id(prefix: string): QueryParam<string> {
     const re = new RegExp(`^${prefix}_[0-9a-z]{26}$`);

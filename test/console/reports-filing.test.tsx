@@ -190,9 +190,12 @@ test("customers: R reloads the list now (customers send no stream events), and /
 
 test("audit: entries newest first; f filters by entity type; Enter shows one entry's detail", async () => {
   const entry = { id: "aud_1", action: "str.filed", entityType: "TransactionReport", entityId: "rpt_1", actor: { type: "member", memberId: "mem_b", apiKeyId: "key_9" }, detail: { filingReference: "FIU-1" }, environment: "test", createdAt: new Date().toISOString() };
-  stub = new Stub(ME_FILER).on("GET", "/api/v2/audit-log", list([entry]));
+  const checkpoint = { origin: "caravan/x/audit/cmp_default/test", treeSize: 42, rootHash: "8JgfwKYnkREbsCAQztqq/6quo9conBna/cTWA0aLA0Y=", timestamp: "2026-12-01T21:51:14.500Z", keyId: "ee6ab866e09a9df7" };
+  stub = new Stub(ME_FILER).on("GET", "/api/v2/audit-log", list([entry])).on("GET", "/api/v2/audit-log/checkpoints/latest", one(checkpoint));
   const r = mount(stub, "audit");
   await frame(r, (f) => f.includes("str.filed") && f.includes("rpt_1"));
+  // The log's latest signed checkpoint, to compare with one kept elsewhere.
+  await frame(r, (f) => f.includes("Checkpoint  42 entries · root 8JgfwKYnkREbsCAQ… · 2026-12-01T21:51:14.500Z · key ee6ab866e09a9df7"));
   await keys(r, "f");
   await until(() => stub.requests("GET", "/api/v2/audit-log").some((s) => s.query.get("entityType") === "TransactionReport"));
   await frame(r, (f) => f.includes("Audit log · TransactionReport · 1") && f.includes("rpt_1"));

@@ -85,12 +85,14 @@ describe("PATCH body", () => {
 });
 
 describe("catalogue and event bodies", () => {
-  test("13 event types; test.ping is not subscribable; [*] receives everything but test.ping", () => {
-    expect(EVENT_TYPES.length).toBe(13);
+  test("13 event types and audit.checkpoint; test.ping is not subscribable; [*] receives everything but test.ping and audit.checkpoint", () => {
+    expect(EVENT_TYPES.length).toBe(14);
     expect(SUBSCRIBABLE_EVENTS).not.toContain("test.ping");
-    expect(SUBSCRIBABLE_EVENTS.length).toBe(12);
-    for (const t of SUBSCRIBABLE_EVENTS) expect(subscribes(["*"], t)).toBe(true);
+    expect(SUBSCRIBABLE_EVENTS.length).toBe(13);
+    for (const t of SUBSCRIBABLE_EVENTS.filter((t) => t !== "audit.checkpoint")) expect(subscribes(["*"], t)).toBe(true);
     expect(subscribes(["*"], "test.ping")).toBe(false);
+    expect(subscribes(["*"], "audit.checkpoint")).toBe(false);
+    expect(subscribes(["transfer.created", "audit.checkpoint"], "audit.checkpoint")).toBe(true);
     expect(subscribes(["transfer.created"], "transfer.completed")).toBe(false);
   });
 

@@ -4,6 +4,7 @@ import * as nodeCrypto from "node:crypto";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { hmac } from "@noble/hashes/hmac.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
+import { useSha256 } from "../../domain/audit-tree.ts";
 
 const native = typeof (nodeCrypto as Partial<typeof nodeCrypto>).createHash === "function";
 
@@ -20,3 +21,12 @@ export function hmacSha256(key: Uint8Array, data: Uint8Array): Uint8Array {
   if (nativeHmac) return new Uint8Array(nodeCrypto.createHmac("sha256", key).update(data).digest());
   return hmac(sha256, key, data);
 }
+
+/** SHA-256 of the parts concatenated, native: what the audit trees hash leaves and nodes with (installed below). */
+export function sha256Parts(...parts: Uint8Array[]): Uint8Array {
+  const h = nodeCrypto.createHash("sha256");
+  for (const p of parts) h.update(p);
+  return new Uint8Array(h.digest());
+}
+
+if (native) useSha256(sha256Parts);

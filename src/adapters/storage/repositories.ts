@@ -6,6 +6,7 @@ import type { Sealer } from "../crypto/envelope.ts";
 import type { Storage } from "./types.ts";
 import { AssetPolicy } from "./repos/assets.ts";
 import { AuditLog } from "./repos/audit.ts";
+import { AuditTrees } from "./repos/audit-tree.ts";
 import { Cases } from "./repos/cases.ts";
 import { CustomerOverview } from "./repos/customer-overview.ts";
 import { Customers } from "./repos/customers.ts";
@@ -30,6 +31,7 @@ type Surface<T> = { [K in keyof T]: T[K] };
 
 export type AssetPolicyRepository = Surface<AssetPolicy>;
 export type AuditRepository = Surface<AuditLog>;
+export type AuditTreeRepository = Surface<AuditTrees>;
 export type CaseRepository = Surface<Cases>;
 export type CustomerOverviewRepository = Surface<CustomerOverview>;
 export type CustomerRepository = Surface<Customers>;
@@ -53,6 +55,7 @@ export type WebhookRepository = Surface<Webhooks>;
 export interface Repositories {
   readonly assets: AssetPolicyRepository;
   readonly audit: AuditRepository;
+  readonly auditTrees: AuditTreeRepository;
   readonly cases: CaseRepository;
   readonly customerOverview: CustomerOverviewRepository;
   readonly customers: CustomerRepository;
@@ -80,6 +83,8 @@ export interface RepositoryKeys {
   /** Seals credentials (provider and integration settings). */
   readonly secrets: Sealer;
   readonly clock: () => number;
+  /** The configuration the audit trees read (CARAVAN_AUDIT_ORIGIN). */
+  readonly env?: Record<string, string | undefined>;
 }
 
 /** The SQLite repositories over one open database. The composition root and each CLI command call this once. */
@@ -87,6 +92,7 @@ export function createRepositories(storage: Storage, keys: RepositoryKeys) {
   return {
     assets: new AssetPolicy(storage, keys.clock),
     audit: new AuditLog(storage),
+    auditTrees: new AuditTrees(storage, keys.env ?? {}),
     cases: new Cases(storage),
     customerOverview: new CustomerOverview(storage),
     customers: new Customers(storage),

@@ -12,9 +12,15 @@ import { useListControls } from "../list-controls.tsx";
 import { rowTime, shortId } from "./Transfers.tsx";
 import { List } from "../components/List.tsx";
 import { Lines, type Line } from "../components/Lines.tsx";
-import { paths, type AuditEntry } from "../api.ts";
+import { paths, type AuditCheckpoint, type AuditEntry } from "../api.ts";
 
 const TYPES = ["all", "TransactionReport", "Case", "Rule", "Transfer", "Customer", "Wallet", "ApiKey", "Threshold"];
+
+/** The log's latest signed checkpoint in one line (size, root, time), for the operator to compare with a kept one. */
+export function checkpointLine(c: AuditCheckpoint | null | undefined): string {
+  if (!c || typeof c.treeSize !== "number") return "Checkpoint  none signed yet";
+  return `Checkpoint  ${c.treeSize} entries · root ${c.rootHash.slice(0, 16)}… · ${c.timestamp} · key ${c.keyId}`;
+}
 
 export function auditLines(e: AuditEntry): Line[] {
   return [
@@ -57,6 +63,7 @@ export function Audit({ height, width }: { height: number; width: number }) {
   const [scroll, setScroll] = useState(0);
   // Reloaded by every event (an action on a transfer or case writes its entry first) and polled for the rest.
   const list = useResource<AuditEntry[]>(paths.auditLog({ limit: 200, entityType: type === "all" ? undefined : type }), ["transfer", "case"], { pollMs: 5_000 });
+  const checkpoint = useResource<AuditCheckpoint>(paths.auditCheckpoint(), [], { pollMs: 30_000 });
   const cols = useMemo(() => auditColumns(width, now, me?.member.id ?? null), [width, now, me]);
   // `/` matches what a row shows and the full IDs: entity, member, key.
   const ctl = useListControls("audit", list.data ?? [], cols, width - 1, { extra: (e) => `${e.entityType} ${e.entityId ?? ""} ${e.actor?.memberId ?? ""} ${e.actor?.apiKeyId ?? ""} ${e.actor?.type ?? ""}` });
@@ -82,17 +89,20 @@ export function Audit({ height, width }: { height: number; width: number }) {
     },
     { isActive: !modal },
   );
-  const bodyHeight = height - 2 - (ctl.bar && !openId ? 1 : 0);
+  const bodyHeight = height - 3 - (ctl.bar && !openId ? 1 : 0);
   return (
     <Box flexDirection="column" height={height}>
       <Text bold wrap="truncate">
         {`Audit log · ${type} · ${items.length}${list.meta.total !== undefined ? ` of ${list.meta.total}` : ""}`}
         <Text color={tone("muted")}>{openId ? "  Esc back · y yank" : "  f entity type · / filter (action, actor, ID) · </> sort · Enter entry"}</Text>
       </Text>
+      <Text color={tone("muted")} wrap="truncate">
+        {checkpointLine(checkpoint.data)}
+      </Text>
       {list.error ? <Text color={tone("bad")}>{`✕ ${list.error.code}: ${list.error.error}`}</Text> : null}
       {openId ? null : ctl.bar}
       {openId ? (
-        open ? <Lines lines={auditLines(open)} offset={scroll} height={height - 2} width={width - 1} /> : <Text dimColor>{one.error ? `✕ ${one.error.code}: ${one.error.error}` : "loading…"}</Text>
+        open ? <Lines lines={auditLines(open)} offset={scroll} height={height - 3} width={width - 1} /> : <Text dimColor>{one.error ? `✕ ${one.error.code}: ${one.error.error}` : "loading…"}</Text>
       ) : (
         <List
           items={items}

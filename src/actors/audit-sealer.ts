@@ -1,0 +1,47 @@
+// The server's audit sealer: every second it gives committed audit entries their leaves (AuditTrees.seal, the one
+// place leaf indexes are assigned), and every CARAVAN_AUDIT_CHECKPOINT_SECONDS (300 by default) it signs a checkpoint
+// of each tree that grew, sent to webhook subscribers as `audit.checkpoint`. Both run on the server's thread between
+// requests; a fault is logged and the next turn tries again (nothing is lost: unsealed entries stay in order).
+import type { AuditTrees, SigningKey } from "../adapters/storage/repos/audit-tree.ts";
+import type { Logger } from "../adapters/log.ts";
+
+export interface AuditSealerOptions {
+  trees: AuditTrees;
+  /** The current signing key (re-read after a rotation by another process). */
+  key: () => SigningKey;
+  clock: () => number;
+  log: Logger;
+  checkpointMs: number;
+  sealMs?: number;
+  announce: (seqs: number[]) => void;
+}
+
+export interface AuditSealer {
+  /** Seals now and signs a checkpoint of every tree that grew (what the interval does). */
+  checkpointNow(): void;
+  stop(): void;
+}
+
+export function startAuditSealer(o: AuditSealerOptions): AuditSealer {
+  let lastCheckpoint = o.clock();
+  const checkpointNow = () => {
+    // The next try waits a whole interval, also after a failure (a missing key is logged once an interval, not every second).
+    lastCheckpoint = o.clock();
+    const { eventSeqs } = o.trees.checkpoint(o.key(), o.clock());
+    o.announce(eventSeqs);
+  };
+  const tick = () => {
+    try {
+      o.trees.seal();
+      if (o.clock() - lastCheckpoint >= o.checkpointMs) checkpointNow();
+    } catch (e) {
+      o.log("warn", "audit sealing failed; retried on the next turn", { error: e instanceof Error ? e.message : String(e) });
+    }
+  };
+  const timer = setInterval(tick, Math.min(o.sealMs ?? 1_000, o.checkpointMs));
+  (timer as { unref?: () => void }).unref?.();
+  return {
+    checkpointNow,
+    stop: () => clearInterval(timer),
+  };
+}
