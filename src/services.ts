@@ -36,6 +36,7 @@ import { providerAFlow, POLL_AFTER_MS, STALL_MS } from "./actors/flows/provider_
 import { DEFAULT_AUTH_URL, parseOrigins } from "./domain/provider_a/settings.ts";
 import { connectionActor, connectionAddress } from "./actors/connection.ts";
 import type { DirectoryRead } from "./adapters/providers/types.ts";
+import { providerDConnectionTest } from "./adapters/providers/provider_d/connection-test.ts";
 import { createTester, defaultTester, type ConnectionTester } from "./adapters/providers/tester.ts";
 import { DEFAULT_RATE_LIMITS, parseRateLimits, type RateLimit } from "./domain/ratelimit.ts";
 import { createWebhookServices, WebhookConfigError, type WebhookServices } from "./adapters/webhooks/settings.ts";
@@ -193,6 +194,7 @@ function wireProviders(s: Services, env: Record<string, string | undefined>): vo
     provider_b: (e, credentials) => providerB.testConnection!(e, { credentials: { ...credentials }, fetch: outbound as unknown as typeof fetch, now: s.clock() }),
     provider_a: (e, credentials) => provider_a.testConnection!(e, { credentials: { ...credentials }, fetch: outbound as unknown as typeof fetch, now: s.clock() }),
     provider_e: (e, credentials) => provider_e.testConnection!(e, { credentials: { ...credentials }, fetch: outbound as unknown as typeof fetch, now: s.clock() }),
+    provider_d: (_e, credentials) => providerDConnectionTest(credentials, outbound, s.clock()),
     ...screeningConnectionTests(s.screening, outbound, s.clock),
   });
 }
