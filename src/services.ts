@@ -37,6 +37,8 @@ import { DEFAULT_AUTH_URL, parseOrigins } from "./domain/provider_a/settings.ts"
 import { connectionActor, connectionAddress } from "./actors/connection.ts";
 import type { DirectoryRead } from "./adapters/providers/types.ts";
 import { providerDConnectionTest } from "./adapters/providers/provider_d/connection-test.ts";
+import { providerD } from "./adapters/providers/provider_d/adapter.ts";
+import { providerDFlow } from "./actors/flows/provider_d.ts";
 import { createTester, defaultTester, type ConnectionTester } from "./adapters/providers/tester.ts";
 import { DEFAULT_RATE_LIMITS, parseRateLimits, type RateLimit } from "./domain/ratelimit.ts";
 import { createWebhookServices, WebhookConfigError, type WebhookServices } from "./adapters/webhooks/settings.ts";
@@ -177,7 +179,9 @@ function wireProviders(s: Services, env: Record<string, string | undefined>): vo
   });
   // provider_e: base addresses CARAVAN_PROVIDER_E_TEST_URL / CARAVAN_PROVIDER_E_LIVE_URL (Part 3 Contract).
   const provider_e = providerE({ baseUrl: baseUrlsFromEnv(env), lookups: providerELookups(s.repositories, (sealed, aad) => s.pii.open(sealed, aad), (companyId) => s.providerSettings.id(companyId, "provider_e") ?? null) });
-  const adapters = { provider_b: providerB, provider_a, provider_e };
+  // provider_d (TRP): tokens under a key of its own; the Travel Address's counterparty from the saved settings.
+  const provider_d = providerD({ tokenKey: s.masterKey.derive("provider_d-tokens"), providerId: (companyId) => s.providerSettings.id(companyId, "provider_d") ?? null });
+  const adapters = { provider_b: providerB, provider_a, provider_e, provider_d };
   const mutable = s as { -readonly [K in keyof Services]: Services[K] };
   // Each provider connection's actor keeps what was read from the peer (directory, keys, health).
   mutable.providers = new SettingsRegistry(
@@ -272,6 +276,7 @@ function registerActors(s: Services): void {
           adapter: s.providers.adapter("provider_a") as ReturnType<typeof providerA>,
           verifiedIdentity: (companyId, environment, customerId) => s.repositories.providerA.verifiedIdentity((sealed, aad) => s.pii.open(sealed, aad), companyId, environment, customerId),
         }),
+        provider_d: providerDFlow(),
         provider_e: providerEFlow({ baseUrl: baseUrlsFromEnv(s.config.env ?? {}), pii: s.pii, lookups: providerEFlowLookups(s.repositories, (sealed, aad) => s.pii.open(sealed, aad)) }),
       },
     }),
@@ -294,6 +299,10 @@ function registerActors(s: Services): void {
   );
   s.runtime.sweep("provider_e-expiry", "*/15 * * * * *", (now) =>
     tellE(s.repositories.providerE.dueForExpiry(now), (r) => ({ type: "expire", companyId: r.company_id, environment: r.environment, actor: { type: "system" } })),
+  );
+  // provider_d: open transfers past their expiry are cancelled (the counterparty that approved is told first).
+  s.runtime.sweep("provider_d-expiry", "*/15 * * * * *", (now) =>
+    tellE(s.repositories.providerD.dueForExpiry(now), (r) => ({ type: "expire", companyId: r.company_id, environment: r.environment, actor: { type: "system" } })),
   );
   // Outgoing transfers no provider has taken are cancelled at their expiry (docs/transfers.md): a sweep over rows.
   s.runtime.sweep("transfer-untaken-expiry", "*/10 * * * * *", (now) =>
