@@ -12,7 +12,8 @@ import type { Tenancy } from "./adapters/storage/repos/tenancy.ts";
 import type { AuditLog } from "./adapters/storage/repos/audit.ts";
 import { createRepositories, type Repositories } from "./adapters/storage/repositories.ts";
 import { loadMasterKey, masterKeySource, type MasterKey } from "./adapters/crypto/master-key.ts";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { startTlsFront, type TlsFront } from "./adapters/net/tls-front.ts";
 import { Sealer } from "./adapters/crypto/envelope.ts";
 import { customerActor } from "./actors/customer.ts";
 import { caseActor, newCaseId } from "./actors/case.ts";
@@ -111,6 +112,8 @@ export interface Services {
 export interface RunningService extends Services {
   readonly server: RunningServer;
   readonly url: string;
+  /** The TRP mutual-TLS listener (provider_d), when CARAVAN_TRP_TLS_PORT is set. */
+  readonly trpUrl: string | null;
   stop(): Promise<void>;
 }
 
@@ -160,6 +163,25 @@ function rateLimitsFrom(text: string | undefined): Record<string, RateLimit> {
   } catch (e) {
     throw new ConfigError(`CARAVAN_RATE_LIMITS: ${(e as Error).message}`);
   }
+}
+
+const trpHost = (env: Record<string, string | undefined>, host: string) => env.CARAVAN_TRP_TLS_HOST || host;
+
+/** CARAVAN_TRP_TLS_PORT (with CARAVAN_TRP_TLS_CERT and CARAVAN_TRP_TLS_KEY, PEM files): the TRP listener, else none. */
+async function startTrpListener(env: Record<string, string | undefined>, host: string, upstreamPort: number): Promise<TlsFront | null> {
+  if (!env.CARAVAN_TRP_TLS_PORT) return null;
+  const port = Number(env.CARAVAN_TRP_TLS_PORT);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError("CARAVAN_TRP_TLS_PORT must be a port number (0 picks a free one)");
+  if (!env.CARAVAN_TRP_TLS_CERT || !env.CARAVAN_TRP_TLS_KEY) throw new ConfigError("CARAVAN_TRP_TLS_PORT needs CARAVAN_TRP_TLS_CERT and CARAVAN_TRP_TLS_KEY (PEM files of the listener's certificate and key)");
+  const read = (f: string) => {
+    try {
+      return readFileSync(f, "utf8");
+    } catch {
+      throw new ConfigError(`cannot read ${f} (CARAVAN_TRP_TLS_CERT / CARAVAN_TRP_TLS_KEY)`);
+    }
+  };
+  const upstreamHost = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
+  return startTlsFront({ host: trpHost(env, host), port, certificate: read(env.CARAVAN_TRP_TLS_CERT), privateKey: read(env.CARAVAN_TRP_TLS_KEY), upstream: { host: upstreamHost, port: upstreamPort } });
 }
 
 /** The provider registry over the saved settings, with the adapters that exist, and their connection tests. */
@@ -480,6 +502,16 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
         : `cannot listen on ${config.host}:${config.port}: ${(e as Error).message}`,
     );
   }
+  // provider_d (TRP): Caravan's own mutual-TLS listener when CARAVAN_TRP_TLS_PORT is set (docs/providers/provider_d.md).
+  let trp: TlsFront | null = null;
+  try {
+    trp = await startTrpListener(config.env ?? {}, config.host, server.port);
+  } catch (e) {
+    await server.stop();
+    await runtime.stop();
+    storage.close();
+    throw e instanceof ConfigError ? e : new ConfigError(`cannot start the TRP TLS listener: ${(e as Error).message}`);
+  }
   ready = true;
   // WAL checkpoints run on a worker thread, not on commits (docs/performance.md); file databases only.
   const worker = (checkpointer = startCheckpointer(storage, { log }));
@@ -488,9 +520,11 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     ...services,
     server,
     url: `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`,
+    trpUrl: trp ? `https://${trpHost(config.env ?? {}, config.host)}:${trp.port}` : null,
     stop() {
       stopped ??= (async () => {
         ready = false;
+        await trp?.stop();
         await server.stop();
         // Attempts on the wire finish (10 s at most) and their results commit before the runtime stops.
         await webhooks.deliverer.drain();

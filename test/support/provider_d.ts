@@ -3,6 +3,7 @@
 // verified customer with a verified wallet, and small helpers.
 import { expect } from "bun:test";
 import { join } from "node:path";
+import { writeFileSync } from "node:fs";
 import { startServer, type ChildServer } from "./server.ts";
 import { runCliInProcess } from "./cli.ts";
 import { apiClient } from "./api.ts";
@@ -17,6 +18,7 @@ export interface DSuite {
   S: ChildServer;
   peer: TrpPeer;
   ours: Issued;
+  trpUrl: string;
   db: string;
   call: ReturnType<typeof apiClient>["call"];
   owner: string;
@@ -41,9 +43,16 @@ export async function startProviderDSuite(dir: string, o: { peer?: TrpPeerOption
   expect((await runCliInProcess(["migrate"], { CARAVAN_DB: db })).code).toBe(0);
   const k = await newKey("--env", "test", "--role", "owner");
   const live = (await newKey("--env", "live", "--role", "owner")).key;
-  S = await startServer({ CARAVAN_DB: db, CARAVAN_ALLOW_PRIVATE_TARGETS: "127.0.0.1", ...(o.serverEnv ?? {}) });
+  // Caravan's own TRP listener (mutual TLS) with our certificate; its URL is our Travel Addresses' and callbacks' base.
+  writeFileSync(join(dir, "trp-cert.pem"), ours.certificate);
+  writeFileSync(join(dir, "trp-key.pem"), ours.privateKey);
+  const env = { CARAVAN_DB: db, CARAVAN_ALLOW_PRIVATE_TARGETS: "127.0.0.1", CARAVAN_TRP_TLS_PORT: "0", CARAVAN_TRP_TLS_CERT: join(dir, "trp-cert.pem"), CARAVAN_TRP_TLS_KEY: join(dir, "trp-key.pem"), ...(o.serverEnv ?? {}) };
+  S = await startServer(env);
+  const trpUrl = /caravan TRP listening on (https:\/\/\S+)/.exec(await S.untilOutput("caravan TRP listening on"))?.[1];
+  expect(trpUrl).toBeDefined();
+  // The peer accepts our certificate (its own CA issued it) and calls our listener.
   const credentials = {
-    baseUrl: "https://127.0.0.1:1",
+    baseUrl: trpUrl!,
     legalName: "Caravan Test VASP B.V.",
     lei: "5493001KJTIIGC8Y1R12",
     tlsCertificate: ours.certificate,
@@ -67,6 +76,7 @@ export async function startProviderDSuite(dir: string, o: { peer?: TrpPeerOption
     },
     peer,
     ours,
+    trpUrl: trpUrl!,
     db,
     call,
     owner: k.key,

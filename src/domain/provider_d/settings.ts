@@ -154,3 +154,27 @@ export function counterpartyForUrl(config: ProviderDConfig, url: string): Counte
     return e.origin === u.origin && (u.pathname === e.pathname || u.pathname.startsWith(e.pathname.replace(/\/?$/, "/")));
   });
 }
+
+export type ClientCheck = { ok: true; counterparty: Counterparty; fingerprint: string } | { ok: false; reason: "not_yet_valid" | "expired" | "untrusted_issuer" | "unknown_counterparty" };
+
+/**
+ * A client certificate as the TRP endpoint accepts it: valid at `now`, issued (and signed) by one of the accepted
+ * CAs, and owned by a known counterparty (its SHA-256 fingerprint). The certificate the TLS layer received is checked
+ * here, so every refusal has its reason (the TLS listener asks for a certificate but leaves the verdict to this).
+ */
+export function checkClientCertificate(config: ProviderDConfig, cert: X509Certificate, now: number): ClientCheck {
+  if (Date.parse(cert.validFrom) > now) return { ok: false, reason: "not_yet_valid" };
+  if (Date.parse(cert.validTo) <= now) return { ok: false, reason: "expired" };
+  const issued = config.caPems.some((pem) => {
+    try {
+      const ca = new X509Certificate(pem);
+      return Date.parse(ca.validTo) > now && cert.checkIssued(ca) && cert.verify(ca.publicKey);
+    } catch {
+      return false;
+    }
+  });
+  if (!issued) return { ok: false, reason: "untrusted_issuer" };
+  const fingerprint = fingerprintOf(cert);
+  const counterparty = counterpartyByFingerprint(config, fingerprint);
+  return counterparty ? { ok: true, counterparty, fingerprint } : { ok: false, reason: "unknown_counterparty" };
+}

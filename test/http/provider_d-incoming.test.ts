@@ -1,0 +1,134 @@
+// provider_d incoming over real HTTP and mutual TLS through Caravan's own TRP listener: the sandbox TRP peer sends an
+// inquiry to the Travel Address of a verified wallet; approved within the request with the wallet's address and our
+// confirmation callback; the confirmation's txid completes it; the same request-identifier again creates nothing.
+// Refusals before the body: no client certificate, a certificate no counterparty owns, a bad header, an unknown or
+// forged token. And outgoing acknowledged: the peer's later resolution lands at our callback over mutual TLS.
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { randomUUID } from "node:crypto";
+import { tempDir } from "../support/tmp.ts";
+import { startProviderDSuite, PEER_ADDR, ORIGIN_ADDR, type DSuite } from "../support/provider_d.ts";
+import { decodeTravelAddress } from "../../src/domain/provider_d/travel-address.ts";
+import { makeTestCa } from "../../src/sandbox/provider_d/ca.ts";
+import { JANE, RICHARD } from "../support/persons.ts";
+
+setDefaultTimeout(60_000);
+
+const dir = tempDir();
+let d: DSuite;
+let travelAddress: string;
+beforeAll(async () => {
+  d = await startProviderDSuite(dir);
+  const r = await d.call(`/api/v2/wallets/${d.walletId}/travel-address`, { key: d.owner });
+  expect(r.status, r.text).toBe(200);
+  travelAddress = r.body.data.travelAddress;
+});
+afterAll(async () => {
+  await d?.stop();
+});
+
+const inquiry = { asset: { slip0044: 60 }, amount: 0.25, IVMS101: { originator: { originatorPersons: [RICHARD], accountNumber: [PEER_ADDR] }, beneficiary: { beneficiaryPersons: [JANE] } } };
+const transfers = async () => ((await d.call("/api/v2/transfers?limit=100", { key: d.owner })).body.data as any[]).filter((t) => t.direction === "incoming");
+/** The incoming transfer of a request-identifier (the detail view names it as the cascade's external ID). */
+async function byRequest(requestId: string): Promise<any> {
+  for (const t of await transfers()) {
+    const full = (await d.call(`/api/v2/transfers/${t.id}`, { key: d.owner })).body.data;
+    if (full.cascade?.externalId === requestId) return full;
+  }
+  return undefined;
+}
+
+describe("the Travel Address of a verified wallet", () => {
+  test("a ta… address of our listener's provider_d path with an expiring token; refused for another environment's settings or an unverified wallet", async () => {
+    const decoded = decodeTravelAddress(travelAddress);
+    expect(decoded.ok && decoded.url.startsWith(`${d.trpUrl}/api/system/trp/provider_d/test/${d.providerId}?t=i&ta=`)).toBe(true);
+    const r = await d.call(`/api/v2/wallets/${d.walletId}/travel-address`, { key: d.owner });
+    expect(Date.parse(r.body.data.expiresAt)).toBeGreaterThan(Date.now());
+    const w = await d.call("/api/v2/wallets", { method: "POST", key: d.owner, json: { customerId: d.customerId, network: "ethereum", address: "0x52908400098527886E0F7030069857D2E4169EE7" } });
+    const u = await d.call(`/api/v2/wallets/${w.body.data.id}/travel-address`, { key: d.owner });
+    expect(u.status).toBe(400);
+    expect(u.body.code).toBe("INVALID_REQUEST");
+  });
+});
+
+describe("incoming inquiries", () => {
+  test("approved within the request: the wallet's address and our confirmation callback; the transfer awaits the confirmation; {txid} completes it", async () => {
+    const s = await d.peer.sendInquiry(travelAddress, inquiry);
+    expect(s.status, JSON.stringify(s.answer)).toBe(200);
+    const ap = (s.answer as any).approved;
+    expect(ap.address.toLowerCase()).toBe(ORIGIN_ADDR.toLowerCase());
+    expect(ap.callback).toContain(`/api/system/trp/provider_d/test/${d.providerId}?confirmation=`);
+    const t = await byRequest(s.requestId);
+    expect(t.state).toBe("awaiting_counterparty");
+    expect(t.amount).toBe("0.25");
+    expect(await d.peer.confirm(s.requestId, { txid: "0x" + "cd".repeat(32) })).toBe(204);
+    const done = await d.until(t.id, (x) => x.state === "completed");
+    expect(done.txHash).toBe("0x" + "cd".repeat(32));
+  });
+
+  test("the same request-identifier again answers the first answer and creates nothing", async () => {
+    const id = randomUUID();
+    const a = await d.peer.sendInquiry(travelAddress, inquiry, { requestId: id });
+    const before = (await transfers()).length;
+    const b = await d.peer.sendInquiry(travelAddress, inquiry, { requestId: id });
+    expect(b.answer).toEqual(a.answer);
+    expect((await transfers()).length).toBe(before);
+  });
+
+  test("refused before the body: a certificate no counterparty owns (403), one from a CA we do not accept (401), no certificate at all (handshake or 401)", async () => {
+    const before = (await transfers()).length;
+    const url = decodeTravelAddress(travelAddress);
+    const target = url.ok ? url.url : "";
+    const headers = { "api-version": "3.2.1", "request-identifier": randomUUID(), "content-type": "application/json" };
+    const body = JSON.stringify({ ...inquiry, callback: "https://127.0.0.1:9/cb" });
+    const stranger = d.peer.ca.issue("stranger.localhost");
+    const r1 = await fetch(target, { method: "POST", headers, body, tls: { cert: stranger.certificate, key: stranger.privateKey, ca: d.peer.ca.certificate } } as RequestInit);
+    expect(r1.status).toBe(403);
+    const other = makeTestCa("Other CA");
+    const o = other.issue("other.localhost");
+    const r2 = await fetch(target, { method: "POST", headers, body, tls: { cert: o.certificate, key: o.privateKey, ca: d.peer.ca.certificate } } as RequestInit);
+    expect(r2.status).toBe(401);
+    other.dispose();
+    const r3 = await fetch(target, { method: "POST", headers, body, tls: { ca: d.peer.ca.certificate } } as RequestInit);
+    expect(r3.status).toBe(401);
+    expect((await transfers()).length).toBe(before);
+    expect(d.S.output()).toContain("client_certificate_unknown_counterparty");
+  });
+
+  test("a missing header, an unsupported api-version, a forged or unknown token, a body we do not understand: each refused, nothing created", async () => {
+    const before = (await transfers()).length;
+    const bad = await d.peer.sendInquiry(travelAddress, inquiry, { apiVersion: "2.1.0" });
+    expect(bad.status).toBe(400);
+    const forged = travelAddress.replace(/.$/, (ch) => (ch === "1" ? "2" : "1"));
+    const url = decodeTravelAddress(travelAddress);
+    const tampered = url.ok ? url.url.replace(/ta=[^.]+\./, "ta=d2FsXzAxbTg4ODg4ODg4ODg4ODg4ODg4ODg4ODg4ODguMTk5OTk5OTk5OQ.") : "";
+    expect(decodeTravelAddress(forged).ok).toBe(false);
+    const t = await d.peer.sendInquiry(tampered, inquiry);
+    expect(t.status).toBe(404);
+    const odd = await d.peer.sendInquiry(travelAddress, { ...inquiry, amount: "a lot" } as never);
+    expect(odd.status).toBe(422);
+    expect((await transfers()).length).toBe(before);
+  });
+});
+
+describe("outgoing acknowledged, resolved later at our callback", () => {
+  test("{version} → exchanging; the peer's approval POSTed to our resolution callback over mutual TLS → awaiting_counterparty", async () => {
+    d.peer.setBehaviour("acknowledge");
+    const id = await d.create(d.peer.travelAddress("acct-1"));
+    await d.until(id, (x) => x.state === "exchanging");
+    const r = d.peer.received.at(-1)!;
+    expect(await d.peer.resolve(r.requestId, "approve")).toBe(204);
+    const t = await d.until(id, (x) => x.state === "awaiting_counterparty");
+    expect(t.beneficiary.address.toLowerCase()).toBe(PEER_ADDR.toLowerCase());
+    d.peer.setBehaviour("approve");
+  });
+
+  test("acknowledged, then rejected later → rejected COUNTERPARTY_REJECTED", async () => {
+    d.peer.setBehaviour("acknowledge");
+    const id = await d.create(d.peer.travelAddress("acct-1"));
+    await d.until(id, (x) => x.state === "exchanging");
+    expect(await d.peer.resolve(d.peer.received.at(-1)!.requestId, "reject")).toBe(204);
+    const t = await d.until(id, (x) => x.state === "rejected");
+    expect(t.rejection.reason).toBe("COUNTERPARTY_REJECTED");
+    d.peer.setBehaviour("approve");
+  });
+});
