@@ -90,8 +90,12 @@ describe("incoming inquiries", () => {
     other.dispose();
     const r3 = await fetch(target, { method: "POST", headers, body, tls: { ca: d.peer.ca.certificate } } as RequestInit);
     expect(r3.status).toBe(401);
+    // The plain HTTP port, with a certificate header but no trusted proxy configured: the header is ignored.
+    const viaHttp = await fetch(`${d.S.url}${new URL(target).pathname}${new URL(target).search}`, { method: "POST", headers: { ...headers, "x-client-cert": encodeURIComponent(d.peer.identity.certificate) }, body });
+    expect(viaHttp.status).toBe(401);
     expect((await transfers()).length).toBe(before);
     expect(d.S.output()).toContain("client_certificate_unknown_counterparty");
+    expect(d.S.output()).toContain("client_certificate_no_tls");
   });
 
   test("a missing header, an unsupported api-version, a forged or unknown token, a body we do not understand: each refused, nothing created", async () => {
@@ -130,5 +134,47 @@ describe("outgoing acknowledged, resolved later at our callback", () => {
     const t = await d.until(id, (x) => x.state === "rejected");
     expect(t.rejection.reason).toBe("COUNTERPARTY_REJECTED");
     d.peer.setBehaviour("approve");
+  });
+});
+
+describe("incoming held for review: acknowledged, then resolved by a durable POST to the originator's callback", () => {
+  test("{version} within the request; the officer's accept POSTs {approved} to the peer's callback; then {txid} completes it", async () => {
+    const rule = await d.call("/api/v2/rules", { method: "POST", key: d.owner, json: { name: "Review every counterparty", category: "aml", stage: "postcheck", action: "require_review" } });
+    expect(rule.status).toBe(201);
+    let s: Awaited<ReturnType<typeof d.peer.sendInquiry>>;
+    try {
+      s = await d.peer.sendInquiry(travelAddress, inquiry);
+    } finally {
+      expect((await d.call(`/api/v2/rules/${rule.body.data.id}`, { method: "PATCH", key: d.owner, json: { isActive: false } })).status).toBe(200);
+    }
+    expect(s.answer).toEqual({ version: "3.2.1" });
+    const t = await byRequest(s.requestId);
+    expect(t.state).toBe("held");
+    expect(s.resolution).toBeNull();
+    const r = await d.call(`/api/v2/transfers/${t.id}`, { method: "PATCH", key: d.owner, json: { action: "accept" } });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.data.state).toBe("awaiting_counterparty");
+    const deadline = Date.now() + 20_000;
+    while (s.resolution === null && Date.now() < deadline) await Bun.sleep(50);
+    expect((s.resolution as any)?.approved?.address?.toLowerCase()).toBe(ORIGIN_ADDR.toLowerCase());
+    expect(await d.peer.confirm(s.requestId, { txid: "0x" + "ef".repeat(32) })).toBe(204);
+    await d.until(t.id, (x) => x.state === "completed");
+  });
+});
+
+describe("discoverability beneath our TRP endpoint", () => {
+  test("/version, /uptime, /extensions, /identity over our listener, read by the references' decoders", async () => {
+    const base = `${d.trpUrl}/api/system/trp/provider_d/test/${d.providerId}`;
+    const tlsOpt = { tls: { cert: d.peer.identity.certificate, key: d.peer.identity.privateKey, ca: d.peer.ca.certificate } } as RequestInit;
+    const v = await (await fetch(`${base}/version`, tlsOpt)).json();
+    expect(v).toEqual({ version: "3.2.1", vendor: "Caravan" });
+    const up = await (await fetch(`${base}/uptime`, tlsOpt)).text();
+    expect(up).toMatch(/^\d+$/);
+    expect(await (await fetch(`${base}/extensions`, tlsOpt)).json()).toEqual({ required: [], supported: [] });
+    const id = await (await fetch(`${base}/identity`, tlsOpt)).json();
+    expect(id.name).toBe("Caravan Test VASP B.V.");
+    expect(id.lei).toBe("5493001KJTIIGC8Y1R12");
+    expect(id.x509).toContain("BEGIN CERTIFICATE");
+    expect((await fetch(`${d.trpUrl}/api/system/trp/provider_d/test/prv_other/version`, tlsOpt)).status).toBe(404);
   });
 });
