@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { tempDir } from "../support/tmp.ts";
 import { startProviderDSuite, PEER_ADDR, type DSuite } from "../support/provider_d.ts";
+import { withDb } from "../support/db.ts";
 
 setDefaultTimeout(60_000);
 
@@ -70,5 +71,30 @@ describe("provider_d outgoing", () => {
     const t = await d.until(id, (x) => x.state === "failed");
     expect(t.cascade.attempts.map((a: any) => a.status)).toEqual(["vasp_not_found"]);
     expect(d.peer.received.length).toBe(before);
+  });
+});
+
+describe("provider_d expiry", () => {
+  test("an approved outgoing transfer past its expiry: {canceled} POSTed to the approval's callback, then cancelled", async () => {
+    d.peer.setBehaviour("approve");
+    const id = await d.create(d.peer.travelAddress("acct-1"));
+    await d.until(id, (x) => x.state === "awaiting_counterparty");
+    const requestId = d.peer.received.at(-1)!.requestId;
+    withDb(d.db, (db) => db.query("UPDATE transfers SET expires_at = ? WHERE id = ?").run(new Date(Date.now() - 1000).toISOString(), id));
+    const t = await d.until(id, (x) => x.state === "cancelled");
+    expect(t.state).toBe("cancelled");
+    expect(d.peer.confirmations.find((c) => c.id === requestId)?.body).toEqual({ canceled: "The transfer expired" });
+  });
+
+  test("never answered (the peer holds the request open): the transfer fails with submission_unknown after the exchange's timeout, never resent", async () => {
+    d.peer.setBehaviour("silent");
+    const before = d.peer.received.length;
+    const id = await d.create(d.peer.travelAddress("acct-1"));
+    const t = await d.until(id, (x) => x.state === "failed");
+    expect(t.cascade.attempts.at(-1).status).toBe("submission_unknown");
+    expect(d.peer.received.length).toBe(before + 1);
+    const retry = await d.call(`/api/v2/transfers/${id}`, { method: "PATCH", key: d.owner, json: { action: "retry", reason: "try again" } });
+    expect(retry.status).toBe(400);
+    d.peer.setBehaviour("approve");
   });
 });
