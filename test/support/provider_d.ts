@@ -33,7 +33,7 @@ export interface DSuite {
   stop(): Promise<void>;
 }
 
-export async function startProviderDSuite(dir: string, o: { peer?: TrpPeerOptions; serverEnv?: Record<string, string> } = {}): Promise<DSuite> {
+export async function startProviderDSuite(dir: string, o: { peer?: TrpPeerOptions; serverEnv?: Record<string, string>; runtime?: "bun" | "deno" } = {}): Promise<DSuite> {
   const db = join(dir, "pd.db");
   const peer = await startTrpPeer({ addresses: { "acct-1": PEER_ADDR }, ...(o.peer ?? {}) });
   // Our certificate, issued by the peer's CA: the peer accepts it as a client, and we accept the peer's CA.
@@ -47,7 +47,7 @@ export async function startProviderDSuite(dir: string, o: { peer?: TrpPeerOption
   writeFileSync(join(dir, "trp-cert.pem"), ours.certificate);
   writeFileSync(join(dir, "trp-key.pem"), ours.privateKey);
   const env = { CARAVAN_DB: db, CARAVAN_ALLOW_PRIVATE_TARGETS: "127.0.0.1", CARAVAN_TRP_TLS_PORT: "0", CARAVAN_TRP_TLS_CERT: join(dir, "trp-cert.pem"), CARAVAN_TRP_TLS_KEY: join(dir, "trp-key.pem"), ...(o.serverEnv ?? {}) };
-  S = await startServer(env);
+  S = await startServer(env, o.runtime === "deno" ? { runtime: "deno", timeoutMs: 60_000 } : {});
   const trpUrl = /caravan TRP listening on (https:\/\/\S+)/.exec(await S.untilOutput("caravan TRP listening on"))?.[1];
   expect(trpUrl).toBeDefined();
   // The peer accepts our certificate (its own CA issued it) and calls our listener.
