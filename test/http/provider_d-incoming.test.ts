@@ -110,6 +110,13 @@ describe("incoming inquiries", () => {
     expect(t.status).toBe(404);
     const odd = await d.peer.sendInquiry(travelAddress, { ...inquiry, amount: "a lot" } as never);
     expect(odd.status).toBe(422);
+    // Over 256 KiB, a content type that is not JSON, no request-identifier: 413, 415, 400.
+    const raw = (h: Record<string, string>, body: string) =>
+      fetch(url.ok ? url.url : "", { method: "POST", headers: h, body, tls: { cert: d.peer.identity.certificate, key: d.peer.identity.privateKey, ca: d.peer.ca.certificate } } as RequestInit);
+    const h = { "api-version": "3.2.1", "request-identifier": randomUUID(), "content-type": "application/json" };
+    expect((await raw(h, JSON.stringify({ ...inquiry, callback: "https://127.0.0.1:9/cb", pad: "x".repeat(300 * 1024) }))).status).toBe(413);
+    expect((await raw({ ...h, "content-type": "text/plain" }, "{}")).status).toBe(415);
+    expect((await raw({ "api-version": "3.2.1", "content-type": "application/json" }, "{}")).status).toBe(400);
     expect((await transfers()).length).toBe(before);
   });
 });
