@@ -98,3 +98,14 @@ describe("provider_d expiry", () => {
     d.peer.setBehaviour("approve");
   });
 });
+
+describe("provider_d connection test over HTTP", () => {
+  test("POST /api/v2/providers/provider_d/test: the settings, then the peer's /version over mutual TLS → success; stored as the last test", async () => {
+    const r = await d.call("/api/v2/providers/provider_d/test", { method: "POST", key: d.owner });
+    expect(r.status).toBe(200);
+    expect(r.body.data).toMatchObject({ success: true, message: "provider_d reached 1 counterparty over mutual TLS" });
+    const got = await d.call("/api/v2/providers/provider_d", { key: d.owner });
+    expect(got.body.data).toMatchObject({ lastTestResult: "success", lastError: null });
+    expect(JSON.stringify(got.body)).not.toContain("PRIVATE KEY");
+  });
+});
