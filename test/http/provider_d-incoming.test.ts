@@ -65,6 +65,15 @@ describe("incoming inquiries", () => {
     expect(done.txHash).toBe("0x" + "cd".repeat(32));
   });
 
+  test("the originator's {canceled} confirmation: rejected with ORIGINATOR_CANCELED", async () => {
+    const s = await d.peer.sendInquiry(travelAddress, inquiry);
+    const t = await byRequest(s.requestId);
+    expect(t.state).toBe("awaiting_counterparty");
+    expect(await d.peer.confirm(s.requestId, { canceled: "the customer withdrew" })).toBe(204);
+    const done = await d.until(t.id, (x) => x.state === "rejected");
+    expect(done.rejection.reason).toBe("ORIGINATOR_CANCELED");
+  });
+
   test("the same request-identifier again answers the first answer and creates nothing", async () => {
     const id = randomUUID();
     const a = await d.peer.sendInquiry(travelAddress, inquiry, { requestId: id });
