@@ -9,6 +9,7 @@ import { tempDir } from "../support/tmp.ts";
 import { startProviderDSuite, PEER_ADDR, ORIGIN_ADDR, type DSuite } from "../support/provider_d.ts";
 import { decodeTravelAddress } from "../../src/domain/provider_d/travel-address.ts";
 import { makeTestCa } from "../../src/sandbox/provider_d/ca.ts";
+import { withDb } from "../support/db.ts";
 import { JANE, RICHARD } from "../support/persons.ts";
 
 setDefaultTimeout(60_000);
@@ -175,6 +176,43 @@ describe("incoming held for review: acknowledged, then resolved by a durable POS
     expect((s.resolution as any)?.approved?.address?.toLowerCase()).toBe(ORIGIN_ADDR.toLowerCase());
     expect(await d.peer.confirm(s.requestId, { txid: "0x" + "ef".repeat(32) })).toBe(204);
     await d.until(t.id, (x) => x.state === "completed");
+  });
+});
+
+describe("held incoming: the decision is retried until it lands; a rejection is sent too", () => {
+  const held = async () => {
+    const rule = await d.call("/api/v2/rules", { method: "POST", key: d.owner, json: { name: "Review every counterparty", category: "aml", stage: "postcheck", action: "require_review" } });
+    try {
+      const s = await d.peer.sendInquiry(travelAddress, inquiry);
+      expect(s.answer).toEqual({ version: "3.2.1" });
+      return { s, t: await byRequest(s.requestId) };
+    } finally {
+      await d.call(`/api/v2/rules/${rule.body.data.id}`, { method: "PATCH", key: d.owner, json: { isActive: false } });
+    }
+  };
+  const landed = async (s: { resolution: unknown }) => {
+    const deadline = Date.now() + 30_000;
+    while (s.resolution === null && Date.now() < deadline) await Bun.sleep(50);
+    return s.resolution as any;
+  };
+
+  test("the originator's callback answers 503 twice: the approval is POSTed again (backoff) and lands on the third attempt", async () => {
+    const { s, t } = await held();
+    const before = d.peer.callbackAttempts;
+    d.peer.failCallbacks(2);
+    expect((await d.call(`/api/v2/transfers/${t.id}`, { method: "PATCH", key: d.owner, json: { action: "accept" } })).status).toBe(200);
+    expect((await landed(s))?.approved).toBeDefined();
+    expect(d.peer.callbackAttempts - before).toBe(3);
+    const history = withDb(d.db, (db) => (db.query("SELECT history FROM transfers WHERE id = ?").get(t.id) as { history: string }).history);
+    expect(JSON.parse(history).map((h: { type: string }) => h.type)).toEqual(expect.arrayContaining(["resolution_retrying", "resolution_delivered"]));
+  });
+
+  test("PATCH reject of a held incoming transfer: rejected here, {rejected} POSTed to the originator", async () => {
+    const { s, t } = await held();
+    const r = await d.call(`/api/v2/transfers/${t.id}`, { method: "PATCH", key: d.owner, json: { action: "reject", status: "rejected", reason: "COMPLIANCE_POLICY" } });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.data.state).toBe("rejected");
+    expect(Object.keys((await landed(s)) ?? {})).toEqual(["rejected"]);
   });
 });
 

@@ -56,6 +56,10 @@ export interface TrpPeer {
   confirmations: { id: string; body: Record<string, unknown> }[];
   setBehaviour(b: Behaviour): void;
   setSupportedVersions(v: string[]): void;
+  /** The next `n` resolutions POSTed to the peer's callback are answered 503 (a callback that is down). */
+  failCallbacks(n: number): void;
+  /** Resolutions that reached the callback, failed ones included. */
+  callbackAttempts: number;
   trustCa(pem: string): void;
   /** A `ta…` Travel Address of one of the peer's accounts. */
   travelAddress(account: string): string;
@@ -90,6 +94,8 @@ export async function startTrpPeer(opts: TrpPeerOptions = {}): Promise<TrpPeer> 
   const confirmations: { id: string; body: Record<string, unknown> }[] = [];
   const silent = new Set<http.ServerResponse>();
   let url = "";
+  let failNext = 0;
+  let callbackAttempts = 0;
 
   const clientTls = () => ({ cert: identity.certificate, key: identity.privateKey, ca: trusted.join("\n") });
   const post = async (to: string, requestId: string, body: unknown, version = versions[0]) =>
@@ -162,6 +168,11 @@ export async function startTrpPeer(opts: TrpPeerOptions = {}): Promise<TrpPeer> 
         return send(204, undefined, echo);
       }
       if (parts[0] === "callback" && parts[1]) {
+        callbackAttempts++;
+        if (failNext > 0) {
+          failNext--;
+          return send(503, { error: "the sandbox peer's callback is down" }, echo);
+        }
         const s = sent.find((x) => x.requestId === parts[1]);
         if (!s) return send(404, { error: "unknown inquiry" }, echo);
         s.resolution = body;
@@ -189,6 +200,10 @@ export async function startTrpPeer(opts: TrpPeerOptions = {}): Promise<TrpPeer> 
     confirmations,
     setBehaviour: (b) => void (behaviour = b),
     setSupportedVersions: (v) => void (versions = v),
+    failCallbacks: (n) => void (failNext = n),
+    get callbackAttempts() {
+      return callbackAttempts;
+    },
     trustCa(pem) {
       trusted.push(pem);
       server.setSecureContext({ key: identity.privateKey, cert: identity.certificate, ca: trusted, requestCert: true, rejectUnauthorized: true } as tls.SecureContextOptions);
