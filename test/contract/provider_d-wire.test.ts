@@ -99,3 +99,20 @@ describe("TRP v3 messages of the references", () => {
     expect(JSON.parse(text).callback).toBe("https://us.example/cb");
   });
 });
+
+describe("a chain address is never taken for a Travel Address", () => {
+  test("a base58 address that starts with ta (as a Solana address may) looks like one but does not decode", async () => {
+    const { SettingsRegistry } = await import("../../src/adapters/providers/index.ts");
+    const solanaLike = "taKkbuTk9WHM5pqv6Wo8kvXQeNJUS5NiaYsS8CyRpsw"; // base58, no Travel Address checksum
+    expect(looksLikeTravelAddress(solanaLike)).toBe(true);
+    expect(decodeTravelAddress(solanaLike).ok).toBe(false);
+    // The registry's gate decodes: such an address is not reserved for provider_d.
+    const settings = { enabled: () => true, credentials: () => ({}) } as never;
+    const adapter = { name: "provider_e", canCarry: () => ({ ok: true }) } as never;
+    const registry = new SettingsRegistry(settings, { provider_e: adapter }, (() => {}) as never);
+    const cand = { assetId: "x", asset: "SOL", network: "solana", amount: "1", beneficiaryPersonCount: 1, hasOriginatorAddress: true };
+    expect(registry.capabilities("c", "test", { ...cand, beneficiaryAddress: solanaLike }).find((c) => c.provider === "provider_e")).toEqual({ provider: "provider_e", ok: true });
+    const ta = "ta2W2HPKfHxgSgrzY178knqXHg1H3jfeQrwQ9JrKBs9wv";
+    expect(registry.capabilities("c", "test", { ...cand, beneficiaryAddress: ta }).find((c) => c.provider === "provider_e")).toEqual({ provider: "provider_e", ok: false, reason: "a Travel Address is carried by provider_d only" });
+  });
+});
