@@ -42,6 +42,21 @@ describe("provider_d settings", () => {
     const dup = readProviderDConfig({ ...base, counterparties: twice }, NOW);
     expect(dup.ok ? [] : dup.issues.map((i) => i.message)).toEqual(["two entries name the same certificate"]);
   });
+  test("a client certificate issued through an intermediate CA it presents chains to the accepted root; without the intermediate it does not", async () => {
+    const { checkClientCertificate } = await import("../../src/domain/provider_d/settings.ts");
+    const { X509Certificate } = await import("node:crypto");
+    const sub = ca.intermediate("Settings Intermediate CA");
+    const leaf = sub.issue("chained.test");
+    const r = readProviderDConfig({ ...base, counterparties: JSON.stringify([{ name: "Chained", endpoint: "https://chained.example", certificate: leaf.certificate }]) }, NOW);
+    if (!r.ok) throw new Error(JSON.stringify(r.issues));
+    const cert = new X509Certificate(leaf.certificate);
+    expect(checkClientCertificate(r.config, cert, NOW, [new X509Certificate(sub.chain)])).toMatchObject({ ok: true, fingerprint: leaf.fingerprint });
+    expect(checkClientCertificate(r.config, cert, NOW, [])).toEqual({ ok: false, reason: "untrusted_issuer" });
+    // A leaf (not a CA) presented as an intermediate does not extend the chain.
+    const other = ca.issue("not-a-ca.test");
+    expect(checkClientCertificate(r.config, cert, NOW, [new X509Certificate(other.certificate)])).toEqual({ ok: false, reason: "untrusted_issuer" });
+  });
+
   test("issues never quote a value", () => {
     const r = readProviderDConfig({ ...base, lei: "SECRETLOOKINGVALUE00", tlsPrivateKey: "not a key at all 7f3e" }, NOW);
     expect(JSON.stringify(r)).not.toContain("SECRETLOOKINGVALUE00");

@@ -108,6 +108,26 @@ describe("incoming inquiries", () => {
     expect(d.S.output()).toContain("client_certificate_no_tls");
   });
 
+  test("a counterparty whose certificate comes from an intermediate CA: accepted over our listener when it presents the chain", async () => {
+    const sub = d.peer.ca.intermediate("Peer Intermediate CA");
+    const leaf = sub.issue("chained.localhost");
+    const counterparties = JSON.parse(d.credentials.counterparties);
+    counterparties.push({ name: "Chained VASP", endpoint: "https://chained.example", certificate: leaf.certificate });
+    expect((await d.call("/api/v2/providers/provider_d", { method: "PUT", key: d.owner, json: { credentials: { counterparties: JSON.stringify(counterparties) } } })).status).toBe(200);
+    const url = decodeTravelAddress(travelAddress);
+    const post = (cert: string) =>
+      fetch(url.ok ? url.url : "", {
+        method: "POST",
+        headers: { "api-version": "3.2.1", "request-identifier": randomUUID(), "content-type": "application/json" },
+        body: JSON.stringify({ ...inquiry, callback: "https://127.0.0.1:9/cb" }),
+        tls: { cert, key: leaf.privateKey, ca: d.peer.ca.certificate },
+      } as RequestInit);
+    const withChain = await post(leaf.certificate + sub.chain);
+    expect(withChain.status).toBe(200);
+    expect(Object.keys(await withChain.json())).toEqual(["approved"]);
+    expect((await post(leaf.certificate)).status).toBe(401);
+  });
+
   test("a missing header, an unsupported api-version, a forged or unknown token, a body we do not understand: each refused, nothing created", async () => {
     const before = (await transfers()).length;
     const bad = await d.peer.sendInquiry(travelAddress, inquiry, { apiVersion: "2.1.0" });

@@ -13,8 +13,8 @@ export interface PeerSocket {
   port: number;
 }
 
-/** What the TLS listener saw: the certificate's DER, or null when the client sent none. */
-export type FrontSeen = { der: Uint8Array | null };
+/** What the TLS listener saw: the certificate's DER (null when the client sent none) and the chain it presented. */
+export type FrontSeen = { der: Uint8Array | null; chain?: Uint8Array[] };
 
 const sockets = new WeakMap<Request, () => PeerSocket | null>();
 /** Loopback connections from our own TLS listener, by their source port. */
@@ -32,7 +32,7 @@ export function registerFrontConnection(localPort: number, seen: FrontSeen | nul
 }
 
 export type ClientCertificate =
-  | { ok: true; source: "listener" | "proxy"; certificate: X509Certificate }
+  | { ok: true; source: "listener" | "proxy"; certificate: X509Certificate; intermediates: X509Certificate[] }
   | { ok: false; reason: "no_tls" | "no_certificate" | "unreadable" };
 
 function fromHeaders(req: Request): X509Certificate | null | "unreadable" {
@@ -61,7 +61,7 @@ export function clientCertificate(req: Request, proxies: ClientAddresses): Clien
   if (seen) {
     if (!seen.der) return { ok: false, reason: "no_certificate" };
     try {
-      return { ok: true, source: "listener", certificate: new X509Certificate(seen.der) };
+      return { ok: true, source: "listener", certificate: new X509Certificate(seen.der), intermediates: (seen.chain ?? []).map((d) => new X509Certificate(d)) };
     } catch {
       return { ok: false, reason: "unreadable" };
     }
@@ -70,7 +70,7 @@ export function clientCertificate(req: Request, proxies: ClientAddresses): Clien
   if (peer !== null && proxies.trusts(peer)) {
     const c = fromHeaders(req);
     if (c === "unreadable") return { ok: false, reason: "unreadable" };
-    if (c) return { ok: true, source: "proxy", certificate: c };
+    if (c) return { ok: true, source: "proxy", certificate: c, intermediates: [] };
     return { ok: false, reason: "no_certificate" };
   }
   return { ok: false, reason: "no_tls" };

@@ -23,8 +23,12 @@ export interface TlsFront {
 export async function startTlsFront(o: TlsFrontOptions): Promise<TlsFront> {
   const open = new Set<net.Socket>();
   const server = tls.createServer({ cert: o.certificate, key: o.privateKey, requestCert: true, rejectUnauthorized: false, minVersion: "TLSv1.2" }, (client) => {
-    const raw = client.getPeerCertificate?.(false) as { raw?: Uint8Array } | undefined;
-    const der = raw?.raw && raw.raw.length > 0 ? new Uint8Array(raw.raw) : null;
+    // The leaf and the chain the client presented (its intermediates), up to the self-issued end of it.
+    type Peer = { raw?: Uint8Array; issuerCertificate?: Peer };
+    const leaf = client.getPeerCertificate?.(true) as Peer | undefined;
+    const der = leaf?.raw && leaf.raw.length > 0 ? new Uint8Array(leaf.raw) : null;
+    const chain: Uint8Array[] = [];
+    for (let p = leaf?.issuerCertificate, i = 0; p && p.raw && p !== leaf && i < 5; p = p.issuerCertificate === p ? undefined : p.issuerCertificate, i++) chain.push(new Uint8Array(p.raw));
     client.pause();
     const up = net.connect({ host: o.upstream.host, port: o.upstream.port });
     open.add(client);
@@ -32,7 +36,7 @@ export async function startTlsFront(o: TlsFrontOptions): Promise<TlsFront> {
     let local: number | null = null;
     up.on("connect", () => {
       local = up.localPort ?? null;
-      if (local !== null) registerFrontConnection(local, { der });
+      if (local !== null) registerFrontConnection(local, { der, chain });
       client.pipe(up);
       up.pipe(client);
       client.resume();

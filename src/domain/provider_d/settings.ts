@@ -136,6 +136,37 @@ export function readProviderDConfig(v: Readonly<Record<string, string>>, now: nu
   };
 }
 
+const validAt = (c: X509Certificate, now: number) => Date.parse(c.validFrom) <= now && Date.parse(c.validTo) > now;
+const signedBy = (c: X509Certificate, issuer: X509Certificate) => {
+  try {
+    return c.checkIssued(issuer) && c.verify(issuer.publicKey);
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The certificate chains to an accepted CA: issued and signed by one directly, or through intermediate CA
+ * certificates the client presented (each valid now, a CA, signing the one below), at most four of them.
+ */
+export function chainsToAccepted(config: ProviderDConfig, cert: X509Certificate, intermediates: readonly X509Certificate[], now: number): boolean {
+  const roots = config.caPems.flatMap((pem) => {
+    try {
+      return [new X509Certificate(pem)];
+    } catch {
+      return [];
+    }
+  });
+  let current = cert;
+  for (let depth = 0; depth <= 4; depth++) {
+    if (roots.some((ca) => validAt(ca, now) && signedBy(current, ca))) return true;
+    const next = intermediates.find((i) => i.ca && validAt(i, now) && i.fingerprint256 !== current.fingerprint256 && signedBy(current, i));
+    if (!next) return false;
+    current = next;
+  }
+  return false;
+}
+
 /** The counterparty a verified client certificate names, by its fingerprint; undefined for one no counterparty owns. */
 export function counterpartyByFingerprint(config: ProviderDConfig, fingerprint: string): Counterparty | undefined {
   return config.counterparties.find((c) => c.fingerprint === fingerprint);
@@ -162,18 +193,10 @@ export type ClientCheck = { ok: true; counterparty: Counterparty; fingerprint: s
  * CAs, and owned by a known counterparty (its SHA-256 fingerprint). The certificate the TLS layer received is checked
  * here, so every refusal has its reason (the TLS listener asks for a certificate but leaves the verdict to this).
  */
-export function checkClientCertificate(config: ProviderDConfig, cert: X509Certificate, now: number): ClientCheck {
+export function checkClientCertificate(config: ProviderDConfig, cert: X509Certificate, now: number, intermediates: readonly X509Certificate[] = []): ClientCheck {
   if (Date.parse(cert.validFrom) > now) return { ok: false, reason: "not_yet_valid" };
   if (Date.parse(cert.validTo) <= now) return { ok: false, reason: "expired" };
-  const issued = config.caPems.some((pem) => {
-    try {
-      const ca = new X509Certificate(pem);
-      return Date.parse(ca.validTo) > now && cert.checkIssued(ca) && cert.verify(ca.publicKey);
-    } catch {
-      return false;
-    }
-  });
-  if (!issued) return { ok: false, reason: "untrusted_issuer" };
+  if (!chainsToAccepted(config, cert, intermediates, now)) return { ok: false, reason: "untrusted_issuer" };
   const fingerprint = fingerprintOf(cert);
   const counterparty = counterpartyByFingerprint(config, fingerprint);
   return counterparty ? { ok: true, counterparty, fingerprint } : { ok: false, reason: "unknown_counterparty" };

@@ -90,7 +90,7 @@ export function providerDCallbacks(services: ProviderDCallbackDeps) {
     // 1. The client certificate, before anything else of the request is read.
     const cert = clientCertificate(request, proxies);
     if (!cert.ok) return refuse(401, `client_certificate_${cert.reason}`, "a client certificate is required (mutual TLS)");
-    const who = checkClientCertificate(sc.config, cert.certificate, now);
+    const who = checkClientCertificate(sc.config, cert.certificate, now, cert.intermediates);
     if (!who.ok) return refuse(who.reason === "unknown_counterparty" ? 403 : 401, `client_certificate_${who.reason}`, who.reason === "unknown_counterparty" ? "the certificate names no known counterparty" : "the client certificate is not accepted");
     // 2. The TRP headers.
     const version = request.headers.get(HEADER.version);

@@ -3,7 +3,7 @@
 // Caravan's; tests and the demo use it to give Caravan a certificate the peer accepts, and the peer one Caravan accepts.
 import { execFileSync } from "node:child_process";
 import { createHash, X509Certificate } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -17,6 +17,8 @@ export interface Issued {
 export interface TestCa {
   certificate: string;
   issue(commonName: string, opts?: { dns?: string[]; ips?: string[]; days?: number }): Issued;
+  /** An intermediate CA signed by this one; what it issues carries `chain` (the intermediate's PEM) to present. */
+  intermediate(name: string): TestCa & { chain: string };
   dispose(): void;
 }
 
@@ -26,8 +28,13 @@ export function makeTestCa(name = "TRP Sandbox Test CA"): TestCa {
   const dir = mkdtempSync(join(tmpdir(), "trp-ca-"));
   openssl(dir, ["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", "ca.key"]);
   openssl(dir, ["req", "-x509", "-new", "-key", "ca.key", "-subj", `/CN=${name}`, "-days", "30", "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign", "-out", "ca.pem"]);
+  return caIn(dir, () => rmSync(dir, { recursive: true, force: true }));
+}
+
+let serial = 1;
+
+function caIn(dir: string, dispose: () => void): TestCa {
   const caPem = readFileSync(join(dir, "ca.pem"), "utf8");
-  let serial = 1;
   return {
     certificate: caPem,
     issue(commonName, opts = {}) {
@@ -42,6 +49,17 @@ export function makeTestCa(name = "TRP Sandbox Test CA"): TestCa {
       const certificate = readFileSync(join(dir, `${n}.pem`), "utf8");
       return { certificate, privateKey: readFileSync(join(dir, `${n}.key`), "utf8"), fingerprint: createHash("sha256").update(new X509Certificate(certificate).raw).digest("hex") };
     },
-    dispose: () => rmSync(dir, { recursive: true, force: true }),
+    intermediate(sub) {
+      const n = `i${serial++}`;
+      const subDir = join(dir, n);
+      mkdirSync(subDir);
+      openssl(subDir, ["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", "ca.key"]);
+      openssl(subDir, ["req", "-new", "-key", "ca.key", "-subj", `/CN=${sub}`, "-out", "ca.csr"]);
+      writeFileSync(join(subDir, "ca.ext"), "basicConstraints=critical,CA:TRUE,pathlen:0\nkeyUsage=critical,keyCertSign,cRLSign\n");
+      openssl(dir, ["x509", "-req", "-in", join(n, "ca.csr"), "-CA", "ca.pem", "-CAkey", "ca.key", "-set_serial", String(1000 + serial), "-days", "30", "-extfile", join(n, "ca.ext"), "-out", join(n, "ca.pem")]);
+      const inner = caIn(subDir, () => rmSync(subDir, { recursive: true, force: true }));
+      return { ...inner, chain: inner.certificate };
+    },
+    dispose,
   };
 }
