@@ -227,6 +227,20 @@ describe("held incoming: the decision is retried until it lands; a rejection is 
     expect(JSON.parse(history).map((h: { type: string }) => h.type)).toEqual(expect.arrayContaining(["resolution_retrying", "resolution_delivered"]));
   });
 
+  test("the officer resolves the held transfer's case approved: awaiting_counterparty and {approved} POSTed; rejected: {rejected}", async () => {
+    for (const resolution of ["approved", "rejected"] as const) {
+      const { s, t } = await held();
+      const cases = await d.call("/api/v2/cases?status=open&hasTransfer=true&limit=200", { key: d.owner });
+      const c = (cases.body.data as { id: string; transferIds: string[] }[]).find((x) => x.transferIds.includes(t.id))!;
+      const r = await d.call(`/api/v2/cases/${c.id}/resolve`, { method: "POST", key: d.owner, json: { resolution, resolutionNote: "reviewed" } });
+      expect(r.status, r.text).toBe(200);
+      const got = await landed(s);
+      expect(Object.keys(got ?? {})).toEqual([resolution]);
+      const after = (await d.call(`/api/v2/transfers/${t.id}`, { key: d.owner })).body.data;
+      expect(after.state).toBe(resolution === "approved" ? "awaiting_counterparty" : "rejected");
+    }
+  });
+
   test("PATCH reject of a held incoming transfer: rejected here, {rejected} POSTed to the originator", async () => {
     const { s, t } = await held();
     const r = await d.call(`/api/v2/transfers/${t.id}`, { method: "PATCH", key: d.owner, json: { action: "reject", status: "rejected", reason: "COMPLIANCE_POLICY" } });
