@@ -20,7 +20,7 @@ export type ProviderDEvent =
   | { kind: "resolution"; requestId: string; fingerprint: string; body: unknown }
   | { kind: "confirmation"; requestId: string; fingerprint: string; body: unknown }
   /** A new incoming inquiry, created by the customer's actor: screened and answered within the request when it can be. */
-  | { kind: "incoming"; requestId: string; apiVersion: string; fingerprint: string; callback: string; approveWith: { address: string; callback: string } }
+  | { kind: "incoming"; requestId: string; apiVersion: string; extensions?: string[]; fingerprint: string; callback: string; approveWith: { address: string; callback: string } }
   /** The same inquiry again (same counterparty, same request-identifier): the first answer. */
   | { kind: "incomingAgain" }
   /** The durable POST of our later decision to the originator's callback (retried until it lands or the transfer expires). */
@@ -47,6 +47,7 @@ export type ProviderDFlowState = {
   pendingResolution?: Record<string, unknown>;
   sendAttempts?: number;
   expiredAt?: string;
+  extensions?: string[];
 };
 
 const OPEN = ["exchanging", "awaiting_counterparty", "accepted", "held"];
@@ -133,6 +134,8 @@ async function onIncoming(f: TransferFlowContext, e: Extract<ProviderDEvent, { k
   if (fs.firstAnswer) return fs.firstAnswer;
   fs.requestId = e.requestId;
   fs.apiVersion = e.apiVersion;
+  // Extensions the originator named (none is required of us; unknown ones are ignored), kept with the transfer.
+  if (e.extensions?.length) fs.extensions = e.extensions.slice(0, 20);
   fs.counterparty = e.fingerprint;
   fs.resolveCallback = e.callback;
   fs.approveWith = e.approveWith;

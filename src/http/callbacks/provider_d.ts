@@ -5,7 +5,6 @@
 // verified and must name a known counterparty before the body is read; then the TRP headers; then the body (256 KiB at
 // most), its shape, the token, and the transfer's actor. Every refusal is logged with its reason, never a value.
 import { Elysia } from "elysia";
-import { randomUUID } from "node:crypto";
 import type { Environment } from "../../domain/types.ts";
 import type { TransferRow } from "../../adapters/storage/repos/transfers.ts";
 import type { Repositories } from "../../adapters/storage/repositories.ts";
@@ -16,7 +15,7 @@ import { ClientAddresses } from "../../adapters/net/client-address.ts";
 import { clientCertificate } from "../../adapters/net/client-cert.ts";
 import { readBodyCapped, decodeJsonLimited } from "../../adapters/net/read.ts";
 import { checkClientCertificate, readProviderDConfig, type ProviderDConfig } from "../../domain/provider_d/settings.ts";
-import { acceptsApiVersion, HEADER, isRequestIdentifier, readInquiry, TRP_API_VERSION } from "../../domain/provider_d/wire.ts";
+import { acceptsApiVersion, HEADER, isRequestIdentifier, parseExtensions, readInquiry, TRP_API_VERSION } from "../../domain/provider_d/wire.ts";
 import { callbackToken, readCallbackToken, readWalletToken } from "../../domain/provider_d/tokens.ts";
 import { validatePersons } from "../../domain/ivms101/index.ts";
 import { newId } from "../../domain/ids.ts";
@@ -116,7 +115,7 @@ export function providerDCallbacks(services: ProviderDCallbackDeps) {
       if (!t || t.protocol !== "provider_d") return refuse(404, "unknown_token", "unknown callback", requestId);
       return tell(t, { kind, requestId, fingerprint, body }, requestId);
     }
-    if (q.get("t") === "i" && q.get("ta") !== null) return inquiry(sc, q.get("ta")!, requestId, version!, fingerprint, who.counterparty, body, now);
+    if (q.get("t") === "i" && q.get("ta") !== null) return inquiry(sc, q.get("ta")!, requestId, version!, parseExtensions(request.headers.get(HEADER.extensions)), fingerprint, who.counterparty, body, now);
     return refuse(404, "unknown_route", "not a TRP route of this endpoint", requestId);
   }
 
@@ -127,7 +126,7 @@ export function providerDCallbacks(services: ProviderDCallbackDeps) {
     return answer(503, { error: "temporarily unavailable" }, requestId);
   }
 
-  async function inquiry(sc: Scope, token: string, requestId: string, version: string, fingerprint: string, cp: { name: string; lei: string | null }, body: unknown, now: number): Promise<Response> {
+  async function inquiry(sc: Scope, token: string, requestId: string, version: string, extensions: string[], fingerprint: string, cp: { name: string; lei: string | null }, body: unknown, now: number): Promise<Response> {
     const tok = readWalletToken(key, sc.companyId, sc.env, token, now);
     if (!tok.ok) return refuse(404, `travel_address_${tok.reason}`, "unknown or expired Travel Address", requestId);
     const wallet = services.repositories.wallets.get(sc.companyId, sc.env, tok.walletId);
@@ -180,7 +179,7 @@ export function providerDCallbacks(services: ProviderDCallbackDeps) {
     if (!d.created) return tell(d.transfer, { kind: "incomingAgain" }, requestId);
     const confirm = callbackUrl(sc.config, sc.env, sc.providerId, "confirmation", callbackToken(key, "confirmation", sc.companyId, d.transfer.id));
     const address = d.transfer.beneficiary_address.replace(/\?.*$/, "");
-    return tell(d.transfer, { kind: "incoming", requestId, apiVersion: version, fingerprint, callback: inq.callback, approveWith: { address, callback: confirm } }, requestId);
+    return tell(d.transfer, { kind: "incoming", requestId, apiVersion: version, extensions, fingerprint, callback: inq.callback, approveWith: { address, callback: confirm } }, requestId);
   }
 
   /** Discoverability (TRP extension): public facts of our endpoint, beneath the provider_d path. */
@@ -215,6 +214,3 @@ export function providerDCallbacks(services: ProviderDCallbackDeps) {
     }
   }
 }
-
-/** A fresh request-identifier (outgoing requests of our own). */
-export const newRequestIdentifier = () => randomUUID();
