@@ -5,12 +5,13 @@
 // what it waits for. Everything talks real HTTP on loopback.
 import process from "node:process";
 import { dirname, join, resolve } from "node:path";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { startService, type RunningService } from "./services.ts";
 import { startProviderBPeer, type ProviderBPeer } from "./sandbox/provider_b/index.ts";
 import { startProviderAPeer, DEMO_VASPS as DEMO_VASPS_A, DEMO_A, SANDBOX_CARAVAN, demoWallet, type ProviderAPeer } from "./sandbox/provider_a/index.ts";
 import { startProviderEBridge, type ProviderEBridge, type SandboxVaspInput } from "./sandbox/provider_e/index.ts";
+import { startTrpPeer, type TrpPeer } from "./sandbox/provider_d/index.ts";
 import { publicKeyBase64, randomSeedBase64 } from "./adapters/providers/provider_b/crypto.ts";
 import { publicKeyOf, randomPrivateKey } from "./adapters/providers/provider_e/crypto.ts";
 import { listen, type RunningServer } from "./adapters/server/index.ts";
@@ -54,6 +55,12 @@ const ETH_ASSET_ID = "eip155:1/slip44:60";
 const NORDIC = { code: "NORDICBANK", name: "Nordic Bank", address: "0x27b1fdb04752bbc536007a920d24acb045561c26" };
 const DEMO_VASPS_E: SandboxVaspInput[] = [{ code: NORDIC.code, name: NORDIC.name, addresses: [NORDIC.address] }];
 const INGRID = person("Larsen", "Ingrid", "NO");
+/**
+ * provider_d's counterparty (TRP over mutual TLS): the sandbox TRP peer, its own test CA, a Travel Address per account.
+ * It approves inquiries at once with its address, takes our confirmation, and sends to our customers' Travel Addresses.
+ */
+const MERIDIAN = { name: "Meridian VASP", lei: "506700T7Z685VUOZL877", account: "acct-7", address: "0x8ba1f109551bd432803012645ac136ddd64dba72" };
+const MIRA = person("Okafor", "Mira", "GB");
 /** Caravan's own code in the provider_e directory. */
 const CARAVAN_E_CODE = "CARAVANDEMO";
 
@@ -91,6 +98,7 @@ export interface RunningDemo {
   peer: ProviderBPeer;
   peerA: ProviderAPeer;
   bridgeE: ProviderEBridge;
+  peerD: TrpPeer;
   screening: { c: ScreeningCSandbox; d: ScreeningDSandbox };
   receiver: RunningServer;
   received: { event: string; id: string }[];
@@ -125,6 +133,13 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
   const peerA = await startProviderAPeer({ vasps: DEMO_VASPS_A });
   // The provider_e bridge (signed directory, permission requests, txids, information requests) with Nordic Bank.
   const bridgeE = await startProviderEBridge({ vasps: DEMO_VASPS_E });
+  // The TRP peer (provider_d) with its own test CA; Caravan's TRP certificate is issued by that CA, so each side accepts
+  // the other, and Caravan's own mutual-TLS listener serves it.
+  const peerD = await startTrpPeer({ name: MERIDIAN.name, lei: MERIDIAN.lei, addresses: { [MERIDIAN.account]: MERIDIAN.address } });
+  const oursD = peerD.ca.issue("caravan-demo.localhost");
+  const tlsDir = mkdtempSync(join(tmpdir(), "caravan-demo-trp-"));
+  writeFileSync(join(tlsDir, "cert.pem"), oursD.certificate);
+  writeFileSync(join(tlsDir, "key.pem"), oursD.privateKey, { mode: 0o600 });
   // The screening vendors: a name watch list (screening_c) and an address risk list (screening_d).
   const screeningC = await startScreeningCSandbox();
   const screeningD = await startScreeningDSandbox();
@@ -155,6 +170,10 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     // provider_e's base address in both environments: the sandbox bridge (the demo never reaches the real network).
     CARAVAN_PROVIDER_E_TEST_URL: bridgeE.baseUrl,
     CARAVAN_PROVIDER_E_LIVE_URL: bridgeE.baseUrl,
+    // provider_d: Caravan's own TRP listener (mutual TLS) on a free port.
+    CARAVAN_TRP_TLS_PORT: "0",
+    CARAVAN_TRP_TLS_CERT: join(tlsDir, "cert.pem"),
+    CARAVAN_TRP_TLS_KEY: join(tlsDir, "key.pem"),
   };
   const service = await startService({ dbPath, host: "127.0.0.1", port: o.port, logLevel: "warn", env });
   const tenancy = service.repositories.tenancy;
@@ -195,6 +214,21 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
   await api("/api/v2/providers/provider_e", { method: "PATCH", key: liveKey, body: { enabled: true } });
   const providerIdE = service.providerSettings.id(company.id, "provider_e")!;
   bridgeE.registerCaravan({ vaspCode: CARAVAN_E_CODE, publicKey: publicKeyOf(privateKeyE), serverUrl: service.url, environment: "test", providerId: providerIdE, name: "Caravan Demo VASP" });
+  // provider_d: our identity, certificate and key, the peer's CA accepted, the peer known by its certificate; one switch.
+  const credentialsD = {
+    baseUrl: service.trpUrl ?? "",
+    legalName: "Caravan Demo VASP",
+    lei: "5493001KJTIIGC8Y1R12",
+    tlsCertificate: oursD.certificate,
+    tlsPrivateKey: oursD.privateKey,
+    clientCaCertificates: peerD.ca.certificate,
+    counterparties: JSON.stringify([{ name: MERIDIAN.name, lei: MERIDIAN.lei, endpoint: peerD.url, certificate: peerD.identity.certificate }]),
+  };
+  for (const k of [key, liveKey]) {
+    const r = await api("/api/v2/providers/provider_d", { method: "PUT", key: k, body: { credentials: credentialsD } });
+    if (r.status !== 200 && r.status !== 201) log(`  (provider_d settings: ${r.status} ${r.body?.code ?? ""})`);
+  }
+  await api("/api/v2/providers/provider_d", { method: "PATCH", key: liveKey, body: { enabled: true } });
   // Screening: both vendors' credentials, one switch each, and two rules that read them (Part 2 "Rule").
   for (const k of [key, liveKey]) {
     await api("/api/v2/integrations/screening_c", { method: "PUT", key: k, body: { credentials: { apiKey: SCREENING_C_KEY } } });
@@ -229,7 +263,7 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
   const hook = await api("/api/v2/webhooks", { method: "POST", body: { name: "demo receiver", url: `http://127.0.0.1:${receiver.port}/hooks`, events: ["*"] } });
   if (hook.status !== 201) log(`  (webhooks: ${hook.status} ${hook.body?.code ?? ""})`);
 
-  const customers: { id: string; address: string; persons: unknown[] }[] = [];
+  const customers: { id: string; address: string; persons: unknown[]; walletId: string }[] = [];
   for (const s of SENDERS) {
     const c = await api("/api/v2/customers", { method: "POST", body: { externalId: `demo-${suffix}-${s.given.toLowerCase()}`, name: s.name } });
     const persons = [person(s.family, s.given, s.country)];
@@ -237,7 +271,7 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     const w = await api("/api/v2/wallets", { method: "POST", body: { customerId: c.body.data.id, network: "ethereum", address: s.address, label: "hot wallet" } });
     // An officer attests the hosted wallet (the dashboard's part): incoming transfers need a verified wallet.
     runWallets(service.storage, ["attest", "--id", w.body.data.id, "--note", "hosted by the demo", "--member", officer.email], () => {});
-    customers.push({ id: c.body.data.id, address: s.address, persons });
+    customers.push({ id: c.body.data.id, address: s.address, persons, walletId: w.body.data.id });
     log(`customer ${c.body.data.id} ${s.name} with a verified identity and a verified wallet`);
   }
 
@@ -255,6 +289,7 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
   log(`  provider_b    sandbox network at ${peer.url}: Alpine Exchange (a deny list, its own key)`);
   log(`  provider_a    sandbox network at ${peerA.url} (as ${SANDBOX_CARAVAN.did}): ${DEMO_VASPS_A.map((v) => `${v.name} ${({ authorize: "authorizes", flag: "gets flagged", reject: "rejects", silent: "stays silent" } as const)[v.behaviour]}`).join(", ")}`);
   log(`  provider_e    sandbox bridge at ${bridgeE.baseUrl} (as ${CARAVAN_E_CODE}): ${NORDIC.name} accepts permission requests and asks for information`);
+  log(`  provider_d    TRP peer at ${peerD.url} (${MERIDIAN.name}, its own test CA); Caravan's TRP listener at ${service.trpUrl} (mutual TLS)`);
   log(`  screening     screening_c (name watch list) at ${screeningC.url}, screening_d (address risk) at ${screeningD.url}; rules: ${rules.map((r) => r.name).join("; ")}`);
   log(`  ${o.count === undefined ? "rounds        until Ctrl-C (--count N stops after N rounds with a summary)" : `rounds        ${o.count}, then a summary`}`);
 
@@ -272,6 +307,7 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     { amount: "2.2", to: LIGHTHOUSE.address, beneficiary: LIGHTHOUSE.persons[0], what: "through provider_a to Lighthouse Custody: flagged by the network, held, approved through its case", preferredProtocol: "provider_a" },
     { amount: "1.6", to: NORDIC.address, beneficiary: INGRID, what: "through provider_e to Nordic Bank: permission accepted, transaction reported", preferredProtocol: "provider_e" },
     { amount: "2.4", to: NORDIC.address, beneficiary: INGRID, what: "through provider_e to Nordic Bank: the bank asks for information, held, answered and reviewed, then completed", preferredProtocol: "provider_e", cdd: true },
+    { amount: "1.4", to: peerD.travelAddress(MERIDIAN.account), beneficiary: MIRA, what: `through provider_d (TRP, mutual TLS) to ${MERIDIAN.name}'s Travel Address: approved with its address, the transaction confirmed`, preferredProtocol: "provider_d" },
   ];
   const providerId = service.providerSettings.id(company.id, "provider_b")!;
   const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
@@ -428,6 +464,46 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     await waitFor(id, ["completed"], `${NORDIC.name}'s txid to be taken`);
     const done = await transferOf(id);
     log(`incoming ${id} (provider_e) → ${done?.state} (txHash ${done?.txHash ?? "-"} from ${NORDIC.name}'s txid)`);
+  }
+
+  /**
+   * Meridian VASP sends to one of our customers over TRP: our Travel Address for the customer's verified wallet (from the
+   * API), its inquiry over mutual TLS to Caravan's listener, approved within the request with the wallet's address;
+   * then its confirmation with the txid completes the transfer.
+   */
+  async function incomingD(i: number): Promise<void> {
+    const c = customers[i % customers.length];
+    const s = SENDERS[i % SENDERS.length];
+    const ta = await api(`/api/v2/wallets/${c.walletId}/travel-address`);
+    if (ta.status !== 200) return log(`incoming via provider_d: no Travel Address for ${s.name} (${ta.status} ${ta.body?.code ?? ""})`);
+    const sent = await peerD.sendInquiry(ta.body.data.travelAddress, {
+      asset: { slip0044: 60 },
+      amount: "0.8",
+      IVMS101: { originator: { originatorPersons: [MIRA], accountNumber: [MERIDIAN.address] }, beneficiary: { beneficiaryPersons: [person(s.family, s.given, s.country)] } },
+    });
+    const answer = sent.answer as { approved?: { callback: string }; rejected?: string; version?: string };
+    log(`incoming 0.8 ETH via provider_d from ${MERIDIAN.name} to ${s.name}'s Travel Address: ${sent.status} ${answer?.approved ? "approved" : answer?.rejected !== undefined ? "rejected" : answer?.version ? "acknowledged" : ""}`);
+    const id = /[?&]confirmation=(trf_[0-9a-z]+)\./.exec(answer?.approved?.callback ?? "")?.[1];
+    if (!id) return;
+    const tx = await peerD.confirm(sent.requestId, { txid: "0x" + randomHex(32) });
+    log(`incoming transaction confirmed by ${MERIDIAN.name} (TRP confirmation): ${tx}`);
+    await waitFor(id, ["completed"], `${MERIDIAN.name}'s confirmation to be taken`);
+    const done = await transferOf(id);
+    log(`incoming ${id} (provider_d) → ${done?.state} (txHash ${done?.txHash ?? "-"} from ${MERIDIAN.name}'s confirmation)`);
+  }
+
+  /**
+   * A transfer to a Travel Address through provider_d: the inquiry over mutual TLS, approved by Meridian VASP with its
+   * chain address → awaiting_counterparty; the caller reports the transaction (`accept` + `txHash`: our TRP
+   * confirmation with the txid) → completed.
+   */
+  async function followD(id: string): Promise<void> {
+    const state = await waitFor(id, ["awaiting_counterparty", "held", "rejected", "failed"], `${MERIDIAN.name}'s answer to our TRP inquiry`);
+    const t = await transferOf(id);
+    log(`transfer ${id} → ${describe(t, state)}${state === "awaiting_counterparty" ? ` (beneficiary address ${t?.beneficiary?.address})` : ""}`);
+    if (state !== "awaiting_counterparty") return;
+    const a = await api(`/api/v2/transfers/${id}`, { method: "PATCH", body: { action: "accept", txHash: "0x" + randomHex(32) } });
+    log(`transfer ${id} → ${a.body?.data?.state ?? a.body?.error ?? a.body?.code} (txid confirmed to ${MERIDIAN.name} over TRP)`);
   }
 
   /** How a transfer's line ends: its state, a rejection's reason and the provider and VASP that carried it. */
@@ -623,7 +699,7 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     for (let round = 1; !stopped && (o.count === undefined || round <= o.count); round++) {
       currentRound = round;
       log("");
-      log(`Round ${round}${o.count === undefined ? "" : ` of ${o.count}`}: ${plans.length} transfers out, then three in`);
+      log(`Round ${round}${o.count === undefined ? "" : ` of ${o.count}`}: ${plans.length} transfers out, then four in`);
       for (const plan of plans) {
         if (stopped) break;
         const c = customers[n % customers.length];
@@ -645,13 +721,15 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
         });
         const id = r.body?.data?.id as string | undefined;
         log(`transfer ${id ?? "-"} ${plan.amount} ETH: ${r.status} ${r.body?.data?.state ?? r.body?.code} — ${plan.what}`);
-        if (r.status === 202 && id) track(plan.preferredProtocol === "provider_a" ? followA(id) : plan.preferredProtocol === "provider_e" ? followE(id, plan.cdd === true) : follow(id, plan), `transfer ${id}`);
+        if (r.status === 202 && id)
+          track(plan.preferredProtocol === "provider_a" ? followA(id) : plan.preferredProtocol === "provider_e" ? followE(id, plan.cdd === true) : plan.preferredProtocol === "provider_d" ? followD(id) : follow(id, plan), `transfer ${id}`);
         await sleep(o.intervalMs ?? 3000);
       }
       if (stopped) break;
       await incoming(round - 1).catch((e) => log(`incoming failed: ${(e as Error).message}`));
       track(incomingA(round - 1), "incoming via provider_a");
       track(incomingE(round - 1), "incoming via provider_e");
+      track(incomingD(round - 1), "incoming via provider_d");
       // The round's lines stay together: every transfer of it followed to its end before the next round begins.
       while (followers.size > 0) await Promise.allSettled([...followers]);
       roundsDone = round;
@@ -668,6 +746,7 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     peer,
     peerA,
     bridgeE,
+    peerD,
     screening: { c: screeningC, d: screeningD },
     receiver,
     received,
@@ -682,6 +761,8 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
       await peer.stop();
       await peerA.stop();
       await bridgeE.stop();
+      await peerD.close();
+      rmSync(tlsDir, { recursive: true, force: true });
       await receiver.stop();
       await screeningC.stop();
       await screeningD.stop();

@@ -84,6 +84,7 @@ async function serve(): Promise<void> {
   const config = configFromEnv(process.env);
   const service = await startService(config);
   console.log(`caravan listening on ${service.url} (database ${config.dbPath})`);
+  if (service.trpUrl) console.log(`caravan TRP listening on ${service.trpUrl} (mutual TLS)`);
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;

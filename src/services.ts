@@ -13,10 +13,11 @@ import type { Tenancy } from "./adapters/storage/repos/tenancy.ts";
 import type { AuditLog } from "./adapters/storage/repos/audit.ts";
 import { createRepositories, type Repositories } from "./adapters/storage/repositories.ts";
 import { loadMasterKey, masterKeySource, type MasterKey } from "./adapters/crypto/master-key.ts";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { auditKeySource, loadAuditKey, readAuditKey, type AuditSigningKey } from "./adapters/crypto/audit-key.ts";
 import { AuditTreeError, type AuditTrees } from "./adapters/storage/repos/audit-tree.ts";
 import { startAuditSealer, type AuditSealer } from "./actors/audit-sealer.ts";
+import { startTlsFront, type TlsFront } from "./adapters/net/tls-front.ts";
 import { Sealer } from "./adapters/crypto/envelope.ts";
 import { customerActor } from "./actors/customer.ts";
 import { caseActor, newCaseId } from "./actors/case.ts";
@@ -40,6 +41,9 @@ import { providerAFlow, POLL_AFTER_MS, STALL_MS } from "./actors/flows/provider_
 import { DEFAULT_AUTH_URL, parseOrigins } from "./domain/provider_a/settings.ts";
 import { connectionActor, connectionAddress } from "./actors/connection.ts";
 import type { DirectoryRead } from "./adapters/providers/types.ts";
+import { providerDConnectionTest } from "./adapters/providers/provider_d/connection-test.ts";
+import { providerD } from "./adapters/providers/provider_d/adapter.ts";
+import { providerDFlow } from "./actors/flows/provider_d.ts";
 import { createTester, defaultTester, type ConnectionTester } from "./adapters/providers/tester.ts";
 import { DEFAULT_RATE_LIMITS, parseRateLimits, type RateLimit } from "./domain/ratelimit.ts";
 import { createWebhookServices, WebhookConfigError, type WebhookServices } from "./adapters/webhooks/settings.ts";
@@ -122,6 +126,8 @@ export interface Services {
 export interface RunningService extends Services {
   readonly server: RunningServer;
   readonly url: string;
+  /** The TRP mutual-TLS listener (provider_d), when CARAVAN_TRP_TLS_PORT is set. */
+  readonly trpUrl: string | null;
   stop(): Promise<void>;
 }
 
@@ -207,6 +213,25 @@ function rateLimitsFrom(text: string | undefined): Record<string, RateLimit> {
   }
 }
 
+const trpHost = (env: Record<string, string | undefined>, host: string) => env.CARAVAN_TRP_TLS_HOST || host;
+
+/** CARAVAN_TRP_TLS_PORT (with CARAVAN_TRP_TLS_CERT and CARAVAN_TRP_TLS_KEY, PEM files): the TRP listener, else none. */
+async function startTrpListener(env: Record<string, string | undefined>, host: string, upstreamPort: number): Promise<TlsFront | null> {
+  if (!env.CARAVAN_TRP_TLS_PORT) return null;
+  const port = Number(env.CARAVAN_TRP_TLS_PORT);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError("CARAVAN_TRP_TLS_PORT must be a port number (0 picks a free one)");
+  if (!env.CARAVAN_TRP_TLS_CERT || !env.CARAVAN_TRP_TLS_KEY) throw new ConfigError("CARAVAN_TRP_TLS_PORT needs CARAVAN_TRP_TLS_CERT and CARAVAN_TRP_TLS_KEY (PEM files of the listener's certificate and key)");
+  const read = (f: string) => {
+    try {
+      return readFileSync(f, "utf8");
+    } catch {
+      throw new ConfigError(`cannot read ${f} (CARAVAN_TRP_TLS_CERT / CARAVAN_TRP_TLS_KEY)`);
+    }
+  };
+  const upstreamHost = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
+  return startTlsFront({ host: trpHost(env, host), port, certificate: read(env.CARAVAN_TRP_TLS_CERT), privateKey: read(env.CARAVAN_TRP_TLS_KEY), upstream: { host: upstreamHost, port: upstreamPort } });
+}
+
 /** The provider registry over the saved settings, with the adapters that exist, and their connection tests. */
 function wireProviders(s: Services, env: Record<string, string | undefined>): void {
   const outbound = providerFetch(env);
@@ -224,7 +249,9 @@ function wireProviders(s: Services, env: Record<string, string | undefined>): vo
   });
   // provider_e: base addresses CARAVAN_PROVIDER_E_TEST_URL / CARAVAN_PROVIDER_E_LIVE_URL (Part 3 Contract).
   const provider_e = providerE({ baseUrl: baseUrlsFromEnv(env), lookups: providerELookups(s.repositories, (sealed, aad) => s.pii.open(sealed, aad), (companyId) => s.providerSettings.id(companyId, "provider_e") ?? null) });
-  const adapters = { provider_b: providerB, provider_a, provider_e };
+  // provider_d (TRP): tokens under a key of its own; the Travel Address's counterparty from the saved settings.
+  const provider_d = providerD({ tokenKey: s.masterKey.derive("provider_d-tokens"), providerId: (companyId) => s.providerSettings.id(companyId, "provider_d") ?? null });
+  const adapters = { provider_b: providerB, provider_a, provider_e, provider_d };
   const mutable = s as { -readonly [K in keyof Services]: Services[K] };
   // Each provider connection's actor keeps what was read from the peer (directory, keys, health).
   mutable.providers = new SettingsRegistry(
@@ -241,6 +268,7 @@ function wireProviders(s: Services, env: Record<string, string | undefined>): vo
     provider_b: (e, credentials) => providerB.testConnection!(e, { credentials: { ...credentials }, fetch: outbound as unknown as typeof fetch, now: s.clock() }),
     provider_a: (e, credentials) => provider_a.testConnection!(e, { credentials: { ...credentials }, fetch: outbound as unknown as typeof fetch, now: s.clock() }),
     provider_e: (e, credentials) => provider_e.testConnection!(e, { credentials: { ...credentials }, fetch: outbound as unknown as typeof fetch, now: s.clock() }),
+    provider_d: (_e, credentials) => providerDConnectionTest(credentials, outbound, s.clock()),
     ...screeningConnectionTests(s.screening, outbound, s.clock),
   });
 }
@@ -318,6 +346,7 @@ function registerActors(s: Services): void {
           adapter: s.providers.adapter("provider_a") as ReturnType<typeof providerA>,
           verifiedIdentity: (companyId, environment, customerId) => s.repositories.providerA.verifiedIdentity((sealed, aad) => s.pii.open(sealed, aad), companyId, environment, customerId),
         }),
+        provider_d: providerDFlow(),
         provider_e: providerEFlow({ baseUrl: baseUrlsFromEnv(s.config.env ?? {}), pii: s.pii, lookups: providerEFlowLookups(s.repositories, (sealed, aad) => s.pii.open(sealed, aad)) }),
       },
     }),
@@ -340,6 +369,10 @@ function registerActors(s: Services): void {
   );
   s.runtime.sweep("provider_e-expiry", "*/15 * * * * *", (now) =>
     tellE(s.repositories.providerE.dueForExpiry(now), (r) => ({ type: "expire", companyId: r.company_id, environment: r.environment, actor: { type: "system" } })),
+  );
+  // provider_d: open transfers past their expiry are cancelled (the counterparty that approved is told first).
+  s.runtime.sweep("provider_d-expiry", "*/15 * * * * *", (now) =>
+    tellE(s.repositories.providerD.dueForExpiry(now), (r) => ({ type: "expire", companyId: r.company_id, environment: r.environment, actor: { type: "system" } })),
   );
   // Outgoing transfers no provider has taken are cancelled at their expiry (docs/transfers.md): a sweep over rows.
   s.runtime.sweep("transfer-untaken-expiry", "*/10 * * * * *", (now) =>
@@ -543,6 +576,16 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
         : `cannot listen on ${config.host}:${config.port}: ${(e as Error).message}`,
     );
   }
+  // provider_d (TRP): Caravan's own mutual-TLS listener when CARAVAN_TRP_TLS_PORT is set (docs/providers/provider_d.md).
+  let trp: TlsFront | null = null;
+  try {
+    trp = await startTrpListener(config.env ?? {}, config.host, server.port);
+  } catch (e) {
+    await server.stop();
+    await runtime.stop();
+    storage.close();
+    throw e instanceof ConfigError ? e : new ConfigError(`cannot start the TRP TLS listener: ${(e as Error).message}`);
+  }
   ready = true;
   // WAL checkpoints run on a worker thread, not on commits (docs/performance.md); file databases only.
   const worker = (checkpointer = startCheckpointer(storage, { log }));
@@ -559,10 +602,12 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     ...services,
     server,
     url: `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`,
+    trpUrl: trp ? `https://${trpHost(config.env ?? {}, config.host)}:${trp.port}` : null,
     stop() {
       stopped ??= (async () => {
         ready = false;
         sealer.stop();
+        await trp?.stop();
         await server.stop();
         // Attempts on the wire finish (10 s at most) and their results commit before the runtime stops.
         await webhooks.deliverer.drain();

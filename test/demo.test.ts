@@ -1,4 +1,4 @@
-// `caravan demo`: the service, the provider_b, provider_a and provider_e sandbox networks and a webhook receiver;
+// `caravan demo`: the service, the provider_b, provider_a and provider_e sandbox networks, the TRP peer (provider_d) and a webhook receiver;
 // transfers go out and complete, come in, get held and are worked by an officer; each round drafts one suspicion
 // report; the run ends with a summary and the path of its data.
 import { test, expect, setDefaultTimeout } from "bun:test";
@@ -12,7 +12,7 @@ setDefaultTimeout(90_000);
 const dir = tempDir();
 const root = join(import.meta.dir, "..");
 
-test("demo: one round sends transfers out through provider_b, provider_a and provider_e, works their cases, drafts one suspicion report, takes three in, and ends with a summary of its data", async () => {
+test("demo: one round sends transfers out through provider_b, provider_a, provider_e and provider_d, works their cases, drafts one suspicion report, takes four in, and ends with a summary of its data", async () => {
   const lines: string[] = [];
   const dbPath = join(dir, "demo.db");
   // One round: the eleven plans (provider_b, screening held and approved, held and rejected, blocked; provider_a end to
@@ -47,7 +47,7 @@ test("demo: one round sends transfers out through provider_b, provider_a and pro
     expect(lines.some((l) => l.includes("webhook ←"))).toBe(false);
 
     // provider_b and screening.
-    expect(text).toContain("Round 1 of 1: 11 transfers out, then three in");
+    expect(text).toContain("Round 1 of 1: 12 transfers out, then four in");
     expect(text).toMatch(/0\.05 ETH: 201 completed/);
     expect(text).toMatch(/→ awaiting_counterparty via provider_b to Alpine Exchange/);
     expect(text).toMatch(/→ completed \(transaction reported to provider_b\)/);
@@ -121,18 +121,26 @@ test("demo: one round sends transfers out through provider_b, provider_a and pro
     expect(text).toMatch(/incoming trf_\S+ \(provider_e\) → completed \(txHash 0x[0-9a-f]{64} from Nordic Bank's txid\)/);
     expect([...demo.bridgeE.transfers.values()].filter((t) => t.from === "NORDICBANK").map((t) => t.data.permission_status)).toEqual(["ACCEPTED"]);
 
+    // provider_d (TRP over mutual TLS): out to Meridian VASP's Travel Address, approved with its address, confirmed;
+    // in from Meridian VASP to our customer's Travel Address, approved within the request, confirmed with its txid.
+    expect(text).toMatch(/→ awaiting_counterparty via provider_d to Meridian VASP \(beneficiary address 0x8ba1f109551bd432803012645ac136ddd64dba72\)/i);
+    expect(text).toMatch(/→ completed \(txid confirmed to Meridian VASP over TRP\)/);
+    expect(text).toMatch(/incoming 0\.8 ETH via provider_d from Meridian VASP to Jane van Dyke's Travel Address: 200 approved/);
+    expect(text).toMatch(/incoming trf_\S+ \(provider_d\) → completed \(txHash 0x[0-9a-f]{64} from Meridian VASP's confirmation\)/);
+    expect(demo.peerD.confirmations.map((c) => Object.keys(c.body))).toEqual([["txid"]]);
+
     // The summary: every transfer of the round by its state, the one report, the one case left open, the data.
     expect(summary).toEqual({
       rounds: 1,
-      transfers: 14,
-      // completed: 0.05, 2, the approved watch-listed one, Harbour, Lighthouse, both Nordic Bank, incoming provider_a and
-      // provider_e; accepted: incoming provider_b; rejected: sanctioned, watch-listed rejected, high-risk; failed: no VASP.
-      byState: { completed: 9, accepted: 1, rejected: 3, failed: 1 },
+      transfers: 16,
+      // completed: 0.05, 2, the approved watch-listed one, Harbour, Lighthouse, both Nordic Bank, Meridian, incoming
+      // provider_a, provider_e and provider_d; accepted: incoming provider_b; rejected: sanctioned, watch-listed rejected, high-risk; failed: no VASP.
+      byState: { completed: 11, accepted: 1, rejected: 3, failed: 1 },
       reports: [reportNumber],
       openCases: [{ caseNumber: cddCase![1], type: "compliance_review" }],
       dbPath,
     });
-    expect(text).toMatch(/Summary: 1 round, 14 transfers \((completed 9|rejected 3|failed 1|accepted 1)(, (completed 9|rejected 3|failed 1|accepted 1)){3}\)/);
+    expect(text).toMatch(/Summary: 1 round, 16 transfers \((completed 11|rejected 3|failed 1|accepted 1)(, (completed 11|rejected 3|failed 1|accepted 1)){3}\)/);
     expect(text).toContain(`  suspicion reports drafted: 1 (${reportNumber})`);
     expect(text).toContain(`  cases open: 1 (${cddCase![1]} compliance_review), left for the officer`);
     expect(text).toContain(`Data left behind: ${dbPath} (CARAVAN_DB; master key in ${join(dir, "master.key")})`);

@@ -166,6 +166,7 @@ export function createTransfer(h: CustomerScope, n: NewTransfer): Outcome<Create
         amount: input.amount,
         beneficiaryPersonCount: input.beneficiaryPersons.length,
         hasOriginatorAddress: n.originatorAddress !== null,
+        beneficiaryAddress: n.beneficiaryAddress,
       }) ?? [],
     valuation: n.valuation,
     threshold: n.threshold,

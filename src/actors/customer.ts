@@ -15,6 +15,7 @@ import type { CustomerDeps, CustomerScope, CustomerScoped } from "./customer-sco
 import { createTransfer, receiveIncoming, type IncomingTransfer, type NewTransfer } from "./customer-transfers.ts";
 import { receiveProviderAIncoming, type ProviderAIncoming } from "./provider_a-incoming.ts";
 import { receiveProviderEIncoming, type ProviderEIncoming } from "./provider_e-incoming.ts";
+import { receiveProviderDIncoming, type ProviderDIncoming } from "./provider_d-incoming.ts";
 import { identityContext } from "../domain/identity.ts";
 export type { IncomingOutcome, IncomingTransfer, NewTransfer } from "./customer-transfers.ts";
 
@@ -36,6 +37,7 @@ export type CustomerMsg =
   | (Scoped & { type: "receiveProviderAIncoming"; transfer: ProviderAIncoming })
   // provider_e: an incoming transfer created from a permission request (src/actors/provider_e-incoming.ts).
   | (Scoped & { type: "receiveProviderEIncoming"; transfer: ProviderEIncoming })
+  | (Scoped & { type: "receiveProviderDIncoming"; transfer: ProviderDIncoming })
   // Ownership proofs change `verified`, so they are serialized with the wallet's deletion here.
   | (Scoped & { type: "issueWalletChallenge"; walletId: string })
   | (Scoped & { type: "proveWallet"; walletId: string; signature: string; challengeId: string | null; expiresAt: string | null })
@@ -108,6 +110,8 @@ class Handling implements CustomerScope {
         return receiveProviderAIncoming(this, m.transfer);
       case "receiveProviderEIncoming":
         return receiveProviderEIncoming(this, m.transfer);
+      case "receiveProviderDIncoming":
+        return receiveProviderDIncoming(this, m.transfer);
       case "issueWalletChallenge":
         return this.issueWalletChallenge(m.walletId);
       case "proveWallet":

@@ -20,6 +20,7 @@ import { caseRoutes, type CaseRouteDeps } from "./cases.ts";
 import { reportRoutes, type ReportRouteDeps } from "./reports.ts";
 import { openApiDocument, systemRoutes } from "./openapi.ts";
 import { notCarriedCallbacks } from "./callbacks/not-carried.ts";
+import { providerDCallbacks, type ProviderDCallbackDeps } from "./callbacks/provider_d.ts";
 import { customerOverviewRoutes } from "./customer-overview.ts";
 import { eventRoutes, type EventRouteDeps } from "./events.ts";
 import { meRoutes } from "./me.ts";
@@ -53,6 +54,7 @@ export type AppDeps = CaseRouteDeps &
   ProviderACallbackDeps &
   ProviderBCallbackDeps &
   ProviderECallbackDeps &
+  ProviderDCallbackDeps &
   Omit<TransferRouteDeps, "threshold" | "price" | "isPricingFailure" | "pricing"> & {
     readonly repositories: Repositories;
     readonly audit: AuditLog;
@@ -180,6 +182,7 @@ export function createApp(services: AppDeps) {
     .use(providerBCallbacks(services))
     .use(providerECallbacks(services, () => (services.providers.adapter("provider_e") as { options?: ProviderEOptions } | undefined)?.options ?? null))
     .use(providerACallbacks(services))
+    .use(providerDCallbacks(services))
     .use(notCarriedCallbacks(services))
     .use(informationRequestRoutes(kit, services))
     .use(eventRoutes(kit, services))

@@ -107,6 +107,22 @@ export function systemRoutes(): OtherRoute[] {
           ? "the transfer ID and token of the URL, the decision signed by the beneficiary VASP and matching the provider's signed status"
           : "the environment's provider_e credentials; each event checked against the transfer's status read from the provider, signed with bridgePublicKey",
     })),
+    {
+      method: "POST",
+      path: `${trp}/provider_d/{environment}/{providerId}`,
+      summary:
+        "provider_d (TRP v3) callback: `?t=i&ta=<token>` a transfer inquiry at our Travel Address (answered `{approved}`, `{rejected}` or `{version}`), `?resolution=<token>` the decision on our acknowledged inquiry, `?confirmation=<token>` the `{txid}` or `{canceled}` of a transfer we approved (204)",
+      tags: ["callbacks"],
+      authentication:
+        "mutual TLS: the client certificate (Caravan's TRP listener, or a trusted proxy's X-Client-Cert / X-Forwarded-Client-Cert) issued by an accepted CA and owned by a known counterparty, checked before the body; then api-version 3.x and a UUID request-identifier",
+    },
+    ...["version", "uptime", "extensions", "identity"].map((what) => ({
+      method: "GET",
+      path: `${trp}/provider_d/{environment}/{providerId}/${what}`,
+      summary: `provider_d (TRP discoverability): /${what}`,
+      tags: ["callbacks"],
+      authentication: "none: public facts of the endpoint",
+    })),
     ...NOT_CARRIED.map((c) => ({
       method: c.method,
       path: c.template,

@@ -13,12 +13,23 @@ import { keysetPage } from "./paging.ts";
 import { q } from "./query.ts";
 import { askActor, unwrap } from "./outcome.ts";
 import * as api from "../api/wallets.ts";
+import type { ProviderSettings } from "../adapters/storage/repos/provider-settings.ts";
+import { readProviderDConfig } from "../domain/provider_d/settings.ts";
+import { walletToken } from "../domain/provider_d/tokens.ts";
+import { encodeTravelAddress } from "../domain/provider_d/travel-address.ts";
+import { hasVerifiedIdentity } from "../domain/identity.ts";
 
 export interface WalletRouteDeps {
-  repositories: Pick<Repositories, "wallets" | "proofs">;
+  repositories: Pick<Repositories, "wallets" | "proofs" | "customers">;
   runtime: ActorRuntime;
   cursorKey: Uint8Array;
+  /** provider_d (TRP): the saved settings (for the Travel Address of a verified wallet) and the token key. */
+  providerSettings: ProviderSettings;
+  masterKey: { derive(purpose: string): Uint8Array };
 }
+
+/** How long a Travel Address handed out stays valid. */
+export const TRAVEL_ADDRESS_TTL_MS = 30 * 24 * 60 * 60_000;
 
 const ID = /^wal_[0-9a-z]{26}$/;
 const read = { scope: "wallets:read", permission: "wallets:view" } as const;
@@ -122,6 +133,22 @@ export function walletRoutes(kit: ApiKit, deps: WalletRouteDeps) {
         return ok({ isRegistered: true, isVerified: w.verified === 1 && sameNetwork, walletType: "hosted", customerId: w.customer_id });
       })
       .get("/:id", { summary: "One wallet", access: read, tags: ["wallets"] }, (c) => ok(presentWallet(asOf(find(c, c.params.id), c.now))))
+      .get("/:id/travel-address", { summary: "A Travel Address (TRP, provider_d) for a verified wallet of a customer with a verified identity: what its user gives the sending VASP", access: read, tags: ["wallets"] }, (c) => {
+        const w = asOf(find(c, c.params.id), c.now);
+        const { company, environment } = c.auth;
+        const settings = deps.providerSettings;
+        const creds = settings.enabled(company.id, "provider_d") ? settings.credentials(company.id, environment, "provider_d") : null;
+        const read = creds ? readProviderDConfig(creds, c.now) : null;
+        const providerId = settings.id(company.id, "provider_d");
+        if (!read?.ok || !providerId) throw apiError("NOT_CONFIGURED", { message: `provider_d is not enabled with usable settings for the ${environment} environment` });
+        if (w.verified !== 1) throw apiError("INVALID_REQUEST", { message: "The wallet's ownership is not verified: a Travel Address is given for verified wallets only", details: { reason: "WALLET_NOT_VERIFIED" } });
+        const customer = deps.repositories.customers.get(company.id, environment, w.customer_id);
+        if (!hasVerifiedIdentity(customer)) throw apiError("INVALID_REQUEST", { message: "The wallet's customer has no verified identity", details: { reason: "VERIFIED_IDENTITY_REQUIRED" } });
+        const expiresAt = Math.floor((c.now + TRAVEL_ADDRESS_TTL_MS) / 1000) * 1000;
+        const token = walletToken(deps.masterKey.derive("provider_d-tokens"), company.id, environment, w.id, expiresAt);
+        const url = `${read.config.baseUrl}/api/system/trp/provider_d/${environment}/${providerId}?t=i&ta=${token}`;
+        return ok({ walletId: w.id, travelAddress: encodeTravelAddress(url), url, expiresAt: new Date(expiresAt).toISOString() });
+      })
       .patch("/:id", { summary: "Change a wallet's label (only the label changes)", access: { scope: "wallets:write", permission: "wallets:update" }, body: api.PatchWallet, validate: false, tags: ["wallets"] }, async (c) => {
         const w = find(c, c.params.id);
         const b = c.body;

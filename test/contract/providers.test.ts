@@ -21,6 +21,7 @@ import { ProviderSettings } from "../../src/adapters/storage/repos/provider-sett
 import { Sealer } from "../../src/adapters/crypto/envelope.ts";
 import { person } from "../support/persons.ts";
 import { tempDir } from "../support/tmp.ts";
+import { makeTestCa } from "../../src/sandbox/provider_d/ca.ts";
 
 type Mode = "refuse" | "busy" | "redirect" | "garbage";
 let server: ReturnType<typeof Bun.serve>;
@@ -169,6 +170,14 @@ for (const p of PROVIDERS) {
   });
 }
 
+/** Valid provider_d settings: a certificate and key from the sandbox peer's own test CA (openssl). */
+function providerDCredentials(): Record<string, string> {
+  const ca = makeTestCa("Contract Test CA");
+  const ours = ca.issue("caravan.test");
+  ca.dispose();
+  return { baseUrl: "https://d.example", legalName: "Contract B.V.", lei: "5493001KJTIIGC8Y1R12", tlsCertificate: ours.certificate, tlsPrivateKey: ours.privateKey, clientCaCertificates: ca.certificate };
+}
+
 describe("providers that cannot send (provider_c, provider_d) meet the capability contract", () => {
   let storage: Storage;
   let settings: ProviderSettings;
@@ -183,7 +192,7 @@ describe("providers that cannot send (provider_c, provider_d) meet the capabilit
     const now = Date.now();
     const saved = [
       settings.save("cmp_contract", "test", "provider_c", { credentials: { apiUrl: "https://node.example", apiToken: "t", trustAnchorAddress: "0x" + "1".repeat(40), trustAnchorPrivateKey: "c".repeat(63) + "9", webhookSecret: "s" }, notes: undefined }, by, now),
-      settings.save("cmp_contract", "test", "provider_d", { credentials: { apiUrl: "https://d.example", apiKey: "k", vaspId: "v", webhookSecret: "s" }, notes: undefined }, by, now),
+      settings.save("cmp_contract", "test", "provider_d", { credentials: providerDCredentials(), notes: undefined }, by, now),
     ];
     for (const s of saved) expect(s.ok).toBe(true);
     for (const name of ["provider_c", "provider_d"] as const) expect(settings.setEnabled("cmp_contract", "test", name, true, by, now).ok).toBe(true);

@@ -130,7 +130,8 @@ describe("Part 3 settings, field by field", () => {
       expect(required(d).length).toBeGreaterThan(0);
     }
     expect(keys(provider("provider_c"))).toEqual(["apiUrl", "apiToken", "trustAnchorAddress", "trustAnchorPrivateKey", "webhookSecret"]);
-    expect(keys(provider("provider_d"))).toEqual(["apiUrl", "apiKey", "vaspId", "webhookSecret"]);
+    expect(keys(provider("provider_d"))).toEqual(["baseUrl", "legalName", "lei", "tlsCertificate", "tlsPrivateKey", "clientCaCertificates", "counterparties"]);
+    expect(secretFields(provider("provider_d"))).toEqual(["tlsPrivateKey"]);
     expect(keys(integration("screening_a"))).toEqual(["apiKey", "region"]);
     expect(keys(integration("screening_b"))).toEqual(["apiToken", "secretKey", "levelName"]);
   });
@@ -213,26 +214,26 @@ describe("PUT body: VALIDATION_ERROR, then UNKNOWN_FIELDS", () => {
 describe("merge with the saved values: MISSING_FIELDS, then provider_e's INVALID_FIELDS", () => {
   test("required fields with no value sent or saved → MISSING_FIELDS in definition order", () => {
     const d = provider("provider_a");
-    expect(mergeCredentials(d, { clientId: "c" }, null)).toEqual({ ok: false, code: "MISSING_FIELDS", fields: ["apiUrl", "clientSecret", "vaspDid", "webhookSecret"] });
+    expect(mergeCredentials(d, { clientId: "c" }, null, 0)).toEqual({ ok: false, code: "MISSING_FIELDS", fields: ["apiUrl", "clientSecret", "vaspDid", "webhookSecret"] });
     const saved = { apiUrl: "u", clientId: "c", clientSecret: "s", vaspDid: "d", webhookSecret: "w" };
-    expect(mergeCredentials(d, {}, saved)).toEqual({ ok: true, values: saved });
-    expect(mergeCredentials(d, { clientSecret: "s2" }, saved)).toEqual({ ok: true, values: { ...saved, clientSecret: "s2" } });
+    expect(mergeCredentials(d, {}, saved, 0)).toEqual({ ok: true, values: saved });
+    expect(mergeCredentials(d, { clientSecret: "s2" }, saved, 0)).toEqual({ ok: true, values: { ...saved, clientSecret: "s2" } });
   });
 
   test("provider_a, provider_b and the others: formats are not checked on save", () => {
-    expect(mergeCredentials(provider("provider_a"), { apiUrl: "not a url", clientId: "c", clientSecret: "s", vaspDid: "x".repeat(300), webhookSecret: "no-prefix" }, null).ok).toBe(true);
-    expect(mergeCredentials(provider("provider_b"), { apiUrl: "http://x/y?z", vaspEntityId: "!!", privateKey: "not base64", legalName: "L", country: "nl" }, null).ok).toBe(true);
-    expect(mergeCredentials(integration("screening_c"), { apiKey: "k", region: "mars", fuzziness: "2" }, null).ok).toBe(true);
-    expect(mergeCredentials(integration("screening_d"), { apiKey: "k", entityList: "maybe" }, null).ok).toBe(true);
+    expect(mergeCredentials(provider("provider_a"), { apiUrl: "not a url", clientId: "c", clientSecret: "s", vaspDid: "x".repeat(300), webhookSecret: "no-prefix" }, null, 0).ok).toBe(true);
+    expect(mergeCredentials(provider("provider_b"), { apiUrl: "http://x/y?z", vaspEntityId: "!!", privateKey: "not base64", legalName: "L", country: "nl" }, null, 0).ok).toBe(true);
+    expect(mergeCredentials(integration("screening_c"), { apiKey: "k", region: "mars", fuzziness: "2" }, null, 0).ok).toBe(true);
+    expect(mergeCredentials(integration("screening_d"), { apiKey: "k", entityList: "maybe" }, null, 0).ok).toBe(true);
   });
 
   test("provider_e: valid values pass; configuredFields names those holding a value", () => {
     const d = provider("provider_e");
-    const r = mergeCredentials(d, E, null);
+    const r = mergeCredentials(d, E, null, 0);
     expect(r).toEqual({ ok: true, values: E });
     expect(configuredFields(d, E)).toEqual(["apiKey", "vaspCode", "privateKey", "bridgePublicKey", "callbackBaseUrl"]);
     for (const codes of ["*", "VASPCODE02", "VASPCODE02, VASP_CODE-3\nVASPCODE04", Array.from({ length: 500 }, (_, i) => `VASPCODE${i}`).join(",")])
-      expect(mergeCredentials(d, { ...E, discoveryVaspCodes: codes }, null).ok).toBe(true);
+      expect(mergeCredentials(d, { ...E, discoveryVaspCodes: codes }, null, 0).ok).toBe(true);
   });
 
   test.each([
@@ -256,7 +257,7 @@ describe("merge with the saved values: MISSING_FIELDS, then provider_e's INVALID
     ["discoveryVaspCodes", "VASPCODE02 short", "VASPCODE02 short"],
     ["discoveryVaspCodes", "501 codes", Array.from({ length: 501 }, (_, i) => `VASPCODE${i}`).join(" ")],
   ])("provider_e %s %p → INVALID_FIELDS naming it", (key, _label, value) => {
-    const r = mergeCredentials(provider("provider_e"), { ...E, [key]: value }, null);
+    const r = mergeCredentials(provider("provider_e"), { ...E, [key]: value }, null, 0);
     if (r.ok || r.code !== "INVALID_FIELDS") throw new Error(`expected INVALID_FIELDS, got ${JSON.stringify(r)}`);
     expect(r.fields).toEqual([key]);
     expect(r.issues[0].path).toBe(`credentials.${key}`);
@@ -265,15 +266,15 @@ describe("merge with the saved values: MISSING_FIELDS, then provider_e's INVALID
   });
 
   test("several invalid values are all named; a missing one is MISSING_FIELDS first", () => {
-    const r = mergeCredentials(provider("provider_e"), { ...E, vaspCode: "x", privateKey: "y" }, null);
+    const r = mergeCredentials(provider("provider_e"), { ...E, vaspCode: "x", privateKey: "y" }, null, 0);
     expect(r.ok === false && r.code === "INVALID_FIELDS" && r.fields).toEqual(["vaspCode", "privateKey"]);
     const { apiKey: _omit, ...rest } = E;
-    expect(mergeCredentials(provider("provider_e"), { ...rest, vaspCode: "x" }, null)).toEqual({ ok: false, code: "MISSING_FIELDS", fields: ["apiKey"] });
+    expect(mergeCredentials(provider("provider_e"), { ...rest, vaspCode: "x" }, null, 0)).toEqual({ ok: false, code: "MISSING_FIELDS", fields: ["apiKey"] });
   });
 
   test("saved values merge under sent ones before the check: an invalid saved list is replaced by *", () => {
     const d = provider("provider_e");
-    expect(mergeCredentials(d, { discoveryVaspCodes: "*" }, { ...E, discoveryVaspCodes: "VASPCODE02" })).toEqual({ ok: true, values: { ...E, discoveryVaspCodes: "*" } });
+    expect(mergeCredentials(d, { discoveryVaspCodes: "*" }, { ...E, discoveryVaspCodes: "VASPCODE02" }, 0)).toEqual({ ok: true, values: { ...E, discoveryVaspCodes: "*" } });
   });
 });
 

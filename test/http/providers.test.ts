@@ -14,6 +14,7 @@ import { startService, type RunningService } from "../../src/services.ts";
 import { createApp } from "../../src/http/app.ts";
 import { createTester } from "../../src/adapters/providers/tester.ts";
 import { ROLE_DEFINITIONS, type Permission } from "../../src/domain/access.ts";
+import { makeTestCa } from "../../src/sandbox/provider_d/ca.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(60_000);
@@ -64,8 +65,22 @@ const E_TEST = {
   bridgePublicKey: "04" + "8e2b4d6f1a3c5e7b9d0f2a4c6e8b1d3f5a7c9e0b2d4f6a8c1e3b5d7f9a0c2e4b".repeat(2),
   callbackBaseUrl: "https://vasp-e-callbacks.example.com",
 };
+// provider_d: a certificate and key from the sandbox peer's own test CA (openssl), a known counterparty.
+const D_CA = makeTestCa("Providers Test CA");
+const D_OURS = D_CA.issue("caravan.test");
+const D_PEER = D_CA.issue("peer.test");
+const D_OTHER_KEY = D_CA.issue("other.test").privateKey;
+const D_TEST = {
+  baseUrl: "https://caravan-d.example",
+  legalName: "Caravan Test D B.V.",
+  lei: "5493001KJTIIGC8Y1R12",
+  tlsCertificate: D_OURS.certificate,
+  tlsPrivateKey: D_OURS.privateKey,
+  clientCaCertificates: D_CA.certificate,
+  counterparties: JSON.stringify([{ name: "Peer", endpoint: "https://peer-d.example/trp", certificate: D_PEER.certificate }]),
+};
 const C_TEST = { apiKey: "screening-c-key-test-71ac2e90", region: "us", fuzziness: "0.75" };
-const SECRETS = [A_TEST.clientSecret, A_TEST.webhookSecret, A_LIVE.clientSecret, A_LIVE.webhookSecret, B_TEST.privateKey, E_TEST.apiKey, E_TEST.privateKey, C_TEST.apiKey];
+const SECRETS = [A_TEST.clientSecret, A_TEST.webhookSecret, A_LIVE.clientSecret, A_LIVE.webhookSecret, B_TEST.privateKey, E_TEST.apiKey, E_TEST.privateKey, C_TEST.apiKey, D_TEST.tlsPrivateKey];
 const VALUES: string[] = [...SECRETS, A_TEST.clientId, A_TEST.vaspDid, A_LIVE.clientId, A_LIVE.vaspDid, A_TEST.apiUrl, B_TEST.vaspEntityId, B_TEST.legalName, E_TEST.bridgePublicKey];
 /** Later tests save more values; each is added here so the final checks look for it too. */
 const sent = (v: string) => (VALUES.push(v), v);
@@ -301,12 +316,24 @@ describe("PUT /api/v2/providers/:name and /api/v2/integrations/:name", () => {
     expectOk(await put("providers", "provider_b", ownerTest.key, { credentials: { legalName: sent("Caravan Test Holdings II B.V.") } }), 200);
   });
 
-  test("provider_a and provider_b: formats are checked on use, not on save", async () => {
-    const r = await put("providers", "provider_d", ownerTest.key, { credentials: { apiUrl: "not a url", apiKey: sent("provider-d-key-test-5c0b19"), vaspId: "v", webhookSecret: sent("provider-d-secret-test-e27d") } });
-    expectOk(r, 201);
+  test("provider_b: formats are checked on use, not on save (provider_a's alike: test/domain/providers.test.ts)", async () => {
     const b = await put("providers", "provider_b", ownerTest.key, { credentials: { apiUrl: "http://insecure.example/path?q", country: "nld" } });
     expectOk(b, 200);
     expectOk(await put("providers", "provider_b", ownerTest.key, { credentials: { apiUrl: B_TEST.apiUrl, country: "NL" } }));
+  });
+
+  test("provider_d: certificate, key, CAs, LEI, base URL and counterparties checked on save → 422 INVALID_FIELDS naming the fields, never a value; valid → 201", async () => {
+    const bad = await put("providers", "provider_d", ownerTest.key, {
+      credentials: { ...D_TEST, lei: "5493001KJTIIGC8Y1R13", tlsPrivateKey: sent(D_OTHER_KEY), baseUrl: "http://caravan.example", counterparties: '[{"name":"Peer"}]' },
+    });
+    expectError(bad, 422, "INVALID_FIELDS");
+    expect(bad.body.details.fields).toEqual(["baseUrl", "lei", "tlsPrivateKey", "counterparties"]);
+    expect(bad.text).not.toContain(D_OTHER_KEY.split("\n")[1]);
+    expect((await get("providers", "provider_d", ownerTest.key)).configured).toBe(false);
+    const ok = await put("providers", "provider_d", ownerTest.key, { credentials: D_TEST });
+    expectOk(ok, 201);
+    expect(ok.body.data.configuredFields).toEqual(["baseUrl", "legalName", "lei", "tlsCertificate", "tlsPrivateKey", "clientCaCertificates", "counterparties"]);
+    for (const v of [D_OURS.privateKey, D_OURS.certificate, D_CA.certificate]) expect(ok.text).not.toContain(v.split("\n")[1]);
   });
 
   test("provider_e: invalid values → 422 INVALID_FIELDS with details.fields (and issues); nothing saved; valid values → 201", async () => {

@@ -265,7 +265,8 @@ describe("the OpenAPI document", () => {
     expect(paths).toContain("/api/system/trp/provider_a/{environment}/{providerId}");
     expect(paths.filter((p) => p.startsWith("/api/system/trp/provider_b/")).length).toBeGreaterThanOrEqual(5);
     expect(doc.paths["/api/system/trp/provider_c/{environment}/{providerId}/incoming"].post.summary).toContain("PROVIDER_NOT_SUPPORTED");
-    expect(doc.paths["/api/system/trp/provider_d/{environment}/{providerId}"].post.summary).toContain("PROVIDER_NOT_SUPPORTED");
+    expect(doc.paths["/api/system/trp/provider_d/{environment}/{providerId}"].post.summary).toContain("TRP v3");
+    for (const what of ["version", "uptime", "extensions", "identity"]) expect(doc.paths[`/api/system/trp/provider_d/{environment}/{providerId}/${what}`].get).toBeDefined();
   });
 
   test("POST /api/v2/transfers carries its request body schema (required fields, preferredProtocol values) and an example", () => {

@@ -30,6 +30,7 @@ export async function start(h: TransferHandling): Promise<Outcome> {
     amount: h.t.amount,
     beneficiaryPersonCount: beneficiaryPersons.length,
     hasOriginatorAddress: h.t.originator_address !== null,
+    beneficiaryAddress: h.t.beneficiary_address,
   });
   const capable = caps.filter((c) => c.ok).map((c) => c.provider);
   if (capable.length === 0) {
@@ -97,6 +98,7 @@ export async function route(h: TransferHandling): Promise<Outcome> {
     if (result.kind === "taken") {
       // The provider took the transfer and answers later (events, polls): its flow goes on from `exchanging`.
       h.ctx.write(() => h.deps.repositories.vasps.record(h.t.company_id, h.t.environment, result.vaspId, result.vaspName, "transfer_history", h.at));
+      if (result.flowState) (h.ctx.state.flow ??= {})[p] = { ...(h.ctx.state.flow?.[p] ?? {}), ...result.flowState };
       h.change("exchanging", { protocol: p, provider_external_id: result.externalId, beneficiary_vasp_id: result.vaspId, beneficiary_vasp_name: result.vaspName }, "submitted", { provider: p });
       return current(h);
     }
@@ -118,7 +120,10 @@ export async function applyAnswer(h: TransferHandling, p: Protocol, r: Extract<S
     beneficiary_vasp_id: r.vaspId,
     beneficiary_vasp_name: r.vaspName,
     messages: JSON.stringify(messages),
+    // provider_d: the transfer named a Travel Address; the counterparty's approval names the chain address.
+    ...(r.beneficiaryAddress ? { beneficiary_address: r.beneficiaryAddress } : {}),
   };
+  if (r.flowState) (h.ctx.state.flow ??= {})[p] = { ...(h.ctx.state.flow?.[p] ?? {}), ...r.flowState };
   const row = h.t;
   h.ctx.write(() => h.deps.repositories.vasps.record(row.company_id, row.environment, r.vaspId, r.vaspName, "transfer_history", h.at));
   if (r.theirs === "rejected") {

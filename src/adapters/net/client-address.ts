@@ -52,6 +52,11 @@ export class ClientAddresses {
    * trusted proxy (hops to its left were written by the client and prove nothing). null when the address is unknown:
    * no socket address, a trusted proxy that names no client, or a forwarding header that is not an address.
    */
+  /** Whether a socket address is one of the trusted proxies. */
+  trusts(address: string): boolean {
+    return sourceAllowed(this.trusted, address);
+  }
+
   of(req: Request): string | null {
     const peer = peerAddress(req);
     if (peer === null || !sourceAllowed(this.trusted, peer)) return peer;

@@ -6,7 +6,10 @@ import { SafeFetchError } from "./index.ts";
 import { decodeJsonLimited, readBodyCapped } from "./read.ts";
 
 /** `fetch`-shaped: the service passes its SSRF-guarded client; tests may pass the runtime's. */
-export type ExchangeFetch = (url: string, init: { method: string; headers: Record<string, string>; body?: Uint8Array | string; signal?: AbortSignal; redirect?: "manual" }) => Promise<Response>;
+export type ExchangeFetch = (
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: Uint8Array | string; signal?: AbortSignal; redirect?: "manual"; clientTls?: { cert: string; key: string; ca: string } },
+) => Promise<Response>;
 
 /**
  * Why an exchange gave no usable answer:
@@ -42,6 +45,8 @@ export interface ExchangeRequest {
   errorBody?: boolean;
   /** A 2xx answer with no body is `body: undefined` instead of `not_json`. */
   allowEmpty?: boolean;
+  /** Mutual TLS (provider_d): our certificate and key, and the CAs the server must chain to. */
+  clientTls?: { cert: string; key: string; ca: string };
 }
 
 export async function exchange(fetch: ExchangeFetch, req: ExchangeRequest): Promise<Exchanged> {
@@ -56,7 +61,7 @@ export async function exchange(fetch: ExchangeFetch, req: ExchangeRequest): Prom
   }
   let res: Response;
   try {
-    res = await fetch(req.url, { method: req.method, headers, ...(body === undefined ? {} : { body }), ...(signal ? { signal } : {}), redirect: "manual" });
+    res = await fetch(req.url, { method: req.method, headers, ...(body === undefined ? {} : { body }), ...(signal ? { signal } : {}), redirect: "manual", ...(req.clientTls ? { clientTls: req.clientTls } : {}) });
   } catch (e) {
     if (e instanceof SafeFetchError) return { ok: false, failure: e.kind === "redirect" ? "redirect" : e.kind, ...(e.status ? { status: e.status } : {}) };
     return { ok: false, failure: aborted() ? "timeout" : "network" };

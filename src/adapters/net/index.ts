@@ -36,6 +36,8 @@ export interface SafeRequestInit {
   headers?: Record<string, string>;
   body?: string | Uint8Array;
   signal?: AbortSignal;
+  /** Mutual TLS: our certificate and key, and the CAs the server's certificate must chain to (instead of the system's). */
+  clientTls?: { cert: string; key: string; ca: string };
 }
 
 /** The policy from the environment: CARAVAN_ALLOW_PRIVATE_TARGETS (throws RangeError on an unreadable entry). */
@@ -66,6 +68,7 @@ export async function safeFetch(url: string | URL, init: SafeRequestInit, policy
       body: init.body,
       signal,
       ca: policy.ca,
+      clientTls: init.clientTls,
     });
     // Under "manual" Bun and Deno give the 3xx itself; a browser-style fetch gives an opaque redirect (status 0).
     if (res.type === "opaqueredirect" || (res.status >= 300 && res.status < 400)) {

@@ -11,6 +11,8 @@ export interface OutboundRequest {
   signal: AbortSignal;
   /** Extra trusted CA certificates (PEM), for tests with their own TLS receiver. */
   ca?: string;
+  /** Mutual TLS (provider_d): the client certificate and key presented, and the only CAs the server may chain to. */
+  clientTls?: { cert: string; key: string; ca: string };
 }
 
 export type Transport = (target: Target, req: OutboundRequest) => Promise<Response>;
@@ -28,6 +30,7 @@ export const fetchTransport: Transport = (target, req) => {
   const tls: Record<string, unknown> = {};
   if (!hostIsIp(target)) tls.servername = target.hostname;
   if (req.ca) tls.ca = req.ca;
+  if (req.clientTls) Object.assign(tls, { cert: req.clientTls.cert, key: req.clientTls.key, ca: req.clientTls.ca });
   return fetch(pinned, {
     method: req.method,
     headers: { ...req.headers, host: target.url.host },
@@ -60,6 +63,7 @@ export const nodeTransport: Transport = (target, req) =>
     };
     if (secure && !hostIsIp(target)) options.servername = target.hostname;
     if (secure && req.ca) options.ca = req.ca;
+    if (secure && req.clientTls) Object.assign(options, { cert: req.clientTls.cert, key: req.clientTls.key, ca: req.clientTls.ca });
     const request = (secure ? https : http).request(options, (res) => {
       const headers = new Headers();
       for (const [k, v] of Object.entries(res.headers)) {

@@ -2,6 +2,10 @@
 import type { Environment } from "../../domain/types.ts";
 import type { Protocol } from "../../domain/transfers.ts";
 import { PROVIDERS } from "../../domain/providers/catalog.ts";
+import { decodeTravelAddress, looksLikeTravelAddress } from "../../domain/provider_d/travel-address.ts";
+
+/** A chain address can start like a Travel Address (a base58 `ta…`): only one that decodes, checksum and all, is one. */
+const isTravelAddress = (text: string) => looksLikeTravelAddress(text) && decodeTravelAddress(text).ok;
 import type { ProviderSettings } from "../storage/repos/provider-settings.ts";
 import type { Capability, ProviderRegistry, SweepName, TransferCandidate } from "./registry.ts";
 import type { AdapterContext, DirectoryRead, ProviderAdapter } from "./types.ts";
@@ -27,9 +31,11 @@ export class SettingsRegistry implements ProviderRegistry {
       if (!this.settings.enabled(companyId, provider)) return { provider, ok: false, reason: `${provider} is not enabled` };
       if (!this.settings.credentials(companyId, env, provider)) return { provider, ok: false, reason: `${provider} has no credentials for the ${env} environment` };
       const adapter = this.adapters[provider];
-      // Adapters exist for provider_a, provider_b and provider_e (wired in src/services.ts); provider_c cannot send
-      // transfers yet (Part 3) and provider_d has no adapter in this version: neither carries a transfer.
+      // Adapters exist for provider_a, provider_b, provider_d and provider_e (wired in src/services.ts); provider_c
+      // cannot send transfers yet (Part 3).
       if (!adapter) return { provider, ok: false, reason: `${provider} cannot send transfers yet` };
+      // A Travel Address is no chain address: only provider_d (TRP) can carry it.
+      if (provider !== "provider_d" && t.beneficiaryAddress !== undefined && isTravelAddress(t.beneficiaryAddress)) return { provider, ok: false, reason: "a Travel Address is carried by provider_d only" };
       const can = adapter.canCarry(t);
       return can.ok ? { provider, ok: true } : { provider, ok: false, reason: can.reason };
     });

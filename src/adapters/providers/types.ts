@@ -12,6 +12,8 @@ export interface TransferCandidate {
   amount: string;
   beneficiaryPersonCount: number;
   hasOriginatorAddress: boolean;
+  /** As stored (a provider_d Travel Address is carried only by provider_d). */
+  beneficiaryAddress?: string;
 }
 
 /** An outgoing transfer as an adapter sees it: decrypted persons, credentials of its environment. */
@@ -75,9 +77,13 @@ export type Submission =
       reasonType?: string;
       vaspId: string;
       vaspName: string | null;
+      /** The chain address the counterparty approved with (provider_d: the transfer named a Travel Address). */
+      beneficiaryAddress?: string;
+      /** The provider flow's first durable state for this transfer. */
+      flowState?: Record<string, unknown>;
     }
   /** The provider took the transfer; its answer comes later (events, polls): the provider's transfer flow goes on. */
-  | { kind: "taken"; externalId: string; vaspId: string; vaspName: string | null }
+  | { kind: "taken"; externalId: string; vaspId: string; vaspName: string | null; flowState?: Record<string, unknown> }
   /** Refused before the provider took it (the request could not be built, no VASP): another provider may try. */
   | { kind: "not_taken"; reason: string; vaspNotFound?: boolean }
   /** Sent, but the answer is missing or does not match the request: the outcome is unknown. */

@@ -1,5 +1,6 @@
 // Listens for HTTP with the running runtime's server: Bun.serve under Bun, Deno.serve under Deno.
 import { recordPeer } from "../net/client-address.ts";
+import { recordPeerSocket } from "../net/client-cert.ts";
 import { IDLE_TIMEOUT_SECONDS, markServedByBun } from "./served.ts";
 export interface ListenOptions {
   hostname: string;
@@ -28,6 +29,10 @@ export async function listen(fetch: FetchHandler, opts: ListenOptions): Promise<
       port: opts.port,
       fetch: (req: Request) => {
         recordPeer(req, lookup);
+        recordPeerSocket(req, () => {
+          const ip = server.requestIP(req);
+          return ip ? { address: ip.address, port: ip.port } : null;
+        });
         // A pushed body (the event stream) for this request is written straight into the connection (push-stream.ts),
         // and a long answer can lift the connection's idle timeout while it is computed (served.ts).
         markServedByBun(req, timeouts);
@@ -60,9 +65,11 @@ export async function listen(fetch: FetchHandler, opts: ListenOptions): Promise<
           ready.resolve();
         },
       },
-      (req: Request, info: { remoteAddr?: { hostname?: string } }) => {
+      (req: Request, info: { remoteAddr?: { hostname?: string; port?: number } }) => {
         const address = info?.remoteAddr?.hostname ?? null;
         recordPeer(req, () => address);
+        const port = info?.remoteAddr?.port;
+        recordPeerSocket(req, () => (address !== null && port !== undefined ? { address, port } : null));
         return fetch(req);
       },
     );

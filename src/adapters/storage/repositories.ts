@@ -16,6 +16,7 @@ import { Proofs } from "./repos/proofs.ts";
 import { ProviderAStore } from "./repos/provider-a-store.ts";
 import { ProviderBRequests } from "./repos/provider-b-requests.ts";
 import { ProviderEStore } from "./repos/provider-e-store.ts";
+import { ProviderDStore } from "./repos/provider-d-store.ts";
 import { ProviderSettings } from "./repos/provider-settings.ts";
 import { Reports } from "./repos/reports.ts";
 import { Rules } from "./repos/rules.ts";
@@ -41,6 +42,7 @@ export type ProofRepository = Surface<Proofs>;
 export type ProviderARepository = Surface<ProviderAStore>;
 export type ProviderBRequestRepository = Surface<ProviderBRequests>;
 export type ProviderERepository = Surface<ProviderEStore>;
+export type ProviderDRepository = Surface<ProviderDStore>;
 export type ProviderSettingsRepository = Surface<ProviderSettings>;
 export type ReportRepository = Surface<Reports>;
 export type RuleRepository = Surface<Rules>;
@@ -65,6 +67,7 @@ export interface Repositories {
   readonly providerA: ProviderARepository;
   readonly providerBRequests: ProviderBRequestRepository;
   readonly providerE: ProviderERepository;
+  readonly providerD: ProviderDRepository;
   readonly providerSettings: ProviderSettingsRepository;
   readonly reports: ReportRepository;
   readonly rules: RuleRepository;
@@ -102,6 +105,7 @@ export function createRepositories(storage: Storage, keys: RepositoryKeys) {
     providerA: new ProviderAStore(storage),
     providerBRequests: new ProviderBRequests(storage),
     providerE: new ProviderEStore(storage),
+    providerD: new ProviderDStore(storage),
     providerSettings: new ProviderSettings(storage, keys.secrets),
     reports: new Reports(storage, keys.pii),
     rules: new Rules(storage),

@@ -3,6 +3,7 @@
 import { PROVIDER_B_CALLBACKS } from "../provider_b/endpoints.ts";
 import type { Environment } from "../types.ts";
 import type { Issue } from "../errors.ts";
+import { readProviderDConfig } from "../provider_d/settings.ts";
 
 export const PROVIDER_NAMES = ["provider_a", "provider_b", "provider_c", "provider_d", "provider_e"] as const;
 export const INTEGRATION_NAMES = ["screening_a", "screening_b", "screening_c", "screening_d"] as const;
@@ -171,18 +172,24 @@ export const PROVIDERS: readonly ProviderDef[] = [
     name: "provider_d",
     protocol: "provider_d",
     displayName: "Provider D",
-    protocolLabel: "REST with signed callbacks",
-    website: null,
-    docsUrl: null,
-    description: "Travel Rule network reached over a REST API with an API key; reports changes through signed callbacks.",
+    protocolLabel: "Travel Rule Protocol (TRP v3) over mutual TLS",
+    website: "https://www.openvasp.org",
+    docsUrl: "https://gitlab.com/OpenVASP/travel-rule-protocol",
+    description: "Open Travel Rule Protocol between two VASPs directly: HTTPS and JSON with mutual TLS, Travel Addresses, no network operator.",
     priority: 5,
     fields: [
-      req("apiUrl", "API URL", "text", { placeholder: "https://…", help: "Provider API origin for the environment" }),
-      req("apiKey", "API key", "password", { help: "Sent with every request" }),
-      req("vaspId", "VASP ID", "text", { help: "The company's identifier at the provider" }),
-      req("webhookSecret", "Callback signing secret", "password", { help: "Secret the provider signs its callbacks with" }),
+      req("baseUrl", "Public base URL", "text", { placeholder: "https://…", help: "The company's host as counterparties reach it over TLS: Travel Addresses and callbacks are built on it" }),
+      req("legalName", "Legal name", "text", { help: "What /identity answers as name, and our VASP in IVMS101 data" }),
+      req("lei", "LEI", "text", { help: "Legal Entity Identifier (20 characters, valid check digits), answered by /identity" }),
+      req("tlsCertificate", "TLS certificate", "textarea", { placeholder: "-----BEGIN CERTIFICATE-----", help: "Our certificate (PEM, chain may follow): presented to counterparties as client and as server" }),
+      req("tlsPrivateKey", "TLS private key", "password", { help: "PEM private key of that certificate; never returned" }),
+      req("clientCaCertificates", "Accepted certificate authorities", "textarea", { placeholder: "-----BEGIN CERTIFICATE-----", help: "PEM certificates of the CAs whose certificates we accept from counterparties (clients and servers)" }),
+      opt("counterparties", "Known counterparties", "textarea", {
+        placeholder: '[{"name":"…","lei":"…","endpoint":"https://…","certificate":"-----BEGIN CERTIFICATE-----…"}]',
+        help: "JSON list: name, optional LEI, TRP endpoint (https), and the certificate (PEM) or SHA-256 fingerprint that identifies each",
+      }),
     ],
-    callbackPaths: [{ method: "POST", path: `${TRP}/provider_d/{environment}/{providerId}`, label: "Callbacks" }],
+    callbackPaths: [{ method: "POST", path: `${TRP}/provider_d/{environment}/{providerId}`, label: "TRP inquiries, resolutions and confirmations" }],
   },
 ];
 
@@ -358,7 +365,7 @@ export type MergeOutcome =
   | { ok: false; code: "INVALID_FIELDS"; fields: string[]; issues: Issue[] };
 
 /** The values after a save: sent values over saved ones; every required field must hold one; provider_e's formats. */
-export function mergeCredentials(def: SettingsDef, sent: Record<string, string>, saved: Record<string, string> | null): MergeOutcome {
+export function mergeCredentials(def: SettingsDef, sent: Record<string, string>, saved: Record<string, string> | null, now: number): MergeOutcome {
   const values: Record<string, string> = {};
   for (const f of def.fields) {
     const v = Object.hasOwn(sent, f.key) ? sent[f.key] : saved && Object.hasOwn(saved, f.key) ? saved[f.key] : undefined;
@@ -366,7 +373,7 @@ export function mergeCredentials(def: SettingsDef, sent: Record<string, string>,
   }
   const missing = def.fields.filter((f) => f.required && values[f.key] === undefined).map((f) => f.key);
   if (missing.length) return { ok: false, code: "MISSING_FIELDS", fields: missing };
-  const issues = validateValues(def, values);
+  const issues = validateValues(def, values, now);
   if (issues.length) return { ok: false, code: "INVALID_FIELDS", fields: issues.map((i) => i.path.replace(/^credentials\./, "")), issues };
   return { ok: true, values };
 }
@@ -378,7 +385,11 @@ export function configuredFields(def: SettingsDef, values: Record<string, string
 
 // Part 3: only provider_e's values are checked on save; provider_a's and provider_b's formats are checked on use,
 // and the designed ones follow them (a value that does not fit fails the connection test, not the save).
-function validateValues(def: SettingsDef, v: Record<string, string>): Issue[] {
+function validateValues(def: SettingsDef, v: Record<string, string>, now: number): Issue[] {
+  if (def.name === "provider_d") {
+    const read = readProviderDConfig(v, now);
+    return read.ok ? [] : read.issues;
+  }
   if (def.name !== "provider_e") return [];
   const issues: Issue[] = [];
   const bad = (key: string, message: string) => issues.push({ path: `credentials.${key}`, message });

@@ -1,4 +1,4 @@
-// Callbacks of the providers Caravan cannot carry transfers for yet (provider_c, provider_d): their `callbackPaths` are
+// Callbacks of the providers Caravan cannot carry transfers for yet (provider_c): their `callbackPaths` are
 // listed once the provider is saved, so a provider calling one gets a stated refusal, not a bare 404. Nothing in the
 // request is read or kept.
 import { Elysia } from "elysia";
@@ -18,7 +18,7 @@ export interface NotCarried {
 }
 
 /** The providers without a transfer flow in this version. */
-const NOT_CARRIED_PROVIDERS: readonly ProviderName[] = ["provider_c", "provider_d"];
+const NOT_CARRIED_PROVIDERS: readonly ProviderName[] = ["provider_c"];
 
 export const NOT_CARRIED: readonly NotCarried[] = PROVIDERS.filter((p) => NOT_CARRIED_PROVIDERS.includes(p.name)).flatMap((p) =>
   p.callbackPaths.map((c) => ({ provider: p.name, method: c.method, template: c.path, label: c.label })),

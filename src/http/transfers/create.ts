@@ -6,6 +6,7 @@ import { maskName } from "../../domain/masking.ts";
 import { findAsset } from "../../domain/assets/catalog.ts";
 import { isSupportedNetwork } from "../../domain/networks/index.ts";
 import { canonicalAddress } from "../../domain/wallets.ts";
+import { decodeTravelAddress, looksLikeTravelAddress } from "../../domain/provider_d/travel-address.ts";
 import { personsCountries } from "../../domain/ivms101/persons.ts";
 import { decimalsOf, SCHEMA_NAME, validateCreateTransfer, type CreateTransferInput } from "../../domain/transfers.ts";
 import type { AppliedThreshold, Valuation } from "../../domain/transfers/create.ts";
@@ -44,7 +45,9 @@ function validate(c: RouteContext, deps: TransferRouteDeps): ValidCreate {
   const asset = found.asset as PricingAsset & { defaultEnabled: boolean };
   const errors: string[] = [];
   if (decimalsOf(input.amount) > asset.decimals) errors.push(`amount: has more decimals than ${input.asset} allows (${asset.decimals})`);
-  const beneficiary = canonicalAddress(input.network, input.beneficiaryAddress);
+  // A Travel Address (provider_d, TRP) stands for the chain address until the beneficiary VASP approves with one.
+  const travel = looksLikeTravelAddress(input.beneficiaryAddress) && decodeTravelAddress(input.beneficiaryAddress).ok;
+  const beneficiary = travel ? { ok: true as const, address: input.beneficiaryAddress.trim() } : canonicalAddress(input.network, input.beneficiaryAddress);
   if (!beneficiary.ok) errors.push(`beneficiaryAddress: ${beneficiary.reason}`);
   if (errors.length) return invalidCreate(errors.join("; "), errors);
   if (!deps.policy.isEnabled(company.id, environment, asset.id, asset.defaultEnabled)) invalidCreate(`asset ${input.asset} on ${input.network} is disabled in the ${environment} environment`);

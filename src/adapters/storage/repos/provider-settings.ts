@@ -139,7 +139,7 @@ export class ProviderSettings {
       const aad = credentialsAad(companyId, env, name);
       const existing = this.envRow(companyId, env, name);
       const saved = existing ? this.secrets.openJson<Record<string, string>>(existing.credentials_sealed, aad) : null;
-      const merged = mergeCredentials(def, input.credentials, saved);
+      const merged = mergeCredentials(def, input.credentials, saved, now);
       if (!merged.ok) return merged;
       const at = iso(now);
       let company = this.companyRow(companyId, name);
