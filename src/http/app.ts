@@ -31,6 +31,7 @@ import type { AuditLog } from "../adapters/storage/repos/audit.ts";
 import type { AssetPolicy } from "../adapters/storage/repos/assets.ts";
 import type { Repositories } from "../adapters/storage/repositories.ts";
 import type { Storage } from "../adapters/storage/index.ts";
+import { ClientAddresses } from "../adapters/net/client-address.ts";
 
 /**
  * What the application needs, which is what its route groups and callbacks need together: each group declares its
@@ -81,6 +82,7 @@ function pathOf(raw: string): string {
 }
 
 export function createApp(services: AppDeps) {
+  const clients = ClientAddresses.fromEnv(services.config.env);
   const kit = new ApiKit({
     tenancy: services.tenancy,
     limiter: services.limiter,
@@ -89,6 +91,7 @@ export function createApp(services: AppDeps) {
     appDomain: services.config.appDomain,
     storage: services.storage,
     ready: services.ready,
+    sourceOf: (req) => clients.of(req),
   });
 
   const app = new Elysia({ normalize: false })

@@ -7,7 +7,7 @@ import { iso } from "../domain/ids.ts";
 import type { Logger } from "../adapters/log.ts";
 import type { Tenancy } from "../adapters/storage/repos/tenancy.ts";
 import type { Storage } from "../adapters/storage/types.ts";
-import { authenticate, authorize, resolveCompany, type Access, type AuthContext } from "./auth.ts";
+import { authenticate, authorize, resolveCompany, usesSession, type Access, type AuthContext } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
 import { parseQuery, type QueryOf, type QueryParam } from "./query.ts";
 import type { RateLimiter } from "./ratelimit.ts";
@@ -24,6 +24,8 @@ export interface KitDeps {
   storage?: Pick<Storage, "read">;
   /** False while the service cannot serve a company yet (starting, or stopping): 503 COMPANY_NOT_READY. */
   ready?: () => boolean;
+  /** The client's address (trusted-proxy rule): a session is bound to the address that signed in. */
+  sourceOf?: (req: Request) => string | null;
 }
 
 type QuerySpec = Record<string, QueryParam<unknown>>;
@@ -220,7 +222,8 @@ export class ApiKit {
     try {
       if (request.method !== "GET" && request.method !== "DELETE") return this.runWithBody(spec, handler, request, params, state);
       let call: { auth: AuthContext; pending: Reply | Response | Promise<Reply | Response> };
-      if (spec.readOnly && this.deps.storage && request.method === "GET") {
+      // A session's use is written (renewal, an end): never inside the read snapshot.
+      if (spec.readOnly && this.deps.storage && request.method === "GET" && !usesSession(request)) {
         call = this.deps.storage.read(() => {
           const auth = this.admit(spec, request);
           return this.call(spec, handler, request, params, auth, queryOf(spec, request), undefined, state);
@@ -274,7 +277,19 @@ export class ApiKit {
     // Part 1 Errors, 503 "company not ready": before its actors run (or once they stop) nothing of a company is served.
     if (ready && !ready()) throw apiError("COMPANY_NOT_READY", { headers: { "Retry-After": "5" } });
     const company = resolveCompany(request, tenancy, appDomain);
-    const auth = authenticate(request, company, tenancy);
+    const now = this.deps.clock();
+    const auth = authenticate(request, company, tenancy, { now, source: this.deps.sourceOf ? this.deps.sourceOf(request) : null });
+    // A key's last use, for the console's list: written after this request's read snapshot, at most once a minute.
+    if (!auth.session) {
+      const id = auth.key.id;
+      queueMicrotask(() => {
+        try {
+          tenancy.touchKey(id, now);
+        } catch {
+          /* a busy database: the next use writes it */
+        }
+      });
+    }
     limiter.check("company", company.id);
     authorize(auth, spec.access);
     if (spec.rateLimit) limiter.check(spec.rateLimit, `${company.id}:${auth.environment}`);

@@ -51,7 +51,8 @@ const ID = /^rpt_[0-9a-z]{26}$/;
 const read: Access = { scope: "reports:read", permission: "reports:view", alsoScopes: ["strs:read"] };
 const download: Access = { scope: "reports:read", permission: "reports:view", alsoScopes: ["strs:read", "transfers:read"] };
 // Operator routes: strs:write on the key (as a resolution that drafts), strs:update in the role; the rest per action.
-const write: Access = { scope: "strs:write", permission: "strs:update", alsoScopes: ["reports:read", "strs:read"] };
+// Part 2: drafting, editing, submitting and filing "happen in the dashboard": a member's console session only.
+const write: Access = { scope: "strs:write", permission: "strs:update", alsoScopes: ["reports:read", "strs:read"], officer: true };
 
 const TRANSFER_ID = /^trf_[0-9a-z]{26}$/;
 function notFound(id: string): never {
@@ -282,7 +283,7 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
         (c) => step(c, "edit", c.body),
       )
       .post("/:id/submit", { summary: "Operator: submit a filing-ready draft for review", access: write, tags: ["reports", "operator"] }, (c) => step(c, "submit", {}))
-      .post("/:id/approve", { summary: "Operator: approve a report in review (another member than the submitter)", access: write, tags: ["reports", "operator"] }, (c) => step(c, "approve", {}))
+      .post("/:id/approve", { summary: "Operator: approve a report in review (a member who neither drafted, last edited nor submitted it)", access: write, tags: ["reports", "operator"] }, (c) => step(c, "approve", {}))
       .post(
         "/:id/file",
         { summary: "Operator: mark an approved report filed with the FIU's reference", access: write, body: api.FileReport, validationStatus: 422, tags: ["reports", "operator"] },

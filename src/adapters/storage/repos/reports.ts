@@ -161,6 +161,7 @@ export class Reports {
       approved_by: null,
       filed_at: null,
       filed_by: null,
+      last_edited_by: null,
       filing_reference: null,
       filing_reference_search: null,
       version: 1,
@@ -257,7 +258,12 @@ export class Reports {
       if (!r) return { ok: false, refusal: { code: "REPORT_NOT_FOUND", message: `no report ${id} in the ${env} environment` } };
       const jurisdiction = o.jurisdiction !== undefined && action === "edit" ? normaliseJurisdiction(o.jurisdiction) : r.jurisdiction;
       const type = resolveReportType(jurisdiction ?? r.jurisdiction);
-      const next = nextStatus({ status: r.status, filingReady: r.filing_ready === 1, submittedBy: r.submitted_by }, action, by.memberId, { reference: o.reference });
+      const next = nextStatus(
+        { status: r.status, filingReady: r.filing_ready === 1, submittedBy: r.submitted_by, draftedBy: r.generated_by, lastEditedBy: r.last_edited_by },
+        action,
+        by.memberId,
+        { reference: o.reference },
+      );
       if (!next.ok) return next;
       const at = iso(now);
       const set: Partial<ReportRow> = { status: next.status, updated_at: at };
@@ -279,6 +285,7 @@ export class Reports {
         detail.narrative = o.narrative !== undefined;
         detail.riskIndicators = o.riskIndicators !== undefined;
         if (r.status === "pending_review") (set.submitted_at = null), (set.submitted_by = null);
+        set.last_edited_by = by.memberId;
       } else if (action === "submit") {
         set.submitted_at = at;
         set.submitted_by = by.memberId;
