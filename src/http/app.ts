@@ -22,6 +22,8 @@ import { notCarriedCallbacks } from "./callbacks/not-carried.ts";
 import { customerOverviewRoutes } from "./customer-overview.ts";
 import { eventRoutes, type EventRouteDeps } from "./events.ts";
 import { meRoutes } from "./me.ts";
+import { sessionRoutes } from "./sessions.ts";
+import { teamRoutes } from "./team.ts";
 import { providerBCallbacks, trpNotFound, type ProviderBCallbackDeps } from "./callbacks/provider_b.ts";
 import { providerECallbacks, type ProviderECallbackDeps } from "./callbacks/provider_e.ts";
 import { informationRequestRoutes, type InformationRequestDeps } from "./information-requests.ts";
@@ -94,6 +96,7 @@ export function createApp(services: AppDeps) {
     sourceOf: (req) => clients.of(req),
   });
 
+  const team = teamRoutes(kit, services);
   const app = new Elysia({ normalize: false })
     .onRequest(({ request }) => {
       const url = parseRequestUrl(request.url);
@@ -136,6 +139,9 @@ export function createApp(services: AppDeps) {
       return json(200, { status: "ok" });
     })
     .use(meRoutes(kit))
+    .use(sessionRoutes(kit, { tenancy: services.tenancy, secrets: services.secrets, config: services.config }, (req) => clients.of(req)))
+    .use(team[0])
+    .use(team[1])
     .use(auditRoutes(kit, services.audit, services.cursorKey))
     .use(assetRoutes(kit, services))
     .use(customerRoutes(kit, services))

@@ -13,7 +13,7 @@ export function presentAudit(r: AuditRow) {
     action: r.action,
     entityType: r.entity_type,
     entityId: r.entity_id,
-    actor: { type: r.actor_type, memberId: r.member_id, apiKeyId: r.api_key_id },
+    actor: { type: r.actor_type, memberId: r.member_id, apiKeyId: r.api_key_id, sessionId: r.session_id },
     detail: JSON.parse(r.detail),
     environment: r.environment,
     createdAt: r.created_at,
@@ -29,10 +29,10 @@ export function auditRoutes(kit: ApiKit, audit: AuditLog, cursorKey: Uint8Array)
           summary: "List audit log entries of the key's environment, newest first",
           access,
           tags: ["audit"],
-          query: { entityType: q.string(100), entityId: q.string(100), action: q.string(100), limit: q.limit(200), cursor: q.cursor() },
+          query: { entityType: q.string(100), entityId: q.string(100), action: q.string(100), memberId: q.string(100), limit: q.limit(200), cursor: q.cursor() },
         },
         ({ auth, query }) => {
-          const f = { entityType: query.entityType, entityId: query.entityId, action: query.action };
+          const f = { entityType: query.entityType, entityId: query.entityId, action: query.action, memberId: query.memberId };
           const { company, environment } = auth;
           const res = keysetPage<AuditRow>({
             key: cursorKey,

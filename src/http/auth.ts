@@ -197,10 +197,13 @@ export function authorize(auth: AuthContext, access: Access): void {
 
 function authorizeScoped(auth: AuthContext, access: ScopedAccess): void {
   if (access.officer && !auth.session) throw apiError("OFFICER_SESSION_REQUIRED");
-  if (!auth.key.scopes.has(access.scope))
-    throw apiError("INSUFFICIENT_SCOPE", { message: `The API key lacks the scope ${access.scope}`, details: { scope: access.scope } });
-  for (const s of access.alsoScopes ?? [])
-    if (!auth.key.scopes.has(s)) throw apiError("INSUFFICIENT_PERMISSION", { message: `The API key also needs the scope ${s}`, details: { scope: s } });
+  // A session carries no scopes of its own: the member's role decides (scopes are how a key is narrowed).
+  if (!auth.session) {
+    if (!auth.key.scopes.has(access.scope))
+      throw apiError("INSUFFICIENT_SCOPE", { message: `The API key lacks the scope ${access.scope}`, details: { scope: access.scope } });
+    for (const s of access.alsoScopes ?? [])
+      if (!auth.key.scopes.has(s)) throw apiError("INSUFFICIENT_PERMISSION", { message: `The API key also needs the scope ${s}`, details: { scope: s } });
+  }
   if (!auth.can(access.permission))
     throw apiError("INSUFFICIENT_PERMISSION", {
       message: `The role ${auth.member.role} lacks the permission ${access.permission}`,
@@ -208,5 +211,6 @@ function authorizeScoped(auth: AuthContext, access: ScopedAccess): void {
     });
   if (access.feature && auth.company.disabledFeatures.has(access.feature))
     throw apiError("TENANT_FEATURE_DISABLED", { message: `The company's plan does not include ${access.feature}`, details: { feature: access.feature } });
-  if (access.liveOnly && auth.environment !== "live") throw apiError("LIVE_KEY_REQUIRED");
+  if (access.liveOnly && auth.environment !== "live")
+    throw apiError("LIVE_KEY_REQUIRED", auth.session ? { message: "Only a live session can make this change: sign in to the live environment" } : {});
 }

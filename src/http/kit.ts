@@ -5,7 +5,7 @@ import { Value } from "@sinclair/typebox/value";
 import { ApiError, apiError, type Issue } from "../domain/errors.ts";
 import { iso } from "../domain/ids.ts";
 import type { Logger } from "../adapters/log.ts";
-import type { Tenancy } from "../adapters/storage/repos/tenancy.ts";
+import type { CompanyRow, Tenancy } from "../adapters/storage/repos/tenancy.ts";
 import type { Storage } from "../adapters/storage/types.ts";
 import { authenticate, authorize, resolveCompany, usesSession, type Access, type AuthContext } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
@@ -173,6 +173,23 @@ class Call<Q extends QuerySpec> implements RouteContext<Q> {
   }
 }
 
+/** What a route outside the credential pipeline (signing in) gets: the host's company, the checked body, the time. */
+export interface PublicContext<Body = unknown> {
+  request: Request;
+  company: CompanyRow;
+  params: Record<string, string>;
+  body: Body;
+  now: number;
+}
+export type PublicHandler<Body = unknown> = (c: PublicContext<Body>) => Reply | Promise<Reply>;
+export interface PublicRouteSpec<B extends TSchema | undefined = TSchema | undefined> {
+  summary: string;
+  body?: B;
+  tags?: string[];
+  /** How the route is authenticated instead of a key (OpenAPI `x-authentication`). */
+  authentication: string;
+}
+
 export class ApiKit {
   readonly routes: RouteInfo[] = [];
 
@@ -262,6 +279,24 @@ export class ApiKit {
     }
   }
 
+  /** A route without a credential (sign-in): readiness, company, company budget, body, handler, envelope. */
+  async runPublic(spec: PublicRouteSpec<any>, handler: PublicHandler<any>, request: Request, params: Record<string, string>): Promise<Response> {
+    try {
+      const { tenancy, limiter, appDomain, ready } = this.deps;
+      if (ready && !ready()) throw apiError("COMPANY_NOT_READY", { headers: { "Retry-After": "5" } });
+      const company = resolveCompany(request, tenancy, appDomain);
+      limiter.check("company", company.id);
+      const body = await readJsonBody(request);
+      if (spec.body) this.validateBody(spec as unknown as RouteSpec<any, any, any>, body);
+      const result = await handler({ request, company, params, body, now: this.deps.clock() });
+      const meta: Record<string, unknown> = { apiVersion: API_VERSION, timestamp: stamp(this.deps.clock()) };
+      if (result.meta) Object.assign(meta, result.meta);
+      return json(result.status ?? 200, { data: result.data, meta }, result.headers);
+    } catch (e) {
+      return this.errorResponse(e, request.headers.get("x-request-id") ?? undefined);
+    }
+  }
+
   /** The envelope: `data`, and `meta` with apiVersion, timestamp, the reply's own meta and piiMasked when masked. */
   private present(spec: RouteSpec<any>, result: Reply | Response, auth: AuthContext, state: { masked: boolean }): Response {
     if (result instanceof Response) return result;
@@ -345,6 +380,14 @@ export class Router {
 
   get<Q extends QuerySpec>(path: string, spec: RouteSpec<Q>, h: Handler<Q>) {
     return this.add("GET", path, spec, h);
+  }
+  /** A POST outside the credential pipeline (signing in): see `ApiKit.runPublic`. */
+  publicPost<B extends TSchema>(path: string, spec: PublicRouteSpec<B>, h: PublicHandler<Static<B>>): this {
+    const full = (this.prefix + path).replace(/\/$/, "") || "/";
+    this.kit.register("POST", full, { ...spec, access: undefined, validationStatus: 400, "x-authentication": spec.authentication } as never);
+    const fn = ({ request, params }: { request: Request; params: Record<string, string> }) => this.kit.runPublic(spec, h as PublicHandler, request, params ?? {});
+    this.app.route("POST", path, fn as never, { parse: "none" } as never);
+    return this;
   }
   post<Q extends QuerySpec, B extends TSchema | undefined = undefined, V extends boolean = true>(path: string, spec: RouteSpec<Q, B, V>, h: Handler<Q, BodyOf<B, V>>) {
     return this.add("POST", path, spec, h as Handler<Q>);

@@ -182,7 +182,11 @@ export function openApiDocument(kit: ApiKit, others: readonly OtherRoute[] = [])
       op["x-scope"] = access.scope;
       op["x-permission"] = access.permission;
       if (access.liveOnly) op["x-live-key-required"] = true;
+      // A dashboard power: a member's console session (docs/api.md, "Keys and sessions"); an API key is refused.
+      if (access.officer) (op.security = [{ Session: [] }]), (op["x-officer-session-required"] = true);
     } else op.security = [];
+    const publicAuth = (r.spec as { "x-authentication"?: string })["x-authentication"];
+    if (publicAuth) op["x-authentication"] = publicAuth;
     const body = r.spec.body ?? contract?.body;
     if (body && !contract?.none) {
       const schema = plain(body);
@@ -196,7 +200,7 @@ export function openApiDocument(kit: ApiKit, others: readonly OtherRoute[] = [])
     openapi: "3.1.0",
     info: { title: "Caravan Travel Rule API", version: "2" },
     components: {
-      securitySchemes: { ApiKey: { type: "apiKey", in: "header", name: "x-api-key" } },
+      securitySchemes: { ApiKey: { type: "apiKey", in: "header", name: "x-api-key" }, Session: { type: "http", scheme: "bearer", description: "A member's console session token (crv_sess_…)" } },
       schemas: { Envelope: envelope, Error: plain(ErrorEnvelope) },
     },
     paths,

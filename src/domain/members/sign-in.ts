@@ -45,24 +45,27 @@ export function keyIsStale(k: { createdAt: string; lastUsedAt: string | null }, 
 }
 
 /**
- * The pause before the next attempt after `failures` consecutive failures (per member and per source): none after the
- * first, then `baseMs` doubling per further failure, at most 15 minutes.
+ * The pause before the next attempt after `failures` consecutive failures: none for the first `free` ones, then
+ * `baseMs` doubling per further failure, at most 15 minutes.
  */
 export const PAUSE_MAX_MS = 15 * 60_000;
-export function signInPauseMs(failures: number, baseMs: number): number {
-  if (failures <= 1) return 0;
-  return Math.min(PAUSE_MAX_MS, baseMs * 2 ** (failures - 2));
+export function signInPauseMs(failures: number, baseMs: number, free = 1): number {
+  if (failures <= free) return 0;
+  return Math.min(PAUSE_MAX_MS, baseMs * 2 ** (failures - free - 1));
 }
 
-/** Failures counted per member and per source; both must be past their pause. */
+/** Failures free of a pause: per member one (a typo), per source address nine (several officers behind one NAT). */
+export const FREE_FAILURES = { member: 1, source: 9 } as const;
+
+/** Failures counted per subject (a member's email, a source address); every subject given must be past its pause. */
 export class SignInThrottle {
-  private readonly entries = new Map<string, { failures: number; until: number; at: number }>();
+  private readonly entries = new Map<string, { failures: number; until: number }>();
   constructor(
     private readonly baseMs: number,
     private readonly max = 50_000,
   ) {}
 
-  /** Milliseconds until any of the subjects may try again (0: now). */
+  /** Milliseconds until all of the subjects may try again (0: now). */
   wait(subjects: readonly string[], nowMs: number): number {
     let w = 0;
     for (const s of subjects) {
@@ -72,14 +75,13 @@ export class SignInThrottle {
     return w;
   }
 
-  failed(subjects: readonly string[], nowMs: number): void {
-    for (const s of subjects) {
-      const e = this.entries.get(s) ?? { failures: 0, until: 0, at: nowMs };
-      this.entries.delete(s);
+  failed(subjects: readonly { key: string; free: number }[], nowMs: number): void {
+    for (const { key, free } of subjects) {
+      const e = this.entries.get(key) ?? { failures: 0, until: 0 };
+      this.entries.delete(key);
       e.failures++;
-      e.at = nowMs;
-      e.until = nowMs + signInPauseMs(e.failures, this.baseMs);
-      this.entries.set(s, e);
+      e.until = nowMs + signInPauseMs(e.failures, this.baseMs, free);
+      this.entries.set(key, e);
     }
     // Bounded: the oldest subjects leave first (a forgotten subject starts again from no failures).
     while (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);

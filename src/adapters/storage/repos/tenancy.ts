@@ -366,6 +366,10 @@ export class Tenancy {
       .get(hash) ?? undefined) as SessionAuthRow | undefined;
   }
 
+  sessionById(id: string): SessionRow | undefined {
+    return (this.s.stmt("SELECT * FROM member_sessions WHERE id = ?").get(id) ?? undefined) as SessionRow | undefined;
+  }
+
   renewSession(id: string, now: number, expiresAt: number): void {
     this.s.stmt("UPDATE member_sessions SET last_used_at = ?, expires_at = ? WHERE id = ? AND ended_at IS NULL").run(iso(now), iso(expiresAt), id);
   }
