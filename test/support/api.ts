@@ -66,22 +66,22 @@ export function apiClient(db: string, url: () => string) {
   async function newSession(
     member: { email: string } | string,
     environment: "test" | "live" = "test",
-    opts: { host?: string; company?: string } = {},
+    opts: { host?: string; company?: string; headers?: Record<string, string> } = {},
   ): Promise<{ token: string; sessionId: string; memberId: string; email: string; passphrase: string; secret: string; login(env: "test" | "live"): Promise<string> }> {
     const email = typeof member === "string" ? (await newMember(member)).email : member.email;
     const setup = JSON.parse((await cli("members", "setup", "--email", email, ...(opts.company ? ["--company", opts.company] : []), "--json")).split("\n").at(-1)!);
     const passphrase = "correct horse battery staple";
-    const started = await call("/api/v2/sessions/setup", { method: "POST", host: opts.host, json: { email, setupCode: setup.setupCode, passphrase } });
+    const started = await call("/api/v2/sessions/setup", { method: "POST", host: opts.host, headers: opts.headers, json: { email, setupCode: setup.setupCode, passphrase } });
     if (started.status !== 200) throw new Error(`setup failed: ${started.text}`);
     const secret: string = started.body.data.totpSecret;
-    const confirmed = await call("/api/v2/sessions/setup/confirm", { method: "POST", host: opts.host, json: { email, setupCode: setup.setupCode, code: totp(base32Decode(secret), Date.now()), environment } });
+    const confirmed = await call("/api/v2/sessions/setup/confirm", { method: "POST", host: opts.host, headers: opts.headers, json: { email, setupCode: setup.setupCode, code: totp(base32Decode(secret), Date.now()), environment } });
     if (confirmed.status !== 201) throw new Error(`confirm failed: ${confirmed.text}`);
     // A code is accepted once per 30 s step, one step ahead at most: the next unused step, waiting for it if need be.
     let last = Math.floor(Date.now() / 30_000);
     const login = async (env: "test" | "live") => {
       while (last + 1 > Math.floor(Date.now() / 30_000) + 1) await Bun.sleep(1_000);
       last += 1;
-      const r = await call("/api/v2/sessions", { method: "POST", host: opts.host, json: { email, passphrase, code: totp(base32Decode(secret), last * 30_000), environment: env } });
+      const r = await call("/api/v2/sessions", { method: "POST", host: opts.host, headers: opts.headers, json: { email, passphrase, code: totp(base32Decode(secret), last * 30_000), environment: env } });
       if (r.status !== 201) throw new Error(`sign-in failed: ${r.text}`);
       return r.body.data.token as string;
     };
