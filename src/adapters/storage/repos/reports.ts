@@ -66,6 +66,8 @@ export interface CreateDraftInput {
   riskIndicators: string[];
   /** `system` or the member ID. */
   generatedBy: "system" | string;
+  /** Who the audit entry names (a member through a key or a session); by default the member of `generatedBy`. */
+  actor?: AuditActor;
   detectionMethod: DetectionMethod;
   /** Optional regulatory field values; they override what is prefilled from the transfer and company. */
   regulatoryData?: RegulatoryData;
@@ -175,7 +177,7 @@ export class Reports {
       {
         companyId: input.companyId,
         environment: input.environment,
-        actor: input.generatedBy === "system" ? { type: "system" } : { type: "member", memberId: input.generatedBy },
+        actor: input.actor ?? (input.generatedBy === "system" ? { type: "system" } : { type: "member", memberId: input.generatedBy }),
         action: "str.drafted",
         entityType: REPORT_ENTITY,
         entityId: input.id,
@@ -382,6 +384,7 @@ export class Reports {
           narrative: `${NARRATIVE_PLACEHOLDER}\n\nWhat Caravan recorded:\n${facts}`,
           riskIndicators: ["drafted_by_hand"],
           generatedBy: o.memberId,
+          actor: o.actor,
           detectionMethod: "manual",
         },
         now,
