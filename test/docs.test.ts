@@ -8,7 +8,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "./support/tmp.ts";
 import { repoRoot, runCli, startServer, type ChildServer } from "./support/server.ts";
-import { runCliInProcess } from "./support/cli.ts";
+import { runCliInProcess, withMember } from "./support/cli.ts";
 
 // Real processes on a shared machine: a hang guard, not a timing assertion.
 setDefaultTimeout(120_000);
@@ -94,7 +94,7 @@ describe("walkthrough blocks run as written", () => {
   }
 
   test("the README walkthrough made what it says: a customer found by name, its wallet listed", async () => {
-    const key = (await runCliInProcess(["keys", "create", "--env", "test", "--role", "owner", "--json"], { CARAVAN_DB: db })).stdout.trim().split("\n").at(-1)!;
+    const key = (await runCliInProcess(["keys", "create", ...(await withMember(["--env", "test", "--role", "owner"], { CARAVAN_DB: db })), "--json"], { CARAVAN_DB: db })).stdout.trim().split("\n").at(-1)!;
     const k = JSON.parse(key).key as string;
     const found = await (await fetch(`${S.url}/api/v2/customers?search=van`, { headers: { "x-api-key": k } })).json();
     const jane = found.data.find((c: { externalId: string }) => c.externalId === "user-1001");

@@ -54,7 +54,8 @@ describe("console startup", () => {
   const db = join(dir, "console.db");
   beforeAll(async () => {
     expect((await runCli(["migrate"], { CARAVAN_DB: db })).code).toBe(0);
-    const k = await runCli(["keys", "create", "--env", "test", "--role", "analyst", "--json"], { CARAVAN_DB: db });
+    expect((await runCli(["members", "create", "--email", "ana@example.test", "--role", "analyst"], { CARAVAN_DB: db })).code).toBe(0);
+    const k = await runCli(["keys", "create", "--env", "test", "--member", "ana@example.test", "--json"], { CARAVAN_DB: db });
     key = JSON.parse(k.stdout.trim().split("\n").at(-1)!).key;
     S = await startServer({ CARAVAN_DB: db });
   });
@@ -134,7 +135,7 @@ test("a locked database: the CLI says another process is writing and what to do"
   const holder = new Database(db);
   holder.exec("BEGIN EXCLUSIVE");
   try {
-    const r = await runCli(["keys", "create", "--env", "test", "--role", "owner"], { CARAVAN_DB: db, CARAVAN_BUSY_TIMEOUT_MS: "50" });
+    const r = await runCli(["members", "create", "--email", "owner@example.test", "--role", "owner"], { CARAVAN_DB: db, CARAVAN_BUSY_TIMEOUT_MS: "50" });
     oneLine(r, /locked/);
   } finally {
     holder.exec("ROLLBACK");

@@ -62,6 +62,7 @@ export const SCREENS = [
   { id: "customers", title: "Customers", short: "Cust" },
   { id: "audit", title: "Audit", short: "Aud" },
   { id: "rules", title: "Rules", short: "Rule" },
+  { id: "team", title: "Keys & members", short: "Team" },
 ] as const;
 export type ScreenId = (typeof SCREENS)[number]["id"];
 
@@ -127,5 +128,14 @@ export const SCREEN_KEYS: Record<ScreenId, [string, string][]> = {
     ["/", "filter as you type (action, actor, ID)"],
     ["Enter", "one entry with its detail"],
   ],
-  rules: [["p", "promote the selected test rule to live (live key)"]],
+  rules: [["p", "promote the selected test rule to live (a member's live sign-in)"]],
+  team: [
+    ["m", "keys / members"],
+    [":key test|live [email] [scopes] [expires 90d]", "create a key (shown once)"],
+    [":revoke <key ID>", "revoke a key"],
+    [":invite <email> <role>", "invite a member (setup code shown once)"],
+    [":role <email> <role>", "change a member's role"],
+    [":deactivate / :activate <email>", "deactivate or reactivate a member"],
+    [":signout", "end this session and quit"],
+  ],
 };

@@ -9,7 +9,7 @@ import { Database } from "bun:sqlite";
 import { connect } from "node:net";
 import { tempDir } from "../support/tmp.ts";
 import { closedLoopbackOrigin, runCli, startServer, type ChildServer } from "../support/server.ts";
-import { runCliInProcess } from "../support/cli.ts";
+import { runCliInProcess, withMember } from "../support/cli.ts";
 import { apiClient } from "../support/api.ts";
 import { CARAVAN, newWebhookSecret } from "../support/provider_a.ts";
 import { publicKeyBase64, randomSeedBase64 } from "../../src/adapters/providers/provider_b/crypto.ts";
@@ -261,8 +261,8 @@ describe("provider_b's source address and the company budget (other servers)", (
   test("from 127.0.0.1 with the allowlist 203.0.113.7: a forged CF-Connecting-IP is 403 and not counted; provider_a calls without a valid signature are not counted either", async () => {
     const budgetDb = join(dir, "budget.db");
     expect((await runCliInProcess(["migrate"], { CARAVAN_DB: budgetDb })).code).toBe(0);
-    const key = JSON.parse((await runCliInProcess(["keys", "create", "--env", "test", "--role", "owner", "--json"], { CARAVAN_DB: budgetDb })).stdout.trim().split("\n").at(-1)!).key as string;
-    const live = JSON.parse((await runCliInProcess(["keys", "create", "--env", "live", "--role", "owner", "--json"], { CARAVAN_DB: budgetDb })).stdout.trim().split("\n").at(-1)!).key as string;
+    const key = JSON.parse((await runCliInProcess(["keys", "create", ...(await withMember(["--env", "test", "--role", "owner"], { CARAVAN_DB: budgetDb })), "--json"], { CARAVAN_DB: budgetDb })).stdout.trim().split("\n").at(-1)!).key as string;
+    const live = JSON.parse((await runCliInProcess(["keys", "create", ...(await withMember(["--env", "live", "--role", "owner"], { CARAVAN_DB: budgetDb })), "--json"], { CARAVAN_DB: budgetDb })).stdout.trim().split("\n").at(-1)!).key as string;
     const nowhere = await closedLoopbackOrigin();
     const s = await startServer({
       CARAVAN_DB: budgetDb,

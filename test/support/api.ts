@@ -1,7 +1,7 @@
 // An HTTP client for end-to-end tests: CLI keys on the server's database (the CLI's commands run in this process,
 // ./cli.ts), JSON calls, envelope checks.
 import { expect } from "bun:test";
-import { runCliInProcess } from "./cli.ts";
+import { runCliInProcess, withMember } from "./cli.ts";
 import { base32Decode, totp } from "../../src/domain/members/totp.ts";
 
 export const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -46,15 +46,7 @@ export function apiClient(db: string, url: () => string) {
    * `--member`, a member of that role is made first (as an operator would, with `members create`).
    */
   async function newKey(...args: string[]): Promise<{ key: string; id: string; memberId: string; memberEmail: string; scopes: string[] }> {
-    const withMember = [...args];
-    const r = withMember.indexOf("--role");
-    if (r >= 0 && !withMember.includes("--member")) {
-      const c = withMember.indexOf("--company");
-      const company = c >= 0 ? ["--company", withMember[c + 1]] : [];
-      const out = await cli("members", "create", "--email", `${withMember[r + 1].replace(/_/g, "-")}-${crypto.randomUUID().slice(0, 8)}@members.test`, "--role", withMember[r + 1], ...company, "--json");
-      withMember.push("--member", JSON.parse(out.split("\n").at(-1)!).email);
-    }
-    const out = await cli("keys", "create", ...withMember, "--json");
+    const out = await cli("keys", "create", ...(await withMember(args, { CARAVAN_DB: db })), "--json");
     return JSON.parse(out.split("\n").at(-1)!);
   }
 
