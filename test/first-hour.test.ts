@@ -64,8 +64,10 @@ describe("console startup", () => {
   });
   const noKey = { CARAVAN_API_KEY: "", CARAVAN_URL: "" };
 
-  test("no key: says how to pass one and how to make one", async () => {
-    oneLine(await runCli(["console"], noKey), /needs an API key.*CARAVAN_API_KEY.*keys create/);
+  test("no key: the console signs a member in, after the same checks of the server (it then needs a terminal, which a test has not)", async () => {
+    oneLine(await runCli(["console", "--url", S.url], noKey), /needs a terminal/);
+    const closed = await closedLoopbackOrigin();
+    oneLine(await runCli(["console", "--url", closed], noKey), /cannot reach Caravan at http:\/\/127\.0\.0\.1:\d+.*bun run start/);
   });
 
   test("server not running: cannot reach it, start it or point --url at it", async () => {

@@ -125,6 +125,7 @@ export const SCREEN_KEYS: Record<ScreenId, [string, string][]> = {
   ],
   audit: [
     ["f", "entity type (asks the server)"],
+    [":member <ID>|me|all", "one member's actions (asks the server)"],
     ["/", "filter as you type (action, actor, ID)"],
     ["Enter", "one entry with its detail"],
   ],
