@@ -59,7 +59,7 @@ export function apiClient(db: string, url: () => string) {
     member: { email: string } | string,
     environment: "test" | "live" = "test",
     opts: { host?: string; company?: string; headers?: Record<string, string> } = {},
-  ): Promise<{ token: string; sessionId: string; memberId: string; email: string; passphrase: string; secret: string; login(env: "test" | "live"): Promise<string> }> {
+  ): Promise<{ token: string; sessionId: string; memberId: string; email: string; passphrase: string; secret: string; login(env: "test" | "live"): Promise<string>; nextCode(): string }> {
     const email = typeof member === "string" ? (await newMember(member)).email : member.email;
     const setup = JSON.parse((await cli("members", "setup", "--email", email, ...(opts.company ? ["--company", opts.company] : []), "--json")).split("\n").at(-1)!);
     const passphrase = "correct horse battery staple";
@@ -70,14 +70,18 @@ export function apiClient(db: string, url: () => string) {
     if (confirmed.status !== 201) throw new Error(`confirm failed: ${confirmed.text}`);
     // A code is accepted once per 30 s step, one step ahead at most: the next unused step, waiting for it if need be.
     let last = Math.floor(Date.now() / 30_000);
+    /** The code of the next step not yet spent (what a member types at the console's sign-in). */
+    const nextCode = () => {
+      last = Math.max(last + 1, Math.floor(Date.now() / 30_000) - 1);
+      return totp(base32Decode(secret), last * 30_000);
+    };
     const login = async (env: "test" | "live") => {
       while (last + 1 > Math.floor(Date.now() / 30_000) + 1) await Bun.sleep(1_000);
-      last += 1;
-      const r = await call("/api/v2/sessions", { method: "POST", host: opts.host, headers: opts.headers, json: { email, passphrase, code: totp(base32Decode(secret), last * 30_000), environment: env } });
+      const r = await call("/api/v2/sessions", { method: "POST", host: opts.host, headers: opts.headers, json: { email, passphrase, code: nextCode(), environment: env } });
       if (r.status !== 201) throw new Error(`sign-in failed: ${r.text}`);
       return r.body.data.token as string;
     };
-    return { token: confirmed.body.data.token, sessionId: confirmed.body.data.session.id, memberId: confirmed.body.data.member.id, email, passphrase, secret, login };
+    return { token: confirmed.body.data.token, sessionId: confirmed.body.data.session.id, memberId: confirmed.body.data.member.id, email, passphrase, secret, login, nextCode };
   }
 
   async function call(path: string, init: CallInit = {}): Promise<Answer> {

@@ -34,6 +34,13 @@ const FIELDS: Record<Mode, Field[]> = {
   ],
 };
 
+/**
+ * A listener that never changes: the field handler below is a new function each render, and Ink re-subscribes it;
+ * without a second, steady listener the terminal's raw mode would be dropped and taken again at every key, and keys
+ * typed ahead (handed on one at a time, key-pacing.ts) would be lost in between.
+ */
+const KEEP_RAW = () => {};
+
 export interface SignInProps {
   /** A client without a credential: the sign-in routes need none. */
   client: ApiClient;
@@ -81,6 +88,7 @@ export function SignIn({ client, onSignedIn }: SignInProps) {
     }
   };
 
+  useInput(KEEP_RAW);
   useInput((input, key) => {
     if (busy) return;
     if (key.escape || (key.ctrl && input === "c")) return exit();
