@@ -62,9 +62,11 @@ export const SCREENS = [
   { id: "customers", title: "Customers", short: "Cust" },
   { id: "audit", title: "Audit", short: "Aud" },
   { id: "rules", title: "Rules", short: "Rule" },
-  { id: "team", title: "Keys & members", short: "Team" },
 ] as const;
-export type ScreenId = (typeof SCREENS)[number]["id"];
+/** Screens opened by a `:` command only (no tab: the tab bar stays within 80 columns). */
+export const COMMAND_SCREENS = [{ id: "team", title: "Keys & members" }] as const;
+export type ScreenId = (typeof SCREENS)[number]["id"] | (typeof COMMAND_SCREENS)[number]["id"];
+export const screenTitle = (id: ScreenId): string => [...SCREENS, ...COMMAND_SCREENS].find((s) => s.id === id)!.title;
 
 export const GLOBAL_KEYS: [string, string][] = [
   ["1-9, Tab, S-Tab", "switch screen (state kept)"],
