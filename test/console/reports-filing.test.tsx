@@ -3,6 +3,10 @@
 import { test, expect, afterEach, setDefaultTimeout } from "bun:test";
 import { cleanup } from "ink-testing-library";
 import { Stub, list, one, refuse, mount, frame, keys, until, KEY, ME_OWNER } from "./stub.ts";
+import { ApiClient } from "../../src/console/client.ts";
+
+/** A member's console session (the stub takes any credential): what promoting and filing are sent with. */
+const SESSION = `crv_sess_${"b".repeat(64)}`;
 
 setDefaultTimeout(60_000);
 
@@ -200,7 +204,7 @@ test("audit: entries newest first; f filters by entity type; Enter shows one ent
   await frame(r, (f) => f.includes('"filingReference": "FIU-1"') && f.includes("member mem_b (key key_9)"));
 });
 
-test("rules: with a live key, p promotes the selected test rule after a confirmation naming it; one already live is refused on screen", async () => {
+test("rules: signed in to live, p promotes the selected test rule after a confirmation naming it; one already live is refused on screen; the session is the credential sent", async () => {
   const live = { ...ME_FILER, environment: "live" };
   stub = new Stub(live)
     .on("GET", "/api/v2/rules/promotable", list([
@@ -208,8 +212,8 @@ test("rules: with a live key, p promotes the selected test rule after a confirma
       { id: "rul_b", name: "Old", action: "flag", isActive: true, conditionCount: 1, promotedTo: "rul_live" },
     ]))
     .on("POST", "/api/v2/rules/rul_a/promote", { status: 201, body: { data: { id: "rul_new", name: "Large USDC", conditionCount: 2 }, meta: { promotedFrom: "rul_a" } } });
-  const r = mount(stub, "rules");
-  await frame(r, (f) => f.includes("Large USDC"));
+  const r = mount(stub, "rules", { client: new ApiClient({ url: stub.url, session: SESSION }) });
+  await frame(r, (f) => f.includes("Large USDC") && f.includes("p promote to live"));
   await keys(r, "p");
   await frame(r, (f) => f.includes('Copy test rule rul_a "Large USDC" (require_review, 2 conditions, active) to live?'));
   await keys(r, "y");
@@ -217,12 +221,24 @@ test("rules: with a live key, p promotes the selected test rule after a confirma
   await keys(r, "j", "p");
   await frame(r, (f) => f.includes("✕ rul_b is live already as rul_live"));
   expect(stub.requests("POST", /promote$/)).toHaveLength(1);
+  const sent = stub.requests("POST", /promote$/)[0].headers;
+  expect(sent.get("authorization")).toBe(`Bearer ${SESSION}`);
+  expect(sent.get("x-api-key")).toBeNull();
 });
 
-test("rules: a test key is told promotion needs a live key", async () => {
+test("rules: with a live key, p says promoting is an officer's sign-in, and sends nothing", async () => {
+  stub = new Stub({ ...ME_FILER, environment: "live" }).on("GET", "/api/v2/rules/promotable", list([{ id: "rul_a", name: "Large USDC", action: "require_review", isActive: true, conditionCount: 2, promotedTo: null }]));
+  const r = mount(stub, "rules");
+  await frame(r, (f) => f.includes("Large USDC") && f.includes("promoting needs a member's sign-in"));
+  await keys(r, "p");
+  await frame(r, (f) => f.includes("✕ promoting a rule is an officer's: open the console without --key and sign in"));
+  expect(stub.requests("POST", /promote$/)).toHaveLength(0);
+});
+
+test("rules: in test, the screen says promotion needs a live sign-in", async () => {
   stub = new Stub(ME_FILER).on("GET", "/api/v2/rules", list([{ id: "rul_a", name: "Large USDC", action: "flag", isActive: true, conditionCount: 1 }]));
   const t = mount(stub, "rules");
-  await frame(t, (f) => f.includes("promotion to live needs a live key") && f.includes("Large USDC") && f.includes("● live"));
+  await frame(t, (f) => f.includes("promotion to live needs a live sign-in") && f.includes("Large USDC") && f.includes("● live"));
   await keys(t, "p");
-  await frame(t, (f) => f.includes("✕ promotion changes live: open the console with a live key"));
+  await frame(t, (f) => f.includes("✕ promotion changes live: sign in to the live environment"));
 });
