@@ -315,7 +315,7 @@ export class ApiKit {
     const now = this.deps.clock();
     const auth = authenticate(request, company, tenancy, { now, source: this.deps.sourceOf ? this.deps.sourceOf(request) : null });
     // A key's last use, for the console's list: written after this request's read snapshot, at most once a minute.
-    if (!auth.session) {
+    if (!auth.session && tenancy.touchDue(auth.key.id, now)) {
       const id = auth.key.id;
       queueMicrotask(() => {
         try {

@@ -286,10 +286,15 @@ export class Tenancy {
     return this.keyById(id)!;
   }
 
+  /** Whether a key's last use is due to be written (at most once a minute per key, by this process). */
+  touchDue(id: string, now: number): boolean {
+    const last = this.touched.get(id);
+    return last === undefined || now - last >= 60_000;
+  }
+
   /** Records that a key authenticated a request; written at most once a minute per key, by this process. */
   touchKey(id: string, now: number): void {
-    const last = this.touched.get(id);
-    if (last !== undefined && now - last < 60_000) return;
+    if (!this.touchDue(id, now)) return;
     this.touched.set(id, now);
     if (this.touched.size > AUTH_CACHE_MAX) this.touched.delete(this.touched.keys().next().value!);
     this.s.stmt("UPDATE api_keys SET last_used_at = ? WHERE id = ?").run(iso(now), id);
