@@ -29,7 +29,7 @@ const sql = (q: string, ...args: string[]) => {
 beforeAll(async () => {
   // Requests from loopback may name their client in X-Forwarded-For: how a test comes from a second source. A long
   // pause base makes "refused while paused" independent of how fast the machine is.
-  S = await startServer({ CARAVAN_DB: db, CARAVAN_TRUSTED_PROXIES: "127.0.0.1", CARAVAN_SIGN_IN_PAUSE_MS: "600000" });
+  S = await startServer({ CARAVAN_DB: db, CARAVAN_TRUSTED_PROXIES: "127.0.0.1", CARAVAN_SIGN_IN_PAUSE_MS: "600000", CARAVAN_STREAM_HEARTBEAT_MS: "100" });
 });
 
 afterAll(async () => {
@@ -165,6 +165,26 @@ describe("a session's end", () => {
     const audit = sql("SELECT action, actor_type, detail FROM audit_log WHERE entity_id = (SELECT id FROM members WHERE email = ?) AND environment = 'test' ORDER BY seq", c.email);
     expect(audit.map((x) => x.action)).toContain("member.signed_out");
     expect(JSON.parse(String(audit.find((x) => x.action === "member.signed_out")!.detail))).toMatchObject({ via: "cli", sessions: 1 });
+  });
+
+  test("the live event stream takes a session: it stays open across heartbeats and closes once the session is signed out", async () => {
+    const s = await newSession("compliance_officer");
+    const res = await fetch(`${S.url}/api/v2/events/stream`, { headers: { authorization: `Bearer ${s.token}` } });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    // Several heartbeats (every 100 ms here) pass with the session re-checked each time: still open.
+    let seen = "";
+    while ((seen.match(/: ping/g) ?? []).length < 3) {
+      const { value, done } = await reader.read();
+      expect(done).toBe(false);
+      seen += new TextDecoder().decode(value);
+    }
+    expectOk(await call("/api/v2/sessions/current", { method: "DELETE", session: s.token }));
+    // The next heartbeat finds the session ended and closes the stream.
+    for (;;) {
+      const { done } = await reader.read();
+      if (done) break;
+    }
   });
 
   test("a session cookie on a change is still 403 CSRF_VALIDATION_FAILED, bearer session or not", async () => {
