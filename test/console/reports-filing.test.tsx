@@ -91,11 +91,12 @@ test("filing: Enter lists what is missing; F refuses before any call while somet
   await frame(r, (f) => f.includes("✓ STR-TEST-2026-000001 submitted for review · pending_review"));
 });
 
-test("filing: approving my own submission is refused on screen (four eyes); another officer's is approved; F files with the reference once nothing is missing; a refusal is shown verbatim", async () => {
+test("filing: approving my own submission or my own draft is refused on screen (four eyes); another officer's is approved; F files with the reference once nothing is missing; a refusal is shown verbatim", async () => {
   let submittedBy = "mem_officer";
+  let generatedBy = "mem_officer";
   stub = new Stub(ME_FILER)
     .on("GET", "/api/v2/reports", list([report("r2", "STR-TEST-2026-000002", { status: "pending_review", filingReady: true })]))
-    .on("GET", "/api/v2/reports/r2", one(report("r2", "STR-TEST-2026-000002", { status: "pending_review", filingReady: true })))
+    .on("GET", "/api/v2/reports/r2", () => one(report("r2", "STR-TEST-2026-000002", { status: "pending_review", filingReady: true, generatedBy })))
     .on("GET", "/api/v2/reports/r2/readiness", () => one(readiness({ filingReady: true, missing: { fields: [], narrative: false, labels: [] }, submittedBy: { id: submittedBy, email: `${submittedBy}@example.com` } })))
     .on("POST", "/api/v2/reports/r2/approve", one(report("r2", "STR-TEST-2026-000002", { status: "submitted" })))
     .on("POST", "/api/v2/reports/r2/file", (s) => (s.body.reference === "BAD" ? refuse(409, "INVALID_REPORT_STATE", "only an approved report can be marked filed") : one(report("r2", "STR-TEST-2026-000002", { status: "filed", filingReference: s.body.reference }))));
@@ -109,6 +110,13 @@ test("filing: approving my own submission is refused on screen (four eyes); anot
   submittedBy = "mem_other";
   await keys(r, "R");
   await frame(r, (f) => f.includes("Submitted") && f.includes("mem_other@example.com"));
+  // Submitted by another, but drafted by me: still not mine to approve.
+  await keys(r, "a");
+  await frame(r, (f) => f.includes("✕ four eyes: you drafted this report; another officer approves it"));
+  expect(stub.requests("POST", "/api/v2/reports/r2/approve")).toHaveLength(0);
+  generatedBy = "mem_drafter";
+  await keys(r, "R");
+  await frame(r, (f) => f.includes("Drafted     by mem_drafter"));
   await keys(r, "a");
   await frame(r, (f) => f.includes("(submitted by mem_other@example.com)"));
   await keys(r, "y");
