@@ -11,6 +11,7 @@ import type { Environment } from "../domain/types.ts";
 import { decoyHash, hashPassphrase, verifyPassphrase } from "../adapters/crypto/passphrase.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
 import type { CompanyRow, MemberRow, Tenancy } from "../adapters/storage/repos/tenancy.ts";
+import { Buffer } from "node:buffer";
 import * as api from "../api/team.ts";
 import { created, ok, type ApiKit, type PublicContext } from "./kit.ts";
 

@@ -2,6 +2,7 @@
 // (`node:crypto`, in Bun and Deno, off the event loop), compared in constant time.
 import * as nodeCrypto from "node:crypto";
 import { promisify } from "node:util";
+import { Buffer } from "node:buffer";
 
 const scrypt = promisify(nodeCrypto.scrypt) as (pw: string | Uint8Array, salt: Uint8Array, len: number, o: nodeCrypto.ScryptOptions) => Promise<Buffer>;
 
