@@ -272,6 +272,7 @@ describe("carried to filing through the operator routes", () => {
     const rows = storage.stmt("SELECT action, member_id, session_id FROM audit_log WHERE entity_id = ? ORDER BY seq").all(id) as { action: string; member_id: string; session_id: string | null }[];
     expect(rows.map((r) => r.action)).toEqual(["str.drafted", "str.updated", "str.submitted", "str.approved"]);
     expect(rows.every((r) => typeof r.session_id === "string" && r.session_id.startsWith("ses_"))).toBe(true);
+    expect(auditOf(id).slice(1).map((a) => a.detail.via)).toEqual(["console", "console", "console"]);
   });
 
   test("refusals: an analyst's session → INSUFFICIENT_PERMISSION (no strs:update); any API key → OFFICER_SESSION_REQUIRED; unknown report → 404; unknown field → 422", async () => {

@@ -99,7 +99,7 @@ describe("POST /api/v2/rules/:id/promote", () => {
       ["test", "rule.promoted", made.body.data.id, testKey.memberId, liveSession.sessionId],
     ]);
     expect(JSON.parse(audit[1].detail as string)).toMatchObject({ promotedFrom: made.body.data.id });
-    expect(JSON.parse(audit[2].detail as string)).toEqual({ liveRuleId: live.id, conditionCount: 2 });
+    expect(JSON.parse(audit[2].detail as string)).toEqual({ liveRuleId: live.id, conditionCount: 2, via: "console" });
     const listed = await call("/api/v2/rules/promotable", { key: liveKey.key });
     expect(listed.status).toBe(200);
     expect(listed.body.data.find((x: { id: string }) => x.id === made.body.data.id).promotedTo).toBe(live.id);
@@ -167,7 +167,9 @@ describe("caravan rules promote (CLI)", () => {
     expect(out).toMatchObject({ promotedFrom: made.body.data.id, name: "From the CLI", conditionCount: 2, isActive: true });
     const live = await call(`/api/v2/rules/${out.id}`, { key: liveKey.key });
     expect(live.body.data.conditions).toEqual(made.body.data.conditions);
-    const audit = rows("SELECT environment, action, member_id FROM audit_log WHERE entity_id IN (?, ?) AND action IN ('rule.created', 'rule.promoted') ORDER BY seq", made.body.data.id, out.id);
+    const audit = rows("SELECT environment, action, member_id, detail FROM audit_log WHERE entity_id IN (?, ?) AND action IN ('rule.created', 'rule.promoted') ORDER BY seq", made.body.data.id, out.id);
+    // The host's CLI, as the named member: audited as the CLI's.
+    expect(JSON.parse(String(audit[2].detail)).via).toBe("cli");
     expect(audit.map((a) => [a.environment, a.action, a.member_id])).toEqual([
       ["test", "rule.created", testKey.memberId],
       ["live", "rule.created", testKey.memberId],

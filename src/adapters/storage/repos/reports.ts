@@ -269,7 +269,8 @@ export class Reports {
       if (!next.ok) return next;
       const at = iso(now);
       const set: Partial<ReportRow> = { status: next.status, updated_at: at };
-      const detail: Record<string, unknown> = { reportNumber: r.report_number, from: r.status, to: next.status };
+      // A step is an officer's: through a console session, or on the host's CLI as a named member.
+      const detail: Record<string, unknown> = { reportNumber: r.report_number, from: r.status, to: next.status, via: by.actor.sessionId ? "console" : "cli" };
       if (action === "edit") {
         const errors = validateEdit(type, o);
         if (errors.length) return { ok: false, refusal: { code: "INVALID_EDIT", message: errors.join("; ") } };
