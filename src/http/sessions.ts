@@ -44,8 +44,9 @@ export class SignIn {
     return [`member:${company.id}:${email.trim().toLowerCase()}`, `source:${source ?? "unknown"}`];
   }
 
-  private fail(subjects: string[], now: number): never {
+  private fail(subjects: string[], now: number, audit?: { company: CompanyRow; member: MemberRow | undefined; environment: Environment; source: string | null; step: "sign_in" | "setup" }): never {
     this.throttle.failed([{ key: subjects[0], free: FREE_FAILURES.member }, { key: subjects[1], free: FREE_FAILURES.source }], now);
+    if (audit?.member) this.tenancy.recordSignInFailure(audit.company.id, audit.environment, audit.member.id, audit.source, audit.step, now);
     throw failed();
   }
 
@@ -93,7 +94,7 @@ export class SignIn {
     // The passphrase is hashed either way: the answer takes as long for an unknown email.
     const hash = await hashPassphrase(c.body.passphrase);
     if (!this.setupCodeOk(m, c.body.setupCode, c.now)) {
-      this.fail(subjects, c.now);
+      this.fail(subjects, c.now, { company: c.company, member: m, environment: "test", source, step: "setup" });
     }
     const secret = crypto.getRandomValues(new Uint8Array(20));
     this.tenancy.setPendingCredentials(m!.id, hash, this.secrets.seal(Buffer.from(secret).toString("base64"), totpAad(m!.id)), c.now);
@@ -110,7 +111,7 @@ export class SignIn {
     const step = verifyTotp(this.secretOf(m), c.body.code, c.now, m?.totp_last_step ?? null);
     const good = codeOk && m!.passphrase_hash !== null && step !== null && roleAllowsEnvironment(m!.role, environment) && this.tenancy.useTotpStep(m!.id, step, c.now, true);
     if (!good) {
-      this.fail(subjects, c.now);
+      this.fail(subjects, c.now, { company: c.company, member: m, environment, source, step: "setup" });
     }
     this.throttle.succeeded(subjects);
     return created(this.session(c.company, m!, environment, source, c.now, "session.set_up"));
@@ -128,7 +129,7 @@ export class SignIn {
     const ready = !!m && m.status === "active" && m.passphrase_hash !== null && m.totp_confirmed_at !== null;
     const good = ready && passOk && step !== null && roleAllowsEnvironment(m!.role, environment) && this.tenancy.useTotpStep(m!.id, step, c.now, false);
     if (!good) {
-      this.fail(subjects, c.now);
+      this.fail(subjects, c.now, { company: c.company, member: m, environment, source, step: "sign_in" });
     }
     this.throttle.succeeded(subjects);
     return created(this.session(c.company, m!, environment, source, c.now, "session.signed_in"));

@@ -100,6 +100,14 @@ describe("faults: the same answer whether the member exists or not, and a growin
     expect(paused.body.error).toBe(pausedUnknown.body.error);
     // Even the right passphrase and code wait out the pause: the pause is not a hint that they were right.
     expect(sql("SELECT count(*) AS n FROM member_sessions WHERE member_id = ?", s.memberId)[0].n).toBe(1);
+    // The member's failures are in the audit log (not which factor, nothing typed); paused attempts add none.
+    const failures = sql("SELECT detail FROM audit_log WHERE action = 'session.sign_in_failed' AND entity_id = ?", s.memberId);
+    expect(failures).toHaveLength(2);
+    for (const f of failures) {
+      // This server trusts loopback as a proxy, and these requests name no client: the source is unknown (null).
+      expect(JSON.parse(String(f.detail))).toEqual({ source: null, step: "sign_in" });
+      for (const typed of [s.passphrase, "not the passphrase", good, "123456"]) expect(String(f.detail)).not.toContain(typed);
+    }
   });
 
   test("a code is accepted once: the same code again is 401 SIGN_IN_FAILED", async () => {

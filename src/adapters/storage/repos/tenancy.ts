@@ -344,6 +344,16 @@ export class Tenancy {
     return res.changes === 1;
   }
 
+  /**
+   * A failed sign-in or setup for a member who exists: audited for the officers to see (which factor failed is not
+   * said, nor anything typed). Unknown emails leave no entry: there is no member to file it under.
+   */
+  recordSignInFailure(companyId: string, environment: Environment, memberId: string, source: string | null, step: "sign_in" | "setup", now: number): void {
+    this.s.tx(() =>
+      this.audit.record({ companyId, environment, actor: { type: "system" }, action: "session.sign_in_failed", entityType: "Member", entityId: memberId, detail: { source, step } }, now),
+    );
+  }
+
   /** A new session, audited as the member's sign-in. */
   createSession(o: { companyId: string; member: MemberRow; environment: Environment; tokenHash: string; source: string | null; expiresAt: number; action: "session.signed_in" | "session.set_up" }, now: number): SessionRow {
     const id = newId("ses", now);
