@@ -13,7 +13,8 @@ export function presentAudit(r: AuditRow) {
     action: r.action,
     entityType: r.entity_type,
     entityId: r.entity_id,
-    actor: { type: r.actor_type, memberId: r.member_id, apiKeyId: r.api_key_id, sessionId: r.session_id },
+    // `sessionId` only on a signed-in member's entries: a key's entries answer as they always did.
+    actor: r.session_id ? { type: r.actor_type, memberId: r.member_id, apiKeyId: r.api_key_id, sessionId: r.session_id } : { type: r.actor_type, memberId: r.member_id, apiKeyId: r.api_key_id },
     detail: JSON.parse(r.detail),
     environment: r.environment,
     createdAt: r.created_at,
