@@ -180,6 +180,8 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
   const company = tenancy.requireCompany("default");
   const suffix = Date.now().toString(36);
   const officer = tenancy.createMember(company.id, `officer-${suffix}@demo.local`, "owner");
+  // An analyst, made on purpose: the banner prints the command that issues a key for them.
+  const analyst = tenancy.createMember(company.id, `analyst-${suffix}@demo.local`, "analyst");
   const key = tenancy.createKey({ companyId: company.id, memberId: officer.id, environment: "test" }).key;
   const liveKey = tenancy.createKey({ companyId: company.id, memberId: officer.id, environment: "live" }).key;
   const api = async (path: string, init: { method?: string; body?: unknown; key?: string; headers?: Record<string, string> } = {}) => {
@@ -278,13 +280,15 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
 
   // The banner: where everything is, and how to look at it while it runs.
   const masterKeyAt = process.env.CARAVAN_MASTER_KEY ? "CARAVAN_MASTER_KEY (set it again to open this database)" : (process.env.CARAVAN_MASTER_KEY_FILE || join(dirname(dbPath), "master.key"));
-  const keysCommand = `CARAVAN_DB=${dbPath} bun src/main.ts keys create --env test --role analyst`;
+  const keysCommand = `CARAVAN_DB=${dbPath} bun src/main.ts keys create --env test --member ${analyst.email}`;
+  const setupCommand = `CARAVAN_DB=${dbPath} bun src/main.ts members setup --email ${officer.email}`;
   log("");
   log(`Caravan demo running at ${service.url}`);
   log(`  database      ${dbPath} (personal data sealed with the master key in ${masterKeyAt})`);
   log(`  API key       ${key} (owner, test environment)`);
   log(`  console       bun run console -- --url ${service.url} --key ${key}`);
   log(`  analyst key   ${keysCommand}   (prints a key that sees personal data masked; give it to --key)`);
+  log(`  sign in       ${setupCommand}   (prints a setup code; then bun run console -- --url ${service.url} without --key: drafting, filing and promoting need a member's sign-in)`);
   log(`  webhooks      every event signed and sent to http://127.0.0.1:${receiver.port}/hooks; ${o.webhooks ? "each delivery is printed (webhook ← …)" : "add --webhooks (or -v) to print each delivery"}`);
   log(`  provider_b    sandbox network at ${peer.url}: Alpine Exchange (a deny list, its own key)`);
   log(`  provider_a    sandbox network at ${peerA.url} (as ${SANDBOX_CARAVAN.did}): ${DEMO_VASPS_A.map((v) => `${v.name} ${({ authorize: "authorizes", flag: "gets flagged", reject: "rejects", silent: "stays silent" } as const)[v.behaviour]}`).join(", ")}`);

@@ -19,7 +19,7 @@ commands:
   migrate               apply database migrations and exit
   backup --to <file>    a consistent copy of the live database, safe while serve runs
   keys create|list|revoke
-  members create|list|disable|enable|role
+  members create|list|setup|sign-out|disable|enable|role
   companies create|list|suspend|reactivate|feature|profile
   assets list|enable|disable   the asset catalogue and which assets an environment accepts (see docs/customers-wallets.md)
   customers hold --id <customerId> [--release]
@@ -196,8 +196,8 @@ async function withStorage(fn: (s: Storage) => void): Promise<void> {
 async function consolePreflight(args: string[], env: Record<string, string | undefined>): Promise<void> {
   const { values } = parseArgs({ args, options: { url: { type: "string" }, key: { type: "string" } }, strict: true });
   const url = values.url ?? env.CARAVAN_URL ?? "http://127.0.0.1:8080";
+  // No key: the console signs a member in (its sign-in screen); the server is checked the same way.
   const key = values.key ?? env.CARAVAN_API_KEY;
-  if (!key) throw new UsageError("console needs an API key: --key crv_… or CARAVAN_API_KEY (make one: bun src/main.ts keys create --env test --role analyst)");
   let base: URL;
   try {
     base = new URL(url);
@@ -207,7 +207,9 @@ async function consolePreflight(args: string[], env: Record<string, string | und
   }
   let res: Response;
   try {
-    res = await fetch(new URL("/api/v2/me", base), { headers: { "x-api-key": key, accept: "application/json" }, signal: AbortSignal.timeout(10_000) });
+    res = key
+      ? await fetch(new URL("/api/v2/me", base), { headers: { "x-api-key": key, accept: "application/json" }, signal: AbortSignal.timeout(10_000) })
+      : await fetch(new URL("/api/v2/openapi.json", base), { headers: { accept: "application/json" }, signal: AbortSignal.timeout(10_000) });
   } catch (e) {
     const why = (e as Error).name === "TimeoutError" ? "no answer within 10 s" : "nothing answers there";
     throw new UsageError(`cannot reach Caravan at ${base.origin} (${why}): start the server (bun run start) or point --url / CARAVAN_URL at it`);
@@ -218,11 +220,11 @@ async function consolePreflight(args: string[], env: Record<string, string | und
     throw new UsageError(
       code === "TENANT_SUSPENDED"
         ? `the key's company is suspended (${code}): reactivate it (bun src/main.ts companies reactivate --slug <slug>)`
-        : `the API key was refused (${code}): check it, or make one with bun src/main.ts keys create --env test --role analyst against the server's database`,
+        : `the API key was refused (${code}): check it, or make one with bun src/main.ts keys create --env test --member <email> against the server's database (or leave out --key and sign in as a member)`,
     );
   }
   if (!res.ok || body === null)
-    throw new UsageError(`${base.origin} does not answer as Caravan (GET /api/v2/me: ${res.status}): point --url / CARAVAN_URL at the Caravan server`);
+    throw new UsageError(`${base.origin} does not answer as Caravan (GET ${key ? "/api/v2/me" : "/api/v2/openapi.json"}: ${res.status}): point --url / CARAVAN_URL at the Caravan server`);
 }
 
 async function main(argv: string[]): Promise<void> {

@@ -65,7 +65,9 @@ beforeAll(async () => {
   })();
 
   // The key through the binary's own CLI.
-  const keys = Bun.spawnSync([exe, "keys", "create", "--env", "test", "--role", "owner", "--json"], { cwd: runDir, env, stdout: "pipe", stderr: "pipe" });
+  const member = Bun.spawnSync([exe, "members", "create", "--email", "owner@binary.test", "--role", "owner"], { cwd: runDir, env, stdout: "pipe", stderr: "pipe" });
+  if (member.exitCode !== 0) throw new Error(`members create failed: ${member.stderr.toString()}`);
+  const keys = Bun.spawnSync([exe, "keys", "create", "--env", "test", "--member", "owner@binary.test", "--json"], { cwd: runDir, env, stdout: "pipe", stderr: "pipe" });
   if (keys.exitCode !== 0) throw new Error(`keys create failed: ${keys.stderr.toString()}`);
   key = JSON.parse(keys.stdout.toString().trim().split("\n").at(-1)!).key;
 

@@ -5,7 +5,7 @@ import { test, expect, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
 import { tempDir } from "./support/tmp.ts";
 import { runCli } from "./support/server.ts";
-import { runCliInProcess } from "./support/cli.ts";
+import { runCliInProcess, withMember } from "./support/cli.ts";
 
 // Child processes on a shared machine: a hang guard, not a timing assertion.
 setDefaultTimeout(60_000);
@@ -27,7 +27,7 @@ test("a listing: the same JSON from both", async () => {
 });
 
 test("a key made in the test process is listed by the real CLI", async () => {
-  const made = await runCliInProcess(["keys", "create", "--env", "test", "--role", "analyst", "--json"], { CARAVAN_DB: db });
+  const made = await runCliInProcess(["keys", "create", ...(await withMember(["--env", "test", "--role", "analyst"], { CARAVAN_DB: db })), "--json"], { CARAVAN_DB: db });
   expect(made.code).toBe(0);
   const key = JSON.parse(made.stdout.trim().split("\n").at(-1)!) as { id: string };
   const listed = await runCli(["keys", "list", "--json"], { CARAVAN_DB: db });
@@ -39,6 +39,8 @@ test("refusals: exit 1, nothing on stdout, the same one line on stderr", async (
   for (const args of [
     ["keys", "create", "--env", "staging", "--role", "analyst"],
     ["keys", "create", "--env", "test", "--role", "analyst", "--member", "nobody@example.com"],
+    // A key needs a member made on purpose: keys create never makes one.
+    ["keys", "create", "--env", "test", "--role", "analyst"],
     ["companies", "profile", "--slug", "nope"],
   ]) {
     const [real, here] = [await runCli(args, { CARAVAN_DB: db }), await runCliInProcess(args, { CARAVAN_DB: db })];

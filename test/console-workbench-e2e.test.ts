@@ -21,10 +21,12 @@ setDefaultTimeout(120_000);
 
 const dir = tempDir();
 const db = join(dir, "workbench.db");
-const { tmux, screen, press, type, until, capture, openConsole: openIn } = terminal("caravan-workbench-e2e");
+const { tmux, screen, press, type, until, capture, openConsole: openIn, signIn } = terminal("caravan-workbench-e2e");
 let S: ChildServer;
 let peer: ProviderBPeer;
-const { newKey, call } = apiClient(db, () => S.url);
+const { newKey, newSession, call } = apiClient(db, () => S.url);
+/** Officer A's session (set up before A signs in at the console): the API's own answer to A approving. */
+let sessionA: string;
 type Key = { key: string; id: string; memberId: string; memberEmail: string };
 let owner: Key, officerA: Key, officerB: Key, analyst: Key;
 let customerId: string;
@@ -128,9 +130,11 @@ afterAll(async () => {
 describe("Filing: a drafted report carried to filing by two officers", () => {
   test("officer A opens the Filing tab and the report: what filing still needs is listed in words", async () => {
     // The second officer's and the analyst's consoles start now too: they are used later, and start-up overlaps.
-    openConsole("first", officerA.key);
-    openConsole("second", officerB.key);
+    // The two officers sign in (filing is a member's, not a key's); the analyst reads with a key.
     openConsole("reader", analyst.key);
+    const [a, b] = await Promise.all([newSession({ email: officerA.memberEmail }), newSession({ email: officerB.memberEmail })]);
+    sessionA = a.token;
+    await Promise.all([signIn("first", S.url, { ...a, code: a.nextCode }), signIn("second", S.url, { ...b, code: b.nextCode })]);
     // At 80 columns the member's address is cut, never the role.
     await until("first", (s) => s.includes("compliance_officer") && s.includes("live"));
     await press("first", "6");
@@ -192,7 +196,7 @@ describe("Filing: a drafted report carried to filing by two officers", () => {
     const refused = await until("first", (s) => s.includes("✕ four eyes"));
     capture("filing-four-eyes", refused);
     expect(flat(refused)).toContain("you submitted this report; a second officer approves it");
-    const same = await call(`/api/v2/reports/${reportId}/approve`, { method: "POST", key: officerA.key });
+    const same = await call(`/api/v2/reports/${reportId}/approve`, { method: "POST", session: sessionA });
     expect({ status: same.status, code: same.body.code }).toEqual({ status: 403, code: "SAME_MEMBER" });
     expect((await report()).status).toBe("pending_review");
   });
@@ -356,7 +360,7 @@ describe("Audit: entries appear as actions are taken, filter by action and actor
     expect(api).toEqual(expect.arrayContaining(["transfer.created", "transfer.held"]));
   });
 
-  test("/ filters by action as you type, then by actor (a member's ID): only the second officer's approval, key and membership are left", async () => {
+  test("/ filters by action as you type, then by actor (a member's ID): only the second officer's approval, sign-ins, key and membership are left", async () => {
     await press("first", "/");
     await type("first", "str.");
     const byAction = await until("first", (s) => s.includes("/str.█") && !s.includes("transfer.held"));
@@ -367,9 +371,10 @@ describe("Audit: entries appear as actions are taken, filter by action and actor
     await press("first", "/");
     await type("first", officerB.memberId);
     await press("first", "Enter");
-    const byActor = await until("first", (s) => s.includes(`filter "${officerB.memberId}" · 3 of`));
+    const byActor = await until("first", (s) => s.includes(`filter "${officerB.memberId}" · 6 of`));
     // The member ID is also the entity of their member.created entry: the filter matches every ID a row holds.
-    expect(actions(byActor)).toEqual(["str.approved", "api_key.created", "member.created"]);
+    // Their sign-ins are theirs too (set up with the CLI's code, then signed in at the console), each a session's.
+    expect(actions(byActor)).toEqual(["str.approved", "session.signed_in", "session.set_up", "member.setup_code_issued", "api_key.created", "member.created"]);
   });
 
   test("Enter shows the entry: action, entity, actor with member and key, the detail; no secret anywhere on the audit screens", async () => {
@@ -379,7 +384,8 @@ describe("Audit: entries appear as actions are taken, filter by action and actor
     const one = await until("first", (s) => s.includes("Detail") && s.includes("str.approved · TransactionReport"));
     capture("audit-entry", one);
     expect(one).toContain(`str.approved · TransactionReport ${reportId}`);
-    expect(flat(one)).toMatch(new RegExp(`Actor\\s+member ${officerB.memberId} \\(key ${officerB.id}\\)`));
+    // Approved through officer B's console session: the entry names the member and the session.
+    expect(flat(one)).toMatch(new RegExp(`Actor\\s+member ${officerB.memberId} \\(session ses_[0-9a-z]{26}\\)`));
     expect(one).toContain('"from": "pending_review"');
     expect(one).toContain('"to": "submitted"');
     // The provider's credentials were set over the API: the entry names the fields, never their values.

@@ -29,11 +29,13 @@ test("demo: one round sends transfers out through provider_b, provider_a, provid
     // The banner: the console command with this URL and key, how to make an analyst key, the webhook flag.
     expect(lines).toContain(`Caravan demo running at ${url}`);
     expect(text).toContain(`  console       bun run console -- --url ${url} --key ${demo.apiKey}`);
-    const analyst = `CARAVAN_DB=${dbPath} bun src/main.ts keys create --env test --role analyst`;
-    expect(text).toContain(`  analyst key   ${analyst}`);
+    const printed = /  analyst key   CARAVAN_DB=(\S+) bun src\/main\.ts keys create --env test --member (analyst-\S+@demo\.local)   /.exec(text);
+    expect(printed?.[1]).toBe(dbPath);
+    const analystEmail = printed![2];
+    expect(text).toMatch(new RegExp(`  sign in       CARAVAN_DB=\\S+ bun src/main\\.ts members setup --email officer-\\S+@demo\\.local`));
     expect(text).toMatch(/ {2}webhooks {6}every event signed and sent to http:\/\/127\.0\.0\.1:\d+\/hooks; add --webhooks \(or -v\) to print each delivery/);
     // The analyst key command works as printed, beside the running demo: a key for an analyst of the demo's company.
-    const made = Bun.spawnSync(["bun", "src/main.ts", "keys", "create", "--env", "test", "--role", "analyst"], { cwd: root, env: { ...process.env, CARAVAN_DB: dbPath } });
+    const made = Bun.spawnSync(["bun", "src/main.ts", "keys", "create", "--env", "test", "--member", analystEmail], { cwd: root, env: { ...process.env, CARAVAN_DB: dbPath } });
     expect(made.exitCode).toBe(0);
     const analystKey = made.stdout.toString().trim().split("\n").at(-1)!;
     expect(analystKey).toMatch(/^crv_test_/);

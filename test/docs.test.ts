@@ -20,8 +20,8 @@ import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "
 import { mkdirSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "./support/tmp.ts";
-import { repoRoot, startServer, type ChildServer } from "./support/server.ts";
-import { runCliInProcess } from "./support/cli.ts";
+import { repoRoot, runCli, startServer, type ChildServer } from "./support/server.ts";
+import { runCliInProcess, withMember } from "./support/cli.ts";
 import { newestMigration } from "../src/adapters/storage/migrations.ts";
 import journal from "../db/migrations/meta/_journal.json" with { type: "json" };
 
@@ -239,7 +239,7 @@ describe("every shell block of the docs runs as written", () => {
   });
 
   test("the README walkthrough made what it says: a customer found by name, its wallet listed", async () => {
-    const key = (await runCliInProcess(["keys", "create", "--env", "test", "--role", "owner", "--json"], { CARAVAN_DB: db })).stdout.trim().split("\n").at(-1)!;
+    const key = (await runCliInProcess(["keys", "create", ...(await withMember(["--env", "test", "--role", "owner"], { CARAVAN_DB: db })), "--json"], { CARAVAN_DB: db })).stdout.trim().split("\n").at(-1)!;
     const k = JSON.parse(key).key as string;
     const found = await (await fetch(`${S.url}/api/v2/customers?search=van`, { headers: { "x-api-key": k } })).json();
     const jane = found.data.find((c: { externalId: string }) => c.externalId === "user-1001");

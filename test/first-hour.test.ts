@@ -54,7 +54,8 @@ describe("console startup", () => {
   const db = join(dir, "console.db");
   beforeAll(async () => {
     expect((await runCli(["migrate"], { CARAVAN_DB: db })).code).toBe(0);
-    const k = await runCli(["keys", "create", "--env", "test", "--role", "analyst", "--json"], { CARAVAN_DB: db });
+    expect((await runCli(["members", "create", "--email", "ana@example.test", "--role", "analyst"], { CARAVAN_DB: db })).code).toBe(0);
+    const k = await runCli(["keys", "create", "--env", "test", "--member", "ana@example.test", "--json"], { CARAVAN_DB: db });
     key = JSON.parse(k.stdout.trim().split("\n").at(-1)!).key;
     S = await startServer({ CARAVAN_DB: db });
   });
@@ -63,8 +64,10 @@ describe("console startup", () => {
   });
   const noKey = { CARAVAN_API_KEY: "", CARAVAN_URL: "" };
 
-  test("no key: says how to pass one and how to make one", async () => {
-    oneLine(await runCli(["console"], noKey), /needs an API key.*CARAVAN_API_KEY.*keys create/);
+  test("no key: the console signs a member in, after the same checks of the server (it then needs a terminal, which a test has not)", async () => {
+    oneLine(await runCli(["console", "--url", S.url], noKey), /needs a terminal/);
+    const closed = await closedLoopbackOrigin();
+    oneLine(await runCli(["console", "--url", closed], noKey), /cannot reach Caravan at http:\/\/127\.0\.0\.1:\d+.*bun run start/);
   });
 
   test("server not running: cannot reach it, start it or point --url at it", async () => {
@@ -134,7 +137,7 @@ test("a locked database: the CLI says another process is writing and what to do"
   const holder = new Database(db);
   holder.exec("BEGIN EXCLUSIVE");
   try {
-    const r = await runCli(["keys", "create", "--env", "test", "--role", "owner"], { CARAVAN_DB: db, CARAVAN_BUSY_TIMEOUT_MS: "50" });
+    const r = await runCli(["members", "create", "--email", "owner@example.test", "--role", "owner"], { CARAVAN_DB: db, CARAVAN_BUSY_TIMEOUT_MS: "50" });
     oneLine(r, /locked/);
   } finally {
     holder.exec("ROLLBACK");

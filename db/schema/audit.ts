@@ -12,6 +12,8 @@ export const auditLog = sqliteTable(
     actorType: text("actor_type", { enum: ["member", "system", "provider"] }).notNull(),
     memberId: text("member_id"),
     apiKeyId: text("api_key_id"),
+    /** The console session an officer acted through (null for keys, the CLI and the service). */
+    sessionId: text("session_id"),
     action: text("action").notNull(),
     entityType: text("entity_type").notNull(),
     entityId: text("entity_id").notNull(),
@@ -21,6 +23,7 @@ export const auditLog = sqliteTable(
   },
   (t) => [
     index("audit_log_company_env_seq").on(t.companyId, t.environment, t.seq),
+    index("audit_log_member").on(t.companyId, t.environment, t.memberId, t.seq),
     index("audit_log_entity").on(t.companyId, t.environment, t.entityType, t.entityId, t.seq),
   ],
 );

@@ -38,6 +38,8 @@ export const reports = sqliteTable(
     approvedBy: text("approved_by"),
     filedAt: text("filed_at"),
     filedBy: text("filed_by"),
+    /** The member who last edited the narrative, fields or indicators (four eyes: may not approve). */
+    lastEditedBy: text("last_edited_by"),
     filingReference: text("filing_reference"),
     filingReferenceSearch: text("filing_reference_search"),
     version: integer("version").notNull().default(1),

@@ -7,7 +7,7 @@ export const AuditEntry = Answer({
   action: Type.String(),
   entityType: Type.String(),
   entityId: Nullable(Type.String()),
-  actor: Answer({ type: Type.String(), memberId: Nullable(Type.String()), apiKeyId: Nullable(Type.String()) }),
+  actor: Answer({ type: Type.String(), memberId: Nullable(Type.String()), apiKeyId: Nullable(Type.String()), sessionId: Type.Optional(Nullable(Type.String())) }),
   detail: Type.Unknown(),
   environment: OneOf(["test", "live"]),
   createdAt: Iso,

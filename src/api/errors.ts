@@ -81,10 +81,16 @@ export const ERROR_CODES = [
   "SAME_MEMBER",
   "REFERENCE_REQUIRED",
   "RULE_ALREADY_PROMOTED",
+  "OFFICER_SESSION_REQUIRED",
+  "SIGN_IN_FAILED",
+  "SESSION_ENDED",
+  "MEMBER_NOT_FOUND",
+  "API_KEY_NOT_FOUND",
+  "MEMBER_EXISTS",
 ] as const;
 
 export const ErrorCode = Type.Union(ERROR_CODES.map((c) => Type.Literal(c)));
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /** Codes a client reads as "this key cannot be used": the console shows them on its status line. */
-export const KEY_REFUSALS: readonly ErrorCode[] = ["MISSING_KEY", "INVALID_FORMAT", "KEY_NOT_FOUND", "KEY_REVOKED", "TENANT_SUSPENDED"];
+export const KEY_REFUSALS: readonly ErrorCode[] = ["MISSING_KEY", "INVALID_FORMAT", "KEY_NOT_FOUND", "KEY_REVOKED", "TENANT_SUSPENDED", "SESSION_ENDED"];

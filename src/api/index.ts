@@ -15,6 +15,7 @@ export * from "./reports.ts";
 export * from "./providers.ts";
 export * from "./audit.ts";
 export * from "./me.ts";
+export * from "./team.ts";
 export * from "./events.ts";
 export * from "./paths.ts";
 export * from "./routes.ts";

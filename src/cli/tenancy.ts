@@ -3,7 +3,8 @@ import { parseArgs } from "node:util";
 import type { Storage } from "../adapters/storage/index.ts";
 import { TenancyError, type KeyRow, type MemberRow, type CompanyRow } from "../adapters/storage/repos/tenancy.ts";
 import { isEnvironment } from "../domain/types.ts";
-import { isRole, roleAllowsEnvironment } from "../domain/access.ts";
+import { hashKey } from "../domain/keys.ts";
+import { canonicalSetupCode, formatSetupCode, SETUP_CODE_TTL_MS } from "../domain/members/sign-in.ts";
 import { UsageError, parseOptions, need } from "./usage.ts";
 import { companyProfile, setCompanyProfile } from "../adapters/storage/repos/thresholds.ts";
 import type { ProfileChange } from "../domain/thresholds.ts";
@@ -24,8 +25,19 @@ const presentKey = (k: KeyRow) => ({
   scopes: JSON.parse(k.scopes) as string[],
   createdAt: k.created_at,
   revokedAt: k.revoked_at,
+  expiresAt: k.expires_at,
+  lastUsedAt: k.last_used_at,
 });
-const presentMember = (m: MemberRow) => ({ id: m.id, email: m.email, role: m.role, status: m.status, createdAt: m.created_at });
+
+/** `--expires 2027-01-01T00:00:00Z` or `--expires 90d` (days from now). */
+function expiryOf(text: string, now: number): number {
+  const days = /^(\d{1,4})d$/.exec(text);
+  const at = days ? now + Number(days[1]) * 86_400_000 : Date.parse(text);
+  if (Number.isNaN(at) || !/^(\d{1,4}d|\d{4}-\d\d-\d\dT.+)$/.test(text)) throw new UsageError(`--expires "${text}" must be an ISO 8601 instant or a number of days such as 90d`);
+  if (at <= now) throw new UsageError("--expires must be in the future");
+  return at;
+}
+const presentMember = (m: MemberRow) => ({ id: m.id, email: m.email, role: m.role, status: m.status, signInReady: m.passphrase_hash !== null && m.totp_confirmed_at !== null, createdAt: m.created_at });
 const presentCompany = (c: CompanyRow) => ({
   id: c.id,
   slug: c.slug,
@@ -44,27 +56,21 @@ export function runKeys(storage: Storage, argv: string[], out: Out, clock: () =>
   const t = cliRepositories(storage, clock).tenancy;
   switch (sub) {
     case "create": {
-      const v = args(rest, { env: { type: "string" }, role: { type: "string" }, scopes: { type: "string" }, member: { type: "string" } });
+      const v = args(rest, { env: { type: "string" }, role: { type: "string" }, scopes: { type: "string" }, member: { type: "string" }, expires: { type: "string" } });
       const env = need(v, "env");
       if (!isEnvironment(env)) throw new UsageError("--env must be test or live");
       const company = t.requireCompany((v.company as string) ?? "default");
-      let member: MemberRow;
-      if (typeof v.member === "string") {
-        const m = t.memberByEmail(company.id, v.member);
-        if (!m) throw new TenancyError(`no member with email ${v.member}`);
-        if (typeof v.role === "string" && v.role !== m.role) throw new TenancyError(`member ${m.email} has role ${m.role}, not ${v.role}`);
-        member = m;
-      } else {
-        const role = need(v, "role");
-        if (!isRole(role)) throw new UsageError("--role must be one of owner, compliance_officer, analyst, developer");
-        if (!roleAllowsEnvironment(role, env)) throw new TenancyError(`role ${role} may not hold ${env} keys`);
-        const suffix = Array.from(crypto.getRandomValues(new Uint8Array(4)), (b) => b.toString(16).padStart(2, "0")).join("");
-        member = t.createMember(company.id, `${role.replace("_", "-")}-${suffix}@members.local`, role);
-      }
+      // A key acts for a member, and a member is a person made on purpose (members create), never a key's side effect.
+      if (typeof v.member !== "string")
+        throw new UsageError("keys create needs --member <email> of an existing member (make one first: members create --email <email> --role <role>)");
+      const member = t.memberByEmail(company.id, v.member);
+      if (!member) throw new TenancyError(`no member with email ${v.member} (make one first: members create --email ${v.member} --role <role>)`);
+      if (typeof v.role === "string" && v.role !== member.role) throw new TenancyError(`member ${member.email} has role ${member.role}, not ${v.role}`);
       const scopes = typeof v.scopes === "string" ? v.scopes.split(",").map((s) => s.trim()).filter(Boolean) : undefined;
-      const { row, key } = t.createKey({ companyId: company.id, memberId: member.id, environment: env, scopes });
+      const expiresAt = typeof v.expires === "string" ? expiryOf(v.expires, clock()) : null;
+      const { row, key } = t.createKey({ companyId: company.id, memberId: member.id, environment: env, scopes, expiresAt });
       const result = { ...presentKey(row), key, role: member.role, memberEmail: member.email, company: company.slug };
-      if (!v.json) out(`Created ${env} key ${row.id} for ${member.email} (${member.role}). It is shown once; store it now:`);
+      if (!v.json) out(`Created ${env} key ${row.id} for ${member.email} (${member.role})${row.expires_at ? `, expiring ${row.expires_at}` : ""}. It is shown once; store it now:`);
       out(v.json ? JSON.stringify(result) : key);
       return;
     }
@@ -72,7 +78,10 @@ export function runKeys(storage: Storage, argv: string[], out: Out, clock: () =>
       const v = args(rest, {});
       const company = t.requireCompany((v.company as string) ?? "default");
       const keys = t.listKeys(company.id).map(presentKey);
-      print(out, !!v.json, keys, keys.map((k) => `${k.id}  ${k.environment}  ${k.hint}  ${k.revokedAt ? "revoked " + k.revokedAt : "active"}  ${k.memberId}`).join("\n") || "no keys");
+      const now = clock();
+      const state = (k: ReturnType<typeof presentKey>) =>
+        k.revokedAt ? `revoked ${k.revokedAt}` : k.expiresAt && Date.parse(k.expiresAt) <= now ? `expired ${k.expiresAt}` : k.expiresAt ? `active until ${k.expiresAt}` : "active";
+      print(out, !!v.json, keys, keys.map((k) => `${k.id}  ${k.environment}  ${k.hint}  ${state(k)}  ${k.memberId}  last used ${k.lastUsedAt ?? "never"}`).join("\n") || "no keys");
       return;
     }
     case "revoke": {
@@ -83,7 +92,7 @@ export function runKeys(storage: Storage, argv: string[], out: Out, clock: () =>
       return;
     }
     default:
-      throw new UsageError("usage: keys create --env test|live --role <role> [--scopes a:read,b:write] [--member <email>] [--company <slug>] [--json] | keys list | keys revoke --id <id>");
+      throw new UsageError("usage: keys create --env test|live --member <email> [--role <role>] [--scopes a:read,b:write] [--expires <ISO instant>|<N>d] [--company <slug>] [--json] | keys list | keys revoke --id <id>");
   }
 }
 
@@ -113,6 +122,26 @@ export function runMembers(storage: Storage, argv: string[], out: Out, clock: ()
       print(out, !!v.json, presentMember(m), `Member ${m.email} is ${m.status}`);
       return;
     }
+    case "setup": {
+      // The way in when nobody can sign in (the first owner, a lost second factor): a one-time code printed here, on
+      // the host; it replaces the member's passphrase and second factor and ends their sessions.
+      const v = args(rest, { email: { type: "string" } });
+      const company = t.requireCompany((v.company as string) ?? "default");
+      const code = formatSetupCode(crypto.getRandomValues(new Uint8Array(16)));
+      const expiresAt = clock() + SETUP_CODE_TTL_MS;
+      const m = t.issueSetupCode(company.id, need(v, "email"), hashKey(canonicalSetupCode(code)), expiresAt);
+      const result = { ...presentMember(m), setupCode: code, setupCodeExpiresAt: new Date(expiresAt).toISOString() };
+      if (!v.json) out(`Setup code for ${m.email} (${m.role}), valid until ${result.setupCodeExpiresAt}; shown once. Their passphrase and second factor are cleared and their sessions ended. Give them the code and sign in to the console with it:`);
+      out(v.json ? JSON.stringify(result) : code);
+      return;
+    }
+    case "sign-out": {
+      const v = args(rest, { email: { type: "string" } });
+      const company = t.requireCompany((v.company as string) ?? "default");
+      const n = t.signOutMember(company.id, need(v, "email"));
+      print(out, !!v.json, { email: v.email, sessionsEnded: n }, `Ended ${n} session${n === 1 ? "" : "s"} of ${v.email}`);
+      return;
+    }
     case "role": {
       const v = args(rest, { email: { type: "string" }, role: { type: "string" } });
       const company = t.requireCompany((v.company as string) ?? "default");
@@ -121,7 +150,7 @@ export function runMembers(storage: Storage, argv: string[], out: Out, clock: ()
       return;
     }
     default:
-      throw new UsageError("usage: members create --email <email> --role <role> | members list | members disable|enable --email <email> | members role --email <email> --role <role>  [--company <slug>] [--json]");
+      throw new UsageError("usage: members create --email <email> --role <role> | members list | members setup --email <email> | members sign-out --email <email> | members disable|enable --email <email> | members role --email <email> --role <role>  [--company <slug>] [--json]");
   }
 }
 

@@ -21,6 +21,10 @@ import { Filing } from "./screens/Filing.tsx";
 import { Customers } from "./screens/Customers.tsx";
 import { Audit } from "./screens/Audit.tsx";
 import { Rules } from "./screens/Rules.tsx";
+import { Team } from "./screens/Team.tsx";
+import { SignIn } from "./screens/SignIn.tsx";
+import { paths } from "./api.ts";
+import type { SessionCreated } from "../api/index.ts";
 import { UsageError } from "../api/usage.ts";
 import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON, keyPacedStdin } from "./key-pacing.ts";
 
@@ -80,6 +84,8 @@ function Screen({ id, height, width, go, focusCase, focusTransfer, openCase, sav
       return <Audit height={height} width={width} />;
     case "rules":
       return <Rules height={height} width={width} />;
+    case "team":
+      return <Team height={height} width={width} />;
   }
 }
 
@@ -87,6 +93,7 @@ function Screen({ id, height, width, go, focusCase, focusTransfer, openCase, sav
 function Waiting({ health, url }: { health: Health; url: string }) {
   const tone = useTone();
   if (health.kind === "unreachable") return <Text color={tone("bad")}>{`${health.message}. Retrying every 2 s; check --url or CARAVAN_URL.`}</Text>;
+  if (health.kind === "refused" && health.code === "SESSION_ENDED") return <Text color={tone("bad")}>{`The session has ended (${health.message}). Quit (q) and sign in again.`}</Text>;
   if (health.kind === "refused") return <Text color={tone("bad")}>{`The server refused the key: ${health.code} (${health.message}). Retrying every 2 s; check --key or CARAVAN_API_KEY.`}</Text>;
   return <Text dimColor>{`Connecting to ${url}…`}</Text>;
 }
@@ -186,6 +193,11 @@ export function App({ client, connect, noColor = false, initial = "overview", sa
       case "case":
         return openCase(c.id);
       case "screenCommand":
+        if (c.name === "signout") {
+          // Ends the session on the server (DELETE /api/v2/sessions/current), then quits.
+          if (!client.signedIn) return flash("✕ signed in with an API key: there is no session to end", "bad");
+          return void client.send("DELETE", paths.sessionCurrent()).then(() => exit());
+        }
         return setCommand((p) => ({ n: (p?.n ?? 0) + 1, name: c.name, args: c.args }));
     }
   };
@@ -258,19 +270,34 @@ export function ConsoleApp(props: AppProps) {
   );
 }
 
-/** `caravan console [--url U] [--key K]`: CARAVAN_URL (default http://127.0.0.1:8080), CARAVAN_API_KEY. */
+/**
+ * Without a key: the sign-in screen, then the console as the signed-in member (a session: the officer's powers).
+ * Tests pass `fetch` and a stream connector of their own.
+ */
+export function SignedInConsole({ url, noColor = false, fetch: f, connect, initial }: { url: string; noColor?: boolean; fetch?: typeof fetch; connect?: (session: string) => ConnectStream; initial?: ScreenId }) {
+  const [session, setSession] = useState<SessionCreated | null>(null);
+  const anonymous = useMemo(() => new ApiClient({ url, fetch: f }), [url, f]);
+  const client = useMemo(() => (session ? new ApiClient({ url, session: session.token, fetch: f }) : null), [url, session, f]);
+  if (!client || !session)
+    return (
+      <ThemeContext.Provider value={{ noColor }}>
+        <SignIn client={anonymous} onSignedIn={setSession} />
+      </ThemeContext.Provider>
+    );
+  return <ConsoleApp client={client} connect={connect ? connect(session.token) : (onEvent, onState) => new EventStream({ url, session: session.token, fetch: f }, onEvent, onState).start()} noColor={noColor} initial={initial} />;
+}
+
+/** `caravan console [--url U] [--key K]`: CARAVAN_URL (default http://127.0.0.1:8080), CARAVAN_API_KEY; no key: sign in. */
 export async function runConsole(args: string[], env: Record<string, string | undefined>): Promise<void> {
   const { values } = parseArgs({ args, options: { url: { type: "string" }, key: { type: "string" } }, strict: true });
   const url = values.url ?? env.CARAVAN_URL ?? "http://127.0.0.1:8080";
   const key = values.key ?? env.CARAVAN_API_KEY;
-  if (!key) throw new UsageError("console needs an API key: --key crv_… or CARAVAN_API_KEY");
   try {
     new URL(url);
   } catch {
     throw new UsageError(`"${url}" is not a URL (give --url http://host:port)`);
   }
   if (!process.stdin.isTTY) throw new UsageError("console needs a terminal: stdin is not a TTY (run it in a terminal, tmux or screen)");
-  const client = new ApiClient({ url, key });
   const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== "";
   // Interactive whenever it has a terminal: Ink would otherwise fall back to printing one final frame when a `CI`
   // variable is set (a terminal opened by a CI job, or an operator's shell that exports it).
@@ -280,7 +307,8 @@ export async function runConsole(args: string[], env: Record<string, string | un
   const pasteMarks = Boolean(process.stdout.isTTY);
   if (pasteMarks) process.stdout.write(BRACKETED_PASTE_ON);
   try {
-    const app = render(<ConsoleApp client={client} connect={streamConnector(url, key)} noColor={noColor} />, {
+    const root = key ? <ConsoleApp client={new ApiClient({ url, key })} connect={streamConnector(url, key)} noColor={noColor} /> : <SignedInConsole url={url} noColor={noColor} />;
+    const app = render(root, {
       exitOnCtrlC: true,
       interactive: Boolean(process.stdout.isTTY),
       stdin: keyPacedStdin(process.stdin),

@@ -25,7 +25,10 @@ export type Health = { kind: "ok" } | { kind: "unreachable"; message: string } |
 
 export interface ClientOptions {
   url: string;
-  key: string;
+  /** An API key (reads and a key's actions), or… */
+  key?: string;
+  /** …a member's console session token: the officer's powers (filing, promoting, keys and members). */
+  session?: string;
   fetch?: typeof fetch;
   timeoutMs?: number;
 }
@@ -40,9 +43,17 @@ export function describeNetworkError(url: string, e: unknown): string {
   return `cannot reach ${url}${msg ? ` (${msg.slice(0, 80)})` : ""}`;
 }
 
+/** The credential's header: `x-api-key` for a key, `Authorization: Bearer` for a member's session. */
+export function credentialHeaders(o: { key?: string; session?: string }): Record<string, string> {
+  if (o.session) return { authorization: `Bearer ${o.session}` };
+  return o.key ? { "x-api-key": o.key } : {};
+}
+
 export class ApiClient {
   readonly url: string;
-  private readonly key: string;
+  private readonly credential: Record<string, string>;
+  /** True when the console acts as a signed-in member (a session), false with an API key. */
+  readonly signedIn: boolean;
   private readonly fetchFn: typeof fetch;
   private readonly timeoutMs: number;
   private listeners = new Set<(h: Health) => void>();
@@ -50,7 +61,8 @@ export class ApiClient {
 
   constructor(o: ClientOptions) {
     this.url = o.url.replace(/\/+$/, "");
-    this.key = o.key;
+    this.credential = credentialHeaders(o);
+    this.signedIn = !!o.session;
     this.fetchFn = o.fetch ?? fetch;
     this.timeoutMs = o.timeoutMs ?? 10_000;
   }
@@ -77,7 +89,7 @@ export class ApiClient {
   /** A raw answer (PDF download): bytes and headers, or the API's refusal. */
   async download(path: string): Promise<{ ok: true; bytes: Uint8Array; headers: Headers } | ApiFail> {
     try {
-      const res = await this.fetchFn(this.url + path, { headers: { "x-api-key": this.key }, signal: AbortSignal.timeout(60_000) });
+      const res = await this.fetchFn(this.url + path, { headers: { ...this.credential }, signal: AbortSignal.timeout(60_000) });
       if (!res.ok) return this.failure(res.status, await res.text());
       this.report({ kind: "ok" });
       return { ok: true, bytes: new Uint8Array(await res.arrayBuffer()), headers: res.headers };
@@ -89,7 +101,7 @@ export class ApiClient {
   }
 
   private async request<T>(method: string, path: string, body?: unknown): Promise<ApiResult<T>> {
-    const headers: Record<string, string> = { "x-api-key": this.key, accept: "application/json" };
+    const headers: Record<string, string> = { ...this.credential, accept: "application/json" };
     if (body !== undefined) headers["content-type"] = "application/json";
     let res: Response;
     let text: string;
@@ -160,7 +172,8 @@ export type StreamState =
 
 export interface StreamOptions {
   url: string;
-  key: string;
+  key?: string;
+  session?: string;
   fetch?: typeof fetch;
   /** Backoff after a failure: base doubled per attempt, capped. */
   backoffMs?: { base: number; max: number };
@@ -226,7 +239,8 @@ export class EventStream {
   ) {
     this.o = {
       url: opts.url.replace(/\/+$/, ""),
-      key: opts.key,
+      key: opts.key ?? "",
+      session: opts.session ?? "",
       fetch: opts.fetch ?? fetch,
       backoffMs: opts.backoffMs ?? { base: 500, max: 10_000 },
       idleMs: opts.idleMs ?? 45_000,
@@ -275,7 +289,7 @@ export class EventStream {
       idle = setTimeout(() => abort.abort(), this.o.idleMs);
     };
     try {
-      const headers: Record<string, string> = { "x-api-key": this.o.key, accept: "text/event-stream" };
+      const headers: Record<string, string> = { ...credentialHeaders(this.o), accept: "text/event-stream" };
       if (this.lastEventId !== null) headers["last-event-id"] = this.lastEventId;
       touch();
       const res = await this.o.fetch(`${this.o.url}${apiPaths.eventStream()}`, { headers, signal: abort.signal });

@@ -63,7 +63,10 @@ export const SCREENS = [
   { id: "audit", title: "Audit", short: "Aud" },
   { id: "rules", title: "Rules", short: "Rule" },
 ] as const;
-export type ScreenId = (typeof SCREENS)[number]["id"];
+/** Screens opened by a `:` command only (no tab: the tab bar stays within 80 columns). */
+export const COMMAND_SCREENS = [{ id: "team", title: "Keys & members" }] as const;
+export type ScreenId = (typeof SCREENS)[number]["id"] | (typeof COMMAND_SCREENS)[number]["id"];
+export const screenTitle = (id: ScreenId): string => [...SCREENS, ...COMMAND_SCREENS].find((s) => s.id === id)!.title;
 
 export const GLOBAL_KEYS: [string, string][] = [
   ["1-9, Tab, S-Tab", "switch screen (state kept)"],
@@ -124,8 +127,18 @@ export const SCREEN_KEYS: Record<ScreenId, [string, string][]> = {
   ],
   audit: [
     ["f", "entity type (asks the server)"],
+    [":member <ID>|me|all", "one member's actions (asks the server)"],
     ["/", "filter as you type (action, actor, ID)"],
     ["Enter", "one entry with its detail"],
   ],
-  rules: [["p", "promote the selected test rule to live (live key)"]],
+  rules: [["p", "promote the selected test rule to live (a member's live sign-in)"]],
+  team: [
+    ["m", "keys / members"],
+    [":key test|live [email] [scopes] [expires 90d]", "create a key (shown once)"],
+    [":revoke <key ID>", "revoke a key"],
+    [":invite <email> <role>", "invite a member (setup code shown once)"],
+    [":role <email> <role>", "change a member's role"],
+    [":deactivate / :activate <email>", "deactivate or reactivate a member"],
+    [":signout", "end this session and quit"],
+  ],
 };

@@ -67,6 +67,9 @@ const PERMISSIONS = [
   "integrations:create",
   "integrations:update",
   "integrations:test",
+  // The dashboard's own powers (Part 1: "managed in the dashboard only"), through a member's console session.
+  "keys:manage",
+  "members:manage",
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
@@ -91,7 +94,7 @@ export const ROLE_DEFINITIONS: Record<Role, RoleDefinition> = {
   owner: {
     environments: ["test", "live"],
     permissions: new Set(ALL_PERMISSIONS),
-    description: "Everything, both environments.",
+    description: "Everything, both environments; the only role that manages API keys and members.",
   },
   compliance_officer: {
     environments: ["test", "live"],
@@ -107,6 +110,8 @@ export const ROLE_DEFINITIONS: Record<Role, RoleDefinition> = {
       "webhooks:create",
       "webhooks:update",
       "webhooks:test",
+      "keys:manage",
+      "members:manage",
     ),
     description: "All compliance work including pii:view, erasure and suspicion reports; views but does not change provider, integration and webhook settings. Both environments.",
   },

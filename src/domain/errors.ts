@@ -82,9 +82,16 @@ export const ERRORS = {
   // Caravan's operator routes (reports carried to filing, rules promoted to live): not in the public contract.
   INVALID_REPORT_STATE: { status: 409, message: "The report is not in a status that allows this" },
   NOT_FILING_READY: { status: 409, message: "The report is not filing-ready: required fields or the narrative are missing" },
-  SAME_MEMBER: { status: 403, message: "Four eyes: the member who submitted the report cannot approve it" },
+  SAME_MEMBER: { status: 403, message: "Four eyes: the member who drafted, last edited or submitted the report cannot approve it" },
   REFERENCE_REQUIRED: { status: 422, message: "Filing needs the FIU's reference" },
   RULE_ALREADY_PROMOTED: { status: 409, message: "The rule was promoted to live already" },
+  // Members and sessions (docs/api.md, "Keys and sessions"): the dashboard's powers are an officer's, not a key's.
+  OFFICER_SESSION_REQUIRED: { status: 403, message: "This action is an officer's: sign in to the console as a member; an API key cannot do it" },
+  SIGN_IN_FAILED: { status: 401, message: "The email, passphrase or code was not accepted" },
+  SESSION_ENDED: { status: 401, message: "The session has ended (expired, signed out, or ended by the service): sign in again" },
+  MEMBER_NOT_FOUND: { status: 404, message: "No member with this ID in the company" },
+  API_KEY_NOT_FOUND: { status: 404, message: "No API key with this ID in the company" },
+  MEMBER_EXISTS: { status: 409, message: "A member with this email exists already" },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

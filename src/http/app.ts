@@ -25,6 +25,8 @@ import { customerOverviewRoutes } from "./customer-overview.ts";
 import { eventRoutes, type EventRouteDeps } from "./events.ts";
 import { meRoutes } from "./me.ts";
 import { deadLetterRoutes, type DeadLetterRouteDeps } from "./dead-letters.ts";
+import { sessionRoutes } from "./sessions.ts";
+import { teamRoutes } from "./team.ts";
 import { providerBCallbacks, trpNotFound, type ProviderBCallbackDeps } from "./callbacks/provider_b.ts";
 import { providerECallbacks, type ProviderECallbackDeps } from "./callbacks/provider_e.ts";
 import { informationRequestRoutes, type InformationRequestDeps } from "./information-requests.ts";
@@ -34,6 +36,7 @@ import type { AuditLog } from "../adapters/storage/repos/audit.ts";
 import type { AssetPolicy } from "../adapters/storage/repos/assets.ts";
 import type { Repositories } from "../adapters/storage/repositories.ts";
 import type { Storage } from "../adapters/storage/index.ts";
+import { ClientAddresses } from "../adapters/net/client-address.ts";
 
 /**
  * What the application needs, which is what its route groups and callbacks need together: each group declares its
@@ -112,6 +115,7 @@ function storageDown(storage: Storage, now: number): Record<string, unknown> | n
 }
 
 export function createApp(services: AppDeps) {
+  const clients = ClientAddresses.fromEnv(services.config.env);
   const kit = new ApiKit({
     tenancy: services.tenancy,
     limiter: services.limiter,
@@ -121,8 +125,10 @@ export function createApp(services: AppDeps) {
     storage: services.storage,
     ready: services.ready,
     reportFault: services.reportFault,
+    sourceOf: (req) => clients.of(req),
   });
 
+  const team = teamRoutes(kit, services);
   const app = new Elysia({ normalize: false })
     .onRequest(({ request }) => {
       const url = parseRequestUrl(request.url);
@@ -167,6 +173,9 @@ export function createApp(services: AppDeps) {
       return json(200, { status: "ok" });
     })
     .use(meRoutes(kit))
+    .use(sessionRoutes(kit, { tenancy: services.tenancy, secrets: services.secrets, config: services.config }, (req) => clients.of(req)))
+    .use(team[0])
+    .use(team[1])
     .use(auditRoutes(kit, services.audit, services.cursorKey, services.auditTrees))
     .use(assetRoutes(kit, services))
     .use(customerRoutes(kit, services))

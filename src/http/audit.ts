@@ -16,7 +16,8 @@ export function presentAudit(r: AuditRow) {
     action: r.action,
     entityType: r.entity_type,
     entityId: r.entity_id,
-    actor: { type: r.actor_type, memberId: r.member_id, apiKeyId: r.api_key_id },
+    // `sessionId` only on a signed-in member's entries: a key's entries answer as they always did.
+    actor: r.session_id ? { type: r.actor_type, memberId: r.member_id, apiKeyId: r.api_key_id, sessionId: r.session_id } : { type: r.actor_type, memberId: r.member_id, apiKeyId: r.api_key_id },
     detail: JSON.parse(r.detail),
     environment: r.environment,
     createdAt: r.created_at,
@@ -41,10 +42,10 @@ export function auditRoutes(kit: ApiKit, audit: AuditLog, cursorKey: Uint8Array,
           summary: "List audit log entries of the key's environment, newest first",
           access,
           tags: ["audit"],
-          query: { entityType: q.string(100), entityId: q.string(100), action: q.string(100), limit: q.limit(200), cursor: q.cursor() },
+          query: { entityType: q.string(100), entityId: q.string(100), action: q.string(100), memberId: q.string(100), limit: q.limit(200), cursor: q.cursor() },
         },
         ({ auth, query }) => {
-          const f = { entityType: query.entityType, entityId: query.entityId, action: query.action };
+          const f = { entityType: query.entityType, entityId: query.entityId, action: query.action, memberId: query.memberId };
           const { company, environment } = auth;
           const res = keysetPage<AuditRow>({
             key: cursorKey,

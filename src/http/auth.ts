@@ -2,16 +2,20 @@
 import { apiError } from "../domain/errors.ts";
 import { constantTimeEqual, isKeyFormat } from "../domain/keys.ts";
 import { sha256Hex } from "../adapters/crypto/hash.ts";
-import { roleAllowsEnvironment, roleHas, type Permission, type Role } from "../domain/access.ts";
+import { ALL_SCOPES, roleAllowsEnvironment, roleHas, type Permission, type Role } from "../domain/access.ts";
+import { isSessionToken, sessionExpiry, SESSION_RENEW_EVERY_MS } from "../domain/members/sign-in.ts";
 import type { Environment } from "../domain/types.ts";
-import type { CompanyRow, KeyAuthRow, Tenancy } from "../adapters/storage/repos/tenancy.ts";
+import type { CompanyRow, KeyAuthRow, SessionAuthRow, Tenancy } from "../adapters/storage/repos/tenancy.ts";
 import type { AuditActor } from "../adapters/storage/repos/audit.ts";
 
 export interface AuthContext {
   company: { id: string; slug: string; disabledFeatures: ReadonlySet<string> };
   environment: Environment;
   member: { id: string; email: string; role: Role };
+  /** The API key, or for a session its ID with every scope (the role alone then decides). */
   key: { id: string; scopes: ReadonlySet<string> };
+  /** Set when a signed-in member calls through a console session (docs/api.md, "Keys and sessions"). */
+  session?: { id: string };
   /** The role holds pii:view: personal data is shown unmasked. */
   piiView: boolean;
   actor: AuditActor;
@@ -74,9 +78,68 @@ function principalOf(row: KeyAuthRow): AuthContext | "revoked" | "suspended" {
   return p;
 }
 
-export function authenticate(req: Request, company: CompanyRow, tenancy: Tenancy): AuthContext {
+/** What session authentication needs besides the tenancy: the time and the client's address. */
+export interface SessionCheck {
+  now: number;
+  source: string | null;
+}
+
+/** The bearer token of `Authorization: Bearer …`, or null. */
+export function bearerOf(req: Request): string | null {
+  const h = req.headers.get("authorization");
+  if (h === null) return null;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+  return m ? m[1] : null;
+}
+
+/** True when the request authenticates with a session (no x-api-key, a bearer token). */
+export function usesSession(req: Request): boolean {
   const key = req.headers.get("x-api-key");
-  if (key === null || key === "") throw apiError("MISSING_KEY");
+  return (key === null || key === "") && bearerOf(req) !== null;
+}
+
+const ALL_SCOPE_SET: ReadonlySet<string> = new Set(ALL_SCOPES);
+
+/**
+ * A console session: the member, role and environment it was signed in with. Ended, expired, unknown, its member
+ * disabled or re-roled, or used from another address than the one that signed in (which ends it): 401 SESSION_ENDED.
+ * Each use moves its expiry forward (written at most once a minute).
+ */
+export function authenticateSession(token: string, company: CompanyRow, tenancy: Tenancy, check: SessionCheck): AuthContext {
+  if (!isSessionToken(token)) throw apiError("INVALID_FORMAT", { message: "The session token is not in the issued format" });
+  const hash = sha256Hex(token);
+  const row: SessionAuthRow | undefined = tenancy.sessionByHash(hash);
+  if (!row || !constantTimeEqual(row.token_hash, hash) || row.company_id !== company.id) throw apiError("SESSION_ENDED");
+  const { now } = check;
+  if (row.ended_at !== null || Date.parse(row.expires_at) <= now) throw apiError("SESSION_ENDED");
+  const memberLost = row.member_status !== "active" || row.member_role !== row.role || !roleAllowsEnvironment(row.member_role, row.environment);
+  const elsewhere = row.source !== null && check.source !== row.source;
+  if (memberLost || elsewhere) {
+    tenancy.endSession(row.company_id, row.environment, { id: row.id, memberId: row.member_id }, memberLost ? "member_changed" : "source_changed", now);
+    throw apiError("SESSION_ENDED");
+  }
+  if (row.company_status === "suspended") throw apiError("TENANT_SUSPENDED");
+  if (now - Date.parse(row.last_used_at) >= SESSION_RENEW_EVERY_MS) tenancy.renewSession(row.id, now, sessionExpiry(Date.parse(row.created_at), now));
+  const role = row.member_role;
+  return {
+    company: { id: row.company_id, slug: row.company_slug, disabledFeatures: new Set<string>(JSON.parse(row.company_features)) },
+    environment: row.environment,
+    member: { id: row.member_id, email: row.member_email, role },
+    key: { id: row.id, scopes: ALL_SCOPE_SET },
+    session: { id: row.id },
+    piiView: roleHas(role, "pii:view"),
+    actor: { type: "member", memberId: row.member_id, sessionId: row.id },
+    can: (perm: Permission) => roleHas(role, perm),
+  };
+}
+
+export function authenticate(req: Request, company: CompanyRow, tenancy: Tenancy, check?: SessionCheck): AuthContext {
+  const key = req.headers.get("x-api-key");
+  if (key === null || key === "") {
+    const bearer = check ? bearerOf(req) : null;
+    if (bearer !== null) return authenticateSession(bearer, company, tenancy, check!);
+    throw apiError("MISSING_KEY");
+  }
   if (!isKeyFormat(key)) throw apiError("INVALID_FORMAT");
   const hash = sha256Hex(key);
   const row = tenancy.authByHash(hash);
@@ -84,6 +147,8 @@ export function authenticate(req: Request, company: CompanyRow, tenancy: Tenancy
   if (!row || !constantTimeEqual(row.key_hash, hash) || row.company_id !== company.id) throw apiError("KEY_NOT_FOUND");
   const p = principalOf(row);
   if (p === "revoked") throw apiError("KEY_REVOKED");
+  // Key expiry (Part 1: "not shown"; docs/api.md): a key past the expiry it was given at creation is revoked.
+  if (row.expires_at !== null && check && Date.parse(row.expires_at) <= check.now) throw apiError("KEY_REVOKED", { message: "The API key has expired" });
   if (p === "suspended") throw apiError("TENANT_SUSPENDED");
   return p;
 }
@@ -95,6 +160,11 @@ export function authenticate(req: Request, company: CompanyRow, tenancy: Tenancy
 export type Access = ScopedAccess | { anyValidKey: true } | { anyOf: readonly [ScopedAccess, ...ScopedAccess[]] };
 
 export interface ScopedAccess {
+  /**
+   * A dashboard power (Part 1: "managed in the dashboard only"): only a signed-in member's console session may call
+   * it; an API key gets 403 OFFICER_SESSION_REQUIRED, whatever its scopes.
+   */
+  officer?: true;
   /** The key must hold it: 403 INSUFFICIENT_SCOPE naming it. */
   scope: string;
   /** Further scopes of the endpoint itself, checked after `scope`: 403 INSUFFICIENT_SCOPE naming the first missing. */
@@ -124,7 +194,8 @@ export type Requirement =
   | { kind: "scope"; name: string; code: "INSUFFICIENT_SCOPE" | "INSUFFICIENT_PERMISSION" }
   | { kind: "permission"; name: Permission; code: "INSUFFICIENT_PERMISSION" | "PII_ACCESS_REQUIRED" }
   | { kind: "feature"; name: string; code: "TENANT_FEATURE_DISABLED" }
-  | { kind: "live"; name: "live key"; code: "LIVE_KEY_REQUIRED" };
+  | { kind: "live"; name: "live key"; code: "LIVE_KEY_REQUIRED" }
+  | { kind: "officer"; name: "member session"; code: "OFFICER_SESSION_REQUIRED" };
 
 /**
  * What an access declaration demands, in the order the pipeline checks it: the key's scopes first (the endpoint's
@@ -133,7 +204,9 @@ export type Requirement =
  * the OpenAPI document prints the same list, so what is documented is what is enforced.
  */
 export function requirementsOf(access: ScopedAccess): Requirement[] {
-  const out: Requirement[] = [{ kind: "scope", name: access.scope, code: "INSUFFICIENT_SCOPE" }];
+  // A dashboard power is refused to every API key before anything else is looked at.
+  const out: Requirement[] = access.officer ? [{ kind: "officer", name: "member session", code: "OFFICER_SESSION_REQUIRED" }] : [];
+  out.push({ kind: "scope", name: access.scope, code: "INSUFFICIENT_SCOPE" });
   for (const s of access.scopes ?? []) out.push({ kind: "scope", name: s, code: "INSUFFICIENT_SCOPE" });
   for (const s of access.alsoScopes ?? []) out.push({ kind: "scope", name: s, code: "INSUFFICIENT_PERMISSION" });
   out.push({ kind: "permission", name: access.permission, code: "INSUFFICIENT_PERMISSION" });
@@ -171,7 +244,8 @@ function authorizeScoped(auth: AuthContext, access: ScopedAccess): void {
   for (const r of list) {
     switch (r.kind) {
       case "scope":
-        if (auth.key.scopes.has(r.name)) continue;
+        // A session carries no scopes of its own: the member's role decides (scopes are how a key is narrowed).
+        if (auth.session || auth.key.scopes.has(r.name)) continue;
         if (r.code === "INSUFFICIENT_SCOPE") throw apiError("INSUFFICIENT_SCOPE", { message: `The API key lacks the scope ${r.name}`, details: { scope: r.name } });
         throw apiError("INSUFFICIENT_PERMISSION", { message: `The API key also needs the scope ${r.name}`, details: { scope: r.name } });
       case "permission":
@@ -181,9 +255,12 @@ function authorizeScoped(auth: AuthContext, access: ScopedAccess): void {
       case "feature":
         if (!auth.company.disabledFeatures.has(r.name)) continue;
         throw apiError("TENANT_FEATURE_DISABLED", { message: `The company's plan does not include ${r.name}`, details: { feature: r.name } });
+      case "officer":
+        if (auth.session) continue;
+        throw apiError("OFFICER_SESSION_REQUIRED");
       case "live":
         if (auth.environment === "live") continue;
-        throw apiError("LIVE_KEY_REQUIRED");
+        throw apiError("LIVE_KEY_REQUIRED", auth.session ? { message: "Only a live session can make this change: sign in to the live environment" } : {});
     }
   }
 }

@@ -1,6 +1,7 @@
 // GET /api/v2/events/stream (issue 18): the webhook events as Server-Sent Events, filtered by the key's environment and
 // read scopes, resumable by Last-Event-ID from the persisted sequence. The fan-out lives in event-stream.ts.
 import { Type } from "@sinclair/typebox";
+import { ClientAddresses } from "../adapters/net/client-address.ts";
 import { apiError } from "../domain/errors.ts";
 import { parseResumePoint, STREAM_GRANTS, streamGrants, streamSettings, type ResumePoint, type StreamAccess } from "../domain/events.ts";
 import { EVENT_TYPES } from "../domain/webhooks.ts";
@@ -22,6 +23,8 @@ export interface EventRouteDeps {
   config: { env?: Record<string, string | undefined>; appDomain?: string };
   /** Event IDs per company and environment (the shared sequence, enciphered). */
   eventIds: EventIds;
+  /** The time a heartbeat's re-check of a session (or a key's expiry) is judged at. */
+  clock: () => number;
 }
 
 /** How long a client refused for too many open streams is asked to wait. */
@@ -56,6 +59,7 @@ const spec: RouteSpec<typeof query> & { sse: unknown } = {
 };
 
 export function eventRoutes(kit: ApiKit, deps: EventRouteDeps) {
+  const clients = ClientAddresses.fromEnv(deps.config.env);
   const settings = streamSettings(deps.config.env ?? {});
   const hub = new EventStreamHub({
     storage: deps.storage,
@@ -102,7 +106,8 @@ export function eventRoutes(kit: ApiKit, deps: EventRouteDeps) {
           // Each heartbeat re-reads the key: a revoked key, a suspended company or a lost grant ends the stream.
           recheck: () => {
             try {
-              const auth = authenticate(request, resolveCompany(request, deps.tenancy, deps.config.appDomain), deps.tenancy);
+              // A session is re-checked as a request would be (ended, expired, another source); an open stream is a use.
+              const auth = authenticate(request, resolveCompany(request, deps.tenancy, deps.config.appDomain), deps.tenancy, { now: deps.clock(), source: clients.of(request) });
               const grants = streamGrants(holds(auth));
               return auth.key.id !== keyId || auth.company.id !== companyId || grants.length === 0 ? null : grants;
             } catch {

@@ -5,10 +5,10 @@ import { Value } from "@sinclair/typebox/value";
 import { ApiError, ERRORS, apiError, type Issue } from "../domain/errors.ts";
 import { iso } from "../domain/ids.ts";
 import type { Logger } from "../adapters/log.ts";
-import type { Tenancy } from "../adapters/storage/repos/tenancy.ts";
+import type { CompanyRow, Tenancy } from "../adapters/storage/repos/tenancy.ts";
 import type { Storage } from "../adapters/storage/types.ts";
 import { StorageUnavailableError, storeFault } from "../adapters/storage/faults.ts";
-import { authenticate, authorize, resolveCompany, type Access, type AuthContext } from "./auth.ts";
+import { authenticate, authorize, resolveCompany, usesSession, type Access, type AuthContext } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
 import { parseQuery, type QueryOf, type QueryParam } from "./query.ts";
 import type { RateLimiter } from "./ratelimit.ts";
@@ -26,6 +26,8 @@ export interface KitDeps {
   storage?: Pick<Storage, "read">;
   /** False while the service cannot serve a company yet (starting, or stopping): 503 COMPANY_NOT_READY. */
   ready?: () => boolean;
+  /** The client's address (trusted-proxy rule): a session is bound to the address that signed in. */
+  sourceOf?: (req: Request) => string | null;
   /** A store fault met by a request: logged once per class per interval with the runtime's (the log stays readable). */
   reportFault?: (msg: string, e: unknown, fields?: Record<string, unknown>) => void;
 }
@@ -196,6 +198,23 @@ class Call<Q extends QuerySpec> implements RouteContext<Q> {
   }
 }
 
+/** What a route outside the credential pipeline (signing in) gets: the host's company, the checked body, the time. */
+export interface PublicContext<Body = unknown> {
+  request: Request;
+  company: CompanyRow;
+  params: Record<string, string>;
+  body: Body;
+  now: number;
+}
+export type PublicHandler<Body = unknown> = (c: PublicContext<Body>) => Reply | Promise<Reply>;
+export interface PublicRouteSpec<B extends TSchema | undefined = TSchema | undefined> {
+  summary: string;
+  body?: B;
+  tags?: string[];
+  /** How the route is authenticated instead of a key (OpenAPI `x-authentication`). */
+  authentication: string;
+}
+
 export class ApiKit {
   readonly routes: RouteInfo[] = [];
   /** Answers a route gave that its description does not list, each logged once ("METHOD /path status code"). */
@@ -267,7 +286,8 @@ export class ApiKit {
     try {
       if (request.method !== "GET" && request.method !== "DELETE") return this.runWithBody(spec, handler, request, params, state);
       let call: { auth: AuthContext; pending: Reply | Response | Promise<Reply | Response> };
-      if (spec.readOnly && this.deps.storage && request.method === "GET") {
+      // A session's use is written (renewal, an end): never inside the read snapshot.
+      if (spec.readOnly && this.deps.storage && request.method === "GET" && !usesSession(request)) {
         call = this.deps.storage.read(() => {
           const auth = this.admit(spec, request);
           return this.call(spec, handler, request, params, auth, queryOf(spec, request), undefined, state);
@@ -306,6 +326,24 @@ export class ApiKit {
     }
   }
 
+  /** A route without a credential (sign-in): readiness, company, company budget, body, handler, envelope. */
+  async runPublic(spec: PublicRouteSpec<any>, handler: PublicHandler<any>, request: Request, params: Record<string, string>): Promise<Response> {
+    try {
+      const { tenancy, limiter, appDomain, ready } = this.deps;
+      if (ready && !ready()) throw apiError("COMPANY_NOT_READY", { headers: { "Retry-After": "5" } });
+      const company = resolveCompany(request, tenancy, appDomain);
+      limiter.check("company", company.id);
+      const body = await readJsonBody(request);
+      if (spec.body) this.validateBody(spec as unknown as RouteSpec<any, any, any>, body);
+      const result = await handler({ request, company, params, body, now: this.deps.clock() });
+      const meta: Record<string, unknown> = { apiVersion: API_VERSION, timestamp: stamp(this.deps.clock()) };
+      if (result.meta) Object.assign(meta, result.meta);
+      return json(result.status ?? 200, { data: result.data, meta }, result.headers);
+    } catch (e) {
+      return this.errorResponse(e, request.headers.get("x-request-id") ?? undefined);
+    }
+  }
+
   /** The envelope: `data`, and `meta` with apiVersion, timestamp, the reply's own meta and piiMasked when masked. */
   private present(spec: RouteSpec<any>, result: Reply | Response, auth: AuthContext, state: { masked: boolean; route?: RouteInfo }): Response {
     const status = result.status ?? 200;
@@ -323,7 +361,19 @@ export class ApiKit {
     // Part 1 Errors, 503 "company not ready": before its actors run (or once they stop) nothing of a company is served.
     if (ready && !ready()) throw apiError("COMPANY_NOT_READY", { headers: { "Retry-After": "5" } });
     const company = resolveCompany(request, tenancy, appDomain);
-    const auth = authenticate(request, company, tenancy);
+    const now = this.deps.clock();
+    const auth = authenticate(request, company, tenancy, { now, source: this.deps.sourceOf ? this.deps.sourceOf(request) : null });
+    // A key's last use, for the console's list: written after this request's read snapshot, at most once a minute.
+    if (!auth.session && tenancy.touchDue(auth.key.id, now)) {
+      const id = auth.key.id;
+      queueMicrotask(() => {
+        try {
+          tenancy.touchKey(id, now);
+        } catch {
+          /* a busy database: the next use writes it */
+        }
+      });
+    }
     limiter.check("company", company.id);
     authorize(auth, spec.access);
     if (spec.rateLimit) limiter.check(spec.rateLimit, `${company.id}:${auth.environment}`);
@@ -379,6 +429,14 @@ export class Router {
 
   get<Q extends QuerySpec>(path: string, spec: RouteSpec<Q>, h: Handler<Q>) {
     return this.add("GET", path, spec, h);
+  }
+  /** A POST outside the credential pipeline (signing in): see `ApiKit.runPublic`. */
+  publicPost<B extends TSchema>(path: string, spec: PublicRouteSpec<B>, h: PublicHandler<Static<B>>): this {
+    const full = (this.prefix + path).replace(/\/$/, "") || "/";
+    this.kit.register("POST", full, { ...spec, access: undefined, validationStatus: 400, "x-authentication": spec.authentication } as never);
+    const fn = ({ request, params }: { request: Request; params: Record<string, string> }) => this.kit.runPublic(spec, h as PublicHandler, request, params ?? {});
+    this.app.route("POST", path, fn as never, { parse: "none" } as never);
+    return this;
   }
   post<Q extends QuerySpec, B extends TSchema | undefined = undefined, V extends boolean = true>(path: string, spec: RouteSpec<Q, B, V>, h: Handler<Q, BodyOf<B, V>>) {
     return this.add("POST", path, spec, h as Handler<Q>);

@@ -208,6 +208,8 @@ function describeAccess(op: Record<string, unknown>, access: Access | undefined)
   const lists = entries.map((e) => requirementsOf(e));
   // One security requirement per alternative: OpenAPI reads a list of them as "any one of".
   op.security = lists.map((list) => ({ ApiKey: list.filter((r) => r.kind === "scope").map((r) => r.name) }));
+  // A dashboard power: a member's console session (docs/api.md, "Keys and sessions"); an API key is refused.
+  if (entries.some((a) => a.officer)) (op.security = [{ Session: [] }]), (op["x-officer-session-required"] = true);
   op["x-scope"] = entries.map((a) => a.scope).join(" or ");
   op["x-permission"] = entries.map((a) => a.permission).join(" or ");
   if (entries.every((a) => a.liveOnly)) op["x-live-key-required"] = true;
@@ -219,7 +221,8 @@ function describeAccess(op: Record<string, unknown>, access: Access | undefined)
     const scopes = list.filter((r) => r.kind === "scope").map((r) => `${r.name} (else ${r.code})`);
     const perms = list.filter((r) => r.kind === "permission").map((r) => `${r.name} (else ${r.code})`);
     const rest = list.filter((r) => r.kind === "feature" || r.kind === "live").map((r) => `${r.kind === "live" ? "a live key" : `the plan feature ${r.name}`} (else ${r.code})`);
-    return [`the key's scopes ${scopes.join(", ")}`, `the role's permissions ${perms.join(", ")}`, ...rest].join("; then ");
+    const officer = list.some((r) => r.kind === "officer") ? ["a member's console session, never an API key (else OFFICER_SESSION_REQUIRED)"] : [];
+    return [...officer, `the key's scopes ${scopes.join(", ")}`, `the role's permissions ${perms.join(", ")}`, ...rest].join("; then ");
   };
   const also = conditional.map((c) => `${c.permission} when ${c.when} (else INSUFFICIENT_PERMISSION)`);
   op.description = `Needs, checked in this order (the first missing one is refused): ${lists.map(say).join(" — or — ")}.${also.length ? ` Also the role's ${also.join("; ")}.` : ""}`;
@@ -299,6 +302,8 @@ export function openApiDocument(kit: ApiKit, others: readonly OtherRoute[] = [],
     };
     describeAccess(op, r.spec.access);
     describeResponses(op, r, contract);
+    const publicAuth = (r.spec as { "x-authentication"?: string })["x-authentication"];
+    if (publicAuth) op["x-authentication"] = publicAuth;
     const body = r.spec.body ?? contract?.body;
     if (body && !contract?.none) {
       const schema = plain(body);
@@ -317,7 +322,10 @@ export function openApiDocument(kit: ApiKit, others: readonly OtherRoute[] = [],
     },
     servers: serversOf(options.appDomain),
     components: {
-      securitySchemes: { ApiKey: { type: "apiKey", in: "header", name: "x-api-key", description: "An API key (crv_test_… or crv_live_…); the scopes listed per operation are the key's scopes it needs" } },
+      securitySchemes: {
+        ApiKey: { type: "apiKey", in: "header", name: "x-api-key", description: "An API key (crv_test_… or crv_live_…); the scopes listed per operation are the key's scopes it needs" },
+        Session: { type: "http", scheme: "bearer", description: "A member's console session token (crv_sess_…)" },
+      },
       schemas: { Envelope: envelope, Error: plain(ErrorEnvelope) },
     },
     paths,

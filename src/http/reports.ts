@@ -61,7 +61,8 @@ const download: Access = { scope: "reports:read", permission: "reports:view", al
  */
 function write(action: keyof typeof REPORT_ACTION_NEEDS): Access {
   const [permission, ...permissions] = REPORT_ACTION_NEEDS[action];
-  return { scope: "strs:write", scopes: ["reports:read"], alsoScopes: ["strs:read"], permission: permission!, permissions };
+  // Part 2: drafting, editing, submitting and filing "happen in the dashboard": a member's console session only.
+  return { scope: "strs:write", scopes: ["reports:read"], alsoScopes: ["strs:read"], permission: permission!, permissions, officer: true };
 }
 export const REPORT_ACCESS = {
   read,
@@ -297,7 +298,7 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
         (c) => step(c, "edit", c.body),
       )
       .post("/:id/submit", { summary: "Operator: submit a filing-ready draft for review", access: REPORT_ACCESS.submit, tags: ["reports", "operator"] }, (c) => step(c, "submit", {}))
-      .post("/:id/approve", { summary: "Operator: approve a report in review (another member than the submitter)", access: REPORT_ACCESS.approve, tags: ["reports", "operator"] }, (c) => step(c, "approve", {}))
+      .post("/:id/approve", { summary: "Operator: approve a report in review (a member who neither drafted, last edited nor submitted it)", access: REPORT_ACCESS.approve, tags: ["reports", "operator"] }, (c) => step(c, "approve", {}))
       .post(
         "/:id/file",
         { summary: "Operator: mark an approved report filed with the FIU's reference", access: REPORT_ACCESS.file, body: api.FileReport, validationStatus: 422, tags: ["reports", "operator"] },

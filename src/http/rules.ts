@@ -33,7 +33,8 @@ const create = { scope: "rules:write", permission: "rules:create" } as const;
 // Part 2: `rules:update` also for delete.
 const update = { scope: "rules:write", permission: "rules:update" } as const;
 // A promotion changes live: a live key, as every change that reaches live from outside its environment (thresholds, switches).
-const promoteAccess = { scope: "rules:write", permission: "rules:create", liveOnly: true } as const;
+// Part 1: "there is no API route for promoting test rules to live": a dashboard power, a member's session only.
+const promoteAccess = { scope: "rules:write", permission: "rules:create", liveOnly: true, officer: true } as const;
 const promotableAccess = { scope: "rules:read", permission: "rules:view", liveOnly: true } as const;
 
 /** A choice filter (Part 2): an empty value or `all` means no filter (null). */
@@ -139,7 +140,7 @@ export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
           return ok(rows.map(({ rule }) => ({ ...present(rule), promotedTo: repo.promotedTo(c.auth.company.id, rule.id) })));
         },
       )
-      .post("/:id/promote", { summary: "Operator: copy a test rule (the path's ID) to live with its conditions; all or nothing, audited in both environments (live key)", access: promoteAccess, tags: ["rules", "operator"] }, (c) => {
+      .post("/:id/promote", { summary: "Operator (a member's live console session, not an API key): copy a test rule (the path's ID) to live with its conditions; all or nothing, audited in both environments", access: promoteAccess, tags: ["rules", "operator"] }, (c) => {
         const id = c.params.id;
         if (!ID.test(id)) notFound(id);
         const res = repo.promote(c.auth.company.id, id, changer(c), c.now, liveIntegrations(c));

@@ -3,6 +3,10 @@
 import { test, expect, afterEach, setDefaultTimeout } from "bun:test";
 import { cleanup } from "ink-testing-library";
 import { Stub, list, one, refuse, mount, frame, keys, until, KEY, ME_OWNER } from "./stub.ts";
+import { ApiClient } from "../../src/console/client.ts";
+
+/** A member's console session (the stub takes any credential): what promoting and filing are sent with. */
+const SESSION = `crv_sess_${"b".repeat(64)}`;
 
 setDefaultTimeout(60_000);
 
@@ -87,11 +91,12 @@ test("filing: Enter lists what is missing; F refuses before any call while somet
   await frame(r, (f) => f.includes("✓ STR-TEST-2026-000001 submitted for review · pending_review"));
 });
 
-test("filing: approving my own submission is refused on screen (four eyes); another officer's is approved; F files with the reference once nothing is missing; a refusal is shown verbatim", async () => {
+test("filing: approving my own submission or my own draft is refused on screen (four eyes); another officer's is approved; F files with the reference once nothing is missing; a refusal is shown verbatim", async () => {
   let submittedBy = "mem_officer";
+  let generatedBy = "mem_officer";
   stub = new Stub(ME_FILER)
     .on("GET", "/api/v2/reports", list([report("r2", "STR-TEST-2026-000002", { status: "pending_review", filingReady: true })]))
-    .on("GET", "/api/v2/reports/r2", one(report("r2", "STR-TEST-2026-000002", { status: "pending_review", filingReady: true })))
+    .on("GET", "/api/v2/reports/r2", () => one(report("r2", "STR-TEST-2026-000002", { status: "pending_review", filingReady: true, generatedBy })))
     .on("GET", "/api/v2/reports/r2/readiness", () => one(readiness({ filingReady: true, missing: { fields: [], narrative: false, labels: [] }, submittedBy: { id: submittedBy, email: `${submittedBy}@example.com` } })))
     .on("POST", "/api/v2/reports/r2/approve", one(report("r2", "STR-TEST-2026-000002", { status: "submitted" })))
     .on("POST", "/api/v2/reports/r2/file", (s) => (s.body.reference === "BAD" ? refuse(409, "INVALID_REPORT_STATE", "only an approved report can be marked filed") : one(report("r2", "STR-TEST-2026-000002", { status: "filed", filingReference: s.body.reference }))));
@@ -105,6 +110,13 @@ test("filing: approving my own submission is refused on screen (four eyes); anot
   submittedBy = "mem_other";
   await keys(r, "R");
   await frame(r, (f) => f.includes("Submitted") && f.includes("mem_other@example.com"));
+  // Submitted by another, but drafted by me: still not mine to approve.
+  await keys(r, "a");
+  await frame(r, (f) => f.includes("✕ four eyes: you drafted this report; another officer approves it"));
+  expect(stub.requests("POST", "/api/v2/reports/r2/approve")).toHaveLength(0);
+  generatedBy = "mem_drafter";
+  await keys(r, "R");
+  await frame(r, (f) => f.includes("Drafted     by mem_drafter"));
   await keys(r, "a");
   await frame(r, (f) => f.includes("(submitted by mem_other@example.com)"));
   await keys(r, "y");
@@ -203,7 +215,7 @@ test("audit: entries newest first; f filters by entity type; Enter shows one ent
   await frame(r, (f) => f.includes('"filingReference": "FIU-1"') && f.includes("member mem_b (key key_9)"));
 });
 
-test("rules: with a live key, p promotes the selected test rule after a confirmation naming it; one already live is refused on screen", async () => {
+test("rules: signed in to live, p promotes the selected test rule after a confirmation naming it; one already live is refused on screen; the session is the credential sent", async () => {
   const live = { ...ME_FILER, environment: "live" };
   stub = new Stub(live)
     .on("GET", "/api/v2/rules/promotable", list([
@@ -211,8 +223,8 @@ test("rules: with a live key, p promotes the selected test rule after a confirma
       { id: "rul_b", name: "Old", action: "flag", isActive: true, conditionCount: 1, promotedTo: "rul_live" },
     ]))
     .on("POST", "/api/v2/rules/rul_a/promote", { status: 201, body: { data: { id: "rul_new", name: "Large USDC", conditionCount: 2 }, meta: { promotedFrom: "rul_a" } } });
-  const r = mount(stub, "rules");
-  await frame(r, (f) => f.includes("Large USDC"));
+  const r = mount(stub, "rules", { client: new ApiClient({ url: stub.url, session: SESSION }) });
+  await frame(r, (f) => f.includes("Large USDC") && f.includes("p promote to live"));
   await keys(r, "p");
   await frame(r, (f) => f.includes('Copy test rule rul_a "Large USDC" (require_review, 2 conditions, active) to live?'));
   await keys(r, "y");
@@ -220,12 +232,24 @@ test("rules: with a live key, p promotes the selected test rule after a confirma
   await keys(r, "j", "p");
   await frame(r, (f) => f.includes("✕ rul_b is live already as rul_live"));
   expect(stub.requests("POST", /promote$/)).toHaveLength(1);
+  const sent = stub.requests("POST", /promote$/)[0].headers;
+  expect(sent.get("authorization")).toBe(`Bearer ${SESSION}`);
+  expect(sent.get("x-api-key")).toBeNull();
 });
 
-test("rules: a test key is told promotion needs a live key", async () => {
+test("rules: with a live key, p says promoting is an officer's sign-in, and sends nothing", async () => {
+  stub = new Stub({ ...ME_FILER, environment: "live" }).on("GET", "/api/v2/rules/promotable", list([{ id: "rul_a", name: "Large USDC", action: "require_review", isActive: true, conditionCount: 2, promotedTo: null }]));
+  const r = mount(stub, "rules");
+  await frame(r, (f) => f.includes("Large USDC") && f.includes("promoting needs a member's sign-in"));
+  await keys(r, "p");
+  await frame(r, (f) => f.includes("✕ promoting a rule is an officer's: open the console without --key and sign in"));
+  expect(stub.requests("POST", /promote$/)).toHaveLength(0);
+});
+
+test("rules: in test, the screen says promotion needs a live sign-in", async () => {
   stub = new Stub(ME_FILER).on("GET", "/api/v2/rules", list([{ id: "rul_a", name: "Large USDC", action: "flag", isActive: true, conditionCount: 1 }]));
   const t = mount(stub, "rules");
-  await frame(t, (f) => f.includes("promotion to live needs a live key") && f.includes("Large USDC") && f.includes("● live"));
+  await frame(t, (f) => f.includes("promotion to live needs a live sign-in") && f.includes("Large USDC") && f.includes("● live"));
   await keys(t, "p");
-  await frame(t, (f) => f.includes("✕ promotion changes live: open the console with a live key"));
+  await frame(t, (f) => f.includes("✕ promotion changes live: sign in to the live environment"));
 });

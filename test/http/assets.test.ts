@@ -3,6 +3,7 @@ import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "
 import { join } from "node:path";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
+import { withMember } from "../support/cli.ts";
 import { loadCatalog } from "../../src/adapters/assets/catalog.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
@@ -24,7 +25,7 @@ async function cli(...args: string[]) {
 }
 
 async function newKey(...args: string[]): Promise<string> {
-  const out = await cli("keys", "create", ...args, "--json");
+  const out = await cli("keys", "create", ...(await withMember(args, { CARAVAN_DB: db })), "--json");
   return JSON.parse(out.split("\n").at(-1)!).key;
 }
 

@@ -16,9 +16,11 @@ setDefaultTimeout(60_000);
 const dir = tempDir();
 const db = join(dir, "contract.db");
 let S: ChildServer;
-const { newKey, call } = apiClient(db, () => S.url);
+const { newKey, newSession, call } = apiClient(db, () => S.url);
 let owner: string;
 let ownerLive: string;
+/** The owner's console session: drafting a report is a member's, not a key's. */
+let ownerSession: string;
 const ids: Record<string, string> = {};
 
 const JANE = { naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: "Doe", secondaryIdentifier: "Jane", nameIdentifierType: "LEGL" }] }, countryOfResidence: "NL" } };
@@ -66,9 +68,11 @@ const send = (method: string, path: string, json?: unknown, key = owner) => call
 beforeAll(async () => {
   const m = await runCli(["migrate"], { CARAVAN_DB: db });
   if (m.code !== 0) throw new Error(`migrate failed: ${m.stderr}`);
-  owner = (await newKey("--env", "test", "--role", "owner")).key;
+  const made = await newKey("--env", "test", "--role", "owner");
+  owner = made.key;
   ownerLive = (await newKey("--env", "live", "--role", "owner")).key;
   S = await startServer({ CARAVAN_DB: db, CARAVAN_ALLOW_PRIVATE_TARGETS: "127.0.0.2" });
+  ownerSession = (await newSession({ email: made.memberEmail })).token;
 }, 120_000);
 
 afterAll(async () => {
@@ -124,7 +128,7 @@ describe("writes answer as the contract says", () => {
   });
 
   test("POST /reports (hand draft) → 201 ReportDrafted", async () => {
-    const r = await send("POST", "/api/v2/reports", { transferId: ids.transfer });
+    const r = await call("/api/v2/reports", { method: "POST", session: ownerSession, json: { transferId: ids.transfer } });
     ids.report = r.body.data?.id;
     conforms("POST /api/v2/reports", r);
   });

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { tempDir } from "../support/tmp.ts";
 import { withDb } from "../support/db.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
-import { runCliInProcess } from "../support/cli.ts";
+import { runCliInProcess, withMember } from "../support/cli.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(60_000);
@@ -23,7 +23,7 @@ async function cli(db: string, ...args: string[]) {
 }
 
 async function newKey(db: string, ...args: string[]): Promise<{ key: string; id: string; memberId: string; memberEmail: string }> {
-  const out = await cli(db, "keys", "create", ...args, "--json");
+  const out = await cli(db, "keys", "create", ...(await withMember(args, { CARAVAN_DB: db })), "--json");
   return JSON.parse(out.split("\n").at(-1)!);
 }
 

@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { join } from "node:path";
 import { tempDir } from "../support/tmp.ts";
 import { closedLoopbackOrigin, runCli, startServer, type ChildServer } from "../support/server.ts";
-import { runCliInProcess } from "../support/cli.ts";
+import { runCliInProcess, withMember } from "../support/cli.ts";
 import { readFileSync } from "node:fs";
 import { PROVIDER_B_CALLBACKS } from "../../src/domain/provider_b/endpoints.ts";
 
@@ -112,7 +112,7 @@ function expectEnvelope(status: number, text: string, what: string) {
 
 beforeAll(async () => {
   expect((await runCliInProcess(["migrate"], { CARAVAN_DB: db })).code).toBe(0);
-  const r = await runCliInProcess(["keys", "create", "--env", "test", "--role", "owner", "--json"], { CARAVAN_DB: db });
+  const r = await runCliInProcess(["keys", "create", ...(await withMember(["--env", "test", "--role", "owner"], { CARAVAN_DB: db })), "--json"], { CARAVAN_DB: db });
   key = JSON.parse(r.stdout.trim().split("\n").at(-1)!).key;
   server = await startServer({ CARAVAN_DB: db, CARAVAN_RATE_LIMITS: "company=1000000/60,vasp_search=1000000/60" });
   const headers = { "x-api-key": key, "content-type": "application/json" };
@@ -204,7 +204,7 @@ function hardAnswer(status: number, text: string, what: string, callback: boolea
 describe("hardening shapes", () => {
   beforeAll(async () => {
     expect((await runCliInProcess(["migrate"], { CARAVAN_DB: hardDb })).code).toBe(0);
-    const k = JSON.parse((await runCliInProcess(["keys", "create", "--env", "test", "--role", "owner", "--json"], { CARAVAN_DB: hardDb })).stdout.trim().split("\n").at(-1)!);
+    const k = JSON.parse((await runCliInProcess(["keys", "create", ...(await withMember(["--env", "test", "--role", "owner"], { CARAVAN_DB: hardDb })), "--json"], { CARAVAN_DB: hardDb })).stdout.trim().split("\n").at(-1)!);
     hard.key = k.key;
     hard.liveKey = JSON.parse((await runCliInProcess(["keys", "create", "--env", "live", "--role", "owner", "--member", k.memberEmail, "--json"], { CARAVAN_DB: hardDb })).stdout.trim().split("\n").at(-1)!).key;
     const nowhere = await closedLoopbackOrigin();

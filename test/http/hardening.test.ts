@@ -9,7 +9,7 @@ import { Database } from "bun:sqlite";
 import { connect } from "node:net";
 import { tempDir } from "../support/tmp.ts";
 import { closedLoopbackOrigin, runCli, startServer, type ChildServer } from "../support/server.ts";
-import { runCliInProcess } from "../support/cli.ts";
+import { runCliInProcess, withMember } from "../support/cli.ts";
 import { apiClient } from "../support/api.ts";
 import { CARAVAN, newWebhookSecret } from "../support/provider_a.ts";
 import { publicKeyBase64, randomSeedBase64 } from "../../src/adapters/providers/provider_b/crypto.ts";
@@ -21,7 +21,9 @@ const dir = tempDir();
 const db = join(dir, "hard.db");
 const DOMAIN = "caravan.test";
 let S: ChildServer;
-const { cli, newKey, call } = apiClient(db, () => S.url);
+const { cli, newKey, newSession, call } = apiClient(db, () => S.url);
+/** The owner's console sessions (test, live): the routes that are a member's, not a key's, are tried with them. */
+let ownerSession: string, ownerLiveSession: string;
 const acme = `acme.${DOMAIN}`;
 const other = `other.${DOMAIN}`;
 let owner: string;
@@ -85,6 +87,9 @@ beforeAll(async () => {
     for (const key of [owner, ownerLive]) expect((await call(`/api/v2/providers/${name}`, { method: "PUT", key, host: acme, json: { credentials } })).status).toBe(201);
     expect((await call(`/api/v2/providers/${name}`, { method: "PATCH", key: ownerLive, host: acme, json: { enabled: true } })).status).toBe(200);
   }
+  const signedIn = await newSession({ email: k.memberEmail }, "test", { host: acme, company: "acme" });
+  ownerSession = signedIn.token;
+  ownerLiveSession = await signedIn.login("live");
   const idOf = async (name: string, at: number) => (await call(`/api/v2/providers/${name}`, { key: owner, host: acme })).body.data.callbackPaths[0].path.split("/")[at];
   providerA = await idOf("provider_a", 6);
   providerB = await idOf("provider_b", 7);
@@ -106,12 +111,15 @@ describe("deep JSON: refused by the body reader, before anything else reads it",
     const before = { customers: rows("customers"), audit: rows("audit_log") };
     for (const [method, path] of writes) {
       // Changes only a live key may make (thresholds, provider switches) are tried with the live key.
-      let key = owner;
-      let deep = await post(path, DEEP_METADATA, { "x-api-key": key }, method);
-      if (deep.body?.code === "LIVE_KEY_REQUIRED") deep = await post(path, DEEP_METADATA, { "x-api-key": (key = ownerLive) }, method);
+      let auth: Record<string, string> = { "x-api-key": owner };
+      let deep = await post(path, DEEP_METADATA, auth, method);
+      if (deep.body?.code === "LIVE_KEY_REQUIRED") deep = await post(path, DEEP_METADATA, (auth = { "x-api-key": ownerLive }), method);
+      // An officer's route (filing, promoting, keys, members) takes the owner's session instead of a key.
+      if (deep.body?.code === "OFFICER_SESSION_REQUIRED") deep = await post(path, DEEP_METADATA, (auth = { authorization: `Bearer ${ownerSession}` }), method);
+      if (deep.body?.code === "LIVE_KEY_REQUIRED") deep = await post(path, DEEP_METADATA, (auth = { authorization: `Bearer ${ownerLiveSession}` }), method);
       expect({ method, path, status: deep.status, code: deep.body?.code }).toEqual({ method, path, status: 400, code: "INVALID_JSON" });
       expect(deep.body.error).toContain("deeper than 32 levels");
-      const big = await post(path, TWO_MB, { "x-api-key": key }, method);
+      const big = await post(path, TWO_MB, auth, method);
       expect({ method, path, status: big.status, code: big.body?.code }).toEqual({ method, path, status: 413, code: "BODY_TOO_LARGE" });
     }
     expect({ customers: rows("customers"), audit: rows("audit_log") }).toEqual(before);
@@ -261,8 +269,8 @@ describe("provider_b's source address and the company budget (other servers)", (
   test("from 127.0.0.1 with the allowlist 203.0.113.7: a forged CF-Connecting-IP is 403 and not counted; provider_a calls without a valid signature are not counted either", async () => {
     const budgetDb = join(dir, "budget.db");
     expect((await runCliInProcess(["migrate"], { CARAVAN_DB: budgetDb })).code).toBe(0);
-    const key = JSON.parse((await runCliInProcess(["keys", "create", "--env", "test", "--role", "owner", "--json"], { CARAVAN_DB: budgetDb })).stdout.trim().split("\n").at(-1)!).key as string;
-    const live = JSON.parse((await runCliInProcess(["keys", "create", "--env", "live", "--role", "owner", "--json"], { CARAVAN_DB: budgetDb })).stdout.trim().split("\n").at(-1)!).key as string;
+    const key = JSON.parse((await runCliInProcess(["keys", "create", ...(await withMember(["--env", "test", "--role", "owner"], { CARAVAN_DB: budgetDb })), "--json"], { CARAVAN_DB: budgetDb })).stdout.trim().split("\n").at(-1)!).key as string;
+    const live = JSON.parse((await runCliInProcess(["keys", "create", ...(await withMember(["--env", "live", "--role", "owner"], { CARAVAN_DB: budgetDb })), "--json"], { CARAVAN_DB: budgetDb })).stdout.trim().split("\n").at(-1)!).key as string;
     const nowhere = await closedLoopbackOrigin();
     const s = await startServer({
       CARAVAN_DB: budgetDb,

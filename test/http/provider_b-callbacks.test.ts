@@ -6,7 +6,7 @@ import { Database } from "bun:sqlite";
 import { tempDir } from "../support/tmp.ts";
 import { withDb } from "../support/db.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
-import { runCliInProcess } from "../support/cli.ts";
+import { runCliInProcess, withMember } from "../support/cli.ts";
 import { apiClient, expectError } from "../support/api.ts";
 import { startProviderBPeer, type ProviderBPeer } from "../../src/sandbox/provider_b/index.ts";
 import { callCaravan, type CallbackContext, type CallbackTarget } from "../../src/sandbox/provider_b/callbacks.ts";
@@ -664,7 +664,7 @@ describe("source list empty, company budget (other servers)", () => {
   test("over the company budget: 429 RATE_LIMITED with Retry-After; refused sources do not count; the budget is shared with /api/v2", async () => {
     const budgetDb = join(dir, "budget.db");
     expect((await runCliInProcess(["migrate"], { CARAVAN_DB: budgetDb })).code).toBe(0);
-    const out = await runCliInProcess(["keys", "create", "--env", "test", "--role", "owner", "--json"], { CARAVAN_DB: budgetDb });
+    const out = await runCliInProcess(["keys", "create", ...(await withMember(["--env", "test", "--role", "owner"], { CARAVAN_DB: budgetDb })), "--json"], { CARAVAN_DB: budgetDb });
     const key = JSON.parse(out.stdout.trim().split("\n").at(-1)!).key as string;
     const s = await startServer({ CARAVAN_DB: budgetDb, PROVIDER_B_ALLOWED_IPS: "127.0.0.1", CARAVAN_TRUSTED_PROXIES: "127.0.0.1", CARAVAN_RATE_LIMITS: "company=3/3600" });
     extra.push(s);

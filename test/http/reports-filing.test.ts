@@ -1,7 +1,8 @@
 // Caravan's operator routes for reports over real HTTP, against a real server: a rejected resolution drafts a report
 // even with no jurisdiction known; drafting by hand for any transfer of the environment (completed, rejected,
-// incoming, provider_a or provider_e carried); edit, submit, approve by a second officer, file with a reference;
-// the same audit as the CLI; and the PDF rendered by poppler (pdftotext, pdftoppm) for the fields a filing needs.
+// incoming, provider_a or provider_e carried); edit, submit, approve by a second officer, file with a reference, each
+// through a member's console session (an API key is OFFICER_SESSION_REQUIRED); four eyes on the drafter, the last
+// editor and the submitter; the same audit as the CLI; and the PDF rendered by poppler (pdftotext, pdftoppm).
 import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
 import { tempDir } from "../support/tmp.ts";
@@ -21,7 +22,7 @@ setDefaultTimeout(90_000);
 
 const dir = tempDir();
 const db = join(dir, "filing.db");
-const { cli, newKey, call } = apiClient(db, () => S.url);
+const { cli, newKey, newSession, call } = apiClient(db, () => S.url);
 let S: ChildServer;
 let peer: ProviderBPeer;
 let storage: Storage;
@@ -29,6 +30,8 @@ let pii: Sealer;
 let companyId: string;
 type Key = { key: string; id: string; memberId: string; memberEmail: string };
 let owner: Key, officerA: Key, officerB: Key, analyst: Key, noStrsWrite: Key;
+/** The members' console sessions (test environment): the operator routes take these, not keys. */
+let ownerS: string, officerAS: string, officerBS: string, analystS: string;
 
 const japanese = [{ naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: "山田", secondaryIdentifier: "太郎", nameIdentifierType: "LEGL" }, { primaryIdentifier: "やまだ", secondaryIdentifier: "たろう", nameIdentifierType: "ALIA" }] }, countryOfResidence: "JP" } }];
 const dutch = [{ naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: "van Dijk", secondaryIdentifier: "Anna", nameIdentifierType: "LEGL" }] }, countryOfResidence: "NL" } }];
@@ -117,6 +120,7 @@ beforeAll(async () => {
   officerB = await newKey("--env", "test", "--role", "compliance_officer");
   analyst = await newKey("--env", "test", "--role", "analyst");
   noStrsWrite = await newKey("--env", "test", "--role", "owner", "--scopes", "reports:read,strs:read,transfers:read");
+  [ownerS, officerAS, officerBS, analystS] = await Promise.all([owner, officerA, officerB, analyst].map(async (k) => (await newSession({ email: k.memberEmail })).token));
   storage = await openStorage(db, { migrate: false });
   pii = new Sealer(loadMasterKey(db, {}).derive("pii"));
   companyId = (storage.stmt("SELECT id FROM companies WHERE slug = 'default'").get() as { id: string }).id;
@@ -203,8 +207,8 @@ describe("the customer overview (operator route for the console's customer view)
 
 describe("carried to filing through the operator routes", () => {
   test("edit sets the jurisdiction, fields and narrative; submit by one officer; approve by the same → 403 SAME_MEMBER; by a second → submitted; file with a reference → filed", async () => {
-    const patch = (json: unknown, key = officerA.key) => call(`/api/v2/reports/${drafted.id}`, { method: "PATCH", key, json });
-    const submitEarly = await call(`/api/v2/reports/${drafted.id}/submit`, { method: "POST", key: officerA.key });
+    const patch = (json: unknown, session = officerAS) => call(`/api/v2/reports/${drafted.id}`, { method: "PATCH", session, json });
+    const submitEarly = await call(`/api/v2/reports/${drafted.id}/submit`, { method: "POST", session: officerAS });
     expectError(submitEarly, 409, "NOT_FILING_READY");
     const e1 = await patch({ jurisdiction: "nl", fields: { contactOfficer: "J. de Vries, MLRO, +31 20 555 0100", filingInstitutionCountry: "NL" } });
     expect(e1.status).toBe(200);
@@ -215,17 +219,17 @@ describe("carried to filing through the operator routes", () => {
     const e2 = await patch({ narrative });
     expect(e2.body.data.filingReady).toBe(true);
     expect(e2.body.data.readiness.missing.labels).toEqual([]);
-    const s = await call(`/api/v2/reports/${drafted.id}/submit`, { method: "POST", key: officerA.key });
+    const s = await call(`/api/v2/reports/${drafted.id}/submit`, { method: "POST", session: officerAS });
     expect(s.status).toBe(200);
     expect(s.body.data.status).toBe("pending_review");
     expect(s.body.data.readiness.submittedBy.id).toBe(officerA.memberId);
-    expectError(await call(`/api/v2/reports/${drafted.id}/approve`, { method: "POST", key: officerA.key }), 403, "SAME_MEMBER");
-    const a = await call(`/api/v2/reports/${drafted.id}/approve`, { method: "POST", key: officerB.key });
+    expectError(await call(`/api/v2/reports/${drafted.id}/approve`, { method: "POST", session: officerAS }), 403, "SAME_MEMBER");
+    const a = await call(`/api/v2/reports/${drafted.id}/approve`, { method: "POST", session: officerBS });
     expect(a.body.data.status).toBe("submitted");
-    expectError(await call(`/api/v2/reports/${drafted.id}`, { method: "PATCH", key: officerB.key, json: { narrative: "x" } }), 409, "INVALID_REPORT_STATE");
-    expectError(await call(`/api/v2/reports/${drafted.id}/file`, { method: "POST", key: officerB.key, json: { reference: "  " } }), 422, "REFERENCE_REQUIRED");
-    expectError(await call(`/api/v2/reports/${drafted.id}/file`, { method: "POST", key: officerB.key, json: {} }), 422, "VALIDATION_ERROR");
-    const f = await call(`/api/v2/reports/${drafted.id}/file`, { method: "POST", key: officerB.key, json: { reference: "FIU-NL-2026-0042" } });
+    expectError(await call(`/api/v2/reports/${drafted.id}`, { method: "PATCH", session: officerBS, json: { narrative: "x" } }), 409, "INVALID_REPORT_STATE");
+    expectError(await call(`/api/v2/reports/${drafted.id}/file`, { method: "POST", session: officerBS, json: { reference: "  " } }), 422, "REFERENCE_REQUIRED");
+    expectError(await call(`/api/v2/reports/${drafted.id}/file`, { method: "POST", session: officerBS, json: {} }), 422, "VALIDATION_ERROR");
+    const f = await call(`/api/v2/reports/${drafted.id}/file`, { method: "POST", session: officerBS, json: { reference: "FIU-NL-2026-0042" } });
     expect(f.body.data).toMatchObject({ status: "filed", filingReference: "FIU-NL-2026-0042", filedBy: officerB.memberId });
     const log = auditOf(drafted.id).map((x) => [x.action, x.member]);
     expect(log).toEqual([
@@ -247,16 +251,46 @@ describe("carried to filing through the operator routes", () => {
     expect(text).toContain("FIU-NL-2026-0042");
   });
 
-  test("refusals: analyst → INSUFFICIENT_PERMISSION (no strs:update); a key without strs:write → INSUFFICIENT_SCOPE; unknown report → 404; unknown field → 422", async () => {
+  test("four eyes that hold: whoever drafted, last edited or submitted a report cannot approve it (an owner neither); a fourth member can", async () => {
+    const officerCS = (await newSession("compliance_officer")).token;
+    const t = seedTransfer({ state: "completed", jurisdiction: "NL" });
+    // Officer A drafts by hand; officer B completes it (last editor); the owner submits.
+    const d = await call("/api/v2/reports", { method: "POST", session: officerAS, json: { transferId: t } });
+    expect(d.status).toBe(201);
+    const id = d.body.data.id;
+    const narrative = "The customer sent 2.5 ETH to an address the officer linked to a fraud report; the counterparty confirmed the beneficiary could not be identified.";
+    const e = await call(`/api/v2/reports/${id}`, { method: "PATCH", session: officerBS, json: { narrative, fields: { contactOfficer: "J. de Vries, MLRO, +31 20 555 0100", filingInstitutionCountry: "NL" } } });
+    expect(e.body.data.filingReady).toBe(true);
+    expect((await call(`/api/v2/reports/${id}/submit`, { method: "POST", session: ownerS })).body.data.status).toBe("pending_review");
+    const drafter = await call(`/api/v2/reports/${id}/approve`, { method: "POST", session: officerAS });
+    expectError(drafter, 403, "SAME_MEMBER");
+    expect(drafter.body.error).toContain("drafted");
+    const editor = await call(`/api/v2/reports/${id}/approve`, { method: "POST", session: officerBS });
+    expectError(editor, 403, "SAME_MEMBER");
+    expect(editor.body.error).toContain("last edited");
+    const submitter = await call(`/api/v2/reports/${id}/approve`, { method: "POST", session: ownerS });
+    expectError(submitter, 403, "SAME_MEMBER");
+    expect(submitter.body.error).toContain("submitted");
+    const ok = await call(`/api/v2/reports/${id}/approve`, { method: "POST", session: officerCS });
+    expect(ok.body.data.status).toBe("submitted");
+    // Each step names its member and the session it came from.
+    const rows = storage.stmt("SELECT action, member_id, session_id FROM audit_log WHERE entity_id = ? ORDER BY seq").all(id) as { action: string; member_id: string; session_id: string | null }[];
+    expect(rows.map((r) => r.action)).toEqual(["str.drafted", "str.updated", "str.submitted", "str.approved"]);
+    expect(rows.every((r) => typeof r.session_id === "string" && r.session_id.startsWith("ses_"))).toBe(true);
+    expect(auditOf(id).slice(1).map((a) => a.detail.via)).toEqual(["console", "console", "console"]);
+  });
+
+  test("refusals: an analyst's session → INSUFFICIENT_PERMISSION (no strs:update); any API key → OFFICER_SESSION_REQUIRED; unknown report → 404; unknown field → 422", async () => {
     const t = seedTransfer({ state: "completed" });
-    expectError(await call("/api/v2/reports", { method: "POST", key: analyst.key, json: { transferId: t } }), 403, "INSUFFICIENT_PERMISSION");
-    expectError(await call("/api/v2/reports", { method: "POST", key: noStrsWrite.key, json: { transferId: t } }), 403, "INSUFFICIENT_SCOPE");
-    expectError(await call(`/api/v2/reports/rpt_${"0".repeat(26)}/submit`, { method: "POST", key: owner.key }), 404, "REPORT_NOT_FOUND");
-    expectError(await call("/api/v2/reports", { method: "POST", key: owner.key, json: { transferId: `trf_${"0".repeat(26)}` } }), 422, "TRANSFER_NOT_FOUND");
-    const d = await call("/api/v2/reports", { method: "POST", key: owner.key, json: { transferId: t, jurisdiction: "US" } });
-    expectError(await call(`/api/v2/reports/${d.body.data.id}`, { method: "PATCH", key: owner.key, json: { fields: { favouriteColour: "blue" } } }), 422, "VALIDATION_ERROR");
-    expectError(await call(`/api/v2/reports/${d.body.data.id}`, { method: "PATCH", key: owner.key, json: { jurisdiction: "EU" } }), 422, "VALIDATION_ERROR");
-    expectError(await call(`/api/v2/reports/${d.body.data.id}`, { method: "PATCH", key: owner.key, json: {} }), 422, "VALIDATION_ERROR");
+    expectError(await call("/api/v2/reports", { method: "POST", session: analystS, json: { transferId: t } }), 403, "INSUFFICIENT_PERMISSION");
+    expectError(await call("/api/v2/reports", { method: "POST", key: noStrsWrite.key, json: { transferId: t } }), 403, "OFFICER_SESSION_REQUIRED");
+    expectError(await call("/api/v2/reports", { method: "POST", key: owner.key, json: { transferId: t } }), 403, "OFFICER_SESSION_REQUIRED");
+    expectError(await call(`/api/v2/reports/rpt_${"0".repeat(26)}/submit`, { method: "POST", session: ownerS }), 404, "REPORT_NOT_FOUND");
+    expectError(await call("/api/v2/reports", { method: "POST", session: ownerS, json: { transferId: `trf_${"0".repeat(26)}` } }), 422, "TRANSFER_NOT_FOUND");
+    const d = await call("/api/v2/reports", { method: "POST", session: ownerS, json: { transferId: t, jurisdiction: "US" } });
+    expectError(await call(`/api/v2/reports/${d.body.data.id}`, { method: "PATCH", session: ownerS, json: { fields: { favouriteColour: "blue" } } }), 422, "VALIDATION_ERROR");
+    expectError(await call(`/api/v2/reports/${d.body.data.id}`, { method: "PATCH", session: ownerS, json: { jurisdiction: "EU" } }), 422, "VALIDATION_ERROR");
+    expectError(await call(`/api/v2/reports/${d.body.data.id}`, { method: "PATCH", session: ownerS, json: {} }), 422, "VALIDATION_ERROR");
   });
 });
 
@@ -269,7 +303,7 @@ describe("drafting by hand", () => {
     ["carried by provider_e", { state: "awaiting_counterparty", protocol: "provider_e" }],
   ])("%s: drafted by the member, detection manual, str.drafted as a case's draft", async (_name, kind) => {
     const t = seedTransfer({ ...kind, jurisdiction: "DE" });
-    const r = await call("/api/v2/reports", { method: "POST", key: officerA.key, json: { transferId: t } });
+    const r = await call("/api/v2/reports", { method: "POST", session: officerAS, json: { transferId: t } });
     expect(r.status).toBe(201);
     expect(r.body.data).toMatchObject({ transferId: t, status: "draft", jurisdiction: "DE", detectionMethod: "manual", generatedBy: officerA.memberId, filingReady: false });
     expect(r.body.data.riskIndicators).toEqual(["drafted_by_hand"]);
@@ -283,7 +317,7 @@ describe("drafting by hand", () => {
 
   test("the PDF of a report drafted by hand prints a Japanese name family name first as the identity gives it, its alias after it, and the fiat value with its rate", async () => {
     const t = seedTransfer({ state: "completed", jurisdiction: "JP" });
-    const r = await call("/api/v2/reports", { method: "POST", key: officerA.key, json: { transferId: t } });
+    const r = await call("/api/v2/reports", { method: "POST", session: officerAS, json: { transferId: t } });
     const { text } = await pdf(r.body.data.id);
     expect(text).toContain("Subject name 山田 太郎");
     expect(text).toContain("山田 太郎 (legal name; family name 山田, given name 太郎)");

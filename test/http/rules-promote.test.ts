@@ -1,6 +1,7 @@
 // Rules promoted from test to live (Caravan's operator route and the CLI): copied with every field and its
-// conditions, audited in both environments, all or nothing; refused to a test key (LIVE_KEY_REQUIRED), twice, or when
-// the copy would not be valid in live. Real server on loopback, real SQLite file.
+// conditions, audited in both environments, all or nothing; a member's live console session only (an API key is
+// OFFICER_SESSION_REQUIRED, a test session LIVE_KEY_REQUIRED), refused twice, or when the copy would not be valid in
+// live. Real server on loopback, real SQLite file.
 import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
@@ -12,10 +13,12 @@ setDefaultTimeout(60_000);
 
 const dir = tempDir();
 const db = join(dir, "promote.db");
-const { cli, newKey, call } = apiClient(db, () => S.url);
+const { cli, newKey, newSession, call } = apiClient(db, () => S.url);
 let S: ChildServer;
 type Key = { key: string; memberId: string; memberEmail: string };
 let testKey: Key, liveKey: Key, analystLive: Key;
+/** The compliance officer's console sessions (live and test) and an analyst's live one. */
+let liveSession: { token: string; sessionId: string }, testSession: string, analystSession: string;
 let integrationId: string;
 
 const rows = (sql: string, ...args: string[]) => {
@@ -51,6 +54,10 @@ beforeAll(async () => {
   testKey = await newKey("--env", "test", "--role", "compliance_officer");
   liveKey = await newKey("--env", "live", "--role", "compliance_officer", "--member", testKey.memberEmail);
   analystLive = await newKey("--env", "live", "--role", "analyst");
+  const officer = await newSession({ email: testKey.memberEmail }, "live");
+  liveSession = officer;
+  testSession = await officer.login("test");
+  analystSession = (await newSession({ email: analystLive.memberEmail }, "live")).token;
   const ownerLive = await newKey("--env", "live", "--role", "owner");
   const ownerTest = await newKey("--env", "test", "--role", "owner", "--member", ownerLive.memberEmail);
   for (const k of [ownerTest, ownerLive]) expect((await call("/api/v2/integrations/screening_c", { method: "PUT", key: k.key, json: { credentials: { apiKey: "sandbox-key" } } })).status).toBe(201);
@@ -63,7 +70,7 @@ afterAll(async () => {
   await S?.stop();
 });
 
-const promote = (id: string, key = liveKey.key) => call(`/api/v2/rules/${id}/promote`, { method: "POST", key });
+const promote = (id: string, session = liveSession.token) => call(`/api/v2/rules/${id}/promote`, { method: "POST", session });
 
 describe("POST /api/v2/rules/:id/promote", () => {
   test("copies the test rule to live with every field and its conditions; audited in both environments; the test rule is listed with where it went", async () => {
@@ -85,14 +92,14 @@ describe("POST /api/v2/rules/:id/promote", () => {
     const readBack = await call(`/api/v2/rules/${live.id}`, { key: liveKey.key });
     expect(readBack.body.data.conditions).toEqual(made.body.data.conditions);
     expectError(await call(`/api/v2/rules/${live.id}`, { key: testKey.key }), 404, "RULE_NOT_FOUND");
-    const audit = rows("SELECT environment, action, entity_id, member_id, detail FROM audit_log WHERE entity_type = 'Rule' AND entity_id IN (?, ?) ORDER BY seq", made.body.data.id, live.id);
-    expect(audit.map((a) => [a.environment, a.action, a.entity_id, a.member_id])).toEqual([
-      ["test", "rule.created", made.body.data.id, testKey.memberId],
-      ["live", "rule.created", live.id, testKey.memberId],
-      ["test", "rule.promoted", made.body.data.id, testKey.memberId],
+    const audit = rows("SELECT environment, action, entity_id, member_id, session_id, detail FROM audit_log WHERE entity_type = 'Rule' AND entity_id IN (?, ?) ORDER BY seq", made.body.data.id, live.id);
+    expect(audit.map((a) => [a.environment, a.action, a.entity_id, a.member_id, a.session_id])).toEqual([
+      ["test", "rule.created", made.body.data.id, testKey.memberId, null],
+      ["live", "rule.created", live.id, testKey.memberId, liveSession.sessionId],
+      ["test", "rule.promoted", made.body.data.id, testKey.memberId, liveSession.sessionId],
     ]);
     expect(JSON.parse(audit[1].detail as string)).toMatchObject({ promotedFrom: made.body.data.id });
-    expect(JSON.parse(audit[2].detail as string)).toEqual({ liveRuleId: live.id, conditionCount: 2 });
+    expect(JSON.parse(audit[2].detail as string)).toEqual({ liveRuleId: live.id, conditionCount: 2, via: "console" });
     const listed = await call("/api/v2/rules/promotable", { key: liveKey.key });
     expect(listed.status).toBe(200);
     expect(listed.body.data.find((x: { id: string }) => x.id === made.body.data.id).promotedTo).toBe(live.id);
@@ -108,10 +115,22 @@ describe("POST /api/v2/rules/:id/promote", () => {
     expect(rows("SELECT count(*) AS n FROM rules WHERE environment = 'live'")[0].n).toBe(before);
   });
 
-  test("a test key → 403 LIVE_KEY_REQUIRED; a role without rules:create → 403 INSUFFICIENT_PERMISSION; a live rule's ID or an unknown one → 404", async () => {
+  test("any API key → 403 OFFICER_SESSION_REQUIRED: a live owner key with every scope, a live key with only rules:write; nothing is copied", async () => {
+    const made = await call("/api/v2/rules", { method: "POST", key: testKey.key, json: { ...fieldRule, name: "Keys refused" } });
+    const ownerLive = (globalThis as { ownerLive?: Key }).ownerLive!;
+    const rulesOnly = await newKey("--env", "live", "--role", "owner", "--scopes", "rules:write");
+    for (const key of [ownerLive.key, rulesOnly.key, liveKey.key]) {
+      const r = await call(`/api/v2/rules/${made.body.data.id}/promote`, { method: "POST", key });
+      expectError(r, 403, "OFFICER_SESSION_REQUIRED");
+      expect(r.body.error).toContain("officer");
+    }
+    expect(rows("SELECT count(*) AS n FROM audit_log WHERE action = 'rule.promoted' AND entity_id = ?", made.body.data.id)[0].n).toBe(0);
+  });
+
+  test("a test session → 403 LIVE_KEY_REQUIRED; a role without rules:create → 403 INSUFFICIENT_PERMISSION; a live rule's ID or an unknown one → 404", async () => {
     const made = await call("/api/v2/rules", { method: "POST", key: testKey.key, json: { ...fieldRule, name: "Refused" } });
-    expectError(await promote(made.body.data.id, testKey.key), 403, "LIVE_KEY_REQUIRED");
-    expectError(await promote(made.body.data.id, analystLive.key), 403, "INSUFFICIENT_PERMISSION");
+    expectError(await promote(made.body.data.id, testSession), 403, "LIVE_KEY_REQUIRED");
+    expectError(await promote(made.body.data.id, analystSession), 403, "INSUFFICIENT_PERMISSION");
     const liveRule = await call("/api/v2/rules", { method: "POST", key: liveKey.key, json: { name: "Live only", category: "aml" } });
     expectError(await promote(liveRule.body.data.id), 404, "RULE_NOT_FOUND");
     expectError(await promote(`rul_${"0".repeat(26)}`), 404, "RULE_NOT_FOUND");
@@ -148,7 +167,9 @@ describe("caravan rules promote (CLI)", () => {
     expect(out).toMatchObject({ promotedFrom: made.body.data.id, name: "From the CLI", conditionCount: 2, isActive: true });
     const live = await call(`/api/v2/rules/${out.id}`, { key: liveKey.key });
     expect(live.body.data.conditions).toEqual(made.body.data.conditions);
-    const audit = rows("SELECT environment, action, member_id FROM audit_log WHERE entity_id IN (?, ?) AND action IN ('rule.created', 'rule.promoted') ORDER BY seq", made.body.data.id, out.id);
+    const audit = rows("SELECT environment, action, member_id, detail FROM audit_log WHERE entity_id IN (?, ?) AND action IN ('rule.created', 'rule.promoted') ORDER BY seq", made.body.data.id, out.id);
+    // The host's CLI, as the named member: audited as the CLI's.
+    expect(JSON.parse(String(audit[2].detail)).via).toBe("cli");
     expect(audit.map((a) => [a.environment, a.action, a.member_id])).toEqual([
       ["test", "rule.created", testKey.memberId],
       ["live", "rule.created", testKey.memberId],

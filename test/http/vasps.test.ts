@@ -5,7 +5,7 @@ import { openStorage } from "../../src/adapters/storage/index.ts";
 import { VaspDirectory } from "../../src/adapters/storage/repos/vasps.ts";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
-import { runCliInProcess } from "../support/cli.ts";
+import { runCliInProcess, withMember } from "../support/cli.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(60_000);
@@ -17,7 +17,7 @@ let key: string;
 let liveKey: string;
 
 async function keyFor(...args: string[]) {
-  const r = await runCliInProcess(["keys", "create", ...args, "--json"], { CARAVAN_DB: db });
+  const r = await runCliInProcess(["keys", "create", ...(await withMember(args, { CARAVAN_DB: db })), "--json"], { CARAVAN_DB: db });
   return JSON.parse(r.stdout.trim().split("\n").at(-1)!).key as string;
 }
 

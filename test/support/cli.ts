@@ -29,3 +29,18 @@ export async function runCliInProcess(args: string[], env: Record<string, string
     storage?.close();
   }
 }
+
+/**
+ * `keys create` arguments that name a member: given `--role` without `--member`, a member of that role with a fresh
+ * email is made first (`members create`), as an operator would; `keys create` itself never makes one.
+ */
+export async function withMember(args: string[], env: Record<string, string>, run: typeof runCliInProcess = runCliInProcess): Promise<string[]> {
+  const r = args.indexOf("--role");
+  if (r < 0 || args.includes("--member")) return args;
+  const c = args.indexOf("--company");
+  const company = c >= 0 ? ["--company", args[c + 1]] : [];
+  const email = `${args[r + 1].replace(/_/g, "-")}-${crypto.randomUUID().slice(0, 8)}@members.test`;
+  const made = await run(["members", "create", "--email", email, "--role", args[r + 1], ...company, "--json"], env);
+  if (made.code !== 0) throw new Error(`members create failed: ${made.stderr}`);
+  return [...args, "--member", email];
+}

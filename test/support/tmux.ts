@@ -54,6 +54,32 @@ export function terminal(name: string) {
       const cmd = `cd ${repoRoot} && ${o.env ?? ""} CARAVAN_URL=${url} CARAVAN_API_KEY=${key} bun src/main.ts console; sleep 30`;
       tmux("new-session", "-d", "-s", session, "-x", String(x), "-y", String(y), cmd);
     },
+    /**
+     * `caravan console` without a key: the sign-in screen, where the member types email, passphrase and the code of
+     * their authenticator (`code()`), test environment; resolves once the console shows them signed in.
+     */
+    async signIn(session: string, url: string, m: { email: string; passphrase: string; code(): string }, o: { size?: [number, number] } = {}) {
+      const [x, y] = o.size ?? [80, 24];
+      const cmd = `cd ${repoRoot} && CARAVAN_URL=${url} CARAVAN_API_KEY= bun src/main.ts console; sleep 30`;
+      tmux("new-session", "-d", "-s", session, "-x", String(x), "-y", String(y), cmd);
+      const until = async (ok: (s: string) => boolean) => {
+        const deadline = Date.now() + 20_000;
+        while (Date.now() < deadline) {
+          if (ok(screen(session))) return;
+          await Bun.sleep(50);
+        }
+        throw new Error(`sign-in screen never matched:\n${screen(session)}`);
+      };
+      await until((s) => s.includes("Passphrase"));
+      for (const text of [m.email, m.passphrase, m.code()]) {
+        tmux("send-keys", "-t", session, "-l", text);
+        await Bun.sleep(150);
+        tmux("send-keys", "-t", session, "Enter");
+        await Bun.sleep(150);
+      }
+      tmux("send-keys", "-t", session, "Enter"); // environment: test
+      await until((s) => s.includes(m.email.slice(0, 12)) && !s.includes("Passphrase"));
+    },
     /** Saves a screen for docs/console.md when CONSOLE_CAPTURES names a directory. */
     capture(captureName: string, s: string) {
       const out = process.env.CONSOLE_CAPTURES;

@@ -14,6 +14,9 @@ export const COMMANDS: [string, string][] = [
   ["customers", "customers"],
   ["audit", "the audit log"],
   ["rules", "rules"],
+  ["team", "keys and members (signed in as an owner)"],
+  ["member", "member <ID>|me|all: the audit log of one member"],
+  ["signout", "end the session and quit"],
   ["sort", "sort <column> [asc|desc]; no column: the default order"],
   ["filter", "filter <text>: as / does; no text clears"],
   ["search", "search <text>: ask the server (transfers: ID, external ID, VASP, address; cases: number, text)"],
@@ -36,6 +39,9 @@ const SCREEN_NAMES: Record<string, ScreenId> = {
   customers: "customers",
   audit: "audit",
   rules: "rules",
+  team: "team",
+  keys: "team",
+  members: "team",
 };
 
 export type Command =

@@ -1,9 +1,9 @@
 // The `?` key map: global keys and the current screen's, side by side.
 import { Box, Text } from "ink";
-import { GLOBAL_KEYS, SCREEN_KEYS, SCREENS, type ScreenId } from "../keys.ts";
+import { GLOBAL_KEYS, SCREEN_KEYS, screenTitle, type ScreenId } from "../keys.ts";
 
 export function Help({ screen }: { screen: ScreenId }) {
-  const title = SCREENS.find((s) => s.id === screen)!.title;
+  const title = screenTitle(screen);
   const row =
     (w: number) =>
     ([k, what]: [string, string]) => (

@@ -26,7 +26,7 @@ export function auditLines(e: AuditEntry): Line[] {
   return [
     { text: `${e.action} · ${e.entityType} ${e.entityId ?? ""}`, bold: true },
     { text: `At          ${e.createdAt}` },
-    { text: `Actor       ${e.actor?.type}${e.actor?.memberId ? ` ${e.actor.memberId}` : ""}${e.actor?.apiKeyId ? ` (key ${e.actor.apiKeyId})` : ""}` },
+    { text: `Actor       ${e.actor?.type}${e.actor?.memberId ? ` ${e.actor.memberId}` : ""}${e.actor?.apiKeyId ? ` (key ${e.actor.apiKeyId})` : ""}${e.actor?.sessionId ? ` (session ${e.actor.sessionId})` : ""}` },
     { text: `Environment ${e.environment}` },
     { text: "Detail", bold: true },
     ...JSON.stringify(e.detail ?? {}, null, 2)
@@ -57,12 +57,14 @@ export function Audit({ height, width }: { height: number; width: number }) {
   const { modal, me, now } = useConsole();
   const tone = useTone();
   const [type, setType] = useKept<string>("audit.type", "all");
+  // `:member <ID>|me|all`: the server's filter on the acting member (an officer's actions, each with its session).
+  const [member, setMember] = useKept<string | null>("audit.member", null);
   // `f` cycles through the usual entity types and every other one the log has shown (the log spells some lower case).
   const seen = useKeptRef<string[]>("audit.types", [...TYPES]);
   const [openId, setOpenId] = useKept<string | null>("audit.open", null);
   const [scroll, setScroll] = useState(0);
   // Reloaded by every event (an action on a transfer or case writes its entry first) and polled for the rest.
-  const list = useResource<AuditEntry[]>(paths.auditLog({ limit: 200, entityType: type === "all" ? undefined : type }), ["transfer", "case"], { pollMs: 5_000 });
+  const list = useResource<AuditEntry[]>(paths.auditLog({ limit: 200, entityType: type === "all" ? undefined : type, memberId: member ?? undefined }), ["transfer", "case"], { pollMs: 5_000 });
   const checkpoint = useResource<AuditCheckpoint>(paths.auditCheckpoint(), [], { pollMs: 30_000 });
   const cols = useMemo(() => auditColumns(width, now, me?.member.id ?? null), [width, now, me]);
   // `/` matches what a row shows and the full IDs: entity, member, key.
@@ -75,7 +77,12 @@ export function Audit({ height, width }: { height: number; width: number }) {
   const one = useResource<AuditEntry>(openId && !fromList ? `${paths.auditLog()}/${encodeURIComponent(openId)}` : null, [], { pollMs: 60_000 });
   const open = fromList ?? one.data;
   const yank = useYank();
-  useCommand((c) => ctl.onCommand(c));
+  useCommand((c) => {
+    if (c.name !== "member") return ctl.onCommand(c);
+    const who = c.args[0];
+    setMember(!who || who === "all" ? null : who === "me" ? (me?.member.id ?? null) : who);
+    return true;
+  });
   const page = Math.max(1, height - 3);
   useInput(
     (input, key) => {
@@ -93,8 +100,8 @@ export function Audit({ height, width }: { height: number; width: number }) {
   return (
     <Box flexDirection="column" height={height}>
       <Text bold wrap="truncate">
-        {`Audit log · ${type} · ${items.length}${list.meta.total !== undefined ? ` of ${list.meta.total}` : ""}`}
-        <Text color={tone("muted")}>{openId ? "  Esc back · y yank" : "  f entity type · / filter (action, actor, ID) · </> sort · Enter entry"}</Text>
+        {`Audit log · ${type}${member ? ` · by ${member}` : ""} · ${items.length}${list.meta.total !== undefined ? ` of ${list.meta.total}` : ""}`}
+        <Text color={tone("muted")}>{openId ? "  Esc back · y yank" : "  f entity type · :member <ID>|me|all · / filter (action, actor, ID) · </> sort · Enter entry"}</Text>
       </Text>
       <Text color={tone("muted")} wrap="truncate">
         {checkpointLine(checkpoint.data)}

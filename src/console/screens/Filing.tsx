@@ -24,6 +24,8 @@ export function filingLines(r: ReportListItem & Partial<ReportDetail>, ready: Re
     { text: `Transfer    ${r.transferId}` },
     { text: `Deadline    ${r.filingDeadline?.deadline?.slice(0, 10) ?? "-"}${r.filingDeadline?.isOverdue ? " (overdue)" : ""}`, tone: r.filingDeadline?.isOverdue && r.status !== "filed" ? "bad" : undefined },
   ];
+  // Four eyes: the drafter is named, as they may not approve it.
+  if (r.generatedBy && r.generatedBy !== "system") L.push({ text: `Drafted     by ${r.generatedByMember?.email ?? r.generatedBy}` });
   if (ready) {
     if (ready.submittedBy) L.push({ text: `Submitted   ${shortTime(ready.submittedAt)} by ${ready.submittedBy.email ?? ready.submittedBy.id}` });
     if (ready.approvedBy) L.push({ text: `Approved    ${shortTime(ready.approvedAt)} by ${ready.approvedBy.email ?? ready.approvedBy.id}` });
@@ -85,6 +87,7 @@ export function Filing({ height, width }: { height: number; width: number }) {
       if (input === "s") return setFlow("submit");
       if (input === "a") {
         if (ready.data?.submittedBy?.id && ready.data.submittedBy.id === me?.member.id) return flash("✕ four eyes: you submitted this report; a second officer approves it", "bad");
+        if (det.data?.generatedBy && det.data.generatedBy === me?.member.id) return flash("✕ four eyes: you drafted this report; another officer approves it", "bad");
         return setFlow("approve");
       }
       if (input === "F") {

@@ -1,6 +1,6 @@
-// Rules: promotion from test to live. With a live key, the test environment's rules and where each went live;
-// `p` copies the selected one to live with its conditions (all or nothing, audited in both environments).
-// With a test key, the key's rules and a note that promotion needs a live key.
+// Rules: promotion from test to live. In live, the test environment's rules and where each went live; `p` copies the
+// selected one to live with its conditions (all or nothing, audited in both environments), for a signed-in member
+// only (a key is refused OFFICER_SESSION_REQUIRED). In test, the environment's rules and a note that promotion needs live.
 import { useMemo, useState } from "react";
 import { Box, Text, useInput } from "ink";
 import { allows, useConsole, useModalState, useResource } from "../context.ts";
@@ -30,7 +30,8 @@ export function Rules({ height, width }: { height: number; width: number }) {
         return selected.move(nav, Math.max(1, height - 3));
       }
       if (input !== "p" || !current) return;
-      if (!live) return flash("✕ promotion changes live: open the console with a live key", "bad");
+      if (!live) return flash("✕ promotion changes live: sign in to the live environment", "bad");
+      if (!client.signedIn) return flash("✕ promoting a rule is an officer's: open the console without --key and sign in", "bad");
       if (!allows(me, "rules:write", "rules:create")) return flash("✕ not allowed: the key needs rules:write and the role rules:create", "bad");
       if (current.promotedTo) return flash(`✕ ${current.id} is live already as ${current.promotedTo}; change that rule instead`, "bad");
       setAsking(true);
@@ -46,7 +47,7 @@ export function Rules({ height, width }: { height: number; width: number }) {
     <Box flexDirection="column" height={height}>
       <Text bold wrap="truncate">
         {live ? `Rules proven in test · ${items.length}` : `Rules (${me?.environment ?? "?"}) · ${items.length}`}
-        <Text color={tone("muted")}>{live ? "  p promote to live" : "  promotion to live needs a live key"}</Text>
+        <Text color={tone("muted")}>{live ? (client.signedIn ? "  p promote to live" : "  promoting needs a member's sign-in") : "  promotion to live needs a live sign-in"}</Text>
       </Text>
       {list.error ? <Text color={tone("bad")}>{`✕ ${list.error.code}: ${list.error.error}`}</Text> : null}
       {asking && current ? (

@@ -307,6 +307,9 @@ export interface LifeState {
   status: ReportStatus;
   filingReady: boolean;
   submittedBy: string | null;
+  /** `system` or the member who drafted it (by hand, or by rejecting the case). */
+  draftedBy?: string | null;
+  lastEditedBy?: string | null;
 }
 
 export type LifeRefusal =
@@ -328,7 +331,10 @@ export function nextStatus(r: LifeState, action: ReportAction, by: string, o: { 
       return { ok: true, status: "pending_review" };
     case "approve":
       if (r.status !== "pending_review") return state(`only a report pending review can be approved (report is ${r.status})`);
+      // Four eyes (docs/reports.md): whoever drafted, last edited or submitted the report cannot approve it, owners included.
       if (r.submittedBy === by) return { ok: false, refusal: { code: "SAME_MEMBER", message: "four eyes: the member who submitted the report cannot approve it" } };
+      if (r.draftedBy === by) return { ok: false, refusal: { code: "SAME_MEMBER", message: "four eyes: the member who drafted the report cannot approve it" } };
+      if (r.lastEditedBy === by) return { ok: false, refusal: { code: "SAME_MEMBER", message: "four eyes: the member who last edited the report cannot approve it" } };
       return { ok: true, status: "submitted" };
     case "file":
       if (r.status !== "submitted") return state(`only an approved (submitted) report can be marked filed (report is ${r.status})`);

@@ -9,6 +9,8 @@ export interface AuditActor {
   type: "member" | "system" | "provider";
   memberId?: string | null;
   apiKeyId?: string | null;
+  /** The console session a member acted through. */
+  sessionId?: string | null;
 }
 
 export interface AuditEntryInput {
@@ -28,6 +30,7 @@ export interface AuditFilter {
   entityType?: string;
   entityId?: string;
   action?: string;
+  memberId?: string;
 }
 
 export class AuditLog {
@@ -38,7 +41,7 @@ export class AuditLog {
     const id = newId("aud", now);
     this.s
       .stmt(
-        "INSERT INTO audit_log (id, company_id, environment, actor_type, member_id, api_key_id, action, entity_type, entity_id, detail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO audit_log (id, company_id, environment, actor_type, member_id, api_key_id, session_id, action, entity_type, entity_id, detail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       )
       .run(
         id,
@@ -47,6 +50,7 @@ export class AuditLog {
         e.actor.type,
         e.actor.memberId ?? null,
         e.actor.apiKeyId ?? null,
+        e.actor.sessionId ?? null,
         e.action,
         e.entityType,
         e.entityId,
@@ -68,6 +72,7 @@ export class AuditLog {
     if (f.entityType) (where.push("entity_type = ?"), args.push(f.entityType));
     if (f.entityId) (where.push("entity_id = ?"), args.push(f.entityId));
     if (f.action) (where.push("action = ?"), args.push(f.action));
+    if (f.memberId) (where.push("member_id = ?"), args.push(f.memberId));
     if (beforeSeq !== null) (where.push("seq < ?"), args.push(beforeSeq));
     args.push(limit);
     return this.s.stmt(`SELECT * FROM audit_log WHERE ${where.join(" AND ")} ORDER BY seq DESC LIMIT ?`).all(...args) as unknown as AuditRow[];
@@ -79,6 +84,7 @@ export class AuditLog {
     if (f.entityType) (where.push("entity_type = ?"), args.push(f.entityType));
     if (f.entityId) (where.push("entity_id = ?"), args.push(f.entityId));
     if (f.action) (where.push("action = ?"), args.push(f.action));
+    if (f.memberId) (where.push("member_id = ?"), args.push(f.memberId));
     return (this.s.stmt(`SELECT count(*) AS n FROM audit_log WHERE ${where.join(" AND ")}`).get(...args) as { n: number }).n;
   }
 }

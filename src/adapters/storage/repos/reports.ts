@@ -66,6 +66,8 @@ export interface CreateDraftInput {
   riskIndicators: string[];
   /** `system` or the member ID. */
   generatedBy: "system" | string;
+  /** Who the audit entry names (a member through a key or a session); by default the member of `generatedBy`. */
+  actor?: AuditActor;
   detectionMethod: DetectionMethod;
   /** Optional regulatory field values; they override what is prefilled from the transfer and company. */
   regulatoryData?: RegulatoryData;
@@ -161,6 +163,7 @@ export class Reports {
       approved_by: null,
       filed_at: null,
       filed_by: null,
+      last_edited_by: null,
       filing_reference: null,
       filing_reference_search: null,
       version: 1,
@@ -174,7 +177,7 @@ export class Reports {
       {
         companyId: input.companyId,
         environment: input.environment,
-        actor: input.generatedBy === "system" ? { type: "system" } : { type: "member", memberId: input.generatedBy },
+        actor: input.actor ?? (input.generatedBy === "system" ? { type: "system" } : { type: "member", memberId: input.generatedBy }),
         action: "str.drafted",
         entityType: REPORT_ENTITY,
         entityId: input.id,
@@ -257,11 +260,17 @@ export class Reports {
       if (!r) return { ok: false, refusal: { code: "REPORT_NOT_FOUND", message: `no report ${id} in the ${env} environment` } };
       const jurisdiction = o.jurisdiction !== undefined && action === "edit" ? normaliseJurisdiction(o.jurisdiction) : r.jurisdiction;
       const type = resolveReportType(jurisdiction ?? r.jurisdiction);
-      const next = nextStatus({ status: r.status, filingReady: r.filing_ready === 1, submittedBy: r.submitted_by }, action, by.memberId, { reference: o.reference });
+      const next = nextStatus(
+        { status: r.status, filingReady: r.filing_ready === 1, submittedBy: r.submitted_by, draftedBy: r.generated_by, lastEditedBy: r.last_edited_by },
+        action,
+        by.memberId,
+        { reference: o.reference },
+      );
       if (!next.ok) return next;
       const at = iso(now);
       const set: Partial<ReportRow> = { status: next.status, updated_at: at };
-      const detail: Record<string, unknown> = { reportNumber: r.report_number, from: r.status, to: next.status };
+      // A step is an officer's: through a console session, or on the host's CLI as a named member.
+      const detail: Record<string, unknown> = { reportNumber: r.report_number, from: r.status, to: next.status, via: by.actor.sessionId ? "console" : "cli" };
       if (action === "edit") {
         const errors = validateEdit(type, o);
         if (errors.length) return { ok: false, refusal: { code: "INVALID_EDIT", message: errors.join("; ") } };
@@ -279,6 +288,7 @@ export class Reports {
         detail.narrative = o.narrative !== undefined;
         detail.riskIndicators = o.riskIndicators !== undefined;
         if (r.status === "pending_review") (set.submitted_at = null), (set.submitted_by = null);
+        set.last_edited_by = by.memberId;
       } else if (action === "submit") {
         set.submitted_at = at;
         set.submitted_by = by.memberId;
@@ -375,6 +385,7 @@ export class Reports {
           narrative: `${NARRATIVE_PLACEHOLDER}\n\nWhat Caravan recorded:\n${facts}`,
           riskIndicators: ["drafted_by_hand"],
           generatedBy: o.memberId,
+          actor: o.actor,
           detectionMethod: "manual",
         },
         now,

@@ -275,7 +275,7 @@ export class Rules {
         if (!v.ok) return { ok: false as const, code: "VALIDATION_ERROR" as const, issues: v.issues };
         const rule = this.create(companyId, "live", copy, by, now, { promotedFrom: from.id });
         this.audit.record(
-          { companyId, environment: "test", actor: by.actor, action: "rule.promoted", entityType: "Rule", entityId: from.id, detail: { liveRuleId: rule.id, conditionCount: from.condition?.rules.length ?? 0 } },
+          { companyId, environment: "test", actor: by.actor, action: "rule.promoted", entityType: "Rule", entityId: from.id, detail: { liveRuleId: rule.id, conditionCount: from.condition?.rules.length ?? 0, via: by.actor.sessionId ? "console" : "cli" } },
           now,
         );
         return { ok: true as const, rule, from };

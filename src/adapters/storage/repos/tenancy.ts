@@ -6,13 +6,15 @@ import type { Environment } from "../../../domain/types.ts";
 import type { Storage } from "../types.ts";
 import { AuditLog, type AuditActor } from "./audit.ts";
 import type { RowOf } from "./row.ts";
-import type { companies as companiesTable, members as membersTable, apiKeys as apiKeysTable } from "../../../../db/schema/tenancy.ts";
+import type { companies as companiesTable, members as membersTable, apiKeys as apiKeysTable, memberSessions as memberSessionsTable } from "../../../../db/schema/tenancy.ts";
 
 export type CompanyRow = RowOf<typeof companiesTable>;
 
 export type MemberRow = RowOf<typeof membersTable>;
 
 export type KeyRow = RowOf<typeof apiKeysTable>;
+
+export type SessionRow = RowOf<typeof memberSessionsTable>;
 
 /** One row per authenticated request: the key with its member and company. */
 export interface KeyAuthRow extends KeyRow {
@@ -54,6 +56,26 @@ export class TenancyError extends Error {
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 const system: AuditActor = { type: "system" };
+
+/**
+ * Who changes members and keys, for the audit log: the CLI on the host (the way in when nobody can sign in) or a
+ * signed-in member through the console (their member and session).
+ */
+export interface TenancyActor {
+  actor: AuditActor;
+  via: "cli" | "console";
+}
+export const CLI_ACTOR: TenancyActor = { actor: system, via: "cli" };
+
+/** A session with its member and company: what a bearer token authenticates as. */
+export interface SessionAuthRow extends SessionRow {
+  member_email: string;
+  member_role: Role;
+  member_status: "active" | "disabled";
+  company_slug: string;
+  company_status: "active" | "suspended";
+  company_features: string;
+}
 
 /**
  * Invalidation of the authentication cache. Every write in this process that can change what a key authenticates
@@ -155,7 +177,11 @@ export class Tenancy {
     return this.s.stmt("SELECT * FROM members WHERE company_id = ? ORDER BY created_at, id").all(companyId) as unknown as MemberRow[];
   }
 
-  createMember(companyId: string, email: string, role: string): MemberRow {
+  memberById(companyId: string, id: string): MemberRow | undefined {
+    return (this.s.stmt("SELECT * FROM members WHERE company_id = ? AND id = ?").get(companyId, id) ?? undefined) as MemberRow | undefined;
+  }
+
+  createMember(companyId: string, email: string, role: string, by: TenancyActor = CLI_ACTOR): MemberRow {
     if (!EMAIL.test(email)) throw new TenancyError(`"${email}" is not an email address`);
     if (!isRole(role)) throw new TenancyError(`role must be one of owner, compliance_officer, analyst, developer`);
     if (this.memberByEmail(companyId, email)) throw new TenancyError(`a member with email ${email} already exists`);
@@ -166,34 +192,36 @@ export class Tenancy {
         .stmt("INSERT INTO members (id, company_id, email, role, status, created_at, updated_at) VALUES (?, ?, ?, ?, 'active', ?, ?)")
         .run(id, companyId, email.toLowerCase(), role, iso(now), iso(now));
       for (const env of ["test", "live"] as const)
-        this.audit.record({ companyId, environment: env, actor: system, action: "member.created", entityType: "Member", entityId: id, detail: { role } }, now);
+        this.audit.record({ companyId, environment: env, actor: by.actor, action: "member.created", entityType: "Member", entityId: id, detail: { role, via: by.via } }, now);
     });
     return this.memberByEmail(companyId, email)!;
   }
 
-  setMemberStatus(companyId: string, email: string, status: "active" | "disabled"): MemberRow {
+  setMemberStatus(companyId: string, email: string, status: "active" | "disabled", by: TenancyActor = CLI_ACTOR): MemberRow {
     const m = this.memberByEmail(companyId, email);
     if (!m) throw new TenancyError(`no member with email ${email}`);
     const now = this.clock();
     this.s.tx(() => {
       this.s.stmt("UPDATE members SET status = ?, updated_at = ? WHERE id = ?").run(status, iso(now), m.id);
+      if (status === "disabled") this.endMemberSessions(m.id, "member_disabled", now);
       this.authChanged();
       for (const env of ["test", "live"] as const)
-        this.audit.record({ companyId, environment: env, actor: system, action: status === "disabled" ? "member.disabled" : "member.enabled", entityType: "Member", entityId: m.id }, now);
+        this.audit.record({ companyId, environment: env, actor: by.actor, action: status === "disabled" ? "member.disabled" : "member.enabled", entityType: "Member", entityId: m.id, detail: { via: by.via } }, now);
     });
     return this.memberByEmail(companyId, email)!;
   }
 
-  setMemberRole(companyId: string, email: string, role: string): MemberRow {
+  setMemberRole(companyId: string, email: string, role: string, by: TenancyActor = CLI_ACTOR): MemberRow {
     const m = this.memberByEmail(companyId, email);
     if (!m) throw new TenancyError(`no member with email ${email}`);
     if (!isRole(role)) throw new TenancyError(`role must be one of owner, compliance_officer, analyst, developer`);
     const now = this.clock();
     this.s.tx(() => {
       this.s.stmt("UPDATE members SET role = ?, updated_at = ? WHERE id = ?").run(role, iso(now), m.id);
+      if (role !== m.role) this.endMemberSessions(m.id, "role_changed", now);
       this.authChanged();
       for (const env of ["test", "live"] as const)
-        this.audit.record({ companyId, environment: env, actor: system, action: "member.role_changed", entityType: "Member", entityId: m.id, detail: { from: m.role, to: role } }, now);
+        this.audit.record({ companyId, environment: env, actor: by.actor, action: "member.role_changed", entityType: "Member", entityId: m.id, detail: { from: m.role, to: role, via: by.via } }, now);
     });
     return this.memberByEmail(companyId, email)!;
   }
@@ -201,7 +229,7 @@ export class Tenancy {
   // ---- API keys ----
 
   /** Issues a key; the plaintext is returned once and only its hash is stored. */
-  createKey(opts: { companyId: string; memberId: string; environment: Environment; scopes?: string[] }): { row: KeyRow; key: string } {
+  createKey(opts: { companyId: string; memberId: string; environment: Environment; scopes?: string[]; expiresAt?: number | null }, by?: TenancyActor): { row: KeyRow; key: string } {
     const member = this.s.stmt("SELECT * FROM members WHERE id = ? AND company_id = ?").get(opts.memberId, opts.companyId) as MemberRow | undefined;
     if (!member) throw new TenancyError("no such member in this company");
     if (member.status !== "active") throw new TenancyError(`member ${member.email} is disabled`);
@@ -212,14 +240,25 @@ export class Tenancy {
     if (bad.length) throw new TenancyError(`unknown scopes: ${bad.join(", ")}`);
     if (scopes.length === 0) throw new TenancyError("a key needs at least one scope");
     const now = this.clock();
+    if (opts.expiresAt != null && !(opts.expiresAt > now)) throw new TenancyError("the expiry must be in the future");
     const key = formatKey(opts.environment, crypto.getRandomValues(new Uint8Array(32)));
     const id = newId("key", now);
     this.s.tx(() => {
       this.s
-        .stmt("INSERT INTO api_keys (id, company_id, member_id, environment, key_hash, hint, scopes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
-        .run(id, opts.companyId, member.id, opts.environment, hashKey(key), keyHint(key), JSON.stringify([...new Set(scopes)]), iso(now));
+        .stmt("INSERT INTO api_keys (id, company_id, member_id, environment, key_hash, hint, scopes, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        .run(id, opts.companyId, member.id, opts.environment, hashKey(key), keyHint(key), JSON.stringify([...new Set(scopes)]), iso(now), opts.expiresAt != null ? iso(opts.expiresAt) : null);
+      // The key acts for its member; who issued it (the CLI, or a signed-in member's session) is the actor.
+      const actor = by?.actor ?? { type: "member" as const, memberId: member.id };
       this.audit.record(
-        { companyId: opts.companyId, environment: opts.environment, actor: { type: "member", memberId: member.id }, action: "api_key.created", entityType: "ApiKey", entityId: id, detail: { scopes: scopes.length } },
+        {
+          companyId: opts.companyId,
+          environment: opts.environment,
+          actor,
+          action: "api_key.created",
+          entityType: "ApiKey",
+          entityId: id,
+          detail: { scopes: scopes.length, memberId: member.id, expiresAt: opts.expiresAt != null ? iso(opts.expiresAt) : null, via: by?.via ?? "cli" },
+        },
         now,
       );
     });
@@ -234,7 +273,7 @@ export class Tenancy {
     return this.s.stmt("SELECT * FROM api_keys WHERE company_id = ? ORDER BY created_at, id").all(companyId) as unknown as KeyRow[];
   }
 
-  revokeKey(companyId: string, id: string): KeyRow {
+  revokeKey(companyId: string, id: string, by: TenancyActor = CLI_ACTOR): KeyRow {
     const k = this.keyById(id);
     if (!k || k.company_id !== companyId) throw new TenancyError(`no key with id ${id}`);
     if (k.revoked_at) return k;
@@ -242,9 +281,147 @@ export class Tenancy {
     this.s.tx(() => {
       this.s.stmt("UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(iso(now), id);
       this.authChanged();
-      this.audit.record({ companyId, environment: k.environment, actor: system, action: "api_key.revoked", entityType: "ApiKey", entityId: id }, now);
+      this.audit.record({ companyId, environment: k.environment, actor: by.actor, action: "api_key.revoked", entityType: "ApiKey", entityId: id, detail: { via: by.via } }, now);
     });
     return this.keyById(id)!;
+  }
+
+  /** Whether a key's last use is due to be written (at most once a minute per key, by this process). */
+  touchDue(id: string, now: number): boolean {
+    const last = this.touched.get(id);
+    return last === undefined || now - last >= 60_000;
+  }
+
+  /** Records that a key authenticated a request; written at most once a minute per key, by this process. */
+  touchKey(id: string, now: number): void {
+    if (!this.touchDue(id, now)) return;
+    this.touched.set(id, now);
+    if (this.touched.size > AUTH_CACHE_MAX) this.touched.delete(this.touched.keys().next().value!);
+    this.s.stmt("UPDATE api_keys SET last_used_at = ? WHERE id = ?").run(iso(now), id);
+  }
+  private readonly touched = new Map<string, number>();
+
+  // ---- sign-in: setup codes, credentials, sessions (docs/api.md, "Keys and sessions") ----
+
+  /**
+   * A one-time setup code for a member (the CLI prints it on the host; an owner's invitation in the console shows it
+   * once). It replaces the member's passphrase and second factor and ends their sessions: the way back in for a lost
+   * second factor. Only the code's hash is kept.
+   */
+  issueSetupCode(companyId: string, email: string, codeHash: string, expiresAt: number, by: TenancyActor = CLI_ACTOR): MemberRow {
+    const m = this.memberByEmail(companyId, email);
+    if (!m) throw new TenancyError(`no member with email ${email}`);
+    if (m.status !== "active") throw new TenancyError(`member ${m.email} is disabled`);
+    const now = this.clock();
+    this.s.tx(() => {
+      this.s
+        .stmt(
+          "UPDATE members SET setup_code_hash = ?, setup_code_expires_at = ?, passphrase_hash = NULL, totp_secret_sealed = NULL, totp_confirmed_at = NULL, totp_last_step = NULL, updated_at = ? WHERE id = ?",
+        )
+        .run(codeHash, iso(expiresAt), iso(now), m.id);
+      this.endMemberSessions(m.id, "credentials_reset", now);
+      for (const env of ["test", "live"] as const)
+        this.audit.record({ companyId, environment: env, actor: by.actor, action: "member.setup_code_issued", entityType: "Member", entityId: m.id, detail: { via: by.via, expiresAt: iso(expiresAt) } }, now);
+    });
+    return this.memberById(companyId, m.id)!;
+  }
+
+  /** Setup's first step: the passphrase's hash and the sealed TOTP secret, pending until a first code confirms them. */
+  setPendingCredentials(memberId: string, passphraseHash: string, totpSecretSealed: string, now: number): void {
+    this.s.stmt("UPDATE members SET passphrase_hash = ?, totp_secret_sealed = ?, totp_confirmed_at = NULL, totp_last_step = NULL, updated_at = ? WHERE id = ?").run(passphraseHash, totpSecretSealed, iso(now), memberId);
+  }
+
+  /**
+   * Takes a TOTP step as used, once: true when it is later than every step accepted before (the check and the write
+   * are one statement, so two requests with one code cannot both pass). `confirm` also ends setup (the code is spent).
+   */
+  useTotpStep(memberId: string, step: number, now: number, confirm: boolean): boolean {
+    const res = confirm
+      ? this.s
+          .stmt("UPDATE members SET totp_last_step = ?, totp_confirmed_at = ?, setup_code_hash = NULL, setup_code_expires_at = NULL, updated_at = ? WHERE id = ? AND (totp_last_step IS NULL OR totp_last_step < ?)")
+          .run(step, iso(now), iso(now), memberId, step)
+      : this.s.stmt("UPDATE members SET totp_last_step = ? WHERE id = ? AND totp_confirmed_at IS NOT NULL AND (totp_last_step IS NULL OR totp_last_step < ?)").run(step, memberId, step);
+    return res.changes === 1;
+  }
+
+  /**
+   * A failed sign-in or setup for a member who exists: audited for the officers to see (which factor failed is not
+   * said, nor anything typed). Unknown emails leave no entry: there is no member to file it under.
+   */
+  recordSignInFailure(companyId: string, environment: Environment, memberId: string, source: string | null, step: "sign_in" | "setup", now: number): void {
+    this.s.tx(() =>
+      this.audit.record({ companyId, environment, actor: { type: "system" }, action: "session.sign_in_failed", entityType: "Member", entityId: memberId, detail: { source, step } }, now),
+    );
+  }
+
+  /** A new session, audited as the member's sign-in. */
+  createSession(o: { companyId: string; member: MemberRow; environment: Environment; tokenHash: string; source: string | null; expiresAt: number; action: "session.signed_in" | "session.set_up" }, now: number): SessionRow {
+    const id = newId("ses", now);
+    this.s.tx(() => {
+      this.s
+        .stmt("INSERT INTO member_sessions (id, company_id, member_id, environment, role, token_hash, source, created_at, last_used_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        .run(id, o.companyId, o.member.id, o.environment, o.member.role, o.tokenHash, o.source, iso(now), iso(now), iso(o.expiresAt));
+      this.audit.record(
+        { companyId: o.companyId, environment: o.environment, actor: { type: "member", memberId: o.member.id, sessionId: id }, action: o.action, entityType: "Session", entityId: id, detail: { source: o.source } },
+        now,
+      );
+    });
+    return this.s.stmt("SELECT * FROM member_sessions WHERE id = ?").get(id) as SessionRow;
+  }
+
+  /** A session by its token's hash, with its member and company (no cache: sessions are few and each use renews). */
+  sessionByHash(hash: string): SessionAuthRow | undefined {
+    return (this.s
+      .stmt(
+        `SELECT x.*, m.email AS member_email, m.role AS member_role, m.status AS member_status,
+                c.slug AS company_slug, c.status AS company_status, c.disabled_features AS company_features
+           FROM member_sessions x JOIN members m ON m.id = x.member_id JOIN companies c ON c.id = x.company_id
+          WHERE x.token_hash = ?`,
+      )
+      .get(hash) ?? undefined) as SessionAuthRow | undefined;
+  }
+
+  sessionById(id: string): SessionRow | undefined {
+    return (this.s.stmt("SELECT * FROM member_sessions WHERE id = ?").get(id) ?? undefined) as SessionRow | undefined;
+  }
+
+  renewSession(id: string, now: number, expiresAt: number): void {
+    this.s.stmt("UPDATE member_sessions SET last_used_at = ?, expires_at = ? WHERE id = ? AND ended_at IS NULL").run(iso(now), iso(expiresAt), id);
+  }
+
+  /** Ends one session (sign-out, or a use from a second source), audited. */
+  endSession(companyId: string, environment: Environment, session: { id: string; memberId: string }, reason: string, now: number, actor?: AuditActor): void {
+    this.s.tx(() => {
+      const res = this.s.stmt("UPDATE member_sessions SET ended_at = ?, ended_reason = ? WHERE id = ? AND ended_at IS NULL").run(iso(now), reason, session.id);
+      if (res.changes === 1)
+        this.audit.record(
+          { companyId, environment, actor: actor ?? { type: "member", memberId: session.memberId, sessionId: session.id }, action: "session.ended", entityType: "Session", entityId: session.id, detail: { reason } },
+          now,
+        );
+    });
+  }
+
+  /** Ends every open session of a member (deactivation, role change, new credentials, the CLI). Inside a transaction. */
+  endMemberSessions(memberId: string, reason: string, now: number): number {
+    return this.s.stmt("UPDATE member_sessions SET ended_at = ?, ended_reason = ? WHERE member_id = ? AND ended_at IS NULL").run(iso(now), reason, memberId).changes;
+  }
+
+  /** `members sign-out`: ends a member's sessions from the CLI, audited as the CLI's. */
+  signOutMember(companyId: string, email: string, by: TenancyActor = CLI_ACTOR): number {
+    const m = this.memberByEmail(companyId, email);
+    if (!m) throw new TenancyError(`no member with email ${email}`);
+    const now = this.clock();
+    return this.s.tx(() => {
+      const n = this.endMemberSessions(m.id, "ended_by_cli", now);
+      for (const env of ["test", "live"] as const)
+        this.audit.record({ companyId, environment: env, actor: by.actor, action: "member.signed_out", entityType: "Member", entityId: m.id, detail: { sessions: n, via: by.via } }, now);
+      return n;
+    });
+  }
+
+  /** Open sessions of the company (for the console's members view). */
+  openSessions(companyId: string, now: number): SessionRow[] {
+    return this.s.stmt("SELECT * FROM member_sessions WHERE company_id = ? AND ended_at IS NULL AND expires_at > ? ORDER BY created_at").all(companyId, iso(now)) as unknown as SessionRow[];
   }
 
   /** Empties every Tenancy's authentication cache over this storage before its next lookup. */
