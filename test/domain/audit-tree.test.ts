@@ -96,6 +96,7 @@ describe("the canonical entry encoding (version 1)", () => {
     actor_type: "member",
     member_id: "mem_1",
     api_key_id: null,
+    session_id: null,
     action: "transfer.created",
     entity_type: "Transfer",
     entity_id: "trf_1",
