@@ -58,14 +58,16 @@ describe("provider_d settings", () => {
     const { X509Certificate } = await import("node:crypto");
     const sub = ca.intermediate("Settings Intermediate CA");
     const leaf = sub.issue("chained.test");
-    const r = readProviderDConfig({ ...base, counterparties: JSON.stringify([{ name: "Chained", endpoint: "https://chained.example", certificate: leaf.certificate }]) }, NOW);
+    // The clock after issuing: the certificates are valid from the second openssl made them.
+    const at = Date.now() + 1000;
+    const r = readProviderDConfig({ ...base, counterparties: JSON.stringify([{ name: "Chained", endpoint: "https://chained.example", certificate: leaf.certificate }]) }, at);
     if (!r.ok) throw new Error(JSON.stringify(r.issues));
     const cert = new X509Certificate(leaf.certificate);
-    expect(checkClientCertificate(r.config, cert, NOW, [new X509Certificate(sub.chain)])).toMatchObject({ ok: true, fingerprint: leaf.fingerprint });
-    expect(checkClientCertificate(r.config, cert, NOW, [])).toEqual({ ok: false, reason: "untrusted_issuer" });
+    expect(checkClientCertificate(r.config, cert, at, [new X509Certificate(sub.chain)])).toMatchObject({ ok: true, fingerprint: leaf.fingerprint });
+    expect(checkClientCertificate(r.config, cert, at, [])).toEqual({ ok: false, reason: "untrusted_issuer" });
     // A leaf (not a CA) presented as an intermediate does not extend the chain.
     const other = ca.issue("not-a-ca.test");
-    expect(checkClientCertificate(r.config, cert, NOW, [new X509Certificate(other.certificate)])).toEqual({ ok: false, reason: "untrusted_issuer" });
+    expect(checkClientCertificate(r.config, cert, at, [new X509Certificate(other.certificate)])).toEqual({ ok: false, reason: "untrusted_issuer" });
   });
 
   test("issues never quote a value", () => {
