@@ -250,7 +250,7 @@ function wireProviders(s: Services, env: Record<string, string | undefined>): vo
   // provider_e: base addresses CARAVAN_PROVIDER_E_TEST_URL / CARAVAN_PROVIDER_E_LIVE_URL (Part 3 Contract).
   const provider_e = providerE({ baseUrl: baseUrlsFromEnv(env), lookups: providerELookups(s.repositories, (sealed, aad) => s.pii.open(sealed, aad), (companyId) => s.providerSettings.id(companyId, "provider_e") ?? null) });
   // provider_d (TRP): tokens under a key of its own; the Travel Address's counterparty from the saved settings.
-  const provider_d = providerD({ tokenKey: s.masterKey.derive("provider_d-tokens"), providerId: (companyId) => s.providerSettings.id(companyId, "provider_d") ?? null });
+  const provider_d = providerD({ tokenKey: s.masterKey.derive("provider_d-tokens"), providerId: (companyId) => s.providerSettings.id(companyId, "provider_d") ?? null, knownBeneficiary: (companyId, env, network, address) => s.repositories.providerD.knownBeneficiary(companyId, env, network, address) });
   const adapters = { provider_b: providerB, provider_a, provider_e, provider_d };
   const mutable = s as { -readonly [K in keyof Services]: Services[K] };
   // Each provider connection's actor keeps what was read from the peer (directory, keys, health).

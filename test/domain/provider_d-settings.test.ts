@@ -20,12 +20,23 @@ describe("provider_d settings", () => {
     const r = readProviderDConfig({ ...base, counterparties: JSON.stringify([{ name: "Peer", lei: "506700T7Z685VUOZL877", endpoint: "https://peer.example/trp/", certificate: peer.certificate }]) }, NOW);
     if (!r.ok) throw new Error(JSON.stringify(r.issues));
     expect(r.config.baseUrl).toBe("https://caravan.example");
-    expect(r.config.counterparties).toEqual([{ name: "Peer", lei: "506700T7Z685VUOZL877", endpoint: "https://peer.example/trp", fingerprint: peer.fingerprint }]);
+    expect(r.config.counterparties).toEqual([{ name: "Peer", lei: "506700T7Z685VUOZL877", endpoint: "https://peer.example/trp", fingerprint: peer.fingerprint, inquiryUrl: null }]);
     expect(counterpartyByFingerprint(r.config, peer.fingerprint)?.name).toBe("Peer");
     expect(counterpartyByFingerprint(r.config, ours.fingerprint)).toBeUndefined();
     expect(counterpartyForUrl(r.config, "https://peer.example/trp/inquiry/abc?t=i")?.name).toBe("Peer");
     expect(counterpartyForUrl(r.config, "https://peer.example/other")).toBeUndefined();
     expect(counterpartyForUrl(r.config, "https://peer.example.evil/trp/x")).toBeUndefined();
+  });
+  test("inquiryUrl: an https URL beneath the counterparty's endpoint is kept; another origin, a path outside it, a query or http is refused naming the field", () => {
+    const cp = (inquiryUrl: unknown) => JSON.stringify([{ name: "Peer", endpoint: "https://peer.example/trp", certificate: peer.certificate, inquiryUrl }]);
+    const ok = readProviderDConfig({ ...base, counterparties: cp("https://peer.example/trp/transfers/") }, NOW);
+    if (!ok.ok) throw new Error(JSON.stringify(ok.issues));
+    expect(ok.config.counterparties[0]!.inquiryUrl).toBe("https://peer.example/trp/transfers");
+    for (const bad of ["https://other.example/trp/transfers", "https://peer.example/elsewhere", "https://peer.example/trp/transfers?x=1", "http://peer.example/trp/transfers", 7]) {
+      const r = readProviderDConfig({ ...base, counterparties: cp(bad) }, NOW);
+      expect(r.ok).toBe(false);
+      if (!r.ok) expect(r.issues.map((i) => i.path)).toEqual(["credentials.counterparties"]);
+    }
   });
   test("a fingerprint in colon form is the same counterparty", () => {
     const colon = peer.fingerprint.toUpperCase().match(/../g)!.join(":");
@@ -47,14 +58,16 @@ describe("provider_d settings", () => {
     const { X509Certificate } = await import("node:crypto");
     const sub = ca.intermediate("Settings Intermediate CA");
     const leaf = sub.issue("chained.test");
-    const r = readProviderDConfig({ ...base, counterparties: JSON.stringify([{ name: "Chained", endpoint: "https://chained.example", certificate: leaf.certificate }]) }, NOW);
+    // The clock after issuing: the certificates are valid from the second openssl made them.
+    const at = Date.now() + 1000;
+    const r = readProviderDConfig({ ...base, counterparties: JSON.stringify([{ name: "Chained", endpoint: "https://chained.example", certificate: leaf.certificate }]) }, at);
     if (!r.ok) throw new Error(JSON.stringify(r.issues));
     const cert = new X509Certificate(leaf.certificate);
-    expect(checkClientCertificate(r.config, cert, NOW, [new X509Certificate(sub.chain)])).toMatchObject({ ok: true, fingerprint: leaf.fingerprint });
-    expect(checkClientCertificate(r.config, cert, NOW, [])).toEqual({ ok: false, reason: "untrusted_issuer" });
+    expect(checkClientCertificate(r.config, cert, at, [new X509Certificate(sub.chain)])).toMatchObject({ ok: true, fingerprint: leaf.fingerprint });
+    expect(checkClientCertificate(r.config, cert, at, [])).toEqual({ ok: false, reason: "untrusted_issuer" });
     // A leaf (not a CA) presented as an intermediate does not extend the chain.
     const other = ca.issue("not-a-ca.test");
-    expect(checkClientCertificate(r.config, cert, NOW, [new X509Certificate(other.certificate)])).toEqual({ ok: false, reason: "untrusted_issuer" });
+    expect(checkClientCertificate(r.config, cert, at, [new X509Certificate(other.certificate)])).toEqual({ ok: false, reason: "untrusted_issuer" });
   });
 
   test("issues never quote a value", () => {

@@ -11,6 +11,11 @@ export interface Counterparty {
   endpoint: string;
   /** SHA-256 of the DER of the certificate that identifies it, lower-case hex without separators. */
   fingerprint: string;
+  /**
+   * Its inquiry endpoint for a transfer without a Travel Address (an https URL beneath `endpoint`, e.g. Envoy's
+   * `<endpoint>/transfers`, where the beneficiary is named by its account in the IVMS101); null when it has none.
+   */
+  inquiryUrl: string | null;
 }
 
 export interface ProviderDConfig {
@@ -71,6 +76,14 @@ function httpsBase(text: string): string | null {
   }
 }
 
+/** `url` when it is an https URL (no query, fragment or credentials) of the endpoint's origin, beneath its path. */
+function beneath(endpoint: string, url: string): string | null {
+  const u = httpsBase(url);
+  if (!u) return null;
+  const e = new URL(endpoint), v = new URL(u);
+  return e.origin === v.origin && (v.pathname === e.pathname || v.pathname.startsWith(e.pathname.replace(/\/?$/, "/"))) ? u : null;
+}
+
 export type ConfigRead = { ok: true; config: ProviderDConfig } | { ok: false; issues: Issue[] };
 
 /** The saved values read and checked: on save (INVALID_FIELDS with these issues) and again on use. */
@@ -103,7 +116,7 @@ export function readProviderDConfig(v: Readonly<Record<string, string>>, now: nu
     } catch {
       list = undefined;
     }
-    if (!Array.isArray(list)) bad("counterparties", "must be a JSON list of {name, lei?, endpoint, certificate | fingerprint}");
+    if (!Array.isArray(list)) bad("counterparties", "must be a JSON list of {name, lei?, endpoint, inquiryUrl?, certificate | fingerprint}");
     else if (list.length > MAX_COUNTERPARTIES) bad("counterparties", `at most ${MAX_COUNTERPARTIES}`);
     else
       list.forEach((c, i) => {
@@ -111,6 +124,7 @@ export function readProviderDConfig(v: Readonly<Record<string, string>>, now: nu
         const name = typeof o.name === "string" ? o.name.trim() : "";
         const endpoint = typeof o.endpoint === "string" ? httpsBase(o.endpoint) : null;
         const lei = o.lei === undefined || o.lei === null ? null : typeof o.lei === "string" && isLei(o.lei) ? o.lei : undefined;
+        const inquiryUrl = o.inquiryUrl === undefined || o.inquiryUrl === null ? null : typeof o.inquiryUrl === "string" && endpoint ? (beneath(endpoint, o.inquiryUrl) ?? undefined) : undefined;
         let fingerprint: string | null = null;
         if (typeof o.fingerprint === "string") fingerprint = normalizeFingerprint(o.fingerprint);
         else if (typeof o.certificate === "string") {
@@ -121,7 +135,8 @@ export function readProviderDConfig(v: Readonly<Record<string, string>>, now: nu
         else if (!endpoint) bad("counterparties", `entry ${i + 1}: endpoint must be an https URL`);
         else if (lei === undefined) bad("counterparties", `entry ${i + 1}: lei must be an LEI`);
         else if (!fingerprint) bad("counterparties", `entry ${i + 1}: needs its certificate (PEM) or its SHA-256 fingerprint`);
-        else counterparties.push({ name, lei, endpoint, fingerprint });
+        else if (inquiryUrl === undefined) bad("counterparties", `entry ${i + 1}: inquiryUrl must be an https URL beneath its endpoint`);
+        else counterparties.push({ name, lei, endpoint, fingerprint, inquiryUrl });
       });
     const seen = new Set<string>();
     for (const c of counterparties) {

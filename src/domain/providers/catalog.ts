@@ -186,7 +186,7 @@ export const PROVIDERS: readonly ProviderDef[] = [
       req("clientCaCertificates", "Accepted certificate authorities", "textarea", { placeholder: "-----BEGIN CERTIFICATE-----", help: "PEM certificates of the CAs whose certificates we accept from counterparties (clients and servers)" }),
       opt("counterparties", "Known counterparties", "textarea", {
         placeholder: '[{"name":"…","lei":"…","endpoint":"https://…","certificate":"-----BEGIN CERTIFICATE-----…"}]',
-        help: "JSON list: name, optional LEI, TRP endpoint (https), and the certificate (PEM) or SHA-256 fingerprint that identifies each",
+        help: "JSON list: name, optional LEI, TRP endpoint (https), optional inquiryUrl (its inquiry endpoint for transfers without a Travel Address), and the certificate (PEM) or SHA-256 fingerprint that identifies each",
       }),
     ],
     callbackPaths: [{ method: "POST", path: `${TRP}/provider_d/{environment}/{providerId}`, label: "TRP inquiries, resolutions and confirmations" }],

@@ -43,7 +43,10 @@ export interface TrpPeerOptions {
   supportedVersions?: string[];
   /** More CA certificates (PEM) whose clients and servers the peer accepts, beside its own CA. */
   trust?: string[];
-  /** The chain address it approves with, per account (the path's last segment); a default otherwise. */
+  /**
+   * The chain address it approves with, per account (the path's last segment); a default otherwise. An inquiry at
+   * `POST /inquiry` (no account in the path) is approved only when its beneficiary accountNumber is one of these.
+   */
   addresses?: Record<string, string>;
 }
 
@@ -148,8 +151,13 @@ export async function startTrpPeer(opts: TrpPeerOptions = {}): Promise<TrpPeer> 
         const answer = (status: number, b: unknown) => ((entry.answer = { status, body: b }), send(status, b, echo));
         if (typeof body.callback !== "string" || body.IVMS101 === undefined || body.asset === undefined || body.amount === undefined) return answer(422, { error: "asset, amount, callback and IVMS101 are required" });
         switch (behaviour) {
-          case "approve":
-            return answer(200, approval(parts[1] ?? "", requestId));
+          case "approve": {
+            if (parts[1] !== undefined) return answer(200, approval(parts[1], requestId));
+            // `POST /inquiry` names no account (as Envoy's `POST /transfers`): the beneficiary's accountNumber does.
+            const named = ((body.IVMS101 as { beneficiary?: { accountNumber?: unknown } }).beneficiary?.accountNumber ?? []) as unknown[];
+            const account = Object.entries(opts.addresses ?? {}).find(([, a]) => named.some((n) => typeof n === "string" && n.toLowerCase() === a.toLowerCase()))?.[0];
+            return answer(200, account ? approval(account, requestId) : { rejected: "no account of the sandbox peer holds this address" });
+          }
           case "reject":
             return answer(200, { rejected: "beneficiary not known to the sandbox peer" });
           case "acknowledge":

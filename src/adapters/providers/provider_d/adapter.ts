@@ -1,5 +1,6 @@
 // provider_d (TRP v3, docs/providers/provider_d.md): a transfer whose beneficiaryAddress is a Travel Address of a
-// known counterparty. Discovery decodes the address and finds the counterparty by its endpoint; the submission is the
+// known counterparty, or a chain address a known counterparty approved before (sent to its inquiryUrl). Discovery
+// decodes the address and finds the counterparty by its endpoint (or by that earlier approval); the submission is the
 // inquiry over mutual TLS, answered approved (the chain address and the confirmation callback), rejected, or
 // acknowledged (the decision comes to our callback later). A peer refusing our api-version is asked again once with
 // the best 3.x version it names.
@@ -7,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import type { Environment } from "../../../domain/types.ts";
 import type { Network } from "../../../domain/networks/index.ts";
 import { canonicalAddress } from "../../../domain/wallets.ts";
-import { decodeTravelAddress } from "../../../domain/provider_d/travel-address.ts";
+import { decodeTravelAddress, looksLikeTravelAddress } from "../../../domain/provider_d/travel-address.ts";
 import { counterpartyForUrl, readProviderDConfig, type Counterparty, type ProviderDConfig } from "../../../domain/provider_d/settings.ts";
 import { acceptsApiVersion, readResolution, TRP_API_VERSION, writeInquiry } from "../../../domain/provider_d/wire.ts";
 import { callbackToken } from "../../../domain/provider_d/tokens.ts";
@@ -24,6 +25,8 @@ export interface ProviderDOptions {
   tokenKey: Uint8Array;
   /** The company's provider ID (on our callback path). */
   providerId(companyId: string): string | null;
+  /** The VASP ID that approved this chain address in an earlier outgoing provider_d transfer of the company. */
+  knownBeneficiary?(companyId: string, env: Environment, network: string, address: string): string | null;
 }
 
 /** The SLIP-0044 coin type of a native asset (CAIP-19 `…/slip44:<n>`); null for a token. */
@@ -44,10 +47,11 @@ const legalPersonVasp = (name: string, lei: string | null) => ({
   },
 });
 
-export function inquiryIvms(config: ProviderDConfig, cp: Counterparty | null, t: { originatorPersons: Person[]; beneficiaryPersons: Person[]; originatorAddress: string | null }) {
+export function inquiryIvms(config: ProviderDConfig, cp: Counterparty | null, t: { originatorPersons: Person[]; beneficiaryPersons: Person[]; originatorAddress: string | null }, beneficiaryAccount: string | null = null) {
   return {
     originator: { originatorPersons: t.originatorPersons, ...(t.originatorAddress ? { accountNumber: [t.originatorAddress] } : {}) },
-    beneficiary: { beneficiaryPersons: t.beneficiaryPersons },
+    // Without a Travel Address the inquiry URL names no account: the chain address names the beneficiary's.
+    beneficiary: { beneficiaryPersons: t.beneficiaryPersons, ...(beneficiaryAccount ? { accountNumber: [beneficiaryAccount] } : {}) },
     originatingVASP: { originatingVASP: legalPersonVasp(config.legalName, config.lei) },
     ...(cp ? { beneficiaryVASP: { beneficiaryVASP: legalPersonVasp(cp.name, cp.lei) } } : {}),
   };
@@ -69,14 +73,32 @@ export function versionsNamed(body: unknown): string[] {
 
 export const vaspIdOf = (cp: Counterparty) => cp.lei ?? `trp:${cp.fingerprint.slice(0, 16)}`;
 
+/**
+ * Where the inquiry goes: the Travel Address's URL and its counterparty, or, for a chain address, the inquiry endpoint
+ * of the counterparty that approved that address before. `travelAddress` false means the latter.
+ */
+type Target = { url: string; cp: Counterparty; travelAddress: boolean } | { none: "unknown" | "no_inquiry_url" };
+
 export function providerD(o: ProviderDOptions): ProviderAdapter {
   const configOf = (ctx: AdapterContext) => readProviderDConfig(ctx.credentials, ctx.now);
+  function targetOf(config: ProviderDConfig, t: OutgoingTransfer): Target {
+    // Text that looks like a Travel Address but does not decode is a chain address (a base58 one may begin with `ta`).
+    const ta = looksLikeTravelAddress(t.beneficiaryAddress) ? decodeTravelAddress(t.beneficiaryAddress) : null;
+    if (ta?.ok) {
+      const cp = counterpartyForUrl(config, ta.url);
+      return cp ? { url: ta.url, cp, travelAddress: true } : { none: "unknown" };
+    }
+    const vaspId = o.knownBeneficiary?.(t.companyId, t.environment, t.network, t.beneficiaryAddress) ?? null;
+    const cp = vaspId === null ? undefined : config.counterparties.find((c) => vaspIdOf(c) === vaspId);
+    if (!cp) return { none: "unknown" };
+    return cp.inquiryUrl ? { url: cp.inquiryUrl, cp, travelAddress: false } : { none: "no_inquiry_url" };
+  }
   return {
     name: "provider_d",
 
     canCarry(t: TransferCandidate) {
       if (t.beneficiaryPersonCount < 1) return { ok: false, reason: "beneficiary IVMS101 with at least one person is required" };
-      if (!t.beneficiaryAddress || !decodeTravelAddress(t.beneficiaryAddress).ok) return { ok: false, reason: "beneficiaryAddress is not a Travel Address" };
+      // A chain address is carried only to a counterparty that approved it before (found at discovery, else not_found).
       if (slip44Of(t.assetId) === null) return { ok: false, reason: "only a network's native asset is carried (SLIP-0044 coin type)" };
       return { ok: true };
     },
@@ -88,34 +110,32 @@ export function providerD(o: ProviderDOptions): ProviderAdapter {
     async discover(t: OutgoingTransfer, ctx: AdapterContext): Promise<Discovery> {
       const read = configOf(ctx);
       if (!read.ok) return { kind: "retry", reason: "Invalid provider_d configuration" };
-      const ta = decodeTravelAddress(t.beneficiaryAddress);
-      if (!ta.ok) return { kind: "fatal", reason: `beneficiaryAddress is not a Travel Address (${ta.reason})` };
-      const cp = counterpartyForUrl(read.config, ta.url);
-      if (!cp) return { kind: "not_found" };
-      return { kind: "found", vaspId: vaspIdOf(cp), vaspName: cp.name };
+      const target = targetOf(read.config, t);
+      if ("none" in target) return { kind: "not_found" };
+      return { kind: "found", vaspId: vaspIdOf(target.cp), vaspName: target.cp.name };
     },
 
     async submit(t: OutgoingTransfer, _vasp, ctx: AdapterContext): Promise<Submission> {
       const read = configOf(ctx);
       if (!read.ok) return { kind: "not_taken", reason: "Invalid provider_d configuration" };
       const config = read.config;
-      const ta = decodeTravelAddress(t.beneficiaryAddress);
-      const cp = ta.ok ? counterpartyForUrl(config, ta.url) : undefined;
+      const target = targetOf(config, t);
       const providerId = o.providerId(t.companyId);
       const coin = slip44Of(t.assetId);
-      if (!ta.ok || !cp || !providerId || coin === null) return { kind: "not_taken", reason: "provider_d cannot address this transfer", vaspNotFound: !cp };
+      if ("none" in target || !providerId || coin === null) return { kind: "not_taken", reason: "provider_d cannot address this transfer", vaspNotFound: "none" in target };
+      const { cp, url } = target;
       const requestId = randomUUID();
       const callback = callbackUrl(config, t.environment, providerId, "resolution", callbackToken(o.tokenKey, "resolution", t.companyId, t.id));
-      const body = writeInquiry({ asset: { slip0044: coin }, amount: t.amount, callback, IVMS101: inquiryIvms(config, cp, t) });
+      const body = writeInquiry({ asset: { slip0044: coin }, amount: t.amount, callback, IVMS101: inquiryIvms(config, cp, t, target.travelAddress ? null : t.beneficiaryAddress) });
       const fetch = ctx.fetch as unknown as ExchangeFetch;
       let apiVersion = TRP_API_VERSION;
-      let r = await trpCall(fetch, config, { method: "POST", url: ta.url, body, requestId, apiVersion });
+      let r = await trpCall(fetch, config, { method: "POST", url, body, requestId, apiVersion });
       if (!r.ok && r.failure === "http" && r.status === 400) {
         // The peer refused our version: the same inquiry (same request-identifier) in the best 3.x one it supports.
         const other = versionsNamed(r.body).find((v) => v !== apiVersion);
         if (other) {
           apiVersion = other;
-          r = await trpCall(fetch, config, { method: "POST", url: ta.url, body, requestId, apiVersion });
+          r = await trpCall(fetch, config, { method: "POST", url, body, requestId, apiVersion });
         }
       }
       const vaspId = vaspIdOf(cp);
@@ -125,7 +145,7 @@ export function providerD(o: ProviderDOptions): ProviderAdapter {
       }
       const res = readResolution(r.body);
       if (!res.ok) return { kind: "unknown", externalId: requestId, error: "provider_d request failed (INVALID_RESPONSE)" };
-      const flowState = { requestId, apiVersion, counterparty: cp.fingerprint, travelAddressUrl: ta.url };
+      const flowState = { requestId, apiVersion, counterparty: cp.fingerprint, travelAddressUrl: url };
       switch (res.value.kind) {
         case "acknowledged":
           return { kind: "taken", externalId: requestId, vaspId, vaspName: cp.name, flowState };
@@ -134,7 +154,9 @@ export function providerD(o: ProviderDOptions): ProviderAdapter {
         case "approved": {
           const addr = canonicalAddress(t.network as Network, res.value.address);
           if (!addr.ok) return { kind: "unknown", externalId: requestId, error: "provider_d request failed (INVALID_ADDRESS)" };
-          return { kind: "answered", externalId: requestId, theirs: "accepted", beneficiaryPersons: [], vaspId, vaspName: cp.name, beneficiaryAddress: addr.address, flowState: { ...flowState, confirmCallback: res.value.callback } };
+          // Without a Travel Address the customer named the chain address: an approval of another one is not understood.
+          if (!target.travelAddress && addr.address !== t.beneficiaryAddress) return { kind: "unknown", externalId: requestId, error: "provider_d request failed (ADDRESS_MISMATCH)" };
+          return { kind: "answered", externalId: requestId, theirs: "accepted", beneficiaryPersons: [], vaspId, vaspName: cp.name, ...(target.travelAddress ? { beneficiaryAddress: addr.address } : {}), flowState: { ...flowState, confirmCallback: res.value.callback } };
         }
       }
     },
