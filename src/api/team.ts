@@ -83,7 +83,7 @@ export const teamExamples = {
   signIn: { email: "officer@example.com", passphrase: "correct horse battery staple", code: "123456", environment: "test" },
   setup: { email: "officer@example.com", setupCode: "ABCD-EFGH-JKMN-PQRS", passphrase: "correct horse battery staple" },
   confirm: { email: "officer@example.com", setupCode: "ABCD-EFGH-JKMN-PQRS", code: "123456", environment: "test" },
-  createKey: { environment: "test", scopes: ["transfers:read", "transfers:write"], expiresAt: "2027-01-01T00:00:00.000Z" },
+  createKey: { environment: "test", scopes: ["transfers:read", "transfers:write"] },
   invite: { email: "analyst@example.com", role: "analyst" },
   change: { role: "compliance_officer" },
 } satisfies Record<string, Record<string, unknown>>;
