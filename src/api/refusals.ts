@@ -59,7 +59,7 @@ export const ROUTE_REFUSALS: Record<string, readonly Refusal[]> = {
   "PATCH /api/v2/wallets/:id": ["WALLET_NOT_FOUND", ...CUSTOMER_BODY, ...ACTOR],
   "DELETE /api/v2/wallets/:id": ["WALLET_NOT_FOUND", ...ACTOR],
   // a Travel Address: provider_d set up for the environment, a verified wallet of a customer with a verified identity
-  "GET /api/v2/wallets/:id/travel-address": ["WALLET_NOT_FOUND", "NOT_CONFIGURED", "INVALID_REQUEST", ...SEALED],
+  "GET /api/v2/wallets/:id/travel-address": ["WALLET_NOT_FOUND", "NOT_CONFIGURED", "INVALID_REQUEST"],
   "GET /api/v2/vasps/search": [],
   // transfers
   "GET /api/v2/transfers": [...SEALED],
