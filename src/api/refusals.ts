@@ -24,6 +24,24 @@ export const ROUTE_REFUSALS: Record<string, readonly Refusal[]> = {
   "GET /api/v2/openapi.json": [],
   "GET /api/v2/audit-log": [],
   "GET /api/v2/audit-log/:id": ["AUDIT_ENTRY_NOT_FOUND"],
+  "GET /api/v2/audit-log/checkpoints/latest": ["AUDIT_CHECKPOINT_NOT_FOUND"],
+  "GET /api/v2/audit-log/signing-keys": [],
+  "GET /api/v2/audit-log/consistency-proof": ["AUDIT_CHECKPOINT_NOT_FOUND"],
+  "GET /api/v2/audit-log/:id/inclusion-proof": ["AUDIT_ENTRY_NOT_FOUND", "AUDIT_CHECKPOINT_NOT_FOUND", "AUDIT_ENTRY_NOT_IN_CHECKPOINT"],
+  "GET /api/v2/dead-letters": [],
+  // signing in (no credential: the pipeline's key refusals do not apply); the calling session
+  "POST /api/v2/sessions": ["SIGN_IN_FAILED", "RATE_LIMITED"],
+  "POST /api/v2/sessions/setup": ["SIGN_IN_FAILED", "RATE_LIMITED"],
+  "POST /api/v2/sessions/setup/confirm": ["SIGN_IN_FAILED", "RATE_LIMITED"],
+  "GET /api/v2/sessions/current": ["OFFICER_SESSION_REQUIRED"],
+  "DELETE /api/v2/sessions/current": ["OFFICER_SESSION_REQUIRED"],
+  // the company's keys and members (an owner's console session)
+  "GET /api/v2/keys": [],
+  "POST /api/v2/keys": ["MEMBER_NOT_FOUND", "VALIDATION_ERROR"],
+  "DELETE /api/v2/keys/:id": ["API_KEY_NOT_FOUND"],
+  "GET /api/v2/members": [],
+  "POST /api/v2/members": ["MEMBER_EXISTS", "VALIDATION_ERROR"],
+  "PATCH /api/v2/members/:id": ["MEMBER_NOT_FOUND", "VALIDATION_ERROR", "CONFLICT"],
   "GET /api/v2/assets": [],
   // customers
   "GET /api/v2/customers": [...SEALED],
@@ -40,6 +58,8 @@ export const ROUTE_REFUSALS: Record<string, readonly Refusal[]> = {
   "POST /api/v2/wallets/verify": ["VALIDATION_ERROR", "MISSING_FIELDS", "INVALID_FIELDS", "UNSUPPORTED_NETWORK", "INVALID_ADDRESS"],
   "PATCH /api/v2/wallets/:id": ["WALLET_NOT_FOUND", ...CUSTOMER_BODY, ...ACTOR],
   "DELETE /api/v2/wallets/:id": ["WALLET_NOT_FOUND", ...ACTOR],
+  // a Travel Address: provider_d set up for the environment, a verified wallet of a customer with a verified identity
+  "GET /api/v2/wallets/:id/travel-address": ["WALLET_NOT_FOUND", "NOT_CONFIGURED", "INVALID_REQUEST"],
   "GET /api/v2/vasps/search": [],
   // transfers
   "GET /api/v2/transfers": [...SEALED],

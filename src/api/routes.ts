@@ -11,7 +11,8 @@ import * as thresholds from "./thresholds.ts";
 import * as webhooks from "./webhooks.ts";
 import * as reports from "./reports.ts";
 import * as providers from "./providers.ts";
-import { AuditCheckpoint, AuditConsistencyProof, AuditEntry, AuditInclusionProof, AuditSigningKey } from "./audit.ts";
+import { AuditCheckpoint, AuditConsistencyProof, AuditEntry, AuditInclusionProof, AuditSigningKey, DeadLetter } from "./audit.ts";
+import * as team from "./team.ts";
 import { Me } from "./me.ts";
 
 export interface RouteContract {
@@ -53,6 +54,7 @@ export const ROUTES: Record<string, RouteContract> = {
   "POST /api/v2/wallets/verify": { body: wallets.VerifyWallet, example: wallets.walletExamples.verify, answer: one(wallets.WalletCheck) },
   "PATCH /api/v2/wallets/:id": { body: wallets.PatchWallet, example: wallets.walletExamples.patch, answer: one(wallets.Wallet) },
   "DELETE /api/v2/wallets/:id": { none: true },
+  "GET /api/v2/wallets/:id/travel-address": { answer: one(wallets.TravelAddress) },
   // transfers
   "GET /api/v2/transfers": { answer: list(transfers.TransferListItem) },
   "GET /api/v2/transfers/:id": { answer: one(transfers.TransferDetail) },
@@ -119,6 +121,19 @@ export const ROUTES: Record<string, RouteContract> = {
   "GET /api/v2/audit-log/signing-keys": { answer: one(Type.Array(AuditSigningKey)) },
   "GET /api/v2/audit-log/consistency-proof": { answer: one(AuditConsistencyProof) },
   "GET /api/v2/audit-log/:id/inclusion-proof": { answer: one(AuditInclusionProof) },
+  "GET /api/v2/dead-letters": { answer: list(DeadLetter) },
+  // members' sign-in and sessions; the company's keys and members (a signed-in owner)
+  "POST /api/v2/sessions": { body: team.SignIn, example: team.teamExamples.signIn, answer: one(team.SessionCreated), status: 201 },
+  "POST /api/v2/sessions/setup": { body: team.SetupStart, example: team.teamExamples.setup, answer: one(team.SetupStarted) },
+  "POST /api/v2/sessions/setup/confirm": { body: team.SetupConfirm, example: team.teamExamples.confirm, answer: one(team.SessionCreated), status: 201 },
+  "GET /api/v2/sessions/current": { answer: one(team.SessionCurrent) },
+  "DELETE /api/v2/sessions/current": { none: true, answer: one(team.SessionEnded) },
+  "GET /api/v2/keys": { answer: one(Type.Array(team.ApiKeyItem)) },
+  "POST /api/v2/keys": { body: team.CreateKey, example: team.teamExamples.createKey, answer: one(team.ApiKeyCreated), status: 201 },
+  "DELETE /api/v2/keys/:id": { none: true, answer: one(team.ApiKeyItem) },
+  "GET /api/v2/members": { answer: one(Type.Array(team.MemberItem)) },
+  "POST /api/v2/members": { body: team.InviteMember, example: team.teamExamples.invite, answer: one(team.MemberInvited), status: 201 },
+  "PATCH /api/v2/members/:id": { body: team.ChangeMember, example: team.teamExamples.change, answer: one(team.MemberItem) },
   // providers and integrations
   "GET /api/v2/providers": { answer: list(providers.Provider) },
   "GET /api/v2/providers/:name": { answer: one(providers.Provider) },

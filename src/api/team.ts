@@ -74,3 +74,16 @@ export const MemberItem = Answer({
 export type MemberItem = Static<typeof MemberItem>;
 export const MemberInvited = Answer({ ...MemberItem.properties, setupCode: Type.String({ description: "Shown once; valid 24 hours" }), setupCodeExpiresAt: Iso });
 export type MemberInvited = Static<typeof MemberInvited>;
+
+/** Signing out: the session that ended. */
+export const SessionEnded = Answer({ id: Type.String(), ended: Type.Literal(true) });
+
+/** One request body each route accepts (the OpenAPI document's examples). */
+export const teamExamples = {
+  signIn: { email: "officer@example.com", passphrase: "correct horse battery staple", code: "123456", environment: "test" },
+  setup: { email: "officer@example.com", setupCode: "ABCD-EFGH-JKMN-PQRS", passphrase: "correct horse battery staple" },
+  confirm: { email: "officer@example.com", setupCode: "ABCD-EFGH-JKMN-PQRS", code: "123456", environment: "test" },
+  createKey: { environment: "test", scopes: ["transfers:read", "transfers:write"] },
+  invite: { email: "analyst@example.com", role: "analyst" },
+  change: { role: "compliance_officer" },
+} satisfies Record<string, Record<string, unknown>>;

@@ -41,3 +41,12 @@ export const WalletCheck = Answer({
   customerId: Type.Optional(Type.String()),
 });
 export type WalletCheck = Static<typeof WalletCheck>;
+
+/** A Travel Address (TRP, provider_d) for a verified wallet: what its user gives the sending VASP, valid until expiresAt. */
+export const TravelAddress = Answer({
+  walletId: Type.String(),
+  travelAddress: Type.String({ pattern: "^ta" }),
+  url: Type.String(),
+  expiresAt: Iso,
+});
+export type TravelAddress = Static<typeof TravelAddress>;

@@ -14,6 +14,8 @@ export interface AnswerSpec {
   validate?: boolean;
   validationStatus?: number;
   rateLimit?: string;
+  /** A route outside the credential pipeline (signing in): how it is authenticated instead. */
+  "x-authentication"?: string;
 }
 
 export interface Success {
@@ -58,6 +60,14 @@ export function routeAnswers(method: string, path: string, spec: AnswerSpec): Ro
   const validationStatus = spec.validationStatus ?? 400;
   // Before routing (every route): NUL in path or query, an unreadable Host header.
   add("VALIDATION_ERROR");
+  // A route without a credential (signing in, ApiKit.runPublic): readiness, company, company budget, body, its own.
+  if (!spec.access && spec["x-authentication"]) {
+    for (const code of ["NOT_FOUND", "COMPANY_NOT_READY", "RATE_LIMITED", "BODY_TOO_LARGE", "INVALID_JSON"] as const) add(code);
+    if (spec.body) add("VALIDATION_ERROR", validationStatus);
+    for (const r of ROUTE_REFUSALS[route] ?? []) if (typeof r === "string") add(r);
+    add("INTERNAL_ERROR");
+    return { successes, refusals, providerCodes };
+  }
   // A route without an access declaration does not run the pipeline (the OpenAPI document itself): nothing more.
   if (!spec.access) return { successes, refusals, providerCodes };
   // A host that names no company.
@@ -66,7 +76,8 @@ export function routeAnswers(method: string, path: string, spec: AnswerSpec): Ro
   if (WITH_BODY.has(method)) add("BODY_TOO_LARGE");
   add("COMPANY_NOT_READY");
   if (spec.access) {
-    for (const code of ["MISSING_KEY", "INVALID_FORMAT", "KEY_NOT_FOUND", "KEY_REVOKED", "TENANT_SUSPENDED", "RATE_LIMITED"] as const) add(code);
+    // A key (x-api-key) or a member's console session (Authorization: Bearer), which every route accepts.
+    for (const code of ["MISSING_KEY", "INVALID_FORMAT", "KEY_NOT_FOUND", "KEY_REVOKED", "SESSION_ENDED", "TENANT_SUSPENDED", "RATE_LIMITED"] as const) add(code);
     for (const code of accessRefusals(spec.access)) add(code);
   }
   // Only the route's parameters, each readable (a route without parameters refuses any).

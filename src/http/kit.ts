@@ -327,7 +327,7 @@ export class ApiKit {
   }
 
   /** A route without a credential (sign-in): readiness, company, company budget, body, handler, envelope. */
-  async runPublic(spec: PublicRouteSpec<any>, handler: PublicHandler<any>, request: Request, params: Record<string, string>): Promise<Response> {
+  async runPublic(spec: PublicRouteSpec<any>, handler: PublicHandler<any>, request: Request, params: Record<string, string>, route?: RouteInfo): Promise<Response> {
     try {
       const { tenancy, limiter, appDomain, ready } = this.deps;
       if (ready && !ready()) throw apiError("COMPANY_NOT_READY", { headers: { "Retry-After": "5" } });
@@ -338,9 +338,11 @@ export class ApiKit {
       const result = await handler({ request, company, params, body, now: this.deps.clock() });
       const meta: Record<string, unknown> = { apiVersion: API_VERSION, timestamp: stamp(this.deps.clock()) };
       if (result.meta) Object.assign(meta, result.meta);
-      return json(result.status ?? 200, { data: result.data, meta }, result.headers);
+      const status = result.status ?? 200;
+      if (route && !route.answers.successes.has(status)) this.undescribedAnswer(route, status);
+      return json(status, { data: result.data, meta }, result.headers);
     } catch (e) {
-      return this.errorResponse(e, request.headers.get("x-request-id") ?? undefined);
+      return this.errorResponse(e, request.headers.get("x-request-id") ?? undefined, route);
     }
   }
 
@@ -433,8 +435,8 @@ export class Router {
   /** A POST outside the credential pipeline (signing in): see `ApiKit.runPublic`. */
   publicPost<B extends TSchema>(path: string, spec: PublicRouteSpec<B>, h: PublicHandler<Static<B>>): this {
     const full = (this.prefix + path).replace(/\/$/, "") || "/";
-    this.kit.register("POST", full, { ...spec, access: undefined, validationStatus: 400, "x-authentication": spec.authentication } as never);
-    const fn = ({ request, params }: { request: Request; params: Record<string, string> }) => this.kit.runPublic(spec, h as PublicHandler, request, params ?? {});
+    const info = this.kit.register("POST", full, { ...spec, access: undefined, validationStatus: 400, "x-authentication": spec.authentication } as never);
+    const fn = ({ request, params }: { request: Request; params: Record<string, string> }) => this.kit.runPublic(spec, h as PublicHandler, request, params ?? {}, info);
     this.app.route("POST", path, fn as never, { parse: "none" } as never);
     return this;
   }

@@ -63,10 +63,10 @@ const operations = () =>
   Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ path, method, op })));
 
 describe("a standard linter finds nothing", () => {
-  test("redocly lint (recommended rules, redocly.yaml): 0 errors, 0 warnings; only the two never-succeeding callbacks' missing 2XX are ignored", async () => {
+  test("redocly lint (recommended rules, redocly.yaml): 0 errors, 0 warnings; only the never-succeeding callback's missing 2XX (provider_c; provider_d's is carried now) is ignored", async () => {
     const r = await lint(doc, "served");
     expect(r.problems).toEqual([]);
-    expect(r.report.totals).toEqual({ errors: 0, warnings: 0, ignored: 2 });
+    expect(r.report.totals).toEqual({ errors: 0, warnings: 0, ignored: 1 });
     expect(r.code).toBe(0);
   });
 
@@ -114,7 +114,10 @@ describe("what each route answers", () => {
     for (const { path, method, op } of operations()) {
       if (!path.startsWith("/api/v2/") || path === "/api/v2/openapi.json") continue;
       const codes = (s: string) => op.responses[s]?.content["application/json"].schema.allOf[1].properties.code.enum as string[] | undefined;
-      expect({ path, method, s401: codes("401") }).toEqual({ path, method, s401: ["MISSING_KEY", "INVALID_FORMAT", "KEY_NOT_FOUND", "KEY_REVOKED"] });
+      // Signing in takes no credential: its one 401 is the refused sign-in. Every other route takes a key or a
+      // member's console session (Authorization: Bearer), and a session that ended is 401 SESSION_ENDED.
+      const s401 = op["x-authentication"] ? ["SIGN_IN_FAILED"] : ["MISSING_KEY", "INVALID_FORMAT", "KEY_NOT_FOUND", "KEY_REVOKED", "SESSION_ENDED"];
+      expect({ path, method, s401: codes("401") }).toEqual({ path, method, s401 });
       expect({ path, method, s500: codes("500") }).toEqual({ path, method, s500: ["INTERNAL_ERROR"] });
       expect({ path, method, has429: codes("429")?.includes("RATE_LIMITED") }).toEqual({ path, method, has429: true });
       if (path.includes("{id}") && method !== "post") expect({ path, method, has404: (codes("404") ?? []).some((c) => c.endsWith("_NOT_FOUND") && c !== "NOT_FOUND") }).toEqual({ path, method, has404: true });
@@ -141,20 +144,32 @@ describe("what each route answers", () => {
 });
 
 describe("what each route needs", () => {
-  test("each /api/v2 operation with a key: its scopes in security, every requirement with its refusal in x-requirements, scopes first", () => {
-    type Req = { scope?: string; permission?: string; refusal: string };
+  test("each /api/v2 operation with a key: its scopes in security, every requirement with its refusal in x-requirements, scopes first; an officer's operation: a member's session, every key refused first", () => {
+    type Req = { scope?: string; permission?: string; officer?: string; refusal: string };
+    expect(doc.paths["/api/v2/me"].get["x-scope"]).toBe("any valid key");
+    let officers = 0;
     for (const { path, method, op } of operations()) {
-      if (!path.startsWith("/api/v2/") || path === "/api/v2/openapi.json" || path === "/api/v2/me") continue;
+      // Skipped: the document itself, signing in (no credential) and the routes any valid credential may call.
+      if (!path.startsWith("/api/v2/") || path === "/api/v2/openapi.json" || op["x-authentication"] || op["x-scope"] === "any valid key") continue;
       // One list per alternative (the event stream has two), each paired with its security requirement.
       const lists: Req[][] = Array.isArray(op["x-requirements"]) ? [op["x-requirements"]] : op["x-requirements"].anyOf;
       expect({ path, method, alternatives: lists.length }).toEqual({ path, method, alternatives: op.security.length });
-      lists.forEach((list, i) => {
+      lists.forEach((whole, i) => {
+        // A dashboard power: only a member's console session (the Session scheme); an API key, whatever its scopes,
+        // is refused OFFICER_SESSION_REQUIRED before anything else is looked at.
+        const officer = whole[0]?.refusal === "OFFICER_SESSION_REQUIRED";
+        expect({ path, method, officer }).toEqual({ path, method, officer: op["x-officer-session-required"] === true });
+        expect({ path, method, later: whole.slice(1).some((r) => r.refusal === "OFFICER_SESSION_REQUIRED") }).toEqual({ path, method, later: false });
+        const list = officer ? whole.slice(1) : whole;
+        if (officer) (officers += 1), expect({ path, method, security: op.security[i] }).toEqual({ path, method, security: { Session: [] } });
         expect({ path, method, first: list[0]?.refusal }).toEqual({ path, method, first: "INSUFFICIENT_SCOPE" });
-        expect({ path, method, scopes: op.security[i].ApiKey }).toEqual({ path, method, scopes: list.filter((r) => r.scope).map((r) => r.scope) });
+        if (!officer) expect({ path, method, scopes: op.security[i].ApiKey }).toEqual({ path, method, scopes: list.filter((r) => r.scope).map((r) => r.scope) });
         const kinds = list.map((r) => (r.scope ? 0 : r.permission ? 1 : 2));
         expect({ path, method, kinds }).toEqual({ path, method, kinds: [...kinds].sort() });
       });
     }
+    // Promoting a rule, the five report steps, keys ×3 and members ×3.
+    expect(officers).toBe(12);
   });
 
   test("permissions a handler needs only in some cases are listed with when: case assignment, threshold switch-off, a first save of settings", () => {
@@ -198,6 +213,7 @@ export type Created = Json<TransferAnswers[201]>;
 export type Queued = Json<TransferAnswers[202]>;
 export type Again = Json<TransferAnswers[200]>;
 export type ReportRefusal = Json<paths["/api/v2/reports"]["post"]["responses"][403]>;
+export type ReportsRefusal = Json<paths["/api/v2/reports"]["get"]["responses"][403]>;
 type Me = Json<paths["/api/v2/me"]["get"]["responses"][200]>;
 
 export class Caravan {
@@ -229,6 +245,11 @@ export class Caravan {
     const r = await this.send("POST", "/api/v2/reports", { transferId });
     return r.status === 403 ? (r.json as ReportRefusal).code : "drafted";
   }
+
+  async listReports(): Promise<ReportsRefusal["code"] | "listed"> {
+    const r = await this.send("GET", "/api/v2/reports");
+    return r.status === 403 ? (r.json as ReportsRefusal).code : "listed";
+  }
 }
 
 export async function demo(base: string, key: string, narrowKey: string) {
@@ -240,8 +261,10 @@ export async function demo(base: string, key: string, narrowKey: string) {
     "generated-client-transfer-1",
   );
   const state: string = created.status === 200 ? created.answer.data.state : created.answer.data.state;
-  const refusal = await new Caravan(base, narrowKey).draftReport(created.answer.data.id);
-  return { role: me.data.member.role, customer: customer.data.id, status: created.status, state, refusal };
+  const refusal = await new Caravan(base, narrowKey).listReports();
+  // Drafting a report is an officer's: any API key is refused, before its scopes are looked at.
+  const draft = await new Caravan(base, key).draftReport(created.answer.data.id);
+  return { role: me.data.member.role, customer: customer.data.id, status: created.status, state, refusal, draft };
 }
 `,
     );
@@ -259,7 +282,7 @@ export async function demo(base: string, key: string, narrowKey: string) {
     expect(checked.code).toBe(0);
     const narrow = (await newKey("--env", "test", "--role", "owner", "--scopes", ALL_SCOPES.filter((s) => s !== "reports:read").join(","))).key;
     const { demo } = await import(join(gen, "client.ts"));
-    expect(await demo(S.url, owner, narrow)).toMatchObject({ role: "owner", status: 201, state: "completed", refusal: "INSUFFICIENT_SCOPE" });
+    expect(await demo(S.url, owner, narrow)).toMatchObject({ role: "owner", status: 201, state: "completed", refusal: "INSUFFICIENT_SCOPE", draft: "OFFICER_SESSION_REQUIRED" });
   });
 
   test("the types refuse what the API refuses: a number as an amount, an unknown refusal code, a missing status", async () => {

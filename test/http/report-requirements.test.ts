@@ -1,8 +1,9 @@
 // Every requirement of the report write routes (the operator routes that draft, edit, submit, approve and file), as the
-// pipeline enforces it and as the OpenAPI document prints it from the same declaration: the key's scopes strs:write
-// and reports:read (INSUFFICIENT_SCOPE), strs:read (INSUFFICIENT_PERMISSION, the reports' second scope), then the
-// role's permissions strs:update and, to draft or edit, reports:create and pii:view (INSUFFICIENT_PERMISSION). A key
-// missing several is refused for the first one missing.
+// pipeline enforces it and as the OpenAPI document prints it from the same declaration. These are officers' powers:
+// any API key, whatever its scopes and role, is refused 403 OFFICER_SESSION_REQUIRED before anything else is looked
+// at. A member's console session carries no scopes of its own (its role decides), so its role's permissions are
+// checked in the declared order: strs:update and, to draft or edit, reports:create and pii:view
+// (INSUFFICIENT_PERMISSION). A session passing them all reaches the handler.
 import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
 import { tempDir } from "../support/tmp.ts";
@@ -19,7 +20,7 @@ setDefaultTimeout(60_000);
 const dir = tempDir();
 const db = join(dir, "report-requirements.db");
 let S: ChildServer;
-const { newKey, call } = apiClient(db, () => S.url);
+const { newKey, newSession, call } = apiClient(db, () => S.url);
 let doc: any;
 
 const REPORT = "rpt_00000000000000000000000000";
@@ -34,6 +35,7 @@ const WRITES = [
 ] as const;
 
 const keys: Record<string, string> = {};
+const sessions: Record<string, string> = {};
 const allBut = (...drop: string[]) => ALL_SCOPES.filter((s) => !drop.includes(s)).join(",");
 
 beforeAll(async () => {
@@ -47,6 +49,8 @@ beforeAll(async () => {
   keys.analyst = (await newKey("--env", "test", "--role", "analyst", "--scopes", allBut())).key;
   keys.analystNoStrsRead = (await newKey("--env", "test", "--role", "analyst", "--scopes", allBut("strs:read"))).key;
   S = await startServer({ CARAVAN_DB: db });
+  // One member's console session per role, signed in the way an officer does (setup code, passphrase, TOTP).
+  for (const role of ["owner", "compliance_officer", "analyst", "developer"]) sessions[role] = (await newSession(role)).token;
   doc = (await call("/api/v2/openapi.json")).body;
 }, 120_000);
 
@@ -54,67 +58,73 @@ afterAll(async () => {
   await S?.stop();
 });
 
-const send = (w: (typeof WRITES)[number], key: string) => call(w.path, { method: w.method, key, json: w.json });
+const send = (w: (typeof WRITES)[number], credential: { key: string } | { session: string }) => call(w.path, { method: w.method, ...credential, json: w.json });
+/** What a refusal says, with the route it came from (a failure names the route). */
+const said = (w: (typeof WRITES)[number], r: { status: number; body: any }) => ({ route: w.path, status: r.status, code: r.body?.code, details: r.body?.details });
 
-describe("the server refuses a key for the first requirement it lacks", () => {
-  test("a key with every requirement gets past them all: 404 REPORT_NOT_FOUND or 422 TRANSFER_NOT_FOUND (nothing to act on)", async () => {
+describe("an API key is refused first, whatever it holds: 403 OFFICER_SESSION_REQUIRED", () => {
+  test("a key with every scope and the owner's role is refused, and nothing is acted on", async () => {
     for (const w of WRITES) {
-      const r = await send(w, keys.all!);
-      if (w.action === "draft") expectError(r, 422, "TRANSFER_NOT_FOUND");
-      else expectError(r, 404, "REPORT_NOT_FOUND");
+      const r = await send(w, { key: keys.all! });
+      expectError(r, 403, "OFFICER_SESSION_REQUIRED");
+      expect(said(w, r)).toEqual({ route: w.path, status: 403, code: "OFFICER_SESSION_REQUIRED", details: undefined });
     }
   });
 
-  test("no strs:write → 403 INSUFFICIENT_SCOPE naming strs:write", async () => {
-    for (const w of WRITES) {
-      const r = await send(w, keys.noStrsWrite!);
-      expectError(r, 403, "INSUFFICIENT_SCOPE");
-      expect({ route: w.path, details: r.body.details }).toEqual({ route: w.path, details: { scope: "strs:write" } });
+  test("a key lacking a scope or a permission is not told which: the officer rule comes before scopes and permissions", async () => {
+    for (const name of ["noStrsWrite", "noReportsRead", "noStrsRead", "noReadScopes", "analyst", "analystNoStrsRead"]) {
+      for (const w of WRITES) {
+        const r = await send(w, { key: keys[name]! });
+        expect({ key: name, ...said(w, r) }).toEqual({ key: name, route: w.path, status: 403, code: "OFFICER_SESSION_REQUIRED", details: undefined });
+      }
     }
   });
 
-  test("no reports:read → 403 INSUFFICIENT_SCOPE naming reports:read (the endpoint's own scope, not a permission)", async () => {
-    for (const w of WRITES) {
-      const r = await send(w, keys.noReportsRead!);
-      expect({ route: w.path, status: r.status, code: r.body.code, details: r.body.details }).toEqual({ route: w.path, status: 403, code: "INSUFFICIENT_SCOPE", details: { scope: "reports:read" } });
+  test("the report reads still answer keys, scopes first: reports:read INSUFFICIENT_SCOPE, strs:read INSUFFICIENT_PERMISSION", async () => {
+    const noReports = await call("/api/v2/reports", { key: keys.noReportsRead });
+    expectError(noReports, 403, "INSUFFICIENT_SCOPE");
+    expect(noReports.body.details).toEqual({ scope: "reports:read" });
+    const noStrs = await call("/api/v2/reports", { key: keys.noStrsRead });
+    expectError(noStrs, 403, "INSUFFICIENT_PERMISSION");
+    expect(noStrs.body.details).toEqual({ scope: "strs:read" });
+    expect((await call("/api/v2/reports", { key: keys.all })).status).toBe(200);
+  });
+});
+
+describe("a member's session: no scopes of its own, its role's permissions in the declared order", () => {
+  test("an owner's and a compliance officer's session pass every requirement: 404 REPORT_NOT_FOUND or 422 TRANSFER_NOT_FOUND (nothing to act on)", async () => {
+    for (const role of ["owner", "compliance_officer"]) {
+      for (const w of WRITES) {
+        const r = await send(w, { session: sessions[role]! });
+        const want = w.action === "draft" ? { status: 422, code: "TRANSFER_NOT_FOUND" } : { status: 404, code: "REPORT_NOT_FOUND" };
+        expect({ role, route: w.path, status: r.status, code: r.body.code }).toEqual({ role, route: w.path, ...want });
+      }
     }
   });
 
-  test("no strs:read → 403 INSUFFICIENT_PERMISSION naming strs:read (the reports' second scope, as on every report route)", async () => {
-    for (const w of WRITES) {
-      const r = await send(w, keys.noStrsRead!);
-      expect({ route: w.path, status: r.status, code: r.body.code, details: r.body.details }).toEqual({ route: w.path, status: 403, code: "INSUFFICIENT_PERMISSION", details: { scope: "strs:read" } });
-    }
-    // The read routes answer the same for the same key.
-    expectError(await call("/api/v2/reports", { key: keys.noStrsRead }), 403, "INSUFFICIENT_PERMISSION");
-  });
-
-  test("missing both read scopes: refused for reports:read, the first one (scopes before second scopes)", async () => {
-    for (const w of WRITES) {
-      const r = await send(w, keys.noReadScopes!);
-      expect({ route: w.path, code: r.body.code, details: r.body.details }).toEqual({ route: w.path, code: "INSUFFICIENT_SCOPE", details: { scope: "reports:read" } });
-    }
-  });
-
-  test("a role without strs:update (analyst) → 403 INSUFFICIENT_PERMISSION naming strs:update; a scope it also lacks is named first", async () => {
-    for (const w of WRITES) {
-      const r = await send(w, keys.analyst!);
-      expect({ route: w.path, status: r.status, code: r.body.code, details: r.body.details }).toEqual({ route: w.path, status: 403, code: "INSUFFICIENT_PERMISSION", details: { permission: "strs:update" } });
-      const s = await send(w, keys.analystNoStrsRead!);
-      expect({ route: w.path, details: s.body.details }).toEqual({ route: w.path, details: { scope: "strs:read" } });
+  test("a role without strs:update (analyst, developer) → 403 INSUFFICIENT_PERMISSION naming strs:update, the first permission of every write", async () => {
+    for (const role of ["analyst", "developer"]) {
+      for (const w of WRITES) {
+        const r = await send(w, { session: sessions[role]! });
+        expect({ role, ...said(w, r) }).toEqual({ role, route: w.path, status: 403, code: "INSUFFICIENT_PERMISSION", details: { permission: "strs:update" } });
+      }
     }
   });
 });
 
-/** A principal holding every scope and every permission except those named. */
-function principal(lacks: { scopes?: string[]; permissions?: Permission[] }): AuthContext {
+/**
+ * A principal holding every permission except those named: a member's console session (`session`), whose key scopes
+ * the pipeline does not look at, or an API key holding every scope except those named.
+ */
+function principal(lacks: { scopes?: string[]; permissions?: Permission[]; apiKey?: true }): AuthContext {
   return {
     company: { id: "cmp_x", slug: "default", disabledFeatures: new Set() },
     environment: "test",
     member: { id: "mem_x", email: "x@example.com", role: "compliance_officer" },
-    key: { id: "key_x", scopes: new Set(ALL_SCOPES.filter((s) => !(lacks.scopes ?? []).includes(s))) },
+    key: { id: lacks.apiKey ? "key_x" : "ses_x", scopes: new Set(ALL_SCOPES.filter((s) => !(lacks.scopes ?? []).includes(s))) },
+    ...(lacks.apiKey ? {} : { session: { id: "ses_x" } }),
     piiView: !(lacks.permissions ?? []).includes("pii:view"),
-    actor: { type: "member", memberId: "mem_x", apiKeyId: "key_x" } as AuthContext["actor"],
+    actor: (lacks.apiKey ? { type: "member", memberId: "mem_x", apiKeyId: "key_x" } : { type: "member", memberId: "mem_x", sessionId: "ses_x" }) as AuthContext["actor"],
     can: (p: Permission) => !(lacks.permissions ?? []).includes(p),
   };
 }
@@ -131,25 +141,32 @@ function refusal(access: ScopedAccess, lacks: Parameters<typeof principal>[0]): 
 
 describe("the permissions no built-in role lacks alone, through the pipeline's own check and the routes' declarations", () => {
   // Every built-in role with strs:update also holds reports:create and pii:view, so these two are shown on the
-  // declaration the pipeline runs (REPORT_ACCESS) with a principal that lacks only them.
+  // declaration the pipeline runs (REPORT_ACCESS) with a session whose member lacks only them.
   test("draft: no reports:create → INSUFFICIENT_PERMISSION reports:create; no pii:view → INSUFFICIENT_PERMISSION pii:view; both → reports:create", () => {
     const draft = REPORT_ACCESS.draft as ScopedAccess;
     expect(refusal(draft, {})).toBeNull();
     expect(refusal(draft, { permissions: ["reports:create"] })).toEqual({ code: "INSUFFICIENT_PERMISSION", details: { permission: "reports:create" } });
     expect(refusal(draft, { permissions: ["pii:view"] })).toEqual({ code: "INSUFFICIENT_PERMISSION", details: { permission: "pii:view" } });
     expect(refusal(draft, { permissions: ["pii:view", "reports:create"] })).toEqual({ code: "INSUFFICIENT_PERMISSION", details: { permission: "reports:create" } });
-    // Scopes come before permissions whatever else is missing.
-    expect(refusal(draft, { scopes: ["reports:read"], permissions: ["strs:update", "pii:view"] })).toEqual({ code: "INSUFFICIENT_SCOPE", details: { scope: "reports:read" } });
+    expect(refusal(draft, { permissions: ["strs:update", "pii:view"] })).toEqual({ code: "INSUFFICIENT_PERMISSION", details: { permission: "strs:update" } });
+    // A session's scopes are not looked at: the role decides.
+    expect(refusal(draft, { scopes: ["reports:read", "strs:read", "strs:write"] })).toBeNull();
+    expect(refusal(draft, { scopes: ["reports:read"], permissions: ["pii:view"] })).toEqual({ code: "INSUFFICIENT_PERMISSION", details: { permission: "pii:view" } });
+    // An API key is refused before anything else, whatever else it has or lacks.
+    expect(refusal(draft, { apiKey: true })).toEqual({ code: "OFFICER_SESSION_REQUIRED", details: undefined });
+    expect(refusal(draft, { apiKey: true, scopes: ["reports:read"], permissions: ["strs:update", "pii:view"] })).toEqual({ code: "OFFICER_SESSION_REQUIRED", details: undefined });
   });
 
-  test("edit needs pii:view but not reports:create; submit, approve and file need only strs:update", () => {
+  test("edit needs pii:view but not reports:create; submit, approve and file need only strs:update; every one refuses an API key first", () => {
     const edit = REPORT_ACCESS.edit as ScopedAccess;
     expect(refusal(edit, { permissions: ["reports:create"] })).toBeNull();
     expect(refusal(edit, { permissions: ["pii:view"] })).toEqual({ code: "INSUFFICIENT_PERMISSION", details: { permission: "pii:view" } });
+    expect(refusal(edit, { apiKey: true, permissions: ["pii:view"] })).toEqual({ code: "OFFICER_SESSION_REQUIRED", details: undefined });
     for (const action of ["submit", "approve", "file"] as const) {
       const a = REPORT_ACCESS[action] as ScopedAccess;
       expect(refusal(a, { permissions: ["reports:create", "pii:view"] })).toBeNull();
       expect(refusal(a, { permissions: ["strs:update"] })).toEqual({ code: "INSUFFICIENT_PERMISSION", details: { permission: "strs:update" } });
+      expect(refusal(a, { apiKey: true })).toEqual({ code: "OFFICER_SESSION_REQUIRED", details: undefined });
     }
   });
 });
@@ -163,23 +180,25 @@ describe("the OpenAPI document prints the same requirements, in the order they a
     file: ["strs:update"],
   } as const;
 
-  test("each write route: the key's three scopes in its security requirement; x-requirements with each refusal; a sentence in the description", () => {
+  test("each write route: a member's session in its security requirement; x-requirements with each refusal, the officer rule first; a sentence in the description", () => {
     for (const w of WRITES) {
       const op = doc.paths[w.doc][w.method.toLowerCase()];
-      expect({ route: w.doc, security: op.security }).toEqual({ route: w.doc, security: [{ ApiKey: ["strs:write", "reports:read", "strs:read"] }] });
+      expect({ route: w.doc, security: op.security, officer: op["x-officer-session-required"] }).toEqual({ route: w.doc, security: [{ Session: [] }], officer: true });
       expect({ route: w.doc, requirements: op["x-requirements"] }).toEqual({
         route: w.doc,
         requirements: [
+          { officer: "member session", refusal: "OFFICER_SESSION_REQUIRED" },
           { scope: "strs:write", refusal: "INSUFFICIENT_SCOPE" },
           { scope: "reports:read", refusal: "INSUFFICIENT_SCOPE" },
           { scope: "strs:read", refusal: "INSUFFICIENT_PERMISSION" },
           ...expected[w.action].map((p) => ({ permission: p, refusal: "INSUFFICIENT_PERMISSION" })),
         ],
       });
+      expect(op.description).toStartWith("Needs, checked in this order (the first missing one is refused): a member's console session, never an API key (else OFFICER_SESSION_REQUIRED); then ");
       expect(op.description).toContain("reports:read (else INSUFFICIENT_SCOPE)");
       expect(op.description).toContain("strs:read (else INSUFFICIENT_PERMISSION)");
       const codes403 = op.responses["403"].content["application/json"].schema.allOf[1].properties.code.enum;
-      expect(codes403).toEqual(expect.arrayContaining(["INSUFFICIENT_SCOPE", "INSUFFICIENT_PERMISSION"]));
+      expect(codes403).toEqual(expect.arrayContaining(["OFFICER_SESSION_REQUIRED", "INSUFFICIENT_SCOPE", "INSUFFICIENT_PERMISSION"]));
       // What is printed is the declaration the pipeline runs.
       expect(op["x-requirements"].length).toBe(requirementsOf(REPORT_ACCESS[w.action] as ScopedAccess).length);
     }
