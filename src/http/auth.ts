@@ -204,11 +204,15 @@ export type Requirement =
  * the OpenAPI document prints the same list, so what is documented is what is enforced.
  */
 export function requirementsOf(access: ScopedAccess): Requirement[] {
-  // A dashboard power is refused to every API key before anything else is looked at.
-  const out: Requirement[] = access.officer ? [{ kind: "officer", name: "member session", code: "OFFICER_SESSION_REQUIRED" }] : [];
-  out.push({ kind: "scope", name: access.scope, code: "INSUFFICIENT_SCOPE" });
-  for (const s of access.scopes ?? []) out.push({ kind: "scope", name: s, code: "INSUFFICIENT_SCOPE" });
-  for (const s of access.alsoScopes ?? []) out.push({ kind: "scope", name: s, code: "INSUFFICIENT_PERMISSION" });
+  // A dashboard power is refused to every API key before anything else is looked at, and a session carries no
+  // scopes (its member's role decides), so an officer's route lists no scope: none could ever be the refusal.
+  const out: Requirement[] = [];
+  if (access.officer) out.push({ kind: "officer", name: "member session", code: "OFFICER_SESSION_REQUIRED" });
+  else {
+    out.push({ kind: "scope", name: access.scope, code: "INSUFFICIENT_SCOPE" });
+    for (const s of access.scopes ?? []) out.push({ kind: "scope", name: s, code: "INSUFFICIENT_SCOPE" });
+    for (const s of access.alsoScopes ?? []) out.push({ kind: "scope", name: s, code: "INSUFFICIENT_PERMISSION" });
+  }
   out.push({ kind: "permission", name: access.permission, code: "INSUFFICIENT_PERMISSION" });
   if (access.piiRequired) out.push({ kind: "permission", name: "pii:view", code: "PII_ACCESS_REQUIRED" });
   for (const p of access.permissions ?? []) out.push({ kind: "permission", name: p, code: "INSUFFICIENT_PERMISSION" });

@@ -210,7 +210,7 @@ function describeAccess(op: Record<string, unknown>, access: Access | undefined)
   op.security = lists.map((list) => ({ ApiKey: list.filter((r) => r.kind === "scope").map((r) => r.name) }));
   // A dashboard power: a member's console session (docs/api.md, "Keys and sessions"); an API key is refused.
   if (entries.some((a) => a.officer)) (op.security = [{ Session: [] }]), (op["x-officer-session-required"] = true);
-  op["x-scope"] = entries.map((a) => a.scope).join(" or ");
+  op["x-scope"] = entries.map((a) => (a.officer ? "a member's console session (no API key)" : a.scope)).join(" or ");
   op["x-permission"] = entries.map((a) => a.permission).join(" or ");
   if (entries.every((a) => a.liveOnly)) op["x-live-key-required"] = true;
   const listed = lists.map((list) => list.map((r) => ({ [r.kind]: r.name, refusal: r.code })));
@@ -222,7 +222,7 @@ function describeAccess(op: Record<string, unknown>, access: Access | undefined)
     const perms = list.filter((r) => r.kind === "permission").map((r) => `${r.name} (else ${r.code})`);
     const rest = list.filter((r) => r.kind === "feature" || r.kind === "live").map((r) => `${r.kind === "live" ? "a live key" : `the plan feature ${r.name}`} (else ${r.code})`);
     const officer = list.some((r) => r.kind === "officer") ? ["a member's console session, never an API key (else OFFICER_SESSION_REQUIRED)"] : [];
-    return [...officer, `the key's scopes ${scopes.join(", ")}`, `the role's permissions ${perms.join(", ")}`, ...rest].join("; then ");
+    return [...officer, ...(scopes.length ? [`the key's scopes ${scopes.join(", ")}`] : []), `the role's permissions ${perms.join(", ")}`, ...rest].join("; then ");
   };
   const also = conditional.map((c) => `${c.permission} when ${c.when} (else INSUFFICIENT_PERMISSION)`);
   op.description = `Needs, checked in this order (the first missing one is refused): ${lists.map(say).join(" — or — ")}.${also.length ? ` Also the role's ${also.join("; ")}.` : ""}`;

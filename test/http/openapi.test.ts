@@ -162,7 +162,9 @@ describe("what each route needs", () => {
         expect({ path, method, later: whole.slice(1).some((r) => r.refusal === "OFFICER_SESSION_REQUIRED") }).toEqual({ path, method, later: false });
         const list = officer ? whole.slice(1) : whole;
         if (officer) (officers += 1), expect({ path, method, security: op.security[i] }).toEqual({ path, method, security: { Session: [] } });
-        expect({ path, method, first: list[0]?.refusal }).toEqual({ path, method, first: "INSUFFICIENT_SCOPE" });
+        // A key's list starts with its scopes; an officer's lists none (a session carries no scopes: the role decides).
+        expect({ path, method, first: list[0]?.refusal }).toEqual({ path, method, first: officer ? "INSUFFICIENT_PERMISSION" : "INSUFFICIENT_SCOPE" });
+        if (officer) expect({ path, method, scopes: list.filter((r) => r.scope) }).toEqual({ path, method, scopes: [] });
         if (!officer) expect({ path, method, scopes: op.security[i].ApiKey }).toEqual({ path, method, scopes: list.filter((r) => r.scope).map((r) => r.scope) });
         const kinds = list.map((r) => (r.scope ? 0 : r.permission ? 1 : 2));
         expect({ path, method, kinds }).toEqual({ path, method, kinds: [...kinds].sort() });
