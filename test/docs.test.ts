@@ -133,7 +133,7 @@ beforeAll(async () => {
     if (m.code !== 0) throw new Error(`migrate failed: ${m.stderr}`);
   }
   // The operator's database holds a key before its backup is taken: the restored one must hold it again.
-  const k = await runCliInProcess(["keys", "create", "--env", "test", "--role", "owner", "--json"], { CARAVAN_DB: opsDb });
+  const k = await runCliInProcess(["keys", "create", ...(await withMember(["--env", "test", "--role", "owner"], { CARAVAN_DB: opsDb })), "--json"], { CARAVAN_DB: opsDb });
   opsKeyId = JSON.parse(k.stdout.trim().split("\n").at(-1)!).id;
   [S, O] = await Promise.all([startServer({ ...env, CARAVAN_DB: db }), startServer({ ...env, CARAVAN_DB: opsDb })]);
   sandboxUrl = await startSandbox(new URL(S.url).origin);
@@ -251,7 +251,7 @@ describe("every shell block of the docs runs as written", () => {
   });
 
   test("getting started ends with a transfer above the threshold carried by the provider_b sandbox, completed", async () => {
-    const key = JSON.parse((await runCliInProcess(["keys", "create", "--env", "test", "--role", "owner", "--json"], { CARAVAN_DB: db })).stdout.trim().split("\n").at(-1)!).key as string;
+    const key = JSON.parse((await runCliInProcess(["keys", "create", ...(await withMember(["--env", "test", "--role", "owner"], { CARAVAN_DB: db })), "--json"], { CARAVAN_DB: db })).stdout.trim().split("\n").at(-1)!).key as string;
     const list = await (await fetch(`${S.url}/api/v2/transfers?limit=100`, { headers: { "x-api-key": key } })).json();
     const t = list.data.find((x: { externalId: string }) => x.externalId === "order-3001");
     expect(t).toBeDefined();
