@@ -105,6 +105,10 @@ export const ROUTE_REFUSALS: Record<string, readonly Refusal[]> = {
   "POST /api/v2/reports/:id/submit": [...REPORT_STEP],
   "POST /api/v2/reports/:id/approve": [...REPORT_STEP, "SAME_MEMBER"],
   "POST /api/v2/reports/:id/file": [...REPORT_STEP, "VALIDATION_ERROR", "REFERENCE_REQUIRED"],
+  // dead letters
+  "GET /api/v2/dead-letters": [],
+  "POST /api/v2/dead-letters/:id/replay": ["DEAD_LETTER_NOT_FOUND"],
+  "POST /api/v2/dead-letters/replay": [],
   // providers and integrations
   "GET /api/v2/providers": [],
   "GET /api/v2/providers/:name": ["PROVIDER_NOT_FOUND"],

@@ -13,6 +13,7 @@ import * as reports from "./reports.ts";
 import * as providers from "./providers.ts";
 import { AuditCheckpoint, AuditConsistencyProof, AuditEntry, AuditInclusionProof, AuditSigningKey } from "./audit.ts";
 import { Me } from "./me.ts";
+import { DeadLetter, DeadLetterReplayed, DeadLettersReplayed } from "./dead-letters.ts";
 
 export interface RouteContract {
   /** The request body's schema. */
@@ -119,6 +120,10 @@ export const ROUTES: Record<string, RouteContract> = {
   "GET /api/v2/audit-log/signing-keys": { answer: one(Type.Array(AuditSigningKey)) },
   "GET /api/v2/audit-log/consistency-proof": { answer: one(AuditConsistencyProof) },
   "GET /api/v2/audit-log/:id/inclusion-proof": { answer: one(AuditInclusionProof) },
+  // dead letters
+  "GET /api/v2/dead-letters": { answer: list(DeadLetter) },
+  "POST /api/v2/dead-letters/:id/replay": { none: true, answer: one(DeadLetterReplayed) },
+  "POST /api/v2/dead-letters/replay": { none: true, answer: one(DeadLettersReplayed) },
   // providers and integrations
   "GET /api/v2/providers": { answer: list(providers.Provider) },
   "GET /api/v2/providers/:name": { answer: one(providers.Provider) },
