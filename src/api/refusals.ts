@@ -24,6 +24,10 @@ export const ROUTE_REFUSALS: Record<string, readonly Refusal[]> = {
   "GET /api/v2/openapi.json": [],
   "GET /api/v2/audit-log": [],
   "GET /api/v2/audit-log/:id": ["AUDIT_ENTRY_NOT_FOUND"],
+  "GET /api/v2/audit-log/checkpoints/latest": ["AUDIT_CHECKPOINT_NOT_FOUND"],
+  "GET /api/v2/audit-log/signing-keys": [],
+  "GET /api/v2/audit-log/consistency-proof": ["AUDIT_CHECKPOINT_NOT_FOUND"],
+  "GET /api/v2/audit-log/:id/inclusion-proof": ["AUDIT_ENTRY_NOT_FOUND", "AUDIT_ENTRY_NOT_IN_CHECKPOINT", "AUDIT_CHECKPOINT_NOT_FOUND"],
   "GET /api/v2/assets": [],
   // customers
   "GET /api/v2/customers": [...SEALED],
@@ -36,6 +40,7 @@ export const ROUTE_REFUSALS: Record<string, readonly Refusal[]> = {
   // wallets
   "GET /api/v2/wallets": [],
   "GET /api/v2/wallets/:id": ["WALLET_NOT_FOUND"],
+  "GET /api/v2/wallets/:id/travel-address": ["WALLET_NOT_FOUND", "NOT_CONFIGURED", "INVALID_REQUEST"],
   "POST /api/v2/wallets": [...CUSTOMER_BODY, "CUSTOMER_NOT_FOUND", "CUSTOMER_DEACTIVATED", "INVALID_ADDRESS", "UNSUPPORTED_NETWORK", "WALLET_ADDRESS_TAKEN", ...ACTOR],
   "POST /api/v2/wallets/verify": ["VALIDATION_ERROR", "MISSING_FIELDS", "INVALID_FIELDS", "UNSUPPORTED_NETWORK", "INVALID_ADDRESS"],
   "PATCH /api/v2/wallets/:id": ["WALLET_NOT_FOUND", ...CUSTOMER_BODY, ...ACTOR],
@@ -105,6 +110,19 @@ export const ROUTE_REFUSALS: Record<string, readonly Refusal[]> = {
   "POST /api/v2/reports/:id/submit": [...REPORT_STEP],
   "POST /api/v2/reports/:id/approve": [...REPORT_STEP, "SAME_MEMBER"],
   "POST /api/v2/reports/:id/file": [...REPORT_STEP, "VALIDATION_ERROR", "REFERENCE_REQUIRED"],
+  // sessions: signing in takes no credential; the calling session's own routes answer a key OFFICER_SESSION_REQUIRED
+  "POST /api/v2/sessions": ["SIGN_IN_FAILED"],
+  "POST /api/v2/sessions/setup": ["SIGN_IN_FAILED"],
+  "POST /api/v2/sessions/setup/confirm": ["SIGN_IN_FAILED"],
+  "GET /api/v2/sessions/current": ["OFFICER_SESSION_REQUIRED"],
+  "DELETE /api/v2/sessions/current": ["OFFICER_SESSION_REQUIRED"],
+  // keys and members (an owner's console session)
+  "GET /api/v2/keys": [],
+  "POST /api/v2/keys": ["MEMBER_NOT_FOUND"],
+  "DELETE /api/v2/keys/:id": ["API_KEY_NOT_FOUND"],
+  "GET /api/v2/members": [],
+  "POST /api/v2/members": ["MEMBER_EXISTS"],
+  "PATCH /api/v2/members/:id": ["MEMBER_NOT_FOUND", "CONFLICT"],
   // dead letters
   "GET /api/v2/dead-letters": [],
   "POST /api/v2/dead-letters/:id/replay": ["DEAD_LETTER_NOT_FOUND"],

@@ -13,6 +13,7 @@ import * as reports from "./reports.ts";
 import * as providers from "./providers.ts";
 import { AuditCheckpoint, AuditConsistencyProof, AuditEntry, AuditInclusionProof, AuditSigningKey } from "./audit.ts";
 import { Me } from "./me.ts";
+import * as team from "./team.ts";
 import { DeadLetter, DeadLetterReplayed, DeadLettersReplayed } from "./dead-letters.ts";
 
 export interface RouteContract {
@@ -120,6 +121,8 @@ export const ROUTES: Record<string, RouteContract> = {
   "GET /api/v2/audit-log/signing-keys": { answer: one(Type.Array(AuditSigningKey)) },
   "GET /api/v2/audit-log/consistency-proof": { answer: one(AuditConsistencyProof) },
   "GET /api/v2/audit-log/:id/inclusion-proof": { answer: one(AuditInclusionProof) },
+  // sessions (no credential: the sign-in itself)
+  "POST /api/v2/sessions/setup": { body: team.SetupStart, example: { email: "officer@example.com", setupCode: "ABCD-EFGH-JKLM-NPQR", passphrase: "correct horse battery staple" } },
   // dead letters
   "GET /api/v2/dead-letters": { answer: list(DeadLetter) },
   "POST /api/v2/dead-letters/:id/replay": { none: true, answer: one(DeadLetterReplayed) },

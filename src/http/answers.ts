@@ -14,6 +14,8 @@ export interface AnswerSpec {
   validate?: boolean;
   validationStatus?: number;
   rateLimit?: string;
+  /** Set on a route without a credential (how it is guarded instead). */
+  "x-authentication"?: string;
 }
 
 export interface Success {
@@ -58,6 +60,14 @@ export function routeAnswers(method: string, path: string, spec: AnswerSpec): Ro
   const validationStatus = spec.validationStatus ?? 400;
   // Before routing (every route): NUL in path or query, an unreadable Host header.
   add("VALIDATION_ERROR");
+  // A route without a credential (signing in, `ApiKit.runPublic`): readiness, company, company budget, body, its own.
+  if (!spec.access && spec["x-authentication"]) {
+    for (const code of ["NOT_FOUND", "COMPANY_NOT_READY", "RATE_LIMITED", "BODY_TOO_LARGE", "INVALID_JSON"] as const) add(code);
+    if (spec.body) add("VALIDATION_ERROR", validationStatus);
+    for (const r of ROUTE_REFUSALS[route] ?? []) if (typeof r === "string") add(r);
+    add("INTERNAL_ERROR");
+    return { successes, refusals, providerCodes };
+  }
   // A route without an access declaration does not run the pipeline (the OpenAPI document itself): nothing more.
   if (!spec.access) return { successes, refusals, providerCodes };
   // A host that names no company.
