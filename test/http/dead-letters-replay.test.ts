@@ -12,6 +12,8 @@ import { startServer, type ChildServer } from "../support/server.ts";
 import { apiClient, expectError, expectOk, ISO_MS } from "../support/api.ts";
 import { MasterKey, parseMasterKey } from "../../src/adapters/crypto/master-key.ts";
 import { Sealer } from "../../src/adapters/crypto/envelope.ts";
+import { Value } from "@sinclair/typebox/value";
+import { ROUTES } from "../../src/api/index.ts";
 
 // A server on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(120_000);
@@ -57,6 +59,7 @@ const status = (customerId: string) => sql<{ status: string }>("SELECT status FR
 const deadLetters = async (session: string) => {
   const r = await call("/api/v2/dead-letters", { session });
   expectOk(r);
+  expect(Value.Check(ROUTES["GET /api/v2/dead-letters"]!.answer!, r.body)).toBe(true);
   return r.body.data as { id: string; actor: string; attempts: number; lastError: string; diedAt: string }[];
 };
 
@@ -106,6 +109,7 @@ test("the owner's session replays one: the server handles it (the customer is de
   const r = await call(`/api/v2/dead-letters/${target.id}/replay`, { method: "POST", session: ownerSession.token });
   expectOk(r);
   expect(r.body.data).toEqual({ id: target.id, actor: `customer:${customers[0]}`, replayedAt: expect.stringMatching(ISO_MS) });
+  expect(Value.Check(ROUTES["POST /api/v2/dead-letters/:id/replay"]!.answer!, r.body)).toBe(true);
   // Handled by the running server (its poll is a minute here: the route wakes the runtime itself).
   while (status(customers[0]!) !== "deactivated") await Bun.sleep(20);
   expect(status(customers[1]!)).toBe("active");
@@ -140,6 +144,7 @@ test("another environment's session does not reach them; replay of all puts back
 
   const all = await call("/api/v2/dead-letters/replay", { method: "POST", session: ownerSession.token });
   expectOk(all);
+  expect(Value.Check(ROUTES["POST /api/v2/dead-letters/replay"]!.answer!, all.body)).toBe(true);
   expect(all.body.data.replayed.map((x: { id: string }) => x.id).sort()).toEqual(rows.map((x) => x.id).sort());
   while (status(customers[1]!) !== "deactivated" || status(customers[2]!) !== "deactivated") await Bun.sleep(20);
   expect(await deadLetters(ownerSession.token)).toEqual([]);
