@@ -103,6 +103,8 @@ export interface Services {
   readonly cursorKey: Uint8Array;
   /** The live stream's event IDs: the shared sequence enciphered per company and environment. */
   readonly eventIds: EventIds;
+  /** Dead letters' IDs as a company sees them: the shared mailbox number enciphered per company and environment. */
+  readonly deadLetterIds: EventIds;
   readonly nameIndexKey: Uint8Array;
   readonly providers: ProviderRegistry;
   readonly pricing: Pricing;
@@ -540,6 +542,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     secrets,
     cursorKey: masterKey.derive("cursor"),
     eventIds: new EventIds(masterKey.derive("event-ids")),
+    deadLetterIds: new EventIds(masterKey.derive("dead-letter-ids")),
     nameIndexKey: masterKey.derive("name-index"),
     providers: noProviders,
     connectionTester: defaultTester,

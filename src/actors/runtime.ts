@@ -265,6 +265,14 @@ export class ActorRuntime {
     this.pump();
   }
 
+  /**
+   * Messages another writer put in the mailbox on this connection (a replayed dead letter): picked up now rather than
+   * at the next poll. Does nothing before start or while stopping.
+   */
+  noticeInserts(): void {
+    if (this.running) this.pickUpInserts();
+  }
+
   /** Registers a periodic sweep (croner expression, seconds allowed); overlapping runs are skipped. */
   sweep(name: string, pattern: string, fn: (now: number) => void | Promise<void>): void {
     const backoff = { faults: 0, skipUntil: 0 };

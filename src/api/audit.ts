@@ -57,12 +57,3 @@ export const AuditConsistencyProof = Answer({
   to: AuditCheckpoint,
 });
 
-/** A message the actors parked after its last attempt (GET /api/v2/dead-letters); never its body. */
-export const DeadLetter = Answer({
-  actor: Type.String(),
-  attempts: Type.Number(),
-  lastError: Type.String(),
-  createdAt: Iso,
-  diedAt: Iso,
-});
-export type DeadLetter = Static<typeof DeadLetter>;

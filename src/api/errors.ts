@@ -87,6 +87,7 @@ export const ERROR_CODES = [
   "MEMBER_NOT_FOUND",
   "API_KEY_NOT_FOUND",
   "MEMBER_EXISTS",
+  "DEAD_LETTER_NOT_FOUND",
 ] as const;
 
 export const ErrorCode = Type.Union(ERROR_CODES.map((c) => Type.Literal(c)));

@@ -16,6 +16,7 @@ export * from "./providers.ts";
 export * from "./audit.ts";
 export * from "./me.ts";
 export * from "./team.ts";
+export * from "./dead-letters.ts";
 export * from "./events.ts";
 export * from "./paths.ts";
 export * from "./routes.ts";

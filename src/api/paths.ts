@@ -41,4 +41,7 @@ export const apiPaths = {
   key: (id: string) => at("/api/v2/keys", id),
   members: () => "/api/v2/members",
   member: (id: string) => at("/api/v2/members", id),
+  deadLetters: (q: { limit?: number } = {}) => withQuery("/api/v2/dead-letters", q),
+  deadLetterReplay: (id: string) => `${at("/api/v2/dead-letters", id)}/replay`,
+  deadLettersReplay: () => "/api/v2/dead-letters/replay",
 };

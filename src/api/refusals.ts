@@ -54,12 +54,11 @@ export const ROUTE_REFUSALS: Record<string, readonly Refusal[]> = {
   // wallets
   "GET /api/v2/wallets": [],
   "GET /api/v2/wallets/:id": ["WALLET_NOT_FOUND"],
+  "GET /api/v2/wallets/:id/travel-address": ["WALLET_NOT_FOUND", "NOT_CONFIGURED", "INVALID_REQUEST"],
   "POST /api/v2/wallets": [...CUSTOMER_BODY, "CUSTOMER_NOT_FOUND", "CUSTOMER_DEACTIVATED", "INVALID_ADDRESS", "UNSUPPORTED_NETWORK", "WALLET_ADDRESS_TAKEN", ...ACTOR],
   "POST /api/v2/wallets/verify": ["VALIDATION_ERROR", "MISSING_FIELDS", "INVALID_FIELDS", "UNSUPPORTED_NETWORK", "INVALID_ADDRESS"],
   "PATCH /api/v2/wallets/:id": ["WALLET_NOT_FOUND", ...CUSTOMER_BODY, ...ACTOR],
   "DELETE /api/v2/wallets/:id": ["WALLET_NOT_FOUND", ...ACTOR],
-  // a Travel Address: provider_d set up for the environment, a verified wallet of a customer with a verified identity
-  "GET /api/v2/wallets/:id/travel-address": ["WALLET_NOT_FOUND", "NOT_CONFIGURED", "INVALID_REQUEST"],
   "GET /api/v2/vasps/search": [],
   // transfers
   "GET /api/v2/transfers": [...SEALED],
@@ -125,6 +124,9 @@ export const ROUTE_REFUSALS: Record<string, readonly Refusal[]> = {
   "POST /api/v2/reports/:id/submit": [...REPORT_STEP],
   "POST /api/v2/reports/:id/approve": [...REPORT_STEP, "SAME_MEMBER"],
   "POST /api/v2/reports/:id/file": [...REPORT_STEP, "VALIDATION_ERROR", "REFERENCE_REQUIRED"],
+  // dead letters
+  "POST /api/v2/dead-letters/:id/replay": ["DEAD_LETTER_NOT_FOUND"],
+  "POST /api/v2/dead-letters/replay": [],
   // providers and integrations
   "GET /api/v2/providers": [],
   "GET /api/v2/providers/:name": ["PROVIDER_NOT_FOUND"],

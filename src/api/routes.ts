@@ -11,9 +11,10 @@ import * as thresholds from "./thresholds.ts";
 import * as webhooks from "./webhooks.ts";
 import * as reports from "./reports.ts";
 import * as providers from "./providers.ts";
-import { AuditCheckpoint, AuditConsistencyProof, AuditEntry, AuditInclusionProof, AuditSigningKey, DeadLetter } from "./audit.ts";
+import { AuditCheckpoint, AuditConsistencyProof, AuditEntry, AuditInclusionProof, AuditSigningKey } from "./audit.ts";
 import * as team from "./team.ts";
 import { Me } from "./me.ts";
+import { DeadLetter, DeadLetterReplayed, DeadLettersReplayed } from "./dead-letters.ts";
 
 export interface RouteContract {
   /** The request body's schema. */
@@ -134,6 +135,8 @@ export const ROUTES: Record<string, RouteContract> = {
   "GET /api/v2/members": { answer: one(Type.Array(team.MemberItem)) },
   "POST /api/v2/members": { body: team.InviteMember, example: team.teamExamples.invite, answer: one(team.MemberInvited), status: 201 },
   "PATCH /api/v2/members/:id": { body: team.ChangeMember, example: team.teamExamples.change, answer: one(team.MemberItem) },
+  "POST /api/v2/dead-letters/:id/replay": { none: true, answer: one(DeadLetterReplayed) },
+  "POST /api/v2/dead-letters/replay": { none: true, answer: one(DeadLettersReplayed) },
   // providers and integrations
   "GET /api/v2/providers": { answer: list(providers.Provider) },
   "GET /api/v2/providers/:name": { answer: one(providers.Provider) },

@@ -26,17 +26,16 @@ export function runDeadLetters(storage: Storage, argv: string[], out: (line: str
   if (sub === "replay") {
     const v = parseOptions(rest, { id: { type: "string" }, all: { type: "boolean" }, actor: { type: "string" } }, USAGE);
     if ((v.id === undefined) === !v.all) throw new UsageError(`give --id <id> or --all\n${USAGE}`);
-    const ids = v.all ? mailbox.deadLetters({ actorPrefix: v.actor as string | undefined, limit: 1_000_000 }).map((d) => d.id) : [Number(v.id)];
-    if (!v.all && !Number.isInteger(ids[0])) throw new UsageError(`--id must be a dead letter's number\n${USAGE}`);
-    const replayed: { id: number; messageId: number }[] = [];
-    for (const id of ids) {
-      const messageId = mailbox.replayDeadLetter(id, clock());
-      if (messageId === null) {
-        if (!v.all) throw new UsageError(`no dead letter with id ${id} (caravan dead-letters list shows them)`);
-        continue;
-      }
-      replayed.push({ id, messageId });
+    let replayed: { id: number; messageId: number }[];
+    if (v.all) replayed = mailbox.replayDeadLetters({ actorPrefix: v.actor as string | undefined }, clock());
+    else {
+      const id = Number(v.id);
+      if (!Number.isInteger(id)) throw new UsageError(`--id must be a dead letter's number\n${USAGE}`);
+      const r = mailbox.replayDeadLetter(id, clock());
+      if (r === null) throw new UsageError(`no dead letter with id ${id} (caravan dead-letters list shows them)`);
+      replayed = [r];
     }
+    replayed = replayed.map((r) => ({ id: r.id, messageId: r.messageId }));
     if (v.json) return out(JSON.stringify({ replayed }));
     out(replayed.length === 0 ? "No dead letters to replay." : `Replayed ${replayed.length} dead letter${replayed.length === 1 ? "" : "s"}: ${replayed.map((r) => `${r.id} → message ${r.messageId}`).join(", ")}`);
     return;

@@ -22,6 +22,7 @@ import { Customers } from "./screens/Customers.tsx";
 import { Audit } from "./screens/Audit.tsx";
 import { Rules } from "./screens/Rules.tsx";
 import { Team } from "./screens/Team.tsx";
+import { DeadLetters } from "./screens/DeadLetters.tsx";
 import { SignIn } from "./screens/SignIn.tsx";
 import { paths } from "./api.ts";
 import type { SessionCreated } from "../api/index.ts";
@@ -86,6 +87,8 @@ function Screen({ id, height, width, go, focusCase, focusTransfer, openCase, sav
       return <Rules height={height} width={width} />;
     case "team":
       return <Team height={height} width={width} />;
+    case "dead-letters":
+      return <DeadLetters height={height} width={width} />;
   }
 }
 

@@ -64,7 +64,10 @@ export const SCREENS = [
   { id: "rules", title: "Rules", short: "Rule" },
 ] as const;
 /** Screens opened by a `:` command only (no tab: the tab bar stays within 80 columns). */
-export const COMMAND_SCREENS = [{ id: "team", title: "Keys & members" }] as const;
+export const COMMAND_SCREENS = [
+  { id: "team", title: "Keys & members" },
+  { id: "dead-letters", title: "Dead letters" },
+] as const;
 export type ScreenId = (typeof SCREENS)[number]["id"] | (typeof COMMAND_SCREENS)[number]["id"];
 export const screenTitle = (id: ScreenId): string => [...SCREENS, ...COMMAND_SCREENS].find((s) => s.id === id)!.title;
 
@@ -140,5 +143,10 @@ export const SCREEN_KEYS: Record<ScreenId, [string, string][]> = {
     [":role <email> <role>", "change a member's role"],
     [":deactivate / :activate <email>", "deactivate or reactivate a member"],
     [":signout", "end this session and quit"],
+  ],
+  "dead-letters": [
+    ["Enter", "one dead letter: actor, attempts, last error, when"],
+    ["r", "replay it (confirm; a signed-in owner)"],
+    ["y", "yank its ID"],
   ],
 };

@@ -70,6 +70,8 @@ const PERMISSIONS = [
   // The dashboard's own powers (Part 1: "managed in the dashboard only"), through a member's console session.
   "keys:manage",
   "members:manage",
+  // An operator's power over the actors' dead letters (docs/operations.md, "Dead letters"): put one back to be run again.
+  "dead-letters:replay",
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
@@ -94,7 +96,7 @@ export const ROLE_DEFINITIONS: Record<Role, RoleDefinition> = {
   owner: {
     environments: ["test", "live"],
     permissions: new Set(ALL_PERMISSIONS),
-    description: "Everything, both environments; the only role that manages API keys and members.",
+    description: "Everything, both environments; the only role that manages API keys and members and replays dead letters.",
   },
   compliance_officer: {
     environments: ["test", "live"],
@@ -112,6 +114,7 @@ export const ROLE_DEFINITIONS: Record<Role, RoleDefinition> = {
       "webhooks:test",
       "keys:manage",
       "members:manage",
+      "dead-letters:replay",
     ),
     description: "All compliance work including pii:view, erasure and suspicion reports; views but does not change provider, integration and webhook settings. Both environments.",
   },

@@ -92,6 +92,7 @@ export const ERRORS = {
   MEMBER_NOT_FOUND: { status: 404, message: "No member with this ID in the company" },
   API_KEY_NOT_FOUND: { status: 404, message: "No API key with this ID in the company" },
   MEMBER_EXISTS: { status: 409, message: "A member with this email exists already" },
+  DEAD_LETTER_NOT_FOUND: { status: 404, message: "No dead letter with this ID in the company's environment (replayed already, or never one)" },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

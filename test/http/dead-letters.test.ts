@@ -86,9 +86,10 @@ test("the runtime records the company and environment a buried message names; th
 test("each company and environment lists its own dead letters: actor, attempts, last error, when; no body, no mailbox number", async () => {
   const acme = await list(keys.acme, "acme");
   expectOk(acme);
-  expect(acme.body.data).toEqual([{ actor: "transfer:trf_acme_test", attempts: 2, lastError: "Error: cannot digest it", createdAt: expect.stringMatching(ISO_MS), diedAt: expect.stringMatching(ISO_MS) }]);
+  expect(acme.body.data).toEqual([{ id: expect.stringMatching(/^dl_[A-Za-z0-9_-]{22}$/), actor: "transfer:trf_acme_test", attempts: 2, lastError: "Error: cannot digest it", createdAt: expect.stringMatching(ISO_MS), diedAt: expect.stringMatching(ISO_MS) }]);
   expect(acme.body.meta).toMatchObject({ total: 1, hasMore: false, cursor: null, limit: 50 });
   expect(acme.text).not.toContain("Jane");
+
   expect((await list(keys.acmeLive, "acme")).body.data.map((x: any) => x.actor)).toEqual(["transfer:trf_acme_live"]);
   expect((await list(keys.beta, "beta")).body.data.map((x: any) => x.actor)).toEqual(["transfer:trf_beta_test"]);
 });

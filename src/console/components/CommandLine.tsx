@@ -15,6 +15,7 @@ export const COMMANDS: [string, string][] = [
   ["audit", "the audit log"],
   ["rules", "rules"],
   ["team", "keys and members (signed in as an owner)"],
+  ["dead-letters", "messages that failed their last attempt; r replays (signed in as an owner)"],
   ["member", "member <ID>|me|all: the audit log of one member"],
   ["signout", "end the session and quit"],
   ["sort", "sort <column> [asc|desc]; no column: the default order"],
@@ -42,6 +43,8 @@ const SCREEN_NAMES: Record<string, ScreenId> = {
   team: "team",
   keys: "team",
   members: "team",
+  "dead-letters": "dead-letters",
+  deadletters: "dead-letters",
 };
 
 export type Command =

@@ -43,6 +43,13 @@ export interface DeadLetter {
   diedAt: number;
 }
 
+/** A dead letter put back: its number, its actor, and the new message's number. */
+export interface ReplayedDeadLetter {
+  id: number;
+  actor: string;
+  messageId: number;
+}
+
 export interface MessageRef {
   id: number;
   actor: string;
@@ -132,16 +139,33 @@ export class Mailbox {
 
   /**
    * Puts a dead letter back in its actor's mailbox as a new message (due now, attempts from zero, no one waiting for
-   * a reply) and removes it from the dead letters, in one transaction. Answers the new message's id, or null when
-   * there is no such dead letter.
+   * a reply) and removes it from the dead letters, in one transaction. Answers the new message's id and the actor, or
+   * null when there is no such dead letter (or, with `tenant`, none about that company and environment).
    */
-  replayDeadLetter(id: number, now: number): number | null {
+  replayDeadLetter(id: number, now: number, tenant: Tenant | null = null): ReplayedDeadLetter | null {
     return this.s.tx(() => {
-      const row = this.s.stmt("SELECT actor, body FROM actor_dead_letters WHERE id = ?").get(id) as { actor: string; body: string } | undefined;
+      const row = (
+        tenant
+          ? this.s.stmt("SELECT actor, body FROM actor_dead_letters WHERE id = ? AND company_id = ? AND environment = ?").get(id, tenant.companyId, tenant.environment)
+          : this.s.stmt("SELECT actor, body FROM actor_dead_letters WHERE id = ?").get(id)
+      ) as { actor: string; body: string } | undefined;
       if (!row) return null;
       const messageId = this.insert(row.actor, row.body, now, null, now);
       this.s.stmt("DELETE FROM actor_dead_letters WHERE id = ?").run(id);
-      return messageId;
+      return { id, actor: row.actor, messageId };
+    });
+  }
+
+  /**
+   * Replays every dead letter whose actor starts with `actorPrefix` (and, with `tenant`, about that company and
+   * environment), oldest death first, each as `replayDeadLetter` does, all in one transaction.
+   */
+  replayDeadLetters(o: { actorPrefix?: string; tenant?: Tenant | null }, now: number): ReplayedDeadLetter[] {
+    return this.s.tx(() => {
+      const ids = o.tenant
+        ? this.tenantDeadLetters(o.tenant, Number.MAX_SAFE_INTEGER).filter((d) => d.actor.startsWith(o.actorPrefix ?? "")).map((d) => d.id).reverse()
+        : this.deadLetters({ actorPrefix: o.actorPrefix, limit: Number.MAX_SAFE_INTEGER }).map((d) => d.id);
+      return ids.map((id) => this.replayDeadLetter(id, now, o.tenant ?? null)).filter((r): r is ReplayedDeadLetter => r !== null);
     });
   }
 
