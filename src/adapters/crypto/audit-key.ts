@@ -5,10 +5,10 @@
 import { existsSync, readFileSync, renameSync, statSync, writeFileSync, chmodSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { sha256 } from "@noble/hashes/sha2.js";
-import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
-import { base64 } from "@scure/base";
+import { bytesToHex } from "@noble/hashes/utils.js";
 import { publicKeyOf } from "../../domain/audit-tree.ts";
 import { StorageError } from "../storage/index.ts";
+import { parseKeyBytes } from "./master-key.ts";
 
 export interface AuditSigningKey {
   /** 32-byte Ed25519 seed (RFC 8032 private key). */
@@ -28,18 +28,6 @@ export function publicKeyId(publicKey: Uint8Array): string {
   return bytesToHex(sha256(publicKey).slice(0, 8));
 }
 
-function parseSeed(text: string, from: string): Uint8Array {
-  const t = text.trim();
-  if (/^[0-9a-fA-F]{64}$/.test(t)) return hexToBytes(t.toLowerCase());
-  try {
-    const b = base64.decode(t);
-    if (b.length === 32) return b;
-  } catch {
-    /* below */
-  }
-  throw new StorageError(`${from} must be 64 hex characters or base64 of 32 bytes`);
-}
-
 /** Where the key is read from: the environment variable, else the key file. */
 export function auditKeySource(dbPath: string, env: Record<string, string | undefined>): { env: true } | { file: string } {
   if (env.CARAVAN_AUDIT_SIGNING_KEY) return { env: true };
@@ -48,13 +36,13 @@ export function auditKeySource(dbPath: string, env: Record<string, string | unde
 
 /** The key if there is one (the variable, or an existing file), without creating it. */
 export function readAuditKey(dbPath: string, env: Record<string, string | undefined>): AuditSigningKey | null {
-  if (env.CARAVAN_AUDIT_SIGNING_KEY) return signingKeyFromSeed(parseSeed(env.CARAVAN_AUDIT_SIGNING_KEY, "CARAVAN_AUDIT_SIGNING_KEY"));
+  if (env.CARAVAN_AUDIT_SIGNING_KEY) return signingKeyFromSeed(parseKeyBytes(env.CARAVAN_AUDIT_SIGNING_KEY, "CARAVAN_AUDIT_SIGNING_KEY"));
   if (dbPath === ":memory:") return null;
   const { file } = auditKeySource(dbPath, env) as { file: string };
   if (!existsSync(file)) return null;
   const mode = statSync(file).mode & 0o777;
   if (mode & 0o077) throw new StorageError(`audit signing key file ${file} must not be readable by others (mode ${mode.toString(8)}; chmod 600)`);
-  return signingKeyFromSeed(parseSeed(readFileSync(file, "utf8"), `the audit signing key file ${file}`));
+  return signingKeyFromSeed(parseKeyBytes(readFileSync(file, "utf8"), `the audit signing key file ${file}`));
 }
 
 /** Writes a new key file (mode 0600) in place of any old one: a temporary file renamed over it. */

@@ -21,7 +21,8 @@ export class MasterKey {
   }
 }
 
-export function parseMasterKey(text: string): Uint8Array {
+/** 32 key bytes written as 64 hex characters or base64 (a key variable or key file); `from` names the source in the refusal. */
+export function parseKeyBytes(text: string, from: string): Uint8Array {
   const t = text.trim();
   if (/^[0-9a-fA-F]{64}$/.test(t)) return hexToBytes(t.toLowerCase());
   try {
@@ -30,7 +31,11 @@ export function parseMasterKey(text: string): Uint8Array {
   } catch {
     /* fall through */
   }
-  throw new StorageError("CARAVAN_MASTER_KEY must be 64 hex characters or base64 of 32 bytes");
+  throw new StorageError(`${from} must be 64 hex characters or base64 of 32 bytes`);
+}
+
+export function parseMasterKey(text: string): Uint8Array {
+  return parseKeyBytes(text, "CARAVAN_MASTER_KEY");
 }
 
 /** Where the master key is read from: CARAVAN_MASTER_KEY, else the key file (CARAVAN_MASTER_KEY_FILE or beside the database). */
