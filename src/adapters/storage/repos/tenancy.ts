@@ -371,14 +371,7 @@ export class Tenancy {
 
   /** A session by its token's hash, with its member and company (no cache: sessions are few and each use renews). */
   sessionByHash(hash: string): SessionAuthRow | undefined {
-    return (this.s
-      .stmt(
-        `SELECT x.*, m.email AS member_email, m.role AS member_role, m.status AS member_status,
-                c.slug AS company_slug, c.status AS company_status, c.disabled_features AS company_features
-           FROM member_sessions x JOIN members m ON m.id = x.member_id JOIN companies c ON c.id = x.company_id
-          WHERE x.token_hash = ?`,
-      )
-      .get(hash) ?? undefined) as SessionAuthRow | undefined;
+    return this.credentialByHash<SessionAuthRow>("member_sessions", "token_hash", hash);
   }
 
   sessionById(id: string): SessionRow | undefined {
@@ -478,13 +471,18 @@ export class Tenancy {
 
   /** The hot path of every request: one indexed lookup by hash, joined with member and company. */
   keyByHash(hash: string): KeyAuthRow | undefined {
+    return this.credentialByHash<KeyAuthRow>("api_keys", "key_hash", hash);
+  }
+
+  /** A credential (an API key or a session) by its hash: one indexed lookup, joined with its member and company. */
+  private credentialByHash<T>(table: "api_keys" | "member_sessions", hashColumn: "key_hash" | "token_hash", hash: string): T | undefined {
     return (this.s
       .stmt(
-        `SELECT k.*, m.email AS member_email, m.role AS member_role, m.status AS member_status,
+        `SELECT x.*, m.email AS member_email, m.role AS member_role, m.status AS member_status,
                 c.slug AS company_slug, c.status AS company_status, c.disabled_features AS company_features
-           FROM api_keys k JOIN members m ON m.id = k.member_id JOIN companies c ON c.id = k.company_id
-          WHERE k.key_hash = ?`,
+           FROM ${table} x JOIN members m ON m.id = x.member_id JOIN companies c ON c.id = x.company_id
+          WHERE x.${hashColumn} = ?`,
       )
-      .get(hash) ?? undefined) as KeyAuthRow | undefined;
+      .get(hash) ?? undefined) as T | undefined;
   }
 }
