@@ -1,6 +1,18 @@
 // The stable error codes an answer may carry in `code` (the human text in `error` may change; the code does not).
 import { Type } from "@sinclair/typebox";
 
+/** The information-request (CDD) action's own refusals, each answered by that route alone. */
+export const CDD_CODES = [
+  "CDD_DIRECTION_MISMATCH",
+  "CDD_REQUEST_NOT_FOUND",
+  "CDD_REPLY_ALREADY_QUEUED",
+  "CDD_REQUEST_ALREADY_OPEN",
+  "CDD_IDENTICAL_REQUEST_ALREADY_SENT",
+  "CDD_REVIEW_CHANGED",
+  "CDD_DELIVERY_PENDING",
+  "CDD_RESPONSE_REQUIRED",
+] as const;
+
 export const ERROR_CODES = [
   "MISSING_KEY",
   "INVALID_FORMAT",
@@ -34,14 +46,7 @@ export const ERROR_CODES = [
   "INVALID_TRANSFER_STATE",
   "INVALID_INFORMATION_REQUEST",
   "PROVIDER_E_TRANSFER_NOT_FOUND",
-  "CDD_DIRECTION_MISMATCH",
-  "CDD_REQUEST_NOT_FOUND",
-  "CDD_REPLY_ALREADY_QUEUED",
-  "CDD_REQUEST_ALREADY_OPEN",
-  "CDD_IDENTICAL_REQUEST_ALREADY_SENT",
-  "CDD_REVIEW_CHANGED",
-  "CDD_DELIVERY_PENDING",
-  "CDD_RESPONSE_REQUIRED",
+  ...CDD_CODES,
   "CUSTOMER_NOT_FOUND",
   "WALLET_NOT_FOUND",
   "TRANSFER_NOT_FOUND",

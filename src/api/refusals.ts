@@ -3,7 +3,7 @@
 // declaration's scopes and permissions, query, cursor, body, rate limits, readiness) are derived from the route's
 // declaration and are not listed here. The OpenAPI document prints both, per status; the server logs a warning when a
 // route answers a code that neither lists (docs/api.md, "The OpenAPI document").
-import type { ErrorCode } from "./errors.ts";
+import { CDD_CODES, type ErrorCode } from "./errors.ts";
 
 /**
  * A code at its catalogue status, or at the status this route answers it with (VALIDATION_ERROR follows the route);
@@ -70,14 +70,7 @@ export const ROUTE_REFUSALS: Record<string, readonly Refusal[]> = {
     "TRANSFER_NOT_FOUND",
     "PROVIDER_E_TRANSFER_NOT_FOUND",
     "INVALID_INFORMATION_REQUEST",
-    "CDD_DIRECTION_MISMATCH",
-    "CDD_REQUEST_NOT_FOUND",
-    "CDD_REPLY_ALREADY_QUEUED",
-    "CDD_REQUEST_ALREADY_OPEN",
-    "CDD_IDENTICAL_REQUEST_ALREADY_SENT",
-    "CDD_REVIEW_CHANGED",
-    "CDD_DELIVERY_PENDING",
-    "CDD_RESPONSE_REQUIRED",
+    ...CDD_CODES,
     ...ACTOR,
     // provider_e's refusal of the action: its own code, at its status when 400, 404 or 409, else 503 (Part 1).
     { provider: [400, 404, 409, 503] },
