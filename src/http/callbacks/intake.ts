@@ -8,6 +8,9 @@ import { ApiError } from "../../domain/errors.ts";
 import type { CompanyRow, Tenancy } from "../../adapters/storage/repos/tenancy.ts";
 import type { Logger } from "../../adapters/log.ts";
 import type { RateLimiter } from "../ratelimit.ts";
+import type { ProviderSettings } from "../../adapters/storage/repos/provider-settings.ts";
+import type { ActorRuntime } from "../../actors/runtime.ts";
+import type { Catalog } from "../../domain/assets/catalog.ts";
 
 /** What the shared steps need: the companies (by host), the request budget, the log and the app domain. */
 export interface IntakeDeps {
@@ -15,6 +18,14 @@ export interface IntakeDeps {
   readonly limiter: RateLimiter;
   readonly log: Logger;
   readonly config: { readonly appDomain?: string };
+}
+
+/** What a provider's callbacks need besides the intake's: the actors, the asset catalogue, the clock and the provider settings. */
+export interface ProviderCallbackDeps extends IntakeDeps {
+  readonly runtime: ActorRuntime;
+  readonly catalog: Catalog;
+  readonly clock: () => number;
+  readonly providerSettings: ProviderSettings;
 }
 import { json } from "../kit.ts";
 import { resolveCompany } from "../auth.ts";

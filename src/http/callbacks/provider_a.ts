@@ -5,16 +5,13 @@
 // processed only after success.
 import { Elysia } from "elysia";
 import type { Repositories } from "../../adapters/storage/repositories.ts";
-import type { ProviderSettings } from "../../adapters/storage/repos/provider-settings.ts";
 import type { ProviderRegistry } from "../../adapters/providers/registry.ts";
-import type { ActorRuntime } from "../../actors/runtime.ts";
-import type { Catalog } from "../../domain/assets/catalog.ts";
 import type { Environment } from "../../domain/types.ts";
 import { newId } from "../../domain/ids.ts";
 import { readJsonCapped, type JsonRead } from "../../adapters/net/read.ts";
 import { hmacSha256, sha256Hex } from "../../adapters/crypto/hash.ts";
 import { json } from "../kit.ts";
-import { budgetStep, companyStep, runIntake, type Intake, type IntakeBase, type IntakeDeps } from "./intake.ts";
+import { budgetStep, companyStep, runIntake, type Intake, type IntakeBase, type ProviderCallbackDeps } from "./intake.ts";
 import { signedHeaders, verify } from "../../domain/provider_a/signature.ts";
 import { readEvent } from "../../domain/provider_a/events.ts";
 import { agentChainOk, agentOf, carries, chainOf, roleOf, type ProviderTx } from "../../domain/provider_a/transfer.ts";
@@ -54,12 +51,8 @@ interface Call extends IntakeBase {
 }
 
 /** What provider_a's callbacks need besides the intake's. */
-export interface ProviderACallbackDeps extends IntakeDeps {
+export interface ProviderACallbackDeps extends ProviderCallbackDeps {
   readonly repositories: Pick<Repositories, "providerA" | "wallets">;
-  readonly runtime: ActorRuntime;
-  readonly catalog: Catalog;
-  readonly clock: () => number;
-  readonly providerSettings: ProviderSettings;
   readonly providers: ProviderRegistry;
 }
 

@@ -8,9 +8,6 @@ import { Elysia } from "elysia";
 import type { Environment } from "../../domain/types.ts";
 import type { TransferRow } from "../../adapters/storage/repos/transfers.ts";
 import type { Repositories } from "../../adapters/storage/repositories.ts";
-import type { ProviderSettings } from "../../adapters/storage/repos/provider-settings.ts";
-import type { ActorRuntime } from "../../actors/runtime.ts";
-import type { Catalog } from "../../domain/assets/catalog.ts";
 import { ClientAddresses } from "../../adapters/net/client-address.ts";
 import { clientCertificate } from "../../adapters/net/client-cert.ts";
 import { readBodyCapped, decodeJsonLimited } from "../../adapters/net/read.ts";
@@ -24,19 +21,15 @@ import type { ProviderDIncomingOutcome } from "../../actors/provider_d-incoming.
 import type { CallbackAnswer } from "../../actors/flows/provider_d.ts";
 import { askActor } from "../outcome.ts";
 import { resolveCompany } from "../auth.ts";
-import { chargeBudget, trpNotFound, type IntakeDeps } from "./intake.ts";
+import { chargeBudget, trpNotFound, type ProviderCallbackDeps } from "./intake.ts";
 
 export const MAX_TRP_BODY = 256 * 1024;
 /** How long an incoming transfer stays open for its confirmation (then it expires like any other). */
 export const INCOMING_OPEN_MS = 24 * 60 * 60_000;
 const PROVIDER_ACTOR = { type: "provider" as const };
 
-export interface ProviderDCallbackDeps extends IntakeDeps {
+export interface ProviderDCallbackDeps extends ProviderCallbackDeps {
   readonly repositories: Pick<Repositories, "transfers" | "wallets">;
-  readonly runtime: ActorRuntime;
-  readonly catalog: Catalog;
-  readonly clock: () => number;
-  readonly providerSettings: ProviderSettings;
   readonly masterKey: { derive(purpose: string): Uint8Array };
   readonly config: { readonly appDomain?: string; readonly env?: Record<string, string | undefined> };
 }

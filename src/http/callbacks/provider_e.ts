@@ -5,10 +5,7 @@
 import { Elysia } from "elysia";
 import type { Repositories } from "../../adapters/storage/repositories.ts";
 import type { TransferRow } from "../../adapters/storage/repos/transfers.ts";
-import type { ProviderSettings } from "../../adapters/storage/repos/provider-settings.ts";
 import type { ProviderRegistry } from "../../adapters/providers/registry.ts";
-import type { ActorRuntime } from "../../actors/runtime.ts";
-import type { Catalog } from "../../domain/assets/catalog.ts";
 import type { Environment } from "../../domain/types.ts";
 import { newId } from "../../domain/ids.ts";
 import { validatePersons } from "../../domain/ivms101/index.ts";
@@ -17,7 +14,7 @@ import { readPrivateInfo } from "../../domain/provider_e/ivms.ts";
 import { parseJsonLimited, readBodyCapped } from "../../adapters/net/read.ts";
 import { json } from "../kit.ts";
 import { hasVerifiedIdentity } from "../../domain/identity.ts";
-import { chargeBudget, companyStep, runIntake, type Intake, type IntakeBase, type IntakeDeps } from "./intake.ts";
+import { chargeBudget, companyStep, runIntake, type Intake, type IntakeBase, type ProviderCallbackDeps } from "./intake.ts";
 import { askActor } from "../outcome.ts";
 import { decryptObject, signObject, verifyObject } from "../../adapters/providers/provider_e/crypto.ts";
 import { clientOf, credsOf, directoryKey, readSignedStatus, type ProviderEOptions } from "../../adapters/providers/provider_e/adapter.ts";
@@ -56,12 +53,8 @@ interface Intaken extends IntakeBase {
 }
 
 /** What provider_e's callbacks need besides the intake's. */
-export interface ProviderECallbackDeps extends IntakeDeps {
+export interface ProviderECallbackDeps extends ProviderCallbackDeps {
   readonly repositories: Pick<Repositories, "transfers" | "wallets" | "customers">;
-  readonly runtime: ActorRuntime;
-  readonly catalog: Catalog;
-  readonly clock: () => number;
-  readonly providerSettings: ProviderSettings;
   readonly providers: ProviderRegistry;
 }
 
