@@ -2,20 +2,12 @@
 // the peer approved in an earlier provider_d transfer is the peer's, so a transfer to it is an inquiry at the peer's
 // inquiryUrl (no account in the path; the beneficiary's accountNumber names it). A chain address no counterparty
 // approved, or a counterparty without an inquiryUrl, is vasp_not_found and nothing is sent.
-import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
-import { tempDir } from "../support/tmp.ts";
-import { startProviderDSuite, PEER_ADDR, type DSuite } from "../support/provider_d.ts";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
+import { PEER_ADDR, providerDSuiteForFile } from "../support/provider_d.ts";
 
 setDefaultTimeout(60_000);
 
-const dir = tempDir();
-let d: DSuite;
-beforeAll(async () => {
-  d = await startProviderDSuite(dir);
-});
-afterAll(async () => {
-  await d?.stop();
-});
+const d = providerDSuiteForFile();
 
 /** Saves the peer as counterparty again, with (or without) its address-free inquiry endpoint. */
 async function savePeer(inquiryUrl: string | null) {

@@ -4,28 +4,18 @@
 // ends by the expiry rules: an approved one is `cancelled` by the expiry sweep, a rejected one stays `rejected`.
 // The clock is the test's as in the other expiry tests: `expires_at` is moved into the past, the sweeps run every
 // second (test/support/server.ts), the backoff's cadence is the flow's (2 s, doubling).
-import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
-import { tempDir } from "../support/tmp.ts";
-import { startProviderDSuite, PEER_ADDR, type DSuite } from "../support/provider_d.ts";
+import { beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { type DSuite, providerDSuiteForFile, travelAddressOf, INCOMING_INQUIRY } from "../support/provider_d.ts";
 import { withDb } from "../support/db.ts";
-import { JANE, RICHARD } from "../support/persons.ts";
 
 setDefaultTimeout(60_000);
 
-const dir = tempDir();
-let d: DSuite;
+const d = providerDSuiteForFile();
 let travelAddress: string;
 beforeAll(async () => {
-  d = await startProviderDSuite(dir);
-  const r = await d.call(`/api/v2/wallets/${d.walletId}/travel-address`, { key: d.owner });
-  expect(r.status, r.text).toBe(200);
-  travelAddress = r.body.data.travelAddress;
+  travelAddress = await travelAddressOf(d);
 });
-afterAll(async () => {
-  await d?.stop();
-});
-
-const inquiry = { asset: { slip0044: 60 }, amount: 0.25, IVMS101: { originator: { originatorPersons: [RICHARD], accountNumber: [PEER_ADDR] }, beneficiary: { beneficiaryPersons: [JANE] } } };
+const inquiry = INCOMING_INQUIRY;
 
 type Entry = { type: string; from: string; to: string; detail: Record<string, unknown> };
 const history = (id: string): Entry[] => withDb(d.db, (db) => JSON.parse((db.query("SELECT history FROM transfers WHERE id = ?").get(id) as { history: string }).history));

@@ -3,31 +3,21 @@
 // confirmation callback; the confirmation's txid completes it; the same request-identifier again creates nothing.
 // Refusals before the body: no client certificate, a certificate no counterparty owns, a bad header, an unknown or
 // forged token. And outgoing acknowledged: the peer's later resolution lands at our callback over mutual TLS.
-import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { randomUUID } from "node:crypto";
-import { tempDir } from "../support/tmp.ts";
-import { startProviderDSuite, PEER_ADDR, ORIGIN_ADDR, type DSuite } from "../support/provider_d.ts";
+import { PEER_ADDR, ORIGIN_ADDR, providerDSuiteForFile, travelAddressOf, INCOMING_INQUIRY } from "../support/provider_d.ts";
 import { decodeTravelAddress } from "../../src/domain/provider_d/travel-address.ts";
 import { makeTestCa } from "../../src/sandbox/provider_d/ca.ts";
 import { withDb } from "../support/db.ts";
-import { JANE, RICHARD } from "../support/persons.ts";
 
 setDefaultTimeout(60_000);
 
-const dir = tempDir();
-let d: DSuite;
+const d = providerDSuiteForFile();
 let travelAddress: string;
 beforeAll(async () => {
-  d = await startProviderDSuite(dir);
-  const r = await d.call(`/api/v2/wallets/${d.walletId}/travel-address`, { key: d.owner });
-  expect(r.status, r.text).toBe(200);
-  travelAddress = r.body.data.travelAddress;
+  travelAddress = await travelAddressOf(d);
 });
-afterAll(async () => {
-  await d?.stop();
-});
-
-const inquiry = { asset: { slip0044: 60 }, amount: 0.25, IVMS101: { originator: { originatorPersons: [RICHARD], accountNumber: [PEER_ADDR] }, beneficiary: { beneficiaryPersons: [JANE] } } };
+const inquiry = INCOMING_INQUIRY;
 const transfers = async () => ((await d.call("/api/v2/transfers?limit=100", { key: d.owner })).body.data as any[]).filter((t) => t.direction === "incoming");
 /** The incoming transfer of a request-identifier (the detail view names it as the cascade's external ID). */
 async function byRequest(requestId: string): Promise<any> {

@@ -1,21 +1,13 @@
 // provider_d outgoing over real HTTP and mutual TLS: a transfer to a Travel Address of the sandbox TRP peer is carried
 // by provider_d; the inquiry's headers and IVMS101; approved (the chain address replaces the Travel Address), then the
 // confirmation with the txid on accept; rejected; a refused api-version asked again in one the peer supports.
-import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
-import { tempDir } from "../support/tmp.ts";
-import { startProviderDSuite, PEER_ADDR, type DSuite } from "../support/provider_d.ts";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
+import { PEER_ADDR, providerDSuiteForFile } from "../support/provider_d.ts";
 import { withDb } from "../support/db.ts";
 
 setDefaultTimeout(60_000);
 
-const dir = tempDir();
-let d: DSuite;
-beforeAll(async () => {
-  d = await startProviderDSuite(dir);
-});
-afterAll(async () => {
-  await d?.stop();
-});
+const d = providerDSuiteForFile();
 
 describe("provider_d outgoing", () => {
   test("approved at once: the inquiry over mutual TLS with the TRP headers; awaiting_counterparty with the approved chain address; accept with txHash sends {txid} → completed", async () => {

@@ -1,18 +1,21 @@
 // A provider_d (TRP) suite for end-to-end tests: the sandbox TRP peer, a real server, provider_d saved and enabled
 // with a certificate issued by the peer's CA (so each side accepts the other), the peer known as a counterparty, a
 // verified customer with a verified wallet, and small helpers.
-import { expect } from "bun:test";
+import { afterAll, beforeAll, expect } from "bun:test";
 import { join } from "node:path";
 import { writeFileSync } from "node:fs";
 import { startServer, type ChildServer } from "./server.ts";
 import { runCliInProcess } from "./cli.ts";
 import { apiClient } from "./api.ts";
+import { tempDir } from "./tmp.ts";
 import { startTrpPeer, type TrpPeer, type TrpPeerOptions } from "../../src/sandbox/provider_d/index.ts";
 import type { Issued } from "../../src/sandbox/provider_d/ca.ts";
 import { JANE, RICHARD } from "./persons.ts";
 
 export const ORIGIN_ADDR = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
 export const PEER_ADDR = "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359";
+/** The peer's inquiry at one of our Travel Addresses: Richard (at PEER_ADDR) sends 0.25 ETH to Jane. */
+export const INCOMING_INQUIRY = { asset: { slip0044: 60 }, amount: 0.25, IVMS101: { originator: { originatorPersons: [RICHARD], accountNumber: [PEER_ADDR] }, beneficiary: { beneficiaryPersons: [JANE] } } };
 
 export interface DSuite {
   S: ChildServer;
@@ -124,4 +127,32 @@ export async function startProviderDSuite(dir: string, o: { peer?: TrpPeerOption
     },
   };
   return suite;
+}
+
+/**
+ * The suite of one test file: started in a fresh directory before the file's tests, stopped after them. The answer
+ * stands for the suite from its start on (using it before then throws).
+ */
+export function providerDSuiteForFile(o: Parameters<typeof startProviderDSuite>[1] = {}): DSuite {
+  const dir = tempDir(); // here, not in the hook: its removal is registered for the file's end
+  let suite: DSuite | undefined;
+  beforeAll(async () => {
+    suite = await startProviderDSuite(dir, o);
+  });
+  afterAll(async () => {
+    await suite?.stop();
+  });
+  return new Proxy({} as DSuite, {
+    get(_, name) {
+      if (!suite) throw new Error("the provider_d suite is used before it started");
+      return Reflect.get(suite, name);
+    },
+  });
+}
+
+/** The Travel Address of the suite's verified wallet, as the API gives it. */
+export async function travelAddressOf(d: DSuite): Promise<string> {
+  const r = await d.call(`/api/v2/wallets/${d.walletId}/travel-address`, { key: d.owner });
+  expect(r.status, r.text).toBe(200);
+  return r.body.data.travelAddress as string;
 }
