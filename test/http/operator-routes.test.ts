@@ -5,8 +5,8 @@
 // session are audited as that member's and session's actions; the audit log filters by member.
 import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
-import { Database } from "bun:sqlite";
 import { tempDir } from "../support/tmp.ts";
+import { sqlRows } from "../support/db.ts";
 import { startServer, type ChildServer } from "../support/server.ts";
 import { apiClient, expectError, expectOk } from "../support/api.ts";
 import { base32Decode, totp } from "../../src/domain/members/totp.ts";
@@ -24,14 +24,7 @@ const sessions: Record<string, string> = {};
 let ownerLiveSession: string;
 let ruleId: string, transferId: string, reportId: string;
 
-const sql = (q: string, ...args: string[]) => {
-  const d = new Database(db);
-  try {
-    return d.query(q).all(...args) as Record<string, unknown>[];
-  } finally {
-    d.close();
-  }
-};
+const sql = (q: string, ...args: string[]) => sqlRows(db, q, ...args);
 
 beforeAll(async () => {
   S = await startServer({ CARAVAN_DB: db });

@@ -4,8 +4,8 @@
 // ended by sign-out, deactivation, role change and the CLI. Real server on loopback, real SQLite file.
 import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
-import { Database } from "bun:sqlite";
 import { tempDir } from "../support/tmp.ts";
+import { sqlRows } from "../support/db.ts";
 import { startServer, type ChildServer } from "../support/server.ts";
 import { apiClient, expectError, expectOk } from "../support/api.ts";
 import { base32Decode, totp } from "../../src/domain/members/totp.ts";
@@ -17,14 +17,7 @@ const db = join(dir, "sessions.db");
 const { cli, newKey, newMember, newSession, call } = apiClient(db, () => S.url);
 let S: ChildServer;
 
-const sql = (q: string, ...args: string[]) => {
-  const d = new Database(db);
-  try {
-    return d.query(q).all(...args) as Record<string, unknown>[];
-  } finally {
-    d.close();
-  }
-};
+const sql = (q: string, ...args: string[]) => sqlRows(db, q, ...args);
 
 beforeAll(async () => {
   // Requests from loopback may name their client in X-Forwarded-For: how a test comes from a second source. A long

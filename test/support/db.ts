@@ -11,3 +11,8 @@ export function withDb<T>(path: string, fn: (d: Database) => T): T {
     d.close();
   }
 }
+
+/** Every row one statement answers (none for a change), over its own short-lived connection. */
+export function sqlRows(path: string, q: string, ...args: (string | number)[]): Record<string, unknown>[] {
+  return withDb(path, (d) => d.query(q).all(...args) as Record<string, unknown>[]);
+}
