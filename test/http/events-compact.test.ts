@@ -8,6 +8,7 @@ import { Database } from "bun:sqlite";
 import { withDb } from "../support/db.ts";
 import { tempDir } from "../support/tmp.ts";
 import { eventIdsFor } from "../support/event-ids.ts";
+import { readEventStream, type SseMessage } from "../support/sse.ts";
 import { startServer, type ChildServer } from "../support/server.ts";
 import { runCliInProcess } from "../support/cli.ts";
 import { apiClient } from "../support/api.ts";
@@ -105,29 +106,9 @@ const sql = <T>(fn: (d: Database) => T): T => withDb(db, fn);
 async function streamData(lastEventId: number, seq: number): Promise<Map<number, string>> {
   const companyId = sql((d) => (d.prepare("SELECT id FROM companies WHERE slug = 'default'").get() as { id: string }).id);
   const ev = eventIdsFor(db, companyId, "test");
-  const abort = new AbortController();
-  const res = await fetch(`${S.url}/api/v2/events/stream`, { headers: { "x-api-key": owner.key, accept: "text/event-stream", "last-event-id": ev.idOf(lastEventId) }, signal: abort.signal });
-  expect(res.status).toBe(200);
-  const out = new Map<number, string>();
-  const dec = new TextDecoder();
-  let buf = "";
-  try {
-    for await (const chunk of res.body as ReadableStream<Uint8Array>) {
-      buf += dec.decode(chunk, { stream: true });
-      let i: number;
-      while ((i = buf.indexOf("\n\n")) >= 0) {
-        const block = buf.slice(0, i);
-        buf = buf.slice(i + 2);
-        const id = /^id: (\S+)$/m.exec(block);
-        const data = /^data: (.*)$/m.exec(block);
-        if (id && data) out.set(ev.seqOf(id[1]!), data[1]!);
-      }
-      if (out.has(seq)) break;
-    }
-  } finally {
-    abort.abort();
-  }
-  return out;
+  const messages = (read: SseMessage[]) => read.filter((m): m is SseMessage & { id: string; data: string } => m.id !== undefined && m.data !== undefined);
+  const read = await readEventStream(`${S.url}/api/v2/events/stream`, { "x-api-key": owner.key, "last-event-id": ev.idOf(lastEventId) }, (r) => messages(r).some((m) => ev.seqOf(m.id) === seq));
+  return new Map(messages(read).map((m) => [ev.seqOf(m.id), m.data]));
 }
 
 beforeAll(async () => {

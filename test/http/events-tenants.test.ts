@@ -8,6 +8,7 @@ import { tempDir } from "../support/tmp.ts";
 import { startServer, type ChildServer } from "../support/server.ts";
 import { runCliInProcess } from "../support/cli.ts";
 import { apiClient, expectError } from "../support/api.ts";
+import { readEventStream, type SseMessage } from "../support/sse.ts";
 
 // A server on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(120_000);
@@ -28,32 +29,11 @@ interface Message {
 
 /** Opens a stream and reads messages until `done` holds over them (a hang guard only). */
 async function read(who: typeof A, done: (m: Message[]) => boolean, lastEventId?: string): Promise<Message[]> {
-  const abort = new AbortController();
-  const headers: Record<string, string> = { "x-api-key": who.key, host: who.host, accept: "text/event-stream" };
+  const headers: Record<string, string> = { "x-api-key": who.key, host: who.host };
   if (lastEventId !== undefined) headers["last-event-id"] = lastEventId;
-  const res = await fetch(`${S.url}/api/v2/events/stream`, { headers, signal: abort.signal });
-  if (res.status !== 200) throw new Error(`stream answered ${res.status}: ${await res.text()}`);
-  const out: Message[] = [];
-  const dec = new TextDecoder();
-  let buf = "";
-  try {
-    for await (const chunk of res.body as ReadableStream<Uint8Array>) {
-      buf += dec.decode(chunk, { stream: true });
-      let i: number;
-      while ((i = buf.indexOf("\n\n")) >= 0) {
-        const block = buf.slice(0, i);
-        buf = buf.slice(i + 2);
-        const id = /^id: (.*)$/m.exec(block)?.[1];
-        const event = /^event: (.*)$/m.exec(block)?.[1];
-        const data = /^data: (.*)$/m.exec(block)?.[1];
-        if (id !== undefined && event !== undefined && data !== undefined) out.push({ id, event, data: JSON.parse(data) });
-      }
-      if (done(out)) break;
-    }
-  } finally {
-    abort.abort();
-  }
-  return out;
+  const complete = (read: SseMessage[]): Message[] =>
+    read.flatMap((m) => (m.id !== undefined && m.event !== undefined && m.data !== undefined ? [{ id: m.id, event: m.event, data: JSON.parse(m.data) }] : []));
+  return complete(await readEventStream(`${S.url}/api/v2/events/stream`, headers, (read) => done(complete(read))));
 }
 
 const hex = (n: number) => Array.from(crypto.getRandomValues(new Uint8Array(n)), (b) => b.toString(16).padStart(2, "0")).join("");
