@@ -9,7 +9,8 @@ import { startServer, type ChildServer } from "../support/server.ts";
 import { apiClient, expectError } from "../support/api.ts";
 import { startProviderBPeer, type ProviderBPeer } from "../../src/sandbox/provider_b/index.ts";
 import { publicKeyBase64, randomSeedBase64 } from "../../src/adapters/providers/provider_b/crypto.ts";
-import { JANE, RICHARD } from "../support/persons.ts";
+import { RICHARD } from "../support/persons.ts";
+import { janeToRichard, ORIGIN_ADDR } from "../support/transfers.ts";
 import { actorStates } from "../support/actor-state.ts";
 import { ROUTES } from "../../src/api/index.ts";
 
@@ -24,25 +25,13 @@ const { cli, newKey, call } = apiClient(db, () => S.url);
 let owner: string;
 let customerId: string;
 const seed = randomSeedBase64();
-const ORIGIN_ADDR = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
 const BENE_ADDR = "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359";
 const DENIED_ADDR = "0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB";
 const UNKNOWN_ADDR = "0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb";
 
 
-function transferBody(beneficiaryAddress: string, extra: Record<string, unknown> = {}) {
-  return {
-    asset: "ETH",
-    amount: "1", // 3,200 USD at the snapshot rate: above the 1,000 USD FATF fallback
-    network: "ethereum",
-    originatorCustomerId: customerId,
-    originatorAddress: ORIGIN_ADDR,
-    beneficiaryAddress,
-    originator: { originatorPersons: [JANE] },
-    beneficiary: { beneficiaryPersons: [RICHARD] },
-    ...extra,
-  };
-}
+// 1 ETH: 3,200 USD at the snapshot rate, above the 1,000 USD FATF fallback.
+const transferBody = (beneficiaryAddress: string, extra: Record<string, unknown> = {}) => janeToRichard(customerId, beneficiaryAddress, extra);
 
 async function create(beneficiaryAddress: string, key = crypto.randomUUID(), extra: Record<string, unknown> = {}) {
   return call("/api/v2/transfers", { method: "POST", key: owner, json: transferBody(beneficiaryAddress, extra), headers: { "Idempotency-Key": key } });

@@ -13,6 +13,7 @@ import { apiClient, expectError, expectOk } from "../support/api.ts";
 import { startProviderBPeer, type ProviderBPeer } from "../../src/sandbox/provider_b/index.ts";
 import { publicKeyBase64, randomSeedBase64 } from "../../src/adapters/providers/provider_b/crypto.ts";
 import { BOB, JANE, RICHARD } from "../support/persons.ts";
+import { janeToRichard, ORIGIN_ADDR } from "../support/transfers.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(120_000);
@@ -31,23 +32,11 @@ const seed = randomSeedBase64();
 const CARAVAN = "CARAVAN-1";
 const SENDER = "kimchi-exchange";
 // The same addresses as the OpenAPI document's create example, so that example can be sent as it is.
-const ORIGIN_ADDR = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
 const BENE_ADDR = "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359";
 const HOLD_ADDR = "0x" + "4e".repeat(20);
 
-function body(beneficiaryAddress: string, extra: Record<string, unknown> = {}) {
-  return {
-    asset: "ETH",
-    amount: "1", // 3,200 USD at the snapshot rate: above the 1,000 USD fallback threshold
-    network: "ethereum",
-    originatorCustomerId: customerId,
-    originatorAddress: ORIGIN_ADDR,
-    beneficiaryAddress,
-    originator: { originatorPersons: [JANE] },
-    beneficiary: { beneficiaryPersons: [RICHARD] },
-    ...extra,
-  };
-}
+// 1 ETH: 3,200 USD at the snapshot rate, above the 1,000 USD fallback threshold.
+const body = (beneficiaryAddress: string, extra: Record<string, unknown> = {}) => janeToRichard(customerId, beneficiaryAddress, extra);
 
 async function create(beneficiaryAddress: string, extra: Record<string, unknown> = {}): Promise<string> {
   const r = await call("/api/v2/transfers", { method: "POST", key: owner, json: body(beneficiaryAddress, extra), headers: { "Idempotency-Key": crypto.randomUUID() } });

@@ -11,8 +11,9 @@ import { tempDir } from "./tmp.ts";
 import { startTrpPeer, type TrpPeer, type TrpPeerOptions } from "../../src/sandbox/provider_d/index.ts";
 import type { Issued } from "../../src/sandbox/provider_d/ca.ts";
 import { JANE, RICHARD } from "./persons.ts";
+import { janeToRichard, ORIGIN_ADDR } from "./transfers.ts";
 
-export const ORIGIN_ADDR = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
+export { ORIGIN_ADDR };
 export const PEER_ADDR = "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359";
 /** The peer's inquiry at one of our Travel Addresses: Richard (at PEER_ADDR) sends 0.25 ETH to Jane. */
 export const INCOMING_INQUIRY = { asset: { slip0044: 60 }, amount: 0.25, IVMS101: { originator: { originatorPersons: [RICHARD], accountNumber: [PEER_ADDR] }, beneficiary: { beneficiaryPersons: [JANE] } } };
@@ -94,17 +95,7 @@ export async function startProviderDSuite(dir: string, o: { peer?: TrpPeerOption
         method: "POST",
         key: k.key,
         headers: { "Idempotency-Key": crypto.randomUUID() },
-        json: {
-          asset: "ETH",
-          amount: "1.5",
-          network: "ethereum",
-          originatorCustomerId: customerId,
-          originatorAddress: ORIGIN_ADDR,
-          beneficiaryAddress,
-          originator: { originatorPersons: [JANE] },
-          beneficiary: { beneficiaryPersons: [RICHARD] },
-          ...extra,
-        },
+        json: janeToRichard(customerId, beneficiaryAddress, { amount: "1.5", ...extra }),
       });
       expect(r.status, r.text).toBe(202);
       return r.body.data.id as string;

@@ -9,11 +9,12 @@ import { apiClient } from "./api.ts";
 import { startProviderEBridge, type BridgeOptions, type ProviderEBridge } from "../../src/sandbox/provider_e/index.ts";
 import { publicKeyOf, randomPrivateKey } from "../../src/adapters/providers/provider_e/crypto.ts";
 import type { Person } from "../../src/domain/ivms101/index.ts";
-import { JANE, RICHARD } from "./persons.ts";
+import { JANE } from "./persons.ts";
+import { janeToRichard, ORIGIN_ADDR } from "./transfers.ts";
 import { decodeEventData } from "../../src/adapters/storage/event-data.ts";
 
 export const OUR_CODE = "CARAVANVASP";
-export const ORIGIN_ADDR = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
+export { ORIGIN_ADDR };
 
 export interface Suite {
   S: ChildServer;
@@ -79,18 +80,7 @@ export async function startProviderESuite(dir: string, o: { bridge?: BridgeOptio
         method: "POST",
         key: k.key,
         headers: { "Idempotency-Key": crypto.randomUUID() },
-        json: {
-          asset: "ETH",
-          amount: "1",
-          network: "ethereum",
-          originatorCustomerId: suite.customerId,
-          originatorAddress: ORIGIN_ADDR,
-          beneficiaryAddress: addr,
-          originator: { originatorPersons: [JANE] },
-          beneficiary: { beneficiaryPersons: [RICHARD] },
-          preferredProtocol: "provider_e",
-          ...extra,
-        },
+        json: janeToRichard(suite.customerId, addr, { preferredProtocol: "provider_e", ...extra }),
       });
       expect(r.status).toBe(202);
       return r.body.data.id as string;
