@@ -16,8 +16,8 @@ export type KeyRow = RowOf<typeof apiKeysTable>;
 
 export type SessionRow = RowOf<typeof memberSessionsTable>;
 
-/** One row per authenticated request: the key with its member and company. */
-export interface KeyAuthRow extends KeyRow {
+/** What a credential (a key or a session) adds from its member and company: the columns of credentialByHash's join. */
+export interface CredentialJoin {
   member_email: string;
   member_role: Role;
   member_status: "active" | "disabled";
@@ -25,6 +25,9 @@ export interface KeyAuthRow extends KeyRow {
   company_status: "active" | "suspended";
   company_features: string;
 }
+
+/** One row per authenticated request: the key with its member and company. */
+export interface KeyAuthRow extends KeyRow, CredentialJoin {}
 
 /** A refusal the CLI prints as one line. */
 /**
@@ -68,14 +71,7 @@ export interface TenancyActor {
 export const CLI_ACTOR: TenancyActor = { actor: system, via: "cli" };
 
 /** A session with its member and company: what a bearer token authenticates as. */
-export interface SessionAuthRow extends SessionRow {
-  member_email: string;
-  member_role: Role;
-  member_status: "active" | "disabled";
-  company_slug: string;
-  company_status: "active" | "suspended";
-  company_features: string;
-}
+export interface SessionAuthRow extends SessionRow, CredentialJoin {}
 
 /**
  * Invalidation of the authentication cache. Every write in this process that can change what a key authenticates
@@ -475,7 +471,7 @@ export class Tenancy {
   }
 
   /** A credential (an API key or a session) by its hash: one indexed lookup, joined with its member and company. */
-  private credentialByHash<T>(table: "api_keys" | "member_sessions", hashColumn: "key_hash" | "token_hash", hash: string): T | undefined {
+  private credentialByHash<T extends CredentialJoin>(table: "api_keys" | "member_sessions", hashColumn: "key_hash" | "token_hash", hash: string): T | undefined {
     return (this.s
       .stmt(
         `SELECT x.*, m.email AS member_email, m.role AS member_role, m.status AS member_status,
