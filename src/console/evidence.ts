@@ -165,6 +165,7 @@ export function readRule(rule: Pick<RuleDetail, "conditions">, checks: Check[], 
       });
       met = results.length > 0 && (b.subjectMatch === "all" ? results.every(Boolean) : results.some(Boolean));
       if (!check) read.push("no such check on this transfer");
+      else if (check.status === "error" || check.status === "skipped") read.push("no answer: the check did not run");
       else if (check.response == null) read.push("answer masked");
     } else if (b.field) {
       const v = transfer[b.field];
@@ -175,4 +176,43 @@ export function readRule(rule: Pick<RuleDetail, "conditions">, checks: Check[], 
     if (met && fired === null) fired = index;
   }
   return { branches, fired };
+}
+
+// ---- could not check ---------------------------------------------------------------------------------------------
+
+/** An error code of a check in words (the code stays beside it). */
+const CHECK_ERRORS: Record<string, string> = {
+  NETWORK_ERROR: "the vendor could not be reached",
+  TIMEOUT: "the vendor did not answer in time",
+  CIRCUIT_OPEN: "skipped: the vendor failed repeatedly, calls are paused",
+  NOT_CONFIGURED: "no credentials are saved",
+  INTEGRATION_DISABLED: "the integration is switched off",
+  CREDENTIALS_UNREADABLE: "the saved credentials cannot be read",
+  NOT_AVAILABLE: "the integration is not available",
+  INVALID_RESPONSE: "the vendor's answer could not be read",
+  RESPONSE_TOO_LARGE: "the vendor's answer was too large",
+};
+
+export function checkErrorText(c: Pick<Check, "status" | "error">): string {
+  const code = c.error ?? (c.status === "skipped" ? "skipped" : "failed");
+  const words = CHECK_ERRORS[code] ?? (/^HTTP_\d+$/.test(code) ? `the vendor answered ${code.replace("_", " ")}` : null);
+  return words ? `${words} (${code})` : code;
+}
+
+/**
+ * The checks of the latest screening run that did not complete (error or skipped): non-empty means the transfer was
+ * NOT screened by that run, whatever the hold says. A run's checks share their `requestedAt`.
+ */
+export function unscreenedChecks(checks: readonly Check[]): Check[] {
+  if (checks.length === 0) return [];
+  const at = (c: Check) => String((c as { requestedAt?: string }).requestedAt ?? "");
+  const last = checks.reduce((m, c) => (at(c) > m ? at(c) : m), "");
+  return checks.filter((c) => at(c) === last && (c.status === "error" || c.status === "skipped"));
+}
+
+/** "screening_c: the vendor could not be reached (NETWORK_ERROR)", for each check that did not run. */
+export function unscreenedText(checks: readonly Check[]): string {
+  return unscreenedChecks(checks)
+    .map((c) => `${c.integration ?? c.displayName}: ${checkErrorText(c)}`)
+    .join("; ");
 }

@@ -546,7 +546,7 @@ describe("cases: opened by screening, resolution moves the held transfer", () =>
       const [c, ...more] = await caseOf(id);
       expect(more).toEqual([]);
       expect(c).toMatchObject({ type: "compliance_review", category: "sanctions", status: "open" });
-      expect(c.title).toMatch(/^Screening could not run: transfer held unscreened at precheck/);
+      expect((c as unknown as { title: string }).title).toMatch(/^Screening could not run: transfer held unscreened at precheck/);
       const done = events(id).filter((e) => e.type === "compliance.screening_complete");
       expect(done.at(-1)!.data).toMatchObject({ outcome: "held", unscreened: true });
       expect(done.at(-1)!.data.matchedRules[0]).toMatchObject({ unscreened: true, category: "sanctions" });

@@ -1,7 +1,7 @@
 // The evidence block of a held transfer or its case: the parties by name, each check's findings, the rule and the
 // branch that fired; and the raw answers as JSON (the `J` view).
 import type { Check, RuleDetail, TransferDetail } from "../api.ts";
-import { branchText, checkFindings, checkHeadline, partyNames, readRule } from "../evidence.ts";
+import { branchText, checkErrorText, checkFindings, checkHeadline, partyNames, readRule, unscreenedChecks, unscreenedText } from "../evidence.ts";
 import type { Line } from "./Lines.tsx";
 
 const MASK = "*** (personal data masked)";
@@ -9,8 +9,10 @@ const MASK = "*** (personal data masked)";
 /** Parties: the screened names (from the checks' answers, which only a role with pii:view receives), address, VASP. */
 export function partyLines(t: TransferDetail): Line[] {
   const names = partyNames(t.compliance?.checks ?? []);
-  const masked = (t.compliance?.checks ?? []).length > 0 && (t.compliance.checks ?? []).every((c) => c.response == null);
-  const who = (n: string | null) => n ?? (masked ? MASK : "name not screened");
+  const failed = unscreenedChecks(t.compliance?.checks ?? []).length > 0;
+  const masked = !failed && (t.compliance?.checks ?? []).length > 0 && (t.compliance.checks ?? []).every((c) => c.response == null);
+  // A check that did not run leaves the name unchecked: never "screened", never a match.
+  const who = (n: string | null) => n ?? (failed ? "name could not be checked (screening did not run)" : masked ? MASK : "name not screened");
   return [
     { text: `Originator  ${who(names.originator)} · ${t.originator?.address ?? "-"} · VASP ${t.originator?.vaspName ?? t.originator?.vaspId ?? "-"}` },
     { text: `Beneficiary ${who(names.beneficiary)} · ${t.beneficiary?.address ?? "-"} · VASP ${t.beneficiary?.vaspName ?? t.beneficiary?.vaspId ?? "-"}` },
@@ -21,6 +23,10 @@ export function checkLines(checks: Check[], total: number): Line[] {
   const L: Line[] = [{ text: `Checks (${total})  J shows the raw answers`, bold: true }];
   for (const c of checks) {
     L.push({ text: `  ${checkHeadline(c)}`, tone: c.status === "error" ? "bad" : undefined });
+    if (c.status === "error" || c.status === "skipped") {
+      L.push({ text: `    did not run: ${checkErrorText(c)}; nothing was matched or cleared`, tone: "bad" });
+      continue;
+    }
     const f = checkFindings(c);
     if (f === null) L.push({ text: `    finding: ${MASK}`, dim: true });
     else for (const s of f) L.push({ text: `    ${s}`, tone: /matched|risk score 0?\.[5-9]|risk score [1-9]/.test(s) ? "warn" : undefined });
@@ -40,7 +46,9 @@ export function ruleLines(rule: { name: string; category: string; action: string
       tone: b.index === r.fired ? "warn" : undefined,
       dim: b.index !== r.fired,
     });
-  if (r.fired === null && r.branches.length) L.push({ text: "  no branch is met by the answers shown (masked, or the rule changed since)", dim: true });
+  const notRun = unscreenedText(t.compliance?.checks ?? []);
+  if (notRun) L.push({ text: `  held because screening did not run (${notRun}): a review for lack of an answer, not a match`, tone: "bad" });
+  else if (r.fired === null && r.branches.length) L.push({ text: "  no branch is met by the answers shown (masked, or the rule changed since)", dim: true });
   return L;
 }
 

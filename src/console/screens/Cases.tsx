@@ -11,7 +11,7 @@ import { allows, useConsole, useKept, useKeptRef, useModalState, useResource } f
 import { act, useCommand, useSelectedId, useYank } from "../hooks.ts";
 import { moveSelection, navOf } from "../keys.ts";
 import { ago, shortTime } from "../format.ts";
-import { partyNames } from "../evidence.ts";
+import { partyNames, unscreenedChecks, unscreenedText } from "../evidence.ts";
 import type { Column } from "../table.ts";
 import { useListControls } from "../list-controls.tsx";
 import { checkLines, partyLines, rawLines, ruleLines } from "../components/evidence-lines.ts";
@@ -73,6 +73,8 @@ export function caseLines(c: CaseDetail, piiMasked: boolean, action: TransferAct
   }
   const et = evidence?.transfer ?? null;
   const proof: Line[] = [];
+  const notRun = et && et.state === "held" ? unscreenedText(et.compliance?.checks ?? []) : "";
+  if (notRun) proof.push({ text: `SCREENING DID NOT RUN: ${notRun}. Not a match and not cleared: the transfer is unscreened.`, tone: "bad", bold: true });
   if (et) proof.push(...partyLines(et));
   if (c.rule) proof.push(...ruleLines(c.rule, evidence?.rule ?? null, et));
   if (et) proof.push(...checkLines(et.compliance?.checks ?? [], et.compliance?.total ?? 0));
@@ -203,7 +205,10 @@ export function Cases({ height, width, focus }: { height: number; width: number;
       void act(flash, client.send<CaseDetail>("PATCH", paths.case(target), { assigneeId }), (d) => `${number} assigned to ${d.assignee?.email ?? "nobody"}`).then(done);
     } else if (kind === "resolve") {
       const resolution = v.resolution === "rejected" ? "rejected" : "approved";
-      void act(flash, resolveCase(client, target, resolution, v.note || undefined), (_d, m) => `${number} resolved ${v.resolution}; ${transferActionText(transferActionOf(m.transferAction))}`).then((r) => {
+      const approveUnscreened = v.resolution === "approved_unscreened";
+      const tid = firstTransfer?.id ?? "";
+      if (approveUnscreened && v.typed !== tid) return flash(`✕ the ID typed is not ${tid}: nothing sent, the case stays open`, "bad");
+      void act(flash, resolveCase(client, target, resolution, v.note || undefined, { approveUnscreened }), (_d, m) => `${number} resolved ${resolution}${approveUnscreened ? " (unscreened, audited)" : ""}; ${transferActionText(transferActionOf(m.transferAction))}`).then((r) => {
         if (r.ok) setActions((a) => ({ ...a, [target]: transferActionOf(r.meta.transferAction) }));
         setOpenId(target);
         done();
@@ -226,6 +231,32 @@ export function Cases({ height, width, focus }: { height: number; width: number;
         const t = firstTransfer ?? null;
         if (!det.data || det.data.id !== target) return [{ kind: "pick", name: "resolution", label: `Resolve ${number}: reading the case…`, options: [] }];
         const what = t ? `${t.id} (${t.amount} ${t.asset}${tr.data?.id === t.id ? ` ${t.direction === "incoming" ? "from" : "to"} ${partyOf(tr.data)}` : ""})` : "";
+        // Its screening did not run: approving screens it again, or goes on unscreened when confirmed by its ID.
+        const unscreened = !!t && t.state === "held" && tr.data?.id === t.id && unscreenedChecks(tr.data.compliance?.checks ?? []).length > 0;
+        if (unscreened && t)
+          return [
+            {
+              kind: "pick",
+              name: "resolution",
+              label: `Resolve ${number} (transfer ${what}): its screening did not run, so nothing was matched or cleared`,
+              options: [
+                { value: "approved", label: `approve: screens transfer ${t.id} again first (a hit or a second failure holds it again)` },
+                { value: "approved_unscreened", label: `approve UNSCREENED: transfer ${t.id} goes on without screening (type its ID; audited)` },
+                { value: "rejected", label: `reject: ${resolutionEffect("rejected", t, drafts)}` },
+              ],
+            },
+            { kind: "text", name: "typed", label: `Type the transfer ID ${t.id} to approve it unscreened`, max: 64, when: (v) => v.resolution === "approved_unscreened" },
+            { kind: "text", name: "note", label: "Resolution note (at most 2,000 characters)", optional: true, max: 2000 },
+            {
+              kind: "confirm",
+              label: (v) =>
+                v.resolution === "approved_unscreened"
+                  ? `Resolve ${number} as approved for transfer ${what} UNSCREENED: it goes on WITHOUT being screened, recorded in the audit log under your name.`
+                  : v.resolution === "approved"
+                    ? `Resolve ${number} as approved for transfer ${what}: its screening did not run, so it is screened again first.`
+                    : `Resolve ${number} as rejected for transfer ${what}: ${resolutionEffect("rejected", t, drafts)}.`,
+            },
+          ];
         return [
           {
             kind: "pick",

@@ -9,7 +9,7 @@ import { allows, useConsole, useKept, useKeptRef, useModalState, useResource, ty
 import { act, useCommand, useSelectedId, useYank } from "../hooks.ts";
 import { moveSelection, navOf } from "../keys.ts";
 import { ago, shortTime } from "../format.ts";
-import { partyNames } from "../evidence.ts";
+import { partyNames, unscreenedChecks, unscreenedText } from "../evidence.ts";
 import { decimalKey, type Column } from "../table.ts";
 import { useListControls } from "../list-controls.tsx";
 import { stateTone, useTone } from "../theme.tsx";
@@ -52,11 +52,17 @@ export function transferColumns(width: number, now: () => number): Column<Transf
     { key: "dir", title: "dir", width: 3, text: (t) => (t.direction === "incoming" ? "in" : "out") },
     { key: "amount", title: "amount", width: 16, right: true, text: (t) => `${t.amount} ${assetCode(t.asset)}`, sort: (t) => decimalKey(t.amount) },
     { key: "state", title: "state", width: wide ? 21 : 9, text: (t) => t.state },
-    { key: "verdict", title: "verdict", width: 8, minTotal: 90, text: (t) => t.status },
+    { key: "verdict", title: "verdict", width: 8, minTotal: 90, text: verdictWord },
     { key: "age", title: "age", width: 4, right: true, minTotal: 140, text: (t) => ago(t.createdAt, now()), sort: (t) => t.createdAt },
     { key: "counterparty", title: "counterparty", width: 16, flex: true, text: counterparty },
     { key: "address", title: "counterparty address", width: 10, flex: true, minTotal: 140, text: (t) => (t.direction === "incoming" ? t.originator : t.beneficiary)?.address ?? "" },
   ];
+}
+
+/** The list's verdict: a held transfer whose latest check failed reads "not run", never "pending" like a finding. */
+export function verdictWord(t: Pick<TransferListItem, "state" | "status" | "compliance">): string {
+  const last = (t.compliance?.checks ?? []).at(-1);
+  return t.state === "held" && last?.status === "failed" ? "not run" : t.status;
 }
 
 /** One action a transfer's state allows, with what it will do in words. */
@@ -74,12 +80,19 @@ export interface TransferAction {
  * one, an incoming held transfer is accepted or rejected directly. Retry is offered to held and failed transfers;
  * reporting the blockchain hash to an outgoing transfer the counterparty accepted.
  */
-export function transferActions(t: Pick<TransferListItem, "state" | "status" | "direction">, openCase: Pick<CaseListItem, "caseNumber"> | null | undefined, me: Me | null): TransferAction[] {
+export function transferActions(t: Pick<TransferListItem, "state" | "status" | "direction">, openCase: Pick<CaseListItem, "caseNumber"> | null | undefined, me: Me | null, unscreened = false): TransferAction[] {
   const out: TransferAction[] = [];
   const drafts = allows(me, "strs:write");
   if (t.state === "held") {
     if (openCase) {
-      out.push({ key: "a", label: "approve", via: "case", what: `resolves ${openCase.caseNumber} as approved, which resumes the transfer` });
+      out.push({
+        key: "a",
+        label: "approve",
+        via: "case",
+        what: unscreened
+          ? `resolves ${openCase.caseNumber} as approved; its screening did not run, so it is screened again first (or, confirmed by its ID, goes on unscreened)`
+          : `resolves ${openCase.caseNumber} as approved, which resumes the transfer`,
+      });
       out.push({
         key: "x",
         label: "reject",
@@ -101,6 +114,8 @@ export function transferActions(t: Pick<TransferListItem, "state" | "status" | "
 export function transferLines(t: TransferDetail, linked: CaseDetail | CaseListItem | null | undefined, rule: RuleDetail | null, piiMasked: boolean, actions: TransferAction[]): Line[] {
   const L: Line[] = [];
   L.push({ text: `${t.id} · ${t.direction} · ${t.state} · verdict ${t.compliance?.status ?? "-"}`, bold: true, tone: stateTone(t.state) });
+  const notRun = t.state === "held" ? unscreenedText(t.compliance?.checks ?? []) : "";
+  if (notRun) L.push({ text: `SCREENING DID NOT RUN: ${notRun}. Not a match and not cleared: the transfer is unscreened.`, tone: "bad", bold: true });
   L.push({ text: `Amount      ${t.amount} ${t.asset} on ${t.network} · created ${shortTime(t.createdAt)}:${t.createdAt.slice(17, 19)} UTC` });
   L.push(...partyLines(t));
   L.push({ text: `Travel Rule ours ${t.status?.ours ?? "-"} · theirs ${t.status?.theirs ?? "-"}${t.txHash ? ` · tx ${t.txHash}` : ""}` });
@@ -134,12 +149,18 @@ interface Target {
   action: TransferAction;
   caseId: string | null;
   caseNumber: string | null;
+  /** Its latest screening did not run: approval screens again, or goes on unscreened when confirmed by ID. */
+  unscreened?: boolean;
 }
 
 export function confirmText(t: Target, v: Record<string, string>): string {
   const toFrom = t.direction === "incoming" ? "from" : "to";
   const head = `${t.action.label[0].toUpperCase()}${t.action.label.slice(1)} transfer ${t.id} (${t.amount} ${assetCode(t.asset)} ${toFrom} ${t.party})`;
   const reason = t.action.via === "transfer" && t.action.key === "x" ? ` with ${v.reason}` : t.action.key === "t" ? ` ${v.txHash}` : "";
+  if (t.unscreened && t.action.key === "a" && t.action.via === "case")
+    return v.how === "unscreened"
+      ? `${head} UNSCREENED: resolves ${t.caseNumber} as approved; the transfer goes on WITHOUT being screened, recorded in the audit log under your name.`
+      : `${head}: resolves ${t.caseNumber} as approved; its screening did not run, so it is screened again first (a hit or a second failure holds it again).`;
   return `${head}${reason}: ${t.action.what}.`;
 }
 
@@ -172,7 +193,8 @@ export function Transfers({ height, width, openCase, focus }: { height: number; 
   const rule = useResource<RuleDetail>(detail && linked.data?.ruleId && allows(me, "rules:read") ? paths.rule(linked.data.ruleId) : null, [], { pollMs: 60_000 });
   const openCaseOf = (id: string | null): CaseListItem | null | undefined => (!canCases ? undefined : cases.data ? (caseOf(id).find((c) => c.status === "open") ?? null) : undefined);
   const subject = current ?? (det.data ? { ...det.data, status: det.data.compliance?.status ?? "pending", originator: { ...det.data.originator, name: null }, beneficiary: { ...det.data.beneficiary, name: null } } as unknown as TransferListItem : null);
-  const actions = subject ? transferActions(subject, openCaseOf(subject.id), me) : [];
+  const unscreened = subject?.state === "held" && (det.data && det.data.id === subject.id ? unscreenedChecks(det.data.compliance?.checks ?? []).length > 0 : verdictWord(subject) === "not run");
+  const actions = subject ? transferActions(subject, openCaseOf(subject.id), me, unscreened) : [];
   useEffect(() => setScroll(0), [sel.id, detail, raw]); // eslint-disable-line react-hooks/exhaustive-deps
   // `:trf_…` opens that transfer once; coming back to the screen later keeps what the officer did since.
   const focusSeen = useKeptRef("transfers.focusSeen", 0);
@@ -233,7 +255,7 @@ export function Transfers({ height, width, openCase, focus }: { height: number; 
         if (a.via === "case" && !allows(me, "cases:write", "cases:resolve")) return flash("✕ not allowed: the key needs cases:write and the role cases:resolve", "bad");
         if (a.via === "transfer" && !mayWrite) return flash("✕ not allowed: the key needs transfers:write and the role transfers:update", "bad");
         const oc = openCaseOf(subject.id);
-        setTarget({ id: subject.id, amount: subject.amount, asset: subject.asset, direction: subject.direction, party: current ? counterparty(current) : counterparty(subject), action: a, caseId: oc?.id ?? null, caseNumber: oc?.caseNumber ?? null });
+        setTarget({ id: subject.id, amount: subject.amount, asset: subject.asset, direction: subject.direction, party: current ? counterparty(current) : counterparty(subject), action: a, caseId: oc?.id ?? null, caseNumber: oc?.caseNumber ?? null, unscreened });
         setFlow("act");
       }
     },
@@ -252,7 +274,9 @@ export function Transfers({ height, width, openCase, focus }: { height: number; 
     if (t.action.via === "case" && t.caseId) {
       const resolution = t.action.key === "a" ? "approved" : "rejected";
       const caseId = t.caseId;
-      void act(flash, resolveCase(client, caseId, resolution, v.note || undefined), (_d, m) => {
+      const approveUnscreened = t.unscreened === true && resolution === "approved" && v.how === "unscreened";
+      if (approveUnscreened && v.typed !== t.id) return flash(`✕ the ID typed is not ${t.id}: nothing sent, the transfer stays held`, "bad");
+      void act(flash, resolveCase(client, caseId, resolution, v.note || undefined, { approveUnscreened }), (_d, m) => {
         const ta = m.transferAction as { result: string; reason?: string } | null | undefined;
         return `${t.caseNumber} resolved ${resolution}; transfer ${t.id} ${ta ? (ta.result === "queued" ? "queued" : `${ta.result} (${ta.reason})`) : "not held any more"}`;
       }).then(async (r) => {
@@ -276,7 +300,23 @@ export function Transfers({ height, width, openCase, focus }: { height: number; 
     const t = target;
     if (!t) return [];
     const confirm: Step = { kind: "confirm", label: (v) => confirmText(t, v) };
-    if (t.action.via === "case") return [{ kind: "text", name: "note", label: `Resolution note for ${t.caseNumber} (at most 2,000 characters)`, optional: true, max: 2000 }, confirm];
+    const note: Step = { kind: "text", name: "note", label: `Resolution note for ${t.caseNumber} (at most 2,000 characters)`, optional: true, max: 2000 };
+    if (t.action.via === "case" && t.unscreened && t.action.key === "a")
+      return [
+        {
+          kind: "pick",
+          name: "how",
+          label: `Approve ${t.id} through ${t.caseNumber}: its screening did not run, so nothing was matched or cleared`,
+          options: [
+            { value: "again", label: "screen it again first (a hit or a second failure holds it again)" },
+            { value: "unscreened", label: "approve it UNSCREENED (you confirm by typing its ID; audited)" },
+          ],
+        },
+        { kind: "text", name: "typed", label: `Type the transfer ID ${t.id} to approve it unscreened`, max: 64, when: (v) => v.how === "unscreened" },
+        note,
+        confirm,
+      ];
+    if (t.action.via === "case") return [note, confirm];
     switch (t.action.key) {
       case "x":
         return [
