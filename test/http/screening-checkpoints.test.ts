@@ -597,4 +597,27 @@ describe("cases: opened by screening, resolution moves the held transfer", () =>
       }
     });
   });
+
+  test("rejecting a hold whose screening did not run drafts a report saying screening was incomplete, not that a rule fired", async () => {
+    await withRules([nameRule()], async () => {
+      vc.setFault({ kind: "status", status: 503 });
+      try {
+        const id = await create(VIKTOR_ADDR, [VIKTOR]);
+        expect((await settle(id)).state).toBe("held");
+        const [c] = await caseOf(id);
+        expect((await call(`/api/v2/cases/${c.id}/resolve`, { method: "POST", key: owner, json: { resolution: "rejected" } })).status).toBe(200);
+        const [drafted] = await history(c.id, "str_drafted");
+        expect(drafted).toBeDefined();
+        const rep = await call(`/api/v2/reports/${drafted.newValue}`, { key: owner });
+        expect(rep.status).toBe(200);
+        const indicators = JSON.stringify(rep.body.data.riskIndicators);
+        expect(indicators).toContain("screening_incomplete");
+        expect(indicators).not.toContain("sanctions_hit");
+        expect(indicators).not.toContain("rule:");
+        expect(indicators).not.toMatch(/Screening rule .* fired/);
+      } finally {
+        vc.setFault(null);
+      }
+    });
+  });
 });
