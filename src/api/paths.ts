@@ -15,6 +15,7 @@ export const apiPaths = {
   me: () => "/api/v2/me",
   transfers: (q: { state?: string; search?: string; limit?: number } = {}) => withQuery("/api/v2/transfers", q),
   transfer: (id: string) => at("/api/v2/transfers", id),
+  transferValuation: (id: string) => `${at("/api/v2/transfers", id)}/valuation`,
   cases: (q: { status?: string; assigneeId?: string; search?: string; hasTransfer?: boolean; limit?: number } = {}) => withQuery("/api/v2/cases", q),
   case: (id: string) => at("/api/v2/cases", id),
   caseResolve: (id: string) => `${at("/api/v2/cases", id)}/resolve`,

@@ -50,6 +50,7 @@ export const ROUTES: Record<string, RouteContract> = {
   // transfers
   "GET /api/v2/transfers": { answer: list(transfers.TransferListItem) },
   "GET /api/v2/transfers/:id": { answer: one(transfers.TransferDetail) },
+  "GET /api/v2/transfers/:id/valuation": { answer: one(transfers.TransferValuation) },
   "POST /api/v2/transfers": { body: transfers.CreateTransfer, example: transfers.transferExamples.create, answer: one(transfers.TransferCreated), status: 201 },
   "PATCH /api/v2/transfers/:id": { body: transfers.PatchTransfer, example: transfers.transferExamples.patch, answer: one(transfers.TransferActed) },
   "POST /api/v2/transfers/:id/information-requests": { body: transfers.InformationRequestAction, example: transfers.transferExamples.informationRequest },

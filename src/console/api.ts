@@ -29,6 +29,7 @@ export type {
   TransferDetail,
   TransferListItem,
   TransferState,
+  TransferValuation,
   Verdict,
   Webhook,
   WebhookDetail,

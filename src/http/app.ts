@@ -20,6 +20,7 @@ import { reportRoutes, type ReportRouteDeps } from "./reports.ts";
 import { openApiDocument, systemRoutes } from "./openapi.ts";
 import { notCarriedCallbacks } from "./callbacks/not-carried.ts";
 import { customerOverviewRoutes } from "./customer-overview.ts";
+import { transferValuationRoutes } from "./transfer-valuation.ts";
 import { eventRoutes, type EventRouteDeps } from "./events.ts";
 import { meRoutes } from "./me.ts";
 import { providerBCallbacks, trpNotFound, type ProviderBCallbackDeps } from "./callbacks/provider_b.ts";
@@ -144,6 +145,7 @@ export function createApp(services: AppDeps) {
     .use(caseRoutes(kit, services))
     .use(reportRoutes(kit, services))
     .use(customerOverviewRoutes(kit, services))
+    .use(transferValuationRoutes(kit, services))
     .use(providerRoutes(kit, services))
     .use(providerBCallbacks(services))
     .use(providerECallbacks(services, () => (services.providers.adapter("provider_e") as { options?: ProviderEOptions } | undefined)?.options ?? null))

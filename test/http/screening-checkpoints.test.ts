@@ -620,4 +620,19 @@ describe("cases: opened by screening, resolution moves the held transfer", () =>
       }
     });
   });
+
+  test("the valuation route gives the value in fiat the threshold decision used: amount, currency, rate, source, time", async () => {
+    const id = await create(BENE_ADDR);
+    const r = await call(`/api/v2/transfers/${id}/valuation`, { key: owner });
+    expect(r.status).toBe(200);
+    expect(r.body.data).toMatchObject({ transferId: id, amount: "1", asset: "ETH" });
+    expect(r.body.data.valuation).toMatchObject({ currency: "USD", fxRateId: expect.stringMatching(/^fx/) });
+    expect(Number(r.body.data.valuation.value)).toBe(Number(r.body.data.valuation.rate)); // 1 ETH
+    expect(Number(r.body.data.valuation.value)).toBeGreaterThan(0);
+    expect(r.body.data.valuation.source.length).toBeGreaterThan(0);
+    expect(r.body.data.valuation.rateAsOf).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(r.body.data.threshold).toMatchObject({ currency: "USD" });
+    expect((await call(`/api/v2/transfers/trf_${"0".repeat(26)}/valuation`, { key: owner })).body.code).toBe("TRANSFER_NOT_FOUND");
+    expect((await call(`/api/v2/transfers/${id}/valuation`, { key: analyst })).status).toBe(200);
+  });
 });

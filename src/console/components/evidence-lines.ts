@@ -1,6 +1,6 @@
 // The evidence block of a held transfer or its case: the parties by name, each check's findings, the rule and the
 // branch that fired; and the raw answers as JSON (the `J` view).
-import type { Check, RuleDetail, TransferDetail } from "../api.ts";
+import type { Check, RuleDetail, TransferDetail, TransferValuation } from "../api.ts";
 import { branchText, checkErrorText, checkFindings, checkHeadline, partyNames, readRule, unscreenedChecks, unscreenedText } from "../evidence.ts";
 import type { Line } from "./Lines.tsx";
 
@@ -14,9 +14,36 @@ export function partyLines(t: TransferDetail): Line[] {
   // A check that did not run leaves the name unchecked: never "screened", never a match.
   const who = (n: string | null) => n ?? (failed ? "name could not be checked (screening did not run)" : masked ? MASK : "name not screened");
   return [
-    { text: `Originator  ${who(names.originator)} · ${t.originator?.address ?? "-"} · VASP ${t.originator?.vaspName ?? t.originator?.vaspId ?? "-"}` },
-    { text: `Beneficiary ${who(names.beneficiary)} · ${t.beneficiary?.address ?? "-"} · VASP ${t.beneficiary?.vaspName ?? t.beneficiary?.vaspId ?? "-"}` },
+    { text: `Originator  ${who(names.originator)} · ${t.originator?.address ?? "-"} · VASP ${vaspOf(t.originator)}` },
+    { text: `Beneficiary ${who(names.beneficiary)} · ${t.beneficiary?.address ?? "-"} · VASP ${vaspOf(t.beneficiary)}` },
   ];
+}
+
+/** The party's VASP as discovery found it; before discovery (a precheck hold) it is not known yet. */
+function vaspOf(p: { vaspName?: string | null; vaspId?: string | null } | null | undefined): string {
+  if (p?.vaspName && p.vaspId && p.vaspName !== p.vaspId) return `${p.vaspName} (${p.vaspId})`;
+  return p?.vaspName ?? p?.vaspId ?? "not yet discovered";
+}
+
+const group = (v: string) => {
+  const [i, f] = v.split(".");
+  return `${i.replace(/\B(?=(\d{3})+(?!\d))/g, ",")}${f !== undefined ? `.${f}` : ""}`;
+};
+
+/**
+ * The value in fiat the threshold decision used: `Value       3,200.00 USD (1 ETH at 3,200 USD per ETH, coingecko,
+ * rate of 2026-12-01 10:00 UTC) · threshold 1,000 USD (FATF)`; says so when nothing was priced.
+ */
+export function valuationLines(v: TransferValuation | null | undefined): Line[] {
+  if (v === undefined) return [];
+  if (v === null) return [{ text: "Value       (needs transfers:read)", dim: true }];
+  const th = v.threshold;
+  const rule = th?.amount ? ` · threshold ${group(th.amount)} ${th.currency ?? ""}${th.regulation ? ` (${th.regulation}${th.jurisdiction ? `, ${th.jurisdiction}` : ""})` : th.jurisdiction ? ` (${th.jurisdiction})` : ""}` : "";
+  const p = v.valuation;
+  if (!p) return [{ text: `Value       not priced (no rate was recorded for this transfer)${rule}`, dim: true }];
+  const asset = String(v.asset).split(/[:/]/).pop();
+  const when = `${p.rateAsOf.slice(0, 10)} ${p.rateAsOf.slice(11, 16)} UTC`;
+  return [{ text: `Value       ${group(p.value)} ${p.currency} (${v.amount} ${asset} at ${group(p.rate)} ${p.currency} per ${asset}, source ${p.source}, rate of ${when})${rule}` }];
 }
 
 export function checkLines(checks: Check[], total: number): Line[] {

@@ -6,7 +6,7 @@ import { useEffect, useMemo, useState } from "react";
 import { Box, Text, useInput } from "ink";
 import { Value } from "@sinclair/typebox/value";
 import { TransferAction as TransferActionSchema } from "../../api/cases.ts";
-import { paths, resolveCase, type CaseDetail, type CaseListItem, type CaseNote, type RuleDetail, type TransferAction, type TransferDetail } from "../api.ts";
+import { paths, resolveCase, type CaseDetail, type CaseListItem, type CaseNote, type RuleDetail, type TransferAction, type TransferDetail, type TransferValuation } from "../api.ts";
 import { allows, useConsole, useKept, useKeptRef, useModalState, useResource } from "../context.ts";
 import { act, useCommand, useSelectedId, useYank } from "../hooks.ts";
 import { moveSelection, navOf } from "../keys.ts";
@@ -14,7 +14,7 @@ import { ago, shortTime } from "../format.ts";
 import { partyNames, unscreenedChecks, unscreenedText } from "../evidence.ts";
 import type { Column } from "../table.ts";
 import { useListControls } from "../list-controls.tsx";
-import { checkLines, partyLines, rawLines, ruleLines } from "../components/evidence-lines.ts";
+import { checkLines, partyLines, rawLines, ruleLines, valuationLines } from "../components/evidence-lines.ts";
 import { rowTime } from "./Transfers.tsx";
 import { stateTone, useTone } from "../theme.tsx";
 import { List } from "../components/List.tsx";
@@ -54,7 +54,7 @@ export function transferActionText(a: TransferAction | undefined): string {
   return `transfer ${a.transferId} ${a.result} (${a.reason})`;
 }
 
-export function caseLines(c: CaseDetail, piiMasked: boolean, action: TransferAction | undefined, evidence?: { transfer: TransferDetail | null; rule: RuleDetail | null }): Line[] {
+export function caseLines(c: CaseDetail, piiMasked: boolean, action: TransferAction | undefined, evidence?: { transfer: TransferDetail | null; rule: RuleDetail | null; valuation?: TransferValuation | null }): Line[] {
   const L: Line[] = [];
   L.push({ text: `${c.caseNumber} · ${c.status}${c.resolution ? ` ${c.resolution}` : ""} · ${c.priority} · ${c.type} / ${c.category} · ${c.source}`, bold: true, tone: stateTone(c.resolution ?? c.priority) });
   L.push({ text: `Title       ${c.title}` });
@@ -75,6 +75,7 @@ export function caseLines(c: CaseDetail, piiMasked: boolean, action: TransferAct
   const proof: Line[] = [];
   const notRun = et && et.state === "held" ? unscreenedText(et.compliance?.checks ?? []) : "";
   if (notRun) proof.push({ text: `SCREENING DID NOT RUN: ${notRun}. Not a match and not cleared: the transfer is unscreened.`, tone: "bad", bold: true });
+  if (et) proof.push(...valuationLines(evidence?.valuation && evidence.valuation.transferId === et.id ? evidence.valuation : undefined));
   if (et) proof.push(...partyLines(et));
   if (c.rule) proof.push(...ruleLines(c.rule, evidence?.rule ?? null, et));
   if (et) proof.push(...checkLines(et.compliance?.checks ?? [], et.compliance?.total ?? 0));
@@ -143,6 +144,7 @@ export function Cases({ height, width, focus }: { height: number; width: number;
   const transferId = det.data?.transferIds?.[0] ?? null;
   const canTransfers = allows(me, "transfers:read", "transfers:view");
   const tr = useResource<TransferDetail>(openId && transferId && canTransfers ? paths.transfer(transferId) : null, ["transfer"]);
+  const val = useResource<TransferValuation>(openId && transferId && canTransfers ? paths.transferValuation(transferId) : null, [], { pollMs: 60_000 });
   const rule = useResource<RuleDetail>(openId && det.data?.ruleId && allows(me, "rules:read") ? paths.rule(det.data.ruleId) : null, [], { pollMs: 60_000 });
   const yank = useYank();
   useCommand((c) => {
@@ -291,7 +293,7 @@ export function Cases({ height, width, focus }: { height: number; width: number;
       ) : openId ? (
         det.data ? (
           <Lines
-            lines={raw && tr.data ? rawLines(tr.data) : caseLines(det.data, det.meta.piiMasked === true, openId in actions ? actions[openId] : undefined, { transfer: tr.data ?? null, rule: rule.data ?? null })}
+            lines={raw && tr.data ? rawLines(tr.data) : caseLines(det.data, det.meta.piiMasked === true, openId in actions ? actions[openId] : undefined, { transfer: tr.data ?? null, rule: rule.data ?? null, valuation: val.data ?? undefined })}
             offset={scroll}
             height={height - 2}
             width={width - 1}

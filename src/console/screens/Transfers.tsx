@@ -4,7 +4,7 @@
 // The selection is the transfer's ID: rows arriving or leaving never move it to another transfer.
 import { useEffect, useMemo, useState } from "react";
 import { Box, Text, useInput } from "ink";
-import { paths, patchTransfer, resolutionOutcome, resolveCase, type CaseDetail, type CaseListItem, type RuleDetail, type TransferDetail, type TransferListItem } from "../api.ts";
+import { paths, patchTransfer, resolutionOutcome, resolveCase, type CaseDetail, type CaseListItem, type RuleDetail, type TransferDetail, type TransferListItem, type TransferValuation } from "../api.ts";
 import { allows, useConsole, useKept, useKeptRef, useModalState, useResource, type Me } from "../context.ts";
 import { act, useCommand, useSelectedId, useYank } from "../hooks.ts";
 import { moveSelection, navOf } from "../keys.ts";
@@ -16,7 +16,7 @@ import { stateTone, useTone } from "../theme.tsx";
 import { List } from "../components/List.tsx";
 import { Lines, type Line } from "../components/Lines.tsx";
 import { Flow, type Step } from "../components/Flow.tsx";
-import { checkLines, partyLines, rawLines, ruleLines } from "../components/evidence-lines.ts";
+import { checkLines, partyLines, rawLines, ruleLines, valuationLines } from "../components/evidence-lines.ts";
 import { REJECT_REASONS as CONTRACT_REJECT_REASONS } from "../../api/transfers.ts";
 
 const FILTERS = ["held", "failed", "all"] as const;
@@ -111,14 +111,15 @@ export function transferActions(t: Pick<TransferListItem, "state" | "status" | "
   return out;
 }
 
-export function transferLines(t: TransferDetail, linked: CaseDetail | CaseListItem | null | undefined, rule: RuleDetail | null, piiMasked: boolean, actions: TransferAction[]): Line[] {
+export function transferLines(t: TransferDetail, linked: CaseDetail | CaseListItem | null | undefined, rule: RuleDetail | null, piiMasked: boolean, actions: TransferAction[], valuation?: TransferValuation | null): Line[] {
   const L: Line[] = [];
   L.push({ text: `${t.id} · ${t.direction} · ${t.state} · verdict ${t.compliance?.status ?? "-"}`, bold: true, tone: stateTone(t.state) });
   const notRun = t.state === "held" ? unscreenedText(t.compliance?.checks ?? []) : "";
   if (notRun) L.push({ text: `SCREENING DID NOT RUN: ${notRun}. Not a match and not cleared: the transfer is unscreened.`, tone: "bad", bold: true });
   L.push({ text: `Amount      ${t.amount} ${t.asset} on ${t.network} · created ${shortTime(t.createdAt)}:${t.createdAt.slice(17, 19)} UTC` });
+  L.push(...valuationLines(valuation));
   L.push(...partyLines(t));
-  L.push({ text: `Travel Rule ours ${t.status?.ours ?? "-"} · theirs ${t.status?.theirs ?? "-"}${t.txHash ? ` · tx ${t.txHash}` : ""}` });
+  L.push({ text: `Travel Rule our answer ${t.status?.ours ?? "none yet"} · the counterparty's ${t.status?.theirs ?? "none yet (not exchanged)"}${t.txHash ? ` · tx ${t.txHash}` : ""}` });
   if (t.rejection) L.push({ text: `Rejected    ${t.rejection.reason}${t.rejection.details ? `: ${t.rejection.details}` : ""}`, tone: "bad" });
   L.push(...checkLines(t.compliance?.checks ?? [], t.compliance?.total ?? 0));
   const ruleRef = linked && "rule" in linked ? linked.rule : null;
@@ -183,6 +184,7 @@ export function Transfers({ height, width, openCase, focus }: { height: number; 
   const sel = useSelectedId("transfers", items, detail);
   const current = sel.item ?? (list.data ?? []).find((t) => t.id === sel.id) ?? null;
   const det = useResource<TransferDetail>(detail && sel.id ? paths.transfer(sel.id) : null, ["transfer"]);
+  const value = useResource<TransferValuation>(detail && sel.id ? paths.transferValuation(sel.id) : null, [], { pollMs: 60_000 });
   const canCases = allows(me, "cases:read", "cases:view");
   // Open cases decide how a held transfer is approved or rejected; any case (closed too) is shown in the detail.
   const cases = useResource<CaseListItem[]>(canCases ? paths.cases({ status: "open", hasTransfer: true, limit: 200 }) : null, ["case"]);
@@ -337,7 +339,7 @@ export function Transfers({ height, width, openCase, focus }: { height: number; 
   const title = `Transfers · ${filter}${search ? ` · search "${search}"` : ""} · ${list.meta.total ?? (list.data ?? []).length}`;
   const listWidth = split ? Math.floor(width * 0.45) : width;
   const bodyHeight = height - 2 - (ctl.bar ? 1 : 0);
-  const detailLines = det.data ? (raw ? rawLines(det.data) : transferLines(det.data, canCases ? (linkedRef ? (linked.data ?? linkedRef) : null) : undefined, rule.data ?? null, det.meta.piiMasked === true, actions)) : null;
+  const detailLines = det.data ? (raw ? rawLines(det.data) : transferLines(det.data, canCases ? (linkedRef ? (linked.data ?? linkedRef) : null) : undefined, rule.data ?? null, det.meta.piiMasked === true, actions, value.data && value.data.transferId === det.data.id ? value.data : undefined)) : null;
   const gone = detail && sel.index < 0 && sel.id !== null;
   return (
     <Box flexDirection="column" height={height}>

@@ -1,0 +1,55 @@
+// The evidence an officer decides on: the value in fiat the threshold decision used (amount, currency, rate, its
+// source and time, the threshold), in the transfer's detail and its case's detail; the counterparty VASP as discovery
+// found it, or "not yet discovered"; the Travel Rule status in words. Keys in, frames out.
+import { test, expect, afterEach, setDefaultTimeout } from "bun:test";
+import { cleanup } from "ink-testing-library";
+import { Stub, list, one, mount, frame, keys, KEY } from "./stub.ts";
+import { transferItem, transferDetail, caseItem, caseDetail } from "./fixtures.ts";
+
+setDefaultTimeout(60_000);
+
+let stub: Stub;
+afterEach(() => {
+  cleanup();
+  stub?.stop();
+});
+
+const T1 = "trf_01aaaaaaaaaaaaaaaaaaaaaaaa";
+const flat = (s: string) => s.replace(/[│╭╮╰╯─]/g, " ").replace(/\s+/g, " ");
+const valuation = {
+  transferId: T1,
+  amount: "1.5",
+  asset: "ETH",
+  valuation: { fxRateId: "fx_1", value: "4350.00", currency: "EUR", rate: "2900.00", source: "coingecko", rateAsOf: "2026-12-01T10:00:00.000Z", valuedAt: "2026-12-01T10:00:05.000Z" },
+  threshold: { amount: "1000", currency: "EUR", jurisdiction: "NL", regulation: "TFR" },
+};
+const precheckHold = transferDetail(T1, { beneficiary: { address: "0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb", vaspId: null, vaspName: null } });
+
+test("the transfer's detail shows the value in EUR with rate, source and time, and the VASP not yet discovered", async () => {
+  stub = new Stub()
+    .on("GET", "/api/v2/transfers", list([transferItem(T1)]))
+    .on("GET", `/api/v2/transfers/${T1}/valuation`, one(valuation))
+    .on("GET", `/api/v2/transfers/${T1}`, one(precheckHold));
+  const r = mount(stub, "transfers");
+  await frame(r, (f) => f.includes("aaaaaaaa"));
+  await keys(r, KEY.enter);
+  const d = flat(await frame(r, (f) => f.includes("Value ") && f.includes("coingecko")));
+  expect(d).toContain("Value 4,350.00 EUR (1.5 ETH at 2,900.00 EUR per ETH, source coingecko, rate of 2026-12-01 10:00 UTC) · threshold 1,000 EUR (TFR, NL)");
+  expect(d).toContain("VASP not yet discovered");
+  expect(d).not.toMatch(/VASP -/);
+  expect(d).toContain("Travel Rule our answer pending · the counterparty's none yet");
+  expect(stub.requests("GET", `/api/v2/transfers/${T1}/valuation`).length).toBeGreaterThan(0);
+});
+
+test("the case's detail shows the same value beside the evidence", async () => {
+  stub = new Stub()
+    .on("GET", "/api/v2/cases", list([caseItem("cas_1", 3, { transferIds: [T1] })]))
+    .on("GET", "/api/v2/cases/cas_1", one(caseDetail("cas_1", 3, { transferIds: [T1], transfers: [{ id: T1, externalId: null, direction: "outgoing", state: "held", complianceStatus: "pending", amount: "1.5", asset: "ETH", network: "ethereum", createdAt: new Date().toISOString() }] })))
+    .on("GET", `/api/v2/transfers/${T1}/valuation`, one(valuation))
+    .on("GET", `/api/v2/transfers/${T1}`, one(precheckHold));
+  const r = mount(stub, "cases");
+  await frame(r, (f) => f.includes("CASE-TEST-2026-000003"));
+  await keys(r, KEY.enter);
+  const d = flat(await frame(r, (f) => f.includes("coingecko")));
+  expect(d).toContain("Value 4,350.00 EUR (1.5 ETH at 2,900.00 EUR per ETH, source coingecko");
+});
