@@ -140,12 +140,64 @@ test("filing: D drafts a report by hand for a transfer; the selection follows th
   expect(stub.requests("POST", "/api/v2/reports")[0].body).toEqual({ transferId: "trf_abc" });
 });
 
-test("filing: a key without strs:write reads but is told why it cannot act", async () => {
+test("filing: a role without strs:update reads but is told the true reason (the role, not the key)", async () => {
+  // ME_OWNER's key has strs:write; its role (compliance_officer here) lacks strs:update.
   stub = new Stub().on("GET", "/api/v2/reports", list([report("r1", "STR-TEST-2026-000001")]));
+  const r = mount(stub, "filing");
+  await frame(r, (f) => f.includes("read only: the role compliance_officer lacks strs:update") && f.includes("STR-TEST-2026-000001") && f.includes("● live"));
+  expect(r.lastFrame()).not.toContain("the key lacks strs:write");
+  await keys(r, "D");
+  await frame(r, (f) => f.includes("✕ not allowed: the role compliance_officer lacks strs:update (the key's scope allows it)"));
+});
+
+test("filing: a key without strs:write is told it is the key", async () => {
+  const me = { ...ME_FILER, key: { ...ME_FILER.key, scopes: ME_FILER.key.scopes.filter((s) => s !== "strs:write") } };
+  stub = new Stub(me).on("GET", "/api/v2/reports", list([report("r1", "STR-TEST-2026-000001")]));
   const r = mount(stub, "filing");
   await frame(r, (f) => f.includes("read only: the key lacks strs:write") && f.includes("STR-TEST-2026-000001") && f.includes("● live"));
   await keys(r, "D");
-  await frame(r, (f) => f.includes("✕ not allowed: the key needs strs:write"));
+  await frame(r, (f) => f.includes("✕ not allowed: the key lacks strs:write"));
+});
+
+test("filing and reports: / filters as you type, and typed characters never act (no screen switch, no open)", async () => {
+  stub = new Stub(ME_FILER)
+    .on("GET", "/api/v2/reports", list([report("r1", "STR-TEST-2026-000001"), report("r4", "STR-TEST-2026-000004"), report("r9", "STR-TEST-2026-000009", { jurisdiction: "DE" })]))
+    .on("GET", "/api/v2/webhooks", list([{ id: "wh_1", name: "ops hook", url: "https://example.com", status: "active", events: ["*"], consecutiveFailures: 0, createdAt: new Date().toISOString() }]));
+  const r = mount(stub, "filing");
+  await frame(r, (f) => f.includes("STR-TEST-2026-000009") && f.includes("● live"));
+  await keys(r, "/");
+  for (const ch of "000004") await keys(r, ch);
+  const f = await frame(r, (f) => !f.includes("STR-TEST-2026-000009") && f.includes("STR-TEST-2026-000004"));
+  expect(f).toContain("Filing ·");
+  expect(f).not.toContain("STR-TEST-2026-000001");
+  await keys(r, KEY.enter); // ends the filter; the list stays filtered, still Filing
+  const kept = await frame(r, (f) => f.includes(`filter "000004"`));
+  expect(kept).toContain("Filing ·");
+  expect(kept).not.toContain("Webhook subscriptions");
+  // `:filter` and the sort keys work there too.
+  await keys(r, ":");
+  for (const ch of "filter DE") await keys(r, ch);
+  await keys(r, KEY.enter);
+  await frame(r, (f) => f.includes("STR-TEST-2026-000009") && !f.includes("STR-TEST-2026-000004"));
+  // Reports: the same.
+  await keys(r, "5");
+  await frame(r, (f) => f.includes("Reports ·") && f.includes("STR-TEST-2026-000001"));
+  await keys(r, "/");
+  for (const ch of "000001") await keys(r, ch);
+  const rep = await frame(r, (f) => f.includes("Reports ·") && !f.includes("STR-TEST-2026-000004") && f.includes("STR-TEST-2026-000001"));
+  expect(rep).not.toContain("Webhook subscriptions");
+  expect(stub.requests("GET", "/api/v2/reports/r1")).toHaveLength(0); // nothing opened while typing
+});
+
+test("filing: a on the list acts on the selected report (opens it, asks to approve), never silently nothing", async () => {
+  stub = new Stub(ME_FILER)
+    .on("GET", "/api/v2/reports", list([report("r1", "STR-TEST-2026-000001", { status: "pending_review" })]))
+    .on("GET", "/api/v2/reports/r1", one(report("r1", "STR-TEST-2026-000001", { status: "pending_review" })))
+    .on("GET", "/api/v2/reports/r1/readiness", one(readiness({ submittedBy: { id: "mem_other", email: "other@example.com" } })));
+  const r = mount(stub, "filing");
+  await frame(r, (f) => f.includes("STR-TEST-2026-000001") && f.includes("● live"));
+  await keys(r, "a");
+  await frame(r, (f) => f.includes("Approve STR-TEST-2026-000001 (r1)"));
 });
 
 test("customers: Enter shows identity status, wallets, transfers and their cases from the overview route", async () => {

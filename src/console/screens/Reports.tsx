@@ -2,7 +2,9 @@
 import { useMemo, useState } from "react";
 import { Box, Text, useInput } from "ink";
 import { useConsole, useKept, useModalState, useResource } from "../context.ts";
-import { navigateMasterDetail, useSelectedId, useYank } from "../hooks.ts";
+import { navigateMasterDetail, useCommand, useSelectedId, useYank } from "../hooks.ts";
+import { useListControls } from "../list-controls.tsx";
+import type { Column } from "../table.ts";
 import { navOf } from "../keys.ts";
 import { pad, refusal, shortTime } from "../format.ts";
 import { useTone } from "../theme.tsx";
@@ -44,6 +46,16 @@ export function reportLines(r: ReportListItem & Partial<ReportDetail>): Line[] {
   return L;
 }
 
+/** The list's columns: the filter (`/`, `:filter`) matches what they show, `<` `>` sort by them. */
+export const reportColumns: Column<ReportListItem>[] = [
+  { key: "report", title: "report", width: 26, text: (r) => r.reportNumber },
+  { key: "status", title: "status", width: 14, text: (r) => r.status },
+  { key: "jur", title: "jur", width: 3, text: (r) => r.jurisdiction ?? "--" },
+  { key: "deadline", title: "deadline", width: 11, text: (r) => r.filingDeadline?.deadline?.slice(0, 10) ?? "-", sort: (r) => r.filingDeadline?.deadline ?? "9" },
+  { key: "days", title: "days", width: 12, text: (r) => deadlineText(r), sort: (r) => r.filingDeadline?.deadline ?? "9" },
+  { key: "transfer", title: "transfer", width: 14, flex: true, text: (r) => r.transferId ?? "-" },
+];
+
 export function Reports({ height, width, save = defaultSave }: { height: number; width: number; save?: SaveFile }) {
   const { client, modal, flash } = useConsole();
   const tone = useTone();
@@ -57,7 +69,9 @@ export function Reports({ height, width, save = defaultSave }: { height: number;
     const shown = filter === "open" ? all.filter((r) => r.status !== "filed") : all;
     return [...shown].sort((a, b) => String(a.filingDeadline?.deadline ?? "9").localeCompare(String(b.filingDeadline?.deadline ?? "9")));
   }, [list.data, filter]);
-  const selected = useSelectedId("reports", items, openId !== null);
+  const ctl = useListControls("reports", items, reportColumns, width - 1, { extra: (r) => `${r.id} ${r.filingReference ?? ""} ${r.label}` });
+  useCommand((c) => ctl.onCommand(c));
+  const selected = useSelectedId("reports", ctl.rows, openId !== null);
   const sel = selected.index;
   const current = selected.item ?? undefined;
   const yank = useYank();
@@ -68,6 +82,7 @@ export function Reports({ height, width, save = defaultSave }: { height: number;
       if (modal || asking) return;
       const nav = navOf(input, key);
       if (navigateMasterDetail(nav, { openId, setOpenId, setScroll, selected, page })) return;
+      if (!openId && ctl.onKey(input)) return;
       if (input === "y") return yank(openId ?? current?.id);
       if (input === "f") return setFilter((f) => FILTERS[(FILTERS.indexOf(f) + 1) % FILTERS.length]);
       if (input === "d" && (openId || current)) setAsking(true);
@@ -88,28 +103,28 @@ export function Reports({ height, width, save = defaultSave }: { height: number;
       }
     });
   };
-  const header = `${pad("report", 26)} ${pad("status", 14)} ${pad("jur", 3)} ${pad("deadline", 11)} ${pad("days", 12)} transfer`;
   return (
     <Box flexDirection="column" height={height}>
       <Text bold wrap="truncate">
-        {`Reports · ${filter} · ${items.length}`}
-        <Text color={tone("muted")}>{"  f filter · Enter detail · d download PDF"}</Text>
+        {`Reports · ${filter} · ${ctl.filter ? `${ctl.rows.length} of ` : ""}${items.length}`}
+        <Text color={tone("muted")}>{"  f open/drafts/all · / filter · </> sort · Enter detail · d download PDF"}</Text>
       </Text>
       {list.error ? <Text color={tone("bad")}>{`✕ ${list.error.code}: ${list.error.error}`}</Text> : null}
+      {openId ? null : ctl.bar}
       {asking ? (
         <Flow title="Download PDF" steps={[{ kind: "text", name: "path", label: `Save ${target?.reportNumber ?? "the report"} to`, initial: `./${target?.reportNumber ?? "report"}.pdf`, max: 1000 }]} onDone={download} onCancel={() => setAsking(null)} />
       ) : openId ? (
         det.data ? <Lines lines={reportLines(det.data)} offset={scroll} height={height - 2} width={width - 1} /> : <Text dimColor>{det.error ? `✕ ${det.error.code}: ${det.error.error}` : "loading…"}</Text>
       ) : (
         <List
-          items={items}
+          items={ctl.rows}
           selected={sel}
-          height={height - 2}
+          height={height - 2 - (ctl.bar ? 1 : 0)}
           width={width}
-          header={header}
-          render={(r, w) => `${pad(r.reportNumber, 26)} ${pad(r.status, 14)} ${pad(r.jurisdiction, 3)} ${pad(r.filingDeadline?.deadline?.slice(0, 10) ?? "-", 11)} ${pad(deadlineText(r), 12)} ${r.transferId ?? "-"}`.slice(0, w)}
+          header={ctl.header}
+          render={(r) => ctl.render(r)}
           tone={(r) => tone(r.status === "filed" ? undefined : r.filingDeadline?.isOverdue ? "bad" : r.filingDeadline?.isApproaching ? "warn" : undefined)}
-          empty={list.loading ? "loading…" : "no reports"}
+          empty={list.loading ? "loading…" : list.error ? "" : ctl.filter ? `no reports matching "${ctl.filter}"` : "no reports"}
         />
       )}
     </Box>
