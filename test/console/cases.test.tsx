@@ -2,6 +2,7 @@
 // resolve with meta.transferAction and the transfer_updated entry arriving afterwards. Keys in, frames out.
 import { test, expect, afterEach, setDefaultTimeout } from "bun:test";
 import { cleanup } from "ink-testing-library";
+import { caseTitleText } from "../../src/console/words.ts";
 import { Stub, list, one, refuse, mount, frame, keys, until, KEY, ME_ANALYST } from "./stub.ts";
 import { caseItem, caseDetail, now, transferDetail, nameScreening, SANCTIONED } from "./fixtures.ts";
 
@@ -154,13 +155,18 @@ test("resolve rejected shows a skipped transferAction with its reason; 409 CASE_
   await frame(r, (f) => f.includes("✕ CASE_CLOSED: Case is closed"));
 });
 
-test("an analyst (no pii:view, no cases:resolve) sees *** as the API answers and may not resolve", async () => {
-  stub = new Stub(ME_ANALYST).on("GET", "/api/v2/cases", { body: { data: [caseItem("cas_a", 4, { title: "***" })], meta: { total: 1, piiMasked: true } } });
+test("an analyst (no pii:view, no cases:resolve) sees the masked title named as masked with the type in words, is offered no change, and is told the role lacks it", async () => {
+  stub = new Stub(ME_ANALYST).on("GET", "/api/v2/cases", { body: { data: [caseItem("cas_a", 4, { title: "***", type: "sanctions_hit" })], meta: { total: 1, piiMasked: true } } });
   const r = mount(stub, "cases");
   const f = await frame(r, (f) => f.includes("CASE-TEST-2026-000004") && f.includes("analyst"));
-  expect(f.split("\n").find((l) => l.includes("CASE-TEST-2026-000004"))).toContain("***");
+  const row = f.split("\n").find((l) => l.includes("CASE-TEST-2026-000004"))!;
+  expect(row).toContain("*** masked · san");
+  expect(caseTitleText({ title: "***", type: "sanctions_hit" })).toBe("*** masked · sanctions screening match");
+  expect(caseTitleText({ title: "Transfer held at precheck by rule X", type: "sanctions_hit" })).toBe("Transfer held at precheck by rule X");
+  expect(f).not.toContain("o resolve");
+  expect(f).not.toContain("n note");
   await keys(r, "o");
-  await frame(r, (f) => f.includes("not allowed: the key needs cases:write and the role cases:resolve"));
+  await frame(r, (f) => f.includes("✕ not allowed: the role analyst lacks cases:resolve (the key's scope allows it)"));
   expect(stub.seen.filter((s) => s.method === "POST")).toHaveLength(0);
 });
 

@@ -16,6 +16,8 @@ import type { Column } from "../table.ts";
 import { useListControls } from "../list-controls.tsx";
 import { checkLines, partyLines, rawLines, ruleLines, valuationLines } from "../components/evidence-lines.ts";
 import { rowTime } from "./Transfers.tsx";
+import { whyNot } from "../access.ts";
+import { caseTitleText } from "../words.ts";
 import { stateTone, useTone } from "../theme.tsx";
 import { List } from "../components/List.tsx";
 import { Lines, type Line } from "../components/Lines.tsx";
@@ -41,7 +43,7 @@ export function caseColumns(width: number, now: () => number): Column<CaseListIt
     { key: "assignee", title: "assignee", width: 14, text: (c) => (c.assignee ? (c.assignee.email ?? c.assignee.name ?? "") : "-") },
     { key: "time", title: "opened", width: 11, text: (c) => rowTime(c.createdAt, now()), sort: (c) => c.createdAt },
     { key: "age", title: "age", width: 4, right: true, minTotal: 140, text: (c) => ago(c.createdAt, now()), sort: (c) => c.createdAt },
-    { key: "title", title: "title", width: 20, flex: true, text: (c) => c.title },
+    { key: "title", title: "title", width: 20, flex: true, text: caseTitleText },
   ];
 }
 
@@ -177,12 +179,12 @@ export function Cases({ height, width, focus }: { height: number; width: number;
       if (input === "v") return setView((v) => VIEWS[(VIEWS.indexOf(v) + 1) % VIEWS.length]);
       if (input === "y") return yank(target);
       if (!target) return;
-      if (input === "n") return allows(me, "cases:write", "cases:update") ? setFlow("note") : flash("✕ not allowed: the key needs cases:write and the role cases:update", "bad");
-      if (input === "s") return allows(me, "cases:write", "cases:assign") ? setFlow("assign") : flash("✕ not allowed: the key needs cases:write and the role cases:assign", "bad");
+      if (input === "n") return allows(me, "cases:write", "cases:update") ? setFlow("note") : flash(`✕ not allowed: ${whyNot(me, "cases:write", "cases:update")}`, "bad");
+      if (input === "s") return allows(me, "cases:write", "cases:assign") ? setFlow("assign") : flash(`✕ not allowed: ${whyNot(me, "cases:write", "cases:assign")}`, "bad");
       if (input === "o") {
         const status = openId ? det.data?.status : current?.status;
         if (status === "closed") return flash(`✕ ${number} is closed: nothing to resolve`, "bad");
-        if (!allows(me, "cases:write", "cases:resolve")) return flash("✕ not allowed: the key needs cases:write and the role cases:resolve", "bad");
+        if (!allows(me, "cases:write", "cases:resolve")) return flash(`✕ not allowed: ${whyNot(me, "cases:write", "cases:resolve")}`, "bad");
         // The confirmation names the case's transfer: resolve from the case's detail, which reads it.
         setOpenId(target);
         return setFlow("resolve");
@@ -278,7 +280,12 @@ export function Cases({ height, width, focus }: { height: number; width: number;
     }
   };
 
-  const hint = `v view · / filter · </> sort · y yank · Enter detail · n note · s assign${(openId ? det.data?.status : current?.status) === "closed" ? "" : " · o resolve"}${openId ? " · J raw" : ""}`;
+  // Only what the key and the role allow is offered.
+  const mayNote = allows(me, "cases:write", "cases:update");
+  const mayAssign = allows(me, "cases:write", "cases:assign");
+  const mayResolve = allows(me, "cases:write", "cases:resolve") && (openId ? det.data?.status : current?.status) !== "closed";
+  const offered = [mayNote ? "n note" : "", mayAssign ? "s assign" : "", mayResolve ? "o resolve" : ""].filter(Boolean).join(" · ");
+  const hint = `v view · / filter · </> sort · y yank · Enter detail${offered ? ` · ${offered}` : mayNote || mayAssign ? "" : ` · read only: ${whyNot(me, "cases:write", "cases:update") ?? "case is closed"}`}${openId ? " · J raw" : ""}`;
   const bodyHeight = height - 2 - (ctl.bar && !openId ? 1 : 0);
   return (
     <Box flexDirection="column" height={height}>

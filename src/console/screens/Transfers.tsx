@@ -18,6 +18,7 @@ import { Lines, type Line } from "../components/Lines.tsx";
 import { Flow, type Step } from "../components/Flow.tsx";
 import { checkLines, partyLines, rawLines, ruleLines, valuationLines } from "../components/evidence-lines.ts";
 import { REJECT_REASONS as CONTRACT_REJECT_REASONS } from "../../api/transfers.ts";
+import { whyNot } from "../access.ts";
 
 const FILTERS = ["held", "failed", "all"] as const;
 type Filter = (typeof FILTERS)[number];
@@ -111,7 +112,12 @@ export function transferActions(t: Pick<TransferListItem, "state" | "status" | "
   return out;
 }
 
-export function transferLines(t: TransferDetail, linked: CaseDetail | CaseListItem | null | undefined, rule: RuleDetail | null, piiMasked: boolean, actions: TransferAction[], valuation?: TransferValuation | null): Line[] {
+/** Why the key and role may not take the action (null: they may): a case's resolution or a transfer's PATCH. */
+export function actionRefusal(me: Me | null, a: Pick<TransferAction, "via">): string | null {
+  return a.via === "case" ? whyNot(me, "cases:write", "cases:resolve") : whyNot(me, "transfers:write", "transfers:update");
+}
+
+export function transferLines(t: TransferDetail, linked: CaseDetail | CaseListItem | null | undefined, rule: RuleDetail | null, piiMasked: boolean, actions: TransferAction[], valuation?: TransferValuation | null, withheld: { action: TransferAction; why: string }[] = []): Line[] {
   const L: Line[] = [];
   L.push({ text: `${t.id} · ${t.direction} · ${t.state} · verdict ${t.compliance?.status ?? "-"}`, bold: true, tone: stateTone(t.state) });
   const notRun = t.state === "held" ? unscreenedText(t.compliance?.checks ?? []) : "";
@@ -129,8 +135,9 @@ export function transferLines(t: TransferDetail, linked: CaseDetail | CaseListIt
   else if (linked === undefined) L.push({ text: "  (needs cases:read)", dim: true });
   else L.push({ text: `  ${linked.caseNumber} ${linked.status} ${linked.priority}${linked.assignee ? ` → ${linked.assignee.email}` : ""}: ${linked.title}  (c opens it)`, tone: stateTone(linked.priority) });
   L.push({ text: "Actions", bold: true });
-  if (actions.length === 0) L.push({ text: `  none in state ${t.state}`, dim: true });
+  if (actions.length === 0 && withheld.length === 0) L.push({ text: `  none in state ${t.state}`, dim: true });
   for (const a of actions) L.push({ text: `  ${a.key} ${a.label}: ${a.what}` });
+  for (const w of withheld) L.push({ text: `  ${w.action.label} not offered: ${w.why}`, dim: true });
   L.push({ text: "History", bold: true });
   L.push({ text: `  ${shortTime(t.createdAt)} created` });
   for (const m of t.messages ?? []) L.push({ text: `  ${shortTime(m.timestamp)} ${m.direction} ${m.type}` });
@@ -196,7 +203,13 @@ export function Transfers({ height, width, openCase, focus }: { height: number; 
   const openCaseOf = (id: string | null): CaseListItem | null | undefined => (!canCases ? undefined : cases.data ? (caseOf(id).find((c) => c.status === "open") ?? null) : undefined);
   const subject = current ?? (det.data ? { ...det.data, status: det.data.compliance?.status ?? "pending", originator: { ...det.data.originator, name: null }, beneficiary: { ...det.data.beneficiary, name: null } } as unknown as TransferListItem : null);
   const unscreened = subject?.state === "held" && (det.data && det.data.id === subject.id ? unscreenedChecks(det.data.compliance?.checks ?? []).length > 0 : verdictWord(subject) === "not run");
-  const actions = subject ? transferActions(subject, openCaseOf(subject.id), me, unscreened) : [];
+  // Offered: only what the key's scopes and the member's role allow; the rest is named with the true reason.
+  const possible = subject ? transferActions(subject, openCaseOf(subject.id), me, unscreened) : [];
+  const actions = possible.filter((a) => actionRefusal(me, a) === null);
+  const withheld = possible.flatMap((a) => {
+    const why = actionRefusal(me, a);
+    return why ? [{ action: a, why }] : [];
+  });
   useEffect(() => setScroll(0), [sel.id, detail, raw]); // eslint-disable-line react-hooks/exhaustive-deps
   // `:trf_…` opens that transfer once; coming back to the screen later keeps what the officer did since.
   const focusSeen = useKeptRef("transfers.focusSeen", 0);
@@ -250,6 +263,8 @@ export function Transfers({ height, width, openCase, focus }: { height: number; 
         return flash(canCases ? "no case is linked to this transfer" : "✕ not allowed: the key needs cases:read", canCases ? undefined : "bad");
       }
       const a = actions.find((x) => x.key === input);
+      const w = withheld.find((x) => x.action.key === input);
+      if (!a && w && subject) return flash(`✕ ${w.action.label} is not offered: ${w.why}`, "bad");
       if ((input === "a" || input === "x") && subject?.state === "held" && canCases && !cases.data)
         return flash(cases.error ? `✕ cannot read the open cases (${cases.error.code}): nothing sent` : "reading the open cases first (one path per decision); press again in a moment", "bad");
       if ((input === "a" || input === "x" || input === "r" || input === "t") && subject) {
@@ -335,17 +350,17 @@ export function Transfers({ height, width, openCase, focus }: { height: number; 
     }
   };
 
-  const hints = subject?.state === "held" && canCases && !cases.data ? "reading open cases…" : actions.map((a) => `${a.key} ${a.label}`).join(" · ");
+  const hints = subject?.state === "held" && canCases && !cases.data ? "reading open cases…" : actions.length === 0 && withheld.length > 0 ? `read only: ${withheld[0].why}` : actions.map((a) => `${a.key} ${a.label}`).join(" · ");
   const title = `Transfers · ${filter}${search ? ` · search "${search}"` : ""} · ${list.meta.total ?? (list.data ?? []).length}`;
   const listWidth = split ? Math.floor(width * 0.45) : width;
   const bodyHeight = height - 2 - (ctl.bar ? 1 : 0);
-  const detailLines = det.data ? (raw ? rawLines(det.data) : transferLines(det.data, canCases ? (linkedRef ? (linked.data ?? linkedRef) : null) : undefined, rule.data ?? null, det.meta.piiMasked === true, actions, value.data && value.data.transferId === det.data.id ? value.data : undefined)) : null;
+  const detailLines = det.data ? (raw ? rawLines(det.data) : transferLines(det.data, canCases ? (linkedRef ? (linked.data ?? linkedRef) : null) : undefined, rule.data ?? null, det.meta.piiMasked === true, actions, value.data && value.data.transferId === det.data.id ? value.data : undefined, withheld)) : null;
   const gone = detail && sel.index < 0 && sel.id !== null;
   return (
     <Box flexDirection="column" height={height}>
       <Text bold wrap="truncate">
         {title}
-        <Text color={tone("muted")}>{`  f state · / filter · </> sort · y yank · Enter detail${hints ? ` · ${hints}` : ""}`}</Text>
+        <Text color={tone("muted")}>{hints.startsWith("read only") ? `  ${hints} · f state · / filter · Enter detail` : `  f state · / filter · </> sort · y yank · Enter detail${hints ? ` · ${hints}` : ""}`}</Text>
       </Text>
       {list.error ? <Text color={tone("bad")}>{`✕ ${list.error.code}: ${list.error.error}`}</Text> : null}
       {ctl.bar}
