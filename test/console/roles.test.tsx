@@ -12,7 +12,7 @@ const ME_DEVELOPER = {
   key: { id: "key_dev", scopes: ["transfers:read", "transfers:write", "cases:read", "cases:write"] },
   permissions: ["transfers:view", "transfers:update", "cases:view"],
 };
-const held = { state: "held", status: "pending", direction: "outgoing" };
+const held = { state: "held", status: "pending", direction: "outgoing" } as const;
 
 test("a developer may retry a held transfer (transfers:update) but not approve or reject it through its case", () => {
   const all = transferActions(held, { caseNumber: "CASE-1" }, ME_DEVELOPER as never);
