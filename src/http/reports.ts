@@ -279,7 +279,8 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
       .patch(
         "/:id",
         { summary: "Operator: edit narrative, regulatory fields, risk indicators or jurisdiction (a report in review goes back to draft)", access: write, body: api.EditReport, validationStatus: 422, tags: ["reports", "operator"] },
-        (c) => step(c, "edit", c.body),
+        // Line breaks are stored as \n: a terminal's \r or a pasted \r\n is the same break, never a raw \r.
+        (c) => step(c, "edit", typeof c.body?.narrative === "string" ? { ...c.body, narrative: c.body.narrative.replace(/\r\n?/g, "\n") } : c.body),
       )
       .post("/:id/submit", { summary: "Operator: submit a filing-ready draft for review", access: write, tags: ["reports", "operator"] }, (c) => step(c, "submit", {}))
       .post("/:id/approve", { summary: "Operator: approve a report in review (another member than the submitter)", access: write, tags: ["reports", "operator"] }, (c) => step(c, "approve", {}))

@@ -68,7 +68,8 @@ test("filing: Enter lists what is missing; F refuses before any call while somet
   await keys(r, "e");
   await frame(r, (f) => f.includes("Field of STR-TEST-2026-000001 (r1)"));
   await keys(r, "2");
-  await frame(r, (f) => f.includes("Value (empty clears"));
+  // The prompt names the field and shows its value.
+  await frame(r, (f) => f.includes("Reporting officer (MLRO) name and contact of STR-TEST-2026-000001 (r1), now empty"));
   await keys(r, ..."J. de Vries".split(""), KEY.enter);
   await until(() => stub.requests("PATCH", "/api/v2/reports/r1").length === 1);
   expect(stub.requests("PATCH", "/api/v2/reports/r1")[0].body).toEqual({ fields: { contactOfficer: "J. de Vries" } });
@@ -78,13 +79,43 @@ test("filing: Enter lists what is missing; F refuses before any call while somet
   expect(stub.requests("PATCH", "/api/v2/reports/r1")[1].body).toEqual({ jurisdiction: "nl" });
   await keys(r, "n");
   await frame(r, (f) => f.includes("Narrative of STR-TEST-2026-000001"));
-  await keys(r, ..."Confirmed match.".split(""), KEY.enter);
+  await keys(r, ..."Confirmed match.".split(""), KEY.ctrlS);
   await until(() => stub.requests("PATCH", "/api/v2/reports/r1").length === 3);
   expect(stub.requests("PATCH", "/api/v2/reports/r1")[2].body).toEqual({ narrative: "Confirmed match." });
   await keys(r, "s");
   await frame(r, (f) => f.includes("Submit STR-TEST-2026-000001 (r1) for review?"));
   await keys(r, "y");
   await frame(r, (f) => f.includes("✓ STR-TEST-2026-000001 submitted for review · pending_review"));
+});
+
+test("filing: the narrative editor takes several lines (a pasted \\r is a line break), keeps the facts block Caravan wrote, and a field prompt shows the current value", async () => {
+  const drafted = "[DRAFT: the reporting officer writes the narrative here and removes this line. A report cannot be filed while this line is in it.]\n\nWhat Caravan recorded:\nCase CASE-TEST-2026-000001: Transfer held\nTransfer trf_1: outgoing 1 ETH on ethereum";
+  const rep = report("r1", "STR-TEST-2026-000001", { narrative: drafted, regulatoryData: { contactOfficer: "A. Jansen" } });
+  stub = new Stub(ME_FILER)
+    .on("GET", "/api/v2/reports", list([rep]))
+    .on("GET", "/api/v2/reports/r1", one(rep))
+    .on("GET", "/api/v2/reports/r1/readiness", one(readiness()))
+    .on("PATCH", "/api/v2/reports/r1", one(rep));
+  const r = mount(stub, "filing");
+  await frame(r, (f) => f.includes("STR-TEST-2026-000001"));
+  await keys(r, KEY.enter);
+  await frame(r, (f) => f.includes("Missing for filing"));
+  await keys(r, "e");
+  const pick = await frame(r, (f) => f.includes("Field of STR-TEST-2026-000001 (r1)"));
+  expect(pick).toContain("Reporting officer (MLRO) name and contact *: A. Jansen");
+  await keys(r, "2");
+  await frame(r, (f) => f.includes('now "A. Jansen"') && f.includes("> A. Jansen█"));
+  await keys(r, KEY.esc);
+  await keys(r, "n");
+  const ed = await frame(r, (f) => f.includes("Narrative of STR-TEST-2026-000001") && f.includes("kept below as Caravan wrote it"));
+  expect(ed).not.toContain("[DRAFT:");
+  await keys(r, "First line.", "\r\nSecond line, pasted.", KEY.enter, "Third.");
+  await frame(r, (f) => f.includes("Third.█"));
+  await keys(r, KEY.ctrlS);
+  await until(() => stub.requests("PATCH", "/api/v2/reports/r1").length === 1);
+  const body = stub.requests("PATCH", "/api/v2/reports/r1")[0].body as { narrative: string };
+  expect(body.narrative).toBe("First line.\nSecond line, pasted.\nThird.\n\nWhat Caravan recorded:\nCase CASE-TEST-2026-000001: Transfer held\nTransfer trf_1: outgoing 1 ETH on ethereum");
+  expect(body.narrative).not.toContain("\r");
 });
 
 test("filing: approving my own submission is refused on screen (four eyes); another officer's is approved; F files with the reference once nothing is missing; a refusal is shown verbatim", async () => {

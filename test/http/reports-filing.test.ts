@@ -251,6 +251,9 @@ describe("carried to filing through the operator routes", () => {
     const d = await call("/api/v2/reports", { method: "POST", key: owner.key, json: { transferId: t, jurisdiction: "US" } });
     expectError(await call(`/api/v2/reports/${d.body.data.id}`, { method: "PATCH", key: owner.key, json: { fields: { favouriteColour: "blue" } } }), 422, "VALIDATION_ERROR");
     expectError(await call(`/api/v2/reports/${d.body.data.id}`, { method: "PATCH", key: owner.key, json: { jurisdiction: "EU" } }), 422, "VALIDATION_ERROR");
+    // A pasted Windows line break is stored as \n, never a raw \r.
+    expect((await call(`/api/v2/reports/${d.body.data.id}`, { method: "PATCH", key: owner.key, json: { narrative: "First line.\r\nSecond line.\rThird." } })).status).toBe(200);
+    expect((await call(`/api/v2/reports/${d.body.data.id}`, { key: owner.key })).body.data.narrative).toBe("First line.\nSecond line.\nThird.");
     expectError(await call(`/api/v2/reports/${d.body.data.id}`, { method: "PATCH", key: owner.key, json: {} }), 422, "VALIDATION_ERROR");
   });
 });

@@ -15,6 +15,7 @@ import { useTone } from "../theme.tsx";
 import { List } from "../components/List.tsx";
 import { Lines, type Line } from "../components/Lines.tsx";
 import { Flow, type Step } from "../components/Flow.tsx";
+import { NarrativeEditor } from "../components/NarrativeEditor.tsx";
 import { shortId } from "./Transfers.tsx";
 import { paths, type ReportDetail, type ReportListItem, type ReportReadiness } from "../api.ts";
 
@@ -120,11 +121,23 @@ export function Filing({ height, width }: { height: number; width: number }) {
   const steps = (): Step[] => {
     const label = target ? `${target.reportNumber} (${target.id})` : "";
     switch (flow) {
-      case "field":
+      case "field": {
+        const fields = ready.data?.fields ?? [];
+        const data = (det.data?.regulatoryData ?? {}) as Record<string, unknown>;
+        const now = (key: string) => (key === "jurisdiction" ? (target?.jurisdiction ?? "") : data[key] == null ? "" : String(data[key]));
+        const nameOf = (key: string) => fields.find((f) => f.key === key)?.label ?? key;
         return [
-          { kind: "pick", name: "key", label: `Field of ${label}`, options: (ready.data?.fields ?? []).map((f) => ({ value: f.key, label: `${f.label}${f.required ? " *" : ""}` })) },
-          { kind: "text", name: "value", label: "Value (empty clears; a jurisdiction is a country code)", optional: true, max: 2000 },
+          { kind: "pick", name: "key", label: `Field of ${label}`, options: fields.map((f) => ({ value: f.key, label: `${f.label}${f.required ? " *" : ""}: ${now(f.key) || "—"}` })) },
+          {
+            kind: "text",
+            name: "value",
+            label: (v) => `${nameOf(v.key)} of ${label}, now ${now(v.key) ? `"${now(v.key)}"` : "empty"} (edit it; empty clears${v.key === "jurisdiction" ? "; a country code" : ""})`,
+            initial: (v) => now(v.key),
+            optional: true,
+            max: 2000,
+          },
         ];
+      }
       case "narrative":
         return [{ kind: "text", name: "narrative", label: `Narrative of ${label} (replaces the current one, including the draft placeholder)`, max: 60_000 }];
       case "submit":
@@ -183,7 +196,15 @@ export function Filing({ height, width }: { height: number; width: number }) {
       </Text>
       {list.error ? <Text color={tone("bad")}>{`✕ ${list.error.code}: ${list.error.error}`}</Text> : null}
       {openId || flow ? null : ctl.bar}
-      {flow ? (
+      {flow === "narrative" && target ? (
+        <NarrativeEditor
+          title={`Narrative of ${target.reportNumber} (${target.id}): what you write here; the facts Caravan recorded stay below it`}
+          narrative={det.data?.narrative ?? null}
+          height={height - 2}
+          onSave={(narrative) => run({ narrative })}
+          onCancel={() => setFlow(null)}
+        />
+      ) : flow ? (
         <Flow title={flow === "draft" ? "Draft by hand" : `${flow} report`} steps={steps()} onDone={run} onCancel={() => setFlow(null)} />
       ) : openId ? (
         det.data ? <Lines lines={filingLines(det.data, ready.data)} offset={scroll} height={height - 2} width={width - 1} /> : <Text dimColor>{det.error ? `✕ ${det.error.code}: ${det.error.error}` : "loading…"}</Text>
