@@ -3,7 +3,11 @@
 // (`Reports.act`, `Reports.draftForTransfer`) and the same permissions as the CLI.
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { apiError } from "../domain/errors.ts";
-import { reportDocument } from "../domain/reports/document.ts";
+import { reportDocument, type DocumentInput } from "../domain/reports/document.ts";
+import { jurisdictionCurrency } from "../domain/reports/currency.ts";
+import Decimal from "decimal.js";
+import type { Pricing } from "../adapters/fx/pricing.ts";
+import type { Catalog } from "../domain/assets/catalog.ts";
 import {
   filingDeadline,
   jurisdictionOut,
@@ -44,6 +48,9 @@ export interface ReportRouteDeps {
   cursorKey: Uint8Array;
   /** Defaults to worker threads (one CJK document at a time). */
   pdf?: PdfRenderer;
+  /** For the value in the jurisdiction's reporting currency on the PDF (a rate asked for, nothing recorded). */
+  pricing?: Pick<Pricing, "quote">;
+  catalog?: Catalog;
 }
 
 const ID = /^rpt_[0-9a-z]{26}$/;
@@ -94,6 +101,25 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
   const thresholds = deps.repositories.thresholds;
   const audit = deps.repositories.audit;
   const pdf = () => deps.pdf ?? sharedPdfRenderer();
+
+  /**
+   * The value in the jurisdiction's reporting currency (EUR for a Dutch or German report) when the threshold decision
+   * priced the transfer in another: the amount at a rate asked for now, with its source and time; or why there is none.
+   */
+  async function withLocalValue(input: DocumentInput): Promise<DocumentInput> {
+    const currency = jurisdictionCurrency(input.type.definition.jurisdiction);
+    const v = input.valuation;
+    if (!currency || !v || v.currency === currency || !input.transfer.amount) return input;
+    const asset = deps.catalog?.assets.find((a) => a.id === input.transfer.assetId);
+    if (!asset || !deps.pricing) return { ...input, localValuation: { currency, unavailable: "the asset has no market data here" } };
+    try {
+      const q = await deps.pricing.quote(asset, currency, AbortSignal.timeout(5_000));
+      const value = new Decimal(input.transfer.amount).times(q.rate).toDecimalPlaces(2, Decimal.ROUND_HALF_EVEN).toFixed(2);
+      return { ...input, localValuation: { value, currency, rate: q.rate, source: q.source, rateAsOf: q.asOf } };
+    } catch (e) {
+      return { ...input, localValuation: { currency, unavailable: e instanceof Error ? e.message.split("\n")[0].slice(0, 200) : "no source answered" } };
+    }
+  }
 
   const strThresholds = (companyId: string): DeadlineThreshold[] => thresholds.all(companyId).filter((t) => t.type === "str");
 
@@ -314,7 +340,7 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
             throw e;
           }
           if (!input) throw apiError("TRANSFER_NOT_FOUND", { status: 409, message: "The report's transfer is not in this environment", details: { transferId: row.transfer_id } });
-          const doc = reportDocument(input);
+          const doc = reportDocument(await withLocalValue(input));
           let bytes: Uint8Array;
           try {
             // Drawing can outlast the connection's idle timeout on a busy machine; a cut connection would make the

@@ -53,3 +53,36 @@ test("the case's detail shows the same value beside the evidence", async () => {
   const d = flat(await frame(r, (f) => f.includes("coingecko")));
   expect(d).toContain("Value 4,350.00 EUR (1.5 ETH at 2,900.00 EUR per ETH, source coingecko");
 });
+
+test("a report's detail names the FIU it is filed with (not the supervisor) and shows the transfer's value in fiat", async () => {
+  const rep = {
+    id: "rpt_1",
+    kind: "suspicion",
+    label: "Suspicious Activity Report (SAR)",
+    reportTo: "Financial Intelligence Unit (FIU, Zentralstelle für Finanztransaktionsuntersuchungen)",
+    reportNumber: "SAR-TEST-2026-000001",
+    status: "draft",
+    jurisdiction: "DE",
+    transferId: T1,
+    filingReady: false,
+    generatedBy: "mem_officer",
+    detectionMethod: "screening",
+    generatedAt: new Date().toISOString(),
+    filingDeadline: { deadline: "2026-12-04T00:00:00.000Z", daysRemaining: 3, isOverdue: false, isApproaching: false, source: "system_default", daysConfigured: 3, regulation: "Geldwäschegesetz (GwG) § 43: without delay (unverzüglich)", regulatoryBody: "Federal Financial Supervisory Authority (BaFin)" },
+    narrative: "x",
+    riskIndicators: [],
+    regulatoryData: {},
+  };
+  const ME = { ...(await import("./stub.ts")).ME_OWNER };
+  stub = new Stub(ME)
+    .on("GET", "/api/v2/reports", list([rep]))
+    .on("GET", "/api/v2/reports/rpt_1", one(rep))
+    .on("GET", `/api/v2/transfers/${T1}/valuation`, one(valuation));
+  const r = mount(stub, "reports");
+  await frame(r, (f) => f.includes("SAR-TEST-2026-000001"));
+  await keys(r, KEY.enter);
+  const d = flat(await frame(r, (f) => f.includes("coingecko")));
+  expect(d).toContain("file with Financial Intelligence Unit (FIU, Zentralstelle");
+  expect(d).not.toContain("BaFin");
+  expect(d).toContain("Value 4,350.00 EUR");
+});

@@ -292,6 +292,47 @@ describe("drafting by hand", () => {
     expect(text).toContain("Drafted by an officer without a case (drafted_by_hand)");
   });
 
+  test("a Dutch and a German report read as a regulator needs: the customer's own reference, the value in EUR with its rate and source, the deadline as the law states it to the FIU, no internal footer", async () => {
+    // A transfer priced in USD at its threshold decision (the FATF fallback), of a customer with its own reference.
+    const cus = await call("/api/v2/customers", { method: "POST", key: owner.key, json: { name: "Anna van Dijk", externalId: "KLANT-0042" } });
+    expect(cus.status).toBe(201);
+    const id = newId("trf", Date.now());
+    const fx = newId("fxv", Date.now());
+    const at = iso(Date.now());
+    storage.stmt("INSERT INTO fx_valuations (id, company_id, environment, asset_id, amount, currency, rate, value, source, rate_as_of, created_at) VALUES (?, ?, 'test', 'eip155:1/slip44:60', '2.5', 'USD', '3200', '8000', 'snapshot:2026-11-01', ?, ?)").run(fx, companyId, at, at);
+    storage
+      .stmt(
+        `INSERT INTO transfers (id, company_id, environment, direction, state, status, asset, asset_id, amount, network, beneficiary_address, originator_address, originator_customer_id, originator_sealed, beneficiary_sealed, threshold_info, fx_rate_id, created_at, updated_at)
+         VALUES (?, ?, 'test', 'outgoing', 'rejected', 'rejected', 'ETH', 'eip155:1/slip44:60', '2.5', 'ethereum', '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed', '0x1111111111111111111111111111111111111111', ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(id, companyId, cus.body.data.id, pii.seal(JSON.stringify(dutch), `transfer:${id}:originator`), pii.seal(JSON.stringify(japanese), `transfer:${id}:beneficiary`), JSON.stringify({ jurisdiction: "DEFAULT", thresholdCurrency: "USD" }), fx, at, at);
+    const texts: Record<string, string> = {};
+    for (const jurisdiction of ["NL", "DE"]) {
+      const r = await call("/api/v2/reports", { method: "POST", key: officerA.key, json: { transferId: id, jurisdiction } });
+      expect(r.status).toBe(201);
+      texts[jurisdiction] = (await pdf(r.body.data.id)).text;
+    }
+    for (const [j, text] of Object.entries(texts)) {
+      // The customer's own reference, never Caravan's internal ID.
+      expect(text).toContain("Subject customer reference KLANT-0042");
+      expect(text).not.toMatch(/cus_[0-9a-z]{26}/);
+      // The value in the jurisdiction's currency, with the rate and its source and time; the decision's USD value beside it.
+      expect(text).toMatch(/Value in fiat [\d.]+ EUR at [\d.]+ EUR per ETH \(snapshot:\d{4}-\d\d-\d\d, rate of \d{1,2} \w+ \d{4}, \d\d:\d\d:\d\d UTC\)/);
+      expect(text).toContain("Value at the threshold decision 8000 USD at 3200 USD per ETH (snapshot:2026-11-01");
+      expect(text).not.toMatch(/Value in fiat [\d.]+ USD/);
+      // No internal plumbing in the footer.
+      expect(text).not.toContain("x-content-sha256");
+      expect(text).not.toContain("str.downloaded");
+      expect(text).not.toMatch(/\(3 days, system default/);
+      expect(j === "NL" || j === "DE").toBe(true);
+    }
+    // The deadline as the law states it, to the FIU (not the supervisor), Caravan's target date beside it.
+    expect(texts.NL).toMatch(/Filing deadline Without delay \(onverwijld\) once the unusual nature is known \(unusual transaction report\) under Wwft art\. 16\(1\), to Financial Intelligence Unit – the Netherlands \(FIU-Nederland\); Caravan's target: \d{1,2} \w+ \d{4} \(3 days after drafting\)/);
+    expect(texts.NL).not.toMatch(/Filing deadline[^.]*De Nederlandsche Bank/);
+    expect(texts.DE).toMatch(/Filing deadline Without delay \(unverzüglich\) under Geldwäschegesetz \(GwG\) § 43, to Financial Intelligence Unit \(FIU, Zentralstelle für Finanztransaktionsuntersuchungen\)/);
+    expect(texts.DE).not.toMatch(/Filing deadline[^.]*BaFin/);
+  });
+
   test("the CLI drafts through the same core: same audit action and detail, by the named member", async () => {
     const t = seedTransfer({ state: "completed", jurisdiction: "DE" });
     const out = JSON.parse(await cli("reports", "draft", "--transfer", t, "--env", "test", "--member", officerB.memberEmail, "--json"));

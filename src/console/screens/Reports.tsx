@@ -11,7 +11,9 @@ import { useTone } from "../theme.tsx";
 import { List } from "../components/List.tsx";
 import { Lines, type Line } from "../components/Lines.tsx";
 import { Flow } from "../components/Flow.tsx";
-import { paths, type ReportDetail, type ReportListItem } from "../api.ts";
+import { paths, type ReportDetail, type ReportListItem, type TransferValuation } from "../api.ts";
+import { valuationLines } from "../components/evidence-lines.ts";
+import { allows } from "../context.ts";
 
 const FILTERS = ["open", "drafts", "all"] as const;
 type Filter = (typeof FILTERS)[number];
@@ -30,12 +32,14 @@ export function deadlineText(r: { status: string; filingDeadline?: Pick<NonNulla
   return `${d.daysRemaining}d left`;
 }
 
-export function reportLines(r: ReportListItem & Partial<ReportDetail>): Line[] {
+export function reportLines(r: ReportListItem & Partial<ReportDetail>, valuation?: TransferValuation | null): Line[] {
   const d: Partial<NonNullable<ReportListItem["filingDeadline"]>> = r.filingDeadline ?? {};
   const L: Line[] = [
     { text: `${r.reportNumber} · ${r.label} · ${r.status} · ${r.jurisdiction}`, bold: true },
-    { text: `Deadline    ${d.deadline ?? "-"} (${deadlineText(r)}; ${d.regulation ?? ""} ${d.regulatoryBody ?? ""})`, tone: d.isOverdue && r.status !== "filed" ? "bad" : d.isApproaching ? "warn" : undefined },
+    // The deadline as the rule states it, filed with the FIU (the supervisor is not who receives the report).
+    { text: `Deadline    ${d.deadline?.slice(0, 10) ?? "-"} (${deadlineText(r)}; ${d.regulation ?? ""})${r.reportTo ? ` · file with ${r.reportTo}` : ""}`, tone: d.isOverdue && r.status !== "filed" ? "bad" : d.isApproaching ? "warn" : undefined },
     { text: `Transfer    ${r.transferId ?? "-"}` },
+    ...valuationLines(valuation && valuation.transferId === r.transferId ? valuation : undefined),
     { text: `Drafted     ${shortTime(r.generatedAt)} by ${r.generatedByMember?.email ?? r.generatedBy} · ${r.detectionMethod}` },
     { text: `Filing      ${r.filingReady ? "ready" : "not ready (the PDF is marked DRAFT)"}${r.filedAt ? ` · filed ${shortTime(r.filedAt)} ref ${r.filingReference}` : ""}` },
     { text: "Narrative", bold: true },
@@ -76,6 +80,8 @@ export function Reports({ height, width, save = defaultSave }: { height: number;
   const current = selected.item ?? undefined;
   const yank = useYank();
   const det = useResource<ReportDetail>(openId ? paths.report(openId) : null);
+  const { me } = useConsole();
+  const value = useResource<TransferValuation>(openId && det.data?.transferId && allows(me, "transfers:read", "transfers:view") ? paths.transferValuation(det.data.transferId) : null, [], { pollMs: 60_000 });
   const page = Math.max(1, height - 3);
   useInput(
     (input, key) => {
@@ -114,7 +120,7 @@ export function Reports({ height, width, save = defaultSave }: { height: number;
       {asking ? (
         <Flow title="Download PDF" steps={[{ kind: "text", name: "path", label: `Save ${target?.reportNumber ?? "the report"} to`, initial: `./${target?.reportNumber ?? "report"}.pdf`, max: 1000 }]} onDone={download} onCancel={() => setAsking(null)} />
       ) : openId ? (
-        det.data ? <Lines lines={reportLines(det.data)} offset={scroll} height={height - 2} width={width - 1} /> : <Text dimColor>{det.error ? `✕ ${det.error.code}: ${det.error.error}` : "loading…"}</Text>
+        det.data ? <Lines lines={reportLines(det.data, value.data)} offset={scroll} height={height - 2} width={width - 1} /> : <Text dimColor>{det.error ? `✕ ${det.error.code}: ${det.error.error}` : "loading…"}</Text>
       ) : (
         <List
           items={ctl.rows}

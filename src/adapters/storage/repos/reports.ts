@@ -102,6 +102,7 @@ interface TransferFacts {
   state: string;
   amount: string;
   asset: string;
+  asset_id: string | null;
   network: string;
   created_at: string;
   threshold_info: string | null;
@@ -304,6 +305,16 @@ export class Reports {
     });
   }
 
+  /**
+   * The subject's customer reference as the FIU reads it: the company's own reference for the customer (its
+   * `externalId`), never Caravan's internal `cus_…` ID; with no reference recorded, empty (the officer completes it).
+   */
+  customerReference(companyId: string, customerId: string | null): string {
+    if (!customerId) return "";
+    const c = this.s.stmt("SELECT external_id FROM customers WHERE id = ? AND company_id = ?").get(customerId, companyId) as { external_id: string | null } | undefined;
+    return c?.external_id ?? "";
+  }
+
   /** What still keeps a report from being filing-ready. */
   missing(r: ReportRow): { fields: string[]; narrative: boolean } {
     const c = this.content(r);
@@ -312,7 +323,7 @@ export class Reports {
 
   private transfer(companyId: string, env: Environment, id: string): TransferFacts | undefined {
     return (this.s
-      .stmt("SELECT id, direction, state, amount, asset, network, created_at, threshold_info, fx_rate_id, originator_sealed, beneficiary_sealed FROM transfers WHERE id = ? AND company_id = ? AND environment = ?")
+      .stmt("SELECT id, direction, state, amount, asset, asset_id, network, created_at, threshold_info, fx_rate_id, originator_sealed, beneficiary_sealed FROM transfers WHERE id = ? AND company_id = ? AND environment = ?")
       .get(id, companyId, env) ?? undefined) as TransferFacts | undefined;
   }
 
@@ -408,8 +419,9 @@ export class Reports {
       deadline: filingDeadline(r.generated_at, r.status, deadlineRule(type, thresholds), now),
       narrative: c.narrative,
       riskIndicators: c.riskIndicators,
-      regulatoryData: c.regulatoryData,
-      transfer: { id: t.id, state: t.state, createdAt: t.created_at, amount: t.amount, asset: t.asset },
+      // A report drafted before the customer's own reference was used may hold Caravan's cus_… ID: printed as the reference.
+      regulatoryData: /^cus_[0-9a-z]{26}$/.test(c.regulatoryData.subjectCustomerId ?? "") ? { ...c.regulatoryData, subjectCustomerId: this.customerReference(r.company_id, c.regulatoryData.subjectCustomerId!) } : c.regulatoryData,
+      transfer: { id: t.id, state: t.state, createdAt: t.created_at, amount: t.amount, asset: t.asset, assetId: t.asset_id ?? undefined },
       caseNumber: caseRow?.case_number ?? null,
       valuation,
       reportingThreshold: reportingThreshold(type, thresholds, valuation ? { value: valuation.value, currency: valuation.currency } : null),
@@ -457,7 +469,7 @@ export class Reports {
     const [subject, other] = outgoing ? (["originator", "beneficiary"] as const) : (["beneficiary", "originator"] as const);
     out.subjectName = names(subject);
     out.subjectWalletAddress = t[`${subject}_address`] ?? "";
-    out.subjectCustomerId = t[`${subject}_customer_id`] ?? "";
+    out.subjectCustomerId = this.customerReference(input.companyId, t[`${subject}_customer_id`] ?? null);
     out.counterpartyName = names(other);
     out.counterpartyWalletAddress = t[`${other}_address`] ?? "";
     out.counterpartyVasp = (outgoing ? t.beneficiary_vasp_name : t.originator_vasp_name) ?? "";
