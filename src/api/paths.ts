@@ -31,6 +31,7 @@ export const apiPaths = {
   reports: (q: { status?: string; limit?: number } = {}) => withQuery("/api/v2/reports", q),
   report: (id: string) => at("/api/v2/reports", id),
   reportReadiness: (id: string) => `${at("/api/v2/reports", id)}/readiness`,
+  reportGoaml: (id: string) => `${at("/api/v2/reports", id)}/goaml`,
   auditLog: (q: { entityType?: string; entityId?: string; limit?: number } = {}) => withQuery("/api/v2/audit-log", q),
   eventStream: () => "/api/v2/events/stream",
 };

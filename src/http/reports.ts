@@ -5,6 +5,7 @@ import { bytesToHex } from "@noble/hashes/utils.js";
 import { apiError } from "../domain/errors.ts";
 import { reportDocument, type DocumentInput } from "../domain/reports/document.ts";
 import { jurisdictionCurrency } from "../domain/reports/currency.ts";
+import { GOAML_JURISDICTIONS, goamlXml } from "../domain/reports/goaml.ts";
 import Decimal from "decimal.js";
 import type { Pricing } from "../adapters/fx/pricing.ts";
 import type { Catalog } from "../domain/assets/catalog.ts";
@@ -372,6 +373,81 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
             status: 200,
             headers: {
               "Content-Type": "application/pdf",
+              "Content-Length": String(bytes.length),
+              "Content-Disposition": `attachment; filename=${filename}`,
+              "x-content-sha256": hash,
+              "api-version": String(API_VERSION),
+              "cache-control": "no-store",
+            },
+          });
+        },
+      )
+      .get(
+        "/:id/goaml",
+        {
+          summary: "Operator: the report as goAML XML, for an FIU that takes goAML (a filing-ready or filed report); audited like a download; needs transfers:read and pii:view",
+          access: download,
+          tags: ["reports", "operator"],
+        },
+        async (c) => {
+          if (!c.auth.piiView) throw apiError("PII_ACCESS_REQUIRED");
+          needPermission(c, "strs:view", "transfers:view");
+          const { company, environment } = c.auth;
+          const row = load(c);
+          const jurisdiction = row.jurisdiction;
+          if (!jurisdiction || !GOAML_JURISDICTIONS.has(jurisdiction))
+            throw apiError("INVALID_REQUEST", { message: `The FIU of ${jurisdiction ?? "an unset jurisdiction"} does not take goAML XML here: file the PDF`, details: { jurisdiction, goamlJurisdictions: [...GOAML_JURISDICTIONS].sort() } });
+          if (row.filing_ready !== 1 && row.status !== "filed") throw apiError("NOT_FILING_READY", { details: { missing: repo.missing(row) } });
+          let input;
+          try {
+            input = repo.documentInput(row, strThresholds(company.id), c.now);
+          } catch (e) {
+            if (e instanceof UnreadableError) throw apiError("SERVICE_UNAVAILABLE", { message: "The report's sealed data cannot be decrypted" });
+            throw e;
+          }
+          const parties = repo.goamlParties(row);
+          if (!input || !parties) throw apiError("TRANSFER_NOT_FOUND", { status: 409, message: "The report's transfer is not in this environment", details: { transferId: row.transfer_id } });
+          const withLocal = await withLocalValue(input);
+          const data = withLocal.regulatoryData;
+          const local = withLocal.localValuation && !("unavailable" in withLocal.localValuation) ? withLocal.localValuation : withLocal.valuation && withLocal.valuation.currency === jurisdictionCurrency(jurisdiction) ? withLocal.valuation : null;
+          const xml = goamlXml({
+            reportNumber: row.report_number,
+            reportCode: data.goAmlReportCode || withLocal.type.definition.abbreviation,
+            rentityId: data.filingInstitutionIdentifier ?? "",
+            filingReference: row.filing_reference,
+            submittedAt: new Date(c.now).toISOString(),
+            currency: jurisdictionCurrency(jurisdiction) ?? "EUR",
+            contactOfficer: data.contactOfficer ?? "",
+            institutionCountry: data.filingInstitutionCountry ?? jurisdiction,
+            narrative: withLocal.narrative ?? "",
+            action: row.status === "filed" ? "Filed" : "Transfer reviewed by the reporting officer",
+            transfer: { id: withLocal.transfer.id, direction: parties.direction, amount: withLocal.transfer.amount ?? "", asset: withLocal.transfer.asset ?? "", network: parties.network, txHash: parties.txHash, createdAt: withLocal.transfer.createdAt },
+            amountLocal: local ? new Decimal(local.value).toFixed(2) : null,
+            subject: parties.subject,
+            counterparty: parties.counterparty,
+            indicators: withLocal.riskIndicators,
+          });
+          const bytes = new TextEncoder().encode(xml);
+          const hash = bytesToHex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>)));
+          const filename = `${row.report_number}.goaml.xml`;
+          deps.storage.tx(() =>
+            audit.record(
+              {
+                companyId: company.id,
+                environment,
+                actor: c.auth.actor,
+                action: "str.downloaded",
+                entityType: REPORT_ENTITY,
+                entityId: row.id,
+                detail: { reportNumber: row.report_number, format: "goaml", sha256: hash, bytes: bytes.length, filename, draft: row.filing_ready !== 1, status: row.status },
+              },
+              c.now,
+            ),
+          );
+          return new Response(bytes as Uint8Array<ArrayBuffer>, {
+            status: 200,
+            headers: {
+              "Content-Type": "application/xml; charset=utf-8",
               "Content-Length": String(bytes.length),
               "Content-Disposition": `attachment; filename=${filename}`,
               "x-content-sha256": hash,

@@ -16,6 +16,7 @@ import { loadMasterKey } from "../../src/adapters/crypto/master-key.ts";
 import { Sealer } from "../../src/adapters/crypto/envelope.ts";
 import { newId, iso } from "../../src/domain/ids.ts";
 import { NARRATIVE_PLACEHOLDER } from "../../src/domain/reports/report.ts";
+import { parseXml, childNames, child } from "../support/xml.ts";
 
 setDefaultTimeout(90_000);
 
@@ -331,6 +332,64 @@ describe("drafting by hand", () => {
     expect(texts.NL).not.toMatch(/Filing deadline[^.]*De Nederlandsche Bank/);
     expect(texts.DE).toMatch(/Filing deadline Without delay \(unverzüglich\) under Geldwäschegesetz \(GwG\) § 43, to Financial Intelligence Unit \(FIU, Zentralstelle für Finanztransaktionsuntersuchungen\)/);
     expect(texts.DE).not.toMatch(/Filing deadline[^.]*BaFin/);
+  });
+
+  test("goAML XML: a filing-ready German report exports in the published field order (report, transaction, from my client, to, indicators); not ready → 409; a non-goAML FIU → 400; audited", async () => {
+    const t = seedTransfer({ state: "rejected", jurisdiction: "DE" });
+    const d = await call("/api/v2/reports", { method: "POST", key: officerA.key, json: { transferId: t, jurisdiction: "DE" } });
+    expect(d.status).toBe(201);
+    const id = d.body.data.id as string;
+    const goaml = () => fetch(`${S.url}/api/v2/reports/${id}/goaml`, { headers: { "x-api-key": officerA.key } });
+    const early = await goaml();
+    expect(early.status).toBe(409);
+    expect((await early.json()).code).toBe("NOT_FILING_READY");
+    const narrative = "The customer sent 2.5 ETH to a counterparty named on a watch list; the officer confirmed the match & rejected it <on review>.";
+    const e = await call(`/api/v2/reports/${id}`, { method: "PATCH", key: officerA.key, json: { narrative, fields: { contactOfficer: "J. de Vries, MLRO, +49 30 555 0100", filingInstitutionCountry: "DE", filingInstitutionIdentifier: "GOAML-4711" } } });
+    expect(e.status).toBe(200);
+    expect(e.body.data.readiness.missing.labels).toEqual([]);
+    const res = await goaml();
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/xml; charset=utf-8");
+    const text = await res.text();
+    expect(res.headers.get("x-content-sha256")).toMatch(/^[0-9a-f]{64}$/);
+    const report = parseXml(text); // well-formed, or it throws
+    expect(report.name).toBe("report");
+    expect(childNames(report)).toEqual(["rentity_id", "submission_code", "report_code", "entity_reference", "submission_date", "currency_code_local", "reporting_person", "location", "reason", "action", "transaction", "report_indicators"]);
+    const v = (e: ReturnType<typeof parseXml>, n: string) => child(e, n)?.text;
+    expect(v(report, "rentity_id")).toBe("GOAML-4711");
+    expect(v(report, "submission_code")).toBe("E");
+    expect(v(report, "report_code")).toBe("SAR");
+    expect(v(report, "entity_reference")).toBe(d.body.data.reportNumber);
+    expect(v(report, "submission_date")).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/);
+    expect(v(report, "currency_code_local")).toBe("EUR");
+    expect(childNames(child(report, "reporting_person")!)).toEqual(["first_name", "last_name", "occupation"]);
+    expect(v(child(report, "reporting_person")!, "last_name")).toBe("de Vries");
+    expect(v(report, "reason")).toContain("the match & rejected it <on review>."); // escaped in the file, read back as typed
+    expect(text).toContain("&amp; rejected it &lt;on review&gt;.");
+    const tx = child(report, "transaction")!;
+    expect(childNames(tx)).toEqual(["transactionnumber", "internal_ref_number", "transaction_location", "transaction_description", "date_transaction", "transmode_code", "transmode_comment", "amount_local", "t_from_my_client", "t_to"]);
+    expect(v(tx, "internal_ref_number")).toBe(t);
+    expect(v(tx, "amount_local")).toBe("7801.00");
+    const from = child(tx, "t_from_my_client")!;
+    expect(childNames(from)).toEqual(["from_funds_code", "from_funds_comment", "from_person", "from_country"]);
+    // The subject (our customer, the originator): IVMS101's primary identifier is the family name.
+    expect(childNames(child(from, "from_person")!)).toEqual(["first_name", "last_name", "nationality1", "residence"]);
+    expect(v(child(from, "from_person")!, "last_name")).toBe("山田");
+    expect(v(child(from, "from_person")!, "first_name")).toBe("太郎");
+    const to = child(tx, "t_to")!;
+    expect(v(child(to, "to_person")!, "last_name")).toBe("van Dijk");
+    expect(v(to, "to_country")).toBe("NL");
+    expect(child(report, "report_indicators")!.children.map((c) => c.name)).toEqual(["indicator"]);
+    expect(auditOf(id).filter((a) => a.action === "str.downloaded").map((a) => a.detail.format)).toEqual(["goaml"]);
+    // A jurisdiction whose FIU does not take goAML here: said so, with the ones that do.
+    const us = await call("/api/v2/reports", { method: "POST", key: officerA.key, json: { transferId: t, jurisdiction: "US" } });
+    const refused = await fetch(`${S.url}/api/v2/reports/${us.body.data.id}/goaml`, { headers: { "x-api-key": officerA.key } });
+    expect(refused.status).toBe(400);
+    const body = await refused.json();
+    expect(body.code).toBe("INVALID_REQUEST");
+    expect(body.details.goamlJurisdictions).toContain("DE");
+    // Personal data: a role without pii:view is refused.
+    expect((await fetch(`${S.url}/api/v2/reports/${id}/goaml`, { headers: { "x-api-key": analyst.key } })).status).toBe(403);
   });
 
   test("the CLI drafts through the same core: same audit action and detail, by the named member", async () => {

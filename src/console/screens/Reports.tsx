@@ -66,7 +66,7 @@ export function Reports({ height, width, save = defaultSave }: { height: number;
   const [filter, setFilter] = useKept<Filter>("reports.filter", "open");
   const [openId, setOpenId] = useKept<string | null>("reports.open", null);
   const [scroll, setScroll] = useState(0);
-  const [asking, setAsking] = useModalState<true>();
+  const [asking, setAsking] = useModalState<"pdf" | "goaml">();
   const list = useResource<ReportListItem[]>(paths.reports({ limit: 200, status: filter === "drafts" ? "draft" : undefined }), ["case"], { pollMs: 10_000 });
   const items = useMemo(() => {
     const all = list.data ?? [];
@@ -91,15 +91,18 @@ export function Reports({ height, width, save = defaultSave }: { height: number;
       if (!openId && ctl.onKey(input)) return;
       if (input === "y") return yank(openId ?? current?.id);
       if (input === "f") return setFilter((f) => FILTERS[(FILTERS.indexOf(f) + 1) % FILTERS.length]);
-      if (input === "d" && (openId || current)) setAsking(true);
+      if (input === "d" && (openId || current)) setAsking("pdf");
+      // goAML XML for an FIU that takes it (the API says which, and refuses a report not yet filing-ready).
+      if (input === "x" && (openId || current)) setAsking("goaml");
     },
     { isActive: !modal },
   );
   const target = openId ? (det.data ?? items.find((r) => r.id === openId)) : current;
   const download = (v: Record<string, string>) => {
+    const kind = asking;
     setAsking(null);
     if (!target) return;
-    void client.download(`/api/v2/reports/${target.id}/download?format=pdf`).then(async (r) => {
+    void client.download(kind === "goaml" ? paths.reportGoaml(target.id) : `/api/v2/reports/${target.id}/download?format=pdf`).then(async (r) => {
       if (!r.ok) return flash(`✕ ${refusal(r)}`, "bad");
       try {
         await save(v.path, r.bytes);
@@ -113,12 +116,17 @@ export function Reports({ height, width, save = defaultSave }: { height: number;
     <Box flexDirection="column" height={height}>
       <Text bold wrap="truncate">
         {`Reports · ${filter} · ${ctl.filter ? `${ctl.rows.length} of ` : ""}${items.length}`}
-        <Text color={tone("muted")}>{"  f open/drafts/all · / filter · </> sort · Enter detail · d download PDF"}</Text>
+        <Text color={tone("muted")}>{"  f open/drafts/all · / filter · </> sort · Enter detail · d PDF · x goAML XML"}</Text>
       </Text>
       {list.error ? <Text color={tone("bad")}>{`✕ ${list.error.code}: ${list.error.error}`}</Text> : null}
       {openId ? null : ctl.bar}
       {asking ? (
-        <Flow title="Download PDF" steps={[{ kind: "text", name: "path", label: `Save ${target?.reportNumber ?? "the report"} to`, initial: `./${target?.reportNumber ?? "report"}.pdf`, max: 1000 }]} onDone={download} onCancel={() => setAsking(null)} />
+        <Flow
+          title={asking === "goaml" ? "Export goAML XML" : "Download PDF"}
+          steps={[{ kind: "text", name: "path", label: `Save ${target?.reportNumber ?? "the report"}${asking === "goaml" ? " as goAML XML" : ""} to`, initial: `./${target?.reportNumber ?? "report"}${asking === "goaml" ? ".goaml.xml" : ".pdf"}`, max: 1000 }]}
+          onDone={download}
+          onCancel={() => setAsking(null)}
+        />
       ) : openId ? (
         det.data ? <Lines lines={reportLines(det.data, value.data)} offset={scroll} height={height - 2} width={width - 1} /> : <Text dimColor>{det.error ? `✕ ${det.error.code}: ${det.error.error}` : "loading…"}</Text>
       ) : (

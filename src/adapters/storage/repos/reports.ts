@@ -1,5 +1,6 @@
 // Suspicion report rows: drafting (inside the caller's transaction), reads for the API, and the audited life
 // draft → pending_review → submitted → filed. Narrative, risk indicators and regulatory data are sealed.
+import type { GoamlParty } from "../../../domain/reports/goaml.ts";
 import { iso, newId } from "../../../domain/ids.ts";
 import type { Person } from "../../../domain/ivms101/types.ts";
 import { humanTime, type DocumentInput, type Valuation } from "../../../domain/reports/document.ts";
@@ -313,6 +314,36 @@ export class Reports {
     if (!customerId) return "";
     const c = this.s.stmt("SELECT external_id FROM customers WHERE id = ? AND company_id = ?").get(customerId, companyId) as { external_id: string | null } | undefined;
     return c?.external_id ?? "";
+  }
+
+  /**
+   * The parties of a report's transfer as goAML names them: our customer (the subject) and the counterparty, each
+   * from the first person of its side (natural: given and family name; legal: its name), with wallet and VASP.
+   */
+  goamlParties(r: ReportRow): { direction: "incoming" | "outgoing"; network: string; txHash: string | null; subject: GoamlParty; counterparty: GoamlParty & { vasp: string | null } } | null {
+    const t = this.s
+      .stmt("SELECT id, direction, network, tx_hash, originator_address, beneficiary_address, originator_sealed, beneficiary_sealed, originator_vasp_name, beneficiary_vasp_name FROM transfers WHERE id = ? AND company_id = ? AND environment = ?")
+      .get(r.transfer_id, r.company_id, r.environment) as Record<string, string | null> | undefined;
+    if (!t) return null;
+    const outgoing = t.direction === "outgoing";
+    const [mine, theirs] = outgoing ? (["originator", "beneficiary"] as const) : (["beneficiary", "originator"] as const);
+    const first = (side: "originator" | "beneficiary"): GoamlParty => {
+      const p = this.persons({ id: t.id!, originator_sealed: t.originator_sealed, beneficiary_sealed: t.beneficiary_sealed }, side)?.[0];
+      const wallet = t[`${side}_address`] ?? null;
+      if (p?.naturalPerson) {
+        const n = p.naturalPerson.name?.nameIdentifier?.[0];
+        return { given: n?.secondaryIdentifier ?? null, family: n?.primaryIdentifier ?? null, legalName: null, country: p.naturalPerson.countryOfResidence ?? null, walletAddress: wallet };
+      }
+      if (p?.legalPerson) return { given: null, family: null, legalName: p.legalPerson.name?.nameIdentifier?.[0]?.legalPersonName ?? null, country: p.legalPerson.countryOfRegistration ?? null, walletAddress: wallet };
+      return { given: null, family: null, legalName: null, country: null, walletAddress: wallet };
+    };
+    return {
+      direction: outgoing ? "outgoing" : "incoming",
+      network: t.network ?? "",
+      txHash: t.tx_hash ?? null,
+      subject: first(mine),
+      counterparty: { ...first(theirs), vasp: t[`${theirs}_vasp_name`] ?? null },
+    };
   }
 
   /** What still keeps a report from being filing-ready. */
