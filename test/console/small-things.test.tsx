@@ -1,7 +1,7 @@
 // Small things that add up: a flash message belongs to the screen it was said on (switching screens clears it).
 import { test, expect, afterEach, setDefaultTimeout } from "bun:test";
 import { cleanup } from "ink-testing-library";
-import { Stub, list, mount, frame, keys } from "./stub.ts";
+import { Stub, list, mount, frame, keys, KEY } from "./stub.ts";
 
 setDefaultTimeout(60_000);
 
@@ -20,4 +20,30 @@ test("a flash said on one screen is gone after switching to another", async () =
   await keys(r, "5");
   const f = await frame(r, (f) => f.includes("Reports ·"));
   expect(f).not.toContain("✕ not allowed");
+});
+
+test("s offers the members already seen on cases (a picker, no raw ID needed); resolving a case assigned to someone else warns whose it is", async () => {
+  const { caseItem, caseDetail } = await import("./fixtures.ts");
+  const { one } = await import("./stub.ts");
+  const ruth = { id: "mem_ruth", name: "ruth@example.com", email: "ruth@example.com" };
+  stub = new Stub()
+    .on("GET", "/api/v2/cases", list([caseItem("cas_1", 1, { assigneeId: ruth.id, assignee: ruth }), caseItem("cas_2", 2)]))
+    .on("GET", "/api/v2/cases/cas_1", one(caseDetail("cas_1", 1, { assigneeId: ruth.id, assignee: ruth })))
+    .on("PATCH", "/api/v2/cases/cas_2", (q) => one(caseDetail("cas_2", 2, { assignee: q.body.assigneeId === ruth.id ? ruth : null })));
+  const r = mount(stub, "cases");
+  await frame(r, (f) => f.includes("CASE-TEST-2026-000002") && f.includes("ruth@example") && f.includes("● live"));
+  await keys(r, "j"); // cas_2 (sorted by priority, then as listed)
+  await keys(r, "s");
+  const pick = await frame(r, (f) => f.includes("2. ruth@example.com"));
+  expect(pick).toContain("another member, by ID");
+  await keys(r, "2");
+  await frame(r, (f) => f.includes("assigned to ruth@example.com"));
+  const { requests } = stub;
+  expect(requests.call(stub, "PATCH", "/api/v2/cases/cas_2")[0].body).toEqual({ assigneeId: "mem_ruth" });
+  // cas_1 is Ruth's: resolving it says so in the confirmation.
+  await keys(r, "k", "o");
+  await frame(r, (f) => f.includes("1. approve"));
+  await keys(r, "1", KEY.enter);
+  const c = await frame(r, (f) => f.includes("Confirm? y / n"));
+  expect(c.replace(/[│╭╮╰╯─]/g, " ").replace(/\s+/g, " ")).toContain("⚠ assigned to ruth@example.com, not to you.");
 });

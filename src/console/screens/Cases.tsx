@@ -107,6 +107,34 @@ export function resolutionEffect(resolution: string, t: { id: string; state: str
 
 type CaseFlow = "note" | "assign" | "resolve";
 
+type KnownMember = { id: string; email?: string | null; name?: string | null };
+
+/**
+ * The members the console has seen (assignees on the list, the case's creator, resolver, note authors and history
+ * entries), for the assign picker: no member list is needed to pick a colleague already at work on cases.
+ */
+export function knownMembers(list: readonly CaseListItem[], c: CaseDetail | null, meId: string | null): KnownMember[] {
+  const out = new Map<string, KnownMember>();
+  const add = (m: KnownMember | null | undefined) => {
+    if (m?.id && m.id !== meId && !out.has(m.id)) out.set(m.id, m);
+  };
+  for (const x of list) add(x.assignee as KnownMember | null);
+  if (c) {
+    add(c.assignee as KnownMember | null);
+    add(c.createdBy as KnownMember | null);
+    add(c.resolvedBy as KnownMember | null);
+    for (const n of c.notes ?? []) add(n.author as KnownMember | null);
+    for (const h of c.history ?? []) add(h.user as KnownMember | null);
+  }
+  return [...out.values()].sort((a, b) => String(a.email ?? a.id).localeCompare(String(b.email ?? b.id)));
+}
+
+/** Resolving a case assigned to someone else: the confirmation says whose it is. */
+export function assignedElsewhere(c: Pick<CaseDetail, "assignee"> | null | undefined, meId: string | null | undefined): string {
+  const a = c?.assignee;
+  return a && meId && a.id !== meId ? `⚠ assigned to ${a.email ?? a.name ?? a.id}, not to you. ` : "";
+}
+
 export function Cases({ height, width, focus }: { height: number; width: number; focus?: { id: string; n: number } | null }) {
   const { client, me, modal, flash, now } = useConsole();
   const tone = useTone();
@@ -205,7 +233,7 @@ export function Cases({ height, width, focus }: { height: number; width: number;
     };
     if (kind === "note") void act(flash, client.send<CaseNote>("POST", `${paths.case(target)}/notes`, { content: v.content }), () => `note added to ${number}`).then(done);
     else if (kind === "assign") {
-      const assigneeId = v.who === "me" ? (me?.member.id ?? "me") : v.who === "nobody" ? null : v.member;
+      const assigneeId = v.who === "me" ? (me?.member.id ?? "me") : v.who === "nobody" ? null : v.who === "member" ? v.member : v.who;
       void act(flash, client.send<CaseDetail>("PATCH", paths.case(target), { assigneeId }), (d) => `${number} assigned to ${d.assignee?.email ?? "nobody"}`).then(done);
     } else if (kind === "resolve") {
       const resolution = v.resolution === "rejected" ? "rejected" : "approved";
@@ -226,7 +254,17 @@ export function Cases({ height, width, focus }: { height: number; width: number;
         return [{ kind: "text", name: "content", label: `Note on ${number}`, max: 5000 }];
       case "assign": {
         const s: Step[] = [
-          { kind: "pick", name: "who", label: `Assign ${number} to`, options: [{ value: "me", label: `me (${me?.member.email ?? "the key's member"})` }, { value: "member", label: "a member ID…" }, { value: "nobody", label: "nobody (unassign)" }] },
+          {
+            kind: "pick",
+            name: "who",
+            label: `Assign ${number} to${det.data?.assignee ? ` (now ${det.data.assignee.email ?? det.data.assignee.id})` : ""}`,
+            options: [
+              { value: "me", label: `me (${me?.member.email ?? "the key's member"})` },
+              ...knownMembers(list.data ?? [], det.data ?? null, me?.member.id ?? null).map((m) => ({ value: m.id, label: `${m.email ?? m.name ?? m.id}` })),
+              { value: "member", label: "another member, by ID…" },
+              { value: "nobody", label: "nobody (unassign)" },
+            ],
+          },
         ];
         return [...s, { kind: "text", name: "member", label: "Member ID", max: 64, when: (v) => v.who === "member" }];
       }
@@ -254,11 +292,12 @@ export function Cases({ height, width, focus }: { height: number; width: number;
             {
               kind: "confirm",
               label: (v) =>
-                v.resolution === "approved_unscreened"
+                assignedElsewhere(det.data, me?.member.id) +
+                (v.resolution === "approved_unscreened"
                   ? `Resolve ${number} as approved for transfer ${what} UNSCREENED: it goes on WITHOUT being screened, recorded in the audit log under your name.`
                   : v.resolution === "approved"
                     ? `Resolve ${number} as approved for transfer ${what}: its screening did not run, so it is screened again first.`
-                    : `Resolve ${number} as rejected for transfer ${what}: ${resolutionEffect("rejected", t, drafts)}.`,
+                    : `Resolve ${number} as rejected for transfer ${what}: ${resolutionEffect("rejected", t, drafts)}.`),
             },
           ];
         return [
@@ -272,7 +311,7 @@ export function Cases({ height, width, focus }: { height: number; width: number;
             ],
           },
           { kind: "text", name: "note", label: "Resolution note (at most 2,000 characters)", optional: true, max: 2000 },
-          { kind: "confirm", label: (v) => `Resolve ${number} as ${v.resolution}${what ? ` for transfer ${what}` : ""}: ${resolutionEffect(v.resolution, t, drafts)}.` },
+          { kind: "confirm", label: (v) => `${assignedElsewhere(det.data, me?.member.id)}Resolve ${number} as ${v.resolution}${what ? ` for transfer ${what}` : ""}: ${resolutionEffect(v.resolution, t, drafts)}.` },
         ];
       }
       default:
