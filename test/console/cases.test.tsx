@@ -60,7 +60,9 @@ test("Enter opens the detail with the rule, linked transfer, notes and history",
   expect(f).toContain("Rule        Watch-list name hit (sanctions, require_review, high)");
   expect(f).toContain("Transfer    trf_1 outgoing 1 ETH · held · verdict pending");
   expect(f).toContain("x@example.com: Called the customer");
-  expect(f).toContain("created status open");
+  // History in words, with who did it (Caravan for what it did itself).
+  expect(f).toContain("Caravan: opened");
+  expect(f).not.toContain("created status open");
 });
 
 test("n adds a note: POST …/notes with the typed content", async () => {
@@ -130,7 +132,7 @@ test("resolve approved with a note: shows meta.transferAction queued, then the t
   expect(f).not.toContain("transfer_updated");
   expect(stub.requests("POST", "/api/v2/cases/cas_high/resolve")[0].body).toEqual({ resolution: "approved", resolutionNote: "fine" });
   moved = true;
-  await frame(r, (f) => f.includes("transfer_updated awaiting_counterparty"));
+  await frame(r, (f) => f.includes("officer@example.com: the transfer moved: awaiting_counterparty"));
 });
 
 test("resolve rejected shows a skipped transferAction with its reason; 409 CASE_CLOSED verbatim", async () => {

@@ -90,3 +90,12 @@ test("deadline text: days left, overdue by N days, filed; cases sort high → me
   expect(sorted.map((c) => c.id)).toEqual(["2", "4", "3", "1"]);
   expect(cut("abcdef", 4)).toBe("abc…");
 });
+
+test("case history in words: who was assigned, which report was drafted, a hold whose screening did not run", async () => {
+  const { caseHistoryText } = await import("../../src/console/words.ts");
+  const ruth = { id: "mem_ruth", email: "ruth@example.com" };
+  expect(caseHistoryText({ action: "assigned", field: "assigneeId", oldValue: null, newValue: "mem_ruth" }, [ruth])).toBe("assigned to ruth@example.com");
+  expect(caseHistoryText({ action: "note_added", field: "notes", oldValue: null, newValue: "cnt_1" })).toBe("note added");
+  expect(caseHistoryText({ action: "str_drafted", field: "reportId", oldValue: null, newValue: "rpt_1" })).toBe("suspicion report rpt_1 drafted (Reports shows it)");
+  expect(caseHistoryText({ action: "updated", field: "screening", oldValue: null, newValue: "precheck:require_review:rul_1:unscreened" })).toBe("held again by screening at precheck (review): screening did not run");
+});

@@ -17,7 +17,7 @@ import { useListControls } from "../list-controls.tsx";
 import { checkLines, partyLines, rawLines, ruleLines, valuationLines } from "../components/evidence-lines.ts";
 import { rowTime } from "./Transfers.tsx";
 import { whyNot } from "../access.ts";
-import { caseTitleText } from "../words.ts";
+import { caseHistoryText, caseTitleText } from "../words.ts";
 import { stateTone, useTone } from "../theme.tsx";
 import { List } from "../components/List.tsx";
 import { Lines, type Line } from "../components/Lines.tsx";
@@ -69,9 +69,10 @@ export function caseLines(c: CaseDetail, piiMasked: boolean, action: TransferAct
   if (c.status === "closed") outcome.push({ text: `Resolved    ${c.resolution} ${shortTime(c.resolvedAt)} by ${c.resolvedBy?.email ?? "-"}${c.resolutionNote ? `: ${c.resolutionNote}` : ""}` });
   if (action !== undefined) outcome.push({ text: `Transfer action: ${transferActionText(action)}`, tone: action?.result === "queued" ? "ok" : "warn" });
   const history: Line[] = [{ text: `History (${c.historyCount ?? (c.history ?? []).length})`, bold: true }];
+  // Who did what, in words; the members the case names (assignee, creator, resolver, authors) name the IDs.
+  const people = knownMembers([], c, null);
   for (const h of c.history ?? []) {
-    const change = h.field ? ` ${h.field}${h.oldValue != null ? ` ${h.oldValue} →` : ""} ${h.newValue ?? ""}` : h.newValue != null ? ` ${h.newValue}` : "";
-    history.push({ text: `  ${shortTime(h.createdAt)} ${h.action}${change} · ${h.user?.email ?? "system"}`, tone: h.action === "transfer_updated" ? "ok" : h.action === "transfer_not_updated" ? "bad" : undefined });
+    history.push({ text: `  ${shortTime(h.createdAt)} ${h.user?.email ?? h.user?.name ?? "Caravan"}: ${caseHistoryText(h, people)}`, tone: h.action === "transfer_updated" ? "ok" : h.action === "transfer_not_updated" ? "bad" : undefined });
   }
   const et = evidence?.transfer ?? null;
   const proof: Line[] = [];
