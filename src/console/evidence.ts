@@ -216,3 +216,40 @@ export function unscreenedText(checks: readonly Check[]): string {
     .map((c) => `${c.integration ?? c.displayName}: ${checkErrorText(c)}`)
     .join("; ");
 }
+
+// ---- rule branches in words ------------------------------------------------------------------------------------
+
+const OPERATOR_WORDS: Record<string, string> = { gt: "is more than", gte: "is at least", lt: "is less than", lte: "is at most", eq: "is", neq: "is not", contains: "contains" };
+const ACTION_WORDS: Record<string, string> = { require_review: "hold for review", block: "block", flag: "flag", approve: "approve" };
+const QUERY_WORDS: Record<string, string> = {
+  "content.data.total_hits": "the number of watch-list hits",
+  "content.data.hits[].doc.types[]": "a watch-list hit's type",
+  "content.data.hits.doc.types": "a watch-list hit's type",
+  "data.counterparty.riskscore": "the address risk score",
+  "data.counterparty.category": "the address risk category",
+};
+const FIELD_WORDS: Record<string, string> = {
+  amountUSD: "the amount in USD",
+  amountLocal: "the amount in the local currency",
+  amount: "the amount",
+  asset: "the asset",
+  network: "the network",
+  direction: "the direction",
+  jurisdiction: "the jurisdiction",
+  walletType: "the wallet type",
+};
+
+/** An action in words: `hold for review`. */
+export const actionWords = (a: string) => ACTION_WORDS[a] ?? a;
+
+/**
+ * A branch as a sentence: `if the number of watch-list hits from screening_c is more than 0: hold for review`
+ * (the code form is `branchText`).
+ */
+export function branchWords(b: RuleBranch): string {
+  if (b.type === "else") return `otherwise: ${actionWords(b.action)}`;
+  const lead = b.type === "if" ? "if" : "else if";
+  const what = b.query ? `${QUERY_WORDS[b.query] ?? b.query} from ${b.integrationName ?? b.integrationId ?? "the integration"}` : (FIELD_WORDS[b.field ?? ""] ?? b.field ?? "?");
+  const every = b.query && b.subjectMatch === "all" ? " for every subject" : "";
+  return `${lead} ${what} ${OPERATOR_WORDS[b.operator ?? ""] ?? b.operator} ${b.value}${every}: ${actionWords(b.action)}`;
+}

@@ -309,3 +309,20 @@ test("rules: a test key is told promotion needs a live key", async () => {
   await keys(t, "p");
   await frame(t, (f) => f.includes("✕ promotion changes live: open the console with a live key"));
 });
+
+test("rules: the list shows stage, severity and category; Enter opens a rule with its conditions in words, the code beside them", async () => {
+  const rule = { id: "rul_a", name: "Watch-list name hit", description: null, category: "sanctions", stage: "precheck", action: "require_review", severity: "high", isActive: true, threshold: null, thresholdCurrency: null, jurisdictions: [], asset: null, network: null, thresholdOperator: null, conditionCount: 1, environment: "test", createdAt: new Date().toISOString(), updatedAt: new Date().toISOString() };
+  stub = new Stub(ME_FILER)
+    .on("GET", "/api/v2/rules", list([rule]))
+    .on("GET", "/api/v2/rules/rul_a", one({ ...rule, conditions: [{ type: "if", action: "require_review", field: null, query: "content.data.total_hits", integrationId: "int_c", integrationName: "screening_c", operator: "gt", value: "0", subjectMatch: "any" }] }));
+  const r = mount(stub, "rules");
+  const f = await frame(r, (f) => f.includes("Watch-list name hit") && f.includes("● live"));
+  expect(f.split("\n").find((l) => l.includes("Watch-list name hit"))).toMatch(/require_review\s+precheck\s+high\s+sanctions/);
+  await keys(r, KEY.enter);
+  const d = await frame(r, (f) => f.includes("Conditions (1)"));
+  expect(d).toContain("Does        hold for review (require_review) · sanctions · severity high");
+  expect(d).toContain("if the number of watch-list hits from screening_c is more than 0: hold for review");
+  expect(d).toContain("if screening_c content.data.total_hits gt 0 → require_review");
+  await keys(r, KEY.esc);
+  await frame(r, (f) => !f.includes("Conditions (1)") && f.includes("Watch-list name hit"));
+});

@@ -1,7 +1,7 @@
 // The evidence block of a held transfer or its case: the parties by name, each check's findings, the rule and the
 // branch that fired; and the raw answers as JSON (the `J` view).
 import type { Check, RuleDetail, TransferDetail, TransferValuation } from "../api.ts";
-import { branchText, checkErrorText, checkFindings, checkHeadline, partyNames, readRule, unscreenedChecks, unscreenedText } from "../evidence.ts";
+import { branchText, branchWords, checkErrorText, checkFindings, checkHeadline, partyNames, readRule, unscreenedChecks, unscreenedText } from "../evidence.ts";
 import type { Line } from "./Lines.tsx";
 
 const MASK = "*** (personal data masked)";
@@ -69,7 +69,7 @@ export function ruleLines(rule: { name: string; category: string; action: string
   const r = readRule(detail, t.compliance?.checks ?? [], t as unknown as Record<string, unknown>);
   for (const b of r.branches)
     L.push({
-      text: `  ${b.index === r.fired ? "▶ fired" : "  "} ${branchText(b.branch)}${b.read.length ? `  · read ${b.read.join(", ")}` : ""}`,
+      text: `  ${b.index === r.fired ? "▶ fired" : "  "} ${branchWords(b.branch)}${b.read.length ? `  · read ${b.read.join(", ")}` : ""}  (${branchText(b.branch)})`,
       tone: b.index === r.fired ? "warn" : undefined,
       dim: b.index !== r.fired,
     });
