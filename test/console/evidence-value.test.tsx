@@ -34,7 +34,8 @@ test("the transfer's detail shows the value in EUR with rate, source and time, a
   await frame(r, (f) => f.includes("aaaaaaaa"));
   await keys(r, KEY.enter);
   const d = flat(await frame(r, (f) => f.includes("Value ") && f.includes("coingecko")));
-  expect(d).toContain("Value 4,350.00 EUR (1.5 ETH at 2,900.00 EUR per ETH, source coingecko, rate of 2026-12-01 10:00 UTC) · threshold 1,000 EUR (TFR, NL)");
+  expect(d).toContain("Value 4,350.00 EUR at 2,900.00/ETH · coingecko · 2026-12-01 10:00 UTC");
+  expect(d).not.toContain("threshold"); // on the case's detail
   expect(d).toContain("VASP not yet discovered");
   expect(d).not.toMatch(/VASP -/);
   expect(d).toContain("Travel Rule our answer pending · the counterparty's none yet");
@@ -51,7 +52,7 @@ test("the case's detail shows the same value beside the evidence", async () => {
   await frame(r, (f) => f.includes("CASE-TEST-2026-000003"));
   await keys(r, KEY.enter);
   const d = flat(await frame(r, (f) => f.includes("coingecko")));
-  expect(d).toContain("Value 4,350.00 EUR (1.5 ETH at 2,900.00 EUR per ETH, source coingecko");
+  expect(d).toContain("Value 4,350.00 EUR at 2,900.00/ETH · coingecko · 2026-12-01 10:00 UTC · threshold 1,000 EUR (TFR, NL)");
 });
 
 test("a report's detail names the FIU it is filed with (not the supervisor) and shows the transfer's value in fiat", async () => {

@@ -1,7 +1,7 @@
 // The evidence block of a held transfer or its case: the parties by name, each check's findings, the rule and the
 // branch that fired; and the raw answers as JSON (the `J` view).
 import type { Check, RuleDetail, TransferDetail, TransferValuation } from "../api.ts";
-import { branchText, branchWords, checkErrorText, checkFindings, checkHeadline, partyNames, readRule, unscreenedChecks, unscreenedText } from "../evidence.ts";
+import { branchWords, checkErrorText, checkFindings, checkHeadline, partyNames, readRule, unscreenedChecks, unscreenedText } from "../evidence.ts";
 import type { Line } from "./Lines.tsx";
 
 const MASK = "*** (personal data masked)";
@@ -21,7 +21,6 @@ export function partyLines(t: TransferDetail): Line[] {
 
 /** The party's VASP as discovery found it; before discovery (a precheck hold) it is not known yet. */
 function vaspOf(p: { vaspName?: string | null; vaspId?: string | null } | null | undefined): string {
-  if (p?.vaspName && p.vaspId && p.vaspName !== p.vaspId) return `${p.vaspName} (${p.vaspId})`;
   return p?.vaspName ?? p?.vaspId ?? "not yet discovered";
 }
 
@@ -34,16 +33,17 @@ const group = (v: string) => {
  * The value in fiat the threshold decision used: `Value       3,200.00 USD (1 ETH at 3,200 USD per ETH, coingecko,
  * rate of 2026-12-01 10:00 UTC) · threshold 1,000 USD (FATF)`; says so when nothing was priced.
  */
-export function valuationLines(v: TransferValuation | null | undefined): Line[] {
+export function valuationLines(v: TransferValuation | null | undefined, opts: { threshold?: boolean } = {}): Line[] {
   if (v === undefined) return [];
   if (v === null) return [{ text: "Value       (needs transfers:read)", dim: true }];
   const th = v.threshold;
-  const rule = th?.amount ? ` · threshold ${group(th.amount)} ${th.currency ?? ""}${th.regulation ? ` (${th.regulation}${th.jurisdiction ? `, ${th.jurisdiction}` : ""})` : th.jurisdiction ? ` (${th.jurisdiction})` : ""}` : "";
+  const rule = th?.amount && opts.threshold !== false ? ` · threshold ${group(th.amount)} ${th.currency ?? ""}${th.regulation ? ` (${th.regulation}${th.jurisdiction ? `, ${th.jurisdiction}` : ""})` : th.jurisdiction ? ` (${th.jurisdiction})` : ""}` : "";
   const p = v.valuation;
   if (!p) return [{ text: `Value       not priced (no rate was recorded for this transfer)${rule}`, dim: true }];
   const asset = String(v.asset).split(/[:/]/).pop();
   const when = `${p.rateAsOf.slice(0, 10)} ${p.rateAsOf.slice(11, 16)} UTC`;
-  return [{ text: `Value       ${group(p.value)} ${p.currency} (${v.amount} ${asset} at ${group(p.rate)} ${p.currency} per ${asset}, source ${p.source}, rate of ${when})${rule}` }];
+  // One line at 80 columns: value, rate per unit, source, the rate's time.
+  return [{ text: `Value       ${group(p.value)} ${p.currency} at ${group(p.rate)}/${asset} · ${p.source} · ${when}${rule}` }];
 }
 
 export function checkLines(checks: Check[], total: number): Line[] {
@@ -69,7 +69,8 @@ export function ruleLines(rule: { name: string; category: string; action: string
   const r = readRule(detail, t.compliance?.checks ?? [], t as unknown as Record<string, unknown>);
   for (const b of r.branches)
     L.push({
-      text: `  ${b.index === r.fired ? "▶ fired" : "  "} ${branchWords(b.branch)}${b.read.length ? `  · read ${b.read.join(", ")}` : ""}  (${branchText(b.branch)})`,
+      // The sentence; the code form is one key away (Rules, Enter).
+      text: `  ${b.index === r.fired ? "▶ fired" : "  "} ${branchWords(b.branch)}${b.read.length ? ` · read ${b.read.join(", ")}` : ""}`,
       tone: b.index === r.fired ? "warn" : undefined,
       dim: b.index !== r.fired,
     });

@@ -123,7 +123,8 @@ export function transferLines(t: TransferDetail, linked: CaseDetail | CaseListIt
   const notRun = t.state === "held" ? unscreenedText(t.compliance?.checks ?? []) : "";
   if (notRun) L.push({ text: `SCREENING DID NOT RUN: ${notRun}. Not a match and not cleared: the transfer is unscreened.`, tone: "bad", bold: true });
   L.push({ text: `Amount      ${t.amount} ${t.asset} on ${t.network} · created ${shortTime(t.createdAt)}:${t.createdAt.slice(17, 19)} UTC` });
-  L.push(...valuationLines(valuation));
+  // One line at 80 columns: the threshold the value was judged against is on the case.
+  L.push(...valuationLines(valuation, { threshold: false }));
   L.push(...partyLines(t));
   L.push({ text: `Travel Rule our answer ${t.status?.ours ?? "none yet"} · the counterparty's ${t.status?.theirs ?? "none yet (not exchanged)"}${t.txHash ? ` · tx ${t.txHash}` : ""}` });
   if (t.rejection) L.push({ text: `Rejected    ${t.rejection.reason}${t.rejection.details ? `: ${t.rejection.details}` : ""}`, tone: "bad" });
