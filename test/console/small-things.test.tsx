@@ -47,3 +47,21 @@ test("s offers the members already seen on cases (a picker, no raw ID needed); r
   const c = await frame(r, (f) => f.includes("Confirm? y / n"));
   expect(c.replace(/[│╭╮╰╯─]/g, " ").replace(/\s+/g, " ")).toContain("⚠ assigned to ruth@example.com, not to you.");
 });
+
+test("the cases list answers at a glance from 120 columns: the transfer, its amount and (from 140) its counterparty", async () => {
+  const { caseColumns } = await import("../../src/console/screens/Cases.tsx");
+  const { caseItem, transferItem } = await import("./fixtures.ts");
+  const t = transferItem("trf_01aaaaaaaaaaaaaaaaaaaaaaaa", { amount: "2.5" });
+  const c = caseItem("cas_1", 1, { transferIds: [t.id] });
+  const cols = caseColumns(160, () => Date.now(), (id) => (id === t.id ? (t as never) : undefined));
+  const text = (key: string) => cols.find((k) => k.key === key)!.text(c as never);
+  expect(text("transfer")).toBe("trf_…aaaaaaaa");
+  expect(text("amount")).toBe("2.5 ETH");
+  expect(text("counterparty")).toBe("Bene Exchange");
+  // A transfer the latest transfers do not hold: its ID, and the amount said to be unknown rather than blank.
+  const old = caseItem("cas_2", 2, { transferIds: ["trf_01zzzzzzzzzzzzzzzzzzzzzzzz"] });
+  expect(cols.find((k) => k.key === "amount")!.text(old as never)).toBe("?");
+  const { layout } = await import("../../src/console/table.ts");
+  expect(layout(caseColumns(100, () => Date.now()), 100).map((l) => l.col.key)).not.toContain("counterparty");
+  expect(layout(cols, 160).map((l) => l.col.key)).toEqual(expect.arrayContaining(["transfer", "amount", "counterparty"]));
+});

@@ -6,7 +6,7 @@ import { useEffect, useMemo, useState } from "react";
 import { Box, Text, useInput } from "ink";
 import { Value } from "@sinclair/typebox/value";
 import { TransferAction as TransferActionSchema } from "../../api/cases.ts";
-import { paths, resolveCase, type CaseDetail, type CaseListItem, type CaseNote, type RuleDetail, type TransferAction, type TransferDetail, type TransferValuation } from "../api.ts";
+import { paths, resolveCase, type CaseDetail, type CaseListItem, type CaseNote, type RuleDetail, type TransferAction, type TransferDetail, type TransferListItem, type TransferValuation } from "../api.ts";
 import { allows, useConsole, useKept, useKeptRef, useModalState, useResource } from "../context.ts";
 import { act, useCommand, useSelectedId, useYank } from "../hooks.ts";
 import { moveSelection, navOf } from "../keys.ts";
@@ -15,7 +15,7 @@ import { partyNames, unscreenedChecks, unscreenedText } from "../evidence.ts";
 import type { Column } from "../table.ts";
 import { useListControls } from "../list-controls.tsx";
 import { checkLines, partyLines, rawLines, ruleLines, valuationLines } from "../components/evidence-lines.ts";
-import { rowTime } from "./Transfers.tsx";
+import { counterparty, rowTime, shortId } from "./Transfers.tsx";
 import { whyNot } from "../access.ts";
 import { caseHistoryText, caseTitleText } from "../words.ts";
 import { stateTone, useTone } from "../theme.tsx";
@@ -34,8 +34,11 @@ export function byPriority<T extends { priority: string }>(items: T[]): T[] {
 
 const RANKED: Record<string, number> = { high: 0, medium: 1, low: 2 };
 
-export function caseColumns(width: number, now: () => number): Column<CaseListItem>[] {
+export function caseColumns(width: number, now: () => number, transferOf: (id: string) => TransferListItem | undefined = () => undefined): Column<CaseListItem>[] {
   const wide = width >= 100;
+  // The case's first transfer, as the transfers list knows it (the latest 100): what the case is about at a glance.
+  const first = (c: CaseListItem) => (c.transferIds?.[0] ? transferOf(c.transferIds[0]) : undefined);
+  const asset = (a: string) => String(a ?? "").split(/[:/]/).pop() ?? "";
   return [
     { key: "case", title: "case", width: 22, text: (c) => c.caseNumber },
     { key: "prio", title: "prio", width: 6, text: (c) => c.priority, sort: (c) => RANKED[c.priority] ?? 3 },
@@ -43,6 +46,9 @@ export function caseColumns(width: number, now: () => number): Column<CaseListIt
     { key: "assignee", title: "assignee", width: 14, text: (c) => (c.assignee ? (c.assignee.email ?? c.assignee.name ?? "") : "-") },
     { key: "time", title: "opened", width: 11, text: (c) => rowTime(c.createdAt, now()), sort: (c) => c.createdAt },
     { key: "age", title: "age", width: 4, right: true, minTotal: 140, text: (c) => ago(c.createdAt, now()), sort: (c) => c.createdAt },
+    { key: "transfer", title: "transfer", width: 13, minTotal: 120, text: (c) => (c.transferIds?.[0] ? shortId(c.transferIds[0]) : "-") },
+    { key: "amount", title: "amount", width: 14, right: true, minTotal: 120, text: (c) => (first(c) ? `${first(c)!.amount} ${asset(first(c)!.asset)}` : c.transferIds?.length ? "?" : "-") },
+    { key: "counterparty", title: "counterparty", width: 16, minTotal: 140, text: (c) => (first(c) ? counterparty(first(c)!) : "-") },
     { key: "title", title: "title", width: 20, flex: true, text: caseTitleText },
   ];
 }
@@ -156,7 +162,10 @@ export function Cases({ height, width, focus }: { height: number; width: number;
   const query = { status: view === "all" ? undefined : "open", assigneeId: view === "mine" ? "me" : undefined, search: search || undefined, limit: 200 };
   const list = useResource<CaseListItem[]>(paths.cases(query), ["case"]);
   const byPrio = useMemo(() => byPriority(list.data ?? []), [list.data]);
-  const cols = useMemo(() => caseColumns(width, now), [width, now]);
+  // Amount and counterparty of each case's transfer, from the latest transfers (one read, reloaded with them).
+  const tx = useResource<TransferListItem[]>(allows(me, "transfers:read", "transfers:view") ? paths.transfers({ limit: 100 }) : null, ["transfer"]);
+  const txById = useMemo(() => new Map((tx.data ?? []).map((t) => [t.id, t])), [tx.data]);
+  const cols = useMemo(() => caseColumns(width, now, (id) => txById.get(id)), [width, now, txById]);
   const ctl = useListControls("cases", byPrio, cols, width - 1, { extra: (c) => `${c.id} ${c.transferIds.join(" ")}` });
   const items = ctl.rows;
   const sel = useSelectedId("cases", items, openId !== null);
