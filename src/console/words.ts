@@ -62,3 +62,24 @@ export function caseHistoryText(h: HistoryEntry, members: readonly Named[] = [])
       return `${h.action}${h.field ? ` ${h.field}` : ""}${h.newValue != null ? ` ${h.newValue}` : ""}`;
   }
 }
+
+const REJECTIONS: Record<string, string> = {
+  BENE_NOT_FOUND: "the beneficiary was not found",
+  BENE_NAME_MISMATCH: "the beneficiary's name did not match",
+  SANCTIONS_MATCH: "a sanctions match",
+  HIGH_RISK: "high risk",
+  COMPLIANCE_POLICY: "the compliance policy (a rule or an officer's review)",
+  INVALID_DATA: "invalid data",
+  EXPIRED: "it expired",
+  OTHER: "another reason",
+};
+
+/** A rejection reason in words with its code: `the compliance policy (…) (COMPLIANCE_POLICY)`. */
+export const rejectionWords = (code: string) => (REJECTIONS[code] ? `${REJECTIONS[code]} (${code})` : code);
+
+/** The verdict in words: a transfer that ended before any verdict says so instead of "pending". */
+export function verdictText(state: string, verdict: string | null | undefined): string {
+  const v = verdict ?? "-";
+  if (v === "pending" && ["failed", "cancelled", "rejected", "completed"].includes(state)) return `none (the transfer is ${state}; screening gave none)`;
+  return v;
+}

@@ -99,3 +99,12 @@ test("case history in words: who was assigned, which report was drafted, a hold 
   expect(caseHistoryText({ action: "str_drafted", field: "reportId", oldValue: null, newValue: "rpt_1" })).toBe("suspicion report rpt_1 drafted (Reports shows it)");
   expect(caseHistoryText({ action: "updated", field: "screening", oldValue: null, newValue: "precheck:require_review:rul_1:unscreened" })).toBe("held again by screening at precheck (review): screening did not run");
 });
+
+test("codes in words: a rejection reason with its code beside it; no 'verdict pending' on a transfer that ended without one", async () => {
+  const { rejectionWords, verdictText } = await import("../../src/console/words.ts");
+  expect(rejectionWords("COMPLIANCE_POLICY")).toBe("the compliance policy (a rule or an officer's review) (COMPLIANCE_POLICY)");
+  expect(rejectionWords("SOMETHING_NEW")).toBe("SOMETHING_NEW");
+  expect(verdictText("failed", "pending")).toBe("none (the transfer is failed; screening gave none)");
+  expect(verdictText("held", "pending")).toBe("pending");
+  expect(verdictText("completed", "approved")).toBe("approved");
+});

@@ -19,6 +19,7 @@ import { Flow, type Step } from "../components/Flow.tsx";
 import { checkLines, partyLines, rawLines, ruleLines, valuationLines } from "../components/evidence-lines.ts";
 import { REJECT_REASONS as CONTRACT_REJECT_REASONS } from "../../api/transfers.ts";
 import { whyNot } from "../access.ts";
+import { rejectionWords, verdictText } from "../words.ts";
 
 const FILTERS = ["held", "failed", "all"] as const;
 type Filter = (typeof FILTERS)[number];
@@ -119,7 +120,7 @@ export function actionRefusal(me: Me | null, a: Pick<TransferAction, "via">): st
 
 export function transferLines(t: TransferDetail, linked: CaseDetail | CaseListItem | null | undefined, rule: RuleDetail | null, piiMasked: boolean, actions: TransferAction[], valuation?: TransferValuation | null, withheld: { action: TransferAction; why: string }[] = []): Line[] {
   const L: Line[] = [];
-  L.push({ text: `${t.id} · ${t.direction} · ${t.state} · verdict ${t.compliance?.status ?? "-"}`, bold: true, tone: stateTone(t.state) });
+  L.push({ text: `${t.id} · ${t.direction} · ${t.state} · verdict ${verdictText(t.state, t.compliance?.status)}`, bold: true, tone: stateTone(t.state) });
   const notRun = t.state === "held" ? unscreenedText(t.compliance?.checks ?? []) : "";
   if (notRun) L.push({ text: `SCREENING DID NOT RUN: ${notRun}. Not a match and not cleared: the transfer is unscreened.`, tone: "bad", bold: true });
   L.push({ text: `Amount      ${t.amount} ${t.asset} on ${t.network} · created ${shortTime(t.createdAt)}:${t.createdAt.slice(17, 19)} UTC` });
@@ -127,7 +128,7 @@ export function transferLines(t: TransferDetail, linked: CaseDetail | CaseListIt
   L.push(...valuationLines(valuation, { threshold: false }));
   L.push(...partyLines(t));
   L.push({ text: `Travel Rule our answer ${t.status?.ours ?? "none yet"} · the counterparty's ${t.status?.theirs ?? "none yet (not exchanged)"}${t.txHash ? ` · tx ${t.txHash}` : ""}` });
-  if (t.rejection) L.push({ text: `Rejected    ${t.rejection.reason}${t.rejection.details ? `: ${t.rejection.details}` : ""}`, tone: "bad" });
+  if (t.rejection) L.push({ text: `Rejected    for ${rejectionWords(t.rejection.reason)}${t.rejection.details ? `: ${t.rejection.details}` : ""}`, tone: "bad" });
   L.push(...checkLines(t.compliance?.checks ?? [], t.compliance?.total ?? 0));
   const ruleRef = linked && "rule" in linked ? linked.rule : null;
   L.push(...ruleLines(ruleRef, rule, t).map((l) => (l.text.startsWith("Rule ") ? { ...l, text: `  rule matched: ${l.text.slice(12)}` } : l)));
