@@ -31,3 +31,19 @@ test("q leaves the alternate screen: the terminal shows what it showed before, n
   expect(after).not.toContain("● live");
   expect(screen("alt")).not.toContain("officer@example.com");
 });
+
+test("the key map at 80 columns: the screen's keys wrap instead of being cut", async () => {
+  if (!hasTmux) throw new Error("tmux is required for the console's terminal tests (Debian package tmux; .ci/run installs it)");
+  stub ??= new Stub();
+  openConsole("keys80", stub.url, `crv_test_${"a".repeat(64)}`, { size: [80, 24] });
+  await until("keys80", (s) => s.includes("Overview") && s.includes("● live"));
+  await press("keys80", "6", "?");
+  const s = await until("keys80", (s) => s.includes("Keys everywhere"));
+  // The longest Filing entry is all there, over its wrapped lines (the columns sit side by side).
+  const joined = s.split("\n").map((l) => l.replace(/[│╭╮╰╯─]/g, " ").trim()).join(" ").replace(/\s+/g, " ");
+  expect(joined).toContain("F file with the FIU's");
+  expect(joined).toContain("reference (only when nothing");
+  expect(joined).toContain("is missing)");
+  expect(s).not.toContain("…");
+  expect(joined).toContain("quit");
+});
