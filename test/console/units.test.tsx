@@ -108,3 +108,19 @@ test("codes in words: a rejection reason with its code beside it; no 'verdict pe
   expect(verdictText("held", "pending")).toBe("pending");
   expect(verdictText("completed", "approved")).toBe("approved");
 });
+
+test("the status line keeps the role whole and the reconnect countdown first at every width", async () => {
+  const { render } = await import("ink-testing-library");
+  const { createElement } = await import("react");
+  const { StatusLine, connectionText } = await import("../../src/console/components/StatusLine.tsx");
+  const me = { company: { slug: "default" }, environment: "test", member: { id: "mem_1", email: "a-very-long-officer-address@compliance.example.com", role: "compliance_officer" }, key: { id: "k", scopes: [] }, permissions: [] };
+  const offline = { kind: "offline", message: "cannot reach 127.0.0.1:8080 (connection refused, the server may be restarting)", retryInMs: 4000 } as const;
+  expect(connectionText({ kind: "ok" } as never, offline as never).text).toMatch(/^offline, retrying in 4s: /);
+  for (const width of [60, 80, 100, 160]) {
+    const r = render(createElement(StatusLine, { url: "http://caravan.internal.example.com:8080", me: me as never, health: { kind: "ok" } as never, stream: offline as never, width }));
+    const line = r.lastFrame() ?? "";
+    expect(line).toContain("compliance_officer");
+    expect(line).toContain("retrying in 4s");
+    r.unmount();
+  }
+});
