@@ -65,3 +65,17 @@ test("the cases list answers at a glance from 120 columns: the transfer, its amo
   expect(layout(caseColumns(100, () => Date.now()), 100).map((l) => l.col.key)).not.toContain("counterparty");
   expect(layout(cols, 160).map((l) => l.col.key)).toEqual(expect.arrayContaining(["transfer", "amount", "counterparty"]));
 });
+
+test("an open case whose transfer has ended says why it stays open", async () => {
+  const { caseItem, caseDetail } = await import("./fixtures.ts");
+  const { one } = await import("./stub.ts");
+  const done = { id: "trf_1", externalId: null, direction: "outgoing", state: "completed", complianceStatus: "approved", amount: "1", asset: "ETH", network: "ethereum", createdAt: new Date().toISOString() };
+  stub = new Stub()
+    .on("GET", "/api/v2/cases", list([caseItem("cas_1", 1, { transferIds: ["trf_1"], title: "Transfer held at postcheck by screening" })]))
+    .on("GET", "/api/v2/cases/cas_1", one(caseDetail("cas_1", 1, { transferIds: ["trf_1"], transfers: [done] })));
+  const r = mount(stub, "cases");
+  await frame(r, (f) => f.includes("CASE-TEST-2026-000001") && f.includes("● live"));
+  await keys(r, KEY.enter);
+  const f = await frame(r, (f) => f.includes("Why open"));
+  expect(f.replace(/\s+/g, " ")).toContain("Why open its transfer has ended (completed): nothing is held any more.");
+});

@@ -69,6 +69,10 @@ export function caseLines(c: CaseDetail, piiMasked: boolean, action: TransferAct
   if (c.description) L.push({ text: `Description ${c.description}` });
   L.push({ text: `Assignee    ${c.assignee ? c.assignee.email : "nobody"} · opened ${shortTime(c.createdAt)} by ${c.createdBy?.email ?? "system"}` });
   for (const t of c.transfers ?? []) L.push({ text: `Transfer    ${t.id} ${t.direction} ${t.amount} ${t.asset} · ${t.state} · verdict ${t.complianceStatus}`, tone: stateTone(t.state) });
+  // An open case whose transfers have all ended holds nothing any more: it says so, and why it stays open.
+  const ended = ["completed", "rejected", "cancelled", "failed"];
+  if (c.status === "open" && (c.transfers ?? []).length > 0 && (c.transfers ?? []).every((t) => ended.includes(t.state)))
+    L.push({ text: `Why open    its transfer${(c.transfers ?? []).length > 1 ? "s have" : " has"} ended (${(c.transfers ?? []).map((t) => t.state).join(", ")}): nothing is held any more. Cases close only by an officer's resolution; resolve it (o) to record the outcome.`, tone: "warn" });
   if (!c.transfers && c.transferIds?.length) L.push({ text: `Transfers   ${c.transferIds.join(", ")}` });
   // A closed case leads with its outcome (resolution, what became of the transfer, history); an open one with the evidence.
   const outcome: Line[] = [];
