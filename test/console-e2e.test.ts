@@ -209,7 +209,7 @@ describe("caravan console in a terminal", () => {
     const s = await until("officer", (s) => s.includes(`transfer ${heldId} queued`));
     expect(s).toContain("resolved approved");
     // A closed case leads with its outcome: the resolution, then the history with the transfer's entry.
-    capture("case-resolved", await until("officer", (s) => /transfer_updated/.test(s)));
+    capture("case-resolved", await until("officer", (s) => /the transfer moved: /.test(s)));
     expect(await transferState(heldId)).not.toBe("held");
     await press("officer", "Escape");
     await until("officer", (s) => !s.includes("Resolved    approved")); // the case list again
@@ -254,7 +254,7 @@ describe("a busy queue at 160×45: the selection follows the transfer, the actio
     // Parties by name, the matched watch-list entry and its list, the branch that fired.
     expect(s).toContain("Beneficiary Viktor Krasnov");
     expect(s).toMatch(/beneficiary "Viktor Krasnov": matched Viktor Krasnov \(SBX1VK0001\) on\s+sandbox-sanctions-list/);
-    expect(s).toMatch(/▶ fired if screening_c content\.data\.total_hits gt 0 → require_review/);
+    expect(s).toMatch(/▶ fired if the number of watch-list hits from screening_c is more than 0: hold for\s+review/);
     // Rows tell two held transfers apart: the time and the amount.
     const rowA = s.split("\n").find((l) => l.includes(sfx("a")) && l.includes("1.25 ETH"));
     expect(rowA).toMatch(/\d\d:\d\d:\d\d/);

@@ -164,7 +164,7 @@ describe("Filing: a drafted report carried to filing by two officers", () => {
     expect(pick).toMatch(/… \d+ more below/);
     const n = /(\d)\. Reporting officer \(MLRO\) name and contact \*/.exec(pick)![1];
     await press("first", n);
-    await until("first", (s) => s.includes("Value (empty clears"));
+    await until("first", (s) => s.includes("Reporting officer (MLRO) name and contact of") && s.includes("now empty"));
     await type("first", CONTACT);
     await until("first", (s) => s.includes(`> ${CONTACT}█`));
     await press("first", "Enter");
@@ -175,11 +175,14 @@ describe("Filing: a drafted report carried to filing by two officers", () => {
     await until("first", (s) => s.includes("Narrative of"));
     await type("first", NARRATIVE);
     await until("first", (s) => flat(s).includes("reported.█"));
-    await press("first", "Enter");
+    await press("first", "C-s"); // Enter is a new line in the narrative editor; Ctrl-S saves
     const s = await until("first", (s) => s.includes("Ready to file: nothing missing"));
     capture("filing-ready", s);
     const r = await report();
-    expect({ narrative: r.narrative, filingReady: r.filingReady, status: r.status }).toEqual({ narrative: NARRATIVE, filingReady: true, status: "draft" });
+    // The officer's text replaces the drafting placeholder; the facts block Caravan wrote stays below it.
+    expect({ head: r.narrative.split("\n\nWhat Caravan recorded:\n")[0], filingReady: r.filingReady, status: r.status }).toEqual({ head: NARRATIVE, filingReady: true, status: "draft" });
+    expect(r.narrative).toContain("\n\nWhat Caravan recorded:\n");
+    expect(r.narrative).not.toContain("[DRAFT:");
     const audit = (await auditOf(reportId)).filter((e) => e.action === "str.updated");
     expect(audit.map((e) => e.actor.memberId)).toEqual([officerA.memberId, officerA.memberId]);
   });

@@ -6,7 +6,7 @@ import type { CaseRow } from "../adapters/storage/repos/cases.ts";
 import type { AuditActor } from "../adapters/storage/repos/audit.ts";
 import { newReportId } from "../adapters/storage/repos/reports.ts";
 import type { Repositories } from "../adapters/storage/repositories.ts";
-import { ruleIndicator } from "../domain/reports/indicators.ts";
+import { latestRunIncomplete, ruleIndicator } from "../domain/reports/indicators.ts";
 import { NARRATIVE_PLACEHOLDER, reportJurisdiction } from "../domain/reports/report.ts";
 import { iso, newId } from "../domain/ids.ts";
 import { roleAllowsEnvironment, roleHas, type Role } from "../domain/access.ts";
@@ -50,6 +50,8 @@ export interface OpenFromScreening {
   at: string;
   /** Who held it when not screening: a provider's own hold (`provider_a`, `provider_e`); the case's `source`. */
   source?: string;
+  /** Held because the checks its rule reads could not run (failed or skipped): not a match (docs/screening.md). */
+  unscreened?: boolean;
 }
 
 /** Sent to `transfer:<firstLinkedTransferId>` in the resolution's transaction; `act` is true iff `meta.transferAction` is queued. */
@@ -61,6 +63,8 @@ export interface CaseResolved {
   caseId: string;
   resolution: CaseResolution;
   act: boolean;
+  /** The officer confirmed that a transfer whose screening could not run goes on unscreened (docs/screening.md). */
+  approveUnscreened?: boolean;
 }
 
 /** The transfer actor's answer to `caseResolved`: the state reached, or `resume_refused` / `reject_refused`. */
@@ -77,7 +81,7 @@ export type CaseMsg =
   | (Scoped & { type: "create"; input: CreateCaseInput; source: string })
   | (Scoped & { type: "update"; patch: CasePatch })
   | (Scoped & { type: "addNote"; content: string })
-  | (Scoped & { type: "resolve"; resolution: CaseResolution; resolutionNote: string | null; mayWriteTransfers: boolean; mayWriteStrs: boolean })
+  | (Scoped & { type: "resolve"; resolution: CaseResolution; resolutionNote: string | null; approveUnscreened?: boolean; mayWriteTransfers: boolean; mayWriteStrs: boolean })
   | OpenFromScreening
   | TransferOutcome;
 
@@ -327,7 +331,7 @@ export class CaseHandling {
   /** Part 2: screening opens a case for a held or blocked transfer, or adds to the transfer's open case. */
   private openFromScreening(m: OpenFromScreening): Outcome {
     const existing = this.repo.get(this.companyId, this.env, this.ctx.id);
-    const hold = `${m.stage}:${m.verdict}${m.ruleId ? `:${m.ruleId}` : ""}`;
+    const hold = `${m.stage}:${m.verdict}${m.ruleId ? `:${m.ruleId}` : ""}${m.unscreened ? ":unscreened" : ""}`;
     if (existing) {
       if (existing.status !== "open") {
         this.deps.log?.("warn", "screening hold for a closed case ignored", { caseId: existing.id, transferId: m.transferId });
@@ -355,7 +359,7 @@ export class CaseHandling {
     }
     const rule = m.ruleId ? this.repo.rule(this.companyId, this.env, m.ruleId) : undefined;
     const row = this.insertCase({
-      title: screeningTitle({ stage: m.stage, verdict: m.verdict, ruleName: rule?.name ?? null }),
+      title: screeningTitle({ stage: m.stage, verdict: m.verdict, ruleName: rule?.name ?? null, unscreened: m.unscreened === true }),
       description: null,
       type: m.caseType,
       category: m.category,
@@ -452,7 +456,7 @@ export class CaseHandling {
 
   // ---- resolution ----
 
-  private resolve(c: CaseRow, m: { resolution: CaseResolution; resolutionNote: string | null; mayWriteTransfers: boolean; mayWriteStrs: boolean }): Outcome {
+  private resolve(c: CaseRow, m: { resolution: CaseResolution; resolutionNote: string | null; approveUnscreened?: boolean; mayWriteTransfers: boolean; mayWriteStrs: boolean }): Outcome {
     // The actor handles one message at a time: of two simultaneous resolutions the second finds the case closed.
     if (c.status === "closed") return refuse("CASE_CLOSED", "The case is already resolved", { id: c.id, caseNumber: c.case_number });
     const first = c.first_transfer_id ? this.deps.repositories.transfers.get(this.companyId, this.env, c.first_transfer_id) : undefined;
@@ -474,10 +478,10 @@ export class CaseHandling {
     };
     this.ctx.write(() => this.repo.update(c.id, c.version, set));
     this.history("resolved", "resolution", null, m.resolution);
-    this.audit("case.resolved", { resolution: m.resolution, transferAction: action });
+    this.audit("case.resolved", { resolution: m.resolution, transferAction: action, ...(m.approveUnscreened ? { approveUnscreened: true } : {}) });
     this.emit("case.resolved", { ...c, ...set });
     if (c.first_transfer_id) {
-      const msg: CaseResolved = { type: "caseResolved", companyId: this.companyId, environment: this.env, actor: this.actor, caseId: c.id, resolution: m.resolution, act };
+      const msg: CaseResolved = { type: "caseResolved", companyId: this.companyId, environment: this.env, actor: this.actor, caseId: c.id, resolution: m.resolution, act, ...(m.approveUnscreened ? { approveUnscreened: true } : {}) };
       this.ctx.tell(`transfer:${c.first_transfer_id}`, msg);
     }
     return { ok: true, data: { id: c.id, caseNumber: c.case_number, status: "closed", transferAction: action } };
@@ -523,7 +527,9 @@ export class CaseHandling {
     const due = jurisdiction
       ? this.deps.repositories.reports.threshold(this.companyId, this.env, t.id, jurisdiction, this.deps.repositories.thresholds.all(this.companyId))
       : null;
-    const riskIndicators = [c.type, c.category, ...(rule ? [ruleIndicator(rule)] : []), "rejected_on_review", ...(due?.reached ? ["str_threshold_reached"] : [])];
+    // A rule that held the transfer because its check could not run found nothing: said so, never as a rule that fired.
+    const incomplete = latestRunIncomplete(t.checks ? (JSON.parse(t.checks) as { status: string; run?: string }[]) : []);
+    const riskIndicators = [c.type, c.category, ...(incomplete ? ["screening_incomplete"] : rule ? [ruleIndicator(rule)] : []), "rejected_on_review", ...(due?.reached ? ["str_threshold_reached"] : [])];
     const reportId = newReportId(this.ctx.now);
     const input = {
       id: reportId,

@@ -2,7 +2,7 @@
 // stage, which screening integrations those rules read (only those are called), the checks as the transfer records
 // them, and the verdict. The transfer actor (and the customer actor for incoming transfers) run it; the rule logic is
 // the pure engine in src/domain/rules/, the vendors sit behind the ScreeningService.
-import { applicableRules, evaluate, integrationsRead, type Rule, type Stage, type TransferFacts, type Verdict } from "../domain/rules/index.ts";
+import { applicableRules, evaluate, integrationsRead, verdictUnscreened, type Rule, type Stage, type TransferFacts, type Verdict } from "../domain/rules/index.ts";
 import { stronger } from "../domain/rules/engine.ts";
 import type { CheckResult, Party, ScreeningSubject } from "../adapters/screening/types.ts";
 import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
@@ -241,9 +241,11 @@ export function screeningCompleteData(t: { id: string; direction: string; state:
     direction: t.direction,
     stage,
     outcome: r.verdict.action === "approve" ? "approved" : r.verdict.action === "flag" ? "flagged" : r.verdict.action === "require_review" ? "held" : "blocked",
+    // Held because a check could not run, not because anything matched (docs/screening.md "Could not check").
+    unscreened: verdictUnscreened(r.verdict),
     state: t.state,
     rulesEvaluated: r.ruleCount,
-    matchedRules: r.verdict.matched.map((m) => ({ ruleId: m.ruleId, action: m.action, category: m.category, severity: m.severity })),
+    matchedRules: r.verdict.matched.map((m) => ({ ruleId: m.ruleId, action: m.action, category: m.category, severity: m.severity, unscreened: m.unscreened === true })),
     checks: r.checks.map((c) => ({ id: c.id, integration: c.integration, status: c.status, error: c.error })),
     completedAt: at,
   };
@@ -284,11 +286,14 @@ export function caseOpening(on: { companyId: string; environment: Environment; t
     };
   }
   const rule = decidingRule(cause.verdict);
+  // A check that could not run is never a hit: reviewed as compliance_review, titled so (docs/screening.md).
+  const unscreened = verdictUnscreened(cause.verdict);
   return {
     type: "openFromScreening",
     ...on,
     ruleId: rule?.ruleId ?? null,
-    caseType: rule?.category === "sanctions" ? "sanctions_hit" : "compliance_review",
+    caseType: rule?.category === "sanctions" && !unscreened ? "sanctions_hit" : "compliance_review",
+    ...(unscreened ? { unscreened: true } : {}),
     category: rule?.category ?? "aml",
     severity: rule?.severity ?? "medium",
     stage: cause.stage,

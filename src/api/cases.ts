@@ -37,7 +37,11 @@ export const PatchCase = Body(
 export type PatchCase = Static<typeof PatchCase>;
 export const AddNote = Body({ content: Type.String({ minLength: 1, maxLength: CASE_LIMITS.note }) });
 export type AddNote = Static<typeof AddNote>;
-export const ResolveCase = Body({ resolution: OneOf(CASE_RESOLUTIONS), resolutionNote: Type.Optional(Nullable(Type.String({ maxLength: CASE_LIMITS.resolutionNote }))) });
+export const ResolveCase = Body({
+  resolution: OneOf(CASE_RESOLUTIONS),
+  resolutionNote: Type.Optional(Nullable(Type.String({ maxLength: CASE_LIMITS.resolutionNote }))),
+  approveUnscreened: Type.Optional(Type.Boolean({ description: "Caravan's addition: approve a transfer whose screening could not run without screening it again (audited); otherwise approval screens it again first" })),
+});
 export type ResolveCase = Static<typeof ResolveCase>;
 
 export const caseExamples = {

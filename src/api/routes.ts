@@ -59,6 +59,7 @@ export const ROUTES: Record<string, RouteContract> = {
   // transfers
   "GET /api/v2/transfers": { answer: list(transfers.TransferListItem) },
   "GET /api/v2/transfers/:id": { answer: one(transfers.TransferDetail) },
+  "GET /api/v2/transfers/:id/valuation": { answer: one(transfers.TransferValuation) },
   "POST /api/v2/transfers": {
     body: transfers.CreateTransfer,
     example: transfers.transferExamples.create,

@@ -187,3 +187,21 @@ export type TransferIdempotent = Static<typeof TransferIdempotent>;
 /** The answer of an action: the transfer's state after it. */
 export const TransferActed = Answer({ id: Type.String(), state: State, status: Answer({ ours: Nullable(Type.String()), theirs: Nullable(Type.String()) }), txHash: Nullable(Type.String()) });
 export type TransferActed = Static<typeof TransferActed>;
+
+/**
+ * `GET /api/v2/transfers/:id/valuation` (Caravan's operator route, for the console): the value in fiat the threshold
+ * decision used, as recorded at creation (amount, currency, rate, its source and time), and that decision. Null
+ * parts: nothing was priced (no threshold decision recorded, or the pricing failed).
+ */
+export const TransferValuation = Answer({
+  transferId: Type.String(),
+  amount: Type.String(),
+  asset: Type.String(),
+  valuation: Nullable(
+    Answer({ fxRateId: Type.String(), value: Type.String(), currency: Type.String(), rate: Type.String(), source: Type.String(), rateAsOf: Iso, valuedAt: Iso }),
+  ),
+  threshold: Nullable(
+    Answer({ amount: Nullable(Type.String()), currency: Nullable(Type.String()), jurisdiction: Nullable(Type.String()), regulation: Nullable(Type.String()) }),
+  ),
+});
+export type TransferValuation = Static<typeof TransferValuation>;

@@ -30,6 +30,7 @@ export type {
   TransferDetail,
   TransferListItem,
   TransferState,
+  TransferValuation,
   Verdict,
   Webhook,
   WebhookDetail,
@@ -44,8 +45,8 @@ export function patchTransfer(client: ApiClient, id: string, body: TransferPatch
   return client.send("PATCH", paths.transfer(id), body);
 }
 
-export function resolveCase(client: ApiClient, id: string, resolution: "approved" | "rejected", note?: string): Promise<ApiResult<CaseDetail>> {
-  return client.send("POST", paths.caseResolve(id), note ? { resolution, resolutionNote: note } : { resolution });
+export function resolveCase(client: ApiClient, id: string, resolution: "approved" | "rejected", note?: string, opts: { approveUnscreened?: boolean } = {}): Promise<ApiResult<CaseDetail>> {
+  return client.send("POST", paths.caseResolve(id), { ...(note ? { resolution, resolutionNote: note } : { resolution }), ...(opts.approveUnscreened ? { approveUnscreened: true } : {}) });
 }
 
 /**

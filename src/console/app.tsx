@@ -28,6 +28,7 @@ import { paths } from "./api.ts";
 import type { SessionCreated } from "../api/index.ts";
 import { UsageError } from "../api/usage.ts";
 import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON, keyPacedStdin } from "./key-pacing.ts";
+import { ALT_SCREEN_OFF, ALT_SCREEN_ON } from "./terminal.ts";
 
 /** Opens the live stream; tests pass a stub. Returns how to stop it. */
 export type ConnectStream = (onEvent: (e: StreamEvent) => void, onState: (s: StreamState) => void) => { stop(): void };
@@ -168,6 +169,7 @@ export function App({ client, connect, noColor = false, initial = "overview", sa
   const go = useCallback((s: ScreenId) => {
     setScreen(s);
     setHelp(false);
+    setMessage(null); // a flash belongs to the screen it was said on
   }, []);
   const openCase = useCallback((id: string) => {
     setFocusCase((f) => ({ id, n: (f?.n ?? 0) + 1 }));
@@ -308,7 +310,9 @@ export async function runConsole(args: string[], env: Record<string, string | un
   // together are each acted on, in order. Bracketed paste (the terminal marks a paste) keeps a paste one input, so
   // a narrative pasted into the filing editor arrives at once rather than a key per render.
   const pasteMarks = Boolean(process.stdout.isTTY);
-  if (pasteMarks) process.stdout.write(BRACKETED_PASTE_ON);
+  // The alternate screen, as full-screen terminal programs use it: on `q` the terminal shows what it showed before,
+  // and no frame (names included) is left behind.
+  if (pasteMarks) process.stdout.write(ALT_SCREEN_ON + BRACKETED_PASTE_ON);
   try {
     const root = key ? <ConsoleApp client={new ApiClient({ url, key })} connect={streamConnector(url, key)} noColor={noColor} /> : <SignedInConsole url={url} noColor={noColor} />;
     const app = render(root, {
@@ -318,6 +322,6 @@ export async function runConsole(args: string[], env: Record<string, string | un
     });
     await app.waitUntilExit();
   } finally {
-    if (pasteMarks) process.stdout.write(BRACKETED_PASTE_OFF);
+    if (pasteMarks) process.stdout.write(BRACKETED_PASTE_OFF + ALT_SCREEN_OFF);
   }
 }

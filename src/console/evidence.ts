@@ -165,6 +165,7 @@ export function readRule(rule: Pick<RuleDetail, "conditions">, checks: Check[], 
       });
       met = results.length > 0 && (b.subjectMatch === "all" ? results.every(Boolean) : results.some(Boolean));
       if (!check) read.push("no such check on this transfer");
+      else if (check.status === "error" || check.status === "skipped") read.push("no answer: the check did not run");
       else if (check.response == null) read.push("answer masked");
     } else if (b.field) {
       const v = transfer[b.field];
@@ -175,4 +176,80 @@ export function readRule(rule: Pick<RuleDetail, "conditions">, checks: Check[], 
     if (met && fired === null) fired = index;
   }
   return { branches, fired };
+}
+
+// ---- could not check ---------------------------------------------------------------------------------------------
+
+/** An error code of a check in words (the code stays beside it). */
+const CHECK_ERRORS: Record<string, string> = {
+  NETWORK_ERROR: "the vendor could not be reached",
+  TIMEOUT: "the vendor did not answer in time",
+  CIRCUIT_OPEN: "skipped: the vendor failed repeatedly, calls are paused",
+  NOT_CONFIGURED: "no credentials are saved",
+  INTEGRATION_DISABLED: "the integration is switched off",
+  CREDENTIALS_UNREADABLE: "the saved credentials cannot be read",
+  NOT_AVAILABLE: "the integration is not available",
+  INVALID_RESPONSE: "the vendor's answer could not be read",
+  RESPONSE_TOO_LARGE: "the vendor's answer was too large",
+};
+
+export function checkErrorText(c: Pick<Check, "status" | "error">): string {
+  const code = c.error ?? (c.status === "skipped" ? "skipped" : "failed");
+  const words = CHECK_ERRORS[code] ?? (/^HTTP_\d+$/.test(code) ? `the vendor answered ${code.replace("_", " ")}` : null);
+  return words ? `${words} (${code})` : code;
+}
+
+/**
+ * The checks of the latest screening run that did not complete (error or skipped): non-empty means the transfer was
+ * NOT screened by that run, whatever the hold says. A run's checks share their `requestedAt`.
+ */
+export function unscreenedChecks(checks: readonly Check[]): Check[] {
+  if (checks.length === 0) return [];
+  const at = (c: Check) => String((c as { requestedAt?: string }).requestedAt ?? "");
+  const last = checks.reduce((m, c) => (at(c) > m ? at(c) : m), "");
+  return checks.filter((c) => at(c) === last && (c.status === "error" || c.status === "skipped"));
+}
+
+/** "screening_c: the vendor could not be reached (NETWORK_ERROR)", for each check that did not run. */
+export function unscreenedText(checks: readonly Check[]): string {
+  return unscreenedChecks(checks)
+    .map((c) => `${c.integration ?? c.displayName}: ${checkErrorText(c)}`)
+    .join("; ");
+}
+
+// ---- rule branches in words ------------------------------------------------------------------------------------
+
+const OPERATOR_WORDS: Record<string, string> = { gt: "is more than", gte: "is at least", lt: "is less than", lte: "is at most", eq: "is", neq: "is not", contains: "contains" };
+const ACTION_WORDS: Record<string, string> = { require_review: "hold for review", block: "block", flag: "flag", approve: "approve" };
+const QUERY_WORDS: Record<string, string> = {
+  "content.data.total_hits": "the number of watch-list hits",
+  "content.data.hits[].doc.types[]": "a watch-list hit's type",
+  "content.data.hits.doc.types": "a watch-list hit's type",
+  "data.counterparty.riskscore": "the address risk score",
+  "data.counterparty.category": "the address risk category",
+};
+const FIELD_WORDS: Record<string, string> = {
+  amountUSD: "the amount in USD",
+  amountLocal: "the amount in the local currency",
+  amount: "the amount",
+  asset: "the asset",
+  network: "the network",
+  direction: "the direction",
+  jurisdiction: "the jurisdiction",
+  walletType: "the wallet type",
+};
+
+/** An action in words: `hold for review`. */
+export const actionWords = (a: string) => ACTION_WORDS[a] ?? a;
+
+/**
+ * A branch as a sentence: `if the number of watch-list hits from screening_c is more than 0: hold for review`
+ * (the code form is `branchText`).
+ */
+export function branchWords(b: RuleBranch): string {
+  if (b.type === "else") return `otherwise: ${actionWords(b.action)}`;
+  const lead = b.type === "if" ? "if" : "else if";
+  const what = b.query ? `${QUERY_WORDS[b.query] ?? b.query} from ${b.integrationName ?? b.integrationId ?? "the integration"}` : (FIELD_WORDS[b.field ?? ""] ?? b.field ?? "?");
+  const every = b.query && b.subjectMatch === "all" ? " for every subject" : "";
+  return `${lead} ${what} ${OPERATOR_WORDS[b.operator ?? ""] ?? b.operator} ${b.value}${every}: ${actionWords(b.action)}`;
 }

@@ -114,11 +114,12 @@ export const SCREEN_KEYS: Record<ScreenId, [string, string][]> = {
   reports: [
     ["f", "open (not filed) / drafts / all"],
     ["d", "download the PDF to a path"],
+    ["x", "export goAML XML (an FIU that takes it)"],
   ],
   filing: [
     ["Enter", "a report with what filing still needs"],
     ["e", "edit a regulatory field or the jurisdiction"],
-    ["n", "write the narrative"],
+    ["n", "write the narrative (several lines; Ctrl-S saves)"],
     ["s / a", "submit for review / approve (a second officer)"],
     ["F", "file with the FIU's reference (only when nothing is missing)"],
     ["D", "draft a report by hand for a transfer"],
@@ -134,7 +135,10 @@ export const SCREEN_KEYS: Record<ScreenId, [string, string][]> = {
     ["/", "filter as you type (action, actor, ID)"],
     ["Enter", "one entry with its detail"],
   ],
-  rules: [["p", "promote the selected test rule to live (a member's live sign-in)"]],
+  rules: [
+    ["Enter", "a rule with its conditions in words"],
+    ["p", "promote the selected test rule to live (a member's live sign-in)"],
+  ],
   team: [
     ["m", "keys / members"],
     [":key test|live [email] [scopes] [expires 90d]", "create a key (shown once)"],

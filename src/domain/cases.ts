@@ -46,6 +46,8 @@ export interface CasePatch {
 export interface ResolveInput {
   resolution: CaseResolution;
   resolutionNote: string | null;
+  /** Approve a transfer whose screening could not run without screening it again (Caravan's addition; audited). */
+  approveUnscreened?: boolean;
 }
 
 type Result<T> = { ok: true; value: T } | { ok: false; issues: Issue[] };
@@ -178,11 +180,14 @@ export function validatePatchCase(body: unknown): Result<CasePatch> {
 export function validateResolve(body: unknown): Result<ResolveInput> {
   if (!isObject(body)) return { ok: false, issues: NOT_OBJECT };
   const issues: Issue[] = [];
-  unknownFields(body, ["resolution", "resolutionNote"], issues);
+  unknownFields(body, ["resolution", "resolutionNote", "approveUnscreened"], issues);
   const resolution = oneOf(body, "resolution", CASE_RESOLUTIONS, issues, { required: true });
   const note = text(body, "resolutionNote", issues, { max: CASE_LIMITS.resolutionNote, nullable: true });
+  const unscreened = body.approveUnscreened;
+  if (unscreened !== undefined && typeof unscreened !== "boolean") issues.push({ path: "approveUnscreened", message: "must be true or false" });
+  else if (unscreened === true && resolution !== undefined && resolution !== "approved") issues.push({ path: "approveUnscreened", message: "applies only to resolution approved" });
   if (issues.length) return { ok: false, issues };
-  return { ok: true, value: { resolution: resolution!, resolutionNote: note === "" ? null : (note ?? null) } };
+  return { ok: true, value: { resolution: resolution!, resolutionNote: note === "" ? null : (note ?? null), ...(unscreened === true ? { approveUnscreened: true } : {}) } };
 }
 
 /** Part 2, notes: `content` 1 to 5,000 characters. */
@@ -219,7 +224,9 @@ export type Severity = "low" | "medium" | "high";
 export const priorityFromSeverity = (s: Severity): CasePriority => s;
 
 /** The title of a case screening opens (sealed like any title: a rule name may say more than it should). */
-export function screeningTitle(o: { stage: "precheck" | "postcheck"; verdict: "require_review" | "block"; ruleName: string | null }): string {
+export function screeningTitle(o: { stage: "precheck" | "postcheck"; verdict: "require_review" | "block"; ruleName: string | null; unscreened?: boolean }): string {
+  // Could not check is never worded as a finding (docs/screening.md "Could not check").
+  if (o.unscreened) return `Screening could not run: transfer held unscreened at ${o.stage}${o.ruleName ? ` (rule ${o.ruleName})` : ""}`;
   const what = o.verdict === "block" ? "blocked" : "held";
   return o.ruleName ? `Transfer ${what} at ${o.stage} by rule ${o.ruleName}` : `Transfer ${what} at ${o.stage} by screening`;
 }

@@ -22,6 +22,7 @@ import { openApiDocument, systemRoutes } from "./openapi.ts";
 import { notCarriedCallbacks } from "./callbacks/not-carried.ts";
 import { providerDCallbacks, type ProviderDCallbackDeps } from "./callbacks/provider_d.ts";
 import { customerOverviewRoutes } from "./customer-overview.ts";
+import { transferValuationRoutes } from "./transfer-valuation.ts";
 import { eventRoutes, type EventRouteDeps } from "./events.ts";
 import { meRoutes } from "./me.ts";
 import { deadLetterRoutes, type DeadLetterRouteDeps } from "./dead-letters.ts";
@@ -187,6 +188,7 @@ export function createApp(services: AppDeps) {
     .use(caseRoutes(kit, services))
     .use(reportRoutes(kit, services))
     .use(customerOverviewRoutes(kit, services))
+    .use(transferValuationRoutes(kit, services))
     .use(providerRoutes(kit, services))
     .use(providerBCallbacks(services))
     .use(providerECallbacks(services, () => (services.providers.adapter("provider_e") as { options?: ProviderEOptions } | undefined)?.options ?? null))

@@ -3,7 +3,12 @@
 // (`Reports.act`, `Reports.draftForTransfer`) and the same permissions as the CLI.
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { apiError } from "../domain/errors.ts";
-import { reportDocument } from "../domain/reports/document.ts";
+import { reportDocument, type DocumentInput } from "../domain/reports/document.ts";
+import { jurisdictionCurrency } from "../domain/reports/currency.ts";
+import { GOAML_JURISDICTIONS, goamlXml } from "../domain/reports/goaml.ts";
+import Decimal from "decimal.js";
+import type { Pricing } from "../adapters/fx/pricing.ts";
+import type { Catalog } from "../domain/assets/catalog.ts";
 import {
   filingDeadline,
   jurisdictionOut,
@@ -45,6 +50,9 @@ export interface ReportRouteDeps {
   cursorKey: Uint8Array;
   /** Defaults to worker threads (one CJK document at a time). */
   pdf?: PdfRenderer;
+  /** For the value in the jurisdiction's reporting currency on the PDF (a rate asked for, nothing recorded). */
+  pricing?: Pick<Pricing, "quote">;
+  catalog?: Catalog;
 }
 
 const ID = /^rpt_[0-9a-z]{26}$/;
@@ -115,6 +123,25 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
   const thresholds = deps.repositories.thresholds;
   const audit = deps.repositories.audit;
   const pdf = () => deps.pdf ?? sharedPdfRenderer();
+
+  /**
+   * The value in the jurisdiction's reporting currency (EUR for a Dutch or German report) when the threshold decision
+   * priced the transfer in another: the amount at a rate asked for now, with its source and time; or why there is none.
+   */
+  async function withLocalValue(input: DocumentInput): Promise<DocumentInput> {
+    const currency = jurisdictionCurrency(input.type.definition.jurisdiction);
+    const v = input.valuation;
+    if (!currency || !v || v.currency === currency || !input.transfer.amount) return input;
+    const asset = deps.catalog?.assets.find((a) => a.id === input.transfer.assetId);
+    if (!asset || !deps.pricing) return { ...input, localValuation: { currency, unavailable: "the asset has no market data here" } };
+    try {
+      const q = await deps.pricing.quote(asset, currency, AbortSignal.timeout(5_000));
+      const value = new Decimal(input.transfer.amount).times(q.rate).toDecimalPlaces(2, Decimal.ROUND_HALF_EVEN).toFixed(2);
+      return { ...input, localValuation: { value, currency, rate: q.rate, source: q.source, rateAsOf: q.asOf } };
+    } catch (e) {
+      return { ...input, localValuation: { currency, unavailable: e instanceof Error ? e.message.split("\n")[0].slice(0, 200) : "no source answered" } };
+    }
+  }
 
   const strThresholds = (companyId: string): DeadlineThreshold[] => thresholds.all(companyId).filter((t) => t.type === "str");
 
@@ -295,7 +322,8 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
       .patch(
         "/:id",
         { summary: "Operator: edit narrative, regulatory fields, risk indicators or jurisdiction (a report in review goes back to draft)", access: REPORT_ACCESS.edit, body: api.EditReport, validationStatus: 422, tags: ["reports", "operator"] },
-        (c) => step(c, "edit", c.body),
+        // Line breaks are stored as \n: a terminal's \r or a pasted \r\n is the same break, never a raw \r.
+        (c) => step(c, "edit", typeof c.body?.narrative === "string" ? { ...c.body, narrative: c.body.narrative.replace(/\r\n?/g, "\n") } : c.body),
       )
       .post("/:id/submit", { summary: "Operator: submit a filing-ready draft for review", access: REPORT_ACCESS.submit, tags: ["reports", "operator"] }, (c) => step(c, "submit", {}))
       .post("/:id/approve", { summary: "Operator: approve a report in review (a member who neither drafted, last edited nor submitted it)", access: REPORT_ACCESS.approve, tags: ["reports", "operator"] }, (c) => step(c, "approve", {}))
@@ -326,7 +354,7 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
             throw e;
           }
           if (!input) throw apiError("TRANSFER_NOT_FOUND", { status: 409, message: "The report's transfer is not in this environment", details: { transferId: row.transfer_id } });
-          const doc = reportDocument(input);
+          const doc = reportDocument(await withLocalValue(input));
           let bytes: Uint8Array;
           try {
             // Drawing can outlast the connection's idle timeout on a busy machine; a cut connection would make the
@@ -358,6 +386,79 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
             status: 200,
             headers: {
               "Content-Type": "application/pdf",
+              "Content-Length": String(bytes.length),
+              "Content-Disposition": `attachment; filename=${filename}`,
+              "x-content-sha256": hash,
+              "api-version": String(API_VERSION),
+              "cache-control": "no-store",
+            },
+          });
+        },
+      )
+      .get(
+        "/:id/goaml",
+        {
+          summary: "Operator: the report as goAML XML, for an FIU that takes goAML (a filing-ready or filed report); audited like a download; needs transfers:read and pii:view",
+          access: REPORT_ACCESS.download,
+          tags: ["reports", "operator"],
+        },
+        async (c) => {
+          const { company, environment } = c.auth;
+          const row = load(c);
+          const jurisdiction = row.jurisdiction;
+          if (!jurisdiction || !GOAML_JURISDICTIONS.has(jurisdiction))
+            throw apiError("INVALID_REQUEST", { message: `The FIU of ${jurisdiction ?? "an unset jurisdiction"} does not take goAML XML here: file the PDF`, details: { jurisdiction, goamlJurisdictions: [...GOAML_JURISDICTIONS].sort() } });
+          if (row.filing_ready !== 1 && row.status !== "filed") throw apiError("NOT_FILING_READY", { details: { missing: repo.missing(row) } });
+          let input;
+          try {
+            input = repo.documentInput(row, strThresholds(company.id), c.now);
+          } catch (e) {
+            if (e instanceof UnreadableError) throw apiError("SERVICE_UNAVAILABLE", { message: "The report's sealed data cannot be decrypted" });
+            throw e;
+          }
+          const parties = repo.goamlParties(row);
+          if (!input || !parties) throw apiError("TRANSFER_NOT_FOUND", { status: 409, message: "The report's transfer is not in this environment", details: { transferId: row.transfer_id } });
+          const withLocal = await withLocalValue(input);
+          const data = withLocal.regulatoryData;
+          const local = withLocal.localValuation && !("unavailable" in withLocal.localValuation) ? withLocal.localValuation : withLocal.valuation && withLocal.valuation.currency === jurisdictionCurrency(jurisdiction) ? withLocal.valuation : null;
+          const xml = goamlXml({
+            reportNumber: row.report_number,
+            reportCode: data.goAmlReportCode || withLocal.type.definition.abbreviation,
+            rentityId: data.filingInstitutionIdentifier ?? "",
+            filingReference: row.filing_reference,
+            submittedAt: new Date(c.now).toISOString(),
+            currency: jurisdictionCurrency(jurisdiction) ?? "EUR",
+            contactOfficer: data.contactOfficer ?? "",
+            institutionCountry: data.filingInstitutionCountry ?? jurisdiction,
+            narrative: withLocal.narrative ?? "",
+            action: row.status === "filed" ? "Filed" : "Transfer reviewed by the reporting officer",
+            transfer: { id: withLocal.transfer.id, direction: parties.direction, amount: withLocal.transfer.amount ?? "", asset: withLocal.transfer.asset ?? "", network: parties.network, txHash: parties.txHash, createdAt: withLocal.transfer.createdAt },
+            amountLocal: local ? new Decimal(local.value).toFixed(2) : null,
+            subject: parties.subject,
+            counterparty: parties.counterparty,
+            indicators: withLocal.riskIndicators,
+          });
+          const bytes = new TextEncoder().encode(xml);
+          const hash = bytesToHex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>)));
+          const filename = `${row.report_number}.goaml.xml`;
+          deps.storage.tx(() =>
+            audit.record(
+              {
+                companyId: company.id,
+                environment,
+                actor: c.auth.actor,
+                action: "str.downloaded",
+                entityType: REPORT_ENTITY,
+                entityId: row.id,
+                detail: { reportNumber: row.report_number, format: "goaml", sha256: hash, bytes: bytes.length, filename, draft: row.filing_ready !== 1, status: row.status },
+              },
+              c.now,
+            ),
+          );
+          return new Response(bytes as Uint8Array<ArrayBuffer>, {
+            status: 200,
+            headers: {
+              "Content-Type": "application/xml; charset=utf-8",
               "Content-Length": String(bytes.length),
               "Content-Disposition": `attachment; filename=${filename}`,
               "x-content-sha256": hash,

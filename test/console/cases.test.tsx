@@ -2,6 +2,7 @@
 // resolve with meta.transferAction and the transfer_updated entry arriving afterwards. Keys in, frames out.
 import { test, expect, afterEach, setDefaultTimeout } from "bun:test";
 import { cleanup } from "ink-testing-library";
+import { caseTitleText } from "../../src/console/words.ts";
 import { Stub, list, one, refuse, mount, frame, keys, until, KEY, ME_ANALYST } from "./stub.ts";
 import { caseItem, caseDetail, now, transferDetail, nameScreening, SANCTIONED } from "./fixtures.ts";
 
@@ -59,7 +60,9 @@ test("Enter opens the detail with the rule, linked transfer, notes and history",
   expect(f).toContain("Rule        Watch-list name hit (sanctions, require_review, high)");
   expect(f).toContain("Transfer    trf_1 outgoing 1 ETH · held · verdict pending");
   expect(f).toContain("x@example.com: Called the customer");
-  expect(f).toContain("created status open");
+  // History in words, with who did it (Caravan for what it did itself).
+  expect(f).toContain("Caravan: opened");
+  expect(f).not.toContain("created status open");
 });
 
 test("n adds a note: POST …/notes with the typed content", async () => {
@@ -129,7 +132,7 @@ test("resolve approved with a note: shows meta.transferAction queued, then the t
   expect(f).not.toContain("transfer_updated");
   expect(stub.requests("POST", "/api/v2/cases/cas_high/resolve")[0].body).toEqual({ resolution: "approved", resolutionNote: "fine" });
   moved = true;
-  await frame(r, (f) => f.includes("transfer_updated awaiting_counterparty"));
+  await frame(r, (f) => f.includes("officer@example.com: the transfer moved: awaiting_counterparty"));
 });
 
 test("resolve rejected shows a skipped transferAction with its reason; 409 CASE_CLOSED verbatim", async () => {
@@ -154,13 +157,18 @@ test("resolve rejected shows a skipped transferAction with its reason; 409 CASE_
   await frame(r, (f) => f.includes("✕ CASE_CLOSED: Case is closed"));
 });
 
-test("an analyst (no pii:view, no cases:resolve) sees *** as the API answers and may not resolve", async () => {
-  stub = new Stub(ME_ANALYST).on("GET", "/api/v2/cases", { body: { data: [caseItem("cas_a", 4, { title: "***" })], meta: { total: 1, piiMasked: true } } });
+test("an analyst (no pii:view, no cases:resolve) sees the masked title named as masked with the type in words, is offered no change, and is told the role lacks it", async () => {
+  stub = new Stub(ME_ANALYST).on("GET", "/api/v2/cases", { body: { data: [caseItem("cas_a", 4, { title: "***", type: "sanctions_hit" })], meta: { total: 1, piiMasked: true } } });
   const r = mount(stub, "cases");
   const f = await frame(r, (f) => f.includes("CASE-TEST-2026-000004") && f.includes("analyst"));
-  expect(f.split("\n").find((l) => l.includes("CASE-TEST-2026-000004"))).toContain("***");
+  const row = f.split("\n").find((l) => l.includes("CASE-TEST-2026-000004"))!;
+  expect(row).toContain("*** masked · san");
+  expect(caseTitleText({ title: "***", type: "sanctions_hit" })).toBe("*** masked · sanctions screening match");
+  expect(caseTitleText({ title: "Transfer held at precheck by rule X", type: "sanctions_hit" })).toBe("Transfer held at precheck by rule X");
+  expect(f).not.toContain("o resolve");
+  expect(f).not.toContain("n note");
   await keys(r, "o");
-  await frame(r, (f) => f.includes("not allowed: the key needs cases:write and the role cases:resolve"));
+  await frame(r, (f) => f.includes("✕ not allowed: the role analyst lacks cases:resolve (the key's scope allows it)"));
   expect(stub.seen.filter((s) => s.method === "POST")).toHaveLength(0);
 });
 
@@ -176,7 +184,9 @@ test("a case's detail shows the evidence: the held transfer's parties by name, t
   await keys(r, KEY.enter);
   const f = flat(await frame(r, (f) => f.includes("▶ fired") && f.includes("no match")));
   expect(f).toContain("Beneficiary Viktor Krasnov · 0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb · VASP Bene Exchange");
-  expect(f).toContain("▶ fired if screening_c content.data.total_hits gt 0 → require_review · read originator 0, beneficiary 1");
+  // The branch as a sentence and what it read; its code is on the Rules screen.
+  expect(f).toContain("▶ fired if the number of watch-list hits from screening_c is more than 0: hold for review · read originator 0, beneficiary 1");
+  expect(f).not.toContain("content.data.total_hits gt 0");
   expect(f).toContain('beneficiary "Viktor Krasnov": matched Viktor Krasnov (SBX1VK0001) on sandbox-sanctions-list');
   await keys(r, "J");
   await frame(r, (f) => f.includes("compliance.checks as the API answered") && f.includes('"integration": "screening_c"'));

@@ -72,7 +72,8 @@ test("filing: Enter lists what is missing; F refuses before any call while somet
   await keys(r, "e");
   await frame(r, (f) => f.includes("Field of STR-TEST-2026-000001 (r1)"));
   await keys(r, "2");
-  await frame(r, (f) => f.includes("Value (empty clears"));
+  // The prompt names the field and shows its value.
+  await frame(r, (f) => f.includes("Reporting officer (MLRO) name and contact of STR-TEST-2026-000001 (r1), now empty"));
   await keys(r, ..."J. de Vries".split(""), KEY.enter);
   await until(() => stub.requests("PATCH", "/api/v2/reports/r1").length === 1);
   expect(stub.requests("PATCH", "/api/v2/reports/r1")[0].body).toEqual({ fields: { contactOfficer: "J. de Vries" } });
@@ -82,13 +83,43 @@ test("filing: Enter lists what is missing; F refuses before any call while somet
   expect(stub.requests("PATCH", "/api/v2/reports/r1")[1].body).toEqual({ jurisdiction: "nl" });
   await keys(r, "n");
   await frame(r, (f) => f.includes("Narrative of STR-TEST-2026-000001"));
-  await keys(r, ..."Confirmed match.".split(""), KEY.enter);
+  await keys(r, ..."Confirmed match.".split(""), KEY.ctrlS);
   await until(() => stub.requests("PATCH", "/api/v2/reports/r1").length === 3);
   expect(stub.requests("PATCH", "/api/v2/reports/r1")[2].body).toEqual({ narrative: "Confirmed match." });
   await keys(r, "s");
   await frame(r, (f) => f.includes("Submit STR-TEST-2026-000001 (r1) for review?"));
   await keys(r, "y");
   await frame(r, (f) => f.includes("✓ STR-TEST-2026-000001 submitted for review · pending_review"));
+});
+
+test("filing: the narrative editor takes several lines (a pasted \\r is a line break), keeps the facts block Caravan wrote, and a field prompt shows the current value", async () => {
+  const drafted = "[DRAFT: the reporting officer writes the narrative here and removes this line. A report cannot be filed while this line is in it.]\n\nWhat Caravan recorded:\nCase CASE-TEST-2026-000001: Transfer held\nTransfer trf_1: outgoing 1 ETH on ethereum";
+  const rep = report("r1", "STR-TEST-2026-000001", { narrative: drafted, regulatoryData: { contactOfficer: "A. Jansen" } });
+  stub = new Stub(ME_FILER)
+    .on("GET", "/api/v2/reports", list([rep]))
+    .on("GET", "/api/v2/reports/r1", one(rep))
+    .on("GET", "/api/v2/reports/r1/readiness", one(readiness()))
+    .on("PATCH", "/api/v2/reports/r1", one(rep));
+  const r = mount(stub, "filing");
+  await frame(r, (f) => f.includes("STR-TEST-2026-000001"));
+  await keys(r, KEY.enter);
+  await frame(r, (f) => f.includes("Missing for filing"));
+  await keys(r, "e");
+  const pick = await frame(r, (f) => f.includes("Field of STR-TEST-2026-000001 (r1)"));
+  expect(pick).toContain("Reporting officer (MLRO) name and contact *: A. Jansen");
+  await keys(r, "2");
+  await frame(r, (f) => f.includes('now "A. Jansen"') && f.includes("> A. Jansen█"));
+  await keys(r, KEY.esc);
+  await keys(r, "n");
+  const ed = await frame(r, (f) => f.includes("Narrative of STR-TEST-2026-000001") && f.includes("kept below as Caravan wrote it"));
+  expect(ed).not.toContain("[DRAFT:");
+  await keys(r, "First line.", "\r\nSecond line, pasted.", KEY.enter, "Third.");
+  await frame(r, (f) => f.includes("Third.█"));
+  await keys(r, KEY.ctrlS);
+  await until(() => stub.requests("PATCH", "/api/v2/reports/r1").length === 1);
+  const body = stub.requests("PATCH", "/api/v2/reports/r1")[0].body as { narrative: string };
+  expect(body.narrative).toBe("First line.\nSecond line, pasted.\nThird.\n\nWhat Caravan recorded:\nCase CASE-TEST-2026-000001: Transfer held\nTransfer trf_1: outgoing 1 ETH on ethereum");
+  expect(body.narrative).not.toContain("\r");
 });
 
 test("filing: approving my own submission or my own draft is refused on screen (four eyes); another officer's is approved; F files with the reference once nothing is missing; a refusal is shown verbatim", async () => {
@@ -152,12 +183,64 @@ test("filing: D drafts a report by hand for a transfer; the selection follows th
   expect(stub.requests("POST", "/api/v2/reports")[0].body).toEqual({ transferId: "trf_abc" });
 });
 
-test("filing: a key without strs:write reads but is told why it cannot act", async () => {
+test("filing: a role without strs:update reads but is told the true reason (the role, not the key)", async () => {
+  // ME_OWNER's key has strs:write; its role (compliance_officer here) lacks strs:update.
   stub = new Stub().on("GET", "/api/v2/reports", list([report("r1", "STR-TEST-2026-000001")]));
+  const r = mount(stub, "filing");
+  await frame(r, (f) => f.includes("read only: the role compliance_officer lacks strs:update") && f.includes("STR-TEST-2026-000001") && f.includes("● live"));
+  expect(r.lastFrame()).not.toContain("the key lacks strs:write");
+  await keys(r, "D");
+  await frame(r, (f) => f.includes("✕ not allowed: the role compliance_officer lacks strs:update (the key's scope allows it)"));
+});
+
+test("filing: a key without strs:write is told it is the key", async () => {
+  const me = { ...ME_FILER, key: { ...ME_FILER.key, scopes: ME_FILER.key.scopes.filter((s) => s !== "strs:write") } };
+  stub = new Stub(me).on("GET", "/api/v2/reports", list([report("r1", "STR-TEST-2026-000001")]));
   const r = mount(stub, "filing");
   await frame(r, (f) => f.includes("read only: the key lacks strs:write") && f.includes("STR-TEST-2026-000001") && f.includes("● live"));
   await keys(r, "D");
-  await frame(r, (f) => f.includes("✕ not allowed: the key needs strs:write"));
+  await frame(r, (f) => f.includes("✕ not allowed: the key lacks strs:write"));
+});
+
+test("filing and reports: / filters as you type, and typed characters never act (no screen switch, no open)", async () => {
+  stub = new Stub(ME_FILER)
+    .on("GET", "/api/v2/reports", list([report("r1", "STR-TEST-2026-000001"), report("r4", "STR-TEST-2026-000004"), report("r9", "STR-TEST-2026-000009", { jurisdiction: "DE" })]))
+    .on("GET", "/api/v2/webhooks", list([{ id: "wh_1", name: "ops hook", url: "https://example.com", status: "active", events: ["*"], consecutiveFailures: 0, createdAt: new Date().toISOString() }]));
+  const r = mount(stub, "filing");
+  await frame(r, (f) => f.includes("STR-TEST-2026-000009") && f.includes("● live"));
+  await keys(r, "/");
+  for (const ch of "000004") await keys(r, ch);
+  const f = await frame(r, (f) => !f.includes("STR-TEST-2026-000009") && f.includes("STR-TEST-2026-000004"));
+  expect(f).toContain("Filing ·");
+  expect(f).not.toContain("STR-TEST-2026-000001");
+  await keys(r, KEY.enter); // ends the filter; the list stays filtered, still Filing
+  const kept = await frame(r, (f) => f.includes(`filter "000004"`));
+  expect(kept).toContain("Filing ·");
+  expect(kept).not.toContain("Webhook subscriptions");
+  // `:filter` and the sort keys work there too.
+  await keys(r, ":");
+  for (const ch of "filter DE") await keys(r, ch);
+  await keys(r, KEY.enter);
+  await frame(r, (f) => f.includes("STR-TEST-2026-000009") && !f.includes("STR-TEST-2026-000004"));
+  // Reports: the same.
+  await keys(r, "5");
+  await frame(r, (f) => f.includes("Reports ·") && f.includes("STR-TEST-2026-000001"));
+  await keys(r, "/");
+  for (const ch of "000001") await keys(r, ch);
+  const rep = await frame(r, (f) => f.includes("Reports ·") && !f.includes("STR-TEST-2026-000004") && f.includes("STR-TEST-2026-000001"));
+  expect(rep).not.toContain("Webhook subscriptions");
+  expect(stub.requests("GET", "/api/v2/reports/r1")).toHaveLength(0); // nothing opened while typing
+});
+
+test("filing: a on the list acts on the selected report (opens it, asks to approve), never silently nothing", async () => {
+  stub = new Stub(ME_FILER)
+    .on("GET", "/api/v2/reports", list([report("r1", "STR-TEST-2026-000001", { status: "pending_review" })]))
+    .on("GET", "/api/v2/reports/r1", one(report("r1", "STR-TEST-2026-000001", { status: "pending_review" })))
+    .on("GET", "/api/v2/reports/r1/readiness", one(readiness({ submittedBy: { id: "mem_other", email: "other@example.com" } })));
+  const r = mount(stub, "filing");
+  await frame(r, (f) => f.includes("STR-TEST-2026-000001") && f.includes("● live"));
+  await keys(r, "a");
+  await frame(r, (f) => f.includes("Approve STR-TEST-2026-000001 (r1)"));
 });
 
 test("customers: Enter shows identity status, wallets, transfers and their cases from the overview route", async () => {
@@ -252,4 +335,21 @@ test("rules: in test, the screen says promotion needs a live sign-in", async () 
   await frame(t, (f) => f.includes("promotion to live needs a live sign-in") && f.includes("Large USDC") && f.includes("● live"));
   await keys(t, "p");
   await frame(t, (f) => f.includes("✕ promotion changes live: sign in to the live environment"));
+});
+
+test("rules: the list shows stage, severity and category; Enter opens a rule with its conditions in words, the code beside them", async () => {
+  const rule = { id: "rul_a", name: "Watch-list name hit", description: null, category: "sanctions", stage: "precheck", action: "require_review", severity: "high", isActive: true, threshold: null, thresholdCurrency: null, jurisdictions: [], asset: null, network: null, thresholdOperator: null, conditionCount: 1, environment: "test", createdAt: new Date().toISOString(), updatedAt: new Date().toISOString() };
+  stub = new Stub(ME_FILER)
+    .on("GET", "/api/v2/rules", list([rule]))
+    .on("GET", "/api/v2/rules/rul_a", one({ ...rule, conditions: [{ type: "if", action: "require_review", field: null, query: "content.data.total_hits", integrationId: "int_c", integrationName: "screening_c", operator: "gt", value: "0", subjectMatch: "any" }] }));
+  const r = mount(stub, "rules");
+  const f = await frame(r, (f) => f.includes("Watch-list name hit") && f.includes("● live"));
+  expect(f.split("\n").find((l) => l.includes("Watch-list name hit"))).toMatch(/require_review\s+precheck\s+high\s+sanctions/);
+  await keys(r, KEY.enter);
+  const d = await frame(r, (f) => f.includes("Conditions (1)"));
+  expect(d).toContain("Does        hold for review (require_review) · sanctions · severity high");
+  expect(d).toContain("if the number of watch-list hits from screening_c is more than 0: hold for review");
+  expect(d).toContain("if screening_c content.data.total_hits gt 0 → require_review");
+  await keys(r, KEY.esc);
+  await frame(r, (f) => !f.includes("Conditions (1)") && f.includes("Watch-list name hit"));
 });

@@ -44,8 +44,11 @@ test("overview: held transfers, open cases by priority, mine, failing deliveries
   expect(f).toMatch(/high \/ medium \/ low\s+4 \/ 5 \/ 6/);
   expect(f).toMatch(/assigned to me\s+1/);
   // Two held in the current minute (full bar, last cell), one completed two minutes ago.
-  expect(f).toMatch(/held\s+█ 2/);
-  expect(f).toMatch(/done\s+█\s\s 1/);
+  // The counts are of transfers created in the window; the held row also says how many are held in all, so
+  // "held 0" never sits under "Held transfers 3" unexplained.
+  expect(f).toMatch(/held\s+█ 2 new · 3 held in all/);
+  expect(f).toMatch(/done\s+█\s\s 1 new/);
+  expect(f).toContain("Transfers created per minute, by their state now");
   await keys(r, "j", "j", "j", KEY.enter);
   await frame(r, (f) => f.includes("Webhook subscriptions"));
 });
@@ -132,6 +135,27 @@ test("reports: d downloads the PDF to the typed path; a refusal (PII_ACCESS_REQU
   allowed = false;
   await keys(r, "d", KEY.enter);
   await frame(r, (f) => f.includes("✕ PII_ACCESS_REQUIRED: Downloading needs pii:view"));
+});
+
+test("reports: x exports the report as goAML XML to the typed path; the API's refusal (not filing-ready, or an FIU without goAML) is shown verbatim", async () => {
+  const xml = new TextEncoder().encode('<?xml version="1.0" encoding="UTF-8"?>\n<report></report>\n');
+  let ready = true;
+  stub = new Stub()
+    .on("GET", "/api/v2/reports", list([report("r1", "SAR-2026-000010", {})]))
+    .on("GET", "/api/v2/reports/r1/goaml", () => (ready ? { raw: xml, headers: { "content-type": "application/xml; charset=utf-8", "x-content-sha256": "0123456789abcdef" } } : refuse(409, "NOT_FILING_READY", "The report is not filing-ready")));
+  const r = mount(stub, "reports");
+  await frame(r, (f) => f.includes("SAR-2026-000010") && f.includes("x goAML XML"));
+  await keys(r, "x");
+  await frame(r, (f) => f.includes("./SAR-2026-000010.goaml.xml"));
+  const path = join(dir, "x.goaml.xml");
+  for (let i = 0; i < "./SAR-2026-000010.goaml.xml".length; i++) await keys(r, KEY.backspace);
+  for (const ch of path) await keys(r, ch);
+  await keys(r, KEY.enter);
+  await frame(r, (f) => f.includes(`✓ saved ${path}`));
+  expect(readFileSync(path, "utf8")).toContain("<report></report>");
+  ready = false;
+  await keys(r, "x", KEY.enter);
+  await frame(r, (f) => f.includes("✕ NOT_FILING_READY: The report is not filing-ready"));
 });
 
 test("deliveries: Enter on a delivery opens its attempts (count, last answer, error, what comes next); the selection stays on it", async () => {

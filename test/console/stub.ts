@@ -204,4 +204,4 @@ export async function keys(r: { stdin: { write(s: string): void } }, ...ks: stri
   }
 }
 
-export const KEY = { enter: "\r", esc: "\u001B", down: "\u001B[B", up: "\u001B[A", tab: "\t", backspace: "\u007F" };
+export const KEY = { enter: "\r", esc: "\u001B", down: "\u001B[B", up: "\u001B[A", tab: "\t", backspace: "\u007F", ctrlS: "\u0013" };

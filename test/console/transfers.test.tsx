@@ -99,7 +99,7 @@ test("the detail shows the parties by name, each check's finding, the rule branc
   expect(f).toContain('originator "Jane Doe": no match');
   expect(f).toContain("beneficiary 0xd1220a0c: risk score 0.92, sanctioned mixer");
   expect(f).toContain("rule matched: Watch-list name hit (sanctions, require_review, high)");
-  expect(f).toMatch(/▶ fired if screening_c content\.data\.total_hits gt 0 → require_review\s+· read originator 0, beneficiary 1/);
+  expect(f).toMatch(/▶ fired if the number of watch-list hits from screening_c is more than 0: hold for review\s+· read originator 0, beneficiary 1/);
   await keys(r, "G"); // the actions are further down
   const end = flat(await frame(r, (f) => f.includes("Actions")));
   expect(end).toContain("x reject: resolves CASE-TEST-2026-000007 as rejected, which rejects the transfer and drafts a suspicion report");
@@ -231,12 +231,17 @@ test("retry needs a reason; the API's refusal is shown verbatim with its code; a
   await frame(r, (f) => f.includes("✕ x does nothing on a completed transfer: no action applies"));
 });
 
-test("a key whose role lacks transfers:update is told so and sends nothing", async () => {
+test("a role without transfers:update is offered no action, is told the true reason (the role, not the key), and sends nothing", async () => {
   stub = withTransfers(new Stub(ME_ANALYST));
   const r = mount(stub, "transfers");
-  await frame(r, (f) => f.includes("bbbbbbbb") && f.includes("analyst") && f.includes("x reject"));
+  const f = await frame(r, (f) => f.includes("bbbbbbbb") && f.includes("analyst") && f.includes("read only: the role analyst lacks transfers:update"));
+  expect(f).not.toContain("x reject");
+  expect(f).not.toContain("a approve");
   await keys(r, "j", "a");
-  await frame(r, (f) => f.includes("not allowed: the key needs transfers:write and the role transfers:update"));
+  await frame(r, (f) => f.includes("✕ approve is not offered: the role analyst lacks transfers:update (the key's scope allows it)"));
+  await keys(r, KEY.enter);
+  const d = await frame(r, (f) => f.includes("reject not offered: the role analyst lacks transfers:update"));
+  expect(d).not.toMatch(/ x reject:/);
   expect(stub.seen.filter((s) => s.method === "PATCH")).toHaveLength(0);
 });
 

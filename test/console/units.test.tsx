@@ -90,3 +90,37 @@ test("deadline text: days left, overdue by N days, filed; cases sort high → me
   expect(sorted.map((c) => c.id)).toEqual(["2", "4", "3", "1"]);
   expect(cut("abcdef", 4)).toBe("abc…");
 });
+
+test("case history in words: who was assigned, which report was drafted, a hold whose screening did not run", async () => {
+  const { caseHistoryText } = await import("../../src/console/words.ts");
+  const ruth = { id: "mem_ruth", email: "ruth@example.com" };
+  expect(caseHistoryText({ action: "assigned", field: "assigneeId", oldValue: null, newValue: "mem_ruth" }, [ruth])).toBe("assigned to ruth@example.com");
+  expect(caseHistoryText({ action: "note_added", field: "notes", oldValue: null, newValue: "cnt_1" })).toBe("note added");
+  expect(caseHistoryText({ action: "str_drafted", field: "reportId", oldValue: null, newValue: "rpt_1" })).toBe("suspicion report rpt_1 drafted (Reports shows it)");
+  expect(caseHistoryText({ action: "updated", field: "screening", oldValue: null, newValue: "precheck:require_review:rul_1:unscreened" })).toBe("held again by screening at precheck (review): screening did not run");
+});
+
+test("codes in words: a rejection reason with its code beside it; no 'verdict pending' on a transfer that ended without one", async () => {
+  const { rejectionWords, verdictText } = await import("../../src/console/words.ts");
+  expect(rejectionWords("COMPLIANCE_POLICY")).toBe("the compliance policy (a rule or an officer's review) (COMPLIANCE_POLICY)");
+  expect(rejectionWords("SOMETHING_NEW")).toBe("SOMETHING_NEW");
+  expect(verdictText("failed", "pending")).toBe("none (the transfer is failed; screening gave none)");
+  expect(verdictText("held", "pending")).toBe("pending");
+  expect(verdictText("completed", "approved")).toBe("approved");
+});
+
+test("the status line keeps the role whole and the reconnect countdown first at every width", async () => {
+  const { render } = await import("ink-testing-library");
+  const { createElement } = await import("react");
+  const { StatusLine, connectionText } = await import("../../src/console/components/StatusLine.tsx");
+  const me = { company: { slug: "default" }, environment: "test", member: { id: "mem_1", email: "a-very-long-officer-address@compliance.example.com", role: "compliance_officer" }, key: { id: "k", scopes: [] }, permissions: [] };
+  const offline = { kind: "offline", message: "cannot reach 127.0.0.1:8080 (connection refused, the server may be restarting)", retryInMs: 4000 } as const;
+  expect(connectionText({ kind: "ok" } as never, offline as never).text).toMatch(/^offline, retrying in 4s: /);
+  for (const width of [60, 80, 100, 160]) {
+    const r = render(createElement(StatusLine, { url: "http://caravan.internal.example.com:8080", me: me as never, health: { kind: "ok" } as never, stream: offline as never, width }));
+    const line = r.lastFrame() ?? "";
+    expect(line).toContain("compliance_officer");
+    expect(line).toContain("retrying in 4s");
+    r.unmount();
+  }
+});

@@ -3,7 +3,7 @@
 // threshold (the str threshold's amount), and the document a PDF is drawn from.
 import { test, expect, describe } from "bun:test";
 import { identityNameLines, reportNames, writtenName } from "../../src/domain/reports/names.ts";
-import { describeIndicator, ruleIndicator } from "../../src/domain/reports/indicators.ts";
+import { describeIndicator, latestRunIncomplete, ruleIndicator } from "../../src/domain/reports/indicators.ts";
 import { humanTime, reportDocument } from "../../src/domain/reports/document.ts";
 import {
   filingDeadline,
@@ -59,6 +59,12 @@ describe("risk indicators and times", () => {
     expect(describeIndicator("str_threshold_reached")).toBe("Amount at or above the suspicious transaction reporting threshold (str_threshold_reached)");
     expect(describeIndicator(ruleIndicator({ name: "Watch-list hit", severity: "high" }))).toBe('Screening rule "Watch-list hit" fired, severity high (rule)');
     expect(describeIndicator("Funds sent to a mixer")).toBe("Funds sent to a mixer");
+    expect(describeIndicator("screening_incomplete")).toMatch(/^Screening could not be completed: .* nothing was matched or cleared \(screening_incomplete\)$/);
+    // The latest run decides: a failure cured by a later successful run is screened.
+    expect(latestRunIncomplete([{ status: "error", run: "1" }])).toBe(true);
+    expect(latestRunIncomplete([{ status: "error", run: "1" }, { status: "success", run: "2" }])).toBe(false);
+    expect(latestRunIncomplete([{ status: "success", run: "2" }, { status: "skipped", run: "2" }])).toBe(true);
+    expect(latestRunIncomplete([])).toBe(false);
   });
 
   test("human times: day month year, seconds and the zone; a day alone; null a dash", () => {

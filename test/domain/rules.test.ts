@@ -5,6 +5,7 @@ import {
   applicableRules,
   compareValue,
   evaluate,
+  verdictUnscreened,
   integrationsRead,
   parsePath,
   readPath,
@@ -381,6 +382,27 @@ describe("evaluate: branches in order, the strongest action wins, every fired ru
       expect(m.reason).not.toContain("Alice");
       expect(m.reason).not.toContain("hit 0");
     }
+  });
+});
+
+describe("could not check: a failed or skipped check is never a match (docs/screening.md)", () => {
+  const sanctions = withBranches([{ type: "if", action: "block", query: "content.data.total_hits", integrationId: C, operator: "gt", value: "0" }], { id: "rul_s", category: "sanctions" });
+  const address = withBranches([{ type: "if", action: "block", query: "data.counterparty.riskscore", integrationId: D, operator: "gte", value: "0.9" }], { id: "rul_a" });
+  test("an error or a skip requires review, marked unscreened; the verdict is unscreened", () => {
+    for (const status of ["error", "skipped"] as const) {
+      const v = evaluate([sanctions], FACTS, checks([[C, check(status)]]));
+      expect(v.action).toBe("require_review");
+      expect(v.matched[0].unscreened).toBe(true);
+      expect(verdictUnscreened(v)).toBe(true);
+    }
+  });
+  test("an answered check is not unscreened; a real match beside a failed check is a hit", () => {
+    const answered = evaluate([sanctions], FACTS, checks([[C, check("success", nameHits(["sanction"]))]]));
+    expect(answered.matched[0].unscreened).toBeUndefined();
+    expect(verdictUnscreened(answered)).toBe(false);
+    const both = evaluate([sanctions, address], FACTS, checks([[C, check("error")], [D, check("success", risk(0.95))]]));
+    expect(both.action).toBe("block");
+    expect(verdictUnscreened(both)).toBe(false);
   });
 });
 

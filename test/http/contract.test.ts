@@ -143,6 +143,7 @@ describe("reads answer as the contract says (one per resource the console reads)
     ["GET /api/v2/wallets/:id", () => `/api/v2/wallets/${ids.wallet}`],
     ["GET /api/v2/transfers", () => apiPaths.transfers({ limit: 5 })],
     ["GET /api/v2/transfers/:id", () => apiPaths.transfer(ids.transfer)],
+    ["GET /api/v2/transfers/:id/valuation", () => apiPaths.transferValuation(ids.transfer)],
     ["GET /api/v2/cases", () => apiPaths.cases({ limit: 5 })],
     ["GET /api/v2/cases/:id", () => apiPaths.case(ids.case)],
     ["GET /api/v2/cases/:id/notes", () => `${apiPaths.case(ids.case)}/notes`],

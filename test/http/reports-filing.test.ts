@@ -17,6 +17,7 @@ import { loadMasterKey } from "../../src/adapters/crypto/master-key.ts";
 import { Sealer } from "../../src/adapters/crypto/envelope.ts";
 import { newId, iso } from "../../src/domain/ids.ts";
 import { NARRATIVE_PLACEHOLDER } from "../../src/domain/reports/report.ts";
+import { parseXml, childNames, child } from "../support/xml.ts";
 
 setDefaultTimeout(90_000);
 
@@ -290,6 +291,9 @@ describe("carried to filing through the operator routes", () => {
     const d = await call("/api/v2/reports", { method: "POST", session: ownerS, json: { transferId: t, jurisdiction: "US" } });
     expectError(await call(`/api/v2/reports/${d.body.data.id}`, { method: "PATCH", session: ownerS, json: { fields: { favouriteColour: "blue" } } }), 422, "VALIDATION_ERROR");
     expectError(await call(`/api/v2/reports/${d.body.data.id}`, { method: "PATCH", session: ownerS, json: { jurisdiction: "EU" } }), 422, "VALIDATION_ERROR");
+    // A pasted Windows line break is stored as \n, never a raw \r.
+    expect((await call(`/api/v2/reports/${d.body.data.id}`, { method: "PATCH", session: ownerS, json: { narrative: "First line.\r\nSecond line.\rThird." } })).status).toBe(200);
+    expect((await call(`/api/v2/reports/${d.body.data.id}`, { session: ownerS })).body.data.narrative).toBe("First line.\nSecond line.\nThird.");
     expectError(await call(`/api/v2/reports/${d.body.data.id}`, { method: "PATCH", session: ownerS, json: {} }), 422, "VALIDATION_ERROR");
   });
 });
@@ -326,6 +330,105 @@ describe("drafting by hand", () => {
     expect(text).toContain("Anna van Dijk");
     expect(text).toMatch(/7801\.00 EUR at 3120\.40 EUR per ETH \(coingecko, rate of \d{1,2} \w+ \d{4}, \d\d:\d\d:\d\d UTC\)/);
     expect(text).toContain("Drafted by an officer without a case (drafted_by_hand)");
+  });
+
+  test("a Dutch and a German report read as a regulator needs: the customer's own reference, the value in EUR with its rate and source, the deadline as the law states it to the FIU, no internal footer", async () => {
+    // A transfer priced in USD at its threshold decision (the FATF fallback), of a customer with its own reference.
+    const cus = await call("/api/v2/customers", { method: "POST", key: owner.key, json: { name: "Anna van Dijk", externalId: "KLANT-0042" } });
+    expect(cus.status).toBe(201);
+    const id = newId("trf", Date.now());
+    const fx = newId("fxv", Date.now());
+    const at = iso(Date.now());
+    storage.stmt("INSERT INTO fx_valuations (id, company_id, environment, asset_id, amount, currency, rate, value, source, rate_as_of, created_at) VALUES (?, ?, 'test', 'eip155:1/slip44:60', '2.5', 'USD', '3200', '8000', 'snapshot:2026-11-01', ?, ?)").run(fx, companyId, at, at);
+    storage
+      .stmt(
+        `INSERT INTO transfers (id, company_id, environment, direction, state, status, asset, asset_id, amount, network, beneficiary_address, originator_address, originator_customer_id, originator_sealed, beneficiary_sealed, threshold_info, fx_rate_id, created_at, updated_at)
+         VALUES (?, ?, 'test', 'outgoing', 'rejected', 'rejected', 'ETH', 'eip155:1/slip44:60', '2.5', 'ethereum', '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed', '0x1111111111111111111111111111111111111111', ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(id, companyId, cus.body.data.id, pii.seal(JSON.stringify(dutch), `transfer:${id}:originator`), pii.seal(JSON.stringify(japanese), `transfer:${id}:beneficiary`), JSON.stringify({ jurisdiction: "DEFAULT", thresholdCurrency: "USD" }), fx, at, at);
+    const texts: Record<string, string> = {};
+    for (const jurisdiction of ["NL", "DE"]) {
+      const r = await call("/api/v2/reports", { method: "POST", key: officerA.key, json: { transferId: id, jurisdiction } });
+      expect(r.status).toBe(201);
+      texts[jurisdiction] = (await pdf(r.body.data.id)).text;
+    }
+    for (const [j, text] of Object.entries(texts)) {
+      // The customer's own reference, never Caravan's internal ID.
+      expect(text).toContain("Subject customer reference KLANT-0042");
+      expect(text).not.toMatch(/cus_[0-9a-z]{26}/);
+      // The value in the jurisdiction's currency, with the rate and its source and time; the decision's USD value beside it.
+      expect(text).toMatch(/Value in fiat [\d.]+ EUR at [\d.]+ EUR per ETH \(snapshot:\d{4}-\d\d-\d\d, rate of \d{1,2} \w+ \d{4}, \d\d:\d\d:\d\d UTC\)/);
+      expect(text).toContain("Value at the threshold decision 8000 USD at 3200 USD per ETH (snapshot:2026-11-01");
+      expect(text).not.toMatch(/Value in fiat [\d.]+ USD/);
+      // No internal plumbing in the footer.
+      expect(text).not.toContain("x-content-sha256");
+      expect(text).not.toContain("str.downloaded");
+      expect(text).not.toMatch(/\(3 days, system default/);
+      expect(j === "NL" || j === "DE").toBe(true);
+    }
+    // The deadline as the law states it, to the FIU (not the supervisor), Caravan's target date beside it.
+    expect(texts.NL).toMatch(/Filing deadline Without delay \(onverwijld\) once the unusual nature is known \(unusual transaction report\) under Wwft art\. 16\(1\), to Financial Intelligence Unit – the Netherlands \(FIU-Nederland\); Caravan's target: \d{1,2} \w+ \d{4} \(3 days after drafting\)/);
+    expect(texts.NL).not.toMatch(/Filing deadline[^.]*De Nederlandsche Bank/);
+    expect(texts.DE).toMatch(/Filing deadline Without delay \(unverzüglich\) under Geldwäschegesetz \(GwG\) § 43, to Financial Intelligence Unit \(FIU, Zentralstelle für Finanztransaktionsuntersuchungen\)/);
+    expect(texts.DE).not.toMatch(/Filing deadline[^.]*BaFin/);
+  });
+
+  test("goAML XML: a filing-ready German report exports in the published field order (report, transaction, from my client, to, indicators); not ready → 409; a non-goAML FIU → 400; audited", async () => {
+    const t = seedTransfer({ state: "rejected", jurisdiction: "DE" });
+    const d = await call("/api/v2/reports", { method: "POST", key: officerA.key, json: { transferId: t, jurisdiction: "DE" } });
+    expect(d.status).toBe(201);
+    const id = d.body.data.id as string;
+    const goaml = () => fetch(`${S.url}/api/v2/reports/${id}/goaml`, { headers: { "x-api-key": officerA.key } });
+    const early = await goaml();
+    expect(early.status).toBe(409);
+    expect((await early.json()).code).toBe("NOT_FILING_READY");
+    const narrative = "The customer sent 2.5 ETH to a counterparty named on a watch list; the officer confirmed the match & rejected it <on review>.";
+    const e = await call(`/api/v2/reports/${id}`, { method: "PATCH", key: officerA.key, json: { narrative, fields: { contactOfficer: "J. de Vries, MLRO, +49 30 555 0100", filingInstitutionCountry: "DE", filingInstitutionIdentifier: "GOAML-4711" } } });
+    expect(e.status).toBe(200);
+    expect(e.body.data.readiness.missing.labels).toEqual([]);
+    const res = await goaml();
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/xml; charset=utf-8");
+    const text = await res.text();
+    expect(res.headers.get("x-content-sha256")).toMatch(/^[0-9a-f]{64}$/);
+    const report = parseXml(text); // well-formed, or it throws
+    expect(report.name).toBe("report");
+    expect(childNames(report)).toEqual(["rentity_id", "submission_code", "report_code", "entity_reference", "submission_date", "currency_code_local", "reporting_person", "location", "reason", "action", "transaction", "report_indicators"]);
+    const v = (e: ReturnType<typeof parseXml>, n: string) => child(e, n)?.text;
+    expect(v(report, "rentity_id")).toBe("GOAML-4711");
+    expect(v(report, "submission_code")).toBe("E");
+    expect(v(report, "report_code")).toBe("SAR");
+    expect(v(report, "entity_reference")).toBe(d.body.data.reportNumber);
+    expect(v(report, "submission_date")).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/);
+    expect(v(report, "currency_code_local")).toBe("EUR");
+    expect(childNames(child(report, "reporting_person")!)).toEqual(["first_name", "last_name", "occupation"]);
+    expect(v(child(report, "reporting_person")!, "last_name")).toBe("de Vries");
+    expect(v(report, "reason")).toContain("the match & rejected it <on review>."); // escaped in the file, read back as typed
+    expect(text).toContain("&amp; rejected it &lt;on review&gt;.");
+    const tx = child(report, "transaction")!;
+    expect(childNames(tx)).toEqual(["transactionnumber", "internal_ref_number", "transaction_location", "transaction_description", "date_transaction", "transmode_code", "transmode_comment", "amount_local", "t_from_my_client", "t_to"]);
+    expect(v(tx, "internal_ref_number")).toBe(t);
+    expect(v(tx, "amount_local")).toBe("7801.00");
+    const from = child(tx, "t_from_my_client")!;
+    expect(childNames(from)).toEqual(["from_funds_code", "from_funds_comment", "from_person", "from_country"]);
+    // The subject (our customer, the originator): IVMS101's primary identifier is the family name.
+    expect(childNames(child(from, "from_person")!)).toEqual(["first_name", "last_name", "nationality1", "residence"]);
+    expect(v(child(from, "from_person")!, "last_name")).toBe("山田");
+    expect(v(child(from, "from_person")!, "first_name")).toBe("太郎");
+    const to = child(tx, "t_to")!;
+    expect(v(child(to, "to_person")!, "last_name")).toBe("van Dijk");
+    expect(v(to, "to_country")).toBe("NL");
+    expect(child(report, "report_indicators")!.children.map((c) => c.name)).toEqual(["indicator"]);
+    expect(auditOf(id).filter((a) => a.action === "str.downloaded").map((a) => a.detail.format)).toEqual(["goaml"]);
+    // A jurisdiction whose FIU does not take goAML here: said so, with the ones that do.
+    const us = await call("/api/v2/reports", { method: "POST", key: officerA.key, json: { transferId: t, jurisdiction: "US" } });
+    const refused = await fetch(`${S.url}/api/v2/reports/${us.body.data.id}/goaml`, { headers: { "x-api-key": officerA.key } });
+    expect(refused.status).toBe(400);
+    const body = await refused.json();
+    expect(body.code).toBe("INVALID_REQUEST");
+    expect(body.details.goamlJurisdictions).toContain("DE");
+    // Personal data: a role without pii:view is refused.
+    expect((await fetch(`${S.url}/api/v2/reports/${id}/goaml`, { headers: { "x-api-key": analyst.key } })).status).toBe(403);
   });
 
   test("the CLI drafts through the same core: same audit action and detail, by the named member", async () => {

@@ -550,4 +550,119 @@ describe("cases: opened by screening, resolution moves the held transfer", () =>
       expect((await detail(id)).state).toBe("rejected");
     });
   });
+
+  function audits(entityId: string): { action: string; member_id: string | null; detail: Record<string, unknown> }[] {
+    const d = new Database(db, { readonly: true });
+    try {
+      return (d.query("SELECT action, member_id, detail FROM audit_log WHERE entity_id = ? ORDER BY seq").all(entityId) as { action: string; member_id: string | null; detail: string }[]).map((a) => ({ ...a, detail: JSON.parse(a.detail ?? "{}") }));
+    } finally {
+      d.close();
+    }
+  }
+
+  test("a screening that could not run is never a hit: compliance_review titled so, the event and history say unscreened; approval screens again", async () => {
+    await withRules([nameRule({ severity: "high" })], async () => {
+      vc.setFault({ kind: "status", status: 503 });
+      let id = "";
+      try {
+        id = await create(VIKTOR_ADDR, [VIKTOR]); // a watch-listed name: a hit had the vendor answered
+        const t = await settle(id);
+        expect(t.state).toBe("held");
+        expect(t.compliance.status).toBe("pending");
+        expect(t.compliance.checks[0]).toMatchObject({ integration: "screening_c", status: "error" });
+      } finally {
+        vc.setFault(null);
+      }
+      const [c, ...more] = await caseOf(id);
+      expect(more).toEqual([]);
+      expect(c).toMatchObject({ type: "compliance_review", category: "sanctions", status: "open" });
+      expect((c as unknown as { title: string }).title).toMatch(/^Screening could not run: transfer held unscreened at precheck/);
+      const done = events(id).filter((e) => e.type === "compliance.screening_complete");
+      expect(done.at(-1)!.data).toMatchObject({ outcome: "held", unscreened: true });
+      expect(done.at(-1)!.data.matchedRules[0]).toMatchObject({ unscreened: true, category: "sanctions" });
+      expect(audits(id).find((a) => a.action === "transfer.held")!.detail).toMatchObject({ unscreened: true });
+      // Approving without confirming screens it again first: the vendor answers now, the name is a hit, held again.
+      const before = (await detail(id)).compliance.total;
+      const r = await call(`/api/v2/cases/${c.id}/resolve`, { method: "POST", key: owner, json: { resolution: "approved" } });
+      expect(r.status).toBe(200);
+      expect(r.body.meta.transferAction).toEqual({ transferId: id, result: "queued" });
+      let again = await detail(id);
+      for (let i = 0; i < 300 && again.compliance.total === before; i++) {
+        await Bun.sleep(100);
+        again = await detail(id);
+      }
+      again = await settle(id);
+      expect(again.compliance.total).toBeGreaterThan(before);
+      expect(again.state).toBe("held");
+      const cases = await caseOf(id);
+      const second = cases.find((x) => x.id !== c.id) as unknown as { type: string; title: string } | undefined;
+      expect(second).toMatchObject({ type: "sanctions_hit" });
+      expect(second!.title).not.toMatch(/could not run/);
+      expect(audits(id).find((a) => a.action === "transfer.resumed")!.detail).toMatchObject({ screenAgain: true });
+    });
+  });
+
+  test("approving unscreened needs approveUnscreened (approved only); it goes on without screening, audited with the officer", async () => {
+    await withRules([nameRule()], async () => {
+      vc.setFault({ kind: "status", status: 503 });
+      try {
+        const id = await create(BENE_ADDR);
+        expect((await settle(id)).state).toBe("held");
+        const [c] = await caseOf(id);
+        const bad = await call(`/api/v2/cases/${c.id}/resolve`, { method: "POST", key: owner, json: { resolution: "rejected", approveUnscreened: true } });
+        expect(bad.status).toBe(422);
+        expect(bad.body.details.issues[0].path).toBe("approveUnscreened");
+        const before = (await detail(id)).compliance.total;
+        const r = await call(`/api/v2/cases/${c.id}/resolve`, { method: "POST", key: owner, json: { resolution: "approved", approveUnscreened: true, resolutionNote: "Vendor down; customer known" } });
+        expect(r.status).toBe(200);
+        const t = await settle(id, ["held", "queued", "processing", "exchanging"]);
+        expect(t.state).toBe("awaiting_counterparty");
+        expect(t.compliance.total).toBe(before); // not screened again
+        const resumed = audits(id).find((a) => a.action === "transfer.resumed")!;
+        expect(resumed.detail).toMatchObject({ unscreened: true });
+        expect(resumed.member_id).toMatch(/^mem_/);
+        expect(audits(c.id).find((a) => a.action === "case.resolved")!.detail).toMatchObject({ approveUnscreened: true });
+      } finally {
+        vc.setFault(null);
+      }
+    });
+  });
+
+  test("rejecting a hold whose screening did not run drafts a report saying screening was incomplete, not that a rule fired", async () => {
+    await withRules([nameRule()], async () => {
+      vc.setFault({ kind: "status", status: 503 });
+      try {
+        const id = await create(VIKTOR_ADDR, [VIKTOR]);
+        expect((await settle(id)).state).toBe("held");
+        const [c] = await caseOf(id);
+        expect((await call(`/api/v2/cases/${c.id}/resolve`, { method: "POST", key: owner, json: { resolution: "rejected" } })).status).toBe(200);
+        const [drafted] = await history(c.id, "str_drafted");
+        expect(drafted).toBeDefined();
+        const rep = await call(`/api/v2/reports/${drafted.newValue}`, { key: owner });
+        expect(rep.status).toBe(200);
+        const indicators = JSON.stringify(rep.body.data.riskIndicators);
+        expect(indicators).toContain("screening_incomplete");
+        expect(indicators).not.toContain("sanctions_hit");
+        expect(indicators).not.toContain("rule:");
+        expect(indicators).not.toMatch(/Screening rule .* fired/);
+      } finally {
+        vc.setFault(null);
+      }
+    });
+  });
+
+  test("the valuation route gives the value in fiat the threshold decision used: amount, currency, rate, source, time", async () => {
+    const id = await create(BENE_ADDR);
+    const r = await call(`/api/v2/transfers/${id}/valuation`, { key: owner });
+    expect(r.status).toBe(200);
+    expect(r.body.data).toMatchObject({ transferId: id, amount: "1", asset: "ETH" });
+    expect(r.body.data.valuation).toMatchObject({ currency: "USD", fxRateId: expect.stringMatching(/^fx/) });
+    expect(Number(r.body.data.valuation.value)).toBe(Number(r.body.data.valuation.rate)); // 1 ETH
+    expect(Number(r.body.data.valuation.value)).toBeGreaterThan(0);
+    expect(r.body.data.valuation.source.length).toBeGreaterThan(0);
+    expect(r.body.data.valuation.rateAsOf).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(r.body.data.threshold).toMatchObject({ currency: "USD" });
+    expect((await call(`/api/v2/transfers/trf_${"0".repeat(26)}/valuation`, { key: owner })).body.code).toBe("TRANSFER_NOT_FOUND");
+    expect((await call(`/api/v2/transfers/${id}/valuation`, { key: analyst })).status).toBe(200);
+  });
 });

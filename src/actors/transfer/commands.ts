@@ -29,7 +29,7 @@ export type TransferCommand =
   | { type: "inboundTxid"; txid: string; vout: string | null }
   | { type: "inboundCancel"; reasonType: string | null }
   // Part 2 "States and transitions → Case": the transfer's case was resolved; `act` when it is to move the transfer.
-  | { type: "caseResolved"; caseId: string; resolution: "approved" | "rejected"; act: boolean }
+  | { type: "caseResolved"; caseId: string; resolution: "approved" | "rejected"; act: boolean; approveUnscreened?: boolean }
   // A provider's event or poll for this transfer, handled by the provider's flow (src/actors/transfer-flow.ts).
   | { type: "providerEvent"; provider: Protocol; event: unknown };
 

@@ -41,7 +41,8 @@ export interface TransferActorState {
   /** The transaction the originating VASP reported for an incoming transfer (txid and vout), compared on repeats. */
   reportedTx?: ReportedTx;
   /** Where a hold interrupted the transfer (resumed from there when its case is approved). */
-  hold?: { stage: Stage | "provider"; at: string; provider?: Protocol; persons?: Person[] };
+  /** `unscreened`: held only because its checks could not run (approval screens again unless confirmed unscreened). */
+  hold?: { stage: Stage | "provider"; at: string; provider?: Protocol; persons?: Person[]; unscreened?: boolean };
   /** Provider-specific state of the transfer's flow (src/actors/transfer-flow.ts), by provider. */
   flow?: Partial<Record<Protocol, Record<string, unknown>>>;
   /** An officer approved a precheck hold: routing starts without screening the same data again. */

@@ -7,6 +7,7 @@ import type { Stage } from "../../domain/rules/index.ts";
 import type { Outcome } from "../outcome.ts";
 import { newCaseId } from "../case.ts";
 import type { ScreeningOutcome } from "../transfer-flow.ts";
+import { verdictUnscreened } from "../../domain/rules/index.ts";
 import { blockReason, caseOpening, evaluationsOf, pendingChecks, plan, runChecks, screeningCompleteData, type CheckpointResult, type Evaluation } from "../checkpoint.ts";
 import { current, type TransferHandling } from "./handling.ts";
 
@@ -66,11 +67,14 @@ export async function applyVerdict(h: TransferHandling, stage: Stage, r: Checkpo
     return "continue";
   }
   delete h.ctx.state.postcheck;
-  h.ctx.state.hold = { stage, at: h.at, ...resumeWith };
+  const unscreened = verdictUnscreened(v);
+  h.ctx.state.hold = { stage, at: h.at, ...resumeWith, ...(unscreened ? { unscreened: true } : {}) };
   openCase(h, stage, { ...r, verdict: { ...v, action: v.action } });
   if (v.action === "require_review") {
-    h.change("held", { status: "pending" }, "held", { stage, rules });
-    h.audit("transfer.held", { stage, rules });
+    // Could not check is said as such in the history and the audit, never as a finding (docs/screening.md).
+    const why = unscreened ? { unscreened: true } : {};
+    h.change("held", { status: "pending" }, "held", { stage, rules, ...why });
+    h.audit("transfer.held", { stage, rules, ...why });
     return "stopped";
   }
   const reason = blockReason(v);
@@ -151,16 +155,25 @@ export function providerHold(h: TransferHandling, p: Protocol, reason: string, o
  * Part 2 "States and transitions → Case": approved resumes the held transfer from where the hold interrupted it,
  * rejected rejects it (provider_b: cancelled at the provider first). The outcome is told to the case either way.
  */
-export async function caseResolved(h: TransferHandling, caseId: string, resolution: "approved" | "rejected", act: boolean): Promise<Outcome> {
+export async function caseResolved(h: TransferHandling, caseId: string, resolution: "approved" | "rejected", act: boolean, approveUnscreened = false): Promise<Outcome> {
   if (h.ctx.state.openCaseId === caseId) delete h.ctx.state.openCaseId;
   if (!act) return current(h);
   const { companyId, environment } = h.msg;
   const tell = (moved: boolean, newValue: string) =>
     h.ctx.tell(`case:${caseId}`, { type: "transferOutcome", companyId, environment, transferId: h.t.id, moved, newValue });
   const flow = h.flowOf(h.t.protocol);
+  const unscreenedHold = h.ctx.state.hold?.unscreened === true && h.t.state === "held";
+  if (flow?.caseResolved && resolution === "approved" && unscreenedHold && !approveUnscreened) {
+    // A provider flow resumes without screening: a hold whose checks did not run is not resumed on approval alone
+    // (PATCH retry screens it again, or approval with approveUnscreened confirms it goes on unscreened).
+    h.note("resume_refused", { caseId, unscreened: true });
+    tell(false, "resume_refused_unscreened");
+    return current(h);
+  }
   if (flow?.caseResolved) {
     const done = await flow.caseResolved(h.flowContext(h.t.protocol as Protocol), resolution);
     if (done) {
+      if (done.moved && unscreenedHold) h.audit("transfer.resumed", { caseId, unscreened: true });
       if (done.moved) delete h.ctx.state.hold;
       tell(done.moved, done.newValue);
       return current(h);
@@ -174,16 +187,29 @@ export async function caseResolved(h: TransferHandling, caseId: string, resoluti
       return current(h);
     }
     delete h.ctx.state.hold;
-    h.audit("transfer.resumed", { caseId, stage: hold.stage });
+    if (hold.unscreened && !approveUnscreened && (hold.stage === "precheck" || (hold.stage === "postcheck" && hold.provider))) {
+      // Its checks did not run: approval screens it again first (docs/screening.md "Could not check"); a check that
+      // fails again holds it again, in a new case.
+      h.audit("transfer.resumed", { caseId, stage: hold.stage, screenAgain: true });
+      delete h.ctx.state.prechecked;
+      if (hold.stage === "postcheck") {
+        h.ctx.state.postcheck = { provider: hold.provider!, persons: hold.persons ?? [] };
+        h.change("exchanging", {}, "resumed", { caseId, stage: hold.stage, screenAgain: true });
+      } else h.change("queued", {}, "resumed", { caseId, stage: hold.stage, screenAgain: true });
+      tell(true, h.t.state);
+      h.ctx.tell(`transfer:${h.t.id}`, { type: "start", companyId, environment, actor: h.msg.actor });
+      return current(h);
+    }
+    h.audit("transfer.resumed", { caseId, stage: hold.stage, ...(hold.unscreened ? { unscreened: true } : {}) });
     if (hold.stage === "precheck") {
       // Back to where the precheck stopped it: routing (no second screening of the same data).
-      h.change("queued", {}, "resumed", { caseId, stage: hold.stage });
+      h.change("queued", {}, "resumed", { caseId, stage: hold.stage, ...(hold.unscreened ? { unscreened: true } : {}) });
       tell(true, h.t.state);
       h.ctx.state.prechecked = true;
       h.ctx.tell(`transfer:${h.t.id}`, { type: "start", companyId, environment, actor: h.msg.actor });
       return current(h);
     }
-    h.change("awaiting_counterparty", { status: "approved", ours_status: "accepted", matched_at: h.at }, "resumed", { caseId, stage: hold.stage });
+    h.change("awaiting_counterparty", { status: "approved", ours_status: "accepted", matched_at: h.at }, "resumed", { caseId, stage: hold.stage, ...(hold.unscreened ? { unscreened: true } : {}) });
     tell(true, h.t.state);
     return current(h);
   }

@@ -36,7 +36,7 @@ export function transferActor(deps: TransferDeps): ActorKind<TransferActorState,
         case "inboundCancel":
           return ctx.reply(inboundCancel(h, msg.reasonType));
         case "caseResolved":
-          return ctx.reply(await caseResolved(h, msg.caseId, msg.resolution, msg.act));
+          return ctx.reply(await caseResolved(h, msg.caseId, msg.resolution, msg.act, msg.approveUnscreened === true));
         case "providerEvent":
           return ctx.reply(await providerEvent(h, msg.provider, msg.event));
         default: {

@@ -4,7 +4,7 @@ import { Box, Text, useInput } from "ink";
 
 export type Step =
   | { kind: "pick"; name: string; label: string; options: { value: string; label: string }[] }
-  | { kind: "text"; name: string; label: string; optional?: boolean; max?: number; initial?: string; when?: (v: Record<string, string>) => boolean }
+  | { kind: "text"; name: string; label: string | ((v: Record<string, string>) => string); optional?: boolean; max?: number; initial?: string | ((v: Record<string, string>) => string); when?: (v: Record<string, string>) => boolean }
   | { kind: "confirm"; label: (v: Record<string, string>) => string };
 
 /** Options a pick shows at once (with a line for those above and below it fits 80×24). */
@@ -14,7 +14,8 @@ export function Flow({ title, steps, onDone, onCancel }: { title: string; steps:
   const [i, setI] = useState(0);
   const [values, setValues] = useState<Record<string, string>>({});
   const [pick, setPick] = useState(0);
-  const [text, setText] = useState(() => (steps[0]?.kind === "text" ? (steps[0].initial ?? "") : ""));
+  const initialOf = (s: Step | undefined, v: Record<string, string>) => (s?.kind === "text" ? (typeof s.initial === "function" ? s.initial(v) : (s.initial ?? "")) : "");
+  const [text, setText] = useState(() => initialOf(steps[0], {}));
   const [note, setNote] = useState<string | null>(null);
   const step = steps[i];
 
@@ -27,7 +28,7 @@ export function Flow({ title, steps, onDone, onCancel }: { title: string; steps:
     const next = steps[j];
     setI(j);
     setPick(0);
-    setText(next.kind === "text" ? (next.initial ?? "") : "");
+    setText(initialOf(next, v));
   };
 
   useInput((input, key) => {
@@ -48,7 +49,8 @@ export function Flow({ title, steps, onDone, onCancel }: { title: string; steps:
       }
       if (key.backspace || key.delete) return setText((t) => t.slice(0, -1));
       if (key.ctrl || key.meta || key.tab || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow) return;
-      if (input) setText((t) => (t + input).slice(0, step.max ?? 5000));
+      // A one-line prompt: a pasted line break becomes a space, never a raw \r in the value.
+      if (input) setText((t) => (t + input.replace(/\r\n?|\n/g, " ")).slice(0, step.max ?? 5000));
     } else {
       if (input === "y" || input === "Y") advance(values);
       else if (input === "n" || input === "N") onCancel();
@@ -81,7 +83,7 @@ export function Flow({ title, steps, onDone, onCancel }: { title: string; steps:
         </>
       ) : step.kind === "text" ? (
         <>
-          <Text>{`${step.label}${step.optional ? " (optional)" : ""}`}</Text>
+          <Text>{`${typeof step.label === "function" ? step.label(values) : step.label}${step.optional ? " (optional)" : ""}`}</Text>
           <Text>{`> ${text}█`}</Text>
           <Text dimColor>{note ? `${note}; ` : ""}Enter accepts, Esc cancels</Text>
         </>

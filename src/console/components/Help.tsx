@@ -4,10 +4,11 @@ import { GLOBAL_KEYS, SCREEN_KEYS, screenTitle, type ScreenId } from "../keys.ts
 
 export function Help({ screen }: { screen: ScreenId }) {
   const title = screenTitle(screen);
+  // The screen's own keys wrap rather than being cut: at 80 columns their column is narrow.
   const row =
-    (w: number) =>
+    (w: number, wrap: "truncate" | "wrap" = "truncate") =>
     ([k, what]: [string, string]) => (
-      <Text key={k} wrap="truncate">
+      <Text key={k} wrap={wrap}>
         <Text bold>{k.padEnd(w)}</Text>
         {what}
       </Text>
@@ -21,7 +22,7 @@ export function Help({ screen }: { screen: ScreenId }) {
         </Box>
         <Box flexDirection="column" flexGrow={1}>
           <Text bold>{title}</Text>
-          {SCREEN_KEYS[screen].map(row(9))}
+          {SCREEN_KEYS[screen].map(row(9, "wrap"))}
         </Box>
       </Box>
       <Text dimColor>Refused actions show the API's answer verbatim. Press any key to close.</Text>

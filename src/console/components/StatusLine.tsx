@@ -17,26 +17,33 @@ export function connectionText(health: Health, stream: StreamState): { text: str
     case "polling":
       return { text: `◌ polling (stream refused: ${stream.reason})`, tone: "warn" };
     case "offline":
-      return { text: `offline: ${stream.message}; retrying in ${Math.ceil(stream.retryInMs / 1000)}s`, tone: "bad" };
+      // The countdown first: a long message is what gets cut, never when the next try comes.
+      return { text: `offline, retrying in ${Math.ceil(stream.retryInMs / 1000)}s: ${stream.message}`, tone: "bad" };
   }
 }
 
 export const StatusLine = memo(function StatusLine({ url, me, health, stream, width }: { url: string; me: Me | null; health: Health; stream: StreamState; width: number }) {
   const tone = useTone();
   const conn = connectionText(health, stream);
-  const room = Math.max(10, width - conn.text.length - 3);
+  // The connection's words take at most half the line (their start, the state and any countdown, always shows), so
+  // the member and role keep room.
+  const connShown = cut(conn.text, Math.min(conn.text.length, Math.max(24, Math.floor(width / 2))));
+  const room = Math.max(10, width - connShown.length - 3);
   const server = url.replace(/^https?:\/\//, "");
   // Where the line is short, the member's address is cut, not the role (what the key may do) after it.
   let left = `${server} · member unknown`;
   if (me) {
     const member = me.member.email ?? me.member.id;
-    const fixed = `${server} · ${me.environment} ·  · ${me.member.role}`.length;
-    left = `${server} · ${me.environment} · ${cut(member, Math.max(8, room - 1 - fixed))} · ${me.member.role}`;
+    // The role (what the key may do) always shows whole, at the end: the server and member are cut before it.
+    const role = ` · ${me.member.role}`;
+    const fixed = `${server} · ${me.environment} · ${role}`.length;
+    const head = `${server} · ${me.environment} · ${cut(member, Math.max(8, room - 1 - fixed))}`;
+    left = `${cut(head, Math.max(1, room - 1 - role.length))}${role}`;
   }
   return (
     <Box>
       <Text inverse>{` ${cut(left, room - 1).padEnd(room - 1)}`}</Text>
-      <Text inverse color={tone(conn.tone)}>{` ${cut(conn.text, Math.max(10, width - room - 1))} `}</Text>
+      <Text inverse color={tone(conn.tone)}>{` ${cut(connShown, Math.max(10, width - room - 1))} `}</Text>
     </Box>
   );
 });

@@ -1,7 +1,7 @@
 // The evidence block of a held transfer or its case: the parties by name, each check's findings, the rule and the
 // branch that fired; and the raw answers as JSON (the `J` view).
-import type { Check, RuleDetail, TransferDetail } from "../api.ts";
-import { branchText, checkFindings, checkHeadline, partyNames, readRule } from "../evidence.ts";
+import type { Check, RuleDetail, TransferDetail, TransferValuation } from "../api.ts";
+import { branchWords, checkErrorText, checkFindings, checkHeadline, partyNames, readRule, unscreenedChecks, unscreenedText } from "../evidence.ts";
 import type { Line } from "./Lines.tsx";
 
 const MASK = "*** (personal data masked)";
@@ -9,18 +9,51 @@ const MASK = "*** (personal data masked)";
 /** Parties: the screened names (from the checks' answers, which only a role with pii:view receives), address, VASP. */
 export function partyLines(t: TransferDetail): Line[] {
   const names = partyNames(t.compliance?.checks ?? []);
-  const masked = (t.compliance?.checks ?? []).length > 0 && (t.compliance.checks ?? []).every((c) => c.response == null);
-  const who = (n: string | null) => n ?? (masked ? MASK : "name not screened");
+  const failed = unscreenedChecks(t.compliance?.checks ?? []).length > 0;
+  const masked = !failed && (t.compliance?.checks ?? []).length > 0 && (t.compliance.checks ?? []).every((c) => c.response == null);
+  // A check that did not run leaves the name unchecked: never "screened", never a match.
+  const who = (n: string | null) => n ?? (failed ? "name could not be checked (screening did not run)" : masked ? MASK : "name not screened");
   return [
-    { text: `Originator  ${who(names.originator)} · ${t.originator?.address ?? "-"} · VASP ${t.originator?.vaspName ?? t.originator?.vaspId ?? "-"}` },
-    { text: `Beneficiary ${who(names.beneficiary)} · ${t.beneficiary?.address ?? "-"} · VASP ${t.beneficiary?.vaspName ?? t.beneficiary?.vaspId ?? "-"}` },
+    { text: `Originator  ${who(names.originator)} · ${t.originator?.address ?? "-"} · VASP ${vaspOf(t.originator)}` },
+    { text: `Beneficiary ${who(names.beneficiary)} · ${t.beneficiary?.address ?? "-"} · VASP ${vaspOf(t.beneficiary)}` },
   ];
+}
+
+/** The party's VASP as discovery found it; before discovery (a precheck hold) it is not known yet. */
+function vaspOf(p: { vaspName?: string | null; vaspId?: string | null } | null | undefined): string {
+  return p?.vaspName ?? p?.vaspId ?? "not yet discovered";
+}
+
+const group = (v: string) => {
+  const [i, f] = v.split(".");
+  return `${i.replace(/\B(?=(\d{3})+(?!\d))/g, ",")}${f !== undefined ? `.${f}` : ""}`;
+};
+
+/**
+ * The value in fiat the threshold decision used: `Value       3,200.00 USD (1 ETH at 3,200 USD per ETH, coingecko,
+ * rate of 2026-12-01 10:00 UTC) · threshold 1,000 USD (FATF)`; says so when nothing was priced.
+ */
+export function valuationLines(v: TransferValuation | null | undefined, opts: { threshold?: boolean } = {}): Line[] {
+  if (v === undefined) return [];
+  if (v === null) return [{ text: "Value       (needs transfers:read)", dim: true }];
+  const th = v.threshold;
+  const rule = th?.amount && opts.threshold !== false ? ` · threshold ${group(th.amount)} ${th.currency ?? ""}${th.regulation ? ` (${th.regulation}${th.jurisdiction ? `, ${th.jurisdiction}` : ""})` : th.jurisdiction ? ` (${th.jurisdiction})` : ""}` : "";
+  const p = v.valuation;
+  if (!p) return [{ text: `Value       not priced (no rate was recorded for this transfer)${rule}`, dim: true }];
+  const asset = String(v.asset).split(/[:/]/).pop();
+  const when = `${p.rateAsOf.slice(0, 10)} ${p.rateAsOf.slice(11, 16)} UTC`;
+  // One line at 80 columns: value, rate per unit, source, the rate's time.
+  return [{ text: `Value       ${group(p.value)} ${p.currency} at ${group(p.rate)}/${asset} · ${p.source} · ${when}${rule}` }];
 }
 
 export function checkLines(checks: Check[], total: number): Line[] {
   const L: Line[] = [{ text: `Checks (${total})  J shows the raw answers`, bold: true }];
   for (const c of checks) {
     L.push({ text: `  ${checkHeadline(c)}`, tone: c.status === "error" ? "bad" : undefined });
+    if (c.status === "error" || c.status === "skipped") {
+      L.push({ text: `    did not run: ${checkErrorText(c)}; nothing was matched or cleared`, tone: "bad" });
+      continue;
+    }
     const f = checkFindings(c);
     if (f === null) L.push({ text: `    finding: ${MASK}`, dim: true });
     else for (const s of f) L.push({ text: `    ${s}`, tone: /matched|risk score 0?\.[5-9]|risk score [1-9]/.test(s) ? "warn" : undefined });
@@ -36,11 +69,14 @@ export function ruleLines(rule: { name: string; category: string; action: string
   const r = readRule(detail, t.compliance?.checks ?? [], t as unknown as Record<string, unknown>);
   for (const b of r.branches)
     L.push({
-      text: `  ${b.index === r.fired ? "▶ fired" : "  "} ${branchText(b.branch)}${b.read.length ? `  · read ${b.read.join(", ")}` : ""}`,
+      // The sentence; the code form is one key away (Rules, Enter).
+      text: `  ${b.index === r.fired ? "▶ fired" : "  "} ${branchWords(b.branch)}${b.read.length ? ` · read ${b.read.join(", ")}` : ""}`,
       tone: b.index === r.fired ? "warn" : undefined,
       dim: b.index !== r.fired,
     });
-  if (r.fired === null && r.branches.length) L.push({ text: "  no branch is met by the answers shown (masked, or the rule changed since)", dim: true });
+  const notRun = unscreenedText(t.compliance?.checks ?? []);
+  if (notRun) L.push({ text: `  held because screening did not run (${notRun}): a review for lack of an answer, not a match`, tone: "bad" });
+  else if (r.fired === null && r.branches.length) L.push({ text: "  no branch is met by the answers shown (masked, or the rule changed since)", dim: true });
   return L;
 }
 

@@ -5,13 +5,17 @@
 import { useMemo, useState } from "react";
 import { Box, Text, useInput } from "ink";
 import { allows, useConsole, useModalState, useResource } from "../context.ts";
-import { act, navigateMasterDetail, useSelectedId } from "../hooks.ts";
+import { act, navigateMasterDetail, useCommand, useSelectedId } from "../hooks.ts";
+import { useListControls } from "../list-controls.tsx";
+import type { Column } from "../table.ts";
+import { whyNot } from "../access.ts";
 import { navOf } from "../keys.ts";
 import { pad, shortTime } from "../format.ts";
 import { useTone } from "../theme.tsx";
 import { List } from "../components/List.tsx";
 import { Lines, type Line } from "../components/Lines.tsx";
 import { Flow, type Step } from "../components/Flow.tsx";
+import { NarrativeEditor } from "../components/NarrativeEditor.tsx";
 import { shortId } from "./Transfers.tsx";
 import { paths, type ReportDetail, type ReportListItem, type ReportReadiness } from "../api.ts";
 
@@ -48,6 +52,16 @@ export function filingLines(r: ReportListItem & Partial<ReportDetail>, ready: Re
   return L;
 }
 
+/** The list's columns: the filter (`/`, `:filter`) matches what they show, `<` `>` sort by them. */
+export const filingColumns: Column<ReportListItem>[] = [
+  { key: "report", title: "report", width: 26, text: (r) => r.reportNumber },
+  { key: "status", title: "status", width: 14, text: (r) => r.status },
+  { key: "jur", title: "jur", width: 4, text: (r) => r.jurisdiction ?? "--" },
+  { key: "ready", title: "ready", width: 5, text: (r) => (r.filingReady ? "yes" : "no") },
+  { key: "deadline", title: "deadline", width: 10, minTotal: 90, text: (r) => r.filingDeadline?.deadline?.slice(0, 10) ?? "-" },
+  { key: "transfer", title: "transfer", width: 14, flex: true, text: (r) => r.transferId ?? "--" },
+];
+
 export function Filing({ height, width }: { height: number; width: number }) {
   const { client, modal, flash, me } = useConsole();
   const tone = useTone();
@@ -57,16 +71,19 @@ export function Filing({ height, width }: { height: number; width: number }) {
   const list = useResource<ReportListItem[]>(paths.reports({ limit: 200 }), ["case"], { pollMs: 10_000 });
   const items = useMemo(() => (list.data ?? []).filter((r) => r.status !== "filed"), [list.data]);
   // The selection is the report's ID: rows that arrive or leave do not move it to another report.
-  const selected = useSelectedId("filing", items, false);
+  const ctl = useListControls("filing", items, filingColumns, width - 1, { extra: (r) => `${r.id} ${r.label}` });
+  useCommand((c) => ctl.onCommand(c));
+  const selected = useSelectedId("filing", ctl.rows, false);
   const sel = selected.index;
   const current = selected.item ?? undefined;
   const targetId = openId ?? current?.id ?? null;
   // Reports send no stream events: an open report is read again as often as the list (another officer's step shows).
   const det = useResource<ReportDetail>(targetId && openId ? paths.report(targetId) : null, ["case"], { pollMs: 10_000 });
   const ready = useResource<ReportReadiness>(targetId && openId ? paths.reportReadiness(targetId) : null, ["case"], { pollMs: 10_000 });
-  const target = openId ? det.data : current;
+  const target = openId ? (det.data ?? items.find((r) => r.id === openId)) : current;
   const page = Math.max(1, height - 3);
   const canWrite = allows(me, "strs:write", "strs:update");
+  const cannot = whyNot(me, "strs:write", "strs:update");
   const refresh = () => {
     list.reload();
     det.reload();
@@ -78,10 +95,15 @@ export function Filing({ height, width }: { height: number; width: number }) {
       if (modal || flow) return;
       const nav = navOf(input, key);
       if (navigateMasterDetail(nav, { openId, setOpenId, setScroll, selected, page })) return;
+      if (!openId && ctl.onKey(input)) return;
       if (!"DensaF".includes(input) || !input) return;
-      if (!canWrite) return flash("✕ not allowed: the key needs strs:write and the role strs:update", "bad");
+      if (!canWrite) return flash(`✕ not allowed: ${cannot ?? "the key needs strs:write and the role strs:update"}`, "bad");
       if (input === "D") return setFlow("draft");
-      if (!openId) return flash("Open a report (Enter) before changing it", "bad");
+      if (!openId) {
+        // On the list: the step acts on the selected report, opened so its readiness shows beside the prompt.
+        if (!current) return flash("✕ no report selected: nothing to act on", "bad");
+        setOpenId(current.id);
+      }
       if (input === "e") return setFlow("field");
       if (input === "n") return setFlow("narrative");
       if (input === "s") return setFlow("submit");
@@ -102,11 +124,23 @@ export function Filing({ height, width }: { height: number; width: number }) {
   const steps = (): Step[] => {
     const label = target ? `${target.reportNumber} (${target.id})` : "";
     switch (flow) {
-      case "field":
+      case "field": {
+        const fields = ready.data?.fields ?? [];
+        const data = (det.data?.regulatoryData ?? {}) as Record<string, unknown>;
+        const now = (key: string) => (key === "jurisdiction" ? (target?.jurisdiction ?? "") : data[key] == null ? "" : String(data[key]));
+        const nameOf = (key: string) => fields.find((f) => f.key === key)?.label ?? key;
         return [
-          { kind: "pick", name: "key", label: `Field of ${label}`, options: (ready.data?.fields ?? []).map((f) => ({ value: f.key, label: `${f.label}${f.required ? " *" : ""}` })) },
-          { kind: "text", name: "value", label: "Value (empty clears; a jurisdiction is a country code)", optional: true, max: 2000 },
+          { kind: "pick", name: "key", label: `Field of ${label}`, options: fields.map((f) => ({ value: f.key, label: `${f.label}${f.required ? " *" : ""}: ${now(f.key) || "—"}` })) },
+          {
+            kind: "text",
+            name: "value",
+            label: (v) => `${nameOf(v.key)} of ${label}, now ${now(v.key) ? `"${now(v.key)}"` : "empty"} (edit it; empty clears${v.key === "jurisdiction" ? "; a country code" : ""})`,
+            initial: (v) => now(v.key),
+            optional: true,
+            max: 2000,
+          },
         ];
+      }
       case "narrative":
         return [{ kind: "text", name: "narrative", label: `Narrative of ${label} (replaces the current one, including the draft placeholder)`, max: 60_000 }];
       case "submit":
@@ -157,28 +191,36 @@ export function Filing({ height, width }: { height: number; width: number }) {
     void act(flash, call, (d) => `${d.reportNumber} ${kind === "field" || kind === "narrative" ? "edited" : kind === "file" ? `filed as ${d.filingReference}` : kind === "submit" ? "submitted for review" : "approved"} · ${d.status}`).then(refresh);
   };
 
-  const header = `${pad("report", 26)} ${pad("status", 14)} ${pad("jur", 4)} ${pad("ready", 5)} transfer`;
   return (
     <Box flexDirection="column" height={height}>
       <Text bold wrap="truncate">
         {`Filing · ${items.length} not filed`}
-        <Text color={tone("muted")}>{canWrite ? "  Enter open · e field · n narrative · s submit · a approve · F file · D draft by hand" : "  Enter open (read only: the key lacks strs:write)"}</Text>
+        <Text color={tone("muted")}>{canWrite ? "  / filter · </> sort · Enter open · e field · n narrative · s submit · a approve · F file · D draft by hand" : `  read only: ${cannot} · / filter · Enter open`}</Text>
       </Text>
       {list.error ? <Text color={tone("bad")}>{`✕ ${list.error.code}: ${list.error.error}`}</Text> : null}
-      {flow ? (
+      {openId || flow ? null : ctl.bar}
+      {flow === "narrative" && target ? (
+        <NarrativeEditor
+          title={`Narrative of ${target.reportNumber} (${target.id}): what you write here; the facts Caravan recorded stay below it`}
+          narrative={det.data?.narrative ?? null}
+          height={height - 2}
+          onSave={(narrative) => run({ narrative })}
+          onCancel={() => setFlow(null)}
+        />
+      ) : flow ? (
         <Flow title={flow === "draft" ? "Draft by hand" : `${flow} report`} steps={steps()} onDone={run} onCancel={() => setFlow(null)} />
       ) : openId ? (
         det.data ? <Lines lines={filingLines(det.data, ready.data)} offset={scroll} height={height - 2} width={width - 1} /> : <Text dimColor>{det.error ? `✕ ${det.error.code}: ${det.error.error}` : "loading…"}</Text>
       ) : (
         <List
-          items={items}
+          items={ctl.rows}
           selected={sel}
-          height={height - 2}
+          height={height - 2 - (ctl.bar ? 1 : 0)}
           width={width}
-          header={header}
-          render={(r, w) => `${pad(r.reportNumber, 26)} ${pad(r.status, 14)} ${pad(r.jurisdiction ?? "--", 4)} ${pad(r.filingReady ? "yes" : "no", 5)} ${r.transferId === null ? "--" : w - 54 >= r.transferId.length ? r.transferId : shortId(r.transferId)}`.slice(0, w)}
+          header={ctl.header}
+          render={(r) => ctl.render(r)}
           tone={(r) => tone(r.filingDeadline?.isOverdue ? "bad" : r.filingReady ? "ok" : undefined)}
-          empty={list.loading ? "loading…" : "no report waiting to be filed"}
+          empty={list.loading ? "loading…" : list.error ? "" : ctl.filter ? `no report matching "${ctl.filter}"` : "no report waiting to be filed"}
         />
       )}
     </Box>

@@ -82,7 +82,7 @@ export function Overview({ height, width, go }: { height: number; width: number;
         </Text>
       ))}
       <Text> </Text>
-      <Text bold>{`Transfers per minute by state, last ${minutes} minutes (latest 100 transfers)`}</Text>
+      <Text bold>{`Transfers created per minute, by their state now, last ${minutes} minutes (latest 100 transfers)`}</Text>
       {tr ? (
         groups.map(([g, t]) => {
           const v = series.get(g) ?? new Array(minutes).fill(0);
@@ -90,7 +90,8 @@ export function Overview({ height, width, go }: { height: number; width: number;
             <Text key={g} wrap="truncate">
               {pad(g, 10)}
               <Text color={tone(t)}>{sparkline(v)}</Text>
-              {` ${v.reduce((a, b) => a + b, 0)}`}
+              {/* The count is of transfers created in the window; transfers held longer are counted above. */}
+              {` ${v.reduce((a, b) => a + b, 0)} new${g === "held" && total(held) !== undefined && total(held) !== null ? ` · ${total(held)} held in all` : ""}`}
             </Text>
           );
         })

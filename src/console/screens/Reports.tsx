@@ -2,14 +2,18 @@
 import { useMemo, useState } from "react";
 import { Box, Text, useInput } from "ink";
 import { useConsole, useKept, useModalState, useResource } from "../context.ts";
-import { navigateMasterDetail, useSelectedId, useYank } from "../hooks.ts";
+import { navigateMasterDetail, useCommand, useSelectedId, useYank } from "../hooks.ts";
+import { useListControls } from "../list-controls.tsx";
+import type { Column } from "../table.ts";
 import { navOf } from "../keys.ts";
 import { pad, refusal, shortTime } from "../format.ts";
 import { useTone } from "../theme.tsx";
 import { List } from "../components/List.tsx";
 import { Lines, type Line } from "../components/Lines.tsx";
 import { Flow } from "../components/Flow.tsx";
-import { paths, type ReportDetail, type ReportListItem } from "../api.ts";
+import { paths, type ReportDetail, type ReportListItem, type TransferValuation } from "../api.ts";
+import { valuationLines } from "../components/evidence-lines.ts";
+import { allows } from "../context.ts";
 
 const FILTERS = ["open", "drafts", "all"] as const;
 type Filter = (typeof FILTERS)[number];
@@ -28,12 +32,14 @@ export function deadlineText(r: { status: string; filingDeadline?: Pick<NonNulla
   return `${d.daysRemaining}d left`;
 }
 
-export function reportLines(r: ReportListItem & Partial<ReportDetail>): Line[] {
+export function reportLines(r: ReportListItem & Partial<ReportDetail>, valuation?: TransferValuation | null): Line[] {
   const d: Partial<NonNullable<ReportListItem["filingDeadline"]>> = r.filingDeadline ?? {};
   const L: Line[] = [
     { text: `${r.reportNumber} · ${r.label} · ${r.status} · ${r.jurisdiction}`, bold: true },
-    { text: `Deadline    ${d.deadline ?? "-"} (${deadlineText(r)}; ${d.regulation ?? ""} ${d.regulatoryBody ?? ""})`, tone: d.isOverdue && r.status !== "filed" ? "bad" : d.isApproaching ? "warn" : undefined },
+    // The deadline as the rule states it, filed with the FIU (the supervisor is not who receives the report).
+    { text: `Deadline    ${d.deadline?.slice(0, 10) ?? "-"} (${deadlineText(r)}; ${d.regulation ?? ""})${r.reportTo ? ` · file with ${r.reportTo}` : ""}`, tone: d.isOverdue && r.status !== "filed" ? "bad" : d.isApproaching ? "warn" : undefined },
     { text: `Transfer    ${r.transferId ?? "-"}` },
+    ...valuationLines(valuation && valuation.transferId === r.transferId ? valuation : undefined),
     { text: `Drafted     ${shortTime(r.generatedAt)} by ${r.generatedByMember?.email ?? r.generatedBy} · ${r.detectionMethod}` },
     { text: `Filing      ${r.filingReady ? "ready" : "not ready (the PDF is marked DRAFT)"}${r.filedAt ? ` · filed ${shortTime(r.filedAt)} ref ${r.filingReference}` : ""}` },
     { text: "Narrative", bold: true },
@@ -44,41 +50,59 @@ export function reportLines(r: ReportListItem & Partial<ReportDetail>): Line[] {
   return L;
 }
 
+/** The list's columns: the filter (`/`, `:filter`) matches what they show, `<` `>` sort by them. */
+export const reportColumns: Column<ReportListItem>[] = [
+  { key: "report", title: "report", width: 26, text: (r) => r.reportNumber },
+  { key: "status", title: "status", width: 14, text: (r) => r.status },
+  { key: "jur", title: "jur", width: 3, text: (r) => r.jurisdiction ?? "--" },
+  { key: "deadline", title: "deadline", width: 11, text: (r) => r.filingDeadline?.deadline?.slice(0, 10) ?? "-", sort: (r) => r.filingDeadline?.deadline ?? "9" },
+  { key: "days", title: "days", width: 12, text: (r) => deadlineText(r), sort: (r) => r.filingDeadline?.deadline ?? "9" },
+  { key: "transfer", title: "transfer", width: 14, flex: true, text: (r) => r.transferId ?? "-" },
+];
+
 export function Reports({ height, width, save = defaultSave }: { height: number; width: number; save?: SaveFile }) {
   const { client, modal, flash } = useConsole();
   const tone = useTone();
   const [filter, setFilter] = useKept<Filter>("reports.filter", "open");
   const [openId, setOpenId] = useKept<string | null>("reports.open", null);
   const [scroll, setScroll] = useState(0);
-  const [asking, setAsking] = useModalState<true>();
+  const [asking, setAsking] = useModalState<"pdf" | "goaml">();
   const list = useResource<ReportListItem[]>(paths.reports({ limit: 200, status: filter === "drafts" ? "draft" : undefined }), ["case"], { pollMs: 10_000 });
   const items = useMemo(() => {
     const all = list.data ?? [];
     const shown = filter === "open" ? all.filter((r) => r.status !== "filed") : all;
     return [...shown].sort((a, b) => String(a.filingDeadline?.deadline ?? "9").localeCompare(String(b.filingDeadline?.deadline ?? "9")));
   }, [list.data, filter]);
-  const selected = useSelectedId("reports", items, openId !== null);
+  const ctl = useListControls("reports", items, reportColumns, width - 1, { extra: (r) => `${r.id} ${r.filingReference ?? ""} ${r.label}` });
+  useCommand((c) => ctl.onCommand(c));
+  const selected = useSelectedId("reports", ctl.rows, openId !== null);
   const sel = selected.index;
   const current = selected.item ?? undefined;
   const yank = useYank();
   const det = useResource<ReportDetail>(openId ? paths.report(openId) : null);
+  const { me } = useConsole();
+  const value = useResource<TransferValuation>(openId && det.data?.transferId && allows(me, "transfers:read", "transfers:view") ? paths.transferValuation(det.data.transferId) : null, [], { pollMs: 60_000 });
   const page = Math.max(1, height - 3);
   useInput(
     (input, key) => {
       if (modal || asking) return;
       const nav = navOf(input, key);
       if (navigateMasterDetail(nav, { openId, setOpenId, setScroll, selected, page })) return;
+      if (!openId && ctl.onKey(input)) return;
       if (input === "y") return yank(openId ?? current?.id);
       if (input === "f") return setFilter((f) => FILTERS[(FILTERS.indexOf(f) + 1) % FILTERS.length]);
-      if (input === "d" && (openId || current)) setAsking(true);
+      if (input === "d" && (openId || current)) setAsking("pdf");
+      // goAML XML for an FIU that takes it (the API says which, and refuses a report not yet filing-ready).
+      if (input === "x" && (openId || current)) setAsking("goaml");
     },
     { isActive: !modal },
   );
   const target = openId ? (det.data ?? items.find((r) => r.id === openId)) : current;
   const download = (v: Record<string, string>) => {
+    const kind = asking;
     setAsking(null);
     if (!target) return;
-    void client.download(`/api/v2/reports/${target.id}/download?format=pdf`).then(async (r) => {
+    void client.download(kind === "goaml" ? paths.reportGoaml(target.id) : `/api/v2/reports/${target.id}/download?format=pdf`).then(async (r) => {
       if (!r.ok) return flash(`✕ ${refusal(r)}`, "bad");
       try {
         await save(v.path, r.bytes);
@@ -88,28 +112,33 @@ export function Reports({ height, width, save = defaultSave }: { height: number;
       }
     });
   };
-  const header = `${pad("report", 26)} ${pad("status", 14)} ${pad("jur", 3)} ${pad("deadline", 11)} ${pad("days", 12)} transfer`;
   return (
     <Box flexDirection="column" height={height}>
       <Text bold wrap="truncate">
-        {`Reports · ${filter} · ${items.length}`}
-        <Text color={tone("muted")}>{"  f filter · Enter detail · d download PDF"}</Text>
+        {`Reports · ${filter} · ${ctl.filter ? `${ctl.rows.length} of ` : ""}${items.length}`}
+        <Text color={tone("muted")}>{"  f open/drafts/all · / filter · </> sort · Enter detail · d PDF · x goAML XML"}</Text>
       </Text>
       {list.error ? <Text color={tone("bad")}>{`✕ ${list.error.code}: ${list.error.error}`}</Text> : null}
+      {openId ? null : ctl.bar}
       {asking ? (
-        <Flow title="Download PDF" steps={[{ kind: "text", name: "path", label: `Save ${target?.reportNumber ?? "the report"} to`, initial: `./${target?.reportNumber ?? "report"}.pdf`, max: 1000 }]} onDone={download} onCancel={() => setAsking(null)} />
+        <Flow
+          title={asking === "goaml" ? "Export goAML XML" : "Download PDF"}
+          steps={[{ kind: "text", name: "path", label: `Save ${target?.reportNumber ?? "the report"}${asking === "goaml" ? " as goAML XML" : ""} to`, initial: `./${target?.reportNumber ?? "report"}${asking === "goaml" ? ".goaml.xml" : ".pdf"}`, max: 1000 }]}
+          onDone={download}
+          onCancel={() => setAsking(null)}
+        />
       ) : openId ? (
-        det.data ? <Lines lines={reportLines(det.data)} offset={scroll} height={height - 2} width={width - 1} /> : <Text dimColor>{det.error ? `✕ ${det.error.code}: ${det.error.error}` : "loading…"}</Text>
+        det.data ? <Lines lines={reportLines(det.data, value.data)} offset={scroll} height={height - 2} width={width - 1} /> : <Text dimColor>{det.error ? `✕ ${det.error.code}: ${det.error.error}` : "loading…"}</Text>
       ) : (
         <List
-          items={items}
+          items={ctl.rows}
           selected={sel}
-          height={height - 2}
+          height={height - 2 - (ctl.bar ? 1 : 0)}
           width={width}
-          header={header}
-          render={(r, w) => `${pad(r.reportNumber, 26)} ${pad(r.status, 14)} ${pad(r.jurisdiction, 3)} ${pad(r.filingDeadline?.deadline?.slice(0, 10) ?? "-", 11)} ${pad(deadlineText(r), 12)} ${r.transferId ?? "-"}`.slice(0, w)}
+          header={ctl.header}
+          render={(r) => ctl.render(r)}
           tone={(r) => tone(r.status === "filed" ? undefined : r.filingDeadline?.isOverdue ? "bad" : r.filingDeadline?.isApproaching ? "warn" : undefined)}
-          empty={list.loading ? "loading…" : "no reports"}
+          empty={list.loading ? "loading…" : list.error ? "" : ctl.filter ? `no reports matching "${ctl.filter}"` : "no reports"}
         />
       )}
     </Box>

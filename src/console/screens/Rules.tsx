@@ -10,7 +10,27 @@ import { pad } from "../format.ts";
 import { useTone } from "../theme.tsx";
 import { List } from "../components/List.tsx";
 import { Flow } from "../components/Flow.tsx";
+import { Lines, type Line } from "../components/Lines.tsx";
+import { actionWords, branchText, branchWords } from "../evidence.ts";
 import { paths, type PromotableRule, type RuleDetail, type RuleListItem } from "../api.ts";
+
+/** A rule's detail: what it applies to, and each branch in words with its code beside it. */
+export function ruleDetailLines(r: RuleDetail): Line[] {
+  const L: Line[] = [
+    { text: `${r.name} · ${r.isActive ? "active" : "inactive"} · ${r.id}`, bold: true },
+    { text: `Does        ${actionWords(r.action)} (${r.action}) · ${r.category} · severity ${r.severity}` },
+    { text: `Checks at   ${r.stage === "both" ? "precheck and postcheck" : r.stage}${r.jurisdictions.length ? ` · jurisdictions ${r.jurisdictions.join(", ")}` : " · every jurisdiction"}` },
+    { text: `Applies to  ${r.threshold !== null ? `amounts ${r.thresholdOperator === "lt" ? "under" : r.thresholdOperator === "eq" ? "of" : "over"} ${r.threshold} ${r.thresholdCurrency ?? "USD"}` : "any amount"}${r.asset ? ` · asset ${r.asset}` : ""}${r.network ? ` · network ${r.network}` : ""}` },
+  ];
+  if (r.description) L.push({ text: `About       ${r.description}` });
+  L.push({ text: `Conditions (${(r.conditions ?? []).length})`, bold: true });
+  if (!(r.conditions ?? []).length) L.push({ text: "  none: the rule acts on every transfer it applies to", dim: true });
+  for (const b of r.conditions ?? []) {
+    L.push({ text: `  ${branchWords(b)}` });
+    L.push({ text: `    ${branchText(b)}`, dim: true });
+  }
+  return L;
+}
 
 export function Rules({ height, width }: { height: number; width: number }) {
   const { client, modal, flash, me } = useConsole();
@@ -19,14 +39,19 @@ export function Rules({ height, width }: { height: number; width: number }) {
   const [asking, setAsking] = useModalState<true>();
   const list = useResource<(RuleListItem & Partial<PromotableRule>)[]>(live ? paths.promotableRules({ limit: 200 }) : paths.rules({ limit: 100 }), [], { pollMs: 15_000 });
   const items = useMemo(() => list.data ?? [], [list.data]);
-  const selected = useSelectedId("rules", items, false);
+  const [openId, setOpenId] = useState<string | null>(null);
+  const selected = useSelectedId("rules", items, openId !== null);
+  const det = useResource<RuleDetail>(openId ? paths.rule(openId) : null, [], { pollMs: 15_000 });
   const sel = selected.index;
   const current = items[sel];
   useInput(
     (input, key) => {
       if (modal || asking) return;
       const nav = navOf(input, key);
-      if (nav && nav !== "open" && nav !== "back") {
+      if (openId) {
+        if (nav === "back") return setOpenId(null);
+      } else if (nav === "open" && current) return setOpenId(current.id);
+      else if (nav && nav !== "back") {
         return selected.move(nav, Math.max(1, height - 3));
       }
       if (input !== "p" || !current) return;
@@ -47,7 +72,7 @@ export function Rules({ height, width }: { height: number; width: number }) {
     <Box flexDirection="column" height={height}>
       <Text bold wrap="truncate">
         {live ? `Rules proven in test · ${items.length}` : `Rules (${me?.environment ?? "?"}) · ${items.length}`}
-        <Text color={tone("muted")}>{live ? (client.signedIn ? "  p promote to live" : "  promoting needs a member's sign-in") : "  promotion to live needs a live sign-in"}</Text>
+        <Text color={tone("muted")}>{`  Enter opens a rule${openId ? " · Esc back" : ""}${live ? (client.signedIn ? " · p promote to live" : " · promoting needs a member's sign-in") : " · promotion to live needs a live sign-in"}`}</Text>
       </Text>
       {list.error ? <Text color={tone("bad")}>{`✕ ${list.error.code}: ${list.error.error}`}</Text> : null}
       {asking && current ? (
@@ -57,14 +82,16 @@ export function Rules({ height, width }: { height: number; width: number }) {
           onDone={promote}
           onCancel={() => setAsking(null)}
         />
+      ) : openId ? (
+        det.data ? <Lines lines={ruleDetailLines(det.data)} offset={0} height={height - 2} width={width - 1} /> : <Text dimColor>{det.error ? `✕ ${det.error.code}: ${det.error.error}` : "loading…"}</Text>
       ) : (
         <List
           items={items}
           selected={sel}
           height={height - 2}
           width={width}
-          header={`${pad("name", 34)} ${pad("action", 15)} ${pad("active", 6)} ${pad("conds", 5)} ${pad("id", 30)} live`}
-          render={(r, w) => `${pad(r.name, 34)} ${pad(r.action, 15)} ${pad(r.isActive ? "yes" : "no", 6)} ${pad(String(r.conditionCount), 5)} ${pad(r.id, 30)} ${r.promotedTo ?? "-"}`.slice(0, w)}
+          header={`${pad("name", 30)} ${pad("action", 14)} ${pad("stage", 9)} ${pad("severity", 8)} ${pad("category", 9)} ${pad("active", 6)} ${pad("conds", 5)} ${live ? "live" : "id"}`}
+          render={(r, w) => `${pad(r.name, 30)} ${pad(r.action, 14)} ${pad(r.stage ?? "-", 9)} ${pad(r.severity ?? "-", 8)} ${pad(r.category ?? "-", 9)} ${pad(r.isActive ? "yes" : "no", 6)} ${pad(String(r.conditionCount), 5)} ${live ? (r.promotedTo ?? "-") : r.id}`.slice(0, w)}
           tone={(r) => tone(r.promotedTo ? "ok" : undefined)}
           empty={list.loading ? "loading…" : "no rules"}
         />

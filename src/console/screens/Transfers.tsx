@@ -4,20 +4,22 @@
 // The selection is the transfer's ID: rows arriving or leaving never move it to another transfer.
 import { useEffect, useMemo, useState } from "react";
 import { Box, Text, useInput } from "ink";
-import { paths, patchTransfer, resolutionOutcome, resolveCase, type CaseDetail, type CaseListItem, type RuleDetail, type TransferDetail, type TransferListItem } from "../api.ts";
+import { paths, patchTransfer, resolutionOutcome, resolveCase, type CaseDetail, type CaseListItem, type RuleDetail, type TransferDetail, type TransferListItem, type TransferValuation } from "../api.ts";
 import { allows, useConsole, useKept, useKeptRef, useModalState, useResource, type Me } from "../context.ts";
 import { act, useCommand, useSelectedId, useYank } from "../hooks.ts";
 import { moveSelection, navOf } from "../keys.ts";
 import { ago, shortTime } from "../format.ts";
-import { partyNames } from "../evidence.ts";
+import { partyNames, unscreenedChecks, unscreenedText } from "../evidence.ts";
 import { decimalKey, type Column } from "../table.ts";
 import { useListControls } from "../list-controls.tsx";
 import { stateTone, useTone } from "../theme.tsx";
 import { List } from "../components/List.tsx";
 import { Lines, type Line } from "../components/Lines.tsx";
 import { Flow, type Step } from "../components/Flow.tsx";
-import { checkLines, partyLines, rawLines, ruleLines } from "../components/evidence-lines.ts";
+import { checkLines, partyLines, rawLines, ruleLines, valuationLines } from "../components/evidence-lines.ts";
 import { REJECT_REASONS as CONTRACT_REJECT_REASONS } from "../../api/transfers.ts";
+import { whyNot } from "../access.ts";
+import { rejectionWords, verdictText } from "../words.ts";
 
 const FILTERS = ["held", "failed", "all"] as const;
 type Filter = (typeof FILTERS)[number];
@@ -52,11 +54,17 @@ export function transferColumns(width: number, now: () => number): Column<Transf
     { key: "dir", title: "dir", width: 3, text: (t) => (t.direction === "incoming" ? "in" : "out") },
     { key: "amount", title: "amount", width: 16, right: true, text: (t) => `${t.amount} ${assetCode(t.asset)}`, sort: (t) => decimalKey(t.amount) },
     { key: "state", title: "state", width: wide ? 21 : 9, text: (t) => t.state },
-    { key: "verdict", title: "verdict", width: 8, minTotal: 90, text: (t) => t.status },
+    { key: "verdict", title: "verdict", width: 8, minTotal: 90, text: verdictWord },
     { key: "age", title: "age", width: 4, right: true, minTotal: 140, text: (t) => ago(t.createdAt, now()), sort: (t) => t.createdAt },
     { key: "counterparty", title: "counterparty", width: 16, flex: true, text: counterparty },
     { key: "address", title: "counterparty address", width: 10, flex: true, minTotal: 140, text: (t) => (t.direction === "incoming" ? t.originator : t.beneficiary)?.address ?? "" },
   ];
+}
+
+/** The list's verdict: a held transfer whose latest check failed reads "not run", never "pending" like a finding. */
+export function verdictWord(t: Pick<TransferListItem, "state" | "status" | "compliance">): string {
+  const last = (t.compliance?.checks ?? []).at(-1);
+  return t.state === "held" && last?.status === "failed" ? "not run" : t.status;
 }
 
 /** One action a transfer's state allows, with what it will do in words. */
@@ -74,12 +82,19 @@ export interface TransferAction {
  * one, an incoming held transfer is accepted or rejected directly. Retry is offered to held and failed transfers;
  * reporting the blockchain hash to an outgoing transfer the counterparty accepted.
  */
-export function transferActions(t: Pick<TransferListItem, "state" | "status" | "direction">, openCase: Pick<CaseListItem, "caseNumber"> | null | undefined, me: Me | null): TransferAction[] {
+export function transferActions(t: Pick<TransferListItem, "state" | "status" | "direction">, openCase: Pick<CaseListItem, "caseNumber"> | null | undefined, me: Me | null, unscreened = false): TransferAction[] {
   const out: TransferAction[] = [];
   const drafts = allows(me, "strs:write");
   if (t.state === "held") {
     if (openCase) {
-      out.push({ key: "a", label: "approve", via: "case", what: `resolves ${openCase.caseNumber} as approved, which resumes the transfer` });
+      out.push({
+        key: "a",
+        label: "approve",
+        via: "case",
+        what: unscreened
+          ? `resolves ${openCase.caseNumber} as approved; its screening did not run, so it is screened again first (or, confirmed by its ID, goes on unscreened)`
+          : `resolves ${openCase.caseNumber} as approved, which resumes the transfer`,
+      });
       out.push({
         key: "x",
         label: "reject",
@@ -98,13 +113,22 @@ export function transferActions(t: Pick<TransferListItem, "state" | "status" | "
   return out;
 }
 
-export function transferLines(t: TransferDetail, linked: CaseDetail | CaseListItem | null | undefined, rule: RuleDetail | null, piiMasked: boolean, actions: TransferAction[]): Line[] {
+/** Why the key and role may not take the action (null: they may): a case's resolution or a transfer's PATCH. */
+export function actionRefusal(me: Me | null, a: Pick<TransferAction, "via">): string | null {
+  return a.via === "case" ? whyNot(me, "cases:write", "cases:resolve") : whyNot(me, "transfers:write", "transfers:update");
+}
+
+export function transferLines(t: TransferDetail, linked: CaseDetail | CaseListItem | null | undefined, rule: RuleDetail | null, piiMasked: boolean, actions: TransferAction[], valuation?: TransferValuation | null, withheld: { action: TransferAction; why: string }[] = []): Line[] {
   const L: Line[] = [];
-  L.push({ text: `${t.id} · ${t.direction} · ${t.state} · verdict ${t.compliance?.status ?? "-"}`, bold: true, tone: stateTone(t.state) });
+  L.push({ text: `${t.id} · ${t.direction} · ${t.state} · verdict ${verdictText(t.state, t.compliance?.status)}`, bold: true, tone: stateTone(t.state) });
+  const notRun = t.state === "held" ? unscreenedText(t.compliance?.checks ?? []) : "";
+  if (notRun) L.push({ text: `SCREENING DID NOT RUN: ${notRun}. Not a match and not cleared: the transfer is unscreened.`, tone: "bad", bold: true });
   L.push({ text: `Amount      ${t.amount} ${t.asset} on ${t.network} · created ${shortTime(t.createdAt)}:${t.createdAt.slice(17, 19)} UTC` });
+  // One line at 80 columns: the threshold the value was judged against is on the case.
+  L.push(...valuationLines(valuation, { threshold: false }));
   L.push(...partyLines(t));
-  L.push({ text: `Travel Rule ours ${t.status?.ours ?? "-"} · theirs ${t.status?.theirs ?? "-"}${t.txHash ? ` · tx ${t.txHash}` : ""}` });
-  if (t.rejection) L.push({ text: `Rejected    ${t.rejection.reason}${t.rejection.details ? `: ${t.rejection.details}` : ""}`, tone: "bad" });
+  L.push({ text: `Travel Rule our answer ${t.status?.ours ?? "none yet"} · the counterparty's ${t.status?.theirs ?? "none yet (not exchanged)"}${t.txHash ? ` · tx ${t.txHash}` : ""}` });
+  if (t.rejection) L.push({ text: `Rejected    for ${rejectionWords(t.rejection.reason)}${t.rejection.details ? `: ${t.rejection.details}` : ""}`, tone: "bad" });
   L.push(...checkLines(t.compliance?.checks ?? [], t.compliance?.total ?? 0));
   const ruleRef = linked && "rule" in linked ? linked.rule : null;
   L.push(...ruleLines(ruleRef, rule, t).map((l) => (l.text.startsWith("Rule ") ? { ...l, text: `  rule matched: ${l.text.slice(12)}` } : l)));
@@ -113,8 +137,9 @@ export function transferLines(t: TransferDetail, linked: CaseDetail | CaseListIt
   else if (linked === undefined) L.push({ text: "  (needs cases:read)", dim: true });
   else L.push({ text: `  ${linked.caseNumber} ${linked.status} ${linked.priority}${linked.assignee ? ` → ${linked.assignee.email}` : ""}: ${linked.title}  (c opens it)`, tone: stateTone(linked.priority) });
   L.push({ text: "Actions", bold: true });
-  if (actions.length === 0) L.push({ text: `  none in state ${t.state}`, dim: true });
+  if (actions.length === 0 && withheld.length === 0) L.push({ text: `  none in state ${t.state}`, dim: true });
   for (const a of actions) L.push({ text: `  ${a.key} ${a.label}: ${a.what}` });
+  for (const w of withheld) L.push({ text: `  ${w.action.label} not offered: ${w.why}`, dim: true });
   L.push({ text: "History", bold: true });
   L.push({ text: `  ${shortTime(t.createdAt)} created` });
   for (const m of t.messages ?? []) L.push({ text: `  ${shortTime(m.timestamp)} ${m.direction} ${m.type}` });
@@ -134,12 +159,18 @@ interface Target {
   action: TransferAction;
   caseId: string | null;
   caseNumber: string | null;
+  /** Its latest screening did not run: approval screens again, or goes on unscreened when confirmed by ID. */
+  unscreened?: boolean;
 }
 
 export function confirmText(t: Target, v: Record<string, string>): string {
   const toFrom = t.direction === "incoming" ? "from" : "to";
   const head = `${t.action.label[0].toUpperCase()}${t.action.label.slice(1)} transfer ${t.id} (${t.amount} ${assetCode(t.asset)} ${toFrom} ${t.party})`;
   const reason = t.action.via === "transfer" && t.action.key === "x" ? ` with ${v.reason}` : t.action.key === "t" ? ` ${v.txHash}` : "";
+  if (t.unscreened && t.action.key === "a" && t.action.via === "case")
+    return v.how === "unscreened"
+      ? `${head} UNSCREENED: resolves ${t.caseNumber} as approved; the transfer goes on WITHOUT being screened, recorded in the audit log under your name.`
+      : `${head}: resolves ${t.caseNumber} as approved; its screening did not run, so it is screened again first (a hit or a second failure holds it again).`;
   return `${head}${reason}: ${t.action.what}.`;
 }
 
@@ -162,6 +193,7 @@ export function Transfers({ height, width, openCase, focus }: { height: number; 
   const sel = useSelectedId("transfers", items, detail);
   const current = sel.item ?? (list.data ?? []).find((t) => t.id === sel.id) ?? null;
   const det = useResource<TransferDetail>(detail && sel.id ? paths.transfer(sel.id) : null, ["transfer"]);
+  const value = useResource<TransferValuation>(detail && sel.id ? paths.transferValuation(sel.id) : null, [], { pollMs: 60_000 });
   const canCases = allows(me, "cases:read", "cases:view");
   // Open cases decide how a held transfer is approved or rejected; any case (closed too) is shown in the detail.
   const cases = useResource<CaseListItem[]>(canCases ? paths.cases({ status: "open", hasTransfer: true, limit: 200 }) : null, ["case"]);
@@ -172,7 +204,14 @@ export function Transfers({ height, width, openCase, focus }: { height: number; 
   const rule = useResource<RuleDetail>(detail && linked.data?.ruleId && allows(me, "rules:read") ? paths.rule(linked.data.ruleId) : null, [], { pollMs: 60_000 });
   const openCaseOf = (id: string | null): CaseListItem | null | undefined => (!canCases ? undefined : cases.data ? (caseOf(id).find((c) => c.status === "open") ?? null) : undefined);
   const subject = current ?? (det.data ? { ...det.data, status: det.data.compliance?.status ?? "pending", originator: { ...det.data.originator, name: null }, beneficiary: { ...det.data.beneficiary, name: null } } as unknown as TransferListItem : null);
-  const actions = subject ? transferActions(subject, openCaseOf(subject.id), me) : [];
+  const unscreened = subject?.state === "held" && (det.data && det.data.id === subject.id ? unscreenedChecks(det.data.compliance?.checks ?? []).length > 0 : verdictWord(subject) === "not run");
+  // Offered: only what the key's scopes and the member's role allow; the rest is named with the true reason.
+  const possible = subject ? transferActions(subject, openCaseOf(subject.id), me, unscreened) : [];
+  const actions = possible.filter((a) => actionRefusal(me, a) === null);
+  const withheld = possible.flatMap((a) => {
+    const why = actionRefusal(me, a);
+    return why ? [{ action: a, why }] : [];
+  });
   useEffect(() => setScroll(0), [sel.id, detail, raw]); // eslint-disable-line react-hooks/exhaustive-deps
   // `:trf_…` opens that transfer once; coming back to the screen later keeps what the officer did since.
   const focusSeen = useKeptRef("transfers.focusSeen", 0);
@@ -226,6 +265,8 @@ export function Transfers({ height, width, openCase, focus }: { height: number; 
         return flash(canCases ? "no case is linked to this transfer" : "✕ not allowed: the key needs cases:read", canCases ? undefined : "bad");
       }
       const a = actions.find((x) => x.key === input);
+      const w = withheld.find((x) => x.action.key === input);
+      if (!a && w && subject) return flash(`✕ ${w.action.label} is not offered: ${w.why}`, "bad");
       if ((input === "a" || input === "x") && subject?.state === "held" && canCases && !cases.data)
         return flash(cases.error ? `✕ cannot read the open cases (${cases.error.code}): nothing sent` : "reading the open cases first (one path per decision); press again in a moment", "bad");
       if ((input === "a" || input === "x" || input === "r" || input === "t") && subject) {
@@ -233,7 +274,7 @@ export function Transfers({ height, width, openCase, focus }: { height: number; 
         if (a.via === "case" && !allows(me, "cases:write", "cases:resolve")) return flash("✕ not allowed: the key needs cases:write and the role cases:resolve", "bad");
         if (a.via === "transfer" && !mayWrite) return flash("✕ not allowed: the key needs transfers:write and the role transfers:update", "bad");
         const oc = openCaseOf(subject.id);
-        setTarget({ id: subject.id, amount: subject.amount, asset: subject.asset, direction: subject.direction, party: current ? counterparty(current) : counterparty(subject), action: a, caseId: oc?.id ?? null, caseNumber: oc?.caseNumber ?? null });
+        setTarget({ id: subject.id, amount: subject.amount, asset: subject.asset, direction: subject.direction, party: current ? counterparty(current) : counterparty(subject), action: a, caseId: oc?.id ?? null, caseNumber: oc?.caseNumber ?? null, unscreened });
         setFlow("act");
       }
     },
@@ -252,7 +293,9 @@ export function Transfers({ height, width, openCase, focus }: { height: number; 
     if (t.action.via === "case" && t.caseId) {
       const resolution = t.action.key === "a" ? "approved" : "rejected";
       const caseId = t.caseId;
-      void act(flash, resolveCase(client, caseId, resolution, v.note || undefined), (_d, m) => {
+      const approveUnscreened = t.unscreened === true && resolution === "approved" && v.how === "unscreened";
+      if (approveUnscreened && v.typed !== t.id) return flash(`✕ the ID typed is not ${t.id}: nothing sent, the transfer stays held`, "bad");
+      void act(flash, resolveCase(client, caseId, resolution, v.note || undefined, { approveUnscreened }), (_d, m) => {
         const ta = m.transferAction as { result: string; reason?: string } | null | undefined;
         return `${t.caseNumber} resolved ${resolution}; transfer ${t.id} ${ta ? (ta.result === "queued" ? "queued" : `${ta.result} (${ta.reason})`) : "not held any more"}`;
       }).then(async (r) => {
@@ -276,7 +319,23 @@ export function Transfers({ height, width, openCase, focus }: { height: number; 
     const t = target;
     if (!t) return [];
     const confirm: Step = { kind: "confirm", label: (v) => confirmText(t, v) };
-    if (t.action.via === "case") return [{ kind: "text", name: "note", label: `Resolution note for ${t.caseNumber} (at most 2,000 characters)`, optional: true, max: 2000 }, confirm];
+    const note: Step = { kind: "text", name: "note", label: `Resolution note for ${t.caseNumber} (at most 2,000 characters)`, optional: true, max: 2000 };
+    if (t.action.via === "case" && t.unscreened && t.action.key === "a")
+      return [
+        {
+          kind: "pick",
+          name: "how",
+          label: `Approve ${t.id} through ${t.caseNumber}: its screening did not run, so nothing was matched or cleared`,
+          options: [
+            { value: "again", label: "screen it again first (a hit or a second failure holds it again)" },
+            { value: "unscreened", label: "approve it UNSCREENED (you confirm by typing its ID; audited)" },
+          ],
+        },
+        { kind: "text", name: "typed", label: `Type the transfer ID ${t.id} to approve it unscreened`, max: 64, when: (v) => v.how === "unscreened" },
+        note,
+        confirm,
+      ];
+    if (t.action.via === "case") return [note, confirm];
     switch (t.action.key) {
       case "x":
         return [
@@ -293,17 +352,17 @@ export function Transfers({ height, width, openCase, focus }: { height: number; 
     }
   };
 
-  const hints = subject?.state === "held" && canCases && !cases.data ? "reading open cases…" : actions.map((a) => `${a.key} ${a.label}`).join(" · ");
+  const hints = subject?.state === "held" && canCases && !cases.data ? "reading open cases…" : actions.length === 0 && withheld.length > 0 ? `read only: ${withheld[0].why}` : actions.map((a) => `${a.key} ${a.label}`).join(" · ");
   const title = `Transfers · ${filter}${search ? ` · search "${search}"` : ""} · ${list.meta.total ?? (list.data ?? []).length}`;
   const listWidth = split ? Math.floor(width * 0.45) : width;
   const bodyHeight = height - 2 - (ctl.bar ? 1 : 0);
-  const detailLines = det.data ? (raw ? rawLines(det.data) : transferLines(det.data, canCases ? (linkedRef ? (linked.data ?? linkedRef) : null) : undefined, rule.data ?? null, det.meta.piiMasked === true, actions)) : null;
+  const detailLines = det.data ? (raw ? rawLines(det.data) : transferLines(det.data, canCases ? (linkedRef ? (linked.data ?? linkedRef) : null) : undefined, rule.data ?? null, det.meta.piiMasked === true, actions, value.data && value.data.transferId === det.data.id ? value.data : undefined, withheld)) : null;
   const gone = detail && sel.index < 0 && sel.id !== null;
   return (
     <Box flexDirection="column" height={height}>
       <Text bold wrap="truncate">
         {title}
-        <Text color={tone("muted")}>{`  f state · / filter · </> sort · y yank · Enter detail${hints ? ` · ${hints}` : ""}`}</Text>
+        <Text color={tone("muted")}>{hints.startsWith("read only") ? `  ${hints} · f state · / filter · Enter detail` : `  f state · / filter · </> sort · y yank · Enter detail${hints ? ` · ${hints}` : ""}`}</Text>
       </Text>
       {list.error ? <Text color={tone("bad")}>{`✕ ${list.error.code}: ${list.error.error}`}</Text> : null}
       {ctl.bar}

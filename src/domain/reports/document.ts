@@ -49,10 +49,15 @@ export interface DocumentInput {
   narrative: string | null;
   riskIndicators: string[];
   regulatoryData: RegulatoryData;
-  transfer: { id: string; state: string; createdAt: string; amount?: string; asset?: string };
+  transfer: { id: string; state: string; createdAt: string; amount?: string; asset?: string; assetId?: string };
   /** The case's number (`CASE-2026-000012`), never its internal ID. */
   caseNumber: string | null;
   valuation?: Valuation | null;
+  /**
+   * The amount in the jurisdiction's reporting currency when the threshold decision priced it in another one: a rate
+   * asked for when the PDF is made (its source and time printed), or why none could be had.
+   */
+  localValuation?: Valuation | { currency: string; unavailable: string } | null;
   reportingThreshold?: ReportingThreshold | null;
   /** Names as the identities give them (identityNameLines): the subject's and the counterparty's. */
   subjectNames?: string[];
@@ -78,6 +83,24 @@ function valueText(v: Valuation, asset: string | undefined): string {
   return `${v.value} ${v.currency} at ${v.rate} ${v.currency} per ${asset ?? "unit"} (${v.source}, rate of ${humanTime(v.rateAsOf)})`;
 }
 
+/**
+ * The deadline as the law states it, to the FIU: a rule without a number of days ("without delay") is printed as the
+ * rule, with Caravan's internal target date beside it, never as "3 days"; a rule with days, or the company's own
+ * threshold, gives the date. `2026-12-04`, 3 days, `GwG § 43: without delay (unverzüglich)` →
+ * `Without delay under GwG § 43 (unverzüglich), to Financial Intelligence Unit (FIU, …); Caravan's target: 4 December 2026 (3 days after drafting)`.
+ */
+export function deadlineText(dl: FilingDeadline, reportTo: string | null): string {
+  const date = humanTime(dl.deadline.slice(0, 10));
+  const to = reportTo ? `, to ${reportTo}` : "";
+  const [law, rule] = dl.regulation.includes(": ") ? [dl.regulation.slice(0, dl.regulation.indexOf(": ")), dl.regulation.slice(dl.regulation.indexOf(": ") + 2)] : [dl.regulation, ""];
+  if (dl.source === "threshold") return `${date} (${dl.daysConfigured} days after drafting, the company's threshold under ${dl.regulation})${to}`;
+  if (rule && !/\d+\s+(calendar |working |business )?days?/.test(rule)) {
+    const words = rule.charAt(0).toUpperCase() + rule.slice(1);
+    return `${words} under ${law}${to}; Caravan's target: ${date} (${dl.daysConfigured} days after drafting)`;
+  }
+  return `${date} (${dl.daysConfigured} days after drafting, ${dl.regulation})${to}`;
+}
+
 function thresholdText(r: ReportingThreshold): string {
   const limit = `${r.thresholdAmount} ${r.thresholdCurrency} (${r.countryCode} suspicious transaction reporting threshold)`;
   if (r.reached === true) return `${limit}: reached by ${r.value} ${r.thresholdCurrency}`;
@@ -99,7 +122,11 @@ export function reportDocument(i: DocumentInput): ReportDocument {
   const rowsOf = (pick: (k: string) => boolean) => i.type.fields.filter((f) => pick(f.key)).map((f) => ({ label: f.label, value: shown(f.key) || "—" }));
   const known = (k: string) => SUBJECT.test(k) || COUNTERPARTY.test(k) || INSTITUTION.test(k) || TRANSFER.has(k);
   const transferRows = [{ label: "Caravan transfer ID", value: i.transfer.id }, { label: "Transfer state", value: i.transfer.state }, ...rowsOf((k) => TRANSFER.has(k))];
-  if (i.valuation) transferRows.push({ label: "Value in fiat", value: valueText(i.valuation, i.transfer.asset ?? (value("asset") || undefined)) });
+  const asset = i.transfer.asset ?? (value("asset") || undefined);
+  const local = i.localValuation;
+  if (local && "unavailable" in local) transferRows.push({ label: `Value in ${local.currency}`, value: `no ${local.currency} rate could be had (${local.unavailable})` });
+  else if (local) transferRows.push({ label: "Value in fiat", value: valueText(local, asset) });
+  if (i.valuation) transferRows.push({ label: local ? "Value at the threshold decision" : "Value in fiat", value: valueText(i.valuation, asset) });
   if (i.reportingThreshold) transferRows.push({ label: "Reporting threshold", value: thresholdText(i.reportingThreshold) });
   transferRows.push({ label: "Transfer created", value: humanTime(i.transfer.createdAt) });
   if (i.caseNumber) transferRows.push({ label: "Case number", value: i.caseNumber });
@@ -120,7 +147,7 @@ export function reportDocument(i: DocumentInput): ReportDocument {
     jurisdiction: d.jurisdiction || "Not set: the officer sets the jurisdiction before filing",
     reportTo: d.reportTo ?? "Financial intelligence unit of the jurisdiction",
     filingInstitution: value("filingInstitutionName") || "—",
-    deadline: `${humanTime(i.deadline.deadline.slice(0, 10))} (${i.deadline.daysConfigured} days, ${i.deadline.source === "threshold" ? "company threshold" : "system default"}: ${i.deadline.regulation})`,
+    deadline: deadlineText(i.deadline, d.reportTo),
     status: i.status,
     generatedAt: humanTime(i.generatedAt),
     draft: !i.filingReady,
@@ -129,6 +156,6 @@ export function reportDocument(i: DocumentInput): ReportDocument {
     narrative,
     narrativeIsPlaceholder: narrative.includes(NARRATIVE_PLACEHOLDER),
     riskIndicators: i.riskIndicators.map(describeIndicator),
-    footerNote: "The SHA-256 of this file is sent with it (x-content-sha256) and recorded in the audit log (str.downloaded).",
+    footerNote: `${i.reportNumber} · ${d.label}${d.reportTo ? ` · for ${d.reportTo}` : ""}`,
   };
 }

@@ -19,7 +19,18 @@ const WORDS: Record<string, string> = {
   str_threshold_reached: "Amount at or above the suspicious transaction reporting threshold",
   drafted_by_hand: "Drafted by an officer without a case",
   rejected_on_review: "Transfer rejected by an officer on review",
+  screening_incomplete: "Screening could not be completed: a check failed or was skipped, so nothing was matched or cleared",
 };
+
+/**
+ * True when the latest screening run of a transfer has a check that did not complete (error or skipped): the
+ * transfer was not screened, whatever its rules then decided (docs/screening.md "Could not check").
+ */
+export function latestRunIncomplete(checks: readonly { status: string; run?: string }[]): boolean {
+  if (checks.length === 0) return false;
+  const last = checks.reduce((m, c) => Math.max(m, Number(c.run ?? 0)), 0);
+  return checks.some((c) => Number(c.run ?? 0) === last && (c.status === "error" || c.status === "skipped"));
+}
 
 /** A rule that fired, as an indicator code: `rule:<severity>:<name>`. */
 export const ruleIndicator = (rule: { name: string; severity: string }) => `rule:${rule.severity}:${rule.name}`;

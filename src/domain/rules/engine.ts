@@ -137,9 +137,11 @@ export function integrationsRead(rules: Rule[]): string[] {
 // ---- The verdict ----------------------------------------------------------------------------------------------
 
 /** A branch either decides the rule (an action and why) or passes to the next branch. */
-type Outcome = { decided: false } | { decided: true; action: RuleAction; reason: string };
+type Outcome = { decided: false } | { decided: true; action: RuleAction; reason: string; unscreened?: true };
 const pass: Outcome = { decided: false };
 const review = (reason: string): Outcome => ({ decided: true, action: "require_review", reason });
+/** Review because the check the branch reads did not run (failed or skipped): "could not check", never a match. */
+const unchecked = (reason: string): Outcome => ({ decided: true, action: "require_review", reason, unscreened: true });
 
 function describe(b: Branch): string {
   const what = b.query !== undefined ? `query ${b.query}` : `field ${b.field}`;
@@ -171,7 +173,7 @@ function branchOutcome(b: Branch, facts: TransferFacts, checks: ReadonlyMap<stri
 
   const check = checks.get(b.integrationId);
   const problem = checkProblem(check, b.integrationId);
-  if (problem) return review(`${problem} (${describe(b)})`);
+  if (problem) return unchecked(`${problem} (${describe(b)})`);
   const screenings = check!.screenings;
   const segments = parsePath((b.query ?? b.field)!);
   if (!segments) return review(`${describe(b)} is not a readable path`);
@@ -211,7 +213,7 @@ function evaluateRule(rule: Rule, facts: TransferFacts, checks: ReadonlyMap<stri
   if (branches.length === 0) return { ...base, action: rule.action, branch: null, reason: "the rule applies (no conditions)" };
   for (let i = 0; i < branches.length; i++) {
     const o = branchOutcome(branches[i], facts, checks);
-    if (o.decided) return { ...base, action: o.action, branch: i, reason: `${branches[i].type} branch ${i}: ${o.reason}` };
+    if (o.decided) return { ...base, action: o.action, branch: i, reason: `${branches[i].type} branch ${i}: ${o.reason}`, ...(o.unscreened ? { unscreened: true as const } : {}) };
   }
   return null;
 }
@@ -231,4 +233,15 @@ export function evaluate(rules: Rule[], facts: TransferFacts, checks: ReadonlyMa
     action = stronger<Verdict["action"]>(action, m.action);
   }
   return { action, matched };
+}
+
+/**
+ * True when the verdict holds the transfer only because screening could not run: every rule behind the verdict's
+ * action decided on a check that failed or was skipped (docs/screening.md "Could not check"). Such a hold is not a
+ * match, and its transfer has not been screened.
+ */
+export function verdictUnscreened(v: Verdict): boolean {
+  if (v.action === "approve" || v.action === "flag") return false;
+  const behind = v.matched.filter((m) => m.action === v.action);
+  return behind.length > 0 && behind.every((m) => m.unscreened === true);
 }

@@ -146,6 +146,8 @@ export interface MatchedRule {
   branch: number | null;
   /** Why, in words; never a value read from the transfer or a vendor's response (they can be personal data). */
   reason: string;
+  /** Set when the deciding branch read a check that did not run (failed or skipped): review for lack of an answer, not a match. */
+  unscreened?: true;
 }
 
 export interface Verdict {

@@ -1,5 +1,6 @@
 // Suspicion report rows: drafting (inside the caller's transaction), reads for the API, and the audited life
 // draft → pending_review → submitted → filed. Narrative, risk indicators and regulatory data are sealed.
+import type { GoamlParty } from "../../../domain/reports/goaml.ts";
 import { iso, newId } from "../../../domain/ids.ts";
 import type { Person } from "../../../domain/ivms101/types.ts";
 import { humanTime, type DocumentInput, type Valuation } from "../../../domain/reports/document.ts";
@@ -104,6 +105,7 @@ interface TransferFacts {
   state: string;
   amount: string;
   asset: string;
+  asset_id: string | null;
   network: string;
   created_at: string;
   threshold_info: string | null;
@@ -314,6 +316,46 @@ export class Reports {
     });
   }
 
+  /**
+   * The subject's customer reference as the FIU reads it: the company's own reference for the customer (its
+   * `externalId`), never Caravan's internal `cus_…` ID; with no reference recorded, empty (the officer completes it).
+   */
+  customerReference(companyId: string, customerId: string | null): string {
+    if (!customerId) return "";
+    const c = this.s.stmt("SELECT external_id FROM customers WHERE id = ? AND company_id = ?").get(customerId, companyId) as { external_id: string | null } | undefined;
+    return c?.external_id ?? "";
+  }
+
+  /**
+   * The parties of a report's transfer as goAML names them: our customer (the subject) and the counterparty, each
+   * from the first person of its side (natural: given and family name; legal: its name), with wallet and VASP.
+   */
+  goamlParties(r: ReportRow): { direction: "incoming" | "outgoing"; network: string; txHash: string | null; subject: GoamlParty; counterparty: GoamlParty & { vasp: string | null } } | null {
+    const t = this.s
+      .stmt("SELECT id, direction, network, tx_hash, originator_address, beneficiary_address, originator_sealed, beneficiary_sealed, originator_vasp_name, beneficiary_vasp_name FROM transfers WHERE id = ? AND company_id = ? AND environment = ?")
+      .get(r.transfer_id, r.company_id, r.environment) as Record<string, string | null> | undefined;
+    if (!t) return null;
+    const outgoing = t.direction === "outgoing";
+    const [mine, theirs] = outgoing ? (["originator", "beneficiary"] as const) : (["beneficiary", "originator"] as const);
+    const first = (side: "originator" | "beneficiary"): GoamlParty => {
+      const p = this.persons({ id: t.id!, originator_sealed: t.originator_sealed, beneficiary_sealed: t.beneficiary_sealed }, side)?.[0];
+      const wallet = t[`${side}_address`] ?? null;
+      if (p?.naturalPerson) {
+        const n = p.naturalPerson.name?.nameIdentifier?.[0];
+        return { given: n?.secondaryIdentifier ?? null, family: n?.primaryIdentifier ?? null, legalName: null, country: p.naturalPerson.countryOfResidence ?? null, walletAddress: wallet };
+      }
+      if (p?.legalPerson) return { given: null, family: null, legalName: p.legalPerson.name?.nameIdentifier?.[0]?.legalPersonName ?? null, country: p.legalPerson.countryOfRegistration ?? null, walletAddress: wallet };
+      return { given: null, family: null, legalName: null, country: null, walletAddress: wallet };
+    };
+    return {
+      direction: outgoing ? "outgoing" : "incoming",
+      network: t.network ?? "",
+      txHash: t.tx_hash ?? null,
+      subject: first(mine),
+      counterparty: { ...first(theirs), vasp: t[`${theirs}_vasp_name`] ?? null },
+    };
+  }
+
   /** What still keeps a report from being filing-ready. */
   missing(r: ReportRow): { fields: string[]; narrative: boolean } {
     const c = this.content(r);
@@ -322,7 +364,7 @@ export class Reports {
 
   private transfer(companyId: string, env: Environment, id: string): TransferFacts | undefined {
     return (this.s
-      .stmt("SELECT id, direction, state, amount, asset, network, created_at, threshold_info, fx_rate_id, originator_sealed, beneficiary_sealed FROM transfers WHERE id = ? AND company_id = ? AND environment = ?")
+      .stmt("SELECT id, direction, state, amount, asset, asset_id, network, created_at, threshold_info, fx_rate_id, originator_sealed, beneficiary_sealed FROM transfers WHERE id = ? AND company_id = ? AND environment = ?")
       .get(id, companyId, env) ?? undefined) as TransferFacts | undefined;
   }
 
@@ -419,8 +461,9 @@ export class Reports {
       deadline: filingDeadline(r.generated_at, r.status, deadlineRule(type, thresholds), now),
       narrative: c.narrative,
       riskIndicators: c.riskIndicators,
-      regulatoryData: c.regulatoryData,
-      transfer: { id: t.id, state: t.state, createdAt: t.created_at, amount: t.amount, asset: t.asset },
+      // A report drafted before the customer's own reference was used may hold Caravan's cus_… ID: printed as the reference.
+      regulatoryData: /^cus_[0-9a-z]{26}$/.test(c.regulatoryData.subjectCustomerId ?? "") ? { ...c.regulatoryData, subjectCustomerId: this.customerReference(r.company_id, c.regulatoryData.subjectCustomerId!) } : c.regulatoryData,
+      transfer: { id: t.id, state: t.state, createdAt: t.created_at, amount: t.amount, asset: t.asset, assetId: t.asset_id ?? undefined },
       caseNumber: caseRow?.case_number ?? null,
       valuation,
       reportingThreshold: reportingThreshold(type, thresholds, valuation ? { value: valuation.value, currency: valuation.currency } : null),
@@ -468,7 +511,7 @@ export class Reports {
     const [subject, other] = outgoing ? (["originator", "beneficiary"] as const) : (["beneficiary", "originator"] as const);
     out.subjectName = names(subject);
     out.subjectWalletAddress = t[`${subject}_address`] ?? "";
-    out.subjectCustomerId = t[`${subject}_customer_id`] ?? "";
+    out.subjectCustomerId = this.customerReference(input.companyId, t[`${subject}_customer_id`] ?? null);
     out.counterpartyName = names(other);
     out.counterpartyWalletAddress = t[`${other}_address`] ?? "";
     out.counterpartyVasp = (outgoing ? t.beneficiary_vasp_name : t.originator_vasp_name) ?? "";

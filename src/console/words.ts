@@ -1,0 +1,85 @@
+// Codes the API answers with, said in words for the officer; the code stays beside it (or one key away).
+
+const CASE_TYPES: Record<string, string> = {
+  sanctions_hit: "sanctions screening match",
+  compliance_review: "compliance review",
+  provider_rejection: "flagged or refused by the Travel Rule network",
+  manual_escalation: "escalated by an officer",
+  threshold_breach: "amount over a monitoring threshold",
+  kyc_failure: "customer due diligence failure",
+};
+
+/** A case type in words: `sanctions screening match`; an unknown code as it is. */
+export const caseTypeWords = (type: string): string => CASE_TYPES[type] ?? type;
+
+/**
+ * A case's title as the list shows it: a title masked for a role without pii:view (the API answers `***`) reads as
+ * what is not personal, the case's type in words, with the mask named.
+ */
+export function caseTitleText(c: { title: string; type: string }): string {
+  return /^\*+$/.test(c.title) ? `*** masked · ${caseTypeWords(c.type)}` : c.title;
+}
+
+type HistoryEntry = { action: string; field: string | null; oldValue: string | null; newValue: string | null };
+type Named = { id: string; email?: string | null; name?: string | null };
+
+/**
+ * A case history entry as a sentence: `assigned to ruth@example.com` rather than `assigned assigneeId mem_…`,
+ * `suspicion report rpt_… drafted`, `held again by screening at precheck (screening did not run)`. Member IDs are
+ * named when the member is known (`members`); anything unknown keeps its code.
+ */
+export function caseHistoryText(h: HistoryEntry, members: readonly Named[] = []): string {
+  const who = (id: string | null) => {
+    if (!id) return "nobody";
+    const m = members.find((x) => x.id === id);
+    return m ? (m.email ?? m.name ?? id) : id;
+  };
+  switch (h.action) {
+    case "created":
+      return "opened";
+    case "assigned":
+      return h.newValue ? `assigned to ${who(h.newValue)}${h.oldValue ? ` (was ${who(h.oldValue)})` : ""}` : `unassigned (was ${who(h.oldValue)})`;
+    case "note_added":
+      return "note added";
+    case "resolved":
+      return `resolved ${h.newValue ?? ""}`.trim();
+    case "str_drafted":
+      return `suspicion report ${h.newValue ?? ""} drafted (Reports shows it)`;
+    case "transfer_updated":
+      return `the transfer moved: ${h.newValue ?? "?"}`;
+    case "transfer_not_updated":
+      return `the transfer was not moved: ${h.newValue ?? "?"}`;
+    case "updated": {
+      if (h.field === "screening" && h.newValue) {
+        const [stage, verdict] = h.newValue.split(":");
+        return `held again by screening at ${stage} (${verdict === "block" ? "block" : "review"})${h.newValue.endsWith(":unscreened") ? ": screening did not run" : ""}`;
+      }
+      if (h.field === "transferIds") return `transfer ${h.newValue ?? ""} linked`;
+      if (h.field === "assigneeId") return `assigned to ${who(h.newValue)}`;
+      return `${h.field ?? "case"} changed${h.oldValue != null ? ` from ${h.oldValue}` : ""} to ${h.newValue ?? "nothing"}`;
+    }
+    default:
+      return `${h.action}${h.field ? ` ${h.field}` : ""}${h.newValue != null ? ` ${h.newValue}` : ""}`;
+  }
+}
+
+const REJECTIONS: Record<string, string> = {
+  BENE_NOT_FOUND: "the beneficiary was not found",
+  BENE_NAME_MISMATCH: "the beneficiary's name did not match",
+  SANCTIONS_MATCH: "a sanctions match",
+  HIGH_RISK: "high risk",
+  COMPLIANCE_POLICY: "the compliance policy (a rule or an officer's review)",
+  INVALID_DATA: "invalid data",
+  EXPIRED: "it expired",
+  OTHER: "another reason",
+};
+
+/** A rejection reason in words with its code: `the compliance policy (…) (COMPLIANCE_POLICY)`. */
+export const rejectionWords = (code: string) => (REJECTIONS[code] ? `${REJECTIONS[code]} (${code})` : code);
+
+/** The verdict in words: a transfer that ended before any verdict says so instead of "pending". */
+export function verdictText(state: string, verdict: string | null | undefined): string {
+  const v = verdict ?? "-";
+  if (v === "pending" && ["failed", "cancelled", "rejected", "completed"].includes(state)) return `none (the transfer is ${state}; screening gave none)`;
+  return v;
+}
