@@ -63,6 +63,7 @@ export const ROUTE_REFUSALS: Record<string, readonly Refusal[]> = {
   // transfers
   "GET /api/v2/transfers": [...SEALED],
   "GET /api/v2/transfers/:id": ["TRANSFER_NOT_FOUND", ...SEALED],
+  "GET /api/v2/transfers/:id/valuation": ["TRANSFER_NOT_FOUND"],
   "POST /api/v2/transfers": ["VALIDATION_ERROR", "CUSTOMER_NOT_FOUND", "CONFLICT", "TIMEOUT", "SERVICE_UNAVAILABLE"],
   "PATCH /api/v2/transfers/:id": ["TRANSFER_NOT_FOUND", "VALIDATION_ERROR", "MISSING_REQUIRED_FIELD", "INVALID_REQUEST", "INVALID_TRANSFER_STATE", ...ACTOR],
   "GET /api/v2/transfers/:id/information-requests": ["TRANSFER_NOT_FOUND", "PROVIDER_E_TRANSFER_NOT_FOUND", "SERVICE_UNAVAILABLE"],
@@ -112,6 +113,7 @@ export const ROUTE_REFUSALS: Record<string, readonly Refusal[]> = {
   "GET /api/v2/reports/:id": ["REPORT_NOT_FOUND", ...SEALED],
   "GET /api/v2/reports/:id/readiness": ["REPORT_NOT_FOUND", ...SEALED],
   "GET /api/v2/reports/:id/download": ["REPORT_NOT_FOUND", ["TRANSFER_NOT_FOUND", 409], "REPORT_TOO_LONG_FOR_PDF", "PDF_RENDERER_BUSY", ...SEALED],
+  "GET /api/v2/reports/:id/goaml": ["REPORT_NOT_FOUND", "INVALID_REQUEST", "NOT_FILING_READY", ...SEALED],
   "POST /api/v2/reports": [["TRANSFER_NOT_FOUND", 422], "VALIDATION_ERROR"],
   "PATCH /api/v2/reports/:id": [...REPORT_STEP, "VALIDATION_ERROR"],
   "POST /api/v2/reports/:id/submit": [...REPORT_STEP],

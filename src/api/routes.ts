@@ -111,6 +111,7 @@ export const ROUTES: Record<string, RouteContract> = {
   "GET /api/v2/reports/:id": { answer: one(reports.ReportDetail) },
   "GET /api/v2/reports/:id/readiness": { answer: one(reports.ReportReadiness) },
   "GET /api/v2/reports/:id/download": { media: "application/pdf" },
+  "GET /api/v2/reports/:id/goaml": { media: "application/xml" },
   "POST /api/v2/reports": { body: reports.DraftReport, example: { transferId: "trf_01jd0000000000000000000000", jurisdiction: "NL" }, answer: one(reports.ReportDrafted), status: 201 },
   "PATCH /api/v2/reports/:id": { body: reports.EditReport, example: { narrative: "The customer moved funds received from a sanctioned exchange within minutes of receipt." } },
   "POST /api/v2/reports/:id/submit": { none: true },

@@ -348,7 +348,7 @@ describe("drafting by hand", () => {
       .run(id, companyId, cus.body.data.id, pii.seal(JSON.stringify(dutch), `transfer:${id}:originator`), pii.seal(JSON.stringify(japanese), `transfer:${id}:beneficiary`), JSON.stringify({ jurisdiction: "DEFAULT", thresholdCurrency: "USD" }), fx, at, at);
     const texts: Record<string, string> = {};
     for (const jurisdiction of ["NL", "DE"]) {
-      const r = await call("/api/v2/reports", { method: "POST", key: officerA.key, json: { transferId: id, jurisdiction } });
+      const r = await call("/api/v2/reports", { method: "POST", session: officerAS, json: { transferId: id, jurisdiction } });
       expect(r.status).toBe(201);
       texts[jurisdiction] = (await pdf(r.body.data.id)).text;
     }
@@ -375,7 +375,7 @@ describe("drafting by hand", () => {
 
   test("goAML XML: a filing-ready German report exports in the published field order (report, transaction, from my client, to, indicators); not ready → 409; a non-goAML FIU → 400; audited", async () => {
     const t = seedTransfer({ state: "rejected", jurisdiction: "DE" });
-    const d = await call("/api/v2/reports", { method: "POST", key: officerA.key, json: { transferId: t, jurisdiction: "DE" } });
+    const d = await call("/api/v2/reports", { method: "POST", session: officerAS, json: { transferId: t, jurisdiction: "DE" } });
     expect(d.status).toBe(201);
     const id = d.body.data.id as string;
     const goaml = () => fetch(`${S.url}/api/v2/reports/${id}/goaml`, { headers: { "x-api-key": officerA.key } });
@@ -383,7 +383,7 @@ describe("drafting by hand", () => {
     expect(early.status).toBe(409);
     expect((await early.json()).code).toBe("NOT_FILING_READY");
     const narrative = "The customer sent 2.5 ETH to a counterparty named on a watch list; the officer confirmed the match & rejected it <on review>.";
-    const e = await call(`/api/v2/reports/${id}`, { method: "PATCH", key: officerA.key, json: { narrative, fields: { contactOfficer: "J. de Vries, MLRO, +49 30 555 0100", filingInstitutionCountry: "DE", filingInstitutionIdentifier: "GOAML-4711" } } });
+    const e = await call(`/api/v2/reports/${id}`, { method: "PATCH", session: officerAS, json: { narrative, fields: { contactOfficer: "J. de Vries, MLRO, +49 30 555 0100", filingInstitutionCountry: "DE", filingInstitutionIdentifier: "GOAML-4711" } } });
     expect(e.status).toBe(200);
     expect(e.body.data.readiness.missing.labels).toEqual([]);
     const res = await goaml();
@@ -421,7 +421,7 @@ describe("drafting by hand", () => {
     expect(child(report, "report_indicators")!.children.map((c) => c.name)).toEqual(["indicator"]);
     expect(auditOf(id).filter((a) => a.action === "str.downloaded").map((a) => a.detail.format)).toEqual(["goaml"]);
     // A jurisdiction whose FIU does not take goAML here: said so, with the ones that do.
-    const us = await call("/api/v2/reports", { method: "POST", key: officerA.key, json: { transferId: t, jurisdiction: "US" } });
+    const us = await call("/api/v2/reports", { method: "POST", session: officerAS, json: { transferId: t, jurisdiction: "US" } });
     const refused = await fetch(`${S.url}/api/v2/reports/${us.body.data.id}/goaml`, { headers: { "x-api-key": officerA.key } });
     expect(refused.status).toBe(400);
     const body = await refused.json();
