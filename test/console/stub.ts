@@ -187,6 +187,20 @@ export async function frame(r: { lastFrame(): string | undefined }, ok: (f: stri
   throw new Error(`no frame matched within ${ms} ms; last frame:\n${f}`);
 }
 
+/**
+ * Waits until some frame rendered so far satisfies `ok`, however briefly it stood: a flash that the next answer
+ * replaces within one poll of `frame` is still seen (bounded: a hang guard).
+ */
+export async function frameSeen(r: { frames: string[]; lastFrame(): string | undefined }, ok: (f: string) => boolean, ms = 5_000): Promise<string> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    const f = r.frames.find(ok);
+    if (f !== undefined) return f;
+    await Bun.sleep(10);
+  }
+  throw new Error(`no frame matched within ${ms} ms; last frame:\n${r.lastFrame() ?? ""}`);
+}
+
 export async function until(ok: () => boolean, ms = 5_000): Promise<void> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
