@@ -60,15 +60,15 @@ test("a provider_d transfer in the transfers list and its detail: state, the TRP
   // The newest (the rejected one) is selected first; its detail, then the approved one's.
   await keys(r, KEY.enter);
   const rej = flat(await frame(r, (f) => f.includes(`${rejected} · outgoing · rejected`), 15_000));
-  expect(rej).toContain("Travel Rule ours pending · theirs rejected");
-  expect(rej).toContain("Rejected COUNTERPARTY_REJECTED");
+  expect(rej).toContain("Travel Rule our answer pending · the counterparty's rejected");
+  expect(rej).toContain("Rejected for COUNTERPARTY_REJECTED");
   expect(rej).toContain("Sandbox TRP Peer");
   await keys(r, KEY.esc);
   await frame(r, (f) => f.includes("Transfers · all"), 15_000);
   await keys(r, "j");
   await keys(r, KEY.enter);
   const ok = flat(await frame(r, (f) => f.includes(`${approved} · outgoing · awaiting_counterparty`), 15_000));
-  expect(ok).toContain("Travel Rule ours accepted · theirs accepted");
+  expect(ok).toContain("Travel Rule our answer accepted · the counterparty's accepted");
   expect(ok).toContain("Sandbox TRP Peer");
   expect(ok).toContain("t report tx hash");
 });
