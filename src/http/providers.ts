@@ -136,6 +136,28 @@ function settingsGroup(kit: ApiKit, kind: SettingsKind, deps: ProviderRouteDeps)
     if (!def) throw apiError(g.notFound, { details: { resource: g.entity, name: c.params.name } });
     return def;
   }
+  /**
+   * A save's body, read after what refuses it first: the name (404), the permission a first save needs, the plan's
+   * features; then the body against the integration's fields.
+   */
+  function readSave(b: unknown, c: RouteContext) {
+    const def = find(c);
+    const before = repo.get(c.auth.company.id, c.auth.environment, def.name);
+    if (!before.configured && !c.auth.can(perm("create")))
+      throw apiError("INSUFFICIENT_PERMISSION", {
+        message: `The role ${c.auth.member.role} lacks the permission ${perm("create")} (a first save)`,
+        details: { permission: perm("create") },
+      });
+    // The plan feature is the name itself (`provider_b`, `screening_c`): Part 2, saving one the plan excludes.
+    if (c.auth.company.disabledFeatures.has(def.name))
+      throw apiError("TENANT_FEATURE_DISABLED", { message: `The company's plan does not include ${def.name}`, details: { feature: def.name } });
+    const body = checkSettingsBody(def, b);
+    if (!body.ok) {
+      if (body.code === "VALIDATION_ERROR") invalid(body.issues);
+      throw apiError("UNKNOWN_FIELDS", { status: 422, message: `Fields not taken by ${def.name}: ${body.fields.join(", ")}`, details: { fields: body.fields } });
+    }
+    return { def, value: body.value };
+  }
   const present = (c: RouteContext, def: SettingsDef, st: SettingsState) => presentSettings(def, st, c.auth.environment);
 
   return kit.group(g.prefix, (r) =>
@@ -154,31 +176,17 @@ function settingsGroup(kit: ApiKit, kind: SettingsKind, deps: ProviderRouteDeps)
           summary: `Save the ${kind}'s credentials for the key's environment (201 on the first save, which also needs ${perm("create")}; 200 after)`,
           access: save,
           body: api.PutSettings,
-          validate: false,
+          read: readSave,
           validationStatus: 422,
           tags,
         },
         (c) => {
-          const def = find(c);
+          const { def, value } = c.body;
           const companyId = c.auth.company.id;
           const env = c.auth.environment;
-          const before = repo.get(companyId, env, def.name);
-          if (!before.configured && !c.auth.can(perm("create")))
-            throw apiError("INSUFFICIENT_PERMISSION", {
-              message: `The role ${c.auth.member.role} lacks the permission ${perm("create")} (a first save)`,
-              details: { permission: perm("create") },
-            });
-          // The plan feature is the name itself (`provider_b`, `screening_c`): Part 2, saving one the plan excludes.
-          if (c.auth.company.disabledFeatures.has(def.name))
-            throw apiError("TENANT_FEATURE_DISABLED", { message: `The company's plan does not include ${def.name}`, details: { feature: def.name } });
-          const body = checkSettingsBody(def, c.body);
-          if (!body.ok) {
-            if (body.code === "VALIDATION_ERROR") invalid(body.issues);
-            throw apiError("UNKNOWN_FIELDS", { status: 422, message: `Fields not taken by ${def.name}: ${body.fields.join(", ")}`, details: { fields: body.fields } });
-          }
           let res;
           try {
-            res = repo.save(companyId, env, def.name, body.value, c.auth.actor, c.now);
+            res = repo.save(companyId, env, def.name, value, c.auth.actor, c.now);
           } catch (e) {
             unreadable(e);
           }
@@ -196,10 +204,9 @@ function settingsGroup(kit: ApiKit, kind: SettingsKind, deps: ProviderRouteDeps)
       )
       .patch(
         "/:name",
-        { summary: `Turn the ${kind} on or off for both environments (live key; credentials saved in live first)`, access: toggle, body: api.SwitchSettings, validate: false, validationStatus: 422, tags },
+        { summary: `Turn the ${kind} on or off for both environments (live key; credentials saved in live first)`, access: toggle, body: api.SwitchSettings, read: (b, c) => ({ def: find(c), enabled: enabledOf(b) }), validationStatus: 422, tags },
         (c) => {
-          const def = find(c);
-          const enabled = enabledOf(c.body);
+          const { def, enabled } = c.body;
           const res = repo.setEnabled(c.auth.company.id, c.auth.environment, def.name, enabled, c.auth.actor, c.now);
           if (!res.ok)
             throw apiError("NOT_CONFIGURED", {

@@ -2,7 +2,7 @@
 // Rules belong to the key's environment; VALIDATION_ERROR is 422 here with details.issues of { path, message }.
 // Operator routes (Caravan's own): a live key lists the test rules and promotes one to live, copied with its conditions.
 import { Type } from "@sinclair/typebox";
-import { apiError } from "../domain/errors.ts";
+import { apiError, type Issue } from "../domain/errors.ts";
 import { normalizeForSearch } from "../domain/customers.ts";
 import {
   DEFAULT_THRESHOLD_OPERATOR,
@@ -118,6 +118,14 @@ export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
     };
   }
 
+  /** A rule's body, checked against the environment's integrations (whose names the answer then shows). */
+  function readRule<T>(b: unknown, c: RouteContext, check: (b: unknown, lookup: IntegrationLookup) => { ok: true; value: T } | { ok: false; issues: Issue[] }) {
+    const refs = integrations(c);
+    const v = check(b, refs.lookup);
+    if (!v.ok) invalid(v.issues);
+    return { value: v.value, names: refs.names };
+  }
+
   const changer = (c: RouteContext) => ({ actor: c.auth.actor, memberId: c.auth.member.id });
   const load = (c: RouteContext, id: string): Rule => (ID.test(id) ? repo.get(c.auth.company.id, c.auth.environment, id) : undefined) ?? notFound(id);
 
@@ -190,23 +198,16 @@ export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
           return page(rows.map((r) => present(r.rule)), meta);
         },
       )
-      .post("/", { summary: "Create a rule in the key's environment", access: create, body: api.CreateRule, validate: false, validationStatus: 422, tags: ["rules"] }, (c) => {
-        const refs = integrations(c);
-        const v = validateCreateRule(c.body, refs.lookup);
-        if (!v.ok) invalid(v.issues);
-        return created(detail(c, repo.create(c.auth.company.id, c.auth.environment, v.value, changer(c), c.now), refs.names));
-      })
+      .post("/", { summary: "Create a rule in the key's environment", access: create, body: api.CreateRule, read: (b, c) => readRule(b, c, validateCreateRule), validationStatus: 422, tags: ["rules"] }, (c) =>
+        created(detail(c, repo.create(c.auth.company.id, c.auth.environment, c.body.value, changer(c), c.now), c.body.names)),
+      )
       .get("/:id", { summary: "One rule with its conditions (each branch with its integration's name)", access: read, tags: ["rules"] }, (c) => ok(detail(c, load(c, c.params.id))))
       .patch(
         "/:id",
-        { summary: "Change a rule (any create field, at least one; isActive true reactivates it)", access: update, body: api.UpdateRule, validate: false, validationStatus: 422, tags: ["rules"] },
+        { summary: "Change a rule (any create field, at least one; isActive true reactivates it)", access: update, body: api.UpdateRule, read: (b, c) => (load(c, c.params.id), readRule(b, c, validateUpdateRule)), validationStatus: 422, tags: ["rules"] },
         (c) => {
-          load(c, c.params.id);
-          const refs = integrations(c);
-          const v = validateUpdateRule(c.body, refs.lookup);
-          if (!v.ok) invalid(v.issues);
-          const rule = repo.update(c.auth.company.id, c.auth.environment, c.params.id, v.value, changer(c), c.now) ?? notFound(c.params.id);
-          return ok(detail(c, rule, refs.names));
+          const rule = repo.update(c.auth.company.id, c.auth.environment, c.params.id, c.body.value, changer(c), c.now) ?? notFound(c.params.id);
+          return ok(detail(c, rule, c.body.names));
         },
       )
       .delete("/:id", { summary: "Deactivate a rule (kept, isActive false)", access: update, tags: ["rules"] }, (c) => {

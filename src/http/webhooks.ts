@@ -1,5 +1,5 @@
 // /api/v2/webhooks: subscriptions, test ping, deliveries and manual retry (Part 2, "Webhooks"); VALIDATION_ERROR is 422 here.
-import { apiError } from "../domain/errors.ts";
+import { apiError, type Issue } from "../domain/errors.ts";
 import { iso, newId } from "../domain/ids.ts";
 import {
   DELIVERY_STATUSES,
@@ -54,6 +54,12 @@ function notFound(id: string): never {
 
 function invalidUrl(reason: string): never {
   throw apiError("INVALID_URL", { message: `The URL is not allowed: ${reason}`, details: { field: "url", reason } });
+}
+
+/** A subscription's body as the webhook rules read it: its value, or INVALID_URL, or VALIDATION_ERROR with the issues. */
+function readWebhook<T>(v: { ok: true; value: T } | { ok: false; invalidUrl: string } | { ok: false; issues: Issue[] }): T {
+  if (v.ok) return v.value;
+  return "invalidUrl" in v ? invalidUrl(v.invalidUrl) : invalid(v.issues);
 }
 
 /** Part 2: only a key that may change webhooks (scope webhooks:write and role webhooks:update) sees URLs unmasked. */
@@ -170,10 +176,9 @@ export function webhookRoutes(kit: ApiKit, deps: WebhookRouteDeps) {
           return page(res.rows, res.meta);
         },
       )
-      .post("/", { summary: "Create a subscription; the answer carries its signing secret, shown this once", access: create, body: api.CreateWebhook, validate: false, validationStatus: 422, tags: ["webhooks"] }, async (c) => {
-        const v = validateCreateWebhook(c.body);
-        if (!v.ok) return "invalidUrl" in v ? invalidUrl(v.invalidUrl) : invalid(v.issues);
-        await checkReachable(v.value.url);
+      .post("/", { summary: "Create a subscription; the answer carries its signing secret, shown this once", access: create, body: api.CreateWebhook, read: (b) => readWebhook(validateCreateWebhook(b)), validationStatus: 422, tags: ["webhooks"] }, async (c) => {
+        const input = c.body;
+        await checkReachable(input.url);
         const id = newId("whk", c.now);
         const secret = newSecret();
         const now = iso(c.now);
@@ -182,18 +187,18 @@ export function webhookRoutes(kit: ApiKit, deps: WebhookRouteDeps) {
             id,
             company_id: c.auth.company.id,
             environment: c.auth.environment,
-            name: v.value.name,
-            url: v.value.url,
-            events: JSON.stringify(v.value.events),
+            name: input.name,
+            url: input.url,
+            events: JSON.stringify(input.events),
             status: "active",
-            description: v.value.description,
+            description: input.description,
             secret_sealed: deps.secrets.seal(secret, secretAad(id)),
             // Events committed from now on: a new subscription does not receive the backlog.
             active_from_seq: repo.lastEventSeq(),
             created_at: now,
             updated_at: now,
           });
-          record(c, "webhook.created", id, { events: v.value.events });
+          record(c, "webhook.created", id, { events: input.events });
         });
         return created({ webhook: present(c, repo.get(c.auth.company.id, c.auth.environment, id)!), secret });
       })
@@ -202,11 +207,8 @@ export function webhookRoutes(kit: ApiKit, deps: WebhookRouteDeps) {
         const recent = repo.deliveries(w.id, {}, null, RECENT_DELIVERIES).map(presentDelivery);
         return json(200, { ...present(c, w), stats: stats(w), recentDeliveries: recent });
       })
-      .patch("/:id", { summary: "Change a subscription; regenerateSecret answers the new secret, this once", access: update, body: api.UpdateWebhook, validate: false, validationStatus: 422, tags: ["webhooks"] }, async (c) => {
-        const w = load(c, c.params.id);
-        const v = validateUpdateWebhook(c.body);
-        if (!v.ok) return "invalidUrl" in v ? invalidUrl(v.invalidUrl) : invalid(v.issues);
-        const change = v.value;
+      .patch("/:id", { summary: "Change a subscription; regenerateSecret answers the new secret, this once", access: update, body: api.UpdateWebhook, read: (b, c) => ({ w: load(c, c.params.id), change: readWebhook(validateUpdateWebhook(b)) }), validationStatus: 422, tags: ["webhooks"] }, async (c) => {
+        const { w, change } = c.body;
         if (change.url !== undefined && change.url !== w.url) await checkReachable(change.url);
         const set: Partial<WebhookRow> = {};
         if (change.name !== undefined && change.name !== w.name) set.name = change.name;
