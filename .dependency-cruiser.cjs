@@ -60,6 +60,13 @@ module.exports = {
       to: { path: "^src/sandbox/" },
     },
     {
+      name: "cli-imports-no-actor-kind",
+      comment: "The CLI reaches the actors through its one entry to the runtime (src/cli/runtime.ts, which registers the kinds it asks); other CLI files import from src/actors only types and presenters, never a kind or the runtime.",
+      severity: "error",
+      from: { path: "^src/cli/", pathNot: "^src/cli/runtime[.]ts$" },
+      to: { path: "^src/actors/", pathNot: "^src/actors/[a-z-]+-presenter[.]ts$", dependencyTypesNot: ["type-only"] },
+    },
+    {
       name: "sql-only-in-storage",
       comment: "One storage boundary: the SQLite drivers and drizzle are imported by src/adapters/storage only (and the schema in db/).",
       severity: "error",
