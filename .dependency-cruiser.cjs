@@ -18,6 +18,13 @@ module.exports = {
       to: { path: "^src/", pathNot: "^src/domain/" },
     },
     {
+      name: "ports-import-only-the-domain",
+      comment: "src/ports holds the storage ports, written by hand in the domain's terms: they import only themselves and src/domain, never an engine.",
+      severity: "error",
+      from: { path: "^src/ports/" },
+      to: { path: "^src/", pathNot: "^src/(ports|domain)/" },
+    },
+    {
       name: "actors-and-adapters-know-no-http",
       comment: "Actors and adapters serve HTTP, the CLI and the demo alike: none of them imports src/http.",
       severity: "error",

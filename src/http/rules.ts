@@ -15,7 +15,7 @@ import {
 import { validateCreateRule, validateUpdateRule, type IntegrationLookup } from "../domain/rules/validate.ts";
 import type { Repositories } from "../adapters/storage/repositories.ts";
 import type { ProviderSettings } from "../adapters/storage/repos/provider-settings.ts";
-import type { RuleFilter } from "../adapters/storage/repos/rules.ts";
+import type { RuleFilter } from "../ports/rules.ts";
 import { created, ok, page, invalid, type ApiKit, type RouteContext } from "./kit.ts";
 import { keysetPage } from "./paging.ts";
 import { q, type QueryParam } from "./query.ts";

@@ -9,22 +9,12 @@ import type { Storage } from "../types.ts";
 import { AuditLog, type AuditActor } from "./audit.ts";
 import type { RowOf } from "./row.ts";
 import type { rules as rulesTable } from "../../../../db/schema/rules.ts";
+import type { PromoteOutcome, RuleChanger, RuleFilter, RuleRepository } from "../../../ports/rules.ts";
 
 type RuleRow = RowOf<typeof rulesTable>;
 
-export interface RuleFilter {
-  category?: RuleCategory | null;
-  isActive?: boolean | null;
-  severity?: RuleSeverity | null;
-  stage?: RuleStage | null;
-  /** Folded text (normalizeForSearch) found in the name or description. */
-  search?: string;
-}
-
-export interface Changer {
-  actor: AuditActor;
-  memberId: string | null;
-}
+export type { RuleFilter };
+export type Changer = RuleChanger;
 
 function toRule(r: RuleRow): Rule {
   return {
@@ -73,7 +63,7 @@ const SHOWN_CHANGES: ReadonlySet<string> = new Set(["category", "stage", "action
 const COLUMNS =
   "id, company_id, environment, name, description, category, stage, action, severity, is_active, threshold, threshold_currency, jurisdictions, metadata, condition, created_by_id, created_at, updated_at";
 
-export class Rules {
+export class Rules implements RuleRepository {
   private readonly audit: AuditLog;
   private readonly cache: ActiveCache;
 
@@ -250,7 +240,7 @@ export class Rules {
     by: Changer,
     now: number,
     liveIntegrations: IntegrationLookup,
-  ): { ok: true; rule: Rule; from: Rule } | { ok: false; code: "RULE_NOT_FOUND" } | { ok: false; code: "RULE_ALREADY_PROMOTED"; liveRuleId: string } | { ok: false; code: "VALIDATION_ERROR"; issues: { path: string; message: string }[] } {
+  ): PromoteOutcome {
     try {
       return this.s.tx(() => {
         const from = this.get(companyId, "test", testRuleId);

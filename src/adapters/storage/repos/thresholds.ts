@@ -16,7 +16,7 @@ import {
   type ThresholdSelection,
   type ThresholdType,
 } from "../../../domain/thresholds.ts";
-import type { Issue } from "../../../domain/errors.ts";
+import type { CreateThresholdOutcome, ThresholdChanger, ThresholdRepository, UpdateThresholdOutcome } from "../../../ports/thresholds.ts";
 import type { Storage } from "../types.ts";
 import { AuditLog, type AuditActor } from "./audit.ts";
 import { TenancyError } from "./tenancy.ts";
@@ -69,20 +69,11 @@ const sqlValue = (v: unknown) => (typeof v === "boolean" ? (v ? 1 : 0) : (v as s
 /** Fields whose values the audit detail may carry; free text (name, regulation, body, notes) is named only. */
 const AUDITED_VALUES = new Set(["thresholdAmount", "thresholdCurrency", "effectiveDate", "filingDeadlineDays", "isEUMember", "requiresOriginatorAccount", "isActive"]);
 
-export type CreateOutcome = { ok: true; threshold: Threshold } | { ok: false; kind: "exists"; existingId: string };
-export type UpdateOutcome =
-  | { ok: true; threshold: Threshold }
-  | { ok: false; kind: "not_found" }
-  | { ok: false; kind: "immutable"; fields: string[] }
-  | { ok: false; kind: "invalid"; issues: Issue[] }
-  | { ok: false; kind: "needs_disable" };
+export type CreateOutcome = CreateThresholdOutcome;
+export type UpdateOutcome = UpdateThresholdOutcome;
+export type Changer = ThresholdChanger;
 
-export interface Changer {
-  actor: AuditActor;
-  memberId: string;
-}
-
-export class Thresholds {
+export class Thresholds implements ThresholdRepository {
   private readonly audit: AuditLog;
   constructor(private readonly s: Storage) {
     this.audit = new AuditLog(s);

@@ -1,0 +1,41 @@
+// The thresholds port: a company's thresholds and the profile they are chosen by, in the domain's records. Written by
+// hand (not derived from an engine's class); the SQLite engine implements it in src/adapters/storage/repos/thresholds.ts,
+// and the storage contract suite (test/storage/contract/) holds every engine to it.
+import type { Issue } from "../domain/errors.ts";
+import type { CompanyProfile, Threshold, ThresholdInput, ThresholdSelection, ThresholdType } from "../domain/thresholds.ts";
+import type { AuditActor } from "./audit.ts";
+
+/** Who changes a threshold: the audit actor and the member (the row's created_by / updated_by). */
+export interface ThresholdChanger {
+  actor: AuditActor;
+  memberId: string;
+}
+
+export type CreateThresholdOutcome = { ok: true; threshold: Threshold } | { ok: false; kind: "exists"; existingId: string };
+
+export type UpdateThresholdOutcome =
+  | { ok: true; threshold: Threshold }
+  | { ok: false; kind: "not_found" }
+  | { ok: false; kind: "immutable"; fields: string[] }
+  | { ok: false; kind: "invalid"; issues: Issue[] }
+  | { ok: false; kind: "needs_disable" };
+
+export interface ThresholdRepository {
+  /** The company as a VASP (originating VASP of its outgoing transfers): its LEI when the profile has one, else its ID. */
+  ownVasp(companyId: string): { id: string; name: string };
+  /** The company's profile (legal name, country, identifiers), or null until set. */
+  profile(companyId: string): CompanyProfile | null;
+  /** The threshold that applies to the company now (its own, else its jurisdiction's default). */
+  applicable(companyId: string, o: { type: ThresholdType; now: number }): ThresholdSelection;
+  get(companyId: string, id: string): Threshold | undefined;
+  /** Every threshold of the company in list order: jurisdiction, type, id. */
+  all(companyId: string): Threshold[];
+  activeCount(companyId: string): number;
+  /** One threshold per jurisdiction and type; recorded in the live audit log with the change. */
+  create(companyId: string, input: ThresholdInput, by: ThresholdChanger, now: number): CreateThresholdOutcome;
+  /**
+   * A change read and written in one transaction: not_found, immutable, invalid, then needs_disable (switching an active
+   * threshold off without thresholds:disable). A change that alters nothing writes nothing and is not audited.
+   */
+  update(companyId: string, id: string, body: unknown, by: ThresholdChanger & { canDisable: boolean }, now: number): UpdateThresholdOutcome;
+}
