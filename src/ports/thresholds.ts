@@ -2,7 +2,7 @@
 // hand (not derived from an engine's class); the SQLite engine implements it in src/adapters/storage/repos/thresholds.ts,
 // and the storage contract suite (test/storage/contract/) holds every engine to it.
 import type { Issue } from "../domain/errors.ts";
-import type { CompanyProfile, Threshold, ThresholdInput, ThresholdSelection, ThresholdType } from "../domain/thresholds.ts";
+import type { CompanyProfile, MutableField, Threshold, ThresholdInput, ThresholdSelection, ThresholdType } from "../domain/thresholds.ts";
 import type { AuditActor } from "./audit.ts";
 
 /** Who changes a threshold: the audit actor and the member (the row's created_by / updated_by). */
@@ -31,6 +31,12 @@ export interface ThresholdRepository {
   /** Every threshold of the company in list order: jurisdiction, type, id. */
   all(companyId: string): Threshold[];
   activeCount(companyId: string): number;
+  /** The ID of the company's threshold for this jurisdiction and type, if it has one. */
+  idByJurisdiction(companyId: string, countryCode: string, type: ThresholdType): string | undefined;
+  /** Writes a new threshold, inside the caller's unit of work (its audit entry is the caller's too). */
+  insert(companyId: string, t: Threshold): void;
+  /** Writes a threshold's changed `fields` (and its updatedAt, updatedBy), inside the caller's unit of work. */
+  save(companyId: string, t: Threshold, fields: readonly MutableField[]): void;
   /** One threshold per jurisdiction and type; recorded in the live audit log with the change. */
   create(companyId: string, input: ThresholdInput, by: ThresholdChanger, now: number): CreateThresholdOutcome;
   /**

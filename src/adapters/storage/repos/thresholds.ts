@@ -3,12 +3,13 @@ import { iso, newId } from "../../../domain/ids.ts";
 import {
   FATF_FALLBACKS,
   applyProfileChange,
-  changedFields,
+  createdDetail,
+  decideChange,
   effectiveFrom,
+  newThreshold,
   parseProfile,
   selectThreshold,
-  switchesOff,
-  validateUpdateThreshold,
+  type MutableField,
   type CompanyProfile,
   type ProfileChange,
   type Threshold,
@@ -66,9 +67,6 @@ const COLUMNS: Record<keyof ThresholdInput, keyof ThresholdRow> = {
 
 const sqlValue = (v: unknown) => (typeof v === "boolean" ? (v ? 1 : 0) : (v as string | number | null));
 
-/** Fields whose values the audit detail may carry; free text (name, regulation, body, notes) is named only. */
-const AUDITED_VALUES = new Set(["thresholdAmount", "thresholdCurrency", "effectiveDate", "filingDeadlineDays", "isEUMember", "requiresOriginatorAccount", "isActive"]);
-
 export type CreateOutcome = CreateThresholdOutcome;
 export type UpdateOutcome = UpdateThresholdOutcome;
 export type Changer = ThresholdChanger;
@@ -108,70 +106,56 @@ export class Thresholds implements ThresholdRepository {
     return (this.s.stmt("SELECT count(*) AS n FROM thresholds WHERE company_id = ? AND is_active = 1").get(companyId) as { n: number }).n;
   }
 
-  private byJurisdiction(companyId: string, countryCode: string, type: string): { id: string } | undefined {
-    return (this.s.stmt("SELECT id FROM thresholds WHERE company_id = ? AND country_code = ? AND type = ?").get(companyId, countryCode, type) ?? undefined) as
-      | { id: string }
-      | undefined;
+  /** The ID of the company's threshold for this jurisdiction and type, if it has one. */
+  idByJurisdiction(companyId: string, countryCode: string, type: ThresholdType): string | undefined {
+    return (this.s.stmt("SELECT id FROM thresholds WHERE company_id = ? AND country_code = ? AND type = ?").get(companyId, countryCode, type) as { id: string } | null | undefined)?.id;
+  }
+
+  insert(companyId: string, t: Threshold): void {
+    const cols = Object.keys(COLUMNS) as (keyof ThresholdInput)[];
+    this.s
+      .stmt(
+        `INSERT INTO thresholds (id, company_id, ${cols.map((c) => COLUMNS[c]).join(", ")}, created_at, updated_at, created_by, updated_by)
+         VALUES (?, ?, ${cols.map(() => "?").join(", ")}, ?, ?, ?, ?)`,
+      )
+      .run(t.id, companyId, ...cols.map((c) => sqlValue(t[c])), t.createdAt, t.updatedAt, t.createdBy, t.updatedBy);
+    companyChanged(this.s, companyId);
+  }
+
+  save(companyId: string, t: Threshold, fields: readonly MutableField[]): void {
+    this.s
+      .stmt(`UPDATE thresholds SET ${fields.map((f) => `${COLUMNS[f]} = ?`).join(", ")}, updated_at = ?, updated_by = ? WHERE id = ? AND company_id = ?`)
+      .run(...fields.map((f) => sqlValue(t[f])), t.updatedAt, t.updatedBy, t.id, companyId);
+    companyChanged(this.s, companyId);
   }
 
   /** Part 2: one threshold per jurisdiction and type (the unique index backs the check). Recorded in the live audit log. */
   create(companyId: string, input: ThresholdInput, by: Changer, now: number): CreateOutcome {
     return this.s.tx((): CreateOutcome => {
-      const existing = this.byJurisdiction(companyId, input.countryCode, input.type);
-      if (existing) return { ok: false, kind: "exists", existingId: existing.id };
-      const id = newId("thr", now);
-      const at = iso(now);
-      const cols = Object.keys(COLUMNS) as (keyof ThresholdInput)[];
-      this.s
-        .stmt(
-          `INSERT INTO thresholds (id, company_id, ${cols.map((c) => COLUMNS[c]).join(", ")}, created_at, updated_at, created_by, updated_by)
-           VALUES (?, ?, ${cols.map(() => "?").join(", ")}, ?, ?, ?, ?)`,
-        )
-        .run(id, companyId, ...cols.map((c) => sqlValue(input[c])), at, at, by.memberId, by.memberId);
-      companyChanged(this.s, companyId);
-      this.audit.record(
-        {
-          companyId,
-          environment: "live",
-          actor: by.actor,
-          action: "threshold.created",
-          entityType: "Threshold",
-          entityId: id,
-          detail: { countryCode: input.countryCode, type: input.type, thresholdAmount: input.thresholdAmount, thresholdCurrency: input.thresholdCurrency, isActive: input.isActive },
-        },
-        now,
-      );
-      return { ok: true, threshold: this.get(companyId, id)! };
+      const existingId = this.idByJurisdiction(companyId, input.countryCode, input.type);
+      if (existingId) return { ok: false, kind: "exists", existingId };
+      const t = newThreshold(newId("thr", now), input, by.memberId, iso(now));
+      this.insert(companyId, t);
+      this.audit.record({ companyId, environment: "live", actor: by.actor, action: "threshold.created", entityType: "Threshold", entityId: t.id, detail: createdDetail(t) }, now);
+      return { ok: true, threshold: t };
     });
   }
 
   /**
-   * Part 2 PATCH, read and written in one transaction: 404, IMMUTABLE_FIELD, VALIDATION_ERROR, then the
-   * thresholds:disable permission for switching an active threshold off. A change that alters nothing
-   * writes nothing and is not audited.
+   * Part 2 PATCH, read and written in one transaction: 404, then the decision (src/domain/thresholds.ts,
+   * decideChange). A change that alters nothing writes nothing and is not audited.
    */
   update(companyId: string, id: string, body: unknown, by: Changer & { canDisable: boolean }, now: number): UpdateOutcome {
     return this.s.tx((): UpdateOutcome => {
       const current = this.get(companyId, id);
       if (!current) return { ok: false, kind: "not_found" };
-      const v = validateUpdateThreshold(body, current);
-      if (!v.ok) return v;
-      if (switchesOff(current, v.changes) && !by.canDisable) return { ok: false, kind: "needs_disable" };
-      const fields = changedFields(current, v.changes);
-      if (fields.length === 0) return { ok: true, threshold: current };
-      const at = iso(now);
-      this.s
-        .stmt(`UPDATE thresholds SET ${fields.map((f) => `${COLUMNS[f]} = ?`).join(", ")}, updated_at = ?, updated_by = ? WHERE id = ? AND company_id = ?`)
-        .run(...fields.map((f) => sqlValue(v.changes[f])), at, by.memberId, id, companyId);
-      companyChanged(this.s, companyId);
-      const changes: Record<string, unknown> = {};
-      for (const f of fields) if (AUDITED_VALUES.has(f)) changes[f] = { from: current[f], to: v.changes[f] };
-      const action = fields.includes("isActive") ? (v.changes.isActive ? "threshold.enabled" : "threshold.disabled") : "threshold.updated";
-      this.audit.record(
-        { companyId, environment: "live", actor: by.actor, action, entityType: "Threshold", entityId: id, detail: { countryCode: current.countryCode, type: current.type, fields, changes } },
-        now,
-      );
-      return { ok: true, threshold: this.get(companyId, id)! };
+      const d = decideChange(current, body, by, iso(now));
+      if (!d.ok) return d;
+      if (d.change) {
+        this.save(companyId, d.threshold, d.change.fields);
+        this.audit.record({ companyId, environment: "live", actor: by.actor, action: d.change.action, entityType: "Threshold", entityId: id, detail: d.change.detail }, now);
+      }
+      return { ok: true, threshold: d.threshold };
     });
   }
 }
