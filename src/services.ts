@@ -21,6 +21,7 @@ import { startTlsFront, type TlsFront } from "./adapters/net/tls-front.ts";
 import { Sealer } from "./adapters/crypto/envelope.ts";
 import { customerActor } from "./actors/customer.ts";
 import { caseActor, newCaseId } from "./actors/case.ts";
+import { thresholdsActor } from "./actors/thresholds.ts";
 import { transferActor } from "./actors/transfer/index.ts";
 import { Transfers } from "./adapters/storage/repos/transfers.ts";
 import { Proofs } from "./adapters/storage/repos/proofs.ts";
@@ -320,6 +321,7 @@ function registerActors(s: Services): void {
   const transfers = s.repositories.transfers;
   const checkpoint = checkpointDeps(s);
   s.runtime.register(caseActor({ repositories: s.repositories, pii: s.pii, nameIndexKey: s.nameIndexKey, log: s.log }));
+  s.runtime.register(thresholdsActor({ repositories: s.repositories }));
   s.runtime.register(
     customerActor({
       repositories: s.repositories,

@@ -4,6 +4,10 @@ import { apiError } from "../domain/errors.ts";
 import { normalizeForSearch } from "../domain/customers.ts";
 import { LIMITS, THRESHOLD_TYPES, validateCreateThreshold, validateUpdateThreshold, type Threshold, type UpdateResult } from "../domain/thresholds.ts";
 import type { Repositories } from "../adapters/storage/repositories.ts";
+import type { ActorRuntime } from "../actors/runtime.ts";
+import { thresholdsAddress, type ThresholdCommand, type ThresholdMsg } from "../actors/thresholds.ts";
+import type { CreateThresholdOutcome, UpdateThresholdOutcome } from "../ports/thresholds.ts";
+import { askActor, unwrap } from "./outcome.ts";
 import { checked, created, ok, page, invalid, type ApiKit, type RouteContext } from "./kit.ts";
 import type { ScopedAccess } from "./auth.ts";
 import { q, type QueryParam } from "./query.ts";
@@ -11,6 +15,8 @@ import * as api from "../api/thresholds.ts";
 
 export interface ThresholdRouteDeps {
   repositories: Pick<Repositories, "thresholds">;
+  /** Creates and changes are commands to the company's thresholds actor (src/actors/thresholds.ts). */
+  runtime: ActorRuntime;
 }
 
 const ID = /^thr_[0-9a-z]{26}$/;
@@ -54,7 +60,11 @@ function refuseUpdate(id: string, res: { ok: false; kind: "not_found" } | Extrac
 
 export function thresholdRoutes(kit: ApiKit, deps: ThresholdRouteDeps) {
   const repo = deps.repositories.thresholds;
-  const changer = (c: RouteContext) => ({ actor: c.auth.actor, memberId: c.auth.member.id });
+  /** One typed command to the company's thresholds actor, with who acts. */
+  async function command<T>(c: RouteContext, cmd: ThresholdCommand): Promise<T> {
+    const msg = { ...cmd, companyId: c.auth.company.id, environment: "live", actor: c.auth.actor, memberId: c.auth.member.id } as ThresholdMsg;
+    return unwrap(await askActor<T>(deps.runtime, thresholdsAddress(c.auth.company.id), msg)).data;
+  }
 
   /**
    * A change's body, read against the threshold it names (404 first; IMMUTABLE_FIELD and VALIDATION_ERROR depend on
@@ -104,8 +114,8 @@ export function thresholdRoutes(kit: ApiKit, deps: ThresholdRouteDeps) {
           return page(rows, { cursor: hasMore ? rows[rows.length - 1].id : null, hasMore, total: matches.length, limit }, { activeCount: repo.activeCount(companyId) });
         },
       )
-      .post("/", { summary: "Create a threshold (live key)", access: create, body: api.CreateThreshold, read: checked(validateCreateThreshold), validationStatus: 422, tags: ["thresholds"] }, (c) => {
-        const res = repo.create(c.auth.company.id, c.body, changer(c), c.now);
+      .post("/", { summary: "Create a threshold (live key)", access: create, body: api.CreateThreshold, read: checked(validateCreateThreshold), validationStatus: 422, tags: ["thresholds"] }, async (c) => {
+        const res = await command<CreateThresholdOutcome>(c, { type: "create", input: c.body });
         if (!res.ok)
           throw apiError("THRESHOLD_EXISTS", {
             message: `The company already has a ${c.body.type} threshold for ${c.body.countryCode}`,
@@ -117,9 +127,9 @@ export function thresholdRoutes(kit: ApiKit, deps: ThresholdRouteDeps) {
         const t = ID.test(c.params.id) ? repo.get(c.auth.company.id, c.params.id) : undefined;
         return t ? ok(t) : notFound(c.params.id);
       })
-      .patch("/:id", { summary: "Change a threshold (live key; not countryCode or type)", access: update, body: api.UpdateThreshold, read: readUpdate, validationStatus: 422, tags: ["thresholds"] }, (c) => {
+      .patch("/:id", { summary: "Change a threshold (live key; not countryCode or type)", access: update, body: api.UpdateThreshold, read: readUpdate, validationStatus: 422, tags: ["thresholds"] }, async (c) => {
         const id = c.params.id;
-        const res = repo.update(c.auth.company.id, id, c.body, { ...changer(c), canDisable: c.auth.can("thresholds:disable") }, c.now);
+        const res = await command<UpdateThresholdOutcome>(c, { type: "update", id, body: c.body, canDisable: c.auth.can("thresholds:disable") });
         if (res.ok) return ok(res.threshold);
         switch (res.kind) {
           case "not_found":

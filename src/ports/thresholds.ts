@@ -1,15 +1,10 @@
 // The thresholds port: a company's thresholds and the profile they are chosen by, in the domain's records. Written by
 // hand (not derived from an engine's class); the SQLite engine implements it in src/adapters/storage/repos/thresholds.ts,
-// and the storage contract suite (test/storage/contract/) holds every engine to it.
+// and the storage contract suite (test/storage/contract/) holds every engine to it. Its writes run inside a caller's
+// unit of work: the company's thresholds actor (src/actors/thresholds.ts) is the one writer, deciding with
+// src/domain/thresholds.ts. The outcomes below are what that actor answers.
 import type { Issue } from "../domain/errors.ts";
 import type { CompanyProfile, MutableField, Threshold, ThresholdInput, ThresholdSelection, ThresholdType } from "../domain/thresholds.ts";
-import type { AuditActor } from "./audit.ts";
-
-/** Who changes a threshold: the audit actor and the member (the row's created_by / updated_by). */
-export interface ThresholdChanger {
-  actor: AuditActor;
-  memberId: string;
-}
 
 export type CreateThresholdOutcome = { ok: true; threshold: Threshold } | { ok: false; kind: "exists"; existingId: string };
 
@@ -37,11 +32,4 @@ export interface ThresholdRepository {
   insert(companyId: string, t: Threshold): void;
   /** Writes a threshold's changed `fields` (and its updatedAt, updatedBy), inside the caller's unit of work. */
   save(companyId: string, t: Threshold, fields: readonly MutableField[]): void;
-  /** One threshold per jurisdiction and type; recorded in the live audit log with the change. */
-  create(companyId: string, input: ThresholdInput, by: ThresholdChanger, now: number): CreateThresholdOutcome;
-  /**
-   * A change read and written in one transaction: not_found, immutable, invalid, then needs_disable (switching an active
-   * threshold off without thresholds:disable). A change that alters nothing writes nothing and is not audited.
-   */
-  update(companyId: string, id: string, body: unknown, by: ThresholdChanger & { canDisable: boolean }, now: number): UpdateThresholdOutcome;
 }

@@ -1,12 +1,10 @@
-// Thresholds of a company (not of an environment, Part 2) and the company profile they are chosen by; every change audited in the same transaction.
-import { iso, newId } from "../../../domain/ids.ts";
+// Thresholds of a company (not of an environment, Part 2) and the company profile they are chosen by. A threshold's
+// writes run in the unit of work of its one writer, the company's thresholds actor (src/actors/thresholds.ts).
+import { iso } from "../../../domain/ids.ts";
 import {
   FATF_FALLBACKS,
   applyProfileChange,
-  createdDetail,
-  decideChange,
   effectiveFrom,
-  newThreshold,
   parseProfile,
   selectThreshold,
   type MutableField,
@@ -17,9 +15,9 @@ import {
   type ThresholdSelection,
   type ThresholdType,
 } from "../../../domain/thresholds.ts";
-import type { CreateThresholdOutcome, ThresholdChanger, ThresholdRepository, UpdateThresholdOutcome } from "../../../ports/thresholds.ts";
+import type { ThresholdRepository } from "../../../ports/thresholds.ts";
 import type { Storage } from "../types.ts";
-import { AuditLog, type AuditActor } from "./audit.ts";
+import { AuditLog } from "./audit.ts";
 import { TenancyError } from "./tenancy.ts";
 import type { RowOf } from "./row.ts";
 import type { thresholds as thresholdsTable } from "../../../../db/schema/transfers.ts";
@@ -67,15 +65,8 @@ const COLUMNS: Record<keyof ThresholdInput, keyof ThresholdRow> = {
 
 const sqlValue = (v: unknown) => (typeof v === "boolean" ? (v ? 1 : 0) : (v as string | number | null));
 
-export type CreateOutcome = CreateThresholdOutcome;
-export type UpdateOutcome = UpdateThresholdOutcome;
-export type Changer = ThresholdChanger;
-
 export class Thresholds implements ThresholdRepository {
-  private readonly audit: AuditLog;
-  constructor(private readonly s: Storage) {
-    this.audit = new AuditLog(s);
-  }
+  constructor(private readonly s: Storage) {}
 
   /** The company as a VASP (originating VASP of its outgoing transfers): its LEI when the profile has one, else its ID. */
   ownVasp(companyId: string): { id: string; name: string } {
@@ -129,35 +120,6 @@ export class Thresholds implements ThresholdRepository {
     companyChanged(this.s, companyId);
   }
 
-  /** Part 2: one threshold per jurisdiction and type (the unique index backs the check). Recorded in the live audit log. */
-  create(companyId: string, input: ThresholdInput, by: Changer, now: number): CreateOutcome {
-    return this.s.tx((): CreateOutcome => {
-      const existingId = this.idByJurisdiction(companyId, input.countryCode, input.type);
-      if (existingId) return { ok: false, kind: "exists", existingId };
-      const t = newThreshold(newId("thr", now), input, by.memberId, iso(now));
-      this.insert(companyId, t);
-      this.audit.record({ companyId, environment: "live", actor: by.actor, action: "threshold.created", entityType: "Threshold", entityId: t.id, detail: createdDetail(t) }, now);
-      return { ok: true, threshold: t };
-    });
-  }
-
-  /**
-   * Part 2 PATCH, read and written in one transaction: 404, then the decision (src/domain/thresholds.ts,
-   * decideChange). A change that alters nothing writes nothing and is not audited.
-   */
-  update(companyId: string, id: string, body: unknown, by: Changer & { canDisable: boolean }, now: number): UpdateOutcome {
-    return this.s.tx((): UpdateOutcome => {
-      const current = this.get(companyId, id);
-      if (!current) return { ok: false, kind: "not_found" };
-      const d = decideChange(current, body, by, iso(now));
-      if (!d.ok) return d;
-      if (d.change) {
-        this.save(companyId, d.threshold, d.change.fields);
-        this.audit.record({ companyId, environment: "live", actor: by.actor, action: d.change.action, entityType: "Threshold", entityId: id, detail: d.change.detail }, now);
-      }
-      return { ok: true, threshold: d.threshold };
-    });
-  }
 }
 
 // ---- company profile ----
