@@ -22,6 +22,7 @@ import { Sealer } from "./adapters/crypto/envelope.ts";
 import { customerActor } from "./actors/customer.ts";
 import { caseActor, newCaseId } from "./actors/case.ts";
 import { thresholdsActor } from "./actors/thresholds.ts";
+import { rulesActor } from "./actors/rules.ts";
 import { transferActor } from "./actors/transfer/index.ts";
 import { Transfers } from "./adapters/storage/repos/transfers.ts";
 import { Proofs } from "./adapters/storage/repos/proofs.ts";
@@ -322,6 +323,7 @@ function registerActors(s: Services): void {
   const checkpoint = checkpointDeps(s);
   s.runtime.register(caseActor({ repositories: s.repositories, pii: s.pii, nameIndexKey: s.nameIndexKey, log: s.log }));
   s.runtime.register(thresholdsActor({ repositories: s.repositories }));
+  s.runtime.register(rulesActor({ repositories: s.repositories }));
   s.runtime.register(
     customerActor({
       repositories: s.repositories,

@@ -81,7 +81,7 @@ export function runCases(storage: Storage, argv: string[], out: Out, deps: CaseC
    * the write lock, and its writes, its outgoing messages (the server's runtime picks them up) and its events commit
    * together.
    */
-  const runtime = cliRuntime(storage, { clock, repositories, pii, nameIndexKey: master.derive("name-index"), mailSealer: new Sealer(master.derive("mailbox")) });
+  const runtime = cliRuntime(storage, { clock, repositories, masterKey: () => master });
   const act = (c: CaseRow, m: MemberRow, msg: CaseCommand): Outcome<Record<string, unknown>> => {
     const full = { ...msg, companyId: company.id, environment: c.environment, actor: { type: "member", memberId: m.id, apiKeyId: null } } as CaseMsg;
     return runtime.caseCommand(c.id, full);

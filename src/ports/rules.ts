@@ -1,8 +1,9 @@
 // The rules port: a company's compliance rules per environment, in the domain's records. Written by hand; the SQLite
 // engine implements it in src/adapters/storage/repos/rules.ts, and the storage contract suite holds every engine to it.
+// Its writes run inside a caller's unit of work: the company's rules actor (src/actors/rules.ts) is the one writer,
+// deciding with src/domain/rules/life.ts. The outcomes below are what that actor answers.
 import type { Environment } from "../domain/types.ts";
 import type { Rule, RuleCategory, RuleSeverity, RuleStage } from "../domain/rules/types.ts";
-import type { IntegrationLookup, RuleInput } from "../domain/rules/validate.ts";
 import type { Issue } from "../domain/errors.ts";
 import type { AuditActor } from "./audit.ts";
 
@@ -34,14 +35,10 @@ export interface RuleRepository {
   /** Newest first; `seq` is the keyset position (pass the last one as `beforeSeq` for the next page). */
   page(companyId: string, env: Environment, f: RuleFilter, beforeSeq: number | null, n: number): { seq: number; rule: Rule }[];
   count(companyId: string, env: Environment, f: RuleFilter): number;
-  /** `origin` is added to the `rule.created` entry (a promotion names the test rule it copies). */
-  create(companyId: string, env: Environment, input: RuleInput, by: RuleChanger, now: number, origin?: Record<string, unknown>): Rule;
-  /** Fields sent with their current value are not counted as changed; undefined: no such rule. */
-  update(companyId: string, env: Environment, id: string, changes: Partial<RuleInput>, by: RuleChanger, now: number, action?: string): Rule | undefined;
+  /** Writes a new rule, inside the caller's unit of work (its audit entry is the caller's too). */
+  insert(rule: Rule): void;
+  /** Writes a rule's fields and its updatedAt, inside the caller's unit of work. */
+  save(rule: Rule): void;
   /** The live rule a test rule was promoted to, while that live rule exists. */
   promotedTo(companyId: string, testRuleId: string): string | null;
-  /** A test rule copied to live with its conditions, audited in both environments: all or nothing. */
-  promote(companyId: string, testRuleId: string, by: RuleChanger, now: number, liveIntegrations: IntegrationLookup): PromoteOutcome;
-  /** The rule kept, inactive; deactivating an inactive rule changes nothing and records nothing. */
-  deactivate(companyId: string, env: Environment, id: string, by: RuleChanger, now: number): Rule | undefined;
 }

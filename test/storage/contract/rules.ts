@@ -1,18 +1,15 @@
-// The rules port (src/ports/rules.ts), as every engine must keep it: records in and out (parsed JSON, booleans),
-// environments apart, keyset pages newest first, filters, deactivation kept, promotion all or nothing and once.
+// The rules port (src/ports/rules.ts), as every engine must keep it: the domain's records in and out (parsed JSON,
+// booleans, decimal text), environments apart, keyset pages newest first, filters, the active set, promotions found.
 import { describe, test, expect, beforeAll, afterAll } from "bun:test";
-import { validateCreateRule, type RuleInput } from "../../../src/domain/rules/validate.ts";
+import { validateCreateRule } from "../../../src/domain/rules/validate.ts";
+import { decideRuleChange, newRule } from "../../../src/domain/rules/life.ts";
+import type { Rule } from "../../../src/domain/rules/types.ts";
+import type { Environment } from "../../../src/domain/types.ts";
+import { iso, newId } from "../../../src/domain/ids.ts";
 import type { Engine, OpenedStore } from "./engines.ts";
 
 const NOW = Date.parse("2026-03-01T10:00:00.000Z");
-const by = { actor: { type: "member" as const, memberId: "mem_contract", apiKeyId: null }, memberId: "mem_contract" };
 const noIntegrations = () => undefined;
-
-function input(o: Record<string, unknown> = {}): RuleInput {
-  const v = validateCreateRule({ name: "Large amounts", category: "aml", jurisdictions: ["DE"], threshold: 5000, thresholdCurrency: "EUR", metadata: { asset: "BTC" }, ...o }, noIntegrations);
-  if (!v.ok) throw new Error(JSON.stringify(v.issues));
-  return v.value;
-}
 
 export function ruleContract(engine: Engine): void {
   describe("rules", () => {
@@ -22,22 +19,31 @@ export function ruleContract(engine: Engine): void {
     });
     afterAll(() => store.close());
 
-    test("a created rule reads back as the same record; the other environment does not see it", () => {
+    function rule(env: Environment, o: Record<string, unknown> = {}): Rule {
+      const v = validateCreateRule({ name: "Large amounts", category: "aml", jurisdictions: ["DE"], threshold: 5000, thresholdCurrency: "EUR", metadata: { asset: "BTC" }, ...o }, noIntegrations);
+      if (!v.ok) throw new Error(JSON.stringify(v.issues));
+      return newRule(newId("rul", NOW), store.companyId, env, v.value, "mem_contract", iso(NOW));
+    }
+
+    test("an inserted rule reads back as the same record; the other environment does not see it", () => {
       const r = store.repositories.rules;
-      const rule = r.create(store.companyId, "test", input(), by, NOW);
-      expect(r.get(store.companyId, "test", rule.id)).toEqual(rule);
-      expect(rule.jurisdictions).toEqual(["DE"]);
-      expect(rule.metadata).toEqual({ asset: "BTC" });
-      expect(rule.isActive).toBe(true);
-      expect(rule.threshold).toBe(input().threshold);
-      expect(rule.createdAt).toBe("2026-03-01T10:00:00.000Z");
-      expect(r.get(store.companyId, "live", rule.id)).toBeUndefined();
-      expect(r.active(store.companyId, "test").map((x) => x.id)).toContain(rule.id);
+      const given = rule("test");
+      r.insert(given);
+      expect(r.get(store.companyId, "test", given.id)).toEqual(given);
+      const got = r.get(store.companyId, "test", given.id)!;
+      expect(got.jurisdictions).toEqual(["DE"]);
+      expect(got.metadata).toEqual({ asset: "BTC" });
+      expect(got.isActive).toBe(true);
+      expect(typeof got.threshold).toBe("string");
+      expect(got.createdAt).toBe("2026-03-01T10:00:00.000Z");
+      expect(r.get(store.companyId, "live", given.id)).toBeUndefined();
+      expect(r.active(store.companyId, "test").map((x) => x.id)).toContain(given.id);
     });
 
     test("pages are newest first and continue from the last seq; count and filters agree", () => {
       const r = store.repositories.rules;
-      const made = [1, 2, 3].map((i) => r.create(store.companyId, "test", input({ name: `Paged ${i}`, category: "sanctions" }), by, NOW));
+      const made = [1, 2, 3].map((i) => rule("test", { name: `Paged ${i}`, category: "sanctions" }));
+      for (const m of made) r.insert(m);
       const f = { category: "sanctions" as const };
       const first = r.page(store.companyId, "test", f, null, 2);
       expect(first.map((x) => x.rule.id)).toEqual([made[2].id, made[1].id]);
@@ -47,32 +53,32 @@ export function ruleContract(engine: Engine): void {
       expect(r.count(store.companyId, "test", { ...f, search: "paged 2" })).toBe(1);
     });
 
-    test("a change keeps what was not sent; deactivation keeps the rule, inactive, and leaves the active set", () => {
+    test("a saved change reads back whole; an inactive rule is kept and leaves the active set", () => {
       const r = store.repositories.rules;
-      const rule = r.create(store.companyId, "test", input({ name: "To change" }), by, NOW);
-      const changed = r.update(store.companyId, "test", rule.id, { severity: "high" }, by, NOW + 1000)!;
-      expect(changed.severity).toBe("high");
-      expect(changed.name).toBe("To change");
-      expect(changed.updatedAt).toBe("2026-03-01T10:00:01.000Z");
-      const off = r.deactivate(store.companyId, "test", rule.id, by, NOW + 2000)!;
-      expect(off.isActive).toBe(false);
-      expect(r.get(store.companyId, "test", rule.id)?.isActive).toBe(false);
-      expect(r.active(store.companyId, "test").map((x) => x.id)).not.toContain(rule.id);
-      expect(r.update(store.companyId, "test", "rul_00000000000000000000000000", { severity: "low" }, by, NOW)).toBeUndefined();
+      const given = rule("test", { name: "To change" });
+      r.insert(given);
+      const d = decideRuleChange(given, { severity: "high", condition: null }, iso(NOW + 1000))!;
+      r.save(d.rule);
+      const got = r.get(store.companyId, "test", given.id)!;
+      expect(got).toEqual({ ...given, severity: "high", updatedAt: "2026-03-01T10:00:01.000Z" });
+      r.save({ ...got, isActive: false });
+      expect(r.get(store.companyId, "test", given.id)?.isActive).toBe(false);
+      expect(r.active(store.companyId, "test").map((x) => x.id)).not.toContain(given.id);
+      expect(r.count(store.companyId, "test", { isActive: false })).toBeGreaterThan(0);
     });
 
-    test("promotion copies a test rule to live once; a second promotion names the live copy", () => {
+    test("a promotion is found from the test environment's audit entry while its live copy exists", () => {
       const r = store.repositories.rules;
-      const rule = r.create(store.companyId, "test", input({ name: "To promote" }), by, NOW);
-      const res = r.promote(store.companyId, rule.id, by, NOW, noIntegrations);
-      expect(res.ok).toBe(true);
-      if (!res.ok) return;
-      expect(res.from.id).toBe(rule.id);
-      expect(res.rule.environment).toBe("live");
-      expect({ ...res.rule, id: rule.id, environment: "test" }).toMatchObject({ name: "To promote", jurisdictions: ["DE"], metadata: { asset: "BTC" } });
-      expect(r.promotedTo(store.companyId, rule.id)).toBe(res.rule.id);
-      expect(r.promote(store.companyId, rule.id, by, NOW, noIntegrations)).toEqual({ ok: false, code: "RULE_ALREADY_PROMOTED", liveRuleId: res.rule.id });
-      expect(r.promote(store.companyId, "rul_00000000000000000000000000", by, NOW, noIntegrations)).toEqual({ ok: false, code: "RULE_NOT_FOUND" });
+      const from = rule("test", { name: "Promoted" });
+      const live = rule("live", { name: "Promoted" });
+      r.insert(from);
+      expect(r.promotedTo(store.companyId, from.id)).toBeNull();
+      r.insert(live);
+      store.repositories.audit.record(
+        { companyId: store.companyId, environment: "test", actor: { type: "system" }, action: "rule.promoted", entityType: "Rule", entityId: from.id, detail: { liveRuleId: live.id } },
+        NOW,
+      );
+      expect(r.promotedTo(store.companyId, from.id)).toBe(live.id);
     });
   });
 }
