@@ -51,6 +51,7 @@ import { DEFAULT_RATE_LIMITS, parseRateLimits, type RateLimit } from "./domain/r
 import { createWebhookServices, WebhookConfigError, type WebhookServices } from "./adapters/webhooks/settings.ts";
 import { webhookActor, webhookAddress, type WebhookMessage } from "./actors/webhook.ts";
 import { startWebhookDispatch } from "./actors/webhook-dispatcher.ts";
+import { subscriptionsActor } from "./actors/webhook-subscriptions.ts";
 import { newId } from "./domain/ids.ts";
 import { createScreeningService, noScreening, screeningConnectionTests, type ScreeningService } from "./adapters/screening/index.ts";
 import { parseRegionUrls, screeningC } from "./adapters/screening/screening_c/index.ts";
@@ -414,6 +415,7 @@ function registerWebhooks(s: Services): void {
       clock: s.clock,
     }),
   );
+  s.runtime.register(subscriptionsActor({ repositories: s.repositories }));
   startWebhookDispatch(s.runtime, s.repositories, s.webhooks.eventsRetentionMs);
 }
 

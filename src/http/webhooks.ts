@@ -21,6 +21,9 @@ import type { Sealer } from "../adapters/crypto/envelope.ts";
 import type { Repositories, Transactions } from "../adapters/storage/repositories.ts";
 import type { DeliveryRow, WebhookRow } from "../adapters/storage/repos/webhooks.ts";
 import { secretAad } from "../actors/webhook.ts";
+import type { ActorRuntime } from "../actors/runtime.ts";
+import { subscriptionsAddress, type SubscriptionCommand, type SubscriptionMsg } from "../actors/webhook-subscriptions.ts";
+import { askActor, unwrap } from "./outcome.ts";
 import type { WebhookServices } from "../adapters/webhooks/settings.ts";
 import type { AttemptOutcome } from "../adapters/webhooks/deliver.ts";
 import { created, json, ok, page, invalid, type ApiKit, type RouteContext } from "./kit.ts";
@@ -35,6 +38,8 @@ export interface WebhookRouteDeps {
   secrets: Sealer;
   cursorKey: Uint8Array;
   webhooks: WebhookServices;
+  /** Creates and changes are commands to the subscriptions actor of the key's company and environment. */
+  runtime: ActorRuntime;
 }
 
 const ID = /^whk_[0-9a-z]{26}$/;
@@ -132,6 +137,12 @@ export function webhookRoutes(kit: ApiKit, deps: WebhookRouteDeps) {
     }
   }
 
+  /** One typed command to the environment's subscriptions actor (src/actors/webhook-subscriptions.ts), with who acts. */
+  async function command<T = boolean>(c: RouteContext, cmd: SubscriptionCommand): Promise<T> {
+    const msg = { ...cmd, companyId: c.auth.company.id, environment: c.auth.environment, actor: c.auth.actor } as SubscriptionMsg;
+    return unwrap(await askActor<T>(deps.runtime, subscriptionsAddress(c.auth.company.id, c.auth.environment), msg)).data;
+  }
+
   function record(c: RouteContext, action: string, entityId: string, detail: Record<string, unknown>) {
     audit.record({ companyId: c.auth.company.id, environment: c.auth.environment, actor: c.auth.actor, action, entityType: "webhook", entityId, detail }, c.now);
   }
@@ -181,25 +192,7 @@ export function webhookRoutes(kit: ApiKit, deps: WebhookRouteDeps) {
         await checkReachable(input.url);
         const id = newId("whk", c.now);
         const secret = newSecret();
-        const now = iso(c.now);
-        deps.storage.tx(() => {
-          repo.insert({
-            id,
-            company_id: c.auth.company.id,
-            environment: c.auth.environment,
-            name: input.name,
-            url: input.url,
-            events: JSON.stringify(input.events),
-            status: "active",
-            description: input.description,
-            secret_sealed: deps.secrets.seal(secret, secretAad(id)),
-            // Events committed from now on: a new subscription does not receive the backlog.
-            active_from_seq: repo.lastEventSeq(),
-            created_at: now,
-            updated_at: now,
-          });
-          record(c, "webhook.created", id, { events: input.events });
-        });
+        await command(c, { type: "create", id, input, secretSealed: deps.secrets.seal(secret, secretAad(id)) });
         return created({ webhook: present(c, repo.get(c.auth.company.id, c.auth.environment, id)!), secret });
       })
       .get("/:id", { summary: "One subscription with stats and its 20 latest deliveries (answered as is, not wrapped in data)", access: read, tags: ["webhooks"] }, (c) => {
@@ -210,25 +203,9 @@ export function webhookRoutes(kit: ApiKit, deps: WebhookRouteDeps) {
       .patch("/:id", { summary: "Change a subscription; regenerateSecret answers the new secret, this once", access: update, body: api.UpdateWebhook, read: (b, c) => ({ w: load(c, c.params.id), change: readWebhook(validateUpdateWebhook(b)) }), validationStatus: 422, tags: ["webhooks"] }, async (c) => {
         const { w, change } = c.body;
         if (change.url !== undefined && change.url !== w.url) await checkReachable(change.url);
-        const set: Partial<WebhookRow> = {};
-        if (change.name !== undefined && change.name !== w.name) set.name = change.name;
-        if (change.url !== undefined && change.url !== w.url) set.url = change.url;
-        if (change.events !== undefined && JSON.stringify(change.events) !== w.events) set.events = JSON.stringify(change.events);
-        if (change.description !== undefined && change.description !== w.description) set.description = change.description;
-        if (change.status !== undefined && change.status !== w.status) set.status = change.status;
         const secret = change.regenerateSecret ? newSecret() : undefined;
-        if (secret) set.secret_sealed = deps.secrets.seal(secret, secretAad(w.id));
-        const changed = Object.keys(set).filter((k) => k !== "secret_sealed");
-        if (changed.length || secret) {
-          set.updated_at = iso(c.now);
-          deps.storage.tx(() => {
-            // Reactivated: events from now on, not those committed while it was paused or disabled.
-            if (set.status === "active") set.active_from_seq = repo.lastEventSeq();
-            repo.update(w.id, set);
-            record(c, "webhook.updated", w.id, { fields: changed, ...(secret ? { secretRegenerated: true } : {}), ...(set.status ? { status: set.status } : {}) });
-          });
-          if (set.status) await deps.webhooks.kick(w.id);
-        }
+        const found = await command<boolean>(c, { type: "update", id: w.id, change, secretSealed: secret ? deps.secrets.seal(secret, secretAad(w.id)) : null });
+        if (!found) notFound(w.id);
         const webhook = present(c, repo.get(c.auth.company.id, c.auth.environment, w.id)!);
         return ok(secret ? { webhook, secret } : { webhook });
       })
