@@ -415,7 +415,7 @@ function registerWebhooks(s: Services): void {
       clock: s.clock,
     }),
   );
-  s.runtime.register(subscriptionsActor({ repositories: s.repositories }));
+  s.runtime.register(subscriptionsActor({ repositories: s.repositories, autoDisable: w.autoDisable }));
   startWebhookDispatch(s.runtime, s.repositories, s.webhooks.eventsRetentionMs);
 }
 

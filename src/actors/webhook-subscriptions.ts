@@ -3,7 +3,8 @@
 // decision is the domain's (src/domain/webhooks.ts), and the row, its audit entry and (a status change) the kick of the
 // subscription's delivery actor commit with the message, exactly once. Deliveries stay with `webhook:<id>`.
 import { iso } from "../domain/ids.ts";
-import { decideSubscriptionChange, type WebhookChange, type WebhookInput, type WebhookStatus } from "../domain/webhooks.ts";
+import { decideSubscriptionChange, shouldAutoDisable, type AutoDisableRule, type WebhookChange, type WebhookInput, type WebhookStatus } from "../domain/webhooks.ts";
+import type { AttemptOutcome } from "../adapters/webhooks/deliver.ts";
 import type { Environment } from "../domain/types.ts";
 import type { Repositories } from "../adapters/storage/repositories.ts";
 import type { AuditActor } from "../ports/audit.ts";
@@ -23,12 +24,18 @@ export type SubscriptionCommand =
   /** `secretSealed`: the signing secret, sealed by the route (the answer shows it this once). */
   | { type: "create"; id: string; input: WebhookInput; secretSealed: string }
   /** `secretSealed`: a new signing secret (regenerateSecret), sealed by the route. Answers false: no such subscription. */
-  | { type: "update"; id: string; change: WebhookChange; secretSealed: string | null };
+  | { type: "update"; id: string; change: WebhookChange; secretSealed: string | null }
+  /** A test ping the route sent (one attempt, never retried): its delivery row and the subscription's health. */
+  | { type: "recordPing"; id: string; deliveryId: string; body: string; signature: string; sentAtMs: number; outcome: AttemptOutcome }
+  /** A manual retry of a failed delivery the route sent: the attempt, the health, the audit entry. */
+  | { type: "recordRetry"; id: string; deliveryId: string; attempts: number; outcome: AttemptOutcome };
 
 export type SubscriptionMsg = Scoped & SubscriptionCommand;
 
 export interface SubscriptionActorDeps {
   repositories: Pick<Repositories, "webhooks" | "audit">;
+  /** CARAVAN_WEBHOOK_AUTO_DISABLE: when failing attempts switch a subscription off (null: never). */
+  autoDisable: AutoDisableRule | null;
 }
 
 type Ctx = ActorContext<Record<string, never>>;
@@ -81,11 +88,70 @@ export function subscriptionsActor(deps: SubscriptionActorDeps): ActorKind<Recor
     return true;
   }
 
+  /** The subscription's health after an attempt made from a request: it counts like any delivery. */
+  function recordHealth(webhookId: string, o: AttemptOutcome, nowMs: number) {
+    repo.recordHealth(webhookId, o.ok ? "sent" : "failed", nowMs, iso(nowMs));
+    if (o.ok) return;
+    const w = repo.byId(webhookId)!;
+    if (w.status === "active" && shouldAutoDisable(w.consecutive_failures, w.failing_since, nowMs, deps.autoDisable)) repo.disableAutomatically(w, w.consecutive_failures, nowMs);
+  }
+
+  function recordPing(ctx: Ctx, msg: Scoped & Extract<SubscriptionCommand, { type: "recordPing" }>): boolean {
+    const w = repo.get(msg.companyId, msg.environment, msg.id);
+    if (!w) return false;
+    const o = msg.outcome;
+    const now = iso(ctx.now);
+    ctx.write(() => {
+      repo.insertDelivery({
+        id: msg.deliveryId,
+        webhook_id: w.id,
+        company_id: w.company_id,
+        environment: w.environment,
+        event_id: null,
+        event_seq: null,
+        event_type: "test.ping",
+        body: msg.body,
+        signature: msg.signature,
+        status: o.ok ? "sent" : "failed",
+        attempts: 1,
+        // A test ping is one attempt, answered at once: no automatic retry.
+        max_attempts: 1,
+        http_status: o.httpStatus,
+        response_time_ms: o.responseTimeMs,
+        last_error: o.error,
+        next_retry_at: null,
+        sent_at: o.ok ? now : null,
+        created_at: iso(msg.sentAtMs),
+        updated_at: now,
+      });
+      recordHealth(w.id, o, ctx.now);
+    });
+    return true;
+  }
+
+  function recordRetry(ctx: Ctx, msg: Scoped & Extract<SubscriptionCommand, { type: "recordRetry" }>): boolean {
+    const w = repo.get(msg.companyId, msg.environment, msg.id);
+    if (!w) return false;
+    const o = msg.outcome;
+    const now = iso(ctx.now);
+    ctx.write(() => {
+      repo.recordAttempt(
+        msg.deliveryId,
+        { status: o.ok ? "sent" : "failed", attempts: msg.attempts + 1, httpStatus: o.httpStatus, responseTimeMs: o.responseTimeMs, lastError: o.error, nextRetryAt: null, sentAt: o.ok ? now : null },
+        now,
+      );
+      recordHealth(w.id, o, ctx.now);
+      record(ctx, msg, "webhook.delivery_retried", w.id, { deliveryId: msg.deliveryId, delivered: o.ok });
+    });
+    return true;
+  }
+
   return {
     kind: "webhooks",
     initialState: () => ({}),
     handle(ctx, msg) {
-      const found = msg.type === "create" ? create(ctx, msg) : update(ctx, msg);
+      const found =
+        msg.type === "create" ? create(ctx, msg) : msg.type === "update" ? update(ctx, msg) : msg.type === "recordPing" ? recordPing(ctx, msg) : recordRetry(ctx, msg);
       ctx.reply({ ok: true, data: found } satisfies Outcome<boolean>);
     },
   };

@@ -11,30 +11,26 @@ import {
   maskUrl,
   newSecret,
   searchMatches,
-  shouldAutoDisable,
   signatureHeader,
   validateCreateWebhook,
   validateUpdateWebhook,
 } from "../domain/webhooks.ts";
 import { checkTarget, TargetRefused } from "../adapters/net/index.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
-import type { Repositories, Transactions } from "../adapters/storage/repositories.ts";
+import type { Repositories } from "../adapters/storage/repositories.ts";
 import type { DeliveryRow, WebhookRow } from "../adapters/storage/repos/webhooks.ts";
 import { secretAad } from "../actors/webhook.ts";
 import type { ActorRuntime } from "../actors/runtime.ts";
 import { subscriptionsAddress, type SubscriptionCommand, type SubscriptionMsg } from "../actors/webhook-subscriptions.ts";
 import { askActor, unwrap } from "./outcome.ts";
 import type { WebhookServices } from "../adapters/webhooks/settings.ts";
-import type { AttemptOutcome } from "../adapters/webhooks/deliver.ts";
 import { created, json, ok, page, invalid, type ApiKit, type RouteContext } from "./kit.ts";
 import { keysetPage } from "./paging.ts";
 import { q } from "./query.ts";
 import * as api from "../api/webhooks.ts";
 
 export interface WebhookRouteDeps {
-  repositories: Pick<Repositories, "webhooks" | "audit">;
-  /** A subscription's change and its audit record commit together. */
-  storage: Transactions;
+  repositories: Pick<Repositories, "webhooks">;
   secrets: Sealer;
   cursorKey: Uint8Array;
   webhooks: WebhookServices;
@@ -122,7 +118,6 @@ function stats(w: WebhookRow) {
 
 export function webhookRoutes(kit: ApiKit, deps: WebhookRouteDeps) {
   const repo = deps.repositories.webhooks;
-  const audit = deps.repositories.audit;
   const { deliverer, net } = deps.webhooks;
 
   const load = (c: RouteContext, id: string): WebhookRow => (ID.test(id) ? repo.get(c.auth.company.id, c.auth.environment, id) : undefined) ?? notFound(id);
@@ -141,19 +136,6 @@ export function webhookRoutes(kit: ApiKit, deps: WebhookRouteDeps) {
   async function command<T = boolean>(c: RouteContext, cmd: SubscriptionCommand): Promise<T> {
     const msg = { ...cmd, companyId: c.auth.company.id, environment: c.auth.environment, actor: c.auth.actor } as SubscriptionMsg;
     return unwrap(await askActor<T>(deps.runtime, subscriptionsAddress(c.auth.company.id, c.auth.environment), msg)).data;
-  }
-
-  function record(c: RouteContext, action: string, entityId: string, detail: Record<string, unknown>) {
-    audit.record({ companyId: c.auth.company.id, environment: c.auth.environment, actor: c.auth.actor, action, entityType: "webhook", entityId, detail }, c.now);
-  }
-
-  /** The subscription's health after an attempt made from a request (test ping, manual retry): it counts like any delivery. */
-  function recordHealth(webhookId: string, o: AttemptOutcome, nowMs: number) {
-    repo.recordHealth(webhookId, o.ok ? "sent" : "failed", nowMs, iso(nowMs));
-    if (o.ok) return;
-    const w = repo.byId(webhookId)!;
-    if (w.status === "active" && shouldAutoDisable(w.consecutive_failures, w.failing_since, nowMs, deps.webhooks.autoDisable))
-      repo.disableAutomatically(w, w.consecutive_failures, nowMs);
   }
 
   return kit.group("/api/v2/webhooks", (r) =>
@@ -215,33 +197,7 @@ export function webhookRoutes(kit: ApiKit, deps: WebhookRouteDeps) {
         const body = eventBody("test.ping", iso(c.now), { webhookId: w.id });
         const signature = signatureHeader(deps.secrets.open(w.secret_sealed, secretAad(w.id)), Math.floor(c.now / 1000), body);
         const o = await deliverer.attempt({ url: w.url, deliveryId, eventType: "test.ping", body, signature });
-        const at = Date.now();
-        const now = iso(at);
-        deps.storage.tx(() => {
-          repo.insertDelivery({
-            id: deliveryId,
-            webhook_id: w.id,
-            company_id: w.company_id,
-            environment: w.environment,
-            event_id: null,
-            event_seq: null,
-            event_type: "test.ping",
-            body,
-            signature,
-            status: o.ok ? "sent" : "failed",
-            attempts: 1,
-            // A test ping is one attempt, answered at once: no automatic retry.
-            max_attempts: 1,
-            http_status: o.httpStatus,
-            response_time_ms: o.responseTimeMs,
-            last_error: o.error,
-            next_retry_at: null,
-            sent_at: o.ok ? now : null,
-            created_at: iso(c.now),
-            updated_at: now,
-          });
-          recordHealth(w.id, o, at);
-        });
+        await command(c, { type: "recordPing", id: w.id, deliveryId, body, signature, sentAtMs: c.now, outcome: o });
         return ok(o.ok ? { success: true, deliveryId } : { success: false, deliveryId, error: o.error });
       })
       .get(
@@ -281,17 +237,7 @@ export function webhookRoutes(kit: ApiKit, deps: WebhookRouteDeps) {
         // Part 2: a manual retry is signed again with a new timestamp.
         const signature = signatureHeader(deps.secrets.open(w.secret_sealed, secretAad(w.id)), Math.floor(c.now / 1000), d.body);
         const o = await deliverer.attempt({ url: w.url, deliveryId: d.id, eventType: d.event_type, body: d.body, signature });
-        const at = Date.now();
-        const now = iso(at);
-        deps.storage.tx(() => {
-          repo.recordAttempt(
-            d.id,
-            { status: o.ok ? "sent" : "failed", attempts: d.attempts + 1, httpStatus: o.httpStatus, responseTimeMs: o.responseTimeMs, lastError: o.error, nextRetryAt: null, sentAt: o.ok ? now : null },
-            now,
-          );
-          recordHealth(w.id, o, at);
-          record(c, "webhook.delivery_retried", w.id, { deliveryId: d.id, delivered: o.ok });
-        });
+        await command(c, { type: "recordRetry", id: w.id, deliveryId: d.id, attempts: d.attempts, outcome: o });
         return ok({ deliveryId: d.id, delivered: o.ok });
       }),
   );
