@@ -23,6 +23,7 @@ import { customerActor } from "./actors/customer.ts";
 import { caseActor, newCaseId } from "./actors/case.ts";
 import { thresholdsActor } from "./actors/thresholds.ts";
 import { rulesActor } from "./actors/rules.ts";
+import { settingsActor } from "./actors/settings.ts";
 import { transferActor } from "./actors/transfer/index.ts";
 import { Transfers } from "./adapters/storage/repos/transfers.ts";
 import { Proofs } from "./adapters/storage/repos/proofs.ts";
@@ -325,6 +326,7 @@ function registerActors(s: Services): void {
   s.runtime.register(caseActor({ repositories: s.repositories, pii: s.pii, nameIndexKey: s.nameIndexKey, log: s.log }));
   s.runtime.register(thresholdsActor({ repositories: s.repositories }));
   s.runtime.register(rulesActor({ repositories: s.repositories }));
+  s.runtime.register(settingsActor({ providerSettings: s.providerSettings }));
   s.runtime.register(
     customerActor({
       repositories: s.repositories,

@@ -14,7 +14,10 @@ import {
   type SettingsKind,
 } from "../domain/providers/catalog.ts";
 import { UnreadableError } from "../adapters/crypto/envelope.ts";
-import type { ProviderSettings, SettingsState } from "../adapters/storage/repos/provider-settings.ts";
+import type { EnableDecision, ProviderSettings, SaveDecision, SettingsState } from "../adapters/storage/repos/provider-settings.ts";
+import type { ActorRuntime } from "../actors/runtime.ts";
+import { settingsAddress, type SettingsCommand, type SettingsMsg } from "../actors/settings.ts";
+import { askActor, unwrap } from "./outcome.ts";
 import { defaultTester, type ConnectionTester, type TestOutcome } from "../adapters/providers/tester.ts";
 import type { Logger } from "../adapters/log.ts";
 import { created, ok, page, invalid, type ApiKit, type RouteContext } from "./kit.ts";
@@ -23,6 +26,8 @@ import * as api from "../api/providers.ts";
 
 export interface ProviderRouteDeps {
   providerSettings: ProviderSettings;
+  /** Saves, switches and test results are commands to the company's settings actor (src/actors/settings.ts). */
+  runtime: ActorRuntime;
   clock: () => number;
   log: Logger;
   /** The connection tests adapters registered (`createTester({ provider_b: … })`); without it every test answers NOT_IMPLEMENTED. */
@@ -158,6 +163,11 @@ function settingsGroup(kit: ApiKit, kind: SettingsKind, deps: ProviderRouteDeps)
     }
     return { def, value: body.value };
   }
+  /** One typed command to the company's settings actor, with the key's environment and who acts. */
+  async function command<T>(c: RouteContext, cmd: SettingsCommand): Promise<T> {
+    const msg = { ...cmd, companyId: c.auth.company.id, environment: c.auth.environment, actor: c.auth.actor } as SettingsMsg;
+    return unwrap(await askActor<T>(deps.runtime, settingsAddress(c.auth.company.id), msg)).data;
+  }
   const present = (c: RouteContext, def: SettingsDef, st: SettingsState) => presentSettings(def, st, c.auth.environment);
 
   return kit.group(g.prefix, (r) =>
@@ -180,16 +190,9 @@ function settingsGroup(kit: ApiKit, kind: SettingsKind, deps: ProviderRouteDeps)
           validationStatus: 422,
           tags,
         },
-        (c) => {
+        async (c) => {
           const { def, value } = c.body;
-          const companyId = c.auth.company.id;
-          const env = c.auth.environment;
-          let res;
-          try {
-            res = repo.save(companyId, env, def.name, value, c.auth.actor, c.now);
-          } catch (e) {
-            unreadable(e);
-          }
+          const res = await command<SaveDecision>(c, { type: "save", name: def.name, input: value });
           if (!res.ok) {
             if (res.code === "MISSING_FIELDS")
               throw apiError("MISSING_FIELDS", { status: 422, message: `Required fields with no value sent or saved: ${res.fields.join(", ")}`, details: { fields: res.fields } });
@@ -199,21 +202,22 @@ function settingsGroup(kit: ApiKit, kind: SettingsKind, deps: ProviderRouteDeps)
               details: { fields: res.fields, issues: res.issues },
             });
           }
-          return res.created ? created(present(c, def, res.state)) : ok(present(c, def, res.state));
+          const state = repo.get(c.auth.company.id, c.auth.environment, def.name);
+          return res.created ? created(present(c, def, state)) : ok(present(c, def, state));
         },
       )
       .patch(
         "/:name",
         { summary: `Turn the ${kind} on or off for both environments (live key; credentials saved in live first)`, access: toggle, body: api.SwitchSettings, read: (b, c) => ({ def: find(c), enabled: enabledOf(b) }), validationStatus: 422, tags },
-        (c) => {
+        async (c) => {
           const { def, enabled } = c.body;
-          const res = repo.setEnabled(c.auth.company.id, c.auth.environment, def.name, enabled, c.auth.actor, c.now);
+          const res = await command<EnableDecision>(c, { type: "setEnabled", name: def.name, enabled });
           if (!res.ok)
             throw apiError("NOT_CONFIGURED", {
               message: `Save ${def.name}'s credentials for the ${c.auth.environment} environment before turning it on or off`,
               details: { name: def.name, environment: c.auth.environment },
             });
-          return ok(present(c, def, res.state));
+          return ok(present(c, def, repo.get(c.auth.company.id, c.auth.environment, def.name)));
         },
       )
       .post("/:name/test", { summary: `Test the connection with the key's environment's credentials; a failed test is 200 with success: false`, access: test, tags }, async (c) => {
@@ -230,7 +234,7 @@ function settingsGroup(kit: ApiKit, kind: SettingsKind, deps: ProviderRouteDeps)
           throw apiError("NOT_CONFIGURED", { message: `No credentials are saved for ${def.name} in the ${env} environment`, details: { name: def.name, environment: env } });
         const outcome = await runTest(tester, def, env, credentials, deps.log);
         const testedAt = deps.clock();
-        repo.recordTest(companyId, env, def.name, outcome, c.auth.actor, testedAt);
+        await command<boolean>(c, { type: "recordTest", name: def.name, result: outcome, testedAt });
         return ok({
           success: outcome.success,
           message: outcome.message,
