@@ -24,6 +24,7 @@ import { caseActor, newCaseId } from "./actors/case.ts";
 import { thresholdsActor } from "./actors/thresholds.ts";
 import { rulesActor } from "./actors/rules.ts";
 import { settingsActor } from "./actors/settings.ts";
+import { reportsActor } from "./actors/reports.ts";
 import { transferActor } from "./actors/transfer/index.ts";
 import { Transfers } from "./adapters/storage/repos/transfers.ts";
 import { Proofs } from "./adapters/storage/repos/proofs.ts";
@@ -327,6 +328,7 @@ function registerActors(s: Services): void {
   s.runtime.register(thresholdsActor({ repositories: s.repositories }));
   s.runtime.register(rulesActor({ repositories: s.repositories }));
   s.runtime.register(settingsActor({ providerSettings: s.providerSettings }));
+  s.runtime.register(reportsActor({ repositories: s.repositories }));
   s.runtime.register(
     customerActor({
       repositories: s.repositories,

@@ -10,6 +10,7 @@ import type { Repositories } from "../adapters/storage/repositories.ts";
 import { ActorRuntime } from "../actors/runtime.ts";
 import { caseActor, caseAddress, type CaseMsg } from "../actors/case.ts";
 import { rulesActor, rulesAddress, type RuleMsg } from "../actors/rules.ts";
+import { reportsActor, reportsAddress, type ReportMsg } from "../actors/reports.ts";
 import type { Outcome } from "../actors/outcome.ts";
 
 export interface CliRuntimeDeps {
@@ -25,6 +26,8 @@ export interface CliRuntime {
   caseCommand(caseId: string, msg: CaseMsg): Outcome<Record<string, unknown>>;
   /** One command to the company's rules actor; answers its outcome. */
   ruleCommand<T>(msg: RuleMsg): Outcome<T>;
+  /** One command to the environment's reports actor; answers its outcome. */
+  reportCommand<T>(msg: ReportMsg): Outcome<T>;
 }
 
 export function cliRuntime(storage: Storage, deps: CliRuntimeDeps): CliRuntime {
@@ -45,5 +48,7 @@ export function cliRuntime(storage: Storage, deps: CliRuntimeDeps): CliRuntime {
     caseCommand: (caseId, msg) =>
       withKind("case", () => caseActor({ repositories: deps.repositories, pii: new Sealer(key().derive("pii")), nameIndexKey: key().derive("name-index") })).handleHere(caseAddress(caseId), msg),
     ruleCommand: <T>(msg: RuleMsg) => withKind("rules", () => rulesActor({ repositories: deps.repositories })).handleHere<Outcome<T>>(rulesAddress(msg.companyId), msg),
+    reportCommand: <T>(msg: ReportMsg) =>
+      withKind("reports", () => reportsActor({ repositories: deps.repositories })).handleHere<Outcome<T>>(reportsAddress(msg.companyId, msg.environment), msg),
   };
 }
