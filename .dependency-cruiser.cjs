@@ -18,6 +18,13 @@ module.exports = {
       to: { path: "^src/", pathNot: "^src/domain/" },
     },
     {
+      name: "ports-import-only-the-domain",
+      comment: "src/ports holds the storage ports, written by hand in the domain's terms: they import only themselves and src/domain, never an engine.",
+      severity: "error",
+      from: { path: "^src/ports/" },
+      to: { path: "^src/", pathNot: "^src/(ports|domain)/" },
+    },
+    {
       name: "actors-and-adapters-know-no-http",
       comment: "Actors and adapters serve HTTP, the CLI and the demo alike: none of them imports src/http.",
       severity: "error",
@@ -58,6 +65,13 @@ module.exports = {
       severity: "error",
       from: { path: "^src/", pathNot: "^src/(sandbox/|demo[.]ts$|main[.]ts$)" },
       to: { path: "^src/sandbox/" },
+    },
+    {
+      name: "cli-imports-no-actor-kind",
+      comment: "The CLI reaches the actors through its one entry to the runtime (src/cli/runtime.ts, which registers the kinds it asks); other CLI files import from src/actors only types and presenters, never a kind or the runtime.",
+      severity: "error",
+      from: { path: "^src/cli/", pathNot: "^src/cli/runtime[.]ts$" },
+      to: { path: "^src/actors/", pathNot: "^src/actors/[a-z-]+-presenter[.]ts$", dependencyTypesNot: ["type-only"] },
     },
     {
       name: "sql-only-in-storage",

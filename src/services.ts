@@ -21,6 +21,10 @@ import { startTlsFront, type TlsFront } from "./adapters/net/tls-front.ts";
 import { Sealer } from "./adapters/crypto/envelope.ts";
 import { customerActor } from "./actors/customer.ts";
 import { caseActor, newCaseId } from "./actors/case.ts";
+import { thresholdsActor } from "./actors/thresholds.ts";
+import { rulesActor } from "./actors/rules.ts";
+import { settingsActor } from "./actors/settings.ts";
+import { reportsActor } from "./actors/reports.ts";
 import { transferActor } from "./actors/transfer/index.ts";
 import { Transfers } from "./adapters/storage/repos/transfers.ts";
 import { Proofs } from "./adapters/storage/repos/proofs.ts";
@@ -49,6 +53,7 @@ import { DEFAULT_RATE_LIMITS, parseRateLimits, type RateLimit } from "./domain/r
 import { createWebhookServices, WebhookConfigError, type WebhookServices } from "./adapters/webhooks/settings.ts";
 import { webhookActor, webhookAddress, type WebhookMessage } from "./actors/webhook.ts";
 import { startWebhookDispatch } from "./actors/webhook-dispatcher.ts";
+import { subscriptionsActor } from "./actors/webhook-subscriptions.ts";
 import { newId } from "./domain/ids.ts";
 import { createScreeningService, noScreening, screeningConnectionTests, type ScreeningService } from "./adapters/screening/index.ts";
 import { parseRegionUrls, screeningC } from "./adapters/screening/screening_c/index.ts";
@@ -322,6 +327,10 @@ function registerActors(s: Services): void {
   const transfers = s.repositories.transfers;
   const checkpoint = checkpointDeps(s);
   s.runtime.register(caseActor({ repositories: s.repositories, pii: s.pii, nameIndexKey: s.nameIndexKey, log: s.log }));
+  s.runtime.register(thresholdsActor({ repositories: s.repositories }));
+  s.runtime.register(rulesActor({ repositories: s.repositories }));
+  s.runtime.register(settingsActor({ providerSettings: s.providerSettings }));
+  s.runtime.register(reportsActor({ repositories: s.repositories }));
   s.runtime.register(
     customerActor({
       repositories: s.repositories,
@@ -412,6 +421,7 @@ function registerWebhooks(s: Services): void {
       clock: s.clock,
     }),
   );
+  s.runtime.register(subscriptionsActor({ repositories: s.repositories, autoDisable: w.autoDisable }));
   startWebhookDispatch(s.runtime, s.repositories, s.webhooks.eventsRetentionMs);
 }
 

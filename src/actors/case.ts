@@ -3,7 +3,7 @@ import type { ActorContext, ActorKind } from "./types.ts";
 import { refuse, type Outcome } from "./outcome.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
 import type { CaseRow } from "../adapters/storage/repos/cases.ts";
-import type { AuditActor } from "../adapters/storage/repos/audit.ts";
+import type { AuditActor } from "../ports/audit.ts";
 import { newReportId } from "../adapters/storage/repos/reports.ts";
 import type { Repositories } from "../adapters/storage/repositories.ts";
 import { latestRunIncomplete, ruleIndicator } from "../domain/reports/indicators.ts";

@@ -5,7 +5,7 @@ import type { ActorContext } from "./types.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
 import type { Repositories } from "../adapters/storage/repositories.ts";
 import type { WalletRow } from "../adapters/storage/repos/wallets.ts";
-import type { AuditActor } from "../adapters/storage/repos/audit.ts";
+import type { AuditActor } from "../ports/audit.ts";
 import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
 import type { Person } from "../domain/ivms101/index.ts";
 import type { Environment } from "../domain/types.ts";

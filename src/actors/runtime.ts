@@ -331,6 +331,40 @@ export class ActorRuntime {
   }
 
   /**
+   * One command handled in this process, by a runtime that was not started: how the CLI reaches the actors, against a
+   * live database whether a server runs on it or not (a started runtime would pick up the server's mailbox). The kind's
+   * handler runs inside one IMMEDIATE transaction, so what it reads is read under the write lock, and the same unit of
+   * work every handled message commits (its writes, outgoing messages as mailbox rows the running server picks up, its
+   * events, its state) commits in that transaction, all or nothing; the reply is returned. Only a synchronous handler
+   * that takes no checkpoint can be handled here: one that calls out belongs to the server.
+   */
+  handleHere<R = unknown>(to: string, body: unknown): R {
+    if (this.running) throw new Error("handleHere is for a runtime that is not started (the CLI); a started runtime is asked");
+    const { kind: kindName, id } = splitAddress(to);
+    const kind = this.kinds.get(kindName);
+    if (!kind) throw new Error(`no actor kind ${kindName} is registered here`);
+    const msg = JSON.parse(JSON.stringify(body ?? null));
+    const now = this.clock();
+    return this.storage.tx(() => {
+      // Read afresh under the write lock: another process (the server) may have changed it since.
+      this.resident.delete(to);
+      const resident = this.activate(to);
+      const h = this.handling(to, id, 0, now, resident, 0, () => Promise.reject(new Error(`${kindName}: a handler that checkpoints runs in the server, not here`)));
+      const fx = h.effects;
+      const result = kind.handle(h.ctx, msg);
+      if (result && typeof (result as Promise<void>).then === "function") {
+        (result as Promise<void>).catch(() => {});
+        throw new Error(`${kindName}: an asynchronous handler runs in the server, not here`);
+      }
+      if (!h.replied()) throw new Error(`${kindName}: the handler gave no answer`);
+      const stateText = JSON.stringify(h.ctx.state ?? null);
+      this.applyEffects(to, 0, now, fx, stateText !== resident.savedText ? stateText : undefined, true, resident.lastMessageId, [], []);
+      this.resident.delete(to);
+      return h.reply() as R;
+    });
+  }
+
+  /**
    * An ask may skip the mailbox row when the actor is idle in this process (nothing queued, nothing on its way to
    * it) and its kind's handler is synchronous: the handler runs now and its effects commit in one group commit,
    * the reply after. Nothing is acknowledged before that commit, so a crash before it loses only an unanswered
@@ -488,7 +522,13 @@ export class ActorRuntime {
     resident: Resident,
     checkpoints: number,
     messageId: () => Promise<number>,
-  ): { ctx: ActorContext<unknown>; commit(messageId: number, lastMessageId: number): Promise<void>; reply(): unknown } {
+  ): {
+    ctx: ActorContext<unknown>;
+    effects: { writes: ((s: Storage) => void)[]; outgoing: Outgoing[]; events: ActorEvent[] };
+    commit(messageId: number, lastMessageId: number): Promise<void>;
+    replied(): boolean;
+    reply(): unknown;
+  } {
     const fx = { writes: [] as ((s: Storage) => void)[], outgoing: [] as Outgoing[], events: [] as ActorEvent[] };
     let replied = false;
     let reply: unknown;
@@ -520,11 +560,13 @@ export class ActorRuntime {
     };
     return {
       ctx,
+      effects: fx,
       commit: async (id, lastMessageId) => {
         const stateText = JSON.stringify(ctx.state ?? null);
         await this.commitEffects(address, id, now, fx, stateText, resident, true, lastMessageId);
         resident.state = JSON.parse(stateText);
       },
+      replied: () => replied,
       reply: () => (replied ? reply : undefined),
     };
   }
@@ -908,19 +950,7 @@ export class ActorRuntime {
     // An unchanged state is not written again (its last_message_id is informational only).
     const save = stateText !== resident.savedText;
     try {
-      await this.commit(() => {
-        // Re-runnable (a group commit may apply it twice: see flush).
-        ids.length = 0;
-        seqs.length = 0;
-        for (const w of fx.writes) w(this.storage);
-        for (const o of fx.outgoing) ids.push(this.mailbox.insert(o.to, o.body, o.dueAt, o.replyTo, now));
-        const at = iso(now);
-        for (const e of fx.events) seqs.push(this.mailbox.insertEvent(newId("evt", now), e, at));
-        if (save) this.mailbox.saveState(address, this.sealState(address, stateText), lastMessageId, now);
-        if (messageId === 0) return; // an inline ask without a checkpoint has no mailbox row
-        if (ack) this.mailbox.ack(messageId);
-        else this.mailbox.markCheckpoint(messageId);
-      });
+      await this.commit(() => this.applyEffects(address, messageId, now, fx, save ? stateText : undefined, ack, lastMessageId, ids, seqs));
     } catch (e) {
       for (const o of fx.outgoing) this.pending(o.to, -1);
       throw e;
@@ -931,6 +961,34 @@ export class ActorRuntime {
       this.pending(o.to, -1);
     });
     for (const seq of seqs) for (const l of this.eventListeners) l(seq);
+  }
+
+  /**
+   * A unit of work's statements, inside the caller's transaction: a handler's writes, its new messages, its events, its
+   * state (`stateText`, undefined when unchanged) and the message's acknowledgement or checkpoint count. Re-runnable (a
+   * group commit may apply it twice: see flush): `ids` and `seqs` are filled afresh with the new rows.
+   */
+  private applyEffects(
+    address: string,
+    messageId: number,
+    now: number,
+    fx: { writes: ((s: Storage) => void)[]; outgoing: Outgoing[]; events: ActorEvent[] },
+    stateText: string | undefined,
+    ack: boolean,
+    lastMessageId: number,
+    ids: number[],
+    seqs: number[],
+  ): void {
+    ids.length = 0;
+    seqs.length = 0;
+    for (const w of fx.writes) w(this.storage);
+    for (const o of fx.outgoing) ids.push(this.mailbox.insert(o.to, o.body, o.dueAt, o.replyTo, now));
+    const at = iso(now);
+    for (const e of fx.events) seqs.push(this.mailbox.insertEvent(newId("evt", now), e, at));
+    if (stateText !== undefined) this.mailbox.saveState(address, this.sealState(address, stateText), lastMessageId, now);
+    if (messageId === 0) return; // an inline ask (or a command handled here) without a checkpoint has no mailbox row
+    if (ack) this.mailbox.ack(messageId);
+    else this.mailbox.markCheckpoint(messageId);
   }
 
   /**

@@ -8,7 +8,7 @@ import type { Person } from "../domain/ivms101/index.ts";
 import type { TransferState } from "../domain/transfers.ts";
 import type { Environment } from "../domain/types.ts";
 import type { ErrorCode } from "../domain/errors.ts";
-import type { AuditActor } from "../adapters/storage/repos/audit.ts";
+import type { AuditActor } from "../ports/audit.ts";
 import type { TellOptions } from "./types.ts";
 import type { Outcome } from "./outcome.ts";
 

@@ -6,14 +6,14 @@ import type { CaseRow } from "../adapters/storage/repos/cases.ts";
 import { createRepositories } from "../adapters/storage/repositories.ts";
 import { loadMasterKey } from "../adapters/crypto/master-key.ts";
 import { Sealer } from "../adapters/crypto/envelope.ts";
-import { caseActor, caseAddress, type CaseCommand, type CaseMsg } from "../actors/case.ts";
+import type { CaseCommand, CaseMsg } from "../actors/case.ts";
 import { CasePresenter, type CaseViewer } from "../actors/case-presenter.ts";
 import type { Outcome } from "../actors/outcome.ts";
 import { roleHas, type Permission } from "../domain/access.ts";
 import { CASE_RESOLUTIONS, CASE_STATUSES, validateNote, validateResolve } from "../domain/cases.ts";
 import type { Environment } from "../domain/types.ts";
 import { UsageError, actingMember, parseOptions, need as required } from "./usage.ts";
-import { askLocally } from "./actors.ts";
+import { cliRuntime } from "./runtime.ts";
 
 type Out = (line: string) => void;
 type Values = Record<string, string | boolean | undefined>;
@@ -77,14 +77,14 @@ export function runCases(storage: Storage, argv: string[], out: Out, deps: CaseC
   };
 
   /**
-   * Asks the case actor kind the server runs (src/cli/actors.ts): the case is read under the write lock, and its writes,
-   * its outgoing messages (the server's runtime picks them up) and its events commit together.
+   * A command to the case's actor through the CLI's entry to the runtime (src/cli/runtime.ts): the case is read under
+   * the write lock, and its writes, its outgoing messages (the server's runtime picks them up) and its events commit
+   * together.
    */
-  const cases = caseActor({ repositories, pii, nameIndexKey: master.derive("name-index") });
-  const mailSealer = new Sealer(master.derive("mailbox"));
+  const runtime = cliRuntime(storage, { clock, repositories, masterKey: () => master });
   const act = (c: CaseRow, m: MemberRow, msg: CaseCommand): Outcome<Record<string, unknown>> => {
     const full = { ...msg, companyId: company.id, environment: c.environment, actor: { type: "member", memberId: m.id, apiKeyId: null } } as CaseMsg;
-    return askLocally<Outcome<Record<string, unknown>>, Record<string, never>, CaseMsg>({ storage, clock, mailSealer }, cases, caseAddress(c.id), full);
+    return runtime.caseCommand(c.id, full);
   };
 
   const check = (o: Outcome<Record<string, unknown>>) => {

@@ -5,7 +5,9 @@ import process from "node:process";
 import { readFileSync } from "node:fs";
 import type { Storage } from "../adapters/storage/index.ts";
 import { TenancyError, type MemberRow, type Tenancy } from "../adapters/storage/repos/tenancy.ts";
-import type { ReportChange, ReportRow } from "../adapters/storage/repos/reports.ts";
+import type { DraftDecision, ReportChange, ReportRow, StepDecision } from "../adapters/storage/repos/reports.ts";
+import type { ReportMsg } from "../actors/reports.ts";
+import { cliRuntime } from "./runtime.ts";
 import { cliRepositories } from "./repositories.ts";
 import { loadMasterKey } from "../adapters/crypto/master-key.ts";
 import { Sealer } from "../adapters/crypto/envelope.ts";
@@ -63,6 +65,12 @@ export function runReports(storage: Storage, argv: string[], out: Out, deps: Rep
   const company = tenancy.requireCompany((v.company as string) ?? "default");
   const repo = repositories.reports;
   const now = clock();
+  /** A draft or a step of the life: a command to the environment's reports actor, through the CLI's runtime entry. */
+  const command = <T>(msg: ReportMsg): T => {
+    const o = cliRuntime(storage, { clock, repositories, masterKey: () => loadMasterKey(storage.path, process.env) }).reportCommand<T>(msg);
+    if (!o.ok) throw new TenancyError(`${o.code}: ${o.message ?? "refused"}`);
+    return o.data;
+  };
   const print = (value: unknown, human: string) => out(v.json ? JSON.stringify(value) : human);
   const envArg = typeof v.env === "string" ? v.env : undefined;
   if (envArg !== undefined && !isEnvironment(envArg)) throw new UsageError(`--env must be test or live\n${USAGE}`);
@@ -133,9 +141,9 @@ export function runReports(storage: Storage, argv: string[], out: Out, deps: Rep
     if (!envArg) throw new UsageError(`draft needs --env test|live (the transfer's environment)\n${USAGE}`);
     const m = actingFor(tenancy, company.id, need(v, "member"), envArg, "draft");
     const jurisdiction = typeof v.jurisdiction === "string" ? v.jurisdiction : undefined;
-    const res = repo.draftForTransfer(company.id, envArg, { transferId: need(v, "transfer"), jurisdiction, memberId: m.id, actor: { type: "member", memberId: m.id } }, now);
+    const res = command<DraftDecision>({ type: "draft", transferId: need(v, "transfer"), jurisdiction, companyId: company.id, environment: envArg, actor: { type: "member", memberId: m.id }, memberId: m.id });
     if (!res.ok) throw new TenancyError(`${res.refusal.code}: ${res.refusal.message}`);
-    const d = detail(res.row);
+    const d = detail(repo.get(company.id, envArg, res.id)!);
     return print(d, `Drafted by ${m.email}\n${summary(d)}`);
   }
 
@@ -156,8 +164,8 @@ export function runReports(storage: Storage, argv: string[], out: Out, deps: Rep
       throw new UsageError(`edit needs --narrative-file, --field, --indicator or --jurisdiction\n${USAGE}`);
   }
   if (action === "file") change.reference = need(v, "reference");
-  const res = repo.act(company.id, r.environment, r.id, action, { memberId: m.id, actor: { type: "member", memberId: m.id } }, change, now);
+  const res = command<StepDecision>({ type: "step", reportId: r.id, action, change, companyId: company.id, environment: r.environment, actor: { type: "member", memberId: m.id }, memberId: m.id });
   if (!res.ok) throw new TenancyError(`${res.refusal.code}: ${res.refusal.message}`);
-  const d = detail(res.row);
+  const d = detail(repo.get(company.id, r.environment, r.id)!);
   return print(d, `${action === "edit" ? "Edited" : action === "submit" ? "Submitted for review" : action === "approve" ? "Approved" : "Filed"} by ${m.email}\n${summary(d)}`);
 }

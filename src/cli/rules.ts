@@ -1,10 +1,15 @@
 // CLI for promoting rules: `rules list` shows an environment's rules (and, for test, where each went live);
 // `rules promote` copies a rule proven in test to live with its conditions, by a named member, audited in both
-// environments, all or nothing: the same core (Rules.promote) as POST /api/v2/rules/:id/promote.
+// environments, all or nothing: the same command to the company's rules actor as POST /api/v2/rules/:id/promote, through
+// the CLI's entry to the runtime (src/cli/runtime.ts).
 import type { Storage } from "../adapters/storage/index.ts";
 import { TenancyError } from "../adapters/storage/repos/tenancy.ts";
 import { cliRepositories } from "./repositories.ts";
 import { Sealer } from "../adapters/crypto/envelope.ts";
+import process from "node:process";
+import { loadMasterKey } from "../adapters/crypto/master-key.ts";
+import type { PromoteOutcome } from "../ports/rules.ts";
+import { cliRuntime } from "./runtime.ts";
 import { isEnvironment } from "../domain/types.ts";
 import { UsageError, actingMember, parseOptions, need as required } from "./usage.ts";
 
@@ -56,12 +61,11 @@ export function runRules(storage: Storage, argv: string[], out: Out, deps: RuleC
 
   // promote: the member must be able to create rules in live (the environment the copy lands in).
   const m = actingMember(tenancy, company.id, required(v, "member", USAGE), "live", ["rules:create"], (mm, p) => `INSUFFICIENT_PERMISSION: member ${mm.email} has role ${mm.role}, which lacks ${p} (needed to promote a rule)`);
-  const refs = repositories.providerSettings
-    .list(company.id, "live", "integration")
-    .filter((x) => x.id !== null)
-    .map((x) => ({ id: x.id!, name: x.name, enabled: x.enabled }));
   const id = required(v, "id", USAGE);
-  const res = repo.promote(company.id, id, { actor: { type: "member", memberId: m.id }, memberId: m.id }, clock(), (x) => refs.find((r) => r.id === x));
+  const runtime = cliRuntime(storage, { clock, repositories, masterKey: () => loadMasterKey(storage.path, process.env) });
+  const o = runtime.ruleCommand<PromoteOutcome>({ type: "promote", testRuleId: id, companyId: company.id, environment: "live", actor: { type: "member", memberId: m.id }, memberId: m.id });
+  if (!o.ok) throw new TenancyError(`${o.code}: ${o.message ?? "refused"}`);
+  const res = o.data;
   if (!res.ok) {
     if (res.code === "RULE_NOT_FOUND") throw new TenancyError(`RULE_NOT_FOUND: no rule ${id} in the test environment`);
     if (res.code === "RULE_ALREADY_PROMOTED") throw new TenancyError(`RULE_ALREADY_PROMOTED: ${id} is live already as ${res.liveRuleId}; change that rule instead`);

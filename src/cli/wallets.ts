@@ -2,7 +2,7 @@
 import process from "node:process";
 import type { Storage } from "../adapters/storage/index.ts";
 import { TenancyError, type MemberRow, type Tenancy } from "../adapters/storage/repos/tenancy.ts";
-import type { AuditActor } from "../adapters/storage/repos/audit.ts";
+import type { AuditActor } from "../ports/audit.ts";
 import type { AuditRepository } from "../adapters/storage/repositories.ts";
 import { cliRepositories } from "./repositories.ts";
 import { noteAad, proofState, type ProofRow, type SignedEvidence } from "../adapters/storage/repos/proofs.ts";

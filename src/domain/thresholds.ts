@@ -295,6 +295,45 @@ export function switchesOff(current: Pick<Threshold, "isActive">, changes: { isA
   return current.isActive && changes.isActive === false;
 }
 
+// ---- the life of a threshold: pure decisions, the owner commits what they give ----
+
+/** Fields whose values the audit detail may carry; free text (name, regulation, body, notes) is named only. */
+const AUDITED_VALUES: ReadonlySet<string> = new Set(["thresholdAmount", "thresholdCurrency", "effectiveDate", "filingDeadlineDays", "isEUMember", "requiresOriginatorAccount", "isActive"]);
+
+/** A new threshold: the input as given, made by `memberId` at `at` (ISO 8601). */
+export function newThreshold(id: string, input: ThresholdInput, memberId: string, at: string): Threshold {
+  return { id, ...input, createdAt: at, updatedAt: at, createdBy: memberId, updatedBy: memberId };
+}
+
+/** The `threshold.created` entry's detail. */
+export function createdDetail(t: Threshold): Record<string, unknown> {
+  return { countryCode: t.countryCode, type: t.type, thresholdAmount: t.thresholdAmount, thresholdCurrency: t.thresholdCurrency, isActive: t.isActive };
+}
+
+export type ThresholdChange =
+  | Extract<UpdateResult, { ok: false }>
+  | { ok: false; kind: "needs_disable" }
+  /** `change` null: the body alters nothing (nothing is written, nothing audited). */
+  | { ok: true; threshold: Threshold; change: null | { fields: MutableField[]; action: string; detail: Record<string, unknown> } };
+
+/**
+ * Part 2 PATCH of an existing threshold, in its order after 404: IMMUTABLE_FIELD, VALIDATION_ERROR, then the
+ * thresholds:disable permission for switching an active threshold off; else the changed record and its audit entry.
+ */
+export function decideChange(current: Threshold, body: unknown, by: { memberId: string; canDisable: boolean }, at: string): ThresholdChange {
+  const v = validateUpdateThreshold(body, current);
+  if (!v.ok) return v;
+  if (switchesOff(current, v.changes) && !by.canDisable) return { ok: false, kind: "needs_disable" };
+  const fields = changedFields(current, v.changes);
+  if (fields.length === 0) return { ok: true, threshold: current, change: null };
+  const changes: Record<string, unknown> = {};
+  for (const f of fields) if (AUDITED_VALUES.has(f)) changes[f] = { from: current[f], to: v.changes[f] };
+  const action = fields.includes("isActive") ? (v.changes.isActive ? "threshold.enabled" : "threshold.disabled") : "threshold.updated";
+  const next = { ...current, updatedAt: at, updatedBy: by.memberId } as Threshold;
+  for (const f of fields) (next as unknown as Record<string, unknown>)[f] = v.changes[f];
+  return { ok: true, threshold: next, change: { fields, action, detail: { countryCode: current.countryCode, type: current.type, fields, changes } } };
+}
+
 // ---- which threshold applies ----
 
 export interface Fallback {

@@ -65,6 +65,35 @@ export interface WebhookChange {
   regenerateSecret?: boolean;
 }
 
+/** A subscription as a change is decided against (its events parsed). */
+export interface Subscription {
+  name: string;
+  url: string;
+  events: string[];
+  status: WebhookStatus;
+  description: string | null;
+}
+
+/**
+ * A change to a subscription: the fields whose values move (a field sent with its current value does not), and the
+ * audit entry's detail; null when nothing moves and no new secret is made (nothing written, nothing audited).
+ */
+export function decideSubscriptionChange(
+  current: Subscription,
+  change: WebhookChange,
+): { set: Partial<Subscription>; fields: string[]; detail: Record<string, unknown> } | null {
+  const set: Partial<Subscription> = {};
+  if (change.name !== undefined && change.name !== current.name) set.name = change.name;
+  if (change.url !== undefined && change.url !== current.url) set.url = change.url;
+  if (change.events !== undefined && JSON.stringify(change.events) !== JSON.stringify(current.events)) set.events = change.events;
+  if (change.description !== undefined && change.description !== current.description) set.description = change.description;
+  if (change.status !== undefined && change.status !== current.status) set.status = change.status;
+  const fields = Object.keys(set);
+  const secret = change.regenerateSecret === true;
+  if (fields.length === 0 && !secret) return null;
+  return { set, fields, detail: { fields, ...(secret ? { secretRegenerated: true } : {}), ...(set.status ? { status: set.status } : {}) } };
+}
+
 /** Body problems are 422 VALIDATION_ERROR; a URL that cannot be accepted is 422 INVALID_URL (checked after the body). */
 export type Checked<T> = { ok: true; value: T } | { ok: false; issues: Issue[] } | { ok: false; issues: []; invalidUrl: string };
 

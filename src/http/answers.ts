@@ -11,7 +11,8 @@ export interface AnswerSpec {
   access?: Access;
   query?: Record<string, unknown>;
   body?: unknown;
-  validate?: boolean;
+  /** The route's own body reader (its refusals are the route's, listed in the contract's refusal table). */
+  read?: unknown;
   validationStatus?: number;
   rateLimit?: string;
   /** A route outside the credential pipeline (signing in): how it is authenticated instead. */
@@ -85,7 +86,7 @@ export function routeAnswers(method: string, path: string, spec: AnswerSpec): Ro
   if (spec.query && "cursor" in spec.query) add("INVALID_CURSOR");
   if (WITH_BODY.has(method)) {
     add("INVALID_JSON");
-    if (spec.body && spec.validate !== false) add("VALIDATION_ERROR", validationStatus);
+    if (spec.body && !spec.read) add("VALIDATION_ERROR", validationStatus);
   }
   if (spec.rateLimit) add("RATE_LIMITED");
   for (const r of ROUTE_REFUSALS[route] ?? []) {

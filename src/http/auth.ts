@@ -6,7 +6,7 @@ import { ALL_SCOPES, roleAllowsEnvironment, roleHas, type Permission, type Role 
 import { isSessionToken, sessionExpiry, SESSION_RENEW_EVERY_MS } from "../domain/members/sign-in.ts";
 import type { Environment } from "../domain/types.ts";
 import type { CompanyRow, KeyAuthRow, SessionAuthRow, Tenancy } from "../adapters/storage/repos/tenancy.ts";
-import type { AuditActor } from "../adapters/storage/repos/audit.ts";
+import type { AuditActor } from "../ports/audit.ts";
 
 export interface AuthContext {
   company: { id: string; slug: string; disabledFeatures: ReadonlySet<string> };

@@ -11,7 +11,7 @@ import type { CaseFilter, CaseRow, HistoryRow, NoteRow } from "../adapters/stora
 import type { Storage } from "../adapters/storage/index.ts";
 import type { Repositories } from "../adapters/storage/repositories.ts";
 import type { AuthContext, ScopedAccess } from "./auth.ts";
-import { created, page, invalid, type ApiKit, type Reply, type RouteContext } from "./kit.ts";
+import { checked, created, page, type ApiKit, type Reply, type RouteContext } from "./kit.ts";
 import { keysetPage } from "./paging.ts";
 import { q, type QueryParam } from "./query.ts";
 import { askActor } from "./outcome.ts";
@@ -167,22 +167,18 @@ export function caseRoutes(kit: ApiKit, deps: CaseRouteDeps) {
           return page(presenter.items(company.id, res.rows, viewerOf(c.auth)), res.meta);
         },
       )
-      .post("/", { summary: "Open a case", access: { scope: "cases:write", permission: "cases:create", conditional: [{ permission: "cases:assign", when: "the body names an assigneeId" }] }, body: api.CreateCase, validate: false, pii: true, tags: ["cases"] }, async (c) => {
-        const v = validateCreateCase(c.body);
-        if (!v.ok) invalid(v.issues);
-        if (v.value.assigneeId !== null) need(c.auth, "cases:assign");
+      .post("/", { summary: "Open a case", access: { scope: "cases:write", permission: "cases:create", conditional: [{ permission: "cases:assign", when: "the body names an assigneeId" }] }, body: api.CreateCase, read: checked(validateCreateCase), pii: true, tags: ["cases"] }, async (c) => {
+        if (c.body.assigneeId !== null) need(c.auth, "cases:assign");
         const id = newCaseId(c.now);
-        await ask(c, id, { type: "create", input: v.value, source: "api" });
+        await ask(c, id, { type: "create", input: c.body, source: "api" });
         return answerFresh(c, id, 201);
       })
       .get("/:id", { summary: "A case with its 20 latest notes and history entries", access: read, pii: true, tags: ["cases"] }, (c) => answer(c, existing(c), 200))
-      .patch("/:id", { summary: "Change a case (cases:assign for assigneeId, cases:update for the rest)", access: patchAccess, body: api.PatchCase, validate: false, pii: true, tags: ["cases"] }, async (c) => {
-        const v = validatePatchCase(c.body);
-        if (!v.ok) invalid(v.issues);
-        if (v.value.assigneeId !== undefined) need(c.auth, "cases:assign");
-        if (Object.keys(v.value).some((k) => k !== "assigneeId")) need(c.auth, "cases:update");
+      .patch("/:id", { summary: "Change a case (cases:assign for assigneeId, cases:update for the rest)", access: patchAccess, body: api.PatchCase, read: checked(validatePatchCase), pii: true, tags: ["cases"] }, async (c) => {
+        if (c.body.assigneeId !== undefined) need(c.auth, "cases:assign");
+        if (Object.keys(c.body).some((k) => k !== "assigneeId")) need(c.auth, "cases:update");
         const id = existing(c).id;
-        await ask(c, id, { type: "update", patch: v.value });
+        await ask(c, id, { type: "update", patch: c.body });
         return answerFresh(c, id, 200);
       })
       .get(
@@ -203,11 +199,9 @@ export function caseRoutes(kit: ApiKit, deps: CaseRouteDeps) {
           return page(presenter.notes(c.auth.company.id, res.rows, viewerOf(c.auth)), res.meta);
         },
       )
-      .post("/:id/notes", { summary: "Add a note (also on a closed case; sends no event)", access: { scope: "cases:write", permission: "cases:update" }, body: api.AddNote, validate: false, pii: true, tags: ["cases"] }, async (c) => {
-        const v = validateNote(c.body);
-        if (!v.ok) invalid(v.issues);
+      .post("/:id/notes", { summary: "Add a note (also on a closed case; sends no event)", access: { scope: "cases:write", permission: "cases:update" }, body: api.AddNote, read: checked(validateNote), pii: true, tags: ["cases"] }, async (c) => {
         const id = existing(c).id;
-        const data = await ask(c, id, { type: "addNote", content: v.value.content });
+        const data = await ask(c, id, { type: "addNote", content: c.body.content });
         const note = repo.note(id, data.id as string)!;
         return created(presenter.notes(c.auth.company.id, [note], viewerOf(c.auth))[0]);
       })
@@ -230,14 +224,12 @@ export function caseRoutes(kit: ApiKit, deps: CaseRouteDeps) {
           return page(presenter.entries(c.auth.company.id, res.rows, v), res.meta);
         },
       )
-      .post("/:id/resolve", { summary: "Resolve a case (approved or rejected); acts on its first linked held transfer", access: { scope: "cases:write", permission: "cases:resolve" }, body: api.ResolveCase, validate: false, pii: true, tags: ["cases"] }, async (c) => {
-        const v = validateResolve(c.body);
-        if (!v.ok) invalid(v.issues);
+      .post("/:id/resolve", { summary: "Resolve a case (approved or rejected); acts on its first linked held transfer", access: { scope: "cases:write", permission: "cases:resolve" }, body: api.ResolveCase, read: checked(validateResolve), pii: true, tags: ["cases"] }, async (c) => {
         const id = existing(c).id;
         const { auth } = c;
         const data = await ask(c, id, {
           type: "resolve",
-          ...v.value,
+          ...c.body,
           mayWriteTransfers: auth.key.scopes.has("transfers:write") && auth.can("transfers:update"),
           mayWriteStrs: auth.key.scopes.has("strs:write") && auth.can("strs:update"),
         });

@@ -9,7 +9,7 @@ import type { ActorRuntime } from "../actors/runtime.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
 import type { CustomerListRow } from "../adapters/storage/repos/customers.ts";
 import type { Repositories } from "../adapters/storage/repositories.ts";
-import { invalid as kitInvalid, page, type ApiKit, type RouteContext, type Reply } from "./kit.ts";
+import { checked, invalid as kitInvalid, page, type ApiKit, type RouteContext, type Reply } from "./kit.ts";
 import { keysetPage } from "./paging.ts";
 import { q } from "./query.ts";
 import { askActor, unwrap } from "./outcome.ts";
@@ -38,9 +38,42 @@ function invalid(issues: Issue[]): never {
   return kitInvalid(issues, 400);
 }
 
+/** A deactivation's body (optional): its reason, or null. */
+function readDeactivate(b: unknown): string | null {
+  if (b === undefined) return null;
+  if (b === null || typeof b !== "object" || Array.isArray(b)) invalid([{ path: "", message: "the body must be a JSON object" }]);
+  const issues: Issue[] = Object.keys(b as object).filter((k) => k !== "reason").map((k) => ({ path: k, message: "is not an accepted field" }));
+  const given = (b as { reason?: unknown }).reason;
+  if (given !== undefined && given !== null && typeof given !== "string") issues.push({ path: "reason", message: "must be text" });
+  if (issues.length) invalid(issues);
+  return typeof given === "string" ? given : null;
+}
+
+/** An erasure's body: its reason, required (REASON_REQUIRED when missing or blank). */
+function readErase(b: unknown): string {
+  if (b !== undefined && (b === null || typeof b !== "object" || Array.isArray(b))) invalid([{ path: "", message: "the body must be a JSON object" }]);
+  const reason = (b as { reason?: unknown } | undefined)?.reason;
+  if (reason === undefined || reason === null || (typeof reason === "string" && reason.trim() === ""))
+    throw apiError("REASON_REQUIRED", { message: "A reason is required to erase a customer", details: { field: "reason" } });
+  if (typeof reason !== "string") invalid([{ path: "reason", message: "must be text" }]);
+  const extra = Object.keys(b as object).filter((k) => k !== "reason");
+  if (extra.length) invalid(extra.map((k) => ({ path: k, message: "is not an accepted field" })));
+  return reason;
+}
+
 export function customerRoutes(kit: ApiKit, deps: CustomerRouteDeps) {
   const repo = deps.repositories.customers;
   const openName = (id: string, sealed: string | null) => (sealed === null ? null : deps.pii.open(sealed, `customer:${id}:name`));
+
+  /** An identity for an active customer (404 first: an unknown or inactive customer is not found, whatever the body). */
+  function readIdentity(b: unknown, c: RouteContext): { status: "verified" | "unverified" | "blocked"; persons: Person[] } {
+    if (!ID.test(c.params.id)) notFound(c.params.id);
+    const existing = repo.get(c.auth.company.id, c.auth.environment, c.params.id);
+    if (!existing || existing.status !== "active") notFound(c.params.id);
+    const issues = validateIdentityBody(b, { today: new Date(c.now).toISOString().slice(0, 10) });
+    if (issues.length) invalid(issues);
+    return b as { status: "verified" | "unverified" | "blocked"; persons: Person[] };
+  }
 
   async function act(c: RouteContext, id: string, msg: CustomerCommand): Promise<Reply> {
     if (!ID.test(id)) notFound(id);
@@ -113,44 +146,18 @@ export function customerRoutes(kit: ApiKit, deps: CustomerRouteDeps) {
           return page(res.rows.map((row) => present(c, row)), res.meta);
         },
       )
-      .post("/", { summary: "Create a customer", access: { scope: "customers:write", permission: "customers:create" }, body: api.CreateCustomer, validate: false, pii: true, tags: ["customers"] }, async (c) => {
-        const v = validateCreateCustomer(c.body);
-        if (!v.ok) invalid(v.issues);
-        return act(c, newId("cus", c.now), { type: "create", input: v.value });
-      })
-      .post("/:id/deactivate", { summary: "Deactivate a customer", access: write, body: api.DeactivateCustomer, validate: false, tags: ["customers"] }, async (c) => {
-        const b = c.body;
-        let reason: string | null = null;
-        if (b !== undefined) {
-          if (b === null || typeof b !== "object" || Array.isArray(b)) invalid([{ path: "", message: "the body must be a JSON object" }]);
-          const issues: Issue[] = Object.keys(b as object).filter((k) => k !== "reason").map((k) => ({ path: k, message: "is not an accepted field" }));
-          const given = (b as { reason?: unknown }).reason;
-          if (given !== undefined && given !== null && typeof given !== "string") issues.push({ path: "reason", message: "must be text" });
-          if (issues.length) invalid(issues);
-          reason = typeof given === "string" ? given : null;
-        }
-        return act(c, c.params.id, { type: "deactivate", reason });
-      })
+      .post("/", { summary: "Create a customer", access: { scope: "customers:write", permission: "customers:create" }, body: api.CreateCustomer, read: checked(validateCreateCustomer, 400), pii: true, tags: ["customers"] }, async (c) =>
+        act(c, newId("cus", c.now), { type: "create", input: c.body }),
+      )
+      .post("/:id/deactivate", { summary: "Deactivate a customer", access: write, body: api.DeactivateCustomer, read: readDeactivate, tags: ["customers"] }, async (c) =>
+        act(c, c.params.id, { type: "deactivate", reason: c.body }),
+      )
       .post("/:id/reactivate", { summary: "Reactivate a deactivated customer", access: write, tags: ["customers"] }, (c) => act(c, c.params.id, { type: "reactivate" }))
-      .post("/:id/erase", { summary: "Erase a customer's personal data (irreversible)", access: { scope: "customers:erase", permission: "customers:erase" }, body: api.EraseCustomer, validate: false, tags: ["customers"] }, async (c) => {
-        const b = c.body;
-        if (b !== undefined && (b === null || typeof b !== "object" || Array.isArray(b))) invalid([{ path: "", message: "the body must be a JSON object" }]);
-        const reason = (b as { reason?: unknown } | undefined)?.reason;
-        if (reason === undefined || reason === null || (typeof reason === "string" && reason.trim() === ""))
-          throw apiError("REASON_REQUIRED", { message: "A reason is required to erase a customer", details: { field: "reason" } });
-        if (typeof reason !== "string") invalid([{ path: "reason", message: "must be text" }]);
-        const extra = Object.keys(b as object).filter((k) => k !== "reason");
-        if (extra.length) invalid(extra.map((k) => ({ path: k, message: "is not an accepted field" })));
-        return act(c, c.params.id, { type: "erase", reason });
-      })
-      .put("/:id/travel-rule-identity", { summary: "Set the customer's attested IVMS101 identity (stored encrypted, never returned)", access: write, body: api.SetIdentity, validate: false, tags: ["customers"] }, async (c) => {
-        if (!ID.test(c.params.id)) notFound(c.params.id);
-        const existing = repo.get(c.auth.company.id, c.auth.environment, c.params.id);
-        if (!existing || existing.status !== "active") notFound(c.params.id);
-        const issues = validateIdentityBody(c.body, { today: new Date(c.now).toISOString().slice(0, 10) });
-        if (issues.length) invalid(issues);
-        const body = c.body as { status: "verified" | "unverified" | "blocked"; persons: Person[] };
-        return act(c, c.params.id, { type: "setIdentity", status: body.status, persons: body.persons });
-      }),
+      .post("/:id/erase", { summary: "Erase a customer's personal data (irreversible)", access: { scope: "customers:erase", permission: "customers:erase" }, body: api.EraseCustomer, read: readErase, tags: ["customers"] }, async (c) =>
+        act(c, c.params.id, { type: "erase", reason: c.body }),
+      )
+      .put("/:id/travel-rule-identity", { summary: "Set the customer's attested IVMS101 identity (stored encrypted, never returned)", access: write, body: api.SetIdentity, read: readIdentity, tags: ["customers"] }, async (c) =>
+        act(c, c.params.id, { type: "setIdentity", status: c.body.status, persons: c.body.persons }),
+      ),
   );
 }

@@ -44,6 +44,14 @@ export function informationRequestRoutes(kit: ApiKit, deps: InformationRequestDe
     return t;
   }
 
+  /** The action and its transfer: the transfer first (404), then the body (INVALID_INFORMATION_REQUEST). */
+  function readAction(b: unknown, c: RouteContext) {
+    const t = carried(c, c.params.id);
+    const read = readCddAction(b);
+    if (!read.ok) throw apiError("INVALID_INFORMATION_REQUEST", { message: read.issues.map((i) => `${i.path}: ${i.message}`).join("; "), details: { issues: read.issues } });
+    return { t, action: read.action };
+  }
+
   async function ask<T>(c: RouteContext, t: TransferRow, event: unknown): Promise<{ data: T; status: number }> {
     const o = await askActor<T>(deps.runtime, `transfer:${t.id}`, { type: "providerEvent", provider: "provider_e", event, companyId: c.auth.company.id, environment: c.auth.environment, actor: c.auth.actor });
     if (o.ok) return { data: o.data, status: o.status ?? 200 };
@@ -66,12 +74,10 @@ export function informationRequestRoutes(kit: ApiKit, deps: InformationRequestDe
       )
       .post(
         "/:id/information-requests",
-        { summary: "One information-request action: request, reply, post, review or retry", access: { scope: "transfers:write", permission: "transfers:update" }, body: api.InformationRequestAction, validate: false, tags: ["transfers"] },
+        { summary: "One information-request action: request, reply, post, review or retry", access: { scope: "transfers:write", permission: "transfers:update" }, body: api.InformationRequestAction, read: readAction, tags: ["transfers"] },
         async (c): Promise<Reply> => {
-          const t = carried(c, c.params.id);
-          const read = readCddAction(c.body);
-          if (!read.ok) throw apiError("INVALID_INFORMATION_REQUEST", { message: read.issues.map((i) => `${i.path}: ${i.message}`).join("; "), details: { issues: read.issues } });
-          const { data } = await ask<Record<string, unknown>>(c, t, { kind: "cddAction", action: read.action });
+          const { t, action } = c.body;
+          const { data } = await ask<Record<string, unknown>>(c, t, { kind: "cddAction", action });
           return { status: 202, data };
         },
       ),

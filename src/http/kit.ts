@@ -55,17 +55,22 @@ type QuerySpec = Record<string, QueryParam<unknown>>;
 
 /**
  * A route: its access, query and body. `body` is a request schema of the API contract (`src/api/`): it documents the
- * body (OpenAPI) and, unless `validate` is false, the kit validates it once and the handler gets `c.body` typed as
- * `Static<body>`. With `validate: false` the handler's own check (resource-specific codes such as MISSING_FIELDS) runs
- * first and `c.body` stays `unknown` until then.
+ * body (OpenAPI), and the pipeline checks every body once, before the handler runs: with the route's `read` (the
+ * resource's own reader of the contract's body, for its codes such as MISSING_FIELDS), else against the schema
+ * itself (VALIDATION_ERROR with `details.issues`). The handler gets `c.body` typed: what `read` returned, else
+ * `Static<body>`.
  */
-export interface RouteSpec<Q extends QuerySpec = QuerySpec, B extends TSchema | undefined = TSchema | undefined, V extends boolean = boolean> {
+export interface RouteSpec<Q extends QuerySpec = QuerySpec, B extends TSchema | undefined = TSchema | undefined, R = unknown> {
   summary: string;
   access: Access;
   query?: Q;
   body?: B;
-  /** false: the handler validates the body itself (resource-specific codes such as MISSING_FIELDS). */
-  validate?: V;
+  /**
+   * The body's reader, run by the pipeline after access and before the handler: the typed value, or a refusal with
+   * the resource's codes (it throws). It sees the request's context (the route's parameters, the key, the clock) for
+   * checks that need it (a rule's integrations, an identity's date, the resource a change names).
+   */
+  read?: (body: unknown, c: RouteContext<Q>) => R;
   /** VALIDATION_ERROR is 400 on customers, wallets, transfers and 422 on the Part 2 resources. */
   validationStatus?: 400 | 422;
   /** A per-feature budget (besides the company-wide one), counted per company and environment. */
@@ -81,8 +86,12 @@ export interface RouteSpec<Q extends QuerySpec = QuerySpec, B extends TSchema | 
   readOnly?: true;
 }
 
-/** The handler's body: the contract's type once the kit validated it, else `unknown` (the handler checks it). */
-export type BodyOf<B, V> = [B] extends [TSchema] ? ([V] extends [false] ? unknown : Static<B>) : unknown;
+/** No `read` on a route: the pipeline checks the body against the contract's schema. */
+declare const NO_READER: unique symbol;
+export type NoReader = typeof NO_READER;
+
+/** The handler's body: what the route's `read` returned, else the contract's static type (checked), else `unknown`. */
+export type BodyOf<B, R = NoReader> = [R] extends [NoReader] ? ([B] extends [TSchema] ? Static<B> : unknown) : R;
 
 export interface RouteContext<Q extends QuerySpec = QuerySpec, Body = unknown> {
   request: Request;
@@ -120,6 +129,15 @@ export const page = (items: unknown[], m: PageMeta, extra?: Record<string, unkno
  */
 export function invalid(issues: Issue[], status: 400 | 422 = 422): never {
   throw apiError("VALIDATION_ERROR", { status, message: issues.map((i) => `${i.path || "body"}: ${i.message}`).join("; "), details: { issues } });
+}
+
+/** A route's `read` from a domain check's result: its value, or VALIDATION_ERROR with its issues (see `invalid`). */
+export function checked<T>(check: (body: unknown) => { ok: true; value: T } | { ok: false; issues: Issue[] }, status: 400 | 422 = 422): (body: unknown) => T {
+  return (body) => {
+    const v = check(body);
+    if (!v.ok) invalid(v.issues, status);
+    return v.value;
+  };
 }
 
 export interface RouteInfo {
@@ -315,8 +333,10 @@ export class ApiKit {
     try {
       const auth = this.admit(spec, request);
       const query = queryOf(spec, request);
-      const body = await readJsonBody(request);
-      if (spec.body && spec.validate !== false) this.validateBody(spec, body);
+      const raw = await readJsonBody(request);
+      let body: unknown = raw;
+      if (spec.read) body = spec.read(raw, new Call(request, auth, params, query, raw, this.deps.clock(), state));
+      else if (spec.body) this.validateBody(spec, raw);
       const call = this.call(spec, handler, request, params, auth, query, body, state);
       // No await where nothing waits.
       const result = call.pending instanceof Promise ? await call.pending : call.pending;
@@ -440,13 +460,13 @@ export class Router {
     this.app.route("POST", path, fn as never, { parse: "none" } as never);
     return this;
   }
-  post<Q extends QuerySpec, B extends TSchema | undefined = undefined, V extends boolean = true>(path: string, spec: RouteSpec<Q, B, V>, h: Handler<Q, BodyOf<B, V>>) {
+  post<Q extends QuerySpec, B extends TSchema | undefined = undefined, R = NoReader>(path: string, spec: RouteSpec<Q, B, R>, h: Handler<Q, BodyOf<B, R>>) {
     return this.add("POST", path, spec, h as Handler<Q>);
   }
-  put<Q extends QuerySpec, B extends TSchema | undefined = undefined, V extends boolean = true>(path: string, spec: RouteSpec<Q, B, V>, h: Handler<Q, BodyOf<B, V>>) {
+  put<Q extends QuerySpec, B extends TSchema | undefined = undefined, R = NoReader>(path: string, spec: RouteSpec<Q, B, R>, h: Handler<Q, BodyOf<B, R>>) {
     return this.add("PUT", path, spec, h as Handler<Q>);
   }
-  patch<Q extends QuerySpec, B extends TSchema | undefined = undefined, V extends boolean = true>(path: string, spec: RouteSpec<Q, B, V>, h: Handler<Q, BodyOf<B, V>>) {
+  patch<Q extends QuerySpec, B extends TSchema | undefined = undefined, R = NoReader>(path: string, spec: RouteSpec<Q, B, R>, h: Handler<Q, BodyOf<B, R>>) {
     return this.add("PATCH", path, spec, h as Handler<Q>);
   }
   delete<Q extends QuerySpec>(path: string, spec: RouteSpec<Q>, h: Handler<Q>) {

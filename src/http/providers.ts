@@ -14,7 +14,10 @@ import {
   type SettingsKind,
 } from "../domain/providers/catalog.ts";
 import { UnreadableError } from "../adapters/crypto/envelope.ts";
-import type { ProviderSettings, SettingsState } from "../adapters/storage/repos/provider-settings.ts";
+import type { EnableDecision, ProviderSettings, SaveDecision, SettingsState } from "../adapters/storage/repos/provider-settings.ts";
+import type { ActorRuntime } from "../actors/runtime.ts";
+import { settingsAddress, type SettingsCommand, type SettingsMsg } from "../actors/settings.ts";
+import { askActor, unwrap } from "./outcome.ts";
 import { defaultTester, type ConnectionTester, type TestOutcome } from "../adapters/providers/tester.ts";
 import type { Logger } from "../adapters/log.ts";
 import { created, ok, page, invalid, type ApiKit, type RouteContext } from "./kit.ts";
@@ -23,6 +26,8 @@ import * as api from "../api/providers.ts";
 
 export interface ProviderRouteDeps {
   providerSettings: ProviderSettings;
+  /** Saves, switches and test results are commands to the company's settings actor (src/actors/settings.ts). */
+  runtime: ActorRuntime;
   clock: () => number;
   log: Logger;
   /** The connection tests adapters registered (`createTester({ provider_b: … })`); without it every test answers NOT_IMPLEMENTED. */
@@ -136,6 +141,33 @@ function settingsGroup(kit: ApiKit, kind: SettingsKind, deps: ProviderRouteDeps)
     if (!def) throw apiError(g.notFound, { details: { resource: g.entity, name: c.params.name } });
     return def;
   }
+  /**
+   * A save's body, read after what refuses it first: the name (404), the permission a first save needs, the plan's
+   * features; then the body against the integration's fields.
+   */
+  function readSave(b: unknown, c: RouteContext) {
+    const def = find(c);
+    const before = repo.get(c.auth.company.id, c.auth.environment, def.name);
+    if (!before.configured && !c.auth.can(perm("create")))
+      throw apiError("INSUFFICIENT_PERMISSION", {
+        message: `The role ${c.auth.member.role} lacks the permission ${perm("create")} (a first save)`,
+        details: { permission: perm("create") },
+      });
+    // The plan feature is the name itself (`provider_b`, `screening_c`): Part 2, saving one the plan excludes.
+    if (c.auth.company.disabledFeatures.has(def.name))
+      throw apiError("TENANT_FEATURE_DISABLED", { message: `The company's plan does not include ${def.name}`, details: { feature: def.name } });
+    const body = checkSettingsBody(def, b);
+    if (!body.ok) {
+      if (body.code === "VALIDATION_ERROR") invalid(body.issues);
+      throw apiError("UNKNOWN_FIELDS", { status: 422, message: `Fields not taken by ${def.name}: ${body.fields.join(", ")}`, details: { fields: body.fields } });
+    }
+    return { def, value: body.value };
+  }
+  /** One typed command to the company's settings actor, with the key's environment and who acts. */
+  async function command<T>(c: RouteContext, cmd: SettingsCommand): Promise<T> {
+    const msg = { ...cmd, companyId: c.auth.company.id, environment: c.auth.environment, actor: c.auth.actor } as SettingsMsg;
+    return unwrap(await askActor<T>(deps.runtime, settingsAddress(c.auth.company.id), msg)).data;
+  }
   const present = (c: RouteContext, def: SettingsDef, st: SettingsState) => presentSettings(def, st, c.auth.environment);
 
   return kit.group(g.prefix, (r) =>
@@ -154,34 +186,13 @@ function settingsGroup(kit: ApiKit, kind: SettingsKind, deps: ProviderRouteDeps)
           summary: `Save the ${kind}'s credentials for the key's environment (201 on the first save, which also needs ${perm("create")}; 200 after)`,
           access: save,
           body: api.PutSettings,
-          validate: false,
+          read: readSave,
           validationStatus: 422,
           tags,
         },
-        (c) => {
-          const def = find(c);
-          const companyId = c.auth.company.id;
-          const env = c.auth.environment;
-          const before = repo.get(companyId, env, def.name);
-          if (!before.configured && !c.auth.can(perm("create")))
-            throw apiError("INSUFFICIENT_PERMISSION", {
-              message: `The role ${c.auth.member.role} lacks the permission ${perm("create")} (a first save)`,
-              details: { permission: perm("create") },
-            });
-          // The plan feature is the name itself (`provider_b`, `screening_c`): Part 2, saving one the plan excludes.
-          if (c.auth.company.disabledFeatures.has(def.name))
-            throw apiError("TENANT_FEATURE_DISABLED", { message: `The company's plan does not include ${def.name}`, details: { feature: def.name } });
-          const body = checkSettingsBody(def, c.body);
-          if (!body.ok) {
-            if (body.code === "VALIDATION_ERROR") invalid(body.issues);
-            throw apiError("UNKNOWN_FIELDS", { status: 422, message: `Fields not taken by ${def.name}: ${body.fields.join(", ")}`, details: { fields: body.fields } });
-          }
-          let res;
-          try {
-            res = repo.save(companyId, env, def.name, body.value, c.auth.actor, c.now);
-          } catch (e) {
-            unreadable(e);
-          }
+        async (c) => {
+          const { def, value } = c.body;
+          const res = await command<SaveDecision>(c, { type: "save", name: def.name, input: value });
           if (!res.ok) {
             if (res.code === "MISSING_FIELDS")
               throw apiError("MISSING_FIELDS", { status: 422, message: `Required fields with no value sent or saved: ${res.fields.join(", ")}`, details: { fields: res.fields } });
@@ -191,22 +202,22 @@ function settingsGroup(kit: ApiKit, kind: SettingsKind, deps: ProviderRouteDeps)
               details: { fields: res.fields, issues: res.issues },
             });
           }
-          return res.created ? created(present(c, def, res.state)) : ok(present(c, def, res.state));
+          const state = repo.get(c.auth.company.id, c.auth.environment, def.name);
+          return res.created ? created(present(c, def, state)) : ok(present(c, def, state));
         },
       )
       .patch(
         "/:name",
-        { summary: `Turn the ${kind} on or off for both environments (live key; credentials saved in live first)`, access: toggle, body: api.SwitchSettings, validate: false, validationStatus: 422, tags },
-        (c) => {
-          const def = find(c);
-          const enabled = enabledOf(c.body);
-          const res = repo.setEnabled(c.auth.company.id, c.auth.environment, def.name, enabled, c.auth.actor, c.now);
+        { summary: `Turn the ${kind} on or off for both environments (live key; credentials saved in live first)`, access: toggle, body: api.SwitchSettings, read: (b, c) => ({ def: find(c), enabled: enabledOf(b) }), validationStatus: 422, tags },
+        async (c) => {
+          const { def, enabled } = c.body;
+          const res = await command<EnableDecision>(c, { type: "setEnabled", name: def.name, enabled });
           if (!res.ok)
             throw apiError("NOT_CONFIGURED", {
               message: `Save ${def.name}'s credentials for the ${c.auth.environment} environment before turning it on or off`,
               details: { name: def.name, environment: c.auth.environment },
             });
-          return ok(present(c, def, res.state));
+          return ok(present(c, def, repo.get(c.auth.company.id, c.auth.environment, def.name)));
         },
       )
       .post("/:name/test", { summary: `Test the connection with the key's environment's credentials; a failed test is 200 with success: false`, access: test, tags }, async (c) => {
@@ -223,7 +234,7 @@ function settingsGroup(kit: ApiKit, kind: SettingsKind, deps: ProviderRouteDeps)
           throw apiError("NOT_CONFIGURED", { message: `No credentials are saved for ${def.name} in the ${env} environment`, details: { name: def.name, environment: env } });
         const outcome = await runTest(tester, def, env, credentials, deps.log);
         const testedAt = deps.clock();
-        repo.recordTest(companyId, env, def.name, outcome, c.auth.actor, testedAt);
+        await command<boolean>(c, { type: "recordTest", name: def.name, result: outcome, testedAt });
         return ok({
           success: outcome.success,
           message: outcome.message,

@@ -1,6 +1,6 @@
 // /api/v2/report-types and /api/v2/reports: the catalogue, list, detail and PDF download (Part 2, "Reports"), and
-// Caravan's operator routes that carry a report to filing (draft by hand, edit, submit, approve, file): the same core
-// (`Reports.act`, `Reports.draftForTransfer`) and the same permissions as the CLI.
+// Caravan's operator routes that carry a report to filing (draft by hand, edit, submit, approve, file): the same
+// commands to the reports actor (src/actors/reports.ts) and the same permissions as the CLI.
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { apiError } from "../domain/errors.ts";
 import { reportDocument, type DocumentInput } from "../domain/reports/document.ts";
@@ -30,7 +30,10 @@ import {
   type DeadlineThreshold,
 } from "../domain/reports/report.ts";
 import { UnreadableError, type Sealer } from "../adapters/crypto/envelope.ts";
-import { REPORT_ENTITY, type ReportChange, type ReportRow, type ReportListFilter } from "../adapters/storage/repos/reports.ts";
+import { REPORT_ENTITY, type DraftDecision, type ReportChange, type ReportRow, type ReportListFilter, type StepDecision } from "../adapters/storage/repos/reports.ts";
+import type { ActorRuntime } from "../actors/runtime.ts";
+import { reportsAddress, type ReportCommand, type ReportMsg } from "../actors/reports.ts";
+import { askActor, unwrap } from "./outcome.ts";
 import type { Repositories, Transactions } from "../adapters/storage/repositories.ts";
 import { RendererBusy, WorkerPdfRenderer, type PdfRenderer } from "../adapters/pdf/renderer.ts";
 import { withoutIdleTimeout } from "../adapters/server/served.ts";
@@ -53,6 +56,8 @@ export interface ReportRouteDeps {
   /** For the value in the jurisdiction's reporting currency on the PDF (a rate asked for, nothing recorded). */
   pricing?: Pick<Pricing, "quote">;
   catalog?: Catalog;
+  /** Drafts and steps of a report's life are commands to the environment's reports actor (src/actors/reports.ts). */
+  runtime: ActorRuntime;
 }
 
 const ID = /^rpt_[0-9a-z]{26}$/;
@@ -224,16 +229,23 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
 
   /** One step of the life by the key's member: the CLI's permissions, the CLI's core, the CLI's audit. */
   /** The route's access (REPORT_ACCESS[action]) has checked the action's permissions before the handler runs. */
-  function step(c: RouteContext, action: ReportAction, change: ReportChange) {
+  async function step(c: RouteContext, action: ReportAction, change: ReportChange) {
     const row = load(c);
-    const res = repo.act(c.auth.company.id, c.auth.environment, row.id, action, { memberId: c.auth.member.id, actor: c.auth.actor }, change, c.now);
+    const res = await command<StepDecision>(c, { type: "step", reportId: row.id, action, change });
     if (!res.ok) {
       const f = res.refusal;
       if (f.code === "INVALID_EDIT") invalid(f.message.split("; ").map((message) => ({ path: "", message })));
       if (f.code === "REPORT_NOT_FOUND") notFound(row.id);
       throw apiError(f.code, { message: f.message, details: { reportId: row.id, status: row.status } });
     }
-    return ok({ ...detail(c, res.row), readiness: readiness(c, res.row) });
+    const after = repo.get(c.auth.company.id, c.auth.environment, row.id)!;
+    return ok({ ...detail(c, after), readiness: readiness(c, after) });
+  }
+
+  /** One typed command to the environment's reports actor (src/actors/reports.ts), by the key's member. */
+  async function command<T>(c: RouteContext, cmd: ReportCommand): Promise<T> {
+    const msg = { ...cmd, companyId: c.auth.company.id, environment: c.auth.environment, actor: c.auth.actor, memberId: c.auth.member.id } as ReportMsg;
+    return unwrap(await askActor<T>(deps.runtime, reportsAddress(c.auth.company.id, c.auth.environment), msg)).data;
   }
 
   const types = kit.group("/api/v2/report-types", (r) =>
@@ -305,15 +317,16 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
       .post(
         "/",
         { summary: "Operator: draft a suspicion report by hand for any transfer of the environment", access: REPORT_ACCESS.draft, body: api.DraftReport, validationStatus: 422, tags: ["reports", "operator"] },
-        (c) => {
+        async (c) => {
           const b = c.body;
           if (!TRANSFER_ID.test(b.transferId)) throw apiError("TRANSFER_NOT_FOUND", { status: 422, message: "transferId names no transfer of this environment", details: { field: "transferId", id: b.transferId } });
-          const res = repo.draftForTransfer(c.auth.company.id, c.auth.environment, { transferId: b.transferId, jurisdiction: b.jurisdiction, memberId: c.auth.member.id, actor: c.auth.actor }, c.now);
+          const res = await command<DraftDecision>(c, { type: "draft", transferId: b.transferId, jurisdiction: b.jurisdiction });
           if (!res.ok) {
             if (res.refusal.code === "INVALID_EDIT") invalid([{ path: "jurisdiction", message: res.refusal.message }]);
             throw apiError("TRANSFER_NOT_FOUND", { status: 422, message: "transferId names no transfer of this environment", details: { field: "transferId", id: b.transferId } });
           }
-          return created({ ...detail(c, res.row), readiness: readiness(c, res.row) });
+          const row = repo.get(c.auth.company.id, c.auth.environment, res.id)!;
+          return created({ ...detail(c, row), readiness: readiness(c, row) });
         },
       )
       .get("/:id/readiness", { summary: "Operator: what filing still needs (fields and narrative), the type's fields, submitter and approver", access: read, tags: ["reports", "operator"] }, (c) => {

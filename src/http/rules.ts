@@ -2,7 +2,7 @@
 // Rules belong to the key's environment; VALIDATION_ERROR is 422 here with details.issues of { path, message }.
 // Operator routes (Caravan's own): a live key lists the test rules and promotes one to live, copied with its conditions.
 import { Type } from "@sinclair/typebox";
-import { apiError } from "../domain/errors.ts";
+import { apiError, type Issue } from "../domain/errors.ts";
 import { normalizeForSearch } from "../domain/customers.ts";
 import {
   DEFAULT_THRESHOLD_OPERATOR,
@@ -15,7 +15,10 @@ import {
 import { validateCreateRule, validateUpdateRule, type IntegrationLookup } from "../domain/rules/validate.ts";
 import type { Repositories } from "../adapters/storage/repositories.ts";
 import type { ProviderSettings } from "../adapters/storage/repos/provider-settings.ts";
-import type { RuleFilter } from "../adapters/storage/repos/rules.ts";
+import type { PromoteOutcome, RuleFilter } from "../ports/rules.ts";
+import type { ActorRuntime } from "../actors/runtime.ts";
+import { rulesAddress, type RuleCommand, type RuleMsg } from "../actors/rules.ts";
+import { askActor, unwrap } from "./outcome.ts";
 import { created, ok, page, invalid, type ApiKit, type RouteContext } from "./kit.ts";
 import { keysetPage } from "./paging.ts";
 import { q, type QueryParam } from "./query.ts";
@@ -25,6 +28,8 @@ export interface RuleRouteDeps {
   repositories: Pick<Repositories, "rules" | "tenancy">;
   cursorKey: Uint8Array;
   providerSettings: ProviderSettings;
+  /** Creates, changes, deactivations and promotions are commands to the company's rules actor (src/actors/rules.ts). */
+  runtime: ActorRuntime;
 }
 
 const ID = /^rul_[0-9a-z]{26}$/;
@@ -118,17 +123,20 @@ export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
     };
   }
 
-  const changer = (c: RouteContext) => ({ actor: c.auth.actor, memberId: c.auth.member.id });
-  const load = (c: RouteContext, id: string): Rule => (ID.test(id) ? repo.get(c.auth.company.id, c.auth.environment, id) : undefined) ?? notFound(id);
+  /** A rule's body, checked against the environment's integrations (whose names the answer then shows). */
+  function readRule<T>(b: unknown, c: RouteContext, check: (b: unknown, lookup: IntegrationLookup) => { ok: true; value: T } | { ok: false; issues: Issue[] }) {
+    const refs = integrations(c);
+    const v = check(b, refs.lookup);
+    if (!v.ok) invalid(v.issues);
+    return { value: v.value, names: refs.names };
+  }
 
-  /** The company's integrations as live rules see them (IDs and the one switch are shared by both environments). */
-  const liveIntegrations = (c: RouteContext): IntegrationLookup => {
-    const refs = deps.providerSettings
-      .list(c.auth.company.id, "live", "integration")
-      .filter((x) => x.id !== null)
-      .map((x) => ({ id: x.id!, name: x.name, enabled: x.enabled }));
-    return (id) => refs.find((x) => x.id === id);
-  };
+  /** One typed command to the company's rules actor, with the key's environment and who acts. */
+  async function command<T>(c: RouteContext, cmd: RuleCommand): Promise<T> {
+    const msg = { ...cmd, companyId: c.auth.company.id, environment: c.auth.environment, actor: c.auth.actor, memberId: c.auth.member.id } as RuleMsg;
+    return unwrap(await askActor<T>(deps.runtime, rulesAddress(c.auth.company.id), msg)).data;
+  }
+  const load = (c: RouteContext, id: string): Rule => (ID.test(id) ? repo.get(c.auth.company.id, c.auth.environment, id) : undefined) ?? notFound(id);
 
   return kit.group("/api/v2/rules", (r) =>
     r
@@ -140,10 +148,10 @@ export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
           return ok(rows.map(({ rule }) => ({ ...present(rule), promotedTo: repo.promotedTo(c.auth.company.id, rule.id) })));
         },
       )
-      .post("/:id/promote", { summary: "Operator (a member's live console session, not an API key): copy a test rule (the path's ID) to live with its conditions; all or nothing, audited in both environments", access: promoteAccess, tags: ["rules", "operator"] }, (c) => {
+      .post("/:id/promote", { summary: "Operator (a member's live console session, not an API key): copy a test rule (the path's ID) to live with its conditions; all or nothing, audited in both environments", access: promoteAccess, tags: ["rules", "operator"] }, async (c) => {
         const id = c.params.id;
         if (!ID.test(id)) notFound(id);
-        const res = repo.promote(c.auth.company.id, id, changer(c), c.now, liveIntegrations(c));
+        const res = await command<PromoteOutcome>(c, { type: "promote", testRuleId: id });
         if (!res.ok) {
           if (res.code === "RULE_NOT_FOUND") throw apiError("RULE_NOT_FOUND", { message: "No rule with this ID in the test environment", details: { resource: "Rule", id, environment: "test" } });
           if (res.code === "RULE_ALREADY_PROMOTED")
@@ -190,28 +198,21 @@ export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
           return page(rows.map((r) => present(r.rule)), meta);
         },
       )
-      .post("/", { summary: "Create a rule in the key's environment", access: create, body: api.CreateRule, validate: false, validationStatus: 422, tags: ["rules"] }, (c) => {
-        const refs = integrations(c);
-        const v = validateCreateRule(c.body, refs.lookup);
-        if (!v.ok) invalid(v.issues);
-        return created(detail(c, repo.create(c.auth.company.id, c.auth.environment, v.value, changer(c), c.now), refs.names));
-      })
+      .post("/", { summary: "Create a rule in the key's environment", access: create, body: api.CreateRule, read: (b, c) => readRule(b, c, validateCreateRule), validationStatus: 422, tags: ["rules"] }, async (c) =>
+        created(detail(c, await command<Rule>(c, { type: "create", input: c.body.value }), c.body.names)),
+      )
       .get("/:id", { summary: "One rule with its conditions (each branch with its integration's name)", access: read, tags: ["rules"] }, (c) => ok(detail(c, load(c, c.params.id))))
       .patch(
         "/:id",
-        { summary: "Change a rule (any create field, at least one; isActive true reactivates it)", access: update, body: api.UpdateRule, validate: false, validationStatus: 422, tags: ["rules"] },
-        (c) => {
-          load(c, c.params.id);
-          const refs = integrations(c);
-          const v = validateUpdateRule(c.body, refs.lookup);
-          if (!v.ok) invalid(v.issues);
-          const rule = repo.update(c.auth.company.id, c.auth.environment, c.params.id, v.value, changer(c), c.now) ?? notFound(c.params.id);
-          return ok(detail(c, rule, refs.names));
+        { summary: "Change a rule (any create field, at least one; isActive true reactivates it)", access: update, body: api.UpdateRule, read: (b, c) => (load(c, c.params.id), readRule(b, c, validateUpdateRule)), validationStatus: 422, tags: ["rules"] },
+        async (c) => {
+          const rule = (await command<Rule | null>(c, { type: "update", id: c.params.id, changes: c.body.value })) ?? notFound(c.params.id);
+          return ok(detail(c, rule, c.body.names));
         },
       )
-      .delete("/:id", { summary: "Deactivate a rule (kept, isActive false)", access: update, tags: ["rules"] }, (c) => {
+      .delete("/:id", { summary: "Deactivate a rule (kept, isActive false)", access: update, tags: ["rules"] }, async (c) => {
         load(c, c.params.id);
-        const rule = repo.deactivate(c.auth.company.id, c.auth.environment, c.params.id, changer(c), c.now) ?? notFound(c.params.id);
+        const rule = (await command<Rule | null>(c, { type: "deactivate", id: c.params.id })) ?? notFound(c.params.id);
         return ok(detail(c, rule));
       }),
   );

@@ -2,15 +2,21 @@
 import { Type } from "@sinclair/typebox";
 import { apiError } from "../domain/errors.ts";
 import { normalizeForSearch } from "../domain/customers.ts";
-import { LIMITS, THRESHOLD_TYPES, validateCreateThreshold, type Threshold } from "../domain/thresholds.ts";
+import { LIMITS, THRESHOLD_TYPES, validateCreateThreshold, validateUpdateThreshold, type Threshold, type UpdateResult } from "../domain/thresholds.ts";
 import type { Repositories } from "../adapters/storage/repositories.ts";
-import { created, ok, page, invalid, type ApiKit, type RouteContext } from "./kit.ts";
+import type { ActorRuntime } from "../actors/runtime.ts";
+import { thresholdsAddress, type ThresholdCommand, type ThresholdMsg } from "../actors/thresholds.ts";
+import type { CreateThresholdOutcome, UpdateThresholdOutcome } from "../ports/thresholds.ts";
+import { askActor, unwrap } from "./outcome.ts";
+import { checked, created, ok, page, invalid, type ApiKit, type RouteContext } from "./kit.ts";
 import type { ScopedAccess } from "./auth.ts";
 import { q, type QueryParam } from "./query.ts";
 import * as api from "../api/thresholds.ts";
 
 export interface ThresholdRouteDeps {
   repositories: Pick<Repositories, "thresholds">;
+  /** Creates and changes are commands to the company's thresholds actor (src/actors/thresholds.ts). */
+  runtime: ActorRuntime;
 }
 
 const ID = /^thr_[0-9a-z]{26}$/;
@@ -40,9 +46,38 @@ function after(a: Threshold, b: Threshold): boolean {
   return false;
 }
 
+/** The refusals of a change, in the order Part 2 gives them: 404, IMMUTABLE_FIELD, VALIDATION_ERROR. */
+function refuseUpdate(id: string, res: { ok: false; kind: "not_found" } | Extract<UpdateResult, { ok: false }>): never {
+  switch (res.kind) {
+    case "not_found":
+      return notFound(id);
+    case "immutable":
+      throw apiError("IMMUTABLE_FIELD", { message: `${res.fields.join(" and ")} cannot be changed; create a threshold for another jurisdiction or type`, details: { fields: res.fields } });
+    case "invalid":
+      return invalid(res.issues);
+  }
+}
+
 export function thresholdRoutes(kit: ApiKit, deps: ThresholdRouteDeps) {
   const repo = deps.repositories.thresholds;
-  const changer = (c: RouteContext) => ({ actor: c.auth.actor, memberId: c.auth.member.id });
+  /** One typed command to the company's thresholds actor, with who acts. */
+  async function command<T>(c: RouteContext, cmd: ThresholdCommand): Promise<T> {
+    const msg = { ...cmd, companyId: c.auth.company.id, environment: "live", actor: c.auth.actor, memberId: c.auth.member.id } as ThresholdMsg;
+    return unwrap(await askActor<T>(deps.runtime, thresholdsAddress(c.auth.company.id), msg)).data;
+  }
+
+  /**
+   * A change's body, read against the threshold it names (404 first; IMMUTABLE_FIELD and VALIDATION_ERROR depend on
+   * its jurisdiction and type, which never change). The change is checked again where it commits.
+   */
+  function readUpdate(b: unknown, c: RouteContext): unknown {
+    const id = c.params.id;
+    const current = ID.test(id) ? repo.get(c.auth.company.id, id) : undefined;
+    if (!current) notFound(id);
+    const v = validateUpdateThreshold(b, current);
+    if (!v.ok) refuseUpdate(id, v);
+    return b;
+  }
 
   return kit.group("/api/v2/thresholds", (r) =>
     r
@@ -79,14 +114,12 @@ export function thresholdRoutes(kit: ApiKit, deps: ThresholdRouteDeps) {
           return page(rows, { cursor: hasMore ? rows[rows.length - 1].id : null, hasMore, total: matches.length, limit }, { activeCount: repo.activeCount(companyId) });
         },
       )
-      .post("/", { summary: "Create a threshold (live key)", access: create, body: api.CreateThreshold, validate: false, validationStatus: 422, tags: ["thresholds"] }, (c) => {
-        const v = validateCreateThreshold(c.body);
-        if (!v.ok) invalid(v.issues);
-        const res = repo.create(c.auth.company.id, v.value, changer(c), c.now);
+      .post("/", { summary: "Create a threshold (live key)", access: create, body: api.CreateThreshold, read: checked(validateCreateThreshold), validationStatus: 422, tags: ["thresholds"] }, async (c) => {
+        const res = await command<CreateThresholdOutcome>(c, { type: "create", input: c.body });
         if (!res.ok)
           throw apiError("THRESHOLD_EXISTS", {
-            message: `The company already has a ${v.value.type} threshold for ${v.value.countryCode}`,
-            details: { countryCode: v.value.countryCode, type: v.value.type, id: res.existingId },
+            message: `The company already has a ${c.body.type} threshold for ${c.body.countryCode}`,
+            details: { countryCode: c.body.countryCode, type: c.body.type, id: res.existingId },
           });
         return created(res.threshold);
       })
@@ -94,18 +127,15 @@ export function thresholdRoutes(kit: ApiKit, deps: ThresholdRouteDeps) {
         const t = ID.test(c.params.id) ? repo.get(c.auth.company.id, c.params.id) : undefined;
         return t ? ok(t) : notFound(c.params.id);
       })
-      .patch("/:id", { summary: "Change a threshold (live key; not countryCode or type)", access: update, body: api.UpdateThreshold, validate: false, validationStatus: 422, tags: ["thresholds"] }, (c) => {
+      .patch("/:id", { summary: "Change a threshold (live key; not countryCode or type)", access: update, body: api.UpdateThreshold, read: readUpdate, validationStatus: 422, tags: ["thresholds"] }, async (c) => {
         const id = c.params.id;
-        if (!ID.test(id)) notFound(id);
-        const res = repo.update(c.auth.company.id, id, c.body, { ...changer(c), canDisable: c.auth.can("thresholds:disable") }, c.now);
+        const res = await command<UpdateThresholdOutcome>(c, { type: "update", id, body: c.body, canDisable: c.auth.can("thresholds:disable") });
         if (res.ok) return ok(res.threshold);
         switch (res.kind) {
           case "not_found":
-            return notFound(id);
           case "immutable":
-            throw apiError("IMMUTABLE_FIELD", { message: `${res.fields.join(" and ")} cannot be changed; create a threshold for another jurisdiction or type`, details: { fields: res.fields } });
           case "invalid":
-            return invalid(res.issues);
+            return refuseUpdate(id, res);
           case "needs_disable":
             throw apiError("INSUFFICIENT_PERMISSION", {
               message: `The role ${c.auth.member.role} lacks the permission thresholds:disable (switching an active threshold off)`,

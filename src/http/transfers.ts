@@ -3,7 +3,7 @@
 // bodies in transfers/patch.ts.
 import { apiError } from "../domain/errors.ts";
 import { readChecksLimit, readChecksOffset, TRANSFER_STATES, PROTOCOLS } from "../domain/transfers.ts";
-import { transferAddress, transferVersion, type TransferCommand } from "../actors/transfer/commands.ts";
+import { transferAddress, transferVersion, type TransferAction, type TransferCommand } from "../actors/transfer/commands.ts";
 import { sha256Hex } from "../adapters/crypto/hash.ts";
 import type { ActionResult } from "../actors/transfer-flow.ts";
 import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
@@ -35,7 +35,7 @@ const statusFilter: QueryParam<string> = q.enumOf(["pending", "approved", "rejec
 export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
   const repo = deps.repositories.transfers;
   const { listItem, detail } = transferViews(deps);
-  const create = createHandler(deps, (companyId, env, key) => repo.byExternalId(companyId, env, key));
+  const creates = createHandler(deps, (companyId, env, key) => repo.byExternalId(companyId, env, key));
 
   function find(c: RouteContext, id: string): TransferRow {
     const t = ID.test(id) ? repo.get(c.auth.company.id, c.auth.environment, id) : undefined;
@@ -51,9 +51,8 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
    * The action with what the request saw of the transfer (so one that raced another and lost is refused, not applied
    * twice) and its Idempotency-Key, if any (a repeat is answered as the first time).
    */
-  async function act(c: RouteContext) {
-    const t = find(c, c.params.id);
-    const action = validateAction(c.body);
+  async function act(c: RouteContext<any, { t: TransferRow; action: TransferAction }>) {
+    const { t, action } = c.body;
     const key = idempotencyKey(c);
     const command: TransferCommand = { type: "action", act: action, seen: transferVersion(t), ...(key === null ? {} : { key: { key, hash: sha256Hex(JSON.stringify(action)) } }) };
     const o = (await ask(c, t.id, command)) as ActionResult;
@@ -107,7 +106,7 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
           return page(res.rows.map((t) => listItem(c, t)), res.meta);
         },
       )
-      .post("/", { summary: "Create an outgoing transfer (send an Idempotency-Key)", access: { scope: "transfers:write", permission: "transfers:create" }, body: api.CreateTransfer, validate: false, tags: ["transfers"] }, create)
+      .post("/", { summary: "Create an outgoing transfer (send an Idempotency-Key)", access: { scope: "transfers:write", permission: "transfers:create" }, body: api.CreateTransfer, read: creates.read, tags: ["transfers"] }, creates.create)
       .get(
         "/:id",
         {
@@ -119,6 +118,6 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
         },
         (c) => ok(detail(c, find(c, c.params.id), c.query.checksLimit, c.query.checksOffset)),
       )
-      .patch("/:id", { summary: "Act on a transfer: accept, reject or retry (an Idempotency-Key makes a repeat answer as the first time)", access: { scope: "transfers:write", permission: "transfers:update" }, body: api.PatchTransfer, validate: false, tags: ["transfers"] }, act),
+      .patch("/:id", { summary: "Act on a transfer: accept, reject or retry (an Idempotency-Key makes a repeat answer as the first time)", access: { scope: "transfers:write", permission: "transfers:update" }, body: api.PatchTransfer, read: (b, c) => ({ t: find(c, c.params.id), action: validateAction(b) }), tags: ["transfers"] }, act),
   );
 }

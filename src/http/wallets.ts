@@ -50,6 +50,24 @@ export function presentWallet(w: WalletRow) {
   };
 }
 
+/** A registration's body (MISSING_FIELDS, INVALID_FIELDS or VALIDATION_ERROR, as the wallet rules give them). */
+function readCreate(b: unknown) {
+  const v = checkWalletCreate(b);
+  if (!v.ok) throw apiError(v.code, { message: v.message, details: v.details });
+  return v.value;
+}
+
+/** A verification's body: an address, and a network if given (MISSING_FIELDS, INVALID_FIELDS). */
+function readVerify(b: unknown): { address: string; network: unknown } {
+  if (b === undefined || b === null || typeof b !== "object" || Array.isArray(b))
+    throw apiError("VALIDATION_ERROR", { message: "The body must be a JSON object", details: { issues: [{ path: "", message: "must be a JSON object" }] } });
+  const { address, network } = b as { address?: unknown; network?: unknown };
+  if (address === undefined || address === null) throw apiError("MISSING_FIELDS", { message: "Missing fields: address", details: { fields: ["address"] } });
+  const bad = [typeof address !== "string" && "address", network !== undefined && network !== null && typeof network !== "string" && "network"].filter(Boolean);
+  if (bad.length) throw apiError("INVALID_FIELDS", { message: `Invalid fields: ${bad.join(", ")}`, details: { fields: bad } });
+  return { address: address as string, network };
+}
+
 export function walletRoutes(kit: ApiKit, deps: WalletRouteDeps) {
   const repo = deps.repositories.wallets;
   const proofs = deps.repositories.proofs;
@@ -68,6 +86,18 @@ export function walletRoutes(kit: ApiKit, deps: WalletRouteDeps) {
     const w = ID.test(id) ? repo.get(c.auth.company.id, c.auth.environment, id) : undefined;
     if (!w) throw apiError("WALLET_NOT_FOUND", { details: { resource: "Wallet", id } });
     return w;
+  }
+
+  /** A label change's body, for a wallet that exists (404 first). */
+  function readPatch(b: unknown, c: RouteContext): { w: WalletRow; label: string | null; labelGiven: boolean } {
+    const w = find(c, c.params.id);
+    if (b === undefined || b === null || typeof b !== "object" || Array.isArray(b))
+      throw apiError("VALIDATION_ERROR", { message: "The body must be a JSON object", details: { issues: [{ path: "", message: "must be a JSON object" }] } });
+    const label = (b as { label?: unknown }).label;
+    const labelGiven = "label" in (b as object);
+    if (labelGiven && label !== null && typeof label !== "string")
+      throw apiError("INVALID_FIELDS", { message: "label must be text or null", details: { fields: ["label"] } });
+    return { w, label: labelGiven ? (label as string | null) : null, labelGiven };
   }
 
   async function tellCustomer(c: RouteContext, customerId: string, msg: Record<string, unknown>) {
@@ -106,22 +136,14 @@ export function walletRoutes(kit: ApiKit, deps: WalletRouteDeps) {
           return page(res.rows.map((w) => presentWallet(asOf(w, c.now))), res.meta);
         },
       )
-      .post("/", { summary: "Register a customer's wallet (re-registering updates network and label)", access: { scope: "wallets:write", permission: "wallets:create" }, body: api.CreateWallet, validate: false, tags: ["wallets"] }, async (c) => {
-        const v = checkWalletCreate(c.body);
-        if (!v.ok) throw apiError(v.code, { message: v.message, details: v.details });
-        const { address, network, customerId, label } = v.value;
+      .post("/", { summary: "Register a customer's wallet (re-registering updates network and label)", access: { scope: "wallets:write", permission: "wallets:create" }, body: api.CreateWallet, read: readCreate, tags: ["wallets"] }, async (c) => {
+        const { address, network, customerId, label } = c.body;
         if (!/^cus_[0-9a-z]{26}$/.test(customerId)) throw apiError("CUSTOMER_NOT_FOUND", { details: { resource: "Customer", id: customerId } });
         const { data, status } = await tellCustomer(c, customerId, { type: "registerWallet", walletId: newId("wal", c.now), address, network, label });
         return { status, data: presentWallet(data as WalletRow) };
       })
-      .post("/verify", { summary: "Is this address a registered, ownership-proven wallet?", access: { scope: "wallets:verify", permission: "wallets:verify" }, body: api.VerifyWallet, validate: false, tags: ["wallets"] }, (c) => {
-        const b = c.body;
-        if (b === undefined || b === null || typeof b !== "object" || Array.isArray(b))
-          throw apiError("VALIDATION_ERROR", { message: "The body must be a JSON object", details: { issues: [{ path: "", message: "must be a JSON object" }] } });
-        const { address, network } = b as { address?: unknown; network?: unknown };
-        if (address === undefined || address === null) throw apiError("MISSING_FIELDS", { message: "Missing fields: address", details: { fields: ["address"] } });
-        const bad = [typeof address !== "string" && "address", network !== undefined && network !== null && typeof network !== "string" && "network"].filter(Boolean);
-        if (bad.length) throw apiError("INVALID_FIELDS", { message: `Invalid fields: ${bad.join(", ")}`, details: { fields: bad } });
+      .post("/verify", { summary: "Is this address a registered, ownership-proven wallet?", access: { scope: "wallets:verify", permission: "wallets:verify" }, body: api.VerifyWallet, read: readVerify, tags: ["wallets"] }, (c) => {
+        const { address, network } = c.body;
         // Nothing is rejected by this call (Part 1): an address in no known format is simply not registered.
         const asked = typeof network === "string" && isSupportedNetwork(network) ? network : null;
         const canonical = asked ? canonicalAddress(asked, address as string) : null;
@@ -149,16 +171,9 @@ export function walletRoutes(kit: ApiKit, deps: WalletRouteDeps) {
         const url = `${read.config.baseUrl}/api/system/trp/provider_d/${environment}/${providerId}?t=i&ta=${token}`;
         return ok({ walletId: w.id, travelAddress: encodeTravelAddress(url), url, expiresAt: new Date(expiresAt).toISOString() });
       })
-      .patch("/:id", { summary: "Change a wallet's label (only the label changes)", access: { scope: "wallets:write", permission: "wallets:update" }, body: api.PatchWallet, validate: false, tags: ["wallets"] }, async (c) => {
-        const w = find(c, c.params.id);
-        const b = c.body;
-        if (b === undefined || b === null || typeof b !== "object" || Array.isArray(b))
-          throw apiError("VALIDATION_ERROR", { message: "The body must be a JSON object", details: { issues: [{ path: "", message: "must be a JSON object" }] } });
-        const label = (b as { label?: unknown }).label;
-        const labelGiven = "label" in (b as object);
-        if (labelGiven && label !== null && typeof label !== "string")
-          throw apiError("INVALID_FIELDS", { message: "label must be text or null", details: { fields: ["label"] } });
-        const { data } = await tellCustomer(c, w.customer_id, { type: "updateWalletLabel", walletId: w.id, label: labelGiven ? label : null, labelGiven });
+      .patch("/:id", { summary: "Change a wallet's label (only the label changes)", access: { scope: "wallets:write", permission: "wallets:update" }, body: api.PatchWallet, read: readPatch, tags: ["wallets"] }, async (c) => {
+        const { w, label, labelGiven } = c.body;
+        const { data } = await tellCustomer(c, w.customer_id, { type: "updateWalletLabel", walletId: w.id, label, labelGiven });
         return ok(presentWallet(data as WalletRow));
       })
       .delete("/:id", { summary: "Remove a wallet with its ownership proofs", access: { scope: "wallets:write", permission: "wallets:delete" }, tags: ["wallets"] }, async (c) => {

@@ -1,5 +1,5 @@
 // /api/v2/webhooks: subscriptions, test ping, deliveries and manual retry (Part 2, "Webhooks"); VALIDATION_ERROR is 422 here.
-import { apiError } from "../domain/errors.ts";
+import { apiError, type Issue } from "../domain/errors.ts";
 import { iso, newId } from "../domain/ids.ts";
 import {
   DELIVERY_STATUSES,
@@ -11,30 +11,31 @@ import {
   maskUrl,
   newSecret,
   searchMatches,
-  shouldAutoDisable,
   signatureHeader,
   validateCreateWebhook,
   validateUpdateWebhook,
 } from "../domain/webhooks.ts";
 import { checkTarget, TargetRefused } from "../adapters/net/index.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
-import type { Repositories, Transactions } from "../adapters/storage/repositories.ts";
+import type { Repositories } from "../adapters/storage/repositories.ts";
 import type { DeliveryRow, WebhookRow } from "../adapters/storage/repos/webhooks.ts";
 import { secretAad } from "../actors/webhook.ts";
+import type { ActorRuntime } from "../actors/runtime.ts";
+import { subscriptionsAddress, type SubscriptionCommand, type SubscriptionMsg } from "../actors/webhook-subscriptions.ts";
+import { askActor, unwrap } from "./outcome.ts";
 import type { WebhookServices } from "../adapters/webhooks/settings.ts";
-import type { AttemptOutcome } from "../adapters/webhooks/deliver.ts";
 import { created, json, ok, page, invalid, type ApiKit, type RouteContext } from "./kit.ts";
 import { keysetPage } from "./paging.ts";
 import { q } from "./query.ts";
 import * as api from "../api/webhooks.ts";
 
 export interface WebhookRouteDeps {
-  repositories: Pick<Repositories, "webhooks" | "audit">;
-  /** A subscription's change and its audit record commit together. */
-  storage: Transactions;
+  repositories: Pick<Repositories, "webhooks">;
   secrets: Sealer;
   cursorKey: Uint8Array;
   webhooks: WebhookServices;
+  /** Creates and changes are commands to the subscriptions actor of the key's company and environment. */
+  runtime: ActorRuntime;
 }
 
 const ID = /^whk_[0-9a-z]{26}$/;
@@ -54,6 +55,12 @@ function notFound(id: string): never {
 
 function invalidUrl(reason: string): never {
   throw apiError("INVALID_URL", { message: `The URL is not allowed: ${reason}`, details: { field: "url", reason } });
+}
+
+/** A subscription's body as the webhook rules read it: its value, or INVALID_URL, or VALIDATION_ERROR with the issues. */
+function readWebhook<T>(v: { ok: true; value: T } | { ok: false; invalidUrl: string } | { ok: false; issues: Issue[] }): T {
+  if (v.ok) return v.value;
+  return "invalidUrl" in v ? invalidUrl(v.invalidUrl) : invalid(v.issues);
 }
 
 /** Part 2: only a key that may change webhooks (scope webhooks:write and role webhooks:update) sees URLs unmasked. */
@@ -111,7 +118,6 @@ function stats(w: WebhookRow) {
 
 export function webhookRoutes(kit: ApiKit, deps: WebhookRouteDeps) {
   const repo = deps.repositories.webhooks;
-  const audit = deps.repositories.audit;
   const { deliverer, net } = deps.webhooks;
 
   const load = (c: RouteContext, id: string): WebhookRow => (ID.test(id) ? repo.get(c.auth.company.id, c.auth.environment, id) : undefined) ?? notFound(id);
@@ -126,17 +132,10 @@ export function webhookRoutes(kit: ApiKit, deps: WebhookRouteDeps) {
     }
   }
 
-  function record(c: RouteContext, action: string, entityId: string, detail: Record<string, unknown>) {
-    audit.record({ companyId: c.auth.company.id, environment: c.auth.environment, actor: c.auth.actor, action, entityType: "webhook", entityId, detail }, c.now);
-  }
-
-  /** The subscription's health after an attempt made from a request (test ping, manual retry): it counts like any delivery. */
-  function recordHealth(webhookId: string, o: AttemptOutcome, nowMs: number) {
-    repo.recordHealth(webhookId, o.ok ? "sent" : "failed", nowMs, iso(nowMs));
-    if (o.ok) return;
-    const w = repo.byId(webhookId)!;
-    if (w.status === "active" && shouldAutoDisable(w.consecutive_failures, w.failing_since, nowMs, deps.webhooks.autoDisable))
-      repo.disableAutomatically(w, w.consecutive_failures, nowMs);
+  /** One typed command to the environment's subscriptions actor (src/actors/webhook-subscriptions.ts), with who acts. */
+  async function command<T = boolean>(c: RouteContext, cmd: SubscriptionCommand): Promise<T> {
+    const msg = { ...cmd, companyId: c.auth.company.id, environment: c.auth.environment, actor: c.auth.actor } as SubscriptionMsg;
+    return unwrap(await askActor<T>(deps.runtime, subscriptionsAddress(c.auth.company.id, c.auth.environment), msg)).data;
   }
 
   return kit.group("/api/v2/webhooks", (r) =>
@@ -170,31 +169,12 @@ export function webhookRoutes(kit: ApiKit, deps: WebhookRouteDeps) {
           return page(res.rows, res.meta);
         },
       )
-      .post("/", { summary: "Create a subscription; the answer carries its signing secret, shown this once", access: create, body: api.CreateWebhook, validate: false, validationStatus: 422, tags: ["webhooks"] }, async (c) => {
-        const v = validateCreateWebhook(c.body);
-        if (!v.ok) return "invalidUrl" in v ? invalidUrl(v.invalidUrl) : invalid(v.issues);
-        await checkReachable(v.value.url);
+      .post("/", { summary: "Create a subscription; the answer carries its signing secret, shown this once", access: create, body: api.CreateWebhook, read: (b) => readWebhook(validateCreateWebhook(b)), validationStatus: 422, tags: ["webhooks"] }, async (c) => {
+        const input = c.body;
+        await checkReachable(input.url);
         const id = newId("whk", c.now);
         const secret = newSecret();
-        const now = iso(c.now);
-        deps.storage.tx(() => {
-          repo.insert({
-            id,
-            company_id: c.auth.company.id,
-            environment: c.auth.environment,
-            name: v.value.name,
-            url: v.value.url,
-            events: JSON.stringify(v.value.events),
-            status: "active",
-            description: v.value.description,
-            secret_sealed: deps.secrets.seal(secret, secretAad(id)),
-            // Events committed from now on: a new subscription does not receive the backlog.
-            active_from_seq: repo.lastEventSeq(),
-            created_at: now,
-            updated_at: now,
-          });
-          record(c, "webhook.created", id, { events: v.value.events });
-        });
+        await command(c, { type: "create", id, input, secretSealed: deps.secrets.seal(secret, secretAad(id)) });
         return created({ webhook: present(c, repo.get(c.auth.company.id, c.auth.environment, id)!), secret });
       })
       .get("/:id", { summary: "One subscription with stats and its 20 latest deliveries (answered as is, not wrapped in data)", access: read, tags: ["webhooks"] }, (c) => {
@@ -202,31 +182,12 @@ export function webhookRoutes(kit: ApiKit, deps: WebhookRouteDeps) {
         const recent = repo.deliveries(w.id, {}, null, RECENT_DELIVERIES).map(presentDelivery);
         return json(200, { ...present(c, w), stats: stats(w), recentDeliveries: recent });
       })
-      .patch("/:id", { summary: "Change a subscription; regenerateSecret answers the new secret, this once", access: update, body: api.UpdateWebhook, validate: false, validationStatus: 422, tags: ["webhooks"] }, async (c) => {
-        const w = load(c, c.params.id);
-        const v = validateUpdateWebhook(c.body);
-        if (!v.ok) return "invalidUrl" in v ? invalidUrl(v.invalidUrl) : invalid(v.issues);
-        const change = v.value;
+      .patch("/:id", { summary: "Change a subscription; regenerateSecret answers the new secret, this once", access: update, body: api.UpdateWebhook, read: (b, c) => ({ w: load(c, c.params.id), change: readWebhook(validateUpdateWebhook(b)) }), validationStatus: 422, tags: ["webhooks"] }, async (c) => {
+        const { w, change } = c.body;
         if (change.url !== undefined && change.url !== w.url) await checkReachable(change.url);
-        const set: Partial<WebhookRow> = {};
-        if (change.name !== undefined && change.name !== w.name) set.name = change.name;
-        if (change.url !== undefined && change.url !== w.url) set.url = change.url;
-        if (change.events !== undefined && JSON.stringify(change.events) !== w.events) set.events = JSON.stringify(change.events);
-        if (change.description !== undefined && change.description !== w.description) set.description = change.description;
-        if (change.status !== undefined && change.status !== w.status) set.status = change.status;
         const secret = change.regenerateSecret ? newSecret() : undefined;
-        if (secret) set.secret_sealed = deps.secrets.seal(secret, secretAad(w.id));
-        const changed = Object.keys(set).filter((k) => k !== "secret_sealed");
-        if (changed.length || secret) {
-          set.updated_at = iso(c.now);
-          deps.storage.tx(() => {
-            // Reactivated: events from now on, not those committed while it was paused or disabled.
-            if (set.status === "active") set.active_from_seq = repo.lastEventSeq();
-            repo.update(w.id, set);
-            record(c, "webhook.updated", w.id, { fields: changed, ...(secret ? { secretRegenerated: true } : {}), ...(set.status ? { status: set.status } : {}) });
-          });
-          if (set.status) await deps.webhooks.kick(w.id);
-        }
+        const found = await command<boolean>(c, { type: "update", id: w.id, change, secretSealed: secret ? deps.secrets.seal(secret, secretAad(w.id)) : null });
+        if (!found) notFound(w.id);
         const webhook = present(c, repo.get(c.auth.company.id, c.auth.environment, w.id)!);
         return ok(secret ? { webhook, secret } : { webhook });
       })
@@ -236,33 +197,7 @@ export function webhookRoutes(kit: ApiKit, deps: WebhookRouteDeps) {
         const body = eventBody("test.ping", iso(c.now), { webhookId: w.id });
         const signature = signatureHeader(deps.secrets.open(w.secret_sealed, secretAad(w.id)), Math.floor(c.now / 1000), body);
         const o = await deliverer.attempt({ url: w.url, deliveryId, eventType: "test.ping", body, signature });
-        const at = Date.now();
-        const now = iso(at);
-        deps.storage.tx(() => {
-          repo.insertDelivery({
-            id: deliveryId,
-            webhook_id: w.id,
-            company_id: w.company_id,
-            environment: w.environment,
-            event_id: null,
-            event_seq: null,
-            event_type: "test.ping",
-            body,
-            signature,
-            status: o.ok ? "sent" : "failed",
-            attempts: 1,
-            // A test ping is one attempt, answered at once: no automatic retry.
-            max_attempts: 1,
-            http_status: o.httpStatus,
-            response_time_ms: o.responseTimeMs,
-            last_error: o.error,
-            next_retry_at: null,
-            sent_at: o.ok ? now : null,
-            created_at: iso(c.now),
-            updated_at: now,
-          });
-          recordHealth(w.id, o, at);
-        });
+        await command(c, { type: "recordPing", id: w.id, deliveryId, body, signature, sentAtMs: c.now, outcome: o });
         return ok(o.ok ? { success: true, deliveryId } : { success: false, deliveryId, error: o.error });
       })
       .get(
@@ -302,17 +237,7 @@ export function webhookRoutes(kit: ApiKit, deps: WebhookRouteDeps) {
         // Part 2: a manual retry is signed again with a new timestamp.
         const signature = signatureHeader(deps.secrets.open(w.secret_sealed, secretAad(w.id)), Math.floor(c.now / 1000), d.body);
         const o = await deliverer.attempt({ url: w.url, deliveryId: d.id, eventType: d.event_type, body: d.body, signature });
-        const at = Date.now();
-        const now = iso(at);
-        deps.storage.tx(() => {
-          repo.recordAttempt(
-            d.id,
-            { status: o.ok ? "sent" : "failed", attempts: d.attempts + 1, httpStatus: o.httpStatus, responseTimeMs: o.responseTimeMs, lastError: o.error, nextRetryAt: null, sentAt: o.ok ? now : null },
-            now,
-          );
-          recordHealth(w.id, o, at);
-          record(c, "webhook.delivery_retried", w.id, { deliveryId: d.id, delivered: o.ok });
-        });
+        await command(c, { type: "recordRetry", id: w.id, deliveryId: d.id, attempts: d.attempts, outcome: o });
         return ok({ deliveryId: d.id, delivered: o.ok });
       }),
   );

@@ -8,11 +8,12 @@ import { join } from "node:path";
 import { openStorage, type Storage } from "../../src/adapters/storage/index.ts";
 import { Tenancy } from "../../src/adapters/storage/repos/tenancy.ts";
 import { Thresholds, applicableThreshold, ownVasp, setCompanyProfile } from "../../src/adapters/storage/repos/thresholds.ts";
+import { decideChange, newThreshold } from "../../src/domain/thresholds.ts";
+import { iso, newId } from "../../src/domain/ids.ts";
 import { AssetPolicy } from "../../src/adapters/storage/repos/assets.ts";
 import { Transfers, trigramQuery, type TransferRow } from "../../src/adapters/storage/repos/transfers.ts";
 import { findAsset } from "../../src/domain/assets/catalog.ts";
 import { loadCatalog } from "../../src/adapters/assets/catalog.ts";
-import { iso, newId } from "../../src/domain/ids.ts";
 import { tempDir } from "../support/tmp.ts";
 
 setDefaultTimeout(60_000);
@@ -40,21 +41,20 @@ const NOW = Date.parse("2030-06-01T00:00:00.000Z");
 
 test("applicable threshold: in-process changes, another connection's change and a passing effective date all count", async () => {
   expect(applicableThreshold(storage, companyId, { type: "tr", now: NOW }).threshold).toMatchObject({ id: null, amount: "1000", jurisdiction: "DEFAULT" });
-  const created = new Thresholds(storage).create(
-    companyId,
-    { countryCode: "DEFAULT", type: "tr", name: "Own", thresholdAmount: "500", thresholdCurrency: "USD", regulation: "R", regulatoryBody: null, effectiveDate: null, filingDeadlineDays: null, isEUMember: false, requiresOriginatorAccount: true, isActive: true, notes: null },
-    by,
-    NOW,
-  );
-  if (!created.ok) throw new Error("threshold not created");
-  const id = created.threshold.id;
+  // Written as the thresholds actor writes one: the domain's record, inserted in a transaction.
+  const repo = new Thresholds(storage);
+  const input = { countryCode: "DEFAULT", type: "tr", name: "Own", thresholdAmount: "500", thresholdCurrency: "USD", regulation: "R", regulatoryBody: null, effectiveDate: null, filingDeadlineDays: null, isEUMember: false, requiresOriginatorAccount: true, isActive: true, notes: null } as const;
+  const created = newThreshold(newId("thr", NOW), input, by.memberId, iso(NOW));
+  storage.tx(() => repo.insert(companyId, created));
+  const id = created.id;
   expect(applicableThreshold(storage, companyId, { type: "tr", now: NOW }).threshold).toMatchObject({ id, amount: "500" });
   // Written in a transaction, as every Caravan writer does: seen at once, in the same turn (the change beacon).
   other.tx(() => other.stmt("UPDATE thresholds SET threshold_amount = '700' WHERE id = ?").run(id));
   expect(applicableThreshold(storage, companyId, { type: "tr", now: NOW }).threshold).toMatchObject({ id, amount: "700" });
   // Effective from 2031: the fallback applies before, the company's threshold after, with no write in between.
-  const u = new Thresholds(storage).update(companyId, id, { effectiveDate: "2031-01-01" }, { ...by, canDisable: true }, NOW);
+  const u = decideChange(repo.get(companyId, id)!, { effectiveDate: "2031-01-01" }, { ...by, canDisable: true }, iso(NOW));
   expect(u.ok).toBe(true);
+  if (u.ok && u.change) storage.tx(() => repo.save(companyId, u.threshold, u.change!.fields));
   expect(applicableThreshold(storage, companyId, { type: "tr", now: NOW }).threshold).toMatchObject({ id: null, amount: "1000" });
   expect(applicableThreshold(storage, companyId, { type: "tr", now: Date.parse("2031-01-01T00:00:00.000Z") }).threshold).toMatchObject({ id, amount: "700" });
   expect(applicableThreshold(storage, companyId, { type: "tr", now: NOW }).threshold).toMatchObject({ id: null, amount: "1000" });

@@ -26,7 +26,7 @@ beforeAll(async () => {
   // A route like every resource's: the test declares it, the kit runs the real pipeline.
   const routes = kit.group("/api/v2/echo", (r) =>
     r
-      .post("/", { summary: "echo", access: { scope: "customers:write", permission: "customers:create" }, validate: false }, ({ body }) => ok({ size: JSON.stringify(body).length }))
+      .post("/", { summary: "echo", access: { scope: "customers:write", permission: "customers:create" } }, ({ body }) => ok({ size: JSON.stringify(body).length }))
       .post(
         "/typed",
         { summary: "typed", access: { scope: "cases:write", permission: "cases:create" }, validationStatus: 422, body: Type.Object({ title: Type.String({ minLength: 1, maxLength: 5 }) }, { additionalProperties: false }) },

@@ -45,7 +45,7 @@ beforeAll(async () => {
         return ok({ before, after: count() });
       })
       .get("/plain", { summary: "plain", access }, () => (seen.push({ route: "plain", inRead: inRead > 0 }), ok({})))
-      .post("/write", { summary: "write", access: { scope: "transfers:write", permission: "transfers:create" }, validate: false, readOnly: true }, () => (seen.push({ route: "write", inRead: inRead > 0 }), ok({}))),
+      .post("/write", { summary: "write", access: { scope: "transfers:write", permission: "transfers:create" }, readOnly: true }, () => (seen.push({ route: "write", inRead: inRead > 0 }), ok({}))),
   );
   const app = new Elysia({ normalize: false }).use(routes);
   server = await listen((req) => app.fetch(req), { hostname: "127.0.0.1", port: 0 });

@@ -8,6 +8,8 @@ import { closedLoopbackOrigin, startServer, type ChildServer } from "../support/
 import { apiClient, expectError, expectOk, ISO_MS, type Answer } from "../support/api.ts";
 import { openStorage } from "../../src/adapters/storage/index.ts";
 import { Rules } from "../../src/adapters/storage/repos/rules.ts";
+import { newRule } from "../../src/domain/rules/life.ts";
+import { newId } from "../../src/domain/ids.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(60_000);
@@ -424,11 +426,12 @@ describe("active rules for the checkpoints (Rules.active)", () => {
       const reader = new Rules(storage);
       const companyId = (storage.stmt("SELECT company_id FROM members WHERE id = ?").get(ownerTest.memberId) as { company_id: string }).company_id;
       const n = reader.active(companyId, "live").length;
-      const by = { actor: { type: "system" as const }, memberId: null };
       const input = { name: "direct", category: "aml" as const, stage: "both" as const, action: "flag" as const, severity: "low" as const, isActive: true, description: null, jurisdictions: [], threshold: null, thresholdCurrency: null, metadata: null, condition: null };
-      const r = writer.create(companyId, "live", input, by, Date.now());
+      // Written as the rules actor writes: the domain's record, in a transaction.
+      const r = newRule(newId("rul", Date.now()), companyId, "live", input, null, new Date().toISOString());
+      storage.tx(() => writer.insert(r));
       expect(reader.active(companyId, "live").map((x) => x.id)).toContain(r.id);
-      writer.deactivate(companyId, "live", r.id, by, Date.now());
+      storage.tx(() => writer.save({ ...r, isActive: false }));
       expect(reader.active(companyId, "live")).toHaveLength(n);
     } finally {
       storage.close();

@@ -1,6 +1,6 @@
 // What the transfer actor is asked and told (`transfer:<id>`): one typed command per kind, bodies already validated
 // by the route that sends them, so the actor decides on the transfer's state and never words HTTP input problems.
-import type { AuditActor } from "../../adapters/storage/repos/audit.ts";
+import type { AuditActor } from "../../ports/audit.ts";
 import type { Environment } from "../../domain/types.ts";
 import type { Protocol, REJECT_REASONS } from "../../domain/transfers.ts";
 

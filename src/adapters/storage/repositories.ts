@@ -1,7 +1,8 @@
 // The storage boundary: one repository per resource, created once by the composition root (src/services.ts) and
-// handed to the routes, callbacks, commands and actor kinds that need them. Each `…Repository` type is the public
-// surface of the SQLite repository class beside it: what another storage backend implements to stand in for it
-// (docs/architecture.md#the-storage-boundary). Nothing outside src/adapters/storage writes SQL or opens a driver.
+// handed to the routes, callbacks, commands and actor kinds that need them. Each `…Repository` type is what another
+// storage backend implements to stand in for it (docs/architecture.md#the-storage-boundary): a port written by hand in
+// the domain's terms (src/ports/) where one exists, else, until its port is written, the public surface of the SQLite
+// class beside it. Nothing outside src/adapters/storage writes SQL or opens a driver.
 import type { Sealer } from "../crypto/envelope.ts";
 import type { Storage } from "./types.ts";
 import { AssetPolicy } from "./repos/assets.ts";
@@ -26,7 +27,12 @@ import { Transfers } from "./repos/transfers.ts";
 import { VaspDirectory } from "./repos/vasps.ts";
 import { Wallets } from "./repos/wallets.ts";
 import { Webhooks } from "./repos/webhooks.ts";
+import type { RuleRepository } from "../../ports/rules.ts";
+import type { ThresholdRepository } from "../../ports/thresholds.ts";
 
+// Ports written by hand in the domain's terms (src/ports/): the engine's classes implement them.
+export type { RuleRepository } from "../../ports/rules.ts";
+export type { ThresholdRepository } from "../../ports/thresholds.ts";
 /** The public members of a repository class: the interface a backend implements (private fields are not part of it). */
 type Surface<T> = { [K in keyof T]: T[K] };
 
@@ -45,9 +51,7 @@ export type ProviderERepository = Surface<ProviderEStore>;
 export type ProviderDRepository = Surface<ProviderDStore>;
 export type ProviderSettingsRepository = Surface<ProviderSettings>;
 export type ReportRepository = Surface<Reports>;
-export type RuleRepository = Surface<Rules>;
 export type TenancyRepository = Surface<Tenancy>;
-export type ThresholdRepository = Surface<Thresholds>;
 export type TransferRepository = Surface<Transfers>;
 export type VaspRepository = Surface<VaspDirectory>;
 export type WalletRepository = Surface<Wallets>;

@@ -32,6 +32,10 @@ interface ValidCreate {
   beneficiaryAddress: string;
 }
 
+/** A create's body as the pipeline read it: the Idempotency-Key, the body as sent, and what it names or the key's transfer. */
+export type CreateBody = { key: string | null; raw: unknown } & ({ valid: ValidCreate } | { replay: TransferRow });
+type Create = RouteContext<any, CreateBody>;
+
 /** The body, the asset in the catalog and its policy, the addresses' formats: everything checked without the customer. */
 function validate(c: RouteContext, deps: TransferRouteDeps): ValidCreate {
   const { company, environment } = c.auth;
@@ -113,7 +117,7 @@ export function createHandler(deps: TransferRouteDeps, replayOf: (companyId: str
   /** Creates without an Idempotency-Key in progress, by what they would create: two at once collide (409). */
   const inFlight = new Set<string>();
 
-  async function ask(c: RouteContext, v: ValidCreate, key: string | null): Promise<Reply> {
+  async function ask(c: Create, v: ValidCreate, key: string | null): Promise<Reply> {
     const { company, environment } = c.auth;
     const { threshold, valuation, record } = await price(c, deps, v);
     const n: NewTransfer = {
@@ -141,7 +145,7 @@ export function createHandler(deps: TransferRouteDeps, replayOf: (companyId: str
    * amount, customer, address) is most likely a client bug: one warning, with hashes of the key and the body and the
    * names of the fields that differ, never the body or the key themselves.
    */
-  function warnIfAnotherBody(c: RouteContext, t: TransferRow, key: string): void {
+  function warnIfAnotherBody(c: Create, t: TransferRow, key: string): void {
     const differs = replayDifferences(
       {
         asset: t.asset,
@@ -152,7 +156,7 @@ export function createHandler(deps: TransferRouteDeps, replayOf: (companyId: str
         beneficiaryAddress: t.beneficiary_address,
         preferredProtocol: t.preferred_protocol,
       },
-      c.body,
+      c.body.raw,
     );
     if (differs.length === 0) return;
     deps.log?.("warn", "Idempotency-Key reused with a different body: answered with the transfer the key created", {
@@ -160,21 +164,41 @@ export function createHandler(deps: TransferRouteDeps, replayOf: (companyId: str
       environment: c.auth.environment,
       transferId: t.id,
       keySha256: sha256Hex(key),
-      bodySha256: sha256Hex(JSON.stringify(c.body ?? null)),
+      bodySha256: sha256Hex(JSON.stringify(c.body.raw ?? null)),
       differs,
     });
   }
 
-  return async function create(c: RouteContext): Promise<Reply> {
-    const { company, environment } = c.auth;
+  /**
+   * The body, read by the pipeline before the handler: the Idempotency-Key header's form first, then the body; a body
+   * that does not validate under a key used before is answered from the key's transfer, not refused.
+   */
+  function read(body: unknown, c: RouteContext): CreateBody {
     const key = c.request.headers.get("idempotency-key");
+    if (key !== null && (key.trim() === "" || Array.from(key).length > 255)) invalidCreate("The Idempotency-Key header must be text of 1 to 255 characters");
+    try {
+      return { key, raw: body, valid: validate(c, deps) };
+    } catch (e) {
+      const done = key === null ? undefined : replayOf(c.auth.company.id, c.auth.environment, key);
+      if (done) return { key, raw: body, replay: done };
+      throw e;
+    }
+  }
+
+  async function create(c: Create): Promise<Reply> {
+    const { company, environment } = c.auth;
+    const { key } = c.body;
+    if ("replay" in c.body) {
+      warnIfAnotherBody(c, c.body.replay, key!);
+      return presentIdempotent(c.body.replay);
+    }
+    const v = c.body.valid;
     if (key !== null) {
-      if (key.trim() === "" || Array.from(key).length > 255) invalidCreate("The Idempotency-Key header must be text of 1 to 255 characters");
       // The key's earlier transfer is looked up by the customer actor, in the read transaction it takes for every create
-      // (one WAL read lock per create instead of two). A replay whose body no longer validates, or whose pricing fails,
-      // or that the actor refuses, is still answered from its transfer: the key is looked up here before any refusal.
+      // (one WAL read lock per create instead of two). A replay whose pricing fails, or that the actor refuses, is
+      // still answered from its transfer: the key is looked up here before any refusal.
       try {
-        return await ask(c, validate(c, deps), key);
+        return await ask(c, v, key);
       } catch (e) {
         const done = replayOf(company.id, environment, key);
         if (done) {
@@ -184,7 +208,6 @@ export function createHandler(deps: TransferRouteDeps, replayOf: (companyId: str
         throw e;
       }
     }
-    const v = validate(c, deps);
     // Two creates without a key collide while the first is in progress, pricing included (409 CONFLICT).
     const fingerprint = JSON.stringify([company.id, environment, v.input.originatorCustomerId, v.asset.id, v.input.amount, v.beneficiaryAddress]);
     if (inFlight.has(fingerprint)) throw apiError("CONFLICT", { message: "An identical create without an Idempotency-Key is in progress; send an Idempotency-Key" });
@@ -194,5 +217,7 @@ export function createHandler(deps: TransferRouteDeps, replayOf: (companyId: str
     } finally {
       inFlight.delete(fingerprint);
     }
-  };
+  }
+
+  return { read, create };
 }

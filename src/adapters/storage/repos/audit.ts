@@ -4,25 +4,9 @@ import type { Environment } from "../../../domain/types.ts";
 import type { Storage } from "../types.ts";
 import type { RowOf } from "./row.ts";
 import type { auditLog as auditLogTable } from "../../../../db/schema/audit.ts";
+import type { AuditActor, AuditEntryInput } from "../../../ports/audit.ts";
 
-export interface AuditActor {
-  type: "member" | "system" | "provider";
-  memberId?: string | null;
-  apiKeyId?: string | null;
-  /** The console session a member acted through. */
-  sessionId?: string | null;
-}
-
-export interface AuditEntryInput {
-  companyId: string;
-  environment: Environment;
-  actor: AuditActor;
-  action: string;
-  entityType: string;
-  entityId: string;
-  /** Small, without personal data. */
-  detail?: Record<string, unknown>;
-}
+export type { AuditActor, AuditEntryInput };
 
 export type AuditRow = RowOf<typeof auditLogTable>;
 

@@ -1,5 +1,6 @@
 // Provider and integration settings: one enabled switch and stable ID per company and name, sealed credentials per environment.
-// Every save, switch change and connection test is audited in the same transaction (field names only, never values).
+// Every save, switch change and connection test is decided here and applied, with its audit entry (field names only,
+// never values), in the unit of work of the company's settings actor (src/actors/settings.ts).
 import { iso, newId } from "../../../domain/ids.ts";
 import type { Environment } from "../../../domain/types.ts";
 import {
@@ -43,6 +44,14 @@ export type SaveOutcome =
   | { ok: false; code: "INVALID_FIELDS"; fields: string[]; issues: { path: string; message: string }[] };
 
 export type EnableOutcome = { ok: true; changed: boolean; state: SettingsState } | { ok: false; code: "NOT_CONFIGURED" };
+
+/** A decision and the writes it takes, to run in the caller's unit of work (`apply` is re-runnable: it only writes). */
+export interface Planned<T> {
+  outcome: T;
+  apply(): void;
+}
+export type SaveDecision = { ok: true; created: boolean; fields: string[] } | Extract<SaveOutcome, { ok: false }>;
+export type EnableDecision = { ok: true; changed: boolean } | { ok: false; code: "NOT_CONFIGURED" };
 
 export interface TestRecord {
   success: boolean;
@@ -130,28 +139,30 @@ export class ProviderSettings {
   }
 
   /**
-   * Part 2 PUT: credentials for the key's environment only; an empty value keeps the saved one; notes null clears, absent keeps.
-   * Read, merge and write in one transaction, so two saves never lose each other's fields.
+   * Part 2 PUT, decided: credentials for the key's environment only; an empty value keeps the saved one; notes null
+   * clears, absent keeps. `apply` writes the save and its audit entry inside the caller's unit of work (the settings
+   * actor's, src/actors/settings.ts; or `save`'s own transaction); the plan is read and applied under one writer, so two
+   * saves never lose each other's fields. Throws UnreadableError when the saved values were sealed under another key.
    */
-  save(companyId: string, env: Environment, name: SettingsName, input: SettingsInput, by: AuditActor, now: number): SaveOutcome {
+  planSave(companyId: string, env: Environment, name: SettingsName, input: SettingsInput, by: AuditActor, now: number): Planned<SaveDecision> {
     const def = definitionOf(name);
-    return this.s.tx((): SaveOutcome => {
-      const aad = credentialsAad(companyId, env, name);
-      const existing = this.envRow(companyId, env, name);
-      const saved = existing ? this.secrets.openJson<Record<string, string>>(existing.credentials_sealed, aad) : null;
-      const merged = mergeCredentials(def, input.credentials, saved, now);
-      if (!merged.ok) return merged;
-      const at = iso(now);
-      let company = this.companyRow(companyId, name);
-      if (!company) {
-        company = { id: newId(ID_PREFIX[def.kind], now), enabled: 0, enabled_changed_at: null };
+    const aad = credentialsAad(companyId, env, name);
+    const existing = this.envRow(companyId, env, name);
+    const saved = existing ? this.secrets.openJson<Record<string, string>>(existing.credentials_sealed, aad) : null;
+    const merged = mergeCredentials(def, input.credentials, saved, now);
+    if (!merged.ok) return { outcome: merged, apply: () => {} };
+    const at = iso(now);
+    const known = this.companyRow(companyId, name);
+    const id = known?.id ?? newId(ID_PREFIX[def.kind], now);
+    const sealed = this.secrets.sealJson(merged.values, aad);
+    const fields = JSON.stringify(configuredFields(def, merged.values));
+    const notes = input.notes === undefined ? (existing?.notes ?? null) : input.notes;
+    const sentFields = Object.keys(input.credentials);
+    const apply = () => {
+      if (!known)
         this.s
           .stmt("INSERT INTO provider_settings (id, company_id, name, enabled, enabled_changed_at, created_at, updated_at) VALUES (?, ?, ?, 0, NULL, ?, ?)")
-          .run(company.id, companyId, name, at, at);
-      }
-      const sealed = this.secrets.sealJson(merged.values, aad);
-      const fields = JSON.stringify(configuredFields(def, merged.values));
-      const notes = input.notes === undefined ? (existing?.notes ?? null) : input.notes;
+          .run(id, companyId, name, at, at);
       if (existing)
         this.s
           .stmt("UPDATE provider_credentials SET credentials_sealed = ?, configured_fields = ?, notes = ?, updated_at = ? WHERE company_id = ? AND environment = ? AND name = ?")
@@ -162,7 +173,6 @@ export class ProviderSettings {
             "INSERT INTO provider_credentials (company_id, environment, name, credentials_sealed, configured_fields, notes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
           )
           .run(companyId, env, name, sealed, fields, notes, at, at);
-      const sentFields = Object.keys(input.credentials);
       this.audit.record(
         {
           companyId,
@@ -171,47 +181,69 @@ export class ProviderSettings {
           action: `${def.kind}.${existing ? "updated" : "created"}`,
           entityType: ENTITY[def.kind],
           entityId: name,
-          detail: { id: company.id, fields: sentFields, ...(input.notes === undefined ? {} : { notes: input.notes === null ? "cleared" : "set" }) },
+          detail: { id, fields: sentFields, ...(input.notes === undefined ? {} : { notes: input.notes === null ? "cleared" : "set" }) },
         },
         now,
       );
-      return { ok: true, created: !existing, state: this.get(companyId, env, name), fields: sentFields };
+    };
+    return { outcome: { ok: true, created: !existing, fields: sentFields }, apply };
+  }
+
+  /** `planSave` applied in one transaction of its own, with the state after it. */
+  save(companyId: string, env: Environment, name: SettingsName, input: SettingsInput, by: AuditActor, now: number): SaveOutcome {
+    return this.s.tx((): SaveOutcome => {
+      const p = this.planSave(companyId, env, name, input, by, now);
+      if (!p.outcome.ok) return p.outcome;
+      p.apply();
+      return { ...p.outcome, state: this.get(companyId, env, name) };
     });
   }
 
   /**
-   * Part 2 PATCH: the one switch for both environments. Credentials must be saved in `env` (the key's, always live) first.
-   * A PATCH that changes nothing writes nothing.
+   * Part 2 PATCH, decided: the one switch for both environments. Credentials must be saved in `env` (the key's, always
+   * live) first. A PATCH that changes nothing writes nothing; `apply` writes a change and its audit entry.
    */
-  setEnabled(companyId: string, env: Environment, name: SettingsName, enabled: boolean, by: AuditActor, now: number): EnableOutcome {
+  planEnabled(companyId: string, env: Environment, name: SettingsName, enabled: boolean, by: AuditActor, now: number): Planned<EnableDecision> {
     const def = definitionOf(name);
+    if (!this.envRow(companyId, env, name)) return { outcome: { ok: false, code: "NOT_CONFIGURED" }, apply: () => {} };
+    const company = this.companyRow(companyId, name)!;
+    const changed = (company.enabled === 1) !== enabled;
+    const apply = () => {
+      if (!changed) return;
+      const at = iso(now);
+      this.s.stmt("UPDATE provider_settings SET enabled = ?, enabled_changed_at = ?, updated_at = ? WHERE id = ?").run(enabled ? 1 : 0, at, at, company.id);
+      this.audit.record(
+        { companyId, environment: env, actor: by, action: `${def.kind}.${enabled ? "enabled" : "disabled"}`, entityType: ENTITY[def.kind], entityId: name, detail: { id: company.id } },
+        now,
+      );
+    };
+    return { outcome: { ok: true, changed }, apply };
+  }
+
+  /** `planEnabled` applied in one transaction of its own, with the state after it. */
+  setEnabled(companyId: string, env: Environment, name: SettingsName, enabled: boolean, by: AuditActor, now: number): EnableOutcome {
     return this.s.tx((): EnableOutcome => {
-      if (!this.envRow(companyId, env, name)) return { ok: false, code: "NOT_CONFIGURED" };
-      const company = this.companyRow(companyId, name)!;
-      const changed = (company.enabled === 1) !== enabled;
-      if (changed) {
-        const at = iso(now);
-        this.s.stmt("UPDATE provider_settings SET enabled = ?, enabled_changed_at = ?, updated_at = ? WHERE id = ?").run(enabled ? 1 : 0, at, at, company.id);
-        this.audit.record(
-          { companyId, environment: env, actor: by, action: `${def.kind}.${enabled ? "enabled" : "disabled"}`, entityType: ENTITY[def.kind], entityId: name, detail: { id: company.id } },
-          now,
-        );
-      }
-      return { ok: true, changed, state: this.get(companyId, env, name) };
+      const p = this.planEnabled(companyId, env, name, enabled, by, now);
+      if (!p.outcome.ok) return p.outcome;
+      p.apply();
+      return { ...p.outcome, state: this.get(companyId, env, name) };
     });
   }
 
-  /** Stores a connection test's result for the environment; undefined when nothing is saved there (anymore). */
-  recordTest(companyId: string, env: Environment, name: SettingsName, result: TestRecord, by: AuditActor, now: number): SettingsState | undefined {
+  /**
+   * A connection test's result for the environment, decided: false when nothing is saved there (anymore); `apply`
+   * stores it and its audit entry.
+   */
+  planTest(companyId: string, env: Environment, name: SettingsName, result: TestRecord, by: AuditActor, now: number): Planned<boolean> {
     const def = definitionOf(name);
-    return this.s.tx(() => {
-      const at = iso(now);
-      const outcome = result.success ? "success" : "error";
-      const error = result.success ? null : (result.error ?? null);
-      const r = this.s
+    if (!this.envRow(companyId, env, name)) return { outcome: false, apply: () => {} };
+    const at = iso(now);
+    const outcome = result.success ? "success" : "error";
+    const error = result.success ? null : (result.error ?? null);
+    const apply = () => {
+      this.s
         .stmt("UPDATE provider_credentials SET last_tested_at = ?, last_test_result = ?, last_error = ? WHERE company_id = ? AND environment = ? AND name = ?")
         .run(at, outcome, error, companyId, env, name);
-      if (r.changes === 0) return undefined;
       this.audit.record(
         {
           companyId,
@@ -224,7 +256,8 @@ export class ProviderSettings {
         },
         now,
       );
-      return this.get(companyId, env, name);
-    });
+    };
+    return { outcome: true, apply };
   }
+
 }

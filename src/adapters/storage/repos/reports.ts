@@ -99,6 +99,14 @@ export interface ReportChange {
 
 export type DraftOutcome = { ok: true; row: ReportRow } | { ok: false; refusal: { code: "TRANSFER_NOT_FOUND" | "INVALID_EDIT"; message: string } };
 
+/** A decision and the writes it takes, to run in the caller's unit of work (`apply` only writes). */
+export interface Planned<T> {
+  outcome: T;
+  apply(): void;
+}
+export type StepDecision = { ok: true } | Extract<LifeOutcome, { ok: false }>;
+export type DraftDecision = { ok: true; id: string } | Extract<DraftOutcome, { ok: false }>;
+
 interface TransferFacts {
   id: string;
   direction: string;
@@ -244,11 +252,12 @@ export class Reports {
   }
 
   /**
-   * One step of the life (docs/reports.md), read and written in one transaction with its audit entry.
-   * `edit` changes the narrative, fields or indicators (a report in review goes back to draft); `submit`,
-   * `approve`, `file` move it on. A report is never deleted.
+   * One step of the life (docs/reports.md), decided against the report as it is: `apply` writes it with its audit
+   * entry in the caller's unit of work (the reports actor's, src/actors/reports.ts). `edit` changes the narrative,
+   * fields or indicators (a report in review goes back to draft); `submit`, `approve`, `file` move it on. A report is
+   * never deleted.
    */
-  act(
+  planAct(
     companyId: string,
     env: Environment,
     id: string,
@@ -256,64 +265,65 @@ export class Reports {
     by: { memberId: string; actor: AuditActor },
     o: ReportChange,
     now: number,
-  ): LifeOutcome {
-    return this.s.tx((): LifeOutcome => {
-      const r = this.get(companyId, env, id);
-      if (!r) return { ok: false, refusal: { code: "REPORT_NOT_FOUND", message: `no report ${id} in the ${env} environment` } };
-      const jurisdiction = o.jurisdiction !== undefined && action === "edit" ? normaliseJurisdiction(o.jurisdiction) : r.jurisdiction;
-      const type = resolveReportType(jurisdiction ?? r.jurisdiction);
-      const next = nextStatus(
-        { status: r.status, filingReady: r.filing_ready === 1, submittedBy: r.submitted_by, draftedBy: r.generated_by, lastEditedBy: r.last_edited_by },
-        action,
-        by.memberId,
-        { reference: o.reference },
-      );
-      if (!next.ok) return next;
-      const at = iso(now);
-      const set: Partial<ReportRow> = { status: next.status, updated_at: at };
-      // A step is an officer's: through a console session, or on the host's CLI as a named member.
-      const detail: Record<string, unknown> = { reportNumber: r.report_number, from: r.status, to: next.status, via: by.actor.sessionId ? "console" : "cli" };
-      if (action === "edit") {
-        const errors = validateEdit(type, o);
-        if (errors.length) return { ok: false, refusal: { code: "INVALID_EDIT", message: errors.join("; ") } };
-        const c = this.content(r);
-        const data = { ...c.regulatoryData };
-        for (const [k, v] of Object.entries(o.fields ?? {})) v.trim() ? (data[k] = v) : delete data[k];
-        const changed = { narrative: o.narrative !== undefined ? o.narrative : c.narrative, riskIndicators: o.riskIndicators ?? c.riskIndicators, regulatoryData: data };
-        Object.assign(set, this.sealContent(r.id, changed, jurisdiction!));
-        if (jurisdiction !== r.jurisdiction) {
-          set.jurisdiction = jurisdiction!;
-          detail.jurisdiction = { from: jurisdictionOut(r.jurisdiction), to: jurisdiction };
-        }
-        // Field keys only: values are personal data and stay out of the audit log.
-        detail.fields = Object.keys(o.fields ?? {});
-        detail.narrative = o.narrative !== undefined;
-        detail.riskIndicators = o.riskIndicators !== undefined;
-        if (r.status === "pending_review") (set.submitted_at = null), (set.submitted_by = null);
-        set.last_edited_by = by.memberId;
-      } else if (action === "submit") {
-        set.submitted_at = at;
-        set.submitted_by = by.memberId;
-      } else if (action === "approve") {
-        set.approved_at = at;
-        set.approved_by = by.memberId;
-      } else if (action === "file") {
-        const ref = o.reference!.trim();
-        set.filed_at = at;
-        set.filed_by = by.memberId;
-        set.filing_reference = ref;
-        set.filing_reference_search = ref.toLowerCase();
-        detail.filingReference = ref;
+  ): Planned<StepDecision> {
+    const refused = (outcome: Extract<StepDecision, { ok: false }>): Planned<StepDecision> => ({ outcome, apply: () => {} });
+    const r = this.get(companyId, env, id);
+    if (!r) return refused({ ok: false, refusal: { code: "REPORT_NOT_FOUND", message: `no report ${id} in the ${env} environment` } });
+    const jurisdiction = o.jurisdiction !== undefined && action === "edit" ? normaliseJurisdiction(o.jurisdiction) : r.jurisdiction;
+    const type = resolveReportType(jurisdiction ?? r.jurisdiction);
+    const next = nextStatus(
+      { status: r.status, filingReady: r.filing_ready === 1, submittedBy: r.submitted_by, draftedBy: r.generated_by, lastEditedBy: r.last_edited_by },
+      action,
+      by.memberId,
+      { reference: o.reference },
+    );
+    if (!next.ok) return refused(next);
+    const at = iso(now);
+    const set: Partial<ReportRow> = { status: next.status, updated_at: at };
+    // A step is an officer's: through a console session, or on the host's CLI as a named member.
+    const detail: Record<string, unknown> = { reportNumber: r.report_number, from: r.status, to: next.status, via: by.actor.sessionId ? "console" : "cli" };
+    if (action === "edit") {
+      const errors = validateEdit(type, o);
+      if (errors.length) return refused({ ok: false, refusal: { code: "INVALID_EDIT", message: errors.join("; ") } });
+      const c = this.content(r);
+      const data = { ...c.regulatoryData };
+      for (const [k, v] of Object.entries(o.fields ?? {})) v.trim() ? (data[k] = v) : delete data[k];
+      const changed = { narrative: o.narrative !== undefined ? o.narrative : c.narrative, riskIndicators: o.riskIndicators ?? c.riskIndicators, regulatoryData: data };
+      Object.assign(set, this.sealContent(r.id, changed, jurisdiction!));
+      if (jurisdiction !== r.jurisdiction) {
+        set.jurisdiction = jurisdiction!;
+        detail.jurisdiction = { from: jurisdictionOut(r.jurisdiction), to: jurisdiction };
       }
-      const cols = Object.keys(set);
+      // Field keys only: values are personal data and stay out of the audit log.
+      detail.fields = Object.keys(o.fields ?? {});
+      detail.narrative = o.narrative !== undefined;
+      detail.riskIndicators = o.riskIndicators !== undefined;
+      if (r.status === "pending_review") (set.submitted_at = null), (set.submitted_by = null);
+      set.last_edited_by = by.memberId;
+    } else if (action === "submit") {
+      set.submitted_at = at;
+      set.submitted_by = by.memberId;
+    } else if (action === "approve") {
+      set.approved_at = at;
+      set.approved_by = by.memberId;
+    } else if (action === "file") {
+      const ref = o.reference!.trim();
+      set.filed_at = at;
+      set.filed_by = by.memberId;
+      set.filing_reference = ref;
+      set.filing_reference_search = ref.toLowerCase();
+      detail.filingReference = ref;
+    }
+    const cols = Object.keys(set);
+    const actionName = action === "edit" ? "str.updated" : action === "submit" ? "str.submitted" : action === "approve" ? "str.approved" : "str.filed";
+    const apply = () => {
       const res = this.s
         .stmt(`UPDATE reports SET ${cols.map((c) => `${c} = ?`).join(", ")}, version = version + 1 WHERE id = ? AND version = ?`)
         .run(...(Object.values(set) as SqlValue[]), r.id, r.version);
       if (res.changes !== 1) throw new Error(`report ${r.id} changed concurrently`);
-      const actionName = action === "edit" ? "str.updated" : action === "submit" ? "str.submitted" : action === "approve" ? "str.approved" : "str.filed";
       this.audit.record({ companyId, environment: env, actor: by.actor, action: actionName, entityType: REPORT_ENTITY, entityId: r.id, detail }, now);
-      return { ok: true, row: this.get(companyId, env, id)! };
-    });
+    };
+    return { outcome: { ok: true }, apply };
   }
 
   /**
@@ -400,40 +410,36 @@ export class Reports {
    * it): the same drafting and `str.drafted` audit as a case's, by the member, detection `manual`, in one transaction.
    * The jurisdiction is the one given, else the transfer's threshold's, else the company's, else unknown.
    */
-  draftForTransfer(
+  planDraft(
     companyId: string,
     env: Environment,
     o: { transferId: string; jurisdiction?: string; memberId: string; actor: AuditActor },
     now: number,
-  ): DraftOutcome {
-    return this.s.tx((): DraftOutcome => {
-      const t = this.transfer(companyId, env, o.transferId);
-      if (!t) return { ok: false, refusal: { code: "TRANSFER_NOT_FOUND", message: `no transfer ${o.transferId} in the ${env} environment` } };
-      let jurisdiction: string | null;
-      if (o.jurisdiction !== undefined) {
-        jurisdiction = normaliseJurisdiction(o.jurisdiction);
-        if (!jurisdiction) return { ok: false, refusal: { code: "INVALID_EDIT", message: "jurisdiction must be an ISO 3166-1 alpha-2 country code (UK for GB; EU is not a jurisdiction)" } };
-      } else jurisdiction = reportJurisdiction(t.threshold_info, companyProfile(this.s, companyId)?.country ?? null);
-      const id = newReportId(now);
-      const facts = `Transfer ${t.id}: ${t.direction}, ${t.amount} ${t.asset} on ${t.network}, created ${humanTime(t.created_at)}, now ${t.state}. Drafted by hand by an officer.`;
-      this.createDraft(
-        {
-          id,
-          companyId,
-          environment: env,
-          transferId: t.id,
-          caseId: null,
-          jurisdiction,
-          narrative: `${NARRATIVE_PLACEHOLDER}\n\nWhat Caravan recorded:\n${facts}`,
-          riskIndicators: ["drafted_by_hand"],
-          generatedBy: o.memberId,
-          actor: o.actor,
-          detectionMethod: "manual",
-        },
-        now,
-      );
-      return { ok: true, row: this.get(companyId, env, id)! };
-    });
+  ): Planned<DraftDecision> {
+    const t = this.transfer(companyId, env, o.transferId);
+    if (!t) return { outcome: { ok: false, refusal: { code: "TRANSFER_NOT_FOUND", message: `no transfer ${o.transferId} in the ${env} environment` } }, apply: () => {} };
+    let jurisdiction: string | null;
+    if (o.jurisdiction !== undefined) {
+      jurisdiction = normaliseJurisdiction(o.jurisdiction);
+      if (!jurisdiction)
+        return { outcome: { ok: false, refusal: { code: "INVALID_EDIT", message: "jurisdiction must be an ISO 3166-1 alpha-2 country code (UK for GB; EU is not a jurisdiction)" } }, apply: () => {} };
+    } else jurisdiction = reportJurisdiction(t.threshold_info, companyProfile(this.s, companyId)?.country ?? null);
+    const id = newReportId(now);
+    const facts = `Transfer ${t.id}: ${t.direction}, ${t.amount} ${t.asset} on ${t.network}, created ${humanTime(t.created_at)}, now ${t.state}. Drafted by hand by an officer.`;
+    const input: CreateDraftInput = {
+      id,
+      companyId,
+      environment: env,
+      transferId: t.id,
+      caseId: null,
+      jurisdiction,
+      narrative: `${NARRATIVE_PLACEHOLDER}\n\nWhat Caravan recorded:\n${facts}`,
+      riskIndicators: ["drafted_by_hand"],
+      generatedBy: o.memberId,
+      actor: o.actor,
+      detectionMethod: "manual",
+    };
+    return { outcome: { ok: true, id }, apply: () => void this.createDraft(input, now) };
   }
 
   /**

@@ -1,30 +1,16 @@
-// Compliance rules of a company and environment (Part 2 "Rule"): keyset list, create, change, deactivate (every change
-// audited in its transaction), and `active()` for the rule checkpoints: prepared, cached per company and environment.
-import { iso, newId } from "../../../domain/ids.ts";
+// Compliance rules of a company and environment (Part 2 "Rule"): keyset list, the writes the rules actor's unit of work
+// runs (src/actors/rules.ts), and `active()` for the rule checkpoints: prepared, cached per company and environment.
 import { normalizeForSearch } from "../../../domain/customers.ts";
 import type { Environment } from "../../../domain/types.ts";
 import type { Rule, RuleCategory, RuleSeverity, RuleStage } from "../../../domain/rules/types.ts";
-import { validateCreateRule, type IntegrationLookup, type RuleInput } from "../../../domain/rules/validate.ts";
 import type { Storage } from "../types.ts";
-import { AuditLog, type AuditActor } from "./audit.ts";
 import type { RowOf } from "./row.ts";
 import type { rules as rulesTable } from "../../../../db/schema/rules.ts";
+import type { RuleFilter, RuleRepository } from "../../../ports/rules.ts";
 
 type RuleRow = RowOf<typeof rulesTable>;
 
-export interface RuleFilter {
-  category?: RuleCategory | null;
-  isActive?: boolean | null;
-  severity?: RuleSeverity | null;
-  stage?: RuleStage | null;
-  /** Folded text (normalizeForSearch) found in the name or description. */
-  search?: string;
-}
-
-export interface Changer {
-  actor: AuditActor;
-  memberId: string | null;
-}
+export type { RuleFilter };
 
 function toRule(r: RuleRow): Rule {
   return {
@@ -68,17 +54,13 @@ function cacheOf(s: Storage): ActiveCache {
   return c;
 }
 
-const SHOWN_CHANGES: ReadonlySet<string> = new Set(["category", "stage", "action", "severity", "isActive", "threshold", "thresholdCurrency"]);
-
 const COLUMNS =
   "id, company_id, environment, name, description, category, stage, action, severity, is_active, threshold, threshold_currency, jurisdictions, metadata, condition, created_by_id, created_at, updated_at";
 
-export class Rules {
-  private readonly audit: AuditLog;
+export class Rules implements RuleRepository {
   private readonly cache: ActiveCache;
 
   constructor(private readonly s: Storage) {
-    this.audit = new AuditLog(s);
     this.cache = cacheOf(s);
   }
 
@@ -100,6 +82,10 @@ export class Rules {
     return rules as Rule[];
   }
 
+  /**
+   * Drops the key, inside the writer's transaction: nothing reads between it and the commit or rollback (the
+   * transaction is synchronous), so no reader caches a state that was rolled back.
+   */
   private invalidate(companyId: string, env: Environment): void {
     this.cache.byKey.delete(`${companyId}:${env}`);
   }
@@ -133,97 +119,62 @@ export class Rules {
     return (this.s.stmt(`SELECT count(*) AS n FROM rules WHERE ${w.sql}`).get(...w.args) as { n: number }).n;
   }
 
-  /** `origin` is added to the `rule.created` entry (a promotion names the test rule it copies). */
-  create(companyId: string, env: Environment, input: RuleInput, by: Changer, now: number, origin: Record<string, unknown> = {}): Rule {
-    const id = newId("rul", now);
-    const at = iso(now);
-    this.s.tx(() => {
-      this.s
-        .stmt(`INSERT INTO rules (${COLUMNS}, condition_count, search_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-        .run(
-          id,
-          companyId,
-          env,
-          input.name,
-          input.description,
-          input.category,
-          input.stage,
-          input.action,
-          input.severity,
-          input.isActive ? 1 : 0,
-          input.threshold,
-          input.thresholdCurrency,
-          JSON.stringify(input.jurisdictions),
-          input.metadata === null ? null : JSON.stringify(input.metadata),
-          input.condition === null ? null : JSON.stringify(input.condition),
-          by.memberId,
-          at,
-          at,
-          input.condition?.rules.length ?? 0,
-          searchText(input.name, input.description),
-        );
-      this.audit.record(
-        { companyId, environment: env, actor: by.actor, action: "rule.created", entityType: "Rule", entityId: id, detail: { category: input.category, action: input.action, isActive: input.isActive, ...origin } },
-        now,
+  /** Writes a new rule, inside the caller's unit of work (its audit entry is the caller's too). */
+  insert(rule: Rule): void {
+    this.s
+      .stmt(`INSERT INTO rules (${COLUMNS}, condition_count, search_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      .run(
+        rule.id,
+        rule.companyId,
+        rule.environment,
+        rule.name,
+        rule.description,
+        rule.category,
+        rule.stage,
+        rule.action,
+        rule.severity,
+        rule.isActive ? 1 : 0,
+        rule.threshold,
+        rule.thresholdCurrency,
+        JSON.stringify(rule.jurisdictions),
+        rule.metadata === null ? null : JSON.stringify(rule.metadata),
+        rule.condition === null ? null : JSON.stringify(rule.condition),
+        rule.createdById,
+        rule.createdAt,
+        rule.updatedAt,
+        rule.condition?.rules.length ?? 0,
+        searchText(rule.name, rule.description),
       );
-    });
-    this.invalidate(companyId, env);
-    return this.get(companyId, env, id)!;
+    this.invalidate(rule.companyId, rule.environment);
   }
 
-  /**
-   * Applies the changes; `action` names the audit entry (`rule.updated`, or `rule.deactivated` for DELETE).
-   * Fields sent with their current value are not counted as changed; the rule's updatedAt moves only on a change.
-   */
-  update(companyId: string, env: Environment, id: string, changes: Partial<RuleInput>, by: Changer, now: number, action = "rule.updated"): Rule | undefined {
-    try {
-      return this.write(companyId, env, id, changes, by, now, action);
-    } finally {
-      // After the transaction (committed or not), so no reader caches a state that was rolled back.
-      this.invalidate(companyId, env);
-    }
-  }
-
-  private write(companyId: string, env: Environment, id: string, changes: Partial<RuleInput>, by: Changer, now: number, action: string): Rule | undefined {
-    return this.s.tx(() => {
-      const current = this.get(companyId, env, id);
-      if (!current) return undefined;
-      const next: Rule = { ...current, ...changes };
-      const changed = (Object.keys(changes) as (keyof RuleInput)[]).filter((k) => JSON.stringify(current[k]) !== JSON.stringify(next[k]));
-      if (changed.length === 0) return current;
-      const at = iso(now);
-      this.s
-        .stmt(
-          "UPDATE rules SET name = ?, description = ?, category = ?, stage = ?, action = ?, severity = ?, is_active = ?, threshold = ?, threshold_currency = ?, jurisdictions = ?, metadata = ?, condition = ?, condition_count = ?, search_text = ?, updated_at = ? WHERE id = ? AND company_id = ? AND environment = ?",
-        )
-        .run(
-          next.name,
-          next.description,
-          next.category,
-          next.stage,
-          next.action,
-          next.severity,
-          next.isActive ? 1 : 0,
-          next.threshold,
-          next.thresholdCurrency,
-          JSON.stringify(next.jurisdictions),
-          next.metadata === null ? null : JSON.stringify(next.metadata),
-          next.condition === null ? null : JSON.stringify(next.condition),
-          next.condition?.rules.length ?? 0,
-          searchText(next.name, next.description),
-          at,
-          id,
-          companyId,
-          env,
-        );
-      // The settings a reader of the log wants to see moved; texts and branches are named, not copied.
-      const moved: Record<string, { from: unknown; to: unknown }> = {};
-      for (const k of changed) if (SHOWN_CHANGES.has(k)) moved[k] = { from: current[k], to: next[k] };
-      const detail: Record<string, unknown> = { fields: changed };
-      if (Object.keys(moved).length) detail.changes = moved;
-      this.audit.record({ companyId, environment: env, actor: by.actor, action, entityType: "Rule", entityId: id, detail }, now);
-      return { ...next, updatedAt: at };
-    });
+  /** Writes a rule's fields and its updatedAt, inside the caller's unit of work. */
+  save(rule: Rule): void {
+    this.s
+      .stmt(
+        "UPDATE rules SET name = ?, description = ?, category = ?, stage = ?, action = ?, severity = ?, is_active = ?, threshold = ?, threshold_currency = ?, jurisdictions = ?, metadata = ?, condition = ?, condition_count = ?, search_text = ?, updated_at = ? WHERE id = ? AND company_id = ? AND environment = ?",
+      )
+      .run(
+        rule.name,
+        rule.description,
+        rule.category,
+        rule.stage,
+        rule.action,
+        rule.severity,
+        rule.isActive ? 1 : 0,
+        rule.threshold,
+        rule.thresholdCurrency,
+        JSON.stringify(rule.jurisdictions),
+        rule.metadata === null ? null : JSON.stringify(rule.metadata),
+        rule.condition === null ? null : JSON.stringify(rule.condition),
+        rule.condition?.rules.length ?? 0,
+        searchText(rule.name, rule.description),
+        rule.updatedAt,
+        rule.id,
+        rule.companyId,
+        rule.environment,
+      );
+    this.invalidate(rule.companyId, rule.environment);
   }
 
   /** The live rule a test rule was promoted to, while that live rule exists (from the test environment's audit log). */
@@ -238,55 +189,4 @@ export class Rules {
     return null;
   }
 
-  /**
-   * Promotes a rule proven in `test` to `live`: a copy with every field and its conditions, in one transaction with an
-   * audit entry in each environment (`rule.promoted` in test, `rule.created` naming its origin in live): all or
-   * nothing. The copy is validated as a create in live against `liveIntegrations` (integrations are the company's,
-   * one switch for both environments); a rule already promoted (its live copy still there) is refused with its ID.
-   */
-  promote(
-    companyId: string,
-    testRuleId: string,
-    by: Changer,
-    now: number,
-    liveIntegrations: IntegrationLookup,
-  ): { ok: true; rule: Rule; from: Rule } | { ok: false; code: "RULE_NOT_FOUND" } | { ok: false; code: "RULE_ALREADY_PROMOTED"; liveRuleId: string } | { ok: false; code: "VALIDATION_ERROR"; issues: { path: string; message: string }[] } {
-    try {
-      return this.s.tx(() => {
-        const from = this.get(companyId, "test", testRuleId);
-        if (!from) return { ok: false as const, code: "RULE_NOT_FOUND" as const };
-        const already = this.promotedTo(companyId, testRuleId);
-        if (already) return { ok: false as const, code: "RULE_ALREADY_PROMOTED" as const, liveRuleId: already };
-        const copy: RuleInput = {
-          name: from.name,
-          description: from.description,
-          category: from.category,
-          stage: from.stage,
-          action: from.action,
-          severity: from.severity,
-          isActive: from.isActive,
-          threshold: from.threshold,
-          thresholdCurrency: from.thresholdCurrency,
-          jurisdictions: from.jurisdictions,
-          metadata: from.metadata,
-          condition: from.condition,
-        };
-        const v = validateCreateRule({ ...copy, threshold: copy.threshold === null ? null : Number(copy.threshold) }, liveIntegrations);
-        if (!v.ok) return { ok: false as const, code: "VALIDATION_ERROR" as const, issues: v.issues };
-        const rule = this.create(companyId, "live", copy, by, now, { promotedFrom: from.id });
-        this.audit.record(
-          { companyId, environment: "test", actor: by.actor, action: "rule.promoted", entityType: "Rule", entityId: from.id, detail: { liveRuleId: rule.id, conditionCount: from.condition?.rules.length ?? 0, via: by.actor.sessionId ? "console" : "cli" } },
-          now,
-        );
-        return { ok: true as const, rule, from };
-      });
-    } finally {
-      this.invalidate(companyId, "live");
-    }
-  }
-
-  /** DELETE (Part 2): the rule is kept, inactive. Deleting an inactive rule changes nothing and records nothing. */
-  deactivate(companyId: string, env: Environment, id: string, by: Changer, now: number): Rule | undefined {
-    return this.update(companyId, env, id, { isActive: false }, by, now, "rule.deactivated");
-  }
 }

@@ -1,14 +1,13 @@
-// Thresholds of a company (not of an environment, Part 2) and the company profile they are chosen by; every change audited in the same transaction.
-import { iso, newId } from "../../../domain/ids.ts";
+// Thresholds of a company (not of an environment, Part 2) and the company profile they are chosen by. A threshold's
+// writes run in the unit of work of its one writer, the company's thresholds actor (src/actors/thresholds.ts).
+import { iso } from "../../../domain/ids.ts";
 import {
   FATF_FALLBACKS,
   applyProfileChange,
-  changedFields,
   effectiveFrom,
   parseProfile,
   selectThreshold,
-  switchesOff,
-  validateUpdateThreshold,
+  type MutableField,
   type CompanyProfile,
   type ProfileChange,
   type Threshold,
@@ -16,9 +15,9 @@ import {
   type ThresholdSelection,
   type ThresholdType,
 } from "../../../domain/thresholds.ts";
-import type { Issue } from "../../../domain/errors.ts";
+import type { ThresholdRepository } from "../../../ports/thresholds.ts";
 import type { Storage } from "../types.ts";
-import { AuditLog, type AuditActor } from "./audit.ts";
+import { AuditLog } from "./audit.ts";
 import { TenancyError } from "./tenancy.ts";
 import type { RowOf } from "./row.ts";
 import type { thresholds as thresholdsTable } from "../../../../db/schema/transfers.ts";
@@ -66,27 +65,8 @@ const COLUMNS: Record<keyof ThresholdInput, keyof ThresholdRow> = {
 
 const sqlValue = (v: unknown) => (typeof v === "boolean" ? (v ? 1 : 0) : (v as string | number | null));
 
-/** Fields whose values the audit detail may carry; free text (name, regulation, body, notes) is named only. */
-const AUDITED_VALUES = new Set(["thresholdAmount", "thresholdCurrency", "effectiveDate", "filingDeadlineDays", "isEUMember", "requiresOriginatorAccount", "isActive"]);
-
-export type CreateOutcome = { ok: true; threshold: Threshold } | { ok: false; kind: "exists"; existingId: string };
-export type UpdateOutcome =
-  | { ok: true; threshold: Threshold }
-  | { ok: false; kind: "not_found" }
-  | { ok: false; kind: "immutable"; fields: string[] }
-  | { ok: false; kind: "invalid"; issues: Issue[] }
-  | { ok: false; kind: "needs_disable" };
-
-export interface Changer {
-  actor: AuditActor;
-  memberId: string;
-}
-
-export class Thresholds {
-  private readonly audit: AuditLog;
-  constructor(private readonly s: Storage) {
-    this.audit = new AuditLog(s);
-  }
+export class Thresholds implements ThresholdRepository {
+  constructor(private readonly s: Storage) {}
 
   /** The company as a VASP (originating VASP of its outgoing transfers): its LEI when the profile has one, else its ID. */
   ownVasp(companyId: string): { id: string; name: string } {
@@ -117,72 +97,29 @@ export class Thresholds {
     return (this.s.stmt("SELECT count(*) AS n FROM thresholds WHERE company_id = ? AND is_active = 1").get(companyId) as { n: number }).n;
   }
 
-  private byJurisdiction(companyId: string, countryCode: string, type: string): { id: string } | undefined {
-    return (this.s.stmt("SELECT id FROM thresholds WHERE company_id = ? AND country_code = ? AND type = ?").get(companyId, countryCode, type) ?? undefined) as
-      | { id: string }
-      | undefined;
+  /** The ID of the company's threshold for this jurisdiction and type, if it has one. */
+  idByJurisdiction(companyId: string, countryCode: string, type: ThresholdType): string | undefined {
+    return (this.s.stmt("SELECT id FROM thresholds WHERE company_id = ? AND country_code = ? AND type = ?").get(companyId, countryCode, type) as { id: string } | null | undefined)?.id;
   }
 
-  /** Part 2: one threshold per jurisdiction and type (the unique index backs the check). Recorded in the live audit log. */
-  create(companyId: string, input: ThresholdInput, by: Changer, now: number): CreateOutcome {
-    return this.s.tx((): CreateOutcome => {
-      const existing = this.byJurisdiction(companyId, input.countryCode, input.type);
-      if (existing) return { ok: false, kind: "exists", existingId: existing.id };
-      const id = newId("thr", now);
-      const at = iso(now);
-      const cols = Object.keys(COLUMNS) as (keyof ThresholdInput)[];
-      this.s
-        .stmt(
-          `INSERT INTO thresholds (id, company_id, ${cols.map((c) => COLUMNS[c]).join(", ")}, created_at, updated_at, created_by, updated_by)
-           VALUES (?, ?, ${cols.map(() => "?").join(", ")}, ?, ?, ?, ?)`,
-        )
-        .run(id, companyId, ...cols.map((c) => sqlValue(input[c])), at, at, by.memberId, by.memberId);
-      companyChanged(this.s, companyId);
-      this.audit.record(
-        {
-          companyId,
-          environment: "live",
-          actor: by.actor,
-          action: "threshold.created",
-          entityType: "Threshold",
-          entityId: id,
-          detail: { countryCode: input.countryCode, type: input.type, thresholdAmount: input.thresholdAmount, thresholdCurrency: input.thresholdCurrency, isActive: input.isActive },
-        },
-        now,
-      );
-      return { ok: true, threshold: this.get(companyId, id)! };
-    });
+  insert(companyId: string, t: Threshold): void {
+    const cols = Object.keys(COLUMNS) as (keyof ThresholdInput)[];
+    this.s
+      .stmt(
+        `INSERT INTO thresholds (id, company_id, ${cols.map((c) => COLUMNS[c]).join(", ")}, created_at, updated_at, created_by, updated_by)
+         VALUES (?, ?, ${cols.map(() => "?").join(", ")}, ?, ?, ?, ?)`,
+      )
+      .run(t.id, companyId, ...cols.map((c) => sqlValue(t[c])), t.createdAt, t.updatedAt, t.createdBy, t.updatedBy);
+    companyChanged(this.s, companyId);
   }
 
-  /**
-   * Part 2 PATCH, read and written in one transaction: 404, IMMUTABLE_FIELD, VALIDATION_ERROR, then the
-   * thresholds:disable permission for switching an active threshold off. A change that alters nothing
-   * writes nothing and is not audited.
-   */
-  update(companyId: string, id: string, body: unknown, by: Changer & { canDisable: boolean }, now: number): UpdateOutcome {
-    return this.s.tx((): UpdateOutcome => {
-      const current = this.get(companyId, id);
-      if (!current) return { ok: false, kind: "not_found" };
-      const v = validateUpdateThreshold(body, current);
-      if (!v.ok) return v;
-      if (switchesOff(current, v.changes) && !by.canDisable) return { ok: false, kind: "needs_disable" };
-      const fields = changedFields(current, v.changes);
-      if (fields.length === 0) return { ok: true, threshold: current };
-      const at = iso(now);
-      this.s
-        .stmt(`UPDATE thresholds SET ${fields.map((f) => `${COLUMNS[f]} = ?`).join(", ")}, updated_at = ?, updated_by = ? WHERE id = ? AND company_id = ?`)
-        .run(...fields.map((f) => sqlValue(v.changes[f])), at, by.memberId, id, companyId);
-      companyChanged(this.s, companyId);
-      const changes: Record<string, unknown> = {};
-      for (const f of fields) if (AUDITED_VALUES.has(f)) changes[f] = { from: current[f], to: v.changes[f] };
-      const action = fields.includes("isActive") ? (v.changes.isActive ? "threshold.enabled" : "threshold.disabled") : "threshold.updated";
-      this.audit.record(
-        { companyId, environment: "live", actor: by.actor, action, entityType: "Threshold", entityId: id, detail: { countryCode: current.countryCode, type: current.type, fields, changes } },
-        now,
-      );
-      return { ok: true, threshold: this.get(companyId, id)! };
-    });
+  save(companyId: string, t: Threshold, fields: readonly MutableField[]): void {
+    this.s
+      .stmt(`UPDATE thresholds SET ${fields.map((f) => `${COLUMNS[f]} = ?`).join(", ")}, updated_at = ?, updated_by = ? WHERE id = ? AND company_id = ?`)
+      .run(...fields.map((f) => sqlValue(t[f])), t.updatedAt, t.updatedBy, t.id, companyId);
+    companyChanged(this.s, companyId);
   }
+
 }
 
 // ---- company profile ----

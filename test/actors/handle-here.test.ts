@@ -1,4 +1,5 @@
-// The CLI's one entry to an actor kind (src/cli/actors.ts): the kind's own handler, its effects committed together.
+// A command handled in this process by a runtime that is not started (ActorRuntime.handleHere, the CLI's way to the
+// actors, src/cli/runtime.ts): the kind's own handler, its unit of work committed in one transaction.
 import { test, expect, beforeAll, afterAll } from "bun:test";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -6,7 +7,7 @@ import { openStorage, type Storage } from "../../src/adapters/storage/index.ts";
 import { Sealer } from "../../src/adapters/crypto/envelope.ts";
 import { Tenancy } from "../../src/adapters/storage/repos/tenancy.ts";
 import type { ActorKind } from "../../src/actors/types.ts";
-import { askLocally } from "../../src/cli/actors.ts";
+import { ActorRuntime } from "../../src/actors/runtime.ts";
 import { tempDir } from "../support/tmp.ts";
 
 let storage: Storage;
@@ -37,8 +38,15 @@ beforeAll(async () => {
 });
 afterAll(() => storage.close());
 
+/** A runtime as the CLI builds one: the kinds registered, the mailbox sealer, never started. */
+function runtimeWith(...kinds: ActorKind<any, any>[]): ActorRuntime {
+  const r = new ActorRuntime(storage, { clock, sealer: mailSealer });
+  for (const k of kinds) r.register(k);
+  return r;
+}
+
 test("the handler's answer comes back; its write, its sealed message for the server and its event are committed", () => {
-  const r = askLocally<{ ok: boolean; id: string }, Record<string, never>, { say: string }>({ storage, clock, mailSealer }, probe, "probe:a1", { say: "hello" });
+  const r = runtimeWith(probe).handleHere<{ ok: boolean; id: string }>("probe:a1", { say: "hello" });
   expect(r).toEqual({ ok: true, id: "a1" });
   expect(meta("probe:a1")).toBe("hello");
   const rows = mail();
@@ -49,14 +57,14 @@ test("the handler's answer comes back; its write, its sealed message for the ser
 });
 
 test("a refusal commits nothing it did not record", () => {
-  const r = askLocally<{ ok: boolean; code?: string }, Record<string, never>, { say: string }>({ storage, clock, mailSealer }, probe, "probe:a2", { say: "no" });
+  const r = runtimeWith(probe).handleHere<{ ok: boolean; code?: string }>("probe:a2", { say: "no" });
   expect(r).toEqual({ ok: false, code: "REFUSED" });
   expect(meta("probe:a2")).toBeUndefined();
   expect(mail().length).toBe(1);
 });
 
-test("an address of another kind, an asynchronous handler, or a handler that throws → refused, nothing committed", () => {
-  expect(() => askLocally({ storage, clock, mailSealer }, probe, "case:x", { say: "x" })).toThrow("not an address of the probe actor kind");
+test("an address of a kind not registered, an asynchronous handler, or a handler that throws → refused, nothing committed", () => {
+  expect(() => runtimeWith(probe).handleHere("case:x", { say: "x" })).toThrow("no actor kind case is registered here");
   const slow: ActorKind<Record<string, never>, { say: string }> = {
     kind: "slow",
     initialState: () => ({}),
@@ -65,7 +73,7 @@ test("an address of another kind, an asynchronous handler, or a handler that thr
       ctx.reply({ ok: true });
     },
   };
-  expect(() => askLocally({ storage, clock, mailSealer }, slow, "slow:1", { say: "x" })).toThrow("asynchronous handler runs in the server");
+  expect(() => runtimeWith(slow).handleHere("slow:1", { say: "x" })).toThrow("asynchronous handler runs in the server");
   expect(meta("slow")).toBeUndefined();
   const throwing: ActorKind<Record<string, never>, { say: string }> = {
     kind: "throwing",
@@ -75,6 +83,33 @@ test("an address of another kind, an asynchronous handler, or a handler that thr
       throw new Error("boom");
     },
   };
-  expect(() => askLocally({ storage, clock, mailSealer }, throwing, "throwing:1", { say: "x" })).toThrow("boom");
+  expect(() => runtimeWith(throwing).handleHere("throwing:1", { say: "x" })).toThrow("boom");
   expect(mail().length).toBe(1);
+});
+
+test("the state is the actor's own: read under the write lock, sealed and saved with the rest", () => {
+  const counter: ActorKind<{ n: number }, { add: number }> = {
+    kind: "counter",
+    initialState: () => ({ n: 0 }),
+    handle(ctx, msg) {
+      ctx.state.n += msg.add;
+      ctx.reply({ n: ctx.state.n });
+    },
+  };
+  // Two runtimes, as two CLI runs (or the CLI beside a server): the second reads what the first committed.
+  expect(runtimeWith(counter).handleHere("counter:c1", { add: 2 })).toEqual({ n: 2 });
+  expect(runtimeWith(counter).handleHere("counter:c1", { add: 3 })).toEqual({ n: 5 });
+  const row = storage.stmt("SELECT state FROM actor_state WHERE address = 'counter:c1'").get() as { state: string };
+  expect(row.state.startsWith("v1:")).toBe(true); // sealed, not the JSON
+  expect(JSON.parse(mailSealer.open(row.state, "state:counter:c1"))).toEqual({ n: 5 });
+});
+
+test("a started runtime is asked, not handled here", () => {
+  const r = runtimeWith(probe);
+  r.start();
+  try {
+    expect(() => r.handleHere("probe:a3", { say: "x" })).toThrow("runtime that is not started");
+  } finally {
+    void r.stop();
+  }
 });

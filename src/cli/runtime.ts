@@ -1,0 +1,54 @@
+// The CLI's one entry to the actor runtime: the same runtime the server runs, with the kinds the CLI's commands ask,
+// never started (a started runtime would pick up the server's mailbox). A command is handled in this process through
+// `ActorRuntime.handleHere`: the kind's own handler, under the write lock, its unit of work committed in one
+// transaction; what it sends is left in the mailbox for the running server (or the next start). CLI commands reach
+// actors only through this file and name no actor kind themselves. The master key is read on the first command.
+import type { Storage } from "../adapters/storage/index.ts";
+import { Sealer } from "../adapters/crypto/envelope.ts";
+import type { MasterKey } from "../adapters/crypto/master-key.ts";
+import type { Repositories } from "../adapters/storage/repositories.ts";
+import { ActorRuntime } from "../actors/runtime.ts";
+import { caseActor, caseAddress, type CaseMsg } from "../actors/case.ts";
+import { rulesActor, rulesAddress, type RuleMsg } from "../actors/rules.ts";
+import { reportsActor, reportsAddress, type ReportMsg } from "../actors/reports.ts";
+import type { Outcome } from "../actors/outcome.ts";
+
+export interface CliRuntimeDeps {
+  readonly clock: () => number;
+  readonly repositories: Repositories;
+  /** The database's master key (its `mailbox`, `pii` and `name-index` subkeys, as the server derives them). */
+  readonly masterKey: () => MasterKey;
+}
+
+/** What the CLI's commands can ask, each as the typed command its owner handles. */
+export interface CliRuntime {
+  /** One command to a case's actor; answers its outcome. */
+  caseCommand(caseId: string, msg: CaseMsg): Outcome<Record<string, unknown>>;
+  /** One command to the company's rules actor; answers its outcome. */
+  ruleCommand<T>(msg: RuleMsg): Outcome<T>;
+  /** One command to the environment's reports actor; answers its outcome. */
+  reportCommand<T>(msg: ReportMsg): Outcome<T>;
+}
+
+export function cliRuntime(storage: Storage, deps: CliRuntimeDeps): CliRuntime {
+  let runtime: ActorRuntime | undefined;
+  let master: MasterKey | undefined;
+  const key = () => (master ??= deps.masterKey());
+  const registered = new Set<string>();
+  /** The runtime with `kind` registered, built on first use. */
+  const withKind = (kind: string, make: () => Parameters<ActorRuntime["register"]>[0]): ActorRuntime => {
+    runtime ??= new ActorRuntime(storage, { clock: deps.clock, sealer: new Sealer(key().derive("mailbox")) });
+    if (!registered.has(kind)) {
+      runtime.register(make());
+      registered.add(kind);
+    }
+    return runtime;
+  };
+  return {
+    caseCommand: (caseId, msg) =>
+      withKind("case", () => caseActor({ repositories: deps.repositories, pii: new Sealer(key().derive("pii")), nameIndexKey: key().derive("name-index") })).handleHere(caseAddress(caseId), msg),
+    ruleCommand: <T>(msg: RuleMsg) => withKind("rules", () => rulesActor({ repositories: deps.repositories })).handleHere<Outcome<T>>(rulesAddress(msg.companyId), msg),
+    reportCommand: <T>(msg: ReportMsg) =>
+      withKind("reports", () => reportsActor({ repositories: deps.repositories })).handleHere<Outcome<T>>(reportsAddress(msg.companyId, msg.environment), msg),
+  };
+}

@@ -1,0 +1,32 @@
+// The engines the storage contract suite runs against: each opens a fresh, migrated store and answers its ports. A new
+// engine (PostgreSQL, say) adds one entry here; the suites themselves name no engine.
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { openStorage } from "../../../src/adapters/storage/index.ts";
+import { createRepositories, type Repositories } from "../../../src/adapters/storage/repositories.ts";
+import { Sealer } from "../../../src/adapters/crypto/envelope.ts";
+import { tempDir } from "../../support/tmp.ts";
+
+/** A store opened for one suite: its ports and how to close it. */
+export interface OpenedStore {
+  readonly repositories: Repositories;
+  /** A company that exists in the store (the default company every migrated store has). */
+  readonly companyId: string;
+  close(): Promise<void> | void;
+}
+
+export interface Engine {
+  readonly name: string;
+  open(clock: () => number): Promise<OpenedStore>;
+}
+
+async function sqlite(path: string, clock: () => number): Promise<OpenedStore> {
+  const storage = await openStorage(path);
+  const repositories = createRepositories(storage, { pii: new Sealer(randomBytes(32)), secrets: new Sealer(randomBytes(32)), clock });
+  return { repositories, companyId: repositories.tenancy.requireCompany("default").id, close: () => storage.close() };
+}
+
+export const ENGINES: readonly Engine[] = [
+  { name: "SQLite file", open: (clock) => sqlite(join(tempDir(), `contract-${crypto.randomUUID()}.db`), clock) },
+  { name: "SQLite :memory:", open: (clock) => sqlite(":memory:", clock) },
+];
