@@ -130,6 +130,7 @@ export const SCREEN_KEYS: Record<ScreenId, [string, string][]> = {
     [":search", "ask the server (name, external ID)"],
   ],
   audit: [
+    ["m", "older entries (the next page; also moving past the last)"],
     ["f", "entity type (asks the server)"],
     [":member <ID>|me|all", "one member's actions (asks the server)"],
     ["/", "filter as you type (action, actor, ID)"],

@@ -22,6 +22,16 @@ export function checkpointLine(c: AuditCheckpoint | null | undefined): string {
   return `Checkpoint  ${c.treeSize} entries · root ${c.rootHash.slice(0, 16)}… · ${c.timestamp} · key ${c.keyId}`;
 }
 
+/**
+ * How much of the log the screen holds: `200 loaded of 1147 · more older (m)`, or `· all loaded`; with a `/` filter
+ * the shown count comes first (`3 shown of 200 loaded …`).
+ */
+export function loadedText(shown: number, loaded: number, total: number | undefined, hasMore: boolean, loading: boolean): string {
+  const head = shown === loaded ? `${loaded} loaded` : `${shown} shown of ${loaded} loaded`;
+  const of = total !== undefined ? ` of ${total}` : "";
+  return `${head}${of} · ${loading ? "loading older…" : hasMore ? "more older (m)" : "all loaded"}`;
+}
+
 export function auditLines(e: AuditEntry): Line[] {
   return [
     { text: `${e.action} · ${e.entityType} ${e.entityId ?? ""}`, bold: true },
@@ -54,7 +64,7 @@ export function auditColumns(width: number, now: () => number, meId: string | nu
 }
 
 export function Audit({ height, width }: { height: number; width: number }) {
-  const { modal, me, now } = useConsole();
+  const { modal, me, now, client } = useConsole();
   const tone = useTone();
   const [type, setType] = useKept<string>("audit.type", "all");
   // `:member <ID>|me|all`: the server's filter on the acting member (an officer's actions, each with its session).
@@ -66,14 +76,38 @@ export function Audit({ height, width }: { height: number; width: number }) {
   // Reloaded by every event (an action on a transfer or case writes its entry first) and polled for the rest.
   const list = useResource<AuditEntry[]>(paths.auditLog({ limit: 200, entityType: type === "all" ? undefined : type, memberId: member ?? undefined }), ["transfer", "case"], { pollMs: 5_000 });
   const checkpoint = useResource<AuditCheckpoint>(paths.auditCheckpoint(), [], { pollMs: 30_000 });
+  // Older pages, read with the API's cursor (`m`, or the selection reaching the end): kept for the same server
+  // filter only; the first page keeps reloading, and an entry both pages hold is shown once.
+  const filterKey = `${type}|${member ?? ""}`;
+  const [older, setOlder] = useKept<{ key: string; rows: AuditEntry[]; cursor: string | null; hasMore: boolean; loading: boolean }>("audit.older", { key: "", rows: [], cursor: null, hasMore: true, loading: false });
+  const olderNow = older.key === filterKey ? older : { key: filterKey, rows: [], cursor: null, hasMore: true, loading: false };
+  const hasMore = olderNow.rows.length ? olderNow.hasMore : list.meta.hasMore === true;
+  const loadOlder = () => {
+    const cursor = olderNow.rows.length ? olderNow.cursor : (list.meta.cursor ?? null);
+    if (!hasMore || !cursor || olderNow.loading) return;
+    setOlder({ ...olderNow, loading: true });
+    const path = `${paths.auditLog({ limit: 200, entityType: type === "all" ? undefined : type, memberId: member ?? undefined })}&cursor=${encodeURIComponent(cursor)}`;
+    void client.get<AuditEntry[]>(path).then((r) =>
+      setOlder((o) => {
+        const base = o.key === filterKey ? o : olderNow;
+        if (!r.ok) return { ...base, loading: false };
+        return { key: filterKey, rows: [...base.rows, ...r.data], cursor: r.meta.cursor ?? null, hasMore: r.meta.hasMore === true, loading: false };
+      }),
+    );
+  };
+  const loaded = useMemo(() => {
+    const first = list.data ?? [];
+    const ids = new Set(first.map((e) => e.id));
+    return [...first, ...olderNow.rows.filter((e) => !ids.has(e.id))];
+  }, [list.data, olderNow.rows]);
   const cols = useMemo(() => auditColumns(width, now, me?.member.id ?? null), [width, now, me]);
   // `/` matches what a row shows and the full IDs: entity, member, key.
-  const ctl = useListControls("audit", list.data ?? [], cols, width - 1, { extra: (e) => `${e.entityType} ${e.entityId ?? ""} ${e.actor?.memberId ?? ""} ${e.actor?.apiKeyId ?? ""} ${e.actor?.type ?? ""}` });
-  for (const e of list.data ?? []) if (e.entityType && !seen.current.includes(e.entityType)) seen.current = [...seen.current, e.entityType];
+  const ctl = useListControls("audit", loaded, cols, width - 1, { extra: (e) => `${e.entityType} ${e.entityId ?? ""} ${e.actor?.memberId ?? ""} ${e.actor?.apiKeyId ?? ""} ${e.actor?.type ?? ""}` });
+  for (const e of loaded) if (e.entityType && !seen.current.includes(e.entityType)) seen.current = [...seen.current, e.entityType];
   const items = ctl.rows;
   const selected = useSelectedId("audit", items, openId !== null);
   // The entry stays on screen when a filter or a reload drops it from the list: it is read by its ID.
-  const fromList = openId ? (list.data ?? []).find((e) => e.id === openId) : null;
+  const fromList = openId ? loaded.find((e) => e.id === openId) : null;
   const one = useResource<AuditEntry>(openId && !fromList ? `${paths.auditLog()}/${encodeURIComponent(openId)}` : null, [], { pollMs: 60_000 });
   const open = fromList ?? one.data;
   const yank = useYank();
@@ -88,10 +122,13 @@ export function Audit({ height, width }: { height: number; width: number }) {
     (input, key) => {
       if (modal) return;
       const nav = navOf(input, key);
+      // Moving down past the last loaded entry reads the next older page.
+      if (!openId && (nav === "down" || nav === "bottom" || nav === "pageDown") && selected.index >= items.length - 1 && hasMore) loadOlder();
       if (navigateMasterDetail(nav, { openId, setOpenId, setScroll, selected, page })) return;
       if (input === "y") return yank(openId ?? selected.id);
       if (openId) return;
       if (ctl.onKey(input)) return;
+      if (input === "m") return loadOlder();
       if (input === "f") setType((t) => seen.current[(seen.current.indexOf(t) + 1) % seen.current.length]);
     },
     { isActive: !modal },
@@ -100,8 +137,8 @@ export function Audit({ height, width }: { height: number; width: number }) {
   return (
     <Box flexDirection="column" height={height}>
       <Text bold wrap="truncate">
-        {`Audit log · ${type}${member ? ` · by ${member}` : ""} · ${items.length}${list.meta.total !== undefined ? ` of ${list.meta.total}` : ""}`}
-        <Text color={tone("muted")}>{openId ? "  Esc back · y yank" : "  f entity type · :member <ID>|me|all · / filter (action, actor, ID) · </> sort · Enter entry"}</Text>
+        {`Audit log · ${type}${member ? ` · by ${member}` : ""} · ${loadedText(items.length, loaded.length, list.meta.total, hasMore, olderNow.loading)}`}
+        <Text color={tone("muted")}>{openId ? "  Esc back · y yank" : "  m older · f entity type · :member <ID>|me|all · / filter (action, actor, ID) · </> sort · Enter entry"}</Text>
       </Text>
       <Text color={tone("muted")} wrap="truncate">
         {checkpointLine(checkpoint.data)}
