@@ -115,6 +115,7 @@ export const SCREEN_KEYS: Record<ScreenId, [string, string][]> = {
     ["f", "open (not filed) / drafts / all"],
     ["d", "download the PDF to a path"],
     ["x", "export goAML XML (an FIU that takes it)"],
+    ["c", "in a report: risk indicators' codes beside their sentences"],
   ],
   filing: [
     ["Enter", "a report with what filing still needs"],

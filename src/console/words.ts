@@ -83,3 +83,39 @@ export function verdictText(state: string, verdict: string | null | undefined): 
   if (v === "pending" && ["failed", "cancelled", "rejected", "completed"].includes(state)) return `none (the transfer is ${state}; screening gave none)`;
   return v;
 }
+
+const INDICATORS: Record<string, string> = {
+  sanctions_hit: "A sanctions screening match.",
+  compliance_review: "Held for compliance review by a screening rule.",
+  provider_rejection: "Flagged or refused by the Travel Rule network.",
+  manual_escalation: "Escalated by an officer.",
+  threshold_breach: "The amount is over a monitoring threshold.",
+  kyc_failure: "The customer's due diligence failed.",
+  aml: "A money-laundering concern.",
+  sanctions: "A sanctions concern.",
+  kyc: "A know-your-customer concern.",
+  fraud: "A fraud concern.",
+  threshold: "A threshold concern.",
+  str_threshold_reached: "The amount is at or above the suspicious transaction reporting threshold.",
+  drafted_by_hand: "Drafted by an officer without a case.",
+  rejected_on_review: "The transfer was rejected by an officer on review.",
+  screening_incomplete: "Screening could not be completed: a check failed or was skipped, so nothing was matched and nothing was cleared.",
+};
+
+/**
+ * A report's risk indicator as a sentence: `rule:high:<rule>` reads "A screening rule fired: <rule> (high
+ * severity)."; a known code reads as its sentence; free text an officer wrote is returned as it is. `null` when the
+ * indicator is not a code (nothing to say beside it).
+ */
+export function indicatorWords(code: string): string | null {
+  if (INDICATORS[code]) return INDICATORS[code];
+  const rule = /^rule:(low|medium|high|critical):(.+)$/s.exec(code);
+  if (rule) return `A screening rule fired: ${rule[2]} (${rule[1]} severity).`;
+  return null;
+}
+
+/** The indicator's line: the sentence, and with `codes` the code beside it; free text as written. */
+export const indicatorText = (code: string, codes = false): string => {
+  const w = indicatorWords(code);
+  return w ? (codes ? `${w}  [${code}]` : w) : code;
+};

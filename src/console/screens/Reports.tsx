@@ -14,6 +14,7 @@ import { Flow } from "../components/Flow.tsx";
 import { paths, type ReportDetail, type ReportListItem, type TransferValuation } from "../api.ts";
 import { valuationLines } from "../components/evidence-lines.ts";
 import { allows } from "../context.ts";
+import { indicatorText, indicatorWords } from "../words.ts";
 
 const FILTERS = ["open", "drafts", "all"] as const;
 type Filter = (typeof FILTERS)[number];
@@ -32,7 +33,7 @@ export function deadlineText(r: { status: string; filingDeadline?: Pick<NonNulla
   return `${d.daysRemaining}d left`;
 }
 
-export function reportLines(r: ReportListItem & Partial<ReportDetail>, valuation?: TransferValuation | null): Line[] {
+export function reportLines(r: ReportListItem & Partial<ReportDetail>, valuation?: TransferValuation | null, codes = false): Line[] {
   const d: Partial<NonNullable<ReportListItem["filingDeadline"]>> = r.filingDeadline ?? {};
   const L: Line[] = [
     { text: `${r.reportNumber} · ${r.label} · ${r.status} · ${r.jurisdiction}`, bold: true },
@@ -44,8 +45,9 @@ export function reportLines(r: ReportListItem & Partial<ReportDetail>, valuation
     { text: `Filing      ${r.filingReady ? "ready" : "not ready (the PDF is marked DRAFT)"}${r.filedAt ? ` · filed ${shortTime(r.filedAt)} ref ${r.filingReference}` : ""}` },
     { text: "Narrative", bold: true },
     ...String(r.narrative ?? "-").split("\n").map((t) => ({ text: `  ${t}` })),
-    { text: "Risk indicators", bold: true },
-    ...(r.riskIndicators ?? []).map((t) => ({ text: `  ${t}` })),
+    // In words; `c` shows each code beside its sentence (free text an officer wrote reads as written).
+    { text: `Risk indicators${(r.riskIndicators ?? []).some((t) => indicatorWords(t)) ? (codes ? "  (c hides the codes)" : "  (c shows the codes)") : ""}`, bold: true },
+    ...(r.riskIndicators ?? []).map((t) => ({ text: `  ${indicatorText(t, codes)}` })),
   ];
   return L;
 }
@@ -66,6 +68,7 @@ export function Reports({ height, width, save = defaultSave }: { height: number;
   const [filter, setFilter] = useKept<Filter>("reports.filter", "open");
   const [openId, setOpenId] = useKept<string | null>("reports.open", null);
   const [scroll, setScroll] = useState(0);
+  const [codes, setCodes] = useState(false);
   const [asking, setAsking] = useModalState<"pdf" | "goaml">();
   const list = useResource<ReportListItem[]>(paths.reports({ limit: 200, status: filter === "drafts" ? "draft" : undefined }), ["case"], { pollMs: 10_000 });
   const items = useMemo(() => {
@@ -90,6 +93,7 @@ export function Reports({ height, width, save = defaultSave }: { height: number;
       if (navigateMasterDetail(nav, { openId, setOpenId, setScroll, selected, page })) return;
       if (!openId && ctl.onKey(input)) return;
       if (input === "y") return yank(openId ?? current?.id);
+      if (input === "c" && openId) return setCodes((c) => !c);
       if (input === "f") return setFilter((f) => FILTERS[(FILTERS.indexOf(f) + 1) % FILTERS.length]);
       if (input === "d" && (openId || current)) setAsking("pdf");
       // goAML XML for an FIU that takes it (the API says which, and refuses a report not yet filing-ready).
@@ -128,7 +132,7 @@ export function Reports({ height, width, save = defaultSave }: { height: number;
           onCancel={() => setAsking(null)}
         />
       ) : openId ? (
-        det.data ? <Lines lines={reportLines(det.data, value.data)} offset={scroll} height={height - 2} width={width - 1} /> : <Text dimColor>{det.error ? `✕ ${det.error.code}: ${det.error.error}` : "loading…"}</Text>
+        det.data ? <Lines lines={reportLines(det.data, value.data, codes)} offset={scroll} height={height - 2} width={width - 1} /> : <Text dimColor>{det.error ? `✕ ${det.error.code}: ${det.error.error}` : "loading…"}</Text>
       ) : (
         <List
           items={ctl.rows}
