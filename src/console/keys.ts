@@ -96,6 +96,7 @@ export const SCREEN_KEYS: Record<ScreenId, [string, string][]> = {
     ["t", "report the tx hash"],
     ["J", "raw check answers (JSON)"],
     ["c", "open the linked case"],
+    ["H", "open the case the history names last"],
     [":search", "ask the server (ID, address…)"],
   ],
   cases: [

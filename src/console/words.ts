@@ -119,3 +119,71 @@ export const indicatorText = (code: string, codes = false): string => {
   const w = indicatorWords(code);
   return w ? (codes ? `${w}  [${code}]` : w) : code;
 };
+
+type AuditLike = { action: string; entityType: string; entityId?: string | null; actor?: { type?: string; memberId?: string | null; apiKeyId?: string | null } | null; detail?: unknown };
+
+/** Who acted on an audit entry: the member's email (or name) when known, else their ID; Caravan for the system. */
+export function auditActorText(e: AuditLike, members: readonly Named[] = []): string {
+  const id = e.actor?.memberId;
+  if (id) {
+    const m = members.find((x) => x.id === id);
+    return m ? (m.email ?? m.name ?? id) : id;
+  }
+  if (e.actor?.apiKeyId) return `key ${e.actor.apiKeyId}`;
+  return "Caravan";
+}
+
+const str = (v: unknown) => (typeof v === "string" && v ? v : null);
+
+/**
+ * An audit entry of a transfer (or of its case) as the transfer's history tells it: what happened in words, with
+ * the case or report it names (`caseId`, `reportId`). Unknown actions read as their name without the prefix.
+ */
+export function transferAuditText(e: AuditLike): { text: string; caseId: string | null; reportId: string | null } {
+  const d = (e.detail && typeof e.detail === "object" ? e.detail : {}) as Record<string, unknown>;
+  const caseId = str(d.caseId) ?? (e.entityType === "Case" ? (e.entityId ?? null) : null);
+  const reportId = str(d.reportId);
+  const reason = str(d.reason);
+  const stage = str(d.stage);
+  const via = str(d.provider) ? ` (${d.provider})` : "";
+  let text: string;
+  switch (e.action) {
+    case "transfer.created":
+      text = `created${str(d.state) ? ` (${d.state})` : ""}`;
+      break;
+    case "transfer.held":
+      text = `held${stage ? ` at ${stage}` : ""}${d.unscreened === true ? ": screening did not run" : ""}${reason ? ` for ${rejectionWords(reason)}` : ""}${via}`;
+      break;
+    case "transfer.rejected":
+      text = `rejected${reason ? ` for ${rejectionWords(reason)}` : ""}${stage ? ` at ${stage}` : ""}${via}`;
+      break;
+    case "transfer.resumed":
+      text = `resumed${d.screenAgain === true ? " to be screened again" : d.unscreened === true ? " WITHOUT screening" : ""}`;
+      break;
+    case "transfer.retried":
+      text = "retried (queued again)";
+      break;
+    case "transfer.accepted":
+      text = `accepted${via}`;
+      break;
+    case "transfer.completed":
+      text = `completed${via}`;
+      break;
+    case "transfer.failed":
+      text = `failed${reason ? ` (${reason})` : ""}${via}`;
+      break;
+    case "transfer.cancelled":
+      text = `cancelled${reason ? ` (${reason})` : ""}`;
+      break;
+    case "case.str_drafted":
+      text = `suspicion report ${reportId ?? ""} drafted (Reports shows it)`.replace("  ", " ");
+      break;
+    case "case.resolved":
+      text = `resolved the case${str(d.resolution) ? ` as ${d.resolution}` : ""}${d.approveUnscreened === true ? " (approved unscreened)" : ""}`;
+      break;
+    default:
+      text = e.action.replace(/^(transfer|case)\./, "").replace(/_/g, " ");
+  }
+  if (reportId && e.action !== "case.str_drafted") text += ` · report ${reportId} (Reports shows it)`;
+  return { text, caseId, reportId };
+}

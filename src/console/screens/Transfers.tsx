@@ -4,7 +4,7 @@
 // The selection is the transfer's ID: rows arriving or leaving never move it to another transfer.
 import { useEffect, useMemo, useState } from "react";
 import { Box, Text, useInput } from "ink";
-import { paths, patchTransfer, resolutionOutcome, resolveCase, type CaseDetail, type CaseListItem, type RuleDetail, type TransferDetail, type TransferListItem, type TransferValuation } from "../api.ts";
+import { paths, patchTransfer, resolutionOutcome, resolveCase, type CaseDetail, type CaseListItem, type RuleDetail, type TransferDetail, type TransferListItem, type TransferValuation, type AuditEntry } from "../api.ts";
 import { allows, useConsole, useKept, useKeptRef, useModalState, useResource, type Me } from "../context.ts";
 import { act, useCommand, useSelectedId, useYank } from "../hooks.ts";
 import { moveSelection, navOf } from "../keys.ts";
@@ -19,7 +19,7 @@ import { Flow, type Step } from "../components/Flow.tsx";
 import { checkLines, partyLines, rawLines, ruleLines, valuationLines } from "../components/evidence-lines.ts";
 import { REJECT_REASONS as CONTRACT_REJECT_REASONS } from "../../api/transfers.ts";
 import { whyNot } from "../access.ts";
-import { rejectionWords, verdictText } from "../words.ts";
+import { auditActorText, rejectionWords, transferAuditText, verdictText } from "../words.ts";
 
 const FILTERS = ["held", "failed", "all"] as const;
 type Filter = (typeof FILTERS)[number];
@@ -118,7 +118,37 @@ export function actionRefusal(me: Me | null, a: Pick<TransferAction, "via">): st
   return a.via === "case" ? whyNot(me, "cases:write", "cases:resolve") : whyNot(me, "transfers:write", "transfers:update");
 }
 
-export function transferLines(t: TransferDetail, linked: CaseDetail | CaseListItem | null | undefined, rule: RuleDetail | null, piiMasked: boolean, actions: TransferAction[], valuation?: TransferValuation | null, withheld: { action: TransferAction; why: string }[] = []): Line[] {
+/** What the transfer's history reads from the audit log: its entries (and its case's), the members that name who. */
+export type HistoryAudit = { entries: AuditEntry[]; members: { id: string; email?: string | null }[]; refused?: string | null };
+
+/**
+ * The transfer's history in time order: its messages, and with the audit log what was done to it and by whom
+ * (`officer@example.com: rejected for …`), each case or report it names beside it.
+ */
+export function historyLines(t: TransferDetail, audit?: HistoryAudit | null): Line[] {
+  const rows: { at: string; text: string }[] = [];
+  const said = new Set((audit?.entries ?? []).map((e) => e.action));
+  if (!said.has("transfer.created")) rows.push({ at: t.createdAt, text: "created" });
+  for (const m of t.messages ?? []) rows.push({ at: m.timestamp, text: `${m.direction} ${m.type}` });
+  if (t.acceptedAt && !said.has("transfer.accepted")) rows.push({ at: t.acceptedAt, text: "accepted" });
+  if (t.completedAt && !said.has("transfer.completed")) rows.push({ at: t.completedAt, text: "completed" });
+  for (const e of audit?.entries ?? []) {
+    const w = transferAuditText(e);
+    rows.push({ at: e.createdAt, text: `${auditActorText(e, audit?.members)}: ${w.text}${w.caseId ? ` · case ${w.caseId} (H opens it)` : ""}` });
+  }
+  rows.sort((a, b) => a.at.localeCompare(b.at));
+  const L: Line[] = rows.map((r) => ({ text: `  ${shortTime(r.at)} ${r.text}` }));
+  if (audit?.refused) L.push({ text: `  (who did what: ${audit.refused})`, dim: true });
+  return L;
+}
+
+/** The case the history names last (the one `H` opens). */
+export function historyCase(audit?: HistoryAudit | null): string | null {
+  const named = [...(audit?.entries ?? [])].sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map((e) => transferAuditText(e).caseId).filter((x): x is string => !!x);
+  return named.at(-1) ?? null;
+}
+
+export function transferLines(t: TransferDetail, linked: CaseDetail | CaseListItem | null | undefined, rule: RuleDetail | null, piiMasked: boolean, actions: TransferAction[], valuation?: TransferValuation | null, withheld: { action: TransferAction; why: string }[] = [], audit?: HistoryAudit | null): Line[] {
   const L: Line[] = [];
   L.push({ text: `${t.id} · ${t.direction} · ${t.state} · verdict ${verdictText(t.state, t.compliance?.status)}`, bold: true, tone: stateTone(t.state) });
   const notRun = t.state === "held" ? unscreenedText(t.compliance?.checks ?? []) : "";
@@ -141,10 +171,7 @@ export function transferLines(t: TransferDetail, linked: CaseDetail | CaseListIt
   for (const a of actions) L.push({ text: `  ${a.key} ${a.label}: ${a.what}` });
   for (const w of withheld) L.push({ text: `  ${w.action.label} not offered: ${w.why}`, dim: true });
   L.push({ text: "History", bold: true });
-  L.push({ text: `  ${shortTime(t.createdAt)} created` });
-  for (const m of t.messages ?? []) L.push({ text: `  ${shortTime(m.timestamp)} ${m.direction} ${m.type}` });
-  if (t.acceptedAt) L.push({ text: `  ${shortTime(t.acceptedAt)} accepted` });
-  if (t.completedAt) L.push({ text: `  ${shortTime(t.completedAt)} completed` });
+  L.push(...historyLines(t, audit));
   if (piiMasked) L.push({ text: "personal data masked (role without pii:view)", dim: true });
   return L;
 }
@@ -212,6 +239,16 @@ export function Transfers({ height, width, openCase, focus }: { height: number; 
     const why = actionRefusal(me, a);
     return why ? [{ action: a, why }] : [];
   });
+  // The history's who-did-what: the transfer's audit entries and its linked case's (a report drafted, the
+  // resolution), members named when the session may list them (else their IDs).
+  const canAudit = allows(me, "audit:read", "audit:view");
+  const auditT = useResource<AuditEntry[]>(detail && sel.id && canAudit ? paths.auditLog({ entityType: "Transfer", entityId: sel.id, limit: 200 }) : null, ["transfer"], { pollMs: 15_000 });
+  const auditC = useResource<AuditEntry[]>(detail && linkedRef && canAudit ? paths.auditLog({ entityType: "Case", entityId: linkedRef.id, limit: 200 }) : null, ["case"], { pollMs: 15_000 });
+  const members = useResource<{ id: string; email: string }[]>(detail && canAudit && client.signedIn && (me?.permissions ?? []).includes("members:manage") ? paths.members() : null, [], { pollMs: 60_000 });
+  const caseStory = (auditC.data ?? []).filter((e) => ["case.str_drafted", "case.resolved"].includes(e.action) && (!(e.detail as { transferId?: string } | null)?.transferId || (e.detail as { transferId?: string }).transferId === sel.id));
+  const historyAudit: HistoryAudit | null = canAudit
+    ? { entries: [...(auditT.data ?? []), ...caseStory], members: members.data ?? [], refused: auditT.error ? `${auditT.error.code}: ${auditT.error.error}` : null }
+    : { entries: [], members: [], refused: whyNot(me, "audit:read", "audit:view") ?? "the audit log is not readable" };
   useEffect(() => setScroll(0), [sel.id, detail, raw]); // eslint-disable-line react-hooks/exhaustive-deps
   // `:trf_…` opens that transfer once; coming back to the screen later keeps what the officer did since.
   const focusSeen = useKeptRef("transfers.focusSeen", 0);
@@ -258,6 +295,11 @@ export function Transfers({ height, width, openCase, focus }: { height: number; 
       if (input === "J" && sel.id) {
         setDetail(true);
         return setRaw(true);
+      }
+      if (input === "H" && detail) {
+        const id = historyCase(historyAudit);
+        if (id && openCase) return openCase(id);
+        return flash("the history names no case");
       }
       if (input === "c") {
         const c = linkedRef;
@@ -356,7 +398,7 @@ export function Transfers({ height, width, openCase, focus }: { height: number; 
   const title = `Transfers · ${filter}${search ? ` · search "${search}"` : ""} · ${list.meta.total ?? (list.data ?? []).length}`;
   const listWidth = split ? Math.floor(width * 0.45) : width;
   const bodyHeight = height - 2 - (ctl.bar ? 1 : 0);
-  const detailLines = det.data ? (raw ? rawLines(det.data) : transferLines(det.data, canCases ? (linkedRef ? (linked.data ?? linkedRef) : null) : undefined, rule.data ?? null, det.meta.piiMasked === true, actions, value.data && value.data.transferId === det.data.id ? value.data : undefined, withheld)) : null;
+  const detailLines = det.data ? (raw ? rawLines(det.data) : transferLines(det.data, canCases ? (linkedRef ? (linked.data ?? linkedRef) : null) : undefined, rule.data ?? null, det.meta.piiMasked === true, actions, value.data && value.data.transferId === det.data.id ? value.data : undefined, withheld, historyAudit)) : null;
   const gone = detail && sel.index < 0 && sel.id !== null;
   return (
     <Box flexDirection="column" height={height}>
