@@ -66,7 +66,7 @@ class Guard extends Component<{ children: ReactNode }, { error: string | null }>
   }
 }
 
-function Screen({ id, height, width, go, focusCase, focusTransfer, openCase, save }: { id: ScreenId; height: number; width: number; go: (s: ScreenId) => void; focusCase: { id: string; n: number } | null; focusTransfer: { id: string; n: number } | null; openCase: (id: string) => void; save?: SaveFile }) {
+function Screen({ id, height, width, go, focusCase, focusTransfer, openCase, openTransfer, save }: { id: ScreenId; height: number; width: number; go: (s: ScreenId) => void; focusCase: { id: string; n: number } | null; focusTransfer: { id: string; n: number } | null; openCase: (id: string) => void; openTransfer: (id: string) => void; save?: SaveFile }) {
   switch (id) {
     case "overview":
       return <Overview height={height} width={width} go={go} />;
@@ -81,7 +81,7 @@ function Screen({ id, height, width, go, focusCase, focusTransfer, openCase, sav
     case "filing":
       return <Filing height={height} width={width} />;
     case "customers":
-      return <Customers height={height} width={width} />;
+      return <Customers height={height} width={width} openTransfer={openTransfer} />;
     case "audit":
       return <Audit height={height} width={width} />;
     case "rules":
@@ -175,6 +175,14 @@ export function App({ client, connect, noColor = false, initial = "overview", sa
     setFocusCase((f) => ({ id, n: (f?.n ?? 0) + 1 }));
     setScreen("cases");
   }, []);
+  // A transfer opened from another screen (Customers): as `:trf_…` does.
+  const openTransfer = useCallback(
+    (id: string) => {
+      setFocusTransfer((f) => ({ id, n: (f?.n ?? 0) + 1 }));
+      go("transfers");
+    },
+    [go],
+  );
   const copy = useCallback((text: string) => (clipboard ? clipboard(text) : void process.stdout.write(osc52(text))), [clipboard]);
 
   // `:` commands: screens, quit, help, reload and IDs here; sort, filter, search and the like go to the screen.
@@ -242,7 +250,7 @@ export function App({ client, connect, noColor = false, initial = "overview", sa
               <Help screen={screen} />
             ) : (
               <Guard key={screen}>
-                <Screen id={screen} height={bodyHeight} width={width} go={go} focusCase={focusCase} focusTransfer={focusTransfer} openCase={openCase} save={save} />
+                <Screen id={screen} height={bodyHeight} width={width} go={go} focusCase={focusCase} focusTransfer={focusTransfer} openCase={openCase} openTransfer={openTransfer} save={save} />
               </Guard>
             )}
           </Box>

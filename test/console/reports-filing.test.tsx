@@ -353,3 +353,38 @@ test("rules: the list shows stage, severity and category; Enter opens a rule wit
   await keys(r, KEY.esc);
   await frame(r, (f) => !f.includes("Conditions (1)") && f.includes("Watch-list name hit"));
 });
+
+test("customers: the overview gives totals (transfers, amount per direction and asset, held, open cases); t picks a transfer and Enter opens it on Transfers", async () => {
+  const { transferItem, transferDetail } = await import("./fixtures.ts");
+  const at = new Date().toISOString();
+  stub = new Stub(ME_FILER)
+    .on("GET", "/api/v2/customers", list([{ id: "cus_1", name: "Jane Doe", externalId: "user-1", walletCount: 1, createdAt: at }]))
+    .on("GET", "/api/v2/transfers", list([transferItem("trf_8", { state: "completed" }), transferItem("trf_9", { state: "held" })]))
+    .on("GET", "/api/v2/transfers/*", (q) => one(transferDetail(q.path.split("/").pop()!, { state: "completed" })))
+    .on(
+      "GET",
+      "/api/v2/customers/cus_1/overview",
+      one({
+        customer: { id: "cus_1", name: "Jane Doe", externalId: "user-1", identityStatus: "verified", identityCountry: "NL", createdAt: at },
+        wallets: [],
+        transfers: [
+          { id: "trf_9", direction: "outgoing", state: "held", amount: "2.5", asset: "ETH", protocol: null, createdAt: at },
+          { id: "trf_8", direction: "outgoing", state: "completed", amount: "0.25", asset: "ETH", protocol: null, createdAt: at },
+        ],
+        cases: [{ id: "cas_1", caseNumber: "CASE-TEST-2026-000004", type: "sanctions_hit", status: "open", resolution: null, priority: "high", transferIds: ["trf_9"] }],
+      }),
+    );
+  const r = mount(stub, "customers");
+  await frame(r, (f) => f.includes("Jane Doe"));
+  await keys(r, KEY.enter);
+  const f = await frame(r, (f) => f.includes("Totals"));
+  expect(f).toContain("Totals      2 transfers · out 2.75 ETH · 1 held · 1 open case of 1");
+  expect(f).toMatch(/› \S+ \S+ trf_9 outgoing/);
+  await keys(r, "t");
+  await frame(r, (f) => /› \S+ \S+ trf_8 outgoing/.test(f));
+  await keys(r, KEY.enter);
+  // The Transfers screen, on trf_8's detail (as `:trf_8` does).
+  const t = await frame(r, (f) => f.includes("Transfers ·") && f.includes("trf_8 · outgoing · completed"));
+  expect(t).not.toContain("Totals");
+  expect(stub.requests("GET", "/api/v2/transfers/trf_9")).toHaveLength(0);
+});

@@ -180,3 +180,20 @@ test("deliveries: Enter on a delivery opens its attempts (count, last answer, er
   await keys(r, KEY.esc);
   await frame(r, (f) => f.includes("f failed/all"));
 });
+
+test("deliveries: event names are never cut, at 100 columns in the screen and at 160 and 200 in its columns", async () => {
+  const { deliveryColumns } = await import("../../src/console/screens/Deliveries.tsx");
+  const { layout, rowText } = await import("../../src/console/table.ts");
+  const { EVENT_TYPES } = await import("../../src/api/webhooks.ts");
+  const long = { ...failed, status: "failed" as const, id: "dlv_01jd0000000000000000000000", eventType: "compliance.screening_complete" };
+  for (const width of [100, 160, 200]) {
+    const laid = layout(deliveryColumns(width, () => Date.now()), width - 1);
+    for (const eventType of EVENT_TYPES) expect(rowText(laid, { ...long, eventType })).toContain(` ${eventType} `);
+  }
+  stub = new Stub().on("GET", "/api/v2/webhooks", list(hooks)).on("GET", "/api/v2/webhooks/whk_bad/deliveries", list([long]));
+  const r = mount(stub, "deliveries");
+  await frame(r, (f) => f.includes("ledger"));
+  await keys(r, KEY.enter);
+  const f = await frame(r, (f) => f.includes("HTTP 500"));
+  expect(f).toContain("compliance.screening_complete");
+});

@@ -1,6 +1,7 @@
 // Customers: the list, and one customer at a glance (identity status, wallets, latest transfers, their cases) from
 // Caravan's operator overview route. Names are masked without pii:view; a part the key may not read says so.
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
+import Decimal from "decimal.js";
 import { Box, Text, useInput } from "ink";
 import { useConsole, useKept, useResource } from "../context.ts";
 import { navigateMasterDetail, useCommand, useSelectedId, useYank } from "../hooks.ts";
@@ -14,17 +15,33 @@ import { Lines, type Line } from "../components/Lines.tsx";
 import { rowTime, shortId } from "./Transfers.tsx";
 import { paths, type CustomerListItem, type CustomerOverview } from "../api.ts";
 
-export function customerLines(o: CustomerOverview, piiMasked = false): Line[] {
+/** Totals over the transfers the overview gives (its latest 50): how many, the amount per direction and asset, held, open cases. */
+export function customerTotals(o: CustomerOverview): string {
+  if (!o.transfers) return "no access to transfers";
+  const sums = new Map<string, Decimal>();
+  for (const t of o.transfers) {
+    const k = `${t.direction === "incoming" ? "in" : "out"} ${t.asset}`;
+    sums.set(k, (sums.get(k) ?? new Decimal(0)).plus(new Decimal(t.amount)));
+  }
+  const held = o.transfers.filter((t) => t.state === "held").length;
+  const open = (o.cases ?? []).filter((k) => k.status === "open").length;
+  const parts = [`${o.transfers.length} transfer${o.transfers.length === 1 ? "" : "s"}${o.transfers.length >= 50 ? " (the latest 50)" : ""}`, ...[...sums].map(([k, v]) => `${k.split(" ")[0]} ${v.toFixed()} ${k.split(" ")[1]}`), `${held} held`];
+  if (o.cases) parts.push(`${open} open case${open === 1 ? "" : "s"} of ${o.cases.length}`);
+  return parts.join(" · ");
+}
+
+export function customerLines(o: CustomerOverview, piiMasked = false, selectedTransfer = -1): Line[] {
   const c = o.customer;
   const L: Line[] = [
     { text: `${c.name ?? "(no name)"} · ${c.id}${c.externalId ? ` · external ${c.externalId}` : ""}`, bold: true },
     { text: `Identity    ${c.identityStatus ?? "none attested"}${c.identityCountry ? ` (${c.identityCountry})` : ""}`, tone: c.identityStatus === "verified" ? "ok" : c.identityStatus === "blocked" ? "bad" : "warn" },
     { text: `Status      ${c.erasedAt ? `erased ${shortTime(c.erasedAt)}` : c.deactivatedAt ? `deactivated ${shortTime(c.deactivatedAt)}` : "active"} · since ${shortTime(c.createdAt)}` },
+    { text: `Totals      ${customerTotals(o)}` },
     { text: `Wallets (${o.wallets?.length ?? "no access"})`, bold: true },
   ];
   for (const w of o.wallets ?? []) L.push({ text: `  ${pad(w.network, 10)} ${w.address} ${w.verified ? "verified" : "unverified"}${w.label ? ` · ${w.label}` : ""}` });
-  L.push({ text: `Transfers (${o.transfers?.length ?? "no access"}, newest first)`, bold: true });
-  for (const t of o.transfers ?? []) L.push({ text: `  ${shortTime(t.createdAt)} ${t.id} ${t.direction} ${t.amount} ${t.asset} ${t.state}${t.protocol ? ` via ${t.protocol}` : ""}`, tone: t.state === "held" ? "warn" : t.state === "rejected" || t.state === "failed" ? "bad" : undefined });
+  L.push({ text: `Transfers (${o.transfers?.length ?? "no access"}, newest first${o.transfers?.length ? "; t/T select, Enter opens it on Transfers" : ""})`, bold: true });
+  for (const [i, t] of (o.transfers ?? []).entries()) L.push({ text: `${i === selectedTransfer ? "›" : " "} ${shortTime(t.createdAt)} ${t.id} ${t.direction} ${t.amount} ${t.asset} ${t.state}${t.protocol ? ` via ${t.protocol}` : ""}`, tone: t.state === "held" ? "warn" : t.state === "rejected" || t.state === "failed" ? "bad" : undefined });
   L.push({ text: `Cases (${o.cases?.length ?? "no access"})`, bold: true });
   for (const k of o.cases ?? []) L.push({ text: `  ${k.caseNumber} ${pad(k.type, 18)} ${pad(k.status, 6)} ${k.resolution ?? ""} ${k.priority} · ${k.transferIds.join(", ")}` });
   if (piiMasked) L.push({ text: "personal data masked (role without pii:view)", dim: true });
@@ -42,7 +59,7 @@ export function customerColumns(width: number, now: () => number): Column<Custom
   ];
 }
 
-export function Customers({ height, width }: { height: number; width: number }) {
+export function Customers({ height, width, openTransfer }: { height: number; width: number; openTransfer?: (id: string) => void }) {
   const { modal, now } = useConsole();
   const tone = useTone();
   // `:search` asks the server (names by their blind index, external IDs); `/` filters the rows shown as you type.
@@ -55,6 +72,10 @@ export function Customers({ height, width }: { height: number; width: number }) 
   const items = ctl.rows;
   const selected = useSelectedId("customers", items, openId !== null);
   const overview = useResource<CustomerOverview>(openId ? paths.customerOverview(openId) : null, ["transfer", "case"]);
+  // The transfer picked in the open customer's list (t next, T previous); Enter opens it on the Transfers screen.
+  const [pick, setPick] = useState(0);
+  useEffect(() => setPick(0), [openId]);
+  const txs = openId && overview.data ? (overview.data.transfers ?? []) : [];
   const yank = useYank();
   useCommand((c) => {
     if (ctl.onCommand(c)) return true;
@@ -69,6 +90,11 @@ export function Customers({ height, width }: { height: number; width: number }) 
     (input, key) => {
       if (modal) return;
       const nav = navOf(input, key);
+      if (openId && txs.length) {
+        if (input === "t") return setPick((p) => (p + 1) % txs.length);
+        if (input === "T") return setPick((p) => (p + txs.length - 1) % txs.length);
+        if (nav === "open" && openTransfer) return openTransfer(txs[Math.min(pick, txs.length - 1)].id);
+      }
       if (navigateMasterDetail(nav, { openId, setOpenId, setScroll, selected, page })) return;
       if (input === "y") return yank(openId ?? selected.id);
       if (openId) return;
@@ -81,12 +107,12 @@ export function Customers({ height, width }: { height: number; width: number }) 
     <Box flexDirection="column" height={height}>
       <Text bold wrap="truncate">
         {`Customers${search ? ` · search "${search}"` : ""} · ${list.meta.total ?? items.length}`}
-        <Text color={tone("muted")}>{openId ? "  Esc back · y yank" : "  Enter overview · / filter · </> sort · y yank · :search name"}</Text>
+        <Text color={tone("muted")}>{openId ? `  ${txs.length ? "t/T transfer · Enter open it · " : ""}Esc back · y yank` : "  Enter overview · / filter · </> sort · y yank · :search name"}</Text>
       </Text>
       {list.error ? <Text color={tone("bad")}>{`✕ ${list.error.code}: ${list.error.error}`}</Text> : null}
       {openId ? null : ctl.bar}
       {openId ? (
-        overview.data ? <Lines lines={customerLines(overview.data, overview.meta.piiMasked === true)} offset={scroll} height={height - 2} width={width - 1} /> : <Text dimColor>{overview.error ? `✕ ${overview.error.code}: ${overview.error.error}` : "loading…"}</Text>
+        overview.data ? <Lines lines={customerLines(overview.data, overview.meta.piiMasked === true, txs.length ? Math.min(pick, txs.length - 1) : -1)} offset={scroll} height={height - 2} width={width - 1} /> : <Text dimColor>{overview.error ? `✕ ${overview.error.code}: ${overview.error.error}` : "loading…"}</Text>
       ) : (
         <List
           items={items}

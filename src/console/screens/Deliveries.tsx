@@ -14,6 +14,7 @@ import { List } from "../components/List.tsx";
 import { Lines, type Line } from "../components/Lines.tsx";
 import { Flow } from "../components/Flow.tsx";
 import { rowTime } from "./Transfers.tsx";
+import { EVENT_TYPES } from "../../api/webhooks.ts";
 
 export function health(w: Pick<Webhook, "status" | "consecutiveFailures" | "lastSuccessAt">): string {
   if (w.status !== "active") return w.status;
@@ -32,11 +33,15 @@ function subColumns(now: () => number): Column<Webhook>[] {
   ];
 }
 
-function deliveryColumns(width: number, now: () => number): Column<Delivery>[] {
+/** The longest event name a delivery may carry: the event column is never narrower, so no name is cut. */
+export const EVENT_WIDTH = Math.max(...EVENT_TYPES.map((e) => e.length));
+
+export function deliveryColumns(width: number, now: () => number): Column<Delivery>[] {
+  // The event column fits every event name; the delivery ID and the error give way first.
   return [
     { key: "time", title: "time", width: 11, text: (d) => rowTime(d.createdAt, now()), sort: (d) => d.createdAt },
     { key: "id", title: "delivery", width: width >= 120 ? 30 : 14, text: (d) => (width >= 120 ? d.id : `${d.id.slice(0, 4)}…${d.id.slice(-8)}`), sort: (d) => d.id },
-    { key: "event", title: "event", width: 18, text: (d) => d.eventType },
+    { key: "event", title: "event", width: EVENT_WIDTH, text: (d) => d.eventType },
     { key: "status", title: "status", width: 7, text: (d) => d.status },
     { key: "try", title: "try", width: 5, text: (d) => `${d.attempts}/${d.maxAttempts}`, sort: (d) => d.attempts },
     { key: "http", title: "http", width: 4, text: (d) => (d.httpStatus == null ? "-" : String(d.httpStatus)), sort: (d) => d.httpStatus ?? -1 },

@@ -2,7 +2,7 @@
 // their deadline, and transfers per minute by state (sparklines over the latest 100 transfers).
 import { useEffect, useMemo, useState } from "react";
 import { Box, Text, useInput } from "ink";
-import { allows, useConsole, useResource, type Resource } from "../context.ts";
+import { allows, useConsole, useKept, useResource, type Resource } from "../context.ts";
 import { moveSelection, navOf, type ScreenId } from "../keys.ts";
 import { pad, perMinute, sparkline, stateGroup } from "../format.ts";
 import { useTone, type Tone } from "../theme.tsx";
@@ -15,6 +15,8 @@ interface Row {
   value: string;
   tone?: Tone;
   go: ScreenId;
+  /** Before going: what the row asks of the screen it opens (e.g. the Cases screen's view). */
+  prepare?: () => void;
 }
 
 export function Overview({ height, width, go }: { height: number; width: number; go: (s: ScreenId) => void }) {
@@ -48,12 +50,25 @@ export function Overview({ height, width, go }: { height: number; width: number;
   const overdue = open.filter((r) => r.filingDeadline?.isOverdue).length;
   const approaching = open.filter((r) => r.filingDeadline?.isApproaching && !r.filingDeadline?.isOverdue).length;
 
+  // "Assigned to me" opens the Cases screen's mine view on its list, whatever view or case was kept from before.
+  const [, setCasesView] = useKept<string>("cases.view", "open");
+  const [, setCasesOpen] = useKept<string | null>("cases.open", null);
+  // useKept writes its store when React runs the state updater, which it skips once this screen unmounts: set the
+  // Cases screen's kept state here, let this screen render it, and switch screens after that render (the effect).
+  const [leaving, setLeaving] = useState<{ to: ScreenId } | null>(null);
+  useEffect(() => {
+    if (leaving) go(leaving.to);
+  }, [leaving]); // eslint-disable-line react-hooks/exhaustive-deps
+  const showMine = () => {
+    setCasesView("mine");
+    setCasesOpen(null);
+  };
   const na = "no access";
   const n = (v: number | null, ok: boolean) => (!ok ? na : v === null ? "…" : String(v));
   const rows: Row[] = [
     { label: "Held transfers", value: n(total(held), tr), tone: (total(held) ?? 0) > 0 ? "warn" : undefined, go: "transfers" },
     { label: "Open cases  high / medium / low", value: cs ? `${n(total(high), cs)} / ${n(total(medium), cs)} / ${n(total(low), cs)}` : na, tone: (total(high) ?? 0) > 0 ? "bad" : undefined, go: "cases" },
-    { label: "Open cases assigned to me", value: n(total(mine), cs), go: "cases" },
+    { label: "Open cases assigned to me", value: n(total(mine), cs), go: "cases", prepare: showMine },
     { label: "Failing subscriptions / failed deliveries", value: wh ? `${hooks.data ? failing.length : "…"} / ${failedDeliveries ?? "…"}` : na, tone: failing.length ? "bad" : undefined, go: "deliveries" },
     { label: "Reports overdue / approaching deadline", value: rp ? (reports.data ? `${overdue} / ${approaching}` : reports.error ? na : "…") : na, tone: overdue ? "bad" : approaching ? "warn" : undefined, go: "reports" },
   ];
@@ -61,7 +76,12 @@ export function Overview({ height, width, go }: { height: number; width: number;
   useInput(
     (input, key) => {
       const nav = navOf(input, key);
-      if (nav === "open") return go(rows[sel].go);
+      if (nav === "open") {
+        const r = rows[sel];
+        if (!r.prepare) return go(r.go);
+        r.prepare();
+        return setLeaving({ to: r.go });
+      }
       if (nav) setSel((s) => moveSelection(s, nav, rows.length, rows.length));
     },
     { isActive: !modal },
