@@ -127,6 +127,45 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
   const repo = deps.repositories.reports;
   const thresholds = deps.repositories.thresholds;
   const audit = deps.repositories.audit;
+  /**
+   * A report file handed to its reader: hashed (WebCrypto: native and asynchronous, so a large file is hashed without
+   * holding the event loop), its download audited and committed before the response exists (no byte leaves without
+   * its audit entry), then sent with its hash.
+   */
+  async function handOver(
+    c: RouteContext,
+    row: { id: string; report_number: string; filing_ready: number; status: string },
+    bytes: Uint8Array,
+    file: { format: "pdf" | "goaml"; filename: string; contentType: string },
+  ): Promise<Response> {
+    const hash = bytesToHex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>)));
+    const { filename } = file;
+    deps.storage.tx(() =>
+      audit.record(
+        {
+          companyId: c.auth.company.id,
+          environment: c.auth.environment,
+          actor: c.auth.actor,
+          action: "str.downloaded",
+          entityType: REPORT_ENTITY,
+          entityId: row.id,
+          detail: { reportNumber: row.report_number, format: file.format, sha256: hash, bytes: bytes.length, filename, draft: row.filing_ready !== 1, status: row.status },
+        },
+        c.now,
+      ),
+    );
+    return new Response(bytes as Uint8Array<ArrayBuffer>, {
+      status: 200,
+      headers: {
+        "Content-Type": file.contentType,
+        "Content-Length": String(bytes.length),
+        "Content-Disposition": `attachment; filename=${filename}`,
+        "x-content-sha256": hash,
+        "api-version": String(API_VERSION),
+        "cache-control": "no-store",
+      },
+    });
+  }
   const pdf = () => deps.pdf ?? sharedPdfRenderer();
 
   /**
@@ -377,35 +416,7 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
             if (e instanceof RendererBusy) throw apiError("PDF_RENDERER_BUSY", { headers: { "Retry-After": "5" } });
             throw e;
           }
-          // WebCrypto: native and asynchronous, so a large file is hashed without holding the event loop.
-          const hash = bytesToHex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>)));
-          const filename = `${row.report_number}${row.filing_ready === 1 ? "" : "_DRAFT"}.pdf`;
-          // Committed before the response exists: no byte leaves without its audit entry.
-          deps.storage.tx(() =>
-            audit.record(
-              {
-                companyId: company.id,
-                environment,
-                actor: c.auth.actor,
-                action: "str.downloaded",
-                entityType: REPORT_ENTITY,
-                entityId: row.id,
-                detail: { reportNumber: row.report_number, format: "pdf", sha256: hash, bytes: bytes.length, filename, draft: row.filing_ready !== 1, status: row.status },
-              },
-              c.now,
-            ),
-          );
-          return new Response(bytes as Uint8Array<ArrayBuffer>, {
-            status: 200,
-            headers: {
-              "Content-Type": "application/pdf",
-              "Content-Length": String(bytes.length),
-              "Content-Disposition": `attachment; filename=${filename}`,
-              "x-content-sha256": hash,
-              "api-version": String(API_VERSION),
-              "cache-control": "no-store",
-            },
-          });
+          return handOver(c, row, bytes, { format: "pdf", filename: `${row.report_number}${row.filing_ready === 1 ? "" : "_DRAFT"}.pdf`, contentType: "application/pdf" });
         },
       )
       .get(
@@ -452,33 +463,7 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
             indicators: withLocal.riskIndicators,
           });
           const bytes = new TextEncoder().encode(xml);
-          const hash = bytesToHex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>)));
-          const filename = `${row.report_number}.goaml.xml`;
-          deps.storage.tx(() =>
-            audit.record(
-              {
-                companyId: company.id,
-                environment,
-                actor: c.auth.actor,
-                action: "str.downloaded",
-                entityType: REPORT_ENTITY,
-                entityId: row.id,
-                detail: { reportNumber: row.report_number, format: "goaml", sha256: hash, bytes: bytes.length, filename, draft: row.filing_ready !== 1, status: row.status },
-              },
-              c.now,
-            ),
-          );
-          return new Response(bytes as Uint8Array<ArrayBuffer>, {
-            status: 200,
-            headers: {
-              "Content-Type": "application/xml; charset=utf-8",
-              "Content-Length": String(bytes.length),
-              "Content-Disposition": `attachment; filename=${filename}`,
-              "x-content-sha256": hash,
-              "api-version": String(API_VERSION),
-              "cache-control": "no-store",
-            },
-          });
+          return handOver(c, row, bytes, { format: "goaml", filename: `${row.report_number}.goaml.xml`, contentType: "application/xml; charset=utf-8" });
         },
       ),
   );
