@@ -57,6 +57,24 @@ function cacheOf(s: Storage): ActiveCache {
 const COLUMNS =
   "id, company_id, environment, name, description, category, stage, action, severity, is_active, threshold, threshold_currency, jurisdictions, metadata, condition, created_by_id, created_at, updated_at";
 
+/** A rule's own fields as the table stores them, in the order both of its writes bind them. */
+function storedFields(rule: Rule): (string | number | null)[] {
+  return [
+    rule.name,
+    rule.description,
+    rule.category,
+    rule.stage,
+    rule.action,
+    rule.severity,
+    rule.isActive ? 1 : 0,
+    rule.threshold,
+    rule.thresholdCurrency,
+    JSON.stringify(rule.jurisdictions),
+    rule.metadata === null ? null : JSON.stringify(rule.metadata),
+    rule.condition === null ? null : JSON.stringify(rule.condition),
+  ];
+}
+
 export class Rules implements RuleRepository {
   private readonly cache: ActiveCache;
 
@@ -127,18 +145,7 @@ export class Rules implements RuleRepository {
         rule.id,
         rule.companyId,
         rule.environment,
-        rule.name,
-        rule.description,
-        rule.category,
-        rule.stage,
-        rule.action,
-        rule.severity,
-        rule.isActive ? 1 : 0,
-        rule.threshold,
-        rule.thresholdCurrency,
-        JSON.stringify(rule.jurisdictions),
-        rule.metadata === null ? null : JSON.stringify(rule.metadata),
-        rule.condition === null ? null : JSON.stringify(rule.condition),
+        ...storedFields(rule),
         rule.createdById,
         rule.createdAt,
         rule.updatedAt,
@@ -155,18 +162,7 @@ export class Rules implements RuleRepository {
         "UPDATE rules SET name = ?, description = ?, category = ?, stage = ?, action = ?, severity = ?, is_active = ?, threshold = ?, threshold_currency = ?, jurisdictions = ?, metadata = ?, condition = ?, condition_count = ?, search_text = ?, updated_at = ? WHERE id = ? AND company_id = ? AND environment = ?",
       )
       .run(
-        rule.name,
-        rule.description,
-        rule.category,
-        rule.stage,
-        rule.action,
-        rule.severity,
-        rule.isActive ? 1 : 0,
-        rule.threshold,
-        rule.thresholdCurrency,
-        JSON.stringify(rule.jurisdictions),
-        rule.metadata === null ? null : JSON.stringify(rule.metadata),
-        rule.condition === null ? null : JSON.stringify(rule.condition),
+        ...storedFields(rule),
         rule.condition?.rules.length ?? 0,
         searchText(rule.name, rule.description),
         rule.updatedAt,
