@@ -16,7 +16,7 @@ interface Row {
   tone?: Tone;
   go: ScreenId;
   /** Before going: what the row asks of the screen it opens (e.g. the Cases screen's view). */
-  prepare?: () => void;
+  beforeGo?: () => void;
 }
 
 export function Overview({ height, width, go }: { height: number; width: number; go: (s: ScreenId) => void }) {
@@ -68,7 +68,7 @@ export function Overview({ height, width, go }: { height: number; width: number;
   const rows: Row[] = [
     { label: "Held transfers", value: n(total(held), tr), tone: (total(held) ?? 0) > 0 ? "warn" : undefined, go: "transfers" },
     { label: "Open cases  high / medium / low", value: cs ? `${n(total(high), cs)} / ${n(total(medium), cs)} / ${n(total(low), cs)}` : na, tone: (total(high) ?? 0) > 0 ? "bad" : undefined, go: "cases" },
-    { label: "Open cases assigned to me", value: n(total(mine), cs), go: "cases", prepare: showMine },
+    { label: "Open cases assigned to me", value: n(total(mine), cs), go: "cases", beforeGo: showMine },
     { label: "Failing subscriptions / failed deliveries", value: wh ? `${hooks.data ? failing.length : "…"} / ${failedDeliveries ?? "…"}` : na, tone: failing.length ? "bad" : undefined, go: "deliveries" },
     { label: "Reports overdue / approaching deadline", value: rp ? (reports.data ? `${overdue} / ${approaching}` : reports.error ? na : "…") : na, tone: overdue ? "bad" : approaching ? "warn" : undefined, go: "reports" },
   ];
@@ -78,8 +78,8 @@ export function Overview({ height, width, go }: { height: number; width: number;
       const nav = navOf(input, key);
       if (nav === "open") {
         const r = rows[sel];
-        if (!r.prepare) return go(r.go);
-        r.prepare();
+        if (!r.beforeGo) return go(r.go);
+        r.beforeGo();
         return setLeaving({ to: r.go });
       }
       if (nav) setSel((s) => moveSelection(s, nav, rows.length, rows.length));
