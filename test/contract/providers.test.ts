@@ -189,10 +189,13 @@ describe("providers that cannot send (provider_c, provider_d) meet the capabilit
 
   test("enabled with credentials, still refused with a reason: no adapter carries their transfers", () => {
     const by = { type: "system" as const };
+    // The certificates first, then the clock: openssl dates a certificate from the second it is issued, so a time
+    // read before issuing can fall before it ("not yet valid").
+    const dCredentials = providerDCredentials();
     const now = Date.now();
     const saved = [
       settings.save("cmp_contract", "test", "provider_c", { credentials: { apiUrl: "https://node.example", apiToken: "t", trustAnchorAddress: "0x" + "1".repeat(40), trustAnchorPrivateKey: "c".repeat(63) + "9", webhookSecret: "s" }, notes: undefined }, by, now),
-      settings.save("cmp_contract", "test", "provider_d", { credentials: providerDCredentials(), notes: undefined }, by, now),
+      settings.save("cmp_contract", "test", "provider_d", { credentials: dCredentials, notes: undefined }, by, now),
     ];
     for (const s of saved) expect(s.ok).toBe(true);
     for (const name of ["provider_c", "provider_d"] as const) expect(settings.setEnabled("cmp_contract", "test", name, true, by, now).ok).toBe(true);
