@@ -1,12 +1,12 @@
-// The server's audit sealer: every second it gives committed audit entries their leaves (AuditTrees.seal, the one
+// The server's audit sealer: every second it gives committed audit entries their leaves (the port's seal, the one
 // place leaf indexes are assigned), and every CARAVAN_AUDIT_CHECKPOINT_SECONDS (300 by default) it signs a checkpoint
 // of each tree that grew, sent to webhook subscribers as `audit.checkpoint`. Both run on the server's thread between
 // requests; a fault is logged and the next turn tries again (nothing is lost: unsealed entries stay in order).
-import type { AuditTrees, SigningKey } from "../adapters/storage/repos/audit-tree.ts";
+import type { AuditSealing, SigningKey } from "../ports/audit-tree.ts";
 import type { Logger } from "../adapters/log.ts";
 
 export interface AuditSealerOptions {
-  trees: AuditTrees;
+  trees: AuditSealing;
   /** The current signing key (re-read after a rotation by another process). */
   key: () => SigningKey;
   clock: () => number;

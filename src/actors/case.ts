@@ -4,7 +4,6 @@ import { refuse, type Outcome } from "./outcome.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
 import type { CaseRow } from "../adapters/storage/repos/cases.ts";
 import type { AuditActor } from "../ports/audit.ts";
-import { newReportId } from "../adapters/storage/repos/reports.ts";
 import type { Repositories } from "../adapters/storage/repositories.ts";
 import { latestRunIncomplete, ruleIndicator } from "../domain/reports/indicators.ts";
 import { NARRATIVE_PLACEHOLDER, reportJurisdiction } from "../domain/reports/report.ts";
@@ -530,7 +529,7 @@ export class CaseHandling {
     // A rule that held the transfer because its check could not run found nothing: said so, never as a rule that fired.
     const incomplete = latestRunIncomplete(t.checks ? (JSON.parse(t.checks) as { status: string; run?: string }[]) : []);
     const riskIndicators = [c.type, c.category, ...(incomplete ? ["screening_incomplete"] : rule ? [ruleIndicator(rule)] : []), "rejected_on_review", ...(due?.reached ? ["str_threshold_reached"] : [])];
-    const reportId = newReportId(this.ctx.now);
+    const reportId = newId("rpt", this.ctx.now);
     const input = {
       id: reportId,
       companyId: this.companyId,

@@ -29,14 +29,11 @@ import type { Environment } from "../../../domain/types.ts";
 import type { Storage } from "../types.ts";
 import type { AuditRow } from "./audit.ts";
 import { readMeta } from "../meta.ts";
+import type { AuditSealing, SigningKey } from "../../../ports/audit-tree.ts";
 // The native SHA-256 for leaves and nodes (the module installs it when the runtime has one).
 import "../../crypto/hash.ts";
 
-export interface SigningKey {
-  readonly seed: Uint8Array;
-  readonly publicKey: Uint8Array;
-  readonly keyId: string;
-}
+export type { SigningKey } from "../../../ports/audit-tree.ts";
 
 export interface TreeRow {
   log_id: string;
@@ -88,7 +85,7 @@ export const MIN_STORED_LEVEL = 4;
 /** The entries sealed in one transaction at most (the rest wait for the next turn). */
 const SEAL_BATCH = 5_000;
 
-export class AuditTrees {
+export class AuditTrees implements AuditSealing {
   /** Right edges by tree, valid while their size equals the stored one (another process may have sealed since). */
   private edges = new Map<string, RightEdge>();
 
