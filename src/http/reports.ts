@@ -132,6 +132,21 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
    * holding the event loop), its download audited and committed before the response exists (no byte leaves without
    * its audit entry), then sent with its hash.
    */
+  /** A report's transfer gone from this environment: its file cannot be made (409, as the spec's download says). */
+  const transferGone = (row: { transfer_id: string }) =>
+    apiError("TRANSFER_NOT_FOUND", { status: 409, message: "The report's transfer is not in this environment", details: { transferId: row.transfer_id } });
+  /** What a report's file is drawn from, unsealed; a seal another master key made is a 503, never a 500. */
+  function documentOf(c: RouteContext, row: Parameters<typeof repo.documentInput>[0]) {
+    let input;
+    try {
+      input = repo.documentInput(row, strThresholds(c.auth.company.id), c.now);
+    } catch (e) {
+      if (e instanceof UnreadableError) throw apiError("SERVICE_UNAVAILABLE", { message: "The report's sealed data cannot be decrypted" });
+      throw e;
+    }
+    if (!input) throw transferGone(row);
+    return input;
+  }
   async function handOver(
     c: RouteContext,
     row: { id: string; report_number: string; filing_ready: number; status: string },
@@ -393,19 +408,11 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
           query: { format: q.enumOf(["pdf"] as const) },
         },
         async (c) => {
-          const { company, environment } = c.auth;
           const row = load(c);
           // Part 2 Limits: over 100,000 characters is refused without opening or drawing anything.
           if (row.text_length > REPORT_LIMITS.pdfText)
             throw apiError("REPORT_TOO_LONG_FOR_PDF", { details: { characters: row.text_length, limit: REPORT_LIMITS.pdfText } });
-          let input;
-          try {
-            input = repo.documentInput(row, strThresholds(company.id), c.now);
-          } catch (e) {
-            if (e instanceof UnreadableError) throw apiError("SERVICE_UNAVAILABLE", { message: "The report's sealed data cannot be decrypted" });
-            throw e;
-          }
-          if (!input) throw apiError("TRANSFER_NOT_FOUND", { status: 409, message: "The report's transfer is not in this environment", details: { transferId: row.transfer_id } });
+          const input = documentOf(c, row);
           const doc = reportDocument(await withLocalValue(input));
           let bytes: Uint8Array;
           try {
@@ -427,21 +434,14 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
           tags: ["reports", "operator"],
         },
         async (c) => {
-          const { company, environment } = c.auth;
           const row = load(c);
           const jurisdiction = row.jurisdiction;
           if (!jurisdiction || !GOAML_JURISDICTIONS.has(jurisdiction))
             throw apiError("INVALID_REQUEST", { message: `The FIU of ${jurisdiction ?? "an unset jurisdiction"} does not take goAML XML here: file the PDF`, details: { jurisdiction, goamlJurisdictions: [...GOAML_JURISDICTIONS].sort() } });
           if (row.filing_ready !== 1 && row.status !== "filed") throw apiError("NOT_FILING_READY", { details: { missing: repo.missing(row) } });
-          let input;
-          try {
-            input = repo.documentInput(row, strThresholds(company.id), c.now);
-          } catch (e) {
-            if (e instanceof UnreadableError) throw apiError("SERVICE_UNAVAILABLE", { message: "The report's sealed data cannot be decrypted" });
-            throw e;
-          }
+          const input = documentOf(c, row);
           const parties = repo.goamlParties(row);
-          if (!input || !parties) throw apiError("TRANSFER_NOT_FOUND", { status: 409, message: "The report's transfer is not in this environment", details: { transferId: row.transfer_id } });
+          if (!parties) throw transferGone(row);
           const withLocal = await withLocalValue(input);
           const data = withLocal.regulatoryData;
           const local = withLocal.localValuation && !("unavailable" in withLocal.localValuation) ? withLocal.localValuation : withLocal.valuation && withLocal.valuation.currency === jurisdictionCurrency(jurisdiction) ? withLocal.valuation : null;
