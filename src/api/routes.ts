@@ -76,7 +76,17 @@ export const ROUTES: Record<string, RouteContract> = {
       },
     },
   },
-  "PATCH /api/v2/transfers/:id": { body: transfers.PatchTransfer, example: transfers.transferExamples.patch, answer: one(transfers.TransferActed) },
+  "PATCH /api/v2/transfers/:id": {
+    body: transfers.PatchTransfer,
+    example: transfers.transferExamples.patch,
+    answer: one(transfers.TransferActed),
+    headers: {
+      "Idempotency-Key": {
+        description: "Optional: a repeat of the same action with the same key is answered as the first time; the same key with another action is 409 CONFLICT",
+        schema: Type.String({ minLength: 1, maxLength: 255 }),
+      },
+    },
+  },
   "POST /api/v2/transfers/:id/information-requests": { body: transfers.InformationRequestAction, example: transfers.transferExamples.informationRequest, status: 202 },
   // cases
   "GET /api/v2/cases": { answer: list(cases.CaseListItem) },
