@@ -294,6 +294,7 @@ export function openApiDocument(kit: ApiKit, others: readonly OtherRoute[] = [],
     for (const [name, p] of Object.entries(r.spec.query ?? {})) params.push({ name, in: "query", required: false, schema: (p as { schema: unknown }).schema });
     const contract = ROUTES[`${r.method} ${r.path}`];
     for (const [name, h] of Object.entries(contract?.headers ?? {})) params.push({ name, in: "header", required: false, description: h.description, schema: plain(h.schema) });
+    if (r.path.startsWith("/api/v2/")) params.push({ $ref: "#/components/parameters/RequestId" });
     const op: Record<string, unknown> = {
       operationId: operationIdOf(r.method, r.path),
       summary: r.spec.summary,
@@ -325,6 +326,9 @@ export function openApiDocument(kit: ApiKit, others: readonly OtherRoute[] = [],
       securitySchemes: {
         ApiKey: { type: "apiKey", in: "header", name: "x-api-key", description: "An API key (crv_test_… or crv_live_…); the scopes listed per operation are the key's scopes it needs" },
         Session: { type: "http", scheme: "bearer", description: "A member's console session token (crv_sess_…)" },
+      },
+      parameters: {
+        RequestId: { name: "x-request-id", in: "header", required: false, description: "Optional: your own request ID; an unexpected error (500) is logged with it, so an operator can find the request", schema: { type: "string" } },
       },
       schemas: { Envelope: envelope, Error: plain(ErrorEnvelope) },
     },
