@@ -179,11 +179,11 @@ async function sandbox(argv: string[]): Promise<void> {
   process.on("SIGINT", () => void stop());
 }
 
-async function withStorage(fn: (s: Storage) => void): Promise<void> {
+async function withStorage(fn: (s: Storage) => void | Promise<void>): Promise<void> {
   const { dbPath, migrationsFolder, busyTimeoutMs } = storageSettingsFromEnv(process.env);
   const storage = await openStorage(dbPath, { migrationsFolder, busyTimeoutMs });
   try {
-    fn(storage);
+    await fn(storage);
   } finally {
     storage.close();
   }

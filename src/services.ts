@@ -575,7 +575,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   wireProviders(services, config.env ?? {});
   registerActors(services);
   const app = createApp(services);
-  runtime.start();
+  await runtime.start();
   let server: RunningServer;
   try {
     server = await listen((req) => app.fetch(req), { hostname: config.host, port: config.port });

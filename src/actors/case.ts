@@ -139,8 +139,8 @@ export function caseActor(deps: CaseDeps): ActorKind<Record<string, never>, Case
   return {
     kind: "case",
     initialState: () => ({}),
-    handle(ctx, msg) {
-      ctx.reply(new CaseHandling(ctx, msg, deps).run());
+    async handle(ctx, msg) {
+      ctx.reply(await new CaseHandling(ctx, msg, deps).run());
     },
   };
 }
@@ -154,7 +154,7 @@ export class CaseHandling {
   private readonly actor: AuditActor;
 
   constructor(
-    private readonly ctx: Pick<ActorContext<unknown>, "id" | "now" | "storage" | "write" | "tell" | "emit">,
+    private readonly ctx: Pick<ActorContext<unknown>, "id" | "now" | "store" | "write" | "tell" | "emit">,
     private readonly msg: CaseMsg,
     private readonly deps: CaseDeps,
   ) {
@@ -165,7 +165,7 @@ export class CaseHandling {
     this.actor = "actor" in msg ? msg.actor : { type: "system" };
   }
 
-  run(): Outcome {
+  run(): Promise<Outcome> | Outcome {
     const m = this.msg;
     switch (m.type) {
       case "create":
@@ -258,12 +258,12 @@ export class CaseHandling {
   // ---- create ----
 
   /** Draws the case number in its own short transaction: numbers are never reused, a failed creation leaves a gap. */
-  private drawNumber(): { seq: number; caseNumber: string } {
-    const seq = this.ctx.storage.tx(() => this.repo.nextSeq(this.companyId, this.env));
+  private async drawNumber(): Promise<{ seq: number; caseNumber: string }> {
+    const seq = await this.ctx.store.transaction(async () => this.repo.nextSeq(this.companyId, this.env));
     return { seq, caseNumber: formatCaseNumber(this.env, seq, this.ctx.now) };
   }
 
-  private insertCase(o: {
+  private async insertCase(o: {
     title: string;
     description: string | null;
     type: CaseType;
@@ -273,9 +273,9 @@ export class CaseHandling {
     transferIds: string[];
     assigneeId: string | null;
     source: string;
-  }): CaseRow {
+  }): Promise<CaseRow> {
     const id = this.ctx.id;
-    const n = this.drawNumber();
+    const n = await this.drawNumber();
     const row: CaseRow = {
       id,
       company_id: this.companyId,
@@ -319,16 +319,16 @@ export class CaseHandling {
     return row;
   }
 
-  private create(input: CreateCaseInput, source: string): Outcome {
+  private async create(input: CreateCaseInput, source: string): Promise<Outcome> {
     if (this.repo.get(this.companyId, this.env, this.ctx.id)) return refuse("CONFLICT", "The case already exists");
     const bad = this.checkLinks(input);
     if (bad) return bad;
-    const row = this.insertCase({ ...input, transferIds: input.transferId ? [input.transferId] : [], source });
+    const row = await this.insertCase({ ...input, transferIds: input.transferId ? [input.transferId] : [], source });
     return { ok: true, status: 201, data: { id: row.id, caseNumber: row.case_number, status: row.status } };
   }
 
   /** Part 2: screening opens a case for a held or blocked transfer, or adds to the transfer's open case. */
-  private openFromScreening(m: OpenFromScreening): Outcome {
+  private async openFromScreening(m: OpenFromScreening): Promise<Outcome> {
     const existing = this.repo.get(this.companyId, this.env, this.ctx.id);
     const hold = `${m.stage}:${m.verdict}${m.ruleId ? `:${m.ruleId}` : ""}${m.unscreened ? ":unscreened" : ""}`;
     if (existing) {
@@ -357,7 +357,7 @@ export class CaseHandling {
       return { ok: true, data: { id: existing.id } };
     }
     const rule = m.ruleId ? this.repo.rule(this.companyId, this.env, m.ruleId) : undefined;
-    const row = this.insertCase({
+    const row = await this.insertCase({
       title: screeningTitle({ stage: m.stage, verdict: m.verdict, ruleName: rule?.name ?? null, unscreened: m.unscreened === true }),
       description: null,
       type: m.caseType,

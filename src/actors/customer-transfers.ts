@@ -148,8 +148,8 @@ function outgoingRow(h: CustomerScope, n: NewTransfer, decision: Extract<CreateD
 }
 
 /** Created here, not in the transfer's actor, so that a create and an erasure of the originator never interleave. */
-export function createTransfer(h: CustomerScope, n: NewTransfer): Outcome<CreatedTransfer> {
-  const facts = h.ctx.storage.read(() => readFacts(h, n));
+export async function createTransfer(h: CustomerScope, n: NewTransfer): Promise<Outcome<CreatedTransfer>> {
+  const facts = readFacts(h, n);
   if (facts.done) return { ok: true, status: 200, data: { idempotent: true, transfer: facts.done } };
   const { c, w, beneficiaryVerified } = facts;
   const { companyId, environment, actor } = h.msg;

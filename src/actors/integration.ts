@@ -15,8 +15,11 @@ export interface IntegrationState {
 export type IntegrationMsg =
   /** Before a check calls the vendor: reply `{ allowed, openUntil }`; not allowed while the breaker is open. */
   | { type: "permit" }
-  /** A check that called the vendor ended (`ok`: it succeeded); reply `{ phase }`. */
-  | { type: "outcome"; ok: boolean };
+  /**
+   * A check that called the vendor ended (`ok`: it succeeded) at `at` (ms since epoch: the breaker counts failures by
+   * when they happened, not by when this message is handled); reply `{ phase }`.
+   */
+  | { type: "outcome"; ok: boolean; at?: number };
 
 export function integrationAddress(companyId: string, env: Environment, name: IntegrationName): string {
   return `integration:${companyId}:${env}:${name}`;
@@ -39,7 +42,7 @@ export function integrationActor(): ActorKind<IntegrationState, IntegrationMsg> 
           return;
         }
         case "outcome":
-          s.breaker = record(s.breaker, msg.ok === true, ctx.now);
+          s.breaker = record(s.breaker, msg.ok === true, msg.at ?? ctx.now);
           ctx.reply({ phase: s.breaker.phase });
           return;
         default: {

@@ -1,9 +1,9 @@
-// The durable actor runtime: SQLite mailboxes, one message at a time per actor, group-committed outbox.
-import type { Storage } from "../adapters/storage/index.ts";
-import { StorageUnavailableError, storeFault, type StoreFault } from "../adapters/storage/faults.ts";
+// The durable actor runtime: durable mailboxes, one message at a time per actor, group-committed outbox. Its store is
+// the runtime store port (src/ports/runtime-store.ts) inside the store's units of work (src/ports/store.ts).
+import { StorageUnavailableError, type StoreFault } from "../ports/store.ts";
+import type { MessageRecord, MessageRef, RuntimeHost, RuntimeStore, Tenant } from "../ports/runtime-store.ts";
 import { FaultLog, storeBackoffMs } from "../adapters/fault-log.ts";
 import { newId, iso } from "../domain/ids.ts";
-import { createMailbox, type MailboxStore, type MessageRef, type MessageRow, type Tenant } from "../adapters/storage/repos/mailbox.ts";
 import { Timers, type SweepSchedule } from "./timers.ts";
 import {
   ActorDeadLetterError,
@@ -64,7 +64,7 @@ interface Queue {
 }
 
 interface Unit {
-  apply(): void;
+  apply(): Promise<void>;
   resolve(): void;
   reject(e: unknown): void;
 }
@@ -76,6 +76,8 @@ interface PendingAsk {
 }
 
 type Outgoing = { to: string; body: string; dueAt: number; replyTo: string | null };
+/** A handler's write: store calls, run inside the commit's unit of work. */
+type Write = () => unknown;
 
 const defer: (fn: () => void) => void =
   typeof (globalThis as { setImmediate?: unknown }).setImmediate === "function"
@@ -102,7 +104,7 @@ export function splitAddress(address: string): { kind: string; id: string } {
 }
 
 export class ActorRuntime {
-  readonly mailbox: MailboxStore;
+  readonly mailbox: RuntimeStore;
   private readonly clock: () => number;
   private readonly concurrency: number;
   private readonly maxResident: number;
@@ -134,6 +136,8 @@ export class ActorRuntime {
   private readonly timers: Timers;
   private units: Unit[] = [];
   private flushScheduled = false;
+  /** The group commit under way (one at a time: the next batch gathers meanwhile). */
+  private flushing: Promise<void> | null = null;
   private inflight = 0;
   private idleWaiters: (() => void)[] = [];
   private lastPolledId = 0;
@@ -156,10 +160,10 @@ export class ActorRuntime {
   failures = 0;
 
   constructor(
-    readonly storage: Storage,
+    readonly storage: RuntimeHost,
     opts: RuntimeOptions = {},
   ) {
-    this.mailbox = createMailbox(storage, { compactEvents: opts.compactEvents });
+    this.mailbox = storage.runtimeStore({ compactEvents: opts.compactEvents });
     this.clock = opts.clock ?? Date.now;
     this.concurrency = opts.concurrency ?? 64;
     this.maxResident = opts.maxResident ?? 10_000;
@@ -187,16 +191,19 @@ export class ActorRuntime {
 
   private armProbe(): void {
     if (this.probeTimer || !this.running || this.stopping) return;
-    this.probeTimer = setTimeout(() => {
-      this.probeTimer = undefined;
-      if (!this.running || this.stopping || this.storage.health.unavailable === null) return;
+    this.probeTimer = setTimeout(async () => {
+      if (!this.running || this.stopping || this.storage.health.unavailable === null) {
+        this.probeTimer = undefined;
+        return;
+      }
       try {
         // A success clears the fault once it has lasted (the health listener then releases the waiters); until then
         // the probe goes on, at the back-off of the faults before it.
-        if (!this.storage.probeWrite(this.clock())) this.storeFaults++;
+        if (!(await this.storage.probeWrite(this.clock()))) this.storeFaults++;
       } catch {
         /* not a store fault: the next work will say */
       }
+      this.probeTimer = undefined;
       this.armProbe();
     }, this.storeBackoff(this.storeFaults + 1));
   }
@@ -227,7 +234,7 @@ export class ActorRuntime {
    * class per interval, and the store is probed until it recovers; any other fault once per class per interval as `msg`.
    */
   reportFault(msg: string, e: unknown, fields: Record<string, unknown> = {}): void {
-    const fault = storeFault(e);
+    const fault = this.storage.faultOf(e);
     if (fault) {
       this.storeFaulted(fault, { where: msg, ...fields });
       return;
@@ -253,15 +260,15 @@ export class ActorRuntime {
   }
 
   /** Loads every unacknowledged message (a restart replays them) and starts handling. */
-  start(): void {
+  async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
     this.unsubscribeHealth = this.storage.health.onChange((f) => {
       if (f === null) this.storeRecovered();
     });
-    this.sealPlainStates();
-    this.pickUpInserts();
-    this.pollTimer = setInterval(() => this.pickUpInserts(), this.pollMs);
+    await this.sealPlainStates();
+    await this.pickUpInserts();
+    this.pollTimer = setInterval(() => void this.pickUpInserts().catch((e) => this.reportFault("mailbox poll failed", e)), this.pollMs);
     this.pump();
   }
 
@@ -269,8 +276,8 @@ export class ActorRuntime {
    * Messages another writer put in the mailbox on this connection (a replayed dead letter): picked up now rather than
    * at the next poll. Does nothing before start or while stopping.
    */
-  noticeInserts(): void {
-    if (this.running) this.pickUpInserts();
+  async noticeInserts(): Promise<void> {
+    if (this.running) await this.pickUpInserts();
   }
 
   /** Registers a periodic sweep (croner expression, seconds allowed); overlapping runs are skipped. */
@@ -286,7 +293,7 @@ export class ActorRuntime {
           await fn(this.clock());
           backoff.faults = 0;
         } catch (e) {
-          const fault = storeFault(e);
+          const fault = this.storage.faultOf(e);
           if (fault) {
             backoff.faults++;
             const ms = this.storeFaulted(fault, { sweep: name });
@@ -338,27 +345,23 @@ export class ActorRuntime {
    * events, its state) commits in that transaction, all or nothing; the reply is returned. Only a synchronous handler
    * that takes no checkpoint can be handled here: one that calls out belongs to the server.
    */
-  handleHere<R = unknown>(to: string, body: unknown): R {
+  async handleHere<R = unknown>(to: string, body: unknown): Promise<R> {
     if (this.running) throw new Error("handleHere is for a runtime that is not started (the CLI); a started runtime is asked");
     const { kind: kindName, id } = splitAddress(to);
     const kind = this.kinds.get(kindName);
     if (!kind) throw new Error(`no actor kind ${kindName} is registered here`);
     const msg = JSON.parse(JSON.stringify(body ?? null));
     const now = this.clock();
-    return this.storage.tx(() => {
+    return this.storage.transaction(async () => {
       // Read afresh under the write lock: another process (the server) may have changed it since.
       this.resident.delete(to);
-      const resident = this.activate(to);
+      const resident = await this.activate(to);
       const h = this.handling(to, id, 0, now, resident, 0, () => Promise.reject(new Error(`${kindName}: a handler that checkpoints runs in the server, not here`)));
       const fx = h.effects;
-      const result = kind.handle(h.ctx, msg);
-      if (result && typeof (result as Promise<void>).then === "function") {
-        (result as Promise<void>).catch(() => {});
-        throw new Error(`${kindName}: an asynchronous handler runs in the server, not here`);
-      }
+      await kind.handle(h.ctx, msg);
       if (!h.replied()) throw new Error(`${kindName}: the handler gave no answer`);
       const stateText = JSON.stringify(h.ctx.state ?? null);
-      this.applyEffects(to, 0, now, fx, stateText !== resident.savedText ? stateText : undefined, true, resident.lastMessageId, [], []);
+      await this.applyEffects(to, 0, now, fx, stateText !== resident.savedText ? stateText : undefined, true, resident.lastMessageId, [], []);
       this.resident.delete(to);
       return h.reply() as R;
     });
@@ -366,7 +369,7 @@ export class ActorRuntime {
 
   /**
    * An ask may skip the mailbox row when the actor is idle in this process (nothing queued, nothing on its way to
-   * it) and its kind's handler is synchronous: the handler runs now and its effects commit in one group commit,
+   * it): the handler runs now and its effects commit in one group commit,
    * the reply after. Nothing is acknowledged before that commit, so a crash before it loses only an unanswered
    * ask, exactly as a crash before the mailbox insert would; per-actor order holds because the actor is marked
    * busy and nothing addressed to it is pending.
@@ -378,7 +381,7 @@ export class ActorRuntime {
     const kindName = to.slice(0, i);
     if ((this.slotsTaken.get(kindName) ?? 0) >= this.concurrency) return false;
     const kind = this.kinds.get(kindName);
-    if (!kind || this.notInline.has(kindName) || kind.handle.constructor?.name === "AsyncFunction") return false;
+    if (!kind || this.notInline.has(kindName)) return false;
     const q = this.queues.get(to);
     if (q && (q.busy || q.ready.length > 0 || q.scheduled)) return false;
     return (this.pendingTo.get(to) ?? 0) === 0;
@@ -406,7 +409,7 @@ export class ActorRuntime {
    * interval, and the actor waits a back-off before its next try instead of spinning on the same fault.
    */
   private runtimeFault(actor: string, q: Queue, e: unknown): void {
-    const fault = storeFault(e);
+    const fault = this.storage.faultOf(e);
     if (fault) {
       this.holdBack(actor, q, this.storeFaulted(fault, { actor }), true);
       return;
@@ -427,14 +430,14 @@ export class ActorRuntime {
       if (r.ok) return r.reply;
       this.failures++;
       this.resident.delete(address); // a half-built state: the next attempt reloads it
-      const fault = storeFault(r.error);
+      const fault = this.storage.faultOf(r.error);
       if (fault) {
         // Not the message's fault, and not one to wait out here: the asker hears at once that the store is unavailable.
         const ms = this.storeFaulted(fault, { actor: address });
         if (r.messageId !== 0) {
           // It has a mailbox row (a checkpoint committed): recorded, so it finishes when the store takes writes again.
           this.known.delete(r.messageId);
-          this.index({ id: r.messageId, actor: address, due_at: this.clock(), retry_at: this.clock() + ms });
+          this.index({ id: r.messageId, actor: address, dueAt: this.clock(), retryAt: this.clock() + ms });
           this.storeBlocked.add(address);
           return () => this.answer(token, new StorageUnavailableError(fault, true), true);
         }
@@ -445,7 +448,7 @@ export class ActorRuntime {
         // It took a checkpoint, so it has a mailbox row: the mailbox path retries it (and answers the ask).
         this.log("warn", "actor handler failed; will retry", { actor: address, messageId: r.messageId, attempts, error });
         this.known.delete(r.messageId);
-        this.index({ id: r.messageId, actor: address, due_at: this.clock(), retry_at: null });
+        this.index({ id: r.messageId, actor: address, dueAt: this.clock(), retryAt: null });
         return undefined;
       }
       if (r.async && q.ready.length === 0 && (this.pendingTo.get(address) ?? 0) === 0) {
@@ -456,9 +459,9 @@ export class ActorRuntime {
         this.log("error", "actor message parked as dead", { actor: address, attempts, error });
         const body = this.sealBody(address, msg);
         const now = this.clock();
-        await this.commit(() => {
-          const id = this.mailbox.insert(address, body, now, token, now);
-          this.mailbox.bury({ id, actor: address, body, due_at: now, retry_at: null, attempts, last_error: error, reply_to: token, checkpoints: 0 }, attempts, error, now, tenantOf(msg));
+        await this.commit(async () => {
+          const id = await this.mailbox.insert(address, body, now, token, now);
+          await this.mailbox.bury({ id, actor: address, body, dueAt: now, retryAt: null, attempts, lastError: error, replyTo: token, checkpoints: 0 }, attempts, error, now, tenantOf(msg));
         });
         return () => this.answer(token, new ActorDeadLetterError(`${address} could not handle the message: ${error}`), true);
       }
@@ -473,18 +476,23 @@ export class ActorRuntime {
     msg: unknown,
     token: string,
   ): Promise<{ ok: true; reply: () => void } | { ok: false; error: unknown; messageId: number; async: boolean }> {
-    const resident = this.activate(address);
     const now = this.clock();
     const { kind: kindName, id: actorId } = splitAddress(address);
     const kind = this.kinds.get(kindName)!;
+    let resident: Resident;
+    try {
+      resident = await this.activate(address);
+    } catch (error) {
+      return { ok: false, error, messageId: 0, async: false };
+    }
     /** The mailbox row, written only if the handler takes a checkpoint (it then needs a durable message). */
     let messageId = 0;
     let async = false;
     const h = this.handling(address, actorId, 0, now, resident, 0, async () => {
       if (messageId === 0) {
         const text = this.sealBody(address, msg);
-        await this.commit(() => {
-          messageId = this.mailbox.insert(address, text, now, token, now);
+        await this.commit(async () => {
+          messageId = await this.mailbox.insert(address, text, now, token, now);
         });
         this.known.add(messageId); // handled here; a poll must not queue it
       }
@@ -493,7 +501,8 @@ export class ActorRuntime {
     try {
       const result = kind.handle(h.ctx, msg);
       if (result && typeof (result as Promise<void>).then === "function") {
-        this.notInline.add(kindName);
+        // Asynchronous (it reads the store, or calls out after a checkpoint): still handled here, but a failure is
+        // retried through the mailbox (runInline), where a long retry does not hold the asker's turn.
         async = true;
         await result;
       }
@@ -524,12 +533,12 @@ export class ActorRuntime {
     messageId: () => Promise<number>,
   ): {
     ctx: ActorContext<unknown>;
-    effects: { writes: ((s: Storage) => void)[]; outgoing: Outgoing[]; events: ActorEvent[] };
+    effects: { writes: Write[]; outgoing: Outgoing[]; events: ActorEvent[] };
     commit(messageId: number, lastMessageId: number): Promise<void>;
     replied(): boolean;
     reply(): unknown;
   } {
-    const fx = { writes: [] as ((s: Storage) => void)[], outgoing: [] as Outgoing[], events: [] as ActorEvent[] };
+    const fx = { writes: [] as Write[], outgoing: [] as Outgoing[], events: [] as ActorEvent[] };
     let replied = false;
     let reply: unknown;
     const ctx: ActorContext<unknown> = {
@@ -538,7 +547,7 @@ export class ActorRuntime {
       messageId: ctxMessageId,
       now,
       state: structuredClone(resident.state),
-      storage: this.storage,
+      store: this.storage,
       tell: (to, body, opts = {}) => {
         splitAddress(to);
         fx.outgoing.push({ to, body: this.sealBody(to, body, true), dueAt: opts.dueAt ?? now + (opts.delayMs ?? 0), replyTo: null });
@@ -637,11 +646,11 @@ export class ActorRuntime {
     this.pending(to, 1);
     return new Promise<number>((resolve, reject) => {
       this.enqueueUnit({
-        apply: () => {
-          id = this.mailbox.insert(to, text, dueAt, replyTo, now);
+        apply: async () => {
+          id = await this.mailbox.insert(to, text, dueAt, replyTo, now);
         },
         resolve: () => {
-          this.index({ id, actor: to, due_at: dueAt, retry_at: null });
+          this.index({ id, actor: to, dueAt, retryAt: null });
           this.pending(to, -1);
           resolve(id);
         },
@@ -669,20 +678,40 @@ export class ActorRuntime {
     }
   }
 
+  /**
+   * One group commit at a time: a batch that gathers while one commits waits for it and then commits whole. A batch
+   * runs inside one unit of work of the store, so every unit of it commits at once.
+   */
   private flush(): void {
     this.flushScheduled = false;
+    if (this.flushing) {
+      // The next batch goes when this one has committed (it keeps gathering meanwhile).
+      this.flushing.then(() => {
+        if (!this.flushScheduled && this.units.length > 0) {
+          this.flushScheduled = true;
+          defer(() => this.flush());
+        }
+      });
+      return;
+    }
     const units = this.units;
     this.units = [];
     if (units.length === 0) return;
+    this.flushing = this.commitBatch(units).finally(() => {
+      this.flushing = null;
+    });
+  }
+
+  private async commitBatch(units: Unit[]): Promise<void> {
     // The common case first: every unit applies, one transaction and no savepoints (two statements less per unit).
     // If any unit throws, that transaction is rolled back whole and the batch is applied again below with a savepoint
     // per unit, so one unit's failure spares the others exactly as before. Units are re-runnable: a unit's apply
-    // only runs SQL and records what it wrote (which the second run records afresh).
+    // only runs store calls and records what it wrote (which the second run records afresh).
     if (units.length > 1 && !this.savepointsOnly) {
       let applied = false;
       try {
-        this.storage.tx(() => {
-          for (const u of units) u.apply();
+        await this.storage.transaction(async () => {
+          for (const u of units) await u.apply();
         });
         applied = true;
       } catch {
@@ -698,15 +727,15 @@ export class ActorRuntime {
     const ok: Unit[] = [];
     const failed: [Unit, unknown][] = [];
     try {
-      this.storage.tx(() => {
+      await this.storage.transaction(async () => {
         for (const u of units) {
           if (units.length === 1) {
-            u.apply();
+            await u.apply();
             ok.push(u);
             continue;
           }
           try {
-            this.storage.tx(() => u.apply()); // savepoint: one unit's failure spares the others
+            await this.storage.transaction(() => u.apply()); // savepoint: one unit's failure spares the others
             ok.push(u);
           } catch (e) {
             failed.push([u, e]);
@@ -726,10 +755,19 @@ export class ActorRuntime {
 
   // ---- indexing ----
 
-  private pickUpInserts(): void {
-    if (this.stopping) return;
+  private polling: Promise<void> | null = null;
+
+  /** Indexes messages other writers inserted (one pickup at a time: a tick during one joins it). */
+  private pickUpInserts(): Promise<void> {
+    if (this.stopping) return Promise.resolve();
+    this.polling ??= this.pickUp().finally(() => (this.polling = null));
+    return this.polling;
+  }
+
+  private async pickUp(): Promise<void> {
     for (;;) {
-      const refs = this.mailbox.pendingAfter(this.lastPolledId, 5000);
+      if (this.stopping) return;
+      const refs = await this.mailbox.pendingAfter(this.lastPolledId, 5000);
       for (const r of refs) {
         this.lastPolledId = Math.max(this.lastPolledId, r.id);
         if (!this.known.has(r.id)) this.index(r);
@@ -742,15 +780,15 @@ export class ActorRuntime {
   private index(ref: MessageRef): void {
     if (this.known.has(ref.id)) return;
     this.known.add(ref.id);
-    if (ref.due_at > this.clock()) {
-      this.timers.at(ref.due_at, ref);
+    if (ref.dueAt > this.clock()) {
+      this.timers.at(ref.dueAt, ref);
       return;
     }
     this.becameDue(ref, false);
-    if (ref.retry_at && ref.retry_at > this.clock()) {
+    if (ref.retryAt && ref.retryAt > this.clock()) {
       const q = this.queue(ref.actor);
-      q.blockedUntil = Math.max(q.blockedUntil, ref.retry_at);
-      this.timers.wake(ref.retry_at, ref.actor);
+      q.blockedUntil = Math.max(q.blockedUntil, ref.retryAt);
+      this.timers.wake(ref.retryAt, ref.actor);
     }
   }
 
@@ -860,7 +898,7 @@ export class ActorRuntime {
 
   // ---- handling one message ----
 
-  private activate(address: string): Resident {
+  private async activate(address: string): Promise<Resident> {
     let r = this.resident.get(address);
     if (r) {
       this.resident.delete(address);
@@ -869,10 +907,12 @@ export class ActorRuntime {
     }
     const { kind, id } = splitAddress(address);
     const k = this.kinds.get(kind);
-    const row = this.mailbox.loadState(address);
+    const row = await this.mailbox.loadState(address);
+    const loaded = this.resident.get(address);
+    if (loaded) return loaded; // loaded meanwhile by another turn (the store answered asynchronously)
     if (row) {
       const text = this.openState(address, row.state);
-      r = { state: JSON.parse(text), lastMessageId: row.last_message_id, savedText: text };
+      r = { state: JSON.parse(text), lastMessageId: row.lastMessageId, savedText: text };
     } else r = { state: k ? k.initialState(id) : null, lastMessageId: 0, savedText: undefined };
     this.resident.set(address, r);
     this.passivate();
@@ -891,14 +931,14 @@ export class ActorRuntime {
 
   private async runHead(address: string, q: Queue): Promise<void> {
     const id = q.ready[0];
-    const row = this.mailbox.get(id);
+    const row = await this.mailbox.get(id);
     if (!row) {
       // Acknowledged elsewhere (another process on the same database).
       q.ready.shift();
       this.known.delete(id);
       return;
     }
-    const resident = this.activate(address);
+    const resident = await this.activate(address);
     const now = this.clock();
     // No id guard against replays: due-time messages legitimately carry lower ids than messages
     // handled before them. Exactly-once comes from deleting the row in the handler's transaction.
@@ -909,7 +949,7 @@ export class ActorRuntime {
       return;
     }
 
-    const h = this.handling(address, actorId, row.id, now, resident, row.checkpoints ?? 0, async () => row.id);
+    const h = this.handling(address, actorId, row.id, now, resident, row.checkpoints, async () => row.id);
     let msg: unknown;
     try {
       msg = this.openBody(row);
@@ -927,7 +967,7 @@ export class ActorRuntime {
     resident.lastMessageId = row.id;
     this.processed++;
     this.dequeue(q, id);
-    if (row.reply_to) this.answer(row.reply_to, h.reply());
+    if (row.replyTo) this.answer(row.replyTo, h.reply());
   }
 
   /**
@@ -938,7 +978,7 @@ export class ActorRuntime {
     address: string,
     messageId: number,
     now: number,
-    fx: { writes: ((s: Storage) => void)[]; outgoing: Outgoing[]; events: ActorEvent[] },
+    fx: { writes: Write[]; outgoing: Outgoing[]; events: ActorEvent[] },
     stateText: string,
     resident: Resident,
     ack: boolean,
@@ -957,7 +997,7 @@ export class ActorRuntime {
     }
     if (save) resident.savedText = stateText;
     fx.outgoing.forEach((o, i) => {
-      this.index({ id: ids[i], actor: o.to, due_at: o.dueAt, retry_at: null });
+      this.index({ id: ids[i], actor: o.to, dueAt: o.dueAt, retryAt: null });
       this.pending(o.to, -1);
     });
     for (const seq of seqs) for (const l of this.eventListeners) l(seq);
@@ -968,46 +1008,46 @@ export class ActorRuntime {
    * state (`stateText`, undefined when unchanged) and the message's acknowledgement or checkpoint count. Re-runnable (a
    * group commit may apply it twice: see flush): `ids` and `seqs` are filled afresh with the new rows.
    */
-  private applyEffects(
+  private async applyEffects(
     address: string,
     messageId: number,
     now: number,
-    fx: { writes: ((s: Storage) => void)[]; outgoing: Outgoing[]; events: ActorEvent[] },
+    fx: { writes: Write[]; outgoing: Outgoing[]; events: ActorEvent[] },
     stateText: string | undefined,
     ack: boolean,
     lastMessageId: number,
     ids: number[],
     seqs: number[],
-  ): void {
+  ): Promise<void> {
     ids.length = 0;
     seqs.length = 0;
-    for (const w of fx.writes) w(this.storage);
-    for (const o of fx.outgoing) ids.push(this.mailbox.insert(o.to, o.body, o.dueAt, o.replyTo, now));
+    for (const w of fx.writes) await w();
+    for (const o of fx.outgoing) ids.push(await this.mailbox.insert(o.to, o.body, o.dueAt, o.replyTo, now));
     const at = iso(now);
-    for (const e of fx.events) seqs.push(this.mailbox.insertEvent(newId("evt", now), e, at));
-    if (stateText !== undefined) this.mailbox.saveState(address, this.sealState(address, stateText), lastMessageId, now);
+    for (const e of fx.events) seqs.push(await this.mailbox.insertEvent(newId("evt", now), e, at));
+    if (stateText !== undefined) await this.mailbox.saveState(address, this.sealState(address, stateText), lastMessageId, now);
     if (messageId === 0) return; // an inline ask (or a command handled here) without a checkpoint has no mailbox row
-    if (ack) this.mailbox.ack(messageId);
-    else this.mailbox.markCheckpoint(messageId);
+    if (ack) await this.mailbox.ack(messageId);
+    else await this.mailbox.markCheckpoint(messageId);
   }
 
   /**
    * States saved before states were sealed (a database of an earlier version) are sealed once at start, a page per
    * transaction; with secure_delete on meanwhile, so the plaintext pages they leave are zeroed, not just freed.
    */
-  private sealPlainStates(): void {
+  private async sealPlainStates(): Promise<void> {
     const sealer = this.sealer;
     if (!sealer) return;
-    const plain = this.mailbox.plainStateCount();
+    const plain = await this.mailbox.plainStateCount();
     if (plain === 0) return;
     let sealed = 0;
-    this.mailbox.withSecureDelete(() => {
+    await this.mailbox.withSecureDelete(async () => {
       // Bounded by the count at start: an older process still writing plain states cannot keep this going.
       while (sealed < plain) {
-        const rows = this.mailbox.plainStates(500);
+        const rows = await this.mailbox.plainStates(500);
         if (rows.length === 0) break;
-        this.storage.tx(() => {
-          for (const r of rows) this.mailbox.replaceState(r.address, r.state, sealer.seal(r.state, `state:${r.address}`));
+        await this.storage.transaction(async () => {
+          for (const r of rows) await this.mailbox.replaceState(r.address, r.state, sealer.seal(r.state, `state:${r.address}`));
         });
         sealed += rows.length;
       }
@@ -1046,7 +1086,7 @@ export class ActorRuntime {
    * The row's message. A body this process sealed is known by its sealed text (unique: a random nonce each time) and
    * is not opened again; any other row (written by another process, or after a restart) is opened and authenticated.
    */
-  private openBody(row: MessageRow): unknown {
+  private openBody(row: MessageRecord): unknown {
     if (!this.sealer) return JSON.parse(row.body);
     const plain = this.plainBySealed.get(row.body);
     if (plain !== undefined) {
@@ -1056,7 +1096,7 @@ export class ActorRuntime {
     return JSON.parse(this.sealer.open(row.body, row.actor));
   }
 
-  private commit(apply: () => void): Promise<void> {
+  private commit(apply: () => Promise<void>): Promise<void> {
     return new Promise((resolve, reject) => this.enqueueUnit({ apply, resolve, reject }));
   }
 
@@ -1066,16 +1106,16 @@ export class ActorRuntime {
     this.known.delete(id);
   }
 
-  private async failed(q: Queue, row: MessageRow, e: unknown, msg?: unknown): Promise<void> {
+  private async failed(q: Queue, row: MessageRecord, e: unknown, msg?: unknown): Promise<void> {
     this.failures++;
     // A failed handler may have left a half-built state: the next message reloads it from the database.
     this.resident.delete(row.actor);
-    const fault = storeFault(e);
+    const fault = this.storage.faultOf(e);
     if (fault) {
       // A fault of the store is not a fault of the message: no attempt is counted (it is never buried for it), nothing
       // is written (the store would refuse it too), and the actor waits a growing back-off, or until the store recovers.
       this.holdBack(row.actor, q, this.storeFaulted(fault, { actor: row.actor, messageId: row.id }), true);
-      if (row.reply_to) this.answer(row.reply_to, new StorageUnavailableError(fault, true), true);
+      if (row.replyTo) this.answer(row.replyTo, new StorageUnavailableError(fault, true), true);
       return;
     }
     const attempts = row.attempts + 1;
@@ -1091,11 +1131,11 @@ export class ActorRuntime {
     this.timers.wake(retryAt, row.actor);
   }
 
-  private async giveUp(q: Queue, row: MessageRow, attempts: number, error: string, tenant: Tenant | null = null): Promise<void> {
+  private async giveUp(q: Queue, row: MessageRecord, attempts: number, error: string, tenant: Tenant | null = null): Promise<void> {
     this.log("error", "actor message parked as dead", { actor: row.actor, messageId: row.id, attempts, error });
     await this.commit(() => this.mailbox.bury(row, attempts, error, this.clock(), tenant));
     this.dequeue(q, row.id);
-    if (row.reply_to) this.answer(row.reply_to, new ActorDeadLetterError(`${row.actor} could not handle the message: ${error}`), true);
+    if (row.replyTo) this.answer(row.replyTo, new ActorDeadLetterError(`${row.actor} could not handle the message: ${error}`), true);
   }
 
   private answer(token: string, value: unknown, isError = false): void {

@@ -1,6 +1,6 @@
 // What an actor kind implements and what its handler may do while handling one message.
-import type { Storage } from "../adapters/storage/index.ts";
-import type { MailboxEvent } from "../adapters/storage/repos/mailbox.ts";
+import type { UnitOfWork } from "../ports/store.ts";
+import type { MailboxEvent } from "../ports/runtime-store.ts";
 
 import type { Environment } from "../domain/types.ts";
 export type { Environment };
@@ -23,12 +23,19 @@ export interface ActorContext<S> {
   readonly now: number;
   /** A private copy of the state: mutate it freely; it is saved only when the handler succeeds. */
   state: S;
-  /** For reads. Writes go through `write` so they commit with the acknowledgement. */
-  readonly storage: Storage;
+  /**
+   * The store's units of work, for a handler that must commit something on its own before its message is
+   * acknowledged (a sequence number reserved). Every other write goes through `write`, so it commits with the
+   * acknowledgement.
+   */
+  readonly store: UnitOfWork;
   tell(to: string, body: unknown, opts?: TellOptions): void;
   emit(event: ActorEvent): void;
-  /** Synchronous writes run inside the commit transaction, after the handler returns. */
-  write(fn: (storage: Storage) => void): void;
+  /**
+   * Store writes, run inside the commit's unit of work after the handler returns (or at its next checkpoint): fn
+   * calls repositories and returns their promise; it never calls out.
+   */
+  write(fn: () => unknown): void;
   /** The answer to an `ask`; ignored for a `tell`. */
   reply(value: unknown): void;
   /**

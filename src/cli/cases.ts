@@ -53,7 +53,7 @@ const viewer = (m: MemberRow): CaseViewer => ({
   strsRead: roleHas(m.role, "reports:view") && roleHas(m.role, "strs:view"),
 });
 
-export function runCases(storage: Storage, argv: string[], out: Out, deps: CaseCliDeps = {}): void {
+export async function runCases(storage: Storage, argv: string[], out: Out, deps: CaseCliDeps = {}): Promise<void> {
   const [sub, ...rest] = argv;
   if (!sub || !(sub in OPTIONS)) throw new UsageError(USAGE);
   const v = args(sub as keyof typeof OPTIONS, rest);
@@ -82,7 +82,7 @@ export function runCases(storage: Storage, argv: string[], out: Out, deps: CaseC
    * together.
    */
   const runtime = cliRuntime(storage, { clock, repositories, masterKey: () => master });
-  const act = (c: CaseRow, m: MemberRow, msg: CaseCommand): Outcome<Record<string, unknown>> => {
+  const act = (c: CaseRow, m: MemberRow, msg: CaseCommand): Promise<Outcome<Record<string, unknown>>> => {
     const full = { ...msg, companyId: company.id, environment: c.environment, actor: { type: "member", memberId: m.id, apiKeyId: null } } as CaseMsg;
     return runtime.caseCommand(c.id, full);
   };
@@ -128,7 +128,7 @@ export function runCases(storage: Storage, argv: string[], out: Out, deps: CaseC
       const m = acting(tenancy, company.id, email, c.environment, "cases:update");
       const body = validateNote({ content: need(v, "text") });
       if (!body.ok) throw new UsageError(body.issues.map((i) => `${i.path}: ${i.message}`).join("; "));
-      const data = check(act(c, m, { type: "addNote", content: body.value.content }));
+      const data = check(await act(c, m, { type: "addNote", content: body.value.content }));
       print(data, `note ${data.id} added to ${c.case_number}`);
       return;
     }
@@ -142,7 +142,7 @@ export function runCases(storage: Storage, argv: string[], out: Out, deps: CaseC
         if (!target) throw new TenancyError(`no member with email ${v.to}`);
         to = target.id;
       }
-      check(act(c, m, { type: "update", patch: { assigneeId: to } }));
+      check(await act(c, m, { type: "update", patch: { assigneeId: to } }));
       const d = detail(c, m) as Record<string, any>;
       print(d, `${c.case_number} assigned to ${d.assignee?.email ?? "nobody"}`);
       return;
@@ -156,7 +156,7 @@ export function runCases(storage: Storage, argv: string[], out: Out, deps: CaseC
       if (!body.ok) throw new UsageError(body.issues.map((i) => `${i.path}: ${i.message}`).join("; "));
       // The member's role decides what a key of theirs could do: transfers:update moves the transfer, strs:update drafts.
       const data = check(
-        act(c, m, { type: "resolve", ...body.value, mayWriteTransfers: roleHas(m.role, "transfers:update"), mayWriteStrs: roleHas(m.role, "strs:update") }),
+        await act(c, m, { type: "resolve", ...body.value, mayWriteTransfers: roleHas(m.role, "transfers:update"), mayWriteStrs: roleHas(m.role, "strs:update") }),
       );
       const d = detail(c, m);
       print({ ...d, transferAction: data.transferAction ?? null }, `${c.case_number} resolved ${resolution}; transfer action: ${JSON.stringify(data.transferAction ?? null)}`);

@@ -4,7 +4,7 @@
 import { parseArgs } from "node:util";
 import type { Storage } from "../adapters/storage/index.ts";
 
-export type StorageCommand = (s: Storage, argv: string[], out: (line: string) => void) => void;
+export type StorageCommand = (s: Storage, argv: string[], out: (line: string) => void) => void | Promise<void>;
 
 export const STORAGE_COMMANDS: Readonly<Record<string, () => Promise<StorageCommand>>> = {
   migrate: async () => (s, argv, out) => {

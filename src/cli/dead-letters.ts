@@ -10,14 +10,14 @@ const USAGE = "usage: dead-letters list [--actor <address or prefix>] [--limit N
 
 const view = (d: DeadLetter) => ({ id: d.id, actor: d.actor, attempts: d.attempts, lastError: d.lastError, createdAt: iso(d.createdAt), diedAt: iso(d.diedAt) });
 
-export function runDeadLetters(storage: Storage, argv: string[], out: (line: string) => void, clock: () => number = Date.now): void {
+export async function runDeadLetters(storage: Storage, argv: string[], out: (line: string) => void, clock: () => number = Date.now): Promise<void> {
   const [sub, ...rest] = argv;
   const mailbox = createMailbox(storage);
   if (sub === "list") {
     const v = parseOptions(rest, { actor: { type: "string" }, limit: { type: "string" } }, USAGE);
     const limit = v.limit === undefined ? 1_000 : Number(v.limit);
     if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive whole number\n${USAGE}`);
-    const rows = mailbox.deadLetters({ actorPrefix: v.actor as string | undefined, limit }).map(view);
+    const rows = (await mailbox.deadLetters({ actorPrefix: v.actor as string | undefined, limit })).map(view);
     if (v.json) return out(JSON.stringify(rows));
     if (rows.length === 0) return out("No dead letters.");
     for (const r of rows) out(`${r.id}  ${r.actor}  ${r.attempts} attempts  died ${r.diedAt}  ${r.lastError}`);
@@ -27,11 +27,11 @@ export function runDeadLetters(storage: Storage, argv: string[], out: (line: str
     const v = parseOptions(rest, { id: { type: "string" }, all: { type: "boolean" }, actor: { type: "string" } }, USAGE);
     if ((v.id === undefined) === !v.all) throw new UsageError(`give --id <id> or --all\n${USAGE}`);
     let replayed: { id: number; messageId: number }[];
-    if (v.all) replayed = mailbox.replayDeadLetters({ actorPrefix: v.actor as string | undefined }, clock());
+    if (v.all) replayed = await mailbox.replayDeadLetters({ actorPrefix: v.actor as string | undefined }, clock());
     else {
       const id = Number(v.id);
       if (!Number.isInteger(id)) throw new UsageError(`--id must be a dead letter's number\n${USAGE}`);
-      const r = mailbox.replayDeadLetter(id, clock());
+      const r = await mailbox.replayDeadLetter(id, clock());
       if (r === null) throw new UsageError(`no dead letter with id ${id} (caravan dead-letters list shows them)`);
       replayed = [r];
     }

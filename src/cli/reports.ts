@@ -54,7 +54,7 @@ function need(v: Values, name: string): string {
 const actingFor = (t: Tenancy, companyId: string, email: string, env: Environment, action: ReportAction | "show" | "draft"): MemberRow =>
   actingMember(t, companyId, email, env, REPORT_ACTION_NEEDS[action], (m, p) => `INSUFFICIENT_PERMISSION: member ${m.email} has role ${m.role}, which lacks ${p} (needed to ${action} a report)`);
 
-export function runReports(storage: Storage, argv: string[], out: Out, deps: ReportCliDeps = {}): void {
+export async function runReports(storage: Storage, argv: string[], out: Out, deps: ReportCliDeps = {}): Promise<void> {
   const [sub, ...rest] = argv;
   if (!sub || !(sub in OPTIONS)) throw new UsageError(USAGE);
   const v = args(sub as keyof typeof OPTIONS, rest);
@@ -66,8 +66,8 @@ export function runReports(storage: Storage, argv: string[], out: Out, deps: Rep
   const repo = repositories.reports;
   const now = clock();
   /** A draft or a step of the life: a command to the environment's reports actor, through the CLI's runtime entry. */
-  const command = <T>(msg: ReportMsg): T => {
-    const o = cliRuntime(storage, { clock, repositories, masterKey: () => loadMasterKey(storage.path, process.env) }).reportCommand<T>(msg);
+  const command = async <T>(msg: ReportMsg): Promise<T> => {
+    const o = await cliRuntime(storage, { clock, repositories, masterKey: () => loadMasterKey(storage.path, process.env) }).reportCommand<T>(msg);
     if (!o.ok) throw new TenancyError(`${o.code}: ${o.message ?? "refused"}`);
     return o.data;
   };
@@ -141,7 +141,7 @@ export function runReports(storage: Storage, argv: string[], out: Out, deps: Rep
     if (!envArg) throw new UsageError(`draft needs --env test|live (the transfer's environment)\n${USAGE}`);
     const m = actingFor(tenancy, company.id, need(v, "member"), envArg, "draft");
     const jurisdiction = typeof v.jurisdiction === "string" ? v.jurisdiction : undefined;
-    const res = command<DraftDecision>({ type: "draft", transferId: need(v, "transfer"), jurisdiction, companyId: company.id, environment: envArg, actor: { type: "member", memberId: m.id }, memberId: m.id });
+    const res = await command<DraftDecision>({ type: "draft", transferId: need(v, "transfer"), jurisdiction, companyId: company.id, environment: envArg, actor: { type: "member", memberId: m.id }, memberId: m.id });
     if (!res.ok) throw new TenancyError(`${res.refusal.code}: ${res.refusal.message}`);
     const d = detail(repo.get(company.id, envArg, res.id)!);
     return print(d, `Drafted by ${m.email}\n${summary(d)}`);
@@ -164,7 +164,7 @@ export function runReports(storage: Storage, argv: string[], out: Out, deps: Rep
       throw new UsageError(`edit needs --narrative-file, --field, --indicator or --jurisdiction\n${USAGE}`);
   }
   if (action === "file") change.reference = need(v, "reference");
-  const res = command<StepDecision>({ type: "step", reportId: r.id, action, change, companyId: company.id, environment: r.environment, actor: { type: "member", memberId: m.id }, memberId: m.id });
+  const res = await command<StepDecision>({ type: "step", reportId: r.id, action, change, companyId: company.id, environment: r.environment, actor: { type: "member", memberId: m.id }, memberId: m.id });
   if (!res.ok) throw new TenancyError(`${res.refusal.code}: ${res.refusal.message}`);
   const d = detail(repo.get(company.id, r.environment, r.id)!);
   return print(d, `${action === "edit" ? "Edited" : action === "submit" ? "Submitted for review" : action === "approve" ? "Approved" : "Filed"} by ${m.email}\n${summary(d)}`);

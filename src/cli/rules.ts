@@ -29,7 +29,7 @@ const OPTIONS = {
   promote: { id: { type: "string" }, member: { type: "string" } },
 } as const;
 
-export function runRules(storage: Storage, argv: string[], out: Out, deps: RuleCliDeps = {}): void {
+export async function runRules(storage: Storage, argv: string[], out: Out, deps: RuleCliDeps = {}): Promise<void> {
   const [sub, ...rest] = argv;
   if (!sub || !(sub in OPTIONS)) throw new UsageError(USAGE);
   const v = parseOptions(rest, { ...OPTIONS[sub as keyof typeof OPTIONS], company: { type: "string" }, json: { type: "boolean" } }, USAGE);
@@ -63,7 +63,7 @@ export function runRules(storage: Storage, argv: string[], out: Out, deps: RuleC
   const m = actingMember(tenancy, company.id, required(v, "member", USAGE), "live", ["rules:create"], (mm, p) => `INSUFFICIENT_PERMISSION: member ${mm.email} has role ${mm.role}, which lacks ${p} (needed to promote a rule)`);
   const id = required(v, "id", USAGE);
   const runtime = cliRuntime(storage, { clock, repositories, masterKey: () => loadMasterKey(storage.path, process.env) });
-  const o = runtime.ruleCommand<PromoteOutcome>({ type: "promote", testRuleId: id, companyId: company.id, environment: "live", actor: { type: "member", memberId: m.id }, memberId: m.id });
+  const o = await runtime.ruleCommand<PromoteOutcome>({ type: "promote", testRuleId: id, companyId: company.id, environment: "live", actor: { type: "member", memberId: m.id }, memberId: m.id });
   if (!o.ok) throw new TenancyError(`${o.code}: ${o.message ?? "refused"}`);
   const res = o.data;
   if (!res.ok) {

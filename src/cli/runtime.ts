@@ -23,11 +23,11 @@ export interface CliRuntimeDeps {
 /** What the CLI's commands can ask, each as the typed command its owner handles. */
 export interface CliRuntime {
   /** One command to a case's actor; answers its outcome. */
-  caseCommand(caseId: string, msg: CaseMsg): Outcome<Record<string, unknown>>;
+  caseCommand(caseId: string, msg: CaseMsg): Promise<Outcome<Record<string, unknown>>>;
   /** One command to the company's rules actor; answers its outcome. */
-  ruleCommand<T>(msg: RuleMsg): Outcome<T>;
+  ruleCommand<T>(msg: RuleMsg): Promise<Outcome<T>>;
   /** One command to the environment's reports actor; answers its outcome. */
-  reportCommand<T>(msg: ReportMsg): Outcome<T>;
+  reportCommand<T>(msg: ReportMsg): Promise<Outcome<T>>;
 }
 
 export function cliRuntime(storage: Storage, deps: CliRuntimeDeps): CliRuntime {
@@ -46,7 +46,7 @@ export function cliRuntime(storage: Storage, deps: CliRuntimeDeps): CliRuntime {
   };
   return {
     caseCommand: (caseId, msg) =>
-      withKind("case", () => caseActor({ repositories: deps.repositories, pii: new Sealer(key().derive("pii")), nameIndexKey: key().derive("name-index") })).handleHere(caseAddress(caseId), msg),
+      withKind("case", () => caseActor({ repositories: deps.repositories, pii: new Sealer(key().derive("pii")), nameIndexKey: key().derive("name-index") })).handleHere<Outcome<Record<string, unknown>>>(caseAddress(caseId), msg),
     ruleCommand: <T>(msg: RuleMsg) => withKind("rules", () => rulesActor({ repositories: deps.repositories })).handleHere<Outcome<T>>(rulesAddress(msg.companyId), msg),
     reportCommand: <T>(msg: ReportMsg) =>
       withKind("reports", () => reportsActor({ repositories: deps.repositories })).handleHere<Outcome<T>>(reportsAddress(msg.companyId, msg.environment), msg),

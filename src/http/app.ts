@@ -37,6 +37,7 @@ import type { AuditLog } from "../adapters/storage/repos/audit.ts";
 import type { AssetPolicy } from "../adapters/storage/repos/assets.ts";
 import type { Repositories } from "../adapters/storage/repositories.ts";
 import type { Storage } from "../adapters/storage/index.ts";
+import type { Store } from "../ports/store.ts";
 import { ClientAddresses } from "../adapters/net/client-address.ts";
 
 /**
@@ -94,18 +95,18 @@ function pathOf(raw: string): string {
 
 /** Probes of a store in fault, at most one a second (each is a one-row write). */
 const PROBE_EVERY_MS = 1_000;
-const lastProbe = new WeakMap<Storage, number>();
+const lastProbe = new WeakMap<Store, number>();
 
 /**
  * `/healthz` while the store takes no writes: not ready, with the fault's class and since when. A store in fault is
  * probed (at most once a second), so the answer turns `ok` as soon as a write succeeds again even when nothing else
  * writes meanwhile.
  */
-function storageDown(storage: Storage, now: number): Record<string, unknown> | null {
+async function storageDown(storage: Store, now: number): Promise<Record<string, unknown> | null> {
   if (storage.health.unavailable && now - (lastProbe.get(storage) ?? -Infinity) >= PROBE_EVERY_MS) {
     lastProbe.set(storage, now);
     try {
-      storage.probeWrite(now);
+      await storage.probeWrite(now);
     } catch {
       /* not a store fault: the health stays as it was */
     }
@@ -167,9 +168,9 @@ export function createApp(services: AppDeps) {
       }
       return kit.errorResponse(error);
     })
-    .get("/healthz", () => {
+    .get("/healthz", async () => {
       if (!services.ready()) return json(503, { status: "starting" });
-      const down = storageDown(services.storage, services.clock());
+      const down = await storageDown(services.storage, services.clock());
       if (down) return json(503, down, { "Retry-After": String(STORAGE_RETRY_AFTER_S) });
       return json(200, { status: "ok" });
     })

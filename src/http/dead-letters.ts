@@ -8,9 +8,9 @@
 import { apiError } from "../domain/errors.ts";
 import { iso } from "../domain/ids.ts";
 import type { EventIds } from "../adapters/crypto/event-ids.ts";
-import type { Storage } from "../adapters/storage/index.ts";
+import type { UnitOfWork } from "../ports/store.ts";
 import type { AuditLog } from "../adapters/storage/repos/audit.ts";
-import type { MailboxStore, ReplayedDeadLetter, Tenant } from "../adapters/storage/repos/mailbox.ts";
+import type { ReplayedDeadLetter, RuntimeStore, Tenant } from "../ports/runtime-store.ts";
 import type { ScopedAccess } from "./auth.ts";
 import { ok, page, type ApiKit, type RouteContext } from "./kit.ts";
 import { q } from "./query.ts";
@@ -21,10 +21,10 @@ const replayAccess: ScopedAccess = { scope: "console:session", permission: "dead
 
 export interface DeadLetterRouteDeps {
   readonly runtime: {
-    readonly mailbox: Pick<MailboxStore, "tenantDeadLetters" | "tenantDeadLetterCount" | "replayDeadLetter" | "replayDeadLetters">;
-    noticeInserts(): void;
+    readonly mailbox: Pick<RuntimeStore, "tenantDeadLetters" | "tenantDeadLetterCount" | "replayDeadLetter" | "replayDeadLetters">;
+    noticeInserts(): Promise<void>;
   };
-  readonly storage: Pick<Storage, "tx">;
+  readonly storage: UnitOfWork;
   readonly repositories: { readonly audit: Pick<AuditLog, "record"> };
   readonly deadLetterIds: EventIds;
 }
@@ -38,9 +38,9 @@ export function deadLetterRoutes(kit: ApiKit, deps: DeadLetterRouteDeps) {
   const numberOf = (t: Tenant, id: string) => (id.startsWith(PREFIX) ? deps.deadLetterIds.decode(t.companyId, t.environment, id.slice(PREFIX.length)) : null);
 
   /** Audits each replayed letter as the calling member's, in the replay's transaction, and wakes the runtime after. */
-  const replayed = (c: RouteContext, t: Tenant, replay: () => ReplayedDeadLetter[]) => {
-    const done = deps.storage.tx(() => {
-      const rs = replay();
+  const replayed = async (c: RouteContext, t: Tenant, replay: () => Promise<ReplayedDeadLetter[]>) => {
+    const done = await deps.storage.transaction(async () => {
+      const rs = await replay();
       for (const r of rs)
         deps.repositories.audit.record(
           { companyId: t.companyId, environment: t.environment, actor: c.auth.actor, action: "dead_letter.replayed", entityType: "DeadLetter", entityId: idOf(t, r.id), detail: { actor: r.actor, via: "console" } },
@@ -48,7 +48,7 @@ export function deadLetterRoutes(kit: ApiKit, deps: DeadLetterRouteDeps) {
         );
       return rs;
     });
-    if (done.length > 0) deps.runtime.noticeInserts();
+    if (done.length > 0) await deps.runtime.noticeInserts();
     return done.map((r) => ({ id: idOf(t, r.id), actor: r.actor, replayedAt: iso(c.now) }));
   };
 
@@ -63,10 +63,10 @@ export function deadLetterRoutes(kit: ApiKit, deps: DeadLetterRouteDeps) {
           readOnly: true,
           query: { limit: q.limit(200) },
         },
-        (c) => {
+        async (c) => {
           const tenant = tenantOf(c);
-          const rows = mailbox.tenantDeadLetters(tenant, c.query.limit);
-          const total = mailbox.tenantDeadLetterCount(tenant);
+          const rows = await mailbox.tenantDeadLetters(tenant, c.query.limit);
+          const total = await mailbox.tenantDeadLetterCount(tenant);
           const data = rows.map((d) => ({ id: idOf(tenant, d.id), actor: d.actor, attempts: d.attempts, lastError: d.lastError, createdAt: iso(d.createdAt), diedAt: iso(d.diedAt) }));
           return page(data, { cursor: null, hasMore: total > rows.length, total, limit: c.query.limit });
         },
@@ -74,19 +74,19 @@ export function deadLetterRoutes(kit: ApiKit, deps: DeadLetterRouteDeps) {
       .post(
         "/replay",
         { summary: "Operator (an owner's console session, not an API key): put every dead letter of the caller's environment back in its actor's mailbox; each audited", access: replayAccess, tags: ["audit", "operator"] },
-        (c) => {
+        async (c) => {
           const tenant = tenantOf(c);
-          return ok({ replayed: replayed(c, tenant, () => mailbox.replayDeadLetters({ tenant }, c.now)) });
+          return ok({ replayed: await replayed(c, tenant, () => mailbox.replayDeadLetters({ tenant }, c.now)) });
         },
       )
       .post(
         "/:id/replay",
         { summary: "Operator (an owner's console session, not an API key): put one dead letter back in its actor's mailbox, handled as a new message; audited", access: replayAccess, tags: ["audit", "operator"] },
-        (c) => {
+        async (c) => {
           const tenant = tenantOf(c);
           const n = numberOf(tenant, c.params.id);
-          const [one] = replayed(c, tenant, () => {
-            const r = n === null ? null : mailbox.replayDeadLetter(n, c.now, tenant);
+          const [one] = await replayed(c, tenant, async () => {
+            const r = n === null ? null : await mailbox.replayDeadLetter(n, c.now, tenant);
             return r ? [r] : [];
           });
           if (!one) throw apiError("DEAD_LETTER_NOT_FOUND", { details: { resource: "DeadLetter", id: c.params.id } });

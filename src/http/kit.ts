@@ -6,8 +6,7 @@ import { ApiError, ERRORS, apiError, type Issue } from "../domain/errors.ts";
 import { iso } from "../domain/ids.ts";
 import type { Logger } from "../adapters/log.ts";
 import type { CompanyRow, Tenancy } from "../adapters/storage/repos/tenancy.ts";
-import type { Storage } from "../adapters/storage/types.ts";
-import { StorageUnavailableError, storeFault } from "../adapters/storage/faults.ts";
+import { StorageUnavailableError, type Store, type StoreFault } from "../ports/store.ts";
 import { authenticate, authorize, resolveCompany, usesSession, type Access, type AuthContext } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
 import { parseQuery, type QueryOf, type QueryParam } from "./query.ts";
@@ -23,7 +22,7 @@ export interface KitDeps {
   log: Logger;
   appDomain?: string;
   /** For `readOnly` routes: authentication and the handler's reads share one read transaction. */
-  storage?: Pick<Storage, "read">;
+  storage?: Pick<Store, "readTurn" | "faultOf">;
   /** False while the service cannot serve a company yet (starting, or stopping): 503 COMPANY_NOT_READY. */
   ready?: () => boolean;
   /** The client's address (trusted-proxy rule): a session is bound to the address that signed in. */
@@ -39,8 +38,8 @@ export const STORAGE_RETRY_AFTER_S = 5;
  * A write the store could not take (a full disk, an I/O error): a 503 that says so at once, with Retry-After. Whether
  * anything was kept is said plainly: the change is either recorded and finishes by itself, or was not made.
  */
-export function storageUnavailable(e: unknown): ApiError | null {
-  const fault = storeFault(e);
+export function storageUnavailable(e: unknown, faultOf: (e: unknown) => StoreFault | null = (x) => (x instanceof StorageUnavailableError ? x.fault : null)): ApiError | null {
+  const fault = faultOf(e);
   if (!fault) return null;
   const queued = e instanceof StorageUnavailableError && e.queued;
   return apiError("SERVICE_UNAVAILABLE", {
@@ -253,7 +252,7 @@ export class ApiKit {
       body.meta = this.meta();
       return json(e.status, body, e.headers);
     }
-    const unavailable = storageUnavailable(e);
+    const unavailable = storageUnavailable(e, this.deps.storage?.faultOf);
     if (unavailable) {
       this.deps.reportFault?.("request met a storage fault", e);
       return this.errorResponse(unavailable, requestId);
@@ -306,10 +305,15 @@ export class ApiKit {
       let call: { auth: AuthContext; pending: Reply | Response | Promise<Reply | Response> };
       // A session's use is written (renewal, an end): never inside the read snapshot.
       if (spec.readOnly && this.deps.storage && request.method === "GET" && !usesSession(request)) {
-        call = this.deps.storage.read(() => {
+        const turn = this.deps.storage.readTurn(() => {
           const auth = this.admit(spec, request);
           return this.call(spec, handler, request, params, auth, queryOf(spec, request), undefined, state);
         });
+        if (turn instanceof Promise)
+          return turn
+            .then(({ pending, auth }) => Promise.resolve(pending).then((r) => this.present(spec, r, auth, state)))
+            .catch((e) => this.errorResponse(e, request.headers.get("x-request-id") ?? undefined, route));
+        call = turn;
       } else {
         const auth = this.admit(spec, request);
         call = this.call(spec, handler, request, params, auth, queryOf(spec, request), undefined, state);

@@ -30,7 +30,7 @@ test("one failing unit in a batch: the others commit once each (rows, events, me
       // The unit of "writer:3" is refused by the unique index on its first attempt (the seed row holds its key); its
       // retry writes another key and commits.
       const key = msg.key === "taken" && attemptsOfTaken++ > 0 ? "k3" : msg.key;
-      ctx.write((s) => s.stmt("INSERT INTO rows_written (actor, key) VALUES (?, ?)").run(ctx.address, key));
+      ctx.write(() => storage.stmt("INSERT INTO rows_written (actor, key) VALUES (?, ?)").run(ctx.address, key));
       ctx.emit({ companyId: "cmp_t", environment: "test", type: "test.written", entityType: "row", entityId: ctx.address, data: { key } });
       ctx.tell(`follow:${ctx.id}`, { from: ctx.address });
     },

@@ -21,7 +21,7 @@ const probe: ActorKind<Record<string, never>, { say: string }> = {
   initialState: () => ({}),
   handle(ctx, msg) {
     if (msg.say === "no") return void ctx.reply({ ok: false, code: "REFUSED" });
-    ctx.write((s) => void s.stmt("INSERT INTO database_meta (key, value) VALUES (?, ?)").run(`probe:${ctx.id}`, msg.say));
+    ctx.write(() => void storage.stmt("INSERT INTO database_meta (key, value) VALUES (?, ?)").run(`probe:${ctx.id}`, msg.say));
     ctx.tell("other:1", { heard: msg.say });
     ctx.emit({ companyId, environment: "test", type: "probe.said", entityType: "Probe", entityId: ctx.id, data: { say: msg.say } });
     ctx.reply({ ok: true, id: ctx.id });
@@ -45,8 +45,8 @@ function runtimeWith(...kinds: ActorKind<any, any>[]): ActorRuntime {
   return r;
 }
 
-test("the handler's answer comes back; its write, its sealed message for the server and its event are committed", () => {
-  const r = runtimeWith(probe).handleHere<{ ok: boolean; id: string }>("probe:a1", { say: "hello" });
+test("the handler's answer comes back; its write, its sealed message for the server and its event are committed", async () => {
+  const r = await runtimeWith(probe).handleHere<{ ok: boolean; id: string }>("probe:a1", { say: "hello" });
   expect(r).toEqual({ ok: true, id: "a1" });
   expect(meta("probe:a1")).toBe("hello");
   const rows = mail();
@@ -56,25 +56,26 @@ test("the handler's answer comes back; its write, its sealed message for the ser
   expect(events()).toEqual([{ type: "probe.said", entity_id: "a1" }]);
 });
 
-test("a refusal commits nothing it did not record", () => {
-  const r = runtimeWith(probe).handleHere<{ ok: boolean; code?: string }>("probe:a2", { say: "no" });
+test("a refusal commits nothing it did not record", async () => {
+  const r = await runtimeWith(probe).handleHere<{ ok: boolean; code?: string }>("probe:a2", { say: "no" });
   expect(r).toEqual({ ok: false, code: "REFUSED" });
   expect(meta("probe:a2")).toBeUndefined();
   expect(mail().length).toBe(1);
 });
 
-test("an address of a kind not registered, an asynchronous handler, or a handler that throws → refused, nothing committed", () => {
-  expect(() => runtimeWith(probe).handleHere("case:x", { say: "x" })).toThrow("no actor kind case is registered here");
-  const slow: ActorKind<Record<string, never>, { say: string }> = {
-    kind: "slow",
+test("an address of a kind not registered, a handler that checkpoints, or a handler that throws → refused, nothing committed", async () => {
+  await expect(runtimeWith(probe).handleHere("case:x", { say: "x" })).rejects.toThrow("no actor kind case is registered here");
+  const calling: ActorKind<Record<string, never>, { say: string }> = {
+    kind: "calling",
     initialState: () => ({}),
     async handle(ctx, msg) {
-      ctx.write((s) => void s.stmt("INSERT INTO database_meta (key, value) VALUES (?, ?)").run("slow", msg.say));
+      ctx.write(() => void storage.stmt("INSERT INTO database_meta (key, value) VALUES (?, ?)").run("calling", msg.say));
+      await ctx.checkpoint(); // "record what will be sent, then send": a handler that calls out belongs to the server
       ctx.reply({ ok: true });
     },
   };
-  expect(() => runtimeWith(slow).handleHere("slow:1", { say: "x" })).toThrow("asynchronous handler runs in the server");
-  expect(meta("slow")).toBeUndefined();
+  await expect(runtimeWith(calling).handleHere("calling:1", { say: "x" })).rejects.toThrow("a handler that checkpoints runs in the server");
+  expect(meta("calling")).toBeUndefined();
   const throwing: ActorKind<Record<string, never>, { say: string }> = {
     kind: "throwing",
     initialState: () => ({}),
@@ -83,11 +84,25 @@ test("an address of a kind not registered, an asynchronous handler, or a handler
       throw new Error("boom");
     },
   };
-  expect(() => runtimeWith(throwing).handleHere("throwing:1", { say: "x" })).toThrow("boom");
+  await expect(runtimeWith(throwing).handleHere("throwing:1", { say: "x" })).rejects.toThrow("boom");
   expect(mail().length).toBe(1);
 });
 
-test("the state is the actor's own: read under the write lock, sealed and saved with the rest", () => {
+test("an asynchronous handler (one that awaits the store's reads) is handled here, its writes committed", async () => {
+  const reading: ActorKind<Record<string, never>, { say: string }> = {
+    kind: "reading",
+    initialState: () => ({}),
+    async handle(ctx, msg) {
+      await Promise.resolve();
+      ctx.write(() => void storage.stmt("INSERT INTO database_meta (key, value) VALUES (?, ?)").run("reading", msg.say));
+      ctx.reply({ ok: true });
+    },
+  };
+  expect(await runtimeWith(reading).handleHere("reading:1", { say: "y" })).toEqual({ ok: true });
+  expect(meta("reading")).toBe("y");
+});
+
+test("the state is the actor's own: read under the write lock, sealed and saved with the rest", async () => {
   const counter: ActorKind<{ n: number }, { add: number }> = {
     kind: "counter",
     initialState: () => ({ n: 0 }),
@@ -97,19 +112,19 @@ test("the state is the actor's own: read under the write lock, sealed and saved 
     },
   };
   // Two runtimes, as two CLI runs (or the CLI beside a server): the second reads what the first committed.
-  expect(runtimeWith(counter).handleHere("counter:c1", { add: 2 })).toEqual({ n: 2 });
-  expect(runtimeWith(counter).handleHere("counter:c1", { add: 3 })).toEqual({ n: 5 });
+  expect(await runtimeWith(counter).handleHere("counter:c1", { add: 2 })).toEqual({ n: 2 });
+  expect(await runtimeWith(counter).handleHere("counter:c1", { add: 3 })).toEqual({ n: 5 });
   const row = storage.stmt("SELECT state FROM actor_state WHERE address = 'counter:c1'").get() as { state: string };
   expect(row.state.startsWith("v1:")).toBe(true); // sealed, not the JSON
   expect(JSON.parse(mailSealer.open(row.state, "state:counter:c1"))).toEqual({ n: 5 });
 });
 
-test("a started runtime is asked, not handled here", () => {
+test("a started runtime is asked, not handled here", async () => {
   const r = runtimeWith(probe);
-  r.start();
+  await r.start();
   try {
-    expect(() => r.handleHere("probe:a3", { say: "x" })).toThrow("runtime that is not started");
+    await expect(r.handleHere("probe:a3", { say: "x" })).rejects.toThrow("runtime that is not started");
   } finally {
-    void r.stop();
+    await r.stop();
   }
 });

@@ -61,7 +61,7 @@ test("states saved unsealed by an earlier version are read, and sealed when the 
 
   storage = await openStorage(db);
   runtime = new ActorRuntime(storage, { sealer: new Sealer(key) }).register(people);
-  runtime.start();
+  await runtime.start();
   for (const a of ["x", "y", "z"]) {
     const text = stored(storage, `people:${a}`)!;
     expect(text.startsWith("v1:")).toBe(true);

@@ -33,7 +33,7 @@ test("handlers of one kind asking another kind, more of them than the concurrenc
     initialState: () => ({}),
     async handle(ctx) {
       const permit = await runtime.ask<number>("service:one", { type: "permit" }, { timeoutMs: 5_000 });
-      ctx.write((s) => s.stmt("INSERT INTO answered (actor, permit) VALUES (?, ?)").run(ctx.address, permit));
+      ctx.write(() => storage.stmt("INSERT INTO answered (actor, permit) VALUES (?, ?)").run(ctx.address, permit));
     },
   };
   runtime.register(service).register(waiter).start();

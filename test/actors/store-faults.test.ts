@@ -52,7 +52,7 @@ test("a transaction on a full store throws SQLite's SQLITE_FULL, not the rollbac
   }
   expect(String(nested)).toContain("database or disk is full");
   // The connection is not left inside a transaction, and the store is usable once it may grow again.
-  expect(storage.probeWrite(Date.now())).toBe(true); // a one-row write fits in the pages there are
+  expect(await storage.probeWrite(Date.now())).toBe(true); // a one-row write fits in the pages there are
   unfill(storage);
   storage.tx(() => bigWrite(storage));
   expect(storage.health.unavailable).toBeNull();
@@ -64,7 +64,7 @@ test("a commit that succeeds marks the store available only once no fault has be
   fill(storage);
   expect(() => storage.tx(() => bigWrite(storage))).toThrow(/disk is full/);
   // A small write still fits (a nearly full disk): it does not vouch for the next one.
-  expect(storage.probeWrite(Date.now())).toBe(true);
+  expect(await storage.probeWrite(Date.now())).toBe(true);
   expect(storage.health.unavailable?.class).toBe("SQLITE_FULL");
   storage.close();
 });
@@ -87,7 +87,7 @@ test("a store fault is not the message's: no attempt counted, never buried, hand
     initialState: () => ({}),
     handle(ctx) {
       tries++;
-      ctx.write(bigWrite);
+      ctx.write(() => bigWrite(storage));
       ctx.write(() => void handled++);
     },
   });
@@ -119,7 +119,7 @@ test("an ask the store cannot take is refused at once with StorageUnavailableErr
     kind: "w",
     initialState: () => ({}),
     handle(ctx) {
-      ctx.write(bigWrite);
+      ctx.write(() => bigWrite(storage));
       ctx.reply("done");
     },
   });

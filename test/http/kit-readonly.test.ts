@@ -32,7 +32,10 @@ beforeAll(async () => {
   const member = tenancy.createMember(company.id, "dev@example.com", "owner");
   key = tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "test" }).key;
   // The real Storage.read, counted: the handler records whether it runs inside it.
-  const reads = { read: <T>(fn: () => T): T => { inRead++; try { return storage.read(fn); } finally { inRead--; } } };
+  const reads = {
+    readTurn: <T>(fn: () => T): T | Promise<T> => storage.readTurn(() => { inRead++; try { return fn(); } finally { inRead--; } }),
+    faultOf: storage.faultOf,
+  };
   const kit = new ApiKit({ tenancy, limiter: new RateLimiter({}, Date.now), clock: Date.now, log: () => {}, storage: reads });
   const count = () => (storage.stmt("SELECT count(*) AS n FROM probe").get() as { n: number }).n;
   const access = { scope: "transfers:read", permission: "transfers:view" } as const;

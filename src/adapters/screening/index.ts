@@ -166,7 +166,7 @@ export function createScreeningService(deps: ScreeningDeps): ScreeningService {
         const r = await adapter.screen(accepted, { environment, credentials, fetch: limitedFetch(key, counter), now: deps.clock() });
         // Only checks that reached the vendor move the breaker: a missing key or a bad setting says nothing about the vendor.
         if (breaker && counter.requests > 0)
-          await deps.runtime.tell(address, { type: "outcome", ok: r.status === "success" }).catch((e) => {
+          await deps.runtime.tell(address, { type: "outcome", ok: r.status === "success", at: deps.clock() }).catch((e) => {
             log("warn", "integration breaker outcome not recorded", { address, error: e instanceof Error ? e.name : "unknown" });
           });
         return { ...r, integration, durationMs: deps.clock() - started };

@@ -1,13 +1,9 @@
 // Faults of the store itself (a full disk, an I/O error, a file that can no longer be written), told apart from faults
 // of the work: a message or a request is not to blame for them, and they pass once the operator fixes the store.
 
-/** A fault of the store: its class (the SQLite result code) and SQLite's own words for it. */
-export interface StoreFault {
-  /** `SQLITE_FULL`, `SQLITE_IOERR`, `SQLITE_READONLY`, `SQLITE_CANTOPEN`. */
-  readonly class: string;
-  /** What SQLite said ("database or disk is full"). */
-  readonly cause: string;
-}
+import { StorageUnavailableError, type StoreFault, type StoreHealth } from "../../ports/store.ts";
+
+export { StorageUnavailableError, type StoreFault } from "../../ports/store.ts";
 
 const CLASSES = ["SQLITE_FULL", "SQLITE_IOERR", "SQLITE_READONLY", "SQLITE_CANTOPEN"] as const;
 /** Primary result codes (the low byte of an extended one), as bun:sqlite (`errno`) and node:sqlite (`errcode`) give them. */
@@ -43,26 +39,12 @@ export function storeFault(e: unknown): StoreFault | null {
 }
 
 /**
- * A write the store cannot take now. `queued`: the work is recorded (a mailbox row) and finishes when the store takes
- * writes again; otherwise nothing was changed.
- */
-export class StorageUnavailableError extends Error {
-  override name = "StorageUnavailableError";
-  constructor(
-    readonly fault: StoreFault,
-    readonly queued = false,
-  ) {
-    super(`storage unavailable (${fault.class}: ${fault.cause})`);
-  }
-}
-
-/**
  * Whether the store takes writes. A store fault marks it unavailable; a commit that succeeds marks it available again
  * once no fault has been met for `settleMs`: on a nearly full disk a small commit can still fit where a larger one
  * cannot, and one such success says nothing about the next write. `/healthz` reports it; a probe (a one-row write)
  * lets a caller find out without other work to try.
  */
-export class StorageHealth {
+export class StorageHealth implements StoreHealth {
   private fault: (StoreFault & { since: number }) | null = null;
   private lastFaultAt = -Infinity;
   private readonly listeners = new Set<(fault: StoreFault | null) => void>();

@@ -13,6 +13,8 @@ import { beaconPath, openBeacon, type ChangeBeacon } from "./change-beacon.ts";
 import { checkoutMigrationsFolder, defaultSource, folderSource, loadMigrations } from "./migrations.ts";
 
 import { StorageHealth, storeFault } from "./faults.ts";
+import { ConnectionGate } from "./gate.ts";
+import { createMailbox } from "./repos/mailbox.ts";
 
 export type { Db, SqlClient, SqlStatement, Storage, SqlValue, SearchStore } from "./types.ts";
 export { StorageHealth, StorageUnavailableError, storeFault, type StoreFault } from "./faults.ts";
@@ -226,8 +228,39 @@ function makeStorage(path: string, client: SqlClient, beacon?: ChangeBeacon, hea
   /** Transaction control through prepared statements (exec would parse the text on every commit). */
   const ctl = (sql: string): void => void stmt(sql).run();
   const health = new StorageHealth(Date.now, healthSettleMs);
+  const gate = new ConnectionGate();
   /** Whether a transaction is still open (a driver that cannot tell: assume it is, and try). */
   const open = (): boolean => client.inTransaction ?? true;
+  /**
+   * A synchronous unit started by another flow while one flow's asynchronous unit holds the connection would join
+   * that unit (commit or roll back with it): refused, loudly, instead.
+   */
+  function intrusion(what: string): void {
+    if (gate.held() && !gate.inside()) throw new Error(`${what} was started while another unit of work holds the connection: await storage.enter() or use storage.transaction`);
+  }
+  /** A nested unit of work: a savepoint of the open transaction (a failure inside undoes only its own writes). */
+  async function savepoint<T>(fn: () => Promise<T>): Promise<T> {
+    const sp = `sp${depth}`;
+    ctl(`SAVEPOINT ${sp}`);
+    depth++;
+    try {
+      const out = await fn();
+      ctl(`RELEASE ${sp}`);
+      return out;
+    } catch (e) {
+      if (open()) {
+        try {
+          ctl(`ROLLBACK TO ${sp}`);
+          ctl(`RELEASE ${sp}`);
+        } catch {
+          /* the transaction ended under us: the caller's own rollback (or SQLite's) finishes it */
+        }
+      }
+      throw e;
+    } finally {
+      depth--;
+    }
+  }
   const storage: Storage = {
     path,
     client,
@@ -235,6 +268,7 @@ function makeStorage(path: string, client: SqlClient, beacon?: ChangeBeacon, hea
     stmt,
     health,
     tx<T>(fn: () => T): T {
+      intrusion("a transaction");
       if (depth > 0) {
         const sp = `sp${depth}`;
         ctl(`SAVEPOINT ${sp}`);
@@ -284,16 +318,64 @@ function makeStorage(path: string, client: SqlClient, beacon?: ChangeBeacon, hea
         depth--;
       }
     },
-    probeWrite(now: number): boolean {
+    async probeWrite(now: number): Promise<boolean> {
       try {
-        storage.tx(() => void stmt("INSERT INTO database_meta (key, value) VALUES ('write_probe', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(new Date(now).toISOString()));
+        await storage.transaction(async () => void stmt("INSERT INTO database_meta (key, value) VALUES ('write_probe', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(new Date(now).toISOString()));
         return true;
       } catch (e) {
         if (!storeFault(e)) throw e;
         return false;
       }
     },
+    faultOf: storeFault,
+    runtimeStore: (o = {}) => createMailbox(storage, o),
+    enter: () => gate.enter(),
+    transaction<T>(fn: () => Promise<T>): Promise<T> {
+      if (gate.inside()) return savepoint(fn);
+      return gate.hold(async () => {
+        ctl("BEGIN IMMEDIATE");
+        depth++;
+        try {
+          const out = await fn();
+          ctl("COMMIT");
+          beacon?.signal();
+          health.succeeded();
+          return out;
+        } catch (e) {
+          if (open()) {
+            try {
+              ctl("ROLLBACK");
+            } catch {
+              /* the original error says what happened */
+            }
+          }
+          const fault = storeFault(e);
+          if (fault) health.failed(fault);
+          throw e;
+        } finally {
+          depth--;
+        }
+      });
+    },
+    readTurn<T>(fn: () => T): T | Promise<T> {
+      const wait = gate.enter();
+      return wait ? wait.then(() => storage.read(fn)) : storage.read(fn);
+    },
+    snapshot<T>(fn: () => Promise<T>): Promise<T> {
+      if (gate.inside()) return fn();
+      return gate.hold(async () => {
+        ctl("BEGIN");
+        depth++;
+        try {
+          return await fn();
+        } finally {
+          depth--;
+          ctl("COMMIT");
+        }
+      });
+    },
     read<T>(fn: () => T): T {
+      intrusion("a read snapshot");
       if (depth > 0) return fn();
       ctl("BEGIN");
       depth++;

@@ -2,6 +2,7 @@
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import type * as schema from "../../../db/schema/index.ts";
 import type { StorageHealth } from "./faults.ts";
+import type { RuntimeHost } from "../../ports/runtime-store.ts";
 
 export type SqlValue = string | number | bigint | null | Uint8Array;
 
@@ -35,14 +36,23 @@ export interface SqlClient {
 
 export type Db = BaseSQLiteDatabase<"sync", unknown, typeof schema>;
 
-export interface Storage {
+/**
+ * The SQLite engine's store. Above storage only its `Store` side is seen (src/ports/store.ts); the synchronous members
+ * are the engine's own, for the repositories and the hot paths inside src/adapters/storage.
+ */
+export interface Storage extends RuntimeHost {
   readonly path: string;
   readonly client: SqlClient;
   readonly db: Db;
   /** Prepared once per SQL text and reused: hot paths use this, not drizzle. */
   stmt(sql: string): SqlStatement;
-  /** Runs fn in one IMMEDIATE transaction (nested calls become savepoints). */
+  /** Runs fn in one IMMEDIATE transaction (nested calls become savepoints). Synchronous: inside storage only. */
   tx<T>(fn: () => T): T;
+  /**
+   * Waits until the caller may use the connection (./gate.ts): every asynchronous repository method enters first, so
+   * that it never runs inside another flow's open unit of work.
+   */
+  enter(): Promise<void> | undefined;
   /**
    * Runs fn's reads in one read transaction (one snapshot; SQLite takes its WAL read lock once instead of once per
    * statement). Inside a transaction it just runs fn. Only for code that does not write: a write inside would be
@@ -63,7 +73,7 @@ export interface Storage {
   /** Whether the store takes writes, as the last top-level transaction found (./faults.ts). */
   readonly health: StorageHealth;
   /** A one-row write (database_meta `write_probe`): true when the store takes writes again; updates `health`. */
-  probeWrite(now: number): boolean;
+  probeWrite(now: number): Promise<boolean>;
   close(): void;
 }
 

@@ -1,20 +1,13 @@
 // The actor runtime's store: durable mailbox rows, actor state, dead letters and emitted events, in SQLite.
 // Every statement is prepared once and reused (`storage.stmt` caches by text): this is the runtime's hot path.
-import type { Environment } from "../../../domain/types.ts";
-import type { Storage } from "../index.ts";
+import type { Storage } from "../types.ts";
 import { encodeEventData } from "../event-data.ts";
 
-/** An event as the runtime emits it (the actors' `ActorEvent` is this type). */
-export interface MailboxEvent {
-  companyId: string;
-  environment: Environment;
-  type: string;
-  entityType: string;
-  entityId: string;
-  data: unknown;
-}
+import type { DeadLetter, MailboxEvent, MessageRecord, MessageRef, ReplayedDeadLetter, RuntimeStore, StoredState, Tenant } from "../../../ports/runtime-store.ts";
 
-export interface MessageRow {
+export type { DeadLetter, MailboxEvent, MessageRecord, MessageRef, ReplayedDeadLetter, RuntimeStore, StoredState, Tenant } from "../../../ports/runtime-store.ts";
+
+interface MessageRow {
   id: number;
   actor: string;
   body: string;
@@ -26,96 +19,87 @@ export interface MessageRow {
   checkpoints: number;
 }
 
-/** The company and environment a message is about. */
-export interface Tenant {
-  companyId: string;
-  environment: Environment;
-}
+const toMessage = (r: MessageRow): MessageRecord => ({
+  id: r.id,
+  actor: r.actor,
+  body: r.body,
+  dueAt: r.due_at,
+  retryAt: r.retry_at,
+  attempts: r.attempts,
+  lastError: r.last_error,
+  replyTo: r.reply_to,
+  checkpoints: r.checkpoints ?? 0,
+});
 
-/** A message parked after its last attempt, as an operator sees it (never its body). */
-export interface DeadLetter {
-  id: number;
-  actor: string;
-  attempts: number;
-  lastError: string;
-  /** Milliseconds since epoch. */
-  createdAt: number;
-  diedAt: number;
-}
-
-/** A dead letter put back: its number, its actor, and the new message's number. */
-export interface ReplayedDeadLetter {
-  id: number;
-  actor: string;
-  messageId: number;
-}
-
-export interface MessageRef {
-  id: number;
-  actor: string;
-  due_at: number;
-  retry_at: number | null;
-}
-
-/** The runtime's store as a backend implements it (a PostgreSQL twin would implement the same methods). */
-export type MailboxStore = Pick<Mailbox, keyof Mailbox>;
+/** The runtime's store (src/ports/runtime-store.ts). */
+export type MailboxStore = RuntimeStore;
 
 /** The SQLite mailbox over an open database (the runtime creates its own, once, at construction). */
 export function createMailbox(storage: Storage, o: { compactEvents?: boolean } = {}): MailboxStore {
   return new Mailbox(storage, o.compactEvents ?? false);
 }
 
-export class Mailbox {
+export class Mailbox implements RuntimeStore {
   /** `compactEvents`: events.data written compactly (src/adapters/storage/event-data.ts), else as JSON text. */
   constructor(
     private readonly s: Storage,
     private readonly compactEvents = false,
   ) {}
 
-  insert(actor: string, body: string, dueAt: number, replyTo: string | null, now: number): number {
+  async insert(actor: string, body: string, dueAt: number, replyTo: string | null, now: number): Promise<number> {
+    await this.s.enter();
     const r = this.s
       .stmt("INSERT INTO actor_messages (actor, body, due_at, reply_to, created_at) VALUES (?, ?, ?, ?, ?)")
       .run(actor, body, dueAt, replyTo, now);
     return Number(r.lastInsertRowid);
   }
 
-  get(id: number): MessageRow | undefined {
-    return (this.s.stmt("SELECT * FROM actor_messages WHERE id = ?").get(id) ?? undefined) as MessageRow | undefined;
+  async get(id: number): Promise<MessageRecord | undefined> {
+    await this.s.enter();
+    const r = this.s.stmt("SELECT * FROM actor_messages WHERE id = ?").get(id) as MessageRow | null | undefined;
+    return r ? toMessage(r) : undefined;
   }
 
   /** Pending messages with an id above `afterId`, oldest first: startup and pickup of other processes' inserts. */
-  pendingAfter(afterId: number, limit: number): MessageRef[] {
+  async pendingAfter(afterId: number, limit: number): Promise<MessageRef[]> {
+    await this.s.enter();
     return this.s
       .stmt("SELECT id, actor, due_at, retry_at FROM actor_messages WHERE id > ? ORDER BY id LIMIT ?")
-      .all(afterId, limit) as unknown as MessageRef[];
+      .all(afterId, limit)
+      .map((r) => ({ id: r.id as number, actor: r.actor as string, dueAt: r.due_at as number, retryAt: r.retry_at as number | null }));
   }
 
-  markCheckpoint(id: number): void {
+  async markCheckpoint(id: number): Promise<void> {
+    await this.s.enter();
     this.s.stmt("UPDATE actor_messages SET checkpoints = checkpoints + 1 WHERE id = ?").run(id);
   }
 
-  ack(id: number): void {
+  async ack(id: number): Promise<void> {
+    await this.s.enter();
     this.s.stmt("DELETE FROM actor_messages WHERE id = ?").run(id);
   }
 
-  recordFailure(id: number, attempts: number, error: string, retryAt: number): void {
+  async recordFailure(id: number, attempts: number, error: string, retryAt: number): Promise<void> {
+    await this.s.enter();
     this.s
       .stmt("UPDATE actor_messages SET attempts = ?, last_error = ?, retry_at = ? WHERE id = ?")
       .run(attempts, error, retryAt, id);
   }
 
   /** `tenant`: the company and environment the message names, when it names them (the API lists a company's own). */
-  bury(row: MessageRow, attempts: number, error: string, now: number, tenant: Tenant | null = null): void {
+  async bury(row: MessageRecord, attempts: number, error: string, now: number, tenant: Tenant | null = null): Promise<void> {
+    await this.s.enter();
     this.s
       .stmt(
         "INSERT OR REPLACE INTO actor_dead_letters (id, actor, body, attempts, last_error, created_at, died_at, company_id, environment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
       )
       .run(row.id, row.actor, row.body, attempts, error, now, now, tenant?.companyId ?? null, tenant?.environment ?? null);
-    this.ack(row.id);
+    this.s.stmt("DELETE FROM actor_messages WHERE id = ?").run(row.id);
   }
 
   /** One company's and environment's dead letters, newest death first (ties by id), at most `limit`, before `before`. */
-  tenantDeadLetters(t: Tenant, limit: number, before: [number, number] | null = null): DeadLetter[] {
+  async tenantDeadLetters(t: Tenant, limit: number, before: [number, number] | null = null): Promise<DeadLetter[]> {
+    await this.s.enter();
     const rows = this.s
       .stmt(
         "SELECT id, actor, attempts, last_error, created_at, died_at FROM actor_dead_letters WHERE company_id = ? AND environment = ? AND (died_at, id) < (?, ?) ORDER BY died_at DESC, id DESC LIMIT ?",
@@ -125,12 +109,14 @@ export class Mailbox {
   }
 
   /** How many dead letters one company and environment has. */
-  tenantDeadLetterCount(t: Tenant): number {
+  async tenantDeadLetterCount(t: Tenant): Promise<number> {
+    await this.s.enter();
     return (this.s.stmt("SELECT count(*) AS n FROM actor_dead_letters WHERE company_id = ? AND environment = ?").get(t.companyId, t.environment) as { n: number }).n;
   }
 
   /** Dead letters, oldest death first (the body is not read: it is sealed and stays in the database). */
-  deadLetters(o: { actorPrefix?: string; limit?: number } = {}): DeadLetter[] {
+  async deadLetters(o: { actorPrefix?: string; limit?: number } = {}): Promise<DeadLetter[]> {
+    await this.s.enter();
     const rows = this.s
       .stmt("SELECT id, actor, attempts, last_error, created_at, died_at FROM actor_dead_letters WHERE actor >= ? AND actor < ? ORDER BY died_at, id LIMIT ?")
       .all(o.actorPrefix ?? "", `${o.actorPrefix ?? ""}\uffff`, o.limit ?? 1_000) as { id: number; actor: string; attempts: number; last_error: string; created_at: number; died_at: number }[];
@@ -142,39 +128,45 @@ export class Mailbox {
    * a reply) and removes it from the dead letters, in one transaction. Answers the new message's id and the actor, or
    * null when there is no such dead letter (or, with `tenant`, none about that company and environment).
    */
-  replayDeadLetter(id: number, now: number, tenant: Tenant | null = null): ReplayedDeadLetter | null {
-    return this.s.tx(() => {
-      const row = (
-        tenant
-          ? this.s.stmt("SELECT actor, body FROM actor_dead_letters WHERE id = ? AND company_id = ? AND environment = ?").get(id, tenant.companyId, tenant.environment)
-          : this.s.stmt("SELECT actor, body FROM actor_dead_letters WHERE id = ?").get(id)
-      ) as { actor: string; body: string } | undefined;
-      if (!row) return null;
-      const messageId = this.insert(row.actor, row.body, now, null, now);
-      this.s.stmt("DELETE FROM actor_dead_letters WHERE id = ?").run(id);
-      return { id, actor: row.actor, messageId };
-    });
+  replayDeadLetter(id: number, now: number, tenant: Tenant | null = null): Promise<ReplayedDeadLetter | null> {
+    return this.s.transaction(async () => this.replayOne(id, now, tenant));
+  }
+
+  private replayOne(id: number, now: number, tenant: Tenant | null): ReplayedDeadLetter | null {
+    const row = (
+      tenant
+        ? this.s.stmt("SELECT actor, body FROM actor_dead_letters WHERE id = ? AND company_id = ? AND environment = ?").get(id, tenant.companyId, tenant.environment)
+        : this.s.stmt("SELECT actor, body FROM actor_dead_letters WHERE id = ?").get(id)
+    ) as { actor: string; body: string } | undefined;
+    if (!row) return null;
+    const messageId = Number(
+      this.s.stmt("INSERT INTO actor_messages (actor, body, due_at, reply_to, created_at) VALUES (?, ?, ?, ?, ?)").run(row.actor, row.body, now, null, now).lastInsertRowid,
+    );
+    this.s.stmt("DELETE FROM actor_dead_letters WHERE id = ?").run(id);
+    return { id, actor: row.actor, messageId };
   }
 
   /**
    * Replays every dead letter whose actor starts with `actorPrefix` (and, with `tenant`, about that company and
    * environment), oldest death first, each as `replayDeadLetter` does, all in one transaction.
    */
-  replayDeadLetters(o: { actorPrefix?: string; tenant?: Tenant | null }, now: number): ReplayedDeadLetter[] {
-    return this.s.tx(() => {
+  replayDeadLetters(o: { actorPrefix?: string; tenant?: Tenant | null }, now: number): Promise<ReplayedDeadLetter[]> {
+    return this.s.transaction(async () => {
       const ids = o.tenant
-        ? this.tenantDeadLetters(o.tenant, Number.MAX_SAFE_INTEGER).filter((d) => d.actor.startsWith(o.actorPrefix ?? "")).map((d) => d.id).reverse()
-        : this.deadLetters({ actorPrefix: o.actorPrefix, limit: Number.MAX_SAFE_INTEGER }).map((d) => d.id);
-      return ids.map((id) => this.replayDeadLetter(id, now, o.tenant ?? null)).filter((r): r is ReplayedDeadLetter => r !== null);
+        ? (await this.tenantDeadLetters(o.tenant, Number.MAX_SAFE_INTEGER)).filter((d) => d.actor.startsWith(o.actorPrefix ?? "")).map((d) => d.id).reverse()
+        : (await this.deadLetters({ actorPrefix: o.actorPrefix, limit: Number.MAX_SAFE_INTEGER })).map((d) => d.id);
+      return ids.map((id) => this.replayOne(id, now, o.tenant ?? null)).filter((r): r is ReplayedDeadLetter => r !== null);
     });
   }
 
-  loadState(address: string): { state: string; last_message_id: number } | undefined {
-    return (this.s.stmt("SELECT state, last_message_id FROM actor_state WHERE address = ?").get(address) ??
-      undefined) as { state: string; last_message_id: number } | undefined;
+  async loadState(address: string): Promise<StoredState | undefined> {
+    await this.s.enter();
+    const r = this.s.stmt("SELECT state, last_message_id FROM actor_state WHERE address = ?").get(address) as { state: string; last_message_id: number } | null | undefined;
+    return r ? { state: r.state, lastMessageId: r.last_message_id } : undefined;
   }
 
-  saveState(address: string, state: string, lastMessageId: number, now: number): void {
+  async saveState(address: string, state: string, lastMessageId: number, now: number): Promise<void> {
+    await this.s.enter();
     this.s
       .stmt(
         "INSERT INTO actor_state (address, state, last_message_id, updated_at) VALUES (?, ?, ?, ?) " +
@@ -184,17 +176,20 @@ export class Mailbox {
   }
 
   /** How many states are stored unsealed (plain JSON). */
-  plainStateCount(): number {
+  async plainStateCount(): Promise<number> {
+    await this.s.enter();
     return (this.s.stmt("SELECT count(*) AS n FROM actor_state WHERE substr(state, 1, 3) <> 'v1:'").get() as { n: number }).n;
   }
 
   /** Up to `limit` states stored before states were sealed (plain JSON: sealed text starts "v1:"). */
-  plainStates(limit: number): { address: string; state: string }[] {
+  async plainStates(limit: number): Promise<{ address: string; state: string }[]> {
+    await this.s.enter();
     return this.s.stmt("SELECT address, state FROM actor_state WHERE substr(state, 1, 3) <> 'v1:' LIMIT ?").all(limit) as { address: string; state: string }[];
   }
 
   /** Replaces a stored state only if it is still `from` (another process may have saved a newer one meanwhile). */
-  replaceState(address: string, from: string, to: string): void {
+  async replaceState(address: string, from: string, to: string): Promise<void> {
+    await this.s.enter();
     this.s.stmt("UPDATE actor_state SET state = ? WHERE address = ? AND state = ?").run(to, address, from);
   }
 
@@ -202,16 +197,18 @@ export class Mailbox {
    * Runs `fn` with SQLite's secure_delete on, so the pages it frees are zeroed rather than just unlinked (used when
    * plaintext is replaced by sealed text); a backend without that notion just runs `fn`.
    */
-  withSecureDelete<T>(fn: () => T): T {
+  async withSecureDelete<T>(fn: () => Promise<T>): Promise<T> {
+    await this.s.enter();
     this.s.client.exec("PRAGMA secure_delete = ON");
     try {
-      return fn();
+      return await fn();
     } finally {
       this.s.client.exec("PRAGMA secure_delete = OFF");
     }
   }
 
-  insertEvent(id: string, e: MailboxEvent, createdAt: string): number {
+  async insertEvent(id: string, e: MailboxEvent, createdAt: string): Promise<number> {
+    await this.s.enter();
     const r = this.s
       .stmt(
         "INSERT INTO events (id, company_id, environment, type, entity_type, entity_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
