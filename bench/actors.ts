@@ -22,7 +22,7 @@ async function actorMessages(sealed: boolean): Promise<{ rate: number; processed
       ctx.state.n += msg.n;
     },
   });
-  runtime.start();
+  await runtime.start();
   const cpu0 = threadCpuMs();
   const t0 = performance.now();
   const end = t0 + SECONDS * 1000;

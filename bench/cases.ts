@@ -106,6 +106,6 @@ const perSec = ids.length / ((performance.now() - r0) / 1000);
 const raw = await rawCommitRate(dir, { seconds: 3 });
 console.log(`resolutions under ${OFFICERS} concurrent officers: ${perSec.toFixed(0)}/s; raw single-row commits ${raw.toFixed(0)}/s; ratio ${(perSec / raw).toFixed(3)}`);
 
-bare.stop(true);
+void bare.stop(true);
 await service.stop();
 rmSync(dir, { recursive: true, force: true });

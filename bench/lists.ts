@@ -95,6 +95,6 @@ const wDeep = await measure(`wallets, after ${deep.toLocaleString()} rows`, `${u
 await measure("wallets, search address part", `${u}/api/v2/wallets?search=0x00000000000000000000000000000000000${(77777).toString(16)}`);
 console.log(`deep/first page ratio: customers ${(cDeep / c1).toFixed(2)}, wallets ${(wDeep / w1).toFixed(2)}; first page / bare Bun.serve: customers ${(c1 / baseline).toFixed(1)}x`);
 
-bare.stop(true);
+void bare.stop(true);
 await service.stop();
 if (!keep) rmSync(dir, { recursive: true, force: true });

@@ -123,7 +123,7 @@ export async function benchReads(o: { seconds?: number; rounds?: number; warmup?
     }
     return { ratio: median(out.ratios), ratios: out.ratios, readsPerSecond: out.readsPerSecond, barePerSecond: out.barePerSecond, readCpuUs: median(out.readCpu), bareCpuUs: median(out.bareCpu) };
   } finally {
-    bare.stop(true);
+    void bare.stop(true);
     await service?.stop();
     await worker.terminate();
     rmSync(dir, { recursive: true, force: true });

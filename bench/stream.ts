@@ -250,16 +250,16 @@ export async function benchStream(): Promise<StreamResult> {
       };
       await said("ready");
       const stdin = child.stdin as import("bun").FileSink;
-      stdin.write("count\n");
-      stdin.flush();
+      void stdin.write("count\n");
+      void stdin.flush();
       const clientCpu0 = cpuMs(String(child.pid));
       const seqBefore = (svc.storage.stmt("SELECT coalesce(max(seq), 0) AS n FROM events").get() as { n: number }).n;
       const withClients = await create(job(`with-clients-${round}`));
       const seqAfter = (svc.storage.stmt("SELECT coalesce(max(seq), 0) AS n FROM events").get() as { n: number }).n;
       const clientCpu1 = cpuMs(String(child.pid));
       await Bun.sleep(1000); // the last events reach the clients
-      stdin.write("stop\n");
-      stdin.flush();
+      void stdin.write("stop\n");
+      void stdin.flush();
       await said("done");
       await child.exited;
       child = undefined;

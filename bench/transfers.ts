@@ -217,7 +217,7 @@ async function main(): Promise<void> {
     console.log(rule);
     console.log('package.json script suggestion: "bench:transfers": "bun bench/transfers.ts"');
   } finally {
-    bare?.stop(true);
+    void bare?.stop(true);
     await service?.stop();
     await worker.terminate();
     rmSync(dir, { recursive: true, force: true });

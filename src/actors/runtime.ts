@@ -333,7 +333,7 @@ export class ActorRuntime {
           reject(e);
         });
       if (this.canInline(to, opts)) this.inline(to, body, token, durably);
-      else durably();
+      else void durably();
     });
   }
 
@@ -686,7 +686,7 @@ export class ActorRuntime {
     this.flushScheduled = false;
     if (this.flushing) {
       // The next batch goes when this one has committed (it keeps gathering meanwhile).
-      this.flushing.then(() => {
+      void this.flushing.then(() => {
         if (!this.flushScheduled && this.units.length > 0) {
           this.flushScheduled = true;
           defer(() => this.flush());

@@ -74,7 +74,7 @@ beforeAll(async () => {
   storage = await openStorage(join(dir, "case.db"));
   companyId = (storage.stmt("SELECT id FROM companies WHERE slug = 'default'").get() as { id: string }).id;
   runtime = new ActorRuntime(storage, { concurrency: 8 });
-  runtime.register(caseActor({ repositories: createRepositories(storage, { pii, secrets: pii, clock: Date.now }), pii, nameIndexKey: new Uint8Array(32) })).register(stubTransfer).start();
+  await runtime.register(caseActor({ repositories: createRepositories(storage, { pii, secrets: pii, clock: Date.now }), pii, nameIndexKey: new Uint8Array(32) })).register(stubTransfer).start();
 });
 
 afterAll(async () => {

@@ -11,7 +11,7 @@ test("a burst of CALLS_PER_SECOND calls goes at once; the next ones are told to 
   const storage = await openStorage(":memory:");
   let now = 1_000_000;
   const runtime = new ActorRuntime(storage, { clock: () => now });
-  runtime.register(connectionActor(() => noProviders)).start();
+  await runtime.register(connectionActor(() => noProviders)).start();
   const address = connectionAddress("cmp_x", "test", "provider_b");
   const waits: number[] = [];
   for (let i = 0; i < CALLS_PER_SECOND + 3; i++) {
@@ -34,7 +34,7 @@ test("a burst of CALLS_PER_SECOND calls goes at once; the next ones are told to 
 test("without usable credentials the directory read answers NOT_CONFIGURED", async () => {
   const storage = await openStorage(":memory:");
   const runtime = new ActorRuntime(storage);
-  runtime.register(connectionActor(() => noProviders)).start();
+  await runtime.register(connectionActor(() => noProviders)).start();
   const r = await runtime.ask(connectionAddress("cmp_x", "test", "provider_b"), { type: "directory", companyId: "cmp_x", environment: "test", provider: "provider_b" });
   expect(r).toEqual({ ok: false, code: "NOT_CONFIGURED" });
   await runtime.stop();

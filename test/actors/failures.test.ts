@@ -11,7 +11,7 @@ setDefaultTimeout(60_000);
 async function runtimeWith(handle: (ctx: any, msg: any) => void | Promise<void>, opts = {}) {
   const storage = await openStorage(":memory:");
   const runtime = new ActorRuntime(storage, { backoffMs: () => 20, maxAttempts: 3, ...opts });
-  runtime.register({ kind: "t", initialState: () => ({ n: 0 }), handle }).start();
+  await runtime.register({ kind: "t", initialState: () => ({ n: 0 }), handle }).start();
   return { storage, runtime };
 }
 

@@ -44,7 +44,7 @@ test("one failing unit in a batch: the others commit once each (rows, events, me
   };
   runtime.register(writer);
   runtime.register(follow);
-  runtime.start();
+  await runtime.start();
   // Ten tells in one turn: their handlers finish together and their commits share group commits.
   await Promise.all(Array.from({ length: 10 }, (_, i) => runtime.tell(`writer:${i}`, { key: i === 3 ? "taken" : `k${i}` })));
   // The retry waits out its back-off: wait (hang guard only) until every message is acknowledged.

@@ -52,7 +52,7 @@ beforeAll(async () => {
   runtime = new ActorRuntime(storage, {});
   const transfers = new Transfers(storage);
   const pii = new Sealer(crypto.getRandomValues(new Uint8Array(32)));
-  runtime
+  await runtime
     .register(
       customerActor({
         repositories: createRepositories(storage, { pii, secrets: pii, clock: Date.now }),

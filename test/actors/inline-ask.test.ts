@@ -28,7 +28,7 @@ async function setup(name: string, kind: ActorKind<any, any>, opts: { maxAttempt
     inserts.n++;
     return insert(...a);
   };
-  runtime.register(kind).start();
+  await runtime.register(kind).start();
   return { storage, runtime, inserts };
 }
 

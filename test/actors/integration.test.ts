@@ -37,7 +37,7 @@ const names: ScreeningSubject[] = [{ kind: "name", party: "originator", person: 
 async function boot(): Promise<void> {
   storage = await openStorage(db);
   runtime = new ActorRuntime(storage, { clock });
-  runtime.register(integrationActor()).start();
+  await runtime.register(integrationActor()).start();
   settings = new ProviderSettings(storage, new Sealer(loadMasterKey(db, {}).derive("secrets")));
 }
 

@@ -32,7 +32,7 @@ test("per-actor order holds for thousands of messages over hundreds of actors se
       busy.delete(ctx.address);
     },
   };
-  runtime.register(kind).start();
+  await runtime.register(kind).start();
 
   const actors = 300;
   const senders = 10;
@@ -70,7 +70,7 @@ test("messages to one actor are handled strictly in mailbox order, one at a time
   const seen: number[] = [];
   let inside = 0;
   let maxInside = 0;
-  runtime
+  await runtime
     .register<null, { i: number }>({
       kind: "one",
       initialState: () => null,

@@ -14,7 +14,7 @@ test("memory stays bounded: 100,000 distinct actors touched, at most maxResident
   const storage = await openStorage(join(dir, "passivate.db"));
   const runtime = new ActorRuntime(storage, { maxResident: 2000 });
   let peak = 0;
-  runtime
+  await runtime
     .register<{ n: number }, null>({
       kind: "p",
       initialState: () => ({ n: 0 }),

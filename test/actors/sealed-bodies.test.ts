@@ -42,7 +42,7 @@ test("own tells are handled without opening their bodies; bodies sealed by anoth
   const a = countingSealer();
   const one = new ActorRuntime(storage, { concurrency: 8, sealer: a.sealer });
   one.register(kind);
-  one.start();
+  await one.start();
   await Promise.all(Array.from({ length: 5 }, (_, i) => one.tell(`echo:${i}`, { text: `own ${i}` })));
   await one.idle();
   expect(seen.sort()).toEqual(["own 0", "own 1", "own 2", "own 3", "own 4"]);
@@ -61,7 +61,7 @@ test("own tells are handled without opening their bodies; bodies sealed by anoth
   const two = new ActorRuntime(storage, { concurrency: 8, sealer: b.sealer });
   two.register(kind);
   seen.length = 0;
-  two.start();
+  await two.start();
   for (;;) {
     await two.idle();
     if ((storage.client.prepare("SELECT count(*) AS n FROM actor_messages").get() as { n: number }).n === 0) break;

@@ -30,7 +30,7 @@ test("a state holding a person is stored sealed, bound to its actor's address, a
   const db = join(dir, "sealed.db");
   let storage = await openStorage(db);
   let runtime = new ActorRuntime(storage, { sealer: new Sealer(key) }).register(people);
-  runtime.start();
+  await runtime.start();
   expect(await runtime.ask("people:a", { name: "Ola Nordmann" })).toEqual({ names: ["Ola Nordmann"] });
   await runtime.stop();
   const text = stored(storage, "people:a")!;
@@ -43,7 +43,7 @@ test("a state holding a person is stored sealed, bound to its actor's address, a
 
   storage = await openStorage(db);
   runtime = new ActorRuntime(storage, { sealer: new Sealer(key) }).register(people);
-  runtime.start();
+  await runtime.start();
   expect(await runtime.ask("people:a", { name: "Kari Nordmann" })).toEqual({ names: ["Ola Nordmann", "Kari Nordmann"] });
   await runtime.stop();
   storage.close();
@@ -53,7 +53,7 @@ test("states saved unsealed by an earlier version are read, and sealed when the 
   const db = join(dir, "upgrade.db");
   let storage = await openStorage(db);
   let runtime = new ActorRuntime(storage).register(people); // no sealer: as before
-  runtime.start();
+  await runtime.start();
   for (const a of ["x", "y", "z"]) await runtime.ask(`people:${a}`, { name: `Person ${a} Nordmann` });
   await runtime.stop();
   expect(stored(storage, "people:x")).toContain("Nordmann");

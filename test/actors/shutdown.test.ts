@@ -15,7 +15,7 @@ test("stop waits for the in-flight handler to commit; unstarted messages stay qu
   const storage = await openStorage(path);
   const runtime = new ActorRuntime(storage, { concurrency: 1 });
   let started = 0;
-  runtime
+  await runtime
     .register<{ n: number }, null>({
       kind: "slow",
       initialState: () => ({ n: 0 }),

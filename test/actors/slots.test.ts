@@ -36,7 +36,7 @@ test("handlers of one kind asking another kind, more of them than the concurrenc
       ctx.write(() => storage.stmt("INSERT INTO answered (actor, permit) VALUES (?, ?)").run(ctx.address, permit));
     },
   };
-  runtime.register(service).register(waiter).start();
+  await runtime.register(service).register(waiter).start();
   // Ten waiters at once against a bound of 2: with one pool for every kind the two running waiters hold both slots,
   // the service's messages get none, every ask times out and each waiter ends as a dead letter.
   await Promise.all(Array.from({ length: 10 }, (_, i) => runtime.tell(`waiter:${i}`, { go: true })));
@@ -67,7 +67,7 @@ test("each kind still runs at most `concurrency` handlers at once", async () => 
       now.set(name, now.get(name)! - 1);
     },
   });
-  runtime.register(kind("a")).register(kind("b")).start();
+  await runtime.register(kind("a")).register(kind("b")).start();
   await Promise.all(Array.from({ length: 8 }, (_, i) => Promise.all([runtime.tell(`a:${i}`, {}), runtime.tell(`b:${i}`, {})])));
   // Let the runtime start what it may, then release everything.
   while ((now.get("a") ?? 0) + (now.get("b") ?? 0) < 6) await new Promise((r) => setTimeout(r, 10));

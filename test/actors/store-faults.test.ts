@@ -91,7 +91,7 @@ test("a store fault is not the message's: no attempt counted, never buried, hand
       ctx.write(() => void handled++);
     },
   });
-  runtime.start();
+  await runtime.start();
   fill(storage);
   await runtime.tell("w:1", { x: 1 });
   // Far more tries than the three attempts that bury a failing message.
@@ -123,7 +123,7 @@ test("an ask the store cannot take is refused at once with StorageUnavailableErr
       ctx.reply("done");
     },
   });
-  runtime.start();
+  await runtime.start();
   fill(storage);
   const refused = await runtime.ask("w:1", {}, { timeoutMs: 30_000 }).catch((e) => e);
   expect(refused).toBeInstanceOf(StorageUnavailableError);

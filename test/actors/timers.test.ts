@@ -14,7 +14,7 @@ test("due-time messages fire no earlier than due and within a second after", asy
   const storage = await openStorage(join(dir, "timers.db"));
   const runtime = new ActorRuntime(storage);
   const fired: { due: number; at: number }[] = [];
-  runtime
+  await runtime
     .register<null, { due: number }>({
       kind: "timer",
       initialState: () => null,
@@ -51,7 +51,7 @@ test("a due-time message survives a restart and fires after it", async () => {
     initialState: () => null,
     handle: (ctx: { now: number }) => void sink.push(ctx.now),
   });
-  runtime.register(kind([])).start();
+  await runtime.register(kind([])).start();
   const due = Date.now() + 400;
   await runtime.tell("timer:a", {}, { dueAt: due });
   await runtime.stop();
@@ -60,7 +60,7 @@ test("a due-time message survives a restart and fires after it", async () => {
   storage = await openStorage(path);
   runtime = new ActorRuntime(storage);
   const fired: number[] = [];
-  runtime.register(kind(fired)).start();
+  await runtime.register(kind(fired)).start();
   // Until it has fired (a hang guard, the test's timeout), not a fixed 0.9 s: reopening the database on a loaded
   // machine may take longer than the 0.4 s left.
   while (fired.length === 0) await Bun.sleep(10);
@@ -74,7 +74,7 @@ test("a due-time message survives a restart and fires after it", async () => {
 test("a sweep registered with a cron expression runs periodically", async () => {
   const storage = await openStorage(":memory:");
   const runtime = new ActorRuntime(storage);
-  runtime.start();
+  await runtime.start();
   let runs = 0;
   runtime.sweep("tick", "* * * * * *", () => void runs++);
   // Two runs, however long the machine takes to schedule them (a hang guard, the test's timeout; a fixed 2.3 s was

@@ -80,7 +80,7 @@ describe("exchange", () => {
     expect(await ask("/slow", { timeoutMs: 50 })).toMatchObject({ ok: false, failure: "timeout" });
     const closed = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
     const url = `http://127.0.0.1:${closed.port}/`;
-    closed.stop(true);
+    void closed.stop(true);
     expect(await exchange(plainFetch, { method: "GET", url, maxBytes: 10 })).toMatchObject({ ok: false, failure: "network" });
   });
 

@@ -190,7 +190,7 @@ describe.each(TRANSPORTS)("safeFetch over %s", (_name, transport) => {
   test("a connection failure names no URL (paths may hold a receiver's token)", async () => {
     const closed = Bun.serve({ hostname: "127.0.0.2", port: 0, fetch: () => new Response("") });
     const port = closed.port;
-    closed.stop(true);
+    void closed.stop(true);
     const e = await safeFetch(`http://127.0.0.2:${port}/hook?token=s3cr3t`, {}, policy).catch((x) => x);
     expect(e.kind).toBe("network");
     expect(e.message).not.toContain("s3cr3t");
@@ -215,7 +215,7 @@ describe.each(TRANSPORTS)("https to a pinned address over %s", (_name, transport
       const e = await safeFetch(`https://other.test:${server.port}/x`, {}, policy).catch((x) => x);
       expect(e.kind).toBe("network");
     } finally {
-      server.stop(true);
+      void server.stop(true);
     }
   });
 });

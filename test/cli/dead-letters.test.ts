@@ -31,7 +31,7 @@ test("dead letters are listed without their body, replayed into their actor's ma
         ctx.reply("ok");
       },
     });
-    runtime.start();
+    await runtime.start();
     return { storage, runtime };
   };
   let { storage, runtime } = await start();

@@ -65,7 +65,7 @@ test("server gone: a clear offline line, no stack trace; back: reconnects and re
   expect(f).toContain(`cannot reach ${stub.url.replace(/:\d+$/, `:${port}`)}`);
   expect(f).not.toMatch(/\n\s+at .*:\d+/);
   const again = new Stub();
-  again.server.stop(true);
+  void again.server.stop(true);
   again.server = Bun.serve({ port, hostname: "127.0.0.1", idleTimeout: 0, fetch: (req) => (again as any).handle(req) });
   stub = again;
   await frame(r, (f) => f.includes("● live"), 20_000);

@@ -115,7 +115,7 @@ export class Stub {
 
   stop() {
     this.drop();
-    this.server.stop(true);
+    void this.server.stop(true);
   }
 }
 

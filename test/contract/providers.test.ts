@@ -136,7 +136,7 @@ for (const p of PROVIDERS) {
     test("discovery: nobody listening → asked again later", async () => {
       const closed = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
       const url = `http://127.0.0.1:${closed.port}`;
-      closed.stop(true);
+      void closed.stop(true);
       const c = { ...p.credentials(), apiUrl: url, callbackBaseUrl: url };
       const a = p.name === "provider_a" ? providerA({ authUrl: url, apiOrigins: [url], originatorIdentity: () => null }) : p.name === "provider_e" ? providerE({ baseUrl: { test: url, live: url }, lookups: { originatorIdentity: () => null, companyVasp: () => null, providerId: () => null } }) : p.adapter();
       expect((await a.discover!(TRANSFER, ctx(c))).kind).toBe("retry");

@@ -121,7 +121,7 @@ for (const v of VENDORS) {
     async function boot() {
       storage = await openStorage(db);
       runtime = new ActorRuntime(storage, { clock });
-      runtime.register(integrationActor()).start();
+      await runtime.register(integrationActor()).start();
       settings = new ProviderSettings(storage, new Sealer(loadMasterKey(db, {}).derive("secrets")));
     }
     async function shutdown() {

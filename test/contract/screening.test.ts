@@ -113,7 +113,7 @@ for (const v of VENDORS) {
     test("nobody listening → NETWORK_ERROR", async () => {
       const closed = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
       const url = `http://127.0.0.1:${closed.port}`;
-      closed.stop(true);
+      void closed.stop(true);
       const { r } = await screen("refuse", url);
       expect(r.error).toBe("NETWORK_ERROR");
     });

@@ -151,7 +151,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await S?.stop();
-  receiver.stop(true);
+  void receiver.stop(true);
 });
 
 describe("checkpoints and proofs over the API", () => {

@@ -51,7 +51,7 @@ beforeAll(async () => {
       throw new Error("the dispatcher's own fault");
     },
   });
-  runtime.start();
+  await runtime.start();
   const buried = (to: string, msg: unknown) => expect(runtime.ask(to, msg)).rejects.toBeInstanceOf(ActorDeadLetterError);
   await buried("transfer:trf_acme_test", { type: "action", companyId: ids.acme, environment: "test", secret: "Jane van Dyke" });
   await buried("transfer:trf_acme_live", { type: "action", companyId: ids.acme, environment: "live" });

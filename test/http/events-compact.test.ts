@@ -124,7 +124,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await S?.stop();
-  receiver.stop(true);
+  void receiver.stop(true);
 });
 
 describe("readers get the same bytes from a compact row as from a plain one", () => {

@@ -58,7 +58,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await S?.stop();
-  receiver.stop(true);
+  void receiver.stop(true);
 });
 
 describe("events retention", () => {

@@ -20,7 +20,7 @@ export async function runCliInProcess(args: string[], env: Record<string, string
     const run = await load();
     const { dbPath, migrationsFolder, busyTimeoutMs } = storageSettingsFromEnv({ ...process.env, ...env });
     storage = await openStorage(dbPath, { migrationsFolder, busyTimeoutMs });
-    run(storage, rest, (line) => lines.push(line));
+    await run(storage, rest, (line) => lines.push(line));
     return { code: 0, stdout: lines.map((l) => `${l}\n`).join(""), stderr: "" };
   } catch (e) {
     // src/main.ts answers every refusal as one line `caravan: <message>` and exit code 1.

@@ -118,7 +118,7 @@ function directStream(source: PushSource, bufferBytes: number): ReadableStream<U
         },
       );
     }
-    ctl!.flush();
+    void ctl!.flush();
   };
 
   const finish = (error: Error | null) => {

@@ -330,6 +330,15 @@ function makeStorage(path: string, client: SqlClient, beacon?: ChangeBeacon, hea
     faultOf: storeFault,
     runtimeStore: (o = {}) => createMailbox(storage, o),
     enter: () => gate.enter(),
+    run<T>(fn: () => T): Promise<T> {
+      const wait = gate.enter();
+      if (wait) return wait.then(fn);
+      try {
+        return Promise.resolve(fn());
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    },
     transaction<T>(fn: () => Promise<T>): Promise<T> {
       if (gate.inside()) return savepoint(fn);
       return gate.hold(async () => {

@@ -54,6 +54,11 @@ export interface Storage extends RuntimeHost {
    */
   enter(): Promise<void> | undefined;
   /**
+   * How an asynchronous repository method runs its synchronous SQL: at once when the caller may use the connection
+   * (no extra turn), else after the unit of work that holds it; a throw becomes the promise's rejection.
+   */
+  run<T>(fn: () => T): Promise<T>;
+  /**
    * Runs fn's reads in one read transaction (one snapshot; SQLite takes its WAL read lock once instead of once per
    * statement). Inside a transaction it just runs fn. Only for code that does not write: a write inside would be
    * committed when fn returns (or throws), not before.

@@ -53,7 +53,7 @@ export class WebhookSender {
     this.sent.push(m);
     if (this.paused) return Promise.resolve(null);
     const p = this.deliver(m, opts);
-    if (this.duplicates) this.track(this.deliver(m, opts));
+    if (this.duplicates) void this.track(this.deliver(m, opts));
     return this.track(p);
   }
 

@@ -46,81 +46,91 @@ export class Mailbox implements RuntimeStore {
     private readonly compactEvents = false,
   ) {}
 
-  async insert(actor: string, body: string, dueAt: number, replyTo: string | null, now: number): Promise<number> {
-    await this.s.enter();
-    const r = this.s
-      .stmt("INSERT INTO actor_messages (actor, body, due_at, reply_to, created_at) VALUES (?, ?, ?, ?, ?)")
-      .run(actor, body, dueAt, replyTo, now);
-    return Number(r.lastInsertRowid);
+  insert(actor: string, body: string, dueAt: number, replyTo: string | null, now: number): Promise<number> {
+    return this.s.run(() => {
+      const r = this.s
+        .stmt("INSERT INTO actor_messages (actor, body, due_at, reply_to, created_at) VALUES (?, ?, ?, ?, ?)")
+        .run(actor, body, dueAt, replyTo, now);
+      return Number(r.lastInsertRowid);
+    });
   }
 
-  async get(id: number): Promise<MessageRecord | undefined> {
-    await this.s.enter();
-    const r = this.s.stmt("SELECT * FROM actor_messages WHERE id = ?").get(id) as MessageRow | null | undefined;
-    return r ? toMessage(r) : undefined;
+  get(id: number): Promise<MessageRecord | undefined> {
+    return this.s.run(() => {
+      const r = this.s.stmt("SELECT * FROM actor_messages WHERE id = ?").get(id) as MessageRow | null | undefined;
+      return r ? toMessage(r) : undefined;
+    });
   }
 
   /** Pending messages with an id above `afterId`, oldest first: startup and pickup of other processes' inserts. */
-  async pendingAfter(afterId: number, limit: number): Promise<MessageRef[]> {
-    await this.s.enter();
-    return this.s
-      .stmt("SELECT id, actor, due_at, retry_at FROM actor_messages WHERE id > ? ORDER BY id LIMIT ?")
-      .all(afterId, limit)
-      .map((r) => ({ id: r.id as number, actor: r.actor as string, dueAt: r.due_at as number, retryAt: r.retry_at as number | null }));
+  pendingAfter(afterId: number, limit: number): Promise<MessageRef[]> {
+    return this.s.run(() => {
+      return this.s
+        .stmt("SELECT id, actor, due_at, retry_at FROM actor_messages WHERE id > ? ORDER BY id LIMIT ?")
+        .all(afterId, limit)
+        .map((r) => ({ id: r.id as number, actor: r.actor as string, dueAt: r.due_at as number, retryAt: r.retry_at as number | null }));
+    });
   }
 
-  async markCheckpoint(id: number): Promise<void> {
-    await this.s.enter();
-    this.s.stmt("UPDATE actor_messages SET checkpoints = checkpoints + 1 WHERE id = ?").run(id);
+  markCheckpoint(id: number): Promise<void> {
+    return this.s.run(() => {
+      this.s.stmt("UPDATE actor_messages SET checkpoints = checkpoints + 1 WHERE id = ?").run(id);
+    });
   }
 
-  async ack(id: number): Promise<void> {
-    await this.s.enter();
-    this.s.stmt("DELETE FROM actor_messages WHERE id = ?").run(id);
+  ack(id: number): Promise<void> {
+    return this.s.run(() => {
+      this.s.stmt("DELETE FROM actor_messages WHERE id = ?").run(id);
+    });
   }
 
-  async recordFailure(id: number, attempts: number, error: string, retryAt: number): Promise<void> {
-    await this.s.enter();
-    this.s
-      .stmt("UPDATE actor_messages SET attempts = ?, last_error = ?, retry_at = ? WHERE id = ?")
-      .run(attempts, error, retryAt, id);
+  recordFailure(id: number, attempts: number, error: string, retryAt: number): Promise<void> {
+    return this.s.run(() => {
+      this.s
+        .stmt("UPDATE actor_messages SET attempts = ?, last_error = ?, retry_at = ? WHERE id = ?")
+        .run(attempts, error, retryAt, id);
+    });
   }
 
   /** `tenant`: the company and environment the message names, when it names them (the API lists a company's own). */
-  async bury(row: MessageRecord, attempts: number, error: string, now: number, tenant: Tenant | null = null): Promise<void> {
-    await this.s.enter();
-    this.s
-      .stmt(
-        "INSERT OR REPLACE INTO actor_dead_letters (id, actor, body, attempts, last_error, created_at, died_at, company_id, environment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      )
-      .run(row.id, row.actor, row.body, attempts, error, now, now, tenant?.companyId ?? null, tenant?.environment ?? null);
-    this.s.stmt("DELETE FROM actor_messages WHERE id = ?").run(row.id);
+  bury(row: MessageRecord, attempts: number, error: string, now: number, tenant: Tenant | null = null): Promise<void> {
+    return this.s.run(() => {
+      this.s
+        .stmt(
+          "INSERT OR REPLACE INTO actor_dead_letters (id, actor, body, attempts, last_error, created_at, died_at, company_id, environment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .run(row.id, row.actor, row.body, attempts, error, now, now, tenant?.companyId ?? null, tenant?.environment ?? null);
+      this.s.stmt("DELETE FROM actor_messages WHERE id = ?").run(row.id);
+    });
   }
 
   /** One company's and environment's dead letters, newest death first (ties by id), at most `limit`, before `before`. */
-  async tenantDeadLetters(t: Tenant, limit: number, before: [number, number] | null = null): Promise<DeadLetter[]> {
-    await this.s.enter();
-    const rows = this.s
-      .stmt(
-        "SELECT id, actor, attempts, last_error, created_at, died_at FROM actor_dead_letters WHERE company_id = ? AND environment = ? AND (died_at, id) < (?, ?) ORDER BY died_at DESC, id DESC LIMIT ?",
-      )
-      .all(t.companyId, t.environment, before?.[0] ?? Number.MAX_SAFE_INTEGER, before?.[1] ?? Number.MAX_SAFE_INTEGER, limit) as { id: number; actor: string; attempts: number; last_error: string; created_at: number; died_at: number }[];
-    return rows.map((r) => ({ id: r.id, actor: r.actor, attempts: r.attempts, lastError: r.last_error, createdAt: r.created_at, diedAt: r.died_at }));
+  tenantDeadLetters(t: Tenant, limit: number, before: [number, number] | null = null): Promise<DeadLetter[]> {
+    return this.s.run(() => {
+      const rows = this.s
+        .stmt(
+          "SELECT id, actor, attempts, last_error, created_at, died_at FROM actor_dead_letters WHERE company_id = ? AND environment = ? AND (died_at, id) < (?, ?) ORDER BY died_at DESC, id DESC LIMIT ?",
+        )
+        .all(t.companyId, t.environment, before?.[0] ?? Number.MAX_SAFE_INTEGER, before?.[1] ?? Number.MAX_SAFE_INTEGER, limit) as { id: number; actor: string; attempts: number; last_error: string; created_at: number; died_at: number }[];
+      return rows.map((r) => ({ id: r.id, actor: r.actor, attempts: r.attempts, lastError: r.last_error, createdAt: r.created_at, diedAt: r.died_at }));
+    });
   }
 
   /** How many dead letters one company and environment has. */
-  async tenantDeadLetterCount(t: Tenant): Promise<number> {
-    await this.s.enter();
-    return (this.s.stmt("SELECT count(*) AS n FROM actor_dead_letters WHERE company_id = ? AND environment = ?").get(t.companyId, t.environment) as { n: number }).n;
+  tenantDeadLetterCount(t: Tenant): Promise<number> {
+    return this.s.run(() => {
+      return (this.s.stmt("SELECT count(*) AS n FROM actor_dead_letters WHERE company_id = ? AND environment = ?").get(t.companyId, t.environment) as { n: number }).n;
+    });
   }
 
   /** Dead letters, oldest death first (the body is not read: it is sealed and stays in the database). */
-  async deadLetters(o: { actorPrefix?: string; limit?: number } = {}): Promise<DeadLetter[]> {
-    await this.s.enter();
-    const rows = this.s
-      .stmt("SELECT id, actor, attempts, last_error, created_at, died_at FROM actor_dead_letters WHERE actor >= ? AND actor < ? ORDER BY died_at, id LIMIT ?")
-      .all(o.actorPrefix ?? "", `${o.actorPrefix ?? ""}\uffff`, o.limit ?? 1_000) as { id: number; actor: string; attempts: number; last_error: string; created_at: number; died_at: number }[];
-    return rows.map((r) => ({ id: r.id, actor: r.actor, attempts: r.attempts, lastError: r.last_error, createdAt: r.created_at, diedAt: r.died_at }));
+  deadLetters(o: { actorPrefix?: string; limit?: number } = {}): Promise<DeadLetter[]> {
+    return this.s.run(() => {
+      const rows = this.s
+        .stmt("SELECT id, actor, attempts, last_error, created_at, died_at FROM actor_dead_letters WHERE actor >= ? AND actor < ? ORDER BY died_at, id LIMIT ?")
+        .all(o.actorPrefix ?? "", `${o.actorPrefix ?? ""}\uffff`, o.limit ?? 1_000) as { id: number; actor: string; attempts: number; last_error: string; created_at: number; died_at: number }[];
+      return rows.map((r) => ({ id: r.id, actor: r.actor, attempts: r.attempts, lastError: r.last_error, createdAt: r.created_at, diedAt: r.died_at }));
+    });
   }
 
   /**
@@ -159,38 +169,43 @@ export class Mailbox implements RuntimeStore {
     });
   }
 
-  async loadState(address: string): Promise<StoredState | undefined> {
-    await this.s.enter();
-    const r = this.s.stmt("SELECT state, last_message_id FROM actor_state WHERE address = ?").get(address) as { state: string; last_message_id: number } | null | undefined;
-    return r ? { state: r.state, lastMessageId: r.last_message_id } : undefined;
+  loadState(address: string): Promise<StoredState | undefined> {
+    return this.s.run(() => {
+      const r = this.s.stmt("SELECT state, last_message_id FROM actor_state WHERE address = ?").get(address) as { state: string; last_message_id: number } | null | undefined;
+      return r ? { state: r.state, lastMessageId: r.last_message_id } : undefined;
+    });
   }
 
-  async saveState(address: string, state: string, lastMessageId: number, now: number): Promise<void> {
-    await this.s.enter();
-    this.s
-      .stmt(
-        "INSERT INTO actor_state (address, state, last_message_id, updated_at) VALUES (?, ?, ?, ?) " +
-          "ON CONFLICT(address) DO UPDATE SET state = excluded.state, last_message_id = excluded.last_message_id, updated_at = excluded.updated_at",
-      )
-      .run(address, state, lastMessageId, now);
+  saveState(address: string, state: string, lastMessageId: number, now: number): Promise<void> {
+    return this.s.run(() => {
+      this.s
+        .stmt(
+          "INSERT INTO actor_state (address, state, last_message_id, updated_at) VALUES (?, ?, ?, ?) " +
+            "ON CONFLICT(address) DO UPDATE SET state = excluded.state, last_message_id = excluded.last_message_id, updated_at = excluded.updated_at",
+        )
+        .run(address, state, lastMessageId, now);
+    });
   }
 
   /** How many states are stored unsealed (plain JSON). */
-  async plainStateCount(): Promise<number> {
-    await this.s.enter();
-    return (this.s.stmt("SELECT count(*) AS n FROM actor_state WHERE substr(state, 1, 3) <> 'v1:'").get() as { n: number }).n;
+  plainStateCount(): Promise<number> {
+    return this.s.run(() => {
+      return (this.s.stmt("SELECT count(*) AS n FROM actor_state WHERE substr(state, 1, 3) <> 'v1:'").get() as { n: number }).n;
+    });
   }
 
   /** Up to `limit` states stored before states were sealed (plain JSON: sealed text starts "v1:"). */
-  async plainStates(limit: number): Promise<{ address: string; state: string }[]> {
-    await this.s.enter();
-    return this.s.stmt("SELECT address, state FROM actor_state WHERE substr(state, 1, 3) <> 'v1:' LIMIT ?").all(limit) as { address: string; state: string }[];
+  plainStates(limit: number): Promise<{ address: string; state: string }[]> {
+    return this.s.run(() => {
+      return this.s.stmt("SELECT address, state FROM actor_state WHERE substr(state, 1, 3) <> 'v1:' LIMIT ?").all(limit) as { address: string; state: string }[];
+    });
   }
 
   /** Replaces a stored state only if it is still `from` (another process may have saved a newer one meanwhile). */
-  async replaceState(address: string, from: string, to: string): Promise<void> {
-    await this.s.enter();
-    this.s.stmt("UPDATE actor_state SET state = ? WHERE address = ? AND state = ?").run(to, address, from);
+  replaceState(address: string, from: string, to: string): Promise<void> {
+    return this.s.run(() => {
+      this.s.stmt("UPDATE actor_state SET state = ? WHERE address = ? AND state = ?").run(to, address, from);
+    });
   }
 
   /**
@@ -207,14 +222,15 @@ export class Mailbox implements RuntimeStore {
     }
   }
 
-  async insertEvent(id: string, e: MailboxEvent, createdAt: string): Promise<number> {
-    await this.s.enter();
-    const r = this.s
-      .stmt(
-        "INSERT INTO events (id, company_id, environment, type, entity_type, entity_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-      )
-      .run(id, e.companyId, e.environment, e.type, e.entityType, e.entityId, this.stored(e.data), createdAt);
-    return Number(r.lastInsertRowid);
+  insertEvent(id: string, e: MailboxEvent, createdAt: string): Promise<number> {
+    return this.s.run(() => {
+      const r = this.s
+        .stmt(
+          "INSERT INTO events (id, company_id, environment, type, entity_type, entity_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .run(id, e.companyId, e.environment, e.type, e.entityType, e.entityId, this.stored(e.data), createdAt);
+      return Number(r.lastInsertRowid);
+    });
   }
 
   /** The last data object stored and its stored form: events emitted together often share one (a create's two). */
