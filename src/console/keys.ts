@@ -125,6 +125,7 @@ export const SCREEN_KEYS: Record<ScreenId, [string, string][]> = {
     ["s / a", "submit for review / approve (a second officer)"],
     ["F", "file with the FIU's reference (only when nothing is missing)"],
     ["D", "draft a report by hand for a transfer"],
+    ["c", "in a report: risk indicators' codes beside their sentences"],
   ],
   customers: [
     ["Enter", "identity status, wallets, transfers, cases"],
