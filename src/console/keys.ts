@@ -110,6 +110,7 @@ export const SCREEN_KEYS: Record<ScreenId, [string, string][]> = {
   deliveries: [
     ["Enter", "deliveries; a delivery's attempts"],
     ["f", "deliveries: failed / all"],
+    ["o", "open the transfer or case a delivery concerns (Enter in its attempts)"],
     ["r", "retry a failed delivery"],
   ],
   reports: [
