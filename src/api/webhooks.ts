@@ -61,10 +61,19 @@ export const Webhook = Answer({
 });
 export type Webhook = Static<typeof Webhook>;
 
-/** A delivery: no payload, no signature. */
+/** What a delivery's event concerns, as the event was recorded (never read from the payload). */
+export const DELIVERY_SUBJECT_TYPES = ["transfer", "case"] as const;
+export const DeliverySubject = Answer(
+  { type: OneOf(DELIVERY_SUBJECT_TYPES), id: Type.String({ description: "the transfer's ID (trf_…) or the case's ID (cas_…)" }) },
+  "The transfer or case the delivery's event concerns, from the event's own record: null for test.ping, for audit.checkpoint (the audit log as a whole), and once the event itself was removed after the retention window",
+);
+export type DeliverySubject = Static<typeof DeliverySubject>;
+
+/** A delivery: no payload, no signature; `subject` (additive) names the transfer or case its event concerns. */
 export const Delivery = Answer({
   id: Type.String({ pattern: "^dlv_[0-9a-z]{26}$" }),
   eventType: Type.String(),
+  subject: Nullable(DeliverySubject),
   status: OneOf(DELIVERY_STATUSES),
   attempts: Type.Integer({ minimum: 0 }),
   maxAttempts: Type.Integer({ minimum: 0 }),

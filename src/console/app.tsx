@@ -75,7 +75,7 @@ function Screen({ id, height, width, go, focusCase, focusTransfer, openCase, ope
     case "cases":
       return <Cases height={height} width={width} focus={focusCase} />;
     case "deliveries":
-      return <Deliveries height={height} width={width} />;
+      return <Deliveries height={height} width={width} openCase={openCase} openTransfer={openTransfer} />;
     case "reports":
       return <Reports height={height} width={width} save={save} />;
     case "filing":

@@ -166,7 +166,7 @@ export function readRule(rule: Pick<RuleDetail, "conditions">, checks: Check[], 
       met = results.length > 0 && (b.subjectMatch === "all" ? results.every(Boolean) : results.some(Boolean));
       if (!check) read.push("no such check on this transfer");
       else if (check.status === "error" || check.status === "skipped") read.push("no answer: the check did not run");
-      else if (check.response == null) read.push("answer masked");
+      else if (check.response == null) read.push(check.type === "blockchain_analytics" ? "answer not given without pii:view" : "answer masked");
     } else if (b.field) {
       const v = transfer[b.field];
       read.push(`${b.field} ${v === undefined ? "-" : JSON.stringify(v)}`);

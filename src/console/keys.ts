@@ -110,6 +110,7 @@ export const SCREEN_KEYS: Record<ScreenId, [string, string][]> = {
   deliveries: [
     ["Enter", "deliveries; a delivery's attempts"],
     ["f", "deliveries: failed / all"],
+    ["o", "open the transfer or case a delivery concerns (Enter in its attempts)"],
     ["r", "retry a failed delivery"],
   ],
   reports: [
@@ -125,6 +126,7 @@ export const SCREEN_KEYS: Record<ScreenId, [string, string][]> = {
     ["s / a", "submit for review / approve (a second officer)"],
     ["F", "file with the FIU's reference (only when nothing is missing)"],
     ["D", "draft a report by hand for a transfer"],
+    ["c", "in a report: risk indicators' codes beside their sentences"],
   ],
   customers: [
     ["Enter", "identity status, wallets, transfers, cases"],

@@ -120,6 +120,16 @@ export const indicatorText = (code: string, codes = false): string => {
   return w ? (codes ? `${w}  [${code}]` : w) : code;
 };
 
+/**
+ * A report's risk indicators as the detail shows them (Reports and Filing alike): a heading that says what `c` does
+ * when any indicator is a code, then one sentence per indicator, with its code beside it when `codes` is on.
+ */
+export function indicatorLines(indicators: readonly string[] | null | undefined, codes = false): { text: string; bold?: boolean }[] {
+  const all = indicators ?? [];
+  const toggle = all.some((t) => indicatorWords(t)) ? (codes ? "  (c hides the codes)" : "  (c shows the codes)") : "";
+  return [{ text: `Risk indicators${toggle}`, bold: true }, ...all.map((t) => ({ text: `  ${indicatorText(t, codes)}` }))];
+}
+
 type AuditLike = { action: string; entityType: string; entityId?: string | null; actor?: { type?: string; memberId?: string | null; apiKeyId?: string | null } | null; detail?: unknown };
 
 /** Who acted on an audit entry: the member's email (or name) when known, else their ID; Caravan for the system. */

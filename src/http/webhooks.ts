@@ -19,6 +19,7 @@ import { checkTarget, TargetRefused } from "../adapters/net/index.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
 import type { Repositories } from "../adapters/storage/repositories.ts";
 import type { DeliveryRow, WebhookRow } from "../adapters/storage/repos/webhooks.ts";
+import type { EventEntity } from "../adapters/storage/repos/events.ts";
 import { secretAad } from "../actors/webhook.ts";
 import type { ActorRuntime } from "../actors/runtime.ts";
 import { subscriptionsAddress, type SubscriptionCommand, type SubscriptionMsg } from "../actors/webhook-subscriptions.ts";
@@ -30,7 +31,8 @@ import { q } from "./query.ts";
 import * as api from "../api/webhooks.ts";
 
 export interface WebhookRouteDeps {
-  repositories: Pick<Repositories, "webhooks">;
+  /** `events` names each delivery's subject (the entity its event row was recorded for). */
+  repositories: Pick<Repositories, "webhooks" | "events">;
   secrets: Sealer;
   cursorKey: Uint8Array;
   webhooks: WebhookServices;
@@ -86,11 +88,21 @@ function present(c: RouteContext, w: WebhookRow) {
   };
 }
 
-/** Part 2, Delivery: no payload, no signature. */
-function presentDelivery(d: DeliveryRow) {
+/** An event's entity as a delivery's subject: a transfer or a case; anything else (the audit log) is none. */
+function subjectOf(e: EventEntity | undefined): api.DeliverySubject | null {
+  if (e?.entity_type === "transfer" || e?.entity_type === "case") return { type: e.entity_type, id: e.entity_id };
+  return null;
+}
+
+/**
+ * Part 2, Delivery: no payload, no signature. `subject` is additive: the transfer or case the event concerns, read
+ * from the event's own row (its entity), never from the payload.
+ */
+function presentDelivery(d: DeliveryRow, subjects: Map<number, EventEntity>) {
   return {
     id: d.id,
     eventType: d.event_type,
+    subject: d.event_seq === null ? null : subjectOf(subjects.get(d.event_seq)),
     status: d.status,
     attempts: d.attempts,
     maxAttempts: d.max_attempts,
@@ -119,6 +131,12 @@ function stats(w: WebhookRow) {
 export function webhookRoutes(kit: ApiKit, deps: WebhookRouteDeps) {
   const repo = deps.repositories.webhooks;
   const { deliverer, net } = deps.webhooks;
+  /** The deliveries as the API shows them, each with the subject of its event (one read for the page). */
+  const presentDeliveries = (w: WebhookRow, rows: DeliveryRow[]) => {
+    const seqs = rows.flatMap((d) => (d.event_seq === null ? [] : [d.event_seq]));
+    const subjects = deps.repositories.events.entities(w.company_id, w.environment, seqs);
+    return rows.map((d) => presentDelivery(d, subjects));
+  };
 
   const load = (c: RouteContext, id: string): WebhookRow => (ID.test(id) ? repo.get(c.auth.company.id, c.auth.environment, id) : undefined) ?? notFound(id);
 
@@ -179,7 +197,7 @@ export function webhookRoutes(kit: ApiKit, deps: WebhookRouteDeps) {
       })
       .get("/:id", { summary: "One subscription with stats and its 20 latest deliveries (answered as is, not wrapped in data)", access: read, tags: ["webhooks"] }, (c) => {
         const w = load(c, c.params.id);
-        const recent = repo.deliveries(w.id, {}, null, RECENT_DELIVERIES).map(presentDelivery);
+        const recent = presentDeliveries(w, repo.deliveries(w.id, {}, null, RECENT_DELIVERIES));
         return json(200, { ...present(c, w), stats: stats(w), recentDeliveries: recent });
       })
       .patch("/:id", { summary: "Change a subscription; regenerateSecret answers the new secret, this once", access: update, body: api.UpdateWebhook, read: (b, c) => ({ w: load(c, c.params.id), change: readWebhook(validateUpdateWebhook(b)) }), validationStatus: 422, tags: ["webhooks"] }, async (c) => {
@@ -221,7 +239,7 @@ export function webhookRoutes(kit: ApiKit, deps: WebhookRouteDeps) {
             position: (d) => [d.created_at, d.id],
             total: () => repo.countDeliveries(w, filter),
           });
-          return page(res.rows.map(presentDelivery), res.meta);
+          return page(presentDeliveries(w, res.rows), res.meta);
         },
       )
       .post("/:id/deliveries/:deliveryId/retry", { summary: "Send a failed delivery again, signed anew", access: update, tags: ["webhooks"] }, async (c) => {

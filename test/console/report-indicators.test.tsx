@@ -56,3 +56,41 @@ test("report detail: indicators in words, c shows the codes beside them and hide
   await keys(r, "c");
   d = flat(await frame(r, (f) => !f.includes("[rule:high:rul_watch]") && f.includes("A screening rule fired")));
 });
+
+test("filing detail: the same indicators read as sentences, and c shows the codes there too", async () => {
+  const rep = {
+    id: "rpt_2",
+    kind: "suspicion",
+    label: "Suspicious Transaction Report (STR)",
+    reportNumber: "STR-TEST-2026-000002",
+    status: "draft",
+    jurisdiction: "NL",
+    transferId: "trf_2",
+    filingReady: false,
+    generatedBy: "system",
+    detectionMethod: "screening",
+    generatedAt: new Date().toISOString(),
+    filingDeadline: { deadline: "2026-12-15T00:00:00.000Z", daysRemaining: 14, isOverdue: false, isApproaching: false },
+    narrative: "x",
+    riskIndicators: ["rule:high:rul_watch", "screening_incomplete", "seen at three exchanges"],
+    regulatoryData: {},
+  };
+  const readiness = { filingReady: false, missing: { fields: [], narrative: false, labels: [] }, fields: [], submittedBy: null, approvedBy: null, reportingThreshold: null };
+  stub = new Stub(ME_OWNER).on("GET", "/api/v2/reports", list([rep])).on("GET", "/api/v2/reports/rpt_2", one(rep)).on("GET", "/api/v2/reports/rpt_2/readiness", one(readiness));
+  const r = mount(stub, "filing");
+  await frame(r, (f) => f.includes("STR-TEST-2026-000002"));
+  await keys(r, KEY.enter);
+  let d = flat(await frame(r, (f) => f.includes("Risk indicators")));
+  expect(d).toContain("A screening rule fired: rul_watch (high severity).");
+  expect(d).toContain("Screening could not be completed");
+  expect(d).toContain("seen at three exchanges");
+  expect(d).not.toContain("rule:high:rul_watch");
+  expect(d).not.toContain(" screening_incomplete");
+  expect(d).toContain("c shows the codes");
+  await keys(r, "c");
+  d = flat(await frame(r, (f) => f.includes("[rule:high:rul_watch]")));
+  expect(d).toContain("[screening_incomplete]");
+  expect(d).toContain("c hides the codes");
+  await keys(r, "c");
+  await frame(r, (f) => !f.includes("[rule:high:rul_watch]") && f.includes("A screening rule fired"));
+});

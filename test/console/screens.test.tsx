@@ -185,7 +185,7 @@ test("deliveries: event names are never cut, at 100 columns in the screen and at
   const { deliveryColumns } = await import("../../src/console/screens/Deliveries.tsx");
   const { layout, rowText } = await import("../../src/console/table.ts");
   const { EVENT_TYPES } = await import("../../src/api/webhooks.ts");
-  const long = { ...failed, status: "failed" as const, id: "dlv_01jd0000000000000000000000", eventType: "compliance.screening_complete" };
+  const long = { ...failed, status: "failed" as const, id: "dlv_01jd0000000000000000000000", eventType: "compliance.screening_complete", subject: null };
   for (const width of [100, 160, 200]) {
     const laid = layout(deliveryColumns(width, () => Date.now()), width - 1);
     for (const eventType of EVENT_TYPES) expect(rowText(laid, { ...long, eventType })).toContain(` ${eventType} `);

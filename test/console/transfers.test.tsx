@@ -314,3 +314,39 @@ test(":trf_… opens that transfer's detail even when it is not in the list; it 
   await keys(r, "2");
   await frame(r, (f) => f.includes("Transfers · held") && f.includes("aaaaaaaa") && !f.includes(`${T3} · outgoing`));
 });
+
+test("without pii:view: names read masked, an address risk score reads as not given (not as personal data) beside the address shown", async () => {
+  const masked = transferDetail(T1, {
+    compliance: {
+      status: "pending",
+      total: 2,
+      checks: [
+        { id: "chk_1", integration: "screening_c", displayName: "screening_c", type: "sanctions", stage: "precheck", status: "success", response: null, durationMs: 12 },
+        { id: "chk_2", integration: "screening_d", displayName: "Screening D", type: "blockchain_analytics", stage: "precheck", status: "success", response: null, durationMs: 2 },
+      ],
+    },
+  });
+  const addressOnly = transferDetail(T2, {
+    compliance: { status: "pending", total: 1, checks: [{ id: "chk_3", integration: "screening_d", displayName: "Screening D", type: "blockchain_analytics", stage: "precheck", status: "success", response: null, durationMs: 2 }] },
+  });
+  stub = withTransfers(new Stub(ME_ANALYST))
+    .on("GET", `/api/v2/transfers/${T1}`, one(masked, { piiMasked: true }))
+    .on("GET", `/api/v2/transfers/${T2}`, one(addressOnly, { piiMasked: true }));
+  const r = mount(stub, "transfers");
+  await frame(r, (f) => f.includes("aaaaaaaa"));
+  await keys(r, KEY.enter);
+  const f = flat(await frame(r, (f) => f.includes("Checks (2)")));
+  // The name is personal data: masked. The address is the transfer's own field: in clear.
+  expect(f).toContain("Beneficiary *** (personal data masked) · 0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb");
+  expect(f).toMatch(/screening_c precheck sanctions success 12ms finding: \*\*\* \(personal data masked\)/);
+  // The score is about the address, not a person: never shown as personal data masked beside it.
+  expect(f).toMatch(/screening_d precheck blockchain_analytics success 2ms finding: address risk score not given to a role without pii:view/);
+  expect(f).toContain("not personal data");
+  expect(f.match(/personal data masked\)/g)?.length).toBe(3); // the two names and the name screening, not the score
+  await keys(r, KEY.esc, "j", KEY.enter);
+  const g = flat(await frame(r, (f) => f.includes("Checks (1)")));
+  // Only an address was screened: no name was, so none reads as masked.
+  expect(g).toContain("Beneficiary name not screened · 0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb");
+  expect(g).not.toContain("personal data masked)");
+  expect(g).toContain("address risk score not given to a role without pii:view");
+});

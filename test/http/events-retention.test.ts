@@ -152,6 +152,18 @@ describe("events retention", () => {
     expect(pending.length).toBe(4);
     expect(pending.every((p) => p.status === "pending")).toBe(true);
     expect(pending.filter((p) => p.created_at === OLD).length).toBe(3);
+    // Each listed delivery names its subject from its event's row; a pending delivery whose event is gone names none
+    // (the payload, which still holds the transfer, is not read for it).
+    const rowsOf = sql((d) => d.prepare("SELECT id, event_seq FROM webhook_deliveries WHERE webhook_id = ?").all(failingId) as { id: string; event_seq: number }[]);
+    const listed = (await call(`/api/v2/webhooks/${failingId}/deliveries?limit=200`, { key: owner.key })).body.data as { id: string; subject: unknown }[];
+    expect(listed.length).toBe(4);
+    for (const l of listed) {
+      const seq = rowsOf.find((x) => x.id === l.id)!.event_seq;
+      const entity = events.find((e) => e.seq === seq)!.entity_id;
+      expect(l.subject).toEqual(seq < young ? null : { type: "transfer", id: entity });
+    }
+    expect(listed.filter((l) => l.subject === null).length).toBeGreaterThan(0);
+    expect(listed.filter((l) => l.subject !== null).length).toBeGreaterThan(0);
     // The subscription's counts are history, not a count of the rows kept.
     expect((await call(`/api/v2/webhooks/${okId}`, { key: owner.key })).body.deliveryCount).toBe(8);
 

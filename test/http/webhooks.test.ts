@@ -34,7 +34,7 @@ const WEBHOOK_FIELDS = [
   "consecutiveFailures", "createdAt", "deliveryCount", "description", "environment", "events", "id", "lastDeliveryAt", "lastSuccessAt", "name", "status", "updatedAt",
   "url", "urlMasked",
 ];
-const DELIVERY_FIELDS = ["attempts", "createdAt", "eventType", "httpStatus", "id", "lastError", "maxAttempts", "nextRetryAt", "responseTimeMs", "sentAt", "status"];
+const DELIVERY_FIELDS = ["attempts", "createdAt", "eventType", "httpStatus", "id", "lastError", "maxAttempts", "nextRetryAt", "responseTimeMs", "sentAt", "status", "subject"];
 const STATS_FIELDS = ["avgResponseTimeMs", "failed", "pending", "sent", "successRate", "total"];
 const TRANSFER_EVENT_FIELDS = [
   "amount", "asset", "beneficiaryStatus", "beneficiaryVaspId", "beneficiaryVaspName", "complianceStatus", "createdAt", "direction", "externalId", "id", "network",
@@ -386,7 +386,7 @@ describe("delivery", () => {
     expectOk(l);
     expect(l.body.data.length).toBe(1);
     expect(keysOf(l.body.data[0])).toEqual(DELIVERY_FIELDS);
-    expect(l.body.data[0]).toMatchObject({ id: r.body.data.deliveryId, eventType: "test.ping", status: "sent", attempts: 1, httpStatus: 200, lastError: null, nextRetryAt: null });
+    expect(l.body.data[0]).toMatchObject({ id: r.body.data.deliveryId, eventType: "test.ping", status: "sent", attempts: 1, httpStatus: 200, lastError: null, nextRetryAt: null, subject: null });
     expect(l.text).not.toContain("x-webhook-signature");
     expect(l.text).not.toContain(webhook.id); // the payload (which names it) is not listed
     const g = await getHook(webhook.id);
@@ -431,6 +431,8 @@ describe("delivery", () => {
     expectOk(l);
     const d = l.body.data.find((x: any) => x.id === created.headers.get("x-webhook-delivery-id"));
     expect(d).toMatchObject({ eventType: "transfer.created", status: "sent", attempts: 1, maxAttempts: 3, httpStatus: 200, lastError: null, nextRetryAt: null });
+    // The transfer the event concerns, from the event's row: the subject, never the payload.
+    expect(d.subject).toEqual({ type: "transfer", id });
     expect(d.sentAt).toMatch(ISO_MS);
     expect(l.body.data.every((x: any) => x.eventType === "transfer.created")).toBe(true);
     expect((await deliveries(webhook.id, "status=failed")).body.data).toEqual([]);
@@ -439,6 +441,23 @@ describe("delivery", () => {
     const g = await getHook(webhook.id);
     expect(g.body.recentDeliveries.length).toBeGreaterThanOrEqual(2);
     for (const x of g.body.recentDeliveries) expect(keysOf(x)).toEqual(DELIVERY_FIELDS);
+    expect(g.body.recentDeliveries.find((x: any) => x.id === d.id).subject).toEqual({ type: "transfer", id });
+    await patchHook(webhook.id, { status: "paused" });
+  });
+
+  test("a case's event names the case as the delivery's subject (from the event's row), in the list and the detail", async () => {
+    const { webhook } = await createHook({ url: hookUrl("case-subject"), events: ["case.created"] });
+    const c = await call("/api/v2/cases", { method: "POST", key: owner.key, json: { title: "Subject of a delivery", type: "manual_escalation" } });
+    expect(c.status).toBe(201);
+    const caseId = c.body.data.id as string;
+    await waitFor(() => hitsOf("case-subject").length >= 1, "the case.created delivery");
+    const l = await waitFor(async () => {
+      const r = await deliveries(webhook.id);
+      return r.body.data.length >= 1 && r;
+    }, "the delivery listed");
+    expect(l.body.data[0]).toMatchObject({ eventType: "case.created", subject: { type: "case", id: caseId } });
+    expect(l.text).not.toContain("Subject of a delivery");
+    expect((await getHook(webhook.id)).body.recentDeliveries[0].subject).toEqual({ type: "case", id: caseId });
     await patchHook(webhook.id, { status: "paused" });
   });
 

@@ -6,11 +6,22 @@ import type { Line } from "./Lines.tsx";
 
 const MASK = "*** (personal data masked)";
 
+/**
+ * Without pii:view the API gives no check its vendor answer (`response: null`, Part 1), whatever it holds. A name
+ * screening's answer is personal data: it reads as masked. An address screening's answer is not (an address risk
+ * score and category, about the address, which the transfer shows to every role): it reads as not given, never as
+ * personal data, so a score is not presented as masked beside the address shown in clear.
+ */
+export const isAddressCheck = (c: Pick<Check, "type">): boolean => c.type === "blockchain_analytics";
+const SCORE_WITHHELD = "address risk score not given to a role without pii:view (the API sends no vendor answer to it); not personal data, and the addresses are shown above";
+
 /** Parties: the screened names (from the checks' answers, which only a role with pii:view receives), address, VASP. */
 export function partyLines(t: TransferDetail): Line[] {
   const names = partyNames(t.compliance?.checks ?? []);
   const failed = unscreenedChecks(t.compliance?.checks ?? []).length > 0;
-  const masked = !failed && (t.compliance?.checks ?? []).length > 0 && (t.compliance.checks ?? []).every((c) => c.response == null);
+  // A name is masked only when a name screening's answer was withheld; address checks screen no name.
+  const nameChecks = (t.compliance?.checks ?? []).filter((c) => !isAddressCheck(c));
+  const masked = !failed && nameChecks.length > 0 && nameChecks.every((c) => c.response == null);
   // A check that did not run leaves the name unchecked: never "screened", never a match.
   const who = (n: string | null) => n ?? (failed ? "name could not be checked (screening did not run)" : masked ? MASK : "name not screened");
   return [
@@ -55,7 +66,7 @@ export function checkLines(checks: Check[], total: number): Line[] {
       continue;
     }
     const f = checkFindings(c);
-    if (f === null) L.push({ text: `    finding: ${MASK}`, dim: true });
+    if (f === null) L.push({ text: `    finding: ${isAddressCheck(c) ? SCORE_WITHHELD : MASK}`, dim: true });
     else for (const s of f) L.push({ text: `    ${s}`, tone: /matched|risk score 0?\.[5-9]|risk score [1-9]/.test(s) ? "warn" : undefined });
   }
   return L;

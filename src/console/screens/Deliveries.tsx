@@ -1,5 +1,6 @@
-// Deliveries: webhook subscriptions with their health, a subscription's (failing) deliveries, Enter on a delivery
-// opens its attempts (count, last HTTP status, response time, error, next retry), retry one.
+// Deliveries: webhook subscriptions with their health, a subscription's (failing) deliveries with the transfer or case
+// each concerns, Enter on a delivery opens its attempts (count, last HTTP status, response time, error, next retry),
+// `o` opens the transfer or case it concerns, retry one.
 import { useMemo } from "react";
 import { Box, Text, useInput } from "ink";
 import { paths, type Delivery, type Webhook } from "../api.ts";
@@ -13,7 +14,8 @@ import { stateTone, useTone } from "../theme.tsx";
 import { List } from "../components/List.tsx";
 import { Lines, type Line } from "../components/Lines.tsx";
 import { Flow } from "../components/Flow.tsx";
-import { rowTime } from "./Transfers.tsx";
+import { rowTime, shortId } from "./Transfers.tsx";
+import { whyNot } from "../access.ts";
 import { EVENT_TYPES } from "../../api/webhooks.ts";
 
 export function health(w: Pick<Webhook, "status" | "consecutiveFailures" | "lastSuccessAt">): string {
@@ -36,16 +38,33 @@ function subColumns(now: () => number): Column<Webhook>[] {
 /** The longest event name a delivery may carry: the event column is never narrower, so no name is cut. */
 export const EVENT_WIDTH = Math.max(...EVENT_TYPES.map((e) => e.length));
 
+/** What a delivery concerns, as the API names it: `transfer trf_…`, `case cas_…`; nothing for a ping or a checkpoint. */
+export function subjectText(d: Pick<Delivery, "subject">, full = true): string {
+  const s = d.subject;
+  return s ? `${s.type} ${full ? s.id : shortId(s.id)}` : "-";
+}
+
 export function deliveryColumns(width: number, now: () => number): Column<Delivery>[] {
-  // The event column fits every event name; the delivery ID and the error give way first.
+  // The event column fits every event name; the delivery ID, the subject's ID and the error give way first: from 150
+  // columns both IDs are whole, from 120 the subject reads `transfer trf_…` shortened, below that its ID alone (the
+  // prefix says which), and the error starts narrower below 110 (its whole text is in the attempts).
+  const wide = width >= 150;
+  const concerns = wide ? 39 : width >= 120 ? 22 : 13;
   return [
     { key: "time", title: "time", width: 11, text: (d) => rowTime(d.createdAt, now()), sort: (d) => d.createdAt },
-    { key: "id", title: "delivery", width: width >= 120 ? 30 : 14, text: (d) => (width >= 120 ? d.id : `${d.id.slice(0, 4)}…${d.id.slice(-8)}`), sort: (d) => d.id },
+    { key: "id", title: "delivery", width: wide ? 30 : 14, text: (d) => (wide ? d.id : `${d.id.slice(0, 4)}…${d.id.slice(-8)}`), sort: (d) => d.id },
     { key: "event", title: "event", width: EVENT_WIDTH, text: (d) => d.eventType },
+    {
+      key: "concerns",
+      title: "concerns",
+      width: concerns,
+      text: (d) => (concerns === 13 ? (d.subject ? shortId(d.subject.id) : "-") : subjectText(d, wide)),
+      sort: (d) => (d.subject ? `${d.subject.type} ${d.subject.id}` : ""),
+    },
     { key: "status", title: "status", width: 7, text: (d) => d.status },
     { key: "try", title: "try", width: 5, text: (d) => `${d.attempts}/${d.maxAttempts}`, sort: (d) => d.attempts },
     { key: "http", title: "http", width: 4, text: (d) => (d.httpStatus == null ? "-" : String(d.httpStatus)), sort: (d) => d.httpStatus ?? -1 },
-    { key: "error", title: "error", width: 12, flex: true, text: (d) => d.lastError ?? "" },
+    { key: "error", title: "error", width: width >= 110 ? 12 : 8, flex: true, text: (d) => d.lastError ?? "" },
   ];
 }
 
@@ -54,6 +73,7 @@ export function deliveryLines(d: Delivery, sub: string): Line[] {
   const next = d.status === "failed" ? "none: r sends it again, signed anew" : d.nextRetryAt ? `automatic retry at ${shortTime(d.nextRetryAt)}` : d.status === "sent" ? "none (sent)" : "-";
   return [
     { text: `${d.id} · ${d.eventType} · ${d.status} · to ${sub}`, bold: true, tone: stateTone(d.status) },
+    { text: `Concerns    ${d.subject ? `${d.subject.type} ${d.subject.id}  (o or Enter opens it)` : "nothing named: a test ping, an audit checkpoint, or an event removed after the retention window"}`, dim: !d.subject },
     { text: `Created     ${d.createdAt}` },
     { text: `Attempts    ${d.attempts} of at most ${d.maxAttempts}` },
     { text: `Last answer ${d.httpStatus == null ? "no HTTP answer" : `HTTP ${d.httpStatus}`}${d.responseTimeMs != null ? ` in ${d.responseTimeMs} ms` : ""}`, tone: d.httpStatus != null && d.httpStatus < 300 ? "ok" : "bad" },
@@ -64,7 +84,7 @@ export function deliveryLines(d: Delivery, sub: string): Line[] {
   ];
 }
 
-export function Deliveries({ height, width }: { height: number; width: number }) {
+export function Deliveries({ height, width, openCase, openTransfer }: { height: number; width: number; openCase?: (id: string) => void; openTransfer?: (id: string) => void }) {
   const { client, me, modal, flash, now } = useConsole();
   const tone = useTone();
   const subs = useResource<Webhook[]>("/api/v2/webhooks?limit=200", [], { pollMs: 3_000 });
@@ -84,6 +104,14 @@ export function Deliveries({ height, width }: { height: number; width: number })
   const opened = deliveryOpen ? ((dels.data ?? []).find((d) => d.id === deliveryOpen) ?? null) : null;
   const yank = useYank();
   const ctl = openId ? dctl : sctl;
+  /** Opens the transfer or case the delivery concerns on its own screen, or says why it cannot. */
+  const openSubject = (d: Delivery | null) => {
+    const s = d?.subject;
+    if (!d || !s) return flash(`✕ ${d ? `${d.id} (${d.eventType}) names no transfer or case` : "no delivery selected"}`, "bad");
+    const why = s.type === "transfer" ? whyNot(me, "transfers:read", "transfers:view") : whyNot(me, "cases:read", "cases:view");
+    if (why) return flash(`✕ cannot open ${s.type} ${s.id}: ${why}`, "bad");
+    return s.type === "transfer" ? openTransfer?.(s.id) : openCase?.(s.id);
+  };
   useCommand((c) => ctl.onCommand(c));
   useInput(
     (input, key) => {
@@ -92,6 +120,7 @@ export function Deliveries({ height, width }: { height: number; width: number })
       if (openId) {
         if (deliveryOpen) {
           if (nav === "back") return setDeliveryOpen(null);
+          if (nav === "open") return openSubject(opened);
         } else {
           if (nav === "back") return setOpenId(null);
           if (nav === "open" && dsel.id) return setDeliveryOpen(dsel.id);
@@ -101,6 +130,7 @@ export function Deliveries({ height, width }: { height: number; width: number })
         }
         if (input === "y") return yank(deliveryOpen ?? dsel.id);
         const d = deliveryOpen ? opened : dsel.item;
+        if (input === "o") return openSubject(d ?? null);
         if (input === "r" && d) {
           if (d.status !== "failed") return flash(`✕ r retries a failed delivery; ${d.id} is ${d.status}`, "bad");
           if (!allows(me, "webhooks:write", "webhooks:update")) return flash("✕ not allowed: the key needs webhooks:write and the role webhooks:update", "bad");
@@ -123,7 +153,7 @@ export function Deliveries({ height, width }: { height: number; width: number })
     });
   };
   const title = openId ? `Deliveries of ${sub?.name ?? openId} · ${failedOnly ? "failed" : "all"} · ${dels.meta.total ?? (dels.data ?? []).length}` : `Webhook subscriptions · ${subs.meta.total ?? (subs.data ?? []).length}`;
-  const hint = openId ? (deliveryOpen ? "  r retry · y yank · Esc back" : "  f failed/all · / filter · </> sort · Enter attempts · r retry · y yank · Esc back") : "  / filter · </> sort · Enter deliveries";
+  const hint = openId ? (deliveryOpen ? "  o/Enter open what it concerns · r retry · y yank · Esc back" : "  f failed/all · / filter · </> sort · Enter attempts · o open transfer/case · r retry · y yank · Esc back") : "  / filter · </> sort · Enter deliveries";
   const bodyHeight = height - 2 - (ctl.bar ? 1 : 0);
   return (
     <Box flexDirection="column" height={height}>

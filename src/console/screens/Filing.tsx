@@ -17,12 +17,13 @@ import { Lines, type Line } from "../components/Lines.tsx";
 import { Flow, type Step } from "../components/Flow.tsx";
 import { NarrativeEditor } from "../components/NarrativeEditor.tsx";
 import { shortId } from "./Transfers.tsx";
+import { indicatorLines } from "../words.ts";
 import { paths, type ReportDetail, type ReportListItem, type ReportReadiness } from "../api.ts";
 
 type FlowKind = "field" | "narrative" | "submit" | "approve" | "file" | "draft";
 
 /** The detail of a report with what filing still needs: the lines the officer reads before acting. */
-export function filingLines(r: ReportListItem & Partial<ReportDetail>, ready: ReportReadiness | null): Line[] {
+export function filingLines(r: ReportListItem & Partial<ReportDetail>, ready: ReportReadiness | null, codes = false): Line[] {
   const L: Line[] = [
     { text: `${r.reportNumber} · ${r.label} · ${r.status} · jurisdiction ${r.jurisdiction ?? "not set"}`, bold: true },
     { text: `Transfer    ${r.transferId}` },
@@ -48,7 +49,8 @@ export function filingLines(r: ReportListItem & Partial<ReportDetail>, ready: Re
   L.push({ text: "Regulatory fields", bold: true });
   const data = r.regulatoryData ?? {};
   for (const f of ready?.fields ?? []) if (f.key !== "jurisdiction") L.push({ text: `  ${pad(f.label, 44)} ${data[f.key] ?? "—"}${f.required && !data[f.key] ? "  (required)" : ""}` });
-  L.push({ text: "Risk indicators", bold: true }, ...(r.riskIndicators ?? []).map((t) => ({ text: `  ${t}` })));
+  // In words, as on Reports; `c` shows each code beside its sentence.
+  L.push(...indicatorLines(r.riskIndicators, codes));
   return L;
 }
 
@@ -67,6 +69,7 @@ export function Filing({ height, width }: { height: number; width: number }) {
   const tone = useTone();
   const [openId, setOpenId] = useState<string | null>(null);
   const [scroll, setScroll] = useState(0);
+  const [codes, setCodes] = useState(false);
   const [flow, setFlow] = useModalState<FlowKind>();
   const list = useResource<ReportListItem[]>(paths.reports({ limit: 200 }), ["case"], { pollMs: 10_000 });
   const items = useMemo(() => (list.data ?? []).filter((r) => r.status !== "filed"), [list.data]);
@@ -96,6 +99,7 @@ export function Filing({ height, width }: { height: number; width: number }) {
       const nav = navOf(input, key);
       if (navigateMasterDetail(nav, { openId, setOpenId, setScroll, selected, page })) return;
       if (!openId && ctl.onKey(input)) return;
+      if (input === "c" && openId) return setCodes((c) => !c);
       if (!"DensaF".includes(input) || !input) return;
       if (!canWrite) return flash(`✕ not allowed: ${cannot ?? "the key needs strs:write and the role strs:update"}`, "bad");
       if (input === "D") return setFlow("draft");
@@ -195,7 +199,7 @@ export function Filing({ height, width }: { height: number; width: number }) {
     <Box flexDirection="column" height={height}>
       <Text bold wrap="truncate">
         {`Filing · ${items.length} not filed`}
-        <Text color={tone("muted")}>{canWrite ? "  / filter · </> sort · Enter open · e field · n narrative · s submit · a approve · F file · D draft by hand" : `  read only: ${cannot} · / filter · Enter open`}</Text>
+        <Text color={tone("muted")}>{canWrite ? "  / filter · </> sort · Enter open · c codes · e field · n narrative · s submit · a approve · F file · D draft by hand" : `  read only: ${cannot} · / filter · Enter open · c codes`}</Text>
       </Text>
       {list.error ? <Text color={tone("bad")}>{`✕ ${list.error.code}: ${list.error.error}`}</Text> : null}
       {openId || flow ? null : ctl.bar}
@@ -210,7 +214,7 @@ export function Filing({ height, width }: { height: number; width: number }) {
       ) : flow ? (
         <Flow title={flow === "draft" ? "Draft by hand" : `${flow} report`} steps={steps()} onDone={run} onCancel={() => setFlow(null)} />
       ) : openId ? (
-        det.data ? <Lines lines={filingLines(det.data, ready.data)} offset={scroll} height={height - 2} width={width - 1} /> : <Text dimColor>{det.error ? `✕ ${det.error.code}: ${det.error.error}` : "loading…"}</Text>
+        det.data ? <Lines lines={filingLines(det.data, ready.data, codes)} offset={scroll} height={height - 2} width={width - 1} /> : <Text dimColor>{det.error ? `✕ ${det.error.code}: ${det.error.error}` : "loading…"}</Text>
       ) : (
         <List
           items={ctl.rows}

@@ -14,7 +14,7 @@ import { Flow } from "../components/Flow.tsx";
 import { paths, type ReportDetail, type ReportListItem, type TransferValuation } from "../api.ts";
 import { valuationLines } from "../components/evidence-lines.ts";
 import { allows } from "../context.ts";
-import { indicatorText, indicatorWords } from "../words.ts";
+import { indicatorLines } from "../words.ts";
 
 const FILTERS = ["open", "drafts", "all"] as const;
 type Filter = (typeof FILTERS)[number];
@@ -46,8 +46,7 @@ export function reportLines(r: ReportListItem & Partial<ReportDetail>, valuation
     { text: "Narrative", bold: true },
     ...String(r.narrative ?? "-").split("\n").map((t) => ({ text: `  ${t}` })),
     // In words; `c` shows each code beside its sentence (free text an officer wrote reads as written).
-    { text: `Risk indicators${(r.riskIndicators ?? []).some((t) => indicatorWords(t)) ? (codes ? "  (c hides the codes)" : "  (c shows the codes)") : ""}`, bold: true },
-    ...(r.riskIndicators ?? []).map((t) => ({ text: `  ${indicatorText(t, codes)}` })),
+    ...indicatorLines(r.riskIndicators, codes),
   ];
   return L;
 }

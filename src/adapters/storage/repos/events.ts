@@ -87,7 +87,25 @@ export class EventLog {
         .all(companyId, env, after, upTo, limit) as unknown as EventRow[],
     );
   }
+
+  /**
+   * The entity each of these events concerns (`transfer`, `case`, `AuditLog` and its ID), by seq, for one company
+   * and environment: the webhook deliveries' `subject`. Reads by the primary key, never `data`; an event the
+   * retention sweep removed is absent.
+   */
+  entities(companyId: string, env: Environment, seqs: readonly number[]): Map<number, EventEntity> {
+    const out = new Map<number, EventEntity>();
+    if (seqs.length === 0) return out;
+    const rows = this.s
+      .stmt("SELECT seq, entity_type, entity_id FROM events WHERE seq IN (SELECT value FROM json_each(?)) AND company_id = ? AND environment = ?")
+      .all(JSON.stringify(seqs), companyId, env) as unknown as (EventEntity & { seq: number })[];
+    for (const r of rows) out.set(r.seq, { entity_type: r.entity_type, entity_id: r.entity_id });
+    return out;
+  }
 }
+
+/** What an event concerns: the entity it was recorded for and its ID. */
+export type EventEntity = Pick<RowOf<typeof eventsTable>, "entity_type" | "entity_id">;
 
 /** Rows as read have `data` as stored (TEXT or a compact BLOB); replaced in place by the JSON text. */
 function decoded<R extends EventRow>(rows: R[]): R[] {
