@@ -6,10 +6,13 @@ import { openStorage } from "../../../src/adapters/storage/index.ts";
 import { createRepositories, type Repositories } from "../../../src/adapters/storage/repositories.ts";
 import { Sealer } from "../../../src/adapters/crypto/envelope.ts";
 import { tempDir } from "../../support/tmp.ts";
+import type { Store } from "../../../src/ports/store.ts";
 
 /** A store opened for one suite: its ports and how to close it. */
 export interface OpenedStore {
   readonly repositories: Repositories;
+  /** The store's units of work (a transaction around port calls). */
+  readonly store: Store;
   /** A company that exists in the store (the default company every migrated store has). */
   readonly companyId: string;
   close(): Promise<void> | void;
@@ -23,7 +26,7 @@ export interface Engine {
 async function sqlite(path: string, clock: () => number): Promise<OpenedStore> {
   const storage = await openStorage(path);
   const repositories = createRepositories(storage, { pii: new Sealer(randomBytes(32)), secrets: new Sealer(randomBytes(32)), clock });
-  return { repositories, companyId: repositories.tenancy.requireCompany("default").id, close: () => storage.close() };
+  return { repositories, store: storage, companyId: repositories.tenancy.requireCompany("default").id, close: () => storage.close() };
 }
 
 export const ENGINES: readonly Engine[] = [
