@@ -19,7 +19,6 @@ import type { CountryCode } from "./domain/ivms101/index.ts";
 import { runWallets } from "./cli/wallets.ts";
 import { startScreeningCSandbox, SANDBOX_API_KEY as SCREENING_C_KEY, type ScreeningCSandbox } from "./sandbox/screening_c/index.ts";
 import { startScreeningDSandbox, SANDBOX_SCREENING_D_KEY, type ScreeningDSandbox } from "./sandbox/screening_d/index.ts";
-import { setCompanyProfile } from "./adapters/storage/repos/thresholds.ts";
 
 const person = (family: string, given: string, country: string) => ({
   naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: family, secondaryIdentifier: given, nameIdentifierType: "LEGL" as const }] }, countryOfResidence: country as CountryCode },
@@ -261,7 +260,8 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     if (r.status !== 201) log(`  (rule: ${r.status} ${r.body?.code ?? ""})`);
   }
   // The filing institution of suspicion reports.
-  setCompanyProfile(service.storage, company.id, { legalName: "Caravan Demo VASP", country: "NL" }, service.clock());
+  const profile = await service.repositories.thresholds.setProfile(company.id, { legalName: "Caravan Demo VASP", country: "NL" }, service.clock());
+  if (!profile.ok) throw new Error(`demo profile: ${profile.errors.join("; ")}`);
   const hook = await api("/api/v2/webhooks", { method: "POST", body: { name: "demo receiver", url: `http://127.0.0.1:${receiver.port}/hooks`, events: ["*"] } });
   if (hook.status !== 201) log(`  (webhooks: ${hook.status} ${hook.body?.code ?? ""})`);
 

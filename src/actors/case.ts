@@ -187,7 +187,7 @@ export class CaseHandling {
     }
   }
 
-  private withCase(fn: (c: CaseRow) => Outcome): Outcome {
+  private withCase(fn: (c: CaseRow) => Outcome | Promise<Outcome>): Outcome | Promise<Outcome> {
     const c = this.repo.get(this.companyId, this.env, this.ctx.id);
     if (!c) return refuse("CASE_NOT_FOUND", undefined, { resource: "Case", id: this.ctx.id });
     return fn(c);
@@ -487,7 +487,7 @@ export class CaseHandling {
   }
 
   /** The transfer actor's answer: recorded once in the history; a rejection that moved it drafts the suspicion report. */
-  private transferOutcome(c: CaseRow, m: TransferOutcome): Outcome {
+  private async transferOutcome(c: CaseRow, m: TransferOutcome): Promise<Outcome> {
     if (c.status !== "closed" || c.transfer_outcome !== null || m.transferId !== c.first_transfer_id) return { ok: true, data: { id: c.id, ignored: true } };
     const action: HistoryAction = m.moved ? "transfer_updated" : "transfer_not_updated";
     const context: ResolutionContext | null = c.resolution_context ? JSON.parse(c.resolution_context) : null;
@@ -497,7 +497,7 @@ export class CaseHandling {
     this.ctx.write(() => this.repo.update(c.id, c.version, set));
     this.history(action, "state", null, m.newValue, by);
     this.audit(`case.${action}`, { transferId: m.transferId, value: m.newValue }, by);
-    if (m.moved && c.resolution === "rejected" && context?.mayWriteStrs) this.draftReport(c, by);
+    if (m.moved && c.resolution === "rejected" && context?.mayWriteStrs) await this.draftReport(c, by);
     this.emit("case.updated", { ...c, ...set });
     return { ok: true, data: { id: c.id, recorded: action } };
   }
@@ -508,10 +508,10 @@ export class CaseHandling {
    * dropped. Written
    * in the same unit of work as the recorded transfer outcome, which a replay finds set: drafted once.
    */
-  private draftReport(c: CaseRow, by: AuditActor): void {
+  private async draftReport(c: CaseRow, by: AuditActor): Promise<void> {
     const t = this.deps.repositories.transfers.get(this.companyId, this.env, c.first_transfer_id!);
     if (!t) return;
-    const jurisdiction = reportJurisdiction(t.threshold_info, this.deps.repositories.thresholds.profile(this.companyId)?.country ?? null);
+    const jurisdiction = reportJurisdiction(t.threshold_info, (await this.deps.repositories.thresholds.profile(this.companyId))?.country ?? null);
     const rule = c.rule_id ? this.repo.rule(this.companyId, this.env, c.rule_id) : undefined;
     const seed = narrativeSeed({
       caseNumber: c.case_number,
@@ -524,7 +524,7 @@ export class CaseHandling {
     const pii = this.deps.pii;
     // Part 2: thresholds decide when a suspicion report is due: the str threshold's amount against the transfer's value.
     const due = jurisdiction
-      ? this.deps.repositories.reports.threshold(this.companyId, this.env, t.id, jurisdiction, this.deps.repositories.thresholds.all(this.companyId))
+      ? this.deps.repositories.reports.threshold(this.companyId, this.env, t.id, jurisdiction, await this.deps.repositories.thresholds.all(this.companyId))
       : null;
     // A rule that held the transfer because its check could not run found nothing: said so, never as a rule that fired.
     const incomplete = latestRunIncomplete(t.checks ? (JSON.parse(t.checks) as { status: string; run?: string }[]) : []);

@@ -16,7 +16,7 @@ import type { OpenFromScreening } from "./case.ts";
 /** What a checkpoint needs from the service. */
 export interface CheckpointDeps {
   /** The environment's active rules. */
-  activeRules(companyId: string, env: Environment): Rule[];
+  activeRules(companyId: string, env: Environment): Promise<Rule[]>;
   /** The integration an `integrationId` names (any state; a disabled one fails its check without a request). */
   integration(companyId: string, integrationId: string): { name: IntegrationName; displayName: string; type: string } | null;
   /** One integration's check of the subjects (breaker, credentials, bounded concurrency); never throws. */
@@ -36,7 +36,7 @@ export async function transferFacts(deps: CheckpointDeps, t: TransferRow, names:
   const info = t.threshold_info ? (JSON.parse(t.threshold_info) as { jurisdiction?: string }) : {};
   const local = t.fx_rate_id ? deps.valuation(t.company_id, t.environment, t.fx_rate_id) : null;
   let amountUSD: string | null = local?.currency === "USD" ? local.value : null;
-  if (amountUSD === null && t.asset_id && deps.activeRules(t.company_id, t.environment).length > 0)
+  if (amountUSD === null && t.asset_id && (await deps.activeRules(t.company_id, t.environment)).length > 0)
     amountUSD = await deps.priceUsd(t.company_id, t.environment, t.asset_id, t.amount).catch(() => null);
   return {
     direction: t.direction as "incoming" | "outgoing",
@@ -83,7 +83,7 @@ export async function evaluationsOf(deps: CheckpointDeps, t: TransferRow, sides:
  * its request, and a crash means the provider asks again): plan, run, evaluate.
  */
 export async function checkpointOnce(deps: CheckpointDeps, t: TransferRow, stage: Stage, evaluations: Evaluation[], seal: Sealer, now: number): Promise<CheckpointResult> {
-  const p = plan(deps, t.company_id, t.environment, stage, evaluations);
+  const p = await plan(deps, t.company_id, t.environment, stage, evaluations);
   const pending = pendingChecks(deps, t.company_id, p, t.id, "1", now);
   return runChecks(deps, t.company_id, t.environment, p, pending, seal, t.id);
 }
@@ -126,8 +126,8 @@ export interface CheckpointResult {
   ruleCount: number;
 }
 
-export function plan(deps: CheckpointDeps, companyId: string, env: Environment, stage: Stage, evaluations: Evaluation[]): Plan {
-  const active = deps.activeRules(companyId, env);
+export async function plan(deps: CheckpointDeps, companyId: string, env: Environment, stage: Stage, evaluations: Evaluation[]): Promise<Plan> {
+  const active = await deps.activeRules(companyId, env);
   return {
     stage,
     evaluations: evaluations.map((e) => {

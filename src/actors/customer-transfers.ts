@@ -78,7 +78,7 @@ export type IncomingOutcome =
   | { result: "verified" | "denied"; reasonType: string | null; transfer: TransferRow; created: boolean };
 
 /** The facts the decision needs, read in one read transaction (one WAL read lock): the Idempotency-Key, customer, wallets. */
-function readFacts(h: CustomerScope, n: NewTransfer) {
+async function readFacts(h: CustomerScope, n: NewTransfer) {
   const { companyId, environment } = h.msg;
   if (n.idempotencyKey !== null) {
     // A racing create with the same key got here first: its transfer is the answer.
@@ -88,7 +88,7 @@ function readFacts(h: CustomerScope, n: NewTransfer) {
   const c = h.customers.get(companyId, environment, h.ctx.id);
   const w = n.originatorAddress === null ? null : h.wallets.byAddress(companyId, environment, n.originatorAddress);
   const beneficiaryVerified = h.wallets.byAddress(companyId, environment, n.beneficiaryAddress)?.verified === 1;
-  return { done: undefined, c, w, beneficiaryVerified, vasp: c ? h.deps.repositories.thresholds.ownVasp(companyId) : null };
+  return { done: undefined, c, w, beneficiaryVerified, vasp: c ? await h.deps.repositories.thresholds.ownVasp(companyId) : null };
 }
 
 /** The new outgoing transfer's row: `completed` (approved) below the threshold, otherwise `queued` (pending). */
@@ -149,7 +149,7 @@ function outgoingRow(h: CustomerScope, n: NewTransfer, decision: Extract<CreateD
 
 /** Created here, not in the transfer's actor, so that a create and an erasure of the originator never interleave. */
 export async function createTransfer(h: CustomerScope, n: NewTransfer): Promise<Outcome<CreatedTransfer>> {
-  const facts = readFacts(h, n);
+  const facts = await readFacts(h, n);
   if (facts.done) return { ok: true, status: 200, data: { idempotent: true, transfer: facts.done } };
   const { c, w, beneficiaryVerified } = facts;
   const { companyId, environment, actor } = h.msg;

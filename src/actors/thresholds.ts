@@ -5,7 +5,7 @@ import { iso, newId } from "../domain/ids.ts";
 import { createdDetail, decideChange, newThreshold, type ThresholdInput } from "../domain/thresholds.ts";
 import type { Repositories } from "../adapters/storage/repositories.ts";
 import type { AuditActor } from "../ports/audit.ts";
-import type { CreateThresholdOutcome, UpdateThresholdOutcome } from "../ports/thresholds.ts";
+import type { CreateThresholdOutcome, ThresholdRepository, UpdateThresholdOutcome } from "../ports/thresholds.ts";
 import type { Outcome } from "./outcome.ts";
 import type { ActorContext, ActorKind } from "./types.ts";
 
@@ -27,33 +27,33 @@ export type ThresholdCommand =
 export type ThresholdMsg = Scoped & ThresholdCommand;
 
 export interface ThresholdActorDeps {
-  repositories: Pick<Repositories, "thresholds" | "audit">;
+  repositories: { thresholds: ThresholdRepository } & Pick<Repositories, "audit">;
 }
 
 export function thresholdsActor(deps: ThresholdActorDeps): ActorKind<Record<string, never>, ThresholdMsg> {
   const { thresholds, audit } = deps.repositories;
 
-  function create(ctx: ActorContext<Record<string, never>>, msg: Scoped & { input: ThresholdInput }): CreateThresholdOutcome {
-    const existingId = thresholds.idByJurisdiction(msg.companyId, msg.input.countryCode, msg.input.type);
+  async function create(ctx: ActorContext<Record<string, never>>, msg: Scoped & { input: ThresholdInput }): Promise<CreateThresholdOutcome> {
+    const existingId = await thresholds.idByJurisdiction(msg.companyId, msg.input.countryCode, msg.input.type);
     if (existingId) return { ok: false, kind: "exists", existingId };
     const t = newThreshold(newId("thr", ctx.now), msg.input, msg.memberId, iso(ctx.now));
-    ctx.write(() => {
-      thresholds.insert(msg.companyId, t);
-      audit.record({ companyId: msg.companyId, environment: "live", actor: msg.actor, action: "threshold.created", entityType: "Threshold", entityId: t.id, detail: createdDetail(t) }, ctx.now);
+    ctx.write(async () => {
+      await thresholds.insert(msg.companyId, t);
+      await audit.record({ companyId: msg.companyId, environment: "live", actor: msg.actor, action: "threshold.created", entityType: "Threshold", entityId: t.id, detail: createdDetail(t) }, ctx.now);
     });
     return { ok: true, threshold: t };
   }
 
-  function update(ctx: ActorContext<Record<string, never>>, msg: Scoped & { id: string; body: unknown; canDisable: boolean }): UpdateThresholdOutcome {
-    const current = thresholds.get(msg.companyId, msg.id);
+  async function update(ctx: ActorContext<Record<string, never>>, msg: Scoped & { id: string; body: unknown; canDisable: boolean }): Promise<UpdateThresholdOutcome> {
+    const current = await thresholds.get(msg.companyId, msg.id);
     if (!current) return { ok: false, kind: "not_found" };
     const d = decideChange(current, msg.body, { memberId: msg.memberId, canDisable: msg.canDisable }, iso(ctx.now));
     if (!d.ok) return d;
     const change = d.change;
     if (change)
-      ctx.write(() => {
-        thresholds.save(msg.companyId, d.threshold, change.fields);
-        audit.record({ companyId: msg.companyId, environment: "live", actor: msg.actor, action: change.action, entityType: "Threshold", entityId: msg.id, detail: change.detail }, ctx.now);
+      ctx.write(async () => {
+        await thresholds.save(msg.companyId, d.threshold, change.fields);
+        await audit.record({ companyId: msg.companyId, environment: "live", actor: msg.actor, action: change.action, entityType: "Threshold", entityId: msg.id, detail: change.detail }, ctx.now);
       });
     return { ok: true, threshold: d.threshold };
   }
@@ -61,8 +61,8 @@ export function thresholdsActor(deps: ThresholdActorDeps): ActorKind<Record<stri
   return {
     kind: "thresholds",
     initialState: () => ({}),
-    handle(ctx, msg) {
-      const data = msg.type === "create" ? create(ctx, msg) : update(ctx, msg);
+    async handle(ctx, msg) {
+      const data = msg.type === "create" ? await create(ctx, msg) : await update(ctx, msg);
       ctx.reply({ ok: true, data } satisfies Outcome<CreateThresholdOutcome | UpdateThresholdOutcome>);
     },
   };

@@ -1,5 +1,5 @@
 // deflate-raw (RFC 1951) with a preset dictionary, the same way on Bun and Deno: what sealed personal data ("v2:",
-// src/adapters/crypto/envelope.ts) and compact event data (src/adapters/storage/event-data.ts) are compressed with.
+// src/adapters/crypto/envelope.ts) and the SQLite engine's compact event data (its event-data module) are compressed with.
 //
 // Inflating never relies on node:zlib's `dictionary` option (Deno's node:zlib ignores it for raw deflate): the
 // dictionary goes in front as one stored (uncompressed, non-final) deflate block, then the value's own stream, and the

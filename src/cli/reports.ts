@@ -85,9 +85,9 @@ export async function runReports(storage: Storage, argv: string[], out: Out, dep
     }
     throw new TenancyError(`REPORT_NOT_FOUND: no report ${key}`);
   };
-  const detail = (r: ReportRow) => {
+  const detail = async (r: ReportRow) => {
     const type = resolveReportType(r.jurisdiction);
-    const ths = repositories.thresholds.all(company.id).filter((t) => t.type === "str");
+    const ths = (await repositories.thresholds.all(company.id)).filter((t) => t.type === "str");
     const c = repo.content(r);
     return {
       id: r.id,
@@ -113,7 +113,7 @@ export async function runReports(storage: Storage, argv: string[], out: Out, dep
       regulatoryData: c.regulatoryData,
     };
   };
-  const summary = (d: ReturnType<typeof detail>) =>
+  const summary = (d: Awaited<ReturnType<typeof detail>>) =>
     [
       `${d.reportNumber} (${d.id}) ${d.label} → ${d.reportTo ?? "no FIU of its own"}`,
       `  jurisdiction ${d.jurisdiction ?? "not set (set it with reports edit --jurisdiction before filing)"}`,
@@ -133,7 +133,7 @@ export async function runReports(storage: Storage, argv: string[], out: Out, dep
   if (sub === "show") {
     const r = find();
     if (typeof v.member === "string") actingFor(tenancy, company.id, v.member, r.environment, "show");
-    const d = detail(r);
+    const d = await detail(r);
     return print(d, `${summary(d)}\n  narrative: ${d.narrative ?? "(none)"}\n  fields: ${JSON.stringify(d.regulatoryData)}`);
   }
 
@@ -143,7 +143,7 @@ export async function runReports(storage: Storage, argv: string[], out: Out, dep
     const jurisdiction = typeof v.jurisdiction === "string" ? v.jurisdiction : undefined;
     const res = await command<DraftDecision>({ type: "draft", transferId: need(v, "transfer"), jurisdiction, companyId: company.id, environment: envArg, actor: { type: "member", memberId: m.id }, memberId: m.id });
     if (!res.ok) throw new TenancyError(`${res.refusal.code}: ${res.refusal.message}`);
-    const d = detail(repo.get(company.id, envArg, res.id)!);
+    const d = await detail(repo.get(company.id, envArg, res.id)!);
     return print(d, `Drafted by ${m.email}\n${summary(d)}`);
   }
 
@@ -166,6 +166,6 @@ export async function runReports(storage: Storage, argv: string[], out: Out, dep
   if (action === "file") change.reference = need(v, "reference");
   const res = await command<StepDecision>({ type: "step", reportId: r.id, action, change, companyId: company.id, environment: r.environment, actor: { type: "member", memberId: m.id }, memberId: m.id });
   if (!res.ok) throw new TenancyError(`${res.refusal.code}: ${res.refusal.message}`);
-  const d = detail(repo.get(company.id, r.environment, r.id)!);
+  const d = await detail(repo.get(company.id, r.environment, r.id)!);
   return print(d, `${action === "edit" ? "Edited" : action === "submit" ? "Submitted for review" : action === "approve" ? "Approved" : "Filed"} by ${m.email}\n${summary(d)}`);
 }

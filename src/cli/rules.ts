@@ -43,14 +43,17 @@ export async function runRules(storage: Storage, argv: string[], out: Out, deps:
   if (sub === "list") {
     const env = (v.env as string | undefined) ?? "test";
     if (!isEnvironment(env)) throw new UsageError(`--env must be test or live\n${USAGE}`);
-    const items = repo.page(company.id, env, {}, null, 500).map(({ rule }) => ({
-      id: rule.id,
-      name: rule.name,
-      action: rule.action,
-      isActive: rule.isActive,
-      conditionCount: rule.condition?.rules.length ?? 0,
-      ...(env === "test" ? { promotedTo: repo.promotedTo(company.id, rule.id) } : {}),
-    }));
+    const rows = await repo.page(company.id, env, {}, null, 500);
+    const items = await Promise.all(
+      rows.map(async ({ rule }) => ({
+        id: rule.id,
+        name: rule.name,
+        action: rule.action,
+        isActive: rule.isActive,
+        conditionCount: rule.condition?.rules.length ?? 0,
+        ...(env === "test" ? { promotedTo: await repo.promotedTo(company.id, rule.id) } : {}),
+      })),
+    );
     return print(
       items,
       items.length

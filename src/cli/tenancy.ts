@@ -6,8 +6,7 @@ import { isEnvironment } from "../domain/types.ts";
 import { hashKey } from "../domain/keys.ts";
 import { canonicalSetupCode, formatSetupCode, SETUP_CODE_TTL_MS } from "../domain/members/sign-in.ts";
 import { UsageError, parseOptions, need } from "./usage.ts";
-import { companyProfile, setCompanyProfile } from "../adapters/storage/repos/thresholds.ts";
-import type { ProfileChange } from "../domain/thresholds.ts";
+import type { CompanyProfile, ProfileChange } from "../domain/thresholds.ts";
 import { cliRepositories } from "./repositories.ts";
 
 type Out = (line: string) => void;
@@ -154,9 +153,10 @@ export function runMembers(storage: Storage, argv: string[], out: Out, clock: ()
   }
 }
 
-export function runCompanies(storage: Storage, argv: string[], out: Out, clock: () => number = Date.now): void {
+export async function runCompanies(storage: Storage, argv: string[], out: Out, clock: () => number = Date.now): Promise<void> {
   const [sub, ...rest] = argv;
-  const t = cliRepositories(storage, clock).tenancy;
+  const repositories = cliRepositories(storage, clock);
+  const t = repositories.tenancy;
   switch (sub) {
     case "create": {
       const v = args(rest, { slug: { type: "string" }, name: { type: "string" } });
@@ -209,7 +209,12 @@ export function runCompanies(storage: Storage, argv: string[], out: Out, clock: 
       });
       if (ids.length) change.identifiers = ids;
       const changing = Object.keys(change).length > 0;
-      const profile = changing ? setCompanyProfile(storage, c.id, change, clock()) : (companyProfile(storage, c.id) ?? { legalName: null, country: null, identifiers: [] });
+      let profile: CompanyProfile;
+      if (changing) {
+        const set = await repositories.thresholds.setProfile(c.id, change, clock());
+        if (!set.ok) throw new TenancyError(set.errors.join("; "));
+        profile = set.profile;
+      } else profile = (await repositories.thresholds.profile(c.id)) ?? { legalName: null, country: null, identifiers: [] };
       const human = [
         `Company ${c.slug}${changing ? " profile updated" : ""}`,
         `  legal name:  ${profile.legalName ?? "(not set)"}`,

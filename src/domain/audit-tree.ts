@@ -1,7 +1,7 @@
 // The tamper-evident audit log, pure: the canonical encoding of an entry (a leaf), RFC 6962 / RFC 9162 Merkle hashing
 // (leaf and node prefixes, the compact right edge, inclusion and consistency proofs over stored subtree hashes), and
 // checkpoints in the C2SP formats (tlog-checkpoint text inside an Ed25519 signed note). Storage and keys are the
-// adapters' (src/adapters/storage/repos/audit-tree.ts, src/adapters/crypto/audit-key.ts).
+// adapters' (the SQLite engine's audit trees, src/adapters/crypto/audit-key.ts).
 import { sha256 } from "@noble/hashes/sha2.js";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { bytesToHex, concatBytes, utf8ToBytes } from "@noble/hashes/utils.js";

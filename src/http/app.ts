@@ -202,7 +202,7 @@ export function createApp(services: AppDeps) {
     .use(
       transferRoutes(kit, {
         ...services,
-        threshold: (companyId, now) => services.repositories.thresholds.applicable(companyId, { type: "tr", now }).threshold,
+        threshold: async (companyId, now) => (await services.repositories.thresholds.applicable(companyId, { type: "tr", now })).threshold,
         price: async (p) => {
           const asset = services.catalog.assets.find((a) => a.id === p.assetId)!;
           return services.pricing.value({ ...p, asset });

@@ -136,10 +136,11 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
   const transferGone = (row: { transfer_id: string }) =>
     apiError("TRANSFER_NOT_FOUND", { status: 409, message: "The report's transfer is not in this environment", details: { transferId: row.transfer_id } });
   /** What a report's file is drawn from, unsealed; a seal another master key made is a 503, never a 500. */
-  function documentOf(c: RouteContext, row: Parameters<typeof repo.documentInput>[0]) {
+  async function documentOf(c: RouteContext, row: Parameters<typeof repo.documentInput>[0]) {
+    const ths = await strThresholds(c.auth.company.id);
     let input;
     try {
-      input = repo.documentInput(row, strThresholds(c.auth.company.id), c.now);
+      input = repo.documentInput(row, ths, c.now);
     } catch (e) {
       if (e instanceof UnreadableError) throw apiError("SERVICE_UNAVAILABLE", { message: "The report's sealed data cannot be decrypted" });
       throw e;
@@ -202,7 +203,7 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
     }
   }
 
-  const strThresholds = (companyId: string): DeadlineThreshold[] => thresholds.all(companyId).filter((t) => t.type === "str");
+  const strThresholds = async (companyId: string): Promise<DeadlineThreshold[]> => (await thresholds.all(companyId)).filter((t) => t.type === "str");
 
   function openContent(r: ReportRow) {
     try {
@@ -246,21 +247,21 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
   }
 
   /** The report in detail as GET /:id answers it (personal data masked without pii:view). */
-  function detail(c: RouteContext, row: ReportRow) {
+  async function detail(c: RouteContext, row: ReportRow) {
     const type = resolveReportType(row.jurisdiction);
     const content = openContent(row);
     const shown = c.pii(content, (v) => maskReportContent(type, v));
     const members = repo.members(c.auth.company.id, [row.generated_by, row.filed_by]);
-    return { ...present(row, strThresholds(c.auth.company.id), members, c.now), narrative: shown.narrative, riskIndicators: shown.riskIndicators, regulatoryData: shown.regulatoryData };
+    return { ...present(row, await strThresholds(c.auth.company.id), members, c.now), narrative: shown.narrative, riskIndicators: shown.riskIndicators, regulatoryData: shown.regulatoryData };
   }
 
   /** What filing still needs, the type's fields, who submitted and approved, and the reporting threshold (operator view). */
-  function readiness(c: RouteContext, row: ReportRow) {
+  async function readiness(c: RouteContext, row: ReportRow) {
     const type = resolveReportType(row.jurisdiction);
     const content = openContent(row);
     const m = missingForFiling(type, content.narrative, content.regulatoryData);
     const members = repo.members(c.auth.company.id, [row.submitted_by, row.approved_by]);
-    const ths = strThresholds(c.auth.company.id);
+    const ths = await strThresholds(c.auth.company.id);
     return {
       id: row.id,
       reportNumber: row.report_number,
@@ -293,7 +294,7 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
       throw apiError(f.code, { message: f.message, details: { reportId: row.id, status: row.status } });
     }
     const after = repo.get(c.auth.company.id, c.auth.environment, row.id)!;
-    return ok({ ...detail(c, after), readiness: readiness(c, after) });
+    return ok({ ...(await detail(c, after)), readiness: await readiness(c, after) });
   }
 
   /** One typed command to the environment's reports actor (src/actors/reports.ts), by the key's member. */
@@ -311,8 +312,8 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
         tags: ["reports"],
         query: { kind: q.enumOf(REPORT_KINDS), jurisdiction: jurisdictionParam },
       },
-      (c) => {
-        const ths = strThresholds(c.auth.company.id);
+      async (c) => {
+        const ths = await strThresholds(c.auth.company.id);
         const list = c.query.jurisdiction ? [c.query.jurisdiction] : specificJurisdictions().sort();
         return ok(list.map((j) => presentReportType(resolveReportType(j), ths)));
       },
@@ -339,7 +340,7 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
             cursor: q.cursor(),
           },
         },
-        (c) => {
+        async (c) => {
           const { company, environment } = c.auth;
           const f: ReportListFilter = {
             kind: c.query.kind,
@@ -360,13 +361,13 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
             position: (row) => [row.created_at, row.id],
             total: () => repo.count(company.id, environment, f),
           });
-          const ths = strThresholds(company.id);
+          const ths = await strThresholds(company.id);
           const members = repo.members(company.id, res.rows.flatMap((x) => [x.generated_by, x.filed_by]));
           return page(res.rows.map((row) => present(row, ths, members, c.now)), res.meta);
         },
       )
-      .get("/:id", { summary: "A report with its narrative, risk indicators and regulatory data (personal data masked without pii:view)", access: read, tags: ["reports"] }, (c) => {
-        return ok(detail(c, load(c)));
+      .get("/:id", { summary: "A report with its narrative, risk indicators and regulatory data (personal data masked without pii:view)", access: read, tags: ["reports"] }, async (c) => {
+        return ok(await detail(c, load(c)));
       })
       .post(
         "/",
@@ -380,11 +381,11 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
             throw apiError("TRANSFER_NOT_FOUND", { status: 422, message: "transferId names no transfer of this environment", details: { field: "transferId", id: b.transferId } });
           }
           const row = repo.get(c.auth.company.id, c.auth.environment, res.id)!;
-          return created({ ...detail(c, row), readiness: readiness(c, row) });
+          return created({ ...(await detail(c, row)), readiness: await readiness(c, row) });
         },
       )
-      .get("/:id/readiness", { summary: "Operator: what filing still needs (fields and narrative), the type's fields, submitter and approver", access: read, tags: ["reports", "operator"] }, (c) => {
-        return ok(readiness(c, load(c)));
+      .get("/:id/readiness", { summary: "Operator: what filing still needs (fields and narrative), the type's fields, submitter and approver", access: read, tags: ["reports", "operator"] }, async (c) => {
+        return ok(await readiness(c, load(c)));
       })
       .patch(
         "/:id",
@@ -412,7 +413,7 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
           // Part 2 Limits: over 100,000 characters is refused without opening or drawing anything.
           if (row.text_length > REPORT_LIMITS.pdfText)
             throw apiError("REPORT_TOO_LONG_FOR_PDF", { details: { characters: row.text_length, limit: REPORT_LIMITS.pdfText } });
-          const input = documentOf(c, row);
+          const input = await documentOf(c, row);
           const doc = reportDocument(await withLocalValue(input));
           let bytes: Uint8Array;
           try {
@@ -439,7 +440,7 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
           if (!jurisdiction || !GOAML_JURISDICTIONS.has(jurisdiction))
             throw apiError("INVALID_REQUEST", { message: `The FIU of ${jurisdiction ?? "an unset jurisdiction"} does not take goAML XML here: file the PDF`, details: { jurisdiction, goamlJurisdictions: [...GOAML_JURISDICTIONS].sort() } });
           if (row.filing_ready !== 1 && row.status !== "filed") throw apiError("NOT_FILING_READY", { details: { missing: repo.missing(row) } });
-          const input = documentOf(c, row);
+          const input = await documentOf(c, row);
           const parties = repo.goamlParties(row);
           if (!parties) throw transferGone(row);
           const withLocal = await withLocalValue(input);

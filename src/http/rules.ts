@@ -20,7 +20,7 @@ import type { ActorRuntime } from "../actors/runtime.ts";
 import { rulesAddress, type RuleCommand, type RuleMsg } from "../actors/rules.ts";
 import { askActor, unwrap } from "./outcome.ts";
 import { created, ok, page, invalid, type ApiKit, type RouteContext } from "./kit.ts";
-import { keysetPage } from "./paging.ts";
+import { keysetPageAsync } from "./paging.ts";
 import { q, type QueryParam } from "./query.ts";
 import * as api from "../api/rules.ts";
 
@@ -87,26 +87,26 @@ export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
   const repo = deps.repositories.rules;
 
   /** The company's integrations as rules see them: `int_…` ID, name, the one enabled switch. */
-  function integrations(c: RouteContext): { lookup: IntegrationLookup; names: Map<string, string> } {
-    const refs = deps.providerSettings
-      .list(c.auth.company.id, c.auth.environment, "integration")
+  async function integrations(c: RouteContext): Promise<{ lookup: IntegrationLookup; names: Map<string, string> }> {
+    const refs = (await deps.providerSettings.list(c.auth.company.id, c.auth.environment, "integration"))
       .filter((s) => s.id !== null)
       .map((s) => ({ id: s.id!, name: s.name, enabled: s.enabled }));
     return { lookup: (id) => refs.find((r) => r.id === id), names: new Map(refs.map((r) => [r.id, r.name])) };
   }
 
   /** Members carry no display name: `name` is their email (docs/rules.md). */
-  function member(c: RouteContext, id: string | null) {
+  async function member(c: RouteContext, id: string | null) {
     if (id === null) return null;
-    const m = deps.repositories.tenancy.members(c.auth.company.id, [id]).get(id);
+    const m = (await deps.repositories.tenancy.members(c.auth.company.id, [id])).get(id);
     return m ? { id: m.id, name: m.name, email: m.email } : null;
   }
 
   /** `names`: the integrations' names when the request already read them (create and change validate against them). */
-  function detail(c: RouteContext, r: Rule, names = integrations(c).names) {
+  async function detail(c: RouteContext, r: Rule, known?: Map<string, string>) {
+    const names = known ?? (await integrations(c)).names;
     return {
       ...present(r),
-      createdBy: member(c, r.createdById),
+      createdBy: await member(c, r.createdById),
       conditions: (r.condition?.rules ?? []).map((b) => ({
         type: b.type,
         action: b.action,
@@ -124,8 +124,8 @@ export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
   }
 
   /** A rule's body, checked against the environment's integrations (whose names the answer then shows). */
-  function readRule<T>(b: unknown, c: RouteContext, check: (b: unknown, lookup: IntegrationLookup) => { ok: true; value: T } | { ok: false; issues: Issue[] }) {
-    const refs = integrations(c);
+  async function readRule<T>(b: unknown, c: RouteContext, check: (b: unknown, lookup: IntegrationLookup) => { ok: true; value: T } | { ok: false; issues: Issue[] }) {
+    const refs = await integrations(c);
     const v = check(b, refs.lookup);
     if (!v.ok) invalid(v.issues);
     return { value: v.value, names: refs.names };
@@ -136,16 +136,16 @@ export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
     const msg = { ...cmd, companyId: c.auth.company.id, environment: c.auth.environment, actor: c.auth.actor, memberId: c.auth.member.id } as RuleMsg;
     return unwrap(await askActor<T>(deps.runtime, rulesAddress(c.auth.company.id), msg)).data;
   }
-  const load = (c: RouteContext, id: string): Rule => (ID.test(id) ? repo.get(c.auth.company.id, c.auth.environment, id) : undefined) ?? notFound(id);
+  const load = async (c: RouteContext, id: string): Promise<Rule> => (ID.test(id) ? await repo.get(c.auth.company.id, c.auth.environment, id) : undefined) ?? notFound(id);
 
   return kit.group("/api/v2/rules", (r) =>
     r
       .get(
         "/promotable",
         { summary: "Operator: the test environment's rules, each with the live rule it was promoted to (live key)", access: promotableAccess, tags: ["rules", "operator"], query: { limit: q.limit(200) } },
-        (c) => {
-          const rows = repo.page(c.auth.company.id, "test", {}, null, c.query.limit);
-          return ok(rows.map(({ rule }) => ({ ...present(rule), promotedTo: repo.promotedTo(c.auth.company.id, rule.id) })));
+        async (c) => {
+          const rows = await repo.page(c.auth.company.id, "test", {}, null, c.query.limit);
+          return ok(await Promise.all(rows.map(async ({ rule }) => ({ ...present(rule), promotedTo: await repo.promotedTo(c.auth.company.id, rule.id) }))));
         },
       )
       .post("/:id/promote", { summary: "Operator (a member's live console session, not an API key): copy a test rule (the path's ID) to live with its conditions; all or nothing, audited in both environments", access: promoteAccess, tags: ["rules", "operator"] }, async (c) => {
@@ -158,7 +158,7 @@ export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
             throw apiError("RULE_ALREADY_PROMOTED", { message: `The rule was promoted to live already as ${res.liveRuleId}; change that rule instead`, details: { ruleId: id, liveRuleId: res.liveRuleId } });
           invalid(res.issues);
         }
-        return created(detail(c, res.rule), { promotedFrom: res.from.id });
+        return created(await detail(c, res.rule), { promotedFrom: res.from.id });
       })
       .get(
         "/",
@@ -176,7 +176,7 @@ export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
             cursor: q.cursor(),
           },
         },
-        (c) => {
+        async (c) => {
           const { auth } = c;
           const f: RuleFilter = {
             category: c.query.category,
@@ -185,7 +185,7 @@ export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
             stage: c.query.stage,
             search: c.query.search ? normalizeForSearch(c.query.search) || undefined : undefined,
           };
-          const { rows, meta } = keysetPage({
+          const { rows, meta } = await keysetPageAsync({
             key: deps.cursorKey,
             scope: c.auth,
             list: `rules:${auth.company.id}:${auth.environment}:${JSON.stringify([f.category ?? null, f.isActive ?? null, f.severity ?? null, f.stage ?? null, f.search ?? null])}`,
@@ -199,21 +199,21 @@ export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
         },
       )
       .post("/", { summary: "Create a rule in the key's environment", access: create, body: api.CreateRule, read: (b, c) => readRule(b, c, validateCreateRule), validationStatus: 422, tags: ["rules"] }, async (c) =>
-        created(detail(c, await command<Rule>(c, { type: "create", input: c.body.value }), c.body.names)),
+        created(await detail(c, await command<Rule>(c, { type: "create", input: c.body.value }), c.body.names)),
       )
-      .get("/:id", { summary: "One rule with its conditions (each branch with its integration's name)", access: read, tags: ["rules"] }, (c) => ok(detail(c, load(c, c.params.id))))
+      .get("/:id", { summary: "One rule with its conditions (each branch with its integration's name)", access: read, tags: ["rules"] }, async (c) => ok(await detail(c, await load(c, c.params.id))))
       .patch(
         "/:id",
-        { summary: "Change a rule (any create field, at least one; isActive true reactivates it)", access: update, body: api.UpdateRule, read: (b, c) => (load(c, c.params.id), readRule(b, c, validateUpdateRule)), validationStatus: 422, tags: ["rules"] },
+        { summary: "Change a rule (any create field, at least one; isActive true reactivates it)", access: update, body: api.UpdateRule, read: async (b, c) => (await load(c, c.params.id), readRule(b, c, validateUpdateRule)), validationStatus: 422, tags: ["rules"] },
         async (c) => {
           const rule = (await command<Rule | null>(c, { type: "update", id: c.params.id, changes: c.body.value })) ?? notFound(c.params.id);
-          return ok(detail(c, rule, c.body.names));
+          return ok(await detail(c, rule, c.body.names));
         },
       )
       .delete("/:id", { summary: "Deactivate a rule (kept, isActive false)", access: update, tags: ["rules"] }, async (c) => {
-        load(c, c.params.id);
+        await load(c, c.params.id);
         const rule = (await command<Rule | null>(c, { type: "deactivate", id: c.params.id })) ?? notFound(c.params.id);
-        return ok(detail(c, rule));
+        return ok(await detail(c, rule));
       }),
   );
 }

@@ -3,10 +3,9 @@ import { Type } from "@sinclair/typebox";
 import { apiError } from "../domain/errors.ts";
 import { normalizeForSearch } from "../domain/customers.ts";
 import { LIMITS, THRESHOLD_TYPES, validateCreateThreshold, validateUpdateThreshold, type Threshold, type UpdateResult } from "../domain/thresholds.ts";
-import type { Repositories } from "../adapters/storage/repositories.ts";
 import type { ActorRuntime } from "../actors/runtime.ts";
 import { thresholdsAddress, type ThresholdCommand, type ThresholdMsg } from "../actors/thresholds.ts";
-import type { CreateThresholdOutcome, UpdateThresholdOutcome } from "../ports/thresholds.ts";
+import type { CreateThresholdOutcome, ThresholdRepository, UpdateThresholdOutcome } from "../ports/thresholds.ts";
 import { askActor, unwrap } from "./outcome.ts";
 import { checked, created, ok, page, invalid, type ApiKit, type RouteContext } from "./kit.ts";
 import type { ScopedAccess } from "./auth.ts";
@@ -14,7 +13,7 @@ import { q, type QueryParam } from "./query.ts";
 import * as api from "../api/thresholds.ts";
 
 export interface ThresholdRouteDeps {
-  repositories: Pick<Repositories, "thresholds">;
+  repositories: { thresholds: ThresholdRepository };
   /** Creates and changes are commands to the company's thresholds actor (src/actors/thresholds.ts). */
   runtime: ActorRuntime;
 }
@@ -70,9 +69,9 @@ export function thresholdRoutes(kit: ApiKit, deps: ThresholdRouteDeps) {
    * A change's body, read against the threshold it names (404 first; IMMUTABLE_FIELD and VALIDATION_ERROR depend on
    * its jurisdiction and type, which never change). The change is checked again where it commits.
    */
-  function readUpdate(b: unknown, c: RouteContext): unknown {
+  async function readUpdate(b: unknown, c: RouteContext): Promise<unknown> {
     const id = c.params.id;
-    const current = ID.test(id) ? repo.get(c.auth.company.id, id) : undefined;
+    const current = ID.test(id) ? await repo.get(c.auth.company.id, id) : undefined;
     if (!current) notFound(id);
     const v = validateUpdateThreshold(b, current);
     if (!v.ok) refuseUpdate(id, v);
@@ -89,11 +88,11 @@ export function thresholdRoutes(kit: ApiKit, deps: ThresholdRouteDeps) {
           tags: ["thresholds"],
           query: { type: choice(THRESHOLD_TYPES), status: choice(["active", "inactive"] as const), search: q.string(LIMITS.search), limit: q.limit(100), cursor: q.cursor() },
         },
-        (c) => {
+        async (c) => {
           const companyId = c.auth.company.id;
           const { type, status, search, limit, cursor } = c.query;
           // At most (249 + 2) jurisdictions × 2 types per company: filtered in memory, with Unicode-aware search.
-          const all = repo.all(companyId);
+          const all = await repo.all(companyId);
           const needle = search === undefined ? undefined : normalizeForSearch(search);
           const matches = all.filter(
             (t) =>
@@ -111,7 +110,7 @@ export function thresholdRoutes(kit: ApiKit, deps: ThresholdRouteDeps) {
           }
           const rows = matches.slice(start, start + limit);
           const hasMore = matches.length > start + limit;
-          return page(rows, { cursor: hasMore ? rows[rows.length - 1].id : null, hasMore, total: matches.length, limit }, { activeCount: repo.activeCount(companyId) });
+          return page(rows, { cursor: hasMore ? rows[rows.length - 1].id : null, hasMore, total: matches.length, limit }, { activeCount: await repo.activeCount(companyId) });
         },
       )
       .post("/", { summary: "Create a threshold (live key)", access: create, body: api.CreateThreshold, read: checked(validateCreateThreshold), validationStatus: 422, tags: ["thresholds"] }, async (c) => {
@@ -123,8 +122,8 @@ export function thresholdRoutes(kit: ApiKit, deps: ThresholdRouteDeps) {
           });
         return created(res.threshold);
       })
-      .get("/:id", { summary: "One threshold", access: read, tags: ["thresholds"] }, (c) => {
-        const t = ID.test(c.params.id) ? repo.get(c.auth.company.id, c.params.id) : undefined;
+      .get("/:id", { summary: "One threshold", access: read, tags: ["thresholds"] }, async (c) => {
+        const t = ID.test(c.params.id) ? await repo.get(c.auth.company.id, c.params.id) : undefined;
         return t ? ok(t) : notFound(c.params.id);
       })
       .patch("/:id", { summary: "Change a threshold (live key; not countryCode or type)", access: update, body: api.UpdateThreshold, read: readUpdate, validationStatus: 422, tags: ["thresholds"] }, async (c) => {

@@ -1,5 +1,5 @@
 // What the audit sealer needs of the audit log's tree: part of the storage ports (src/ports/), in the domain's terms.
-// The SQLite engine's AuditTrees (src/adapters/storage/repos/audit-tree.ts) implements it.
+// The SQLite engine implements it (its audit trees).
 
 /** An Ed25519 checkpoint signing key: the seed stays in memory; the key ID names it in signed notes. */
 export interface SigningKey {

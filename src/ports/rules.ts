@@ -1,6 +1,6 @@
-// The rules port: a company's compliance rules per environment, in the domain's records. Written by hand; the SQLite
-// engine implements it in src/adapters/storage/repos/rules.ts, and the storage contract suite holds every engine to it.
-// Its writes run inside a caller's unit of work: the company's rules actor (src/actors/rules.ts) is the one writer,
+// The rules port: a company's compliance rules per environment, in the domain's records. Written by hand and
+// asynchronous like every port (src/ports/store.ts); the SQLite engine implements it, and the storage contract suite
+// holds every engine to it. Its writes run inside a caller's unit of work: the company's rules actor (src/actors/rules.ts) is the one writer,
 // deciding with src/domain/rules/life.ts. The outcomes below are what that actor answers.
 import type { Environment } from "../domain/types.ts";
 import type { Rule, RuleCategory, RuleSeverity, RuleStage } from "../domain/rules/types.ts";
@@ -30,15 +30,15 @@ export type PromoteOutcome =
 
 export interface RuleRepository {
   /** The environment's active rules, as the rule checkpoints evaluate them. */
-  active(companyId: string, env: Environment): Rule[];
-  get(companyId: string, env: Environment, id: string): Rule | undefined;
+  active(companyId: string, env: Environment): Promise<Rule[]>;
+  get(companyId: string, env: Environment, id: string): Promise<Rule | undefined>;
   /** Newest first; `seq` is the keyset position (pass the last one as `beforeSeq` for the next page). */
-  page(companyId: string, env: Environment, f: RuleFilter, beforeSeq: number | null, n: number): { seq: number; rule: Rule }[];
-  count(companyId: string, env: Environment, f: RuleFilter): number;
+  page(companyId: string, env: Environment, f: RuleFilter, beforeSeq: number | null, n: number): Promise<{ seq: number; rule: Rule }[]>;
+  count(companyId: string, env: Environment, f: RuleFilter): Promise<number>;
   /** Writes a new rule, inside the caller's unit of work (its audit entry is the caller's too). */
-  insert(rule: Rule): void;
+  insert(rule: Rule): Promise<void>;
   /** Writes a rule's fields and its updatedAt, inside the caller's unit of work. */
-  save(rule: Rule): void;
+  save(rule: Rule): Promise<void>;
   /** The live rule a test rule was promoted to, while that live rule exists. */
-  promotedTo(companyId: string, testRuleId: string): string | null;
+  promotedTo(companyId: string, testRuleId: string): Promise<string | null>;
 }

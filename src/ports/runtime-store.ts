@@ -1,6 +1,6 @@
 // The actor runtime's store: durable mailbox messages, actor state, dead letters and the events actors emit, in the
 // runtime's terms. Asynchronous like every port (src/ports/store.ts); the writes here run inside the runtime's unit
-// of work (a group commit), reads anywhere. The SQLite engine implements it (the mailbox of src/adapters/storage/),
+// of work (a group commit), reads anywhere. The SQLite engine implements it (its mailbox),
 // and the storage contract suite holds every engine to it.
 import type { Environment } from "../domain/types.ts";
 import type { Store } from "./store.ts";

@@ -1,7 +1,7 @@
 // The store as every layer above storage sees it: units of work (a write transaction, a read snapshot), whether it
 // takes writes, and how a fault of the store is told from a fault of the work. Written in the domain's terms and
 // asynchronous, so that an engine reached over the network implements it as well as the embedded one; the SQLite
-// engine (src/adapters/storage/) implements it, and the storage contract suite holds every engine to it.
+// engine implements it, and the storage contract suite holds every engine to it.
 
 /** A fault of the store: its class (the engine's result code, `SQLITE_FULL` say) and the engine's own words for it. */
 export interface StoreFault {

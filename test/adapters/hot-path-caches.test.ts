@@ -45,16 +45,16 @@ test("applicable threshold: in-process changes, another connection's change and 
   const repo = new Thresholds(storage);
   const input = { countryCode: "DEFAULT", type: "tr", name: "Own", thresholdAmount: "500", thresholdCurrency: "USD", regulation: "R", regulatoryBody: null, effectiveDate: null, filingDeadlineDays: null, isEUMember: false, requiresOriginatorAccount: true, isActive: true, notes: null } as const;
   const created = newThreshold(newId("thr", NOW), input, by.memberId, iso(NOW));
-  storage.tx(() => repo.insert(companyId, created));
+  await storage.transaction(() => repo.insert(companyId, created));
   const id = created.id;
   expect(applicableThreshold(storage, companyId, { type: "tr", now: NOW }).threshold).toMatchObject({ id, amount: "500" });
   // Written in a transaction, as every Caravan writer does: seen at once, in the same turn (the change beacon).
   other.tx(() => other.stmt("UPDATE thresholds SET threshold_amount = '700' WHERE id = ?").run(id));
   expect(applicableThreshold(storage, companyId, { type: "tr", now: NOW }).threshold).toMatchObject({ id, amount: "700" });
   // Effective from 2031: the fallback applies before, the company's threshold after, with no write in between.
-  const u = decideChange(repo.get(companyId, id)!, { effectiveDate: "2031-01-01" }, { ...by, canDisable: true }, iso(NOW));
+  const u = decideChange((await repo.get(companyId, id))!, { effectiveDate: "2031-01-01" }, { ...by, canDisable: true }, iso(NOW));
   expect(u.ok).toBe(true);
-  if (u.ok && u.change) storage.tx(() => repo.save(companyId, u.threshold, u.change!.fields));
+  if (u.ok && u.change) await storage.transaction(() => repo.save(companyId, u.threshold, u.change!.fields));
   expect(applicableThreshold(storage, companyId, { type: "tr", now: NOW }).threshold).toMatchObject({ id: null, amount: "1000" });
   expect(applicableThreshold(storage, companyId, { type: "tr", now: Date.parse("2031-01-01T00:00:00.000Z") }).threshold).toMatchObject({ id, amount: "700" });
   expect(applicableThreshold(storage, companyId, { type: "tr", now: NOW }).threshold).toMatchObject({ id: null, amount: "1000" });

@@ -400,20 +400,20 @@ describe("active rules for the checkpoints (Rules.active)", () => {
     try {
       const rules = new Rules(storage);
       const companyId = (storage.stmt("SELECT company_id FROM members WHERE id = ?").get(ownerTest.memberId) as { company_id: string }).company_id;
-      const before = rules.active(companyId, "test");
+      const before = await rules.active(companyId, "test");
       expect(before.length).toBeGreaterThan(0);
       expect(before.every((r) => r.isActive && r.environment === "test")).toBe(true);
-      const ids = () => rules.active(companyId, "test").map((r) => r.id);
+      const ids = async () => (await rules.active(companyId, "test")).map((r) => r.id);
       // Cached: the same answer twice without a change.
-      expect(rules.active(companyId, "test")).toBe(before);
+      expect(await rules.active(companyId, "test")).toBe(before);
       const d = await createRule({ name: "checkpoint rule", condition: { rules: [ifBranch()] } });
-      expect(ids()).toContain(d.id);
-      expect(rules.active(companyId, "test").find((r) => r.id === d.id)!.condition).toEqual({ rules: [{ type: "if", action: "flag", field: "amountUSD", operator: "gt", value: "1000" }] });
+      expect(await ids()).toContain(d.id);
+      expect((await rules.active(companyId, "test")).find((r) => r.id === d.id)!.condition).toEqual({ rules: [{ type: "if", action: "flag", field: "amountUSD", operator: "gt", value: "1000" }] });
       await del(d.id);
-      expect(ids()).not.toContain(d.id);
+      expect(await ids()).not.toContain(d.id);
       await patch(d.id, { isActive: true });
-      expect(ids().at(-1)).toBe(d.id); // oldest first: the order a verdict records rules in
-      expect(rules.active(companyId, "live").map((r) => r.id)).not.toContain(d.id);
+      expect((await ids()).at(-1)).toBe(d.id); // oldest first: the order a verdict records rules in
+      expect((await rules.active(companyId, "live")).map((r) => r.id)).not.toContain(d.id);
     } finally {
       storage.close();
     }
@@ -425,14 +425,14 @@ describe("active rules for the checkpoints (Rules.active)", () => {
       const writer = new Rules(storage);
       const reader = new Rules(storage);
       const companyId = (storage.stmt("SELECT company_id FROM members WHERE id = ?").get(ownerTest.memberId) as { company_id: string }).company_id;
-      const n = reader.active(companyId, "live").length;
+      const n = (await reader.active(companyId, "live")).length;
       const input = { name: "direct", category: "aml" as const, stage: "both" as const, action: "flag" as const, severity: "low" as const, isActive: true, description: null, jurisdictions: [], threshold: null, thresholdCurrency: null, metadata: null, condition: null };
       // Written as the rules actor writes: the domain's record, in a transaction.
       const r = newRule(newId("rul", Date.now()), companyId, "live", input, null, new Date().toISOString());
-      storage.tx(() => writer.insert(r));
-      expect(reader.active(companyId, "live").map((x) => x.id)).toContain(r.id);
-      storage.tx(() => writer.save({ ...r, isActive: false }));
-      expect(reader.active(companyId, "live")).toHaveLength(n);
+      await storage.transaction(() => writer.insert(r));
+      expect((await reader.active(companyId, "live")).map((x) => x.id)).toContain(r.id);
+      await storage.transaction(() => writer.save({ ...r, isActive: false }));
+      expect(await reader.active(companyId, "live")).toHaveLength(n);
     } finally {
       storage.close();
     }

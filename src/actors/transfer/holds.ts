@@ -42,7 +42,7 @@ export async function screen(h: TransferHandling, stage: Stage, evaluations: Eva
   const deps = h.deps.checkpoint;
   if (!deps) return "continue";
   const { companyId, environment } = h.msg;
-  const p = plan(deps, h.t.company_id, h.t.environment, stage, evaluations);
+  const p = await plan(deps, h.t.company_id, h.t.environment, stage, evaluations);
   const kept = h.storedChecks().filter((c) => c.status !== "pending");
   const run = (h.ctx.state.runs ?? 0) + 1;
   h.ctx.state.runs = run;

@@ -7,7 +7,7 @@ import type { ReportDocument } from "../../domain/reports/document.ts";
  * The worker's module. From source (Bun, Deno): worker.ts beside this file. In a `bun build --compile`
  * executable this module is bundled into the executable's entry (`/$bunfs/root/<name>`), and worker.ts is an
  * entry point of its own (`bun run build` lists it) kept at its checkout path under the virtual root by
- * `--root .`, the same layout as the embedded migrations (src/adapters/storage/migrations.ts).
+ * `--root .`, the same layout as the embedded database migrations (the SQLite engine's migrations module).
  */
 function workerUrl(): string | URL {
   if (!import.meta.url.includes("/$bunfs/")) return new URL("./worker.ts", import.meta.url);

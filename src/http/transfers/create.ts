@@ -70,7 +70,7 @@ function validate(c: RouteContext, deps: TransferRouteDeps): ValidCreate {
 async function price(c: RouteContext, deps: TransferRouteDeps, v: ValidCreate): Promise<{ threshold: AppliedThreshold; valuation: Valuation; record?: ValuationRecord }> {
   const { company, environment } = c.auth;
   try {
-    const threshold = deps.threshold(company.id, c.now);
+    const threshold = await deps.threshold(company.id, c.now);
     const request = { companyId: company.id, environment, amount: v.input.amount, currency: threshold.currency };
     if (deps.pricing) return { threshold, ...(await deps.pricing.appraise({ ...request, asset: v.asset })) };
     return { threshold, valuation: await deps.price({ ...request, assetId: v.asset.id }) };

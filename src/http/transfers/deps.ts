@@ -22,7 +22,7 @@ export interface TransferRouteDeps {
   providers: ProviderRegistry;
   /** The providers' stable IDs (`prv_…`) for the list's `provider.id`. */
   providerSettings?: Pick<ProviderSettings, "id">;
-  threshold(companyId: string, now: number): AppliedThreshold;
+  threshold(companyId: string, now: number): Promise<AppliedThreshold>;
   /** Values the amount in `currency`; throws TimeoutLike errors the route answers as 503 TIMEOUT. */
   price(p: { companyId: string; environment: "test" | "live"; assetId: string; amount: string; currency: string }): Promise<Valuation>;
   /**

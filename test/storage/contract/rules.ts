@@ -25,60 +25,60 @@ export function ruleContract(engine: Engine): void {
       return newRule(newId("rul", NOW), store.companyId, env, v.value, "mem_contract", iso(NOW));
     }
 
-    test("an inserted rule reads back as the same record; the other environment does not see it", () => {
+    test("an inserted rule reads back as the same record; the other environment does not see it", async () => {
       const r = store.repositories.rules;
       const given = rule("test");
-      r.insert(given);
-      expect(r.get(store.companyId, "test", given.id)).toEqual(given);
-      const got = r.get(store.companyId, "test", given.id)!;
+      await r.insert(given);
+      expect(await r.get(store.companyId, "test", given.id)).toEqual(given);
+      const got = (await r.get(store.companyId, "test", given.id))!;
       expect(got.jurisdictions).toEqual(["DE"]);
       expect(got.metadata).toEqual({ asset: "BTC" });
       expect(got.isActive).toBe(true);
       expect(typeof got.threshold).toBe("string");
       expect(got.createdAt).toBe("2026-03-01T10:00:00.000Z");
-      expect(r.get(store.companyId, "live", given.id)).toBeUndefined();
-      expect(r.active(store.companyId, "test").map((x) => x.id)).toContain(given.id);
+      expect(await r.get(store.companyId, "live", given.id)).toBeUndefined();
+      expect((await r.active(store.companyId, "test")).map((x) => x.id)).toContain(given.id);
     });
 
-    test("pages are newest first and continue from the last seq; count and filters agree", () => {
+    test("pages are newest first and continue from the last seq; count and filters agree", async () => {
       const r = store.repositories.rules;
       const made = [1, 2, 3].map((i) => rule("test", { name: `Paged ${i}`, category: "sanctions" }));
-      for (const m of made) r.insert(m);
+      for (const m of made) await r.insert(m);
       const f = { category: "sanctions" as const };
-      const first = r.page(store.companyId, "test", f, null, 2);
+      const first = await r.page(store.companyId, "test", f, null, 2);
       expect(first.map((x) => x.rule.id)).toEqual([made[2].id, made[1].id]);
-      const next = r.page(store.companyId, "test", f, first[first.length - 1].seq, 2);
+      const next = await r.page(store.companyId, "test", f, first[first.length - 1].seq, 2);
       expect(next.map((x) => x.rule.id)).toEqual([made[0].id]);
-      expect(r.count(store.companyId, "test", f)).toBe(3);
-      expect(r.count(store.companyId, "test", { ...f, search: "paged 2" })).toBe(1);
+      expect(await r.count(store.companyId, "test", f)).toBe(3);
+      expect(await r.count(store.companyId, "test", { ...f, search: "paged 2" })).toBe(1);
     });
 
-    test("a saved change reads back whole; an inactive rule is kept and leaves the active set", () => {
+    test("a saved change reads back whole; an inactive rule is kept and leaves the active set", async () => {
       const r = store.repositories.rules;
       const given = rule("test", { name: "To change" });
-      r.insert(given);
+      await r.insert(given);
       const d = decideRuleChange(given, { severity: "high", condition: null }, iso(NOW + 1000))!;
-      r.save(d.rule);
-      const got = r.get(store.companyId, "test", given.id)!;
+      await r.save(d.rule);
+      const got = (await r.get(store.companyId, "test", given.id))!;
       expect(got).toEqual({ ...given, severity: "high", updatedAt: "2026-03-01T10:00:01.000Z" });
-      r.save({ ...got, isActive: false });
-      expect(r.get(store.companyId, "test", given.id)?.isActive).toBe(false);
-      expect(r.active(store.companyId, "test").map((x) => x.id)).not.toContain(given.id);
-      expect(r.count(store.companyId, "test", { isActive: false })).toBeGreaterThan(0);
+      await r.save({ ...got, isActive: false });
+      expect((await r.get(store.companyId, "test", given.id))?.isActive).toBe(false);
+      expect((await r.active(store.companyId, "test")).map((x) => x.id)).not.toContain(given.id);
+      expect(await r.count(store.companyId, "test", { isActive: false })).toBeGreaterThan(0);
     });
 
-    test("a promotion is found from the test environment's audit entry while its live copy exists", () => {
+    test("a promotion is found from the test environment's audit entry while its live copy exists", async () => {
       const r = store.repositories.rules;
       const from = rule("test", { name: "Promoted" });
       const live = rule("live", { name: "Promoted" });
-      r.insert(from);
-      expect(r.promotedTo(store.companyId, from.id)).toBeNull();
-      r.insert(live);
-      store.repositories.audit.record(
+      await r.insert(from);
+      expect(await r.promotedTo(store.companyId, from.id)).toBeNull();
+      await r.insert(live);
+      await store.repositories.audit.record(
         { companyId: store.companyId, environment: "test", actor: { type: "system" }, action: "rule.promoted", entityType: "Rule", entityId: from.id, detail: { liveRuleId: live.id } },
         NOW,
       );
-      expect(r.promotedTo(store.companyId, from.id)).toBe(live.id);
+      expect(await r.promotedTo(store.companyId, from.id)).toBe(live.id);
     });
   });
 }

@@ -21,51 +21,74 @@ export function thresholdContract(engine: Engine): void {
     });
     afterAll(() => store.close());
 
-    test("an inserted threshold reads back as the same record", () => {
+    test("an inserted threshold reads back as the same record", async () => {
       const t = store.repositories.thresholds;
       const given = record({ thresholdAmount: "1000.50", isEUMember: true, filingDeadlineDays: null });
-      t.insert(store.companyId, given);
-      const got = t.get(store.companyId, given.id)!;
+      await t.insert(store.companyId, given);
+      const got = (await t.get(store.companyId, given.id))!;
       expect(got).toEqual(given);
       expect(typeof got.thresholdAmount).toBe("string");
       expect(got.isEUMember).toBe(true);
       expect(typeof got.requiresOriginatorAccount).toBe("boolean");
       expect(got.createdAt).toBe("2026-03-01T10:00:00.000Z");
-      expect(t.get("com_other", given.id)).toBeUndefined();
+      expect(await t.get("com_other", given.id)).toBeUndefined();
     });
 
-    test("found by jurisdiction and type; listed by jurisdiction, type, ID", () => {
+    test("found by jurisdiction and type; listed by jurisdiction, type, ID", async () => {
       const t = store.repositories.thresholds;
       const fr = record({ countryCode: "FR" });
       const at = record({ countryCode: "AT" });
-      t.insert(store.companyId, fr);
-      t.insert(store.companyId, at);
-      expect(t.idByJurisdiction(store.companyId, "FR", "tr")).toBe(fr.id);
-      expect(t.idByJurisdiction(store.companyId, "FR", "str")).toBeUndefined();
-      const codes = t.all(store.companyId).map((x) => x.countryCode);
+      await t.insert(store.companyId, fr);
+      await t.insert(store.companyId, at);
+      expect(await t.idByJurisdiction(store.companyId, "FR", "tr")).toBe(fr.id);
+      expect(await t.idByJurisdiction(store.companyId, "FR", "str")).toBeUndefined();
+      const codes = (await t.all(store.companyId)).map((x) => x.countryCode);
       expect(codes).toEqual([...codes].sort());
       expect(codes).toContain("AT");
     });
 
-    test("a saved change writes the changed fields and who changed it when; the rest stays", () => {
+    test("a saved change writes the changed fields and who changed it when; the rest stays", async () => {
       const t = store.repositories.thresholds;
       const given = record({ countryCode: "IT" });
-      t.insert(store.companyId, given);
+      await t.insert(store.companyId, given);
       const d = decideChange(given, { thresholdAmount: "2000", notes: "raised" }, { memberId: "mem_other", canDisable: true }, iso(NOW + 1000));
       if (!d.ok || !d.change) throw new Error("no change");
-      t.save(store.companyId, d.threshold, d.change.fields);
-      const got = t.get(store.companyId, given.id)!;
+      await t.save(store.companyId, d.threshold, d.change.fields);
+      const got = (await t.get(store.companyId, given.id))!;
       expect(got).toEqual({ ...given, thresholdAmount: "2000", notes: "raised", updatedAt: "2026-03-01T10:00:01.000Z", updatedBy: "mem_other" });
     });
 
-    test("the active count follows the switch", () => {
+    test("the active count follows the switch", async () => {
       const t = store.repositories.thresholds;
-      const before = t.activeCount(store.companyId);
+      const before = await t.activeCount(store.companyId);
       const given = record({ countryCode: "NL" });
-      t.insert(store.companyId, given);
-      expect(t.activeCount(store.companyId)).toBe(before + 1);
-      t.save(store.companyId, { ...given, isActive: false }, ["isActive"]);
-      expect(t.activeCount(store.companyId)).toBe(before);
+      await t.insert(store.companyId, given);
+      expect(await t.activeCount(store.companyId)).toBe(before + 1);
+      await t.save(store.companyId, { ...given, isActive: false }, ["isActive"]);
+      expect(await t.activeCount(store.companyId)).toBe(before);
+    });
+    test("the profile reads back as set and names the company as a VASP; a refused change changes nothing", async () => {
+      const t = store.repositories.thresholds;
+      const before = await t.ownVasp(store.companyId);
+      expect(before.id).toBe(store.companyId);
+      const set = await t.setProfile(store.companyId, { legalName: "Contract VASP B.V.", identifiers: [{ type: "LEI", value: "HWUPKR0MPOU8FGXBT394" }] }, NOW);
+      expect(set).toEqual({ ok: true, profile: { legalName: "Contract VASP B.V.", country: null, identifiers: [{ type: "LEI", value: "HWUPKR0MPOU8FGXBT394" }] } });
+      expect(await t.profile(store.companyId)).toEqual({ legalName: "Contract VASP B.V.", country: null, identifiers: [{ type: "LEI", value: "HWUPKR0MPOU8FGXBT394" }] });
+      expect(await t.ownVasp(store.companyId)).toEqual({ id: "HWUPKR0MPOU8FGXBT394", name: "Contract VASP B.V." });
+      const refused = await t.setProfile(store.companyId, { legalName: "Renamed", country: "XX" }, NOW);
+      expect(refused.ok).toBe(false);
+      expect(await t.profile(store.companyId)).toEqual({ legalName: "Contract VASP B.V.", country: null, identifiers: [{ type: "LEI", value: "HWUPKR0MPOU8FGXBT394" }] });
+      expect(await t.profile("com_other")).toBeNull();
+    });
+
+    test("the applicable threshold is the company's own for its country, and follows its writes", async () => {
+      const t = store.repositories.thresholds;
+      expect((await t.setProfile(store.companyId, { country: "PT" }, NOW)).ok).toBe(true);
+      const pt = record({ countryCode: "PT", thresholdAmount: "750" });
+      await t.insert(store.companyId, pt);
+      expect(await t.applicable(store.companyId, { type: "tr", now: NOW })).toMatchObject({ source: "company", threshold: { id: pt.id, amount: "750", jurisdiction: "PT" } });
+      await t.save(store.companyId, { ...pt, isActive: false }, ["isActive"]);
+      expect((await t.applicable(store.companyId, { type: "tr", now: NOW })).threshold.id).not.toBe(pt.id);
     });
   });
 }

@@ -29,7 +29,7 @@ export interface ProviderELookups {
   /** The originator customer's verified identity persons, or null when it is not verified. */
   originatorIdentity(companyId: string, env: Environment, transferId: string): Person[] | null;
   /** The company profile as originating VASP, or null when incomplete (legal name and country required). */
-  companyVasp(companyId: string): { legalName: string; country: string; lei: string | null } | null;
+  companyVasp(companyId: string): Promise<{ legalName: string; country: string; lei: string | null } | null>;
   providerId(companyId: string): string | null;
 }
 
@@ -289,7 +289,7 @@ async function checkOutgoing(o: ProviderEOptions, t: OutgoingTransfer, vaspId: s
   const identity = o.lookups.originatorIdentity(t.companyId, t.environment, t.id);
   if (!identity || identity.length === 0) return notTaken("VERIFIED_ORIGINATOR_REQUIRED");
   if (!beneficiaryGroupOk(t.beneficiaryPersons)) return notTaken("BENEFICIARY_IDENTITY_REQUIRED");
-  const company = o.lookups.companyVasp(t.companyId);
+  const company = await o.lookups.companyVasp(t.companyId);
   if (!company) return notTaken("COMPANY_PROFILE_INCOMPLETE");
   const expiresAt = t.expiresAt ? Date.parse(t.expiresAt) : NaN;
   if (!Number.isFinite(expiresAt) || expiresAt - now < MIN_EXPIRY_MS) return notTaken("TRANSFER_EXPIRY_TOO_SOON");

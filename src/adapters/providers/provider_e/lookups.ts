@@ -16,8 +16,8 @@ export function providerELookups(repos: ProviderELookupRepositories, open: (seal
     originatorIdentity(companyId: string, env: Environment, transferId: string): Person[] | null {
       return verifiedIdentity(repos.providerE.originatorOf(companyId, env, transferId), open);
     },
-    companyVasp(companyId: string) {
-      const p = repos.thresholds.profile(companyId);
+    async companyVasp(companyId: string) {
+      const p = await repos.thresholds.profile(companyId);
       if (!p?.legalName || !p.country) return null;
       const lei = p.identifiers.find((i) => i.type === "LEI" || i.type === "LEIX")?.value ?? null;
       return { legalName: p.legalName, country: p.country, lei };

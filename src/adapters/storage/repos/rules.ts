@@ -83,7 +83,11 @@ export class Rules implements RuleRepository {
   }
 
   /** The environment's active rules, oldest first (insertion order) (the order rules are recorded in a verdict). Do not mutate. */
-  active(companyId: string, env: Environment): Rule[] {
+  active(companyId: string, env: Environment): Promise<Rule[]> {
+    return this.s.run(() => this.activeNow(companyId, env));
+  }
+
+  private activeNow(companyId: string, env: Environment): Rule[] {
     const cache = this.cache;
     const version = this.s.dataVersion();
     if (version !== cache.dataVersion) {
@@ -101,14 +105,19 @@ export class Rules implements RuleRepository {
   }
 
   /**
-   * Drops the key, inside the writer's transaction: nothing reads between it and the commit or rollback (the
-   * transaction is synchronous), so no reader caches a state that was rolled back.
+   * Drops the key, inside the writer's unit of work: a read from any other flow waits until that unit commits or rolls
+   * back (./gate.ts), and nothing inside a writer's unit reads the active rules (the runtime runs only writes there), so
+   * no reader caches a state that was rolled back.
    */
   private invalidate(companyId: string, env: Environment): void {
     this.cache.byKey.delete(`${companyId}:${env}`);
   }
 
-  get(companyId: string, env: Environment, id: string): Rule | undefined {
+  get(companyId: string, env: Environment, id: string): Promise<Rule | undefined> {
+    return this.s.run(() => this.getNow(companyId, env, id));
+  }
+
+  private getNow(companyId: string, env: Environment, id: string): Rule | undefined {
     const r = this.s.stmt(`SELECT ${COLUMNS} FROM rules WHERE id = ? AND company_id = ? AND environment = ?`).get(id, companyId, env) as RuleRow | null | undefined;
     return r ? toRule(r) : undefined;
   }
@@ -125,64 +134,74 @@ export class Rules implements RuleRepository {
   }
 
   /** Newest first by insertion order (rowid: IDs made in one millisecond do not sort by creation): rows below `beforeSeq`, at most `n`. */
-  page(companyId: string, env: Environment, f: RuleFilter, beforeSeq: number | null, n: number): { seq: number; rule: Rule }[] {
-    const w = this.where(companyId, env, f);
-    const sql = `SELECT rowid AS seq, ${COLUMNS} FROM rules WHERE ${w.sql}${beforeSeq === null ? "" : " AND rowid < ?"} ORDER BY rowid DESC LIMIT ?`;
-    const args = beforeSeq === null ? [...w.args, n] : [...w.args, beforeSeq, n];
-    return (this.s.stmt(sql).all(...args) as unknown as (RuleRow & { seq: number })[]).map((r) => ({ seq: r.seq, rule: toRule(r) }));
+  page(companyId: string, env: Environment, f: RuleFilter, beforeSeq: number | null, n: number): Promise<{ seq: number; rule: Rule }[]> {
+    return this.s.run(() => {
+      const w = this.where(companyId, env, f);
+      const sql = `SELECT rowid AS seq, ${COLUMNS} FROM rules WHERE ${w.sql}${beforeSeq === null ? "" : " AND rowid < ?"} ORDER BY rowid DESC LIMIT ?`;
+      const args = beforeSeq === null ? [...w.args, n] : [...w.args, beforeSeq, n];
+      return (this.s.stmt(sql).all(...args) as unknown as (RuleRow & { seq: number })[]).map((r) => ({ seq: r.seq, rule: toRule(r) }));
+    });
   }
 
-  count(companyId: string, env: Environment, f: RuleFilter): number {
-    const w = this.where(companyId, env, f);
-    return (this.s.stmt(`SELECT count(*) AS n FROM rules WHERE ${w.sql}`).get(...w.args) as { n: number }).n;
+  count(companyId: string, env: Environment, f: RuleFilter): Promise<number> {
+    return this.s.run(() => {
+      const w = this.where(companyId, env, f);
+      return (this.s.stmt(`SELECT count(*) AS n FROM rules WHERE ${w.sql}`).get(...w.args) as { n: number }).n;
+    });
   }
 
   /** Writes a new rule, inside the caller's unit of work (its audit entry is the caller's too). */
-  insert(rule: Rule): void {
-    this.s
-      .stmt(`INSERT INTO rules (${COLUMNS}, condition_count, search_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-      .run(
-        rule.id,
-        rule.companyId,
-        rule.environment,
-        ...storedFields(rule),
-        rule.createdById,
-        rule.createdAt,
-        rule.updatedAt,
-        rule.condition?.rules.length ?? 0,
-        searchText(rule.name, rule.description),
-      );
-    this.invalidate(rule.companyId, rule.environment);
+  insert(rule: Rule): Promise<void> {
+    return this.s.run(() => {
+      this.s
+        .stmt(`INSERT INTO rules (${COLUMNS}, condition_count, search_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+        .run(
+          rule.id,
+          rule.companyId,
+          rule.environment,
+          ...storedFields(rule),
+          rule.createdById,
+          rule.createdAt,
+          rule.updatedAt,
+          rule.condition?.rules.length ?? 0,
+          searchText(rule.name, rule.description),
+        );
+      this.invalidate(rule.companyId, rule.environment);
+    });
   }
 
   /** Writes a rule's fields and its updatedAt, inside the caller's unit of work. */
-  save(rule: Rule): void {
-    this.s
-      .stmt(
-        "UPDATE rules SET name = ?, description = ?, category = ?, stage = ?, action = ?, severity = ?, is_active = ?, threshold = ?, threshold_currency = ?, jurisdictions = ?, metadata = ?, condition = ?, condition_count = ?, search_text = ?, updated_at = ? WHERE id = ? AND company_id = ? AND environment = ?",
-      )
-      .run(
-        ...storedFields(rule),
-        rule.condition?.rules.length ?? 0,
-        searchText(rule.name, rule.description),
-        rule.updatedAt,
-        rule.id,
-        rule.companyId,
-        rule.environment,
-      );
-    this.invalidate(rule.companyId, rule.environment);
+  save(rule: Rule): Promise<void> {
+    return this.s.run(() => {
+      this.s
+        .stmt(
+          "UPDATE rules SET name = ?, description = ?, category = ?, stage = ?, action = ?, severity = ?, is_active = ?, threshold = ?, threshold_currency = ?, jurisdictions = ?, metadata = ?, condition = ?, condition_count = ?, search_text = ?, updated_at = ? WHERE id = ? AND company_id = ? AND environment = ?",
+        )
+        .run(
+          ...storedFields(rule),
+          rule.condition?.rules.length ?? 0,
+          searchText(rule.name, rule.description),
+          rule.updatedAt,
+          rule.id,
+          rule.companyId,
+          rule.environment,
+        );
+      this.invalidate(rule.companyId, rule.environment);
+    });
   }
 
   /** The live rule a test rule was promoted to, while that live rule exists (from the test environment's audit log). */
-  promotedTo(companyId: string, testRuleId: string): string | null {
-    const rows = this.s
-      .stmt("SELECT detail FROM audit_log WHERE company_id = ? AND environment = 'test' AND entity_type = 'Rule' AND entity_id = ? AND action = 'rule.promoted' ORDER BY seq DESC")
-      .all(companyId, testRuleId) as unknown as { detail: string }[];
-    for (const r of rows) {
-      const live = (JSON.parse(r.detail) as { liveRuleId?: string }).liveRuleId;
-      if (live && this.get(companyId, "live", live)) return live;
-    }
-    return null;
+  promotedTo(companyId: string, testRuleId: string): Promise<string | null> {
+    return this.s.run(() => {
+      const rows = this.s
+        .stmt("SELECT detail FROM audit_log WHERE company_id = ? AND environment = 'test' AND entity_type = 'Rule' AND entity_id = ? AND action = 'rule.promoted' ORDER BY seq DESC")
+        .all(companyId, testRuleId) as unknown as { detail: string }[];
+      for (const r of rows) {
+        const live = (JSON.parse(r.detail) as { liveRuleId?: string }).liveRuleId;
+        if (live && this.getNow(companyId, "live", live)) return live;
+      }
+      return null;
+    });
   }
 
 }

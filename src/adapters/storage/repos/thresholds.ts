@@ -15,7 +15,7 @@ import {
   type ThresholdSelection,
   type ThresholdType,
 } from "../../../domain/thresholds.ts";
-import type { ThresholdRepository } from "../../../ports/thresholds.ts";
+import type { SetProfileOutcome, ThresholdRepository } from "../../../ports/thresholds.ts";
 import type { Storage } from "../types.ts";
 import { AuditLog } from "./audit.ts";
 import { TenancyError } from "./tenancy.ts";
@@ -69,55 +69,68 @@ export class Thresholds implements ThresholdRepository {
   constructor(private readonly s: Storage) {}
 
   /** The company as a VASP (originating VASP of its outgoing transfers): its LEI when the profile has one, else its ID. */
-  ownVasp(companyId: string): { id: string; name: string } {
-    return ownVasp(this.s, companyId);
+  ownVasp(companyId: string): Promise<{ id: string; name: string }> {
+    return this.s.run(() => ownVasp(this.s, companyId));
   }
 
   /** The company's profile (legal name, country, identifiers), or null until set. */
-  profile(companyId: string): CompanyProfile | null {
-    return companyProfile(this.s, companyId);
+  profile(companyId: string): Promise<CompanyProfile | null> {
+    return this.s.run(() => companyProfile(this.s, companyId));
+  }
+
+  /** Sets profile fields in a unit of work of its own; a real change is audited in both environments' logs. */
+  setProfile(companyId: string, change: ProfileChange, now: number): Promise<SetProfileOutcome> {
+    return this.s.transaction(async () => writeProfile(this.s, companyId, change, now));
   }
 
   /** The threshold that applies to the company now (its own, else its jurisdiction's default). */
-  applicable(companyId: string, o: { type: ThresholdType; now: number }): ThresholdSelection {
-    return applicableThreshold(this.s, companyId, o);
+  applicable(companyId: string, o: { type: ThresholdType; now: number }): Promise<ThresholdSelection> {
+    return this.s.run(() => applicableThreshold(this.s, companyId, o));
   }
 
-  get(companyId: string, id: string): Threshold | undefined {
-    const r = this.s.stmt("SELECT * FROM thresholds WHERE id = ? AND company_id = ?").get(id, companyId) as ThresholdRow | null | undefined;
-    return r ? toThreshold(r) : undefined;
+  get(companyId: string, id: string): Promise<Threshold | undefined> {
+    return this.s.run(() => {
+      const r = this.s.stmt("SELECT * FROM thresholds WHERE id = ? AND company_id = ?").get(id, companyId) as ThresholdRow | null | undefined;
+      return r ? toThreshold(r) : undefined;
+    });
   }
 
   /** Every threshold of the company in list order: jurisdiction, type, id. At most (249 + 2) × 2 rows by the unique index. */
-  all(companyId: string): Threshold[] {
-    return (this.s.stmt("SELECT * FROM thresholds WHERE company_id = ? ORDER BY country_code, type, id").all(companyId) as unknown as ThresholdRow[]).map(toThreshold);
+  all(companyId: string): Promise<Threshold[]> {
+    return this.s.run(() => allThresholds(this.s, companyId));
   }
 
-  activeCount(companyId: string): number {
-    return (this.s.stmt("SELECT count(*) AS n FROM thresholds WHERE company_id = ? AND is_active = 1").get(companyId) as { n: number }).n;
+  activeCount(companyId: string): Promise<number> {
+    return this.s.run(() => (this.s.stmt("SELECT count(*) AS n FROM thresholds WHERE company_id = ? AND is_active = 1").get(companyId) as { n: number }).n);
   }
 
   /** The ID of the company's threshold for this jurisdiction and type, if it has one. */
-  idByJurisdiction(companyId: string, countryCode: string, type: ThresholdType): string | undefined {
-    return (this.s.stmt("SELECT id FROM thresholds WHERE company_id = ? AND country_code = ? AND type = ?").get(companyId, countryCode, type) as { id: string } | null | undefined)?.id;
+  idByJurisdiction(companyId: string, countryCode: string, type: ThresholdType): Promise<string | undefined> {
+    return this.s.run(
+      () => (this.s.stmt("SELECT id FROM thresholds WHERE company_id = ? AND country_code = ? AND type = ?").get(companyId, countryCode, type) as { id: string } | null | undefined)?.id,
+    );
   }
 
-  insert(companyId: string, t: Threshold): void {
-    const cols = Object.keys(COLUMNS) as (keyof ThresholdInput)[];
-    this.s
-      .stmt(
-        `INSERT INTO thresholds (id, company_id, ${cols.map((c) => COLUMNS[c]).join(", ")}, created_at, updated_at, created_by, updated_by)
-         VALUES (?, ?, ${cols.map(() => "?").join(", ")}, ?, ?, ?, ?)`,
-      )
-      .run(t.id, companyId, ...cols.map((c) => sqlValue(t[c])), t.createdAt, t.updatedAt, t.createdBy, t.updatedBy);
-    companyChanged(this.s, companyId);
+  insert(companyId: string, t: Threshold): Promise<void> {
+    return this.s.run(() => {
+      const cols = Object.keys(COLUMNS) as (keyof ThresholdInput)[];
+      this.s
+        .stmt(
+          `INSERT INTO thresholds (id, company_id, ${cols.map((c) => COLUMNS[c]).join(", ")}, created_at, updated_at, created_by, updated_by)
+           VALUES (?, ?, ${cols.map(() => "?").join(", ")}, ?, ?, ?, ?)`,
+        )
+        .run(t.id, companyId, ...cols.map((c) => sqlValue(t[c])), t.createdAt, t.updatedAt, t.createdBy, t.updatedBy);
+      companyChanged(this.s, companyId);
+    });
   }
 
-  save(companyId: string, t: Threshold, fields: readonly MutableField[]): void {
-    this.s
-      .stmt(`UPDATE thresholds SET ${fields.map((f) => `${COLUMNS[f]} = ?`).join(", ")}, updated_at = ?, updated_by = ? WHERE id = ? AND company_id = ?`)
-      .run(...fields.map((f) => sqlValue(t[f])), t.updatedAt, t.updatedBy, t.id, companyId);
-    companyChanged(this.s, companyId);
+  save(companyId: string, t: Threshold, fields: readonly MutableField[]): Promise<void> {
+    return this.s.run(() => {
+      this.s
+        .stmt(`UPDATE thresholds SET ${fields.map((f) => `${COLUMNS[f]} = ?`).join(", ")}, updated_at = ?, updated_by = ? WHERE id = ? AND company_id = ?`)
+        .run(...fields.map((f) => sqlValue(t[f])), t.updatedAt, t.updatedBy, t.id, companyId);
+      companyChanged(this.s, companyId);
+    });
   }
 
 }
@@ -133,16 +146,27 @@ export function companyProfile(storage: Storage, companyId: string): CompanyProf
 /** Sets profile fields; a real change is audited in both environments' logs like every company change (README, Audit log). */
 export function setCompanyProfile(storage: Storage, companyId: string, change: ProfileChange, now: number): CompanyProfile {
   return storage.tx(() => {
-    const r = applyProfileChange(companyProfile(storage, companyId), change);
+    const r = writeProfile(storage, companyId, change, now);
     if (!r.ok) throw new TenancyError(r.errors.join("; "));
-    if (r.fields.length === 0) return r.profile;
-    storage.stmt("UPDATE companies SET profile = ?, updated_at = ? WHERE id = ?").run(JSON.stringify(r.profile), iso(now), companyId);
-    companyChanged(storage, companyId);
-    const audit = new AuditLog(storage);
-    for (const env of ["test", "live"] as const)
-      audit.record({ companyId, environment: env, actor: { type: "system" }, action: "company.profile_updated", entityType: "Company", entityId: companyId, detail: { fields: r.fields } }, now);
     return r.profile;
   });
+}
+
+/** The profile change's statements, inside the caller's transaction. */
+function writeProfile(storage: Storage, companyId: string, change: ProfileChange, now: number): SetProfileOutcome {
+  const r = applyProfileChange(companyProfile(storage, companyId), change);
+  if (!r.ok) return { ok: false, errors: r.errors };
+  if (r.fields.length === 0) return { ok: true, profile: r.profile };
+  storage.stmt("UPDATE companies SET profile = ?, updated_at = ? WHERE id = ?").run(JSON.stringify(r.profile), iso(now), companyId);
+  companyChanged(storage, companyId);
+  const audit = new AuditLog(storage);
+  for (const env of ["test", "live"] as const)
+    audit.record({ companyId, environment: env, actor: { type: "system" }, action: "company.profile_updated", entityType: "Company", entityId: companyId, detail: { fields: r.fields } }, now);
+  return { ok: true, profile: r.profile };
+}
+
+function allThresholds(storage: Storage, companyId: string): Threshold[] {
+  return (storage.stmt("SELECT * FROM thresholds WHERE company_id = ? ORDER BY country_code, type, id").all(companyId) as unknown as ThresholdRow[]).map(toThreshold);
 }
 
 /**
@@ -154,7 +178,7 @@ export function applicableThreshold(storage: Storage, companyId: string, o: { ty
   const c = companyCache(storage, companyId);
   const hit = c.selections.get(o.type);
   if (hit && o.now >= hit.from && o.now < hit.until) return hit.selection;
-  const thresholds = new Thresholds(storage).all(companyId);
+  const thresholds = allThresholds(storage, companyId);
   const selection = selectThreshold(thresholds, profileOf(storage, c, companyId), o);
   // Shared by every caller until it is dropped: frozen, so that no caller can change what the next one reads.
   Object.freeze(selection.threshold);
