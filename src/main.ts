@@ -1,11 +1,11 @@
 // The one CLI: serve, migrate, keys, members, companies (console and demo arrive with their issues).
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { openStorage, storageSettingsFromEnv, StorageError, type Storage } from "./adapters/storage/index.ts";
+import { storageSettingsFromEnv, StorageError } from "./adapters/storage/index.ts";
 import { TenancyError } from "./adapters/storage/repos/tenancy.ts";
 import { configFromEnv, ConfigError, startService } from "./services.ts";
 import { UsageError } from "./cli/usage.ts";
-import { STORAGE_COMMANDS } from "./cli/commands.ts";
+import { configuredBackup, isDatabaseCommand, runDatabaseCommand } from "./cli/entry.ts";
 import { runBackup } from "./cli/backup.ts";
 import { isCompiled, newestMigration } from "./adapters/storage/migrations.ts";
 import pkg from "../package.json" with { type: "json" };
@@ -179,16 +179,6 @@ async function sandbox(argv: string[]): Promise<void> {
   process.on("SIGINT", () => void stop());
 }
 
-async function withStorage(fn: (s: Storage) => void | Promise<void>): Promise<void> {
-  const { dbPath, migrationsFolder, busyTimeoutMs } = storageSettingsFromEnv(process.env);
-  const storage = await openStorage(dbPath, { migrationsFolder, busyTimeoutMs });
-  try {
-    await fn(storage);
-  } finally {
-    storage.close();
-  }
-}
-
 /**
  * Before the console draws anything: is a Caravan at the URL, and does it take the key? Each answer a newcomer can get
  * wrong (nothing listening, another program, a refused key) is one line with the fix instead of an error inside the UI.
@@ -240,11 +230,7 @@ async function main(argv: string[]): Promise<void> {
     await (await import("./cli/audit.ts")).runAuditVerify(rest.slice(1), dbPath, out);
     return;
   }
-  const storageCommand = command === undefined ? undefined : STORAGE_COMMANDS[command];
-  if (storageCommand) {
-    const run = await storageCommand();
-    return withStorage((s) => run(s, rest, out));
-  }
+  if (isDatabaseCommand(command)) return runDatabaseCommand(command, rest, out, process.env);
   switch (command) {
     case "serve":
       parseArgs({ args: rest, options: {}, strict: true });
@@ -256,10 +242,8 @@ async function main(argv: string[]): Promise<void> {
       return (await import("./console/app.tsx")).runConsole(rest, process.env);
     case "sandbox":
       return sandbox(rest);
-    case "backup": {
-      const { dbPath, busyTimeoutMs } = storageSettingsFromEnv(process.env);
-      return runBackup(rest, { dbPath, busyTimeoutMs }, out);
-    }
+    case "backup":
+      return runBackup(rest, configuredBackup(process.env), out);
     case "version":
     case "--version":
     case "-v":

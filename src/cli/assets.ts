@@ -1,7 +1,6 @@
 // CLI for the company's asset policy (which catalog assets new transfers may use, per environment).
-import type { Storage } from "../adapters/storage/index.ts";
 import { TenancyError } from "../adapters/storage/repos/tenancy.ts";
-import { cliRepositories } from "./repositories.ts";
+import type { CliContext } from "./context.ts";
 import { loadCatalog } from "../adapters/assets/catalog.ts";
 import { searchAssets, type Catalog } from "../domain/assets/catalog.ts";
 import { isSupportedNetwork } from "../domain/networks/index.ts";
@@ -24,9 +23,9 @@ function envOption(v: Record<string, string | boolean | undefined>, required: bo
   return env;
 }
 
-export function runAssets(storage: Storage, argv: string[], out: Out, clock: () => number = Date.now, catalog: Catalog = loadCatalog()): void {
+export function runAssets(cli: CliContext, argv: string[], out: Out, clock: () => number = Date.now, catalog: Catalog = loadCatalog()): void {
   const [sub, ...rest] = argv;
-  const repositories = cliRepositories(storage, clock);
+  const repositories = cli.repositories(clock);
   const tenancy = repositories.tenancy;
   const policy = repositories.assets;
   switch (sub) {

@@ -1,9 +1,7 @@
 // CLI for compliance officers until the console exists: cases list|show|note|assign|resolve, as a named member.
 import process from "node:process";
-import type { Storage } from "../adapters/storage/index.ts";
 import { TenancyError, type MemberRow, type Tenancy } from "../adapters/storage/repos/tenancy.ts";
 import type { CaseRow } from "../adapters/storage/repos/cases.ts";
-import { createRepositories } from "../adapters/storage/repositories.ts";
 import { loadMasterKey } from "../adapters/crypto/master-key.ts";
 import { Sealer } from "../adapters/crypto/envelope.ts";
 import type { CaseCommand, CaseMsg } from "../actors/case.ts";
@@ -13,7 +11,7 @@ import { roleHas, type Permission } from "../domain/access.ts";
 import { CASE_RESOLUTIONS, CASE_STATUSES, validateNote, validateResolve } from "../domain/cases.ts";
 import type { Environment } from "../domain/types.ts";
 import { UsageError, actingMember, parseOptions, need as required } from "./usage.ts";
-import { cliRuntime } from "./runtime.ts";
+import type { CliContext } from "./context.ts";
 
 type Out = (line: string) => void;
 type Values = Record<string, string | boolean | undefined>;
@@ -45,7 +43,7 @@ function need(v: Values, name: string): string {
   return required(v, name, USAGE);
 }
 
-const acting = (t: Tenancy, companyId: string, email: string, env: Environment, permission: Permission): MemberRow => actingMember(t, companyId, email, env, [permission]);
+const acting = (t: Pick<Tenancy, "memberByEmail">, companyId: string, email: string, env: Environment, permission: Permission): MemberRow => actingMember(t, companyId, email, env, [permission]);
 
 const viewer = (m: MemberRow): CaseViewer => ({
   piiView: roleHas(m.role, "pii:view"),
@@ -53,14 +51,14 @@ const viewer = (m: MemberRow): CaseViewer => ({
   strsRead: roleHas(m.role, "reports:view") && roleHas(m.role, "strs:view"),
 });
 
-export async function runCases(storage: Storage, argv: string[], out: Out, deps: CaseCliDeps = {}): Promise<void> {
+export async function runCases(cli: CliContext, argv: string[], out: Out, deps: CaseCliDeps = {}): Promise<void> {
   const [sub, ...rest] = argv;
   if (!sub || !(sub in OPTIONS)) throw new UsageError(USAGE);
   const v = args(sub as keyof typeof OPTIONS, rest);
   const clock = deps.clock ?? Date.now;
-  const master = loadMasterKey(storage.path, process.env);
+  const master = loadMasterKey(cli.path, process.env);
   const pii = new Sealer(master.derive("pii"));
-  const repositories = createRepositories(storage, { pii, secrets: new Sealer(master.derive("secrets")), clock });
+  const repositories = cli.repositories(clock, { pii: () => pii, secrets: () => new Sealer(master.derive("secrets")) });
   const tenancy = repositories.tenancy;
   const company = tenancy.requireCompany((v.company as string) ?? "default");
   const repo = repositories.cases;
@@ -81,7 +79,7 @@ export async function runCases(storage: Storage, argv: string[], out: Out, deps:
    * the write lock, and its writes, its outgoing messages (the server's runtime picks them up) and its events commit
    * together.
    */
-  const runtime = cliRuntime(storage, { clock, repositories, masterKey: () => master });
+  const runtime = cli.runtime({ clock, repositories, masterKey: () => master });
   const act = (c: CaseRow, m: MemberRow, msg: CaseCommand): Promise<Outcome<Record<string, unknown>>> => {
     const full = { ...msg, companyId: company.id, environment: c.environment, actor: { type: "member", memberId: m.id, apiKeyId: null } } as CaseMsg;
     return runtime.caseCommand(c.id, full);

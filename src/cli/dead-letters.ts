@@ -1,8 +1,8 @@
 // CLI for the actors' dead letters (messages parked after their last attempt): list them and put them back in their
 // actor's mailbox. They belong to the runtime, not to a company; the running server picks a replayed message up
 // within its poll interval (CARAVAN_ACTOR_POLL_MS) and handles it as a new message.
-import type { Storage } from "../adapters/storage/index.ts";
-import { createMailbox, type DeadLetter } from "../adapters/storage/repos/mailbox.ts";
+import type { DeadLetter } from "../ports/runtime-store.ts";
+import type { CliContext } from "./context.ts";
 import { iso } from "../domain/ids.ts";
 import { parseOptions, UsageError } from "./usage.ts";
 
@@ -10,9 +10,9 @@ const USAGE = "usage: dead-letters list [--actor <address or prefix>] [--limit N
 
 const view = (d: DeadLetter) => ({ id: d.id, actor: d.actor, attempts: d.attempts, lastError: d.lastError, createdAt: iso(d.createdAt), diedAt: iso(d.diedAt) });
 
-export async function runDeadLetters(storage: Storage, argv: string[], out: (line: string) => void, clock: () => number = Date.now): Promise<void> {
+export async function runDeadLetters(cli: CliContext, argv: string[], out: (line: string) => void, clock: () => number = Date.now): Promise<void> {
   const [sub, ...rest] = argv;
-  const mailbox = createMailbox(storage);
+  const mailbox = cli.runtimeStore();
   if (sub === "list") {
     const v = parseOptions(rest, { actor: { type: "string" }, limit: { type: "string" } }, USAGE);
     const limit = v.limit === undefined ? 1_000 : Number(v.limit);

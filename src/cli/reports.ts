@@ -3,12 +3,10 @@
 // same core and permission table as the operator routes (src/http/reports.ts).
 import process from "node:process";
 import { readFileSync } from "node:fs";
-import type { Storage } from "../adapters/storage/index.ts";
 import { TenancyError, type MemberRow, type Tenancy } from "../adapters/storage/repos/tenancy.ts";
 import type { DraftDecision, ReportChange, ReportRow, StepDecision } from "../adapters/storage/repos/reports.ts";
 import type { ReportMsg } from "../actors/reports.ts";
-import { cliRuntime } from "./runtime.ts";
-import { cliRepositories } from "./repositories.ts";
+import type { CliContext } from "./context.ts";
 import { loadMasterKey } from "../adapters/crypto/master-key.ts";
 import { Sealer } from "../adapters/crypto/envelope.ts";
 import { deadlineRule, filingDeadline, jurisdictionOut, missingLabels, REPORT_ACTION_NEEDS, REPORT_STATUSES, resolveReportType, type ReportAction, type ReportStatus } from "../domain/reports/report.ts";
@@ -51,23 +49,23 @@ function need(v: Values, name: string): string {
   return required(v, name, USAGE);
 }
 
-const actingFor = (t: Tenancy, companyId: string, email: string, env: Environment, action: ReportAction | "show" | "draft"): MemberRow =>
+const actingFor = (t: Pick<Tenancy, "memberByEmail">, companyId: string, email: string, env: Environment, action: ReportAction | "show" | "draft"): MemberRow =>
   actingMember(t, companyId, email, env, REPORT_ACTION_NEEDS[action], (m, p) => `INSUFFICIENT_PERMISSION: member ${m.email} has role ${m.role}, which lacks ${p} (needed to ${action} a report)`);
 
-export async function runReports(storage: Storage, argv: string[], out: Out, deps: ReportCliDeps = {}): Promise<void> {
+export async function runReports(cli: CliContext, argv: string[], out: Out, deps: ReportCliDeps = {}): Promise<void> {
   const [sub, ...rest] = argv;
   if (!sub || !(sub in OPTIONS)) throw new UsageError(USAGE);
   const v = args(sub as keyof typeof OPTIONS, rest);
   const clock = deps.clock ?? Date.now;
-  const pii = deps.pii ? deps.pii() : new Sealer(loadMasterKey(storage.path, process.env).derive("pii"));
-  const repositories = cliRepositories(storage, clock, { pii: () => pii });
+  const pii = deps.pii ? deps.pii() : new Sealer(loadMasterKey(cli.path, process.env).derive("pii"));
+  const repositories = cli.repositories(clock, { pii: () => pii });
   const tenancy = repositories.tenancy;
   const company = tenancy.requireCompany((v.company as string) ?? "default");
   const repo = repositories.reports;
   const now = clock();
   /** A draft or a step of the life: a command to the environment's reports actor, through the CLI's runtime entry. */
   const command = async <T>(msg: ReportMsg): Promise<T> => {
-    const o = await cliRuntime(storage, { clock, repositories, masterKey: () => loadMasterKey(storage.path, process.env) }).reportCommand<T>(msg);
+    const o = await cli.runtime({ clock, repositories, masterKey: () => loadMasterKey(cli.path, process.env) }).reportCommand<T>(msg);
     if (!o.ok) throw new TenancyError(`${o.code}: ${o.message ?? "refused"}`);
     return o.data;
   };

@@ -6,6 +6,7 @@ import type { Storage } from "../adapters/storage/index.ts";
 import { createRepositories, type SqliteRepositories } from "../adapters/storage/repositories.ts";
 import { loadMasterKey } from "../adapters/crypto/master-key.ts";
 import { Sealer } from "../adapters/crypto/envelope.ts";
+import type { CliKeys } from "./context.ts";
 
 /** A Sealer whose key is derived when it is first used. */
 function lazySealer(make: () => Sealer): Sealer {
@@ -19,12 +20,7 @@ function lazySealer(make: () => Sealer): Sealer {
   });
 }
 
-export interface CliKeys {
-  /** The personal-data sealer (default: the pii subkey of the database's master key). */
-  pii?: () => Sealer;
-  /** The secrets sealer (default: the secrets subkey of the database's master key). */
-  secrets?: () => Sealer;
-}
+export type { CliKeys };
 
 export function cliRepositories(storage: Storage, clock: () => number, keys: CliKeys = {}): SqliteRepositories {
   const subkey = (name: string) => () => new Sealer(loadMasterKey(storage.path, process.env).derive(name));

@@ -2,14 +2,12 @@
 // `rules promote` copies a rule proven in test to live with its conditions, by a named member, audited in both
 // environments, all or nothing: the same command to the company's rules actor as POST /api/v2/rules/:id/promote, through
 // the CLI's entry to the runtime (src/cli/runtime.ts).
-import type { Storage } from "../adapters/storage/index.ts";
 import { TenancyError } from "../adapters/storage/repos/tenancy.ts";
-import { cliRepositories } from "./repositories.ts";
+import type { CliContext } from "./context.ts";
 import { Sealer } from "../adapters/crypto/envelope.ts";
 import process from "node:process";
 import { loadMasterKey } from "../adapters/crypto/master-key.ts";
 import type { PromoteOutcome } from "../ports/rules.ts";
-import { cliRuntime } from "./runtime.ts";
 import { isEnvironment } from "../domain/types.ts";
 import { UsageError, actingMember, parseOptions, need as required } from "./usage.ts";
 
@@ -29,12 +27,12 @@ const OPTIONS = {
   promote: { id: { type: "string" }, member: { type: "string" } },
 } as const;
 
-export async function runRules(storage: Storage, argv: string[], out: Out, deps: RuleCliDeps = {}): Promise<void> {
+export async function runRules(cli: CliContext, argv: string[], out: Out, deps: RuleCliDeps = {}): Promise<void> {
   const [sub, ...rest] = argv;
   if (!sub || !(sub in OPTIONS)) throw new UsageError(USAGE);
   const v = parseOptions(rest, { ...OPTIONS[sub as keyof typeof OPTIONS], company: { type: "string" }, json: { type: "boolean" } }, USAGE);
   const clock = deps.clock ?? Date.now;
-  const repositories = cliRepositories(storage, clock, { secrets: deps.secrets });
+  const repositories = cli.repositories(clock, { secrets: deps.secrets });
   const tenancy = repositories.tenancy;
   const company = tenancy.requireCompany((v.company as string) ?? "default");
   const repo = repositories.rules;
@@ -65,7 +63,7 @@ export async function runRules(storage: Storage, argv: string[], out: Out, deps:
   // promote: the member must be able to create rules in live (the environment the copy lands in).
   const m = actingMember(tenancy, company.id, required(v, "member", USAGE), "live", ["rules:create"], (mm, p) => `INSUFFICIENT_PERMISSION: member ${mm.email} has role ${mm.role}, which lacks ${p} (needed to promote a rule)`);
   const id = required(v, "id", USAGE);
-  const runtime = cliRuntime(storage, { clock, repositories, masterKey: () => loadMasterKey(storage.path, process.env) });
+  const runtime = cli.runtime({ clock, repositories, masterKey: () => loadMasterKey(cli.path, process.env) });
   const o = await runtime.ruleCommand<PromoteOutcome>({ type: "promote", testRuleId: id, companyId: company.id, environment: "live", actor: { type: "member", memberId: m.id }, memberId: m.id });
   if (!o.ok) throw new TenancyError(`${o.code}: ${o.message ?? "refused"}`);
   const res = o.data;

@@ -3,19 +3,19 @@
 // `ActorRuntime.handleHere`: the kind's own handler, under the write lock, its unit of work committed in one
 // transaction; what it sends is left in the mailbox for the running server (or the next start). CLI commands reach
 // actors only through this file and name no actor kind themselves. The master key is read on the first command.
-import type { Storage } from "../adapters/storage/index.ts";
 import { Sealer } from "../adapters/crypto/envelope.ts";
 import type { MasterKey } from "../adapters/crypto/master-key.ts";
-import type { Repositories } from "../adapters/storage/repositories.ts";
+import type { RuntimeHost } from "../ports/runtime-store.ts";
 import { ActorRuntime } from "../actors/runtime.ts";
-import { caseActor, caseAddress, type CaseMsg } from "../actors/case.ts";
-import { rulesActor, rulesAddress, type RuleMsg } from "../actors/rules.ts";
-import { reportsActor, reportsAddress, type ReportMsg } from "../actors/reports.ts";
+import { caseActor, caseAddress, type CaseDeps, type CaseMsg } from "../actors/case.ts";
+import { rulesActor, rulesAddress, type RuleActorDeps, type RuleMsg } from "../actors/rules.ts";
+import { reportsActor, reportsAddress, type ReportActorDeps, type ReportMsg } from "../actors/reports.ts";
 import type { Outcome } from "../actors/outcome.ts";
 
 export interface CliRuntimeDeps {
   readonly clock: () => number;
-  readonly repositories: Repositories;
+  /** What the kinds registered here read and write. */
+  readonly repositories: CaseDeps["repositories"] & RuleActorDeps["repositories"] & ReportActorDeps["repositories"];
   /** The database's master key (its `mailbox`, `pii` and `name-index` subkeys, as the server derives them). */
   readonly masterKey: () => MasterKey;
 }
@@ -30,14 +30,14 @@ export interface CliRuntime {
   reportCommand<T>(msg: ReportMsg): Promise<Outcome<T>>;
 }
 
-export function cliRuntime(storage: Storage, deps: CliRuntimeDeps): CliRuntime {
+export function cliRuntime(store: RuntimeHost, deps: CliRuntimeDeps): CliRuntime {
   let runtime: ActorRuntime | undefined;
   let master: MasterKey | undefined;
   const key = () => (master ??= deps.masterKey());
   const registered = new Set<string>();
   /** The runtime with `kind` registered, built on first use. */
   const withKind = (kind: string, make: () => Parameters<ActorRuntime["register"]>[0]): ActorRuntime => {
-    runtime ??= new ActorRuntime(storage, { clock: deps.clock, sealer: new Sealer(key().derive("mailbox")) });
+    runtime ??= new ActorRuntime(store, { clock: deps.clock, sealer: new Sealer(key().derive("mailbox")) });
     if (!registered.has(kind)) {
       runtime.register(make());
       registered.add(kind);

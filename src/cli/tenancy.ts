@@ -1,13 +1,12 @@
 // CLI for what the spec keeps in the dashboard: companies, members, API keys. Works beside a running server.
 import { parseArgs } from "node:util";
-import type { Storage } from "../adapters/storage/index.ts";
 import { TenancyError, type KeyRow, type MemberRow, type CompanyRow } from "../adapters/storage/repos/tenancy.ts";
 import { isEnvironment } from "../domain/types.ts";
 import { hashKey } from "../domain/keys.ts";
 import { canonicalSetupCode, formatSetupCode, SETUP_CODE_TTL_MS } from "../domain/members/sign-in.ts";
 import { UsageError, parseOptions, need } from "./usage.ts";
 import type { CompanyProfile, ProfileChange } from "../domain/thresholds.ts";
-import { cliRepositories } from "./repositories.ts";
+import type { CliContext } from "./context.ts";
 
 type Out = (line: string) => void;
 
@@ -50,9 +49,9 @@ function print(out: Out, json: boolean, value: unknown, human: string): void {
   out(json ? JSON.stringify(value) : human);
 }
 
-export function runKeys(storage: Storage, argv: string[], out: Out, clock: () => number = Date.now): void {
+export function runKeys(cli: CliContext, argv: string[], out: Out, clock: () => number = Date.now): void {
   const [sub, ...rest] = argv;
-  const t = cliRepositories(storage, clock).tenancy;
+  const t = cli.repositories(clock).tenancy;
   switch (sub) {
     case "create": {
       const v = args(rest, { env: { type: "string" }, role: { type: "string" }, scopes: { type: "string" }, member: { type: "string" }, expires: { type: "string" } });
@@ -95,9 +94,9 @@ export function runKeys(storage: Storage, argv: string[], out: Out, clock: () =>
   }
 }
 
-export function runMembers(storage: Storage, argv: string[], out: Out, clock: () => number = Date.now): void {
+export function runMembers(cli: CliContext, argv: string[], out: Out, clock: () => number = Date.now): void {
   const [sub, ...rest] = argv;
-  const t = cliRepositories(storage, clock).tenancy;
+  const t = cli.repositories(clock).tenancy;
   switch (sub) {
     case "create": {
       const v = args(rest, { email: { type: "string" }, role: { type: "string" } });
@@ -153,9 +152,9 @@ export function runMembers(storage: Storage, argv: string[], out: Out, clock: ()
   }
 }
 
-export async function runCompanies(storage: Storage, argv: string[], out: Out, clock: () => number = Date.now): Promise<void> {
+export async function runCompanies(cli: CliContext, argv: string[], out: Out, clock: () => number = Date.now): Promise<void> {
   const [sub, ...rest] = argv;
-  const repositories = cliRepositories(storage, clock);
+  const repositories = cli.repositories(clock);
   const t = repositories.tenancy;
   switch (sub) {
     case "create": {

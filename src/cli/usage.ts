@@ -32,7 +32,7 @@ export function need(v: CliValues, name: string, usage?: string): string {
  * `needs` (`lacking` words the refusal) and allowed to act in the environment.
  */
 export function actingMember(
-  t: Tenancy,
+  t: Pick<Tenancy, "memberByEmail">,
   companyId: string,
   email: string,
   env: Environment,

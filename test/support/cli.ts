@@ -4,29 +4,21 @@
 // A server under test sees these writes exactly as it sees the CLI's (another connection to the file, picked up by
 // its poll). Tests that prove the CLI as a program (exit codes, one-line errors, help, the binary) keep `runCli`
 // from ./server.ts; CARAVAN_TEST_CLI=process sends every call here to a real process too.
-import { openStorage, storageSettingsFromEnv, type Storage } from "../../src/adapters/storage/index.ts";
-import { STORAGE_COMMANDS } from "../../src/cli/commands.ts";
+import { isDatabaseCommand, runDatabaseCommand } from "../../src/cli/entry.ts";
 import { runCli } from "./server.ts";
 
 /** `caravan <args>` with `env` over the test's own environment: exit code and output, as `runCli` answers them. */
 export async function runCliInProcess(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   const [command, ...rest] = args;
-  const load = command === undefined ? undefined : STORAGE_COMMANDS[command];
   // Help, unknown commands and (on request) everything: the real program.
-  if (!load || rest.some((a) => a === "--help" || a === "-h" || a === "help") || process.env.CARAVAN_TEST_CLI === "process") return runCli(args, env);
+  if (!isDatabaseCommand(command) || rest.some((a) => a === "--help" || a === "-h" || a === "help") || process.env.CARAVAN_TEST_CLI === "process") return runCli(args, env);
   const lines: string[] = [];
-  let storage: Storage | undefined;
   try {
-    const run = await load();
-    const { dbPath, migrationsFolder, busyTimeoutMs } = storageSettingsFromEnv({ ...process.env, ...env });
-    storage = await openStorage(dbPath, { migrationsFolder, busyTimeoutMs });
-    await run(storage, rest, (line) => lines.push(line));
+    await runDatabaseCommand(command, rest, (line) => lines.push(line), { ...process.env, ...env });
     return { code: 0, stdout: lines.map((l) => `${l}\n`).join(""), stderr: "" };
   } catch (e) {
     // src/main.ts answers every refusal as one line `caravan: <message>` and exit code 1.
     return { code: 1, stdout: lines.map((l) => `${l}\n`).join(""), stderr: `caravan: ${e instanceof Error ? e.message : String(e)}\n` };
-  } finally {
-    storage?.close();
   }
 }
 

@@ -1,11 +1,18 @@
-// The two storage steps of `caravan backup`: a consistent online copy of the live database, and the check of that
-// copy. The CLI (src/cli/backup.ts) does the file handling around them (the private partial file, fsync, rename).
+// `caravan backup`, the engine's part: a consistent online copy of the live database, checked, written beside the
+// target under a temporary private name, flushed to disk, then renamed into place, so the target either does not exist
+// or is a complete, checked backup. The CLI's command (src/cli/backup.ts) reads its options and prints the result; the
+// CLI's entry (src/cli/entry.ts) hands it `backupDatabase` bound to the configured database.
 //
 // SQLite's `VACUUM INTO` reads the database inside one read transaction: under WAL, the server's writers keep
 // committing while it runs and the copy is the database exactly as of the moment the copy began (no torn
 // transactions, no half-applied batch). The copy is one self-contained file (rollback-journal mode, no -wal/-shm).
 // A PostgreSQL backend's twin is `pg_dump` (one snapshot) and a restore check.
+import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { openClient, openStorage, StorageError } from "./index.ts";
+import type { BackupResult } from "../../ports/backup.ts";
+
+export type { BackupResult };
 
 /**
  * Copies the database at `database` into `into`, an empty file that already exists (created private by the caller).
@@ -38,4 +45,62 @@ export async function checkCopy(path: string, database: string): Promise<{ migra
   } finally {
     copy.close();
   }
+}
+
+export interface BackupOptions {
+  dbPath: string;
+  to: string;
+  busyTimeoutMs?: number;
+  clock?: () => number;
+}
+
+function fsyncPath(path: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, "r");
+    fsyncSync(fd);
+  } catch {
+    /* some filesystems refuse fsync on directories: the copy itself was flushed */
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** Copies the database at `dbPath` to `to` (which must not exist) and checks the copy. */
+export async function backupDatabase(opts: BackupOptions): Promise<BackupResult> {
+  const clock = opts.clock ?? Date.now;
+  const { dbPath } = opts;
+  if (dbPath === ":memory:" || dbPath.startsWith("file:")) throw new StorageError(`cannot back up ${dbPath}: CARAVAN_DB must name a database file`);
+  const database = resolve(dbPath);
+  if (!existsSync(database)) throw new StorageError(`cannot back up ${database}: no such database (is CARAVAN_DB set as the server's?)`);
+  const file = resolve(opts.to);
+  if (file === database) throw new StorageError(`the backup file must not be the database itself (${file})`);
+  if (existsSync(file)) throw new StorageError(`backup file ${file} already exists: choose a new name (a backup never overwrites)`);
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+  } catch (e) {
+    throw new StorageError(`cannot create the directory of ${file}: ${(e as Error).message}`);
+  }
+
+  const startedAt = new Date(clock()).toISOString();
+  const partial = join(dirname(file), `.${basename(file)}.partial-${crypto.randomUUID().slice(0, 8)}`);
+  let migrations = 0;
+  try {
+    // Created empty and private first (VACUUM INTO fills an empty file): the copy holds sealed personal data and
+    // credentials, so it is never readable by others, not even while it is written.
+    try {
+      closeSync(openSync(partial, "wx", 0o600));
+    } catch (e) {
+      throw new StorageError(`backup of ${database} failed: ${(e as Error).message}`);
+    }
+    await copyDatabase(database, partial, { busyTimeoutMs: opts.busyTimeoutMs });
+    ({ migrations } = await checkCopy(partial, database));
+    chmodSync(partial, 0o600); // again, whatever the umask did to the mode at creation
+    fsyncPath(partial);
+    renameSync(partial, file);
+    fsyncPath(dirname(file));
+  } finally {
+    rmSync(partial, { force: true });
+  }
+  return { database, file, bytes: statSync(file).size, migrations, integrity: "ok", startedAt, finishedAt: new Date(clock()).toISOString() };
 }
