@@ -6,10 +6,9 @@ import { iso } from "../domain/ids.ts";
 import { decideSubscriptionChange, shouldAutoDisable, type AutoDisableRule, type WebhookChange, type WebhookInput } from "../domain/webhooks.ts";
 import type { AttemptOutcome } from "../adapters/webhooks/deliver.ts";
 import type { Environment } from "../domain/types.ts";
-import type { AuditActor } from "../ports/audit.ts";
+import type { AuditActor, AuditEntryInput } from "../ports/audit.ts";
 import type { EventRepository } from "../ports/events.ts";
 import type { WebhookPatch, WebhookRepository } from "../ports/webhooks.ts";
-import type { Repositories } from "../adapters/storage/repositories.ts";
 import type { Outcome } from "./outcome.ts";
 import type { ActorContext, ActorKind } from "./types.ts";
 import { webhookAddress, type WebhookMessage } from "./webhook.ts";
@@ -40,7 +39,12 @@ export type SubscriptionCommand =
 export type SubscriptionMsg = Scoped & SubscriptionCommand;
 
 export interface SubscriptionActorDeps {
-  repositories: { readonly webhooks: WebhookRepository; readonly events: EventRepository; readonly audit: Repositories["audit"] };
+  repositories: {
+    readonly webhooks: WebhookRepository;
+    readonly events: EventRepository;
+    /** The audit log's writer (its entry commits in the command's unit of work). */
+    readonly audit: { record(e: AuditEntryInput, now: number): unknown };
+  };
   /** CARAVAN_WEBHOOK_AUTO_DISABLE: when failing attempts switch a subscription off (null: never). */
   autoDisable: AutoDisableRule | null;
 }
@@ -139,9 +143,9 @@ export function subscriptionsActor(deps: SubscriptionActorDeps): ActorKind<Recor
   async function claimRetry(ctx: Ctx, msg: Scoped & Extract<SubscriptionCommand, { type: "claimRetry" }>): Promise<boolean> {
     const w = await repo.get(msg.companyId, msg.environment, msg.id);
     if (!w) return false;
-    // The claim is decided and written in this unit of work (the actor is the environment's one writer of claims).
-    const claimed = await ctx.store.transaction(() => repo.claimFailed(w.id, msg.deliveryId, msg.atMs, msg.untilMs));
-    return claimed;
+    // Decided by the store (the delivery is failed and unclaimed, or the claim lapsed) and committed on its own before
+    // the answer, as the route sends the attempt only after it: a second retry meanwhile finds it taken.
+    return ctx.store.transaction(() => repo.claimFailed(w.id, msg.deliveryId, msg.atMs, msg.untilMs));
   }
 
   async function recordRetry(ctx: Ctx, msg: Scoped & Extract<SubscriptionCommand, { type: "recordRetry" }>): Promise<boolean> {
