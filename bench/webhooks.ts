@@ -74,9 +74,9 @@ const repo = new Webhooks(svc.storage);
 for (let i = 0; i < SUBSCRIPTIONS; i++) {
   const now = Date.now();
   const id = newId("whk", now);
-  repo.insert({
-    id, company_id: company.id, environment: "test", name: `bench-${i}`, url: `${receiverUrl}/hook/${i}`, events: '["*"]', status: "active", description: null,
-    secret_sealed: svc.secrets.seal(newSecret(), secretAad(id)), active_from_seq: 0, created_at: iso(now), updated_at: iso(now),
+  await repo.insert({
+    id, companyId: company.id, environment: "test", name: `bench-${i}`, url: `${receiverUrl}/hook/${i}`, events: ["*"], status: "active", description: null,
+    secretSealed: svc.secrets.seal(newSecret(), secretAad(id)), activeFromSeq: 0, createdAt: iso(now), updatedAt: iso(now),
   });
 }
 // Events as the transfer actor writes them: emitted by a handler, committed by the runtime (commit time taken from onEvent).

@@ -1,8 +1,8 @@
 // Reads the events table in seq order and creates one delivery per matching active subscription, with the position, in one transaction.
 import { iso, newId } from "../domain/ids.ts";
 import { DELIVERY, eventBody, subscribes } from "../domain/webhooks.ts";
-import type { NewDelivery } from "../adapters/storage/repos/webhooks.ts";
-import type { Repositories } from "../adapters/storage/repositories.ts";
+import type { ActiveSubscription, NewDelivery, WebhookRepository } from "../ports/webhooks.ts";
+import type { EventRepository } from "../ports/events.ts";
 import type { ActorRuntime } from "./runtime.ts";
 import type { Environment } from "../domain/types.ts";
 import type { ActorKind } from "./types.ts";
@@ -43,35 +43,39 @@ export interface DispatcherState {
  * `test.ping` never goes out by subscription. A subscription receives the events committed after it became active.
  */
 /** The repositories the dispatcher reads and writes (inside `ctx.write` too: they share the runtime's connection). */
-export type DispatcherRepositories = Pick<Repositories, "webhooks" | "events">;
+export interface DispatcherRepositories {
+  readonly webhooks: WebhookRepository;
+  readonly events: EventRepository;
+}
 
 export function webhookDispatcher(repos: DispatcherRepositories, onRun: () => void, retentionMs: number | null = null): ActorKind<DispatcherState, DispatcherMessage> {
   return {
     kind: "webhook-dispatcher",
     initialState: () => ({ position: 0 }),
-    handle(ctx, msg) {
+    async handle(ctx, msg) {
       if (msg?.type === "prune") {
-        if (retentionMs !== null) prune(repos, ctx, ctx.state.position, retentionMs);
+        if (retentionMs !== null) await prune(repos, ctx, ctx.state.position, retentionMs);
         return;
       }
       onRun();
       const repo = repos.webhooks;
-      const heads = repo.eventHeadsAfter(ctx.state.position, BATCH);
+      const heads = await repos.events.headsAfter(ctx.state.position, BATCH);
       if (heads.length === 0) return;
-      const subscribers = new Map<string, { id: string; events: string[]; from: number }[]>();
-      const subscribed = (e: { company_id: string; environment: Environment }) => {
-        const key = `${e.company_id}|${e.environment}`;
-        let subs = subscribers.get(key);
-        if (!subs) subscribers.set(key, (subs = repo.active(e.company_id, e.environment).map((w) => ({ id: w.id, events: JSON.parse(w.events) as string[], from: w.active_from_seq }))));
-        return subs;
-      };
+      // Each environment's active subscriptions, read once per run (one read per environment among the events).
+      const subscribers = new Map<string, ActiveSubscription[]>();
+      const tenantKey = (e: { companyId: string; environment: Environment }) => `${e.companyId}|${e.environment}`;
+      for (const e of heads) {
+        const key = tenantKey(e);
+        if (!subscribers.has(key)) subscribers.set(key, await repo.active(e.companyId, e.environment));
+      }
+      const subscribed = (e: { companyId: string; environment: Environment }) => subscribers.get(tenantKey(e)) ?? [];
       // Nobody subscribes to any of these events' environments (no active subscription): passed without reading data.
       if (!heads.some((e) => subscribed(e).length > 0)) {
         ctx.state.position = heads[heads.length - 1].seq;
         if (heads.length === BATCH) ctx.tell(DISPATCHER, { type: "wake" });
         return;
       }
-      const events = repo.eventsAfter(ctx.state.position, BATCH);
+      const events = await repos.events.after(ctx.state.position, BATCH);
       const rows: NewDelivery[] = [];
       const kicked = new Set<string>();
       const now = iso(ctx.now);
@@ -86,33 +90,33 @@ export function webhookDispatcher(repos: DispatcherRepositories, onRun: () => vo
         const subs = subscribed(e);
         let body: string | undefined;
         for (const w of subs) {
-          if (e.seq <= w.from || !subscribes(w.events, e.type)) continue;
-          body ??= eventBody(e.type, e.created_at, JSON.parse(e.data));
+          if (e.seq <= w.activeFromSeq || !subscribes(w.events, e.type)) continue;
+          body ??= eventBody(e.type, e.createdAt, JSON.parse(e.dataJson));
           rows.push({
             id: nextId(),
-            webhook_id: w.id,
-            company_id: e.company_id,
+            webhookId: w.id,
+            companyId: e.companyId,
             environment: e.environment,
-            event_id: e.id,
-            event_seq: e.seq,
-            event_type: e.type,
+            eventId: e.id,
+            eventSeq: e.seq,
+            eventType: e.type,
             body,
             signature: null,
             status: "pending",
             attempts: 0,
-            max_attempts: DELIVERY.maxAttempts,
-            http_status: null,
-            response_time_ms: null,
-            last_error: null,
-            next_retry_at: null,
-            sent_at: null,
-            created_at: now,
-            updated_at: now,
+            maxAttempts: DELIVERY.maxAttempts,
+            httpStatus: null,
+            responseTimeMs: null,
+            lastError: null,
+            nextRetryAt: null,
+            sentAt: null,
+            createdAt: now,
+            updatedAt: now,
           });
           kicked.add(w.id);
         }
       }
-      if (rows.length) ctx.write(() => rows.forEach((r) => repo.insertDelivery(r)));
+      if (rows.length) ctx.write(() => repo.insertDeliveries(rows));
       for (const id of kicked) ctx.tell(webhookAddress(id), { type: "kick" } satisfies WebhookMessage);
       ctx.state.position = events[events.length - 1].seq;
       if (events.length === BATCH) ctx.tell(DISPATCHER, { type: "wake" });
@@ -128,17 +132,17 @@ export function webhookDispatcher(repos: DispatcherRepositories, onRun: () => vo
  * (at-least-once). Runs in the dispatcher's turn, so its deletes commit with its acknowledgement (durable and in order
  * with its dispatching); a full batch asks for another run at once.
  */
-function prune(repos: DispatcherRepositories, ctx: { now: number; write(fn: () => void): void; tell(to: string, body: unknown): void }, position: number, retentionMs: number): void {
+async function prune(repos: DispatcherRepositories, ctx: { now: number; write(fn: () => unknown): void; tell(to: string, body: unknown): void }, position: number, retentionMs: number): Promise<void> {
   const cutoff = iso(ctx.now - retentionMs);
   const log = repos.events;
   const repo = repos.webhooks;
-  const from = log.prunedThrough();
-  const through = log.prunableThrough(from, position, cutoff, PRUNE_BATCH);
-  const deliveries = repo.prunableDeliveries(cutoff, PRUNE_BATCH);
+  const from = await log.prunedThrough();
+  const through = await log.prunableThrough(from, position, cutoff, PRUNE_BATCH);
+  const deliveries = await repo.prunableDeliveries(cutoff, PRUNE_BATCH);
   if (through > from || deliveries.length)
-    ctx.write(() => {
-      log.pruneThrough(from, through);
-      repo.deleteDeliveries(deliveries);
+    ctx.write(async () => {
+      await log.pruneThrough(from, through);
+      await repo.deleteDeliveries(deliveries);
     });
   if (through - from >= PRUNE_BATCH || deliveries.length >= PRUNE_BATCH) ctx.tell(DISPATCHER, { type: "prune" } satisfies DispatcherMessage);
 }
@@ -159,7 +163,12 @@ export function startWebhookDispatch(runtime: ActorRuntime, repos: DispatcherRep
     });
   };
   const recover = (now: number) => {
-    for (const id of repos.webhooks.withDuePending(now)) runtime.tell(webhookAddress(id), { type: "kick" } satisfies WebhookMessage).catch(() => {});
+    repos.webhooks.withDuePending(now).then(
+      (ids) => {
+        for (const id of ids) runtime.tell(webhookAddress(id), { type: "kick" } satisfies WebhookMessage).catch(() => {});
+      },
+      (e) => runtime.reportFault("webhook recovery not read", e),
+    );
   };
   runtime.register(webhookDispatcher(repos, () => (wakePending = false), retentionMs));
   runtime.onEvent(wake);

@@ -3,11 +3,12 @@
 // decision is the domain's (src/domain/webhooks.ts), and the row, its audit entry and (a status change) the kick of the
 // subscription's delivery actor commit with the message, exactly once. Deliveries stay with `webhook:<id>`.
 import { iso } from "../domain/ids.ts";
-import { decideSubscriptionChange, shouldAutoDisable, type AutoDisableRule, type WebhookChange, type WebhookInput, type WebhookStatus } from "../domain/webhooks.ts";
+import { decideSubscriptionChange, shouldAutoDisable, type AutoDisableRule, type WebhookChange, type WebhookInput } from "../domain/webhooks.ts";
 import type { AttemptOutcome } from "../adapters/webhooks/deliver.ts";
 import type { Environment } from "../domain/types.ts";
-import type { Repositories } from "../adapters/storage/repositories.ts";
-import type { AuditActor } from "../ports/audit.ts";
+import type { AuditActor, AuditEntryInput } from "../ports/audit.ts";
+import type { EventRepository } from "../ports/events.ts";
+import type { WebhookPatch, WebhookRepository } from "../ports/webhooks.ts";
 import type { Outcome } from "./outcome.ts";
 import type { ActorContext, ActorKind } from "./types.ts";
 import { webhookAddress, type WebhookMessage } from "./webhook.ts";
@@ -27,13 +28,23 @@ export type SubscriptionCommand =
   | { type: "update"; id: string; change: WebhookChange; secretSealed: string | null }
   /** A test ping the route sent (one attempt, never retried): its delivery row and the subscription's health. */
   | { type: "recordPing"; id: string; deliveryId: string; body: string; signature: string; sentAtMs: number; outcome: AttemptOutcome }
+  /**
+   * A manual retry takes a failed delivery for itself from `atMs` (the request's time) until `untilMs`, committed before
+   * the route sends it, so that a second retry meanwhile is refused. Answers false: not failed, or already taken.
+   */
+  | { type: "claimRetry"; id: string; deliveryId: string; atMs: number; untilMs: number }
   /** A manual retry of a failed delivery the route sent: the attempt, the health, the audit entry. */
   | { type: "recordRetry"; id: string; deliveryId: string; attempts: number; outcome: AttemptOutcome };
 
 export type SubscriptionMsg = Scoped & SubscriptionCommand;
 
 export interface SubscriptionActorDeps {
-  repositories: Pick<Repositories, "webhooks" | "audit">;
+  repositories: {
+    readonly webhooks: WebhookRepository;
+    readonly events: EventRepository;
+    /** The audit log's writer (its entry commits in the command's unit of work). */
+    readonly audit: { record(e: AuditEntryInput, now: number): unknown };
+  };
   /** CARAVAN_WEBHOOK_AUTO_DISABLE: when failing attempts switch a subscription off (null: never). */
   autoDisable: AutoDisableRule | null;
 }
@@ -41,107 +52,115 @@ export interface SubscriptionActorDeps {
 type Ctx = ActorContext<Record<string, never>>;
 
 export function subscriptionsActor(deps: SubscriptionActorDeps): ActorKind<Record<string, never>, SubscriptionMsg> {
-  const { webhooks: repo, audit } = deps.repositories;
+  const { webhooks: repo, events, audit } = deps.repositories;
   const record = (ctx: Ctx, msg: Scoped, action: string, entityId: string, detail: Record<string, unknown>) =>
     audit.record({ companyId: msg.companyId, environment: msg.environment, actor: msg.actor, action, entityType: "webhook", entityId, detail }, ctx.now);
 
   function create(ctx: Ctx, msg: Scoped & { id: string; input: WebhookInput; secretSealed: string }): boolean {
     const at = iso(ctx.now);
-    ctx.write(() => {
-      repo.insert({
+    ctx.write(async () => {
+      await repo.insert({
         id: msg.id,
-        company_id: msg.companyId,
+        companyId: msg.companyId,
         environment: msg.environment,
         name: msg.input.name,
         url: msg.input.url,
-        events: JSON.stringify(msg.input.events),
+        events: msg.input.events,
         status: "active",
         description: msg.input.description,
-        secret_sealed: msg.secretSealed,
+        secretSealed: msg.secretSealed,
         // Events committed from now on: a new subscription does not receive the backlog.
-        active_from_seq: repo.lastEventSeq(),
-        created_at: at,
-        updated_at: at,
+        activeFromSeq: await events.newestSeq(),
+        createdAt: at,
+        updatedAt: at,
       });
-      record(ctx, msg, "webhook.created", msg.id, { events: msg.input.events });
+      await record(ctx, msg, "webhook.created", msg.id, { events: msg.input.events });
     });
     return true;
   }
 
-  function update(ctx: Ctx, msg: Scoped & { id: string; change: WebhookChange; secretSealed: string | null }): boolean {
-    const w = repo.get(msg.companyId, msg.environment, msg.id);
+  async function update(ctx: Ctx, msg: Scoped & { id: string; change: WebhookChange; secretSealed: string | null }): Promise<boolean> {
+    const w = await repo.get(msg.companyId, msg.environment, msg.id);
     if (!w) return false;
-    const current = { name: w.name, url: w.url, events: JSON.parse(w.events) as string[], status: w.status as WebhookStatus, description: w.description };
+    const current = { name: w.name, url: w.url, events: w.events, status: w.status, description: w.description };
     const d = decideSubscriptionChange(current, { ...msg.change, regenerateSecret: msg.secretSealed !== null });
     if (!d) return true;
-    const { events, ...rest } = d.set;
-    const set: Record<string, unknown> = { ...rest, ...(events !== undefined ? { events: JSON.stringify(events) } : {}) };
-    if (msg.secretSealed !== null) set.secret_sealed = msg.secretSealed;
-    set.updated_at = iso(ctx.now);
-    ctx.write(() => {
+    const set: WebhookPatch = { ...d.set, updatedAt: iso(ctx.now) };
+    if (msg.secretSealed !== null) set.secretSealed = msg.secretSealed;
+    ctx.write(async () => {
       // Reactivated: events from now on, not those committed while it was paused or disabled.
-      if (d.set.status === "active") set.active_from_seq = repo.lastEventSeq();
-      repo.update(w.id, set);
-      record(ctx, msg, "webhook.updated", w.id, d.detail);
+      if (d.set.status === "active") set.activeFromSeq = await events.newestSeq();
+      await repo.update(w.id, set);
+      await record(ctx, msg, "webhook.updated", w.id, d.detail);
     });
     if (d.set.status) ctx.tell(webhookAddress(w.id), { type: "kick" } satisfies WebhookMessage);
     return true;
   }
 
   /** The subscription's health after an attempt made from a request: it counts like any delivery. */
-  function recordHealth(webhookId: string, o: AttemptOutcome, nowMs: number) {
-    repo.recordHealth(webhookId, o.ok ? "sent" : "failed", nowMs, iso(nowMs));
+  async function recordHealth(webhookId: string, o: AttemptOutcome, nowMs: number): Promise<void> {
+    await repo.recordHealth(webhookId, o.ok ? "sent" : "failed", nowMs, iso(nowMs));
     if (o.ok) return;
-    const w = repo.byId(webhookId)!;
-    if (w.status === "active" && shouldAutoDisable(w.consecutive_failures, w.failing_since, nowMs, deps.autoDisable)) repo.disableAutomatically(w, w.consecutive_failures, nowMs);
+    const w = (await repo.byId(webhookId))!;
+    if (w.status === "active" && shouldAutoDisable(w.consecutiveFailures, w.failingSince, nowMs, deps.autoDisable)) await repo.disableAutomatically(w, w.consecutiveFailures, nowMs);
   }
 
-  function recordPing(ctx: Ctx, msg: Scoped & Extract<SubscriptionCommand, { type: "recordPing" }>): boolean {
-    const w = repo.get(msg.companyId, msg.environment, msg.id);
+  async function recordPing(ctx: Ctx, msg: Scoped & Extract<SubscriptionCommand, { type: "recordPing" }>): Promise<boolean> {
+    const w = await repo.get(msg.companyId, msg.environment, msg.id);
     if (!w) return false;
     const o = msg.outcome;
     const now = iso(ctx.now);
-    ctx.write(() => {
-      repo.insertDelivery({
-        id: msg.deliveryId,
-        webhook_id: w.id,
-        company_id: w.company_id,
-        environment: w.environment,
-        event_id: null,
-        event_seq: null,
-        event_type: "test.ping",
-        body: msg.body,
-        signature: msg.signature,
-        status: o.ok ? "sent" : "failed",
-        attempts: 1,
-        // A test ping is one attempt, answered at once: no automatic retry.
-        max_attempts: 1,
-        http_status: o.httpStatus,
-        response_time_ms: o.responseTimeMs,
-        last_error: o.error,
-        next_retry_at: null,
-        sent_at: o.ok ? now : null,
-        created_at: iso(msg.sentAtMs),
-        updated_at: now,
-      });
-      recordHealth(w.id, o, ctx.now);
+    ctx.write(async () => {
+      await repo.insertDeliveries([
+        {
+          id: msg.deliveryId,
+          webhookId: w.id,
+          companyId: w.companyId,
+          environment: w.environment,
+          eventId: null,
+          eventSeq: null,
+          eventType: "test.ping",
+          body: msg.body,
+          signature: msg.signature,
+          status: o.ok ? "sent" : "failed",
+          attempts: 1,
+          // A test ping is one attempt, answered at once: no automatic retry.
+          maxAttempts: 1,
+          httpStatus: o.httpStatus,
+          responseTimeMs: o.responseTimeMs,
+          lastError: o.error,
+          nextRetryAt: null,
+          sentAt: o.ok ? now : null,
+          createdAt: iso(msg.sentAtMs),
+          updatedAt: now,
+        },
+      ]);
+      await recordHealth(w.id, o, ctx.now);
     });
     return true;
   }
 
-  function recordRetry(ctx: Ctx, msg: Scoped & Extract<SubscriptionCommand, { type: "recordRetry" }>): boolean {
-    const w = repo.get(msg.companyId, msg.environment, msg.id);
+  async function claimRetry(ctx: Ctx, msg: Scoped & Extract<SubscriptionCommand, { type: "claimRetry" }>): Promise<boolean> {
+    const w = await repo.get(msg.companyId, msg.environment, msg.id);
+    if (!w) return false;
+    // Decided by the store (the delivery is failed and unclaimed, or the claim lapsed) and committed on its own before
+    // the answer, as the route sends the attempt only after it: a second retry meanwhile finds it taken.
+    return ctx.store.transaction(() => repo.claimFailed(w.id, msg.deliveryId, msg.atMs, msg.untilMs));
+  }
+
+  async function recordRetry(ctx: Ctx, msg: Scoped & Extract<SubscriptionCommand, { type: "recordRetry" }>): Promise<boolean> {
+    const w = await repo.get(msg.companyId, msg.environment, msg.id);
     if (!w) return false;
     const o = msg.outcome;
     const now = iso(ctx.now);
-    ctx.write(() => {
-      repo.recordAttempt(
+    ctx.write(async () => {
+      await repo.recordAttempt(
         msg.deliveryId,
         { status: o.ok ? "sent" : "failed", attempts: msg.attempts + 1, httpStatus: o.httpStatus, responseTimeMs: o.responseTimeMs, lastError: o.error, nextRetryAt: null, sentAt: o.ok ? now : null },
         now,
       );
-      recordHealth(w.id, o, ctx.now);
-      record(ctx, msg, "webhook.delivery_retried", w.id, { deliveryId: msg.deliveryId, delivered: o.ok });
+      await recordHealth(w.id, o, ctx.now);
+      await record(ctx, msg, "webhook.delivery_retried", w.id, { deliveryId: msg.deliveryId, delivered: o.ok });
     });
     return true;
   }
@@ -149,9 +168,17 @@ export function subscriptionsActor(deps: SubscriptionActorDeps): ActorKind<Recor
   return {
     kind: "webhooks",
     initialState: () => ({}),
-    handle(ctx, msg) {
+    async handle(ctx, msg) {
       const found =
-        msg.type === "create" ? create(ctx, msg) : msg.type === "update" ? update(ctx, msg) : msg.type === "recordPing" ? recordPing(ctx, msg) : recordRetry(ctx, msg);
+        msg.type === "create"
+          ? create(ctx, msg)
+          : msg.type === "update"
+            ? await update(ctx, msg)
+            : msg.type === "recordPing"
+              ? await recordPing(ctx, msg)
+              : msg.type === "claimRetry"
+                ? await claimRetry(ctx, msg)
+                : await recordRetry(ctx, msg);
       ctx.reply({ ok: true, data: found } satisfies Outcome<boolean>);
     },
   };

@@ -4,8 +4,7 @@ import { retryDelayMs, shouldAutoDisable, type AutoDisableRule } from "../domain
 import { signDelivery } from "../adapters/webhooks/sign.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
 import type { Logger } from "../adapters/log.ts";
-import type { DeliveryRow, WebhookRow } from "../adapters/storage/repos/webhooks.ts";
-import type { WebhookRepository } from "../adapters/storage/repositories.ts";
+import type { Delivery, SealedWebhook, WebhookRepository } from "../ports/webhooks.ts";
 import type { AttemptOutcome, Deliverer } from "../adapters/webhooks/deliver.ts";
 import type { ActorContext, ActorKind } from "./types.ts";
 
@@ -59,11 +58,11 @@ export function webhookActor(deps: WebhookActorDeps): ActorKind<WebhookState, We
   const clock = deps.clock ?? Date.now;
   // Opened secrets by sealed text (AES-GCM in JS costs more than the rest of an attempt); a new secret has a new sealed text.
   const secrets = new Map<string, string>();
-  const secretOf = (w: WebhookRow) => {
-    let plain = secrets.get(w.secret_sealed);
+  const secretOf = (w: SealedWebhook) => {
+    let plain = secrets.get(w.secretSealed);
     if (plain === undefined) {
       if (secrets.size >= 10_000) secrets.clear();
-      secrets.set(w.secret_sealed, (plain = deps.secrets.open(w.secret_sealed, secretAad(w.id))));
+      secrets.set(w.secretSealed, (plain = deps.secrets.open(w.secretSealed, secretAad(w.id))));
     }
     return plain;
   };
@@ -73,14 +72,14 @@ export function webhookActor(deps: WebhookActorDeps): ActorKind<WebhookState, We
     initialState: () => ({ inflight: null }),
     async handle(ctx, msg) {
       const repo = deps.repositories.webhooks;
-      const w = repo.byId(ctx.id);
-      let after: DeliveryRow | undefined;
+      const w = await repo.byId(ctx.id);
+      let after: Delivery | undefined;
       if (msg.type === "result") {
         const inf = ctx.state.inflight;
         // A report of an attempt this actor no longer waits for (it was declared lost): the delivery was or will be sent again.
         if (!inf || inf.deliveryId !== msg.deliveryId || inf.boot !== msg.boot) return;
         ctx.state.inflight = null;
-        const d = repo.delivery(ctx.id, msg.deliveryId);
+        const d = await repo.delivery(ctx.id, msg.deliveryId);
         if (!w || !d || d.status !== "pending") return run(ctx, repo, w);
         const done = record(ctx, w, d, msg.outcome, msg.signature, clock());
         if (done !== "sent" && done !== "failed") return;
@@ -95,16 +94,16 @@ export function webhookActor(deps: WebhookActorDeps): ActorKind<WebhookState, We
   };
 
   /** Sends due queue heads one after the other while they answer fast and the budget lasts. */
-  async function run(ctx: ActorContext<WebhookState>, repo: WebhookRepository, w: WebhookRow | undefined, after?: DeliveryRow): Promise<void> {
+  async function run(ctx: ActorContext<WebhookState>, repo: WebhookRepository, w: SealedWebhook | undefined, after?: Delivery): Promise<void> {
     if (!w) return;
     const until = clock() + HANDLER_BUDGET_MS;
     // The queue is read a few heads at a time (one query for a run of fast sends, not one per delivery).
-    let batch: DeliveryRow[] = [];
+    let batch: Delivery[] = [];
     let i = 0;
     for (;;) {
       if (i === batch.length) {
         // Deliveries finished in this handler are still pending in the database until it commits: read past them.
-        batch = repo.heads(w.id, after ? [after.event_seq ?? 0, after.id] : null, HEADS_PER_READ);
+        batch = await repo.heads(w.id, after ? [after.eventSeq ?? 0, after.id] : null, HEADS_PER_READ);
         i = 0;
       }
       const head = batch[i++];
@@ -116,11 +115,11 @@ export function webhookActor(deps: WebhookActorDeps): ActorKind<WebhookState, We
       }
       const t = clock();
       // Waiting for its retry: the due-time kick comes then (a durable message).
-      if (head.next_retry_at !== null && head.next_retry_at > t) return;
+      if (head.nextRetryAt !== null && head.nextRetryAt > t) return;
       if (!deps.deliverer.accepting) return;
       // Part 2: an automatic retry resends the signature made at dispatch (the first attempt) with its timestamp.
       const signature = head.signature ?? signDelivery(secretOf(w), Math.floor(t / 1000), head.body);
-      const attempt = deps.deliverer.attempt({ url: w.url, deliveryId: head.id, eventType: head.event_type, body: head.body, signature });
+      const attempt = deps.deliverer.attempt({ url: w.url, deliveryId: head.id, eventType: head.eventType, body: head.body, signature });
       const outcome = await within(attempt, Math.min(FAST_ANSWER_MS, Math.max(0, until - t)));
       if (!outcome) return detach(ctx, head, signature, attempt);
       const done = record(ctx, w, head, outcome, signature, clock());
@@ -134,7 +133,7 @@ export function webhookActor(deps: WebhookActorDeps): ActorKind<WebhookState, We
   }
 
   /** The receiver is slow: the handler returns; the answer comes back as a `result` message. */
-  function detach(ctx: ActorContext<WebhookState>, d: DeliveryRow, signature: string, attempt: Promise<AttemptOutcome>): void {
+  function detach(ctx: ActorContext<WebhookState>, d: Delivery, signature: string, attempt: Promise<AttemptOutcome>): void {
     const address = ctx.address;
     const boot = deps.boot;
     ctx.state.inflight = { deliveryId: d.id, boot, startedAt: clock() };
@@ -144,49 +143,49 @@ export function webhookActor(deps: WebhookActorDeps): ActorKind<WebhookState, We
           await deps.tell(address, { type: "result", deliveryId: d.id, boot, signature, outcome });
         } catch (e) {
           // Shutting down: the delivery stays pending and is sent again after the restart.
-          deps.log("warn", "webhook attempt report not recorded", { webhookId: d.webhook_id, deliveryId: d.id, error: String(e) });
+          deps.log("warn", "webhook attempt report not recorded", { webhookId: d.webhookId, deliveryId: d.id, error: String(e) });
         }
       }),
     );
   }
 
   /** Writes the attempt's result and the subscription's health (at the handler's commit); schedules the automatic retry. */
-  function record(ctx: ActorContext<WebhookState>, w: WebhookRow, d: DeliveryRow, o: AttemptOutcome, signature: string, at: number): "sent" | "failed" | "retrying" | "disabled" {
+  function record(ctx: ActorContext<WebhookState>, w: SealedWebhook, d: Delivery, o: AttemptOutcome, signature: string, at: number): "sent" | "failed" | "retrying" | "disabled" {
     const repo = deps.repositories.webhooks;
     const attempts = d.attempts + 1;
     const now = iso(at);
     const base = { attempts, httpStatus: o.httpStatus, responseTimeMs: o.responseTimeMs, signature };
     if (o.ok) {
-      ctx.write(() => {
-        repo.recordAttempt(d.id, { ...base, status: "sent", lastError: null, nextRetryAt: null, sentAt: now }, now);
-        repo.recordHealth(w.id, "sent", at, now);
+      ctx.write(async () => {
+        await repo.recordAttempt(d.id, { ...base, status: "sent", lastError: null, nextRetryAt: null, sentAt: now }, now);
+        await repo.recordHealth(w.id, "sent", at, now);
       });
-      w.consecutive_failures = 0;
-      w.failing_since = null;
+      w.consecutiveFailures = 0;
+      w.failingSince = null;
       return "sent";
     }
     const delay = deps.retryDelaysMs ? (retryDelayMs(attempts) === null ? null : (deps.retryDelaysMs[attempts - 1] ?? null)) : retryDelayMs(attempts);
     if (delay !== null && w.status === "active") {
       // Part 2: 1 s after the first attempt, 5 s after the second; the timer is a durable message, so it survives a restart.
       const dueAt = at + delay;
-      ctx.write(() => {
-        repo.recordAttempt(d.id, { ...base, status: "pending", lastError: o.error, nextRetryAt: dueAt, sentAt: null }, now);
-        repo.recordHealth(w.id, "retrying", at, now);
+      ctx.write(async () => {
+        await repo.recordAttempt(d.id, { ...base, status: "pending", lastError: o.error, nextRetryAt: dueAt, sentAt: null }, now);
+        await repo.recordHealth(w.id, "retrying", at, now);
       });
       ctx.tell(ctx.address, { type: "kick" }, { dueAt });
       return "retrying";
     }
-    const failures = w.consecutive_failures + 1;
-    const disable = w.status === "active" && shouldAutoDisable(failures, w.failing_since ?? at, at, deps.autoDisable);
+    const failures = w.consecutiveFailures + 1;
+    const disable = w.status === "active" && shouldAutoDisable(failures, w.failingSince ?? at, at, deps.autoDisable);
     const snapshot = { ...w };
-    ctx.write(() => {
-      repo.recordAttempt(d.id, { ...base, status: "failed", lastError: o.error, nextRetryAt: null, sentAt: null }, now);
-      repo.recordHealth(w.id, "failed", at, now);
+    ctx.write(async () => {
+      await repo.recordAttempt(d.id, { ...base, status: "failed", lastError: o.error, nextRetryAt: null, sentAt: null }, now);
+      await repo.recordHealth(w.id, "failed", at, now);
       // The automatic disabling (README, Webhooks): status disabled, a system audit entry, pending deliveries failed.
-      if (disable) repo.disableAutomatically(snapshot, failures, at);
+      if (disable) await repo.disableAutomatically(snapshot, failures, at);
     });
-    w.consecutive_failures = failures;
-    w.failing_since ??= at;
+    w.consecutiveFailures = failures;
+    w.failingSince ??= at;
     if (disable) deps.log("warn", "webhook subscription disabled automatically", { webhookId: w.id, consecutiveFailures: failures });
     return disable ? "disabled" : "failed";
   }

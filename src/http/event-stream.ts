@@ -6,8 +6,7 @@ import { eventBody } from "../domain/webhooks.ts";
 import { batchWindowMs, sseComment, sseMessage, sseRetry, streamAccess, streamFilter, type StreamSettings } from "../domain/events.ts";
 import type { Environment } from "../domain/types.ts";
 import type { Logger } from "../adapters/log.ts";
-import type { Storage } from "../adapters/storage/index.ts";
-import { EventLog, type EventRow, type TailEventRow } from "../adapters/storage/repos/events.ts";
+import type { EventRecord, EventRepository, TailEvent } from "../ports/events.ts";
 import { pushStream, type PushSink } from "../adapters/server/push-stream.ts";
 import type { EventIds } from "../adapters/crypto/event-ids.ts";
 
@@ -49,7 +48,7 @@ const yieldToIo = () => new Promise<void>((r) => setTimeout(r, 0));
 
 
 /** The SSE frames of `rows` after `after` that the client may read, as one chunk (null when none). */
-function frames(rows: readonly EventRow[], c: Client, after: number, message: (e: EventRow) => string): Uint8Array | null {
+function frames(rows: readonly EventRecord[], c: Client, after: number, message: (e: EventRecord) => string): Uint8Array | null {
   let text = "";
   for (const e of rows) if (e.seq > after && c.allows(e.type)) text += message(e);
   return text ? encoder.encode(text) : null;
@@ -61,7 +60,11 @@ export class EventStreamHub {
   private readonly byTenant = new Map<string, Set<Client>>();
   private readonly perCompany = new Map<string, number>();
   private readonly perKey = new Map<string, number>();
-  private readonly log: EventLog;
+  private readonly log: EventRepository;
+  /** Whether `position` is the tail's (read when the first stream opens, after none was open). */
+  private positioned = false;
+  /** The read of the tail's position under way, shared by the streams that open meanwhile. */
+  private positioning: Promise<void> | null = null;
   private timers: ReturnType<typeof setInterval>[] = [];
   private unlisten: (() => void) | null = null;
   private pumping = false;
@@ -73,7 +76,8 @@ export class EventStreamHub {
 
   constructor(
     private readonly deps: {
-      storage: Storage;
+      /** The events port (the composition root's): read once per page for every client. */
+      events: EventRepository;
       onEvent: (fn: (seq: number) => void) => () => void;
       /** false once the service is stopping: every stream ends so that the server can stop. */
       ready: () => boolean;
@@ -85,12 +89,12 @@ export class EventStreamHub {
       ids: EventIds;
     },
   ) {
-    this.log = new EventLog(deps.storage);
+    this.log = deps.events;
   }
 
   /** One event row as its SSE message: the ID its company and environment see, the type, the webhook body. */
-  private sseMessageOf(e: EventRow, companyId: string, environment: Environment): string {
-    return sseMessage(this.deps.ids.encode(companyId, environment, e.seq), e.type, eventBody(e.type, e.created_at, JSON.parse(e.data)));
+  private sseMessageOf(e: EventRecord, companyId: string, environment: Environment): string {
+    return sseMessage(this.deps.ids.encode(companyId, environment, e.seq), e.type, eventBody(e.type, e.createdAt, JSON.parse(e.dataJson)));
   }
 
   /** The seq of an event ID of this company's environment, or null when it is none of its events. */
@@ -110,12 +114,12 @@ export class EventStreamHub {
   }
 
   /** The newest event's seq in the database (all companies: the sequence is shared). */
-  newestSeq(): number {
+  newestSeq(): Promise<number> {
     return this.log.newestSeq();
   }
 
   /** Every event up to this seq was removed by retention (0: none). */
-  prunedThrough(): number {
+  prunedThrough(): Promise<number> {
     return this.log.prunedThrough();
   }
 
@@ -125,7 +129,10 @@ export class EventStreamHub {
    * streams (100, 400 and 500 by default): one key cannot take every slot of its company. `request`: the stream's
    * request, so that a body Bun.serve sends is its direct stream (src/adapters/server/push-stream.ts).
    */
-  openStream(owner: StreamOwner, resumeAfter: number | null, request?: Request): ReadableStream<Uint8Array> {
+  async openStream(owner: StreamOwner, resumeAfter: number | null, request?: Request): Promise<ReadableStream<Uint8Array>> {
+    // The tail's position first (the first stream after none was open); everything after runs in one turn, so the
+    // caps below count every stream opened before this one.
+    if (!this.positioned) await this.readPosition();
     const { settings } = this.deps;
     const byKey = this.perKey.get(owner.keyId) ?? 0;
     if (byKey >= settings.maxPerKey) throw new StreamRefused(`${byKey} streams are open for this API key (at most ${settings.maxPerKey})`);
@@ -169,8 +176,23 @@ export class EventStreamHub {
     );
   }
 
+  /** Reads the tail's position: the newest seq now (events before it are no live stream's to send). */
+  private readPosition(): Promise<void> {
+    this.positioning ??= this.log.newestSeq().then(
+      (seq) => {
+        this.positioning = null;
+        this.position = Math.max(this.position, seq);
+        this.positioned = true;
+      },
+      (e: unknown) => {
+        this.positioning = null;
+        throw e;
+      },
+    );
+    return this.positioning;
+  }
+
   private start(): void {
-    this.position = this.log.newestSeq();
     this.unlisten = this.deps.onEvent(() => this.wake());
     this.timers.push(setInterval(() => this.tick(), this.deps.settings.pollMs));
     this.timers.push(setInterval(() => this.heartbeat(), this.deps.settings.heartbeatMs));
@@ -181,6 +203,8 @@ export class EventStreamHub {
     this.timers = [];
     this.unlisten?.();
     this.unlisten = null;
+    // No stream follows the tail any more: the next one to open reads where it is then.
+    this.positioned = false;
   }
 
   /** Events committed by other processes are found here; a stopping service ends every stream. */
@@ -243,11 +267,11 @@ export class EventStreamHub {
     try {
       do {
         this.again = false;
-        const rows = this.log.after(this.position, this.deps.settings.pageSize);
+        const rows = await this.log.after(this.position, this.deps.settings.pageSize);
         if (rows.length === 0) break;
         const byTenant = new Map<string, typeof rows>();
         for (const e of rows) {
-          const key = `${e.company_id}|${e.environment}`;
+          const key = `${e.companyId}|${e.environment}`;
           if (!this.byTenant.has(key) || streamAccess(e.type) === null) continue;
           let list = byTenant.get(key);
           if (!list) byTenant.set(key, (list = []));
@@ -257,11 +281,11 @@ export class EventStreamHub {
         this.position = rows[rows.length - 1].seq;
         // Each event's message is built once per page, whatever the grant sets and clients that receive it.
         const messages = new Map<number, string>();
-        const message = (e: EventRow) => {
+        const message = (e: EventRecord) => {
           let m = messages.get(e.seq);
           if (m === undefined) {
-            const row = e as TailEventRow;
-            messages.set(e.seq, (m = this.sseMessageOf(e, row.company_id, row.environment)));
+            const t = e as TailEvent;
+            messages.set(e.seq, (m = this.sseMessageOf(e, t.companyId, t.environment)));
           }
           return m;
         };
@@ -301,9 +325,9 @@ export class EventStreamHub {
       const room = c.sink.desiredSize - bufferBytes / 2;
       if (room <= 0) return; // the next read by the connection asks again
       const upTo = this.position;
-      const rows = this.log.tenantPage(c.owner.companyId, c.owner.environment, c.cursor, upTo, pageSize);
+      const rows = await this.log.tenantPage(c.owner.companyId, c.owner.environment, c.cursor, upTo, pageSize);
       // Retention removed events this replay had not reached (read after the page: a prune during the read counts).
-      if (c.cursor < this.log.prunedThrough()) return this.end(c, "events this resume still needed were removed after the retention window");
+      if (c.cursor < (await this.log.prunedThrough())) return this.end(c, "events this resume still needed were removed after the retention window");
       let text = "";
       let taken = 0;
       for (const e of rows) {

@@ -6,7 +6,7 @@ import { apiError } from "../domain/errors.ts";
 import { parseResumePoint, STREAM_GRANTS, streamGrants, streamSettings, type ResumePoint, type StreamAccess } from "../domain/events.ts";
 import { EVENT_TYPES } from "../domain/webhooks.ts";
 import type { Logger } from "../adapters/log.ts";
-import type { Storage } from "../adapters/storage/index.ts";
+import type { EventRepository } from "../ports/events.ts";
 import type { Tenancy } from "../adapters/storage/repos/tenancy.ts";
 import type { EventIds } from "../adapters/crypto/event-ids.ts";
 import { authenticate, resolveCompany, type AuthContext } from "./auth.ts";
@@ -15,7 +15,8 @@ import type { ApiKit, RouteContext, RouteSpec } from "./kit.ts";
 import type { QueryParam } from "./query.ts";
 
 export interface EventRouteDeps {
-  storage: Storage;
+  /** The events port, from the composition root (the stream reads the shared sequence through it). */
+  repositories: { readonly events: EventRepository };
   runtime: { onEvent(fn: (seq: number) => void): () => void };
   tenancy: Tenancy;
   log: Logger;
@@ -62,14 +63,14 @@ export function eventRoutes(kit: ApiKit, deps: EventRouteDeps) {
   const clients = ClientAddresses.fromEnv(deps.config.env);
   const settings = streamSettings(deps.config.env ?? {});
   const hub = new EventStreamHub({
-    storage: deps.storage,
+    events: deps.repositories.events,
     onEvent: (fn) => deps.runtime.onEvent(fn),
     ready: () => deps.ready(),
     logger: deps.log,
     settings,
     ids: deps.eventIds,
   });
-  const handler = (c: RouteContext<typeof query>): Response => {
+  const handler = async (c: RouteContext<typeof query>): Promise<Response> => {
     let point: ResumePoint | null = c.query.lastEventId ?? null;
     const header = c.request.headers.get("last-event-id");
     if (header !== null) {
@@ -87,17 +88,17 @@ export function eventRoutes(kit: ApiKit, deps: EventRouteDeps) {
       // The ID deciphers to the seq only under this company's and environment's key; nothing about the shared
       // sequence (its newest seq, what retention removed) is told in a refusal, so an ID cannot be probed for it.
       const seq = "start" in point ? 0 : hub.seqOf(c.auth.company.id, c.auth.environment, point.id);
-      if (seq === null || seq > hub.newestSeq()) refuse("is not the id of an event received on this stream (another environment, company or database?)");
+      if (seq === null || seq > (await hub.newestSeq())) refuse("is not the id of an event received on this stream (another environment, company or database?)");
       resumeAfter = seq!;
       // Retention (CARAVAN_EVENTS_RETENTION) pruned events before this point: resuming there would skip them.
-      if (resumeAfter < hub.prunedThrough()) refuse("is older than the events kept (events before it were removed after the retention window): reconnect without a resume point");
+      if (resumeAfter < (await hub.prunedThrough())) refuse("is older than the events kept (events before it were removed after the retention window): reconnect without a resume point");
     }
     const request = c.request;
     const companyId = c.auth.company.id;
     const keyId = c.auth.key.id;
     let body: ReadableStream<Uint8Array>;
     try {
-      body = hub.openStream(
+      body = await hub.openStream(
         {
           companyId,
           environment: c.auth.environment,

@@ -21,7 +21,7 @@ export interface KeysetOptions<T> {
 /** The same list read through an asynchronous port: `fetch` and `total` answer promises. */
 export interface AsyncKeysetOptions<T> extends Omit<KeysetOptions<T>, "fetch" | "total"> {
   fetch(after: (string | number)[] | null, n: number): Promise<T[]>;
-  total(): Promise<number>;
+  total(): number | Promise<number>;
 }
 
 export function keysetPage<T>(o: KeysetOptions<T>): { rows: T[]; meta: PageMeta } {

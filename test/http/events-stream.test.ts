@@ -486,6 +486,7 @@ describe("slow-client rule (in process, controlled clock)", () => {
   test("over its buffer but reading: paced, never cut however long it takes; not reading for slowMs: cut; the resume loses nothing", async () => {
     const { openStorage } = await import("../../src/adapters/storage/index.ts");
     const { EventStreamHub } = await import("../../src/http/event-stream.ts");
+    const { EventLog } = await import("../../src/adapters/storage/repos/events.ts");
     const { STREAM_DEFAULTS } = await import("../../src/domain/events.ts");
     const { EventIds } = await import("../../src/adapters/crypto/event-ids.ts");
     const eventIds = new EventIds(crypto.getRandomValues(new Uint8Array(32)));
@@ -495,7 +496,7 @@ describe("slow-client rule (in process, controlled clock)", () => {
     let now = Date.parse("2026-01-01T00:00:00.000Z");
     const slowMs = 30_000;
     const hub = new EventStreamHub({
-      storage,
+      events: new EventLog(storage),
       onEvent: (fn) => (listeners.add(fn), () => listeners.delete(fn)),
       ready: () => true,
       logger: () => {},
@@ -507,10 +508,10 @@ describe("slow-client rule (in process, controlled clock)", () => {
     const tick = () => (hub as unknown as { tick(): void }).tick();
     const data = JSON.stringify({ id: "trf_0000000000000000000000slow", status: "exchanging", note: "x".repeat(200) });
     let n = 0;
-    const insert = (count: number) => {
+    const insert = async (count: number) => {
       const ins = storage.stmt("INSERT INTO events (id, company_id, environment, type, entity_type, entity_id, data, created_at) VALUES (?, ?, 'test', 'transfer.updated', 'transfer', 'trf_slow', ?, ?)");
       for (let i = 0; i < count; i++) ins.run(`evt_hub${String(n++).padStart(23, "0")}`, companyId, data, new Date(now).toISOString());
-      const seq = hub.newestSeq();
+      const seq = await hub.newestSeq();
       for (const fn of listeners) fn(seq);
       return seq;
     };
@@ -543,11 +544,11 @@ describe("slow-client rule (in process, controlled clock)", () => {
       };
     };
     try {
-      const start = hub.newestSeq();
-      const a = reader(hub.openStream(owner, null));
+      const start = await hub.newestSeq();
+      const a = reader(await hub.openStream(owner, null));
       expect(await a.one()).toBe(true); // `: connected`
       // 1,000 events of ~400 bytes: far over the 8 KiB buffer while the client does not read.
-      const last = insert(1_000);
+      const last = await insert(1_000);
       await until(() => hub.behind === 1);
       expect(hub.open).toBe(1);
       // It reads a little, then nothing while almost slowMs passes, several times over: more than slowMs in all
@@ -565,7 +566,7 @@ describe("slow-client rule (in process, controlled clock)", () => {
       expect(hub.slowCuts).toBe(0);
       await until(() => hub.behind === 0); // caught up: it follows the tail again
       // Now it stops reading for good: over its buffer and slowMs without taking a byte is slow.
-      const last2 = insert(1_000);
+      const last2 = await insert(1_000);
       await until(() => hub.behind === 1);
       tick();
       now += slowMs - 1;
@@ -578,7 +579,7 @@ describe("slow-client rule (in process, controlled clock)", () => {
       // What was queued before the cut can still be read, then the stream fails; the resume gives the rest.
       while (await a.one());
       expect(a.ids.at(-1)!).toBeLessThan(last2);
-      const b = reader(hub.openStream(owner, a.ids.at(-1)!));
+      const b = reader(await hub.openStream(owner, a.ids.at(-1)!));
       while (b.ids.at(-1) !== last2) expect(await b.one()).toBe(true);
       expect([...a.ids, ...b.ids]).toEqual(seqs(start));
     } finally {
@@ -592,6 +593,7 @@ describe("heartbeats and a client that is behind (in process)", () => {
   test("a client over its buffer gets no ping (its connection would take a small write and seem to be reading); once it has caught up the pings come again", async () => {
     const { openStorage } = await import("../../src/adapters/storage/index.ts");
     const { EventStreamHub } = await import("../../src/http/event-stream.ts");
+    const { EventLog } = await import("../../src/adapters/storage/repos/events.ts");
     const { STREAM_DEFAULTS } = await import("../../src/domain/events.ts");
     const { EventIds } = await import("../../src/adapters/crypto/event-ids.ts");
     const eventIds = new EventIds(crypto.getRandomValues(new Uint8Array(32)));
@@ -599,7 +601,7 @@ describe("heartbeats and a client that is behind (in process)", () => {
     const companyId = (storage.stmt("SELECT id FROM companies WHERE slug = 'default'").get() as { id: string }).id;
     const listeners = new Set<(seq: number) => void>();
     const hub = new EventStreamHub({
-      storage,
+      events: new EventLog(storage),
       onEvent: (fn) => (listeners.add(fn), () => listeners.delete(fn)),
       ready: () => true,
       logger: () => {},
@@ -612,7 +614,7 @@ describe("heartbeats and a client that is behind (in process)", () => {
     const ins = storage.stmt("INSERT INTO events (id, company_id, environment, type, entity_type, entity_id, data, created_at) VALUES (?, ?, 'test', 'transfer.updated', 'transfer', 'trf_ping', ?, ?)");
     const owner = { companyId, keyId: "key_stream_ping", environment: "test" as const, grants: ["transfers:read"], recheck: () => ["transfers:read"] };
     try {
-      const r = hub.openStream(owner, null).getReader();
+      const r = (await hub.openStream(owner, null)).getReader();
       const dec = new TextDecoder();
       let text = "";
       const one = async () => {
@@ -623,11 +625,12 @@ describe("heartbeats and a client that is behind (in process)", () => {
       expect(await one()).toBe(true); // retry and `: connected`
       // 1,000 events of ~400 bytes while it does not read: far past its 8 KiB buffer, it falls behind.
       for (let i = 0; i < 1_000; i++) ins.run(`evt_ping${String(i).padStart(22, "0")}`, companyId, data, new Date().toISOString());
-      for (const fn of listeners) fn(hub.newestSeq());
+      const newest = await hub.newestSeq();
+      for (const fn of listeners) fn(newest);
       while (hub.behind === 0) await Bun.sleep(5); // a hang guard only (the test's timeout)
       for (let i = 0; i < 3; i++) heartbeat();
       // Read everything it was given up to the last event: not one ping among it.
-      const lastId = `id: ${eventIds.encode(companyId, "test", hub.newestSeq())}\n`;
+      const lastId = `id: ${eventIds.encode(companyId, "test", await hub.newestSeq())}\n`;
       const pings = () => (text.match(/^: ping$/gm) ?? []).length;
       while (!text.includes(lastId)) expect(await one()).toBe(true);
       expect(pings()).toBe(0);

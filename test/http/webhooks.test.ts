@@ -645,6 +645,32 @@ describe("delivery", () => {
     expectError(await retry(webhook.id, p.body.data.deliveryId, ownerLive), 404, "WEBHOOK_NOT_FOUND");
   });
 
+  test("manual retry while another retry of the same delivery is on the wire: 409 DELIVERY_NOT_FAILED, and the receiver gets one request", async () => {
+    let release: () => void = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    behaviours.set("/held-retry", async (_hit, n) => {
+      if (n <= 3) return new Response("down", { status: 503 });
+      await held;
+      return new Response("ok");
+    });
+    const { webhook } = await createHook({ url: hookUrl("held-retry"), events: ["transfer.completed"] });
+    await transfer();
+    const failed = await waitFor(async () => (await deliveries(webhook.id, "status=failed")).body.data[0], "the delivery failed after 3 attempts");
+    const first = retry(webhook.id, failed.id);
+    await waitFor(() => hitsOf("held-retry").length === 4, "the first retry on the wire");
+    const second = await retry(webhook.id, failed.id);
+    expectError(second, 409, "DELIVERY_NOT_FAILED");
+    expect(second.body.error).toBe("This delivery is being retried by another request");
+    expect(second.body.details).toEqual({ status: "pending" });
+    release();
+    const r = await first;
+    expectOk(r);
+    expect(r.body.data).toEqual({ deliveryId: failed.id, delivered: true });
+    expect(hitsOf("held-retry").length).toBe(4);
+    expect((await deliveries(webhook.id)).body.data.find((d: any) => d.id === failed.id)).toMatchObject({ status: "sent", attempts: 4 });
+    await patchHook(webhook.id, { status: "paused" });
+  });
+
   test("automatic disabling (here after 2 failed deliveries in a row): status disabled, audit entry by the system, the deliveries behind end failed unsent", async () => {
     behaviours.set("/dead", statusReply(500));
     const { webhook } = await createHook({ url: hookUrl("dead"), events: ["transfer.created", "transfer.completed"] });

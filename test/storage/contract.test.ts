@@ -4,10 +4,14 @@ import { describe } from "bun:test";
 import { ENGINES } from "./contract/engines.ts";
 import { thresholdContract } from "./contract/thresholds.ts";
 import { ruleContract } from "./contract/rules.ts";
+import { webhookContract } from "./contract/webhooks.ts";
+import { eventContract } from "./contract/events.ts";
 
 for (const engine of ENGINES) {
   describe(engine.name, () => {
     thresholdContract(engine);
     ruleContract(engine);
+    webhookContract(engine);
+    eventContract(engine);
   });
 }

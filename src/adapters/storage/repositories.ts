@@ -29,10 +29,14 @@ import { Wallets } from "./repos/wallets.ts";
 import { Webhooks } from "./repos/webhooks.ts";
 import type { RuleRepository } from "../../ports/rules.ts";
 import type { ThresholdRepository } from "../../ports/thresholds.ts";
+import type { EventRepository } from "../../ports/events.ts";
+import type { WebhookRepository } from "../../ports/webhooks.ts";
 
 // Ports written by hand in the domain's terms (src/ports/): the engine's classes implement them.
 export type { RuleRepository } from "../../ports/rules.ts";
 export type { ThresholdRepository } from "../../ports/thresholds.ts";
+export type { EventRepository } from "../../ports/events.ts";
+export type { WebhookRepository } from "../../ports/webhooks.ts";
 /** The public members of a repository class: the interface a backend implements (private fields are not part of it). */
 type Surface<T> = { [K in keyof T]: T[K] };
 
@@ -42,7 +46,6 @@ export type AuditTreeRepository = Surface<AuditTrees>;
 export type CaseRepository = Surface<Cases>;
 export type CustomerOverviewRepository = Surface<CustomerOverview>;
 export type CustomerRepository = Surface<Customers>;
-export type EventRepository = Surface<EventLog>;
 export type FxValuationRepository = Surface<FxValuations>;
 export type ProofRepository = Surface<Proofs>;
 export type ProviderARepository = Surface<ProviderAStore>;
@@ -55,7 +58,6 @@ export type TenancyRepository = Surface<Tenancy>;
 export type TransferRepository = Surface<Transfers>;
 export type VaspRepository = Surface<VaspDirectory>;
 export type WalletRepository = Surface<Wallets>;
-export type WebhookRepository = Surface<Webhooks>;
 
 /** Every resource's repository, one instance each. */
 export interface Repositories {

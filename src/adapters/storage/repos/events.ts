@@ -1,34 +1,35 @@
 // The events table's reads (prepared): the newest seq, the tail of all companies after a seq (the live stream and the
-// webhook dispatcher), and one company and environment's events after a seq, in pages. The one place events.data is
-// decoded (event-data.ts): every row read here carries `data` as the JSON text it was written as.
+// webhook dispatcher), and one company and environment's events after a seq, in pages (src/ports/events.ts). The one
+// place events.data is decoded (event-data.ts): every record read here carries its data as the JSON text it was written as.
 import type { Environment } from "../../../domain/types.ts";
+import type { EventEntity, EventHead, EventRecord, EventRepository, TailEvent } from "../../../ports/events.ts";
 import type { Storage } from "../types.ts";
-import type { RowOf } from "./row.ts";
-import type { events as eventsTable } from "../../../../db/schema/events.ts";
 import { decodeEventData } from "../event-data.ts";
 
-export type EventRow = Pick<RowOf<typeof eventsTable>, "seq" | "type" | "data" | "created_at">;
+// The columns as the port's records (aliased in the SELECT: a page of rows is the page of records, no copy per event).
+const RECORD = "seq, type, data AS dataJson, created_at AS createdAt";
+const HEAD = "seq, id, company_id AS companyId, environment, type, created_at AS createdAt";
+const TAIL = "seq, id, company_id AS companyId, environment, type, data AS dataJson, created_at AS createdAt";
 
-/** A tail row: an event with its ID and the tenant it belongs to. */
-export type TailEventRow = EventRow & Pick<RowOf<typeof eventsTable>, "id" | "company_id" | "environment">;
-
-export class EventLog {
+export class EventLog implements EventRepository {
   constructor(private readonly s: Storage) {}
 
   /**
    * The newest event's seq (all companies: the sequence is shared), 0 when there has never been one. The table is
    * AUTOINCREMENT, so when retention has pruned every event the last seq handed out (sqlite_sequence) still counts.
    */
-  newestSeq(): number {
-    return Number(
-      (this.s.stmt("SELECT coalesce((SELECT max(seq) FROM events), (SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0) AS n").get() as { n: number }).n,
+  newestSeq(): Promise<number> {
+    return this.s.run(() =>
+      Number((this.s.stmt("SELECT coalesce((SELECT max(seq) FROM events), (SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0) AS n").get() as { n: number }).n),
     );
   }
 
   /** Every event with a seq up to this one was pruned by the retention sweep (0: none ever was). */
-  prunedThrough(): number {
-    const row = this.s.stmt("SELECT value FROM database_meta WHERE key = 'events_pruned_through'").get() as { value: string } | undefined;
-    return row ? Number(row.value) : 0;
+  prunedThrough(): Promise<number> {
+    return this.s.run(() => {
+      const row = this.s.stmt("SELECT value FROM database_meta WHERE key = 'events_pruned_through'").get() as { value: string } | undefined;
+      return row ? Number(row.value) : 0;
+    });
   }
 
   /**
@@ -36,55 +37,54 @@ export class EventLog {
    * seq ≤ `upTo`, looking at `limit` events at most; `from` when there is none. The prefix stops at the first event
    * that is younger, so what is pruned is always a whole prefix of the sequence.
    */
-  prunableThrough(from: number, upTo: number, cutoff: string, limit: number): number {
-    // In pages, so that a run with nothing to prune (the oldest event is young) reads one page, not `limit` rows.
-    const page = Math.min(256, limit);
-    let through = from;
-    for (let seen = 0; seen < limit; ) {
-      const rows = this.s.stmt("SELECT seq, created_at FROM events WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?").all(through, upTo, page) as unknown as { seq: number; created_at: string }[];
-      for (const r of rows) {
-        if (r.created_at >= cutoff) return through;
-        through = r.seq;
+  prunableThrough(from: number, upTo: number, cutoff: string, limit: number): Promise<number> {
+    return this.s.run(() => {
+      // In pages, so that a run with nothing to prune (the oldest event is young) reads one page, not `limit` rows.
+      const page = Math.min(256, limit);
+      let through = from;
+      for (let seen = 0; seen < limit; ) {
+        const rows = this.s.stmt("SELECT seq, created_at FROM events WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?").all(through, upTo, page) as unknown as { seq: number; created_at: string }[];
+        for (const r of rows) {
+          if (r.created_at >= cutoff) return through;
+          through = r.seq;
+        }
+        seen += rows.length;
+        if (rows.length < page) break;
       }
-      seen += rows.length;
-      if (rows.length < page) break;
-    }
-    return through;
+      return through;
+    });
   }
 
   /** Deletes the events after `from` up to `through` and records `through` as pruned (inside the caller's transaction). */
-  pruneThrough(from: number, through: number): number {
-    if (through <= from) return 0;
-    const n = Number(this.s.stmt("DELETE FROM events WHERE seq > ? AND seq <= ?").run(from, through).changes);
-    this.s
-      .stmt("INSERT INTO database_meta (key, value) VALUES ('events_pruned_through', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
-      .run(String(through));
-    return n;
+  pruneThrough(from: number, through: number): Promise<number> {
+    return this.s.run(() => {
+      if (through <= from) return 0;
+      const n = Number(this.s.stmt("DELETE FROM events WHERE seq > ? AND seq <= ?").run(from, through).changes);
+      this.s
+        .stmt("INSERT INTO database_meta (key, value) VALUES ('events_pruned_through', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+        .run(String(through));
+      return n;
+    });
   }
 
   /** At most `limit` events of every company and environment with `seq > after`, in seq order (the primary key). */
-  after(after: number, limit: number): TailEventRow[] {
-    return decoded(
-      this.s
-        .stmt("SELECT seq, id, company_id, environment, type, data, created_at FROM events WHERE seq > ? ORDER BY seq LIMIT ?")
-        .all(after, limit) as unknown as TailEventRow[],
-    );
+  after(after: number, limit: number): Promise<TailEvent[]> {
+    return this.s.run(() => decoded(this.s.stmt(`SELECT ${TAIL} FROM events WHERE seq > ? ORDER BY seq LIMIT ?`).all(after, limit) as unknown as TailEvent[]));
   }
 
   /** The same events as `after`, without their data: where they belong, to see who subscribes before reading it. */
-  headsAfter(after: number, limit: number): Omit<TailEventRow, "data">[] {
-    return this.s.stmt("SELECT seq, id, company_id, environment, type, created_at FROM events WHERE seq > ? ORDER BY seq LIMIT ?").all(after, limit) as unknown as Omit<
-      TailEventRow,
-      "data"
-    >[];
+  headsAfter(after: number, limit: number): Promise<EventHead[]> {
+    return this.s.run(() => this.s.stmt(`SELECT ${HEAD} FROM events WHERE seq > ? ORDER BY seq LIMIT ?`).all(after, limit) as unknown as EventHead[]);
   }
 
   /** At most `limit` events of one company and environment with `after < seq <= upTo`, in seq order (index events_company_env_seq). */
-  tenantPage(companyId: string, env: Environment, after: number, upTo: number, limit: number): EventRow[] {
-    return decoded(
-      this.s
-        .stmt("SELECT seq, type, data, created_at FROM events WHERE company_id = ? AND environment = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?")
-        .all(companyId, env, after, upTo, limit) as unknown as EventRow[],
+  tenantPage(companyId: string, env: Environment, after: number, upTo: number, limit: number): Promise<EventRecord[]> {
+    return this.s.run(() =>
+      decoded(
+        this.s
+          .stmt(`SELECT ${RECORD} FROM events WHERE company_id = ? AND environment = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`)
+          .all(companyId, env, after, upTo, limit) as unknown as EventRecord[],
+      ),
     );
   }
 
@@ -93,22 +93,21 @@ export class EventLog {
    * and environment: the webhook deliveries' `subject`. Reads by the primary key, never `data`; an event the
    * retention sweep removed is absent.
    */
-  entities(companyId: string, env: Environment, seqs: readonly number[]): Map<number, EventEntity> {
-    const out = new Map<number, EventEntity>();
-    if (seqs.length === 0) return out;
-    const rows = this.s
-      .stmt("SELECT seq, entity_type, entity_id FROM events WHERE seq IN (SELECT value FROM json_each(?)) AND company_id = ? AND environment = ?")
-      .all(JSON.stringify(seqs), companyId, env) as unknown as (EventEntity & { seq: number })[];
-    for (const r of rows) out.set(r.seq, { entity_type: r.entity_type, entity_id: r.entity_id });
-    return out;
+  entities(companyId: string, env: Environment, seqs: readonly number[]): Promise<Map<number, EventEntity>> {
+    return this.s.run(() => {
+      const out = new Map<number, EventEntity>();
+      if (seqs.length === 0) return out;
+      const rows = this.s
+        .stmt("SELECT seq, entity_type, entity_id FROM events WHERE seq IN (SELECT value FROM json_each(?)) AND company_id = ? AND environment = ?")
+        .all(JSON.stringify(seqs), companyId, env) as unknown as { seq: number; entity_type: string; entity_id: string }[];
+      for (const r of rows) out.set(r.seq, { entityType: r.entity_type, entityId: r.entity_id });
+      return out;
+    });
   }
 }
 
-/** What an event concerns: the entity it was recorded for and its ID. */
-export type EventEntity = Pick<RowOf<typeof eventsTable>, "entity_type" | "entity_id">;
-
-/** Rows as read have `data` as stored (TEXT or a compact BLOB); replaced in place by the JSON text. */
-function decoded<R extends EventRow>(rows: R[]): R[] {
-  for (const r of rows) r.data = decodeEventData(r.data as string | Uint8Array);
+/** Rows as read have `dataJson` as stored (TEXT or a compact BLOB); replaced in place by the JSON text. */
+function decoded<R extends EventRecord>(rows: R[]): R[] {
+  for (const r of rows) r.dataJson = decodeEventData(r.dataJson as string | Uint8Array);
   return rows;
 }

@@ -1,206 +1,293 @@
-// Webhook subscriptions and deliveries: the SQL of the routes, the dispatcher and the webhook actors.
+// Webhook subscriptions and deliveries (src/ports/webhooks.ts): the SQL of the subscriptions actor, the dispatcher and
+// the webhook actors. Rows stay here; the port's records go out. The signing secret is read only by `byId`, sealed.
 import type { Environment } from "../../../domain/types.ts";
 import type { DeliveryStatus, WebhookStatus } from "../../../domain/webhooks.ts";
+import type {
+  ActiveSubscription,
+  AttemptRecord,
+  Delivery,
+  DeliveryFilter,
+  ListPosition,
+  NewDelivery,
+  NewWebhook,
+  QueuePosition,
+  SealedWebhook,
+  Webhook,
+  WebhookPatch,
+  WebhookRepository,
+} from "../../../ports/webhooks.ts";
 import type { SqlValue, Storage } from "../types.ts";
 import { newestFirst, type Where } from "./keyset.ts";
-import { EventLog, type TailEventRow } from "./events.ts";
 import { AuditLog } from "./audit.ts";
 import { iso } from "../../../domain/ids.ts";
 import type { RowOf } from "./row.ts";
 import type { webhooks as webhooksTable, webhookDeliveries as webhookDeliveriesTable } from "../../../../db/schema/webhooks.ts";
 
-export type WebhookRow = RowOf<typeof webhooksTable>;
+type WebhookRow = RowOf<typeof webhooksTable>;
+type DeliveryRow = RowOf<typeof webhookDeliveriesTable>;
 
-export type DeliveryRow = RowOf<typeof webhookDeliveriesTable>;
+const toWebhook = (r: WebhookRow): Webhook => ({
+  id: r.id,
+  companyId: r.company_id,
+  environment: r.environment,
+  name: r.name,
+  url: r.url,
+  events: JSON.parse(r.events) as string[],
+  status: r.status,
+  description: r.description,
+  activeFromSeq: r.active_from_seq,
+  consecutiveFailures: r.consecutive_failures,
+  failingSince: r.failing_since,
+  lastDeliveryAt: r.last_delivery_at,
+  lastSuccessAt: r.last_success_at,
+  deliveryCount: r.delivery_count,
+  sentCount: r.sent_count,
+  failedCount: r.failed_count,
+  responseMsSum: r.response_ms_sum,
+  responseCount: r.response_count,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
 
-export type NewWebhook = Omit<
-  WebhookRow,
-  "consecutive_failures" | "failing_since" | "last_delivery_at" | "last_success_at" | "delivery_count" | "sent_count" | "failed_count" | "response_ms_sum" | "response_count"
->;
-export type NewDelivery = Omit<DeliveryRow, "retry_claim_until">;
+const toDelivery = (r: DeliveryRow): Delivery => ({
+  id: r.id,
+  webhookId: r.webhook_id,
+  companyId: r.company_id,
+  environment: r.environment,
+  eventId: r.event_id,
+  eventSeq: r.event_seq,
+  eventType: r.event_type,
+  body: r.body,
+  signature: r.signature,
+  status: r.status,
+  attempts: r.attempts,
+  maxAttempts: r.max_attempts,
+  httpStatus: r.http_status,
+  responseTimeMs: r.response_time_ms,
+  lastError: r.last_error,
+  nextRetryAt: r.next_retry_at,
+  sentAt: r.sent_at,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
 
-/** The result of one attempt, as written to the delivery row. */
-export interface AttemptRecord {
-  status: DeliveryStatus;
-  attempts: number;
-  httpStatus: number | null;
-  responseTimeMs: number | null;
-  lastError: string | null;
-  nextRetryAt: number | null;
-  sentAt: string | null;
-  signature?: string;
-}
-
-export interface DeliveryFilter {
-  status?: DeliveryStatus;
-  eventType?: string;
-}
-
-const insertColumns = <T extends object>(row: T) => {
-  const cols = Object.keys(row);
-  return { cols: cols.join(", "), marks: cols.map(() => "?").join(", "), values: Object.values(row) as SqlValue[] };
+/** The columns a change may write, by record field (events as JSON text). */
+const PATCH_COLUMNS: Record<keyof WebhookPatch, keyof WebhookRow> = {
+  name: "name",
+  url: "url",
+  events: "events",
+  status: "status",
+  description: "description",
+  secretSealed: "secret_sealed",
+  activeFromSeq: "active_from_seq",
+  updatedAt: "updated_at",
 };
+
+const INSERT_DELIVERY =
+  "INSERT INTO webhook_deliveries (id, webhook_id, company_id, environment, event_id, event_seq, event_type, body, signature, status, attempts, max_attempts, " +
+  "http_status, response_time_ms, last_error, next_retry_at, sent_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
 const STATUSES: ReadonlySet<string> = new Set<DeliveryStatus>(["pending", "sent", "failed"]);
 
-export class Webhooks {
+export class Webhooks implements WebhookRepository {
   constructor(private readonly s: Storage) {}
 
-  insert(row: NewWebhook): void {
-    const c = insertColumns(row);
-    this.s.stmt(`INSERT INTO webhooks (${c.cols}) VALUES (${c.marks})`).run(...c.values);
+  insert(w: NewWebhook): Promise<void> {
+    return this.s.run(() => {
+      this.s
+        .stmt(
+          "INSERT INTO webhooks (id, company_id, environment, name, url, events, status, description, secret_sealed, active_from_seq, created_at, updated_at) " +
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .run(w.id, w.companyId, w.environment, w.name, w.url, JSON.stringify(w.events), w.status, w.description, w.secretSealed, w.activeFromSeq, w.createdAt, w.updatedAt);
+    });
   }
 
-  get(companyId: string, env: Environment, id: string): WebhookRow | undefined {
-    return (this.s.stmt("SELECT * FROM webhooks WHERE id = ? AND company_id = ? AND environment = ?").get(id, companyId, env) ?? undefined) as WebhookRow | undefined;
+  get(companyId: string, env: Environment, id: string): Promise<Webhook | undefined> {
+    return this.s.run(() => {
+      const r = this.s.stmt("SELECT * FROM webhooks WHERE id = ? AND company_id = ? AND environment = ?").get(id, companyId, env) as WebhookRow | null | undefined;
+      return r ? toWebhook(r) : undefined;
+    });
   }
 
-  byId(id: string): WebhookRow | undefined {
-    return (this.s.stmt("SELECT * FROM webhooks WHERE id = ?").get(id) ?? undefined) as WebhookRow | undefined;
+  byId(id: string): Promise<SealedWebhook | undefined> {
+    return this.s.run(() => {
+      const r = this.s.stmt("SELECT * FROM webhooks WHERE id = ?").get(id) as WebhookRow | null | undefined;
+      return r ? { ...toWebhook(r), secretSealed: r.secret_sealed } : undefined;
+    });
   }
 
   /** The environment's subscriptions, newest first (few per environment: lists filter them in memory). */
-  all(companyId: string, env: Environment, status?: WebhookStatus): WebhookRow[] {
-    const where = status ? " AND status = ?" : "";
-    const args: SqlValue[] = status ? [companyId, env, status] : [companyId, env];
-    return this.s.stmt(`SELECT * FROM webhooks WHERE company_id = ? AND environment = ?${where} ORDER BY created_at DESC, id DESC`).all(...args) as unknown as WebhookRow[];
+  all(companyId: string, env: Environment, status?: WebhookStatus): Promise<Webhook[]> {
+    return this.s.run(() => {
+      const where = status ? " AND status = ?" : "";
+      const args: SqlValue[] = status ? [companyId, env, status] : [companyId, env];
+      return (this.s.stmt(`SELECT * FROM webhooks WHERE company_id = ? AND environment = ?${where} ORDER BY created_at DESC, id DESC`).all(...args) as unknown as WebhookRow[]).map(toWebhook);
+    });
   }
 
-  update(id: string, set: Partial<Omit<WebhookRow, "id">>): void {
-    const cols = Object.keys(set);
+  update(id: string, set: WebhookPatch): Promise<void> {
+    return this.s.run(() => this.updateNow(id, set));
+  }
+
+  private updateNow(id: string, set: WebhookPatch): void {
+    const cols: string[] = [];
+    const values: SqlValue[] = [];
+    for (const [k, v] of Object.entries(set) as [keyof WebhookPatch, unknown][]) {
+      if (v === undefined) continue;
+      cols.push(`${PATCH_COLUMNS[k]} = ?`);
+      values.push(k === "events" ? JSON.stringify(v) : (v as SqlValue));
+    }
     if (cols.length === 0) return;
-    this.s.stmt(`UPDATE webhooks SET ${cols.map((c) => `${c} = ?`).join(", ")} WHERE id = ?`).run(...(Object.values(set) as SqlValue[]), id);
+    this.s.stmt(`UPDATE webhooks SET ${cols.join(", ")} WHERE id = ?`).run(...values, id);
   }
 
   /** The dispatcher's candidates for an event of this company and environment. */
-  active(companyId: string, env: Environment): { id: string; events: string; active_from_seq: number }[] {
-    return this.s.stmt("SELECT id, events, active_from_seq FROM webhooks WHERE company_id = ? AND environment = ? AND status = 'active'").all(companyId, env) as unknown as {
-      id: string;
-      events: string;
-      active_from_seq: number;
-    }[];
-  }
-
-  /** The newest event's seq (the events table is read through EventLog). */
-  lastEventSeq(): number {
-    return new EventLog(this.s).newestSeq();
+  active(companyId: string, env: Environment): Promise<ActiveSubscription[]> {
+    return this.s.run(() =>
+      (this.s.stmt("SELECT id, events, active_from_seq FROM webhooks WHERE company_id = ? AND environment = ? AND status = 'active'").all(companyId, env) as unknown as {
+        id: string;
+        events: string;
+        active_from_seq: number;
+      }[]).map((r) => ({ id: r.id, events: JSON.parse(r.events) as string[], activeFromSeq: r.active_from_seq })),
+    );
   }
 
   /**
-   * Retention: the rowids of deliveries that are done (sent or failed) and last changed before `cutoff` (ISO time),
-   * among the oldest `limit` deliveries in insert order (rowid), stopping at the first one created at or after
-   * `cutoff`. Pending deliveries are never chosen: they are still owed to their subscription.
+   * Retention: the deliveries that are done (sent or failed) and last changed before `cutoff` (ISO time), among the
+   * oldest `limit` deliveries in insert order (rowid), stopping at the first one created at or after `cutoff`. Pending
+   * deliveries are never chosen: they are still owed to their subscription.
    */
-  prunableDeliveries(cutoff: string, limit: number): number[] {
-    // In pages, so that a run with nothing to prune (the oldest delivery is young) reads one page, not `limit` rows.
-    const page = Math.min(256, limit);
-    const out: number[] = [];
-    let after = 0;
-    for (let seen = 0; seen < limit; ) {
-      const rows = this.s.stmt("SELECT rowid AS r, created_at, updated_at FROM webhook_deliveries WHERE rowid > ? AND status != 'pending' ORDER BY rowid LIMIT ?").all(after, page) as unknown as {
-        r: number;
-        created_at: string;
-        updated_at: string;
-      }[];
-      for (const d of rows) {
-        if (d.created_at >= cutoff) return out;
-        if (d.updated_at < cutoff) out.push(d.r);
-        after = d.r;
+  prunableDeliveries(cutoff: string, limit: number): Promise<string[]> {
+    return this.s.run(() => {
+      // In pages, so that a run with nothing to prune (the oldest delivery is young) reads one page, not `limit` rows.
+      const page = Math.min(256, limit);
+      const out: string[] = [];
+      let after = 0;
+      for (let seen = 0; seen < limit; ) {
+        const rows = this.s.stmt("SELECT rowid AS r, id, created_at, updated_at FROM webhook_deliveries WHERE rowid > ? AND status != 'pending' ORDER BY rowid LIMIT ?").all(after, page) as unknown as {
+          r: number;
+          id: string;
+          created_at: string;
+          updated_at: string;
+        }[];
+        for (const d of rows) {
+          if (d.created_at >= cutoff) return out;
+          if (d.updated_at < cutoff) out.push(d.id);
+          after = d.r;
+        }
+        seen += rows.length;
+        if (rows.length < page) break;
       }
-      seen += rows.length;
-      if (rows.length < page) break;
-    }
-    return out;
+      return out;
+    });
   }
 
-  /** Deletes deliveries by rowid (the subscription's counters are kept: no trigger runs on delete). */
-  deleteDeliveries(rowids: number[]): void {
-    const del = this.s.stmt("DELETE FROM webhook_deliveries WHERE rowid = ? AND status != 'pending'");
-    for (const r of rowids) del.run(r);
+  /** Deletes deliveries by ID (the subscription's counters are kept: no trigger runs on delete). */
+  deleteDeliveries(ids: readonly string[]): Promise<void> {
+    return this.s.run(() => {
+      const del = this.s.stmt("DELETE FROM webhook_deliveries WHERE id = ? AND status != 'pending'");
+      for (const id of ids) del.run(id);
+    });
   }
 
-  eventsAfter(seq: number, limit: number): TailEventRow[] {
-    return new EventLog(this.s).after(seq, limit);
+  insertDeliveries(ds: readonly NewDelivery[]): Promise<void> {
+    return this.s.run(() => {
+      const ins = this.s.stmt(INSERT_DELIVERY);
+      for (const d of ds)
+        ins.run(
+          d.id,
+          d.webhookId,
+          d.companyId,
+          d.environment,
+          d.eventId,
+          d.eventSeq,
+          d.eventType,
+          d.body,
+          d.signature,
+          d.status,
+          d.attempts,
+          d.maxAttempts,
+          d.httpStatus,
+          d.responseTimeMs,
+          d.lastError,
+          d.nextRetryAt,
+          d.sentAt,
+          d.createdAt,
+          d.updatedAt,
+        );
+    });
   }
 
-  eventHeadsAfter(seq: number, limit: number): Omit<TailEventRow, "data">[] {
-    return new EventLog(this.s).headsAfter(seq, limit);
-  }
-
-  insertDelivery(row: NewDelivery): void {
-    const c = insertColumns(row);
-    this.s.stmt(`INSERT INTO webhook_deliveries (${c.cols}) VALUES (${c.marks})`).run(...c.values);
-  }
-
-  delivery(webhookId: string, id: string): DeliveryRow | undefined {
-    return (this.s.stmt("SELECT * FROM webhook_deliveries WHERE id = ? AND webhook_id = ?").get(id, webhookId) ?? undefined) as DeliveryRow | undefined;
-  }
-
-  /** The subscription's next pending delivery in event order (its queue head), after the position `after` when given. */
-  head(webhookId: string, after: [number, string] | null = null): DeliveryRow | undefined {
-    const sql = "SELECT * FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending'";
-    const row = after
-      ? this.s.stmt(`${sql} AND (event_seq, id) > (?, ?) ORDER BY event_seq, id LIMIT 1`).get(webhookId, after[0], after[1])
-      : this.s.stmt(`${sql} ORDER BY event_seq, id LIMIT 1`).get(webhookId);
-    return (row ?? undefined) as DeliveryRow | undefined;
+  delivery(webhookId: string, id: string): Promise<Delivery | undefined> {
+    return this.s.run(() => {
+      const r = this.s.stmt("SELECT * FROM webhook_deliveries WHERE id = ? AND webhook_id = ?").get(id, webhookId) as DeliveryRow | null | undefined;
+      return r ? toDelivery(r) : undefined;
+    });
   }
 
   /** The next `limit` pending deliveries in send order (after `after`): one read for a run of back-to-back sends. */
-  heads(webhookId: string, after: [number, string] | null, limit: number): DeliveryRow[] {
-    const sql = "SELECT * FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending'";
-    const rows = after
-      ? this.s.stmt(`${sql} AND (event_seq, id) > (?, ?) ORDER BY event_seq, id LIMIT ?`).all(webhookId, after[0], after[1], limit)
-      : this.s.stmt(`${sql} ORDER BY event_seq, id LIMIT ?`).all(webhookId, limit);
-    return rows as unknown as DeliveryRow[];
+  heads(webhookId: string, after: QueuePosition | null, limit: number): Promise<Delivery[]> {
+    return this.s.run(() => {
+      const sql = "SELECT * FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending'";
+      const rows = after
+        ? this.s.stmt(`${sql} AND (event_seq, id) > (?, ?) ORDER BY event_seq, id LIMIT ?`).all(webhookId, after[0], after[1], limit)
+        : this.s.stmt(`${sql} ORDER BY event_seq, id LIMIT ?`).all(webhookId, limit);
+      return (rows as unknown as DeliveryRow[]).map(toDelivery);
+    });
   }
 
-  recordAttempt(id: string, r: AttemptRecord, now: string): void {
-    this.s
-      .stmt(
-        "UPDATE webhook_deliveries SET status = ?, attempts = ?, http_status = ?, response_time_ms = ?, last_error = ?, next_retry_at = ?, sent_at = ?, " +
-          "signature = coalesce(?, signature), retry_claim_until = NULL, updated_at = ? WHERE id = ?",
-      )
-      .run(r.status, r.attempts, r.httpStatus, r.responseTimeMs, r.lastError, r.nextRetryAt, r.sentAt, r.signature ?? null, now, id);
-  }
-
-  /**
-   * Subscription health after an attempt: a success clears the run of failures; a delivery that failed for good
-   * extends it (`failingSince` keeps the time of its first failure); an attempt that will be retried changes neither.
-   */
-  recordHealth(webhookId: string, outcome: "sent" | "failed" | "retrying", nowMs: number, now: string): void {
-    if (outcome === "sent")
-      this.s.stmt("UPDATE webhooks SET consecutive_failures = 0, failing_since = NULL, last_delivery_at = ?, last_success_at = ? WHERE id = ?").run(now, now, webhookId);
-    else if (outcome === "failed")
+  recordAttempt(id: string, r: AttemptRecord, now: string): Promise<void> {
+    return this.s.run(() => {
       this.s
-        .stmt("UPDATE webhooks SET consecutive_failures = consecutive_failures + 1, failing_since = coalesce(failing_since, ?), last_delivery_at = ? WHERE id = ?")
-        .run(nowMs, now, webhookId);
-    else this.s.stmt("UPDATE webhooks SET last_delivery_at = ? WHERE id = ?").run(now, webhookId);
+        .stmt(
+          "UPDATE webhook_deliveries SET status = ?, attempts = ?, http_status = ?, response_time_ms = ?, last_error = ?, next_retry_at = ?, sent_at = ?, " +
+            "signature = coalesce(?, signature), retry_claim_until = NULL, updated_at = ? WHERE id = ?",
+        )
+        .run(r.status, r.attempts, r.httpStatus, r.responseTimeMs, r.lastError, r.nextRetryAt, r.sentAt, r.signature ?? null, now, id);
+    });
   }
 
-  /** Pending deliveries of a subscription that stopped being active end failed, with the reason, without counting against its health. */
-  failPending(webhookId: string, reason: string, now: string): number {
+  recordHealth(webhookId: string, outcome: "sent" | "failed" | "retrying", nowMs: number, now: string): Promise<void> {
+    return this.s.run(() => {
+      if (outcome === "sent")
+        this.s.stmt("UPDATE webhooks SET consecutive_failures = 0, failing_since = NULL, last_delivery_at = ?, last_success_at = ? WHERE id = ?").run(now, now, webhookId);
+      else if (outcome === "failed")
+        this.s
+          .stmt("UPDATE webhooks SET consecutive_failures = consecutive_failures + 1, failing_since = coalesce(failing_since, ?), last_delivery_at = ? WHERE id = ?")
+          .run(nowMs, now, webhookId);
+      else this.s.stmt("UPDATE webhooks SET last_delivery_at = ? WHERE id = ?").run(now, webhookId);
+    });
+  }
+
+  failPending(webhookId: string, reason: string, now: string): Promise<number> {
+    return this.s.run(() => this.failPendingNow(webhookId, reason, now));
+  }
+
+  private failPendingNow(webhookId: string, reason: string, now: string): number {
     return this.s
       .stmt("UPDATE webhook_deliveries SET status = 'failed', last_error = ?, next_retry_at = NULL, updated_at = ? WHERE webhook_id = ? AND status = 'pending'")
       .run(reason, now, webhookId).changes;
   }
 
-  /** Subscriptions with a pending delivery due by `nowMs` (restart recovery and the recovery sweep). */
-  withDuePending(nowMs: number): string[] {
-    return (
-      this.s
-        .stmt("SELECT DISTINCT webhook_id FROM webhook_deliveries WHERE status = 'pending' AND (next_retry_at IS NULL OR next_retry_at <= ?)")
-        .all(nowMs) as { webhook_id: string }[]
-    ).map((r) => r.webhook_id);
+  withDuePending(nowMs: number): Promise<string[]> {
+    return this.s.run(() =>
+      (
+        this.s
+          .stmt("SELECT DISTINCT webhook_id FROM webhook_deliveries WHERE status = 'pending' AND (next_retry_at IS NULL OR next_retry_at <= ?)")
+          .all(nowMs) as { webhook_id: string }[]
+      ).map((r) => r.webhook_id),
+    );
   }
 
-  /** A manual retry takes a failed delivery for itself until `untilMs`; false when it is not failed or already taken. */
-  claimFailed(webhookId: string, id: string, nowMs: number, untilMs: number): boolean {
-    return (
-      this.s
-        .stmt(
-          "UPDATE webhook_deliveries SET retry_claim_until = ? WHERE id = ? AND webhook_id = ? AND status = 'failed' AND (retry_claim_until IS NULL OR retry_claim_until < ?)",
-        )
-        .run(untilMs, id, webhookId, nowMs).changes === 1
+  claimFailed(webhookId: string, id: string, nowMs: number, untilMs: number): Promise<boolean> {
+    return this.s.run(
+      () =>
+        this.s
+          .stmt(
+            "UPDATE webhook_deliveries SET retry_claim_until = ? WHERE id = ? AND webhook_id = ? AND status = 'failed' AND (retry_claim_until IS NULL OR retry_claim_until < ?)",
+          )
+          .run(untilMs, id, webhookId, nowMs).changes === 1,
     );
   }
 
@@ -215,41 +302,45 @@ export class Webhooks {
     return where;
   }
 
-  deliveries(webhookId: string, f: DeliveryFilter, after: [string, string] | null, limit: number): DeliveryRow[] {
-    return newestFirst<DeliveryRow>(this.s, "*", "webhook_deliveries", this.deliveryWhere(webhookId, f), after, limit);
+  deliveries(webhookId: string, f: DeliveryFilter, after: ListPosition | null, limit: number): Promise<Delivery[]> {
+    return this.s.run(() => newestFirst<DeliveryRow>(this.s, "*", "webhook_deliveries", this.deliveryWhere(webhookId, f), after, limit).map(toDelivery));
   }
 
-  countDeliveries(w: WebhookRow, f: DeliveryFilter): number {
-    // The trigger-kept counters answer the common cases without counting rows.
-    if (!f.eventType) {
-      if (!f.status) return w.delivery_count;
-      if (f.status === "sent") return w.sent_count;
-      if (f.status === "failed") return w.failed_count;
-      return w.delivery_count - w.sent_count - w.failed_count;
-    }
-    const where = this.deliveryWhere(w.id, f);
-    return Number((this.s.stmt(`SELECT count(*) AS n FROM webhook_deliveries WHERE ${where.sql}`).get(...where.args) as { n: number }).n);
+  countDeliveries(w: Webhook, f: DeliveryFilter): Promise<number> {
+    return this.s.run(() => {
+      // The trigger-kept counters answer the common cases without counting rows.
+      if (!f.eventType) {
+        if (!f.status) return w.deliveryCount;
+        if (f.status === "sent") return w.sentCount;
+        if (f.status === "failed") return w.failedCount;
+        return w.deliveryCount - w.sentCount - w.failedCount;
+      }
+      const where = this.deliveryWhere(w.id, f);
+      return Number((this.s.stmt(`SELECT count(*) AS n FROM webhook_deliveries WHERE ${where.sql}`).get(...where.args) as { n: number }).n);
+    });
   }
 
   /**
    * The automatic disabling (docs/webhooks.md): status disabled, a system entry in the audit log, the subscription's
    * pending deliveries end failed. Runs inside the caller's transaction (the one that recorded the failure).
    */
-  disableAutomatically(w: WebhookRow, failures: number, nowMs: number): void {
-    const now = iso(nowMs);
-    this.update(w.id, { status: "disabled", updated_at: now });
-    new AuditLog(this.s).record(
-      {
-        companyId: w.company_id,
-        environment: w.environment,
-        actor: { type: "system" },
-        action: "webhook.disabled",
-        entityType: "webhook",
-        entityId: w.id,
-        detail: { reason: "automatic", consecutiveFailures: failures, failingSince: iso(w.failing_since ?? nowMs) },
-      },
-      nowMs,
-    );
-    this.failPending(w.id, "not sent: the subscription was disabled automatically after repeated failures", now);
+  disableAutomatically(w: Webhook, failures: number, nowMs: number): Promise<void> {
+    return this.s.run(() => {
+      const now = iso(nowMs);
+      this.updateNow(w.id, { status: "disabled", updatedAt: now });
+      new AuditLog(this.s).record(
+        {
+          companyId: w.companyId,
+          environment: w.environment,
+          actor: { type: "system" },
+          action: "webhook.disabled",
+          entityType: "webhook",
+          entityId: w.id,
+          detail: { reason: "automatic", consecutiveFailures: failures, failingSince: iso(w.failingSince ?? nowMs) },
+        },
+        nowMs,
+      );
+      this.failPendingNow(w.id, "not sent: the subscription was disabled automatically after repeated failures", now);
+    });
   }
 }
