@@ -4,10 +4,16 @@ import { describe } from "bun:test";
 import { ENGINES } from "./contract/engines.ts";
 import { thresholdContract } from "./contract/thresholds.ts";
 import { ruleContract } from "./contract/rules.ts";
+import { customerContract } from "./contract/customers.ts";
+import { walletContract } from "./contract/wallets.ts";
+import { proofContract } from "./contract/proofs.ts";
 
 for (const engine of ENGINES) {
   describe(engine.name, () => {
     thresholdContract(engine);
     ruleContract(engine);
+    customerContract(engine);
+    walletContract(engine);
+    proofContract(engine);
   });
 }
