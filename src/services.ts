@@ -27,7 +27,6 @@ import { settingsActor } from "./actors/settings.ts";
 import { reportsActor } from "./actors/reports.ts";
 import { transferActor } from "./actors/transfer/index.ts";
 import { Transfers } from "./adapters/storage/repos/transfers.ts";
-import { Proofs } from "./adapters/storage/repos/proofs.ts";
 import { createPricing, FxConfigError, type Pricing } from "./adapters/fx/index.ts";
 import { loadCatalog } from "./adapters/assets/catalog.ts";
 import type { Catalog } from "./domain/assets/catalog.ts";
@@ -399,8 +398,8 @@ function registerActors(s: Services): void {
   });
   // Proofs past their expiry stop counting: their customer's actor recomputes `verified` (every 5 s).
   s.runtime.sweep("wallet-proof-expiry", "*/5 * * * * *", async (now) => {
-    for (const d of s.repositories.proofs.dueForExpiry(now))
-      await s.runtime.tell(`customer:${d.customer_id}`, { type: "expireWalletProofs", walletId: d.wallet_id, companyId: d.company_id, environment: d.environment, actor: { type: "system" } });
+    for (const d of await s.repositories.proofs.dueForExpiry(now))
+      await s.runtime.tell(`customer:${d.customerId}`, { type: "expireWalletProofs", walletId: d.walletId, companyId: d.companyId, environment: d.environment, actor: { type: "system" } });
   });
   registerWebhooks(s);
 }

@@ -4,7 +4,7 @@
 import type { ActorContext } from "./types.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
 import type { Repositories } from "../adapters/storage/repositories.ts";
-import type { WalletRow } from "../adapters/storage/repos/wallets.ts";
+import type { Wallet } from "../ports/wallets.ts";
 import type { AuditActor } from "../ports/audit.ts";
 import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
 import type { Person } from "../domain/ivms101/index.ts";
@@ -49,5 +49,5 @@ export interface CustomerScope {
   readonly wallets: CustomerRepositories["wallets"];
   readonly at: string;
   audit(action: string, entityType: string, entityId: string, detail?: Record<string, unknown>): void;
-  ownWallet(walletId: string): WalletRow | undefined;
+  ownWallet(walletId: string): Promise<Wallet | undefined>;
 }

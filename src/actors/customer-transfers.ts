@@ -85,9 +85,9 @@ async function readFacts(h: CustomerScope, n: NewTransfer) {
     const done = h.deps.repositories.transfers.byExternalId(companyId, environment, n.idempotencyKey);
     if (done) return { done };
   }
-  const c = h.customers.get(companyId, environment, h.ctx.id);
-  const w = n.originatorAddress === null ? null : h.wallets.byAddress(companyId, environment, n.originatorAddress);
-  const beneficiaryVerified = h.wallets.byAddress(companyId, environment, n.beneficiaryAddress)?.verified === 1;
+  const c = await h.customers.get(companyId, environment, h.ctx.id);
+  const w = n.originatorAddress === null ? null : await h.wallets.byAddress(companyId, environment, n.originatorAddress);
+  const beneficiaryVerified = (await h.wallets.byAddress(companyId, environment, n.beneficiaryAddress))?.verified === true;
   return { done: undefined, c, w, beneficiaryVerified, vasp: c ? await h.deps.repositories.thresholds.ownVasp(companyId) : null };
 }
 
@@ -157,7 +157,7 @@ export async function createTransfer(h: CustomerScope, n: NewTransfer): Promise<
   const decision = decideCreate({
     input,
     customer: c,
-    originatorWallet: w === null ? null : w && { customerId: w.customer_id },
+    originatorWallet: w === null ? null : w && { customerId: w.customerId },
     capabilities: () =>
       h.deps.capabilities?.(companyId, environment, {
         assetId: n.assetId,
@@ -211,13 +211,13 @@ export async function receiveIncoming(h: CustomerScope, n: IncomingTransfer): Pr
   const done = transfers.byExternalId(companyId, environment, n.externalId);
   if (done) return { ok: true, data: { result: done.state === "rejected" ? "denied" : "verified", reasonType: done.rejection_reason, transfer: done, created: false } };
   const deny = (reasonType: IncomingReason): Outcome<IncomingOutcome> => ({ ok: true, data: { result: "denied", reasonType, transfer: null } });
-  const c = h.customers.get(companyId, environment, h.ctx.id);
-  const w = h.ownWallet(n.walletId);
+  const c = await h.customers.get(companyId, environment, h.ctx.id);
+  const w = await h.ownWallet(n.walletId);
   // The wallet was found outside the actor: it may have been deleted or moved since.
   if (!c || !w || w.address !== n.beneficiaryAddress) return deny("NOT_FOUND_ADDRESS");
-  const holder = holderReason({ customerActive: c.status === "active", walletVerified: w.verified === 1, identityStatus: c.identity_status });
+  const holder = holderReason({ customerActive: c.status === "active", walletVerified: w.verified, identityStatus: c.identityStatus });
   if (holder) return deny(holder);
-  const identity = openIdentity({ id: c.id, identity_sealed: c.identity_sealed! }, (s, aad) => h.deps.pii.open(s, aad));
+  const identity = openIdentity({ id: c.id, identitySealed: c.identitySealed! }, (s, aad) => h.deps.pii.open(s, aad));
   if (!beneficiaryMatches(n.beneficiaryPersons, identity)) return deny("INPUT_NAME_MISMATCHED");
 
   const history: HistoryEntry[] = [{ type: "created", from: null, to: "exchanging", at: h.at, detail: { protocol: n.protocol } }];

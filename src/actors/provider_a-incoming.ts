@@ -36,7 +36,7 @@ export type ProviderAIncomingOutcome =
 /** The service's external ID of an incoming provider_a transfer: one transfer per provider transfer. */
 export const incomingExternalId = (providerTransferId: string) => `provider_a-inbound:${providerTransferId}`;
 
-export function receiveProviderAIncoming(h: CustomerScope, n: ProviderAIncoming): Outcome<ProviderAIncomingOutcome> {
+export async function receiveProviderAIncoming(h: CustomerScope, n: ProviderAIncoming): Promise<Outcome<ProviderAIncomingOutcome>> {
   const pii = h.deps.pii;
   const { companyId, environment } = h.msg;
   const externalId = incomingExternalId(n.providerTransferId);
@@ -44,11 +44,11 @@ export function receiveProviderAIncoming(h: CustomerScope, n: ProviderAIncoming)
   const done = transfers.byExternalId(companyId, environment, externalId);
   if (done) return { ok: true, data: { created: false, refused: null, transfer: done } };
   const refused: Outcome<ProviderAIncomingOutcome> = { ok: true, data: { created: false, refused: "BENEFICIARY_WALLET_NOT_VERIFIED", transfer: null } };
-  const c = h.customers.get(companyId, environment, h.ctx.id);
-  const w = h.ownWallet(n.walletId);
+  const c = await h.customers.get(companyId, environment, h.ctx.id);
+  const w = await h.ownWallet(n.walletId);
   // Step 1: a verified wallet on the transfer's network whose active customer has a verified identity.
   if (!hasVerifiedIdentity(c)) return refused;
-  if (!w || w.address !== n.beneficiaryAddress || w.network !== n.network || w.verified !== 1) return refused;
+  if (!w || w.address !== n.beneficiaryAddress || w.network !== n.network || !w.verified) return refused;
   const history: HistoryEntry[] = [{ type: "created", from: null, to: "exchanging", at: h.at, detail: { protocol: "provider_a" } }];
   const row = incomingTransferRow(h, { ...n, externalId, protocol: "provider_a", providerExternalId: n.providerTransferId, beneficiaryCustomerId: c.id, history });
   recordIncoming(h, row);

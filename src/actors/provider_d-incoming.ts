@@ -32,13 +32,13 @@ export interface ProviderDIncoming {
 
 export type ProviderDIncomingOutcome = { created: true; transfer: TransferRow } | { created: false; transfer: TransferRow } | { created: false; transfer: null; refused: "BENEFICIARY_NOT_VERIFIED" | "BENEFICIARY_NAME_MISMATCH" };
 
-export function receiveProviderDIncoming(h: CustomerScope, n: ProviderDIncoming): Outcome<ProviderDIncomingOutcome> {
+export async function receiveProviderDIncoming(h: CustomerScope, n: ProviderDIncoming): Promise<Outcome<ProviderDIncomingOutcome>> {
   const { companyId, environment } = h.msg;
   const done = h.deps.repositories.transfers.byExternalId(companyId, environment, n.externalId);
   if (done) return { ok: true, data: { created: false, transfer: done } };
-  const c = h.customers.get(companyId, environment, h.ctx.id);
-  const w = h.ownWallet(n.walletId);
-  if (!hasVerifiedIdentity(c) || !w || w.verified !== 1 || w.network !== n.network) return { ok: true, data: { created: false, transfer: null, refused: "BENEFICIARY_NOT_VERIFIED" } };
+  const c = await h.customers.get(companyId, environment, h.ctx.id);
+  const w = await h.ownWallet(n.walletId);
+  if (!hasVerifiedIdentity(c) || !w || !w.verified || w.network !== n.network) return { ok: true, data: { created: false, transfer: null, refused: "BENEFICIARY_NOT_VERIFIED" } };
   if (n.beneficiaryPersons.length > 0 && !beneficiaryNamesMatch(n.beneficiaryPersons, openIdentity(c, (s, aad) => h.deps.pii.open(s, aad)))) return { ok: true, data: { created: false, transfer: null, refused: "BENEFICIARY_NAME_MISMATCH" } };
   const history: HistoryEntry[] = [{ type: "created", from: null, to: "exchanging", at: h.at, detail: { protocol: "provider_d" } }];
   const row = incomingTransferRow(h, { ...n, beneficiaryAddress: w.address, protocol: "provider_d", providerExternalId: n.requestId, beneficiaryCustomerId: h.ctx.id, history });

@@ -36,7 +36,7 @@ export interface ProviderEIncoming {
 
 export type ProviderEIncomingOutcome = { created: boolean; transfer: TransferRow; refuse: "BVRC001" | "BVRC002" | null; replayMismatch: boolean };
 
-export function receiveProviderEIncoming(h: CustomerScope, n: ProviderEIncoming): Outcome<ProviderEIncomingOutcome> {
+export async function receiveProviderEIncoming(h: CustomerScope, n: ProviderEIncoming): Promise<Outcome<ProviderEIncomingOutcome>> {
   const pii = h.deps.pii;
   const { companyId, environment } = h.msg;
   const transfers = h.deps.repositories.transfers;
@@ -46,11 +46,11 @@ export function receiveProviderEIncoming(h: CustomerScope, n: ProviderEIncoming)
     const sig = history[0]?.detail?.requestSignature;
     return { ok: true, data: { created: false, transfer: done, refuse: null, replayMismatch: sig !== n.requestSignature } };
   }
-  const c = n.walletId === null ? undefined : h.customers.get(companyId, environment, h.ctx.id);
-  const w = n.walletId === null ? undefined : h.ownWallet(n.walletId);
+  const c = n.walletId === null ? undefined : await h.customers.get(companyId, environment, h.ctx.id);
+  const w = n.walletId === null ? undefined : await h.ownWallet(n.walletId);
   let refuse: "BVRC001" | "BVRC002" | null = null;
   if (!hasVerifiedIdentity(c)) refuse = "BVRC001";
-  else if (!w || w.address !== n.beneficiaryAddress || w.network !== n.network || w.verified !== 1) refuse = "BVRC001";
+  else if (!w || w.address !== n.beneficiaryAddress || w.network !== n.network || !w.verified) refuse = "BVRC001";
   else if (!beneficiaryNamesMatch(n.beneficiaryPersons, openIdentity(c, (s, aad) => pii.open(s, aad)))) refuse = "BVRC002";
   const history: HistoryEntry[] = [{ type: "created", from: null, to: "exchanging", at: h.at, detail: { protocol: "provider_e", requestSignature: n.requestSignature } }];
   const row = incomingTransferRow(h, { ...n, externalId: n.providerTransferId, protocol: "provider_e", providerExternalId: n.providerTransferId, beneficiaryCustomerId: h.ctx.id, history });

@@ -6,7 +6,7 @@ import { cliRepositories } from "./repositories.ts";
 import { iso } from "../domain/ids.ts";
 import { UsageError } from "./usage.ts";
 
-export function runCustomers(storage: Storage, argv: string[], out: (line: string) => void, clock: () => number = Date.now): void {
+export async function runCustomers(storage: Storage, argv: string[], out: (line: string) => void, clock: () => number = Date.now): Promise<void> {
   const [sub, ...rest] = argv;
   if (sub !== "hold") throw new UsageError("usage: customers hold --id <customerId> [--release] [--company <slug>] [--json]");
   let v: Record<string, string | boolean | undefined>;
@@ -18,17 +18,17 @@ export function runCustomers(storage: Storage, argv: string[], out: (line: strin
   if (typeof v.id !== "string") throw new UsageError("--id is required");
   const repositories = cliRepositories(storage, clock);
   const company = repositories.tenancy.requireCompany((v.company as string) ?? "default");
-  const row = repositories.customers.holdState(company.id, v.id);
-  if (!row) throw new TenancyError(`no customer with id ${v.id}`);
+  const found = await repositories.customers.holdState(company.id, v.id);
+  if (!found) throw new TenancyError(`no customer with id ${v.id}`);
   const hold = !v.release;
   const now = clock();
-  storage.tx(() => {
-    repositories.customers.setLegalHold(row.id, hold, iso(now));
+  await storage.transaction(async () => {
+    await repositories.customers.setLegalHold(found.id, hold, iso(now));
     repositories.audit.record(
-      { companyId: company.id, environment: row.environment, actor: { type: "system" }, action: hold ? "customer.legal_hold_set" : "customer.legal_hold_released", entityType: "Customer", entityId: row.id },
+      { companyId: company.id, environment: found.environment, actor: { type: "system" }, action: hold ? "customer.legal_hold_set" : "customer.legal_hold_released", entityType: "Customer", entityId: found.id },
       now,
     );
   });
-  const result = { id: row.id, environment: row.environment, legalHold: hold };
-  out(v.json ? JSON.stringify(result) : `Customer ${row.id}: legal hold ${hold ? "set" : "released"}`);
+  const result = { id: found.id, environment: found.environment, legalHold: hold };
+  out(v.json ? JSON.stringify(result) : `Customer ${found.id}: legal hold ${hold ? "set" : "released"}`);
 }

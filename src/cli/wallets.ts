@@ -5,8 +5,8 @@ import { TenancyError, type MemberRow, type Tenancy } from "../adapters/storage/
 import type { AuditActor } from "../ports/audit.ts";
 import type { AuditRepository } from "../adapters/storage/repositories.ts";
 import { cliRepositories } from "./repositories.ts";
-import { noteAad, proofState, type ProofRow, type SignedEvidence } from "../adapters/storage/repos/proofs.ts";
-import type { WalletRow } from "../adapters/storage/repos/wallets.ts";
+import { noteAad, type WalletProof } from "../ports/proofs.ts";
+import type { Wallet } from "../ports/wallets.ts";
 import { loadMasterKey } from "../adapters/crypto/master-key.ts";
 import { Sealer } from "../adapters/crypto/envelope.ts";
 import { iso } from "../domain/ids.ts";
@@ -49,26 +49,25 @@ function need(v: Values, name: string): string {
 const verifier = (t: Tenancy, companyId: string, email: string, w: { environment: "test" | "live" }): MemberRow =>
   actingMember(t, companyId, email, w.environment, ["wallets:verify"], (m) => `member ${m.email} has role ${m.role}, which may not verify wallets (wallets:verify)`);
 
-function presentProof(p: ProofRow, now: number, note?: string | null) {
-  const evidence = p.evidence === null ? null : (JSON.parse(p.evidence) as SignedEvidence);
+function presentProof(p: WalletProof, now: number, note?: string | null) {
   return {
     id: p.id,
-    walletId: p.wallet_id,
+    walletId: p.walletId,
     type: p.type,
     // Read time decides: a proof past its expiry is expired even before the sweep marks it.
-    status: effectiveStatus(proofState(p), now),
-    recordedBy: p.recorded_by,
-    recordedAt: p.recorded_at,
-    expiresAt: p.expires_at,
-    revokedAt: p.revoked_at,
-    revokedBy: p.revoked_by,
-    challengeId: p.challenge_id,
-    signer: evidence?.signer ?? null,
+    status: effectiveStatus(p, now),
+    recordedBy: p.recordedBy,
+    recordedAt: p.recordedAt,
+    expiresAt: p.expiresAt,
+    revokedAt: p.revokedAt,
+    revokedBy: p.revokedBy,
+    challengeId: p.challengeId,
+    signer: p.evidence?.signer ?? null,
     ...(note === undefined ? {} : { note }),
   };
 }
 
-const presentWallet = (w: WalletRow, v: Pick<Verification, "verified" | "verifiedAt">) => ({
+const presentWallet = (w: Wallet, v: Pick<Verification, "verified" | "verifiedAt">) => ({
   id: w.id,
   address: w.address,
   network: w.network,
@@ -79,7 +78,7 @@ const presentWallet = (w: WalletRow, v: Pick<Verification, "verified" | "verifie
 
 const verdict = (v: Pick<Verification, "verified" | "verifiedAt">) => (v.verified ? `verified (ownership last proven ${v.verifiedAt})` : "not verified");
 
-export function runWallets(storage: Storage, argv: string[], out: Out, deps: WalletCliDeps = {}): void {
+export async function runWallets(storage: Storage, argv: string[], out: Out, deps: WalletCliDeps = {}): Promise<void> {
   const [sub, ...rest] = argv;
   if (!sub || !(sub in OPTIONS)) throw new UsageError(USAGE);
   const v = args(sub as keyof typeof OPTIONS, rest);
@@ -94,12 +93,12 @@ export function runWallets(storage: Storage, argv: string[], out: Out, deps: Wal
   const now = clock();
   const print = (value: unknown, human: string) => out(v.json ? JSON.stringify(value) : human);
 
-  const wallet = (walletId: string): WalletRow => {
-    const w = proofs.wallet(company.id, walletId);
+  const wallet = async (walletId: string): Promise<Wallet> => {
+    const w = await proofs.wallet(company.id, walletId);
     if (!w) throw new TenancyError(`no wallet with id ${walletId}`);
     return w;
   };
-  const actorFor = (w: WalletRow, required: boolean): { actor: AuditActor; member: MemberRow | null } => {
+  const actorFor = (w: Wallet, required: boolean): { actor: AuditActor; member: MemberRow | null } => {
     if (typeof v.member !== "string") {
       if (required) throw new UsageError("--member <email> is required: an attestation is recorded by a member who may verify wallets");
       return { actor: { type: "system" }, member: null };
@@ -114,33 +113,33 @@ export function runWallets(storage: Storage, argv: string[], out: Out, deps: Wal
     return iso(e.at);
   };
   // The CLI runs no actors, so it writes directly in one transaction beside a running server: the customer actor
-  // reads wallet rows fresh, SQLite's write lock orders these writes with its own, and `recheck` repeats under
+  // reads wallets fresh, SQLite's write lock orders these writes with its own, and `recheck` repeats under
   // that lock what a concurrent writer may have changed (a wallet deleted meanwhile, a challenge spent).
-  const record = (w: WalletRow, actor: AuditActor, proof: ProofRow, recheck: () => void): Verification =>
-    storage.tx(() => {
-      recheck();
-      const next = proofs.record(proof, now);
-      auditChange(audit, w, actor, next, now, "wallet.proof_recorded", { proofId: proof.id, type: proof.type, expiresAt: proof.expires_at, verified: next.verified });
+  const record = (w: Wallet, actor: AuditActor, proof: WalletProof, recheck: () => Promise<void>): Promise<Verification> =>
+    storage.transaction(async () => {
+      await recheck();
+      const next = await proofs.record(proof, now);
+      auditChange(audit, w, actor, next, now, "wallet.proof_recorded", { proofId: proof.id, type: proof.type, expiresAt: proof.expiresAt, verified: next.verified });
       return next;
     });
 
   switch (sub) {
     case "challenge": {
-      const w = wallet(id);
+      const w = await wallet(id);
       const { actor, member } = actorFor(w, false);
-      const plan = proofs.planChallenge(w, member?.id ?? null, now);
+      const plan = await proofs.planChallenge(w, member?.id ?? null, now);
       if (!plan.ok) throw new TenancyError(plan.reason);
-      const { row, scheme } = plan.value;
-      storage.tx(() => {
-        if (!proofs.wallet(company.id, w.id)) throw new TenancyError(`wallet ${w.id} was deleted`);
-        proofs.insertChallenge(row);
-        audit.record({ companyId: company.id, environment: w.environment, actor, action: "wallet.challenge_issued", entityType: "Wallet", entityId: w.id, detail: { challengeId: row.id, expiresAt: row.expires_at } }, now);
+      const { challenge: row, scheme } = plan.value;
+      await storage.transaction(async () => {
+        if (!(await proofs.wallet(company.id, w.id))) throw new TenancyError(`wallet ${w.id} was deleted`);
+        await proofs.insertChallenge(row);
+        audit.record({ companyId: company.id, environment: w.environment, actor, action: "wallet.challenge_issued", entityType: "Wallet", entityId: w.id, detail: { challengeId: row.id, expiresAt: row.expiresAt } }, now);
       });
       const how = scheme === "eip191" ? "personal_sign (EIP-191), e.g. MetaMask or a hardware wallet's \"Sign message\"" : "the wallet's \"Sign message\" (BIP-137; Bitcoin Core signmessage, Electrum, Sparrow)";
       return print(
-        { id: row.id, walletId: w.id, address: w.address, network: w.network, scheme, message: row.message, expiresAt: row.expires_at },
+        { id: row.id, walletId: w.id, address: w.address, network: w.network, scheme, message: row.message, expiresAt: row.expiresAt },
         [
-          `Challenge ${row.id} for wallet ${w.id} (${w.network}), single use, expires ${row.expires_at}.`,
+          `Challenge ${row.id} for wallet ${w.id} (${w.network}), single use, expires ${row.expiresAt}.`,
           `Sign exactly the text between the lines with ${how}:`,
           "-----",
           row.message,
@@ -150,31 +149,31 @@ export function runWallets(storage: Storage, argv: string[], out: Out, deps: Wal
       );
     }
     case "prove": {
-      const w = wallet(id);
+      const w = await wallet(id);
       const { actor, member } = actorFor(w, false);
       const signature = need(v, "signature");
       const challengeId = typeof v.challenge === "string" ? v.challenge : null;
       // The signature check runs outside the write lock; the challenge is checked again inside it.
-      const plan = proofs.planSignedProof(w, { signature, challengeId, expiresAt: expiry(), recordedBy: member?.id ?? null }, now);
+      const plan = await proofs.planSignedProof(w, { signature, challengeId, expiresAt: expiry(), recordedBy: member?.id ?? null }, now);
       if (!plan.ok) throw new TenancyError(plan.reason);
       const proof = plan.value;
-      const next = record(w, actor, proof, () => {
-        if (!proofs.wallet(company.id, w.id)) throw new TenancyError(`wallet ${w.id} was deleted`);
-        const c = proofs.challenge(company.id, proof.challenge_id!);
-        if (c?.used_at) throw new TenancyError(`challenge ${c.id} was already used (proof ${c.proof_id} at ${c.used_at}): a replayed challenge is refused`);
+      const next = await record(w, actor, proof, async () => {
+        if (!(await proofs.wallet(company.id, w.id))) throw new TenancyError(`wallet ${w.id} was deleted`);
+        const c = await proofs.challenge(company.id, proof.challengeId!);
+        if (c?.usedAt) throw new TenancyError(`challenge ${c.id} was already used (proof ${c.proofId} at ${c.usedAt}): a replayed challenge is refused`);
       });
-      const signer = (JSON.parse(proof.evidence!) as SignedEvidence).signer;
+      const signer = proof.evidence!.signer;
       return print({ proof: presentProof(proof, now), wallet: presentWallet(w, next) }, `Wallet ${w.id}: ownership proven by a ${proof.type} signature of ${signer} (proof ${proof.id}); ${verdict(next)}`);
     }
     case "attest": {
-      const w = wallet(id);
+      const w = await wallet(id);
       const note = need(v, "note");
       const { actor, member } = actorFor(w, true);
       const expiresAt = expiry();
       const sealer = pii();
-      const proof = proofs.planAttestation(w, { noteSealed: (pid) => sealer.seal(note, noteAad(pid)), expiresAt, recordedBy: member!.id }, now);
-      const next = record(w, actor, proof, () => {
-        if (!proofs.wallet(company.id, w.id)) throw new TenancyError(`wallet ${w.id} was deleted`);
+      const proof = await proofs.planAttestation(w, { noteSealed: (pid) => sealer.seal(note, noteAad(pid)), expiresAt, recordedBy: member!.id }, now);
+      const next = await record(w, actor, proof, async () => {
+        if (!(await proofs.wallet(company.id, w.id))) throw new TenancyError(`wallet ${w.id} was deleted`);
       });
       return print(
         { proof: presentProof(proof, now, note), wallet: presentWallet(w, next) },
@@ -182,11 +181,11 @@ export function runWallets(storage: Storage, argv: string[], out: Out, deps: Wal
       );
     }
     case "proofs": {
-      const w = wallet(id);
-      const rows = proofs.ofWallet(w.id);
-      const sealer = rows.some((p) => p.note_sealed !== null) ? pii() : null;
-      const items = rows.map((p) => presentProof(p, now, p.note_sealed === null ? null : sealer!.open(p.note_sealed, noteAad(p.id))));
-      const state = deriveVerification(rows.map(proofState), now);
+      const w = await wallet(id);
+      const all = await proofs.ofWallet(w.id);
+      const sealer = all.some((p) => p.noteSealed !== null) ? pii() : null;
+      const items = all.map((p) => presentProof(p, now, p.noteSealed === null ? null : sealer!.open(p.noteSealed, noteAad(p.id))));
+      const state = deriveVerification(all, now);
       if (v.json) return out(JSON.stringify({ wallet: presentWallet(w, state), proofs: items }));
       out(`Wallet ${w.id} ${w.address} (${w.network}, ${w.environment}): ${verdict(state)}`);
       for (const p of items)
@@ -195,28 +194,28 @@ export function runWallets(storage: Storage, argv: string[], out: Out, deps: Wal
       return;
     }
     case "revoke-proof": {
-      const plan = proofs.planRevocation(company.id, id, now);
+      const plan = await proofs.planRevocation(company.id, id, now);
       if (!plan.ok) throw new TenancyError(plan.reason);
-      const w = wallet(plan.value.wallet_id);
+      const w = await wallet(plan.value.walletId);
       const { actor, member } = actorFor(w, false);
       const by = member?.id ?? null;
-      const next = storage.tx(() => {
+      const next = await storage.transaction(async () => {
         // Checked again under the write lock: a concurrent revocation or expiry wins once.
-        const again = proofs.planRevocation(company.id, id, now);
+        const again = await proofs.planRevocation(company.id, id, now);
         if (!again.ok) throw new TenancyError(again.reason);
-        const after = proofs.revoke(id, w.id, by, now);
+        const after = await proofs.revoke(id, w.id, by, now);
         auditChange(audit, w, actor, after, now, "wallet.proof_revoked", { proofId: id, type: plan.value.type, verified: after.verified });
         return after;
       });
-      const revoked = { ...plan.value, status: "revoked" as const, revoked_at: iso(now), revoked_by: by };
+      const revoked = { ...plan.value, status: "revoked" as const, revokedAt: iso(now), revokedBy: by };
       return print({ proof: presentProof(revoked, now), wallet: presentWallet(w, next) }, `Proof ${id} revoked; wallet ${w.id} is ${verdict(next)}`);
     }
   }
 }
 
 /** The change's entry, after one per proof the same refresh found expired: every flip of `verified` is audited. */
-function auditChange(audit: AuditRepository, w: WalletRow, actor: AuditActor, v: Verification, now: number, action: string, detail: Record<string, unknown>): void {
-  const base = { companyId: w.company_id, environment: w.environment, entityType: "Wallet", entityId: w.id };
+function auditChange(audit: AuditRepository, w: Wallet, actor: AuditActor, v: Verification, now: number, action: string, detail: Record<string, unknown>): void {
+  const base = { companyId: w.companyId, environment: w.environment, entityType: "Wallet", entityId: w.id };
   for (const proofId of v.expire) audit.record({ ...base, actor: { type: "system" }, action: "wallet.proof_expired", detail: { proofId, verified: v.verified } }, now);
   audit.record({ ...base, actor, action, detail }, now);
 }

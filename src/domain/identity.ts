@@ -10,22 +10,22 @@ export function identityContext(customerId: string): string {
   return `customer:${customerId}:identity`;
 }
 
-/** The columns of a customer row the identity read needs. */
+/** The fields of a customer record the identity read needs. */
 export interface IdentityHolder {
   id: string;
   status: string;
-  identity_status: string | null;
-  identity_sealed: string | null;
+  identityStatus: string | null;
+  identitySealed: string | null;
 }
 
 /** Active, identity verified, and persons stored: a customer a provider may present as a Travel Rule party. */
-export function hasVerifiedIdentity<C extends IdentityHolder>(c: C | null | undefined): c is C & { identity_sealed: string } {
-  return !!c && c.status === "active" && c.identity_status === "verified" && !!c.identity_sealed;
+export function hasVerifiedIdentity<C extends IdentityHolder>(c: C | null | undefined): c is C & { identitySealed: string } {
+  return !!c && c.status === "active" && c.identityStatus === "verified" && !!c.identitySealed;
 }
 
 /** The customer's stored persons, unsealed (whatever the identity's status). */
-export function openIdentity(c: { id: string; identity_sealed: string }, open: Unseal): Person[] {
-  return JSON.parse(open(c.identity_sealed, identityContext(c.id))) as Person[];
+export function openIdentity(c: { id: string; identitySealed: string }, open: Unseal): Person[] {
+  return JSON.parse(open(c.identitySealed, identityContext(c.id))) as Person[];
 }
 
 /** The customer's verified identity, or null when inactive, unverified, blocked, without persons or gone. */

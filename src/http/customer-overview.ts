@@ -14,33 +14,30 @@ export function customerOverviewRoutes(kit: ApiKit, deps: { repositories: Pick<R
     r.get(
       "/:id/overview",
       { summary: "Operator: a customer with identity status, wallets, latest transfers and their cases (parts the key may read)", access: { scope: "customers:read", permission: "customers:view" }, pii: true, tags: ["customers", "operator"], readOnly: true },
-      (c) => {
+      async (c) => {
         const { company, environment, key } = c.auth;
         const id = c.params.id;
-        const row = ID.test(id) ? repo.customer(company.id, environment, id) : undefined;
-        if (!row) throw apiError("CUSTOMER_NOT_FOUND", { details: { resource: "Customer", id } });
-        const name = row.name_sealed === null ? null : deps.pii.open(row.name_sealed, `customer:${row.id}:name`);
+        const found = ID.test(id) ? await repo.customer(company.id, environment, id) : undefined;
+        if (!found) throw apiError("CUSTOMER_NOT_FOUND", { details: { resource: "Customer", id } });
+        const name = found.nameSealed === null ? null : deps.pii.open(found.nameSealed, `customer:${found.id}:name`);
         const may = (scope: string, permission: "wallets:view" | "transfers:view" | "cases:view") => key.scopes.has(scope) && c.auth.can(permission);
-        const transfers = may("transfers:read", "transfers:view") ? repo.transfers(company.id, environment, id, 50) : null;
+        const transfers = may("transfers:read", "transfers:view") ? await repo.transfers(company.id, environment, id, 50) : null;
+        const wallets = may("wallets:read", "wallets:view") ? await repo.wallets(company.id, environment, id) : null;
+        const cases = transfers && may("cases:read", "cases:view") ? await repo.cases(company.id, environment, transfers.map((t) => t.id)) : null;
         return ok({
           customer: {
-            id: row.id,
-            externalId: row.external_id,
+            id: found.id,
+            externalId: found.externalId,
             name: c.pii(name, maskName),
-            identityStatus: row.identity_status,
-            identityCountry: row.identity_country,
-            deactivatedAt: row.deactivated_at,
-            erasedAt: row.erased_at,
-            createdAt: row.created_at,
+            identityStatus: found.identityStatus,
+            identityCountry: found.identityCountry,
+            deactivatedAt: found.deactivatedAt,
+            erasedAt: found.erasedAt,
+            createdAt: found.createdAt,
           },
-          wallets: may("wallets:read", "wallets:view")
-            ? repo.wallets(company.id, environment, id).map((w) => ({ id: w.id, network: w.network, address: w.address, label: w.label, verified: w.verified === 1, verifiedAt: w.verified_at, createdAt: w.created_at }))
-            : null,
-          transfers: transfers?.map((t) => ({ id: t.id, direction: t.direction, state: t.state, amount: t.amount, asset: t.asset, network: t.network, protocol: t.protocol, createdAt: t.created_at })) ?? null,
-          cases:
-            transfers && may("cases:read", "cases:view")
-              ? repo.cases(company.id, environment, transfers.map((t) => t.id)).map((x) => ({ id: x.id, caseNumber: x.case_number, type: x.type, status: x.status, resolution: x.resolution, priority: x.priority, transferIds: JSON.parse(x.transfer_ids) as string[], createdAt: x.created_at }))
-              : null,
+          wallets: wallets?.map((w) => ({ id: w.id, network: w.network, address: w.address, label: w.label, verified: w.verified, verifiedAt: w.verifiedAt, createdAt: w.createdAt })) ?? null,
+          transfers: transfers?.map((t) => ({ id: t.id, direction: t.direction, state: t.state, amount: t.amount, asset: t.asset, network: t.network, protocol: t.protocol, createdAt: t.createdAt })) ?? null,
+          cases: cases?.map((x) => ({ id: x.id, caseNumber: x.caseNumber, type: x.type, status: x.status, resolution: x.resolution, priority: x.priority, transferIds: x.transferIds, createdAt: x.createdAt })) ?? null,
         });
       },
     ),

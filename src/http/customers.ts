@@ -7,10 +7,10 @@ import { validateIdentityBody, type Person } from "../domain/ivms101/index.ts";
 import { nameGrams, type CustomerCommand } from "../actors/customer.ts";
 import type { ActorRuntime } from "../actors/runtime.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
-import type { CustomerListRow } from "../adapters/storage/repos/customers.ts";
+import type { CustomerListItem } from "../ports/customers.ts";
 import type { Repositories } from "../adapters/storage/repositories.ts";
 import { checked, invalid as kitInvalid, page, type ApiKit, type RouteContext, type Reply } from "./kit.ts";
-import { keysetPage } from "./paging.ts";
+import { keysetPageAsync } from "./paging.ts";
 import { q } from "./query.ts";
 import { askActor, unwrap } from "./outcome.ts";
 import * as api from "../api/customers.ts";
@@ -65,14 +65,17 @@ export function customerRoutes(kit: ApiKit, deps: CustomerRouteDeps) {
   const repo = deps.repositories.customers;
   const openName = (id: string, sealed: string | null) => (sealed === null ? null : deps.pii.open(sealed, `customer:${id}:name`));
 
-  /** An identity for an active customer (404 first: an unknown or inactive customer is not found, whatever the body). */
-  function readIdentity(b: unknown, c: RouteContext): { status: "verified" | "unverified" | "blocked"; persons: Person[] } {
+  /**
+   * An identity for an active customer (404 first: an unknown or inactive customer is not found, whatever the body):
+   * the reader hands the handler the body's check, which runs once the customer is found.
+   */
+  function readIdentity(b: unknown, c: RouteContext): () => { status: "verified" | "unverified" | "blocked"; persons: Person[] } {
     if (!ID.test(c.params.id)) notFound(c.params.id);
-    const existing = repo.get(c.auth.company.id, c.auth.environment, c.params.id);
-    if (!existing || existing.status !== "active") notFound(c.params.id);
-    const issues = validateIdentityBody(b, { today: new Date(c.now).toISOString().slice(0, 10) });
-    if (issues.length) invalid(issues);
-    return b as { status: "verified" | "unverified" | "blocked"; persons: Person[] };
+    return () => {
+      const issues = validateIdentityBody(b, { today: new Date(c.now).toISOString().slice(0, 10) });
+      if (issues.length) invalid(issues);
+      return b as { status: "verified" | "unverified" | "blocked"; persons: Person[] };
+    };
   }
 
   async function act(c: RouteContext, id: string, msg: CustomerCommand): Promise<Reply> {
@@ -86,30 +89,30 @@ export function customerRoutes(kit: ApiKit, deps: CustomerRouteDeps) {
     return "name" in data ? { ...data, name: c.pii(data.name as string | null, maskName) } : data;
   }
 
-  function present(c: RouteContext, r: CustomerListRow) {
+  function present(c: RouteContext, r: CustomerListItem) {
     return {
       id: r.id,
-      externalId: r.external_id,
-      name: c.pii(openName(r.id, r.name_sealed), maskName),
-      publicKey: r.public_key,
+      externalId: r.externalId,
+      name: c.pii(openName(r.id, r.nameSealed), maskName),
+      publicKey: r.publicKey,
       environment: r.environment,
-      walletCount: r.wallet_count,
-      createdAt: r.created_at,
-      updatedAt: r.updated_at,
-      deactivatedAt: r.deactivated_at,
-      erasedAt: r.erased_at,
+      walletCount: r.walletCount,
+      createdAt: r.createdAt,
+      updatedAt: r.updatedAt,
+      deactivatedAt: r.deactivatedAt,
+      erasedAt: r.erasedAt,
     };
   }
 
   /** Customers whose name holds `search`: blind-index candidates, confirmed on the decrypted name. */
-  function nameMatches(companyId: string, env: "test" | "live", search: string): string[] {
+  async function nameMatches(companyId: string, env: "test" | "live", search: string): Promise<string[]> {
     const needle = normalizeForSearch(search);
     if (needle === "") return [];
     const grams = nameGrams(deps.nameIndexKey, search);
     // Under three characters there is no trigram to look up: the environment's names are decrypted and scanned.
-    const candidates = grams.length === 0 ? repo.allSealedNames(companyId, env) : repo.sealedNames(repo.withAllGrams(companyId, env, grams, NAME_CANDIDATES));
+    const candidates = grams.length === 0 ? await repo.allSealedNames(companyId, env) : await repo.sealedNames(await repo.withAllGrams(companyId, env, grams, NAME_CANDIDATES));
     return candidates
-      .filter((r) => r.name_sealed !== null && normalizeForSearch(openName(r.id, r.name_sealed)!).includes(needle))
+      .filter((r) => r.nameSealed !== null && normalizeForSearch(openName(r.id, r.nameSealed)!).includes(needle))
       .map((r) => r.id);
   }
 
@@ -124,23 +127,23 @@ export function customerRoutes(kit: ApiKit, deps: CustomerRouteDeps) {
           tags: ["customers"],
           query: { includeDeactivated: q.bool(), search: q.string(200), limit: q.limit(100), cursor: q.cursor() },
         },
-        (c) => {
+        async (c) => {
           const { company, environment, piiView } = c.auth;
           const search = c.query.search;
           const filter = {
             includeDeactivated: c.query.includeDeactivated ?? false,
             externalIdContains: search?.toLowerCase(),
             // Part 1: search matches names only for roles with pii:view.
-            nameMatchIds: search !== undefined && piiView ? nameMatches(company.id, environment, search) : undefined,
+            nameMatchIds: search !== undefined && piiView ? await nameMatches(company.id, environment, search) : undefined,
           };
-          const res = keysetPage<CustomerListRow>({
+          const res = await keysetPageAsync<CustomerListItem>({
             key: deps.cursorKey,
             scope: c.auth,
             list: `customers|${JSON.stringify([filter.includeDeactivated, search ?? null, piiView])}`,
             cursor: c.query.cursor,
             limit: c.query.limit,
             fetch: (after, n) => repo.page(company.id, environment, filter, after as [string, string] | null, n),
-            position: (row) => [row.created_at, row.id],
+            position: (row) => [row.createdAt, row.id],
             total: () => repo.count(company.id, environment, filter),
           });
           return page(res.rows.map((row) => present(c, row)), res.meta);
@@ -156,8 +159,11 @@ export function customerRoutes(kit: ApiKit, deps: CustomerRouteDeps) {
       .post("/:id/erase", { summary: "Erase a customer's personal data (irreversible)", access: { scope: "customers:erase", permission: "customers:erase" }, body: api.EraseCustomer, read: readErase, tags: ["customers"] }, async (c) =>
         act(c, c.params.id, { type: "erase", reason: c.body }),
       )
-      .put("/:id/travel-rule-identity", { summary: "Set the customer's attested IVMS101 identity (stored encrypted, never returned)", access: write, body: api.SetIdentity, read: readIdentity, tags: ["customers"] }, async (c) =>
-        act(c, c.params.id, { type: "setIdentity", status: c.body.status, persons: c.body.persons }),
-      ),
+      .put("/:id/travel-rule-identity", { summary: "Set the customer's attested IVMS101 identity (stored encrypted, never returned)", access: write, body: api.SetIdentity, read: readIdentity, tags: ["customers"] }, async (c) => {
+        const existing = await repo.get(c.auth.company.id, c.auth.environment, c.params.id);
+        if (!existing || existing.status !== "active") notFound(c.params.id);
+        const { status, persons } = c.body();
+        return act(c, c.params.id, { type: "setIdentity", status, persons });
+      }),
   );
 }

@@ -5,11 +5,10 @@ import { SUPPORTED_NETWORKS, isSupportedNetwork } from "../domain/networks/index
 import { addressCandidates, canonicalAddress, checkWalletCreate } from "../domain/wallets.ts";
 import type { ActorRuntime } from "../actors/runtime.ts";
 import type { Repositories } from "../adapters/storage/repositories.ts";
-import type { WalletRow } from "../adapters/storage/repos/wallets.ts";
-import { proofState } from "../adapters/storage/repos/proofs.ts";
+import type { Wallet } from "../ports/wallets.ts";
 import { deriveVerification } from "../domain/proofs/index.ts";
 import { ok, page, type ApiKit, type RouteContext } from "./kit.ts";
-import { keysetPage } from "./paging.ts";
+import { keysetPageAsync } from "./paging.ts";
 import { q } from "./query.ts";
 import { askActor, unwrap } from "./outcome.ts";
 import * as api from "../api/wallets.ts";
@@ -35,18 +34,18 @@ const ID = /^wal_[0-9a-z]{26}$/;
 const read = { scope: "wallets:read", permission: "wallets:view" } as const;
 
 /** Every wallet answer has exactly these fields (Part 1). */
-export function presentWallet(w: WalletRow) {
+export function presentWallet(w: Wallet) {
   return {
     id: w.id,
     address: w.address,
     network: w.network,
-    customerId: w.customer_id,
+    customerId: w.customerId,
     label: w.label,
-    verified: w.verified === 1,
-    verifiedAt: w.verified_at,
+    verified: w.verified,
+    verifiedAt: w.verifiedAt,
     environment: w.environment,
-    createdAt: w.created_at,
-    updatedAt: w.updated_at,
+    createdAt: w.createdAt,
+    updatedAt: w.updatedAt,
   };
 }
 
@@ -76,32 +75,33 @@ export function walletRoutes(kit: ApiKit, deps: WalletRouteDeps) {
    * `verified` is true while a proof is valid (Part 1): a stored flag whose last proof has passed its expiry is
    * read as it is now, before the expiry sweep writes it (a few seconds later).
    */
-  function asOf(w: WalletRow, now: number): WalletRow {
-    if (w.verified !== 1) return w;
-    const v = deriveVerification(proofs.ofWallet(w.id).map(proofState), now);
-    return v.verified ? { ...w, verified_at: v.verifiedAt } : { ...w, verified: 0, verified_at: null };
+  async function asOf(w: Wallet, now: number): Promise<Wallet> {
+    if (!w.verified) return w;
+    const v = deriveVerification(await proofs.ofWallet(w.id), now);
+    return v.verified ? { ...w, verifiedAt: v.verifiedAt } : { ...w, verified: false, verifiedAt: null };
   }
 
-  function find(c: RouteContext, id: string): WalletRow {
-    const w = ID.test(id) ? repo.get(c.auth.company.id, c.auth.environment, id) : undefined;
+  async function find(c: RouteContext, id: string): Promise<Wallet> {
+    const w = ID.test(id) ? await repo.get(c.auth.company.id, c.auth.environment, id) : undefined;
     if (!w) throw apiError("WALLET_NOT_FOUND", { details: { resource: "Wallet", id } });
     return w;
   }
 
-  /** A label change's body, for a wallet that exists (404 first). */
-  function readPatch(b: unknown, c: RouteContext): { w: WalletRow; label: string | null; labelGiven: boolean } {
-    const w = find(c, c.params.id);
+  /** A label change's body, checked by the handler once the wallet is found (404 first). */
+  const readPatch = (b: unknown) => () => patchOf(b);
+
+  function patchOf(b: unknown): { label: string | null; labelGiven: boolean } {
     if (b === undefined || b === null || typeof b !== "object" || Array.isArray(b))
       throw apiError("VALIDATION_ERROR", { message: "The body must be a JSON object", details: { issues: [{ path: "", message: "must be a JSON object" }] } });
     const label = (b as { label?: unknown }).label;
     const labelGiven = "label" in (b as object);
     if (labelGiven && label !== null && typeof label !== "string")
       throw apiError("INVALID_FIELDS", { message: "label must be text or null", details: { fields: ["label"] } });
-    return { w, label: labelGiven ? (label as string | null) : null, labelGiven };
+    return { label: labelGiven ? (label as string | null) : null, labelGiven };
   }
 
   async function tellCustomer(c: RouteContext, customerId: string, msg: Record<string, unknown>) {
-    const o = await askActor<WalletRow | { id: string; deleted: true }>(deps.runtime, `customer:${customerId}`, {
+    const o = await askActor<Wallet | { id: string; deleted: true }>(deps.runtime, `customer:${customerId}`, {
       ...msg,
       companyId: c.auth.company.id,
       environment: c.auth.environment,
@@ -120,51 +120,53 @@ export function walletRoutes(kit: ApiKit, deps: WalletRouteDeps) {
           tags: ["wallets"],
           query: { network: q.string(200), verified: q.bool(), customerId: q.id("cus"), search: q.string(200), limit: q.limit(100), cursor: q.cursor() },
         },
-        (c) => {
+        async (c) => {
           const { company, environment } = c.auth;
           const f = { network: c.query.network, verified: c.query.verified, customerId: c.query.customerId, search: c.query.search };
-          const res = keysetPage<WalletRow>({
+          const res = await keysetPageAsync<Wallet>({
             key: deps.cursorKey,
             scope: c.auth,
             list: `wallets|${JSON.stringify(f)}`,
             cursor: c.query.cursor,
             limit: c.query.limit,
             fetch: (after, n) => repo.page(company.id, environment, f, after as [string, string] | null, n),
-            position: (w) => [w.created_at, w.id],
+            position: (w) => [w.createdAt, w.id],
             total: () => repo.count(company.id, environment, f),
           });
-          return page(res.rows.map((w) => presentWallet(asOf(w, c.now))), res.meta);
+          const rows: Wallet[] = [];
+          for (const w of res.rows) rows.push(await asOf(w, c.now));
+          return page(rows.map(presentWallet), res.meta);
         },
       )
       .post("/", { summary: "Register a customer's wallet (re-registering updates network and label)", access: { scope: "wallets:write", permission: "wallets:create" }, body: api.CreateWallet, read: readCreate, tags: ["wallets"] }, async (c) => {
         const { address, network, customerId, label } = c.body;
         if (!/^cus_[0-9a-z]{26}$/.test(customerId)) throw apiError("CUSTOMER_NOT_FOUND", { details: { resource: "Customer", id: customerId } });
         const { data, status } = await tellCustomer(c, customerId, { type: "registerWallet", walletId: newId("wal", c.now), address, network, label });
-        return { status, data: presentWallet(data as WalletRow) };
+        return { status, data: presentWallet(data as Wallet) };
       })
-      .post("/verify", { summary: "Is this address a registered, ownership-proven wallet?", access: { scope: "wallets:verify", permission: "wallets:verify" }, body: api.VerifyWallet, read: readVerify, tags: ["wallets"] }, (c) => {
+      .post("/verify", { summary: "Is this address a registered, ownership-proven wallet?", access: { scope: "wallets:verify", permission: "wallets:verify" }, body: api.VerifyWallet, read: readVerify, tags: ["wallets"] }, async (c) => {
         const { address, network } = c.body;
         // Nothing is rejected by this call (Part 1): an address in no known format is simply not registered.
         const asked = typeof network === "string" && isSupportedNetwork(network) ? network : null;
         const canonical = asked ? canonicalAddress(asked, address as string) : null;
         const candidates = canonical?.ok ? [canonical.address, (address as string).trim()] : addressCandidates(address as string, SUPPORTED_NETWORKS);
-        const found = repo.byAddresses(c.auth.company.id, c.auth.environment, candidates)[0];
-        const w = found ? asOf(found, c.now) : undefined;
+        const found = (await repo.byAddresses(c.auth.company.id, c.auth.environment, candidates))[0];
+        const w = found ? await asOf(found, c.now) : undefined;
         if (!w) return ok({ isRegistered: false, isVerified: false, walletType: "unknown" });
         const sameNetwork = typeof network !== "string" || network === w.network;
-        return ok({ isRegistered: true, isVerified: w.verified === 1 && sameNetwork, walletType: "hosted", customerId: w.customer_id });
+        return ok({ isRegistered: true, isVerified: w.verified && sameNetwork, walletType: "hosted", customerId: w.customerId });
       })
-      .get("/:id", { summary: "One wallet", access: read, tags: ["wallets"] }, (c) => ok(presentWallet(asOf(find(c, c.params.id), c.now))))
-      .get("/:id/travel-address", { summary: "A Travel Address (TRP, provider_d) for a verified wallet of a customer with a verified identity: what its user gives the sending VASP", access: read, tags: ["wallets"] }, (c) => {
-        const w = asOf(find(c, c.params.id), c.now);
+      .get("/:id", { summary: "One wallet", access: read, tags: ["wallets"] }, async (c) => ok(presentWallet(await asOf(await find(c, c.params.id), c.now))))
+      .get("/:id/travel-address", { summary: "A Travel Address (TRP, provider_d) for a verified wallet of a customer with a verified identity: what its user gives the sending VASP", access: read, tags: ["wallets"] }, async (c) => {
+        const w = await asOf(await find(c, c.params.id), c.now);
         const { company, environment } = c.auth;
         const settings = deps.providerSettings;
         const creds = settings.enabled(company.id, "provider_d") ? settings.credentials(company.id, environment, "provider_d") : null;
         const read = creds ? readProviderDConfig(creds, c.now) : null;
         const providerId = settings.id(company.id, "provider_d");
         if (!read?.ok || !providerId) throw apiError("NOT_CONFIGURED", { message: `provider_d is not enabled with usable settings for the ${environment} environment` });
-        if (w.verified !== 1) throw apiError("INVALID_REQUEST", { message: "The wallet's ownership is not verified: a Travel Address is given for verified wallets only", details: { reason: "WALLET_NOT_VERIFIED" } });
-        const customer = deps.repositories.customers.get(company.id, environment, w.customer_id);
+        if (!w.verified) throw apiError("INVALID_REQUEST", { message: "The wallet's ownership is not verified: a Travel Address is given for verified wallets only", details: { reason: "WALLET_NOT_VERIFIED" } });
+        const customer = await deps.repositories.customers.get(company.id, environment, w.customerId);
         if (!hasVerifiedIdentity(customer)) throw apiError("INVALID_REQUEST", { message: "The wallet's customer has no verified identity", details: { reason: "VERIFIED_IDENTITY_REQUIRED" } });
         const expiresAt = Math.floor((c.now + TRAVEL_ADDRESS_TTL_MS) / 1000) * 1000;
         const token = walletToken(deps.masterKey.derive("provider_d-tokens"), company.id, environment, w.id, expiresAt);
@@ -172,13 +174,14 @@ export function walletRoutes(kit: ApiKit, deps: WalletRouteDeps) {
         return ok({ walletId: w.id, travelAddress: encodeTravelAddress(url), url, expiresAt: new Date(expiresAt).toISOString() });
       })
       .patch("/:id", { summary: "Change a wallet's label (only the label changes)", access: { scope: "wallets:write", permission: "wallets:update" }, body: api.PatchWallet, read: readPatch, tags: ["wallets"] }, async (c) => {
-        const { w, label, labelGiven } = c.body;
-        const { data } = await tellCustomer(c, w.customer_id, { type: "updateWalletLabel", walletId: w.id, label, labelGiven });
-        return ok(presentWallet(data as WalletRow));
+        const w = await find(c, c.params.id);
+        const { label, labelGiven } = c.body();
+        const { data } = await tellCustomer(c, w.customerId, { type: "updateWalletLabel", walletId: w.id, label, labelGiven });
+        return ok(presentWallet(data as Wallet));
       })
       .delete("/:id", { summary: "Remove a wallet with its ownership proofs", access: { scope: "wallets:write", permission: "wallets:delete" }, tags: ["wallets"] }, async (c) => {
-        const w = find(c, c.params.id);
-        const { data } = await tellCustomer(c, w.customer_id, { type: "deleteWallet", walletId: w.id });
+        const w = await find(c, c.params.id);
+        const { data } = await tellCustomer(c, w.customerId, { type: "deleteWallet", walletId: w.id });
         return ok(data);
       }),
   );

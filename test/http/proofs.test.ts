@@ -287,20 +287,20 @@ describe("customer actor messages (the server's own path)", () => {
   test("challenge, prove, replay, attest, revoke, expire", async () => {
     const c = await ask(cus, { type: "issueWalletChallenge", walletId: wal });
     if (!c.ok) throw new Error(c.message);
-    const signature = signEvm(sk, c.data.row.message);
+    const signature = signEvm(sk, c.data.challenge.message);
     const proved = await ask(cus, { type: "proveWallet", walletId: wal, signature, challengeId: null, expiresAt: null });
-    expect(proved).toMatchObject({ ok: true, status: 201, data: { wallet: { verified: 1 } } });
-    expect(walletRow()).toEqual({ verified: 1, verified_at: proved.ok ? proved.data.proof.recorded_at : "" });
+    expect(proved).toMatchObject({ ok: true, status: 201, data: { wallet: { verified: true } } });
+    expect(walletRow()).toEqual({ verified: 1, verified_at: proved.ok ? proved.data.proof.recordedAt : "" });
     expect(await ask(cus, { type: "proveWallet", walletId: wal, signature, challengeId: null, expiresAt: null })).toMatchObject({ ok: false, code: "VALIDATION_ERROR", message: expect.stringMatching(/already used/) });
 
     expect(await ask(cus, { type: "attestWallet", walletId: wal, note: "n", expiresAt: null })).toMatchObject({ ok: false, message: "An attestation is recorded by a member" });
     const member = svc.tenancy.createMember(companyId, "actor-officer@acme.test", "compliance_officer");
     const att = await ask(cus, { type: "attestWallet", walletId: wal, note: "hosted", expiresAt: new Date(Date.now() + 60_000).toISOString() }, member.id);
     if (!att.ok) throw new Error(att.message);
-    expect(walletRow()).toEqual({ verified: 1, verified_at: att.data.proof.recorded_at });
+    expect(walletRow()).toEqual({ verified: 1, verified_at: att.data.proof.recordedAt });
 
     const first = proved.ok ? proved.data.proof.id : "";
-    expect(await ask(cus, { type: "revokeWalletProof", proofId: first }, member.id)).toMatchObject({ ok: true, data: { wallet: { verified: 1 } } });
+    expect(await ask(cus, { type: "revokeWalletProof", proofId: first }, member.id)).toMatchObject({ ok: true, data: { wallet: { verified: true } } });
     expect(await ask(cus, { type: "revokeWalletProof", proofId: first })).toMatchObject({ ok: false, code: "CONFLICT" });
     expect(await ask(cus, { type: "expireWalletProofs", walletId: wal })).toMatchObject({ ok: true, data: { expired: [] } });
     // Past the attestation's expiry, the sweep's message unverifies the wallet.

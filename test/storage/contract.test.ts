@@ -6,6 +6,9 @@ import { thresholdContract } from "./contract/thresholds.ts";
 import { ruleContract } from "./contract/rules.ts";
 import { webhookContract } from "./contract/webhooks.ts";
 import { eventContract } from "./contract/events.ts";
+import { customerContract } from "./contract/customers.ts";
+import { walletContract } from "./contract/wallets.ts";
+import { proofContract } from "./contract/proofs.ts";
 
 for (const engine of ENGINES) {
   describe(engine.name, () => {
@@ -13,5 +16,8 @@ for (const engine of ENGINES) {
     ruleContract(engine);
     webhookContract(engine);
     eventContract(engine);
+    customerContract(engine);
+    walletContract(engine);
+    proofContract(engine);
   });
 }

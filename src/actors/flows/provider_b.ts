@@ -16,7 +16,7 @@ import { SUPPORTED_NETWORKS, acceptsTag, isSupportedNetwork, type Network } from
 import { canonicalAddress } from "../../domain/wallets.ts";
 import { beneficiaryMatches } from "../../domain/provider_b/names.ts";
 import { contentHash, holderReason, outgoingStatus, txidVariants, walletReason, type IncomingReason, type ResultDecision } from "../../domain/provider_b/decisions.ts";
-import type { WalletRow } from "../../adapters/storage/repos/wallets.ts";
+import type { Wallet } from "../../ports/wallets.ts";
 import type { TransferRow } from "../../adapters/storage/repos/transfers.ts";
 import { answerAad, type ProviderBRequestRow } from "../../adapters/storage/repos/provider-b-requests.ts";
 import {
@@ -160,7 +160,7 @@ export class ProviderBFlows {
    * Part 3: "find exactly one wallet among the environment's wallets for the account on a network supported for the
    * asset". `network`, when sent, narrows the search; `address`/`tag`, when sent, must be the account's.
    */
-  private locate(s: Setup, currency: string, network: string | undefined, account: string, sent: { address?: string; tag?: string }): { wallet: WalletRow; network: Network; asset: CatalogAsset } {
+  private async locate(s: Setup, currency: string, network: string | undefined, account: string, sent: { address?: string; tag?: string }): Promise<{ wallet: Wallet; network: Network; asset: CatalogAsset }> {
     const networks: readonly Network[] = network === undefined ? SUPPORTED_NETWORKS : isSupportedNetwork(network) ? [network] : [];
     const supported: { network: Network; asset: CatalogAsset }[] = [];
     for (const n of networks) {
@@ -169,12 +169,12 @@ export class ProviderBFlows {
       if (found?.ok) supported.push({ network: n, asset: found.asset });
     }
     if (supported.length === 0) throw new Denied("NOT_SUPPORTED_SYMBOL");
-    const hits = new Map<string, { wallet: WalletRow; network: Network; asset: CatalogAsset }>();
+    const hits = new Map<string, { wallet: Wallet; network: Network; asset: CatalogAsset }>();
     for (const { network: n, asset } of supported) {
       const canonical = canonicalAccount(n, account);
       if (canonical === null) continue;
       if (sent.address !== undefined && canonicalAccount(n, accountNumber(sent.address, sent.tag)) !== canonical) continue;
-      const w = this.wallets.byAddress(s.companyId, s.environment, canonical);
+      const w = await this.wallets.byAddress(s.companyId, s.environment, canonical);
       if (w && w.network === n) hits.set(w.id, { wallet: w, network: n, asset });
     }
     const reason = walletReason(hits.size);
@@ -183,12 +183,12 @@ export class ProviderBFlows {
   }
 
   /** The holder checks of Part 3 outside the actor (VerifyAddress records nothing, so it needs no serialising). */
-  private holder(s: Setup, w: WalletRow, sentPersons: readonly WirePerson[]): void {
-    const c = this.customers.get(s.companyId, s.environment, w.customer_id);
-    const reason = c ? holderReason({ customerActive: c.status === "active", walletVerified: w.verified === 1, identityStatus: c.identity_status }) : "NOT_KYC_USER";
+  private async holder(s: Setup, w: Wallet, sentPersons: readonly WirePerson[]): Promise<void> {
+    const c = await this.customers.get(s.companyId, s.environment, w.customerId);
+    const reason = c ? holderReason({ customerActive: c.status === "active", walletVerified: w.verified, identityStatus: c.identityStatus }) : "NOT_KYC_USER";
     if (reason) throw new Denied(reason);
     if (sentPersons.length === 0) return;
-    const identity = openIdentity({ id: c!.id, identity_sealed: c!.identity_sealed! }, (s, aad) => this.services.pii.open(s, aad));
+    const identity = openIdentity({ id: c!.id, identitySealed: c!.identitySealed! }, (s, aad) => this.services.pii.open(s, aad));
     let persons: Person[];
     try {
       persons = fromWirePersons(sentPersons);
@@ -202,15 +202,15 @@ export class ProviderBFlows {
   // Endpoints
 
   /** `POST v1/beneficiary/VerifyAddress`: valid, or invalid with a reasonType; our entity ID either way; nothing recorded. */
-  verifyAddress(call: Call, body: VerifyAddressBody, plain: unknown): Answer {
+  async verifyAddress(call: Call, body: VerifyAddressBody, plain: unknown): Promise<Answer> {
     const s = call.setup;
     const read = this.readPayload(call, "v1/beneficiary/VerifyAddress", plain);
     const ben = read.ok ? read.value.Beneficiary : undefined;
     const account = ben?.accountNumber[0] ?? (body.address !== undefined ? accountNumber(body.address, body.tag) : undefined);
     try {
       if (account === undefined || (ben && ben.accountNumber.length > 1)) throw new Denied("LACK_OF_INFORMATION");
-      const found = this.locate(s, body.currency, body.network, account, body);
-      this.holder(s, found.wallet, ben?.beneficiaryPersons ?? []);
+      const found = await this.locate(s, body.currency, body.network, account, body);
+      await this.holder(s, found.wallet, ben?.beneficiaryPersons ?? []);
       return { status: 200, body: { result: "valid", beneficiaryVaspEntityId: s.entityId } };
     } catch (e) {
       if (!(e instanceof Denied)) throw e;
@@ -248,9 +248,9 @@ export class ProviderBFlows {
     const vaspPersons = vasp ? validPersons([{ legalPerson: vasp.legalPerson }]) : null;
     if (!originatorPersons || !beneficiaryPersons || !vaspPersons) return denied("LACK_OF_INFORMATION");
 
-    let found: ReturnType<ProviderBFlows["locate"]>;
+    let found: Awaited<ReturnType<ProviderBFlows["locate"]>>;
     try {
-      found = this.locate(s, body.currency, body.network, ben.accountNumber[0]!, body);
+      found = await this.locate(s, body.currency, body.network, ben.accountNumber[0]!, body);
     } catch (e) {
       if (e instanceof Denied) return denied(e.reasonType);
       throw e;
@@ -258,7 +258,7 @@ export class ProviderBFlows {
     if (decimalsOf(body.amount) > found.asset.decimals) return denied("LACK_OF_INFORMATION");
 
     const externalId = `provider_b-inbound:${request.id}`;
-    const out = await askActor<IncomingOutcome>(this.services.runtime, `customer:${found.wallet.customer_id}`, {
+    const out = await askActor<IncomingOutcome>(this.services.runtime, `customer:${found.wallet.customerId}`, {
       type: "receiveIncoming",
       companyId: s.companyId,
       environment: s.environment,

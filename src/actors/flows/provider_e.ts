@@ -345,7 +345,7 @@ async function incomingAction(s: Steps, f: TransferFlowContext, action: string, 
     if (s.cdd.pending(f)) return refuse(f, "CDD_REVIEW_REQUIRED");
     if (fs.expired || fs.cancelSignature || (f.row.expires_at && Date.parse(f.row.expires_at) <= f.now)) return refuse(f, "LOCAL_APPROVAL_REQUIRED");
     // Part 3: the wallet and identity must still check out, and the transfer match what was screened.
-    if (!s.deps.lookups.beneficiaryStillChecks(f.companyId, f.environment, f.row, f.persons("beneficiary"))) return refuse(f, "LOCAL_APPROVAL_REQUIRED");
+    if (!(await s.deps.lookups.beneficiaryStillChecks(f.companyId, f.environment, f.row, f.persons("beneficiary")))) return refuse(f, "LOCAL_APPROVAL_REQUIRED");
     if (fs.screened !== undefined && fs.screened !== screenedFingerprint(f.row, f.persons("originator"), f.persons("beneficiary"))) return refuse(f, "LOCAL_APPROVAL_REQUIRED");
     const r = await decide(s.base, f, a, "ACCEPTED");
     if (!r.ok) return refuse(f, r.code);
@@ -377,7 +377,7 @@ async function caseResolved(s: Steps, f: TransferFlowContext, resolution: string
     if (!a) return { moved: false, newValue: "resume_refused" };
     // The same re-checks as a held accept (Part 3, held incoming decisions).
     if (fs.cancelSignature || (f.row.expires_at && Date.parse(f.row.expires_at) <= f.now)) return { moved: false, newValue: "resume_refused" };
-    if (!s.deps.lookups.beneficiaryStillChecks(f.companyId, f.environment, f.row, f.persons("beneficiary"))) return { moved: false, newValue: "resume_refused" };
+    if (!(await s.deps.lookups.beneficiaryStillChecks(f.companyId, f.environment, f.row, f.persons("beneficiary")))) return { moved: false, newValue: "resume_refused" };
     if (fs.screened !== undefined && fs.screened !== screenedFingerprint(f.row, f.persons("originator"), f.persons("beneficiary"))) return { moved: false, newValue: "resume_refused" };
     const r = await decide(s.base, f, a, "ACCEPTED");
     if (!r.ok) return { moved: false, newValue: "resume_refused" };

@@ -31,12 +31,20 @@ import type { RuleRepository } from "../../ports/rules.ts";
 import type { ThresholdRepository } from "../../ports/thresholds.ts";
 import type { EventRepository } from "../../ports/events.ts";
 import type { WebhookRepository } from "../../ports/webhooks.ts";
+import type { CustomerRepository } from "../../ports/customers.ts";
+import type { CustomerOverviewRepository } from "../../ports/customer-overview.ts";
+import type { ProofRepository } from "../../ports/proofs.ts";
+import type { WalletRepository } from "../../ports/wallets.ts";
 
 // Ports written by hand in the domain's terms (src/ports/): the engine's classes implement them.
 export type { RuleRepository } from "../../ports/rules.ts";
 export type { ThresholdRepository } from "../../ports/thresholds.ts";
 export type { EventRepository } from "../../ports/events.ts";
 export type { WebhookRepository } from "../../ports/webhooks.ts";
+export type { CustomerRepository } from "../../ports/customers.ts";
+export type { CustomerOverviewRepository } from "../../ports/customer-overview.ts";
+export type { ProofRepository } from "../../ports/proofs.ts";
+export type { WalletRepository } from "../../ports/wallets.ts";
 /** The public members of a repository class: the interface a backend implements (private fields are not part of it). */
 type Surface<T> = { [K in keyof T]: T[K] };
 
@@ -44,10 +52,7 @@ export type AssetPolicyRepository = Surface<AssetPolicy>;
 export type AuditRepository = Surface<AuditLog>;
 export type AuditTreeRepository = Surface<AuditTrees>;
 export type CaseRepository = Surface<Cases>;
-export type CustomerOverviewRepository = Surface<CustomerOverview>;
-export type CustomerRepository = Surface<Customers>;
 export type FxValuationRepository = Surface<FxValuations>;
-export type ProofRepository = Surface<Proofs>;
 export type ProviderARepository = Surface<ProviderAStore>;
 export type ProviderBRequestRepository = Surface<ProviderBRequests>;
 export type ProviderERepository = Surface<ProviderEStore>;
@@ -57,7 +62,6 @@ export type ReportRepository = Surface<Reports>;
 export type TenancyRepository = Surface<Tenancy>;
 export type TransferRepository = Surface<Transfers>;
 export type VaspRepository = Surface<VaspDirectory>;
-export type WalletRepository = Surface<Wallets>;
 
 /** Every resource's repository, one instance each. */
 export interface Repositories {

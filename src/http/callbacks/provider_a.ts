@@ -74,13 +74,13 @@ export function providerACallbacks(services: ProviderACallbackDeps) {
     if (tx.beneficiaryAddress === null || (tx.beneficiaryChain !== null && tx.beneficiaryChain !== chainOf(asset.id))) return { code: "BENEFICIARY_WALLET_NOT_VERIFIED" };
     const valid = validateAddress(asset.network, tx.beneficiaryAddress);
     if (!valid.ok) return { code: "BENEFICIARY_WALLET_NOT_VERIFIED" };
-    const wallets = services.repositories.wallets.byAddresses(companyId, environment, candidates(valid.address, tx.memo)).filter((w) => w.network === asset.network);
-    if (wallets.length !== 1 || wallets[0].verified !== 1) return { code: "BENEFICIARY_WALLET_NOT_VERIFIED" };
+    const wallets = (await services.repositories.wallets.byAddresses(companyId, environment, candidates(valid.address, tx.memo))).filter((w) => w.network === asset.network);
+    if (wallets.length !== 1 || !wallets[0].verified) return { code: "BENEFICIARY_WALLET_NOT_VERIFIED" };
     const w = wallets[0];
     const origin = agentOf(tx, "ORIGINATOR")!;
     const us = agentOf(tx, "BENEFICIARY")!;
     const r = await services.runtime.ask<Outcome<ProviderAIncomingOutcome>>(
-      `customer:${w.customer_id}`,
+      `customer:${w.customerId}`,
       {
         type: "receiveProviderAIncoming",
         companyId,

@@ -122,8 +122,8 @@ export function providerDCallbacks(services: ProviderDCallbackDeps) {
   async function inquiry(sc: Scope, token: string, requestId: string, version: string, extensions: string[], fingerprint: string, cp: { name: string; lei: string | null }, body: unknown, now: number): Promise<Response> {
     const tok = readWalletToken(key, sc.companyId, sc.env, token, now);
     if (!tok.ok) return refuse(404, `travel_address_${tok.reason}`, "unknown or expired Travel Address", requestId);
-    const wallet = services.repositories.wallets.get(sc.companyId, sc.env, tok.walletId);
-    if (!wallet || wallet.verified !== 1) return refuse(404, "travel_address_wallet", "unknown or expired Travel Address", requestId);
+    const wallet = await services.repositories.wallets.get(sc.companyId, sc.env, tok.walletId);
+    if (!wallet || !wallet.verified) return refuse(404, "travel_address_wallet", "unknown or expired Travel Address", requestId);
     const r = readInquiry(body);
     if (!r.ok) {
       services.log("warn", "provider_d inquiry not understood", { path: r.path });
@@ -138,7 +138,7 @@ export function providerDCallbacks(services: ProviderDCallbackDeps) {
     if (!asset) return answer(200, { rejected: "asset not supported for this address" }, requestId);
     const externalId = `provider_d:${fingerprint.slice(0, 16)}:${requestId}`;
     const id = newId("trf", now);
-    const out = await askActor<ProviderDIncomingOutcome>(services.runtime, `customer:${wallet.customer_id}`, {
+    const out = await askActor<ProviderDIncomingOutcome>(services.runtime, `customer:${wallet.customerId}`, {
       type: "receiveProviderDIncoming",
       companyId: sc.companyId,
       environment: sc.env,

@@ -87,15 +87,16 @@ export function providerECallbacks(services: ProviderECallbackDeps, options: () 
     services.repositories.transfers.byProviderReference(companyId, env, "provider_e", id);
 
   /** Every address a verified wallet on the network of an active customer with a verified identity. */
-  function ownsAll(companyId: string, env: Environment, network: string | null, addresses: string[]): boolean {
+  async function ownsAll(companyId: string, env: Environment, network: string | null, addresses: string[]): Promise<boolean> {
     if (network === null) return false;
     const wallets = services.repositories.wallets;
     const customers = services.repositories.customers;
-    return addresses.every((a) => {
-      const w = wallets.byAddress(companyId, env, a);
-      if (!w || w.verified !== 1 || w.network !== network) return false;
-      return hasVerifiedIdentity(customers.get(companyId, env, w.customer_id));
-    });
+    for (const a of addresses) {
+      const w = await wallets.byAddress(companyId, env, a);
+      if (!w || !w.verified || w.network !== network) return false;
+      if (!hasVerifiedIdentity(await customers.get(companyId, env, w.customerId))) return false;
+    }
+    return true;
   }
 
   /**
@@ -121,7 +122,7 @@ export function providerECallbacks(services: ProviderECallbackDeps, options: () 
     if (q.value.vasp_code !== c.vaspCode) return err(400, "UNKNOWN_VASP");
     const cur = await clientOf(s.o.baseUrl, s.env, s.a).currencies();
     const currency = cur.ok ? cur.body.find((x) => x.currency_id === q.value.currency_id) : undefined;
-    const isValid = !!currency && ownsAll(s.companyId, s.env, currency.network, q.value.addrs.map((x) => x.address));
+    const isValid = !!currency && (await ownsAll(s.companyId, s.env, currency.network, q.value.addrs.map((x) => x.address)));
     return { status: 200, body: signObject({ vasp_code: c.vaspCode, currency_id: q.value.currency_id, addrs: q.value.addrs, is_valid: isValid }, c.privateKey) };
   }
 
@@ -170,12 +171,12 @@ export function providerECallbacks(services: ProviderECallbackDeps, options: () 
     const asset = currency && network ? services.catalog.assets.find((x) => x.network === network && x.aliases.includes(currency.currency_symbol.toUpperCase())) : undefined;
     if (!currency || !network || !asset) return err(400, "UNSUPPORTED_TRANSFER");
     const address = tx.beneficiary_vasp.addrs[0].address;
-    const found = services.repositories.wallets.byAddress(companyId, env, address);
+    const found = await services.repositories.wallets.byAddress(companyId, env, address);
     const wallet = found && found.network === network ? found : null;
     // Part 3: an address that is no verified wallet of an active, verified customer is rejected at the provider
     // (BVRC001) and the transfer `rejected`. With no wallet at all there is no customer: the transfer is recorded by
     // the actor kept for unowned addresses, with no beneficiary customer.
-    const out = await askActor<ProviderEIncomingOutcome>(services.runtime, wallet ? `customer:${wallet.customer_id}` : UNOWNED_ACTOR, {
+    const out = await askActor<ProviderEIncomingOutcome>(services.runtime, wallet ? `customer:${wallet.customerId}` : UNOWNED_ACTOR, {
       type: "receiveProviderEIncoming",
       companyId,
       environment: env,

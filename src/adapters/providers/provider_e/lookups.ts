@@ -14,7 +14,8 @@ export type ProviderELookupRepositories = Pick<Repositories, "providerE" | "thre
 export function providerELookups(repos: ProviderELookupRepositories, open: (sealed: string, aad: string) => string, providerId: (companyId: string) => string | null): ProviderELookups {
   return {
     originatorIdentity(companyId: string, env: Environment, transferId: string): Person[] | null {
-      return verifiedIdentity(repos.providerE.originatorOf(companyId, env, transferId), open);
+      const c = repos.providerE.originatorOf(companyId, env, transferId);
+      return verifiedIdentity(c && { id: c.id, status: c.status, identityStatus: c.identity_status, identitySealed: c.identity_sealed }, open);
     },
     async companyVasp(companyId: string) {
       const p = await repos.thresholds.profile(companyId);
@@ -34,18 +35,18 @@ export interface ProviderEFlowLookups {
    * Part 3, held incoming accept: the beneficiary address still a verified wallet on the network of the transfer's
    * customer, active with a verified identity, and the originator-sent beneficiary persons still matching it.
    */
-  beneficiaryStillChecks(companyId: string, env: Environment, t: { beneficiary_customer_id: string | null; beneficiary_address: string; network: string }, sent: Person[]): boolean;
+  beneficiaryStillChecks(companyId: string, env: Environment, t: { beneficiary_customer_id: string | null; beneficiary_address: string; network: string }, sent: Person[]): Promise<boolean>;
 }
 
 export function providerEFlowLookups(repos: ProviderELookupRepositories, open: (sealed: string, aad: string) => string): ProviderEFlowLookups {
   const base = providerELookups(repos, open, () => null);
   return {
     originatorIdentity: (companyId, env, transferId) => base.originatorIdentity(companyId, env, transferId),
-    beneficiaryStillChecks(companyId, env, t, sent) {
+    async beneficiaryStillChecks(companyId, env, t, sent) {
       if (!t.beneficiary_customer_id) return false;
-      const w = repos.wallets.byAddress(companyId, env, t.beneficiary_address);
-      if (!w || w.customer_id !== t.beneficiary_customer_id || w.verified !== 1 || w.network !== t.network) return false;
-      const c = repos.customers.get(companyId, env, t.beneficiary_customer_id);
+      const w = await repos.wallets.byAddress(companyId, env, t.beneficiary_address);
+      if (!w || w.customerId !== t.beneficiary_customer_id || !w.verified || w.network !== t.network) return false;
+      const c = await repos.customers.get(companyId, env, t.beneficiary_customer_id);
       const identity = verifiedIdentity(c, open);
       return identity !== null && beneficiaryNamesMatch(sent, identity);
     },

@@ -1,62 +1,90 @@
-// One customer at a glance for officers (Caravan's operator view): the customer row with its identity's status, its
-// wallets, its latest transfers (either side) and the cases linked to them. Reads only; the route masks and scopes.
+// One customer at a glance for officers, in SQLite (src/ports/customer-overview.ts): the customer with its identity's
+// status, its wallets, its latest transfers (either side) and the cases linked to them. Reads only.
 import type { Environment } from "../../../domain/types.ts";
 import type { Storage } from "../types.ts";
+import type { CustomerOverviewRepository, OverviewCase, OverviewCustomer, OverviewTransfer, OverviewWallet } from "../../../ports/customer-overview.ts";
 
-export interface OverviewCustomer {
-  id: string;
-  external_id: string | null;
-  name_sealed: string | null;
-  identity_status: string | null;
-  identity_country: string | null;
-  deactivated_at: string | null;
-  erased_at: string | null;
-  created_at: string;
-}
-
-export class CustomerOverview {
+export class CustomerOverview implements CustomerOverviewRepository {
   constructor(private readonly s: Storage) {}
 
-  customer(companyId: string, env: Environment, id: string): OverviewCustomer | undefined {
-    return (this.s
-      .stmt("SELECT id, external_id, name_sealed, identity_status, identity_country, deactivated_at, erased_at, created_at FROM customers WHERE id = ? AND company_id = ? AND environment = ?")
-      .get(id, companyId, env) ?? undefined) as OverviewCustomer | undefined;
+  customer(companyId: string, env: Environment, id: string): Promise<OverviewCustomer | undefined> {
+    return this.s.run(() => {
+      const r = this.s
+        .stmt("SELECT id, external_id, name_sealed, identity_status, identity_country, deactivated_at, erased_at, created_at FROM customers WHERE id = ? AND company_id = ? AND environment = ?")
+        .get(id, companyId, env) as
+        | { id: string; external_id: string | null; name_sealed: string | null; identity_status: string | null; identity_country: string | null; deactivated_at: string | null; erased_at: string | null; created_at: string }
+        | null
+        | undefined;
+      return r
+        ? {
+            id: r.id,
+            externalId: r.external_id,
+            nameSealed: r.name_sealed,
+            identityStatus: r.identity_status,
+            identityCountry: r.identity_country,
+            deactivatedAt: r.deactivated_at,
+            erasedAt: r.erased_at,
+            createdAt: r.created_at,
+          }
+        : undefined;
+    });
   }
 
-  wallets(companyId: string, env: Environment, customerId: string) {
-    return this.s
-      .stmt("SELECT id, network, address, label, verified, verified_at, created_at FROM wallets WHERE company_id = ? AND environment = ? AND customer_id = ? ORDER BY created_at DESC LIMIT 200")
-      .all(companyId, env, customerId) as { id: string; network: string; address: string; label: string | null; verified: number; verified_at: string | null; created_at: string }[];
+  wallets(companyId: string, env: Environment, customerId: string): Promise<OverviewWallet[]> {
+    return this.s.run(() =>
+      (
+        this.s
+          .stmt("SELECT id, network, address, label, verified, verified_at, created_at FROM wallets WHERE company_id = ? AND environment = ? AND customer_id = ? ORDER BY created_at DESC LIMIT 200")
+          .all(companyId, env, customerId) as { id: string; network: string; address: string; label: string | null; verified: number; verified_at: string | null; created_at: string }[]
+      ).map((w) => ({ id: w.id, network: w.network, address: w.address, label: w.label, verified: w.verified === 1, verifiedAt: w.verified_at, createdAt: w.created_at })),
+    );
   }
 
   /** The customer's latest transfers, originator or beneficiary side, newest first. */
-  transfers(companyId: string, env: Environment, customerId: string, limit: number) {
-    return this.s
-      .stmt(
-        `SELECT id, direction, state, status, amount, asset, network, protocol, originator_customer_id, beneficiary_customer_id, created_at FROM transfers
+  transfers(companyId: string, env: Environment, customerId: string, limit: number): Promise<OverviewTransfer[]> {
+    return this.s.run(() =>
+      (
+        this.s
+          .stmt(
+            `SELECT id, direction, state, status, amount, asset, network, protocol, created_at FROM transfers
          WHERE company_id = ? AND environment = ? AND (originator_customer_id = ? OR beneficiary_customer_id = ?) ORDER BY created_at DESC, id DESC LIMIT ?`,
-      )
-      .all(companyId, env, customerId, customerId, limit) as {
-      id: string;
-      direction: string;
-      state: string;
-      status: string;
-      amount: string;
-      asset: string;
-      network: string;
-      protocol: string | null;
-      created_at: string;
-    }[];
+          )
+          .all(companyId, env, customerId, customerId, limit) as {
+          id: string;
+          direction: string;
+          state: string;
+          status: string;
+          amount: string;
+          asset: string;
+          network: string;
+          protocol: string | null;
+          created_at: string;
+        }[]
+      ).map((t) => ({ id: t.id, direction: t.direction, state: t.state, status: t.status, amount: t.amount, asset: t.asset, network: t.network, protocol: t.protocol, createdAt: t.created_at })),
+    );
   }
 
   /** Cases whose linked transfers include one of `transferIds`. */
-  cases(companyId: string, env: Environment, transferIds: string[]) {
-    if (transferIds.length === 0) return [];
-    return this.s
-      .stmt(
-        `SELECT DISTINCT c.id, c.case_number, c.type, c.status, c.resolution, c.priority, c.transfer_ids, c.created_at FROM cases c, json_each(c.transfer_ids) t
+  cases(companyId: string, env: Environment, transferIds: string[]): Promise<OverviewCase[]> {
+    return this.s.run(() => {
+      if (transferIds.length === 0) return [];
+      return (
+        this.s
+          .stmt(
+            `SELECT DISTINCT c.id, c.case_number, c.type, c.status, c.resolution, c.priority, c.transfer_ids, c.created_at FROM cases c, json_each(c.transfer_ids) t
          WHERE c.company_id = ? AND c.environment = ? AND t.value IN (SELECT value FROM json_each(?)) ORDER BY c.created_at DESC LIMIT 200`,
-      )
-      .all(companyId, env, JSON.stringify(transferIds)) as { id: string; case_number: string; type: string; status: string; resolution: string | null; priority: string; transfer_ids: string; created_at: string }[];
+          )
+          .all(companyId, env, JSON.stringify(transferIds)) as { id: string; case_number: string; type: string; status: string; resolution: string | null; priority: string; transfer_ids: string; created_at: string }[]
+      ).map((x) => ({
+        id: x.id,
+        caseNumber: x.case_number,
+        type: x.type,
+        status: x.status,
+        resolution: x.resolution,
+        priority: x.priority,
+        transferIds: JSON.parse(x.transfer_ids) as string[],
+        createdAt: x.created_at,
+      }));
+    });
   }
 }

@@ -101,7 +101,7 @@ export class ProviderAStore {
     const c = this.s
       .stmt("SELECT id, status, identity_status, identity_sealed FROM customers WHERE id = ? AND company_id = ? AND environment = ?")
       .get(customerId, companyId, env) as { id: string; status: string; identity_status: string | null; identity_sealed: string | null } | null;
-    return verifiedIdentity(c, open);
+    return verifiedIdentity(c && { id: c.id, status: c.status, identityStatus: c.identity_status, identitySealed: c.identity_sealed }, open);
   }
 
   originatorCustomerOf(companyId: string, env: Environment, transferId: string): string | null {
