@@ -5,7 +5,6 @@ import { ApiKit, json, STORAGE_RETRY_AFTER_S } from "./kit.ts";
 import { checkCsrf } from "./auth.ts";
 import { checkDeclaredLength } from "./body.ts";
 import { auditRoutes } from "./audit.ts";
-import type { AuditTrees } from "../adapters/storage/repos/audit-tree.ts";
 import { assetRoutes } from "./assets.ts";
 import { customerRoutes, type CustomerRouteDeps } from "./customers.ts";
 import { walletRoutes, type WalletRouteDeps } from "./wallets.ts";
@@ -33,10 +32,6 @@ import { providerECallbacks, type ProviderECallbackDeps } from "./callbacks/prov
 import { informationRequestRoutes, type InformationRequestDeps } from "./information-requests.ts";
 import type { ProviderEOptions } from "../adapters/providers/provider_e/adapter.ts";
 import { providerACallbacks, type ProviderACallbackDeps } from "./callbacks/provider_a.ts";
-import type { AuditLog } from "../adapters/storage/repos/audit.ts";
-import type { AssetPolicy } from "../adapters/storage/repos/assets.ts";
-import type { Repositories } from "../adapters/storage/repositories.ts";
-import type { Storage } from "../adapters/storage/index.ts";
 import type { Store } from "../ports/store.ts";
 import { ClientAddresses } from "../adapters/net/client-address.ts";
 
@@ -60,14 +55,16 @@ export type AppDeps = CaseRouteDeps &
   ProviderBCallbackDeps &
   ProviderECallbackDeps &
   ProviderDCallbackDeps &
+  Parameters<typeof customerOverviewRoutes>[1] &
+  Parameters<typeof transferValuationRoutes>[1] &
   Omit<TransferRouteDeps, "threshold" | "price" | "isPricingFailure" | "pricing"> & {
-    readonly repositories: Repositories;
-    readonly audit: AuditLog;
-    readonly auditTrees: AuditTrees;
-    readonly policy: AssetPolicy;
+    /** As the audit routes read them (src/http/audit.ts). */
+    readonly audit: Parameters<typeof auditRoutes>[1];
+    readonly auditTrees: Parameters<typeof auditRoutes>[3];
+    readonly policy: Parameters<typeof assetRoutes>[1]["policy"];
     readonly pricing: Pricing;
     /** For read-only routes: authentication and the handler's reads share one read snapshot. */
-    readonly storage: Storage;
+    readonly storage: Store;
     readonly config: { readonly appDomain?: string; readonly env?: Record<string, string | undefined> };
     /** Faults outside a handler, logged once per class per interval (the actor runtime's). */
     readonly reportFault?: (msg: string, e: unknown, fields?: Record<string, unknown>) => void;

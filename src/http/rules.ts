@@ -15,7 +15,7 @@ import {
 import { validateCreateRule, validateUpdateRule, type IntegrationLookup } from "../domain/rules/validate.ts";
 import type { Repositories } from "../adapters/storage/repositories.ts";
 import type { ProviderSettings } from "../adapters/storage/repos/provider-settings.ts";
-import type { PromoteOutcome, RuleFilter } from "../ports/rules.ts";
+import type { PromoteOutcome, RuleFilter, RuleRepository } from "../ports/rules.ts";
 import type { ActorRuntime } from "../actors/runtime.ts";
 import { rulesAddress, type RuleCommand, type RuleMsg } from "../actors/rules.ts";
 import { askActor, unwrap } from "./outcome.ts";
@@ -25,7 +25,7 @@ import { q, type QueryParam } from "./query.ts";
 import * as api from "../api/rules.ts";
 
 export interface RuleRouteDeps {
-  repositories: Pick<Repositories, "rules" | "tenancy">;
+  repositories: { rules: RuleRepository } & Pick<Repositories, "tenancy">;
   cursorKey: Uint8Array;
   providerSettings: ProviderSettings;
   /** Creates, changes, deactivations and promotions are commands to the company's rules actor (src/actors/rules.ts). */
