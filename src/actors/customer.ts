@@ -135,7 +135,7 @@ class Handling implements CustomerScope {
     this.ctx.write(() => this.deps.repositories.audit.record({ companyId, environment, actor, action, entityType, entityId, detail }, now));
   }
 
-  private withCustomer(fn: (c: CustomerRow) => Outcome): Outcome {
+  private withCustomer(fn: (c: CustomerRow) => Outcome | Promise<Outcome>): Outcome | Promise<Outcome> {
     const c = this.customers.get(this.msg.companyId, this.msg.environment, this.ctx.id);
     if (!c) return refuse("CUSTOMER_NOT_FOUND", undefined, { resource: "Customer", id: this.ctx.id });
     return fn(c);
@@ -220,11 +220,11 @@ class Handling implements CustomerScope {
     return { ok: true, data: { id: c.id, deactivatedAt: null } };
   }
 
-  private erase(c: CustomerRow, reason: string): Outcome {
+  private async erase(c: CustomerRow, reason: string): Promise<Outcome> {
     if (c.status === "erased") return { ok: true, data: { id: c.id, erasedAt: c.erased_at, alreadyErased: true } };
     // Part 1: a legal hold is answered without saying which; in-flight transfers are listed.
     if (c.legal_hold) return refuse("LEGAL_HOLD", "The customer's records are under a legal hold or retention obligation");
-    const active = this.deps.activeTransferIds(c.company_id, c.environment, c.id);
+    const active = await this.deps.activeTransferIds(c.company_id, c.environment, c.id);
     if (active.length) return refuse("IN_FLIGHT", "The customer has transfers not in a final state", { activeTransferIds: active });
     const by = this.msg.actor.memberId ?? null;
     const deactivatedAt = c.deactivated_at ?? this.at;

@@ -3,7 +3,7 @@
 // customer with a verified identity (otherwise nothing is created and the event answers 503), then the transfer is
 // created `exchanging`, verdict pending, and `transfer.created` is sent. The rest of the flow is the transfer's
 // (src/actors/flows/provider_a.ts), told by the callback right after.
-import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
+import type { Transfer } from "../ports/transfers.ts";
 import type { Person } from "../domain/ivms101/index.ts";
 import type { HistoryEntry } from "./transfer-presenter.ts";
 import { incomingTransferRow, recordIncoming } from "./customer-transfers.ts";
@@ -31,17 +31,17 @@ export interface ProviderAIncoming {
 
 export type ProviderAIncomingOutcome =
   | { created: false; refused: "BENEFICIARY_WALLET_NOT_VERIFIED"; transfer: null }
-  | { created: boolean; refused: null; transfer: TransferRow };
+  | { created: boolean; refused: null; transfer: Transfer };
 
 /** The service's external ID of an incoming provider_a transfer: one transfer per provider transfer. */
 export const incomingExternalId = (providerTransferId: string) => `provider_a-inbound:${providerTransferId}`;
 
-export function receiveProviderAIncoming(h: CustomerScope, n: ProviderAIncoming): Outcome<ProviderAIncomingOutcome> {
+export async function receiveProviderAIncoming(h: CustomerScope, n: ProviderAIncoming): Promise<Outcome<ProviderAIncomingOutcome>> {
   const pii = h.deps.pii;
   const { companyId, environment } = h.msg;
   const externalId = incomingExternalId(n.providerTransferId);
   const transfers = h.deps.repositories.transfers;
-  const done = transfers.byExternalId(companyId, environment, externalId);
+  const done = await transfers.byExternalId(companyId, environment, externalId);
   if (done) return { ok: true, data: { created: false, refused: null, transfer: done } };
   const refused: Outcome<ProviderAIncomingOutcome> = { ok: true, data: { created: false, refused: "BENEFICIARY_WALLET_NOT_VERIFIED", transfer: null } };
   const c = h.customers.get(companyId, environment, h.ctx.id);

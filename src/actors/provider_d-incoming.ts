@@ -3,7 +3,7 @@
 // as external ID (the same request from the same counterparty finds it again and creates nothing). The wallet must be a
 // verified wallet of an active customer with a verified identity, and the beneficiary persons the originating VASP named
 // must match that identity; otherwise nothing is created and the inquiry is answered rejected.
-import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
+import type { Transfer } from "../ports/transfers.ts";
 import type { Person } from "../domain/ivms101/index.ts";
 import { beneficiaryNamesMatch } from "../domain/provider_e/rules.ts";
 import type { HistoryEntry } from "./transfer-presenter.ts";
@@ -30,11 +30,11 @@ export interface ProviderDIncoming {
   expiresAt: string;
 }
 
-export type ProviderDIncomingOutcome = { created: true; transfer: TransferRow } | { created: false; transfer: TransferRow } | { created: false; transfer: null; refused: "BENEFICIARY_NOT_VERIFIED" | "BENEFICIARY_NAME_MISMATCH" };
+export type ProviderDIncomingOutcome = { created: true; transfer: Transfer } | { created: false; transfer: Transfer } | { created: false; transfer: null; refused: "BENEFICIARY_NOT_VERIFIED" | "BENEFICIARY_NAME_MISMATCH" };
 
-export function receiveProviderDIncoming(h: CustomerScope, n: ProviderDIncoming): Outcome<ProviderDIncomingOutcome> {
+export async function receiveProviderDIncoming(h: CustomerScope, n: ProviderDIncoming): Promise<Outcome<ProviderDIncomingOutcome>> {
   const { companyId, environment } = h.msg;
-  const done = h.deps.repositories.transfers.byExternalId(companyId, environment, n.externalId);
+  const done = await h.deps.repositories.transfers.byExternalId(companyId, environment, n.externalId);
   if (done) return { ok: true, data: { created: false, transfer: done } };
   const c = h.customers.get(companyId, environment, h.ctx.id);
   const w = h.ownWallet(n.walletId);

@@ -19,6 +19,25 @@ export interface KeysetOptions<T> {
 }
 
 export function keysetPage<T>(o: KeysetOptions<T>): { rows: T[]; meta: PageMeta } {
+  const { list, after } = startOf(o);
+  const rows = o.fetch(after, o.limit + 1);
+  return pageOf(o, list, rows, o.total());
+}
+
+/** A list over an asynchronous store: the page and its total are both asked at once (in the same read turn). */
+export async function keysetPageAsync<T>(o: AsyncKeysetOptions<T>): Promise<{ rows: T[]; meta: PageMeta }> {
+  const { list, after } = startOf(o);
+  const [rows, total] = await Promise.all([o.fetch(after, o.limit + 1), o.total()]);
+  return pageOf(o, list, rows, total);
+}
+
+export interface AsyncKeysetOptions<T> extends Omit<KeysetOptions<T>, "fetch" | "total"> {
+  fetch(after: (string | number)[] | null, n: number): Promise<T[]>;
+  total(): Promise<number>;
+}
+
+/** The list's name and the position after which the page starts (the cursor's, checked). */
+function startOf(o: Pick<KeysetOptions<unknown>, "key" | "scope" | "list" | "cursor">): { list: string; after: (string | number)[] | null } {
   // The list's name carries its company and environment, so the cursor's tag covers them: one handed out to another
   // company, environment or list is refused like any cursor this list did not hand out.
   const list = `${o.scope.company.id}|${o.scope.environment}|${o.list}`;
@@ -28,9 +47,12 @@ export function keysetPage<T>(o: KeysetOptions<T>): { rows: T[]; meta: PageMeta 
     if (!pos) throw apiError("INVALID_CURSOR");
     after = pos.after;
   }
-  const rows = o.fetch(after, o.limit + 1);
+  return { list, after };
+}
+
+function pageOf<T>(o: Pick<KeysetOptions<T>, "key" | "limit" | "position">, list: string, rows: T[], total: number): { rows: T[]; meta: PageMeta } {
   const hasMore = rows.length > o.limit;
   if (hasMore) rows.length = o.limit;
   const cursor = hasMore ? encodeCursor(o.key, { list, after: o.position(rows[rows.length - 1]) }) : null;
-  return { rows, meta: { cursor, hasMore, total: o.total(), limit: o.limit } };
+  return { rows, meta: { cursor, hasMore, total, limit: o.limit } };
 }
