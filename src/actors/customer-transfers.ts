@@ -221,7 +221,7 @@ export async function receiveIncoming(h: CustomerScope, n: IncomingTransfer): Pr
   if (!beneficiaryMatches(n.beneficiaryPersons, identity)) return deny("INPUT_NAME_MISMATCHED");
 
   const history: HistoryEntry[] = [{ type: "created", from: null, to: "exchanging", at: h.at, detail: { protocol: n.protocol } }];
-  const created = incomingTransferRow(h, { ...n, beneficiaryCustomerId: c.id, providerExternalId: n.externalId, history });
+  const created = newIncomingTransfer(h, { ...n, beneficiaryCustomerId: c.id, providerExternalId: n.externalId, history });
   // Screened with rules and screening integrations (postcheck, Part 3); nothing is recorded before the answer, so a
   // crash meanwhile leaves the provider to ask again and the screening runs again.
   const screening = h.deps.screenIncoming ? await h.deps.screenIncoming(created, { originator: n.originatorPersons, beneficiary: n.beneficiaryPersons, identity }) : null;
@@ -260,7 +260,7 @@ export async function receiveIncoming(h: CustomerScope, n: IncomingTransfer): Pr
 }
 
 /** What an incoming transfer starts as, whichever provider delivered it. */
-export interface IncomingRowInput {
+export interface NewIncomingInput {
   id: string;
   /** The transfer's external ID (one transfer per provider reference). */
   externalId: string;
@@ -283,7 +283,7 @@ export interface IncomingRowInput {
 }
 
 /** An incoming transfer `exchanging`, verdict pending, its persons sealed, the provider's request as first message. */
-export function incomingTransferRow(h: CustomerScope, n: IncomingRowInput): Transfer {
+export function newIncomingTransfer(h: CustomerScope, n: NewIncomingInput): Transfer {
   const { companyId, environment } = h.msg;
   return {
     id: n.id,

@@ -6,7 +6,7 @@
 import type { Transfer } from "../ports/transfers.ts";
 import type { Person } from "../domain/ivms101/index.ts";
 import type { HistoryEntry } from "./transfer-presenter.ts";
-import { incomingTransferRow, recordIncoming } from "./customer-transfers.ts";
+import { newIncomingTransfer, recordIncoming } from "./customer-transfers.ts";
 import type { CustomerScope } from "./customer-scope.ts";
 import type { Outcome } from "./outcome.ts";
 import { hasVerifiedIdentity } from "../domain/identity.ts";
@@ -50,7 +50,7 @@ export async function receiveProviderAIncoming(h: CustomerScope, n: ProviderAInc
   if (!hasVerifiedIdentity(c)) return refused;
   if (!w || w.address !== n.beneficiaryAddress || w.network !== n.network || w.verified !== 1) return refused;
   const history: HistoryEntry[] = [{ type: "created", from: null, to: "exchanging", at: h.at, detail: { protocol: "provider_a" } }];
-  const row = incomingTransferRow(h, { ...n, externalId, protocol: "provider_a", providerExternalId: n.providerTransferId, beneficiaryCustomerId: c.id, history });
+  const row = newIncomingTransfer(h, { ...n, externalId, protocol: "provider_a", providerExternalId: n.providerTransferId, beneficiaryCustomerId: c.id, history });
   recordIncoming(h, row);
   return { ok: true, status: 201, data: { created: true, refused: null, transfer: row } };
 }

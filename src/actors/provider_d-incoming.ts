@@ -7,7 +7,7 @@ import type { Transfer } from "../ports/transfers.ts";
 import type { Person } from "../domain/ivms101/index.ts";
 import { beneficiaryNamesMatch } from "../domain/provider_e/rules.ts";
 import type { HistoryEntry } from "./transfer-presenter.ts";
-import { incomingTransferRow, recordIncoming } from "./customer-transfers.ts";
+import { newIncomingTransfer, recordIncoming } from "./customer-transfers.ts";
 import type { CustomerScope } from "./customer-scope.ts";
 import type { Outcome } from "./outcome.ts";
 import { hasVerifiedIdentity, openIdentity } from "../domain/identity.ts";
@@ -41,7 +41,7 @@ export async function receiveProviderDIncoming(h: CustomerScope, n: ProviderDInc
   if (!hasVerifiedIdentity(c) || !w || w.verified !== 1 || w.network !== n.network) return { ok: true, data: { created: false, transfer: null, refused: "BENEFICIARY_NOT_VERIFIED" } };
   if (n.beneficiaryPersons.length > 0 && !beneficiaryNamesMatch(n.beneficiaryPersons, openIdentity(c, (s, aad) => h.deps.pii.open(s, aad)))) return { ok: true, data: { created: false, transfer: null, refused: "BENEFICIARY_NAME_MISMATCH" } };
   const history: HistoryEntry[] = [{ type: "created", from: null, to: "exchanging", at: h.at, detail: { protocol: "provider_d" } }];
-  const row = incomingTransferRow(h, { ...n, beneficiaryAddress: w.address, protocol: "provider_d", providerExternalId: n.requestId, beneficiaryCustomerId: h.ctx.id, history });
+  const row = newIncomingTransfer(h, { ...n, beneficiaryAddress: w.address, protocol: "provider_d", providerExternalId: n.requestId, beneficiaryCustomerId: h.ctx.id, history });
   recordIncoming(h, row);
   return { ok: true, status: 201, data: { created: true, transfer: row } };
 }

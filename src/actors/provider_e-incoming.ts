@@ -8,7 +8,7 @@ import type { Transfer } from "../ports/transfers.ts";
 import type { Person } from "../domain/ivms101/index.ts";
 import { beneficiaryNamesMatch } from "../domain/provider_e/rules.ts";
 import type { HistoryEntry } from "./transfer-presenter.ts";
-import { incomingTransferRow, recordIncoming } from "./customer-transfers.ts";
+import { newIncomingTransfer, recordIncoming } from "./customer-transfers.ts";
 import type { CustomerScope } from "./customer-scope.ts";
 import type { Outcome } from "./outcome.ts";
 import { hasVerifiedIdentity, openIdentity } from "../domain/identity.ts";
@@ -53,7 +53,7 @@ export async function receiveProviderEIncoming(h: CustomerScope, n: ProviderEInc
   else if (!w || w.address !== n.beneficiaryAddress || w.network !== n.network || w.verified !== 1) refuse = "BVRC001";
   else if (!beneficiaryNamesMatch(n.beneficiaryPersons, openIdentity(c, (s, aad) => pii.open(s, aad)))) refuse = "BVRC002";
   const history: HistoryEntry[] = [{ type: "created", from: null, to: "exchanging", at: h.at, detail: { protocol: "provider_e", requestSignature: n.requestSignature } }];
-  const row = incomingTransferRow(h, { ...n, externalId: n.providerTransferId, protocol: "provider_e", providerExternalId: n.providerTransferId, beneficiaryCustomerId: h.ctx.id, history });
+  const row = newIncomingTransfer(h, { ...n, externalId: n.providerTransferId, protocol: "provider_e", providerExternalId: n.providerTransferId, beneficiaryCustomerId: h.ctx.id, history });
   // Part 3: an address no customer owns still gets its transfer (rejected at the provider right after), with no customer.
   if (n.walletId === null) row.beneficiaryCustomerId = null;
   recordIncoming(h, row);
