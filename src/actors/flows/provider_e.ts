@@ -388,7 +388,7 @@ async function caseResolved(s: Steps, f: TransferFlowContext, resolution: string
     f.change("exchanging", { status: "approved" }, "resumed", { provider: "provider_e" });
     return { moved: true, newValue: f.row.state };
   }
-  f.change("awaiting_counterparty", { status: "approved", oursStatus: "accepted", ...(f.row.direction === "outgoing" ? { theirs_status: "accepted" } : {}), matchedAt: f.at }, "resumed", { provider: "provider_e" });
+  f.change("awaiting_counterparty", { status: "approved", oursStatus: "accepted", ...(f.row.direction === "outgoing" ? { theirsStatus: "accepted" } : {}), matchedAt: f.at }, "resumed", { provider: "provider_e" });
   return { moved: true, newValue: f.row.state };
 }
 
