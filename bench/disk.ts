@@ -37,8 +37,8 @@ try {
   // Let the search index catch up (the storage worker fills it), and its queue be trimmed (the sweep's second step).
   const db = service.storage.client as unknown as Database;
   const transfers = service.repositories.transfers;
-  for (let i = 0; i < 200 && transfers.pendingIndex() > 0; i++) await Bun.sleep(100);
-  transfers.trimSearchQueue();
+  for (let i = 0; i < 200 && (await transfers.pendingIndex()) > 0; i++) await Bun.sleep(100);
+  await transfers.trimSearchQueue();
   const after = usage(db);
   // What the events are: per type, how many per transfer and the stored size of `data` (as written: compressed or not).
   const eventTypes = db.query("SELECT type, count(*) AS n, avg(length(CAST(data AS BLOB))) AS bytes FROM events GROUP BY type ORDER BY n DESC").all() as Array<{ type: string; n: number; bytes: number }>;

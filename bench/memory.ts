@@ -10,7 +10,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStorage } from "../src/adapters/storage/index.ts";
-import { Transfers, type TransferRow } from "../src/adapters/storage/repos/transfers.ts";
+import { Transfers } from "../src/adapters/storage/repos/transfers.ts";
+import type { Transfer } from "../src/ports/transfers.ts";
 import { Tenancy } from "../src/adapters/storage/repos/tenancy.ts";
 import { Sealer } from "../src/adapters/crypto/envelope.ts";
 import { loadMasterKey } from "../src/adapters/crypto/master-key.ts";
@@ -36,28 +37,28 @@ async function seed(dbPath: string, n: number): Promise<{ key: string; sample: s
   const sample: string[] = [];
   const start = Date.now() - n; // one transfer per millisecond, in the past
   for (let done = 0; done < n; ) {
-    storage.tx(() => {
+    await storage.transaction(async () => {
       for (let i = 0; i < 10_000 && done < n; i++, done++) {
         const at = iso(start + done);
         const id = newId("trf", start + done);
-        const row: TransferRow = {
-          id, company_id: company.id, environment: "test", direction: "outgoing", state: "completed", status: "approved", external_id: `seed-${done}`,
-          asset: "ETH", asset_id: "eip155:1/slip44:60", amount: "0.01", network: "ethereum", blockchain_type: "ethereum", originator_customer_id: null,
-          originator_address: null, beneficiary_address: `0x${hex(20)}`, beneficiary_customer_id: null, is_unhosted_wallet: 0,
-          originator_sealed: pii.seal(persons, `transfer:${id}:originator`), beneficiary_sealed: null, originator_vasp_id: "vasp_own", originator_vasp_name: "Caravan",
-          beneficiary_vasp_id: null, beneficiary_vasp_name: null, preferred_protocol: null, protocol: null, provider_external_id: null, matched_at: null,
-          ours_status: null, theirs_status: null, rejection_reason: null, rejection_details_sealed: null, tx_hash: null, sanctions_status: null, sanctions_provider: null,
-          threshold_info: JSON.stringify({ amount: "0.01", asset: "ETH", threshold: "1000", thresholdCurrency: "EUR", jurisdiction: "EU", regulation: "TFR" }),
-          fx_rate_id: null, checks: "[]", attempts: "[]", messages: "[]", history: JSON.stringify([{ type: "created", from: null, to: "completed", at }]),
-          expires_at: null, accepted_at: null, completed_at: at, created_at: at, updated_at: at,
+        const t: Transfer = {
+          id, companyId: company.id, environment: "test", direction: "outgoing", state: "completed", status: "approved", externalId: `seed-${done}`,
+          asset: "ETH", assetId: "eip155:1/slip44:60", amount: "0.01", network: "ethereum", blockchainType: "ethereum", originatorCustomerId: null,
+          originatorAddress: null, beneficiaryAddress: `0x${hex(20)}`, beneficiaryCustomerId: null, isUnhostedWallet: false,
+          originatorSealed: pii.seal(persons, `transfer:${id}:originator`), beneficiarySealed: null, originatorVaspId: "vasp_own", originatorVaspName: "Caravan",
+          beneficiaryVaspId: null, beneficiaryVaspName: null, preferredProtocol: null, protocol: null, providerExternalId: null, matchedAt: null,
+          oursStatus: null, theirsStatus: null, rejectionReason: null, rejectionDetailsSealed: null, txHash: null, sanctionsStatus: null, sanctionsProvider: null,
+          thresholdInfo: { amount: "0.01", asset: "ETH", threshold: "1000", thresholdCurrency: "EUR", jurisdiction: "EU", regulation: "TFR" },
+          fxRateId: null, checks: [], attempts: [], messages: [], history: [{ type: "created", from: null, to: "completed", at }],
+          expiresAt: null, acceptedAt: null, completedAt: at, createdAt: at, updatedAt: at,
         };
-        repo.insert(row);
+        await repo.insert(t);
         if (done % Math.max(1, Math.floor(n / 5000)) === 0) sample.push(id);
       }
     });
   }
   // The search index as the server's background sweep leaves it: every seeded transfer indexed.
-  while (repo.indexPending(10_000) === 10_000);
+  while ((await repo.indexPending(10_000)) === 10_000);
   storage.client.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   storage.close();
   return { key, sample };

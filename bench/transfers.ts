@@ -181,13 +181,12 @@ async function main(): Promise<void> {
     // The search index is filled by the storage worker on its own thread (src/adapters/storage/search-index.ts), or,
     // when it does not run, by a sweep on this thread, whose cost is then mostly in the create phase's CPU already;
     // what it had not reached yet is drained here and added to the figure. With the worker, the wait is not counted.
-    const { Transfers } = await import("../src/adapters/storage/repos/transfers.ts");
-    const searchRepo = new Transfers(service.storage);
-    const unindexed = searchRepo.pendingIndex();
+    const searchRepo = service.repositories.transfers;
+    const unindexed = await searchRepo.pendingIndex();
     const byWorker = service.searchIndexedElsewhere();
     const drain0 = threadCpuMs();
-    if (byWorker) for (let i = 0; i < 600 && searchRepo.pendingIndex() > 0; i++) await new Promise((r) => setTimeout(r, 50));
-    else while (searchRepo.indexPending(500) === 500);
+    if (byWorker) for (let i = 0; i < 600 && (await searchRepo.pendingIndex()) > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    else while ((await searchRepo.indexPending(500)) === 500);
     const drainUs = byWorker ? 0 : ((threadCpuMs() - drain0) * 1000) / Math.max(1, creates.count);
     const ids = [...creates.warmIds, ...creates.ids];
     const stored = (service.storage.client.prepare("SELECT count(*) AS n FROM transfers WHERE environment = 'test'").get() as { n: number }).n;

@@ -26,7 +26,7 @@ import { rulesActor } from "./actors/rules.ts";
 import { settingsActor } from "./actors/settings.ts";
 import { reportsActor } from "./actors/reports.ts";
 import { transferActor } from "./actors/transfer/index.ts";
-import { Transfers } from "./adapters/storage/repos/transfers.ts";
+
 import { createPricing, FxConfigError, type Pricing } from "./adapters/fx/index.ts";
 import { loadCatalog } from "./adapters/assets/catalog.ts";
 import type { Catalog } from "./domain/assets/catalog.ts";
@@ -385,16 +385,17 @@ function registerActors(s: Services): void {
     tellE(s.repositories.providerD.dueForExpiry(now), (r) => ({ type: "expire", companyId: r.company_id, environment: r.environment, actor: { type: "system" } })),
   );
   // Outgoing transfers no provider has taken are cancelled at their expiry (docs/transfers.md): a sweep over rows.
-  s.runtime.sweep("transfer-untaken-expiry", "*/10 * * * * *", (now) =>
-    tellE(transfers.dueForCancel(new Date(now).toISOString()), (r) => ({ type: "expire", companyId: r.company_id, environment: r.environment, actor: { type: "system" } })),
-  );
+  s.runtime.sweep("transfer-untaken-expiry", "*/10 * * * * *", async (now) => {
+    for (const r of await transfers.dueForCancel(new Date(now).toISOString()))
+      await s.runtime.tell(`transfer:${r.id}`, { type: "expire", companyId: r.companyId, environment: r.environment, actor: { type: "system" } });
+  });
   // The transfer search index is filled off the request path (src/adapters/storage/search-index.ts): by the storage
   // worker on its own thread, or here when it does not run (in memory, or after it failed), in batches that yield
   // between them. Every second the queue entries the index reflects are trimmed. A search never waits for the index
   // (it also scans the transfers still queued), and the queue is a table, so a restart loses nothing.
   s.runtime.sweep("transfers-search-index", "* * * * * *", async () => {
-    if (!s.searchIndexedElsewhere()) while (transfers.indexPending(SEARCH_INDEX_BATCH) === SEARCH_INDEX_BATCH) await new Promise((r) => setTimeout(r, 0));
-    transfers.trimSearchQueue();
+    if (!s.searchIndexedElsewhere()) while ((await transfers.indexPending(SEARCH_INDEX_BATCH)) === SEARCH_INDEX_BATCH) await new Promise((r) => setTimeout(r, 0));
+    await transfers.trimSearchQueue();
   });
   // Proofs past their expiry stop counting: their customer's actor recomputes `verified` (every 5 s).
   s.runtime.sweep("wallet-proof-expiry", "*/5 * * * * *", async (now) => {

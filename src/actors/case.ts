@@ -242,9 +242,9 @@ export class CaseHandling {
 
   // ---- links (Part 2: 422 TRANSFER_NOT_FOUND, RULE_NOT_FOUND, INVALID_ASSIGNEE) ----
 
-  private checkLinks(l: { transferId?: string | null; ruleId?: string | null; assigneeId?: string | null }): Outcome | null {
+  private async checkLinks(l: { transferId?: string | null; ruleId?: string | null; assigneeId?: string | null }): Promise<Outcome | null> {
     const bad = (code: ErrorCode, field: string, id: string, message: string) => refuse(code, message, { field, id });
-    if (l.transferId && !this.deps.repositories.transfers.get(this.companyId, this.env, l.transferId))
+    if (l.transferId && !(await this.deps.repositories.transfers.get(this.companyId, this.env, l.transferId)))
       return bad("TRANSFER_NOT_FOUND", "transferId", l.transferId, "transferId names no transfer of this environment");
     if (l.ruleId && !this.repo.rule(this.companyId, this.env, l.ruleId)) return bad("RULE_NOT_FOUND", "ruleId", l.ruleId, "ruleId names no rule of this environment");
     if (l.assigneeId) {
@@ -321,7 +321,7 @@ export class CaseHandling {
 
   private async create(input: CreateCaseInput, source: string): Promise<Outcome> {
     if (this.repo.get(this.companyId, this.env, this.ctx.id)) return refuse("CONFLICT", "The case already exists");
-    const bad = this.checkLinks(input);
+    const bad = await this.checkLinks(input);
     if (bad) return bad;
     const row = await this.insertCase({ ...input, transferIds: input.transferId ? [input.transferId] : [], source });
     return { ok: true, status: 201, data: { id: row.id, caseNumber: row.case_number, status: row.status } };
@@ -373,9 +373,9 @@ export class CaseHandling {
 
   // ---- change ----
 
-  private update(c: CaseRow, p: CasePatch): Outcome {
+  private async update(c: CaseRow, p: CasePatch): Promise<Outcome> {
     if (c.status === "closed") return refuse("CASE_CLOSED", "The case is closed: only notes are accepted", { id: c.id, caseNumber: c.case_number });
-    const bad = this.checkLinks({ transferId: p.transferId, ruleId: p.ruleId, assigneeId: p.assigneeId });
+    const bad = await this.checkLinks({ transferId: p.transferId, ruleId: p.ruleId, assigneeId: p.assigneeId });
     if (bad) return bad;
     const set: Partial<CaseRow> = {};
     const changed: string[] = [];
@@ -455,10 +455,10 @@ export class CaseHandling {
 
   // ---- resolution ----
 
-  private resolve(c: CaseRow, m: { resolution: CaseResolution; resolutionNote: string | null; approveUnscreened?: boolean; mayWriteTransfers: boolean; mayWriteStrs: boolean }): Outcome {
+  private async resolve(c: CaseRow, m: { resolution: CaseResolution; resolutionNote: string | null; approveUnscreened?: boolean; mayWriteTransfers: boolean; mayWriteStrs: boolean }): Promise<Outcome> {
     // The actor handles one message at a time: of two simultaneous resolutions the second finds the case closed.
     if (c.status === "closed") return refuse("CASE_CLOSED", "The case is already resolved", { id: c.id, caseNumber: c.case_number });
-    const first = c.first_transfer_id ? this.deps.repositories.transfers.get(this.companyId, this.env, c.first_transfer_id) : undefined;
+    const first = c.first_transfer_id ? await this.deps.repositories.transfers.get(this.companyId, this.env, c.first_transfer_id) : undefined;
     const action: TransferAction | null = transferAction({
       resolution: m.resolution,
       transfer: first ? { id: first.id, state: first.state, status: first.status } : null,
@@ -509,9 +509,9 @@ export class CaseHandling {
    * in the same unit of work as the recorded transfer outcome, which a replay finds set: drafted once.
    */
   private async draftReport(c: CaseRow, by: AuditActor): Promise<void> {
-    const t = this.deps.repositories.transfers.get(this.companyId, this.env, c.first_transfer_id!);
+    const t = await this.deps.repositories.transfers.get(this.companyId, this.env, c.first_transfer_id!);
     if (!t) return;
-    const jurisdiction = reportJurisdiction(t.threshold_info, (await this.deps.repositories.thresholds.profile(this.companyId))?.country ?? null);
+    const jurisdiction = reportJurisdiction(t.thresholdInfo, (await this.deps.repositories.thresholds.profile(this.companyId))?.country ?? null);
     const rule = c.rule_id ? this.repo.rule(this.companyId, this.env, c.rule_id) : undefined;
     const seed = narrativeSeed({
       caseNumber: c.case_number,
@@ -519,7 +519,7 @@ export class CaseHandling {
       description: this.open(c.description_sealed, descriptionAad(c.id)),
       rule: rule ?? null,
       resolutionNote: this.open(c.resolution_note_sealed, resolutionNoteAad(c.id)),
-      transfer: { id: t.id, direction: t.direction, amount: t.amount, asset: t.asset, network: t.network, createdAt: t.created_at },
+      transfer: { id: t.id, direction: t.direction, amount: t.amount, asset: t.asset, network: t.network, createdAt: t.createdAt },
     });
     const pii = this.deps.pii;
     // Part 2: thresholds decide when a suspicion report is due: the str threshold's amount against the transfer's value.
@@ -527,7 +527,7 @@ export class CaseHandling {
       ? this.deps.repositories.reports.threshold(this.companyId, this.env, t.id, jurisdiction, await this.deps.repositories.thresholds.all(this.companyId))
       : null;
     // A rule that held the transfer because its check could not run found nothing: said so, never as a rule that fired.
-    const incomplete = latestRunIncomplete(t.checks ? (JSON.parse(t.checks) as { status: string; run?: string }[]) : []);
+    const incomplete = latestRunIncomplete(t.checks);
     const riskIndicators = [c.type, c.category, ...(incomplete ? ["screening_incomplete"] : rule ? [ruleIndicator(rule)] : []), "rejected_on_review", ...(due?.reached ? ["str_threshold_reached"] : [])];
     const reportId = newId("rpt", this.ctx.now);
     const input = {

@@ -5,7 +5,7 @@
 import { applicableRules, evaluate, integrationsRead, verdictUnscreened, type Rule, type Stage, type TransferFacts, type Verdict } from "../domain/rules/index.ts";
 import { stronger } from "../domain/rules/engine.ts";
 import type { CheckResult, Party, ScreeningSubject } from "../adapters/screening/types.ts";
-import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
+import type { StoredCheck, Transfer } from "../ports/transfers.ts";
 import { personNames, type Person } from "../domain/ivms101/index.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
 import type { Environment } from "../domain/types.ts";
@@ -32,12 +32,12 @@ export interface CheckpointDeps {
  * What rules read of a transfer (Part 2 field list), with the names of the evaluation's parties. The USD value is
  * asked for only when the environment has active rules (valuing records a row).
  */
-export async function transferFacts(deps: CheckpointDeps, t: TransferRow, names: { originator: string | null; beneficiary: string | null }): Promise<TransferFacts> {
-  const info = t.threshold_info ? (JSON.parse(t.threshold_info) as { jurisdiction?: string }) : {};
-  const local = t.fx_rate_id ? deps.valuation(t.company_id, t.environment, t.fx_rate_id) : null;
+export async function transferFacts(deps: CheckpointDeps, t: Transfer, names: { originator: string | null; beneficiary: string | null }): Promise<TransferFacts> {
+  const info = (t.thresholdInfo ?? {}) as { jurisdiction?: string };
+  const local = t.fxRateId ? deps.valuation(t.companyId, t.environment, t.fxRateId) : null;
   let amountUSD: string | null = local?.currency === "USD" ? local.value : null;
-  if (amountUSD === null && t.asset_id && (await deps.activeRules(t.company_id, t.environment)).length > 0)
-    amountUSD = await deps.priceUsd(t.company_id, t.environment, t.asset_id, t.amount).catch(() => null);
+  if (amountUSD === null && t.assetId && (await deps.activeRules(t.companyId, t.environment)).length > 0)
+    amountUSD = await deps.priceUsd(t.companyId, t.environment, t.assetId, t.amount).catch(() => null);
   return {
     direction: t.direction as "incoming" | "outgoing",
     amount: t.amount,
@@ -47,11 +47,11 @@ export async function transferFacts(deps: CheckpointDeps, t: TransferRow, names:
     asset: t.asset,
     network: t.network,
     jurisdiction: info.jurisdiction && /^[A-Z]{2}$/.test(info.jurisdiction) ? info.jurisdiction : null,
-    walletType: t.is_unhosted_wallet ? "unhosted" : "hosted",
+    walletType: t.isUnhostedWallet ? "unhosted" : "hosted",
     originatorName: names.originator,
     beneficiaryName: names.beneficiary,
-    originatorAddress: t.originator_address,
-    beneficiaryAddress: t.beneficiary_address,
+    originatorAddress: t.originatorAddress,
+    beneficiaryAddress: t.beneficiaryAddress,
   };
 }
 
@@ -59,10 +59,10 @@ const firstName = (persons: readonly Person[]) => (persons.length ? (personNames
 const nameSubjects = (party: Party, persons: readonly Person[]): ScreeningSubject[] => (persons.length ? [{ kind: "name", party, person: persons[0] }] : []);
 
 /** Every address on the transfer, originator's and beneficiary's (Part 3 "screening_d screening"). */
-export function addressSubjects(t: TransferRow): ScreeningSubject[] {
+export function addressSubjects(t: Transfer): ScreeningSubject[] {
   const out: ScreeningSubject[] = [];
-  if (t.originator_address) out.push({ kind: "address", party: "originator", address: t.originator_address, network: t.network });
-  if (t.beneficiary_address) out.push({ kind: "address", party: "beneficiary", address: t.beneficiary_address, network: t.network });
+  if (t.originatorAddress) out.push({ kind: "address", party: "originator", address: t.originatorAddress, network: t.network });
+  if (t.beneficiaryAddress) out.push({ kind: "address", party: "beneficiary", address: t.beneficiaryAddress, network: t.network });
   return out;
 }
 
@@ -70,7 +70,7 @@ export function addressSubjects(t: TransferRow): ScreeningSubject[] {
  * The evaluations of a checkpoint (Part 3 "screening_c screening"): the first person of each side (with the
  * addresses) in one, then each further person `alone` names in its own evaluation.
  */
-export async function evaluationsOf(deps: CheckpointDeps, t: TransferRow, sides: { originator: readonly Person[]; beneficiary: readonly Person[] }, alone: { originator?: readonly Person[]; beneficiary?: readonly Person[] } = {}): Promise<Evaluation[]> {
+export async function evaluationsOf(deps: CheckpointDeps, t: Transfer, sides: { originator: readonly Person[]; beneficiary: readonly Person[] }, alone: { originator?: readonly Person[]; beneficiary?: readonly Person[] } = {}): Promise<Evaluation[]> {
   const facts = await transferFacts(deps, t, { originator: firstName(sides.originator), beneficiary: firstName(sides.beneficiary) });
   const out: Evaluation[] = [{ facts, subjects: [...nameSubjects("originator", sides.originator), ...nameSubjects("beneficiary", sides.beneficiary), ...addressSubjects(t)] }];
   for (const party of ["originator", "beneficiary"] as const)
@@ -82,10 +82,10 @@ export async function evaluationsOf(deps: CheckpointDeps, t: TransferRow, sides:
  * A whole checkpoint where nothing is recorded before the verdict (an incoming provider_b request is decided within
  * its request, and a crash means the provider asks again): plan, run, evaluate.
  */
-export async function checkpointOnce(deps: CheckpointDeps, t: TransferRow, stage: Stage, evaluations: Evaluation[], seal: Sealer, now: number): Promise<CheckpointResult> {
-  const p = await plan(deps, t.company_id, t.environment, stage, evaluations);
-  const pending = pendingChecks(deps, t.company_id, p, t.id, "1", now);
-  return runChecks(deps, t.company_id, t.environment, p, pending, seal, t.id);
+export async function checkpointOnce(deps: CheckpointDeps, t: Transfer, stage: Stage, evaluations: Evaluation[], seal: Sealer, now: number): Promise<CheckpointResult> {
+  const p = await plan(deps, t.companyId, t.environment, stage, evaluations);
+  const pending = pendingChecks(deps, t.companyId, p, t.id, "1", now);
+  return runChecks(deps, t.companyId, t.environment, p, pending, seal, t.id);
 }
 
 /** One evaluation: what rules read of the transfer, and the subjects its integrations screen. */
@@ -94,24 +94,7 @@ export interface Evaluation {
   subjects: ScreeningSubject[];
 }
 
-/** A check as stored on the transfer row (`checks` JSON); the vendor response is sealed (it names people). */
-export interface StoredCheck {
-  id: string;
-  integration: IntegrationName | null;
-  integrationId: string;
-  displayName: string;
-  type: string;
-  stage: Stage;
-  /** Which evaluation of the checkpoint (0 first; provider_e and further persons get their own). */
-  evaluation: number;
-  status: "pending" | "success" | "error" | "skipped";
-  requestedAt: string;
-  durationMs: number | null;
-  error: string | null;
-  responseSealed: string | null;
-  /** The checkpoint run this check belongs to (a replay after a crash replaces the run's pending checks). */
-  run: string;
-}
+export type { StoredCheck } from "../ports/transfers.ts";
 
 /** A planned checkpoint: per evaluation its applicable rules and the integrations they read. */
 export interface Plan {
@@ -306,7 +289,7 @@ export function caseOpening(on: { companyId: string; environment: Environment; t
  * Incoming (Part 3, provider_b Incoming): the counterparty's first person with our customer's stored identity, and
  * each further person on either side alone; review maps to `pending`, a block to `rejected`.
  */
-export async function screenIncoming(deps: CheckpointDeps, seal: Sealer, t: TransferRow, persons: { originator: Person[]; beneficiary: Person[]; identity: Person[] }, now: number, newCaseId: () => string): Promise<IncomingScreening> {
+export async function screenIncoming(deps: CheckpointDeps, seal: Sealer, t: Transfer, persons: { originator: Person[]; beneficiary: Person[]; identity: Person[] }, now: number, newCaseId: () => string): Promise<IncomingScreening> {
   const evaluations = await evaluationsOf(deps, t, { originator: persons.originator, beneficiary: persons.identity }, { originator: persons.originator.slice(1), beneficiary: persons.beneficiary.slice(1) });
   const r = await checkpointOnce(deps, t, "postcheck", evaluations, seal, now);
   const a = r.verdict.action;

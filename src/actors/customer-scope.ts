@@ -6,7 +6,7 @@ import type { Sealer } from "../adapters/crypto/envelope.ts";
 import type { Repositories } from "../adapters/storage/repositories.ts";
 import type { Wallet } from "../ports/wallets.ts";
 import type { AuditActor } from "../ports/audit.ts";
-import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
+import type { Transfer } from "../ports/transfers.ts";
 import type { Person } from "../domain/ivms101/index.ts";
 import type { Environment } from "../domain/types.ts";
 import type { ProviderVerdict } from "../domain/transfers/create.ts";
@@ -28,7 +28,7 @@ export interface CustomerDeps {
   /** HMAC key of the blind name index. */
   nameIndexKey: Uint8Array;
   /** Transfers of the customer not in a final state (erasure refuses while there are any). */
-  activeTransferIds(companyId: string, env: Environment, customerId: string): string[];
+  activeTransferIds(companyId: string, env: Environment, customerId: string): Promise<string[]>;
   /**
    * Every provider's verdict on carrying an outgoing transfer (the create decision); without it no provider can, so
    * only creates below the threshold succeed (tests of other parts).
@@ -38,7 +38,7 @@ export interface CustomerDeps {
    * Screening of a new incoming transfer with rules and screening integrations (Part 3). None exist yet, so the
    * default approves; the seam is here so that a verdict lands in the same transaction as the creation.
    */
-  screenIncoming?(t: TransferRow, persons: { originator: Person[]; beneficiary: Person[]; identity: Person[] }): Promise<IncomingScreening>;
+  screenIncoming?(t: Transfer, persons: { originator: Person[]; beneficiary: Person[]; identity: Person[] }): Promise<IncomingScreening>;
 }
 
 export interface CustomerScope {

@@ -1,13 +1,13 @@
 // The customer actor's transfer work: an outgoing transfer created by its originator's actor, and an incoming one
 // received for a wallet of the customer (Part 3, provider_b Incoming), so neither interleaves with an erasure.
-import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
+import type { HistoryEntry, Transfer } from "../ports/transfers.ts";
 import type { ValuationRecord } from "../adapters/fx/pricing.ts";
 import { personNames, type Person } from "../domain/ivms101/index.ts";
 import type { CreateTransferInput } from "../domain/transfers.ts";
 import { decideCreate, type AppliedThreshold, type CreateDecision, type ThresholdInfo, type Valuation } from "../domain/transfers/create.ts";
 import { beneficiaryMatches } from "../domain/provider_b/names.ts";
 import { holderReason, screeningReason, type IncomingReason } from "../domain/provider_b/decisions.ts";
-import { transferEventData, type HistoryEntry } from "./transfer-presenter.ts";
+import { transferEventData } from "./transfer-presenter.ts";
 import type { CustomerScope } from "./customer-scope.ts";
 import { refuse, type Outcome } from "./outcome.ts";
 import { openIdentity } from "../domain/identity.ts";
@@ -36,10 +36,10 @@ export interface NewTransfer {
 
 /** The answer to `createTransfer`: the transfer created now, or the one an Idempotency-Key created before. */
 export type CreatedTransfer =
-  | { idempotent: true; transfer: TransferRow }
+  | { idempotent: true; transfer: Transfer }
   | {
       idempotent: false;
-      transfer: TransferRow;
+      transfer: Transfer;
       thresholdInfo: ThresholdInfo;
       originatorName: string | null;
       beneficiaryName: string | null;
@@ -75,14 +75,14 @@ export interface IncomingTransfer {
 /** The answer to `receiveIncoming`: denied before creation (nothing recorded), or the transfer created (or found again). */
 export type IncomingOutcome =
   | { result: "denied"; reasonType: IncomingReason; transfer: null }
-  | { result: "verified" | "denied"; reasonType: string | null; transfer: TransferRow; created: boolean };
+  | { result: "verified" | "denied"; reasonType: string | null; transfer: Transfer; created: boolean };
 
 /** The facts the decision needs, read in one read transaction (one WAL read lock): the Idempotency-Key, customer, wallets. */
 async function readFacts(h: CustomerScope, n: NewTransfer) {
   const { companyId, environment } = h.msg;
   if (n.idempotencyKey !== null) {
     // A racing create with the same key got here first: its transfer is the answer.
-    const done = h.deps.repositories.transfers.byExternalId(companyId, environment, n.idempotencyKey);
+    const done = await h.deps.repositories.transfers.byExternalId(companyId, environment, n.idempotencyKey);
     if (done) return { done };
   }
   const c = await h.customers.get(companyId, environment, h.ctx.id);
@@ -91,59 +91,59 @@ async function readFacts(h: CustomerScope, n: NewTransfer) {
   return { done: undefined, c, w, beneficiaryVerified, vasp: c ? await h.deps.repositories.thresholds.ownVasp(companyId) : null };
 }
 
-/** The new outgoing transfer's row: `completed` (approved) below the threshold, otherwise `queued` (pending). */
-function outgoingRow(h: CustomerScope, n: NewTransfer, decision: Extract<CreateDecision, { ok: true }>, customerId: string, vasp: { id: string; name: string }): TransferRow {
+/** The new outgoing transfer: `completed` (approved) below the threshold, otherwise `queued` (pending). */
+function outgoingRow(h: CustomerScope, n: NewTransfer, decision: Extract<CreateDecision, { ok: true }>, customerId: string, vasp: { id: string; name: string }): Transfer {
   const { companyId, environment } = h.msg;
   const input = n.input;
   const completed = decision.outcome === "completed";
   const history: HistoryEntry[] = [{ type: "created", from: null, to: completed ? "completed" : "queued", at: h.at }];
   return {
     id: n.id,
-    company_id: companyId,
+    companyId: companyId,
     environment,
     direction: "outgoing",
     state: completed ? "completed" : "queued",
     status: completed ? "approved" : "pending",
-    external_id: n.idempotencyKey,
+    externalId: n.idempotencyKey,
     asset: input.asset,
-    asset_id: n.assetId,
+    assetId: n.assetId,
     amount: input.amount,
     network: input.network,
-    blockchain_type: input.network,
-    originator_customer_id: customerId,
-    originator_address: n.originatorAddress,
-    beneficiary_address: n.beneficiaryAddress,
-    beneficiary_customer_id: null,
-    is_unhosted_wallet: input.isUnhostedWallet ? 1 : 0,
-    originator_sealed: h.deps.pii.seal(JSON.stringify(input.originatorPersons), `transfer:${n.id}:originator`),
-    beneficiary_sealed: input.beneficiaryPersons.length ? h.deps.pii.seal(JSON.stringify(input.beneficiaryPersons), `transfer:${n.id}:beneficiary`) : null,
+    blockchainType: input.network,
+    originatorCustomerId: customerId,
+    originatorAddress: n.originatorAddress,
+    beneficiaryAddress: n.beneficiaryAddress,
+    beneficiaryCustomerId: null,
+    isUnhostedWallet: input.isUnhostedWallet,
+    originatorSealed: h.deps.pii.seal(JSON.stringify(input.originatorPersons), `transfer:${n.id}:originator`),
+    beneficiarySealed: input.beneficiaryPersons.length ? h.deps.pii.seal(JSON.stringify(input.beneficiaryPersons), `transfer:${n.id}:beneficiary`) : null,
     // We are the originating VASP of an outgoing transfer.
-    originator_vasp_id: vasp.id,
-    originator_vasp_name: vasp.name,
-    beneficiary_vasp_id: null,
-    beneficiary_vasp_name: null,
-    preferred_protocol: input.preferredProtocol,
+    originatorVaspId: vasp.id,
+    originatorVaspName: vasp.name,
+    beneficiaryVaspId: null,
+    beneficiaryVaspName: null,
+    preferredProtocol: input.preferredProtocol,
     protocol: null,
-    provider_external_id: null,
-    matched_at: null,
-    ours_status: completed ? null : "pending",
-    theirs_status: null,
-    rejection_reason: null,
-    rejection_details_sealed: null,
-    tx_hash: null,
-    sanctions_status: null,
-    sanctions_provider: null,
-    threshold_info: JSON.stringify(decision.thresholdInfo),
-    fx_rate_id: decision.fxRateId,
-    checks: "[]",
-    attempts: "[]",
-    messages: "[]",
-    history: JSON.stringify(history),
-    expires_at: decision.expiresAt,
-    accepted_at: null,
-    completed_at: completed ? h.at : null,
-    created_at: h.at,
-    updated_at: h.at,
+    providerExternalId: null,
+    matchedAt: null,
+    oursStatus: completed ? null : "pending",
+    theirsStatus: null,
+    rejectionReason: null,
+    rejectionDetailsSealed: null,
+    txHash: null,
+    sanctionsStatus: null,
+    sanctionsProvider: null,
+    thresholdInfo: { ...decision.thresholdInfo },
+    fxRateId: decision.fxRateId,
+    checks: [],
+    attempts: [],
+    messages: [],
+    history,
+    expiresAt: decision.expiresAt,
+    acceptedAt: null,
+    completedAt: completed ? h.at : null,
+    createdAt: h.at,
+    updatedAt: h.at,
   };
 }
 
@@ -176,9 +176,9 @@ export async function createTransfer(h: CustomerScope, n: NewTransfer): Promise<
   const completed = decision.outcome === "completed";
   const row = outgoingRow(h, n, decision, c!.id, facts.vasp!);
   const valuation = n.valuationRecord;
-  h.ctx.write(() => {
+  h.ctx.write(async () => {
     if (valuation) h.deps.repositories.fxValuations.record(valuation);
-    h.deps.repositories.transfers.insert(row);
+    await h.deps.repositories.transfers.insert(row);
   });
   const event = { companyId, environment, entityType: "transfer", entityId: row.id, data: transferEventData(row) };
   h.ctx.emit({ ...event, type: "transfer.created" });
@@ -208,8 +208,8 @@ export async function createTransfer(h: CustomerScope, n: NewTransfer): Promise<
 export async function receiveIncoming(h: CustomerScope, n: IncomingTransfer): Promise<Outcome<IncomingOutcome>> {
   const { companyId, environment } = h.msg;
   const transfers = h.deps.repositories.transfers;
-  const done = transfers.byExternalId(companyId, environment, n.externalId);
-  if (done) return { ok: true, data: { result: done.state === "rejected" ? "denied" : "verified", reasonType: done.rejection_reason, transfer: done, created: false } };
+  const done = await transfers.byExternalId(companyId, environment, n.externalId);
+  if (done) return { ok: true, data: { result: done.state === "rejected" ? "denied" : "verified", reasonType: done.rejectionReason, transfer: done, created: false } };
   const deny = (reasonType: IncomingReason): Outcome<IncomingOutcome> => ({ ok: true, data: { result: "denied", reasonType, transfer: null } });
   const c = await h.customers.get(companyId, environment, h.ctx.id);
   const w = await h.ownWallet(n.walletId);
@@ -221,28 +221,28 @@ export async function receiveIncoming(h: CustomerScope, n: IncomingTransfer): Pr
   if (!beneficiaryMatches(n.beneficiaryPersons, identity)) return deny("INPUT_NAME_MISMATCHED");
 
   const history: HistoryEntry[] = [{ type: "created", from: null, to: "exchanging", at: h.at, detail: { protocol: n.protocol } }];
-  const created = incomingTransferRow(h, { ...n, beneficiaryCustomerId: c.id, providerExternalId: n.externalId, history });
+  const created = newIncomingTransfer(h, { ...n, beneficiaryCustomerId: c.id, providerExternalId: n.externalId, history });
   // Screened with rules and screening integrations (postcheck, Part 3); nothing is recorded before the answer, so a
   // crash meanwhile leaves the provider to ask again and the screening runs again.
   const screening = h.deps.screenIncoming ? await h.deps.screenIncoming(created, { originator: n.originatorPersons, beneficiary: n.beneficiaryPersons, identity }) : null;
   const reason = screeningReason(screening?.verdict ?? "approved");
-  if (screening) created.checks = JSON.stringify(screening.checks);
+  if (screening) created.checks = screening.checks;
   // Never held (Part 3): approved → awaiting_counterparty; a verdict needing review or a rejection → rejected.
   const to = reason === null ? "awaiting_counterparty" : "rejected";
   history.push({ type: reason === null ? "screened" : "screening_denied", from: "exchanging", to, at: h.at, ...(reason ? { detail: { reasonType: reason } } : {}) });
-  const messages = [...JSON.parse(created.messages), { type: "transfer_response", direction: "outbound", timestamp: h.at }];
-  const final: TransferRow = {
+  const messages = [...created.messages, { type: "transfer_response", direction: "outbound", timestamp: h.at }];
+  const final: Transfer = {
     ...created,
     state: to,
     status: reason === null ? "approved" : "rejected",
-    ours_status: reason === null ? "accepted" : "rejected",
-    matched_at: reason === null ? h.at : null,
-    rejection_reason: reason,
-    messages: JSON.stringify(messages),
-    history: JSON.stringify(history),
+    oursStatus: reason === null ? "accepted" : "rejected",
+    matchedAt: reason === null ? h.at : null,
+    rejectionReason: reason,
+    messages,
+    history: [...history],
   };
-  h.ctx.write(() => {
-    h.deps.repositories.transfers.insert(final);
+  h.ctx.write(async () => {
+    await h.deps.repositories.transfers.insert(final);
     // The sender is a counterparty this environment has now exchanged a transfer with (VASP search).
     h.deps.repositories.vasps.record(companyId, environment, n.originatorVasp.id, n.originatorVasp.name, "transfer_history", h.at);
   });
@@ -260,7 +260,7 @@ export async function receiveIncoming(h: CustomerScope, n: IncomingTransfer): Pr
 }
 
 /** What an incoming transfer starts as, whichever provider delivered it. */
-export interface IncomingRowInput {
+export interface NewIncomingInput {
   id: string;
   /** The transfer's external ID (one transfer per provider reference). */
   externalId: string;
@@ -283,66 +283,67 @@ export interface IncomingRowInput {
 }
 
 /** An incoming transfer `exchanging`, verdict pending, its persons sealed, the provider's request as first message. */
-export function incomingTransferRow(h: CustomerScope, n: IncomingRowInput): TransferRow {
+export function newIncomingTransfer(h: CustomerScope, n: NewIncomingInput): Transfer {
   const { companyId, environment } = h.msg;
   return {
     id: n.id,
-    company_id: companyId,
+    companyId: companyId,
     environment,
     direction: "incoming",
     state: "exchanging",
     status: "pending",
-    external_id: n.externalId,
+    externalId: n.externalId,
     asset: n.asset,
-    asset_id: n.assetId,
+    assetId: n.assetId,
     amount: n.amount,
     network: n.network,
-    blockchain_type: n.network,
-    originator_customer_id: null,
-    originator_address: n.originatorAddress,
-    beneficiary_address: n.beneficiaryAddress,
-    beneficiary_customer_id: n.beneficiaryCustomerId,
-    is_unhosted_wallet: 0,
-    originator_sealed: h.deps.pii.seal(JSON.stringify(n.originatorPersons), `transfer:${n.id}:originator`),
-    beneficiary_sealed: h.deps.pii.seal(JSON.stringify(n.beneficiaryPersons), `transfer:${n.id}:beneficiary`),
-    originator_vasp_id: n.originatorVasp.id,
-    originator_vasp_name: n.originatorVasp.name,
-    beneficiary_vasp_id: n.beneficiaryVasp.id,
-    beneficiary_vasp_name: n.beneficiaryVasp.name,
-    preferred_protocol: null,
+    blockchainType: n.network,
+    originatorCustomerId: null,
+    originatorAddress: n.originatorAddress,
+    beneficiaryAddress: n.beneficiaryAddress,
+    beneficiaryCustomerId: n.beneficiaryCustomerId,
+    isUnhostedWallet: false,
+    originatorSealed: h.deps.pii.seal(JSON.stringify(n.originatorPersons), `transfer:${n.id}:originator`),
+    beneficiarySealed: h.deps.pii.seal(JSON.stringify(n.beneficiaryPersons), `transfer:${n.id}:beneficiary`),
+    originatorVaspId: n.originatorVasp.id,
+    originatorVaspName: n.originatorVasp.name,
+    beneficiaryVaspId: n.beneficiaryVasp.id,
+    beneficiaryVaspName: n.beneficiaryVasp.name,
+    preferredProtocol: null,
     protocol: n.protocol,
-    provider_external_id: n.providerExternalId,
-    matched_at: null,
-    ours_status: "pending",
+    providerExternalId: n.providerExternalId,
+    matchedAt: null,
+    oursStatus: "pending",
     // The originating VASP asked for the authorization; it reports the transaction or cancels later.
-    theirs_status: "pending",
-    rejection_reason: null,
-    rejection_details_sealed: null,
-    tx_hash: null,
-    sanctions_status: null,
-    sanctions_provider: null,
-    threshold_info: n.thresholdInfo ? JSON.stringify(n.thresholdInfo) : null,
-    fx_rate_id: null,
-    checks: "[]",
-    attempts: "[]",
-    messages: JSON.stringify([{ type: "transfer_request", direction: "inbound", timestamp: h.at }]),
-    history: JSON.stringify(n.history),
-    expires_at: n.expiresAt ?? null,
-    accepted_at: null,
-    completed_at: null,
-    created_at: h.at,
-    updated_at: h.at,
+    theirsStatus: "pending",
+    rejectionReason: null,
+    rejectionDetailsSealed: null,
+    txHash: null,
+    sanctionsStatus: null,
+    sanctionsProvider: null,
+    thresholdInfo: n.thresholdInfo ?? null,
+    fxRateId: null,
+    checks: [],
+    attempts: [],
+    messages: [{ type: "transfer_request", direction: "inbound", timestamp: h.at }],
+    // A copy: the caller goes on adding to its list for the record it writes.
+    history: [...n.history],
+    expiresAt: n.expiresAt ?? null,
+    acceptedAt: null,
+    completedAt: null,
+    createdAt: h.at,
+    updatedAt: h.at,
   };
 }
 
-/** Records a new incoming transfer `exchanging`: the row, its sender in the VASP directory, `transfer.created`, the audit entry. */
-export function recordIncoming(h: CustomerScope, row: TransferRow): void {
+/** Records a new incoming transfer `exchanging`: the transfer, its sender in the VASP directory, `transfer.created`, the audit entry. */
+export function recordIncoming(h: CustomerScope, row: Transfer): void {
   const { companyId, environment } = h.msg;
   const at = h.at;
-  h.ctx.write(() => {
-    h.deps.repositories.transfers.insert(row);
+  h.ctx.write(async () => {
+    await h.deps.repositories.transfers.insert(row);
     // The sender is a counterparty this environment has now exchanged a transfer with (VASP search).
-    h.deps.repositories.vasps.record(companyId, environment, row.originator_vasp_id!, row.originator_vasp_name, "transfer_history", at);
+    h.deps.repositories.vasps.record(companyId, environment, row.originatorVaspId!, row.originatorVaspName, "transfer_history", at);
   });
   h.ctx.emit({ companyId, environment, entityType: "transfer", entityId: row.id, type: "transfer.created", data: transferEventData(row) });
   h.audit("transfer.created", "Transfer", row.id, { state: row.state, asset: row.asset, network: row.network, direction: "incoming", protocol: row.protocol });

@@ -217,11 +217,11 @@ class Handling implements CustomerScope {
     return { ok: true, data: { id: c.id, deactivatedAt: null } };
   }
 
-  private erase(c: Customer, reason: string): Outcome {
+  private async erase(c: Customer, reason: string): Promise<Outcome> {
     if (c.status === "erased") return { ok: true, data: { id: c.id, erasedAt: c.erasedAt, alreadyErased: true } };
     // Part 1: a legal hold is answered without saying which; in-flight transfers are listed.
     if (c.legalHold) return refuse("LEGAL_HOLD", "The customer's records are under a legal hold or retention obligation");
-    const active = this.deps.activeTransferIds(c.companyId, c.environment, c.id);
+    const active = await this.deps.activeTransferIds(c.companyId, c.environment, c.id);
     if (active.length) return refuse("IN_FLIGHT", "The customer has transfers not in a final state", { activeTransferIds: active });
     const by = this.msg.actor.memberId ?? null;
     const deactivatedAt = c.deactivatedAt ?? this.at;

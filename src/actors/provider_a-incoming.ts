@@ -3,10 +3,10 @@
 // customer with a verified identity (otherwise nothing is created and the event answers 503), then the transfer is
 // created `exchanging`, verdict pending, and `transfer.created` is sent. The rest of the flow is the transfer's
 // (src/actors/flows/provider_a.ts), told by the callback right after.
-import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
+import type { Transfer } from "../ports/transfers.ts";
 import type { Person } from "../domain/ivms101/index.ts";
 import type { HistoryEntry } from "./transfer-presenter.ts";
-import { incomingTransferRow, recordIncoming } from "./customer-transfers.ts";
+import { newIncomingTransfer, recordIncoming } from "./customer-transfers.ts";
 import type { CustomerScope } from "./customer-scope.ts";
 import type { Outcome } from "./outcome.ts";
 import { hasVerifiedIdentity } from "../domain/identity.ts";
@@ -31,7 +31,7 @@ export interface ProviderAIncoming {
 
 export type ProviderAIncomingOutcome =
   | { created: false; refused: "BENEFICIARY_WALLET_NOT_VERIFIED"; transfer: null }
-  | { created: boolean; refused: null; transfer: TransferRow };
+  | { created: boolean; refused: null; transfer: Transfer };
 
 /** The service's external ID of an incoming provider_a transfer: one transfer per provider transfer. */
 export const incomingExternalId = (providerTransferId: string) => `provider_a-inbound:${providerTransferId}`;
@@ -41,7 +41,7 @@ export async function receiveProviderAIncoming(h: CustomerScope, n: ProviderAInc
   const { companyId, environment } = h.msg;
   const externalId = incomingExternalId(n.providerTransferId);
   const transfers = h.deps.repositories.transfers;
-  const done = transfers.byExternalId(companyId, environment, externalId);
+  const done = await transfers.byExternalId(companyId, environment, externalId);
   if (done) return { ok: true, data: { created: false, refused: null, transfer: done } };
   const refused: Outcome<ProviderAIncomingOutcome> = { ok: true, data: { created: false, refused: "BENEFICIARY_WALLET_NOT_VERIFIED", transfer: null } };
   const c = await h.customers.get(companyId, environment, h.ctx.id);
@@ -50,7 +50,7 @@ export async function receiveProviderAIncoming(h: CustomerScope, n: ProviderAInc
   if (!hasVerifiedIdentity(c)) return refused;
   if (!w || w.address !== n.beneficiaryAddress || w.network !== n.network || !w.verified) return refused;
   const history: HistoryEntry[] = [{ type: "created", from: null, to: "exchanging", at: h.at, detail: { protocol: "provider_a" } }];
-  const row = incomingTransferRow(h, { ...n, externalId, protocol: "provider_a", providerExternalId: n.providerTransferId, beneficiaryCustomerId: c.id, history });
+  const row = newIncomingTransfer(h, { ...n, externalId, protocol: "provider_a", providerExternalId: n.providerTransferId, beneficiaryCustomerId: c.id, history });
   recordIncoming(h, row);
   return { ok: true, status: 201, data: { created: true, refused: null, transfer: row } };
 }

@@ -3,11 +3,11 @@
 // as external ID (the same request from the same counterparty finds it again and creates nothing). The wallet must be a
 // verified wallet of an active customer with a verified identity, and the beneficiary persons the originating VASP named
 // must match that identity; otherwise nothing is created and the inquiry is answered rejected.
-import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
+import type { Transfer } from "../ports/transfers.ts";
 import type { Person } from "../domain/ivms101/index.ts";
 import { beneficiaryNamesMatch } from "../domain/provider_e/rules.ts";
 import type { HistoryEntry } from "./transfer-presenter.ts";
-import { incomingTransferRow, recordIncoming } from "./customer-transfers.ts";
+import { newIncomingTransfer, recordIncoming } from "./customer-transfers.ts";
 import type { CustomerScope } from "./customer-scope.ts";
 import type { Outcome } from "./outcome.ts";
 import { hasVerifiedIdentity, openIdentity } from "../domain/identity.ts";
@@ -30,18 +30,18 @@ export interface ProviderDIncoming {
   expiresAt: string;
 }
 
-export type ProviderDIncomingOutcome = { created: true; transfer: TransferRow } | { created: false; transfer: TransferRow } | { created: false; transfer: null; refused: "BENEFICIARY_NOT_VERIFIED" | "BENEFICIARY_NAME_MISMATCH" };
+export type ProviderDIncomingOutcome = { created: true; transfer: Transfer } | { created: false; transfer: Transfer } | { created: false; transfer: null; refused: "BENEFICIARY_NOT_VERIFIED" | "BENEFICIARY_NAME_MISMATCH" };
 
 export async function receiveProviderDIncoming(h: CustomerScope, n: ProviderDIncoming): Promise<Outcome<ProviderDIncomingOutcome>> {
   const { companyId, environment } = h.msg;
-  const done = h.deps.repositories.transfers.byExternalId(companyId, environment, n.externalId);
+  const done = await h.deps.repositories.transfers.byExternalId(companyId, environment, n.externalId);
   if (done) return { ok: true, data: { created: false, transfer: done } };
   const c = await h.customers.get(companyId, environment, h.ctx.id);
   const w = await h.ownWallet(n.walletId);
   if (!hasVerifiedIdentity(c) || !w || !w.verified || w.network !== n.network) return { ok: true, data: { created: false, transfer: null, refused: "BENEFICIARY_NOT_VERIFIED" } };
   if (n.beneficiaryPersons.length > 0 && !beneficiaryNamesMatch(n.beneficiaryPersons, openIdentity(c, (s, aad) => h.deps.pii.open(s, aad)))) return { ok: true, data: { created: false, transfer: null, refused: "BENEFICIARY_NAME_MISMATCH" } };
   const history: HistoryEntry[] = [{ type: "created", from: null, to: "exchanging", at: h.at, detail: { protocol: "provider_d" } }];
-  const row = incomingTransferRow(h, { ...n, beneficiaryAddress: w.address, protocol: "provider_d", providerExternalId: n.requestId, beneficiaryCustomerId: h.ctx.id, history });
+  const row = newIncomingTransfer(h, { ...n, beneficiaryAddress: w.address, protocol: "provider_d", providerExternalId: n.requestId, beneficiaryCustomerId: h.ctx.id, history });
   recordIncoming(h, row);
   return { ok: true, status: 201, data: { created: true, transfer: row } };
 }

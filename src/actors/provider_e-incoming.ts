@@ -4,11 +4,11 @@
 // rejected at the provider (BVRC002 for a name mismatch, BVRC001 for anything else). An address no customer owns is
 // recorded by the actor kept for unowned addresses (`customer:unowned`), with no beneficiary customer, and refused
 // BVRC001. The decision itself is sent by the transfer's flow (src/actors/flows/provider_e.ts), told right after.
-import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
+import type { Transfer } from "../ports/transfers.ts";
 import type { Person } from "../domain/ivms101/index.ts";
 import { beneficiaryNamesMatch } from "../domain/provider_e/rules.ts";
 import type { HistoryEntry } from "./transfer-presenter.ts";
-import { incomingTransferRow, recordIncoming } from "./customer-transfers.ts";
+import { newIncomingTransfer, recordIncoming } from "./customer-transfers.ts";
 import type { CustomerScope } from "./customer-scope.ts";
 import type { Outcome } from "./outcome.ts";
 import { hasVerifiedIdentity, openIdentity } from "../domain/identity.ts";
@@ -34,15 +34,15 @@ export interface ProviderEIncoming {
   expiresAt: string;
 }
 
-export type ProviderEIncomingOutcome = { created: boolean; transfer: TransferRow; refuse: "BVRC001" | "BVRC002" | null; replayMismatch: boolean };
+export type ProviderEIncomingOutcome = { created: boolean; transfer: Transfer; refuse: "BVRC001" | "BVRC002" | null; replayMismatch: boolean };
 
 export async function receiveProviderEIncoming(h: CustomerScope, n: ProviderEIncoming): Promise<Outcome<ProviderEIncomingOutcome>> {
   const pii = h.deps.pii;
   const { companyId, environment } = h.msg;
   const transfers = h.deps.repositories.transfers;
-  const done = transfers.byExternalId(companyId, environment, n.providerTransferId);
+  const done = await transfers.byExternalId(companyId, environment, n.providerTransferId);
   if (done) {
-    const history = JSON.parse(done.history) as HistoryEntry[];
+    const history = done.history;
     const sig = history[0]?.detail?.requestSignature;
     return { ok: true, data: { created: false, transfer: done, refuse: null, replayMismatch: sig !== n.requestSignature } };
   }
@@ -53,9 +53,9 @@ export async function receiveProviderEIncoming(h: CustomerScope, n: ProviderEInc
   else if (!w || w.address !== n.beneficiaryAddress || w.network !== n.network || !w.verified) refuse = "BVRC001";
   else if (!beneficiaryNamesMatch(n.beneficiaryPersons, openIdentity(c, (s, aad) => pii.open(s, aad)))) refuse = "BVRC002";
   const history: HistoryEntry[] = [{ type: "created", from: null, to: "exchanging", at: h.at, detail: { protocol: "provider_e", requestSignature: n.requestSignature } }];
-  const row = incomingTransferRow(h, { ...n, externalId: n.providerTransferId, protocol: "provider_e", providerExternalId: n.providerTransferId, beneficiaryCustomerId: h.ctx.id, history });
+  const row = newIncomingTransfer(h, { ...n, externalId: n.providerTransferId, protocol: "provider_e", providerExternalId: n.providerTransferId, beneficiaryCustomerId: h.ctx.id, history });
   // Part 3: an address no customer owns still gets its transfer (rejected at the provider right after), with no customer.
-  if (n.walletId === null) row.beneficiary_customer_id = null;
+  if (n.walletId === null) row.beneficiaryCustomerId = null;
   recordIncoming(h, row);
   return { ok: true, status: 201, data: { created: true, transfer: row, refuse, replayMismatch: false } };
 }

@@ -8,17 +8,9 @@ import type { Discovery, OutgoingTransfer, Submission } from "../adapters/provid
 export const DISCOVERY_RETRY_MS = 11_000;
 export const DISCOVERY_WINDOW_MS = 5 * 60_000;
 
-export interface Attempt {
-  id: string;
-  provider: Protocol | null;
-  displayName: string | null;
-  protocol: Protocol | null;
-  order: number;
-  status: "discovering" | "vasp_not_found" | "error" | "submitting" | "sent" | "submission_unknown";
-  externalId: string | null;
-  error: string | null;
-  durationMs: number;
-}
+import type { Attempt } from "../ports/transfers.ts";
+
+export type { Attempt } from "../ports/transfers.ts";
 
 /** Persisted in the transfer actor's state between discovery rounds. */
 export interface RoutingState {
@@ -50,7 +42,7 @@ export function cascadeOrder(capable: Protocol[], preferred: Protocol | null): P
  * recently goes first when it is not the preferred one and the preferred provider did not reach its VASP later.
  * Answers the provider moved first, or null (order unchanged). Pure but for `lastReached`.
  */
-export function preferLastReached(state: RoutingState, lastReached: (vaspId: string) => { protocol: string; at: string } | null): Protocol | null {
+export async function preferLastReached(state: RoutingState, lastReached: (vaspId: string) => Promise<{ protocol: string; at: string } | null>): Promise<Protocol | null> {
   const preferred = state.preferred;
   if (!preferred || state.lastReachedBy || state.order[0] !== preferred || state.done.includes(preferred)) return null;
   let best: { p: Protocol; at: string } | null = null;
@@ -58,7 +50,7 @@ export function preferLastReached(state: RoutingState, lastReached: (vaspId: str
   for (const p of state.order) {
     const d = state.discoveries[p];
     if (state.done.includes(p) || d?.kind !== "found") continue;
-    const r = lastReached(d.vaspId);
+    const r = await lastReached(d.vaspId);
     if (!r || r.protocol !== p) continue;
     if (p === preferred) preferredAt = r.at;
     else if (!best || r.at > best.at) best = { p, at: r.at };

@@ -2,7 +2,7 @@
 // permissions and information requests): what a flow may do to its transfer, and what the actor asks of a flow.
 // The actor stays the only writer of the transfer; a flow works through this context inside the actor's handler, so
 // everything it changes commits with the message (one transaction, like every other change of the transfer).
-import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
+import type { Transfer } from "../ports/transfers.ts";
 import type { AdapterContext } from "../adapters/providers/types.ts";
 import type { Person } from "../domain/ivms101/index.ts";
 import type { TransferState } from "../domain/transfers.ts";
@@ -20,7 +20,7 @@ export type ScreeningOutcome = "approved" | "held" | "rejected";
 
 export interface TransferFlowContext {
   /** The transfer as it stands (after the changes made so far in this handler). */
-  readonly row: TransferRow;
+  readonly row: Transfer;
   readonly companyId: string;
   readonly environment: Environment;
   readonly actor: AuditActor;
@@ -30,9 +30,9 @@ export interface TransferFlowContext {
   /** The flow's own durable state for this transfer (saved with the actor's state when the handler succeeds). */
   flowState<T extends Record<string, unknown>>(): T;
   /** A state change: row, history entry and the matching `transfer.*` event, committed with the message. */
-  change(to: TransferState, set: Partial<TransferRow>, historyType: string, detail?: Record<string, unknown>): void;
-  /** Columns changed without a state change, history entry or event. */
-  update(set: Partial<TransferRow>): void;
+  change(to: TransferState, set: Partial<Transfer>, historyType: string, detail?: Record<string, unknown>): void;
+  /** Fields changed without a state change, history entry or event. */
+  update(set: Partial<Transfer>): void;
   /** A history entry that changes nothing else. */
   note(type: string, detail: Record<string, unknown>): void;
   audit(action: string, detail?: Record<string, unknown>): void;

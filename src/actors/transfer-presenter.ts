@@ -1,34 +1,28 @@
 // Shapes of a transfer for events and answers, shared by the actors and the HTTP layer.
-import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
+import type { Transfer } from "../ports/transfers.ts";
 
-export interface HistoryEntry {
-  type: string;
-  from: string | null;
-  to: string;
-  at: string;
-  detail?: Record<string, unknown>;
-}
+export type { HistoryEntry } from "../ports/transfers.ts";
 
 /** Part 2, Events: the transfer event body's `data`, exactly these fields and no free text. */
-export function transferEventData(t: TransferRow) {
+export function transferEventData(t: Transfer) {
   return {
     id: t.id,
-    externalId: t.external_id,
+    externalId: t.externalId,
     direction: t.direction,
     state: t.state,
     amount: t.amount,
     asset: t.asset,
     network: t.network,
-    originatingVaspId: t.originator_vasp_id,
-    originatingVaspName: t.originator_vasp_name,
+    originatingVaspId: t.originatorVaspId,
+    originatingVaspName: t.originatorVaspName,
     // A placeholder while discovery is pending (Part 2).
-    beneficiaryVaspId: t.beneficiary_vasp_id ?? "pending",
-    beneficiaryVaspName: t.beneficiary_vasp_name,
+    beneficiaryVaspId: t.beneficiaryVaspId ?? "pending",
+    beneficiaryVaspName: t.beneficiaryVaspName,
     complianceStatus: t.status,
-    originatorStatus: t.ours_status,
-    beneficiaryStatus: t.theirs_status,
-    createdAt: t.created_at,
-    updatedAt: t.updated_at,
+    originatorStatus: t.oursStatus,
+    beneficiaryStatus: t.theirsStatus,
+    createdAt: t.createdAt,
+    updatedAt: t.updatedAt,
   };
 }
 

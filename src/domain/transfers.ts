@@ -123,13 +123,13 @@ export const UNTAKEN_STATES: readonly TransferState[] = ["queued", "processing",
  * An outgoing transfer no provider has taken, past its `expiresAt` at `now` (ms): it is cancelled. A transfer a
  * provider took (protocol set) follows that provider's rules instead; a failed one stays failed.
  */
-export function isUntakenExpired(t: { direction: string; state: string; protocol: string | null; expires_at: string | null }, now: number): boolean {
+export function isUntakenExpired(t: { direction: string; state: string; protocol: string | null; expiresAt: string | null }, now: number): boolean {
   return (
     t.direction === "outgoing" &&
     t.protocol === null &&
     (UNTAKEN_STATES as readonly string[]).includes(t.state) &&
-    t.expires_at !== null &&
-    Date.parse(t.expires_at) <= now
+    t.expiresAt !== null &&
+    Date.parse(t.expiresAt) <= now
   );
 }
 
@@ -143,13 +143,13 @@ export function isUntakenExpired(t: { direction: string; state: string; protocol
 export const STUCK_FAILED_PROTOCOLS: readonly Protocol[] = ["provider_a", "provider_b"];
 export const STUCK_FAILED_MS = 24 * 60 * 60 * 1000;
 
-export function isStuckFailedExpired(t: { state: string; protocol: string | null; expires_at: string | null; updated_at: string }, now: number): boolean {
+export function isStuckFailedExpired(t: { state: string; protocol: string | null; expiresAt: string | null; updatedAt: string }, now: number): boolean {
   return (
     t.state === "failed" &&
     t.protocol !== null &&
     (STUCK_FAILED_PROTOCOLS as readonly string[]).includes(t.protocol) &&
-    (t.expires_at === null || Date.parse(t.expires_at) <= now) &&
-    Date.parse(t.updated_at) + STUCK_FAILED_MS <= now
+    (t.expiresAt === null || Date.parse(t.expiresAt) <= now) &&
+    Date.parse(t.updatedAt) + STUCK_FAILED_MS <= now
   );
 }
 

@@ -8,7 +8,7 @@ import type { ActorRuntime } from "../actors/runtime.ts";
 import type { Outcome } from "../actors/outcome.ts";
 import type { ProviderRegistry } from "../adapters/providers/registry.ts";
 import type { Repositories } from "../adapters/storage/repositories.ts";
-import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
+import type { Transfer } from "../ports/transfers.ts";
 import { ok, type ApiKit, type Reply, type RouteContext } from "./kit.ts";
 import { askActor } from "./outcome.ts";
 import * as api from "../api/transfers.ts";
@@ -36,23 +36,23 @@ export function informationRequestRoutes(kit: ApiKit, deps: InformationRequestDe
   const repo = deps.repositories.transfers;
 
   /** A transfer of the environment carried by provider_e (reserved there), with provider_e enabled and configured. */
-  function carried(c: RouteContext, id: string): TransferRow {
-    const t = ID.test(id) ? repo.get(c.auth.company.id, c.auth.environment, id) : undefined;
+  async function carried(c: RouteContext, id: string): Promise<Transfer> {
+    const t = ID.test(id) ? await repo.get(c.auth.company.id, c.auth.environment, id) : undefined;
     if (!t) throw apiError("TRANSFER_NOT_FOUND", { details: { resource: "Transfer", id } });
-    if (t.protocol !== "provider_e" || !t.provider_external_id || !deps.providers.context(t.company_id, t.environment, "provider_e", c.now))
+    if (t.protocol !== "provider_e" || !t.providerExternalId || !deps.providers.context(t.companyId, t.environment, "provider_e", c.now))
       throw apiError("PROVIDER_E_TRANSFER_NOT_FOUND", { details: { resource: "Transfer", id } });
     return t;
   }
 
   /** The action and its transfer: the transfer first (404), then the body (INVALID_INFORMATION_REQUEST). */
-  function readAction(b: unknown, c: RouteContext) {
-    const t = carried(c, c.params.id);
+  async function readAction(b: unknown, c: RouteContext) {
+    const t = await carried(c, c.params.id);
     const read = readCddAction(b);
     if (!read.ok) throw apiError("INVALID_INFORMATION_REQUEST", { message: read.issues.map((i) => `${i.path}: ${i.message}`).join("; "), details: { issues: read.issues } });
     return { t, action: read.action };
   }
 
-  async function ask<T>(c: RouteContext, t: TransferRow, event: unknown): Promise<{ data: T; status: number }> {
+  async function ask<T>(c: RouteContext, t: Transfer, event: unknown): Promise<{ data: T; status: number }> {
     const o = await askActor<T>(deps.runtime, `transfer:${t.id}`, { type: "providerEvent", provider: "provider_e", event, companyId: c.auth.company.id, environment: c.auth.environment, actor: c.auth.actor });
     if (o.ok) return { data: o.data, status: o.status ?? 200 };
     const providerStatus = (o.details as { providerStatus?: number } | undefined)?.providerStatus;
@@ -67,7 +67,7 @@ export function informationRequestRoutes(kit: ApiKit, deps: InformationRequestDe
         "/:id/information-requests",
         { summary: "Information requests of a transfer carried by provider_e: pending, and the messages", access: { scope: "transfers:read", permission: "transfers:view" }, tags: ["transfers"] },
         async (c): Promise<Reply> => {
-          const t = carried(c, c.params.id);
+          const t = await carried(c, c.params.id);
           const { data } = await ask<{ pending: boolean; messages: CddView[] }>(c, t, { kind: "cddList" });
           return ok({ pending: data.pending, messages: c.pii(data.messages, (ms) => ms.map(maskView)) });
         },

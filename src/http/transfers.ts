@@ -6,9 +6,9 @@ import { readChecksLimit, readChecksOffset, TRANSFER_STATES, PROTOCOLS } from ".
 import { transferAddress, transferVersion, type TransferAction, type TransferCommand } from "../actors/transfer/commands.ts";
 import { sha256Hex } from "../adapters/crypto/hash.ts";
 import type { ActionResult } from "../actors/transfer-flow.ts";
-import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
+import type { Transfer } from "../ports/transfers.ts";
 import { ok, page, type ApiKit, type RouteContext } from "./kit.ts";
-import { keysetPage } from "./paging.ts";
+import { keysetPageAsync } from "./paging.ts";
 import { q, type QueryParam } from "./query.ts";
 import { askActor, unwrap } from "./outcome.ts";
 import { createHandler } from "./transfers/create.ts";
@@ -37,8 +37,8 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
   const { listItem, detail } = transferViews(deps);
   const creates = createHandler(deps, (companyId, env, key) => repo.byExternalId(companyId, env, key));
 
-  function find(c: RouteContext, id: string): TransferRow {
-    const t = ID.test(id) ? repo.get(c.auth.company.id, c.auth.environment, id) : undefined;
+  async function find(c: RouteContext, id: string): Promise<Transfer> {
+    const t = ID.test(id) ? await repo.get(c.auth.company.id, c.auth.environment, id) : undefined;
     if (!t) throw apiError("TRANSFER_NOT_FOUND", { details: { resource: "Transfer", id } });
     return t;
   }
@@ -51,7 +51,7 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
    * The action with what the request saw of the transfer (so one that raced another and lost is refused, not applied
    * twice) and its Idempotency-Key, if any (a repeat is answered as the first time).
    */
-  async function act(c: RouteContext<any, { t: TransferRow; action: TransferAction }>) {
+  async function act(c: RouteContext<any, { t: Transfer; action: TransferAction }>) {
     const { t, action } = c.body;
     const key = idempotencyKey(c);
     const command: TransferCommand = { type: "action", act: action, seen: transferVersion(t), ...(key === null ? {} : { key: { key, hash: sha256Hex(JSON.stringify(action)) } }) };
@@ -88,19 +88,19 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
             cursor: q.cursor(),
           },
         },
-        (c) => {
+        async (c) => {
           const { company, environment } = c.auth;
           // `status` takes precedence over `complianceStatus`; `all` means no filter (Part 1).
           const status = c.query.status !== undefined ? (c.query.status === "all" ? undefined : c.query.status) : c.query.complianceStatus;
           const f = { direction: c.query.direction, state: c.query.state, status, protocol: c.query.protocol, search: c.query.search };
-          const res = keysetPage<TransferRow>({
+          const res = await keysetPageAsync<Transfer>({
             key: deps.cursorKey,
             scope: c.auth,
             list: `transfers|${JSON.stringify(f)}`,
             cursor: c.query.cursor,
             limit: c.query.limit,
             fetch: (after, n) => repo.page(company.id, environment, f, after as [string, string] | null, n),
-            position: (t) => [t.created_at, t.id],
+            position: (t) => [t.createdAt, t.id],
             total: () => repo.count(company.id, environment, f),
           });
           return page(res.rows.map((t) => listItem(c, t)), res.meta);
@@ -116,8 +116,8 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
           readOnly: true,
           query: { checksLimit: lenient(readChecksLimit, 50), checksOffset: lenient(readChecksOffset, 0) },
         },
-        (c) => ok(detail(c, find(c, c.params.id), c.query.checksLimit, c.query.checksOffset)),
+        async (c) => ok(detail(c, await find(c, c.params.id), c.query.checksLimit, c.query.checksOffset)),
       )
-      .patch("/:id", { summary: "Act on a transfer: accept, reject or retry (an Idempotency-Key makes a repeat answer as the first time)", access: { scope: "transfers:write", permission: "transfers:update" }, body: api.PatchTransfer, read: (b, c) => ({ t: find(c, c.params.id), action: validateAction(b) }), tags: ["transfers"] }, act),
+      .patch("/:id", { summary: "Act on a transfer: accept, reject or retry (an Idempotency-Key makes a repeat answer as the first time)", access: { scope: "transfers:write", permission: "transfers:update" }, body: api.PatchTransfer, read: async (b, c) => ({ t: await find(c, c.params.id), action: validateAction(b) }), tags: ["transfers"] }, act),
   );
 }

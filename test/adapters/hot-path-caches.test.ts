@@ -11,7 +11,7 @@ import { Thresholds, applicableThreshold, ownVasp, setCompanyProfile } from "../
 import { decideChange, newThreshold } from "../../src/domain/thresholds.ts";
 import { iso, newId } from "../../src/domain/ids.ts";
 import { AssetPolicy } from "../../src/adapters/storage/repos/assets.ts";
-import { Transfers, trigramQuery, type TransferRow } from "../../src/adapters/storage/repos/transfers.ts";
+import { Transfers, toTransfer, trigramQuery, type TransferRow } from "../../src/adapters/storage/repos/transfers.ts";
 import { findAsset } from "../../src/domain/assets/catalog.ts";
 import { loadCatalog } from "../../src/adapters/assets/catalog.ts";
 import { tempDir } from "../support/tmp.ts";
@@ -121,34 +121,36 @@ function transfer(n: number, over: Partial<TransferRow> = {}): TransferRow {
   };
 }
 
-test("search finds transfers before and after the background indexing; updates and deletes keep the index consistent", () => {
+test("search finds transfers before and after the background indexing; updates and deletes keep the index consistent", async () => {
   const repo = new Transfers(storage);
-  const ids = (search: string) => repo.page(companyId, "test", { search }, null, 100).map((t) => t.id).sort();
+  const ids = async (search: string) => (await repo.page(companyId, "test", { search }, null, 100)).map((t) => t.id).sort();
   const rows = Array.from({ length: 6 }, (_, i) => transfer(i));
-  storage.tx(() => rows.forEach((r) => repo.insert(r)));
-  expect(repo.pendingIndex()).toBe(6);
+  await storage.transaction(async () => {
+    for (const r of rows) await repo.insert(toTransfer(r));
+  });
+  expect(await repo.pendingIndex()).toBe(6);
   // Not indexed yet: found by every searched column, any case, through the FTS branch (≥ 3 characters) and the scan.
-  expect(ids("EXT-3-search")).toEqual([rows[3].id]);
-  expect(ids("0XBEEF000")).toEqual(rows.map((r) => r.id).sort());
-  expect(ids(rows[2].id.slice(10, 20))).toEqual([rows[2].id]);
-  expect(ids("xt")).toEqual(rows.map((r) => r.id).sort());
-  expect(repo.count(companyId, "test", { search: "ext-4-" })).toBe(1);
+  expect(await ids("EXT-3-search")).toEqual([rows[3].id]);
+  expect(await ids("0XBEEF000")).toEqual(rows.map((r) => r.id).sort());
+  expect(await ids(rows[2].id.slice(10, 20))).toEqual([rows[2].id]);
+  expect(await ids("xt")).toEqual(rows.map((r) => r.id).sort());
+  expect(await repo.count(companyId, "test", { search: "ext-4-" })).toBe(1);
   // Index half of them: an update of an indexed row and of a pending row, then a delete of each kind.
-  expect(repo.indexPending(3)).toBe(3);
-  expect(repo.pendingIndex()).toBe(3);
-  repo.update(rows[1].id, { beneficiary_vasp_id: "vasp_counterparty_one" });
-  repo.update(rows[4].id, { beneficiary_vasp_id: "vasp_counterparty_four" });
+  expect(await repo.indexPending(3)).toBe(3);
+  expect(await repo.pendingIndex()).toBe(3);
+  await repo.update(rows[1].id, { beneficiaryVaspId: "vasp_counterparty_one" });
+  await repo.update(rows[4].id, { beneficiaryVaspId: "vasp_counterparty_four" });
   storage.stmt("DELETE FROM transfers WHERE id = ?").run(rows[0].id);
   storage.stmt("DELETE FROM transfers WHERE id = ?").run(rows[5].id);
   // Each change queues its transfer again (3 still queued from the inserts, 4 changes).
-  expect(repo.pendingIndex()).toBe(7);
-  expect(ids("counterparty")).toEqual([rows[1].id, rows[4].id].sort());
-  expect(repo.indexPending(100)).toBe(7);
-  expect(repo.pendingIndex()).toBe(0);
-  expect(ids("counterparty_four")).toEqual([rows[4].id]);
-  expect(ids("counterparty")).toEqual([rows[1].id, rows[4].id].sort());
-  expect(ids("0xbeef")).toEqual([rows[1].id, rows[2].id, rows[3].id, rows[4].id].sort());
-  expect(ids("ext-0-")).toEqual([]);
+  expect(await repo.pendingIndex()).toBe(7);
+  expect(await ids("counterparty")).toEqual([rows[1].id, rows[4].id].sort());
+  expect(await repo.indexPending(100)).toBe(7);
+  expect(await repo.pendingIndex()).toBe(0);
+  expect(await ids("counterparty_four")).toEqual([rows[4].id]);
+  expect(await ids("counterparty")).toEqual([rows[1].id, rows[4].id].sort());
+  expect(await ids("0xbeef")).toEqual([rows[1].id, rows[2].id, rows[3].id, rows[4].id].sort());
+  expect(await ids("ext-0-")).toEqual([]);
   // The FTS5 index is consistent, and indexed rows are found through it: the index alone answers them (the two
   // deleted transfers, one indexed before its delete, are gone from it).
   expect(() => storage.search!.exec("INSERT INTO search.transfers_search (transfers_search) VALUES ('integrity-check')")).not.toThrow();

@@ -6,7 +6,7 @@ import { test, expect, setDefaultTimeout, beforeAll, afterAll } from "bun:test";
 import { join } from "node:path";
 import { openStorage, type Storage } from "../../src/adapters/storage/index.ts";
 import { Tenancy } from "../../src/adapters/storage/repos/tenancy.ts";
-import { Transfers, type TransferRow } from "../../src/adapters/storage/repos/transfers.ts";
+import { Transfers, toTransfer, type TransferRow } from "../../src/adapters/storage/repos/transfers.ts";
 import { PROVIDER_A_DUE_FOR_POLL, PROVIDER_A_DUE_FOR_STALL, ProviderAStore } from "../../src/adapters/storage/repos/provider-a-store.ts";
 import { ProviderEStore, PROVIDER_E_DUE_FOR_EXPIRY, PROVIDER_E_DUE_FOR_POLL } from "../../src/adapters/storage/repos/provider-e-store.ts";
 import { iso, newId } from "../../src/domain/ids.ts";
@@ -54,7 +54,7 @@ test("the four sweep queries search the partial sweep index: no SCAN of transfer
   }
 });
 
-test("more than one page of due transfers: every one is read, each once, and only the due ones", () => {
+test("more than one page of due transfers: every one is read, each once, and only the due ones", async () => {
   const repo = new Transfers(storage);
   // Same updated_at for many rows: the cursor must page on (updated_at, id), not on updated_at alone.
   const same = iso(NOW - 2 * HOUR);
@@ -75,7 +75,9 @@ test("more than one page of due transfers: every one is read, each once, and onl
     transfer({ protocol: "provider_e", direction: "incoming", state: "exchanging", expires_at: iso(NOW - 1) }),
   ];
   const eNotExpired = [transfer({ protocol: "provider_e", state: "accepted", expires_at: iso(NOW + HOUR) }), transfer({ protocol: "provider_e", state: "held", expires_at: iso(NOW - 1) })];
-  storage.tx(() => [...aPoll, ...aNotDue, ...eOut, eIncoming, ...eExpired, ...eNotExpired].forEach((r) => repo.insert(r)));
+  await storage.transaction(async () => {
+    for (const r of [...aPoll, ...aNotDue, ...eOut, eIncoming, ...eExpired, ...eNotExpired]) await repo.insert(toTransfer(r));
+  });
 
   const pa = new ProviderAStore(storage);
   const before = NOW - 5 * 60_000;

@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { openStorage, type Storage } from "../../src/adapters/storage/index.ts";
 import { startCheckpointer } from "../../src/adapters/storage/checkpointer.ts";
 import { Tenancy } from "../../src/adapters/storage/repos/tenancy.ts";
-import { Transfers, type TransferRow } from "../../src/adapters/storage/repos/transfers.ts";
-import { reconcile, type SearchConnection } from "../../src/adapters/storage/search-index.ts";
+import { Transfers, toTransfer, type TransferRow } from "../../src/adapters/storage/repos/transfers.ts";
+import { indexBatch, reconcile, trimQueue, type SearchConnection } from "../../src/adapters/storage/search-index.ts";
 import { readMeta } from "../../src/adapters/storage/meta.ts";
 import { iso, newId } from "../../src/domain/ids.ts";
 import { tempDir } from "../support/tmp.ts";
@@ -55,12 +55,19 @@ function transfer(company: string, ref: string): TransferRow {
   };
 }
 
-const insert = (db: { storage: Storage; repo: Transfers; company: string }, refs: string[]): TransferRow[] => {
+const insert = async (db: { storage: Storage; repo: Transfers; company: string }, refs: string[]): Promise<TransferRow[]> => {
   const rows = refs.map((r) => transfer(db.company, r));
-  db.storage.tx(() => rows.forEach((r) => db.repo.insert(r)));
+  await db.storage.transaction(async () => {
+    for (const r of rows) await db.repo.insert(toTransfer(r));
+  });
   return rows;
 };
-const found = (repo: Transfers, company: string, text: string) => repo.page(company, "test", { search: text }, null, 100).map((t) => t.external_id).sort();
+/** The same rows written on this turn, for a stub that runs inside the engine's synchronous code. */
+const insertNow = (db: { storage: Storage; company: string }, refs: string[]): void =>
+  db.storage.tx(() => {
+    for (const r of refs.map((ref) => transfer(db.company, ref))) db.storage.stmt(`INSERT INTO transfers (${Object.keys(r).join(", ")}) VALUES (${Object.keys(r).map(() => "?").join(", ")})`).run(...(Object.values(r) as never[]));
+  });
+const found = async (repo: Transfers, company: string, text: string) => (await repo.page(company, "test", { search: text }, null, 100)).map((t) => t.externalId).sort();
 const queue = (s: Storage) => s.stmt("SELECT min(seq) AS lo, max(seq) AS hi, count(*) AS n FROM transfers_search_pending").get() as { lo: number; hi: number; n: number };
 
 test("the storage worker fills the index off the server's thread; the server's connection never writes it", async () => {
@@ -69,16 +76,16 @@ test("the storage worker fills the index off the server's thread; the server's c
   const worker = startCheckpointer(db.storage, { intervalMs: 20 });
   try {
     expect(worker.indexesSearch()).toBe(true);
-    insert(db, Array.from({ length: 2500 }, (_, i) => `order-${i}`));
+    await insert(db, Array.from({ length: 2500 }, (_, i) => `order-${i}`));
     // Found at once (the queue is scanned), before the worker reached them.
-    expect(found(db.repo, db.company, "order-1234")).toEqual(["order-1234"]);
-    for (let i = 0; i < 500 && db.repo.pendingIndex() > 0; i++) await Bun.sleep(20);
-    expect(db.repo.pendingIndex()).toBe(0);
+    expect(await found(db.repo, db.company, "order-1234")).toEqual(["order-1234"]);
+    for (let i = 0; i < 500 && (await db.repo.pendingIndex()) > 0; i++) await Bun.sleep(20);
+    expect(await db.repo.pendingIndex()).toBe(0);
     // Indexed by the worker: the index alone answers, and the search answers the same.
     const fts = db.storage.search!.stmt("SELECT count(*) AS n FROM search.transfers_search WHERE transfers_search MATCH ?").get('"r-1" AND "-12" AND "123" AND "234"') as { n: number };
     expect(fts.n).toBe(1);
-    expect(found(db.repo, db.company, "order-1234")).toEqual(["order-1234"]);
-    expect(found(db.repo, db.company, "ORDER-249")).toEqual(["order-249", ...Array.from({ length: 10 }, (_, i) => `order-249${i}`)].sort());
+    expect(await found(db.repo, db.company, "order-1234")).toEqual(["order-1234"]);
+    expect(await found(db.repo, db.company, "ORDER-249")).toEqual(["order-249", ...Array.from({ length: 10 }, (_, i) => `order-249${i}`)].sort());
   } finally {
     await worker.stop();
   }
@@ -88,40 +95,40 @@ test("the storage worker fills the index off the server's thread; the server's c
 
 test("the queue is trimmed up to the index's mark, never past it; later changes are numbered after it", async () => {
   const db = await database("trim.db");
-  const rows = insert(db, ["a-100", "a-200", "a-300"]);
-  expect(db.repo.trimSearchQueue()).toBe(0); // nothing indexed yet: nothing trimmed
-  expect(db.repo.indexPending(2)).toBe(2);
-  expect(db.repo.trimSearchQueue()).toBe(1); // the entry at the mark stays
+  const rows = await insert(db, ["a-100", "a-200", "a-300"]);
+  expect(await db.repo.trimSearchQueue()).toBe(0); // nothing indexed yet: nothing trimmed
+  expect(await db.repo.indexPending(2)).toBe(2);
+  expect(await db.repo.trimSearchQueue()).toBe(1); // the entry at the mark stays
   expect(queue(db.storage).n).toBe(2);
-  expect(db.repo.indexPending(100)).toBe(1);
-  expect(db.repo.trimSearchQueue()).toBe(1);
+  expect(await db.repo.indexPending(100)).toBe(1);
+  expect(await db.repo.trimSearchQueue()).toBe(1);
   const before = queue(db.storage);
   expect(before.n).toBe(1);
-  db.repo.update(rows[0].id, { external_id: "b-100" });
+  await db.repo.update(rows[0].id, { externalId: "b-100" });
   expect(queue(db.storage).hi).toBe(before.hi + 1);
-  expect(found(db.repo, db.company, "b-100")).toEqual(["b-100"]);
-  expect(found(db.repo, db.company, "a-100")).toEqual([]);
-  expect(db.repo.indexPending(100)).toBe(1);
-  expect(found(db.repo, db.company, "b-100")).toEqual(["b-100"]);
-  expect(found(db.repo, db.company, "a-100")).toEqual([]);
+  expect(await found(db.repo, db.company, "b-100")).toEqual(["b-100"]);
+  expect(await found(db.repo, db.company, "a-100")).toEqual([]);
+  expect(await db.repo.indexPending(100)).toBe(1);
+  expect(await found(db.repo, db.company, "b-100")).toEqual(["b-100"]);
+  expect(await found(db.repo, db.company, "a-100")).toEqual([]);
 });
 
 test("a search file that matches is kept when the database is opened again; a missing one is rebuilt", async () => {
   const db = await database("keep.db");
-  insert(db, ["k-111", "k-222"]);
-  while (db.repo.indexPending(100) === 100);
-  db.repo.trimSearchQueue();
+  await insert(db, ["k-111", "k-222"]);
+  while ((await db.repo.indexPending(100)) === 100);
+  await db.repo.trimSearchQueue();
   close(db.storage);
   const kept = await reopen(db.path);
-  expect(kept.repo.pendingIndex()).toBe(0);
-  expect(found(kept.repo, db.company, "k-222")).toEqual(["k-222"]);
+  expect(await kept.repo.pendingIndex()).toBe(0);
+  expect(await found(kept.repo, db.company, "k-222")).toEqual(["k-222"]);
   close(kept.storage);
   for (const f of [`${db.path}-search`, `${db.path}-search-wal`, `${db.path}-search-shm`]) rmSync(f, { force: true });
   const rebuilt = await reopen(db.path);
-  expect(rebuilt.repo.pendingIndex()).toBe(2);
-  expect(found(rebuilt.repo, db.company, "k-222")).toEqual(["k-222"]);
-  while (rebuilt.repo.indexPending(100) === 100);
-  expect(found(rebuilt.repo, db.company, "k-111")).toEqual(["k-111"]);
+  expect(await rebuilt.repo.pendingIndex()).toBe(2);
+  expect(await found(rebuilt.repo, db.company, "k-222")).toEqual(["k-222"]);
+  while ((await rebuilt.repo.indexPending(100)) === 100);
+  expect(await found(rebuilt.repo, db.company, "k-111")).toEqual(["k-111"]);
 });
 
 test("an open beside a running indexer keeps the index when the mark moves between its two reads (no rebuild)", async () => {
@@ -129,9 +136,9 @@ test("an open beside a running indexer keeps the index when the mark moves betwe
   // indexer appends, indexes and trims between those two reads (as the server's storage worker and sweep can while
   // the CLI opens the database), so the mark is read past the queue's end that was read first.
   const db = await database("moving.db");
-  insert(db, ["m-1", "m-2"]);
-  while (db.repo.indexPending(100) === 100);
-  db.repo.trimSearchQueue();
+  await insert(db, ["m-1", "m-2"]);
+  while ((await db.repo.indexPending(100)) === 100);
+  await db.repo.trimSearchQueue();
   const search = db.storage.search!;
   let moved = false;
   const c: SearchConnection = {
@@ -144,9 +151,9 @@ test("an open beside a running indexer keeps the index when the mark moves betwe
         get: (...a: unknown[]) => {
           const r = st.get(...(a as []));
           moved = true;
-          insert(db, ["m-3", "m-4", "m-5"]);
-          while (db.repo.indexPending(100) === 100);
-          db.repo.trimSearchQueue();
+          insertNow(db, ["m-3", "m-4", "m-5"]);
+          while (indexBatch(search, 100) === 100);
+          trimQueue(search, db.storage);
           return r;
         },
       } as typeof st;
@@ -154,40 +161,40 @@ test("an open beside a running indexer keeps the index when the mark moves betwe
   };
   expect(reconcile(c, readMeta(db.storage, "database_id")!)).toBe("kept");
   expect(moved).toBe(true);
-  expect(db.repo.pendingIndex()).toBe(0); // nothing queued again
-  expect(found(db.repo, db.company, "m-")).toEqual(["m-1", "m-2", "m-3", "m-4", "m-5"]);
+  expect(await db.repo.pendingIndex()).toBe(0); // nothing queued again
+  expect(await found(db.repo, db.company, "m-")).toEqual(["m-1", "m-2", "m-3", "m-4", "m-5"]);
 });
 
 test("another database's search file, and a restored backup with a newer search file, are rebuilt", async () => {
   const a = await database("a.db");
   const b = await database("b.db");
-  insert(a, ["only-in-a"]);
-  insert(b, ["only-in-b"]);
-  for (const x of [a, b]) while (x.repo.indexPending(100) === 100);
+  await insert(a, ["only-in-a"]);
+  await insert(b, ["only-in-b"]);
+  for (const x of [a, b]) while ((await x.repo.indexPending(100)) === 100);
   // A backup of a, then more transfers, indexed and trimmed past the backup's queue.
   a.storage.client.prepare("VACUUM INTO ?").run(join(dir, "a-backup.db"));
-  insert(a, ["after-backup-1", "after-backup-2"]);
-  while (a.repo.indexPending(100) === 100);
-  a.repo.trimSearchQueue();
+  await insert(a, ["after-backup-1", "after-backup-2"]);
+  while ((await a.repo.indexPending(100)) === 100);
+  await a.repo.trimSearchQueue();
   close(a.storage);
   close(b.storage);
   // b's search file beside a: another database's index.
   copyFileSync(`${b.path}-search`, `${a.path}-search`);
   const foreign = await reopen(a.path);
-  expect(foreign.repo.pendingIndex()).toBe(3);
-  expect(found(foreign.repo, a.company, "only-in")).toEqual(["only-in-a"]);
-  while (foreign.repo.indexPending(100) === 100);
-  expect(found(foreign.repo, a.company, "after-backup")).toEqual(["after-backup-1", "after-backup-2"]);
+  expect(await foreign.repo.pendingIndex()).toBe(3);
+  expect(await found(foreign.repo, a.company, "only-in")).toEqual(["only-in-a"]);
+  while ((await foreign.repo.indexPending(100)) === 100);
+  expect(await found(foreign.repo, a.company, "after-backup")).toEqual(["after-backup-1", "after-backup-2"]);
   close(foreign.storage);
   // The backup restored over a, its search file left as it was (ahead of the restored queue).
   for (const f of [a.path, `${a.path}-wal`, `${a.path}-shm`]) rmSync(f, { force: true });
   copyFileSync(join(dir, "a-backup.db"), a.path);
   const restored = await reopen(a.path);
-  expect(restored.repo.pendingIndex()).toBe(1);
+  expect(await restored.repo.pendingIndex()).toBe(1);
   // A transfer created after the restore is found, although its queue number was indexed before in the old file.
   const again = { storage: restored.storage, repo: restored.repo, company: a.company };
-  insert(again, ["after-restore"]);
-  while (restored.repo.indexPending(100) === 100);
-  expect(found(restored.repo, a.company, "after-")).toEqual(["after-restore"]);
-  expect(found(restored.repo, a.company, "only-in")).toEqual(["only-in-a"]);
+  await insert(again, ["after-restore"]);
+  while ((await restored.repo.indexPending(100)) === 100);
+  expect(await found(restored.repo, a.company, "after-")).toEqual(["after-restore"]);
+  expect(await found(restored.repo, a.company, "only-in")).toEqual(["only-in-a"]);
 });

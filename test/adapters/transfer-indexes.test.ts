@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { defaultMigrationsFolder, openStorage, type Storage } from "../../src/adapters/storage/index.ts";
 import { Tenancy } from "../../src/adapters/storage/repos/tenancy.ts";
-import { ACTIVE_FOR_CUSTOMER, Transfers, trigramQuery, type TransferRow } from "../../src/adapters/storage/repos/transfers.ts";
+import { ACTIVE_FOR_CUSTOMER, Transfers, toTransfer, trigramQuery, type TransferRow } from "../../src/adapters/storage/repos/transfers.ts";
 import { iso, newId } from "../../src/domain/ids.ts";
 import { tempDir } from "../support/tmp.ts";
 
@@ -39,10 +39,15 @@ function transfer(over: Partial<TransferRow> = {}): TransferRow {
   };
 }
 
+/** Rows inserted through the port, in one unit of work. */
+const insertAll = (s: Storage, repo: Transfers, rows: TransferRow[]) => s.transaction(async () => {
+  for (const r of rows) await repo.insert(toTransfer(r));
+});
+
 /** The plan's lines, e.g. "SEARCH transfers USING INDEX transfers_external_id (…)". */
 const plan = (sql: string): string[] => (storage.client.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail);
 
-test("the customer's transfers not yet final are found on either side, in creation order, from the partial indexes", () => {
+test("the customer's transfers not yet final are found on either side, in creation order, from the partial indexes", async () => {
   const repo = new Transfers(storage);
   const alice = newId("cus", NOW);
   const bob = newId("cus", NOW + 1);
@@ -55,13 +60,13 @@ test("the customer's transfers not yet final are found on either side, in creati
     transfer({ originator_customer_id: alice, beneficiary_customer_id: alice, state: "exchanging", status: "pending" }), // both sides: once
     transfer({ direction: "incoming", beneficiary_customer_id: alice, state: "cancelled" }),
   ];
-  storage.tx(() => rows.forEach((r) => repo.insert(r)));
-  expect(repo.activeForCustomer(companyId, "test", alice)).toEqual([rows[0].id, rows[2].id, rows[5].id]);
-  expect(repo.activeForCustomer(companyId, "test", bob)).toEqual([rows[4].id]);
-  expect(repo.activeForCustomer(companyId, "live", alice)).toEqual([]);
+  await insertAll(storage, repo, rows);
+  expect(await repo.activeForCustomer(companyId, "test", alice)).toEqual([rows[0].id, rows[2].id, rows[5].id]);
+  expect(await repo.activeForCustomer(companyId, "test", bob)).toEqual([rows[4].id]);
+  expect(await repo.activeForCustomer(companyId, "live", alice)).toEqual([]);
   // A transfer that becomes final leaves the answer (and its partial index entry).
-  repo.update(rows[0].id, { state: "completed", status: "approved" });
-  expect(repo.activeForCustomer(companyId, "test", alice)).toEqual([rows[2].id, rows[5].id]);
+  await repo.update(rows[0].id, { state: "completed", status: "approved" });
+  expect(await repo.activeForCustomer(companyId, "test", alice)).toEqual([rows[2].id, rows[5].id]);
   // It is answered from the two partial indexes, not by walking the company's transfers.
   const lines = plan(ACTIVE_FOR_CUSTOMER);
   expect(lines.some((l) => l.startsWith("SEARCH transfers USING INDEX transfers_active_originator "))).toBe(true);
@@ -69,7 +74,7 @@ test("the customer's transfers not yet final are found on either side, in creati
   expect(lines.some((l) => l.startsWith("SCAN transfers") || l.includes("transfers_list"))).toBe(false);
 });
 
-test("lookups by Idempotency-Key, provider reference and transaction hash are answered from their partial indexes", () => {
+test("lookups by Idempotency-Key, provider reference and transaction hash are answered from their partial indexes", async () => {
   const eqp = [
     ["SELECT * FROM transfers WHERE company_id = ? AND environment = ? AND external_id = ?", "transfers_external_id"],
     ["SELECT * FROM transfers WHERE company_id = ? AND environment = ? AND provider_external_id = ? AND protocol = 'provider_e'", "transfers_provider_external"],
@@ -78,19 +83,19 @@ test("lookups by Idempotency-Key, provider reference and transaction hash are an
   for (const [sql, index] of eqp) expect(plan(sql).some((l) => l.startsWith("SEARCH transfers USING INDEX " + index + " "))).toBe(true);
   const repo = new Transfers(storage);
   const keyed = transfer({ external_id: "order-77", provider_external_id: "pb-77", tx_hash: "0xabc77" });
-  repo.insert(keyed);
-  expect(repo.byExternalId(companyId, "test", "order-77")?.id).toBe(keyed.id);
+  await repo.insert(toTransfer(keyed));
+  expect((await repo.byExternalId(companyId, "test", "order-77"))?.id).toBe(keyed.id);
   const byProvider = storage.stmt("SELECT id FROM transfers WHERE company_id = ? AND environment = ? AND provider_external_id = ?").all(companyId, "test", "pb-77");
   expect(byProvider).toEqual([{ id: keyed.id }]);
   const byTx = storage.stmt("SELECT id FROM transfers WHERE company_id = ? AND environment = ? AND tx_hash IN (SELECT value FROM json_each(?))").all(companyId, "test", JSON.stringify(["0xabc77", "abc77"]));
   expect(byTx).toEqual([{ id: keyed.id }]);
   // The unique index still refuses a second transfer with the key in the same environment, and allows keyless ones.
-  expect(() => repo.insert(transfer({ external_id: "order-77" }))).toThrow(/UNIQUE/);
-  expect(() => repo.insert(transfer({ external_id: "order-77", environment: "live" }))).not.toThrow();
-  expect(() => storage.tx(() => [transfer(), transfer()].forEach((r) => repo.insert(r)))).not.toThrow();
+  await expect(repo.insert(toTransfer(transfer({ external_id: "order-77" })))).rejects.toThrow(/UNIQUE/);
+  await repo.insert(toTransfer(transfer({ external_id: "order-77", environment: "live" })));
+  await insertAll(storage, repo, [transfer(), transfer()]);
 });
 
-test("search in the index without positions: the text must appear in one piece in one column, any case", () => {
+test("search in the index without positions: the text must appear in one piece in one column, any case", async () => {
   const repo = new Transfers(storage);
   // Every trigram of "cafe-77" is in this transfer, but spread over two columns: not a match.
   const spread = transfer({ external_id: "xcafe-", beneficiary_address: "0xe-77z" });
@@ -98,19 +103,19 @@ test("search in the index without positions: the text must appear in one piece i
   const apart = transfer({ external_id: "cafe_fe77" });
   const whole = transfer({ external_id: "order-CAFE-77-b" });
   const unicode = transfer({ external_id: "zahlung-müller-öl" });
-  storage.tx(() => [spread, apart, whole, unicode].forEach((r) => repo.insert(r)));
-  const ids = (search: string) => repo.page(companyId, "test", { search }, null, 100).map((t) => t.id);
-  const check = () => {
-    expect(ids("cafe-77")).toEqual([whole.id]);
-    expect(ids("Cafe-77-B")).toEqual([whole.id]);
-    expect(ids("cafe77")).toEqual([]);
-    expect(ids("müller-ö")).toEqual([unicode.id]);
-    expect(repo.count(companyId, "test", { search: "cafe-77" })).toBe(1);
+  await insertAll(storage, repo, [spread, apart, whole, unicode]);
+  const ids = async (search: string) => (await repo.page(companyId, "test", { search }, null, 100)).map((t) => t.id);
+  const check = async () => {
+    expect(await ids("cafe-77")).toEqual([whole.id]);
+    expect(await ids("Cafe-77-B")).toEqual([whole.id]);
+    expect(await ids("cafe77")).toEqual([]);
+    expect(await ids("müller-ö")).toEqual([unicode.id]);
+    expect(await repo.count(companyId, "test", { search: "cafe-77" })).toBe(1);
   };
-  check(); // not yet indexed: the queue is scanned
-  while (repo.indexPending(500) === 500);
-  expect(repo.pendingIndex()).toBe(0);
-  check(); // indexed: the trigrams narrow, the text decides
+  await check(); // not yet indexed: the queue is scanned
+  while ((await repo.indexPending(500)) === 500);
+  expect(await repo.pendingIndex()).toBe(0);
+  await check(); // indexed: the trigrams narrow, the text decides
   expect(trigramQuery("ab")).toBeNull();
   expect(trigramQuery('a"bc')).toBe('"a""b" AND """bc"');
 });
@@ -131,7 +136,7 @@ test("migration 0021: the index leaves the main file; every stored transfer is q
   const at = new Date().toISOString();
   old.stmt("INSERT INTO companies (id, slug, name, status, disabled_features, created_at, updated_at) VALUES (?, 'upgrade', 'Upgrade Ltd', 'active', '[]', ?, ?)").run(oldCompany, at, at);
   const row = { ...transfer({ external_id: "before-upgrade-42" }), company_id: oldCompany };
-  new Transfers(old).insert(row);
+  await new Transfers(old).insert(toTransfer(row));
   old.close();
 
   const upgraded = await openStorage(path);
@@ -140,45 +145,45 @@ test("migration 0021: the index leaves the main file; every stored transfer is q
     const tables = (upgraded.client.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'transfers_search%'").all() as { name: string }[]).map((t) => t.name);
     expect(tables).toEqual(["transfers_search_pending"]);
     expect(existsSync(`${path}-search`)).toBe(true);
-    expect(repo.pendingIndex()).toBe(1);
-    expect(repo.page(oldCompany, "test", { search: "upgrade-4" }, null, 10).map((t) => t.id)).toEqual([row.id]);
-    expect(repo.indexPending(100)).toBe(1);
-    expect(repo.pendingIndex()).toBe(0);
-    expect(repo.page(oldCompany, "test", { search: "upgrade-4" }, null, 10).map((t) => t.id)).toEqual([row.id]);
+    expect(await repo.pendingIndex()).toBe(1);
+    expect((await repo.page(oldCompany, "test", { search: "upgrade-4" }, null, 10)).map((t) => t.id)).toEqual([row.id]);
+    expect(await repo.indexPending(100)).toBe(1);
+    expect(await repo.pendingIndex()).toBe(0);
+    expect((await repo.page(oldCompany, "test", { search: "upgrade-4" }, null, 10)).map((t) => t.id)).toEqual([row.id]);
     expect(() => upgraded.search!.exec("INSERT INTO search.transfers_search (transfers_search) VALUES ('integrity-check')")).not.toThrow();
   } finally {
     upgraded.close();
   }
 });
 
-test("a search with few candidates (looked up by rowid) and one with many (the list walked) answer the same way", () => {
+test("a search with few candidates (looked up by rowid) and one with many (the list walked) answer the same way", async () => {
   const repo = new Transfers(storage);
   const company = new Tenancy(storage, Date.now).createCompany("many", "Many Ltd").id;
   // 2,100 transfers share "shared-ref" (more candidates than the rowid path takes); 3 of them also hold "rare-77".
   const rows = Array.from({ length: 2100 }, (_, i) => ({ ...transfer({ external_id: `shared-ref-${i}${i % 700 === 0 ? "-rare-77" : ""}` }), company_id: company }));
-  storage.tx(() => rows.forEach((r) => repo.insert(r)));
+  await insertAll(storage, repo, rows);
   const newest = [...rows].reverse();
-  const check = () => {
+  const check = async () => {
     // Many candidates: every one is found, newest first, page by page.
-    expect(repo.count(company, "test", { search: "shared-ref" })).toBe(2100);
-    const first = repo.page(company, "test", { search: "shared-ref" }, null, 50);
+    expect(await repo.count(company, "test", { search: "shared-ref" })).toBe(2100);
+    const first = await repo.page(company, "test", { search: "shared-ref" }, null, 50);
     expect(first.map((t) => t.id)).toEqual(newest.slice(0, 50).map((t) => t.id));
     const last = first[first.length - 1];
-    expect(repo.page(company, "test", { search: "shared-ref" }, [last.created_at, last.id], 50).map((t) => t.id)).toEqual(newest.slice(50, 100).map((t) => t.id));
+    expect((await repo.page(company, "test", { search: "shared-ref" }, [last.createdAt, last.id], 50)).map((t) => t.id)).toEqual(newest.slice(50, 100).map((t) => t.id));
     // Few candidates: the same order and cursors.
     const rare = newest.filter((t) => t.external_id!.endsWith("-rare-77"));
     expect(rare.length).toBe(3);
-    expect(repo.count(company, "test", { search: "RARE-77" })).toBe(3);
-    const p1 = repo.page(company, "test", { search: "rare-77" }, null, 2);
+    expect(await repo.count(company, "test", { search: "RARE-77" })).toBe(3);
+    const p1 = await repo.page(company, "test", { search: "rare-77" }, null, 2);
     expect(p1.map((t) => t.id)).toEqual(rare.slice(0, 2).map((t) => t.id));
-    expect(repo.page(company, "test", { search: "rare-77" }, [p1[1].created_at, p1[1].id], 2).map((t) => t.id)).toEqual([rare[2].id]);
+    expect((await repo.page(company, "test", { search: "rare-77" }, [p1[1].createdAt, p1[1].id], 2)).map((t) => t.id)).toEqual([rare[2].id]);
     // Other companies' transfers are candidates of the index too, never answers.
-    expect(repo.count(companyId, "test", { search: "rare-77" })).toBe(0);
-    expect(repo.page(company, "test", { search: "rare-77", state: "queued" }, null, 10)).toEqual([]);
+    expect(await repo.count(companyId, "test", { search: "rare-77" })).toBe(0);
+    expect(await repo.page(company, "test", { search: "rare-77", state: "queued" }, null, 10)).toEqual([]);
   };
-  check(); // all queued: more than the rowid path takes, the list is walked
-  while (repo.indexPending(500) === 500);
-  check(); // indexed: "rare-77" has few candidates, "shared-ref" many
+  await check(); // all queued: more than the rowid path takes, the list is walked
+  while ((await repo.indexPending(500)) === 500);
+  await check(); // indexed: "rare-77" has few candidates, "shared-ref" many
 });
 
 test("every index a below-threshold create writes on transfers and audit_log answers a query (none can be dropped)", () => {

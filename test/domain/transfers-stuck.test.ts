@@ -6,20 +6,20 @@ import { isStuckFailedExpired, STUCK_FAILED_MS } from "../../src/domain/transfer
 const NOW = Date.parse("2026-12-01T12:00:00.000Z");
 const iso = (ms: number) => new Date(ms).toISOString();
 const dayAgo = iso(NOW - STUCK_FAILED_MS);
-const row = (o: Partial<{ state: string; protocol: string | null; expires_at: string | null; updated_at: string }> = {}) => ({
+const row = (o: Partial<{ state: string; protocol: string | null; expiresAt: string | null; updatedAt: string }> = {}) => ({
   state: "failed",
   protocol: "provider_b",
-  expires_at: iso(NOW - 1),
-  updated_at: dayAgo,
+  expiresAt: iso(NOW - 1),
+  updatedAt: dayAgo,
   ...o,
 });
 
 test.each([
   ["provider_b, failed a day ago, past its expiry", row(), true],
   ["provider_a, failed a day ago, past its expiry", row({ protocol: "provider_a" }), true],
-  ["an incoming transfer without an expiry, unchanged a day", row({ expires_at: null }), true],
-  ["changed less than a day ago", row({ updated_at: iso(NOW - STUCK_FAILED_MS + 1) }), false],
-  ["its expiry not reached yet", row({ expires_at: iso(NOW + 1) }), false],
+  ["an incoming transfer without an expiry, unchanged a day", row({ expiresAt: null }), true],
+  ["changed less than a day ago", row({ updatedAt: iso(NOW - STUCK_FAILED_MS + 1) }), false],
+  ["its expiry not reached yet", row({ expiresAt: iso(NOW + 1) }), false],
   ["provider_e: reject still moves it", row({ protocol: "provider_e" }), false],
   ["no provider carries it: retry and reject still move it", row({ protocol: null }), false],
   ["held, not failed", row({ state: "held" }), false],

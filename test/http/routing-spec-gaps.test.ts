@@ -102,7 +102,7 @@ describe("preferredProtocol: the rule as a table (preferLastReached)", () => {
     done: [],
     ...o,
   });
-  const reached = (table: Record<string, { protocol: string; at: string }>) => (vaspId: string) => table[vaspId] ?? null;
+  const reached = (table: Record<string, { protocol: string; at: string }>) => async (vaspId: string) => table[vaspId] ?? null;
   const cases: { name: string; s: RoutingState; table: Record<string, { protocol: string; at: string }>; moved: Protocol | null; order?: Protocol[] }[] = [
     { name: "no earlier contact: order unchanged", s: state(), table: {}, moved: null },
     { name: "the VASP provider_b found was last reached through provider_b: provider_b first", s: state(), table: { B1: { protocol: "provider_b", at: "2026-11-01T00:00:00.000Z" } }, moved: "provider_b", order: ["provider_b", "provider_e", "provider_a"] },
@@ -114,9 +114,9 @@ describe("preferredProtocol: the rule as a table (preferLastReached)", () => {
     { name: "moved once already: not again", s: state({ lastReachedBy: "provider_a" }), table: { B1: { protocol: "provider_b", at: "2026-11-01T00:00:00.000Z" } }, moved: null },
   ];
   for (const c of cases)
-    test(c.name, () => {
+    test(c.name, async () => {
       const before = [...c.s.order];
-      expect(preferLastReached(c.s, reached(c.table))).toBe(c.moved);
+      expect(await preferLastReached(c.s, reached(c.table))).toBe(c.moved);
       expect(c.s.order).toEqual(c.order ?? (c.moved ? [c.moved, ...before.filter((p) => p !== c.moved)] : before));
     });
 });

@@ -9,6 +9,7 @@ import { eventContract } from "./contract/events.ts";
 import { customerContract } from "./contract/customers.ts";
 import { walletContract } from "./contract/wallets.ts";
 import { proofContract } from "./contract/proofs.ts";
+import { transferContract } from "./contract/transfers.ts";
 
 for (const engine of ENGINES) {
   describe(engine.name, () => {
@@ -19,5 +20,6 @@ for (const engine of ENGINES) {
     customerContract(engine);
     walletContract(engine);
     proofContract(engine);
+    transferContract(engine);
   });
 }

@@ -82,27 +82,27 @@ const counterpartySide = (f: TransferFlowContext, tx: ProviderTx) => {
   if (f.row.direction === "outgoing") {
     const b = tx.ivms101.beneficiary;
     if (!b || !beneficiaryInformationPresent(tx, b.beneficiaryPersons, f.persons("beneficiary"))) return null;
-    return { persons: b.beneficiaryPersons, accountNumber: b.accountNumber, address: f.row.beneficiary_address };
+    return { persons: b.beneficiaryPersons, accountNumber: b.accountNumber, address: f.row.beneficiaryAddress };
   }
   const o = tx.ivms101.originator;
-  return o ? { persons: o.originatorPersons, accountNumber: o.accountNumber, address: f.row.originator_address } : null;
+  return o ? { persons: o.originatorPersons, accountNumber: o.accountNumber, address: f.row.originatorAddress } : null;
 };
 
 const binding = (f: TransferFlowContext, did: string) => ({
-  assetId: f.row.asset_id ?? "",
+  assetId: f.row.assetId ?? "",
   amount: f.row.amount,
-  originatorAddress: f.row.originator_address,
-  beneficiaryAddress: f.row.beneficiary_address,
-  originatorDid: f.row.direction === "outgoing" ? did : f.row.originator_vasp_id,
-  beneficiaryDid: f.row.direction === "outgoing" ? f.row.beneficiary_vasp_id : did,
+  originatorAddress: f.row.originatorAddress,
+  beneficiaryAddress: f.row.beneficiaryAddress,
+  originatorDid: f.row.direction === "outgoing" ? did : f.row.originatorVaspId,
+  beneficiaryDid: f.row.direction === "outgoing" ? f.row.beneficiaryVaspId : did,
 });
 
-const lastAttempt = (f: TransferFlowContext) => (JSON.parse(f.row.attempts) as { status: string }[]).at(-1);
+const lastAttempt = (f: TransferFlowContext) => f.row.attempts.at(-1);
 const resumable = (f: TransferFlowContext, fs: FlowState) => f.row.state === "failed" && !fs.stalled && lastAttempt(f)?.status === "submission_unknown";
 
 /** Our own customer's verified identity: originator of an outgoing transfer, beneficiary of an incoming one. */
 const ourIdentity = (deps: ProviderAFlowDeps, f: TransferFlowContext) => {
-  const customer = f.row.direction === "outgoing" ? f.row.originator_customer_id : f.row.beneficiary_customer_id;
+  const customer = f.row.direction === "outgoing" ? f.row.originatorCustomerId : f.row.beneficiaryCustomerId;
   return customer ? deps.verifiedIdentity(f.companyId, f.environment, customer) : null;
 };
 
@@ -147,15 +147,15 @@ async function bindByEvent(deps: ProviderAFlowDeps, f: TransferFlowContext, tx: 
   if (!tx.ivms101.originator) {
     const identity = ourIdentity(deps, f);
     if (!identity) return { ok: false, code: "VERIFIED_ORIGINATOR_REQUIRED" };
-    const dest = splitDestination(f.row.beneficiary_address);
-    const origin = f.row.originator_address ? splitDestination(f.row.originator_address) : null;
+    const dest = splitDestination(f.row.beneficiaryAddress);
+    const origin = f.row.originatorAddress ? splitDestination(f.row.originatorAddress) : null;
     const appended = await c.client.append(tx, {
       originator: { persons: identity, address: origin?.address ?? null, memo: origin?.memo ?? null },
       beneficiary: { persons: f.persons("beneficiary"), address: dest.address, memo: dest.memo },
     });
     if (!appended.ok) return { ok: false, code: failed(appended.code) };
   }
-  f.change("exchanging", { protocol: "provider_a", provider_external_id: tx.id, beneficiary_vasp_id: vasp?.did ?? f.row.beneficiary_vasp_id, beneficiary_vasp_name: vasp?.name ?? f.row.beneficiary_vasp_name }, "bound_by_event", { provider: "provider_a" });
+  f.change("exchanging", { protocol: "provider_a", providerExternalId: tx.id, beneficiaryVaspId: vasp?.did ?? f.row.beneficiaryVaspId, beneficiaryVaspName: vasp?.name ?? f.row.beneficiaryVaspName }, "bound_by_event", { provider: "provider_a" });
   return null;
 }
 
@@ -163,7 +163,7 @@ async function bindByEvent(deps: ProviderAFlowDeps, f: TransferFlowContext, tx: 
 function stoppedByProviderStatus(f: TransferFlowContext, tx: ProviderTx, them: PartyRole): boolean {
   // 1. Transfer or counterparty VASP REJECTED → rejected, theirs rejected.
   if (isRejected(tx, them)) {
-    f.change("rejected", { theirs_status: "rejected", rejection_reason: "COUNTERPARTY_REJECTED" }, "counterparty_rejected", { provider: "provider_a", providerStatus: tx.status });
+    f.change("rejected", { theirsStatus: "rejected", rejectionReason: "COUNTERPARTY_REJECTED" }, "counterparty_rejected", { provider: "provider_a", providerStatus: tx.status });
     f.audit("transfer.rejected", { reason: "COUNTERPARTY_REJECTED", provider: "provider_a" });
     return true;
   }
@@ -193,7 +193,7 @@ async function relateIncoming(deps: ProviderAFlowDeps, f: TransferFlowContext, t
     }
     return { ok: false, code: "BENEFICIARY_NAME_MISMATCH" };
   }
-  const dest = splitDestination(f.row.beneficiary_address);
+  const dest = splitDestination(f.row.beneficiaryAddress);
   const rel = await c.client.confirmRelationship(tx.asset, dest.address);
   if (!rel.ok) return { ok: false, code: failed(rel.code) };
   const appended = await c.client.append(tx, { beneficiary: { persons: identity, address: dest.address, memo: dest.memo } });
@@ -248,7 +248,7 @@ async function authorize(f: TransferFlowContext, tx: ProviderTx, c: Connected): 
   if (!a.ok) return { ok: false, code: failed(a.code) };
   // The provider accepts the authorization (202); the counterparty's side below is as read before it.
   fs.authorized = true;
-  if (f.row.state === "exchanging") f.change("awaiting_counterparty", { ours_status: "accepted", matched_at: f.at }, "authorized", { provider: "provider_a" });
+  if (f.row.state === "exchanging") f.change("awaiting_counterparty", { oursStatus: "accepted", matchedAt: f.at }, "authorized", { provider: "provider_a" });
   else f.note("authorized", { provider: "provider_a" });
   return null;
 }
@@ -258,12 +258,12 @@ function counterpartyProgress(f: TransferFlowContext, tx: ProviderTx, them: Part
   const fs = f.flowState<FlowState>();
   // Counterparty AUTHORIZED, SETTLED or CLEARED → theirs accepted, accepted.
   if (fs.authorized && f.row.state === "awaiting_counterparty" && counterpartyAccepted(tx, them)) {
-    f.change("accepted", { theirs_status: "accepted", accepted_at: f.row.accepted_at ?? f.at }, "counterparty_accepted", { provider: "provider_a" });
+    f.change("accepted", { theirsStatus: "accepted", acceptedAt: f.row.acceptedAt ?? f.at }, "counterparty_accepted", { provider: "provider_a" });
     f.audit("transfer.accepted", { provider: "provider_a" });
   }
   // Incoming, once accepted: SETTLED or CLEARED with a settlement → completed (on a provider event only).
   if (fromEvent && f.row.direction === "incoming" && f.row.state === "accepted" && isSettled(tx)) {
-    f.change("completed", { tx_hash: tx.settlement!.id, completed_at: f.at }, "settled", { provider: "provider_a" });
+    f.change("completed", { txHash: tx.settlement!.id, completedAt: f.at }, "settled", { provider: "provider_a" });
     f.audit("transfer.completed", { provider: "provider_a" });
   }
 }
@@ -276,8 +276,8 @@ const refuse = (f: TransferFlowContext, reason: string, explanation: string) => 
 async function readForAction(deps: ProviderAFlowDeps, f: TransferFlowContext): Promise<{ tx: ProviderTx; c: { client: ProviderAClient; did: string } } | ActionResult> {
   const c = client(deps, f);
   if ("error" in c) return refuse(f, c.error === "Provider unavailable" ? "PROVIDER_UNAVAILABLE" : "INVALID_CONFIGURATION", `provider_a is disabled or its settings are unusable (${c.error})`);
-  if (!f.row.provider_external_id) return refuse(f, "LOCAL_APPROVAL_REQUIRED", "the transfer is not bound to a provider transfer");
-  const r = await c.client.getTx(f.row.provider_external_id);
+  if (!f.row.providerExternalId) return refuse(f, "LOCAL_APPROVAL_REQUIRED", "the transfer is not bound to a provider transfer");
+  const r = await c.client.getTx(f.row.providerExternalId);
   if (!r.ok) return refuse(f, failed(r.code), "the provider could not be read");
   if (bindingMismatch(r.body, binding(f, c.did)) || (f.row.direction === "outgoing" && r.body.ref !== f.row.id)) return refuse(f, "TRANSFER_BINDING_MISMATCH", "amount, asset, network, addresses, memo or VASPs differ");
   return { tx: r.body, c };
@@ -304,7 +304,7 @@ async function acceptIncoming(deps: ProviderAFlowDeps, f: TransferFlowContext, p
   if (!back.ok) return refuse(f, failed(back.code), "the authorization could not be read back");
   if (!ourSideAuthorized(back.body, "BENEFICIARY")) return refuse(f, "AUTHORIZATION_PENDING", "the provider does not show the authorization yet");
   fs.authorized = true;
-  f.change("awaiting_counterparty", { status: "approved", ours_status: "accepted", matched_at: f.at }, "accepted_by_officer", { provider: "provider_a" });
+  f.change("awaiting_counterparty", { status: "approved", oursStatus: "accepted", matchedAt: f.at }, "accepted_by_officer", { provider: "provider_a" });
   f.audit("transfer.accepted", { provider: "provider_a", by: "officer" });
   return f.answer("accept", previousState);
 }
@@ -312,7 +312,7 @@ async function acceptIncoming(deps: ProviderAFlowDeps, f: TransferFlowContext, p
 async function rejectIncoming(deps: ProviderAFlowDeps, f: TransferFlowContext, body: Record<string, unknown>, previousState: string): Promise<ActionResult> {
   // The body (reason, status, details) was checked by the transfer actor before the flow was asked.
   if (f.row.direction === "outgoing") return refuse(f, "LOCAL_APPROVAL_REQUIRED", "an outgoing provider_a transfer cannot be rejected by the service");
-  if (f.row.tx_hash) return refuse(f, "ALREADY_SETTLED", "the transfer has a transaction hash");
+  if (f.row.txHash) return refuse(f, "ALREADY_SETTLED", "the transfer has a transaction hash");
   if (previousState !== "held" || f.row.status !== "pending") return refuse(f, "LOCAL_APPROVAL_REQUIRED", `only a held incoming transfer with a pending verdict can be rejected (it is ${previousState}, verdict ${f.row.status})`);
   const read = await readForAction(deps, f);
   if (!("tx" in read)) return read;
@@ -320,7 +320,7 @@ async function rejectIncoming(deps: ProviderAFlowDeps, f: TransferFlowContext, b
   // Part 3: SANCTION_SCREENING for SANCTIONS_MATCH, else COMPLIANCE_POLICIES; the details are not sent.
   const r = await read.c.client.reject(read.tx.id, body.reason === "SANCTIONS_MATCH" ? "SANCTION_SCREENING" : "COMPLIANCE_POLICIES");
   if (!r.ok) return refuse(f, failed(r.code), "the provider refused the rejection");
-  f.change("rejected", { status: "rejected", ours_status: "rejected", rejection_reason: body.reason as string }, "rejected", { reason: body.reason, provider: "provider_a" });
+  f.change("rejected", { status: "rejected", oursStatus: "rejected", rejectionReason: body.reason as string }, "rejected", { reason: body.reason, provider: "provider_a" });
   // Part 1: the free text is kept on the rejection (sealed), out of the audit log; never sent to provider_a (Part 3).
   f.setRejectionDetails(typeof body.details === "string" ? body.details : null);
   f.audit("transfer.rejected", { reason: body.reason, provider: "provider_a" });
@@ -331,9 +331,9 @@ async function settle(deps: ProviderAFlowDeps, f: TransferFlowContext, txHash: s
   const fs = f.flowState<FlowState>();
   if (f.row.direction === "incoming") return refuse(f, "LOCAL_APPROVAL_REQUIRED", "an incoming transfer takes no txHash from the caller; it completes on the provider's settlement");
   if (fs.triedTxHash && fs.triedTxHash !== txHash) return refuse(f, "TX_HASH_CONFLICT", "another hash was already tried; a confirmation must use it");
-  if (f.row.tx_hash && f.row.tx_hash !== txHash) return refuse(f, "TX_HASH_CONFLICT", "another hash is already reported");
+  if (f.row.txHash && f.row.txHash !== txHash) return refuse(f, "TX_HASH_CONFLICT", "another hash is already reported");
   if (!["awaiting_counterparty", "accepted"].includes(previousState) || f.row.status !== "approved") return refuse(f, "LOCAL_APPROVAL_REQUIRED", `the transfer is ${previousState} with verdict ${f.row.status}`);
-  if (f.row.theirs_status !== "accepted") return refuse(f, "TRANSFER_NOT_AUTHORIZED", "the beneficiary VASP has not authorized the transfer");
+  if (f.row.theirsStatus !== "accepted") return refuse(f, "TRANSFER_NOT_AUTHORIZED", "the beneficiary VASP has not authorized the transfer");
   const read = await readForAction(deps, f);
   if (!("tx" in read)) return read;
   const { tx, c } = read;
@@ -354,7 +354,7 @@ async function settle(deps: ProviderAFlowDeps, f: TransferFlowContext, txHash: s
     after = back.body;
   }
   if (!isSettled(after) || after.settlement?.id !== txHash) return refuse(f, "SETTLEMENT_PENDING", "the provider does not show the settlement with this hash yet");
-  f.change("completed", { tx_hash: txHash, accepted_at: f.row.accepted_at ?? f.at, completed_at: f.at }, "transaction_reported", { provider: "provider_a" });
+  f.change("completed", { txHash: txHash, acceptedAt: f.row.acceptedAt ?? f.at, completedAt: f.at }, "transaction_reported", { provider: "provider_a" });
   f.audit("transfer.completed", { provider: "provider_a" });
   return f.answer("accept", previousState);
 }
@@ -364,7 +364,7 @@ async function onEvent(deps: ProviderAFlowDeps, f: TransferFlowContext, event: u
   const ev = event as ProviderAEvent;
   const fs = f.flowState<FlowState>();
   if (ev.kind === "stall") {
-    if (f.row.state === "exchanging" && f.now - Date.parse(f.row.updated_at) >= STALL_MS) {
+    if (f.row.state === "exchanging" && f.now - Date.parse(f.row.updatedAt) >= STALL_MS) {
       fs.stalled = true;
       f.change("failed", {}, "exchange_stalled", { provider: "provider_a", minutes: 15 });
       f.audit("transfer.failed", { reason: "EXCHANGE_STALLED", provider: "provider_a" });
@@ -378,8 +378,8 @@ async function onEvent(deps: ProviderAFlowDeps, f: TransferFlowContext, event: u
   if (ev.kind === "event") tx = ev.tx;
   else {
     // A poll: only transfers still waiting, read from the provider (a provider that is down changes nothing).
-    if (!["exchanging", "awaiting_counterparty"].includes(f.row.state) || !f.row.provider_external_id) return { ok: true, state: f.row.state };
-    const r = await c.client.getTx(f.row.provider_external_id);
+    if (!["exchanging", "awaiting_counterparty"].includes(f.row.state) || !f.row.providerExternalId) return { ok: true, state: f.row.state };
+    const r = await c.client.getTx(f.row.providerExternalId);
     if (!r.ok) return { ok: false, code: failed(r.code) };
     tx = r.body;
   }
@@ -409,19 +409,19 @@ async function caseResolved(deps: ProviderAFlowDeps, f: TransferFlowContext, res
     // A rejected verdict stays held; otherwise back to awaiting_counterparty without calling the provider.
     if (f.row.status !== "pending") return { moved: false, newValue: "resume_refused" };
     fs.authorized = false;
-    f.change("awaiting_counterparty", { status: "approved", ours_status: "accepted", matched_at: f.at }, "resumed", { provider: "provider_a" });
+    f.change("awaiting_counterparty", { status: "approved", oursStatus: "accepted", matchedAt: f.at }, "resumed", { provider: "provider_a" });
     return { moved: true, newValue: f.row.state };
   }
   // Rejecting the case of an outgoing transfer leaves it held; an incoming one is rejected at the provider first.
-  if (f.row.direction === "outgoing" || f.row.tx_hash) return { moved: false, newValue: "reject_refused" };
+  if (f.row.direction === "outgoing" || f.row.txHash) return { moved: false, newValue: "reject_refused" };
   const c = client(deps, f);
-  if ("error" in c || !f.row.provider_external_id) return { moved: false, newValue: "reject_refused" };
-  const r = await c.client.reject(f.row.provider_external_id, "COMPLIANCE_POLICIES");
+  if ("error" in c || !f.row.providerExternalId) return { moved: false, newValue: "reject_refused" };
+  const r = await c.client.reject(f.row.providerExternalId, "COMPLIANCE_POLICIES");
   if (!r.ok) {
     f.note("reject_refused", { provider: "provider_a", code: r.code });
     return { moved: false, newValue: "reject_refused" };
   }
-  f.change("rejected", { status: "rejected", ours_status: "rejected", rejection_reason: "COMPLIANCE_POLICY" }, "rejected", { provider: "provider_a" });
+  f.change("rejected", { status: "rejected", oursStatus: "rejected", rejectionReason: "COMPLIANCE_POLICY" }, "rejected", { provider: "provider_a" });
   return { moved: true, newValue: f.row.state };
 }
 

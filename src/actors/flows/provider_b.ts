@@ -17,7 +17,7 @@ import { canonicalAddress } from "../../domain/wallets.ts";
 import { beneficiaryMatches } from "../../domain/provider_b/names.ts";
 import { contentHash, holderReason, outgoingStatus, txidVariants, walletReason, type IncomingReason, type ResultDecision } from "../../domain/provider_b/decisions.ts";
 import type { Wallet } from "../../ports/wallets.ts";
-import type { TransferRow } from "../../adapters/storage/repos/transfers.ts";
+import type { Transfer } from "../../ports/transfers.ts";
 import { answerAad, type ProviderBRequestRow } from "../../adapters/storage/repos/provider-b-requests.ts";
 import {
   accountNumber,
@@ -337,29 +337,29 @@ export class ProviderBFlows {
   // -------------------------------------------------------------------------------------------
   // Questions about the company's outgoing transfers to the sender (Part 3: answered only about those).
 
-  private outgoingByTransferId(call: Call, transferId: string): TransferRow | undefined {
+  private outgoingByTransferId(call: Call, transferId: string): Promise<Transfer | undefined> {
     const s = call.setup;
     return this.services.repositories.transfers.outgoingProviderB(s.companyId, s.environment, transferId, call.sender.entityId);
   }
 
   /** Outgoing provider_b transfers to the sender with this transaction, sent to this address (`address[:memo]`). */
-  private outgoingByTx(call: Call, txid: string, beneficiaryAddress: string): TransferRow | undefined {
+  private async outgoingByTx(call: Call, txid: string, beneficiaryAddress: string): Promise<Transfer | undefined> {
     const s = call.setup;
-    const rows = this.services.repositories.transfers.outgoingProviderBByTx(s.companyId, s.environment, txidVariants(txid), call.sender.entityId);
-    return rows.find((t) => isSupportedNetwork(t.network) && canonicalAccount(t.network, beneficiaryAddress) === t.beneficiary_address);
+    const rows = await this.services.repositories.transfers.outgoingProviderBByTx(s.companyId, s.environment, txidVariants(txid), call.sender.entityId);
+    return rows.find((t) => isSupportedNetwork(t.network) && canonicalAccount(t.network, beneficiaryAddress) === t.beneficiaryAddress);
   }
 
   /** `POST v1/vasp/transfer/status`: pending, processing or canceled; an unknown transfer is 503 UNKNOWN_TRANSFER_ID. */
-  status(call: Call, body: { transferId: string }): Answer {
-    const t = this.outgoingByTransferId(call, body.transferId);
+  async status(call: Call, body: { transferId: string }): Promise<Answer> {
+    const t = await this.outgoingByTransferId(call, body.transferId);
     if (!t) return refusal(503, "UNKNOWN_TRANSFER_ID");
-    const status = outgoingStatus({ state: t.state, txHash: t.tx_hash });
-    return { status: 200, body: { transferId: body.transferId, status, ...(t.tx_hash ? { txid: t.tx_hash } : {}) } };
+    const status = outgoingStatus({ state: t.state, txHash: t.txHash });
+    return { status: 200, body: { transferId: body.transferId, status, ...(t.txHash ? { txid: t.txHash } : {}) } };
   }
 
   /** `POST v1/verification/tx`: valid when the transaction is the company's outgoing transfer to the caller. */
-  verifyTx(call: Call, body: { txid: string; beneficiaryAddress: string }): Answer {
-    return { status: 200, body: { result: this.outgoingByTx(call, body.txid, body.beneficiaryAddress) ? "valid" : "invalid" } };
+  async verifyTx(call: Call, body: { txid: string; beneficiaryAddress: string }): Promise<Answer> {
+    return { status: 200, body: { result: (await this.outgoingByTx(call, body.txid, body.beneficiaryAddress)) ? "valid" : "invalid" } };
   }
 
   /**
@@ -374,16 +374,16 @@ export class ProviderBFlows {
   private async answerTransferData(call: Call, body: { transferId: string; txid: string; beneficiaryAddress: string }, plain: unknown): Promise<Answer> {
     const s = call.setup;
     const error = (reasonType: string): Answer => ({ status: 200, body: { result: "error", reasonType, transferId: body.transferId } });
-    const t = this.outgoingByTx(call, body.txid, body.beneficiaryAddress);
+    const t = await this.outgoingByTx(call, body.txid, body.beneficiaryAddress);
     if (!t) return error("NOT_FOUND_TXID");
     const read = this.readPayload(call, "v1/verification/tx", plain);
     const m: Ivms101Message | null = read.ok ? read.value : null;
     const sent = m?.Beneficiary ? validPersons(m.Beneficiary.beneficiaryPersons) : null;
     const pii = this.services.pii;
-    const stored = t.beneficiary_sealed ? (JSON.parse(pii.open(t.beneficiary_sealed, `transfer:${t.id}:beneficiary`)) as Person[]) : [];
+    const stored = t.beneficiarySealed ? (JSON.parse(pii.open(t.beneficiarySealed, `transfer:${t.id}:beneficiary`)) as Person[]) : [];
     if (!sent || !beneficiaryMatches(sent, stored)) return error("LACK_OF_INFORMATION");
-    const originator = t.originator_sealed ? (JSON.parse(pii.open(t.originator_sealed, `transfer:${t.id}:originator`)) as Person[]) : [];
-    const asset = this.services.catalog.assets.find((a) => a.id === t.asset_id);
+    const originator = t.originatorSealed ? (JSON.parse(pii.open(t.originatorSealed, `transfer:${t.id}:originator`)) as Person[]) : [];
+    const asset = this.services.catalog.assets.find((a) => a.id === t.assetId);
     let tradePrice: string | undefined;
     if (asset) {
       try {
@@ -394,7 +394,7 @@ export class ProviderBFlows {
     }
     const payload: Ivms101Payload = {
       ivms101: {
-        Originator: { originatorPersons: toWirePersons(originator), accountNumber: t.originator_address ? [wireAccount(t.originator_address)] : [] },
+        Originator: { originatorPersons: toWirePersons(originator), accountNumber: t.originatorAddress ? [wireAccount(t.originatorAddress)] : [] },
         Beneficiary: m!.Beneficiary!,
         OriginatingVASP: { originatingVASP: vaspLegalPerson({ legalName: s.legalName, country: s.country }) },
         ...(m!.BeneficiaryVASP ? { BeneficiaryVASP: m!.BeneficiaryVASP } : {}),

@@ -66,7 +66,7 @@ async function sendConfirmation(f: TransferFlowContext, body: { txid: string } |
     fs.confirmation = body;
     await f.checkpoint();
   }
-  const r = await trpCall(a.fetch as unknown as ExchangeFetch, read.config, { method: "POST", url: fs.confirmCallback, body: JSON.stringify(body), requestId: fs.requestId ?? f.row.provider_external_id ?? "", apiVersion: fs.apiVersion });
+  const r = await trpCall(a.fetch as unknown as ExchangeFetch, read.config, { method: "POST", url: fs.confirmCallback, body: JSON.stringify(body), requestId: fs.requestId ?? f.row.providerExternalId ?? "", apiVersion: fs.apiVersion });
   if (!r.ok) return { ok: false, code: mapped(r) };
   fs.confirmed = true;
   return { ok: true };
@@ -75,7 +75,7 @@ async function sendConfirmation(f: TransferFlowContext, body: { txid: string } |
 /** The beneficiary VASP's decision on an acknowledged inquiry, POSTed to our resolution callback. */
 async function onResolution(f: TransferFlowContext, requestId: string, fingerprint: string, body: unknown): Promise<CallbackAnswer> {
   const fs = f.flowState<ProviderDFlowState>();
-  if (f.row.direction !== "outgoing" || (fs.requestId ?? f.row.provider_external_id) !== requestId) return bad(404, "unknown transfer");
+  if (f.row.direction !== "outgoing" || (fs.requestId ?? f.row.providerExternalId) !== requestId) return bad(404, "unknown transfer");
   if (fs.counterparty !== fingerprint) return bad(403, "not the counterparty of this transfer");
   const r = readResolution(body);
   if (!r.ok) return bad(400, `not understood (${r.path || "body"})`);
@@ -85,7 +85,7 @@ async function onResolution(f: TransferFlowContext, requestId: string, fingerpri
   if (f.row.state !== "exchanging") return bad(409, `the transfer is ${f.row.state}`);
   if (res.kind === "rejected") {
     fs.resolved = "rejected";
-    f.change("rejected", { status: "rejected", theirs_status: "rejected", rejection_reason: "COUNTERPARTY_REJECTED" }, "counterparty_rejected", { provider: "provider_d" });
+    f.change("rejected", { status: "rejected", theirsStatus: "rejected", rejectionReason: "COUNTERPARTY_REJECTED" }, "counterparty_rejected", { provider: "provider_d" });
     f.audit("transfer.rejected", { provider: "provider_d", reason: "COUNTERPARTY_REJECTED" });
     return NO_CONTENT;
   }
@@ -93,9 +93,9 @@ async function onResolution(f: TransferFlowContext, requestId: string, fingerpri
   if (!addr.ok) return bad(422, "approved.address is not an address of the transfer's network");
   fs.resolved = "approved";
   fs.confirmCallback = res.callback;
-  f.update({ beneficiary_address: addr.address, theirs_status: "accepted" });
+  f.update({ beneficiaryAddress: addr.address, theirsStatus: "accepted" });
   const outcome = await f.screenCounterparty([], "beneficiary", { onBlock: "hold", eachAlone: true });
-  if (outcome === "approved") f.change("awaiting_counterparty", { status: "approved", ours_status: "accepted", theirs_status: "accepted", matched_at: f.at }, "counterparty_accepted", { provider: "provider_d" });
+  if (outcome === "approved") f.change("awaiting_counterparty", { status: "approved", oursStatus: "accepted", theirsStatus: "accepted", matchedAt: f.at }, "counterparty_accepted", { provider: "provider_d" });
   return NO_CONTENT;
 }
 
@@ -107,17 +107,17 @@ async function onConfirmation(f: TransferFlowContext, requestId: string, fingerp
   const c = readConfirmation(body);
   if (!c.ok) return bad(400, `not understood (${c.path || "body"})`);
   if (c.value.kind === "txid") {
-    if (f.row.tx_hash === c.value.txid) return NO_CONTENT;
-    if (f.row.tx_hash) return bad(409, "another txid was confirmed");
+    if (f.row.txHash === c.value.txid) return NO_CONTENT;
+    if (f.row.txHash) return bad(409, "another txid was confirmed");
     if (f.row.state !== "awaiting_counterparty" || f.row.status !== "approved") return bad(409, `the transfer is ${f.row.state}`);
-    f.change("accepted", { theirs_status: "accepted", tx_hash: c.value.txid, accepted_at: f.at }, "transaction_reported", { provider: "provider_d" });
-    f.change("completed", { completed_at: f.at }, "completed", { provider: "provider_d" });
+    f.change("accepted", { theirsStatus: "accepted", txHash: c.value.txid, acceptedAt: f.at }, "transaction_reported", { provider: "provider_d" });
+    f.change("completed", { completedAt: f.at }, "completed", { provider: "provider_d" });
     f.audit("transfer.completed", { provider: "provider_d" });
     return NO_CONTENT;
   }
   if (f.row.state === "rejected" || f.row.state === "cancelled") return NO_CONTENT;
   if (f.row.state === "completed") return bad(409, "the transfer is completed");
-  f.change("rejected", { theirs_status: "rejected", rejection_reason: "ORIGINATOR_CANCELED" }, "originator_canceled", { provider: "provider_d" });
+  f.change("rejected", { theirsStatus: "rejected", rejectionReason: "ORIGINATOR_CANCELED" }, "originator_canceled", { provider: "provider_d" });
   f.audit("transfer.rejected", { provider: "provider_d", reason: "ORIGINATOR_CANCELED" });
   return NO_CONTENT;
 }
@@ -142,7 +142,7 @@ async function onIncoming(f: TransferFlowContext, e: Extract<ProviderDEvent, { k
   const outcome = await f.screenCounterparty(f.persons("originator"), "originator", { onBlock: "reject", eachAlone: true });
   if (outcome === "approved") {
     fs.resolved = "approved";
-    f.change("awaiting_counterparty", { status: "approved", ours_status: "accepted", matched_at: f.at }, "accepted_at_provider", { provider: "provider_d" });
+    f.change("awaiting_counterparty", { status: "approved", oursStatus: "accepted", matchedAt: f.at }, "accepted_at_provider", { provider: "provider_d" });
     fs.firstAnswer = approvedAnswer(fs);
   } else if (outcome === "rejected") {
     fs.resolved = "rejected";
@@ -166,7 +166,7 @@ function queueResolution(f: TransferFlowContext, body: Record<string, unknown>):
 async function sendResolution(f: TransferFlowContext): Promise<void> {
   const fs = f.flowState<ProviderDFlowState>();
   if (!fs.pendingResolution || fs.resolutionSent || !fs.resolveCallback) return;
-  if (f.row.expires_at && Date.parse(f.row.expires_at) <= f.now) {
+  if (f.row.expiresAt && Date.parse(f.row.expiresAt) <= f.now) {
     f.note("resolution_not_delivered", { provider: "provider_d", attempts: fs.sendAttempts ?? 0 });
     return;
   }
@@ -193,17 +193,17 @@ async function incomingAction(f: TransferFlowContext, action: string, body: Reco
   if (action === "retry") return undefined;
   if (action === "accept" && typeof body.txHash === "string" && body.txHash !== "") return undefined;
   if (previousState !== "held" || f.row.status !== "pending") return undefined;
-  if (fs.expiredAt || (f.row.expires_at && Date.parse(f.row.expires_at) <= f.now)) return f.refuse("INVALID_REQUEST", "The transfer has expired", { reason: "LOCAL_APPROVAL_REQUIRED" });
+  if (fs.expiredAt || (f.row.expiresAt && Date.parse(f.row.expiresAt) <= f.now)) return f.refuse("INVALID_REQUEST", "The transfer has expired", { reason: "LOCAL_APPROVAL_REQUIRED" });
   if (action === "accept") {
     fs.resolved = "approved";
-    f.change("awaiting_counterparty", { status: "approved", ours_status: "accepted", matched_at: f.at }, "accepted_at_provider", { provider: "provider_d" });
+    f.change("awaiting_counterparty", { status: "approved", oursStatus: "accepted", matchedAt: f.at }, "accepted_at_provider", { provider: "provider_d" });
     f.audit("transfer.accepted", { provider: "provider_d" });
     queueResolution(f, { approved: { ...fs.approveWith! } });
     return f.answer("accept", previousState);
   }
   const reason = body.reason as string;
   fs.resolved = "rejected";
-  f.change("rejected", { status: "rejected", ours_status: "rejected", rejection_reason: reason }, "rejected_at_provider", { provider: "provider_d" });
+  f.change("rejected", { status: "rejected", oursStatus: "rejected", rejectionReason: reason }, "rejected_at_provider", { provider: "provider_d" });
   f.setRejectionDetails(typeof body.details === "string" ? body.details : null);
   f.audit("transfer.rejected", { provider: "provider_d", reason });
   queueResolution(f, { rejected: "The beneficiary VASP declined the transfer" });
@@ -215,15 +215,15 @@ async function caseResolved(f: TransferFlowContext, resolution: "approved" | "re
   if (f.row.direction !== "incoming") return undefined;
   if (f.row.state !== "held") return { moved: false, newValue: "resume_refused" };
   const fs = f.flowState<ProviderDFlowState>();
-  if (f.row.expires_at && Date.parse(f.row.expires_at) <= f.now) return { moved: false, newValue: "resume_refused" };
+  if (f.row.expiresAt && Date.parse(f.row.expiresAt) <= f.now) return { moved: false, newValue: "resume_refused" };
   if (resolution === "rejected") {
     fs.resolved = "rejected";
-    f.change("rejected", { status: "rejected", ours_status: "rejected", rejection_reason: "COMPLIANCE_POLICY" }, "rejected_at_provider", { provider: "provider_d" });
+    f.change("rejected", { status: "rejected", oursStatus: "rejected", rejectionReason: "COMPLIANCE_POLICY" }, "rejected_at_provider", { provider: "provider_d" });
     queueResolution(f, { rejected: "The beneficiary VASP declined the transfer" });
     return { moved: true, newValue: f.row.state };
   }
   fs.resolved = "approved";
-  f.change("awaiting_counterparty", { status: "approved", ours_status: "accepted", matched_at: f.at }, "resumed", { provider: "provider_d" });
+  f.change("awaiting_counterparty", { status: "approved", oursStatus: "accepted", matchedAt: f.at }, "resumed", { provider: "provider_d" });
   queueResolution(f, { approved: { ...fs.approveWith! } });
   return { moved: true, newValue: f.row.state };
 }
@@ -235,11 +235,11 @@ async function outgoingAction(f: TransferFlowContext, action: string, body: Reco
   if (action === "accept") {
     const txHash = typeof body.txHash === "string" && body.txHash !== "" ? body.txHash : null;
     if (txHash === null) return undefined;
-    if (!["awaiting_counterparty", "accepted"].includes(previousState) || f.row.theirs_status !== "accepted" || f.row.status !== "approved") return undefined;
+    if (!["awaiting_counterparty", "accepted"].includes(previousState) || f.row.theirsStatus !== "accepted" || f.row.status !== "approved") return undefined;
     const r = await sendConfirmation(f, { txid: txHash });
     if (!r.ok) return refuse(f, r.code);
-    if (f.row.state !== "accepted") f.change("accepted", { tx_hash: txHash, accepted_at: f.row.accepted_at ?? f.at }, "transaction_reported", { provider: "provider_d" });
-    f.change("completed", { tx_hash: txHash, completed_at: f.at }, "completed", { provider: "provider_d" });
+    if (f.row.state !== "accepted") f.change("accepted", { txHash: txHash, acceptedAt: f.row.acceptedAt ?? f.at }, "transaction_reported", { provider: "provider_d" });
+    f.change("completed", { txHash: txHash, completedAt: f.at }, "completed", { provider: "provider_d" });
     f.audit("transfer.completed", { provider: "provider_d" });
     return f.answer("accept", previousState);
   }
@@ -260,7 +260,7 @@ async function expire(f: TransferFlowContext): Promise<void> {
     if (!r.ok) f.note("cancel_not_delivered", { provider: "provider_d", code: r.code });
   }
   const from = f.row.state;
-  f.change("cancelled", {}, "expired", { provider: "provider_d", expiresAt: f.row.expires_at, from });
+  f.change("cancelled", {}, "expired", { provider: "provider_d", expiresAt: f.row.expiresAt, from });
   f.audit("transfer.cancelled", { reason: "EXPIRED", previousState: from, provider: "provider_d" });
 }
 

@@ -92,7 +92,7 @@ const open = (cx: Cdd, f: TransferFlowContext, m: CddRecord): unknown => JSON.pa
 /** The `cdd` callback: signed with the counterparty's key kept with the transfer, bound to the signed status. */
 async function onCdd(cx: Cdd, f: TransferFlowContext, a: AdapterContext, body: Record<string, unknown>): Promise<Answer> {
   const read = readCdd(body);
-  if (!read.ok || read.value.transfer_id !== f.row.provider_external_id) return err(400, "Invalid callback");
+  if (!read.ok || read.value.transfer_id !== f.row.providerExternalId) return err(400, "Invalid callback");
   const m = read.value;
   const key = await cx.h.peerKey(f, a);
   if (!key) return err(503, "UNKNOWN_PEER");
@@ -202,7 +202,7 @@ async function sendOne(cx: Cdd, f: TransferFlowContext, a: AdapterContext, messa
     }
     const replyTo = m.inReplyToId ? ms.find((x) => x.id === m.inReplyToId)?.wireId : undefined;
     m.wire = signObject(
-      { transfer_id: f.row.provider_external_id ?? "", message_id: m.wireId, type: m.type, ...(replyTo ? { in_reply_to: replyTo } : {}), private_info: encryptObject(open(cx, f, m), key), data_dt: f.at },
+      { transfer_id: f.row.providerExternalId ?? "", message_id: m.wireId, type: m.type, ...(replyTo ? { in_reply_to: replyTo } : {}), private_info: encryptObject(open(cx, f, m), key), data_dt: f.at },
       credsOf(a).privateKey,
     );
     await f.checkpoint();
@@ -245,7 +245,7 @@ async function review(cx: Cdd, f: TransferFlowContext, a: AdapterContext, ids: s
     const side = f.row.direction === "outgoing" ? "beneficiary" : "originator";
     await f.screenCounterparty(f.persons(side), side, { onBlock: "hold", eachAlone: true });
   }
-  if (f.row.direction === "outgoing" && f.row.provider_external_id && !FINAL.includes(f.row.state)) {
+  if (f.row.direction === "outgoing" && f.row.providerExternalId && !FINAL.includes(f.row.state)) {
     // Part 3: the provider's status is read after a review.
     const st = await cx.h.status(f, a);
     if (st.ok) await cx.h.applyOutgoing(f, a, st.body);

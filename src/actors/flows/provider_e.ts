@@ -59,7 +59,7 @@ const OPEN = ["exchanging", "awaiting_counterparty", "accepted"];
 async function peerKey(base: Base, f: TransferFlowContext, a: AdapterContext): Promise<string | null> {
   const fs = f.flowState<FlowState>();
   if (fs.peerKey) return fs.peerKey;
-  const code = f.row.direction === "outgoing" ? f.row.beneficiary_vasp_id : f.row.originator_vasp_id;
+  const code = f.row.direction === "outgoing" ? f.row.beneficiaryVaspId : f.row.originatorVaspId;
   if (!code) return null;
   const r = await directoryKey(base, f.environment as Environment, a, code);
   if (!r.ok) return null;
@@ -68,7 +68,7 @@ async function peerKey(base: Base, f: TransferFlowContext, a: AdapterContext): P
 }
 
 async function status(base: Base, f: TransferFlowContext, a: AdapterContext) {
-  return readSignedStatus(clientOf(base, f.environment as Environment, a), credsOf(a), f.row.provider_external_id ?? "");
+  return readSignedStatus(clientOf(base, f.environment as Environment, a), credsOf(a), f.row.providerExternalId ?? "");
 }
 
 async function send(base: Base, f: TransferFlowContext, a: AdapterContext, path: string, body: unknown) {
@@ -83,7 +83,7 @@ async function applyOutgoing(base: Base, f: TransferFlowContext, a: AdapterConte
   if (!OPEN.includes(f.row.state) && f.row.state !== "held") return;
   if (decided === "REJECTED" || decided === "CANCELED") {
     if (f.row.state === "held" && f.row.status === "rejected") return;
-    f.change("rejected", { theirs_status: "rejected", rejection_reason: decided === "CANCELED" ? "CANCELED" : (d.reject_code ?? "REJECTED") }, "counterparty_rejected", { providerStatus: decided, rejectCode: d.reject_code ?? null });
+    f.change("rejected", { theirsStatus: "rejected", rejectionReason: decided === "CANCELED" ? "CANCELED" : (d.reject_code ?? "REJECTED") }, "counterparty_rejected", { providerStatus: decided, rejectCode: d.reject_code ?? null });
     f.audit("transfer.rejected", { provider: "provider_e", providerStatus: decided });
     return;
   }
@@ -95,19 +95,19 @@ async function applyOutgoing(base: Base, f: TransferFlowContext, a: AdapterConte
     return;
   }
   if (f.row.state !== "exchanging") return;
-  f.update({ theirs_status: "accepted" });
+  f.update({ theirsStatus: "accepted" });
   const outcome = await f.screenCounterparty(f.persons("beneficiary"), "beneficiary", { onBlock: "hold", eachAlone: true });
   if (outcome === "approved") {
-    f.change("awaiting_counterparty", { status: "approved", ours_status: "accepted", theirs_status: "accepted", matched_at: f.at }, "counterparty_accepted", { screened: true });
+    f.change("awaiting_counterparty", { status: "approved", oursStatus: "accepted", theirsStatus: "accepted", matchedAt: f.at }, "counterparty_accepted", { screened: true });
     return;
   }
   if (f.row.status === "rejected") {
     // Screening rejected the beneficiary: cancelled at the provider, then rejected.
-    const body = signObject({ transfer_id: f.row.provider_external_id ?? "", cancel_reason: "COMPLIANCE_POLICY" }, credsOf(a).privateKey);
+    const body = signObject({ transfer_id: f.row.providerExternalId ?? "", cancel_reason: "COMPLIANCE_POLICY" }, credsOf(a).privateKey);
     await f.checkpoint();
     const r = await send(base, f, a, PATH.cancel, body);
     if (r.ok) {
-      f.change("rejected", { ours_status: "rejected", rejection_reason: "SANCTIONS_MATCH" }, "cancelled_at_provider", { provider: "provider_e" });
+      f.change("rejected", { oursStatus: "rejected", rejectionReason: "SANCTIONS_MATCH" }, "cancelled_at_provider", { provider: "provider_e" });
       f.audit("transfer.rejected", { provider: "provider_e", reason: "SANCTIONS_MATCH" });
     } else f.note("cancel_refused", { provider: "provider_e", code: r.code });
   }
@@ -118,15 +118,15 @@ async function onPermission(base: Base, f: TransferFlowContext, a: AdapterContex
   if (!read.ok) return err(400, "Invalid callback");
   const p = read.value;
   if (f.row.direction !== "outgoing") return err(400, "UNSUPPORTED_TRANSFER");
-  if (f.row.provider_external_id && p.transfer_id !== f.row.provider_external_id) return err(400, "PERMISSION_BINDING_MISMATCH");
+  if (f.row.providerExternalId && p.transfer_id !== f.row.providerExternalId) return err(400, "PERMISSION_BINDING_MISMATCH");
   const key = await peerKey(base, f, a);
   if (!key) return err(503, "UNKNOWN_PEER");
   if (!verifyObject(body, key)) return err(401, "INVALID_SIGNATURE");
   const fs = f.flowState<FlowState>();
   if (fs.permission?.signature === p.signature) return OK;
-  if (!f.row.provider_external_id) {
+  if (!f.row.providerExternalId) {
     // The decision arrived before the provider answered the permission request: bound by the URL's ID and token.
-    f.update({ provider_external_id: p.transfer_id });
+    f.update({ providerExternalId: p.transfer_id });
   }
   const st = await status(base, f, a);
   if (!st.ok) return st.status && st.status !== 200 ? err(st.status, `HTTP_${st.status}`) : err(503, st.code);
@@ -143,9 +143,9 @@ async function decide(base: Base, f: TransferFlowContext, a: AdapterContext, sta
   const fs = f.flowState<FlowState>();
   if (fs.decision && fs.decision.status !== status) return { ok: false, code: "DECISION_CONFLICT" };
   if (!fs.decision) {
-    const expire = f.row.expires_at ? Date.parse(f.row.expires_at) : undefined;
+    const expire = f.row.expiresAt ? Date.parse(f.row.expiresAt) : undefined;
     const perm = orderedPermission({
-      transfer_id: f.row.provider_external_id ?? "",
+      transfer_id: f.row.providerExternalId ?? "",
       permission_status: status,
       ...(status === "ACCEPTED" && expire ? { expire_date: expire } : {}),
       ...(status === "REJECTED" ? { reject_code: code ?? "BVRC999", reject_message: "The beneficiary VASP declined the transfer" } : {}),
@@ -162,7 +162,7 @@ async function onIncoming(base: Base, f: TransferFlowContext, a: AdapterContext,
   if (refuseWith) {
     const r = await decide(base, f, a, "REJECTED", refuseWith);
     if (r.ok) {
-      f.change("rejected", { status: "rejected", ours_status: "rejected", rejection_reason: refuseWith === "BVRC002" ? "BENE_NAME_MISMATCH" : "BENE_NOT_FOUND" }, "rejected_at_provider", { rejectCode: refuseWith });
+      f.change("rejected", { status: "rejected", oursStatus: "rejected", rejectionReason: refuseWith === "BVRC002" ? "BENE_NAME_MISMATCH" : "BENE_NOT_FOUND" }, "rejected_at_provider", { rejectCode: refuseWith });
       f.audit("transfer.rejected", { provider: "provider_e", rejectCode: refuseWith });
     } else f.note("decision_failed", { provider: "provider_e", code: r.code });
     return OK;
@@ -171,12 +171,12 @@ async function onIncoming(base: Base, f: TransferFlowContext, a: AdapterContext,
   const outcome = await f.screenCounterparty(f.persons("originator"), "originator", { onBlock: "hold", eachAlone: true });
   if (outcome === "approved") {
     const r = await decide(base, f, a, "ACCEPTED");
-    if (r.ok) f.change("awaiting_counterparty", { status: "approved", ours_status: "accepted", matched_at: f.at }, "accepted_at_provider", { provider: "provider_e" });
+    if (r.ok) f.change("awaiting_counterparty", { status: "approved", oursStatus: "accepted", matchedAt: f.at }, "accepted_at_provider", { provider: "provider_e" });
     else f.note("decision_failed", { provider: "provider_e", code: r.code });
   } else if (f.row.status === "rejected") {
     const r = await decide(base, f, a, "REJECTED", "BVRC999");
     if (r.ok) {
-      f.change("rejected", { ours_status: "rejected", rejection_reason: "SANCTIONS_MATCH" }, "rejected_at_provider", { rejectCode: "BVRC999" });
+      f.change("rejected", { oursStatus: "rejected", rejectionReason: "SANCTIONS_MATCH" }, "rejected_at_provider", { rejectCode: "BVRC999" });
       f.audit("transfer.rejected", { provider: "provider_e", rejectCode: "BVRC999" });
     }
   }
@@ -199,8 +199,8 @@ async function onTxid(base: Base, f: TransferFlowContext, a: AdapterContext, bod
   if (sd.txid_signature !== body.signature || (typeof sd.txid === "string" && sd.txid !== body.txid)) return err(400, "TXID_BINDING_MISMATCH");
   if (f.row.state !== "awaiting_counterparty" || f.row.status !== "approved") return err(400, "UNSUPPORTED_TRANSFER");
   fs.txid = body.txid;
-  f.change("accepted", { theirs_status: "accepted", tx_hash: body.txid, accepted_at: f.at }, "transaction_reported", { provider: "provider_e" });
-  f.change("completed", { completed_at: f.at }, "completed", { provider: "provider_e" });
+  f.change("accepted", { theirsStatus: "accepted", txHash: body.txid, acceptedAt: f.at }, "transaction_reported", { provider: "provider_e" });
+  f.change("completed", { completedAt: f.at }, "completed", { provider: "provider_e" });
   f.audit("transfer.completed", { provider: "provider_e" });
   return OK;
 }
@@ -217,7 +217,7 @@ async function onCancel(base: Base, f: TransferFlowContext, a: AdapterContext, b
   if (statusOf(st.body.transferData) !== "CANCELED") return err(400, "CANCEL_BINDING_MISMATCH");
   fs.cancelSignature = body.signature;
   if (f.row.state !== "rejected" && f.row.state !== "completed") {
-    f.change("rejected", { theirs_status: "rejected", rejection_reason: "ORIGINATOR_CANCELED" }, "originator_canceled", { provider: "provider_e" });
+    f.change("rejected", { theirsStatus: "rejected", rejectionReason: "ORIGINATOR_CANCELED" }, "originator_canceled", { provider: "provider_e" });
     f.audit("transfer.rejected", { provider: "provider_e", reason: "ORIGINATOR_CANCELED" });
   }
   return OK;
@@ -230,22 +230,22 @@ async function report(s: Steps, f: TransferFlowContext, txHash: string, previous
   if (!a) return refuse(f, "NOT_CONFIGURED");
   const fs = f.flowState<FlowState>();
   if (fs.txReport && fs.txReport.txid !== txHash) return refuse(f, "TXID_CONFLICT");
-  if (!["awaiting_counterparty", "accepted"].includes(previousState) || f.row.theirs_status !== "accepted" || f.row.status !== "approved") return refuse(f, "APPROVAL_REQUIRED");
+  if (!["awaiting_counterparty", "accepted"].includes(previousState) || f.row.theirsStatus !== "accepted" || f.row.status !== "approved") return refuse(f, "APPROVAL_REQUIRED");
   if (s.cdd.pending(f)) return refuse(f, "CDD_REVIEW_REQUIRED");
   const st = await status(s.base, f, a);
   if (!st.ok) return refuse(f, st.code);
   const d = st.body.transferData;
   if (statusOf(d) !== "ACCEPTED" || !fs.permission || d.permission_signature !== fs.permission.signature) return refuse(f, "PERMISSION_REQUIRED");
   if (!fs.txReport) {
-    const exp = f.row.expires_at ? Date.parse(f.row.expires_at) : Infinity;
+    const exp = f.row.expiresAt ? Date.parse(f.row.expiresAt) : Infinity;
     if (exp <= f.now || (fs.permission.expireDate !== null && fs.permission.expireDate <= f.now)) return refuse(f, "TRANSFER_EXPIRED");
-    fs.txReport = { txid: txHash, body: signObject({ transfer_id: f.row.provider_external_id ?? "", txid: txHash }, credsOf(a).privateKey) };
+    fs.txReport = { txid: txHash, body: signObject({ transfer_id: f.row.providerExternalId ?? "", txid: txHash }, credsOf(a).privateKey) };
     await f.checkpoint();
   }
   const r = await send(s.base, f, a, PATH.txid, fs.txReport.body);
   if (!r.ok) return refuse(f, r.status === 409 ? "TXID_CONFLICT" : r.code);
-  if (f.row.state !== "accepted") f.change("accepted", { tx_hash: txHash, accepted_at: f.row.accepted_at ?? f.at }, "transaction_reported", { provider: "provider_e" });
-  f.change("completed", { tx_hash: txHash, completed_at: f.at }, "completed", { provider: "provider_e" });
+  if (f.row.state !== "accepted") f.change("accepted", { txHash: txHash, acceptedAt: f.row.acceptedAt ?? f.at }, "transaction_reported", { provider: "provider_e" });
+  f.change("completed", { txHash: txHash, completedAt: f.at }, "completed", { provider: "provider_e" });
   f.audit("transfer.completed", { provider: "provider_e" });
   return f.answer("accept", previousState);
 }
@@ -274,7 +274,7 @@ async function onEvent(s: Steps, f: TransferFlowContext, raw: unknown) {
     case "permission":
       return onPermission(s.base, f, a, event.body);
     case "poll": {
-      if (f.row.direction !== "outgoing" || !f.row.provider_external_id) return OK;
+      if (f.row.direction !== "outgoing" || !f.row.providerExternalId) return OK;
       const st = await status(s.base, f, a);
       if (st.ok) await applyOutgoing(s.base, f, a, st.body);
       return OK;
@@ -292,10 +292,10 @@ async function onEvent(s: Steps, f: TransferFlowContext, raw: unknown) {
 async function outgoingAction(s: Steps, f: TransferFlowContext, action: string, body: Record<string, unknown>, previousState: string): Promise<ActionResult | undefined> {
   // Part 3: on a held provider_e transfer accept, reject and retry are refused.
   if (previousState === "held") return f.refuse("INVALID_REQUEST", `A held ${"provider_e"} transfer moves on only when its case is resolved`);
-  if (action === "retry" && previousState === "failed" && f.row.provider_external_id !== null)
+  if (action === "retry" && previousState === "failed" && f.row.providerExternalId !== null)
     return f.refuse("INVALID_REQUEST", "The permission request was reserved at provider_e: it is never sent again");
   if (action === "retry" && previousState === "failed") {
-    const attempts = JSON.parse(f.row.attempts) as { status: string; provider: string | null }[];
+    const attempts = f.row.attempts;
     if (attempts.some((x) => x.provider === "provider_e" && x.status === "submission_unknown")) return f.refuse("INVALID_REQUEST", "The permission request was reserved at provider_e: it is never sent again");
   }
   if (action === "reject") return cancelOutgoing(s, f, body, previousState);
@@ -314,16 +314,16 @@ async function outgoingAction(s: Steps, f: TransferFlowContext, action: string, 
  * caller's reason and details stay here. A transfer the provider never had is rejected by the generic handling.
  */
 async function cancelOutgoing(s: Steps, f: TransferFlowContext, body: Record<string, unknown>, previousState: string): Promise<ActionResult | undefined> {
-  if (!f.row.provider_external_id || (!OPEN.includes(previousState) && previousState !== "failed")) return undefined;
+  if (!f.row.providerExternalId || (!OPEN.includes(previousState) && previousState !== "failed")) return undefined;
   const a = f.adapterContext();
   if (!a) return refuse(f, "NOT_CONFIGURED");
   // A signed transaction report was made: the transfer is paid, it is no longer cancelled.
   if (f.flowState<FlowState>().txReport) return refuse(f, "TXID_REPORTED");
-  const signed = signObject({ transfer_id: f.row.provider_external_id, cancel_reason: "COMPLIANCE_POLICY" }, credsOf(a).privateKey);
+  const signed = signObject({ transfer_id: f.row.providerExternalId, cancel_reason: "COMPLIANCE_POLICY" }, credsOf(a).privateKey);
   const r = await send(s.base, f, a, PATH.cancel, signed);
   if (!r.ok) return refuse(f, r.code);
   const reason = body.reason as string;
-  f.change("rejected", { status: "rejected", ours_status: "rejected", rejection_reason: reason }, "cancelled_at_provider", { provider: "provider_e", reason });
+  f.change("rejected", { status: "rejected", oursStatus: "rejected", rejectionReason: reason }, "cancelled_at_provider", { provider: "provider_e", reason });
   f.setRejectionDetails(typeof body.details === "string" ? body.details : null);
   f.audit("transfer.rejected", { provider: "provider_e", reason });
   return f.answer("reject", previousState);
@@ -343,13 +343,13 @@ async function incomingAction(s: Steps, f: TransferFlowContext, action: string, 
   if (!a) return refuse(f, "NOT_CONFIGURED");
   if (action === "accept") {
     if (s.cdd.pending(f)) return refuse(f, "CDD_REVIEW_REQUIRED");
-    if (fs.expired || fs.cancelSignature || (f.row.expires_at && Date.parse(f.row.expires_at) <= f.now)) return refuse(f, "LOCAL_APPROVAL_REQUIRED");
+    if (fs.expired || fs.cancelSignature || (f.row.expiresAt && Date.parse(f.row.expiresAt) <= f.now)) return refuse(f, "LOCAL_APPROVAL_REQUIRED");
     // Part 3: the wallet and identity must still check out, and the transfer match what was screened.
     if (!(await s.deps.lookups.beneficiaryStillChecks(f.companyId, f.environment, f.row, f.persons("beneficiary")))) return refuse(f, "LOCAL_APPROVAL_REQUIRED");
     if (fs.screened !== undefined && fs.screened !== screenedFingerprint(f.row, f.persons("originator"), f.persons("beneficiary"))) return refuse(f, "LOCAL_APPROVAL_REQUIRED");
     const r = await decide(s.base, f, a, "ACCEPTED");
     if (!r.ok) return refuse(f, r.code);
-    f.change("awaiting_counterparty", { status: "approved", ours_status: "accepted", matched_at: f.at }, "accepted_at_provider", { provider: "provider_e" });
+    f.change("awaiting_counterparty", { status: "approved", oursStatus: "accepted", matchedAt: f.at }, "accepted_at_provider", { provider: "provider_e" });
     f.audit("transfer.accepted", { provider: "provider_e" });
     return f.answer("accept", previousState);
   }
@@ -357,7 +357,7 @@ async function incomingAction(s: Steps, f: TransferFlowContext, action: string, 
   const reason = body.reason as string;
   const r = await decide(s.base, f, a, "REJECTED", "BVRC999");
   if (!r.ok) return refuse(f, r.code);
-  f.change("rejected", { status: "rejected", ours_status: "rejected", rejection_reason: reason }, "rejected_at_provider", { rejectCode: "BVRC999" });
+  f.change("rejected", { status: "rejected", oursStatus: "rejected", rejectionReason: reason }, "rejected_at_provider", { rejectCode: "BVRC999" });
   // Part 1: the free text is kept on the rejection (sealed), out of the audit log; it is not sent to provider_e.
   f.setRejectionDetails(typeof body.details === "string" ? body.details : null);
   f.audit("transfer.rejected", { provider: "provider_e", reason });
@@ -376,7 +376,7 @@ async function caseResolved(s: Steps, f: TransferFlowContext, resolution: string
     const a = f.adapterContext();
     if (!a) return { moved: false, newValue: "resume_refused" };
     // The same re-checks as a held accept (Part 3, held incoming decisions).
-    if (fs.cancelSignature || (f.row.expires_at && Date.parse(f.row.expires_at) <= f.now)) return { moved: false, newValue: "resume_refused" };
+    if (fs.cancelSignature || (f.row.expiresAt && Date.parse(f.row.expiresAt) <= f.now)) return { moved: false, newValue: "resume_refused" };
     if (!(await s.deps.lookups.beneficiaryStillChecks(f.companyId, f.environment, f.row, f.persons("beneficiary")))) return { moved: false, newValue: "resume_refused" };
     if (fs.screened !== undefined && fs.screened !== screenedFingerprint(f.row, f.persons("originator"), f.persons("beneficiary"))) return { moved: false, newValue: "resume_refused" };
     const r = await decide(s.base, f, a, "ACCEPTED");
@@ -388,7 +388,7 @@ async function caseResolved(s: Steps, f: TransferFlowContext, resolution: string
     f.change("exchanging", { status: "approved" }, "resumed", { provider: "provider_e" });
     return { moved: true, newValue: f.row.state };
   }
-  f.change("awaiting_counterparty", { status: "approved", ours_status: "accepted", ...(f.row.direction === "outgoing" ? { theirs_status: "accepted" } : {}), matched_at: f.at }, "resumed", { provider: "provider_e" });
+  f.change("awaiting_counterparty", { status: "approved", oursStatus: "accepted", ...(f.row.direction === "outgoing" ? { theirsStatus: "accepted" } : {}), matchedAt: f.at }, "resumed", { provider: "provider_e" });
   return { moved: true, newValue: f.row.state };
 }
 

@@ -68,7 +68,7 @@ export function retry(h: TransferHandling, reason: string | null, previousState:
   if (reason === null) return refuse("MISSING_REQUIRED_FIELD", "reason is required", { field: "reason" });
   if (h.t.direction !== "outgoing") return refuse("INVALID_REQUEST", "Only an outgoing transfer can be queued again");
   // Part 3: after a submission whose outcome is unknown the provider may hold the transfer; it is never sent again.
-  const lastAttempt = (JSON.parse(h.t.attempts) as Attempt[]).at(-1);
+  const lastAttempt = h.t.attempts.at(-1);
   if (previousState === "failed" && lastAttempt?.status === "submission_unknown")
     return refuse("INVALID_REQUEST", `The transfer may have reached ${lastAttempt.provider ?? "the provider"} (submission unknown): it is not sent again`);
   // The reason is kept for the record (history), out of the audit log.
@@ -95,10 +95,10 @@ export function reject(h: TransferHandling, reason: string, details: string | nu
   delete h.ctx.state.hold;
   h.change("rejected", {
     status: "rejected",
-    ours_status: "rejected",
-    rejection_reason: reason,
+    oursStatus: "rejected",
+    rejectionReason: reason,
     // Details are free text kept on the rejection (sealed) and out of the audit log (Part 1).
-    rejection_details_sealed: details === null ? null : h.deps.pii.seal(details, `transfer:${h.t.id}:rejection`),
+    rejectionDetailsSealed: details === null ? null : h.deps.pii.seal(details, `transfer:${h.t.id}:rejection`),
   }, "rejected", { reason });
   h.audit("transfer.rejected", { reason });
   return h.answer("reject", previousState);
@@ -111,21 +111,21 @@ export async function accept(h: TransferHandling, txHash: string | null, previou
     return refuse("INVALID_REQUEST", "The transfer's provider does not allow accepting it here");
   }
   if (txHash === null) return refuse("INVALID_REQUEST", "An outgoing transfer is accepted with its txHash");
-  if (h.t.theirs_status !== "accepted" || h.t.status !== "approved" || !["awaiting_counterparty", "accepted"].includes(previousState))
+  if (h.t.theirsStatus !== "accepted" || h.t.status !== "approved" || !["awaiting_counterparty", "accepted"].includes(previousState))
     return refuse("INVALID_REQUEST", `The transaction can be confirmed only once the counterparty accepted and the verdict is approved, in awaiting_counterparty or accepted (it is ${previousState})`);
   const p = h.t.protocol as Protocol | null;
   const adapter = p ? h.deps.providers.adapter(p) : undefined;
-  const actx = p ? h.deps.providers.context(h.t.company_id, h.t.environment, p, h.ctx.now) : null;
+  const actx = p ? h.deps.providers.context(h.t.companyId, h.t.environment, p, h.ctx.now) : null;
   if (!p || !adapter?.reportTransaction || !actx) return refuse("INVALID_REQUEST", `The transfer's provider ${p ?? "(none)"} cannot take the transaction report`);
   // A hash once tried must be repeated (Part 3, provider_b): a different one is refused.
   if (h.ctx.state.triedTxHash && h.ctx.state.triedTxHash !== txHash) return refuse("INVALID_REQUEST", `${h.deps.providers.displayName(p)} request failed (TXID_ALREADY_EXISTS)`);
   h.ctx.state.triedTxHash = txHash;
   await h.ctx.checkpoint();
   const t = h.outgoing();
-  const result = await adapter.reportTransaction({ ...t, externalId: h.t.provider_external_id ?? "", vaspId: h.t.beneficiary_vasp_id ?? "" }, txHash, actx);
+  const result = await adapter.reportTransaction({ ...t, externalId: h.t.providerExternalId ?? "", vaspId: h.t.beneficiaryVaspId ?? "" }, txHash, actx);
   if (!result.ok) return refuse("INVALID_REQUEST", result.message);
   // Strict notification: the provider was told first; only now the transfer changes.
-  h.change("completed", { tx_hash: txHash, accepted_at: h.t.accepted_at ?? h.at, completed_at: h.at }, "transaction_reported");
+  h.change("completed", { txHash: txHash, acceptedAt: h.t.acceptedAt ?? h.at, completedAt: h.at }, "transaction_reported");
   h.audit("transfer.completed");
   return h.answer("accept", previousState);
 }

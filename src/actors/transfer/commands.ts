@@ -60,6 +60,6 @@ export function actionBody(a: TransferAction): Record<string, unknown> {
  * What a PATCH saw of the transfer: its state, last change and number of changes (every change adds a history entry,
  * so a transfer held again within the same millisecond still has another version).
  */
-export function transferVersion(t: { state: string; updated_at: string; history: string }): string {
-  return `${t.state}|${t.updated_at}|${(JSON.parse(t.history) as unknown[]).length}`;
+export function transferVersion(t: { state: string; updatedAt: string; history: readonly unknown[] }): string {
+  return `${t.state}|${t.updatedAt}|${t.history.length}`;
 }

@@ -3,8 +3,8 @@
 // and its event commit with the message.
 import type { ActorContext } from "../types.ts";
 import type { Sealer } from "../../adapters/crypto/envelope.ts";
-import type { TransferRow } from "../../adapters/storage/repos/transfers.ts";
 import type { Repositories } from "../../adapters/storage/repositories.ts";
+import type { Attempt, HistoryEntry, StoredCheck, Transfer } from "../../ports/transfers.ts";
 import type { ProviderRegistry } from "../../adapters/providers/registry.ts";
 import type { OutgoingTransfer } from "../../adapters/providers/types.ts";
 import { iso } from "../../domain/ids.ts";
@@ -13,10 +13,10 @@ import type { Environment } from "../../domain/types.ts";
 import type { Person } from "../../domain/ivms101/index.ts";
 import type { ReportedTx } from "../../domain/provider_b/decisions.ts";
 import type { Stage } from "../../domain/rules/index.ts";
-import { eventForState, transferEventData, type HistoryEntry } from "../transfer-presenter.ts";
-import type { Attempt, RoutingState } from "../routing.ts";
+import { eventForState, transferEventData } from "../transfer-presenter.ts";
+import type { RoutingState } from "../routing.ts";
 import type { ActionResult, TransferFlow, TransferFlowContext } from "../transfer-flow.ts";
-import type { CheckpointDeps, StoredCheck } from "../checkpoint.ts";
+import type { CheckpointDeps } from "../checkpoint.ts";
 import type { TransferMsg } from "./commands.ts";
 
 /** The repositories the transfer actor reads and writes (inside `ctx.write` too: they share the runtime's connection). */
@@ -69,7 +69,7 @@ export class TransferHandling {
   constructor(
     readonly ctx: ActorContext<TransferActorState>,
     readonly msg: TransferMsg,
-    public t: TransferRow,
+    public t: Transfer,
     readonly deps: TransferDeps,
     private readonly flows: (h: TransferHandling, p: Protocol) => TransferFlowContext,
   ) {
@@ -77,16 +77,15 @@ export class TransferHandling {
   }
 
   /** One state change: the row, its history entry and the matching event commit with the message. */
-  change(to: TransferState | string, set: Partial<TransferRow>, historyType: string, detail?: Record<string, unknown>): void {
+  change(to: TransferState | string, set: Partial<Transfer>, historyType: string, detail?: Record<string, unknown>): void {
     const from = this.t.state;
-    const history: HistoryEntry[] = JSON.parse(this.t.history);
-    history.push({ type: historyType, from, to, at: this.at, ...(detail ? { detail } : {}) });
-    const patch: Partial<TransferRow> = { ...set, state: to, history: JSON.stringify(history), updated_at: this.at };
+    const history: HistoryEntry[] = [...this.t.history, { type: historyType, from, to, at: this.at, ...(detail ? { detail } : {}) }];
+    const patch: Partial<Transfer> = { ...set, state: to, history, updatedAt: this.at };
     this.t = { ...this.t, ...patch };
     const row = this.t;
     this.ctx.write(() => this.deps.repositories.transfers.update(row.id, patch));
     this.ctx.emit({
-      companyId: row.company_id,
+      companyId: row.companyId,
       environment: row.environment,
       type: from === to ? "transfer.updated" : eventForState(to),
       entityType: "transfer",
@@ -105,13 +104,13 @@ export class TransferHandling {
   answer(action: string, previousState: string): Result {
     return {
       ok: true,
-      data: { id: this.t.id, state: this.t.state, status: { ours: this.t.ours_status, theirs: this.t.theirs_status }, txHash: this.t.tx_hash },
+      data: { id: this.t.id, state: this.t.state, status: { ours: this.t.oursStatus, theirs: this.t.theirsStatus }, txHash: this.t.txHash },
       meta: { action, previousState },
     };
   }
 
   persons(field: "originator" | "beneficiary"): Person[] {
-    const sealed = field === "originator" ? this.t.originator_sealed : this.t.beneficiary_sealed;
+    const sealed = field === "originator" ? this.t.originatorSealed : this.t.beneficiarySealed;
     return sealed ? (JSON.parse(this.deps.pii.open(sealed, `transfer:${this.t.id}:${field}`)) as Person[]) : [];
   }
 
@@ -119,64 +118,63 @@ export class TransferHandling {
     const t = this.t;
     return {
       id: t.id,
-      companyId: t.company_id,
+      companyId: t.companyId,
       environment: t.environment,
       asset: t.asset,
-      assetId: t.asset_id ?? "",
+      assetId: t.assetId ?? "",
       network: t.network,
       amount: t.amount,
-      originatorAddress: t.originator_address,
-      beneficiaryAddress: t.beneficiary_address,
+      originatorAddress: t.originatorAddress,
+      beneficiaryAddress: t.beneficiaryAddress,
       originatorPersons: this.persons("originator"),
       beneficiaryPersons: this.persons("beneficiary"),
       // Valued in USD only when a request is about to be sent (see route): discovery rounds and reports need no price.
       usdValue: null,
       // Queued transfers are those at or above the Travel Rule threshold (Part 1, create outcomes).
       isExceedingThreshold: true,
-      expiresAt: t.expires_at,
+      expiresAt: t.expiresAt,
     };
   }
 
   addAttempt(a: Omit<Attempt, "id" | "order">): void {
-    const attempts: Attempt[] = JSON.parse(this.t.attempts);
-    attempts.push({ ...a, id: `att_${this.t.id.slice(4)}_${attempts.length + 1}`, order: attempts.length + 1 });
-    this.t = { ...this.t, attempts: JSON.stringify(attempts) };
+    const prior = this.t.attempts;
+    const attempts: Attempt[] = [...prior, { ...a, id: `att_${this.t.id.slice(4)}_${prior.length + 1}`, order: prior.length + 1 }];
+    this.t = { ...this.t, attempts };
     const row = this.t;
     this.ctx.write(() => this.deps.repositories.transfers.update(row.id, { attempts: row.attempts }));
   }
 
   updateLastAttempt(patch: Partial<Attempt>): void {
-    const attempts: Attempt[] = JSON.parse(this.t.attempts);
+    const attempts: Attempt[] = [...this.t.attempts];
     attempts[attempts.length - 1] = { ...attempts[attempts.length - 1], ...patch };
-    this.t = { ...this.t, attempts: JSON.stringify(attempts) };
+    this.t = { ...this.t, attempts };
     const row = this.t;
     this.ctx.write(() => this.deps.repositories.transfers.update(row.id, { attempts: row.attempts }));
   }
 
   /** A history note that changes no state and emits nothing (a flag, a case's outcome). */
   note(type: string, detail: Record<string, unknown>): void {
-    const history: HistoryEntry[] = JSON.parse(this.t.history);
-    history.push({ type, from: this.t.state, to: this.t.state, at: this.at, detail });
-    const patch = { history: JSON.stringify(history), updated_at: this.at };
+    const history: HistoryEntry[] = [...this.t.history, { type, from: this.t.state, to: this.t.state, at: this.at, detail }];
+    const patch = { history, updatedAt: this.at };
     this.t = { ...this.t, ...patch };
     const id = this.t.id;
     this.ctx.write(() => this.deps.repositories.transfers.update(id, patch));
   }
 
   /** Columns changed without a state change, history entry or event. */
-  update(set: Partial<TransferRow>): void {
-    const patch = { ...set, updated_at: this.at };
+  update(set: Partial<Transfer>): void {
+    const patch = { ...set, updatedAt: this.at };
     this.t = { ...this.t, ...patch };
     const id = this.t.id;
     this.ctx.write(() => this.deps.repositories.transfers.update(id, patch));
   }
 
   storedChecks(): StoredCheck[] {
-    return JSON.parse(this.t.checks) as StoredCheck[];
+    return this.t.checks;
   }
 
   setChecks(checks: StoredCheck[], sanctions?: { status: string; provider: string }): void {
-    const patch: Partial<TransferRow> = { checks: JSON.stringify(checks), ...(sanctions ? { sanctions_status: sanctions.status, sanctions_provider: sanctions.provider } : {}) };
+    const patch: Partial<Transfer> = { checks, ...(sanctions ? { sanctionsStatus: sanctions.status, sanctionsProvider: sanctions.provider } : {}) };
     this.t = { ...this.t, ...patch };
     const id = this.t.id;
     this.ctx.write(() => this.deps.repositories.transfers.update(id, patch));

@@ -16,7 +16,7 @@ export async function postcheck(h: TransferHandling): Promise<Outcome> {
   const pending = h.ctx.state.postcheck;
   if (!pending || !h.deps.checkpoint) {
     delete h.ctx.state.postcheck;
-    if (pending) h.change("awaiting_counterparty", { status: "approved", ours_status: "accepted", matched_at: h.at }, "counterparty_accepted");
+    if (pending) h.change("awaiting_counterparty", { status: "approved", oursStatus: "accepted", matchedAt: h.at }, "counterparty_accepted");
     return current(h);
   }
   const ours = h.persons("originator");
@@ -25,7 +25,7 @@ export async function postcheck(h: TransferHandling): Promise<Outcome> {
   const evaluations = await evaluationsOf(h.deps.checkpoint!, h.t, { originator: ours, beneficiary: counterparty }, { beneficiary: counterparty.slice(1) });
   const outcome = await screen(h, "postcheck", evaluations, { provider: pending.provider, persons: counterparty });
   delete h.ctx.state.postcheck;
-  if (outcome === "continue") h.change("awaiting_counterparty", { status: "approved", ours_status: "accepted", matched_at: h.at }, "counterparty_accepted", { screened: true });
+  if (outcome === "continue") h.change("awaiting_counterparty", { status: "approved", oursStatus: "accepted", matchedAt: h.at }, "counterparty_accepted", { screened: true });
   return current(h);
 }
 
@@ -42,16 +42,16 @@ export async function screen(h: TransferHandling, stage: Stage, evaluations: Eva
   const deps = h.deps.checkpoint;
   if (!deps) return "continue";
   const { companyId, environment } = h.msg;
-  const p = await plan(deps, h.t.company_id, h.t.environment, stage, evaluations);
+  const p = await plan(deps, h.t.companyId, h.t.environment, stage, evaluations);
   const kept = h.storedChecks().filter((c) => c.status !== "pending");
   const run = (h.ctx.state.runs ?? 0) + 1;
   h.ctx.state.runs = run;
-  const pending = pendingChecks(deps, h.t.company_id, p, h.t.id, String(run), h.ctx.now);
+  const pending = pendingChecks(deps, h.t.companyId, p, h.t.id, String(run), h.ctx.now);
   if (pending.length) {
     h.setChecks([...kept, ...pending]);
     await h.ctx.checkpoint();
   }
-  const r = await runChecks(deps, h.t.company_id, h.t.environment, p, pending, h.deps.pii, h.t.id);
+  const r = await runChecks(deps, h.t.companyId, h.t.environment, p, pending, h.deps.pii, h.t.id);
   const sanctions = r.checks.filter((c) => c.type === "sanctions").at(-1);
   h.setChecks([...kept, ...r.checks], sanctions && sanctions.integration ? { status: sanctions.status, provider: sanctions.integration } : undefined);
   const outcome = await applyVerdict(h, stage, r, resumeWith, onBlock);
@@ -86,7 +86,7 @@ export async function applyVerdict(h: TransferHandling, stage: Stage, r: Checkpo
     return "stopped";
   }
   delete h.ctx.state.hold;
-  h.change("rejected", { status: "rejected", ours_status: "rejected", rejection_reason: reason }, "screening_blocked", { stage, rules });
+  h.change("rejected", { status: "rejected", oursStatus: "rejected", rejectionReason: reason }, "screening_blocked", { stage, rules });
   h.audit("transfer.rejected", { reason, stage, rules });
   return "stopped";
 }
@@ -107,11 +107,11 @@ export function openCase(h: TransferHandling, stage: Stage, r: CheckpointResult 
 export async function cancelAtProvider(h: TransferHandling, reason: string): Promise<boolean> {
   const p = h.t.protocol as Protocol;
   const adapter = h.deps.providers.adapter(p);
-  const actx = h.deps.providers.context(h.t.company_id, h.t.environment, p, h.ctx.now);
+  const actx = h.deps.providers.context(h.t.companyId, h.t.environment, p, h.ctx.now);
   if (!adapter?.cancel || !actx) return false;
   h.ctx.state.cancelling = true;
   await h.ctx.checkpoint();
-  const result = await adapter.cancel({ ...h.outgoing(), externalId: h.t.provider_external_id ?? "", vaspId: h.t.beneficiary_vasp_id ?? "" }, "UNKNOWN", actx);
+  const result = await adapter.cancel({ ...h.outgoing(), externalId: h.t.providerExternalId ?? "", vaspId: h.t.beneficiaryVaspId ?? "" }, "UNKNOWN", actx);
   delete h.ctx.state.cancelling;
   if (!result.ok) {
     h.note("cancel_refused", { provider: p, message: result.message });
@@ -119,7 +119,7 @@ export async function cancelAtProvider(h: TransferHandling, reason: string): Pro
   }
   delete h.ctx.state.hold;
   delete h.ctx.state.postcheck;
-  h.change("rejected", { status: "rejected", ours_status: "rejected", rejection_reason: reason }, "cancelled_at_provider", { provider: p });
+  h.change("rejected", { status: "rejected", oursStatus: "rejected", rejectionReason: reason }, "cancelled_at_provider", { provider: p });
   h.audit("transfer.rejected", { reason, provider: p });
   return true;
 }
@@ -209,7 +209,7 @@ export async function caseResolved(h: TransferHandling, caseId: string, resoluti
       h.ctx.tell(`transfer:${h.t.id}`, { type: "start", companyId, environment, actor: h.msg.actor });
       return current(h);
     }
-    h.change("awaiting_counterparty", { status: "approved", ours_status: "accepted", matched_at: h.at }, "resumed", { caseId, stage: hold.stage, ...(hold.unscreened ? { unscreened: true } : {}) });
+    h.change("awaiting_counterparty", { status: "approved", oursStatus: "accepted", matchedAt: h.at }, "resumed", { caseId, stage: hold.stage, ...(hold.unscreened ? { unscreened: true } : {}) });
     tell(true, h.t.state);
     return current(h);
   }
@@ -223,7 +223,7 @@ export async function caseResolved(h: TransferHandling, caseId: string, resoluti
     return current(h);
   }
   delete h.ctx.state.hold;
-  h.change("rejected", { status: "rejected", ours_status: "rejected", rejection_reason: "COMPLIANCE_POLICY" }, "rejected", { caseId });
+  h.change("rejected", { status: "rejected", oursStatus: "rejected", rejectionReason: "COMPLIANCE_POLICY" }, "rejected", { caseId });
   h.audit("transfer.rejected", { reason: "COMPLIANCE_POLICY", caseId });
   tell(true, h.t.state);
   return current(h);

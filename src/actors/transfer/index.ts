@@ -19,7 +19,7 @@ export function transferActor(deps: TransferDeps): ActorKind<TransferActorState,
     kind: "transfer",
     initialState: () => ({}),
     async handle(ctx, msg) {
-      const t = deps.repositories.transfers.get(msg.companyId, msg.environment, ctx.id);
+      const t = await deps.repositories.transfers.get(msg.companyId, msg.environment, ctx.id);
       if (!t) return ctx.reply(refuse("TRANSFER_NOT_FOUND", "Transfer not found", { resource: "Transfer", id: ctx.id }));
       const h = new TransferHandling(ctx, msg, t, deps, flowContextOf);
       switch (msg.type) {

@@ -20,7 +20,7 @@ export function inboundTxid(h: TransferHandling, tx: ReportedTx): Outcome<Result
   const d = txidDecision(h.t.state, h.ctx.state.reportedTx ?? null, tx);
   if (d.record) {
     h.ctx.state.reportedTx = tx;
-    h.change("accepted", { tx_hash: tx.txid, theirs_status: "accepted", accepted_at: h.at }, "transaction_reported", { vout: tx.vout });
+    h.change("accepted", { txHash: tx.txid, theirsStatus: "accepted", acceptedAt: h.at }, "transaction_reported", { vout: tx.vout });
     h.audit("transfer.accepted", { protocol: h.t.protocol });
   }
   return { ok: true, data: d.result === "normal" ? { result: "normal" } : d };
@@ -33,7 +33,7 @@ export function inboundCancel(h: TransferHandling, reasonType: string | null): O
   if (d.to) {
     // The sender's own reasonType is kept in the history only when it looks like a code (never free text).
     const theirs = reasonType && /^[A-Z][A-Z0-9_]{0,63}$/.test(reasonType) ? { senderReasonType: reasonType } : undefined;
-    h.change(d.to, { theirs_status: "rejected", rejection_reason: "ORIGINATOR_CANCELED" }, "originator_canceled", theirs);
+    h.change(d.to, { theirsStatus: "rejected", rejectionReason: "ORIGINATOR_CANCELED" }, "originator_canceled", theirs);
     h.audit(`transfer.${d.to}`, { reason: "ORIGINATOR_CANCELED" });
   }
   return { ok: true, data: { result: "normal" } };
@@ -61,12 +61,12 @@ export function flowContextOf(h: TransferHandling, p: Protocol): TransferFlowCon
     note: (type, detail) => h.note(type, detail),
     audit: (action, detail) => h.audit(action, detail),
     persons: (field) => h.persons(field),
-    setPersons: (field, persons) => h.update(field === "originator" ? { originator_sealed: seal(JSON.stringify(persons), "originator") } : { beneficiary_sealed: seal(JSON.stringify(persons), "beneficiary") }),
-    adapterContext: () => h.deps.providers.context(h.t.company_id, h.t.environment, p, h.ctx.now),
+    setPersons: (field, persons) => h.update(field === "originator" ? { originatorSealed: seal(JSON.stringify(persons), "originator") } : { beneficiarySealed: seal(JSON.stringify(persons), "beneficiary") }),
+    adapterContext: () => h.deps.providers.context(h.t.companyId, h.t.environment, p, h.ctx.now),
     checkpoint: () => h.ctx.checkpoint(),
     tell: (to, body, opts) => h.ctx.tell(to, body, opts),
     screenCounterparty: (persons, side, opts) => screenCounterparty(h, p, persons, side, opts),
-    setRejectionDetails: (details) => h.update({ rejection_details_sealed: details === null ? null : seal(details, "rejection") }),
+    setRejectionDetails: (details) => h.update({ rejectionDetailsSealed: details === null ? null : seal(details, "rejection") }),
     hold: (reason, opts) => providerHold(h, p, reason, opts),
     answer: (action, previousState) => h.answer(action, previousState),
     refuse,

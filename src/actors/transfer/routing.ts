@@ -1,6 +1,6 @@
 // The transfer actor's routing (Part 3 "What the service does"): queued → precheck → the cascade of discovery rounds
 // and submissions (src/actors/routing.ts decides), the counterparty's answer, and expiry of a transfer no provider took.
-import type { TransferRow } from "../../adapters/storage/repos/transfers.ts";
+import type { Transfer, TransferMessage } from "../../ports/transfers.ts";
 import type { Submission } from "../../adapters/providers/types.ts";
 import { isStuckFailedExpired, isUntakenExpired, type Protocol } from "../../domain/transfers.ts";
 import type { Outcome } from "../outcome.ts";
@@ -23,14 +23,14 @@ export async function start(h: TransferHandling): Promise<Outcome> {
   if (h.ctx.state.prechecked) delete h.ctx.state.prechecked;
   else if (h.deps.checkpoint && (await screen(h, "precheck", await evaluationsOf(h.deps.checkpoint, h.t, { originator: h.persons("originator"), beneficiary: h.persons("beneficiary") }))) === "stopped") return current(h);
   const beneficiaryPersons = h.persons("beneficiary");
-  const caps = h.deps.providers.capabilities(h.t.company_id, h.t.environment, {
-    assetId: h.t.asset_id ?? "",
+  const caps = h.deps.providers.capabilities(h.t.companyId, h.t.environment, {
+    assetId: h.t.assetId ?? "",
     asset: h.t.asset,
     network: h.t.network,
     amount: h.t.amount,
     beneficiaryPersonCount: beneficiaryPersons.length,
-    hasOriginatorAddress: h.t.originator_address !== null,
-    beneficiaryAddress: h.t.beneficiary_address,
+    hasOriginatorAddress: h.t.originatorAddress !== null,
+    beneficiaryAddress: h.t.beneficiaryAddress,
   });
   const capable = caps.filter((c) => c.ok).map((c) => c.provider);
   if (capable.length === 0) {
@@ -39,7 +39,7 @@ export async function start(h: TransferHandling): Promise<Outcome> {
     h.change("failed", {}, "routing_failed", { reasons });
     return current(h);
   }
-  const preferred = h.t.preferred_protocol as Protocol | null;
+  const preferred = h.t.preferredProtocol as Protocol | null;
   h.ctx.state.routing = { startedAt: h.ctx.now, order: cascadeOrder(capable, preferred), preferred: preferred && capable.includes(preferred) ? preferred : null, discoveries: {}, done: [] };
   h.change("processing", {}, "routing_started", { order: h.ctx.state.routing.order });
   return route(h);
@@ -51,7 +51,7 @@ export async function route(h: TransferHandling): Promise<Outcome> {
   const state = h.ctx.state.routing;
   if (!state || h.t.state !== "processing") return current(h);
   // A replay after the process died between recording and sending: what was sent is unknown (Part 3).
-  const attempts: Attempt[] = JSON.parse(h.t.attempts);
+  const attempts: Attempt[] = h.t.attempts;
   const last = attempts[attempts.length - 1];
   if (last?.status === "submitting") {
     h.updateLastAttempt({ status: "submission_unknown", error: "The service stopped while the request was being sent" });
@@ -62,11 +62,11 @@ export async function route(h: TransferHandling): Promise<Outcome> {
   const t = h.outgoing();
   await discoverRound(h.deps.providers, t, state, h.ctx.now, (a) => h.addAttempt(a), (_p, vasp) => {
     // A VASP wallet discovery resolved is searchable from now on (`source: discovery` until a transfer names it).
-    const { company_id, environment } = h.t;
-    h.ctx.write(() => h.deps.repositories.vasps.record(company_id, environment, vasp.vaspId, vasp.vaspName, "discovery", h.at));
+    const { companyId, environment } = h.t;
+    h.ctx.write(() => h.deps.repositories.vasps.record(companyId, environment, vasp.vaspId, vasp.vaspName, "discovery", h.at));
   });
   const repo = h.deps.repositories.transfers;
-  const moved = preferLastReached(state, (vaspId) => repo.lastReached(h.t.company_id, h.t.environment, vaspId, h.t.id));
+  const moved = await preferLastReached(state, (vaspId) => repo.lastReached(h.t.companyId, h.t.environment, vaspId, h.t.id));
   if (moved) h.note("routed_by_last_contact", { provider: moved, preferred: state.preferred });
   for (;;) {
     const next = decide(state, h.ctx.now, (a) => h.addAttempt(a), (p) => h.deps.providers.displayName(p));
@@ -81,7 +81,7 @@ export async function route(h: TransferHandling): Promise<Outcome> {
     }
     const p = next.provider;
     const adapter = h.deps.providers.adapter(p);
-    const actx = h.deps.providers.context(h.t.company_id, h.t.environment, p, h.ctx.now);
+    const actx = h.deps.providers.context(h.t.companyId, h.t.environment, p, h.ctx.now);
     state.done.push(p);
     if (!adapter?.submit || !actx) {
       h.addAttempt({ provider: p, displayName: h.deps.providers.displayName(p), protocol: p, status: "error", externalId: null, error: `${p} cannot send`, durationMs: 0 });
@@ -97,13 +97,13 @@ export async function route(h: TransferHandling): Promise<Outcome> {
     if (result.kind === "not_taken") continue;
     if (result.kind === "taken") {
       // The provider took the transfer and answers later (events, polls): its flow goes on from `exchanging`.
-      h.ctx.write(() => h.deps.repositories.vasps.record(h.t.company_id, h.t.environment, result.vaspId, result.vaspName, "transfer_history", h.at));
+      h.ctx.write(() => h.deps.repositories.vasps.record(h.t.companyId, h.t.environment, result.vaspId, result.vaspName, "transfer_history", h.at));
       if (result.flowState) (h.ctx.state.flow ??= {})[p] = { ...(h.ctx.state.flow?.[p] ?? {}), ...result.flowState };
-      h.change("exchanging", { protocol: p, provider_external_id: result.externalId, beneficiary_vasp_id: result.vaspId, beneficiary_vasp_name: result.vaspName }, "submitted", { provider: p });
+      h.change("exchanging", { protocol: p, providerExternalId: result.externalId, beneficiaryVaspId: result.vaspId, beneficiaryVaspName: result.vaspName }, "submitted", { provider: p });
       return current(h);
     }
     if (result.kind === "unknown") {
-      h.change("failed", { protocol: p, provider_external_id: result.externalId }, "submission_unknown", { provider: p });
+      h.change("failed", { protocol: p, providerExternalId: result.externalId }, "submission_unknown", { provider: p });
       return current(h);
     }
     await applyAnswer(h, p, result);
@@ -112,28 +112,27 @@ export async function route(h: TransferHandling): Promise<Outcome> {
 }
 
 export async function applyAnswer(h: TransferHandling, p: Protocol, r: Extract<Submission, { kind: "answered" }>): Promise<void> {
-  const messages = JSON.parse(h.t.messages) as { type: string; direction: string; timestamp: string }[];
-  messages.push({ type: "transfer_request", direction: "outbound", timestamp: h.at }, { type: "transfer_response", direction: "inbound", timestamp: h.at });
-  const common: Partial<TransferRow> = {
+  const messages: TransferMessage[] = [...h.t.messages, { type: "transfer_request", direction: "outbound", timestamp: h.at }, { type: "transfer_response", direction: "inbound", timestamp: h.at }];
+  const common: Partial<Transfer> = {
     protocol: p,
-    provider_external_id: r.externalId,
-    beneficiary_vasp_id: r.vaspId,
-    beneficiary_vasp_name: r.vaspName,
-    messages: JSON.stringify(messages),
+    providerExternalId: r.externalId,
+    beneficiaryVaspId: r.vaspId,
+    beneficiaryVaspName: r.vaspName,
+    messages,
     // provider_d: the transfer named a Travel Address; the counterparty's approval names the chain address.
-    ...(r.beneficiaryAddress ? { beneficiary_address: r.beneficiaryAddress } : {}),
+    ...(r.beneficiaryAddress ? { beneficiaryAddress: r.beneficiaryAddress } : {}),
   };
   if (r.flowState) (h.ctx.state.flow ??= {})[p] = { ...(h.ctx.state.flow?.[p] ?? {}), ...r.flowState };
   const row = h.t;
-  h.ctx.write(() => h.deps.repositories.vasps.record(row.company_id, row.environment, r.vaspId, r.vaspName, "transfer_history", h.at));
+  h.ctx.write(() => h.deps.repositories.vasps.record(row.companyId, row.environment, r.vaspId, r.vaspName, "transfer_history", h.at));
   if (r.theirs === "rejected") {
-    h.change("rejected", { ...common, status: "rejected", theirs_status: "rejected", rejection_reason: r.reasonType ?? "UNKNOWN" }, "counterparty_rejected", { reasonType: r.reasonType ?? "UNKNOWN" });
+    h.change("rejected", { ...common, status: "rejected", theirsStatus: "rejected", rejectionReason: r.reasonType ?? "UNKNOWN" }, "counterparty_rejected", { reasonType: r.reasonType ?? "UNKNOWN" });
     return;
   }
   // The beneficiary data is screened (postcheck) before the transfer goes on (Part 3, provider_b Outgoing). The answer
   // commits with the postcheck's pending checks (before any screening request), so a crash during screening resumes
   // the postcheck and never sends the request again.
-  const answered = { ...common, theirs_status: "accepted" };
+  const answered = { ...common, theirsStatus: "accepted" };
   h.t = { ...h.t, ...answered };
   const id = h.t.id;
   h.ctx.write(() => h.deps.repositories.transfers.update(id, answered));
@@ -149,13 +148,13 @@ export async function applyAnswer(h: TransferHandling, p: Protocol, r: Extract<S
 export function cancelIfExpired(h: TransferHandling): boolean {
   if (!isUntakenExpired(h.t, h.ctx.now)) return false;
   // A send in doubt (its message buried before the replay settled it) may have reached the provider: not cancelled.
-  const last = (JSON.parse(h.t.attempts) as Attempt[]).at(-1);
+  const last = h.t.attempts.at(-1);
   if (last?.status === "submitting" || last?.status === "submission_unknown") return false;
   const from = h.t.state;
   delete h.ctx.state.routing;
   delete h.ctx.state.hold;
   delete h.ctx.state.prechecked;
-  h.change("cancelled", {}, "expired", { expiresAt: h.t.expires_at, from });
+  h.change("cancelled", {}, "expired", { expiresAt: h.t.expiresAt, from });
   h.audit("transfer.cancelled", { reason: "EXPIRED", previousState: from });
   return true;
 }
@@ -168,8 +167,8 @@ export function cancelIfExpired(h: TransferHandling): boolean {
  */
 export function cancelIfStuck(h: TransferHandling): boolean {
   if (!isStuckFailedExpired(h.t, h.ctx.now)) return false;
-  const lastAttempt = (JSON.parse(h.t.attempts) as Attempt[]).at(-1);
-  h.change("cancelled", {}, "expired", { expiresAt: h.t.expires_at, from: "failed", stuck: true });
+  const lastAttempt = h.t.attempts.at(-1);
+  h.change("cancelled", {}, "expired", { expiresAt: h.t.expiresAt, from: "failed", stuck: true });
   h.audit("transfer.cancelled", { reason: "EXPIRED", previousState: "failed", provider: h.t.protocol, attempt: lastAttempt?.status ?? null });
   return true;
 }

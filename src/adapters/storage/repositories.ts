@@ -35,6 +35,7 @@ import type { CustomerRepository } from "../../ports/customers.ts";
 import type { CustomerOverviewRepository } from "../../ports/customer-overview.ts";
 import type { ProofRepository } from "../../ports/proofs.ts";
 import type { WalletRepository } from "../../ports/wallets.ts";
+import type { TransferRepository } from "../../ports/transfers.ts";
 
 // Ports written by hand in the domain's terms (src/ports/): the engine's classes implement them.
 export type { RuleRepository } from "../../ports/rules.ts";
@@ -45,6 +46,7 @@ export type { CustomerRepository } from "../../ports/customers.ts";
 export type { CustomerOverviewRepository } from "../../ports/customer-overview.ts";
 export type { ProofRepository } from "../../ports/proofs.ts";
 export type { WalletRepository } from "../../ports/wallets.ts";
+export type { TransferRepository } from "../../ports/transfers.ts";
 /** The public members of a repository class: the interface a backend implements (private fields are not part of it). */
 type Surface<T> = { [K in keyof T]: T[K] };
 
@@ -60,7 +62,6 @@ export type ProviderDRepository = Surface<ProviderDStore>;
 export type ProviderSettingsRepository = Surface<ProviderSettings>;
 export type ReportRepository = Surface<Reports>;
 export type TenancyRepository = Surface<Tenancy>;
-export type TransferRepository = Surface<Transfers>;
 export type VaspRepository = Surface<VaspDirectory>;
 
 /** Every resource's repository, one instance each. */

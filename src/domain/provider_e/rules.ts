@@ -58,7 +58,7 @@ export function beneficiaryNamesMatch(sent: Person[], identity: Person[]): boole
  * What an incoming transfer was screened as (Part 3, held incoming decisions: accept is refused when the transfer no
  * longer matches what was screened): a digest of its amount, asset, addresses, customer and both sides' persons.
  */
-export function screenedFingerprint(t: { amount: string; asset: string; network: string; originator_address: string | null; beneficiary_address: string; beneficiary_customer_id: string | null; expires_at: string | null }, originator: Person[], beneficiary: Person[]): string {
-  const text = JSON.stringify([t.amount, t.asset, t.network, t.originator_address, t.beneficiary_address, t.beneficiary_customer_id, t.expires_at, originator, beneficiary]);
+export function screenedFingerprint(t: { amount: string; asset: string; network: string; originatorAddress: string | null; beneficiaryAddress: string; beneficiaryCustomerId: string | null; expiresAt: string | null }, originator: Person[], beneficiary: Person[]): string {
+  const text = JSON.stringify([t.amount, t.asset, t.network, t.originatorAddress, t.beneficiaryAddress, t.beneficiaryCustomerId, t.expiresAt, originator, beneficiary]);
   return bytesToHex(sha256(new TextEncoder().encode(text)));
 }

@@ -75,10 +75,11 @@ export const jurisdictionOut = (stored: string): string => (stored === UNKNOWN_J
  * company's country (an `EU` or `DEFAULT` threshold names no country); null when neither is known (the report is
  * drafted all the same, with its jurisdiction unknown, answered `ZZ`, until an officer sets it).
  */
-export function reportJurisdiction(thresholdInfo: string | null, companyCountry: string | null): string | null {
+export function reportJurisdiction(thresholdInfo: string | { jurisdiction?: unknown } | null, companyCountry: string | null): string | null {
   let j: unknown = null;
   try {
-    j = thresholdInfo ? (JSON.parse(thresholdInfo) as { jurisdiction?: unknown }).jurisdiction : null;
+    // As stored (JSON text) or as read (the transfer's parsed thresholdInfo).
+    j = typeof thresholdInfo === "string" ? (JSON.parse(thresholdInfo) as { jurisdiction?: unknown }).jurisdiction : (thresholdInfo?.jurisdiction ?? null);
   } catch {
     j = null;
   }

@@ -6,7 +6,7 @@
 // most), its shape, the token, and the transfer's actor. Every refusal is logged with its reason, never a value.
 import { Elysia } from "elysia";
 import type { Environment } from "../../domain/types.ts";
-import type { TransferRow } from "../../adapters/storage/repos/transfers.ts";
+import type { Transfer } from "../../ports/transfers.ts";
 import type { Repositories } from "../../adapters/storage/repositories.ts";
 import { ClientAddresses } from "../../adapters/net/client-address.ts";
 import { clientCertificate } from "../../adapters/net/client-cert.ts";
@@ -104,7 +104,7 @@ export function providerDCallbacks(services: ProviderDCallbackDeps) {
     if (q.get("resolution") !== null || q.get("confirmation") !== null) {
       const kind = q.get("resolution") !== null ? "resolution" : "confirmation";
       const transferId = readCallbackToken(key, kind, sc.companyId, q.get(kind) ?? "");
-      const t = transferId ? services.repositories.transfers.get(sc.companyId, sc.env, transferId) : undefined;
+      const t = transferId ? await services.repositories.transfers.get(sc.companyId, sc.env, transferId) : undefined;
       if (!t || t.protocol !== "provider_d") return refuse(404, "unknown_token", "unknown callback", requestId);
       return tell(t, { kind, requestId, fingerprint, body }, requestId);
     }
@@ -112,8 +112,8 @@ export function providerDCallbacks(services: ProviderDCallbackDeps) {
     return refuse(404, "unknown_route", "not a TRP route of this endpoint", requestId);
   }
 
-  async function tell(t: TransferRow, event: unknown, requestId: string): Promise<Response> {
-    const out = (await askActor<CallbackAnswer>(services.runtime, `transfer:${t.id}`, { type: "providerEvent", provider: "provider_d", event, companyId: t.company_id, environment: t.environment, actor: PROVIDER_ACTOR })) as unknown as CallbackAnswer | { ok: false; code: string };
+  async function tell(t: Transfer, event: unknown, requestId: string): Promise<Response> {
+    const out = (await askActor<CallbackAnswer>(services.runtime, `transfer:${t.id}`, { type: "providerEvent", provider: "provider_d", event, companyId: t.companyId, environment: t.environment, actor: PROVIDER_ACTOR })) as unknown as CallbackAnswer | { ok: false; code: string };
     if ("status" in out && typeof out.status === "number") return answer(out.status, out.body ?? {}, requestId);
     services.log("warn", "provider_d request not handled", { code: (out as { code?: string }).code ?? "unknown" });
     return answer(503, { error: "temporarily unavailable" }, requestId);
@@ -171,7 +171,7 @@ export function providerDCallbacks(services: ProviderDCallbackDeps) {
     }
     if (!d.created) return tell(d.transfer, { kind: "incomingAgain" }, requestId);
     const confirm = callbackUrl(sc.config, sc.env, sc.providerId, "confirmation", callbackToken(key, "confirmation", sc.companyId, d.transfer.id));
-    const address = d.transfer.beneficiary_address.replace(/\?.*$/, "");
+    const address = d.transfer.beneficiaryAddress.replace(/\?.*$/, "");
     return tell(d.transfer, { kind: "incoming", requestId, apiVersion: version, extensions, fingerprint, callback: inq.callback, approveWith: { address, callback: confirm } }, requestId);
   }
 

@@ -4,7 +4,7 @@
 // to the company's request budget; then the provider's signed status, decryption, and the transfer's actor decides.
 import { Elysia } from "elysia";
 import type { Repositories } from "../../adapters/storage/repositories.ts";
-import type { TransferRow } from "../../adapters/storage/repos/transfers.ts";
+import type { Transfer } from "../../ports/transfers.ts";
 import type { ProviderRegistry } from "../../adapters/providers/registry.ts";
 import type { Environment } from "../../domain/types.ts";
 import { newId } from "../../domain/ids.ts";
@@ -76,9 +76,9 @@ export function providerECallbacks(services: ProviderECallbackDeps, options: () 
     return chargeBudget(services, companyId, (headers): Answer => ({ status: 429, body: { error: "Rate limit exceeded", code: "RATE_LIMITED" }, headers }));
   }
 
-  async function tellTransfer(t: TransferRow, event: unknown): Promise<Answer> {
+  async function tellTransfer(t: Transfer, event: unknown): Promise<Answer> {
     // The transfer actor replies with the flow's answer itself, or a refusal (an Outcome) when it cannot run it.
-    const out = (await askActor<CallbackAnswer>(services.runtime, `transfer:${t.id}`, { type: "providerEvent", provider: "provider_e", event, companyId: t.company_id, environment: t.environment, actor: PROVIDER_ACTOR })) as unknown as CallbackAnswer | { ok: false; code: string };
+    const out = (await askActor<CallbackAnswer>(services.runtime, `transfer:${t.id}`, { type: "providerEvent", provider: "provider_e", event, companyId: t.companyId, environment: t.environment, actor: PROVIDER_ACTOR })) as unknown as CallbackAnswer | { ok: false; code: string };
     if ("status" in out && typeof out.status === "number" && "body" in out) return out;
     return err(503, (out as { code?: string }).code ?? "CALLBACK_FAILED");
   }
@@ -103,8 +103,8 @@ export function providerECallbacks(services: ProviderECallbackDeps, options: () 
    * The transfer's counterparty signed this body (txid, cancel, cdd, permission): checked here with its directory key
    * before the budget is charged; the flow checks it again with the key it keeps.
    */
-  async function signedByCounterparty(s: Scope, t: TransferRow, body: Record<string, unknown>): Promise<Answer | null> {
-    const code = t.direction === "outgoing" ? t.beneficiary_vasp_id : t.originator_vasp_id;
+  async function signedByCounterparty(s: Scope, t: Transfer, body: Record<string, unknown>): Promise<Answer | null> {
+    const code = t.direction === "outgoing" ? t.beneficiaryVaspId : t.originatorVaspId;
     if (!code) return err(503, "UNKNOWN_PEER");
     const key = await directoryKey(s.o.baseUrl, s.env, s.a, code);
     if (!key.ok) return key.code === "UNKNOWN_PEER" ? err(401, "INVALID_SIGNATURE") : fromRead(key);
@@ -140,9 +140,9 @@ export function providerECallbacks(services: ProviderECallbackDeps, options: () 
     const over = charge(companyId);
     if (over) return over;
     const transferId = body.transfer_id;
-    const existing = byProviderId(companyId, env, transferId);
+    const existing = await byProviderId(companyId, env, transferId);
     if (existing) {
-      const first = (JSON.parse(existing.history) as { detail?: { requestSignature?: string } }[])[0]?.detail?.requestSignature;
+      const first = existing.history[0]?.detail?.requestSignature;
       return first === data.signature ? OK : err(400, "INCOMING_REPLAY_MISMATCH");
     }
     const client = clientOf(o.baseUrl, env, a);
@@ -211,7 +211,7 @@ export function providerECallbacks(services: ProviderECallbackDeps, options: () 
     if (typeof id !== "string" || !TRANSFER_ID.test(id)) return invalid(event, "transfer_id");
     if (typeof body.signature !== "string" || body.signature === "") return invalid(event, "signature");
     if (event === "txid" && (typeof body.txid !== "string" || body.txid === "" || body.txid.length > 200)) return invalid(event, "txid");
-    const t = byProviderId(s.companyId, s.env, id);
+    const t = await byProviderId(s.companyId, s.env, id);
     if (!t) return err(404, "UNKNOWN_TRANSFER");
     const unsigned = await signedByCounterparty(s, t, body);
     if (unsigned) return unsigned;
@@ -224,13 +224,13 @@ export function providerECallbacks(services: ProviderECallbackDeps, options: () 
     const url = new URL(request.url);
     const id = url.searchParams.get("transfer") ?? "";
     const token = url.searchParams.get("token") ?? "";
-    const t = services.repositories.transfers.get(s.companyId, s.env, id);
+    const t = await services.repositories.transfers.get(s.companyId, s.env, id);
     // The token (ours, for this transfer, under provider_e's key) finds the transfer even before the provider's answer
     // to our request is recorded (its protocol is still unset then): a decision relayed that early is not lost.
     if (!t || (t.protocol !== null && t.protocol !== "provider_e") || !tokenMatches(credsOf(s.a).privateKey, id, token)) return err(404, "UNKNOWN_TRANSFER");
     const p = readPermission(body);
     if (!p.ok) return invalid("permission", p.path);
-    if (!t.beneficiary_vasp_id) {
+    if (!t.beneficiaryVaspId) {
       // A decision arriving before the provider answered our request: the beneficiary VASP is known to the transfer's
       // actor only once the request is taken, so the actor (after that) checks the signature; an authenticated
       // decision is then counted, never refused for the budget, since it has been applied.

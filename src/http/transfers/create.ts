@@ -12,7 +12,7 @@ import { decimalsOf, SCHEMA_NAME, validateCreateTransfer, type CreateTransferInp
 import type { AppliedThreshold, Valuation } from "../../domain/transfers/create.ts";
 import type { CreatedTransfer, NewTransfer } from "../../actors/customer-transfers.ts";
 import type { PricingAsset, ValuationRecord } from "../../adapters/fx/pricing.ts";
-import type { TransferRow } from "../../adapters/storage/repos/transfers.ts";
+import type { Transfer } from "../../ports/transfers.ts";
 import type { Reply, RouteContext } from "../kit.ts";
 import { askActor, unwrap } from "../outcome.ts";
 import type { TransferRouteDeps } from "./deps.ts";
@@ -33,7 +33,7 @@ interface ValidCreate {
 }
 
 /** A create's body as the pipeline read it: the Idempotency-Key, the body as sent, and what it names or the key's transfer. */
-export type CreateBody = { key: string | null; raw: unknown } & ({ valid: ValidCreate } | { replay: TransferRow });
+export type CreateBody = { key: string | null; raw: unknown } & ({ valid: ValidCreate } | { replay: Transfer });
 type Create = RouteContext<any, CreateBody>;
 
 /** The body, the asset in the catalog and its policy, the addresses' formats: everything checked without the customer. */
@@ -81,29 +81,29 @@ async function price(c: RouteContext, deps: TransferRouteDeps, v: ValidCreate): 
 }
 
 /** An Idempotency-Key used before: the transfer it created (Part 1), nothing new created. */
-export function presentIdempotent(t: TransferRow): Reply {
-  return { status: 200, data: { id: t.id, state: t.state, createdAt: t.created_at }, meta: { idempotent: true, message: "This Idempotency-Key was used before: the transfer it created is answered and nothing new is created" } };
+export function presentIdempotent(t: Transfer): Reply {
+  return { status: 200, data: { id: t.id, state: t.state, createdAt: t.createdAt }, meta: { idempotent: true, message: "This Idempotency-Key was used before: the transfer it created is answered and nothing new is created" } };
 }
 
 /** Part 1 create answers: 201 completed below the threshold, 202 queued for the Travel Rule exchange. */
 export function presentCreated(c: RouteContext, created: Extract<CreatedTransfer, { idempotent: false }>, preferredProtocol: string | null): Reply {
   const { transfer: t, thresholdInfo } = created;
   // The row carries the own VASP as it was when the transfer was created.
-  const originator: Record<string, unknown> = { address: t.originator_address, vasp: { id: t.originator_vasp_id, name: t.originator_vasp_name } };
+  const originator: Record<string, unknown> = { address: t.originatorAddress, vasp: { id: t.originatorVaspId, name: t.originatorVaspName } };
   if (created.originatorName !== null) originator.name = c.pii(created.originatorName, maskName);
-  const beneficiary: Record<string, unknown> = { address: t.beneficiary_address, verified: created.beneficiaryVerified };
+  const beneficiary: Record<string, unknown> = { address: t.beneficiaryAddress, verified: created.beneficiaryVerified };
   if (created.beneficiaryName !== null) beneficiary.name = c.pii(created.beneficiaryName, maskName);
   const base = { id: t.id, state: t.state, direction: t.direction, asset: t.asset, amount: t.amount, network: t.network, originator, beneficiary };
   if (t.state === "completed") {
     return {
       status: 201,
-      data: { ...base, compliance: "approved", routing: "skipped", thresholdInfo, fxRateId: t.fx_rate_id, createdAt: t.created_at },
+      data: { ...base, compliance: "approved", routing: "skipped", thresholdInfo, fxRateId: t.fxRateId, createdAt: t.createdAt },
       meta: { message: `The amount is below the Travel Rule threshold (${thresholdInfo.threshold} ${thresholdInfo.thresholdCurrency}, ${thresholdInfo.jurisdiction}): the transfer is completed without a Travel Rule exchange` },
     };
   }
   return {
     status: 202,
-    data: { ...base, originatorStatus: "pending", beneficiaryStatus: null, compliance: "pending", routing: "queued", createdAt: t.created_at, expiresAt: t.expires_at },
+    data: { ...base, originatorStatus: "pending", beneficiaryStatus: null, compliance: "pending", routing: "queued", createdAt: t.createdAt, expiresAt: t.expiresAt },
     meta: { jobId: `job_${t.id.slice(4)}`, message: `Transfer queued: screening and the Travel Rule exchange follow${preferredProtocol ? `, ${preferredProtocol} first` : ""}` },
   };
 }
@@ -113,7 +113,7 @@ export function presentCreated(c: RouteContext, created: Extract<CreatedTransfer
  * also catches a racing create with the same key), or, when the create is refused before or by the actor (a body that
  * no longer validates, pricing that fails), found here before the refusal is answered.
  */
-export function createHandler(deps: TransferRouteDeps, replayOf: (companyId: string, env: "test" | "live", key: string) => TransferRow | undefined) {
+export function createHandler(deps: TransferRouteDeps, replayOf: (companyId: string, env: "test" | "live", key: string) => Promise<Transfer | undefined>) {
   /** Creates without an Idempotency-Key in progress, by what they would create: two at once collide (409). */
   const inFlight = new Set<string>();
 
@@ -145,16 +145,16 @@ export function createHandler(deps: TransferRouteDeps, replayOf: (companyId: str
    * amount, customer, address) is most likely a client bug: one warning, with hashes of the key and the body and the
    * names of the fields that differ, never the body or the key themselves.
    */
-  function warnIfAnotherBody(c: Create, t: TransferRow, key: string): void {
+  function warnIfAnotherBody(c: Create, t: Transfer, key: string): void {
     const differs = replayDifferences(
       {
         asset: t.asset,
         network: t.network,
         amount: t.amount,
-        originatorCustomerId: t.originator_customer_id,
-        originatorAddress: t.originator_address,
-        beneficiaryAddress: t.beneficiary_address,
-        preferredProtocol: t.preferred_protocol,
+        originatorCustomerId: t.originatorCustomerId,
+        originatorAddress: t.originatorAddress,
+        beneficiaryAddress: t.beneficiaryAddress,
+        preferredProtocol: t.preferredProtocol,
       },
       c.body.raw,
     );
@@ -173,15 +173,17 @@ export function createHandler(deps: TransferRouteDeps, replayOf: (companyId: str
    * The body, read by the pipeline before the handler: the Idempotency-Key header's form first, then the body; a body
    * that does not validate under a key used before is answered from the key's transfer, not refused.
    */
-  function read(body: unknown, c: RouteContext): CreateBody {
+  function read(body: unknown, c: RouteContext): CreateBody | Promise<CreateBody> {
     const key = c.request.headers.get("idempotency-key");
     if (key !== null && (key.trim() === "" || Array.from(key).length > 255)) invalidCreate("The Idempotency-Key header must be text of 1 to 255 characters");
     try {
       return { key, raw: body, valid: validate(c, deps) };
     } catch (e) {
-      const done = key === null ? undefined : replayOf(c.auth.company.id, c.auth.environment, key);
-      if (done) return { key, raw: body, replay: done };
-      throw e;
+      if (key === null) throw e;
+      return replayOf(c.auth.company.id, c.auth.environment, key).then((done) => {
+        if (done) return { key, raw: body, replay: done };
+        throw e;
+      });
     }
   }
 
@@ -200,7 +202,7 @@ export function createHandler(deps: TransferRouteDeps, replayOf: (companyId: str
       try {
         return await ask(c, v, key);
       } catch (e) {
-        const done = replayOf(company.id, environment, key);
+        const done = await replayOf(company.id, environment, key);
         if (done) {
           warnIfAnotherBody(c, done, key);
           return presentIdempotent(done);

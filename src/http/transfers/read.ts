@@ -1,8 +1,8 @@
 // How a stored transfer is shown: the list item and the detail of Part 1 "Transfers" (masked without pii:view).
 import { maskText } from "../../domain/masking.ts";
 import type { Protocol } from "../../domain/transfers.ts";
-import type { TransferRow } from "../../adapters/storage/repos/transfers.ts";
-import { presentCheck, presentListCheck, type StoredCheck } from "../../actors/checkpoint.ts";
+import type { Transfer } from "../../ports/transfers.ts";
+import { presentCheck, presentListCheck } from "../../actors/checkpoint.ts";
 import type { RouteContext } from "../kit.ts";
 import type { TransferRouteDeps } from "./deps.ts";
 
@@ -24,8 +24,8 @@ export function transferViews(deps: Pick<TransferRouteDeps, "pii" | "providers" 
     return { id, name: p, displayName: deps.providers.displayName(p), protocol: p };
   }
 
-  function listItem(c: RouteContext, t: TransferRow) {
-    const checks = JSON.parse(t.checks) as StoredCheck[];
+  function listItem(c: RouteContext, t: Transfer) {
+    const checks = t.checks;
     return {
       id: t.id,
       direction: t.direction,
@@ -34,24 +34,24 @@ export function transferViews(deps: Pick<TransferRouteDeps, "pii" | "providers" 
       asset: t.asset,
       amount: t.amount,
       network: t.network,
-      blockchainType: t.blockchain_type,
-      originator: party(t.originator_vasp_id, t.originator_vasp_name, t.originator_address),
-      beneficiary: party(t.beneficiary_vasp_id, t.beneficiary_vasp_name, t.beneficiary_address),
+      blockchainType: t.blockchainType,
+      originator: party(t.originatorVaspId, t.originatorVaspName, t.originatorAddress),
+      beneficiary: party(t.beneficiaryVaspId, t.beneficiaryVaspName, t.beneficiaryAddress),
       // The originator side's status: ours on an outgoing transfer, the counterparty's on an incoming one (Part 1).
-      travelRule: { protocol: t.protocol ?? "pending", matchedAt: t.matched_at, status: t.direction === "outgoing" ? t.ours_status : t.theirs_status },
-      screening: { sanctions: { status: t.sanctions_status, provider: t.sanctions_provider } },
+      travelRule: { protocol: t.protocol ?? "pending", matchedAt: t.matchedAt, status: t.direction === "outgoing" ? t.oursStatus : t.theirsStatus },
+      screening: { sanctions: { status: t.sanctionsStatus, provider: t.sanctionsProvider } },
       compliance: { checks: checks.map((k) => presentListCheck(k, c.auth.piiView, open, t.id)) },
       provider: t.protocol ? providerOf(c.auth.company.id, t.protocol as Protocol) : null,
-      externalId: t.external_id,
-      createdAt: t.created_at,
+      externalId: t.externalId,
+      createdAt: t.createdAt,
     };
   }
 
-  function detail(c: RouteContext, t: TransferRow, checksLimit: number, checksOffset: number) {
-    const checks = JSON.parse(t.checks) as StoredCheck[];
-    const attempts = JSON.parse(t.attempts) as Record<string, unknown>[];
+  function detail(c: RouteContext, t: Transfer, checksLimit: number, checksOffset: number) {
+    const checks = t.checks;
+    const attempts = t.attempts;
     // Decrypted only for a role that may see it: the mask of any text is "***", so nothing needs opening for the others.
-    const details = t.rejection_details_sealed ? (c.auth.piiView ? deps.pii.open(t.rejection_details_sealed, `transfer:${t.id}:rejection`) : "") : null;
+    const details = t.rejectionDetailsSealed ? (c.auth.piiView ? deps.pii.open(t.rejectionDetailsSealed, `transfer:${t.id}:rejection`) : "") : null;
     const out: Record<string, unknown> = {
       id: t.id,
       direction: t.direction,
@@ -59,10 +59,10 @@ export function transferViews(deps: Pick<TransferRouteDeps, "pii" | "providers" 
       asset: t.asset,
       amount: t.amount,
       network: t.network,
-      originator: { address: t.originator_address, vaspId: t.originator_vasp_id, vaspName: t.originator_vasp_name },
-      beneficiary: { address: t.beneficiary_address, vaspId: t.beneficiary_vasp_id, vaspName: t.beneficiary_vasp_name },
-      status: { ours: t.ours_status, theirs: t.theirs_status },
-      rejection: t.rejection_reason ? { reason: t.rejection_reason, details: c.pii(details, maskText) } : null,
+      originator: { address: t.originatorAddress, vaspId: t.originatorVaspId, vaspName: t.originatorVaspName },
+      beneficiary: { address: t.beneficiaryAddress, vaspId: t.beneficiaryVaspId, vaspName: t.beneficiaryVaspName },
+      status: { ours: t.oursStatus, theirs: t.theirsStatus },
+      rejection: t.rejectionReason ? { reason: t.rejectionReason, details: c.pii(details, maskText) } : null,
       compliance: {
         // The verdict, the same value the list shows as `status`: a transfer has one from its creation (pending until
         // decided), whether rules with integration checks or field rules alone decided it.
@@ -70,14 +70,14 @@ export function transferViews(deps: Pick<TransferRouteDeps, "pii" | "providers" 
         total: checks.length,
         checks: checks.slice(checksOffset, checksOffset + checksLimit).map((k) => presentCheck(k, c.auth.piiView, open, t.id)),
       },
-      cascade: { provider: t.protocol, externalId: t.provider_external_id, attempts },
-      txHash: t.tx_hash,
-      messages: JSON.parse(t.messages),
+      cascade: { provider: t.protocol, externalId: t.providerExternalId, attempts },
+      txHash: t.txHash,
+      messages: t.messages,
     };
-    if (t.expires_at) out.expiresAt = t.expires_at;
-    if (t.accepted_at) out.acceptedAt = t.accepted_at;
-    if (t.completed_at) out.completedAt = t.completed_at;
-    out.createdAt = t.created_at;
+    if (t.expiresAt) out.expiresAt = t.expiresAt;
+    if (t.acceptedAt) out.acceptedAt = t.acceptedAt;
+    if (t.completedAt) out.completedAt = t.completedAt;
+    out.createdAt = t.createdAt;
     return out;
   }
 

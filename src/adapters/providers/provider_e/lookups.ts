@@ -35,7 +35,7 @@ export interface ProviderEFlowLookups {
    * Part 3, held incoming accept: the beneficiary address still a verified wallet on the network of the transfer's
    * customer, active with a verified identity, and the originator-sent beneficiary persons still matching it.
    */
-  beneficiaryStillChecks(companyId: string, env: Environment, t: { beneficiary_customer_id: string | null; beneficiary_address: string; network: string }, sent: Person[]): Promise<boolean>;
+  beneficiaryStillChecks(companyId: string, env: Environment, t: { beneficiaryCustomerId: string | null; beneficiaryAddress: string; network: string }, sent: Person[]): Promise<boolean>;
 }
 
 export function providerEFlowLookups(repos: ProviderELookupRepositories, open: (sealed: string, aad: string) => string): ProviderEFlowLookups {
@@ -43,10 +43,10 @@ export function providerEFlowLookups(repos: ProviderELookupRepositories, open: (
   return {
     originatorIdentity: (companyId, env, transferId) => base.originatorIdentity(companyId, env, transferId),
     async beneficiaryStillChecks(companyId, env, t, sent) {
-      if (!t.beneficiary_customer_id) return false;
-      const w = await repos.wallets.byAddress(companyId, env, t.beneficiary_address);
-      if (!w || w.customerId !== t.beneficiary_customer_id || !w.verified || w.network !== t.network) return false;
-      const c = await repos.customers.get(companyId, env, t.beneficiary_customer_id);
+      if (!t.beneficiaryCustomerId) return false;
+      const w = await repos.wallets.byAddress(companyId, env, t.beneficiaryAddress);
+      if (!w || w.customerId !== t.beneficiaryCustomerId || !w.verified || w.network !== t.network) return false;
+      const c = await repos.customers.get(companyId, env, t.beneficiaryCustomerId);
       const identity = verifiedIdentity(c, open);
       return identity !== null && beneficiaryNamesMatch(sent, identity);
     },

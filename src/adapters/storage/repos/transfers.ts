@@ -1,7 +1,9 @@
-// Transfer rows: reads for the API; writes only from the actors that own a transfer.
+// Transfers in SQLite (src/ports/transfers.ts): reads for the API; writes only from the actors that own a transfer.
+// Rows stay here: every method answers `Transfer` records (toTransfer), and takes them (insert, update).
 import type { Environment } from "../../../domain/types.ts";
 import { FINAL_STATES, STUCK_FAILED_MS, STUCK_FAILED_PROTOCOLS, UNTAKEN_STATES } from "../../../domain/transfers.ts";
 import type { Storage, SqlValue, SearchStore } from "../types.ts";
+import type { DueTransfer, Transfer, TransferFilter, TransferRepository } from "../../../ports/transfers.ts";
 import { MARK_SQL, SEARCH, SEARCHED, indexBatch, trimQueue, unindexed } from "../search-index.ts";
 
 /**
@@ -38,71 +40,149 @@ import type { RowOf } from "./row.ts";
 import { getTableColumns } from "drizzle-orm";
 import { transfers, type transfers as transfersTable } from "../../../../db/schema/transfers.ts";
 
+/** A transfer as its table holds it: private to storage (everything above sees `Transfer`, src/ports/transfers.ts). */
 export type TransferRow = RowOf<typeof transfersTable>;
 
-/** Every column of the table, in its order: the insert's SQL is one fixed text, built once. */
-const COLUMNS = Object.values(getTableColumns(transfers)).map((c) => c.name) as (keyof TransferRow)[];
-const INSERT = `INSERT INTO transfers (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`;
+/** Every column of the table, in its order (SQL name and record field): the insert's SQL is one fixed text, built once. */
+const TABLE_COLUMNS = Object.entries(getTableColumns(transfers)).map(([field, c]) => ({ field: field as keyof Transfer, name: c.name as keyof TransferRow }));
+const INSERT = `INSERT INTO transfers (${TABLE_COLUMNS.map((c) => c.name).join(", ")}) VALUES (${TABLE_COLUMNS.map(() => "?").join(", ")})`;
+/** A record field's column. */
+const COLUMN_OF = new Map<string, string>(TABLE_COLUMNS.map((c) => [c.field, c.name]));
+/** The fields held as JSON text, and the flag held as 0/1. */
+const JSON_FIELDS = new Set<string>(["thresholdInfo", "checks", "attempts", "messages", "history"]);
+const FLAG_FIELDS = new Set<string>(["isUnhostedWallet"]);
 
-export interface TransferFilter {
-  direction?: string;
-  state?: string;
-  status?: string;
-  protocol?: string;
-  search?: string;
+/** A field's value as its column holds it. */
+function encode(field: string, v: unknown): SqlValue {
+  if (v === undefined || v === null) return null;
+  if (JSON_FIELDS.has(field)) return JSON.stringify(v);
+  if (FLAG_FIELDS.has(field)) return v ? 1 : 0;
+  return v as SqlValue;
 }
 
+/** The record of a row (written out field by field: this runs on every transfer read). */
+export function toTransfer(r: TransferRow): Transfer {
+  return {
+    id: r.id,
+    companyId: r.company_id,
+    environment: r.environment,
+    direction: r.direction,
+    state: r.state,
+    status: r.status,
+    externalId: r.external_id,
+    asset: r.asset,
+    assetId: r.asset_id,
+    amount: r.amount,
+    network: r.network,
+    blockchainType: r.blockchain_type,
+    originatorCustomerId: r.originator_customer_id,
+    originatorAddress: r.originator_address,
+    beneficiaryAddress: r.beneficiary_address,
+    beneficiaryCustomerId: r.beneficiary_customer_id,
+    isUnhostedWallet: r.is_unhosted_wallet === 1,
+    originatorSealed: r.originator_sealed,
+    beneficiarySealed: r.beneficiary_sealed,
+    originatorVaspId: r.originator_vasp_id,
+    originatorVaspName: r.originator_vasp_name,
+    beneficiaryVaspId: r.beneficiary_vasp_id,
+    beneficiaryVaspName: r.beneficiary_vasp_name,
+    preferredProtocol: r.preferred_protocol,
+    protocol: r.protocol,
+    providerExternalId: r.provider_external_id,
+    matchedAt: r.matched_at,
+    oursStatus: r.ours_status,
+    theirsStatus: r.theirs_status,
+    rejectionReason: r.rejection_reason,
+    rejectionDetailsSealed: r.rejection_details_sealed,
+    txHash: r.tx_hash,
+    sanctionsStatus: r.sanctions_status,
+    sanctionsProvider: r.sanctions_provider,
+    thresholdInfo: r.threshold_info ? (JSON.parse(r.threshold_info) as Record<string, unknown>) : null,
+    fxRateId: r.fx_rate_id,
+    checks: JSON.parse(r.checks) as Transfer["checks"],
+    attempts: JSON.parse(r.attempts) as Transfer["attempts"],
+    messages: JSON.parse(r.messages) as Transfer["messages"],
+    history: JSON.parse(r.history) as Transfer["history"],
+    expiresAt: r.expires_at,
+    acceptedAt: r.accepted_at,
+    completedAt: r.completed_at,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
 
-export class Transfers {
+const one = (r: unknown): Transfer | undefined => (r ? toTransfer(r as TransferRow) : undefined);
+
+export class Transfers implements TransferRepository {
   constructor(private readonly s: Storage) {}
 
-  get(companyId: string, env: Environment, id: string): TransferRow | undefined {
-    return (this.s.stmt("SELECT * FROM transfers WHERE id = ? AND company_id = ? AND environment = ?").get(id, companyId, env) ?? undefined) as TransferRow | undefined;
+  get(companyId: string, env: Environment, id: string): Promise<Transfer | undefined> {
+    return this.s.run(() => one(this.s.stmt("SELECT * FROM transfers WHERE id = ? AND company_id = ? AND environment = ?").get(id, companyId, env)));
   }
 
-  /** The transfer a provider knows by its own reference (provider_external_id), carried by that provider. */
-  byProviderReference(companyId: string, env: Environment, protocol: string, providerExternalId: string): TransferRow | undefined {
-    return (this.s.stmt("SELECT * FROM transfers WHERE company_id = ? AND environment = ? AND provider_external_id = ? AND protocol = ?").get(companyId, env, providerExternalId, protocol) ??
-      undefined) as TransferRow | undefined;
+  byProviderReference(companyId: string, env: Environment, protocol: string, providerExternalId: string): Promise<Transfer | undefined> {
+    return this.s.run(() =>
+      one(this.s.stmt("SELECT * FROM transfers WHERE company_id = ? AND environment = ? AND provider_external_id = ? AND protocol = ?").get(companyId, env, providerExternalId, protocol)),
+    );
   }
 
-  /** The company's outgoing provider_b transfer to `beneficiaryVaspId` that provider_b knows by `providerExternalId`. */
-  outgoingProviderB(companyId: string, env: Environment, providerExternalId: string, beneficiaryVaspId: string): TransferRow | undefined {
-    return (this.s
-      .stmt("SELECT * FROM transfers WHERE company_id = ? AND environment = ? AND provider_external_id = ? AND direction = 'outgoing' AND protocol = 'provider_b' AND beneficiary_vasp_id = ?")
-      .get(companyId, env, providerExternalId, beneficiaryVaspId) ?? undefined) as TransferRow | undefined;
+  outgoingProviderB(companyId: string, env: Environment, providerExternalId: string, beneficiaryVaspId: string): Promise<Transfer | undefined> {
+    return this.s.run(() =>
+      one(
+        this.s
+          .stmt("SELECT * FROM transfers WHERE company_id = ? AND environment = ? AND provider_external_id = ? AND direction = 'outgoing' AND protocol = 'provider_b' AND beneficiary_vasp_id = ?")
+          .get(companyId, env, providerExternalId, beneficiaryVaspId),
+      ),
+    );
   }
 
-  /** The company's outgoing provider_b transfers to `beneficiaryVaspId` whose tx_hash is one of `txHashes`, oldest first. */
-  outgoingProviderBByTx(companyId: string, env: Environment, txHashes: readonly string[], beneficiaryVaspId: string): TransferRow[] {
-    return this.s
-      .stmt(
-        `SELECT * FROM transfers WHERE company_id = ? AND environment = ? AND tx_hash IN (SELECT value FROM json_each(?))
+  outgoingProviderBByTx(companyId: string, env: Environment, txHashes: readonly string[], beneficiaryVaspId: string): Promise<Transfer[]> {
+    return this.s.run(() =>
+      (
+        this.s
+          .stmt(
+            `SELECT * FROM transfers WHERE company_id = ? AND environment = ? AND tx_hash IN (SELECT value FROM json_each(?))
            AND direction = 'outgoing' AND protocol = 'provider_b' AND beneficiary_vasp_id = ? ORDER BY created_at, id`,
-      )
-      .all(companyId, env, JSON.stringify(txHashes), beneficiaryVaspId) as unknown as TransferRow[];
+          )
+          .all(companyId, env, JSON.stringify(txHashes), beneficiaryVaspId) as unknown as TransferRow[]
+      ).map(toTransfer),
+    );
   }
 
-  byExternalId(companyId: string, env: Environment, externalId: string): TransferRow | undefined {
-    return (this.s.stmt("SELECT * FROM transfers WHERE company_id = ? AND environment = ? AND external_id = ?").get(companyId, env, externalId) ?? undefined) as
-      | TransferRow
-      | undefined;
+  byExternalId(companyId: string, env: Environment, externalId: string): Promise<Transfer | undefined> {
+    return this.s.run(() => one(this.s.stmt("SELECT * FROM transfers WHERE company_id = ? AND environment = ? AND external_id = ?").get(companyId, env, externalId)));
   }
 
-  insert(row: TransferRow): void {
-    const values = new Array<SqlValue>(COLUMNS.length);
-    for (let i = 0; i < COLUMNS.length; i++) values[i] = (row[COLUMNS[i]] ?? null) as SqlValue;
-    this.s.stmt(INSERT).run(...values);
+  insert(t: Transfer): Promise<void> {
+    return this.s.run(() => {
+      const values = new Array<SqlValue>(TABLE_COLUMNS.length);
+      for (let i = 0; i < TABLE_COLUMNS.length; i++) {
+        const f = TABLE_COLUMNS[i].field;
+        values[i] = encode(f, t[f]);
+      }
+      this.s.stmt(INSERT).run(...values);
+    });
   }
 
-  update(id: string, set: Partial<TransferRow>): void {
-    const cols = Object.keys(set);
-    this.s.stmt(`UPDATE transfers SET ${cols.map((c) => `${c} = ?`).join(", ")} WHERE id = ?`).run(...(Object.values(set) as SqlValue[]), id);
+  update(id: string, set: Partial<Transfer>): Promise<void> {
+    return this.s.run(() => {
+      const cols: string[] = [];
+      const values: SqlValue[] = [];
+      // A field given as undefined is written NULL, as the row's column was before the port.
+      for (const [field, v] of Object.entries(set)) {
+        const col = COLUMN_OF.get(field);
+        if (!col) throw new Error(`a transfer has no field ${field}`);
+        cols.push(`${col} = ?`);
+        values.push(encode(field, v));
+      }
+      if (!cols.length) return;
+      this.s.stmt(`UPDATE transfers SET ${cols.join(", ")} WHERE id = ?`).run(...values, id);
+    });
   }
 
   /** Transfers of the customer (either side) not in a final state: erasure waits for them (Part 1, IN_FLIGHT). */
-  activeForCustomer(companyId: string, env: Environment, customerId: string): string[] {
-    return (this.s.stmt(ACTIVE_FOR_CUSTOMER).all(companyId, env, customerId) as { id: string }[]).map((r) => r.id);
+  activeForCustomer(companyId: string, env: Environment, customerId: string): Promise<string[]> {
+    return this.s.run(() => (this.s.stmt(ACTIVE_FOR_CUSTOMER).all(companyId, env, customerId) as { id: string }[]).map((r) => r.id));
   }
 
   /** The search index's connection; a repository over storage opened without it cannot search. */
@@ -172,13 +252,13 @@ export class Transfers {
    * Indexes up to `limit` queued transfers on this thread (in memory, or when the storage worker does not run) and
    * answers how many; the sweep repeats while it answers `limit`.
    */
-  indexPending(limit: number): number {
-    return indexBatch(this.search, limit);
+  indexPending(limit: number): Promise<number> {
+    return this.s.run(() => indexBatch(this.search, limit));
   }
 
   /** Trims the queue entries the index already reflects (the main file's write transaction). */
-  trimSearchQueue(): number {
-    return trimQueue(this.search, this.s);
+  trimSearchQueue(): Promise<number> {
+    return this.s.run(() => trimQueue(this.search, this.s));
   }
 
   /**
@@ -188,7 +268,11 @@ export class Transfers {
    * any. Per company and environment through `transfers_state`: only the few transfers still queued, discovering,
    * held or failed are read, never the final ones.
    */
-  dueForCancel(nowIso: string, limit = 500): { id: string; company_id: string; environment: Environment }[] {
+  dueForCancel(nowIso: string, limit = 500): Promise<DueTransfer[]> {
+    return this.s.run(() => this.dueRows(nowIso, limit).map((r) => ({ id: r.id, companyId: r.company_id, environment: r.environment })));
+  }
+
+  private dueRows(nowIso: string, limit: number): { id: string; company_id: string; environment: Environment }[] {
     type Due = { id: string; company_id: string; environment: Environment };
     const out: Due[] = [];
     const companies = this.s.stmt("SELECT id FROM companies").all() as { id: string }[];
@@ -220,7 +304,11 @@ export class Transfers {
    * (a VASP no transfer named is answered without reading transfers) and walked newest first from the directory's
    * last sighting, so the walk stops at the first match.
    */
-  lastReached(companyId: string, env: Environment, vaspId: string, exceptId: string): { protocol: string; at: string } | null {
+  lastReached(companyId: string, env: Environment, vaspId: string, exceptId: string): Promise<{ protocol: string; at: string } | null> {
+    return this.s.run(() => this.lastReachedNow(companyId, env, vaspId, exceptId));
+  }
+
+  private lastReachedNow(companyId: string, env: Environment, vaspId: string, exceptId: string): { protocol: string; at: string } | null {
     const seen = this.s
       .stmt("SELECT max(last_seen_at) AS at FROM vasp_names WHERE company_id = ? AND environment = ? AND vasp_id = ? AND source = 'transfer_history'")
       .get(companyId, env, vaspId) as { at: string | null } | undefined;
@@ -237,18 +325,22 @@ export class Transfers {
   }
 
   /** Transfers queued and not yet in the search index. */
-  pendingIndex(): number {
-    return unindexed(this.search);
+  pendingIndex(): Promise<number> {
+    return this.s.run(() => unindexed(this.search));
   }
 
-  page(companyId: string, env: Environment, f: TransferFilter, after: [string, string] | null, limit: number): TransferRow[] {
-    const w = this.where(companyId, env, f);
-    return newestFirst<TransferRow>(w.on, "*", "transfers", w, after, limit);
+  page(companyId: string, env: Environment, f: TransferFilter, after: [string, string] | null, limit: number): Promise<Transfer[]> {
+    return this.s.run(() => {
+      const w = this.where(companyId, env, f);
+      return newestFirst<TransferRow>(w.on, "*", "transfers", w, after, limit).map(toTransfer);
+    });
   }
 
-  count(companyId: string, env: Environment, f: TransferFilter): number {
-    if (Object.values(f).every((v) => v === undefined)) return listCount(this.s, companyId, env, "transfers");
-    const w = this.where(companyId, env, f);
-    return (w.on.stmt(`SELECT count(*) AS n FROM transfers WHERE ${w.sql}`).get(...w.args) as { n: number }).n;
+  count(companyId: string, env: Environment, f: TransferFilter): Promise<number> {
+    return this.s.run(() => {
+      if (Object.values(f).every((v) => v === undefined)) return listCount(this.s, companyId, env, "transfers");
+      const w = this.where(companyId, env, f);
+      return (w.on.stmt(`SELECT count(*) AS n FROM transfers WHERE ${w.sql}`).get(...w.args) as { n: number }).n;
+    });
   }
 }
