@@ -272,7 +272,7 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     await api(`/api/v2/customers/${c.body.data.id}/travel-rule-identity`, { method: "PUT", body: { status: "verified", persons } });
     const w = await api("/api/v2/wallets", { method: "POST", body: { customerId: c.body.data.id, network: "ethereum", address: s.address, label: "hot wallet" } });
     // An officer attests the hosted wallet (the dashboard's part): incoming transfers need a verified wallet.
-    runWallets(service.storage, ["attest", "--id", w.body.data.id, "--note", "hosted by the demo", "--member", officer.email], () => {});
+    await runWallets(service.storage, ["attest", "--id", w.body.data.id, "--note", "hosted by the demo", "--member", officer.email], () => {});
     customers.push({ id: c.body.data.id, address: s.address, persons, walletId: w.body.data.id });
     log(`customer ${c.body.data.id} ${s.name} with a verified identity and a verified wallet`);
   }

@@ -210,7 +210,7 @@ export class CaseHandling {
   private audit(action: string, detail?: Record<string, unknown>, by: AuditActor = this.actor): void {
     const e = { companyId: this.companyId, environment: this.env, actor: by, action, entityType: "Case", entityId: this.ctx.id, detail };
     const now = this.ctx.now;
-    this.ctx.write(() => void this.deps.repositories.audit.record(e, now));
+    this.ctx.write(() => this.deps.repositories.audit.record(e, now));
   }
 
   /**

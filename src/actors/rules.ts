@@ -54,7 +54,7 @@ export function rulesActor(deps: RuleActorDeps): ActorKind<Record<string, never>
     const rule = newRule(newId("rul", ctx.now), msg.companyId, env, input, msg.memberId, iso(ctx.now));
     ctx.write(() => {
       rules.insert(rule);
-      audit.record({ companyId: msg.companyId, environment: env, actor: msg.actor, action: "rule.created", entityType: "Rule", entityId: rule.id, detail: createdDetail(input, origin) }, ctx.now);
+      return audit.record({ companyId: msg.companyId, environment: env, actor: msg.actor, action: "rule.created", entityType: "Rule", entityId: rule.id, detail: createdDetail(input, origin) }, ctx.now);
     });
     return rule;
   }
@@ -67,7 +67,7 @@ export function rulesActor(deps: RuleActorDeps): ActorKind<Record<string, never>
     if (!d) return current;
     ctx.write(() => {
       rules.save(d.rule);
-      audit.record({ companyId: msg.companyId, environment: msg.environment, actor: msg.actor, action, entityType: "Rule", entityId: id, detail: d.detail }, ctx.now);
+      return audit.record({ companyId: msg.companyId, environment: msg.environment, actor: msg.actor, action, entityType: "Rule", entityId: id, detail: d.detail }, ctx.now);
     });
     return d.rule;
   }

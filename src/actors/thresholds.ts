@@ -39,7 +39,7 @@ export function thresholdsActor(deps: ThresholdActorDeps): ActorKind<Record<stri
     const t = newThreshold(newId("thr", ctx.now), msg.input, msg.memberId, iso(ctx.now));
     ctx.write(() => {
       thresholds.insert(msg.companyId, t);
-      audit.record({ companyId: msg.companyId, environment: "live", actor: msg.actor, action: "threshold.created", entityType: "Threshold", entityId: t.id, detail: createdDetail(t) }, ctx.now);
+      return audit.record({ companyId: msg.companyId, environment: "live", actor: msg.actor, action: "threshold.created", entityType: "Threshold", entityId: t.id, detail: createdDetail(t) }, ctx.now);
     });
     return { ok: true, threshold: t };
   }
@@ -53,7 +53,7 @@ export function thresholdsActor(deps: ThresholdActorDeps): ActorKind<Record<stri
     if (change)
       ctx.write(() => {
         thresholds.save(msg.companyId, d.threshold, change.fields);
-        audit.record({ companyId: msg.companyId, environment: "live", actor: msg.actor, action: change.action, entityType: "Threshold", entityId: msg.id, detail: change.detail }, ctx.now);
+        return audit.record({ companyId: msg.companyId, environment: "live", actor: msg.actor, action: change.action, entityType: "Threshold", entityId: msg.id, detail: change.detail }, ctx.now);
       });
     return { ok: true, threshold: d.threshold };
   }

@@ -63,7 +63,7 @@ export function subscriptionsActor(deps: SubscriptionActorDeps): ActorKind<Recor
         created_at: at,
         updated_at: at,
       });
-      record(ctx, msg, "webhook.created", msg.id, { events: msg.input.events });
+      return record(ctx, msg, "webhook.created", msg.id, { events: msg.input.events });
     });
     return true;
   }
@@ -82,7 +82,7 @@ export function subscriptionsActor(deps: SubscriptionActorDeps): ActorKind<Recor
       // Reactivated: events from now on, not those committed while it was paused or disabled.
       if (d.set.status === "active") set.active_from_seq = repo.lastEventSeq();
       repo.update(w.id, set);
-      record(ctx, msg, "webhook.updated", w.id, d.detail);
+      return record(ctx, msg, "webhook.updated", w.id, d.detail);
     });
     if (d.set.status) ctx.tell(webhookAddress(w.id), { type: "kick" } satisfies WebhookMessage);
     return true;
@@ -141,7 +141,7 @@ export function subscriptionsActor(deps: SubscriptionActorDeps): ActorKind<Recor
         now,
       );
       recordHealth(w.id, o, ctx.now);
-      record(ctx, msg, "webhook.delivery_retried", w.id, { deliveryId: msg.deliveryId, delivered: o.ok });
+      return record(ctx, msg, "webhook.delivery_retried", w.id, { deliveryId: msg.deliveryId, delivered: o.ok });
     });
     return true;
   }

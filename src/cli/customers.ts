@@ -6,7 +6,7 @@ import { cliRepositories } from "./repositories.ts";
 import { iso } from "../domain/ids.ts";
 import { UsageError } from "./usage.ts";
 
-export function runCustomers(storage: Storage, argv: string[], out: (line: string) => void, clock: () => number = Date.now): void {
+export async function runCustomers(storage: Storage, argv: string[], out: (line: string) => void, clock: () => number = Date.now): Promise<void> {
   const [sub, ...rest] = argv;
   if (sub !== "hold") throw new UsageError("usage: customers hold --id <customerId> [--release] [--company <slug>] [--json]");
   let v: Record<string, string | boolean | undefined>;
@@ -22,9 +22,9 @@ export function runCustomers(storage: Storage, argv: string[], out: (line: strin
   if (!row) throw new TenancyError(`no customer with id ${v.id}`);
   const hold = !v.release;
   const now = clock();
-  storage.tx(() => {
+  await storage.transaction(async () => {
     repositories.customers.setLegalHold(row.id, hold, iso(now));
-    repositories.audit.record(
+    await repositories.audit.record(
       { companyId: company.id, environment: row.environment, actor: { type: "system" }, action: hold ? "customer.legal_hold_set" : "customer.legal_hold_released", entityType: "Customer", entityId: row.id },
       now,
     );

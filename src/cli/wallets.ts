@@ -79,7 +79,7 @@ const presentWallet = (w: WalletRow, v: Pick<Verification, "verified" | "verifie
 
 const verdict = (v: Pick<Verification, "verified" | "verifiedAt">) => (v.verified ? `verified (ownership last proven ${v.verifiedAt})` : "not verified");
 
-export function runWallets(storage: Storage, argv: string[], out: Out, deps: WalletCliDeps = {}): void {
+export async function runWallets(storage: Storage, argv: string[], out: Out, deps: WalletCliDeps = {}): Promise<void> {
   const [sub, ...rest] = argv;
   if (!sub || !(sub in OPTIONS)) throw new UsageError(USAGE);
   const v = args(sub as keyof typeof OPTIONS, rest);
@@ -116,11 +116,11 @@ export function runWallets(storage: Storage, argv: string[], out: Out, deps: Wal
   // The CLI runs no actors, so it writes directly in one transaction beside a running server: the customer actor
   // reads wallet rows fresh, SQLite's write lock orders these writes with its own, and `recheck` repeats under
   // that lock what a concurrent writer may have changed (a wallet deleted meanwhile, a challenge spent).
-  const record = (w: WalletRow, actor: AuditActor, proof: ProofRow, recheck: () => void): Verification =>
-    storage.tx(() => {
+  const record = (w: WalletRow, actor: AuditActor, proof: ProofRow, recheck: () => void): Promise<Verification> =>
+    storage.transaction(async () => {
       recheck();
       const next = proofs.record(proof, now);
-      auditChange(audit, w, actor, next, now, "wallet.proof_recorded", { proofId: proof.id, type: proof.type, expiresAt: proof.expires_at, verified: next.verified });
+      await auditChange(audit, w, actor, next, now, "wallet.proof_recorded", { proofId: proof.id, type: proof.type, expiresAt: proof.expires_at, verified: next.verified });
       return next;
     });
 
@@ -131,10 +131,10 @@ export function runWallets(storage: Storage, argv: string[], out: Out, deps: Wal
       const plan = proofs.planChallenge(w, member?.id ?? null, now);
       if (!plan.ok) throw new TenancyError(plan.reason);
       const { row, scheme } = plan.value;
-      storage.tx(() => {
+      await storage.transaction(async () => {
         if (!proofs.wallet(company.id, w.id)) throw new TenancyError(`wallet ${w.id} was deleted`);
         proofs.insertChallenge(row);
-        audit.record({ companyId: company.id, environment: w.environment, actor, action: "wallet.challenge_issued", entityType: "Wallet", entityId: w.id, detail: { challengeId: row.id, expiresAt: row.expires_at } }, now);
+        await audit.record({ companyId: company.id, environment: w.environment, actor, action: "wallet.challenge_issued", entityType: "Wallet", entityId: w.id, detail: { challengeId: row.id, expiresAt: row.expires_at } }, now);
       });
       const how = scheme === "eip191" ? "personal_sign (EIP-191), e.g. MetaMask or a hardware wallet's \"Sign message\"" : "the wallet's \"Sign message\" (BIP-137; Bitcoin Core signmessage, Electrum, Sparrow)";
       return print(
@@ -158,7 +158,7 @@ export function runWallets(storage: Storage, argv: string[], out: Out, deps: Wal
       const plan = proofs.planSignedProof(w, { signature, challengeId, expiresAt: expiry(), recordedBy: member?.id ?? null }, now);
       if (!plan.ok) throw new TenancyError(plan.reason);
       const proof = plan.value;
-      const next = record(w, actor, proof, () => {
+      const next = await record(w, actor, proof, () => {
         if (!proofs.wallet(company.id, w.id)) throw new TenancyError(`wallet ${w.id} was deleted`);
         const c = proofs.challenge(company.id, proof.challenge_id!);
         if (c?.used_at) throw new TenancyError(`challenge ${c.id} was already used (proof ${c.proof_id} at ${c.used_at}): a replayed challenge is refused`);
@@ -173,7 +173,7 @@ export function runWallets(storage: Storage, argv: string[], out: Out, deps: Wal
       const expiresAt = expiry();
       const sealer = pii();
       const proof = proofs.planAttestation(w, { noteSealed: (pid) => sealer.seal(note, noteAad(pid)), expiresAt, recordedBy: member!.id }, now);
-      const next = record(w, actor, proof, () => {
+      const next = await record(w, actor, proof, () => {
         if (!proofs.wallet(company.id, w.id)) throw new TenancyError(`wallet ${w.id} was deleted`);
       });
       return print(
@@ -200,12 +200,12 @@ export function runWallets(storage: Storage, argv: string[], out: Out, deps: Wal
       const w = wallet(plan.value.wallet_id);
       const { actor, member } = actorFor(w, false);
       const by = member?.id ?? null;
-      const next = storage.tx(() => {
+      const next = await storage.transaction(async () => {
         // Checked again under the write lock: a concurrent revocation or expiry wins once.
         const again = proofs.planRevocation(company.id, id, now);
         if (!again.ok) throw new TenancyError(again.reason);
         const after = proofs.revoke(id, w.id, by, now);
-        auditChange(audit, w, actor, after, now, "wallet.proof_revoked", { proofId: id, type: plan.value.type, verified: after.verified });
+        await auditChange(audit, w, actor, after, now, "wallet.proof_revoked", { proofId: id, type: plan.value.type, verified: after.verified });
         return after;
       });
       const revoked = { ...plan.value, status: "revoked" as const, revoked_at: iso(now), revoked_by: by };
@@ -215,8 +215,8 @@ export function runWallets(storage: Storage, argv: string[], out: Out, deps: Wal
 }
 
 /** The change's entry, after one per proof the same refresh found expired: every flip of `verified` is audited. */
-function auditChange(audit: AuditRepository, w: WalletRow, actor: AuditActor, v: Verification, now: number, action: string, detail: Record<string, unknown>): void {
+async function auditChange(audit: AuditRepository, w: WalletRow, actor: AuditActor, v: Verification, now: number, action: string, detail: Record<string, unknown>): Promise<void> {
   const base = { companyId: w.company_id, environment: w.environment, entityType: "Wallet", entityId: w.id };
-  for (const proofId of v.expire) audit.record({ ...base, actor: { type: "system" }, action: "wallet.proof_expired", detail: { proofId, verified: v.verified } }, now);
-  audit.record({ ...base, actor, action, detail }, now);
+  for (const proofId of v.expire) await audit.record({ ...base, actor: { type: "system" }, action: "wallet.proof_expired", detail: { proofId, verified: v.verified } }, now);
+  await audit.record({ ...base, actor, action, detail }, now);
 }

@@ -5,7 +5,7 @@ import { ApiKit, json, STORAGE_RETRY_AFTER_S } from "./kit.ts";
 import { checkCsrf } from "./auth.ts";
 import { checkDeclaredLength } from "./body.ts";
 import { auditRoutes } from "./audit.ts";
-import type { AuditTrees } from "../adapters/storage/repos/audit-tree.ts";
+import type { AuditTreeRepository } from "../ports/audit-tree.ts";
 import { assetRoutes } from "./assets.ts";
 import { customerRoutes, type CustomerRouteDeps } from "./customers.ts";
 import { walletRoutes, type WalletRouteDeps } from "./wallets.ts";
@@ -33,7 +33,7 @@ import { providerECallbacks, type ProviderECallbackDeps } from "./callbacks/prov
 import { informationRequestRoutes, type InformationRequestDeps } from "./information-requests.ts";
 import type { ProviderEOptions } from "../adapters/providers/provider_e/adapter.ts";
 import { providerACallbacks, type ProviderACallbackDeps } from "./callbacks/provider_a.ts";
-import type { AuditLog } from "../adapters/storage/repos/audit.ts";
+import type { AuditRepository } from "../ports/audit.ts";
 import type { AssetPolicy } from "../adapters/storage/repos/assets.ts";
 import type { Repositories } from "../adapters/storage/repositories.ts";
 import type { Storage } from "../adapters/storage/index.ts";
@@ -62,8 +62,8 @@ export type AppDeps = CaseRouteDeps &
   ProviderDCallbackDeps &
   Omit<TransferRouteDeps, "threshold" | "price" | "isPricingFailure" | "pricing"> & {
     readonly repositories: Repositories;
-    readonly audit: AuditLog;
-    readonly auditTrees: AuditTrees;
+    readonly audit: AuditRepository;
+    readonly auditTrees: AuditTreeRepository;
     readonly policy: AssetPolicy;
     readonly pricing: Pricing;
     /** For read-only routes: authentication and the handler's reads share one read snapshot. */

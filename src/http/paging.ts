@@ -19,6 +19,25 @@ export interface KeysetOptions<T> {
 }
 
 export function keysetPage<T>(o: KeysetOptions<T>): { rows: T[]; meta: PageMeta } {
+  const { list, after } = position(o);
+  return finish(o, list, o.fetch(after, o.limit + 1), o.total);
+}
+
+/** The same page over an asynchronous port: `fetch` and `total` answer promises. */
+export interface AsyncKeysetOptions<T> extends Omit<KeysetOptions<T>, "fetch" | "total"> {
+  fetch(after: (string | number)[] | null, n: number): Promise<T[]>;
+  total(): Promise<number>;
+}
+
+export async function keysetPageOf<T>(o: AsyncKeysetOptions<T>): Promise<{ rows: T[]; meta: PageMeta }> {
+  const { list, after } = position(o);
+  const rows = await o.fetch(after, o.limit + 1);
+  const total = await o.total();
+  return finish(o, list, rows, () => total);
+}
+
+/** The list's name and where the cursor says to continue (INVALID_CURSOR for one this list did not hand out). */
+function position(o: Pick<KeysetOptions<unknown>, "key" | "scope" | "list" | "cursor">): { list: string; after: (string | number)[] | null } {
   // The list's name carries its company and environment, so the cursor's tag covers them: one handed out to another
   // company, environment or list is refused like any cursor this list did not hand out.
   const list = `${o.scope.company.id}|${o.scope.environment}|${o.list}`;
@@ -28,9 +47,12 @@ export function keysetPage<T>(o: KeysetOptions<T>): { rows: T[]; meta: PageMeta 
     if (!pos) throw apiError("INVALID_CURSOR");
     after = pos.after;
   }
-  const rows = o.fetch(after, o.limit + 1);
+  return { list, after };
+}
+
+function finish<T>(o: Pick<KeysetOptions<T>, "key" | "limit" | "position">, list: string, rows: T[], total: () => number): { rows: T[]; meta: PageMeta } {
   const hasMore = rows.length > o.limit;
   if (hasMore) rows.length = o.limit;
   const cursor = hasMore ? encodeCursor(o.key, { list, after: o.position(rows[rows.length - 1]) }) : null;
-  return { rows, meta: { cursor, hasMore, total: o.total(), limit: o.limit } };
+  return { rows, meta: { cursor, hasMore, total: total(), limit: o.limit } };
 }

@@ -34,7 +34,8 @@ import { REPORT_ENTITY, type DraftDecision, type ReportChange, type ReportRow, t
 import type { ActorRuntime } from "../actors/runtime.ts";
 import { reportsAddress, type ReportCommand, type ReportMsg } from "../actors/reports.ts";
 import { askActor, unwrap } from "./outcome.ts";
-import type { Repositories, Transactions } from "../adapters/storage/repositories.ts";
+import type { Repositories } from "../adapters/storage/repositories.ts";
+import type { UnitOfWork } from "../ports/store.ts";
 import { RendererBusy, WorkerPdfRenderer, type PdfRenderer } from "../adapters/pdf/renderer.ts";
 import { withoutIdleTimeout } from "../adapters/server/served.ts";
 import { API_VERSION, created, invalid, ok, page, type ApiKit, type RouteContext } from "./kit.ts";
@@ -48,7 +49,7 @@ import * as api from "../api/reports.ts";
 export interface ReportRouteDeps {
   repositories: Pick<Repositories, "reports" | "thresholds" | "audit">;
   /** A report's change and its audit record commit together. */
-  storage: Transactions;
+  storage: UnitOfWork;
   pii: Sealer;
   cursorKey: Uint8Array;
   /** Defaults to worker threads (one CJK document at a time). */
@@ -155,7 +156,7 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
   ): Promise<Response> {
     const hash = bytesToHex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>)));
     const { filename } = file;
-    deps.storage.tx(() =>
+    await deps.storage.transaction(() =>
       audit.record(
         {
           companyId: c.auth.company.id,

@@ -27,18 +27,20 @@ import { Transfers } from "./repos/transfers.ts";
 import { VaspDirectory } from "./repos/vasps.ts";
 import { Wallets } from "./repos/wallets.ts";
 import { Webhooks } from "./repos/webhooks.ts";
+import type { AuditRepository } from "../../ports/audit.ts";
+import type { AuditTreeRepository } from "../../ports/audit-tree.ts";
 import type { RuleRepository } from "../../ports/rules.ts";
 import type { ThresholdRepository } from "../../ports/thresholds.ts";
 
 // Ports written by hand in the domain's terms (src/ports/): the engine's classes implement them.
+export type { AuditRepository } from "../../ports/audit.ts";
+export type { AuditTreeRepository } from "../../ports/audit-tree.ts";
 export type { RuleRepository } from "../../ports/rules.ts";
 export type { ThresholdRepository } from "../../ports/thresholds.ts";
 /** The public members of a repository class: the interface a backend implements (private fields are not part of it). */
 type Surface<T> = { [K in keyof T]: T[K] };
 
 export type AssetPolicyRepository = Surface<AssetPolicy>;
-export type AuditRepository = Surface<AuditLog>;
-export type AuditTreeRepository = Surface<AuditTrees>;
 export type CaseRepository = Surface<Cases>;
 export type CustomerOverviewRepository = Surface<CustomerOverview>;
 export type CustomerRepository = Surface<Customers>;

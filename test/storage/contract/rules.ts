@@ -67,14 +67,14 @@ export function ruleContract(engine: Engine): void {
       expect(r.count(store.companyId, "test", { isActive: false })).toBeGreaterThan(0);
     });
 
-    test("a promotion is found from the test environment's audit entry while its live copy exists", () => {
+    test("a promotion is found from the test environment's audit entry while its live copy exists", async () => {
       const r = store.repositories.rules;
       const from = rule("test", { name: "Promoted" });
       const live = rule("live", { name: "Promoted" });
       r.insert(from);
       expect(r.promotedTo(store.companyId, from.id)).toBeNull();
       r.insert(live);
-      store.repositories.audit.record(
+      await store.repositories.audit.record(
         { companyId: store.companyId, environment: "test", actor: { type: "system" }, action: "rule.promoted", entityType: "Rule", entityId: from.id, detail: { liveRuleId: live.id } },
         NOW,
       );

@@ -183,7 +183,7 @@ export class Reports {
     Object.assign(row, this.sealContent(input.id, { narrative: input.narrative || null, riskIndicators: input.riskIndicators, regulatoryData: data }, jurisdiction));
     const cols = Object.keys(row);
     this.s.stmt(`INSERT INTO reports (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`).run(...(Object.values(row) as SqlValue[]));
-    this.audit.record(
+    this.audit.append(
       {
         companyId: input.companyId,
         environment: input.environment,
@@ -321,7 +321,7 @@ export class Reports {
         .stmt(`UPDATE reports SET ${cols.map((c) => `${c} = ?`).join(", ")}, version = version + 1 WHERE id = ? AND version = ?`)
         .run(...(Object.values(set) as SqlValue[]), r.id, r.version);
       if (res.changes !== 1) throw new Error(`report ${r.id} changed concurrently`);
-      this.audit.record({ companyId, environment: env, actor: by.actor, action: actionName, entityType: REPORT_ENTITY, entityId: r.id, detail }, now);
+      this.audit.append({ companyId, environment: env, actor: by.actor, action: actionName, entityType: REPORT_ENTITY, entityId: r.id, detail }, now);
     };
     return { outcome: { ok: true }, apply };
   }

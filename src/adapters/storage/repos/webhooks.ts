@@ -238,7 +238,7 @@ export class Webhooks {
   disableAutomatically(w: WebhookRow, failures: number, nowMs: number): void {
     const now = iso(nowMs);
     this.update(w.id, { status: "disabled", updated_at: now });
-    new AuditLog(this.s).record(
+    new AuditLog(this.s).append(
       {
         companyId: w.company_id,
         environment: w.environment,
