@@ -28,12 +28,14 @@ import { VaspDirectory } from "./repos/vasps.ts";
 import { Wallets } from "./repos/wallets.ts";
 import { Webhooks } from "./repos/webhooks.ts";
 import type { AuditRepository } from "../../ports/audit.ts";
+import type { CaseRepository } from "../../ports/cases.ts";
 import type { AuditTreeRepository } from "../../ports/audit-tree.ts";
 import type { RuleRepository } from "../../ports/rules.ts";
 import type { ThresholdRepository } from "../../ports/thresholds.ts";
 
 // Ports written by hand in the domain's terms (src/ports/): the engine's classes implement them.
 export type { AuditRepository } from "../../ports/audit.ts";
+export type { CaseRepository } from "../../ports/cases.ts";
 export type { AuditTreeRepository } from "../../ports/audit-tree.ts";
 export type { RuleRepository } from "../../ports/rules.ts";
 export type { ThresholdRepository } from "../../ports/thresholds.ts";
@@ -41,7 +43,6 @@ export type { ThresholdRepository } from "../../ports/thresholds.ts";
 type Surface<T> = { [K in keyof T]: T[K] };
 
 export type AssetPolicyRepository = Surface<AssetPolicy>;
-export type CaseRepository = Surface<Cases>;
 export type CustomerOverviewRepository = Surface<CustomerOverview>;
 export type CustomerRepository = Surface<Customers>;
 export type EventRepository = Surface<EventLog>;
