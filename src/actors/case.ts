@@ -524,7 +524,7 @@ export class CaseHandling {
     const pii = this.deps.pii;
     // Part 2: thresholds decide when a suspicion report is due: the str threshold's amount against the transfer's value.
     const due = jurisdiction
-      ? this.deps.repositories.reports.threshold(this.companyId, this.env, t.id, jurisdiction, this.deps.repositories.thresholds.all(this.companyId))
+      ? await this.deps.repositories.reports.threshold(this.companyId, this.env, t.id, jurisdiction, this.deps.repositories.thresholds.all(this.companyId))
       : null;
     // A rule that held the transfer because its check could not run found nothing: said so, never as a rule that fired.
     const incomplete = latestRunIncomplete(t.checks ? (JSON.parse(t.checks) as { status: string; run?: string }[]) : []);
@@ -543,7 +543,7 @@ export class CaseHandling {
       detectionMethod: (c.source === "screening" ? "screening" : "manual") as "screening" | "manual",
     };
     const now = this.ctx.now;
-    this.ctx.write(() => void this.deps.repositories.reports.createDraft(input, now));
+    this.ctx.write(() => this.deps.repositories.reports.createDraft(input, now));
     this.history("str_drafted", "reportId", null, reportId, by);
     this.audit("case.str_drafted", { reportId, transferId: t.id, jurisdiction }, by);
     if (!jurisdiction) this.deps.log?.("warn", "suspicion report drafted without a jurisdiction: an officer sets it before filing", { caseId: c.id, reportId });
