@@ -4,10 +4,16 @@ import { describe } from "bun:test";
 import { ENGINES } from "./contract/engines.ts";
 import { thresholdContract } from "./contract/thresholds.ts";
 import { ruleContract } from "./contract/rules.ts";
+import { caseContract } from "./contract/cases.ts";
+import { reportContract } from "./contract/reports.ts";
+import { auditContract } from "./contract/audit.ts";
 
 for (const engine of ENGINES) {
   describe(engine.name, () => {
     thresholdContract(engine);
     ruleContract(engine);
+    caseContract(engine);
+    reportContract(engine);
+    auditContract(engine);
   });
 }
