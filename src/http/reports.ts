@@ -30,11 +30,12 @@ import {
   type DeadlineThreshold,
 } from "../domain/reports/report.ts";
 import { UnreadableError, type Sealer } from "../adapters/crypto/envelope.ts";
-import { REPORT_ENTITY, type DraftDecision, type ReportChange, type ReportContent, type ReportMember, type ReportRecord, type ReportListFilter, type StepDecision } from "../ports/reports.ts";
+import { REPORT_ENTITY, type DraftDecision, type ReportChange, type ReportContent, type ReportMember, type ReportRecord, type ReportListFilter, type ReportRepository, type StepDecision } from "../ports/reports.ts";
 import type { ActorRuntime } from "../actors/runtime.ts";
 import { reportsAddress, type ReportCommand, type ReportMsg } from "../actors/reports.ts";
 import { askActor, unwrap } from "./outcome.ts";
-import type { Repositories } from "../adapters/storage/repositories.ts";
+import type { AuditRepository } from "../ports/audit.ts";
+import type { ThresholdRepository } from "../ports/thresholds.ts";
 import type { UnitOfWork } from "../ports/store.ts";
 import { RendererBusy, WorkerPdfRenderer, type PdfRenderer } from "../adapters/pdf/renderer.ts";
 import { withoutIdleTimeout } from "../adapters/server/served.ts";
@@ -47,7 +48,7 @@ import { Elysia } from "elysia";
 import * as api from "../api/reports.ts";
 
 export interface ReportRouteDeps {
-  repositories: Pick<Repositories, "reports" | "thresholds" | "audit">;
+  repositories: { reports: ReportRepository; thresholds: ThresholdRepository; audit: AuditRepository };
   /** A report's change and its audit record commit together. */
   storage: UnitOfWork;
   pii: Sealer;
