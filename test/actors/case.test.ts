@@ -188,3 +188,23 @@ describe("resolution and the transfer's outcome", () => {
     expect(received.find((m) => m.caseId === id)!.act).toBe(false);
   });
 });
+
+describe("a command answers the case it committed (the routes present it without reading it again)", () => {
+  test("create, update, note and resolve answer the record as it now reads; the note as written", async () => {
+    const cases = new Cases(storage);
+    const id = newCaseId(Date.now());
+    const input = { title: "Review", description: null, type: "compliance_review", category: "aml", priority: "low", ruleId: null, transferId: null, assigneeId: null };
+    const made = await runtime.ask<any>(`case:${id}`, { type: "create", ...scoped(), input, source: "api" });
+    expect(made.ok).toBe(true);
+    expect(made.data.case).toEqual(await cases.get(companyId, "test", id));
+    const changed = await runtime.ask<any>(`case:${id}`, { type: "update", ...scoped(), patch: { priority: "high", title: "Reviewed" } });
+    expect(changed.data.case).toEqual(await cases.get(companyId, "test", id));
+    expect(changed.data.case.version).toBe(2);
+    const noted = await runtime.ask<any>(`case:${id}`, { type: "addNote", ...scoped(), content: "checked" });
+    const { seq: _seq, ...note } = (await cases.note(id, noted.data.id))!;
+    expect(noted.data.note).toEqual(note);
+    const resolved = await runtime.ask<any>(`case:${id}`, { type: "resolve", ...scoped(), resolution: "approved", resolutionNote: null, mayWriteTransfers: false, mayWriteStrs: false });
+    expect(resolved.data.case).toEqual(await cases.get(companyId, "test", id));
+    expect(resolved.data.case).toMatchObject({ status: "closed", resolution: "approved", noteCount: 1 });
+  });
+});
