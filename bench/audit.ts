@@ -19,7 +19,7 @@ try {
   const log = new AuditLog(s);
   const trees = new AuditTrees(s, {});
   const key = loadAuditKey(db, {});
-  trees.adoptKey(key, Date.now(), "bench");
+  await trees.adoptKey(key, Date.now(), "bench");
   const t0 = Date.parse("2026-12-01T00:00:00.000Z");
   let written = 0;
   let sealMs = 0;
@@ -29,7 +29,7 @@ try {
     const n = Math.min(10_000, N - from);
     s.tx(() => {
       for (let i = from; i < from + n; i++)
-        log.record(
+        log.append(
           {
             companyId: "cmp_default",
             environment: i % 10 === 0 ? "test" : "live",
@@ -45,11 +45,11 @@ try {
     written += n;
     const s0 = performance.now();
     const c0 = process.cpuUsage();
-    trees.sealAll();
+    await trees.sealAll();
     const c1 = process.cpuUsage(c0);
     sealCpuUs += c1.user + c1.system;
     sealMs += performance.now() - s0;
-    if (written % 100_000 === 0 || written === N) trees.checkpoint(key, t0 + written);
+    if (written % 100_000 === 0 || written === N) await trees.checkpoint(key, t0 + written);
   }
   const writeMs = performance.now() - wStart - sealMs;
   s.close();

@@ -88,10 +88,10 @@ try {
   storage
     .stmt("INSERT INTO transfers (id, company_id, environment, direction, state, status, asset, amount, network, beneficiary_address, created_at, updated_at) VALUES (?, ?, 'test', 'outgoing', 'rejected', 'rejected', 'USDC', '10', 'ethereum', '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed', ?, ?)")
     .run(transferId, companyId, at, at);
-  const draft = (jurisdiction: string, narrative: string) =>
-    storage.tx(() => new Reports(storage, pii).createDraft({ id: newReportId(), companyId, environment: "test", transferId, caseId: null, jurisdiction, narrative, riskIndicators: ["layering"], generatedBy: "system", detectionMethod: "manual" }, Date.now())).id;
-  const latinId = draft("US", NARRATIVE);
-  const cjkId = draft("JP", `顧客は制裁対象のミキサーに送金した。${NARRATIVE}`);
+  const draft = async (jurisdiction: string, narrative: string) =>
+    (await storage.transaction(() => new Reports(storage, pii).createDraft({ id: newReportId(), companyId, environment: "test", transferId, caseId: null, jurisdiction, narrative, riskIndicators: ["layering"], generatedBy: "system", detectionMethod: "manual" }, Date.now()))).id;
+  const latinId = await draft("US", NARRATIVE);
+  const cjkId = await draft("JP", `顧客は制裁対象のミキサーに送金した。${NARRATIVE}`);
 
   // Idle and loaded windows alternate (BENCH_CYCLES pairs of BENCH_WINDOW seconds each), so that the load other
   // processes put on the machine, which drifts over seconds, weighs on both sides alike.

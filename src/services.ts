@@ -10,12 +10,12 @@ import { parseSweepSchedule, SweepScheduleError, type SweepSchedule } from "./ac
 import { createApp } from "./http/app.ts";
 import { RateLimiter } from "./http/ratelimit.ts";
 import type { Tenancy } from "./adapters/storage/repos/tenancy.ts";
-import type { AuditLog } from "./adapters/storage/repos/audit.ts";
+import type { AuditRepository } from "./ports/audit.ts";
 import { createRepositories, type Repositories } from "./adapters/storage/repositories.ts";
 import { loadMasterKey, masterKeySource, type MasterKey } from "./adapters/crypto/master-key.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { auditKeySource, loadAuditKey, readAuditKey, type AuditSigningKey } from "./adapters/crypto/audit-key.ts";
-import { AuditTreeError, type AuditTrees } from "./adapters/storage/repos/audit-tree.ts";
+import { AuditTreeError, type AuditTreeRepository } from "./ports/audit-tree.ts";
 import { startAuditSealer, type AuditSealer } from "./actors/audit-sealer.ts";
 import { startTlsFront, type TlsFront } from "./adapters/net/tls-front.ts";
 import { Sealer } from "./adapters/crypto/envelope.ts";
@@ -93,11 +93,11 @@ export interface Services {
   /** Every resource's repository, created once here and handed to whatever reads or writes that resource. */
   readonly repositories: Repositories;
   readonly tenancy: Tenancy;
-  readonly audit: AuditLog;
+  readonly audit: AuditRepository;
   /** The audit log's Merkle trees, checkpoints and proofs (docs/api.md#audit-log). */
-  readonly auditTrees: AuditTrees;
+  readonly auditTrees: AuditTreeRepository;
   /** The checkpoint signing key in use (after a rotation by the CLI, the new one). */
-  auditKey(): AuditSigningKey;
+  auditKey(): Promise<AuditSigningKey>;
   readonly limiter: RateLimiter;
   readonly masterKey: MasterKey;
   /** AES-256-GCM for personal data at rest. */
@@ -177,19 +177,19 @@ function auditCheckpointMsFrom(text: string | undefined): number | undefined {
  * starts (the audit key guards evidence, not data), but signs no checkpoint until the key is back or rotated: signing
  * on with a new key would quietly orphan the published one. Answers the key, or why there is none to sign with.
  */
-function openAuditKey(trees: AuditTrees, config: ServiceConfig, now: number): { key: AuditSigningKey } | { problem: string } {
+async function openAuditKey(trees: AuditTreeRepository, config: ServiceConfig, now: number): Promise<{ key: AuditSigningKey } | { problem: string }> {
   const env = config.env ?? {};
   const found = readAuditKey(config.dbPath, env);
   const source = auditKeySource(config.dbPath, env);
   const where = "env" in source ? "CARAVAN_AUDIT_SIGNING_KEY" : `the key file ${source.file}`;
-  const active = trees.activeKey();
+  const active = await trees.activeKey();
   if (!found && active && config.dbPath !== ":memory:")
     return {
-      problem: `${where} is missing, and ${config.dbPath} lists audit signing key ${active.key_id}: no audit checkpoint is signed until the key file is put back (or CARAVAN_AUDIT_SIGNING_KEY set), or a new key is made with caravan audit rotate-key`,
+      problem: `${where} is missing, and ${config.dbPath} lists audit signing key ${active.keyId}: no audit checkpoint is signed until the key file is put back (or CARAVAN_AUDIT_SIGNING_KEY set), or a new key is made with caravan audit rotate-key`,
     };
   const key = found ?? loadAuditKey(config.dbPath, env);
   try {
-    trees.adoptKey(key, now, where);
+    await trees.adoptKey(key, now, where);
   } catch (e) {
     if (e instanceof AuditTreeError) return { problem: `${e.message}; no audit checkpoint is signed until then` };
     throw e;
@@ -489,9 +489,9 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   const pii = new Sealer(masterKey.derive("pii"), "auto", { compress: true });
   const repositories = createRepositories(storage, { pii, secrets, clock, env: config.env ?? {} });
   const auditTrees = repositories.auditTrees;
-  let opened: ReturnType<typeof openAuditKey>;
+  let opened: Awaited<ReturnType<typeof openAuditKey>>;
   try {
-    opened = openAuditKey(auditTrees, config, clock());
+    opened = await openAuditKey(auditTrees, config, clock());
   } catch (e) {
     storage.close();
     throw e;
@@ -500,12 +500,12 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   if ("problem" in opened) log("warn", `audit signing key: ${opened.problem}`);
   // A rotation by the CLI lists a new active key and rewrites the key file: the next checkpoint reads it (so does a
   // key file put back after a start without it).
-  const currentAuditKey = (): AuditSigningKey => {
-    const active = auditTrees.activeKey();
-    if (!auditKey || (active && active.key_id !== auditKey.keyId)) {
+  const currentAuditKey = async (): Promise<AuditSigningKey> => {
+    const active = await auditTrees.activeKey();
+    if (!auditKey || (active && active.keyId !== auditKey.keyId)) {
       const next = readAuditKey(config.dbPath, config.env ?? {});
-      if (!next || (active && next.keyId !== active.key_id))
-        throw new AuditTreeError(`no audit checkpoint signed: the audit signing key ${next ? `file holds ${next.keyId}, not` : "file is missing for"} the active key ${active?.key_id ?? "(none)"}`);
+      if (!next || (active && next.keyId !== active.keyId))
+        throw new AuditTreeError(`no audit checkpoint signed: the audit signing key ${next ? `file holds ${next.keyId}, not` : "file is missing for"} the active key ${active?.keyId ?? "(none)"}`);
       auditKey = next;
     }
     return auditKey;

@@ -81,14 +81,14 @@ beforeAll(async () => {
     .stmt("INSERT INTO transfers (id, company_id, environment, direction, state, status, asset, amount, network, beneficiary_address, created_at, updated_at) VALUES (?, ?, 'test', 'outgoing', 'rejected', 'rejected', 'USDC', '1250.50', 'ethereum', '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed', ?, ?)")
     .run(transferId, companyId, at, at);
   const seed = (jurisdiction: string, narrative: string, fields: Record<string, string>) =>
-    storage.tx(() =>
+    storage.transaction(() =>
       new Reports(storage, pii).createDraft(
         { id: newReportId(), companyId, environment: "test", transferId, caseId: null, jurisdiction, narrative, riskIndicators: ["Funds sent to a sanctioned mixer"], generatedBy: "system", detectionMethod: "screening", regulatoryData: fields },
         Date.now(),
       ),
     );
-  latin = seed("US", NARRATIVE, { ...complete("US"), subjectName: "Żółć, Łukasz" });
-  cjk = seed("JP", `顧客は制裁対象のミキサーに送金した。${NARRATIVE}`, { ...complete("JP"), subjectName: "山田, 太郎", counterpartyName: "김, 민준" });
+  latin = await seed("US", NARRATIVE, { ...complete("US"), subjectName: "Żółć, Łukasz" });
+  cjk = await seed("JP", `顧客は制裁対象のミキサーに送金した。${NARRATIVE}`, { ...complete("JP"), subjectName: "山田, 太郎", counterpartyName: "김, 민준" });
 });
 
 afterAll(async () => {

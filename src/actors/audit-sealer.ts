@@ -8,7 +8,7 @@ import type { Logger } from "../adapters/log.ts";
 export interface AuditSealerOptions {
   trees: AuditSealing;
   /** The current signing key (re-read after a rotation by another process). */
-  key: () => SigningKey;
+  key: () => Promise<SigningKey>;
   clock: () => number;
   log: Logger;
   checkpointMs: number;
@@ -18,27 +18,33 @@ export interface AuditSealerOptions {
 
 export interface AuditSealer {
   /** Seals now and signs a checkpoint of every tree that grew (what the interval does). */
-  checkpointNow(): void;
+  checkpointNow(): Promise<void>;
   stop(): void;
 }
 
 export function startAuditSealer(o: AuditSealerOptions): AuditSealer {
   let lastCheckpoint = o.clock();
-  const checkpointNow = () => {
+  const checkpointNow = async () => {
     // The next try waits a whole interval, also after a failure (a missing key is logged once an interval, not every second).
     lastCheckpoint = o.clock();
-    const { eventSeqs } = o.trees.checkpoint(o.key(), o.clock());
+    const { eventSeqs } = await o.trees.checkpoint(await o.key(), o.clock());
     o.announce(eventSeqs);
   };
-  const tick = () => {
+  // One turn at a time: a turn still waiting for the connection when the interval fires again is not doubled.
+  let turning = false;
+  const tick = async () => {
+    if (turning) return;
+    turning = true;
     try {
-      o.trees.seal();
-      if (o.clock() - lastCheckpoint >= o.checkpointMs) checkpointNow();
+      await o.trees.seal();
+      if (o.clock() - lastCheckpoint >= o.checkpointMs) await checkpointNow();
     } catch (e) {
       o.log("warn", "audit sealing failed; retried on the next turn", { error: e instanceof Error ? e.message : String(e) });
+    } finally {
+      turning = false;
     }
   };
-  const timer = setInterval(tick, Math.min(o.sealMs ?? 1_000, o.checkpointMs));
+  const timer = setInterval(() => void tick(), Math.min(o.sealMs ?? 1_000, o.checkpointMs));
   (timer as { unref?: () => void }).unref?.();
   return {
     checkpointNow,

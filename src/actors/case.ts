@@ -2,8 +2,8 @@
 import type { ActorContext, ActorKind } from "./types.ts";
 import { refuse, type Outcome } from "./outcome.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
-import type { CaseRow } from "../adapters/storage/repos/cases.ts";
 import type { AuditActor } from "../ports/audit.ts";
+import type { CaseChange, CaseHistoryEntry, CaseNote, CaseRecord, CaseResolutionContext } from "../ports/cases.ts";
 import type { Repositories } from "../adapters/storage/repositories.ts";
 import { latestRunIncomplete, ruleIndicator } from "../domain/reports/indicators.ts";
 import { NARRATIVE_PLACEHOLDER, reportJurisdiction } from "../domain/reports/report.ts";
@@ -98,12 +98,8 @@ export interface CaseDeps {
   log?: (level: "info" | "warn" | "error", msg: string, fields?: Record<string, unknown>) => void;
 }
 
-/** What a resolution remembers for the transfer's later answer (kept on the case row, so the CLI needs no actor state). */
-interface ResolutionContext {
-  actor: AuditActor;
-  mayWriteStrs: boolean;
-  act: boolean;
-}
+/** What a resolution remembers for the transfer's later answer (kept on the case, so the CLI needs no actor state). */
+type ResolutionContext = CaseResolutionContext;
 
 export const caseAddress = (id: string) => `case:${id}`;
 /** Case IDs: `cas_` + time-sortable random (src/domain/ids.ts). The transfer actor makes them with this too. */
@@ -116,24 +112,27 @@ export const noteAad = (noteId: string) => `case_note:${noteId}:content`;
 export const historyAad = (entryId: string, which: "old" | "new") => `case_history:${entryId}:${which}`;
 
 /** Part 2, Events: a case event's `data`, without free text (the dispatcher cuts to CASE_EVENT_FIELDS as well). */
-export function caseEventData(c: CaseRow) {
+export function caseEventData(c: CaseRecord) {
   return {
     id: c.id,
-    caseNumber: c.case_number,
+    caseNumber: c.caseNumber,
     type: c.type,
     category: c.category,
     priority: c.priority,
     status: c.status,
     resolution: c.resolution,
-    assigneeId: c.assignee_id,
-    ruleId: c.rule_id,
-    transferIds: JSON.parse(c.transfer_ids) as string[],
+    assigneeId: c.assigneeId,
+    ruleId: c.ruleId,
+    transferIds: [...c.transferIds],
     source: c.source,
-    createdAt: c.created_at,
-    updatedAt: c.updated_at,
-    resolvedAt: c.resolved_at,
+    createdAt: c.createdAt,
+    updatedAt: c.updatedAt,
+    resolvedAt: c.resolvedAt,
   };
 }
+
+/** The case after a change it committed: the record the command answers (routes present it without reading it again). */
+const changed_ = (c: CaseRecord, set: CaseChange): CaseRecord => ({ ...c, ...set, version: c.version + 1 });
 
 export function caseActor(deps: CaseDeps): ActorKind<Record<string, never>, CaseMsg> {
   return {
@@ -187,8 +186,8 @@ export class CaseHandling {
     }
   }
 
-  private withCase(fn: (c: CaseRow) => Outcome | Promise<Outcome>): Outcome | Promise<Outcome> {
-    const c = this.repo.get(this.companyId, this.env, this.ctx.id);
+  private async withCase(fn: (c: CaseRecord) => Outcome | Promise<Outcome>): Promise<Outcome> {
+    const c = await this.repo.get(this.companyId, this.env, this.ctx.id);
     if (!c) return refuse("CASE_NOT_FOUND", undefined, { resource: "Case", id: this.ctx.id });
     return fn(c);
   }
@@ -210,7 +209,7 @@ export class CaseHandling {
   private audit(action: string, detail?: Record<string, unknown>, by: AuditActor = this.actor): void {
     const e = { companyId: this.companyId, environment: this.env, actor: by, action, entityType: "Case", entityId: this.ctx.id, detail };
     const now = this.ctx.now;
-    this.ctx.write(() => void this.deps.repositories.audit.record(e, now));
+    this.ctx.write(() => this.deps.repositories.audit.record(e, now));
   }
 
   /**
@@ -220,23 +219,23 @@ export class CaseHandling {
   private history(action: HistoryAction, field: string | null, oldValue: string | null, newValue: string | null, by: AuditActor = this.actor): void {
     const id = newId("chi", this.ctx.now);
     const sealed = field !== null && FREE_TEXT_FIELDS.has(field);
-    const row = {
+    const entry: Omit<CaseHistoryEntry, "seq"> = {
       id,
-      case_id: this.ctx.id,
-      company_id: this.companyId,
+      caseId: this.ctx.id,
+      companyId: this.companyId,
       environment: this.env,
       action,
       field,
-      old_value: sealed && oldValue !== null ? this.seal(oldValue, historyAad(id, "old")) : oldValue,
-      new_value: sealed && newValue !== null ? this.seal(newValue, historyAad(id, "new")) : newValue,
-      sealed: sealed ? 1 : 0,
-      user_id: by.memberId ?? null,
-      created_at: this.at,
+      oldValue: sealed && oldValue !== null ? this.seal(oldValue, historyAad(id, "old")) : oldValue,
+      newValue: sealed && newValue !== null ? this.seal(newValue, historyAad(id, "new")) : newValue,
+      sealed,
+      userId: by.memberId ?? null,
+      createdAt: this.at,
     };
-    this.ctx.write(() => this.repo.addHistory(row));
+    this.ctx.write(() => this.repo.addHistory(entry));
   }
 
-  private emit(type: "case.created" | "case.updated" | "case.resolved", c: CaseRow): void {
+  private emit(type: "case.created" | "case.updated" | "case.resolved", c: CaseRecord): void {
     this.ctx.emit({ companyId: this.companyId, environment: this.env, type, entityType: "case", entityId: c.id, data: caseEventData(c) });
   }
 
@@ -246,9 +245,9 @@ export class CaseHandling {
     const bad = (code: ErrorCode, field: string, id: string, message: string) => refuse(code, message, { field, id });
     if (l.transferId && !(await this.deps.repositories.transfers.get(this.companyId, this.env, l.transferId)))
       return bad("TRANSFER_NOT_FOUND", "transferId", l.transferId, "transferId names no transfer of this environment");
-    if (l.ruleId && !this.repo.rule(this.companyId, this.env, l.ruleId)) return bad("RULE_NOT_FOUND", "ruleId", l.ruleId, "ruleId names no rule of this environment");
+    if (l.ruleId && !(await this.repo.rule(this.companyId, this.env, l.ruleId))) return bad("RULE_NOT_FOUND", "ruleId", l.ruleId, "ruleId names no rule of this environment");
     if (l.assigneeId) {
-      const m = this.repo.members(this.companyId, [l.assigneeId]).get(l.assigneeId);
+      const m = (await this.repo.members(this.companyId, [l.assigneeId])).get(l.assigneeId);
       const ok = m && m.status === "active" && roleHas(m.role as Role, "cases:view") && roleAllowsEnvironment(m.role as Role, this.env);
       if (!ok) return bad("INVALID_ASSIGNEE", "assigneeId", l.assigneeId, "assigneeId must be an active member whose role can view cases in this environment");
     }
@@ -259,7 +258,7 @@ export class CaseHandling {
 
   /** Draws the case number in its own short transaction: numbers are never reused, a failed creation leaves a gap. */
   private async drawNumber(): Promise<{ seq: number; caseNumber: string }> {
-    const seq = await this.ctx.store.transaction(async () => this.repo.nextSeq(this.companyId, this.env));
+    const seq = await this.ctx.store.transaction(() => this.repo.nextSeq(this.companyId, this.env));
     return { seq, caseNumber: formatCaseNumber(this.env, seq, this.ctx.now) };
   }
 
@@ -268,75 +267,74 @@ export class CaseHandling {
     description: string | null;
     type: CaseType;
     category: string;
-    priority: CaseRow["priority"];
+    priority: CaseRecord["priority"];
     ruleId: string | null;
     transferIds: string[];
     assigneeId: string | null;
     source: string;
-  }): Promise<CaseRow> {
+  }): Promise<CaseRecord> {
     const id = this.ctx.id;
     const n = await this.drawNumber();
-    const row: CaseRow = {
+    const row: CaseRecord = {
       id,
-      company_id: this.companyId,
+      companyId: this.companyId,
       environment: this.env,
       seq: n.seq,
-      case_number: n.caseNumber,
-      title_sealed: this.seal(o.title, titleAad(id)),
-      description_sealed: o.description === null ? null : this.seal(o.description, descriptionAad(id)),
+      caseNumber: n.caseNumber,
+      titleSealed: this.seal(o.title, titleAad(id)),
+      descriptionSealed: o.description === null ? null : this.seal(o.description, descriptionAad(id)),
       type: o.type,
       category: o.category,
       priority: o.priority,
       status: "open",
       resolution: null,
-      resolution_note_sealed: null,
-      assignee_id: o.assigneeId,
-      rule_id: o.ruleId,
-      transfer_ids: JSON.stringify(o.transferIds),
-      first_transfer_id: o.transferIds[0] ?? null,
+      resolutionNoteSealed: null,
+      assigneeId: o.assigneeId,
+      ruleId: o.ruleId,
+      transferIds: [...o.transferIds],
       source: o.source,
-      note_count: 0,
-      created_by_id: this.actor.memberId ?? null,
-      resolved_at: null,
-      resolved_by_id: null,
-      resolution_context: null,
-      transfer_outcome: null,
+      noteCount: 0,
+      createdById: this.actor.memberId ?? null,
+      resolvedAt: null,
+      resolvedById: null,
+      resolutionContext: null,
+      transferOutcome: null,
       version: 1,
-      created_at: this.at,
-      updated_at: this.at,
+      createdAt: this.at,
+      updatedAt: this.at,
     };
     const grams = this.grams(o.title, o.description);
-    this.ctx.write(() => {
-      const repo = this.repo;
-      const { version: _v, ...insert } = row;
-      repo.insert(insert);
-      repo.replaceGrams(this.companyId, this.env, id, grams);
+    const repo = this.repo;
+    const { version: _v, ...insert } = row;
+    this.ctx.write(async () => {
+      await repo.insert(insert);
+      await repo.replaceGrams(this.companyId, this.env, id, grams);
     });
     this.history("created", "status", null, "open");
     if (o.assigneeId) this.history("assigned", "assigneeId", null, o.assigneeId);
-    this.audit("case.created", { caseNumber: row.case_number, type: o.type, source: o.source, transferIds: o.transferIds });
+    this.audit("case.created", { caseNumber: row.caseNumber, type: o.type, source: o.source, transferIds: o.transferIds });
     this.emit("case.created", row);
     return row;
   }
 
   private async create(input: CreateCaseInput, source: string): Promise<Outcome> {
-    if (this.repo.get(this.companyId, this.env, this.ctx.id)) return refuse("CONFLICT", "The case already exists");
+    if (await this.repo.get(this.companyId, this.env, this.ctx.id)) return refuse("CONFLICT", "The case already exists");
     const bad = await this.checkLinks(input);
     if (bad) return bad;
     const row = await this.insertCase({ ...input, transferIds: input.transferId ? [input.transferId] : [], source });
-    return { ok: true, status: 201, data: { id: row.id, caseNumber: row.case_number, status: row.status } };
+    return { ok: true, status: 201, data: { id: row.id, caseNumber: row.caseNumber, status: row.status, case: row } };
   }
 
   /** Part 2: screening opens a case for a held or blocked transfer, or adds to the transfer's open case. */
   private async openFromScreening(m: OpenFromScreening): Promise<Outcome> {
-    const existing = this.repo.get(this.companyId, this.env, this.ctx.id);
+    const existing = await this.repo.get(this.companyId, this.env, this.ctx.id);
     const hold = `${m.stage}:${m.verdict}${m.ruleId ? `:${m.ruleId}` : ""}${m.unscreened ? ":unscreened" : ""}`;
     if (existing) {
       if (existing.status !== "open") {
         this.deps.log?.("warn", "screening hold for a closed case ignored", { caseId: existing.id, transferId: m.transferId });
         return { ok: true, data: { id: existing.id, ignored: true } };
       }
-      const set: Partial<CaseRow> = { updated_at: this.at };
+      const set: CaseChange = { updatedAt: this.at };
       this.history("updated", "screening", null, hold);
       const order = { low: 0, medium: 1, high: 2 } as const;
       const priority = priorityFromSeverity(m.severity);
@@ -344,19 +342,19 @@ export class CaseHandling {
         set.priority = priority;
         this.history("updated", "priority", existing.priority, priority);
       }
-      const ids: string[] = JSON.parse(existing.transfer_ids);
+      const ids = [...existing.transferIds];
       if (!ids.includes(m.transferId)) {
         ids.push(m.transferId);
-        set.transfer_ids = JSON.stringify(ids);
-        set.first_transfer_id = ids[0];
+        set.transferIds = ids;
         this.history("updated", "transferIds", null, m.transferId);
       }
       this.ctx.write(() => this.repo.update(existing.id, existing.version, set));
-      this.audit("case.updated", { fields: Object.keys(set).filter((k) => k !== "updated_at"), screening: hold });
-      this.emit("case.updated", { ...existing, ...set });
+      // The audit detail names the stored fields as it always did.
+      this.audit("case.updated", { fields: [...(set.priority !== undefined ? ["priority"] : []), ...(set.transferIds !== undefined ? ["transfer_ids", "first_transfer_id"] : [])], screening: hold });
+      this.emit("case.updated", changed_(existing, set));
       return { ok: true, data: { id: existing.id } };
     }
-    const rule = m.ruleId ? this.repo.rule(this.companyId, this.env, m.ruleId) : undefined;
+    const rule = m.ruleId ? await this.repo.rule(this.companyId, this.env, m.ruleId) : undefined;
     const row = await this.insertCase({
       title: screeningTitle({ stage: m.stage, verdict: m.verdict, ruleName: rule?.name ?? null, unscreened: m.unscreened === true }),
       description: null,
@@ -368,97 +366,98 @@ export class CaseHandling {
       assigneeId: null,
       source: m.source ?? "screening",
     });
-    return { ok: true, status: 201, data: { id: row.id, caseNumber: row.case_number } };
+    return { ok: true, status: 201, data: { id: row.id, caseNumber: row.caseNumber } };
   }
 
   // ---- change ----
 
-  private async update(c: CaseRow, p: CasePatch): Promise<Outcome> {
-    if (c.status === "closed") return refuse("CASE_CLOSED", "The case is closed: only notes are accepted", { id: c.id, caseNumber: c.case_number });
+  private async update(c: CaseRecord, p: CasePatch): Promise<Outcome> {
+    if (c.status === "closed") return refuse("CASE_CLOSED", "The case is closed: only notes are accepted", { id: c.id, caseNumber: c.caseNumber });
     const bad = await this.checkLinks({ transferId: p.transferId, ruleId: p.ruleId, assigneeId: p.assigneeId });
     if (bad) return bad;
-    const set: Partial<CaseRow> = {};
+    const set: CaseChange = {};
     const changed: string[] = [];
-    const title = this.open(c.title_sealed, titleAad(c.id))!;
-    const description = this.open(c.description_sealed, descriptionAad(c.id));
+    const title = this.open(c.titleSealed, titleAad(c.id))!;
+    const description = this.open(c.descriptionSealed, descriptionAad(c.id));
     let textChanged = false;
     if (p.title !== undefined && p.title !== title) {
-      set.title_sealed = this.seal(p.title, titleAad(c.id));
+      set.titleSealed = this.seal(p.title, titleAad(c.id));
       this.history("updated", "title", title, p.title);
       changed.push("title");
       textChanged = true;
     }
     if (p.description !== undefined && p.description !== description) {
-      set.description_sealed = p.description === null ? null : this.seal(p.description, descriptionAad(c.id));
+      set.descriptionSealed = p.description === null ? null : this.seal(p.description, descriptionAad(c.id));
       this.history("updated", "description", description, p.description);
       changed.push("description");
       textChanged = true;
     }
-    for (const [f, col] of [["type", "type"], ["category", "category"], ["priority", "priority"], ["ruleId", "rule_id"]] as const) {
+    for (const f of ["type", "category", "priority", "ruleId"] as const) {
       const v = p[f];
-      if (v !== undefined && v !== c[col]) {
-        (set as Record<string, unknown>)[col] = v;
-        this.history("updated", f, c[col], v);
+      if (v !== undefined && v !== c[f]) {
+        (set as Record<string, unknown>)[f] = v;
+        this.history("updated", f, c[f], v);
         changed.push(f);
       }
     }
-    if (p.assigneeId !== undefined && p.assigneeId !== c.assignee_id) {
-      set.assignee_id = p.assigneeId;
-      this.history("assigned", "assigneeId", c.assignee_id, p.assigneeId);
+    if (p.assigneeId !== undefined && p.assigneeId !== c.assigneeId) {
+      set.assigneeId = p.assigneeId;
+      this.history("assigned", "assigneeId", c.assigneeId, p.assigneeId);
       changed.push("assigneeId");
     }
     if (p.transferId !== undefined) {
       // Part 2: a new transferId replaces all linked transfers; null unlinks them.
-      const before: string[] = JSON.parse(c.transfer_ids);
+      const before = c.transferIds;
       const after = p.transferId === null ? [] : [p.transferId];
       if (JSON.stringify(before) !== JSON.stringify(after)) {
-        set.transfer_ids = JSON.stringify(after);
-        set.first_transfer_id = after[0] ?? null;
+        set.transferIds = after;
         this.history("updated", "transferIds", before.length ? before.join(",") : null, p.transferId);
         changed.push("transferIds");
       }
     }
-    if (changed.length === 0) return { ok: true, data: { id: c.id, caseNumber: c.case_number, status: c.status, changed } };
-    set.updated_at = this.at;
+    if (changed.length === 0) return { ok: true, data: { id: c.id, caseNumber: c.caseNumber, status: c.status, changed, case: c } };
+    set.updatedAt = this.at;
     const grams = textChanged ? this.grams(p.title ?? title, p.description !== undefined ? p.description : description) : null;
-    this.ctx.write(() => {
-      const repo = this.repo;
-      repo.update(c.id, c.version, set);
-      if (grams) repo.replaceGrams(this.companyId, this.env, c.id, grams);
+    const repo = this.repo;
+    this.ctx.write(async () => {
+      await repo.update(c.id, c.version, set);
+      if (grams) await repo.replaceGrams(this.companyId, this.env, c.id, grams);
     });
     this.audit("case.updated", { fields: changed });
-    this.emit("case.updated", { ...c, ...set });
-    return { ok: true, data: { id: c.id, caseNumber: c.case_number, status: c.status, changed } };
+    const after = changed_(c, set);
+    this.emit("case.updated", after);
+    return { ok: true, data: { id: c.id, caseNumber: c.caseNumber, status: c.status, changed, case: after } };
   }
 
   /** Notes are accepted on closed cases too; adding one sends no event (Part 2, Events). */
-  private addNote(c: CaseRow, content: string): Outcome {
+  private addNote(c: CaseRecord, content: string): Outcome {
     const noteId = newId("cnt", this.ctx.now);
-    const note = {
+    const note: Omit<CaseNote, "seq"> = {
       id: noteId,
-      case_id: c.id,
-      company_id: this.companyId,
+      caseId: c.id,
+      companyId: this.companyId,
       environment: this.env,
-      content_sealed: this.seal(content, noteAad(noteId)),
-      author_id: this.actor.memberId ?? null,
-      created_at: this.at,
+      contentSealed: this.seal(content, noteAad(noteId)),
+      authorId: this.actor.memberId ?? null,
+      createdAt: this.at,
     };
-    this.ctx.write(() => {
-      const repo = this.repo;
-      repo.addNote(note);
-      repo.update(c.id, c.version, { note_count: c.note_count + 1, updated_at: this.at });
+    const repo = this.repo;
+    this.ctx.write(async () => {
+      await repo.addNote(note);
+      await repo.update(c.id, c.version, { noteCount: c.noteCount + 1, updatedAt: this.at });
     });
     this.history("note_added", "notes", null, noteId);
     this.audit("case.note_added", { noteId });
-    return { ok: true, status: 201, data: { id: noteId, content, authorId: note.author_id, createdAt: this.at } };
+    return { ok: true, status: 201, data: { id: noteId, content, authorId: note.authorId, createdAt: this.at, note } };
   }
 
   // ---- resolution ----
 
-  private async resolve(c: CaseRow, m: { resolution: CaseResolution; resolutionNote: string | null; approveUnscreened?: boolean; mayWriteTransfers: boolean; mayWriteStrs: boolean }): Promise<Outcome> {
+  private async resolve(c: CaseRecord, m: { resolution: CaseResolution; resolutionNote: string | null; approveUnscreened?: boolean; mayWriteTransfers: boolean; mayWriteStrs: boolean }): Promise<Outcome> {
     // The actor handles one message at a time: of two simultaneous resolutions the second finds the case closed.
-    if (c.status === "closed") return refuse("CASE_CLOSED", "The case is already resolved", { id: c.id, caseNumber: c.case_number });
-    const first = c.first_transfer_id ? await this.deps.repositories.transfers.get(this.companyId, this.env, c.first_transfer_id) : undefined;
+    if (c.status === "closed") return refuse("CASE_CLOSED", "The case is already resolved", { id: c.id, caseNumber: c.caseNumber });
+    const firstId = c.transferIds[0] ?? null;
+    const first = firstId ? await this.deps.repositories.transfers.get(this.companyId, this.env, firstId) : undefined;
     const action: TransferAction | null = transferAction({
       resolution: m.resolution,
       transfer: first ? { id: first.id, state: first.state, status: first.status } : null,
@@ -466,39 +465,40 @@ export class CaseHandling {
     });
     const act = action?.result === "queued";
     const context: ResolutionContext = { actor: this.actor, mayWriteStrs: m.mayWriteStrs, act };
-    const set: Partial<CaseRow> = {
+    const set: CaseChange = {
       status: "closed",
       resolution: m.resolution,
-      resolution_note_sealed: m.resolutionNote === null ? null : this.seal(m.resolutionNote, resolutionNoteAad(c.id)),
-      resolved_at: this.at,
-      resolved_by_id: this.actor.memberId ?? null,
-      resolution_context: JSON.stringify(context),
-      updated_at: this.at,
+      resolutionNoteSealed: m.resolutionNote === null ? null : this.seal(m.resolutionNote, resolutionNoteAad(c.id)),
+      resolvedAt: this.at,
+      resolvedById: this.actor.memberId ?? null,
+      resolutionContext: context,
+      updatedAt: this.at,
     };
     this.ctx.write(() => this.repo.update(c.id, c.version, set));
     this.history("resolved", "resolution", null, m.resolution);
     this.audit("case.resolved", { resolution: m.resolution, transferAction: action, ...(m.approveUnscreened ? { approveUnscreened: true } : {}) });
-    this.emit("case.resolved", { ...c, ...set });
-    if (c.first_transfer_id) {
+    const after = changed_(c, set);
+    this.emit("case.resolved", after);
+    if (firstId) {
       const msg: CaseResolved = { type: "caseResolved", companyId: this.companyId, environment: this.env, actor: this.actor, caseId: c.id, resolution: m.resolution, act, ...(m.approveUnscreened ? { approveUnscreened: true } : {}) };
-      this.ctx.tell(`transfer:${c.first_transfer_id}`, msg);
+      this.ctx.tell(`transfer:${firstId}`, msg);
     }
-    return { ok: true, data: { id: c.id, caseNumber: c.case_number, status: "closed", transferAction: action } };
+    return { ok: true, data: { id: c.id, caseNumber: c.caseNumber, status: "closed", transferAction: action, case: after } };
   }
 
   /** The transfer actor's answer: recorded once in the history; a rejection that moved it drafts the suspicion report. */
-  private async transferOutcome(c: CaseRow, m: TransferOutcome): Promise<Outcome> {
-    if (c.status !== "closed" || c.transfer_outcome !== null || m.transferId !== c.first_transfer_id) return { ok: true, data: { id: c.id, ignored: true } };
+  private async transferOutcome(c: CaseRecord, m: TransferOutcome): Promise<Outcome> {
+    if (c.status !== "closed" || c.transferOutcome !== null || m.transferId !== (c.transferIds[0] ?? null)) return { ok: true, data: { id: c.id, ignored: true } };
     const action: HistoryAction = m.moved ? "transfer_updated" : "transfer_not_updated";
-    const context: ResolutionContext | null = c.resolution_context ? JSON.parse(c.resolution_context) : null;
+    const context: ResolutionContext | null = c.resolutionContext;
     // The entries name the resolver, whose resolution moved (or could not move) the transfer.
     const by = context?.actor ?? { type: "system" as const };
-    const set: Partial<CaseRow> = { transfer_outcome: action, updated_at: this.at };
+    const set: CaseChange = { transferOutcome: action, updatedAt: this.at };
     this.ctx.write(() => this.repo.update(c.id, c.version, set));
     this.history(action, "state", null, m.newValue, by);
     this.audit(`case.${action}`, { transferId: m.transferId, value: m.newValue }, by);
     if (m.moved && c.resolution === "rejected" && context?.mayWriteStrs) await this.draftReport(c, by);
-    this.emit("case.updated", { ...c, ...set });
+    this.emit("case.updated", changed_(c, set));
     return { ok: true, data: { id: c.id, recorded: action } };
   }
 
@@ -508,23 +508,23 @@ export class CaseHandling {
    * dropped. Written
    * in the same unit of work as the recorded transfer outcome, which a replay finds set: drafted once.
    */
-  private async draftReport(c: CaseRow, by: AuditActor): Promise<void> {
-    const t = await this.deps.repositories.transfers.get(this.companyId, this.env, c.first_transfer_id!);
+  private async draftReport(c: CaseRecord, by: AuditActor): Promise<void> {
+    const t = await this.deps.repositories.transfers.get(this.companyId, this.env, c.transferIds[0]!);
     if (!t) return;
     const jurisdiction = reportJurisdiction(t.thresholdInfo, (await this.deps.repositories.thresholds.profile(this.companyId))?.country ?? null);
-    const rule = c.rule_id ? this.repo.rule(this.companyId, this.env, c.rule_id) : undefined;
+    const rule = c.ruleId ? await this.repo.rule(this.companyId, this.env, c.ruleId) : undefined;
     const seed = narrativeSeed({
-      caseNumber: c.case_number,
-      title: this.open(c.title_sealed, titleAad(c.id))!,
-      description: this.open(c.description_sealed, descriptionAad(c.id)),
+      caseNumber: c.caseNumber,
+      title: this.open(c.titleSealed, titleAad(c.id))!,
+      description: this.open(c.descriptionSealed, descriptionAad(c.id)),
       rule: rule ?? null,
-      resolutionNote: this.open(c.resolution_note_sealed, resolutionNoteAad(c.id)),
+      resolutionNote: this.open(c.resolutionNoteSealed, resolutionNoteAad(c.id)),
       transfer: { id: t.id, direction: t.direction, amount: t.amount, asset: t.asset, network: t.network, createdAt: t.createdAt },
     });
     const pii = this.deps.pii;
     // Part 2: thresholds decide when a suspicion report is due: the str threshold's amount against the transfer's value.
     const due = jurisdiction
-      ? this.deps.repositories.reports.threshold(this.companyId, this.env, t.id, jurisdiction, await this.deps.repositories.thresholds.all(this.companyId))
+      ? await this.deps.repositories.reports.threshold(this.companyId, this.env, t.id, jurisdiction, await this.deps.repositories.thresholds.all(this.companyId))
       : null;
     // A rule that held the transfer because its check could not run found nothing: said so, never as a rule that fired.
     const incomplete = latestRunIncomplete(t.checks);
@@ -543,7 +543,7 @@ export class CaseHandling {
       detectionMethod: (c.source === "screening" ? "screening" : "manual") as "screening" | "manual",
     };
     const now = this.ctx.now;
-    this.ctx.write(() => void this.deps.repositories.reports.createDraft(input, now));
+    this.ctx.write(() => this.deps.repositories.reports.createDraft(input, now));
     this.history("str_drafted", "reportId", null, reportId, by);
     this.audit("case.str_drafted", { reportId, transferId: t.id, jurisdiction }, by);
     if (!jurisdiction) this.deps.log?.("warn", "suspicion report drafted without a jurisdiction: an officer sets it before filing", { caseId: c.id, reportId });

@@ -1,15 +1,17 @@
 // The reports actor kind: one actor per company and environment (`reports:<companyId>:<environment>`) owns its
 // suspicion reports' life by hand: a draft for a transfer and each step (edit, submit, approve, file) are typed
-// commands handled one at a time, decided by the repository against the report as it is (the life's rules are
-// src/domain/reports/report.ts), and committed with their audit entry in the runtime's unit of work, exactly once.
-// A case's rejection drafts its report in the case actor's own unit of work (src/actors/case.ts).
+// commands handled one at a time, decided against the report as it is by the domain's pure step
+// (src/domain/reports/life.ts), and committed with their audit entry in the runtime's unit of work, exactly once:
+// storage only writes the report the step decided. A case's rejection drafts its report in the case actor's own unit
+// of work (src/actors/case.ts).
+import { decideStep, type ReportChange } from "../domain/reports/life.ts";
 import type { ReportAction } from "../domain/reports/report.ts";
 import type { Environment } from "../domain/types.ts";
-import type { Repositories } from "../adapters/storage/repositories.ts";
-import type { DraftDecision, ReportChange, StepDecision } from "../adapters/storage/repos/reports.ts";
 import type { AuditActor } from "../ports/audit.ts";
+import type { DraftDecision, ReportContent, ReportRepository, StepDecision } from "../ports/reports.ts";
+import { iso } from "../domain/ids.ts";
 import type { Outcome } from "./outcome.ts";
-import type { ActorKind } from "./types.ts";
+import type { ActorContext, ActorKind } from "./types.ts";
 
 export const reportsAddress = (companyId: string, environment: Environment) => `reports:${companyId}:${environment}`;
 
@@ -27,22 +29,52 @@ export type ReportCommand =
 export type ReportMsg = Scoped & ReportCommand;
 
 export interface ReportActorDeps {
-  repositories: Pick<Repositories, "reports">;
+  repositories: { reports: ReportRepository };
 }
 
 export function reportsActor(deps: ReportActorDeps): ActorKind<Record<string, never>, ReportMsg> {
   const repo = deps.repositories.reports;
+
+  async function draft(ctx: ActorContext<Record<string, never>>, msg: Scoped & Extract<ReportCommand, { type: "draft" }>): Promise<DraftDecision> {
+    const plan = await repo.planDraft(msg.companyId, msg.environment, { transferId: msg.transferId, jurisdiction: msg.jurisdiction, memberId: msg.memberId, actor: msg.actor }, ctx.now);
+    if (plan.outcome.ok) ctx.write(() => plan.apply());
+    return plan.outcome;
+  }
+
+  async function step(ctx: ActorContext<Record<string, never>>, msg: Scoped & Extract<ReportCommand, { type: "step" }>): Promise<StepDecision> {
+    const r = await repo.get(msg.companyId, msg.environment, msg.reportId);
+    if (!r) return { ok: false, refusal: { code: "REPORT_NOT_FOUND", message: `no report ${msg.reportId} in the ${msg.environment} environment` } };
+    // Only an edit opens the content, and only once it is found valid: a seal another key made fails it there, as before.
+    let content: ReportContent | undefined;
+    let unreadable: unknown;
+    if (msg.action === "edit")
+      try {
+        content = await repo.content(r);
+      } catch (e) {
+        unreadable = e;
+      }
+    const d = decideStep(
+      { id: r.id, reportNumber: r.reportNumber, status: r.status, jurisdiction: r.jurisdiction, filingReady: r.filingReady, generatedBy: r.generatedBy, submittedBy: r.submittedBy, lastEditedBy: r.lastEditedBy },
+      msg.action,
+      { memberId: msg.memberId, viaConsole: !!msg.actor.sessionId },
+      msg.change,
+      iso(ctx.now),
+      () => {
+        if (unreadable !== undefined) throw unreadable;
+        return content!;
+      },
+    );
+    if (!d.ok) return d;
+    ctx.write(() => repo.saveStep(r, d.step, msg.actor, ctx.now));
+    return { ok: true };
+  }
+
   return {
     kind: "reports",
     initialState: () => ({}),
-    handle(ctx, msg) {
-      const by = { memberId: msg.memberId, actor: msg.actor };
-      const plan =
-        msg.type === "draft"
-          ? repo.planDraft(msg.companyId, msg.environment, { transferId: msg.transferId, jurisdiction: msg.jurisdiction, ...by }, ctx.now)
-          : repo.planAct(msg.companyId, msg.environment, msg.reportId, msg.action, by, msg.change, ctx.now);
-      if (plan.outcome.ok) ctx.write(plan.apply);
-      ctx.reply({ ok: true, data: plan.outcome } satisfies Outcome<DraftDecision | StepDecision>);
+    async handle(ctx, msg) {
+      const outcome = msg.type === "draft" ? await draft(ctx, msg) : await step(ctx, msg);
+      ctx.reply({ ok: true, data: outcome } satisfies Outcome<DraftDecision | StepDecision>);
     },
   };
 }

@@ -7,7 +7,7 @@ import { readFileSync, existsSync } from "node:fs";
 import { base64 } from "@scure/base";
 import type { Storage } from "../adapters/storage/index.ts";
 import { StorageError } from "../adapters/storage/index.ts";
-import { AuditTreeError, type AuditTrees } from "../adapters/storage/repos/audit-tree.ts";
+import { AuditTreeError, type AuditTreeRepository } from "../ports/audit-tree.ts";
 import { verifyAuditFile, type KeptCheckpoint, type VerifyResult } from "../adapters/storage/audit-verify.ts";
 import { auditKeySource, loadAuditKey, newSigningKey, readAuditKey, writeAuditKeyFile, type AuditSigningKey } from "../adapters/crypto/audit-key.ts";
 import { parsePublicKey, verifierKey, NoteError } from "../domain/audit-tree.ts";
@@ -29,22 +29,22 @@ export interface AuditCliDeps {
 }
 
 /** The signing key for the CLI: the one the database lists as active (made and listed on a fresh database). */
-function cliKey(storage: Storage, trees: AuditTrees, env: Record<string, string | undefined>, now: number): AuditSigningKey {
+async function cliKey(storage: Storage, trees: AuditTreeRepository, env: Record<string, string | undefined>, now: number): Promise<AuditSigningKey> {
   const found = readAuditKey(storage.path, env);
-  const active = trees.activeKey();
+  const active = await trees.activeKey();
   const source = auditKeySource(storage.path, env);
   const where = "env" in source ? "CARAVAN_AUDIT_SIGNING_KEY" : `the key file ${source.file}`;
-  if (!found && active) throw new StorageError(`${where} is missing, and the database lists audit signing key ${active.key_id}: put it back, or make a new key with caravan audit rotate-key`);
+  if (!found && active) throw new StorageError(`${where} is missing, and the database lists audit signing key ${active.keyId}: put it back, or make a new key with caravan audit rotate-key`);
   const key = found ?? loadAuditKey(storage.path, env);
   try {
-    trees.adoptKey(key, now, where);
+    await trees.adoptKey(key, now, where);
   } catch (e) {
     throw e instanceof AuditTreeError ? new StorageError(e.message) : e;
   }
   return key;
 }
 
-export function runAudit(storage: Storage, argv: string[], out: Out, deps: AuditCliDeps = {}): void {
+export async function runAudit(storage: Storage, argv: string[], out: Out, deps: AuditCliDeps = {}): Promise<void> {
   const [sub, ...rest] = argv;
   const env = deps.env ?? process.env;
   const clock = deps.clock ?? Date.now;
@@ -53,16 +53,20 @@ export function runAudit(storage: Storage, argv: string[], out: Out, deps: Audit
   if (sub === "checkpoint") {
     const v = parseOptions(rest, { env: { type: "string" } }, USAGE);
     if (v.env !== undefined && !isEnvironment(v.env as string)) throw new UsageError(`--env must be test or live\n${USAGE}`);
-    const key = cliKey(storage, trees, env, clock());
-    trees.checkpoint(key, clock());
+    const key = await cliKey(storage, trees, env, clock());
+    await trees.checkpoint(key, clock());
     const company = v.company ? repositories.tenancy.requireCompany(v.company as string) : null;
-    const chosen = trees.trees().filter((t) => (!company || t.company_id === company.id) && (!v.env || t.environment === v.env));
+    const chosen = (await trees.trees()).filter((t) => (!company || t.companyId === company.id) && (!v.env || t.environment === v.env));
     if (chosen.length === 0) {
       if (v.company || v.env) throw new StorageError("no audit log matches (nothing has been recorded there yet)");
       if (!v.json) out("caravan: no audit entries yet, so no checkpoint (the signing key is ready)");
       return;
     }
-    const views = chosen.map((t) => trees.latest(t.log_id)).filter((r) => r !== undefined).map((r) => trees.view(r));
+    const views = [];
+    for (const t of chosen) {
+      const latest = await trees.latest(t.logId);
+      if (latest) views.push(await trees.view(latest));
+    }
     if (v.json) for (const view of views) out(JSON.stringify(view));
     // Each note as issued: keep it byte for byte (`caravan audit verify --checkpoint <file>` reads one note a file).
     else out(views.map((x) => x.note).join("\n").replace(/\n$/, ""));
@@ -70,13 +74,13 @@ export function runAudit(storage: Storage, argv: string[], out: Out, deps: Audit
   }
   if (sub === "public-key") {
     const v = parseOptions(rest, {}, USAGE);
-    const logs = trees.trees();
-    const keys = trees.keys().map((k) => ({
-      keyId: k.key_id,
-      publicKey: k.public_key,
-      createdAt: k.created_at,
-      retiredAt: k.retired_at,
-      verifierKeys: Object.fromEntries(logs.map((t) => [t.log_id, verifierKey(t.origin, base64.decode(k.public_key))])),
+    const logs = await trees.trees();
+    const keys = (await trees.keys()).map((k) => ({
+      keyId: k.keyId,
+      publicKey: k.publicKey,
+      createdAt: k.createdAt,
+      retiredAt: k.retiredAt,
+      verifierKeys: Object.fromEntries(logs.map((t) => [t.logId, verifierKey(t.origin, base64.decode(k.publicKey))])),
     }));
     if (v.json) return out(JSON.stringify(keys));
     if (keys.length === 0) return out("no audit signing key yet (one is made at the first start, or by caravan audit checkpoint)");
@@ -91,15 +95,15 @@ export function runAudit(storage: Storage, argv: string[], out: Out, deps: Audit
     const source = auditKeySource(storage.path, env);
     if ("env" in source) throw new StorageError("the signing key comes from CARAVAN_AUDIT_SIGNING_KEY: rotate by key file (unset it), or see docs/operations.md");
     const old = readAuditKey(storage.path, env);
-    const active = trees.activeKey();
-    if (old && active && old.keyId !== active.key_id) throw new StorageError(`the key file ${source.file} holds ${old.keyId}, not the active key ${active.key_id}`);
+    const active = await trees.activeKey();
+    if (old && active && old.keyId !== active.keyId) throw new StorageError(`the key file ${source.file} holds ${old.keyId}, not the active key ${active.keyId}`);
     const next = newSigningKey();
     const now = clock();
     // The database first (a failure leaves the old file in use), then the file; the transition checkpoints last.
-    storage.tx(() => trees.rotateTo(next, now));
+    await storage.transaction(() => trees.rotateTo(next, now));
     writeAuditKeyFile(source.file, next.seed);
-    const { rows } = trees.checkpoint(next, now, { all: true, alsoSignWith: old ? [old] : [] });
-    const result = { retired: old?.keyId ?? active?.key_id ?? null, active: next.keyId, publicKey: base64.encode(next.publicKey), checkpoints: rows.length };
+    const { checkpoints: rows } = await trees.checkpoint(next, now, { all: true, alsoSignWith: old ? [old] : [] });
+    const result = { retired: old?.keyId ?? active?.keyId ?? null, active: next.keyId, publicKey: base64.encode(next.publicKey), checkpoints: rows.length };
     out(
       v.json
         ? JSON.stringify(result)

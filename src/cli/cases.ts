@@ -1,7 +1,7 @@
 // CLI for compliance officers until the console exists: cases list|show|note|assign|resolve, as a named member.
 import process from "node:process";
 import { TenancyError, type MemberRow, type Tenancy } from "../adapters/storage/repos/tenancy.ts";
-import type { CaseRow } from "../adapters/storage/repos/cases.ts";
+import type { CaseRecord } from "../ports/cases.ts";
 import { loadMasterKey } from "../adapters/crypto/master-key.ts";
 import { Sealer } from "../adapters/crypto/envelope.ts";
 import type { CaseCommand, CaseMsg } from "../actors/case.ts";
@@ -66,10 +66,10 @@ export async function runCases(cli: CliContext, argv: string[], out: Out, deps: 
   const email = need(v, "member");
   const print = (data: unknown, text: string) => out(v.json ? JSON.stringify(data) : text);
 
-  const caseOf = (): CaseRow => {
+  const caseOf = async (): Promise<CaseRecord> => {
     const id = need(v, "id");
-    const environment = repo.environmentOf(company.id, id);
-    const c = environment && repo.get(company.id, environment, id);
+    const environment = await repo.environmentOf(company.id, id);
+    const c = environment && (await repo.get(company.id, environment, id));
     if (!c) throw new TenancyError(`no case ${id}`);
     return c;
   };
@@ -80,7 +80,7 @@ export async function runCases(cli: CliContext, argv: string[], out: Out, deps: 
    * together.
    */
   const runtime = cli.runtime({ clock, repositories, masterKey: () => master });
-  const act = (c: CaseRow, m: MemberRow, msg: CaseCommand): Promise<Outcome<Record<string, unknown>>> => {
+  const act = (c: CaseRecord, m: MemberRow, msg: CaseCommand): Promise<Outcome<Record<string, unknown>>> => {
     const full = { ...msg, companyId: company.id, environment: c.environment, actor: { type: "member", memberId: m.id, apiKeyId: null } } as CaseMsg;
     return runtime.caseCommand(c.id, full);
   };
@@ -90,7 +90,8 @@ export async function runCases(cli: CliContext, argv: string[], out: Out, deps: 
     return o.data;
   };
 
-  const detail = (c: CaseRow, m: MemberRow) => presenter.detail(company.id, c.environment, repo.get(company.id, c.environment, c.id)!, viewer(m));
+  /** The case in detail: as a command answered it (the record it committed), or as read. */
+  const detail = (c: CaseRecord, m: MemberRow) => presenter.detail(company.id, c.environment, c, viewer(m));
 
   switch (sub) {
     case "list": {
@@ -101,15 +102,15 @@ export async function runCases(cli: CliContext, argv: string[], out: Out, deps: 
       if (status !== undefined && !(CASE_STATUSES as readonly string[]).includes(status)) throw new UsageError(`--status must be open or closed\n${USAGE}`);
       const limit = v.limit === undefined ? 50 : Number(v.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw new UsageError(`--limit must be 1 to 200\n${USAGE}`);
-      const rows = repo.page(company.id, env, { status, assigneeId: v.mine ? m.id : undefined }, null, limit);
-      const items = presenter.items(company.id, rows, viewer(m));
+      const rows = await repo.page(company.id, env, { status, assigneeId: v.mine ? m.id : undefined }, null, limit);
+      const items = await presenter.items(company.id, rows, viewer(m));
       print(items, items.map((c) => `${c.caseNumber}  ${c.id}  ${c.status.padEnd(6)}  ${c.priority.padEnd(6)}  ${c.type.padEnd(18)}  ${c.assignee?.email ?? "-"}  ${c.title}`).join("\n") || "no cases");
       return;
     }
     case "show": {
-      const c = caseOf();
+      const c = await caseOf();
       const m = acting(tenancy, company.id, email, c.environment, "cases:view");
-      const d = detail(c, m) as Record<string, any>;
+      const d = (await detail(c, m)) as Record<string, any>;
       const lines = [
         `${d.caseNumber} (${d.id}) ${d.status}${d.resolution ? ` ${d.resolution}` : ""}, ${d.type}/${d.category}, priority ${d.priority}`,
         `title: ${d.title}`,
@@ -122,16 +123,16 @@ export async function runCases(cli: CliContext, argv: string[], out: Out, deps: 
       return;
     }
     case "note": {
-      const c = caseOf();
+      const c = await caseOf();
       const m = acting(tenancy, company.id, email, c.environment, "cases:update");
       const body = validateNote({ content: need(v, "text") });
       if (!body.ok) throw new UsageError(body.issues.map((i) => `${i.path}: ${i.message}`).join("; "));
-      const data = check(await act(c, m, { type: "addNote", content: body.value.content }));
-      print(data, `note ${data.id} added to ${c.case_number}`);
+      const { note: _written, ...data } = check(await act(c, m, { type: "addNote", content: body.value.content }));
+      print(data, `note ${data.id} added to ${c.caseNumber}`);
       return;
     }
     case "assign": {
-      const c = caseOf();
+      const c = await caseOf();
       const m = acting(tenancy, company.id, email, c.environment, "cases:assign");
       let to: string | null;
       if (v.unassign) to = null;
@@ -140,13 +141,13 @@ export async function runCases(cli: CliContext, argv: string[], out: Out, deps: 
         if (!target) throw new TenancyError(`no member with email ${v.to}`);
         to = target.id;
       }
-      check(await act(c, m, { type: "update", patch: { assigneeId: to } }));
-      const d = detail(c, m) as Record<string, any>;
-      print(d, `${c.case_number} assigned to ${d.assignee?.email ?? "nobody"}`);
+      const data = check(await act(c, m, { type: "update", patch: { assigneeId: to } }));
+      const d = (await detail(data.case as CaseRecord, m)) as Record<string, any>;
+      print(d, `${c.caseNumber} assigned to ${d.assignee?.email ?? "nobody"}`);
       return;
     }
     case "resolve": {
-      const c = caseOf();
+      const c = await caseOf();
       const m = acting(tenancy, company.id, email, c.environment, "cases:resolve");
       const resolution = need(v, "resolution");
       if (!(CASE_RESOLUTIONS as readonly string[]).includes(resolution)) throw new UsageError(`--resolution must be approved or rejected\n${USAGE}`);
@@ -156,8 +157,8 @@ export async function runCases(cli: CliContext, argv: string[], out: Out, deps: 
       const data = check(
         await act(c, m, { type: "resolve", ...body.value, mayWriteTransfers: roleHas(m.role, "transfers:update"), mayWriteStrs: roleHas(m.role, "strs:update") }),
       );
-      const d = detail(c, m);
-      print({ ...d, transferAction: data.transferAction ?? null }, `${c.case_number} resolved ${resolution}; transfer action: ${JSON.stringify(data.transferAction ?? null)}`);
+      const d = await detail(data.case as CaseRecord, m);
+      print({ ...d, transferAction: data.transferAction ?? null }, `${c.caseNumber} resolved ${resolution}; transfer action: ${JSON.stringify(data.transferAction ?? null)}`);
       return;
     }
   }

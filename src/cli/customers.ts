@@ -24,7 +24,7 @@ export async function runCustomers(storage: Storage, argv: string[], out: (line:
   const now = clock();
   await storage.transaction(async () => {
     await repositories.customers.setLegalHold(found.id, hold, iso(now));
-    repositories.audit.record(
+    await repositories.audit.record(
       { companyId: company.id, environment: found.environment, actor: { type: "system" }, action: hold ? "customer.legal_hold_set" : "customer.legal_hold_released", entityType: "Customer", entityId: found.id },
       now,
     );

@@ -4,7 +4,7 @@
 import process from "node:process";
 import { readFileSync } from "node:fs";
 import { TenancyError, type MemberRow, type Tenancy } from "../adapters/storage/repos/tenancy.ts";
-import type { DraftDecision, ReportChange, ReportRow, StepDecision } from "../adapters/storage/repos/reports.ts";
+import type { DraftDecision, ReportChange, ReportRecord, StepDecision } from "../ports/reports.ts";
 import type { ReportMsg } from "../actors/reports.ts";
 import type { CliContext } from "./context.ts";
 import { loadMasterKey } from "../adapters/crypto/master-key.ts";
@@ -73,39 +73,41 @@ export async function runReports(cli: CliContext, argv: string[], out: Out, deps
   const envArg = typeof v.env === "string" ? v.env : undefined;
   if (envArg !== undefined && !isEnvironment(envArg)) throw new UsageError(`--env must be test or live\n${USAGE}`);
 
-  const find = (): ReportRow => {
+  const find = async (): Promise<ReportRecord> => {
     const key = need(v, "id");
     // A report number names its environment (`-TEST-`); an ID is looked up in both unless --env says which.
     const envs: Environment[] = envArg ? [envArg] : /-TEST-/i.test(key) ? ["test"] : ["live", "test"];
     for (const env of envs) {
-      const r = key.startsWith("rpt_") ? repo.get(company.id, env, key) : repo.byNumber(company.id, env, key);
+      const r = key.startsWith("rpt_") ? await repo.get(company.id, env, key) : await repo.byNumber(company.id, env, key);
       if (r) return r;
     }
     throw new TenancyError(`REPORT_NOT_FOUND: no report ${key}`);
   };
-  const detail = async (r: ReportRow) => {
+  const detail = async (r: ReportRecord) => {
     const type = resolveReportType(r.jurisdiction);
     const ths = (await repositories.thresholds.all(company.id)).filter((t) => t.type === "str");
-    const c = repo.content(r);
+    // Opened once: the content and what filing still misses come from the same opening.
+    const c = await repo.content(r);
+    const missing = await repo.missing(r, c);
     return {
       id: r.id,
-      reportNumber: r.report_number,
+      reportNumber: r.reportNumber,
       environment: r.environment,
       jurisdiction: jurisdictionOut(r.jurisdiction),
       label: type.definition.label,
       reportTo: type.definition.reportTo,
       status: r.status,
-      transferId: r.transfer_id,
-      caseId: r.case_id,
-      filingReady: r.filing_ready === 1,
-      missing: repo.missing(r),
-      missingLabels: missingLabels(type, repo.missing(r)),
-      reportingThreshold: r.jurisdiction ? repo.threshold(company.id, r.environment, r.transfer_id, r.jurisdiction, ths) : null,
-      filingDeadline: filingDeadline(r.generated_at, r.status, deadlineRule(type, ths), now),
-      submittedBy: r.submitted_by,
-      approvedBy: r.approved_by,
-      filedBy: r.filed_by,
-      filingReference: r.filing_reference,
+      transferId: r.transferId,
+      caseId: r.caseId,
+      filingReady: r.filingReady,
+      missing,
+      missingLabels: missingLabels(type, missing),
+      reportingThreshold: r.jurisdiction ? await repo.threshold(company.id, r.environment, r.transferId, r.jurisdiction, ths) : null,
+      filingDeadline: filingDeadline(r.generatedAt, r.status, deadlineRule(type, ths), now),
+      submittedBy: r.submittedBy,
+      approvedBy: r.approvedBy,
+      filedBy: r.filedBy,
+      filingReference: r.filingReference,
       narrative: c.narrative,
       riskIndicators: c.riskIndicators,
       regulatoryData: c.regulatoryData,
@@ -124,12 +126,12 @@ export async function runReports(cli: CliContext, argv: string[], out: Out, deps
     const env = envArg ?? "live";
     const status = v.status as string | undefined;
     if (status !== undefined && !(REPORT_STATUSES as readonly string[]).includes(status)) throw new UsageError(`--status must be one of ${REPORT_STATUSES.join(", ")}`);
-    const rows = repo.page(company.id, env, { status: status as ReportStatus | undefined }, null, 200);
-    const items = rows.map((r) => ({ id: r.id, reportNumber: r.report_number, jurisdiction: jurisdictionOut(r.jurisdiction), status: r.status, filingReady: r.filing_ready === 1, transferId: r.transfer_id, createdAt: r.created_at }));
+    const rows = await repo.page(company.id, env, { status: status as ReportStatus | undefined }, null, 200);
+    const items = rows.map((r) => ({ id: r.id, reportNumber: r.reportNumber, jurisdiction: jurisdictionOut(r.jurisdiction), status: r.status, filingReady: r.filingReady, transferId: r.transferId, createdAt: r.createdAt }));
     return print(items, items.length ? items.map((i) => `${i.reportNumber}  ${i.status.padEnd(14)} ${i.jurisdiction ?? "--"}  ${i.filingReady ? "ready" : "not ready"}  ${i.id}`).join("\n") : `no reports in ${env}`);
   }
   if (sub === "show") {
-    const r = find();
+    const r = await find();
     if (typeof v.member === "string") actingFor(tenancy, company.id, v.member, r.environment, "show");
     const d = await detail(r);
     return print(d, `${summary(d)}\n  narrative: ${d.narrative ?? "(none)"}\n  fields: ${JSON.stringify(d.regulatoryData)}`);
@@ -141,12 +143,12 @@ export async function runReports(cli: CliContext, argv: string[], out: Out, deps
     const jurisdiction = typeof v.jurisdiction === "string" ? v.jurisdiction : undefined;
     const res = await command<DraftDecision>({ type: "draft", transferId: need(v, "transfer"), jurisdiction, companyId: company.id, environment: envArg, actor: { type: "member", memberId: m.id }, memberId: m.id });
     if (!res.ok) throw new TenancyError(`${res.refusal.code}: ${res.refusal.message}`);
-    const d = await detail(repo.get(company.id, envArg, res.id)!);
+    const d = await detail((await repo.get(company.id, envArg, res.id))!);
     return print(d, `Drafted by ${m.email}\n${summary(d)}`);
   }
 
   const action = sub as ReportAction;
-  const r = find();
+  const r = await find();
   const m = actingFor(tenancy, company.id, need(v, "member"), r.environment, action);
   const change: ReportChange = {};
   if (action === "edit") {
@@ -164,6 +166,6 @@ export async function runReports(cli: CliContext, argv: string[], out: Out, deps
   if (action === "file") change.reference = need(v, "reference");
   const res = await command<StepDecision>({ type: "step", reportId: r.id, action, change, companyId: company.id, environment: r.environment, actor: { type: "member", memberId: m.id }, memberId: m.id });
   if (!res.ok) throw new TenancyError(`${res.refusal.code}: ${res.refusal.message}`);
-  const d = await detail(repo.get(company.id, r.environment, r.id)!);
+  const d = await detail((await repo.get(company.id, r.environment, r.id))!);
   return print(d, `${action === "edit" ? "Edited" : action === "submit" ? "Submitted for review" : action === "approve" ? "Approved" : "Filed"} by ${m.email}\n${summary(d)}`);
 }

@@ -119,7 +119,7 @@ export async function runWallets(storage: Storage, argv: string[], out: Out, dep
     storage.transaction(async () => {
       await recheck();
       const next = await proofs.record(proof, now);
-      auditChange(audit, w, actor, next, now, "wallet.proof_recorded", { proofId: proof.id, type: proof.type, expiresAt: proof.expiresAt, verified: next.verified });
+      await auditChange(audit, w, actor, next, now, "wallet.proof_recorded", { proofId: proof.id, type: proof.type, expiresAt: proof.expiresAt, verified: next.verified });
       return next;
     });
 
@@ -133,7 +133,7 @@ export async function runWallets(storage: Storage, argv: string[], out: Out, dep
       await storage.transaction(async () => {
         if (!(await proofs.wallet(company.id, w.id))) throw new TenancyError(`wallet ${w.id} was deleted`);
         await proofs.insertChallenge(row);
-        audit.record({ companyId: company.id, environment: w.environment, actor, action: "wallet.challenge_issued", entityType: "Wallet", entityId: w.id, detail: { challengeId: row.id, expiresAt: row.expiresAt } }, now);
+        await audit.record({ companyId: company.id, environment: w.environment, actor, action: "wallet.challenge_issued", entityType: "Wallet", entityId: w.id, detail: { challengeId: row.id, expiresAt: row.expiresAt } }, now);
       });
       const how = scheme === "eip191" ? "personal_sign (EIP-191), e.g. MetaMask or a hardware wallet's \"Sign message\"" : "the wallet's \"Sign message\" (BIP-137; Bitcoin Core signmessage, Electrum, Sparrow)";
       return print(
@@ -204,7 +204,7 @@ export async function runWallets(storage: Storage, argv: string[], out: Out, dep
         const again = await proofs.planRevocation(company.id, id, now);
         if (!again.ok) throw new TenancyError(again.reason);
         const after = await proofs.revoke(id, w.id, by, now);
-        auditChange(audit, w, actor, after, now, "wallet.proof_revoked", { proofId: id, type: plan.value.type, verified: after.verified });
+        await auditChange(audit, w, actor, after, now, "wallet.proof_revoked", { proofId: id, type: plan.value.type, verified: after.verified });
         return after;
       });
       const revoked = { ...plan.value, status: "revoked" as const, revokedAt: iso(now), revokedBy: by };
@@ -214,8 +214,8 @@ export async function runWallets(storage: Storage, argv: string[], out: Out, dep
 }
 
 /** The change's entry, after one per proof the same refresh found expired: every flip of `verified` is audited. */
-function auditChange(audit: AuditRepository, w: Wallet, actor: AuditActor, v: Verification, now: number, action: string, detail: Record<string, unknown>): void {
+async function auditChange(audit: AuditRepository, w: Wallet, actor: AuditActor, v: Verification, now: number, action: string, detail: Record<string, unknown>): Promise<void> {
   const base = { companyId: w.companyId, environment: w.environment, entityType: "Wallet", entityId: w.id };
-  for (const proofId of v.expire) audit.record({ ...base, actor: { type: "system" }, action: "wallet.proof_expired", detail: { proofId, verified: v.verified } }, now);
-  audit.record({ ...base, actor, action, detail }, now);
+  for (const proofId of v.expire) await audit.record({ ...base, actor: { type: "system" }, action: "wallet.proof_expired", detail: { proofId, verified: v.verified } }, now);
+  await audit.record({ ...base, actor, action, detail }, now);
 }

@@ -7,21 +7,17 @@ import { CasePresenter, type CaseViewer } from "../actors/case-presenter.ts";
 import type { Outcome } from "../actors/outcome.ts";
 import type { ActorRuntime } from "../actors/runtime.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
-import type { CaseFilter, CaseRow, HistoryRow, NoteRow } from "../adapters/storage/repos/cases.ts";
-import type { Storage } from "../adapters/storage/index.ts";
-import type { Repositories } from "../adapters/storage/repositories.ts";
+import type { CaseFilter, CaseHistoryEntry, CaseNote, CaseRecord, CaseRepository } from "../ports/cases.ts";
 import type { AuthContext, ScopedAccess } from "./auth.ts";
 import { checked, created, page, type ApiKit, type Reply, type RouteContext } from "./kit.ts";
-import { keysetPage } from "./paging.ts";
+import { keysetPageAsync } from "./paging.ts";
 import { q, type QueryParam } from "./query.ts";
 import { askActor } from "./outcome.ts";
 import { Type } from "@sinclair/typebox";
 import * as api from "../api/cases.ts";
 
 export interface CaseRouteDeps {
-  repositories: Pick<Repositories, "cases">;
-  /** The case presenter reads the case's own rows. */
-  storage: Storage;
+  repositories: { cases: CaseRepository };
   runtime: ActorRuntime;
   pii: Sealer;
   cursorKey: Uint8Array;
@@ -83,35 +79,35 @@ export function caseRoutes(kit: ApiKit, deps: CaseRouteDeps) {
     throw apiError(outcome.code, { message: outcome.message, details: outcome.details, status: UNPROCESSABLE.has(outcome.code) ? 422 : undefined });
   }
 
-  function existing(c: RouteContext): CaseRow {
+  async function existing(c: RouteContext): Promise<CaseRecord> {
     const id = c.params.id;
     if (!ID.test(id)) notFound(id);
-    return repo.get(c.auth.company.id, c.auth.environment, id) ?? notFound(id);
+    return (await repo.get(c.auth.company.id, c.auth.environment, id)) ?? notFound(id);
   }
 
   /** The case in detail, or the receipt `{id, caseNumber, status}` for a key without cases:read (Part 2). */
-  function answer(c: RouteContext, row: CaseRow, status: number, meta?: Record<string, unknown>): Reply {
-    if (!c.auth.key.scopes.has("cases:read")) return { status, data: { id: row.id, caseNumber: row.case_number, status: row.status }, meta };
-    return { status, data: presenter.detail(c.auth.company.id, c.auth.environment, row, viewerOf(c.auth)), meta };
+  async function answer(c: RouteContext, row: CaseRecord, status: number, meta?: Record<string, unknown>): Promise<Reply> {
+    if (!c.auth.key.scopes.has("cases:read")) return { status, data: { id: row.id, caseNumber: row.caseNumber, status: row.status }, meta };
+    return { status, data: await presenter.detail(c.auth.company.id, c.auth.environment, row, viewerOf(c.auth)), meta };
   }
 
-  /** The case as it is now (after a command), in detail or as the receipt. */
-  const answerFresh = (c: RouteContext, id: string, status: number, meta?: Record<string, unknown>): Reply =>
-    answer(c, repo.get(c.auth.company.id, c.auth.environment, id)!, status, meta);
+  /** The case as the command answered it (the record it committed), in detail or as the receipt: not read again. */
+  const answerCommitted = (c: RouteContext, data: Record<string, unknown>, status: number, meta?: Record<string, unknown>): Promise<Reply> =>
+    answer(c, data.case as CaseRecord, status, meta);
 
   /**
    * Cases whose title or description holds `search`: blind-index candidates, confirmed on the opened text.
    * A search with nothing left once folded (only spaces) matches no text, as customer names (the case number may still).
    */
-  function textMatches(companyId: string, env: "test" | "live", search: string): string[] {
+  async function textMatches(companyId: string, env: "test" | "live", search: string): Promise<string[]> {
     const needle = normalizeForSearch(search);
     if (needle === "") return [];
     const holds = (text: string) => normalizeForSearch(text).includes(needle);
     const grams = blindGrams(deps.nameIndexKey, search);
     // Under three characters there is no trigram: the environment's titles and descriptions are opened and scanned.
-    const rows = repo.sealedTexts(companyId, env, grams.length === 0 ? "all" : repo.withAllGrams(companyId, env, grams, TEXT_CANDIDATES));
+    const rows = await repo.sealedTexts(companyId, env, grams.length === 0 ? "all" : await repo.withAllGrams(companyId, env, grams, TEXT_CANDIDATES));
     return rows
-      .filter((r) => holds(deps.pii.open(r.title_sealed, titleAad(r.id))) || (r.description_sealed !== null && holds(deps.pii.open(r.description_sealed, descriptionAad(r.id)))))
+      .filter((r) => holds(deps.pii.open(r.titleSealed, titleAad(r.id))) || (r.descriptionSealed !== null && holds(deps.pii.open(r.descriptionSealed, descriptionAad(r.id)))))
       .map((r) => r.id);
   }
 
@@ -142,7 +138,7 @@ export function caseRoutes(kit: ApiKit, deps: CaseRouteDeps) {
             cursor: q.cursor(),
           },
         },
-        (c) => {
+        async (c) => {
           const { company, environment, piiView, member } = c.auth;
           const s = c.query.search;
           const filter: CaseFilter = {
@@ -152,41 +148,39 @@ export function caseRoutes(kit: ApiKit, deps: CaseRouteDeps) {
             assigneeId: c.query.assigneeId === "me" ? member.id : c.query.assigneeId,
             hasTransfer: c.query.hasTransfer,
             // Part 2: the case number for everyone; title and description too with pii:view.
-            search: s === undefined ? undefined : { seq: caseNumberSearch(s), ids: piiView ? textMatches(company.id, environment, s) : [] },
+            search: s === undefined ? undefined : { seq: caseNumberSearch(s), ids: piiView ? await textMatches(company.id, environment, s) : [] },
           };
-          const res = keysetPage<CaseRow>({
+          const res = await keysetPageAsync<CaseRecord>({
             key: deps.cursorKey,
             scope: c.auth,
             list: `cases|${JSON.stringify([filter.status, filter.priority, filter.type, filter.assigneeId, filter.hasTransfer, s ?? null, piiView])}`,
             cursor: c.query.cursor,
             limit: c.query.limit,
             fetch: (after, n) => repo.page(company.id, environment, filter, after as [string, string] | null, n),
-            position: (row) => [row.created_at, row.id],
+            position: (row) => [row.createdAt, row.id],
             total: () => repo.count(company.id, environment, filter),
           });
-          return page(presenter.items(company.id, res.rows, viewerOf(c.auth)), res.meta);
+          return page(await presenter.items(company.id, res.rows, viewerOf(c.auth)), res.meta);
         },
       )
       .post("/", { summary: "Open a case", access: { scope: "cases:write", permission: "cases:create", conditional: [{ permission: "cases:assign", when: "the body names an assigneeId" }] }, body: api.CreateCase, read: checked(validateCreateCase), pii: true, tags: ["cases"] }, async (c) => {
         if (c.body.assigneeId !== null) need(c.auth, "cases:assign");
         const id = newCaseId(c.now);
-        await ask(c, id, { type: "create", input: c.body, source: "api" });
-        return answerFresh(c, id, 201);
+        return answerCommitted(c, await ask(c, id, { type: "create", input: c.body, source: "api" }), 201);
       })
-      .get("/:id", { summary: "A case with its 20 latest notes and history entries", access: read, pii: true, tags: ["cases"] }, (c) => answer(c, existing(c), 200))
+      .get("/:id", { summary: "A case with its 20 latest notes and history entries", access: read, pii: true, tags: ["cases"] }, async (c) => answer(c, await existing(c), 200))
       .patch("/:id", { summary: "Change a case (cases:assign for assigneeId, cases:update for the rest)", access: patchAccess, body: api.PatchCase, read: checked(validatePatchCase), pii: true, tags: ["cases"] }, async (c) => {
         if (c.body.assigneeId !== undefined) need(c.auth, "cases:assign");
         if (Object.keys(c.body).some((k) => k !== "assigneeId")) need(c.auth, "cases:update");
-        const id = existing(c).id;
-        await ask(c, id, { type: "update", patch: c.body });
-        return answerFresh(c, id, 200);
+        const id = (await existing(c)).id;
+        return answerCommitted(c, await ask(c, id, { type: "update", patch: c.body }), 200);
       })
       .get(
         "/:id/notes",
         { summary: "A case's notes, newest first", access: read, pii: true, tags: ["cases"], query: { limit: q.limit(200), cursor: q.cursor() } },
-        (c) => {
-          const row = existing(c);
-          const res = keysetPage<NoteRow>({
+        async (c) => {
+          const row = await existing(c);
+          const res = await keysetPageAsync<CaseNote>({
             key: deps.cursorKey,
             scope: c.auth,
             list: `case-notes|${row.id}`,
@@ -194,24 +188,24 @@ export function caseRoutes(kit: ApiKit, deps: CaseRouteDeps) {
             limit: c.query.limit,
             fetch: (after, n) => repo.notes(row.id, beforeSeq(after), n),
             position: (note) => [note.seq],
-            total: () => row.note_count,
+            total: async () => row.noteCount,
           });
-          return page(presenter.notes(c.auth.company.id, res.rows, viewerOf(c.auth)), res.meta);
+          return page(await presenter.notes(c.auth.company.id, res.rows, viewerOf(c.auth)), res.meta);
         },
       )
       .post("/:id/notes", { summary: "Add a note (also on a closed case; sends no event)", access: { scope: "cases:write", permission: "cases:update" }, body: api.AddNote, read: checked(validateNote), pii: true, tags: ["cases"] }, async (c) => {
-        const id = existing(c).id;
+        const id = (await existing(c)).id;
         const data = await ask(c, id, { type: "addNote", content: c.body.content });
-        const note = repo.note(id, data.id as string)!;
-        return created(presenter.notes(c.auth.company.id, [note], viewerOf(c.auth))[0]);
+        // The note as the command wrote it: not read again.
+        return created((await presenter.notes(c.auth.company.id, [data.note as Omit<CaseNote, "seq">], viewerOf(c.auth)))[0]);
       })
       .get(
         "/:id/history",
         { summary: "A case's history, newest first", access: read, pii: true, tags: ["cases"], query: { limit: q.limit(200), cursor: q.cursor() } },
-        (c) => {
-          const row = existing(c);
+        async (c) => {
+          const row = await existing(c);
           const v = viewerOf(c.auth);
-          const res = keysetPage<HistoryRow>({
+          const res = await keysetPageAsync<CaseHistoryEntry>({
             key: deps.cursorKey,
             scope: c.auth,
             list: `case-history|${row.id}|${v.strsRead}`,
@@ -221,11 +215,11 @@ export function caseRoutes(kit: ApiKit, deps: CaseRouteDeps) {
             position: (entry) => [entry.seq],
             total: () => repo.historyCount(row.id, v.strsRead),
           });
-          return page(presenter.entries(c.auth.company.id, res.rows, v), res.meta);
+          return page(await presenter.entries(c.auth.company.id, res.rows, v), res.meta);
         },
       )
       .post("/:id/resolve", { summary: "Resolve a case (approved or rejected); acts on its first linked held transfer", access: { scope: "cases:write", permission: "cases:resolve" }, body: api.ResolveCase, read: checked(validateResolve), pii: true, tags: ["cases"] }, async (c) => {
-        const id = existing(c).id;
+        const id = (await existing(c)).id;
         const { auth } = c;
         const data = await ask(c, id, {
           type: "resolve",
@@ -233,7 +227,7 @@ export function caseRoutes(kit: ApiKit, deps: CaseRouteDeps) {
           mayWriteTransfers: auth.key.scopes.has("transfers:write") && auth.can("transfers:update"),
           mayWriteStrs: auth.key.scopes.has("strs:write") && auth.can("strs:update"),
         });
-        return answerFresh(c, id, 200, { transferAction: data.transferAction ?? null });
+        return answerCommitted(c, data, 200, { transferAction: data.transferAction ?? null });
       }),
   );
 }

@@ -42,7 +42,7 @@ export function deadLetterRoutes(kit: ApiKit, deps: DeadLetterRouteDeps) {
     const done = await deps.storage.transaction(async () => {
       const rs = await replay();
       for (const r of rs)
-        deps.repositories.audit.record(
+        await deps.repositories.audit.record(
           { companyId: t.companyId, environment: t.environment, actor: c.auth.actor, action: "dead_letter.replayed", entityType: "DeadLetter", entityId: idOf(t, r.id), detail: { actor: r.actor, via: "console" } },
           c.now,
         );

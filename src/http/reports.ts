@@ -30,15 +30,17 @@ import {
   type DeadlineThreshold,
 } from "../domain/reports/report.ts";
 import { UnreadableError, type Sealer } from "../adapters/crypto/envelope.ts";
-import { REPORT_ENTITY, type DraftDecision, type ReportChange, type ReportRow, type ReportListFilter, type StepDecision } from "../adapters/storage/repos/reports.ts";
+import { REPORT_ENTITY, type DraftDecision, type ReportChange, type ReportContent, type ReportMember, type ReportRecord, type ReportListFilter, type ReportRepository, type StepDecision } from "../ports/reports.ts";
 import type { ActorRuntime } from "../actors/runtime.ts";
 import { reportsAddress, type ReportCommand, type ReportMsg } from "../actors/reports.ts";
 import { askActor, unwrap } from "./outcome.ts";
-import type { Repositories, Transactions } from "../adapters/storage/repositories.ts";
+import type { AuditRepository } from "../ports/audit.ts";
+import type { ThresholdRepository } from "../ports/thresholds.ts";
+import type { UnitOfWork } from "../ports/store.ts";
 import { RendererBusy, WorkerPdfRenderer, type PdfRenderer } from "../adapters/pdf/renderer.ts";
 import { withoutIdleTimeout } from "../adapters/server/served.ts";
 import { API_VERSION, created, invalid, ok, page, type ApiKit, type RouteContext } from "./kit.ts";
-import { keysetPage } from "./paging.ts";
+import { keysetPageAsync } from "./paging.ts";
 import type { Access } from "./auth.ts";
 import { q, type QueryParam } from "./query.ts";
 import { Type } from "@sinclair/typebox";
@@ -46,9 +48,9 @@ import { Elysia } from "elysia";
 import * as api from "../api/reports.ts";
 
 export interface ReportRouteDeps {
-  repositories: Pick<Repositories, "reports" | "thresholds" | "audit">;
+  repositories: { reports: ReportRepository; thresholds: ThresholdRepository; audit: AuditRepository };
   /** A report's change and its audit record commit together. */
-  storage: Transactions;
+  storage: UnitOfWork;
   pii: Sealer;
   cursorKey: Uint8Array;
   /** Defaults to worker threads (one CJK document at a time). */
@@ -133,14 +135,13 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
    * its audit entry), then sent with its hash.
    */
   /** A report's transfer gone from this environment: its file cannot be made (409, as the spec's download says). */
-  const transferGone = (row: { transfer_id: string }) =>
-    apiError("TRANSFER_NOT_FOUND", { status: 409, message: "The report's transfer is not in this environment", details: { transferId: row.transfer_id } });
+  const transferGone = (row: { transferId: string }) =>
+    apiError("TRANSFER_NOT_FOUND", { status: 409, message: "The report's transfer is not in this environment", details: { transferId: row.transferId } });
   /** What a report's file is drawn from, unsealed; a seal another master key made is a 503, never a 500. */
-  async function documentOf(c: RouteContext, row: Parameters<typeof repo.documentInput>[0]) {
-    const ths = await strThresholds(c.auth.company.id);
+  async function documentOf(c: RouteContext, row: ReportRecord, content?: ReportContent) {
     let input;
     try {
-      input = repo.documentInput(row, ths, c.now);
+      input = await repo.documentInput(row, await strThresholds(c.auth.company.id), c.now, content);
     } catch (e) {
       if (e instanceof UnreadableError) throw apiError("SERVICE_UNAVAILABLE", { message: "The report's sealed data cannot be decrypted" });
       throw e;
@@ -150,13 +151,13 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
   }
   async function handOver(
     c: RouteContext,
-    row: { id: string; report_number: string; filing_ready: number; status: string },
+    row: Pick<ReportRecord, "id" | "reportNumber" | "filingReady" | "status">,
     bytes: Uint8Array,
     file: { format: "pdf" | "goaml"; filename: string; contentType: string },
   ): Promise<Response> {
     const hash = bytesToHex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>)));
     const { filename } = file;
-    deps.storage.tx(() =>
+    await deps.storage.transaction(() =>
       audit.record(
         {
           companyId: c.auth.company.id,
@@ -165,7 +166,7 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
           action: "str.downloaded",
           entityType: REPORT_ENTITY,
           entityId: row.id,
-          detail: { reportNumber: row.report_number, format: file.format, sha256: hash, bytes: bytes.length, filename, draft: row.filing_ready !== 1, status: row.status },
+          detail: { reportNumber: row.reportNumber, format: file.format, sha256: hash, bytes: bytes.length, filename, draft: !row.filingReady, status: row.status },
         },
         c.now,
       ),
@@ -205,87 +206,93 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
 
   const strThresholds = async (companyId: string): Promise<DeadlineThreshold[]> => (await thresholds.all(companyId)).filter((t) => t.type === "str");
 
-  function openContent(r: ReportRow) {
+  async function openContent(r: ReportRecord): Promise<ReportContent> {
     try {
-      return repo.content(r);
+      return await repo.content(r);
     } catch (e) {
       if (e instanceof UnreadableError) throw apiError("SERVICE_UNAVAILABLE", { message: "The report's sealed data cannot be decrypted" });
       throw e;
     }
   }
 
-  function present(r: ReportRow, ths: DeadlineThreshold[], members: ReturnType<Repositories["reports"]["members"]>, now: number) {
+  function present(r: ReportRecord, ths: DeadlineThreshold[], members: Map<string, ReportMember>, now: number) {
     const type = resolveReportType(r.jurisdiction);
     return {
       id: r.id,
       kind: r.kind,
       label: type.definition.label,
       reportTo: type.definition.reportTo,
-      reportNumber: r.report_number,
-      transferId: r.transfer_id,
+      reportNumber: r.reportNumber,
+      transferId: r.transferId,
       status: r.status,
       jurisdiction: jurisdictionOut(r.jurisdiction),
-      detectionMethod: r.detection_method,
-      generatedBy: r.generated_by,
-      generatedAt: r.generated_at,
-      filedAt: r.filed_at,
-      filedBy: r.filed_by,
-      filingReference: r.filing_reference,
-      filingReady: r.filing_ready === 1,
-      filingDeadline: filingDeadline(r.generated_at, r.status, deadlineRule(type, ths), now),
-      createdAt: r.created_at,
-      updatedAt: r.updated_at,
-      generatedByMember: members.get(r.generated_by) ?? null,
-      filedByMember: r.filed_by ? (members.get(r.filed_by) ?? null) : null,
+      detectionMethod: r.detectionMethod,
+      generatedBy: r.generatedBy,
+      generatedAt: r.generatedAt,
+      filedAt: r.filedAt,
+      filedBy: r.filedBy,
+      filingReference: r.filingReference,
+      filingReady: r.filingReady,
+      filingDeadline: filingDeadline(r.generatedAt, r.status, deadlineRule(type, ths), now),
+      createdAt: r.createdAt,
+      updatedAt: r.updatedAt,
+      generatedByMember: members.get(r.generatedBy) ?? null,
+      filedByMember: r.filedBy ? (members.get(r.filedBy) ?? null) : null,
     };
   }
 
-  function load(c: RouteContext): ReportRow {
+  async function load(c: RouteContext): Promise<ReportRecord> {
     const id = c.params.id;
     if (!ID.test(id)) notFound(id);
-    return repo.get(c.auth.company.id, c.auth.environment, id) ?? notFound(id);
+    return (await repo.get(c.auth.company.id, c.auth.environment, id)) ?? notFound(id);
   }
 
-  /** The report in detail as GET /:id answers it (personal data masked without pii:view). */
-  async function detail(c: RouteContext, row: ReportRow) {
+  /** The report in detail as GET /:id answers it (personal data masked without pii:view); `content` when opened already. */
+  async function detail(c: RouteContext, row: ReportRecord, opened?: ReportContent) {
     const type = resolveReportType(row.jurisdiction);
-    const content = openContent(row);
+    const content = opened ?? (await openContent(row));
     const shown = c.pii(content, (v) => maskReportContent(type, v));
-    const members = repo.members(c.auth.company.id, [row.generated_by, row.filed_by]);
+    const members = await repo.members(c.auth.company.id, [row.generatedBy, row.filedBy]);
     return { ...present(row, await strThresholds(c.auth.company.id), members, c.now), narrative: shown.narrative, riskIndicators: shown.riskIndicators, regulatoryData: shown.regulatoryData };
   }
 
   /** What filing still needs, the type's fields, who submitted and approved, and the reporting threshold (operator view). */
-  async function readiness(c: RouteContext, row: ReportRow) {
+  async function readiness(c: RouteContext, row: ReportRecord, opened?: ReportContent) {
     const type = resolveReportType(row.jurisdiction);
-    const content = openContent(row);
+    const content = opened ?? (await openContent(row));
     const m = missingForFiling(type, content.narrative, content.regulatoryData);
-    const members = repo.members(c.auth.company.id, [row.submitted_by, row.approved_by]);
+    const members = await repo.members(c.auth.company.id, [row.submittedBy, row.approvedBy]);
     const ths = await strThresholds(c.auth.company.id);
     return {
       id: row.id,
-      reportNumber: row.report_number,
+      reportNumber: row.reportNumber,
       status: row.status,
       jurisdiction: jurisdictionOut(row.jurisdiction),
-      filingReady: row.filing_ready === 1,
+      filingReady: row.filingReady,
       missing: { fields: m.fields, narrative: m.narrative, labels: missingLabels(type, m) },
       fields: [
         ...(row.jurisdiction === UNKNOWN_JURISDICTION ? [{ key: "jurisdiction", label: "Jurisdiction (where the report is filed)", type: "country", pii: false, required: true }] : []),
         ...type.fields.map((f) => ({ key: f.key, label: f.label, type: f.type, pii: f.pii, required: f.required })),
       ],
       narrativeMinLength: type.definition.narrativeMinLength,
-      reportingThreshold: row.jurisdiction ? repo.threshold(c.auth.company.id, c.auth.environment, row.transfer_id, row.jurisdiction, ths) : null,
-      submittedBy: row.submitted_by ? (members.get(row.submitted_by) ?? { id: row.submitted_by }) : null,
-      submittedAt: row.submitted_at,
-      approvedBy: row.approved_by ? (members.get(row.approved_by) ?? { id: row.approved_by }) : null,
-      approvedAt: row.approved_at,
+      reportingThreshold: row.jurisdiction ? await repo.threshold(c.auth.company.id, c.auth.environment, row.transferId, row.jurisdiction, ths) : null,
+      submittedBy: row.submittedBy ? (members.get(row.submittedBy) ?? { id: row.submittedBy }) : null,
+      submittedAt: row.submittedAt,
+      approvedBy: row.approvedBy ? (members.get(row.approvedBy) ?? { id: row.approvedBy }) : null,
+      approvedAt: row.approvedAt,
     };
+  }
+
+  /** The detail with its readiness, the content opened once for both. */
+  async function detailWithReadiness(c: RouteContext, row: ReportRecord) {
+    const content = await openContent(row);
+    return { ...(await detail(c, row, content)), readiness: await readiness(c, row, content) };
   }
 
   /** One step of the life by the key's member: the CLI's permissions, the CLI's core, the CLI's audit. */
   /** The route's access (REPORT_ACCESS[action]) has checked the action's permissions before the handler runs. */
   async function step(c: RouteContext, action: ReportAction, change: ReportChange) {
-    const row = load(c);
+    const row = await load(c);
     const res = await command<StepDecision>(c, { type: "step", reportId: row.id, action, change });
     if (!res.ok) {
       const f = res.refusal;
@@ -293,8 +300,8 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
       if (f.code === "REPORT_NOT_FOUND") notFound(row.id);
       throw apiError(f.code, { message: f.message, details: { reportId: row.id, status: row.status } });
     }
-    const after = repo.get(c.auth.company.id, c.auth.environment, row.id)!;
-    return ok({ ...(await detail(c, after)), readiness: await readiness(c, after) });
+    const after = (await repo.get(c.auth.company.id, c.auth.environment, row.id))!;
+    return ok(await detailWithReadiness(c, after));
   }
 
   /** One typed command to the environment's reports actor (src/actors/reports.ts), by the key's member. */
@@ -351,23 +358,23 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
             from: c.query.from,
             to: c.query.to,
           };
-          const res = keysetPage<ReportRow>({
+          const res = await keysetPageAsync<ReportRecord>({
             key: deps.cursorKey,
             scope: c.auth,
             list: `reports|${JSON.stringify([f.kind, f.status, f.jurisdiction, f.transferId, f.search, f.from, f.to])}`,
             cursor: c.query.cursor,
             limit: c.query.limit,
             fetch: (after, n) => repo.page(company.id, environment, f, after as [string, string] | null, n),
-            position: (row) => [row.created_at, row.id],
+            position: (row) => [row.createdAt, row.id],
             total: () => repo.count(company.id, environment, f),
           });
           const ths = await strThresholds(company.id);
-          const members = repo.members(company.id, res.rows.flatMap((x) => [x.generated_by, x.filed_by]));
+          const members = await repo.members(company.id, res.rows.flatMap((x) => [x.generatedBy, x.filedBy]));
           return page(res.rows.map((row) => present(row, ths, members, c.now)), res.meta);
         },
       )
       .get("/:id", { summary: "A report with its narrative, risk indicators and regulatory data (personal data masked without pii:view)", access: read, tags: ["reports"] }, async (c) => {
-        return ok(await detail(c, load(c)));
+        return ok(await detail(c, await load(c)));
       })
       .post(
         "/",
@@ -380,12 +387,12 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
             if (res.refusal.code === "INVALID_EDIT") invalid([{ path: "jurisdiction", message: res.refusal.message }]);
             throw apiError("TRANSFER_NOT_FOUND", { status: 422, message: "transferId names no transfer of this environment", details: { field: "transferId", id: b.transferId } });
           }
-          const row = repo.get(c.auth.company.id, c.auth.environment, res.id)!;
-          return created({ ...(await detail(c, row)), readiness: await readiness(c, row) });
+          const row = (await repo.get(c.auth.company.id, c.auth.environment, res.id))!;
+          return created(await detailWithReadiness(c, row));
         },
       )
       .get("/:id/readiness", { summary: "Operator: what filing still needs (fields and narrative), the type's fields, submitter and approver", access: read, tags: ["reports", "operator"] }, async (c) => {
-        return ok(await readiness(c, load(c)));
+        return ok(await readiness(c, await load(c)));
       })
       .patch(
         "/:id",
@@ -409,22 +416,22 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
           query: { format: q.enumOf(["pdf"] as const) },
         },
         async (c) => {
-          const row = load(c);
+          const row = await load(c);
           // Part 2 Limits: over 100,000 characters is refused without opening or drawing anything.
-          if (row.text_length > REPORT_LIMITS.pdfText)
-            throw apiError("REPORT_TOO_LONG_FOR_PDF", { details: { characters: row.text_length, limit: REPORT_LIMITS.pdfText } });
+          if (row.textLength > REPORT_LIMITS.pdfText)
+            throw apiError("REPORT_TOO_LONG_FOR_PDF", { details: { characters: row.textLength, limit: REPORT_LIMITS.pdfText } });
           const input = await documentOf(c, row);
           const doc = reportDocument(await withLocalValue(input));
           let bytes: Uint8Array;
           try {
             // Drawing can outlast the connection's idle timeout on a busy machine; a cut connection would make the
             // client ask again into this very render (served.ts says why).
-            bytes = await withoutIdleTimeout(c.request, () => pdf().render(doc, { cjk: row.has_cjk === 1 }));
+            bytes = await withoutIdleTimeout(c.request, () => pdf().render(doc, { cjk: row.hasCjk }));
           } catch (e) {
             if (e instanceof RendererBusy) throw apiError("PDF_RENDERER_BUSY", { headers: { "Retry-After": "5" } });
             throw e;
           }
-          return handOver(c, row, bytes, { format: "pdf", filename: `${row.report_number}${row.filing_ready === 1 ? "" : "_DRAFT"}.pdf`, contentType: "application/pdf" });
+          return handOver(c, row, bytes, { format: "pdf", filename: `${row.reportNumber}${row.filingReady ? "" : "_DRAFT"}.pdf`, contentType: "application/pdf" });
         },
       )
       .get(
@@ -435,22 +442,22 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
           tags: ["reports", "operator"],
         },
         async (c) => {
-          const row = load(c);
+          const row = await load(c);
           const jurisdiction = row.jurisdiction;
           if (!jurisdiction || !GOAML_JURISDICTIONS.has(jurisdiction))
             throw apiError("INVALID_REQUEST", { message: `The FIU of ${jurisdiction ?? "an unset jurisdiction"} does not take goAML XML here: file the PDF`, details: { jurisdiction, goamlJurisdictions: [...GOAML_JURISDICTIONS].sort() } });
-          if (row.filing_ready !== 1 && row.status !== "filed") throw apiError("NOT_FILING_READY", { details: { missing: repo.missing(row) } });
+          if (!row.filingReady && row.status !== "filed") throw apiError("NOT_FILING_READY", { details: { missing: await repo.missing(row, await openContent(row)) } });
           const input = await documentOf(c, row);
-          const parties = repo.goamlParties(row);
+          const parties = await repo.goamlParties(row);
           if (!parties) throw transferGone(row);
           const withLocal = await withLocalValue(input);
           const data = withLocal.regulatoryData;
           const local = withLocal.localValuation && !("unavailable" in withLocal.localValuation) ? withLocal.localValuation : withLocal.valuation && withLocal.valuation.currency === jurisdictionCurrency(jurisdiction) ? withLocal.valuation : null;
           const xml = goamlXml({
-            reportNumber: row.report_number,
+            reportNumber: row.reportNumber,
             reportCode: data.goAmlReportCode || withLocal.type.definition.abbreviation,
             rentityId: data.filingInstitutionIdentifier ?? "",
-            filingReference: row.filing_reference,
+            filingReference: row.filingReference,
             submittedAt: new Date(c.now).toISOString(),
             currency: jurisdictionCurrency(jurisdiction) ?? "EUR",
             contactOfficer: data.contactOfficer ?? "",
@@ -464,7 +471,7 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
             indicators: withLocal.riskIndicators,
           });
           const bytes = new TextEncoder().encode(xml);
-          return handOver(c, row, bytes, { format: "goaml", filename: `${row.report_number}.goaml.xml`, contentType: "application/xml; charset=utf-8" });
+          return handOver(c, row, bytes, { format: "goaml", filename: `${row.reportNumber}.goaml.xml`, contentType: "application/xml; charset=utf-8" });
         },
       ),
   );

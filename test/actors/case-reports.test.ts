@@ -9,7 +9,12 @@ import { ActorRuntime } from "../../src/actors/runtime.ts";
 import type { ActorKind } from "../../src/actors/types.ts";
 import { Sealer } from "../../src/adapters/crypto/envelope.ts";
 import { caseActor, newCaseId, type CaseResolved, type TransferOutcome } from "../../src/actors/case.ts";
-import { Reports, type ReportRow } from "../../src/adapters/storage/repos/reports.ts";
+import { Reports } from "../../src/adapters/storage/repos/reports.ts";
+import type { RowOf } from "../../src/adapters/storage/repos/row.ts";
+import type { reports as reportsTable } from "../../db/schema/reports.ts";
+import type { ReportRecord } from "../../src/ports/reports.ts";
+
+type ReportRow = RowOf<typeof reportsTable>;
 import { setCompanyProfile } from "../../src/adapters/storage/repos/thresholds.ts";
 import { NARRATIVE_PLACEHOLDER } from "../../src/domain/reports/report.ts";
 import { tempDir } from "../support/tmp.ts";
@@ -59,6 +64,9 @@ function strThreshold(country: string, amount: string): void {
     .run(`thr_${country.toLowerCase()}${"0".repeat(24)}`, companyId, country, amount, now, now);
 }
 
+/** The report as the port answers it (the row above is the stored one, read back from SQLite). */
+const record = async (row: ReportRow): Promise<ReportRecord> => (await new Reports(storage, pii).get(row.company_id, row.environment as "test" | "live", row.id))!;
+
 async function reject(transferId: string, mayWriteStrs = true): Promise<{ caseId: string; report: ReportRow | undefined }> {
   const caseId = newCaseId(Date.now());
   const at = new Date().toISOString();
@@ -88,7 +96,7 @@ describe("a rejected resolution always drafts the suspicion report", () => {
     expect(report).toBeDefined();
     expect(report!).toMatchObject({ jurisdiction: "", status: "draft", filing_ready: 0, case_id: caseId, generated_by: "mem_officer" });
     const repo = new Reports(storage, pii);
-    expect(repo.missing(report!).fields[0]).toBe("jurisdiction");
+    expect((await repo.missing(await record(report!))).fields[0]).toBe("jurisdiction");
     const audit = storage.stmt("SELECT action, detail FROM audit_log WHERE entity_id IN (?, ?) ORDER BY seq").all(caseId, report!.id) as { action: string; detail: string }[];
     expect(audit.map((a) => a.action)).toContain("str.drafted");
     expect(JSON.parse(audit.find((a) => a.action === "case.str_drafted")!.detail)).toMatchObject({ reportId: report!.id, jurisdiction: null });
@@ -96,11 +104,11 @@ describe("a rejected resolution always drafts the suspicion report", () => {
 
   test("drafts carry the narrative placeholder (not filing-ready however long) and indicators as codes: case type, category, rejected_on_review", async () => {
     const { report } = await reject(heldTransfer("DEFAULT", "100"));
-    const c = new Reports(storage, pii).content(report!);
+    const c = await new Reports(storage, pii).content(await record(report!));
     expect(c.narrative!.startsWith(NARRATIVE_PLACEHOLDER)).toBe(true);
     expect(c.narrative).toContain("What Caravan recorded:");
     expect(c.riskIndicators).toEqual(["sanctions_hit", "sanctions", "rejected_on_review"]);
-    expect(new Reports(storage, pii).missing(report!).narrative).toBe(true);
+    expect((await new Reports(storage, pii).missing(await record(report!))).narrative).toBe(true);
   });
 
   test("with the company's country set and a fallback threshold: the company's jurisdiction", async () => {
@@ -119,10 +127,10 @@ describe("a rejected resolution always drafts the suspicion report", () => {
     const below = await reject(heldTransfer("NL", "999.99"));
     const repo = new Reports(storage, pii);
     expect(above.report!.jurisdiction).toBe("NL");
-    expect(repo.content(above.report!).riskIndicators).toContain("str_threshold_reached");
+    expect((await repo.content(await record(above.report!))).riskIndicators).toContain("str_threshold_reached");
     expect(below.report).toBeDefined();
-    expect(repo.content(below.report!).riskIndicators).not.toContain("str_threshold_reached");
-    expect(repo.threshold(companyId, "test", below.report!.transfer_id, "NL", [{ countryCode: "NL", type: "str", isActive: true, filingDeadlineDays: 14, regulation: "r", regulatoryBody: null, thresholdAmount: "1000", thresholdCurrency: "EUR" }])).toEqual({
+    expect((await repo.content(await record(below.report!))).riskIndicators).not.toContain("str_threshold_reached");
+    expect(await repo.threshold(companyId, "test", below.report!.transfer_id, "NL", [{ countryCode: "NL", type: "str", isActive: true, filingDeadlineDays: 14, regulation: "r", regulatoryBody: null, thresholdAmount: "1000", thresholdCurrency: "EUR" }])).toEqual({
       countryCode: "NL",
       thresholdAmount: "1000",
       thresholdCurrency: "EUR",

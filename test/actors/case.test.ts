@@ -68,7 +68,7 @@ function screening(transferId: string, over: Partial<OpenFromScreening> = {}): O
   };
 }
 
-const history = (caseId: string) => new Cases(storage).history(caseId, null, 100, true).map((h) => [h.action, h.field, h.new_value]);
+const history = async (caseId: string) => (await new Cases(storage).history(caseId, null, 100, true)).map((h) => [h.action, h.field, h.newValue]);
 
 beforeAll(async () => {
   storage = await openStorage(join(dir, "case.db"));
@@ -88,11 +88,12 @@ describe("opened by screening", () => {
     const id = newCaseId(Date.now());
     await runtime.tell(`case:${id}`, screening(t, { severity: "high", stage: "postcheck", verdict: "block" }));
     await runtime.idle();
-    const c = new Cases(storage).get(companyId, "test", id)!;
-    expect(c).toMatchObject({ type: "sanctions_hit", category: "sanctions", priority: "high", source: "screening", assignee_id: null, status: "open", first_transfer_id: t });
-    expect(JSON.parse(c.transfer_ids)).toEqual([t]);
-    expect(c.title_sealed.includes("Transfer")).toBe(false);
-    const d = new CasePresenter(new Cases(storage), pii).detail(companyId, "test", c, { piiView: true, transfersRead: true, strsRead: true }) as any;
+    const c = (await new Cases(storage).get(companyId, "test", id))!;
+    expect(c).toMatchObject({ type: "sanctions_hit", category: "sanctions", priority: "high", source: "screening", assigneeId: null, status: "open" });
+    expect((storage.stmt("SELECT first_transfer_id FROM cases WHERE id = ?").get(id) as { first_transfer_id: string }).first_transfer_id).toBe(t);
+    expect(c.transferIds).toEqual([t]);
+    expect(c.titleSealed.includes("Transfer")).toBe(false);
+    const d = (await new CasePresenter(new Cases(storage), pii).detail(companyId, "test", c, { piiView: true, transfersRead: true, strsRead: true })) as any;
     expect(d.title).toBe("Transfer blocked at postcheck by screening");
     expect(d.createdById).toBeNull();
     const ev = storage.stmt("SELECT type FROM events WHERE entity_id = ?").all(id) as { type: string }[];
@@ -108,7 +109,7 @@ describe("opened by screening", () => {
     await runtime.idle();
     const rows = storage.stmt("SELECT id, priority FROM cases WHERE first_transfer_id = ?").all(t) as { id: string; priority: string }[];
     expect(rows).toEqual([{ id, priority: "high" }]);
-    expect(history(id)).toEqual([
+    expect(await history(id)).toEqual([
       ["updated", "priority", "high"],
       ["updated", "screening", "postcheck:require_review"],
       ["created", "status", "open"],
@@ -135,7 +136,7 @@ describe("resolution and the transfer's outcome", () => {
     expect(out.data.transferAction).toEqual({ transferId: t, result: "queued" });
     const msg = received.find((m) => m.caseId === id)!;
     expect(msg).toEqual({ type: "caseResolved", companyId, environment: "test", actor: member, caseId: id, resolution: "approved", act: true });
-    const h = history(id);
+    const h = await history(id);
     expect(h.filter((x) => x[0] === "transfer_updated")).toEqual([["transfer_updated", "state", "queued"]]);
     expect(h.some((x) => x[0] === "str_drafted")).toBe(false);
   });
@@ -146,23 +147,23 @@ describe("resolution and the transfer's outcome", () => {
     const { id } = await openAndResolve("approved", true, t);
     await runtime.tell(`case:${id}`, { type: "transferOutcome", companyId, environment: "test", transferId: t, moved: true, newValue: "queued" });
     await runtime.idle();
-    expect(history(id).filter((x) => String(x[0]).startsWith("transfer_")).length).toBe(1);
+    expect((await history(id)).filter((x) => String(x[0]).startsWith("transfer_")).length).toBe(1);
   });
 
   test("a rejection that moved the transfer drafts the suspicion report (draft, jurisdiction of the transfer, generatedBy the member) and records str_drafted", async () => {
     answer = () => ({ moved: true, newValue: "rejected" });
     const t = transferRow("held");
     const { id } = await openAndResolve("rejected", true, t);
-    const h = history(id);
+    const h = await history(id);
     expect(h.slice(0, 2).map((x) => x[0]).sort()).toEqual(["str_drafted", "transfer_updated"]);
     const reportId = h.find((x) => x[0] === "str_drafted")![2];
     const r = storage.stmt("SELECT status, jurisdiction, transfer_id, case_id, generated_by, detection_method FROM reports WHERE id = ?").get(reportId);
     expect(r).toEqual({ status: "draft", jurisdiction: "DE", transfer_id: t, case_id: id, generated_by: "mem_officer", detection_method: "screening" });
     // str_drafted is shown only to a key holding reports:read and strs:read.
-    const c = new Cases(storage).get(companyId, "test", id)!;
+    const c = (await new Cases(storage).get(companyId, "test", id))!;
     const p = new CasePresenter(new Cases(storage), pii);
-    const seen = p.detail(companyId, "test", c, { piiView: true, transfersRead: true, strsRead: true }) as any;
-    const hidden = p.detail(companyId, "test", c, { piiView: true, transfersRead: true, strsRead: false }) as any;
+    const seen = (await p.detail(companyId, "test", c, { piiView: true, transfersRead: true, strsRead: true })) as any;
+    const hidden = (await p.detail(companyId, "test", c, { piiView: true, transfersRead: true, strsRead: false })) as any;
     expect(seen.history.some((e: any) => e.action === "str_drafted")).toBe(true);
     expect(hidden.history.some((e: any) => e.action === "str_drafted")).toBe(false);
     expect(seen.historyCount - hidden.historyCount).toBe(1);
@@ -171,10 +172,10 @@ describe("resolution and the transfer's outcome", () => {
   test("no report without strs:write; a refusal is recorded as transfer_not_updated with its reason", async () => {
     answer = () => ({ moved: true, newValue: "rejected" });
     const a = await openAndResolve("rejected", false, transferRow("held"));
-    expect(history(a.id).some((x) => x[0] === "str_drafted")).toBe(false);
+    expect((await history(a.id)).some((x) => x[0] === "str_drafted")).toBe(false);
     answer = () => ({ moved: false, newValue: "reject_refused" });
     const b = await openAndResolve("rejected", true, transferRow("held"));
-    const h = history(b.id);
+    const h = await history(b.id);
     expect(h[0]).toEqual(["transfer_not_updated", "state", "reject_refused"]);
     expect(h.some((x) => x[0] === "str_drafted")).toBe(false);
   });
@@ -185,5 +186,25 @@ describe("resolution and the transfer's outcome", () => {
     const { id, out } = await openAndResolve("rejected", true, t);
     expect(out.data.transferAction).toEqual({ transferId: t, result: "skipped", reason: "not_rejectable" });
     expect(received.find((m) => m.caseId === id)!.act).toBe(false);
+  });
+});
+
+describe("a command answers the case it committed (the routes present it without reading it again)", () => {
+  test("create, update, note and resolve answer the record as it now reads; the note as written", async () => {
+    const cases = new Cases(storage);
+    const id = newCaseId(Date.now());
+    const input = { title: "Review", description: null, type: "compliance_review", category: "aml", priority: "low", ruleId: null, transferId: null, assigneeId: null };
+    const made = await runtime.ask<any>(`case:${id}`, { type: "create", ...scoped(), input, source: "api" });
+    expect(made.ok).toBe(true);
+    expect(made.data.case).toEqual(await cases.get(companyId, "test", id));
+    const changed = await runtime.ask<any>(`case:${id}`, { type: "update", ...scoped(), patch: { priority: "high", title: "Reviewed" } });
+    expect(changed.data.case).toEqual(await cases.get(companyId, "test", id));
+    expect(changed.data.case.version).toBe(2);
+    const noted = await runtime.ask<any>(`case:${id}`, { type: "addNote", ...scoped(), content: "checked" });
+    const { seq: _seq, ...note } = (await cases.note(id, noted.data.id))!;
+    expect(noted.data.note).toEqual(note);
+    const resolved = await runtime.ask<any>(`case:${id}`, { type: "resolve", ...scoped(), resolution: "approved", resolutionNote: null, mayWriteTransfers: false, mayWriteStrs: false });
+    expect(resolved.data.case).toEqual(await cases.get(companyId, "test", id));
+    expect(resolved.data.case).toMatchObject({ status: "closed", resolution: "approved", noteCount: 1 });
   });
 });

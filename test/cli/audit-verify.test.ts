@@ -23,9 +23,9 @@ async function record(n: number, from: number): Promise<void> {
   const s = await openStorage(db);
   try {
     const log = new AuditLog(s);
-    s.tx(() => {
+    await s.transaction(async () => {
       for (let i = from; i < from + n; i++)
-        log.record(
+        await log.record(
           { companyId: "cmp_default", environment: "live", actor: { type: "system" }, action: "test.recorded", entityType: "Thing", entityId: `thing_${i}`, detail: { n: i } },
           Date.parse("2026-12-01T00:00:00.000Z") + i,
         );
@@ -229,7 +229,7 @@ describe("the signing key", () => {
     await (async () => {
       const s = await openStorage(rdb);
       try {
-        new AuditLog(s).record({ companyId: "cmp_default", environment: "test", actor: { type: "system" }, action: "test.after", entityType: "Thing", entityId: "t" }, Date.now());
+        await new AuditLog(s).record({ companyId: "cmp_default", environment: "test", actor: { type: "system" }, action: "test.after", entityType: "Thing", entityId: "t" }, Date.now());
       } finally {
         s.close();
       }

@@ -52,7 +52,7 @@ function seedTransfer(env: "test" | "live", originator: [string, string], benefi
 
 function seedReport(o: { env?: "test" | "live"; transferId: string; jurisdiction?: string; narrative?: string; indicators?: string[]; fields?: Record<string, string>; by?: string }) {
   const id = newReportId();
-  return storage.tx(() =>
+  return storage.transaction(() =>
     new Reports(storage, pii).createDraft(
       {
         id,
@@ -98,9 +98,9 @@ beforeAll(async () => {
   companyId = (storage.stmt("SELECT id FROM companies WHERE slug = 'default'").get() as { id: string }).id;
   cjkTransfer = seedTransfer("test", ["山田", "太郎"], ["김", "민준"]);
   latinTransfer = seedTransfer("test", ["Żółć", "Łukasz"], ["Papadopoulou", "Ελένη"]);
-  draft = seedReport({ transferId: latinTransfer });
-  ready = seedReport({ transferId: latinTransfer, narrative: NARRATIVE, fields: complete("US") });
-  cjkReport = seedReport({ transferId: cjkTransfer, jurisdiction: "JP", narrative: `顧客は制裁対象のミキサーに送金した。${NARRATIVE}`, fields: { ...complete("JP"), subjectName: "山田, 太郎" } });
+  draft = await seedReport({ transferId: latinTransfer });
+  ready = await seedReport({ transferId: latinTransfer, narrative: NARRATIVE, fields: complete("US") });
+  cjkReport = await seedReport({ transferId: cjkTransfer, jurisdiction: "JP", narrative: `顧客は制裁対象のミキサーに送金した。${NARRATIVE}`, fields: { ...complete("JP"), subjectName: "山田, 太郎" } });
 });
 
 afterAll(async () => {
@@ -299,13 +299,13 @@ describe("GET /api/v2/reports/:id/download", () => {
   });
 
   test("the report's transfer not in the environment → 409 TRANSFER_NOT_FOUND", async () => {
-    const r = seedReport({ transferId: newId("trf", Date.now()) });
+    const r = await seedReport({ transferId: newId("trf", Date.now()) });
     expectError(await call(`/api/v2/reports/${r.id}/download`, { key: owner.key }), 409, "TRANSFER_NOT_FOUND");
     expect(auditEntries(r.id)).toHaveLength(0);
   });
 
   test("over 100,000 characters of text → 422 REPORT_TOO_LONG_FOR_PDF, nothing audited; exactly 100,000 is drawn", async () => {
-    const long = seedReport({ transferId: latinTransfer, narrative: "a".repeat(100_001 - "Funds sent to a sanctioned mixer".length) + "b".repeat(0), fields: {} });
+    const long = await seedReport({ transferId: latinTransfer, narrative: "a".repeat(100_001 - "Funds sent to a sanctioned mixer".length) + "b".repeat(0), fields: {} });
     const row = storage.stmt("SELECT text_length FROM reports WHERE id = ?").get(long.id) as { text_length: number };
     expect(row.text_length).toBeGreaterThan(100_000);
     expectError(await call(`/api/v2/reports/${long.id}/download`, { key: owner.key }), 422, "REPORT_TOO_LONG_FOR_PDF");
@@ -329,7 +329,7 @@ describe("CLI: the life draft → pending_review → submitted → filed", () =>
   const reports = async (...args: string[]) => runCli(["reports", ...args, "--json"], { CARAVAN_DB: db });
 
   test("edit completes a report, submit, approve by another member (four eyes), file with reference; each audited", async () => {
-    const r = seedReport({ transferId: latinTransfer, jurisdiction: "GB" });
+    const r = await seedReport({ transferId: latinTransfer, jurisdiction: "GB" });
     const narrativeFile = join(dir, "narrative.txt");
     await Bun.write(narrativeFile, NARRATIVE);
     const early = await reports("submit", "--id", r.id, "--member", owner.memberEmail);
@@ -358,7 +358,7 @@ describe("CLI: the life draft → pending_review → submitted → filed", () =>
   });
 
   test("a member whose role lacks strs:update may not act; an unknown field is refused", async () => {
-    const r = seedReport({ transferId: latinTransfer });
+    const r = await seedReport({ transferId: latinTransfer });
     const res = await reports("submit", "--id", r.id, "--member", analyst.memberEmail);
     expect(res.stderr).toContain("INSUFFICIENT_PERMISSION");
     const bad = await reports("edit", "--id", r.id, "--field", "favouriteColour=red", "--member", owner.memberEmail);

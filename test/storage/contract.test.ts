@@ -10,6 +10,9 @@ import { customerContract } from "./contract/customers.ts";
 import { walletContract } from "./contract/wallets.ts";
 import { proofContract } from "./contract/proofs.ts";
 import { transferContract } from "./contract/transfers.ts";
+import { caseContract } from "./contract/cases.ts";
+import { reportContract } from "./contract/reports.ts";
+import { auditContract } from "./contract/audit.ts";
 
 for (const engine of ENGINES) {
   describe(engine.name, () => {
@@ -21,5 +24,8 @@ for (const engine of ENGINES) {
     walletContract(engine);
     proofContract(engine);
     transferContract(engine);
+    caseContract(engine);
+    reportContract(engine);
+    auditContract(engine);
   });
 }

@@ -27,6 +27,10 @@ import { Transfers } from "./repos/transfers.ts";
 import { VaspDirectory } from "./repos/vasps.ts";
 import { Wallets } from "./repos/wallets.ts";
 import { Webhooks } from "./repos/webhooks.ts";
+import type { AuditRepository } from "../../ports/audit.ts";
+import type { CaseRepository } from "../../ports/cases.ts";
+import type { ReportRepository } from "../../ports/reports.ts";
+import type { AuditTreeRepository } from "../../ports/audit-tree.ts";
 import type { RuleRepository } from "../../ports/rules.ts";
 import type { ThresholdRepository } from "../../ports/thresholds.ts";
 import type { EventRepository } from "../../ports/events.ts";
@@ -38,6 +42,10 @@ import type { WalletRepository } from "../../ports/wallets.ts";
 import type { TransferRepository } from "../../ports/transfers.ts";
 
 // Ports written by hand in the domain's terms (src/ports/): the engine's classes implement them.
+export type { AuditRepository } from "../../ports/audit.ts";
+export type { CaseRepository } from "../../ports/cases.ts";
+export type { ReportRepository } from "../../ports/reports.ts";
+export type { AuditTreeRepository } from "../../ports/audit-tree.ts";
 export type { RuleRepository } from "../../ports/rules.ts";
 export type { ThresholdRepository } from "../../ports/thresholds.ts";
 export type { EventRepository } from "../../ports/events.ts";
@@ -51,16 +59,12 @@ export type { TransferRepository } from "../../ports/transfers.ts";
 type Surface<T> = { [K in keyof T]: T[K] };
 
 export type AssetPolicyRepository = Surface<AssetPolicy>;
-export type AuditRepository = Surface<AuditLog>;
-export type AuditTreeRepository = Surface<AuditTrees>;
-export type CaseRepository = Surface<Cases>;
 export type FxValuationRepository = Surface<FxValuations>;
 export type ProviderARepository = Surface<ProviderAStore>;
 export type ProviderBRequestRepository = Surface<ProviderBRequests>;
 export type ProviderERepository = Surface<ProviderEStore>;
 export type ProviderDRepository = Surface<ProviderDStore>;
 export type ProviderSettingsRepository = Surface<ProviderSettings>;
-export type ReportRepository = Surface<Reports>;
 export type TenancyRepository = Surface<Tenancy>;
 export type VaspRepository = Surface<VaspDirectory>;
 

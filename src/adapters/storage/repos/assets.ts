@@ -84,7 +84,7 @@ export class AssetPolicy {
         .run(companyId, env, assetId, enabled ? 1 : 0, iso(now));
       this.cache.byKey.delete(`${companyId}:${env}`);
       const previous = before ? before.enabled === 1 : null;
-      this.audit.record(
+      this.audit.append(
         { companyId, environment: env, actor, action: enabled ? "asset.enabled" : "asset.disabled", entityType: "Asset", entityId: assetId, detail: { enabled, previous } },
         now,
       );

@@ -29,13 +29,25 @@ import type { Environment } from "../../../domain/types.ts";
 import type { Storage } from "../types.ts";
 import type { AuditRow } from "./audit.ts";
 import { readMeta } from "../meta.ts";
-import type { AuditSealing, SigningKey } from "../../../ports/audit-tree.ts";
+import {
+  AuditTreeError,
+  logIdOf,
+  type AuditCheckpoint,
+  type AuditTree,
+  type AuditTreeRepository,
+  type CheckpointOptions,
+  type CheckpointView,
+  type EntryLeaf,
+  type SigningKey,
+  type SigningKeyRecord,
+} from "../../../ports/audit-tree.ts";
 // The native SHA-256 for leaves and nodes (the module installs it when the runtime has one).
 import "../../crypto/hash.ts";
 
-export type { SigningKey } from "../../../ports/audit-tree.ts";
+export { AuditTreeError, logIdOf };
+export type { AuditCheckpoint, AuditTree, CheckpointView, SigningKey, SigningKeyRecord } from "../../../ports/audit-tree.ts";
 
-export interface TreeRow {
+interface TreeRow {
   log_id: string;
   company_id: string;
   environment: Environment;
@@ -43,7 +55,7 @@ export interface TreeRow {
   size: number;
 }
 
-export interface CheckpointRow {
+interface CheckpointRow {
   log_id: string;
   tree_size: number;
   created_at: string;
@@ -51,30 +63,16 @@ export interface CheckpointRow {
   note: string;
 }
 
-export interface SigningKeyRow {
+interface SigningKeyRow {
   key_id: string;
   public_key: string;
   created_at: string;
   retired_at: string | null;
 }
 
-/** What an `audit.checkpoint` event carries (and the checkpoint API answers). */
-export interface CheckpointView {
-  origin: string;
-  treeSize: number;
-  rootHash: string;
-  timestamp: string;
-  keyId: string;
-  publicKey: string;
-  verifierKey: string;
-  note: string;
-}
-
-export const logIdOf = (companyId: string, environment: string) => `${companyId}/${environment}`;
-
-export class AuditTreeError extends Error {
-  override name = "AuditTreeError";
-}
+const toTree = (r: TreeRow): AuditTree => ({ logId: r.log_id, companyId: r.company_id, environment: r.environment, origin: r.origin, size: r.size });
+const toCheckpoint = (r: CheckpointRow): AuditCheckpoint => ({ logId: r.log_id, treeSize: r.tree_size, createdAt: r.created_at, keyId: r.key_id, note: r.note });
+const toKey = (r: SigningKeyRow): SigningKeyRecord => ({ keyId: r.key_id, publicKey: r.public_key, createdAt: r.created_at, retiredAt: r.retired_at });
 
 /**
  * Nodes are stored from this level up (a subtree of 16 leaves): the three levels below are recomputed from at most 16
@@ -85,7 +83,7 @@ export const MIN_STORED_LEVEL = 4;
 /** The entries sealed in one transaction at most (the rest wait for the next turn). */
 const SEAL_BATCH = 5_000;
 
-export class AuditTrees implements AuditSealing {
+export class AuditTrees implements AuditTreeRepository {
   /** Right edges by tree, valid while their size equals the stored one (another process may have sealed since). */
   private edges = new Map<string, RightEdge>();
 
@@ -100,16 +98,27 @@ export class AuditTrees implements AuditSealing {
     return `${base}/audit/${companyId}/${environment}`.replace(/[\s+]/g, "-");
   }
 
-  tree(logId: string): TreeRow | undefined {
+  private treeRow(logId: string): TreeRow | undefined {
     return (this.s.stmt("SELECT * FROM audit_trees WHERE log_id = ?").get(logId) ?? undefined) as TreeRow | undefined;
   }
 
-  trees(): TreeRow[] {
+  private treeRows(): TreeRow[] {
     return this.s.stmt("SELECT * FROM audit_trees ORDER BY log_id").all() as unknown as TreeRow[];
   }
 
+  tree(logId: string): Promise<AuditTree | undefined> {
+    return this.s.run(() => {
+      const r = this.treeRow(logId);
+      return r ? toTree(r) : undefined;
+    });
+  }
+
+  trees(): Promise<AuditTree[]> {
+    return this.s.run(() => this.treeRows().map(toTree));
+  }
+
   /** A SubtreeHash over the stored leaves and nodes of one tree. */
-  subtrees(logId: string): SubtreeHash {
+  private subtrees(logId: string): SubtreeHash {
     const leaf = this.s.stmt("SELECT leaf_hash AS h FROM audit_leaves WHERE log_id = ? AND leaf_index = ?");
     const node = this.s.stmt("SELECT hash AS h FROM audit_tree_nodes WHERE log_id = ? AND level = ? AND idx = ?");
     const get: SubtreeHash = (level, index) => {
@@ -130,15 +139,19 @@ export class AuditTrees implements AuditSealing {
     return edge;
   }
 
-  root(logId: string, size: number): Uint8Array {
-    return rangeHash(0, size, this.subtrees(logId));
+  root(logId: string, size: number): Promise<Uint8Array> {
+    return this.s.run(() => rangeHash(0, size, this.subtrees(logId)));
   }
 
   /**
    * Gives every committed entry not yet in a tree its leaf, in commit order; answers how many it sealed. The cost per
    * entry: its encoding, one leaf hash, on average one node hash (at most log2 n), one leaf row and a node row per 16.
    */
-  seal(limit = SEAL_BATCH): number {
+  seal(limit = SEAL_BATCH): Promise<number> {
+    return this.s.run(() => this.sealNow(limit));
+  }
+
+  private sealNow(limit = SEAL_BATCH): number {
     // A cheap look first (no write lock): nothing after the last sealed entry.
     const after = () => Number((this.s.stmt("SELECT coalesce(max(entry_seq), 0) AS m FROM audit_leaves").get() as { m: number }).m);
     if (!this.s.stmt("SELECT 1 AS x FROM audit_log WHERE seq > ? LIMIT 1").get(after())) return 0;
@@ -153,7 +166,7 @@ export class AuditTrees implements AuditSealing {
           const logId = logIdOf(r.company_id, r.environment);
           let t = touched.get(logId);
           if (!t) {
-            let tree = this.tree(logId);
+            let tree = this.treeRow(logId);
             if (!tree) {
               tree = { log_id: logId, company_id: r.company_id, environment: r.environment, origin: this.originFor(r.company_id, r.environment), size: 0 };
               this.s.stmt("INSERT INTO audit_trees (log_id, company_id, environment, origin, size) VALUES (?, ?, ?, ?, 0)").run(logId, tree.company_id, tree.environment, tree.origin);
@@ -178,71 +191,99 @@ export class AuditTrees implements AuditSealing {
   }
 
   /** Seals everything committed so far (in batches). */
-  sealAll(): number {
+  sealAll(): Promise<number> {
+    return this.s.run(() => this.sealAllNow());
+  }
+
+  private sealAllNow(): number {
     let n = 0;
-    for (let k = this.seal(); k > 0; k = this.seal()) n += k;
+    for (let k = this.sealNow(); k > 0; k = this.sealNow()) n += k;
     return n;
   }
 
-  latest(logId: string): CheckpointRow | undefined {
+  private latestRow(logId: string): CheckpointRow | undefined {
     return (this.s.stmt("SELECT * FROM audit_checkpoints WHERE log_id = ? ORDER BY tree_size DESC, created_at DESC LIMIT 1").get(logId) ?? undefined) as CheckpointRow | undefined;
   }
 
-  checkpointAt(logId: string, size: number): CheckpointRow | undefined {
-    return (this.s.stmt("SELECT * FROM audit_checkpoints WHERE log_id = ? AND tree_size = ? ORDER BY created_at DESC LIMIT 1").get(logId, size) ?? undefined) as CheckpointRow | undefined;
+  latest(logId: string): Promise<AuditCheckpoint | undefined> {
+    return this.s.run(() => {
+      const r = this.latestRow(logId);
+      return r ? toCheckpoint(r) : undefined;
+    });
   }
 
-  checkpoints(logId: string): CheckpointRow[] {
-    return this.s.stmt("SELECT * FROM audit_checkpoints WHERE log_id = ? ORDER BY tree_size, created_at").all(logId) as unknown as CheckpointRow[];
+  checkpointAt(logId: string, size: number): Promise<AuditCheckpoint | undefined> {
+    return this.s.run(() => {
+      const r = this.s.stmt("SELECT * FROM audit_checkpoints WHERE log_id = ? AND tree_size = ? ORDER BY created_at DESC LIMIT 1").get(logId, size) as CheckpointRow | null | undefined;
+      return r ? toCheckpoint(r) : undefined;
+    });
   }
 
-  /** The leaf of an entry (by its seq), if it has been sealed. */
-  leafOf(entrySeq: number): { log_id: string; leaf_index: number; leaf_hash: Uint8Array } | undefined {
-    const row = this.s.stmt("SELECT log_id, leaf_index, leaf_hash FROM audit_leaves WHERE entry_seq = ?").get(entrySeq) as
-      | { log_id: string; leaf_index: number; leaf_hash: Uint8Array }
-      | null;
-    return row ? { ...row, leaf_hash: new Uint8Array(row.leaf_hash) } : undefined;
+  checkpoints(logId: string): Promise<AuditCheckpoint[]> {
+    return this.s.run(() => (this.s.stmt("SELECT * FROM audit_checkpoints WHERE log_id = ? ORDER BY tree_size, created_at").all(logId) as unknown as CheckpointRow[]).map(toCheckpoint));
   }
 
-  inclusion(logId: string, leafIndex: number, size: number): Uint8Array[] {
-    return inclusionProof(leafIndex, size, this.subtrees(logId));
+  /** The leaf of an entry (by its seq), if it has been sealed, with the entry's canonical encoding. */
+  leafOf(entrySeq: number): Promise<EntryLeaf | undefined> {
+    return this.s.run(() => {
+      const row = this.s.stmt("SELECT log_id, leaf_index, leaf_hash FROM audit_leaves WHERE entry_seq = ?").get(entrySeq) as
+        | { log_id: string; leaf_index: number; leaf_hash: Uint8Array }
+        | null;
+      if (!row) return undefined;
+      const entry = this.s.stmt("SELECT * FROM audit_log WHERE seq = ?").get(entrySeq) as AuditRow | null;
+      if (!entry) throw new AuditTreeError(`the leaf ${row.leaf_index} of ${row.log_id} names entry ${entrySeq}, which is not in the audit log`);
+      return { logId: row.log_id, leafIndex: row.leaf_index, leafHash: new Uint8Array(row.leaf_hash), encoding: encodeEntry(entry as unknown as EntryColumns) };
+    });
   }
 
-  consistency(logId: string, from: number, to: number): Uint8Array[] {
-    return consistencyProof(from, to, this.subtrees(logId));
+  inclusion(logId: string, leafIndex: number, size: number): Promise<Uint8Array[]> {
+    return this.s.run(() => inclusionProof(leafIndex, size, this.subtrees(logId)));
+  }
+
+  consistency(logId: string, from: number, to: number): Promise<Uint8Array[]> {
+    return this.s.run(() => consistencyProof(from, to, this.subtrees(logId)));
   }
 
   // ---- keys ----
 
-  keys(): SigningKeyRow[] {
-    return this.s.stmt("SELECT * FROM audit_signing_keys ORDER BY created_at, key_id").all() as unknown as SigningKeyRow[];
+  keys(): Promise<SigningKeyRecord[]> {
+    return this.s.run(() => (this.s.stmt("SELECT * FROM audit_signing_keys ORDER BY created_at, key_id").all() as unknown as SigningKeyRow[]).map(toKey));
   }
 
-  activeKey(): SigningKeyRow | undefined {
+  private activeKeyRow(): SigningKeyRow | undefined {
     return (this.s.stmt("SELECT * FROM audit_signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1").get() ?? undefined) as SigningKeyRow | undefined;
+  }
+
+  activeKey(): Promise<SigningKeyRecord | undefined> {
+    return this.s.run(() => {
+      const r = this.activeKeyRow();
+      return r ? toKey(r) : undefined;
+    });
   }
 
   /**
    * Lists the key when the database has none yet; refuses a key that is not the database's active one (a key file
    * replaced or lost: signing with it would orphan the published key without saying so).
    */
-  adoptKey(key: SigningKey, now: number, where: string): void {
-    const active = this.activeKey();
-    if (active?.key_id === key.keyId) return;
+  async adoptKey(key: SigningKey, now: number, where: string): Promise<void> {
+    const active = await this.activeKey();
+    if (active?.keyId === key.keyId) return;
     if (active)
       throw new AuditTreeError(
-        `the audit signing key in ${where} (${key.keyId}) is not the database's active key (${active.key_id}): put the original key back, or make a new one with caravan audit rotate-key`,
+        `the audit signing key in ${where} (${key.keyId}) is not the database's active key (${active.keyId}): put the original key back, or make a new one with caravan audit rotate-key`,
       );
-    this.s.tx(() => {
-      if (this.activeKey()) return;
+    await this.s.transaction(async () => {
+      if (this.activeKeyRow()) return;
       this.s.stmt("INSERT OR IGNORE INTO audit_signing_keys (key_id, public_key, created_at, retired_at) VALUES (?, ?, ?, NULL)").run(key.keyId, base64.encode(key.publicKey), iso(now));
     });
   }
 
   /** Retires the active key and lists `next` as active (inside the caller's transaction). */
-  rotateTo(next: SigningKey, now: number): void {
-    this.s.stmt("UPDATE audit_signing_keys SET retired_at = ? WHERE retired_at IS NULL").run(iso(now));
-    this.s.stmt("INSERT INTO audit_signing_keys (key_id, public_key, created_at, retired_at) VALUES (?, ?, ?, NULL)").run(next.keyId, base64.encode(next.publicKey), iso(now));
+  rotateTo(next: SigningKey, now: number): Promise<void> {
+    return this.s.run(() => {
+      this.s.stmt("UPDATE audit_signing_keys SET retired_at = ? WHERE retired_at IS NULL").run(iso(now));
+      this.s.stmt("INSERT INTO audit_signing_keys (key_id, public_key, created_at, retired_at) VALUES (?, ?, ?, NULL)").run(next.keyId, base64.encode(next.publicKey), iso(now));
+    });
   }
 
   // ---- checkpoints ----
@@ -252,14 +293,18 @@ export class AuditTrees implements AuditSealing {
    * even one that did not, as a rotation does to put the new key on record). Each new checkpoint is an
    * `audit.checkpoint` event of its company and environment. Answers the new checkpoints' event seqs and rows.
    */
-  checkpoint(key: SigningKey, now: number, opts: { all?: boolean; alsoSignWith?: SigningKey[]; only?: string } = {}): { rows: CheckpointRow[]; eventSeqs: number[] } {
-    this.sealAll();
+  checkpoint(key: SigningKey, now: number, opts: CheckpointOptions = {}): Promise<{ checkpoints: AuditCheckpoint[]; eventSeqs: number[] }> {
+    return this.s.run(() => this.checkpointNow(key, now, opts));
+  }
+
+  private checkpointNow(key: SigningKey, now: number, opts: CheckpointOptions): { checkpoints: AuditCheckpoint[]; eventSeqs: number[] } {
+    this.sealAllNow();
     return this.s.tx(() => {
       const rows: CheckpointRow[] = [];
       const eventSeqs: number[] = [];
-      for (const tree of this.trees()) {
+      for (const tree of this.treeRows()) {
         if (opts.only !== undefined && tree.log_id !== opts.only) continue;
-        const last = this.latest(tree.log_id);
+        const last = this.latestRow(tree.log_id);
         if (last && (last.tree_size > tree.size || (last.tree_size === tree.size && (!opts.all || last.key_id === key.keyId)))) continue;
         const root = this.edge(tree.log_id, tree.size).root();
         const text = checkpointText({ origin: tree.origin, size: tree.size, root, time: iso(now) });
@@ -269,18 +314,23 @@ export class AuditTrees implements AuditSealing {
         const r = this.s.stmt("INSERT OR IGNORE INTO audit_checkpoints (log_id, tree_size, created_at, key_id, note) VALUES (?, ?, ?, ?, ?)").run(row.log_id, row.tree_size, row.created_at, row.key_id, row.note);
         if (r.changes === 0) continue;
         rows.push(row);
-        const data = this.view(row, key.publicKey);
+        const data = this.viewOf(row, key.publicKey);
         const ev = this.s
           .stmt("INSERT INTO events (id, company_id, environment, type, entity_type, entity_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
           .run(newId("evt", now), tree.company_id, tree.environment, "audit.checkpoint", "AuditLog", tree.origin, JSON.stringify(data), iso(now));
         eventSeqs.push(Number(ev.lastInsertRowid));
       }
-      return { rows, eventSeqs };
+      return { checkpoints: rows.map(toCheckpoint), eventSeqs };
     });
   }
 
   /** A checkpoint as the API and the event show it; `publicKey` is the signing key's (looked up when not given). */
-  view(row: CheckpointRow, publicKey?: Uint8Array): CheckpointView {
+  view(checkpoint: AuditCheckpoint, publicKey?: Uint8Array): Promise<CheckpointView> {
+    const row: CheckpointRow = { log_id: checkpoint.logId, tree_size: checkpoint.treeSize, created_at: checkpoint.createdAt, key_id: checkpoint.keyId, note: checkpoint.note };
+    return this.s.run(() => this.viewOf(row, publicKey));
+  }
+
+  private viewOf(row: CheckpointRow, publicKey?: Uint8Array): CheckpointView {
     const c = parseCheckpointText(row.note.slice(0, row.note.lastIndexOf("\n\n") + 1));
     const pk = publicKey ?? base64.decode((this.s.stmt("SELECT public_key FROM audit_signing_keys WHERE key_id = ?").get(row.key_id) as { public_key: string }).public_key);
     return {

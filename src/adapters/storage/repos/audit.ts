@@ -4,24 +4,34 @@ import type { Environment } from "../../../domain/types.ts";
 import type { Storage } from "../types.ts";
 import type { RowOf } from "./row.ts";
 import type { auditLog as auditLogTable } from "../../../../db/schema/audit.ts";
-import type { AuditActor, AuditEntryInput } from "../../../ports/audit.ts";
+import type { AuditActor, AuditEntry, AuditEntryInput, AuditFilter, AuditRepository } from "../../../ports/audit.ts";
 
-export type { AuditActor, AuditEntryInput };
+export type { AuditActor, AuditEntry, AuditEntryInput, AuditFilter, AuditRepository };
 
 export type AuditRow = RowOf<typeof auditLogTable>;
 
-export interface AuditFilter {
-  entityType?: string;
-  entityId?: string;
-  action?: string;
-  memberId?: string;
-}
+export const toAuditEntry = (r: AuditRow): AuditEntry => ({
+  id: r.id,
+  seq: r.seq,
+  companyId: r.company_id,
+  environment: r.environment as Environment,
+  actor: { type: r.actor_type as AuditActor["type"], memberId: r.member_id, apiKeyId: r.api_key_id, sessionId: r.session_id },
+  action: r.action,
+  entityType: r.entity_type,
+  entityId: r.entity_id,
+  detail: JSON.parse(r.detail) as Record<string, unknown>,
+  createdAt: r.created_at,
+});
 
-export class AuditLog {
+export class AuditLog implements AuditRepository {
   constructor(private readonly s: Storage) {}
 
-  /** Call inside the transaction of the change (storage.tx). */
-  record(e: AuditEntryInput, now: number): string {
+  record(e: AuditEntryInput, now: number): Promise<string> {
+    return this.s.run(() => this.append(e, now));
+  }
+
+  /** The synchronous append, for repositories inside storage that write within their own transaction (storage.tx). */
+  append(e: AuditEntryInput, now: number): string {
     const id = newId("aud", now);
     this.s
       .stmt(
@@ -44,13 +54,19 @@ export class AuditLog {
     return id;
   }
 
-  get(companyId: string, env: Environment, id: string): AuditRow | undefined {
-    return (this.s.stmt("SELECT * FROM audit_log WHERE id = ? AND company_id = ? AND environment = ?").get(id, companyId, env) ??
-      undefined) as AuditRow | undefined;
+  get(companyId: string, env: Environment, id: string): Promise<AuditEntry | undefined> {
+    return this.s.run(() => {
+      const r = this.s.stmt("SELECT * FROM audit_log WHERE id = ? AND company_id = ? AND environment = ?").get(id, companyId, env) as AuditRow | null | undefined;
+      return r ? toAuditEntry(r) : undefined;
+    });
   }
 
   /** Keyset page, newest first: rows with seq below `beforeSeq`. */
-  page(companyId: string, env: Environment, f: AuditFilter, beforeSeq: number | null, limit: number): AuditRow[] {
+  page(companyId: string, env: Environment, f: AuditFilter, beforeSeq: number | null, limit: number): Promise<AuditEntry[]> {
+    return this.s.run(() => this.pageRows(companyId, env, f, beforeSeq, limit).map(toAuditEntry));
+  }
+
+  private pageRows(companyId: string, env: Environment, f: AuditFilter, beforeSeq: number | null, limit: number): AuditRow[] {
     const where = ["company_id = ?", "environment = ?"];
     const args: (string | number)[] = [companyId, env];
     if (f.entityType) (where.push("entity_type = ?"), args.push(f.entityType));
@@ -62,7 +78,11 @@ export class AuditLog {
     return this.s.stmt(`SELECT * FROM audit_log WHERE ${where.join(" AND ")} ORDER BY seq DESC LIMIT ?`).all(...args) as unknown as AuditRow[];
   }
 
-  count(companyId: string, env: Environment, f: AuditFilter): number {
+  count(companyId: string, env: Environment, f: AuditFilter): Promise<number> {
+    return this.s.run(() => this.countRows(companyId, env, f));
+  }
+
+  private countRows(companyId: string, env: Environment, f: AuditFilter): number {
     const where = ["company_id = ?", "environment = ?"];
     const args: string[] = [companyId, env];
     if (f.entityType) (where.push("entity_type = ?"), args.push(f.entityType));

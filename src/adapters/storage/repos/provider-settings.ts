@@ -173,7 +173,7 @@ export class ProviderSettings {
             "INSERT INTO provider_credentials (company_id, environment, name, credentials_sealed, configured_fields, notes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
           )
           .run(companyId, env, name, sealed, fields, notes, at, at);
-      this.audit.record(
+      this.audit.append(
         {
           companyId,
           environment: env,
@@ -212,7 +212,7 @@ export class ProviderSettings {
       if (!changed) return;
       const at = iso(now);
       this.s.stmt("UPDATE provider_settings SET enabled = ?, enabled_changed_at = ?, updated_at = ? WHERE id = ?").run(enabled ? 1 : 0, at, at, company.id);
-      this.audit.record(
+      this.audit.append(
         { companyId, environment: env, actor: by, action: `${def.kind}.${enabled ? "enabled" : "disabled"}`, entityType: ENTITY[def.kind], entityId: name, detail: { id: company.id } },
         now,
       );
@@ -244,7 +244,7 @@ export class ProviderSettings {
       this.s
         .stmt("UPDATE provider_credentials SET last_tested_at = ?, last_test_result = ?, last_error = ? WHERE company_id = ? AND environment = ? AND name = ?")
         .run(at, outcome, error, companyId, env, name);
-      this.audit.record(
+      this.audit.append(
         {
           companyId,
           environment: env,

@@ -5,11 +5,10 @@ import { iso, newId } from "../../../domain/ids.ts";
 import type { Person } from "../../../domain/ivms101/types.ts";
 import { humanTime, type DocumentInput, type Valuation } from "../../../domain/reports/document.ts";
 import { identityNameLines, reportNames } from "../../../domain/reports/names.ts";
+import { contentFacts, type ContentFacts, type ReportContent, type ReportStep } from "../../../domain/reports/life.ts";
 import {
   deadlineRule,
   filingDeadline,
-  hasCjk,
-  jurisdictionOut,
   NARRATIVE_PLACEHOLDER,
   normaliseJurisdiction,
   reportingThreshold,
@@ -17,17 +16,10 @@ import {
   UNKNOWN_JURISDICTION,
   type DeadlineThreshold,
   type ReportingThreshold,
-  isFilingReady,
   missingForFiling,
-  nextStatus,
   reportNumber,
   resolveReportType,
-  textLength,
-  validateEdit,
-  type DetectionMethod,
-  type LifeRefusal,
   type RegulatoryData,
-  type ReportAction,
   type ReportStatus,
 } from "../../../domain/reports/report.ts";
 import type { Environment } from "../../../domain/types.ts";
@@ -39,73 +31,78 @@ import { newestFirst } from "./keyset.ts";
 import { companyProfile } from "./thresholds.ts";
 import type { RowOf } from "./row.ts";
 import type { reports as reportsTable } from "../../../../db/schema/reports.ts";
+import {
+  REPORT_ENTITY,
+  type CreateDraftInput,
+  type DraftDecision,
+  type GoamlParties,
+  type PlannedDraft,
+  type ReportListFilter,
+  type ReportMember,
+  type ReportRecord,
+  type ReportRepository,
+} from "../../../ports/reports.ts";
+
+export { REPORT_ENTITY };
+export type { CreateDraftInput, DraftDecision, ReportChange, ReportContent, ReportListFilter, ReportRecord, ReportRepository, StepDecision } from "../../../ports/reports.ts";
 
 export function newReportId(now: number = Date.now()): string {
   return newId("rpt", now);
 }
 
-/** Audit entity of reports (Part 2: entity `TransactionReport`). */
-export const REPORT_ENTITY = "TransactionReport";
+type ReportRow = RowOf<typeof reportsTable>;
 
-export type ReportRow = RowOf<typeof reportsTable>;
+const toReport = (r: ReportRow): ReportRecord => ({
+  id: r.id,
+  companyId: r.company_id,
+  environment: r.environment as Environment,
+  kind: r.kind,
+  seq: r.seq,
+  reportNumber: r.report_number,
+  jurisdiction: r.jurisdiction,
+  transferId: r.transfer_id,
+  caseId: r.case_id,
+  status: r.status as ReportStatus,
+  detectionMethod: r.detection_method,
+  generatedBy: r.generated_by,
+  generatedAt: r.generated_at,
+  filingReady: r.filing_ready === 1,
+  textLength: r.text_length,
+  hasCjk: r.has_cjk === 1,
+  submittedAt: r.submitted_at,
+  submittedBy: r.submitted_by,
+  approvedAt: r.approved_at,
+  approvedBy: r.approved_by,
+  filedAt: r.filed_at,
+  filedBy: r.filed_by,
+  lastEditedBy: r.last_edited_by,
+  filingReference: r.filing_reference,
+  sealed: { narrative: r.narrative_sealed, riskIndicators: r.risk_indicators_sealed, regulatoryData: r.regulatory_data_sealed },
+  version: r.version,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
 
-export interface ReportContent {
-  narrative: string | null;
-  riskIndicators: string[];
-  regulatoryData: RegulatoryData;
+/** A step's fields as columns (the search forms kept beside the values they fold). */
+function stepColumns(set: ReportStep["set"]): Record<string, SqlValue> {
+  const out: Record<string, SqlValue> = { status: set.status, updated_at: set.updatedAt };
+  const put = (col: string, v: SqlValue | boolean | undefined) => {
+    if (v !== undefined) out[col] = typeof v === "boolean" ? (v ? 1 : 0) : v;
+  };
+  put("filing_ready", set.filingReady);
+  put("text_length", set.textLength);
+  put("has_cjk", set.hasCjk);
+  put("jurisdiction", set.jurisdiction);
+  put("submitted_at", set.submittedAt);
+  put("submitted_by", set.submittedBy);
+  put("approved_at", set.approvedAt);
+  put("approved_by", set.approvedBy);
+  put("filed_at", set.filedAt);
+  put("filed_by", set.filedBy);
+  if (set.filingReference !== undefined) (out.filing_reference = set.filingReference), (out.filing_reference_search = set.filingReference.toLowerCase());
+  put("last_edited_by", set.lastEditedBy);
+  return out;
 }
-
-export interface CreateDraftInput {
-  id: string;
-  companyId: string;
-  environment: Environment;
-  transferId: string;
-  caseId: string | null;
-  /** Upper-case ISO 3166-1 alpha-2, or null while no jurisdiction is known (stored as the empty string). */
-  jurisdiction: string | null;
-  narrative: string;
-  riskIndicators: string[];
-  /** `system` or the member ID. */
-  generatedBy: "system" | string;
-  /** Who the audit entry names (a member through a key or a session); by default the member of `generatedBy`. */
-  actor?: AuditActor;
-  detectionMethod: DetectionMethod;
-  /** Optional regulatory field values; they override what is prefilled from the transfer and company. */
-  regulatoryData?: RegulatoryData;
-}
-
-export interface ReportListFilter {
-  kind?: string;
-  status?: ReportStatus;
-  jurisdiction?: string;
-  transferId?: string;
-  /** Lower-cased: matched inside report number, transfer ID or filing reference. */
-  search?: string;
-  from?: string;
-  to?: string;
-}
-
-export type LifeOutcome = { ok: true; row: ReportRow } | { ok: false; refusal: LifeRefusal | { code: "REPORT_NOT_FOUND" | "INVALID_EDIT"; message: string } };
-
-/** What an edit may change (CLI `reports edit`, `PATCH /api/v2/reports/:id`). */
-export interface ReportChange {
-  narrative?: string;
-  fields?: Record<string, string>;
-  riskIndicators?: string[];
-  /** Sets or changes where the report is filed (any case; UK for GB). */
-  jurisdiction?: string;
-  reference?: string;
-}
-
-export type DraftOutcome = { ok: true; row: ReportRow } | { ok: false; refusal: { code: "TRANSFER_NOT_FOUND" | "INVALID_EDIT"; message: string } };
-
-/** A decision and the writes it takes, to run in the caller's unit of work (`apply` only writes). */
-export interface Planned<T> {
-  outcome: T;
-  apply(): void;
-}
-export type StepDecision = { ok: true } | Extract<LifeOutcome, { ok: false }>;
-export type DraftDecision = { ok: true; id: string } | Extract<DraftOutcome, { ok: false }>;
 
 interface TransferFacts {
   id: string;
@@ -124,7 +121,7 @@ interface TransferFacts {
 
 const aad = (id: string, field: string) => `report:${id}:${field}`;
 
-export class Reports {
+export class Reports implements ReportRepository {
   private readonly audit: AuditLog;
   constructor(
     private readonly s: Storage,
@@ -138,7 +135,11 @@ export class Reports {
    * company profile, sealed, audited (`str.drafted`). Synchronous and without its own transaction: call it
    * inside the caller's (an actor's ctx.write or storage.tx).
    */
-  createDraft(input: CreateDraftInput, nowMs: number): { id: string; reportNumber: string } {
+  createDraft(input: CreateDraftInput, nowMs: number): Promise<{ id: string; reportNumber: string }> {
+    return this.s.run(() => this.draftNow(input, nowMs));
+  }
+
+  private draftNow(input: CreateDraftInput, nowMs: number): { id: string; reportNumber: string } {
     const jurisdiction = input.jurisdiction ?? UNKNOWN_JURISDICTION;
     const type = resolveReportType(jurisdiction);
     const seqRow = this.s.stmt("SELECT coalesce(max(seq), 0) + 1 AS n FROM reports WHERE company_id = ? AND environment = ?").get(input.companyId, input.environment) as { n: number };
@@ -183,7 +184,7 @@ export class Reports {
     Object.assign(row, this.sealContent(input.id, { narrative: input.narrative || null, riskIndicators: input.riskIndicators, regulatoryData: data }, jurisdiction));
     const cols = Object.keys(row);
     this.s.stmt(`INSERT INTO reports (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`).run(...(Object.values(row) as SqlValue[]));
-    this.audit.record(
+    this.audit.append(
       {
         companyId: input.companyId,
         environment: input.environment,
@@ -198,22 +199,34 @@ export class Reports {
     return { id: input.id, reportNumber: number };
   }
 
-  get(companyId: string, env: Environment, id: string): ReportRow | undefined {
-    return (this.s.stmt("SELECT * FROM reports WHERE id = ? AND company_id = ? AND environment = ?").get(id, companyId, env) ?? undefined) as ReportRow | undefined;
+  get(companyId: string, env: Environment, id: string): Promise<ReportRecord | undefined> {
+    return this.s.run(() => {
+      const r = this.s.stmt("SELECT * FROM reports WHERE id = ? AND company_id = ? AND environment = ?").get(id, companyId, env) as ReportRow | null | undefined;
+      return r ? toReport(r) : undefined;
+    });
   }
 
-  byNumber(companyId: string, env: Environment, number: string): ReportRow | undefined {
-    return (this.s.stmt("SELECT * FROM reports WHERE company_id = ? AND environment = ? AND report_number_search = ?").get(companyId, env, number.toLowerCase()) ?? undefined) as
-      | ReportRow
-      | undefined;
+  byNumber(companyId: string, env: Environment, number: string): Promise<ReportRecord | undefined> {
+    return this.s.run(() => {
+      const r = this.s.stmt("SELECT * FROM reports WHERE company_id = ? AND environment = ? AND report_number_search = ?").get(companyId, env, number.toLowerCase()) as ReportRow | null | undefined;
+      return r ? toReport(r) : undefined;
+    });
   }
 
-  /** Opens the sealed content (throws UnreadableError when the key is wrong or a value was tampered with). */
-  content(r: ReportRow): ReportContent {
+  /** Opens the sealed content (rejects with UnreadableError when the key is wrong or a value was tampered with). */
+  content(r: ReportRecord): Promise<ReportContent> {
+    try {
+      return Promise.resolve(this.open(r));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  private open(r: ReportRecord): ReportContent {
     return {
-      narrative: r.narrative_sealed === null ? null : this.pii.open(r.narrative_sealed, aad(r.id, "narrative")),
-      riskIndicators: this.pii.openJson<string[]>(r.risk_indicators_sealed, aad(r.id, "risk_indicators")),
-      regulatoryData: this.pii.openJson<RegulatoryData>(r.regulatory_data_sealed, aad(r.id, "regulatory_data")),
+      narrative: r.sealed.narrative === null ? null : this.pii.open(r.sealed.narrative, aad(r.id, "narrative")),
+      riskIndicators: this.pii.openJson<string[]>(r.sealed.riskIndicators, aad(r.id, "risk_indicators")),
+      regulatoryData: this.pii.openJson<RegulatoryData>(r.sealed.regulatoryData, aad(r.id, "regulatory_data")),
     };
   }
 
@@ -234,103 +247,44 @@ export class Reports {
   }
 
   /** Newest first; keyset on (created_at, id). */
-  page(companyId: string, env: Environment, f: ReportListFilter, after: [string, string] | null, limit: number): ReportRow[] {
-    return newestFirst<ReportRow>(this.s, "*", "reports", this.where(companyId, env, f), after, limit);
+  page(companyId: string, env: Environment, f: ReportListFilter, after: [string, string] | null, limit: number): Promise<ReportRecord[]> {
+    return this.s.run(() => newestFirst<ReportRow>(this.s, "*", "reports", this.where(companyId, env, f), after, limit).map(toReport));
   }
 
-  count(companyId: string, env: Environment, f: ReportListFilter): number {
-    const w = this.where(companyId, env, f);
-    return (this.s.stmt(`SELECT count(*) AS n FROM reports WHERE ${w.sql}`).get(...w.args) as { n: number }).n;
+  count(companyId: string, env: Environment, f: ReportListFilter): Promise<number> {
+    return this.s.run(() => {
+      const w = this.where(companyId, env, f);
+      return (this.s.stmt(`SELECT count(*) AS n FROM reports WHERE ${w.sql}`).get(...w.args) as { n: number }).n;
+    });
   }
 
-  /** Members by ID for `generatedByMember` / `filedByMember` (members have no name: the email's local part stands in). */
   /** The members a report names, as `{id, name, email}` (the name is the email, as everywhere in the API). */
-  members(companyId: string, ids: (string | null)[]): Map<string, { id: string; name: string; email: string }> {
-    const out = new Map<string, { id: string; name: string; email: string }>();
-    for (const [id, m] of memberSummaries(this.s, companyId, ids)) out.set(id, { id, name: m.name, email: m.email });
-    return out;
+  members(companyId: string, ids: (string | null)[]): Promise<Map<string, ReportMember>> {
+    return this.s.run(() => {
+      const out = new Map<string, ReportMember>();
+      for (const [id, m] of memberSummaries(this.s, companyId, ids)) out.set(id, { id, name: m.name, email: m.email });
+      return out;
+    });
   }
 
-  /**
-   * One step of the life (docs/reports.md), decided against the report as it is: `apply` writes it with its audit
-   * entry in the caller's unit of work (the reports actor's, src/actors/reports.ts). `edit` changes the narrative,
-   * fields or indicators (a report in review goes back to draft); `submit`, `approve`, `file` move it on. A report is
-   * never deleted.
-   */
-  planAct(
-    companyId: string,
-    env: Environment,
-    id: string,
-    action: ReportAction,
-    by: { memberId: string; actor: AuditActor },
-    o: ReportChange,
-    now: number,
-  ): Planned<StepDecision> {
-    const refused = (outcome: Extract<StepDecision, { ok: false }>): Planned<StepDecision> => ({ outcome, apply: () => {} });
-    const r = this.get(companyId, env, id);
-    if (!r) return refused({ ok: false, refusal: { code: "REPORT_NOT_FOUND", message: `no report ${id} in the ${env} environment` } });
-    const jurisdiction = o.jurisdiction !== undefined && action === "edit" ? normaliseJurisdiction(o.jurisdiction) : r.jurisdiction;
-    const type = resolveReportType(jurisdiction ?? r.jurisdiction);
-    const next = nextStatus(
-      { status: r.status, filingReady: r.filing_ready === 1, submittedBy: r.submitted_by, draftedBy: r.generated_by, lastEditedBy: r.last_edited_by },
-      action,
-      by.memberId,
-      { reference: o.reference },
-    );
-    if (!next.ok) return refused(next);
-    const at = iso(now);
-    const set: Partial<ReportRow> = { status: next.status, updated_at: at };
-    // A step is an officer's: through a console session, or on the host's CLI as a named member.
-    const detail: Record<string, unknown> = { reportNumber: r.report_number, from: r.status, to: next.status, via: by.actor.sessionId ? "console" : "cli" };
-    if (action === "edit") {
-      const errors = validateEdit(type, o);
-      if (errors.length) return refused({ ok: false, refusal: { code: "INVALID_EDIT", message: errors.join("; ") } });
-      const c = this.content(r);
-      const data = { ...c.regulatoryData };
-      for (const [k, v] of Object.entries(o.fields ?? {})) v.trim() ? (data[k] = v) : delete data[k];
-      const changed = { narrative: o.narrative !== undefined ? o.narrative : c.narrative, riskIndicators: o.riskIndicators ?? c.riskIndicators, regulatoryData: data };
-      Object.assign(set, this.sealContent(r.id, changed, jurisdiction!));
-      if (jurisdiction !== r.jurisdiction) {
-        set.jurisdiction = jurisdiction!;
-        detail.jurisdiction = { from: jurisdictionOut(r.jurisdiction), to: jurisdiction };
-      }
-      // Field keys only: values are personal data and stay out of the audit log.
-      detail.fields = Object.keys(o.fields ?? {});
-      detail.narrative = o.narrative !== undefined;
-      detail.riskIndicators = o.riskIndicators !== undefined;
-      if (r.status === "pending_review") (set.submitted_at = null), (set.submitted_by = null);
-      set.last_edited_by = by.memberId;
-    } else if (action === "submit") {
-      set.submitted_at = at;
-      set.submitted_by = by.memberId;
-    } else if (action === "approve") {
-      set.approved_at = at;
-      set.approved_by = by.memberId;
-    } else if (action === "file") {
-      const ref = o.reference!.trim();
-      set.filed_at = at;
-      set.filed_by = by.memberId;
-      set.filing_reference = ref;
-      set.filing_reference_search = ref.toLowerCase();
-      detail.filingReference = ref;
-    }
-    const cols = Object.keys(set);
-    const actionName = action === "edit" ? "str.updated" : action === "submit" ? "str.submitted" : action === "approve" ? "str.approved" : "str.filed";
-    const apply = () => {
+  saveStep(r: ReportRecord, step: ReportStep, actor: AuditActor, now: number): Promise<void> {
+    return this.s.run(() => {
+      const set = stepColumns(step.set);
+      if (step.content) Object.assign(set, this.seal(r.id, step.content));
+      const cols = Object.keys(set);
       const res = this.s
         .stmt(`UPDATE reports SET ${cols.map((c) => `${c} = ?`).join(", ")}, version = version + 1 WHERE id = ? AND version = ?`)
-        .run(...(Object.values(set) as SqlValue[]), r.id, r.version);
+        .run(...Object.values(set), r.id, r.version);
       if (res.changes !== 1) throw new Error(`report ${r.id} changed concurrently`);
-      this.audit.record({ companyId, environment: env, actor: by.actor, action: actionName, entityType: REPORT_ENTITY, entityId: r.id, detail }, now);
-    };
-    return { outcome: { ok: true }, apply };
+      this.audit.append({ companyId: r.companyId, environment: r.environment, actor, action: step.audit.action, entityType: REPORT_ENTITY, entityId: r.id, detail: step.audit.detail }, now);
+    });
   }
 
   /**
    * The subject's customer reference as the FIU reads it: the company's own reference for the customer (its
    * `externalId`), never Caravan's internal `cus_…` ID; with no reference recorded, empty (the officer completes it).
    */
-  customerReference(companyId: string, customerId: string | null): string {
+  private customerReference(companyId: string, customerId: string | null): string {
     if (!customerId) return "";
     const c = this.s.stmt("SELECT external_id FROM customers WHERE id = ? AND company_id = ?").get(customerId, companyId) as { external_id: string | null } | undefined;
     return c?.external_id ?? "";
@@ -340,10 +294,14 @@ export class Reports {
    * The parties of a report's transfer as goAML names them: our customer (the subject) and the counterparty, each
    * from the first person of its side (natural: given and family name; legal: its name), with wallet and VASP.
    */
-  goamlParties(r: ReportRow): { direction: "incoming" | "outgoing"; network: string; txHash: string | null; subject: GoamlParty; counterparty: GoamlParty & { vasp: string | null } } | null {
+  goamlParties(r: ReportRecord): Promise<GoamlParties | null> {
+    return this.s.run(() => this.partiesNow(r));
+  }
+
+  private partiesNow(r: ReportRecord): GoamlParties | null {
     const t = this.s
       .stmt("SELECT id, direction, network, tx_hash, originator_address, beneficiary_address, originator_sealed, beneficiary_sealed, originator_vasp_name, beneficiary_vasp_name FROM transfers WHERE id = ? AND company_id = ? AND environment = ?")
-      .get(r.transfer_id, r.company_id, r.environment) as Record<string, string | null> | undefined;
+      .get(r.transferId, r.companyId, r.environment) as Record<string, string | null> | undefined;
     if (!t) return null;
     const outgoing = t.direction === "outgoing";
     const [mine, theirs] = outgoing ? (["originator", "beneficiary"] as const) : (["beneficiary", "originator"] as const);
@@ -367,9 +325,13 @@ export class Reports {
   }
 
   /** What still keeps a report from being filing-ready. */
-  missing(r: ReportRow): { fields: string[]; narrative: boolean } {
-    const c = this.content(r);
-    return missingForFiling(resolveReportType(r.jurisdiction), c.narrative, c.regulatoryData);
+  missing(r: ReportRecord, content?: ReportContent): Promise<{ fields: string[]; narrative: boolean }> {
+    try {
+      const c = content ?? this.open(r);
+      return Promise.resolve(missingForFiling(resolveReportType(r.jurisdiction), c.narrative, c.regulatoryData));
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   private transfer(companyId: string, env: Environment, id: string): TransferFacts | undefined {
@@ -379,7 +341,11 @@ export class Reports {
   }
 
   /** The transfer's price at creation in fiat: value, currency, rate, source and the rate's time (null when it was not priced). */
-  valuation(companyId: string, fxRateId: string | null): Valuation | null {
+  valuation(companyId: string, fxRateId: string | null): Promise<Valuation | null> {
+    return this.s.run(() => this.valuationNow(companyId, fxRateId));
+  }
+
+  private valuationNow(companyId: string, fxRateId: string | null): Valuation | null {
     if (!fxRateId) return null;
     const v = this.s.stmt("SELECT value, currency, rate, source, rate_as_of FROM fx_valuations WHERE id = ? AND company_id = ?").get(fxRateId, companyId) as
       | { value: string; currency: string; rate: string; source: string; rate_as_of: string }
@@ -388,10 +354,12 @@ export class Reports {
   }
 
   /** Where the transfer stands against the company's `str` threshold of the jurisdiction (null without one). */
-  threshold(companyId: string, env: Environment, transferId: string, jurisdiction: string, thresholds: readonly DeadlineThreshold[]): ReportingThreshold | null {
-    const t = this.transfer(companyId, env, transferId);
-    const v = t ? this.valuation(companyId, t.fx_rate_id) : null;
-    return reportingThreshold(resolveReportType(jurisdiction), thresholds, v ? { value: v.value, currency: v.currency } : null);
+  threshold(companyId: string, env: Environment, transferId: string, jurisdiction: string, thresholds: readonly DeadlineThreshold[]): Promise<ReportingThreshold | null> {
+    return this.s.run(() => {
+      const t = this.transfer(companyId, env, transferId);
+      const v = t ? this.valuationNow(companyId, t.fx_rate_id) : null;
+      return reportingThreshold(resolveReportType(jurisdiction), thresholds, v ? { value: v.value, currency: v.currency } : null);
+    });
   }
 
   /** The persons of one side of a transfer, opened (null when absent or unreadable: the officer completes the report). */
@@ -415,14 +383,20 @@ export class Reports {
     env: Environment,
     o: { transferId: string; jurisdiction?: string; memberId: string; actor: AuditActor },
     now: number,
-  ): Planned<DraftDecision> {
+  ): Promise<PlannedDraft> {
+    return this.s.run(() => this.planDraftNow(companyId, env, o, now));
+  }
+
+  private planDraftNow(companyId: string, env: Environment, o: { transferId: string; jurisdiction?: string; memberId: string; actor: AuditActor }, now: number): PlannedDraft {
+    const none = async () => {};
+    const refused = (outcome: Extract<DraftDecision, { ok: false }>): PlannedDraft => ({ outcome, apply: none });
     const t = this.transfer(companyId, env, o.transferId);
-    if (!t) return { outcome: { ok: false, refusal: { code: "TRANSFER_NOT_FOUND", message: `no transfer ${o.transferId} in the ${env} environment` } }, apply: () => {} };
+    if (!t) return refused({ ok: false, refusal: { code: "TRANSFER_NOT_FOUND", message: `no transfer ${o.transferId} in the ${env} environment` } });
     let jurisdiction: string | null;
     if (o.jurisdiction !== undefined) {
       jurisdiction = normaliseJurisdiction(o.jurisdiction);
       if (!jurisdiction)
-        return { outcome: { ok: false, refusal: { code: "INVALID_EDIT", message: "jurisdiction must be an ISO 3166-1 alpha-2 country code (UK for GB; EU is not a jurisdiction)" } }, apply: () => {} };
+        return refused({ ok: false, refusal: { code: "INVALID_EDIT", message: "jurisdiction must be an ISO 3166-1 alpha-2 country code (UK for GB; EU is not a jurisdiction)" } });
     } else jurisdiction = reportJurisdiction(t.threshold_info, companyProfile(this.s, companyId)?.country ?? null);
     const id = newReportId(now);
     const facts = `Transfer ${t.id}: ${t.direction}, ${t.amount} ${t.asset} on ${t.network}, created ${humanTime(t.created_at)}, now ${t.state}. Drafted by hand by an officer.`;
@@ -439,36 +413,40 @@ export class Reports {
       actor: o.actor,
       detectionMethod: "manual",
     };
-    return { outcome: { ok: true, id }, apply: () => void this.createDraft(input, now) };
+    return { outcome: { ok: true, id }, apply: async () => void (await this.createDraft(input, now)) };
   }
 
   /**
    * Everything the PDF says about a report beyond its own row: the case number, the transfer's fiat value and rate, the
    * reporting threshold and the names as the identities give them.
    */
-  documentInput(r: ReportRow, thresholds: readonly DeadlineThreshold[], now: number): DocumentInput | null {
-    const t = this.transfer(r.company_id, r.environment, r.transfer_id);
+  documentInput(r: ReportRecord, thresholds: readonly DeadlineThreshold[], now: number, content?: ReportContent): Promise<DocumentInput | null> {
+    return this.s.run(() => this.documentNow(r, thresholds, now, content));
+  }
+
+  private documentNow(r: ReportRecord, thresholds: readonly DeadlineThreshold[], now: number, content?: ReportContent): DocumentInput | null {
+    const t = this.transfer(r.companyId, r.environment, r.transferId);
     if (!t) return null;
     const type = resolveReportType(r.jurisdiction);
-    const c = this.content(r);
-    const caseRow = r.case_id ? (this.s.stmt("SELECT case_number FROM cases WHERE id = ? AND company_id = ?").get(r.case_id, r.company_id) as { case_number: string } | undefined) : undefined;
-    const valuation = this.valuation(r.company_id, t.fx_rate_id);
+    const c = content ?? this.open(r);
+    const caseRow = r.caseId ? (this.s.stmt("SELECT case_number FROM cases WHERE id = ? AND company_id = ?").get(r.caseId, r.companyId) as { case_number: string } | undefined) : undefined;
+    const valuation = this.valuationNow(r.companyId, t.fx_rate_id);
     const outgoing = t.direction === "outgoing";
     const subject = this.persons(t, outgoing ? "originator" : "beneficiary");
     const other = this.persons(t, outgoing ? "beneficiary" : "originator");
     return {
       type,
-      reportNumber: r.report_number,
+      reportNumber: r.reportNumber,
       status: r.status,
-      generatedAt: r.generated_at,
-      filingReady: r.filing_ready === 1,
-      filingReference: r.filing_reference,
-      filedAt: r.filed_at,
-      deadline: filingDeadline(r.generated_at, r.status, deadlineRule(type, thresholds), now),
+      generatedAt: r.generatedAt,
+      filingReady: r.filingReady,
+      filingReference: r.filingReference,
+      filedAt: r.filedAt,
+      deadline: filingDeadline(r.generatedAt, r.status, deadlineRule(type, thresholds), now),
       narrative: c.narrative,
       riskIndicators: c.riskIndicators,
       // A report drafted before the customer's own reference was used may hold Caravan's cus_… ID: printed as the reference.
-      regulatoryData: /^cus_[0-9a-z]{26}$/.test(c.regulatoryData.subjectCustomerId ?? "") ? { ...c.regulatoryData, subjectCustomerId: this.customerReference(r.company_id, c.regulatoryData.subjectCustomerId!) } : c.regulatoryData,
+      regulatoryData: /^cus_[0-9a-z]{26}$/.test(c.regulatoryData.subjectCustomerId ?? "") ? { ...c.regulatoryData, subjectCustomerId: this.customerReference(r.companyId, c.regulatoryData.subjectCustomerId!) } : c.regulatoryData,
       transfer: { id: t.id, state: t.state, createdAt: t.created_at, amount: t.amount, asset: t.asset, assetId: t.asset_id ?? undefined },
       caseNumber: caseRow?.case_number ?? null,
       valuation,
@@ -478,16 +456,19 @@ export class Reports {
     };
   }
 
-  private sealContent(id: string, c: ReportContent, jurisdiction: string): Pick<ReportRow, "narrative_sealed" | "risk_indicators_sealed" | "regulatory_data_sealed" | "filing_ready" | "text_length" | "has_cjk"> {
-    const type = resolveReportType(jurisdiction);
+  /** The content sealed, bound to the report and field. */
+  private seal(id: string, c: ReportContent): Pick<ReportRow, "narrative_sealed" | "risk_indicators_sealed" | "regulatory_data_sealed"> {
     return {
       narrative_sealed: c.narrative === null ? null : this.pii.seal(c.narrative, aad(id, "narrative")),
       risk_indicators_sealed: this.pii.sealJson(c.riskIndicators, aad(id, "risk_indicators")),
       regulatory_data_sealed: this.pii.sealJson(c.regulatoryData, aad(id, "regulatory_data")),
-      filing_ready: isFilingReady(type, c.narrative, c.regulatoryData) ? 1 : 0,
-      text_length: textLength(c.narrative, c.riskIndicators, c.regulatoryData),
-      has_cjk: hasCjk(c.narrative, ...c.riskIndicators, ...Object.values(c.regulatoryData)) ? 1 : 0,
     };
+  }
+
+  /** The sealed content and what it decides (readiness, length, script), as columns. */
+  private sealContent(id: string, c: ReportContent, jurisdiction: string): Pick<ReportRow, "narrative_sealed" | "risk_indicators_sealed" | "regulatory_data_sealed" | "filing_ready" | "text_length" | "has_cjk"> {
+    const f: ContentFacts = contentFacts(jurisdiction, c);
+    return { ...this.seal(id, c), filing_ready: f.filingReady ? 1 : 0, text_length: f.textLength, has_cjk: f.hasCjk ? 1 : 0 };
   }
 
   /**

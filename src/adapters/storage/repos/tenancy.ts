@@ -129,7 +129,7 @@ export class Tenancy {
         .stmt("INSERT INTO companies (id, slug, name, status, disabled_features, created_at, updated_at) VALUES (?, ?, ?, 'active', '[]', ?, ?)")
         .run(id, slug, name ?? slug, iso(now), iso(now));
       for (const env of ["test", "live"] as const)
-        this.audit.record({ companyId: id, environment: env, actor: system, action: "company.created", entityType: "Company", entityId: id, detail: { slug } }, now);
+        this.audit.append({ companyId: id, environment: env, actor: system, action: "company.created", entityType: "Company", entityId: id, detail: { slug } }, now);
     });
     return this.requireCompany(slug);
   }
@@ -141,7 +141,7 @@ export class Tenancy {
       this.s.stmt("UPDATE companies SET status = ?, updated_at = ? WHERE id = ?").run(status, iso(now), c.id);
       this.authChanged();
       for (const env of ["test", "live"] as const)
-        this.audit.record({ companyId: c.id, environment: env, actor: system, action: status === "suspended" ? "company.suspended" : "company.reactivated", entityType: "Company", entityId: c.id }, now);
+        this.audit.append({ companyId: c.id, environment: env, actor: system, action: status === "suspended" ? "company.suspended" : "company.reactivated", entityType: "Company", entityId: c.id }, now);
     });
     return this.requireCompany(slug);
   }
@@ -156,7 +156,7 @@ export class Tenancy {
       this.s.stmt("UPDATE companies SET disabled_features = ?, updated_at = ? WHERE id = ?").run(JSON.stringify([...disabled].sort()), iso(now), c.id);
       this.authChanged();
       for (const env of ["test", "live"] as const)
-        this.audit.record({ companyId: c.id, environment: env, actor: system, action: enabled ? "company.feature_enabled" : "company.feature_disabled", entityType: "Company", entityId: c.id, detail: { feature } }, now);
+        this.audit.append({ companyId: c.id, environment: env, actor: system, action: enabled ? "company.feature_enabled" : "company.feature_disabled", entityType: "Company", entityId: c.id, detail: { feature } }, now);
     });
     return this.requireCompany(slug);
   }
@@ -188,7 +188,7 @@ export class Tenancy {
         .stmt("INSERT INTO members (id, company_id, email, role, status, created_at, updated_at) VALUES (?, ?, ?, ?, 'active', ?, ?)")
         .run(id, companyId, email.toLowerCase(), role, iso(now), iso(now));
       for (const env of ["test", "live"] as const)
-        this.audit.record({ companyId, environment: env, actor: by.actor, action: "member.created", entityType: "Member", entityId: id, detail: { role, via: by.via } }, now);
+        this.audit.append({ companyId, environment: env, actor: by.actor, action: "member.created", entityType: "Member", entityId: id, detail: { role, via: by.via } }, now);
     });
     return this.memberByEmail(companyId, email)!;
   }
@@ -202,7 +202,7 @@ export class Tenancy {
       if (status === "disabled") this.endMemberSessions(m.id, "member_disabled", now);
       this.authChanged();
       for (const env of ["test", "live"] as const)
-        this.audit.record({ companyId, environment: env, actor: by.actor, action: status === "disabled" ? "member.disabled" : "member.enabled", entityType: "Member", entityId: m.id, detail: { via: by.via } }, now);
+        this.audit.append({ companyId, environment: env, actor: by.actor, action: status === "disabled" ? "member.disabled" : "member.enabled", entityType: "Member", entityId: m.id, detail: { via: by.via } }, now);
     });
     return this.memberByEmail(companyId, email)!;
   }
@@ -217,7 +217,7 @@ export class Tenancy {
       if (role !== m.role) this.endMemberSessions(m.id, "role_changed", now);
       this.authChanged();
       for (const env of ["test", "live"] as const)
-        this.audit.record({ companyId, environment: env, actor: by.actor, action: "member.role_changed", entityType: "Member", entityId: m.id, detail: { from: m.role, to: role, via: by.via } }, now);
+        this.audit.append({ companyId, environment: env, actor: by.actor, action: "member.role_changed", entityType: "Member", entityId: m.id, detail: { from: m.role, to: role, via: by.via } }, now);
     });
     return this.memberByEmail(companyId, email)!;
   }
@@ -245,7 +245,7 @@ export class Tenancy {
         .run(id, opts.companyId, member.id, opts.environment, hashKey(key), keyHint(key), JSON.stringify([...new Set(scopes)]), iso(now), opts.expiresAt != null ? iso(opts.expiresAt) : null);
       // The key acts for its member; who issued it (the CLI, or a signed-in member's session) is the actor.
       const actor = by?.actor ?? { type: "member" as const, memberId: member.id };
-      this.audit.record(
+      this.audit.append(
         {
           companyId: opts.companyId,
           environment: opts.environment,
@@ -277,7 +277,7 @@ export class Tenancy {
     this.s.tx(() => {
       this.s.stmt("UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(iso(now), id);
       this.authChanged();
-      this.audit.record({ companyId, environment: k.environment, actor: by.actor, action: "api_key.revoked", entityType: "ApiKey", entityId: id, detail: { via: by.via } }, now);
+      this.audit.append({ companyId, environment: k.environment, actor: by.actor, action: "api_key.revoked", entityType: "ApiKey", entityId: id, detail: { via: by.via } }, now);
     });
     return this.keyById(id)!;
   }
@@ -317,7 +317,7 @@ export class Tenancy {
         .run(codeHash, iso(expiresAt), iso(now), m.id);
       this.endMemberSessions(m.id, "credentials_reset", now);
       for (const env of ["test", "live"] as const)
-        this.audit.record({ companyId, environment: env, actor: by.actor, action: "member.setup_code_issued", entityType: "Member", entityId: m.id, detail: { via: by.via, expiresAt: iso(expiresAt) } }, now);
+        this.audit.append({ companyId, environment: env, actor: by.actor, action: "member.setup_code_issued", entityType: "Member", entityId: m.id, detail: { via: by.via, expiresAt: iso(expiresAt) } }, now);
     });
     return this.memberById(companyId, m.id)!;
   }
@@ -346,7 +346,7 @@ export class Tenancy {
    */
   recordSignInFailure(companyId: string, environment: Environment, memberId: string, source: string | null, step: "sign_in" | "setup", now: number): void {
     this.s.tx(() =>
-      this.audit.record({ companyId, environment, actor: { type: "system" }, action: "session.sign_in_failed", entityType: "Member", entityId: memberId, detail: { source, step } }, now),
+      this.audit.append({ companyId, environment, actor: { type: "system" }, action: "session.sign_in_failed", entityType: "Member", entityId: memberId, detail: { source, step } }, now),
     );
   }
 
@@ -357,7 +357,7 @@ export class Tenancy {
       this.s
         .stmt("INSERT INTO member_sessions (id, company_id, member_id, environment, role, token_hash, source, created_at, last_used_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
         .run(id, o.companyId, o.member.id, o.environment, o.member.role, o.tokenHash, o.source, iso(now), iso(now), iso(o.expiresAt));
-      this.audit.record(
+      this.audit.append(
         { companyId: o.companyId, environment: o.environment, actor: { type: "member", memberId: o.member.id, sessionId: id }, action: o.action, entityType: "Session", entityId: id, detail: { source: o.source } },
         now,
       );
@@ -383,7 +383,7 @@ export class Tenancy {
     this.s.tx(() => {
       const res = this.s.stmt("UPDATE member_sessions SET ended_at = ?, ended_reason = ? WHERE id = ? AND ended_at IS NULL").run(iso(now), reason, session.id);
       if (res.changes === 1)
-        this.audit.record(
+        this.audit.append(
           { companyId, environment, actor: actor ?? { type: "member", memberId: session.memberId, sessionId: session.id }, action: "session.ended", entityType: "Session", entityId: session.id, detail: { reason } },
           now,
         );
@@ -403,7 +403,7 @@ export class Tenancy {
     return this.s.tx(() => {
       const n = this.endMemberSessions(m.id, "ended_by_cli", now);
       for (const env of ["test", "live"] as const)
-        this.audit.record({ companyId, environment: env, actor: by.actor, action: "member.signed_out", entityType: "Member", entityId: m.id, detail: { sessions: n, via: by.via } }, now);
+        this.audit.append({ companyId, environment: env, actor: by.actor, action: "member.signed_out", entityType: "Member", entityId: m.id, detail: { sessions: n, via: by.via } }, now);
       return n;
     });
   }

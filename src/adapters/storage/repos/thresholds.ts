@@ -161,7 +161,7 @@ function writeProfile(storage: Storage, companyId: string, change: ProfileChange
   companyChanged(storage, companyId);
   const audit = new AuditLog(storage);
   for (const env of ["test", "live"] as const)
-    audit.record({ companyId, environment: env, actor: { type: "system" }, action: "company.profile_updated", entityType: "Company", entityId: companyId, detail: { fields: r.fields } }, now);
+    audit.append({ companyId, environment: env, actor: { type: "system" }, action: "company.profile_updated", entityType: "Company", entityId: companyId, detail: { fields: r.fields } }, now);
   return { ok: true, profile: r.profile };
 }
 

@@ -328,7 +328,7 @@ export class Webhooks implements WebhookRepository {
     return this.s.run(() => {
       const now = iso(nowMs);
       this.updateNow(w.id, { status: "disabled", updatedAt: now });
-      new AuditLog(this.s).record(
+      new AuditLog(this.s).append(
         {
           companyId: w.companyId,
           environment: w.environment,
