@@ -31,7 +31,7 @@ import { Proofs } from "./adapters/storage/repos/proofs.ts";
 import { createPricing, FxConfigError, type Pricing } from "./adapters/fx/index.ts";
 import { loadCatalog } from "./adapters/assets/catalog.ts";
 import type { Catalog } from "./domain/assets/catalog.ts";
-import type { AssetPolicy } from "./adapters/storage/repos/assets.ts";
+import type { AssetPolicyRepository } from "./ports/assets.ts";
 import type { ProviderSettings } from "./adapters/storage/repos/provider-settings.ts";
 import { noProviders, SWEEPS, type ProviderRegistry, type SweepName } from "./adapters/providers/registry.ts";
 import { SettingsRegistry } from "./adapters/providers/index.ts";
@@ -114,7 +114,7 @@ export interface Services {
   readonly providers: ProviderRegistry;
   readonly pricing: Pricing;
   readonly catalog: Catalog;
-  readonly policy: AssetPolicy;
+  readonly policy: AssetPolicyRepository;
   /** Provider and integration settings: sealed credentials per environment, one enabled switch per company. */
   readonly providerSettings: ProviderSettings;
   /** Connection tests of the settings API, one per adapter that has one. */

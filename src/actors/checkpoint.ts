@@ -25,7 +25,7 @@ export interface CheckpointDeps {
   /** The amount valued in USD (recorded as a valuation), or null when no rate is known. */
   priceUsd(companyId: string, env: Environment, assetId: string, amount: string): Promise<string | null>;
   /** The valuation recorded at creation (the amount in the threshold's currency), or null. */
-  valuation(companyId: string, env: Environment, fxRateId: string): { value: string; currency: string } | null;
+  valuation(companyId: string, env: Environment, fxRateId: string): Promise<{ value: string; currency: string } | null>;
 }
 
 /**
@@ -34,7 +34,7 @@ export interface CheckpointDeps {
  */
 export async function transferFacts(deps: CheckpointDeps, t: TransferRow, names: { originator: string | null; beneficiary: string | null }): Promise<TransferFacts> {
   const info = t.threshold_info ? (JSON.parse(t.threshold_info) as { jurisdiction?: string }) : {};
-  const local = t.fx_rate_id ? deps.valuation(t.company_id, t.environment, t.fx_rate_id) : null;
+  const local = t.fx_rate_id ? await deps.valuation(t.company_id, t.environment, t.fx_rate_id) : null;
   let amountUSD: string | null = local?.currency === "USD" ? local.value : null;
   if (amountUSD === null && t.asset_id && deps.activeRules(t.company_id, t.environment).length > 0)
     amountUSD = await deps.priceUsd(t.company_id, t.environment, t.asset_id, t.amount).catch(() => null);

@@ -176,8 +176,8 @@ export async function createTransfer(h: CustomerScope, n: NewTransfer): Promise<
   const completed = decision.outcome === "completed";
   const row = outgoingRow(h, n, decision, c!.id, facts.vasp!);
   const valuation = n.valuationRecord;
-  h.ctx.write(() => {
-    if (valuation) h.deps.repositories.fxValuations.record(valuation);
+  h.ctx.write(async () => {
+    if (valuation) await h.deps.repositories.fxValuations.record(valuation);
     h.deps.repositories.transfers.insert(row);
   });
   const event = { companyId, environment, entityType: "transfer", entityId: row.id, data: transferEventData(row) };
@@ -241,10 +241,10 @@ export async function receiveIncoming(h: CustomerScope, n: IncomingTransfer): Pr
     messages: JSON.stringify(messages),
     history: JSON.stringify(history),
   };
-  h.ctx.write(() => {
+  h.ctx.write(async () => {
     h.deps.repositories.transfers.insert(final);
     // The sender is a counterparty this environment has now exchanged a transfer with (VASP search).
-    h.deps.repositories.vasps.record(companyId, environment, n.originatorVasp.id, n.originatorVasp.name, "transfer_history", h.at);
+    await h.deps.repositories.vasps.record(companyId, environment, n.originatorVasp.id, n.originatorVasp.name, "transfer_history", h.at);
   });
   const event = { companyId, environment, entityType: "transfer", entityId: final.id };
   h.ctx.emit({ ...event, type: "transfer.created", data: transferEventData(reason === null ? final : created) });
@@ -339,10 +339,10 @@ export function incomingTransferRow(h: CustomerScope, n: IncomingRowInput): Tran
 export function recordIncoming(h: CustomerScope, row: TransferRow): void {
   const { companyId, environment } = h.msg;
   const at = h.at;
-  h.ctx.write(() => {
+  h.ctx.write(async () => {
     h.deps.repositories.transfers.insert(row);
     // The sender is a counterparty this environment has now exchanged a transfer with (VASP search).
-    h.deps.repositories.vasps.record(companyId, environment, row.originator_vasp_id!, row.originator_vasp_name, "transfer_history", at);
+    await h.deps.repositories.vasps.record(companyId, environment, row.originator_vasp_id!, row.originator_vasp_name, "transfer_history", at);
   });
   h.ctx.emit({ companyId, environment, entityType: "transfer", entityId: row.id, type: "transfer.created", data: transferEventData(row) });
   h.audit("transfer.created", "Transfer", row.id, { state: row.state, asset: row.asset, network: row.network, direction: "incoming", protocol: row.protocol });

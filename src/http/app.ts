@@ -34,7 +34,7 @@ import { informationRequestRoutes, type InformationRequestDeps } from "./informa
 import type { ProviderEOptions } from "../adapters/providers/provider_e/adapter.ts";
 import { providerACallbacks, type ProviderACallbackDeps } from "./callbacks/provider_a.ts";
 import type { AuditLog } from "../adapters/storage/repos/audit.ts";
-import type { AssetPolicy } from "../adapters/storage/repos/assets.ts";
+import type { AssetPolicyRepository } from "../ports/assets.ts";
 import type { Repositories } from "../adapters/storage/repositories.ts";
 import type { Storage } from "../adapters/storage/index.ts";
 import type { Store } from "../ports/store.ts";
@@ -64,7 +64,7 @@ export type AppDeps = CaseRouteDeps &
     readonly repositories: Repositories;
     readonly audit: AuditLog;
     readonly auditTrees: AuditTrees;
-    readonly policy: AssetPolicy;
+    readonly policy: AssetPolicyRepository;
     readonly pricing: Pricing;
     /** For read-only routes: authentication and the handler's reads share one read snapshot. */
     readonly storage: Storage;

@@ -69,7 +69,7 @@ export interface RouteSpec<Q extends QuerySpec = QuerySpec, B extends TSchema | 
    * the resource's codes (it throws). It sees the request's context (the route's parameters, the key, the clock) for
    * checks that need it (a rule's integrations, an identity's date, the resource a change names).
    */
-  read?: (body: unknown, c: RouteContext<Q>) => R;
+  read?: (body: unknown, c: RouteContext<Q>) => R | Promise<R>;
   /** VALIDATION_ERROR is 400 on customers, wallets, transfers and 422 on the Part 2 resources. */
   validationStatus?: 400 | 422;
   /** A per-feature budget (besides the company-wide one), counted per company and environment. */
@@ -339,7 +339,7 @@ export class ApiKit {
       const query = queryOf(spec, request);
       const raw = await readJsonBody(request);
       let body: unknown = raw;
-      if (spec.read) body = spec.read(raw, new Call(request, auth, params, query, raw, this.deps.clock(), state));
+      if (spec.read) body = await spec.read(raw, new Call(request, auth, params, query, raw, this.deps.clock(), state));
       else if (spec.body) this.validateBody(spec, raw);
       const call = this.call(spec, handler, request, params, auth, query, body, state);
       // No await where nothing waits.

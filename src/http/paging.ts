@@ -19,6 +19,17 @@ export interface KeysetOptions<T> {
 }
 
 export function keysetPage<T>(o: KeysetOptions<T>): { rows: T[]; meta: PageMeta } {
+  const { list, after } = keysetStart(o);
+  return keysetEnd(o, list, o.fetch(after, o.limit + 1));
+}
+
+/** `keysetPage` over an asynchronous fetch (a repository port's read). */
+export async function keysetPageAsync<T>(o: Omit<KeysetOptions<T>, "fetch"> & { fetch(after: (string | number)[] | null, n: number): Promise<T[]> }): Promise<{ rows: T[]; meta: PageMeta }> {
+  const { list, after } = keysetStart(o);
+  return keysetEnd(o, list, await o.fetch(after, o.limit + 1));
+}
+
+function keysetStart(o: Pick<KeysetOptions<unknown>, "key" | "scope" | "list" | "cursor">): { list: string; after: (string | number)[] | null } {
   // The list's name carries its company and environment, so the cursor's tag covers them: one handed out to another
   // company, environment or list is refused like any cursor this list did not hand out.
   const list = `${o.scope.company.id}|${o.scope.environment}|${o.list}`;
@@ -28,7 +39,10 @@ export function keysetPage<T>(o: KeysetOptions<T>): { rows: T[]; meta: PageMeta 
     if (!pos) throw apiError("INVALID_CURSOR");
     after = pos.after;
   }
-  const rows = o.fetch(after, o.limit + 1);
+  return { list, after };
+}
+
+function keysetEnd<T>(o: Pick<KeysetOptions<T>, "key" | "limit" | "position" | "total">, list: string, rows: T[]): { rows: T[]; meta: PageMeta } {
   const hasMore = rows.length > o.limit;
   if (hasMore) rows.length = o.limit;
   const cursor = hasMore ? encodeCursor(o.key, { list, after: o.position(rows[rows.length - 1]) }) : null;

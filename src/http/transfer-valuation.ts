@@ -13,12 +13,12 @@ export function transferValuationRoutes(kit: ApiKit, deps: { repositories: Pick<
     r.get(
       "/:id/valuation",
       { summary: "Operator: the value in fiat the threshold decision used (amount, currency, rate, source, time)", access: { scope: "transfers:read", permission: "transfers:view" }, tags: ["transfers", "operator"], readOnly: true },
-      (c) => {
+      async (c) => {
         const { company, environment } = c.auth;
         const id = c.params.id;
         const t = ID.test(id) ? deps.repositories.transfers.get(company.id, environment, id) : undefined;
         if (!t) throw apiError("TRANSFER_NOT_FOUND", { details: { resource: "Transfer", id } });
-        const v = t.fx_rate_id ? deps.repositories.fxValuations.get(company.id, environment, t.fx_rate_id) : undefined;
+        const v = t.fx_rate_id ? await deps.repositories.fxValuations.get(company.id, environment, t.fx_rate_id) : undefined;
         const info = t.threshold_info ? (JSON.parse(t.threshold_info) as Record<string, unknown>) : null;
         return ok({
           transferId: t.id,

@@ -29,21 +29,25 @@ import { Wallets } from "./repos/wallets.ts";
 import { Webhooks } from "./repos/webhooks.ts";
 import type { RuleRepository } from "../../ports/rules.ts";
 import type { ThresholdRepository } from "../../ports/thresholds.ts";
+import type { AssetPolicyRepository } from "../../ports/assets.ts";
+import type { FxValuationRepository } from "../../ports/fx-valuations.ts";
+import type { VaspRepository } from "../../ports/vasps.ts";
 
 // Ports written by hand in the domain's terms (src/ports/): the engine's classes implement them.
 export type { RuleRepository } from "../../ports/rules.ts";
 export type { ThresholdRepository } from "../../ports/thresholds.ts";
+export type { AssetPolicyRepository } from "../../ports/assets.ts";
+export type { FxValuationRepository } from "../../ports/fx-valuations.ts";
+export type { VaspRepository } from "../../ports/vasps.ts";
 /** The public members of a repository class: the interface a backend implements (private fields are not part of it). */
 type Surface<T> = { [K in keyof T]: T[K] };
 
-export type AssetPolicyRepository = Surface<AssetPolicy>;
 export type AuditRepository = Surface<AuditLog>;
 export type AuditTreeRepository = Surface<AuditTrees>;
 export type CaseRepository = Surface<Cases>;
 export type CustomerOverviewRepository = Surface<CustomerOverview>;
 export type CustomerRepository = Surface<Customers>;
 export type EventRepository = Surface<EventLog>;
-export type FxValuationRepository = Surface<FxValuations>;
 export type ProofRepository = Surface<Proofs>;
 export type ProviderARepository = Surface<ProviderAStore>;
 export type ProviderBRequestRepository = Surface<ProviderBRequests>;
@@ -53,7 +57,6 @@ export type ProviderSettingsRepository = Surface<ProviderSettings>;
 export type ReportRepository = Surface<Reports>;
 export type TenancyRepository = Surface<Tenancy>;
 export type TransferRepository = Surface<Transfers>;
-export type VaspRepository = Surface<VaspDirectory>;
 export type WalletRepository = Surface<Wallets>;
 export type WebhookRepository = Surface<Webhooks>;
 

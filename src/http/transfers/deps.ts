@@ -5,7 +5,7 @@ import type { ActorRuntime } from "../../actors/runtime.ts";
 import type { Sealer } from "../../adapters/crypto/envelope.ts";
 import type { Storage } from "../../adapters/storage/index.ts";
 import type { Repositories } from "../../adapters/storage/repositories.ts";
-import type { AssetPolicy } from "../../adapters/storage/repos/assets.ts";
+import type { AssetPolicyRepository } from "../../ports/assets.ts";
 import type { ProviderRegistry } from "../../adapters/providers/registry.ts";
 import type { ProviderSettings } from "../../adapters/storage/repos/provider-settings.ts";
 import type { ValuationRecord, ValueRequest } from "../../adapters/fx/pricing.ts";
@@ -18,7 +18,7 @@ export interface TransferRouteDeps {
   pii: Sealer;
   cursorKey: Uint8Array;
   catalog: Catalog;
-  policy: AssetPolicy;
+  policy: AssetPolicyRepository;
   providers: ProviderRegistry;
   /** The providers' stable IDs (`prv_…`) for the list's `provider.id`. */
   providerSettings?: Pick<ProviderSettings, "id">;
