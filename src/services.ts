@@ -32,6 +32,7 @@ import { createPricing, FxConfigError, type Pricing } from "./adapters/fx/index.
 import { loadCatalog } from "./adapters/assets/catalog.ts";
 import type { Catalog } from "./domain/assets/catalog.ts";
 import type { AssetPolicyRepository } from "./ports/assets.ts";
+import type { DueTransfer } from "./ports/provider-stores.ts";
 import type { ProviderSettings } from "./adapters/storage/repos/provider-settings.ts";
 import { noProviders, SWEEPS, type ProviderRegistry, type SweepName } from "./adapters/providers/registry.ts";
 import { SettingsRegistry } from "./adapters/providers/index.ts";
@@ -249,8 +250,8 @@ function wireProviders(s: Services, env: Record<string, string | undefined>): vo
     authUrl: env.CARAVAN_PROVIDER_A_AUTH_URL || DEFAULT_AUTH_URL,
     apiOrigins: parseOrigins(env.CARAVAN_PROVIDER_A_API_ORIGINS),
     log: s.log,
-    originatorIdentity: (companyId, environment, transferId) => {
-      const customer = paStore.originatorCustomerOf(companyId, environment, transferId);
+    originatorIdentity: async (companyId, environment, transferId) => {
+      const customer = await paStore.originatorCustomerOf(companyId, environment, transferId);
       return customer ? identity(companyId, environment, customer) : null;
     },
   });
@@ -365,9 +366,9 @@ function registerActors(s: Services): void {
   for (const [name, pattern] of Object.entries(SWEEPS) as [SweepName, string][]) s.runtime.sweep(name, pattern, (now) => s.providers.sweep?.(name, now));
   // provider_a (Part 3): poll transfers waiting and unchanged five minutes, once a minute; fail `exchanging` after 15.
   const paStore = s.repositories.providerA;
-  const tellDue = async (rows: { id: string; company_id: string; environment: "test" | "live" }[], kind: "poll" | "stall") => {
-    for (const r of rows)
-      await s.runtime.tell(`transfer:${r.id}`, { type: "providerEvent", provider: "provider_a", event: { kind }, companyId: r.company_id, environment: r.environment, actor: { type: "system" } });
+  const tellDue = async (due: Promise<DueTransfer[]>, kind: "poll" | "stall") => {
+    for (const r of await due)
+      await s.runtime.tell(`transfer:${r.id}`, { type: "providerEvent", provider: "provider_a", event: { kind }, companyId: r.companyId, environment: r.environment, actor: { type: "system" } });
   };
   s.runtime.sweep("provider_a-polling", "0 * * * * *", (now) => tellDue(paStore.dueForPoll(now - POLL_AFTER_MS), "poll"));
   s.runtime.sweep("provider_a-stall", "30 * * * * *", (now) => tellDue(paStore.dueForStall(now - STALL_MS), "stall"));
@@ -375,15 +376,18 @@ function registerActors(s: Services): void {
   const tellE = async (rows: { id: string; company_id: string; environment: "test" | "live" }[], msg: (r: { company_id: string; environment: "test" | "live" }) => Record<string, unknown>) => {
     for (const r of rows) await s.runtime.tell(`transfer:${r.id}`, msg(r));
   };
+  const tellEach = async (due: Promise<DueTransfer[]>, msg: (r: DueTransfer) => Record<string, unknown>) => {
+    for (const r of await due) await s.runtime.tell(`transfer:${r.id}`, msg(r));
+  };
   s.runtime.sweep("provider_e-polling", "10 * * * * *", (now) =>
-    tellE(s.repositories.providerE.dueForPoll(now - 5 * 60_000), (r) => ({ type: "providerEvent", provider: "provider_e", event: { kind: "poll" }, companyId: r.company_id, environment: r.environment, actor: { type: "system" } })),
+    tellEach(s.repositories.providerE.dueForPoll(now - 5 * 60_000), (r) => ({ type: "providerEvent", provider: "provider_e", event: { kind: "poll" }, companyId: r.companyId, environment: r.environment, actor: { type: "system" } })),
   );
   s.runtime.sweep("provider_e-expiry", "*/15 * * * * *", (now) =>
-    tellE(s.repositories.providerE.dueForExpiry(now), (r) => ({ type: "expire", companyId: r.company_id, environment: r.environment, actor: { type: "system" } })),
+    tellEach(s.repositories.providerE.dueForExpiry(now), (r) => ({ type: "expire", companyId: r.companyId, environment: r.environment, actor: { type: "system" } })),
   );
   // provider_d: open transfers past their expiry are cancelled (the counterparty that approved is told first).
   s.runtime.sweep("provider_d-expiry", "*/15 * * * * *", (now) =>
-    tellE(s.repositories.providerD.dueForExpiry(now), (r) => ({ type: "expire", companyId: r.company_id, environment: r.environment, actor: { type: "system" } })),
+    tellEach(s.repositories.providerD.dueForExpiry(now), (r) => ({ type: "expire", companyId: r.companyId, environment: r.environment, actor: { type: "system" } })),
   );
   // Outgoing transfers no provider has taken are cancelled at their expiry (docs/transfers.md): a sweep over rows.
   s.runtime.sweep("transfer-untaken-expiry", "*/10 * * * * *", (now) =>

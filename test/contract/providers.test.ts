@@ -83,7 +83,7 @@ const BRIDGE_KEY = "8f6b3c1a0a7e5f2d4c9b8a7f6e5d4c3b2a19081726354453627180f9e8d7
 const PROVIDERS: Provider[] = [
   {
     name: "provider_a",
-    adapter: () => providerA({ authUrl: base, apiOrigins: [base], originatorIdentity: () => [person("Keller", "Ruth")] }),
+    adapter: () => providerA({ authUrl: base, apiOrigins: [base], originatorIdentity: async () => [person("Keller", "Ruth")] }),
     credentials: () => ({ apiUrl: base, clientId: "cid", clientSecret: "csecret", vaspDid: "did:web:caravan.example", webhookSecret: "whsec_" + btoa("a webhook signing secret of 32 b") }),
   },
   {
@@ -96,7 +96,7 @@ const PROVIDERS: Provider[] = [
     adapter: () =>
       providerE({
         baseUrl: { test: base, live: base },
-        lookups: { originatorIdentity: () => [person("Keller", "Ruth")], companyVasp: () => ({ legalName: "Caravan Test VASP", country: "NL", lei: null }), providerId: () => "prv_contract" },
+        lookups: { originatorIdentity: async () => [person("Keller", "Ruth")], companyVasp: () => ({ legalName: "Caravan Test VASP", country: "NL", lei: null }), providerId: () => "prv_contract" },
       }),
     credentials: () => ({ apiKey: "contract-key", vaspCode: "CARAVANTEST01", privateKey: E_KEY, bridgePublicKey: publicKeyOf(BRIDGE_KEY), callbackBaseUrl: base, discoveryVaspCodes: "*" }),
   },
@@ -138,7 +138,7 @@ for (const p of PROVIDERS) {
       const url = `http://127.0.0.1:${closed.port}`;
       void closed.stop(true);
       const c = { ...p.credentials(), apiUrl: url, callbackBaseUrl: url };
-      const a = p.name === "provider_a" ? providerA({ authUrl: url, apiOrigins: [url], originatorIdentity: () => null }) : p.name === "provider_e" ? providerE({ baseUrl: { test: url, live: url }, lookups: { originatorIdentity: () => null, companyVasp: () => null, providerId: () => null } }) : p.adapter();
+      const a = p.name === "provider_a" ? providerA({ authUrl: url, apiOrigins: [url], originatorIdentity: async () => null }) : p.name === "provider_e" ? providerE({ baseUrl: { test: url, live: url }, lookups: { originatorIdentity: async () => null, companyVasp: () => null, providerId: () => null } }) : p.adapter();
       expect((await a.discover!(TRANSFER, ctx(c))).kind).toBe("retry");
     });
 

@@ -57,7 +57,7 @@ interface FlowState extends Record<string, unknown> {
 export interface ProviderAFlowDeps {
   adapter: ProviderA;
   /** A customer's verified identity, or null when it is not verified (or the customer is gone). */
-  verifiedIdentity(companyId: string, env: Environment, customerId: string): Person[] | null;
+  verifiedIdentity(companyId: string, env: Environment, customerId: string): Promise<Person[] | null>;
 }
 
 const OPEN = ["exchanging", "awaiting_counterparty", "accepted", "held"];
@@ -103,7 +103,7 @@ const resumable = (f: TransferFlowContext, fs: FlowState) => f.row.state === "fa
 /** Our own customer's verified identity: originator of an outgoing transfer, beneficiary of an incoming one. */
 const ourIdentity = (deps: ProviderAFlowDeps, f: TransferFlowContext) => {
   const customer = f.row.direction === "outgoing" ? f.row.originator_customer_id : f.row.beneficiary_customer_id;
-  return customer ? deps.verifiedIdentity(f.companyId, f.environment, customer) : null;
+  return customer ? deps.verifiedIdentity(f.companyId, f.environment, customer) : Promise.resolve(null);
 };
 
 type Connected = { client: ProviderAClient; did: string };
@@ -145,7 +145,7 @@ async function apply(deps: ProviderAFlowDeps, f: TransferFlowContext, tx: Provid
 async function bindByEvent(deps: ProviderAFlowDeps, f: TransferFlowContext, tx: ProviderTx, c: Connected): Promise<EventResult | null> {
   const vasp = agentOf(tx, "BENEFICIARY");
   if (!tx.ivms101.originator) {
-    const identity = ourIdentity(deps, f);
+    const identity = await ourIdentity(deps, f);
     if (!identity) return { ok: false, code: "VERIFIED_ORIGINATOR_REQUIRED" };
     const dest = splitDestination(f.row.beneficiary_address);
     const origin = f.row.originator_address ? splitDestination(f.row.originator_address) : null;
@@ -183,7 +183,7 @@ function stoppedByProviderStatus(f: TransferFlowContext, tx: ProviderTx, them: P
 /** Incoming steps 3 and 4: the beneficiary names, then the relationship and our verified identity appended. */
 async function relateIncoming(deps: ProviderAFlowDeps, f: TransferFlowContext, tx: ProviderTx, c: Connected): Promise<EventResult | null> {
   const fs = f.flowState<FlowState>();
-  const identity = ourIdentity(deps, f);
+  const identity = await ourIdentity(deps, f);
   if (!identity) return { ok: false, code: "BENEFICIARY_WALLET_NOT_VERIFIED" };
   const named = tx.ivms101.beneficiary?.beneficiaryPersons ?? [];
   if (named.length > 0 && !beneficiaryNamesMatch(named, identity)) {
@@ -230,7 +230,7 @@ async function screenInformation(deps: ProviderAFlowDeps, f: TransferFlowContext
   fs.screened = fp;
   // Screened with our party as the provider was sent it: the customer's verified identity (not the request's
   // originator of an outgoing transfer, nor the persons the originating VASP named for an incoming one).
-  const ours = ourIdentity(deps, f) ?? [];
+  const ours = (await ourIdentity(deps, f)) ?? [];
   const outcome = await f.screenCounterparty(side.persons, f.row.direction === "outgoing" ? "beneficiary" : "originator", { onBlock: "hold", ours });
   if (outcome !== "approved") return "stopped";
   f.update({ status: "approved" });
@@ -286,7 +286,7 @@ async function readForAction(deps: ProviderAFlowDeps, f: TransferFlowContext): P
 async function acceptIncoming(deps: ProviderAFlowDeps, f: TransferFlowContext, previousState: string): Promise<ActionResult> {
   const fs = f.flowState<FlowState>();
   if (previousState !== "held" || f.row.status !== "pending") return refuse(f, "LOCAL_APPROVAL_REQUIRED", `only a held incoming transfer with a pending verdict can be accepted (it is ${previousState}, verdict ${f.row.status})`);
-  if (!ourIdentity(deps, f)) return refuse(f, "VERIFIED_BENEFICIARY_IDENTITY_REQUIRED", "the beneficiary customer's identity is not verified");
+  if (!(await ourIdentity(deps, f))) return refuse(f, "VERIFIED_BENEFICIARY_IDENTITY_REQUIRED", "the beneficiary customer's identity is not verified");
   const read = await readForAction(deps, f);
   if (!("tx" in read)) return read;
   const { tx, c } = read;

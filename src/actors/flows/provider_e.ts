@@ -261,7 +261,7 @@ interface Steps {
 /** A callback's or sweep's event, handed to its step. */
 async function onEvent(s: Steps, f: TransferFlowContext, raw: unknown) {
   const event = raw as ProviderEEvent;
-  if (event.kind === "cddList") return { ok: true as const, data: s.cdd.view(f) };
+  if (event.kind === "cddList") return { ok: true as const, data: await s.cdd.view(f) };
   const a = f.adapterContext();
   if (event.kind === "cddAction") return a ? s.cdd.action(f, a, event.action) : f.refuse("PROVIDER_E_TRANSFER_NOT_FOUND", "provider_e is disabled or has no credentials for this environment");
   if (!a) return err(503, "Provider unavailable");

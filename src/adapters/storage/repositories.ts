@@ -32,6 +32,7 @@ import type { ThresholdRepository } from "../../ports/thresholds.ts";
 import type { AssetPolicyRepository } from "../../ports/assets.ts";
 import type { FxValuationRepository } from "../../ports/fx-valuations.ts";
 import type { VaspRepository } from "../../ports/vasps.ts";
+import type { ProviderARepository, ProviderBRequestRepository, ProviderDRepository, ProviderERepository } from "../../ports/provider-stores.ts";
 
 // Ports written by hand in the domain's terms (src/ports/): the engine's classes implement them.
 export type { RuleRepository } from "../../ports/rules.ts";
@@ -39,6 +40,7 @@ export type { ThresholdRepository } from "../../ports/thresholds.ts";
 export type { AssetPolicyRepository } from "../../ports/assets.ts";
 export type { FxValuationRepository } from "../../ports/fx-valuations.ts";
 export type { VaspRepository } from "../../ports/vasps.ts";
+export type { ProviderARepository, ProviderBRequestRepository, ProviderDRepository, ProviderERepository } from "../../ports/provider-stores.ts";
 /** The public members of a repository class: the interface a backend implements (private fields are not part of it). */
 type Surface<T> = { [K in keyof T]: T[K] };
 
@@ -49,10 +51,6 @@ export type CustomerOverviewRepository = Surface<CustomerOverview>;
 export type CustomerRepository = Surface<Customers>;
 export type EventRepository = Surface<EventLog>;
 export type ProofRepository = Surface<Proofs>;
-export type ProviderARepository = Surface<ProviderAStore>;
-export type ProviderBRequestRepository = Surface<ProviderBRequests>;
-export type ProviderERepository = Surface<ProviderEStore>;
-export type ProviderDRepository = Surface<ProviderDStore>;
 export type ProviderSettingsRepository = Surface<ProviderSettings>;
 export type ReportRepository = Surface<Reports>;
 export type TenancyRepository = Surface<Tenancy>;
