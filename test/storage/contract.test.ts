@@ -4,10 +4,14 @@ import { describe } from "bun:test";
 import { ENGINES } from "./contract/engines.ts";
 import { thresholdContract } from "./contract/thresholds.ts";
 import { ruleContract } from "./contract/rules.ts";
+import { assetContract } from "./contract/assets.ts";
+import { providerStoreContract } from "./contract/provider-stores.ts";
 
 for (const engine of ENGINES) {
   describe(engine.name, () => {
     thresholdContract(engine);
     ruleContract(engine);
+    assetContract(engine);
+    providerStoreContract(engine);
   });
 }
