@@ -256,9 +256,9 @@ function wireProviders(s: Services, env: Record<string, string | undefined>): vo
     },
   });
   // provider_e: base addresses CARAVAN_PROVIDER_E_TEST_URL / CARAVAN_PROVIDER_E_LIVE_URL (Part 3 Contract).
-  const provider_e = providerE({ baseUrl: baseUrlsFromEnv(env), lookups: providerELookups(s.repositories, (sealed, aad) => s.pii.open(sealed, aad), (companyId) => s.providerSettings.id(companyId, "provider_e") ?? null) });
+  const provider_e = providerE({ baseUrl: baseUrlsFromEnv(env), lookups: providerELookups(s.repositories, (sealed, aad) => s.pii.open(sealed, aad), async (companyId) => (await s.providerSettings.id(companyId, "provider_e")) ?? null) });
   // provider_d (TRP): tokens under a key of its own; the Travel Address's counterparty from the saved settings.
-  const provider_d = providerD({ tokenKey: s.masterKey.derive("provider_d-tokens"), providerId: (companyId) => s.providerSettings.id(companyId, "provider_d") ?? null, knownBeneficiary: (companyId, env, network, address) => s.repositories.providerD.knownBeneficiary(companyId, env, network, address) });
+  const provider_d = providerD({ tokenKey: s.masterKey.derive("provider_d-tokens"), providerId: async (companyId) => (await s.providerSettings.id(companyId, "provider_d")) ?? null, knownBeneficiary: (companyId, env, network, address) => s.repositories.providerD.knownBeneficiary(companyId, env, network, address) });
   const adapters = { provider_b: providerB, provider_a, provider_e, provider_d };
   const mutable = s as { -readonly [K in keyof Services]: Services[K] };
   // Each provider connection's actor keeps what was read from the peer (directory, keys, health).
@@ -306,9 +306,9 @@ function checkpointDeps(s: Services): CheckpointDeps {
   const rules = s.repositories.rules;
   return {
     activeRules: (companyId, env) => rules.active(companyId, env),
-    integration: (companyId, integrationId) => {
-      const def = INTEGRATIONS.find((d) => s.providerSettings.id(companyId, d.name) === integrationId);
-      return def ? { name: def.name, displayName: def.displayName, type: def.type } : null;
+    integration: async (companyId, integrationId) => {
+      for (const def of INTEGRATIONS) if ((await s.providerSettings.id(companyId, def.name)) === integrationId) return { name: def.name, displayName: def.displayName, type: def.type };
+      return null;
     },
     check: (companyId, env, name, subjects) => s.screening.check(companyId, env, name, subjects),
     euMembers: EU_MEMBERS,

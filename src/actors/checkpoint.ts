@@ -18,7 +18,7 @@ export interface CheckpointDeps {
   /** The environment's active rules. */
   activeRules(companyId: string, env: Environment): Rule[];
   /** The integration an `integrationId` names (any state; a disabled one fails its check without a request). */
-  integration(companyId: string, integrationId: string): { name: IntegrationName; displayName: string; type: string } | null;
+  integration(companyId: string, integrationId: string): Promise<{ name: IntegrationName; displayName: string; type: string } | null>;
   /** One integration's check of the subjects (breaker, credentials, bounded concurrency); never throws. */
   check(companyId: string, env: Environment, integration: IntegrationName, subjects: ScreeningSubject[]): Promise<CheckResult>;
   euMembers: ReadonlySet<string>;
@@ -84,7 +84,7 @@ export async function evaluationsOf(deps: CheckpointDeps, t: TransferRow, sides:
  */
 export async function checkpointOnce(deps: CheckpointDeps, t: TransferRow, stage: Stage, evaluations: Evaluation[], seal: Sealer, now: number): Promise<CheckpointResult> {
   const p = plan(deps, t.company_id, t.environment, stage, evaluations);
-  const pending = pendingChecks(deps, t.company_id, p, t.id, "1", now);
+  const pending = await pendingChecks(deps, t.company_id, p, t.id, "1", now);
   return runChecks(deps, t.company_id, t.environment, p, pending, seal, t.id);
 }
 
@@ -138,11 +138,11 @@ export function plan(deps: CheckpointDeps, companyId: string, env: Environment, 
 }
 
 /** The pending checks a plan will run, recorded before any request is sent (record, then call). */
-export function pendingChecks(deps: CheckpointDeps, companyId: string, p: Plan, transferId: string, run: string, now: number): StoredCheck[] {
+export async function pendingChecks(deps: CheckpointDeps, companyId: string, p: Plan, transferId: string, run: string, now: number): Promise<StoredCheck[]> {
   const out: StoredCheck[] = [];
-  p.evaluations.forEach((e, evaluation) => {
+  for (const [evaluation, e] of p.evaluations.entries()) {
     for (const integrationId of e.integrationIds) {
-      const i = deps.integration(companyId, integrationId);
+      const i = await deps.integration(companyId, integrationId);
       out.push({
         id: `chk_${transferId.slice(4)}_${run}_${out.length + 1}`,
         integration: i?.name ?? null,
@@ -159,7 +159,7 @@ export function pendingChecks(deps: CheckpointDeps, companyId: string, p: Plan, 
         run,
       });
     }
-  });
+  }
   return out;
 }
 

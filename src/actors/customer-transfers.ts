@@ -4,7 +4,7 @@ import type { TransferRow } from "../adapters/storage/repos/transfers.ts";
 import type { ValuationRecord } from "../adapters/fx/pricing.ts";
 import { personNames, type Person } from "../domain/ivms101/index.ts";
 import type { CreateTransferInput } from "../domain/transfers.ts";
-import { decideCreate, type AppliedThreshold, type CreateDecision, type ThresholdInfo, type Valuation } from "../domain/transfers/create.ts";
+import { decideCreate, readsCapabilities, type AppliedThreshold, type CreateDecision, type ThresholdInfo, type Valuation } from "../domain/transfers/create.ts";
 import { beneficiaryMatches } from "../domain/provider_b/names.ts";
 import { holderReason, screeningReason, type IncomingReason } from "../domain/provider_b/decisions.ts";
 import { transferEventData, type HistoryEntry } from "./transfer-presenter.ts";
@@ -154,12 +154,9 @@ export async function createTransfer(h: CustomerScope, n: NewTransfer): Promise<
   const { c, w, beneficiaryVerified } = facts;
   const { companyId, environment, actor } = h.msg;
   const input = n.input;
-  const decision = decideCreate({
-    input,
-    customer: c,
-    originatorWallet: w === null ? null : w && { customerId: w.customer_id },
-    capabilities: () =>
-      h.deps.capabilities?.(companyId, environment, {
+  // The providers' verdicts read first, and only when the decision asks for them.
+  const verdicts = readsCapabilities({ input, valuation: n.valuation, threshold: n.threshold })
+    ? ((await h.deps.capabilities?.(companyId, environment, {
         assetId: n.assetId,
         asset: input.asset,
         network: input.network,
@@ -167,7 +164,13 @@ export async function createTransfer(h: CustomerScope, n: NewTransfer): Promise<
         beneficiaryPersonCount: input.beneficiaryPersons.length,
         hasOriginatorAddress: n.originatorAddress !== null,
         beneficiaryAddress: n.beneficiaryAddress,
-      }) ?? [],
+      })) ?? [])
+    : [];
+  const decision = decideCreate({
+    input,
+    customer: c,
+    originatorWallet: w === null ? null : w && { customerId: w.customer_id },
+    capabilities: () => verdicts,
     valuation: n.valuation,
     threshold: n.threshold,
     now: h.ctx.now,

@@ -42,9 +42,8 @@ export function rulesActor(deps: RuleActorDeps): ActorKind<Record<string, never>
   const { rules, audit, providerSettings } = deps.repositories;
 
   /** The company's integrations as live rules see them (IDs and the one switch are shared by both environments). */
-  const liveIntegrations = (companyId: string): IntegrationLookup => {
-    const refs = providerSettings
-      .list(companyId, "live", "integration")
+  const liveIntegrations = async (companyId: string): Promise<IntegrationLookup> => {
+    const refs = (await providerSettings.list(companyId, "live", "integration"))
       .filter((x) => x.id !== null)
       .map((x) => ({ id: x.id!, name: x.name, enabled: x.enabled }));
     return (id) => refs.find((x) => x.id === id);
@@ -73,12 +72,12 @@ export function rulesActor(deps: RuleActorDeps): ActorKind<Record<string, never>
   }
 
   /** All or nothing: the live copy and an entry in each environment (`rule.promoted` in test, `rule.created` in live). */
-  function promote(ctx: Ctx, msg: Scoped, testRuleId: string): PromoteOutcome {
+  async function promote(ctx: Ctx, msg: Scoped, testRuleId: string): Promise<PromoteOutcome> {
     const from = rules.get(msg.companyId, "test", testRuleId);
     if (!from) return { ok: false, code: "RULE_NOT_FOUND" };
     const already = rules.promotedTo(msg.companyId, testRuleId);
     if (already) return { ok: false, code: "RULE_ALREADY_PROMOTED", liveRuleId: already };
-    const copy = promotionCopy(from, liveIntegrations(msg.companyId));
+    const copy = promotionCopy(from, await liveIntegrations(msg.companyId));
     if (!copy.ok) return { ok: false, code: "VALIDATION_ERROR", issues: copy.issues };
     const rule = create(ctx, msg, "live", copy.input, { promotedFrom: from.id });
     const detail = { liveRuleId: rule.id, conditionCount: from.condition?.rules.length ?? 0, via: msg.actor.sessionId ? "console" : "cli" };
@@ -89,7 +88,7 @@ export function rulesActor(deps: RuleActorDeps): ActorKind<Record<string, never>
   return {
     kind: "rules",
     initialState: () => ({}),
-    handle(ctx, msg) {
+    async handle(ctx, msg) {
       let data: Rule | undefined | PromoteOutcome;
       switch (msg.type) {
         case "create":
@@ -102,7 +101,7 @@ export function rulesActor(deps: RuleActorDeps): ActorKind<Record<string, never>
           data = change(ctx, msg, msg.id, { isActive: false }, "rule.deactivated");
           break;
         case "promote":
-          data = promote(ctx, msg, msg.testRuleId);
+          data = await promote(ctx, msg, msg.testRuleId);
           break;
       }
       // JSON carries no undefined: "no such rule" is null on the way back.

@@ -36,17 +36,17 @@ export function informationRequestRoutes(kit: ApiKit, deps: InformationRequestDe
   const repo = deps.repositories.transfers;
 
   /** A transfer of the environment carried by provider_e (reserved there), with provider_e enabled and configured. */
-  function carried(c: RouteContext, id: string): TransferRow {
+  async function carried(c: RouteContext, id: string): Promise<TransferRow> {
     const t = ID.test(id) ? repo.get(c.auth.company.id, c.auth.environment, id) : undefined;
     if (!t) throw apiError("TRANSFER_NOT_FOUND", { details: { resource: "Transfer", id } });
-    if (t.protocol !== "provider_e" || !t.provider_external_id || !deps.providers.context(t.company_id, t.environment, "provider_e", c.now))
+    if (t.protocol !== "provider_e" || !t.provider_external_id || !(await deps.providers.context(t.company_id, t.environment, "provider_e", c.now)))
       throw apiError("PROVIDER_E_TRANSFER_NOT_FOUND", { details: { resource: "Transfer", id } });
     return t;
   }
 
   /** The action and its transfer: the transfer first (404), then the body (INVALID_INFORMATION_REQUEST). */
-  function readAction(b: unknown, c: RouteContext) {
-    const t = carried(c, c.params.id);
+  async function readAction(b: unknown, c: RouteContext) {
+    const t = await carried(c, c.params.id);
     const read = readCddAction(b);
     if (!read.ok) throw apiError("INVALID_INFORMATION_REQUEST", { message: read.issues.map((i) => `${i.path}: ${i.message}`).join("; "), details: { issues: read.issues } });
     return { t, action: read.action };
@@ -67,7 +67,7 @@ export function informationRequestRoutes(kit: ApiKit, deps: InformationRequestDe
         "/:id/information-requests",
         { summary: "Information requests of a transfer carried by provider_e: pending, and the messages", access: { scope: "transfers:read", permission: "transfers:view" }, tags: ["transfers"] },
         async (c): Promise<Reply> => {
-          const t = carried(c, c.params.id);
+          const t = await carried(c, c.params.id);
           const { data } = await ask<{ pending: boolean; messages: CddView[] }>(c, t, { kind: "cddList" });
           return ok({ pending: data.pending, messages: c.pii(data.messages, (ms) => ms.map(maskView)) });
         },

@@ -14,7 +14,7 @@ import {
 } from "../domain/rules/types.ts";
 import { validateCreateRule, validateUpdateRule, type IntegrationLookup } from "../domain/rules/validate.ts";
 import type { Repositories } from "../adapters/storage/repositories.ts";
-import type { ProviderSettings } from "../adapters/storage/repos/provider-settings.ts";
+import type { ProviderSettingsRepository } from "../ports/provider-settings.ts";
 import type { PromoteOutcome, RuleFilter } from "../ports/rules.ts";
 import type { ActorRuntime } from "../actors/runtime.ts";
 import { rulesAddress, type RuleCommand, type RuleMsg } from "../actors/rules.ts";
@@ -27,7 +27,7 @@ import * as api from "../api/rules.ts";
 export interface RuleRouteDeps {
   repositories: Pick<Repositories, "rules" | "tenancy">;
   cursorKey: Uint8Array;
-  providerSettings: ProviderSettings;
+  providerSettings: ProviderSettingsRepository;
   /** Creates, changes, deactivations and promotions are commands to the company's rules actor (src/actors/rules.ts). */
   runtime: ActorRuntime;
 }
@@ -87,9 +87,8 @@ export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
   const repo = deps.repositories.rules;
 
   /** The company's integrations as rules see them: `int_…` ID, name, the one enabled switch. */
-  function integrations(c: RouteContext): { lookup: IntegrationLookup; names: Map<string, string> } {
-    const refs = deps.providerSettings
-      .list(c.auth.company.id, c.auth.environment, "integration")
+  async function integrations(c: RouteContext): Promise<{ lookup: IntegrationLookup; names: Map<string, string> }> {
+    const refs = (await deps.providerSettings.list(c.auth.company.id, c.auth.environment, "integration"))
       .filter((s) => s.id !== null)
       .map((s) => ({ id: s.id!, name: s.name, enabled: s.enabled }));
     return { lookup: (id) => refs.find((r) => r.id === id), names: new Map(refs.map((r) => [r.id, r.name])) };
@@ -103,7 +102,8 @@ export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
   }
 
   /** `names`: the integrations' names when the request already read them (create and change validate against them). */
-  function detail(c: RouteContext, r: Rule, names = integrations(c).names) {
+  async function detail(c: RouteContext, r: Rule, given?: Map<string, string>) {
+    const names = given ?? (await integrations(c)).names;
     return {
       ...present(r),
       createdBy: member(c, r.createdById),
@@ -124,8 +124,8 @@ export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
   }
 
   /** A rule's body, checked against the environment's integrations (whose names the answer then shows). */
-  function readRule<T>(b: unknown, c: RouteContext, check: (b: unknown, lookup: IntegrationLookup) => { ok: true; value: T } | { ok: false; issues: Issue[] }) {
-    const refs = integrations(c);
+  async function readRule<T>(b: unknown, c: RouteContext, check: (b: unknown, lookup: IntegrationLookup) => { ok: true; value: T } | { ok: false; issues: Issue[] }) {
+    const refs = await integrations(c);
     const v = check(b, refs.lookup);
     if (!v.ok) invalid(v.issues);
     return { value: v.value, names: refs.names };
@@ -158,7 +158,7 @@ export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
             throw apiError("RULE_ALREADY_PROMOTED", { message: `The rule was promoted to live already as ${res.liveRuleId}; change that rule instead`, details: { ruleId: id, liveRuleId: res.liveRuleId } });
           invalid(res.issues);
         }
-        return created(detail(c, res.rule), { promotedFrom: res.from.id });
+        return created(await detail(c, res.rule), { promotedFrom: res.from.id });
       })
       .get(
         "/",
@@ -199,21 +199,21 @@ export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
         },
       )
       .post("/", { summary: "Create a rule in the key's environment", access: create, body: api.CreateRule, read: (b, c) => readRule(b, c, validateCreateRule), validationStatus: 422, tags: ["rules"] }, async (c) =>
-        created(detail(c, await command<Rule>(c, { type: "create", input: c.body.value }), c.body.names)),
+        created(await detail(c, await command<Rule>(c, { type: "create", input: c.body.value }), c.body.names)),
       )
-      .get("/:id", { summary: "One rule with its conditions (each branch with its integration's name)", access: read, tags: ["rules"] }, (c) => ok(detail(c, load(c, c.params.id))))
+      .get("/:id", { summary: "One rule with its conditions (each branch with its integration's name)", access: read, tags: ["rules"] }, async (c) => ok(await detail(c, load(c, c.params.id))))
       .patch(
         "/:id",
         { summary: "Change a rule (any create field, at least one; isActive true reactivates it)", access: update, body: api.UpdateRule, read: (b, c) => (load(c, c.params.id), readRule(b, c, validateUpdateRule)), validationStatus: 422, tags: ["rules"] },
         async (c) => {
           const rule = (await command<Rule | null>(c, { type: "update", id: c.params.id, changes: c.body.value })) ?? notFound(c.params.id);
-          return ok(detail(c, rule, c.body.names));
+          return ok(await detail(c, rule, c.body.names));
         },
       )
       .delete("/:id", { summary: "Deactivate a rule (kept, isActive false)", access: update, tags: ["rules"] }, async (c) => {
         load(c, c.params.id);
         const rule = (await command<Rule | null>(c, { type: "deactivate", id: c.params.id })) ?? notFound(c.params.id);
-        return ok(detail(c, rule));
+        return ok(await detail(c, rule));
       }),
   );
 }

@@ -34,7 +34,7 @@ const statusFilter: QueryParam<string> = q.enumOf(["pending", "approved", "rejec
 
 export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
   const repo = deps.repositories.transfers;
-  const { listItem, detail } = transferViews(deps);
+  const { listItem, detail, knowProviders } = transferViews(deps);
   const creates = createHandler(deps, (companyId, env, key) => repo.byExternalId(companyId, env, key));
 
   function find(c: RouteContext, id: string): TransferRow {
@@ -88,7 +88,7 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
             cursor: q.cursor(),
           },
         },
-        (c) => {
+        async (c) => {
           const { company, environment } = c.auth;
           // `status` takes precedence over `complianceStatus`; `all` means no filter (Part 1).
           const status = c.query.status !== undefined ? (c.query.status === "all" ? undefined : c.query.status) : c.query.complianceStatus;
@@ -103,6 +103,7 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
             position: (t) => [t.created_at, t.id],
             total: () => repo.count(company.id, environment, f),
           });
+          await knowProviders(company.id, res.rows.map((t) => t.protocol));
           return page(res.rows.map((t) => listItem(c, t)), res.meta);
         },
       )
@@ -116,7 +117,11 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
           readOnly: true,
           query: { checksLimit: lenient(readChecksLimit, 50), checksOffset: lenient(readChecksOffset, 0) },
         },
-        (c) => ok(detail(c, find(c, c.params.id), c.query.checksLimit, c.query.checksOffset)),
+        async (c) => {
+          const t = find(c, c.params.id);
+          await knowProviders(c.auth.company.id, [t.protocol]);
+          return ok(detail(c, t, c.query.checksLimit, c.query.checksOffset));
+        },
       )
       .patch("/:id", { summary: "Act on a transfer: accept, reject or retry (an Idempotency-Key makes a repeat answer as the first time)", access: { scope: "transfers:write", permission: "transfers:update" }, body: api.PatchTransfer, read: (b, c) => ({ t: find(c, c.params.id), action: validateAction(b) }), tags: ["transfers"] }, act),
   );

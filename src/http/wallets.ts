@@ -13,7 +13,7 @@ import { keysetPage } from "./paging.ts";
 import { q } from "./query.ts";
 import { askActor, unwrap } from "./outcome.ts";
 import * as api from "../api/wallets.ts";
-import type { ProviderSettings } from "../adapters/storage/repos/provider-settings.ts";
+import type { ProviderSettingsRepository } from "../ports/provider-settings.ts";
 import { readProviderDConfig } from "../domain/provider_d/settings.ts";
 import { walletToken } from "../domain/provider_d/tokens.ts";
 import { encodeTravelAddress } from "../domain/provider_d/travel-address.ts";
@@ -24,7 +24,7 @@ export interface WalletRouteDeps {
   runtime: ActorRuntime;
   cursorKey: Uint8Array;
   /** provider_d (TRP): the saved settings (for the Travel Address of a verified wallet) and the token key. */
-  providerSettings: ProviderSettings;
+  providerSettings: ProviderSettingsRepository;
   masterKey: { derive(purpose: string): Uint8Array };
 }
 
@@ -155,13 +155,13 @@ export function walletRoutes(kit: ApiKit, deps: WalletRouteDeps) {
         return ok({ isRegistered: true, isVerified: w.verified === 1 && sameNetwork, walletType: "hosted", customerId: w.customer_id });
       })
       .get("/:id", { summary: "One wallet", access: read, tags: ["wallets"] }, (c) => ok(presentWallet(asOf(find(c, c.params.id), c.now))))
-      .get("/:id/travel-address", { summary: "A Travel Address (TRP, provider_d) for a verified wallet of a customer with a verified identity: what its user gives the sending VASP", access: read, tags: ["wallets"] }, (c) => {
+      .get("/:id/travel-address", { summary: "A Travel Address (TRP, provider_d) for a verified wallet of a customer with a verified identity: what its user gives the sending VASP", access: read, tags: ["wallets"] }, async (c) => {
         const w = asOf(find(c, c.params.id), c.now);
         const { company, environment } = c.auth;
         const settings = deps.providerSettings;
-        const creds = settings.enabled(company.id, "provider_d") ? settings.credentials(company.id, environment, "provider_d") : null;
+        const creds = (await settings.enabled(company.id, "provider_d")) ? await settings.credentials(company.id, environment, "provider_d") : null;
         const read = creds ? readProviderDConfig(creds, c.now) : null;
-        const providerId = settings.id(company.id, "provider_d");
+        const providerId = await settings.id(company.id, "provider_d");
         if (!read?.ok || !providerId) throw apiError("NOT_CONFIGURED", { message: `provider_d is not enabled with usable settings for the ${environment} environment` });
         if (w.verified !== 1) throw apiError("INVALID_REQUEST", { message: "The wallet's ownership is not verified: a Travel Address is given for verified wallets only", details: { reason: "WALLET_NOT_VERIFIED" } });
         const customer = deps.repositories.customers.get(company.id, environment, w.customer_id);

@@ -62,8 +62,8 @@ export interface ProviderAFlowDeps {
 
 const OPEN = ["exchanging", "awaiting_counterparty", "accepted", "held"];
 
-function client(deps: ProviderAFlowDeps, f: TransferFlowContext): { client: ProviderAClient; did: string } | { error: string } {
-  const ctx = f.adapterContext();
+async function client(deps: ProviderAFlowDeps, f: TransferFlowContext): Promise<{ client: ProviderAClient; did: string } | { error: string }> {
+  const ctx = await f.adapterContext();
   if (!ctx) return { error: "Provider unavailable" };
   const c = deps.adapter.connect(ctx);
   if (!c.ok) return { error: "INVALID_CONFIGURATION" };
@@ -274,7 +274,7 @@ function counterpartyProgress(f: TransferFlowContext, tx: ProviderTx, them: Part
 const refuse = (f: TransferFlowContext, reason: string, explanation: string) => f.refuse("INVALID_REQUEST", reason, { reason, explanation });
 
 async function readForAction(deps: ProviderAFlowDeps, f: TransferFlowContext): Promise<{ tx: ProviderTx; c: { client: ProviderAClient; did: string } } | ActionResult> {
-  const c = client(deps, f);
+  const c = await client(deps, f);
   if ("error" in c) return refuse(f, c.error === "Provider unavailable" ? "PROVIDER_UNAVAILABLE" : "INVALID_CONFIGURATION", `provider_a is disabled or its settings are unusable (${c.error})`);
   if (!f.row.provider_external_id) return refuse(f, "LOCAL_APPROVAL_REQUIRED", "the transfer is not bound to a provider transfer");
   const r = await c.client.getTx(f.row.provider_external_id);
@@ -372,7 +372,7 @@ async function onEvent(deps: ProviderAFlowDeps, f: TransferFlowContext, event: u
     return { ok: true, state: f.row.state };
   }
   if (f.row.state === "failed" && !resumable(f, fs)) return { ok: false, code: "TRANSFER_FAILED" };
-  const c = client(deps, f);
+  const c = await client(deps, f);
   if ("error" in c) return { ok: false, code: c.error };
   let tx: ProviderTx;
   if (ev.kind === "event") tx = ev.tx;
@@ -414,7 +414,7 @@ async function caseResolved(deps: ProviderAFlowDeps, f: TransferFlowContext, res
   }
   // Rejecting the case of an outgoing transfer leaves it held; an incoming one is rejected at the provider first.
   if (f.row.direction === "outgoing" || f.row.tx_hash) return { moved: false, newValue: "reject_refused" };
-  const c = client(deps, f);
+  const c = await client(deps, f);
   if ("error" in c || !f.row.provider_external_id) return { moved: false, newValue: "reject_refused" };
   const r = await c.client.reject(f.row.provider_external_id, "COMPLIANCE_POLICIES");
   if (!r.ok) {

@@ -32,6 +32,7 @@ import type { ThresholdRepository } from "../../ports/thresholds.ts";
 import type { AssetPolicyRepository } from "../../ports/assets.ts";
 import type { FxValuationRepository } from "../../ports/fx-valuations.ts";
 import type { VaspRepository } from "../../ports/vasps.ts";
+import type { ProviderSettingsRepository } from "../../ports/provider-settings.ts";
 import type { ProviderARepository, ProviderBRequestRepository, ProviderDRepository, ProviderERepository } from "../../ports/provider-stores.ts";
 
 // Ports written by hand in the domain's terms (src/ports/): the engine's classes implement them.
@@ -40,6 +41,7 @@ export type { ThresholdRepository } from "../../ports/thresholds.ts";
 export type { AssetPolicyRepository } from "../../ports/assets.ts";
 export type { FxValuationRepository } from "../../ports/fx-valuations.ts";
 export type { VaspRepository } from "../../ports/vasps.ts";
+export type { ProviderSettingsRepository } from "../../ports/provider-settings.ts";
 export type { ProviderARepository, ProviderBRequestRepository, ProviderDRepository, ProviderERepository } from "../../ports/provider-stores.ts";
 /** The public members of a repository class: the interface a backend implements (private fields are not part of it). */
 type Surface<T> = { [K in keyof T]: T[K] };
@@ -51,7 +53,6 @@ export type CustomerOverviewRepository = Surface<CustomerOverview>;
 export type CustomerRepository = Surface<Customers>;
 export type EventRepository = Surface<EventLog>;
 export type ProofRepository = Surface<Proofs>;
-export type ProviderSettingsRepository = Surface<ProviderSettings>;
 export type ReportRepository = Surface<Reports>;
 export type TenancyRepository = Surface<Tenancy>;
 export type TransferRepository = Surface<Transfers>;

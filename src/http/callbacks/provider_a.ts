@@ -119,13 +119,13 @@ export function providerACallbacks(services: ProviderACallbackDeps) {
       [
         "provider",
         // The company's provider, enabled, with credentials for the path's environment.
-        (c) => {
+        async (c) => {
           const company = c.company!;
           const settings = services.providerSettings;
           const providerId = decodeURIComponent(c.params.providerId ?? "");
-          if (company.status !== "active" || !settings.enabled(company.id, "provider_a") || settings.id(company.id, "provider_a") !== providerId) return unavailable();
+          if (company.status !== "active" || !(await settings.enabled(company.id, "provider_a")) || (await settings.id(company.id, "provider_a")) !== providerId) return unavailable();
           c.now = services.clock();
-          const ctx = services.providers.context(company.id, c.environment, "provider_a", c.now);
+          const ctx = await services.providers.context(company.id, c.environment, "provider_a", c.now);
           const adapter = services.providers.adapter("provider_a") as ProviderA | undefined;
           if (!ctx || !adapter) return unavailable();
           c.connect = () => adapter.connect(ctx);

@@ -24,7 +24,7 @@ export interface ProviderDOptions {
   /** The key of provider_d's tokens (derived from the master key for this purpose). */
   tokenKey: Uint8Array;
   /** The company's provider ID (on our callback path). */
-  providerId(companyId: string): string | null;
+  providerId(companyId: string): Promise<string | null>;
   /** The VASP ID that approved this chain address in an earlier outgoing provider_d transfer of the company. */
   knownBeneficiary?(companyId: string, env: Environment, network: string, address: string): Promise<string | null>;
 }
@@ -120,7 +120,7 @@ export function providerD(o: ProviderDOptions): ProviderAdapter {
       if (!read.ok) return { kind: "not_taken", reason: "Invalid provider_d configuration" };
       const config = read.config;
       const target = await targetOf(config, t);
-      const providerId = o.providerId(t.companyId);
+      const providerId = await o.providerId(t.companyId);
       const coin = slip44Of(t.assetId);
       if ("none" in target || !providerId || coin === null) return { kind: "not_taken", reason: "provider_d cannot address this transfer", vaspNotFound: "none" in target };
       const { cp, url } = target;

@@ -30,7 +30,7 @@ export interface ProviderELookups {
   originatorIdentity(companyId: string, env: Environment, transferId: string): Promise<Person[] | null>;
   /** The company profile as originating VASP, or null when incomplete (legal name and country required). */
   companyVasp(companyId: string): { legalName: string; country: string; lei: string | null } | null;
-  providerId(companyId: string): string | null;
+  providerId(companyId: string): Promise<string | null>;
 }
 
 export interface ProviderEOptions {
@@ -293,7 +293,7 @@ async function checkOutgoing(o: ProviderEOptions, t: OutgoingTransfer, vaspId: s
   if (!company) return notTaken("COMPANY_PROFILE_INCOMPLETE");
   const expiresAt = t.expiresAt ? Date.parse(t.expiresAt) : NaN;
   if (!Number.isFinite(expiresAt) || expiresAt - now < MIN_EXPIRY_MS) return notTaken("TRANSFER_EXPIRY_TOO_SOON");
-  const providerId = o.lookups.providerId(t.companyId);
+  const providerId = await o.lookups.providerId(t.companyId);
   if (!providerId) return notTaken(`${NAME} is not configured`);
   return { ok: true, ready: { c, client, currency, peer, dest, identity, company, expiresAt, providerId } };
 }

@@ -11,7 +11,7 @@ import { verifiedIdentity } from "../../../domain/identity.ts";
 /** The repositories the lookups read. */
 export type ProviderELookupRepositories = Pick<Repositories, "providerE" | "thresholds" | "wallets" | "customers">;
 
-export function providerELookups(repos: ProviderELookupRepositories, open: (sealed: string, aad: string) => string, providerId: (companyId: string) => string | null): ProviderELookups {
+export function providerELookups(repos: ProviderELookupRepositories, open: (sealed: string, aad: string) => string, providerId: (companyId: string) => Promise<string | null>): ProviderELookups {
   return {
     originatorIdentity(companyId: string, env: Environment, transferId: string): Promise<Person[] | null> {
       return repos.providerE.originatorIdentity(open, companyId, env, transferId);
@@ -38,7 +38,7 @@ export interface ProviderEFlowLookups {
 }
 
 export function providerEFlowLookups(repos: ProviderELookupRepositories, open: (sealed: string, aad: string) => string): ProviderEFlowLookups {
-  const base = providerELookups(repos, open, () => null);
+  const base = providerELookups(repos, open, async () => null);
   return {
     originatorIdentity: (companyId, env, transferId) => base.originatorIdentity(companyId, env, transferId),
     beneficiaryStillChecks(companyId, env, t, sent) {
