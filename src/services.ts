@@ -33,7 +33,7 @@ import { loadCatalog } from "./adapters/assets/catalog.ts";
 import type { Catalog } from "./domain/assets/catalog.ts";
 import type { AssetPolicyRepository } from "./ports/assets.ts";
 import type { DueTransfer } from "./ports/provider-stores.ts";
-import type { ProviderSettings } from "./adapters/storage/repos/provider-settings.ts";
+import type { ProviderSettingsRepository } from "./ports/provider-settings.ts";
 import { noProviders, SWEEPS, type ProviderRegistry, type SweepName } from "./adapters/providers/registry.ts";
 import { SettingsRegistry } from "./adapters/providers/index.ts";
 import { providerFetch } from "./adapters/providers/outbound.ts";
@@ -117,7 +117,7 @@ export interface Services {
   readonly catalog: Catalog;
   readonly policy: AssetPolicyRepository;
   /** Provider and integration settings: sealed credentials per environment, one enabled switch per company. */
-  readonly providerSettings: ProviderSettings;
+  readonly providerSettings: ProviderSettingsRepository;
   /** Connection tests of the settings API, one per adapter that has one. */
   readonly connectionTester: ConnectionTester;
   /** Webhook delivery: the SSRF-guarded deliverer, the auto-disable rule, kicks for subscription actors. */

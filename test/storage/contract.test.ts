@@ -6,6 +6,7 @@ import { thresholdContract } from "./contract/thresholds.ts";
 import { ruleContract } from "./contract/rules.ts";
 import { assetContract } from "./contract/assets.ts";
 import { providerStoreContract } from "./contract/provider-stores.ts";
+import { providerSettingsContract } from "./contract/provider-settings.ts";
 
 for (const engine of ENGINES) {
   describe(engine.name, () => {
@@ -13,5 +14,6 @@ for (const engine of ENGINES) {
     ruleContract(engine);
     assetContract(engine);
     providerStoreContract(engine);
+    providerSettingsContract(engine);
   });
 }
