@@ -42,7 +42,7 @@ export function providerSettingsContract(engine: Engine): void {
 
     test("a save without a required value is refused and writes nothing", async () => {
       const s = store.repositories.providerSettings;
-      const out = await s.save(store.companyId, "test", "screening_c", { credentials: { region: "us" } }, by, NOW);
+      const out = await s.save(store.companyId, "test", "screening_c", { credentials: { region: "us" }, notes: undefined }, by, NOW);
       expect(out).toEqual({ ok: false, code: "MISSING_FIELDS", fields: ["apiKey"] });
       expect((await s.get(store.companyId, "test", "screening_c")).configured).toBe(false);
       expect(await s.id(store.companyId, "screening_c")).toBeUndefined();
@@ -58,7 +58,7 @@ export function providerSettingsContract(engine: Engine): void {
       expect(first.state.id).toMatch(/^int_[0-9a-z]{26}$/);
       expect(await s.credentials(store.companyId, "test", "screening_c")).toEqual({ apiKey: "key-test", region: "us" });
       expect(await s.credentials(store.companyId, "live", "screening_c")).toBeNull();
-      const again = await s.save(store.companyId, "test", "screening_c", { credentials: { fuzziness: "0.7" } }, by, NOW + 1000);
+      const again = await s.save(store.companyId, "test", "screening_c", { credentials: { fuzziness: "0.7" }, notes: undefined }, by, NOW + 1000);
       if (!again.ok) throw new Error(again.code);
       expect(again.created).toBe(false);
       expect(again.state).toMatchObject({ notes: "first", configuredFields: ["apiKey", "region", "fuzziness"], updatedAt: "2026-03-01T10:00:01.000Z", createdAt: "2026-03-01T10:00:00.000Z" });
@@ -88,7 +88,7 @@ export function providerSettingsContract(engine: Engine): void {
 
     test("a plan writes nothing until applied; applied in a unit of work that fails, nothing is kept", async () => {
       const s = store.repositories.providerSettings;
-      const plan = await s.planSave(store.companyId, "test", "screening_d", { credentials: { apiKey: "d-key" } }, by, NOW);
+      const plan = await s.planSave(store.companyId, "test", "screening_d", { credentials: { apiKey: "d-key" }, notes: undefined }, by, NOW);
       expect(plan.outcome).toEqual({ ok: true, created: true, fields: ["apiKey"] });
       expect((await s.get(store.companyId, "test", "screening_d")).configured).toBe(false);
       await expect(
