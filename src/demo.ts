@@ -202,7 +202,7 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
   const credentialsA = { apiUrl: peerA.url, clientId: SANDBOX_CARAVAN.clientId, clientSecret: SANDBOX_CARAVAN.clientSecret, vaspDid: SANDBOX_CARAVAN.did, webhookSecret: SANDBOX_CARAVAN.webhookSecret };
   for (const k of [key, liveKey]) await api("/api/v2/providers/provider_a", { method: "PUT", key: k, body: { credentials: credentialsA } });
   await api("/api/v2/providers/provider_a", { method: "PATCH", key: liveKey, body: { enabled: true } });
-  const providerIdA = service.providerSettings.id(company.id, "provider_a")!;
+  const providerIdA = (await service.providerSettings.id(company.id, "provider_a"))!;
   peerA.registerCaravan({ ...SANDBOX_CARAVAN, webhookUrl: `${service.url}/api/system/trp/provider_a/test/${providerIdA}` });
   // provider_e: the six settings in both environments, one switch, and Caravan registered with the bridge. The callback
   // base URL must be an HTTPS origin (the company's host); the sandbox bridge delivers to the server's loopback origin.
@@ -213,7 +213,7 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     if (r.status !== 200 && r.status !== 201) log(`  (provider_e settings: ${r.status} ${r.body?.code ?? ""})`);
   }
   await api("/api/v2/providers/provider_e", { method: "PATCH", key: liveKey, body: { enabled: true } });
-  const providerIdE = service.providerSettings.id(company.id, "provider_e")!;
+  const providerIdE = (await service.providerSettings.id(company.id, "provider_e"))!;
   bridgeE.registerCaravan({ vaspCode: CARAVAN_E_CODE, publicKey: publicKeyOf(privateKeyE), serverUrl: service.url, environment: "test", providerId: providerIdE, name: "Caravan Demo VASP" });
   // provider_d: our identity, certificate and key, the peer's CA accepted, the peer known by its certificate; one switch.
   const credentialsD = {
@@ -313,7 +313,7 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     { amount: "2.4", to: NORDIC.address, beneficiary: INGRID, what: "through provider_e to Nordic Bank: the bank asks for information, held, answered and reviewed, then completed", preferredProtocol: "provider_e", cdd: true },
     { amount: "1.4", to: peerD.travelAddress(MERIDIAN.account), beneficiary: MIRA, what: `through provider_d (TRP, mutual TLS) to ${MERIDIAN.name}'s Travel Address: approved with its address, the transaction confirmed`, preferredProtocol: "provider_d" },
   ];
-  const providerId = service.providerSettings.id(company.id, "provider_b")!;
+  const providerId = (await service.providerSettings.id(company.id, "provider_b"))!;
   const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
   const stallNoticeMs = o.stallNoticeMs ?? 20_000;
   const giveUpMs = o.giveUpMs ?? 180_000;

@@ -30,8 +30,9 @@ import { transferActor } from "./actors/transfer/index.ts";
 import { createPricing, FxConfigError, type Pricing } from "./adapters/fx/index.ts";
 import { loadCatalog } from "./adapters/assets/catalog.ts";
 import type { Catalog } from "./domain/assets/catalog.ts";
-import type { AssetPolicy } from "./adapters/storage/repos/assets.ts";
-import type { ProviderSettings } from "./adapters/storage/repos/provider-settings.ts";
+import type { AssetPolicyRepository } from "./ports/assets.ts";
+import type { DueTransfer } from "./ports/provider-stores.ts";
+import type { ProviderSettingsRepository } from "./ports/provider-settings.ts";
 import { noProviders, SWEEPS, type ProviderRegistry, type SweepName } from "./adapters/providers/registry.ts";
 import { SettingsRegistry } from "./adapters/providers/index.ts";
 import { providerFetch } from "./adapters/providers/outbound.ts";
@@ -113,9 +114,9 @@ export interface Services {
   readonly providers: ProviderRegistry;
   readonly pricing: Pricing;
   readonly catalog: Catalog;
-  readonly policy: AssetPolicy;
+  readonly policy: AssetPolicyRepository;
   /** Provider and integration settings: sealed credentials per environment, one enabled switch per company. */
-  readonly providerSettings: ProviderSettings;
+  readonly providerSettings: ProviderSettingsRepository;
   /** Connection tests of the settings API, one per adapter that has one. */
   readonly connectionTester: ConnectionTester;
   /** Webhook delivery: the SSRF-guarded deliverer, the auto-disable rule, kicks for subscription actors. */
@@ -248,15 +249,15 @@ function wireProviders(s: Services, env: Record<string, string | undefined>): vo
     authUrl: env.CARAVAN_PROVIDER_A_AUTH_URL || DEFAULT_AUTH_URL,
     apiOrigins: parseOrigins(env.CARAVAN_PROVIDER_A_API_ORIGINS),
     log: s.log,
-    originatorIdentity: (companyId, environment, transferId) => {
-      const customer = paStore.originatorCustomerOf(companyId, environment, transferId);
+    originatorIdentity: async (companyId, environment, transferId) => {
+      const customer = await paStore.originatorCustomerOf(companyId, environment, transferId);
       return customer ? identity(companyId, environment, customer) : null;
     },
   });
   // provider_e: base addresses CARAVAN_PROVIDER_E_TEST_URL / CARAVAN_PROVIDER_E_LIVE_URL (Part 3 Contract).
-  const provider_e = providerE({ baseUrl: baseUrlsFromEnv(env), lookups: providerELookups(s.repositories, (sealed, aad) => s.pii.open(sealed, aad), (companyId) => s.providerSettings.id(companyId, "provider_e") ?? null) });
+  const provider_e = providerE({ baseUrl: baseUrlsFromEnv(env), lookups: providerELookups(s.repositories, (sealed, aad) => s.pii.open(sealed, aad), async (companyId) => (await s.providerSettings.id(companyId, "provider_e")) ?? null) });
   // provider_d (TRP): tokens under a key of its own; the Travel Address's counterparty from the saved settings.
-  const provider_d = providerD({ tokenKey: s.masterKey.derive("provider_d-tokens"), providerId: (companyId) => s.providerSettings.id(companyId, "provider_d") ?? null, knownBeneficiary: (companyId, env, network, address) => s.repositories.providerD.knownBeneficiary(companyId, env, network, address) });
+  const provider_d = providerD({ tokenKey: s.masterKey.derive("provider_d-tokens"), providerId: async (companyId) => (await s.providerSettings.id(companyId, "provider_d")) ?? null, knownBeneficiary: (companyId, env, network, address) => s.repositories.providerD.knownBeneficiary(companyId, env, network, address) });
   const adapters = { provider_b: providerB, provider_a, provider_e, provider_d };
   const mutable = s as { -readonly [K in keyof Services]: Services[K] };
   // Each provider connection's actor keeps what was read from the peer (directory, keys, health).
@@ -304,9 +305,9 @@ function checkpointDeps(s: Services): CheckpointDeps {
   const rules = s.repositories.rules;
   return {
     activeRules: (companyId, env) => rules.active(companyId, env),
-    integration: (companyId, integrationId) => {
-      const def = INTEGRATIONS.find((d) => s.providerSettings.id(companyId, d.name) === integrationId);
-      return def ? { name: def.name, displayName: def.displayName, type: def.type } : null;
+    integration: async (companyId, integrationId) => {
+      for (const def of INTEGRATIONS) if ((await s.providerSettings.id(companyId, def.name)) === integrationId) return { name: def.name, displayName: def.displayName, type: def.type };
+      return null;
     },
     check: (companyId, env, name, subjects) => s.screening.check(companyId, env, name, subjects),
     euMembers: EU_MEMBERS,
@@ -364,9 +365,9 @@ function registerActors(s: Services): void {
   for (const [name, pattern] of Object.entries(SWEEPS) as [SweepName, string][]) s.runtime.sweep(name, pattern, (now) => s.providers.sweep?.(name, now));
   // provider_a (Part 3): poll transfers waiting and unchanged five minutes, once a minute; fail `exchanging` after 15.
   const paStore = s.repositories.providerA;
-  const tellDue = async (rows: { id: string; company_id: string; environment: "test" | "live" }[], kind: "poll" | "stall") => {
-    for (const r of rows)
-      await s.runtime.tell(`transfer:${r.id}`, { type: "providerEvent", provider: "provider_a", event: { kind }, companyId: r.company_id, environment: r.environment, actor: { type: "system" } });
+  const tellDue = async (due: Promise<DueTransfer[]>, kind: "poll" | "stall") => {
+    for (const r of await due)
+      await s.runtime.tell(`transfer:${r.id}`, { type: "providerEvent", provider: "provider_a", event: { kind }, companyId: r.companyId, environment: r.environment, actor: { type: "system" } });
   };
   s.runtime.sweep("provider_a-polling", "0 * * * * *", (now) => tellDue(paStore.dueForPoll(now - POLL_AFTER_MS), "poll"));
   s.runtime.sweep("provider_a-stall", "30 * * * * *", (now) => tellDue(paStore.dueForStall(now - STALL_MS), "stall"));
@@ -374,15 +375,18 @@ function registerActors(s: Services): void {
   const tellE = async (rows: { id: string; company_id: string; environment: "test" | "live" }[], msg: (r: { company_id: string; environment: "test" | "live" }) => Record<string, unknown>) => {
     for (const r of rows) await s.runtime.tell(`transfer:${r.id}`, msg(r));
   };
+  const tellEach = async (due: Promise<DueTransfer[]>, msg: (r: DueTransfer) => Record<string, unknown>) => {
+    for (const r of await due) await s.runtime.tell(`transfer:${r.id}`, msg(r));
+  };
   s.runtime.sweep("provider_e-polling", "10 * * * * *", (now) =>
-    tellE(s.repositories.providerE.dueForPoll(now - 5 * 60_000), (r) => ({ type: "providerEvent", provider: "provider_e", event: { kind: "poll" }, companyId: r.company_id, environment: r.environment, actor: { type: "system" } })),
+    tellEach(s.repositories.providerE.dueForPoll(now - 5 * 60_000), (r) => ({ type: "providerEvent", provider: "provider_e", event: { kind: "poll" }, companyId: r.companyId, environment: r.environment, actor: { type: "system" } })),
   );
   s.runtime.sweep("provider_e-expiry", "*/15 * * * * *", (now) =>
-    tellE(s.repositories.providerE.dueForExpiry(now), (r) => ({ type: "expire", companyId: r.company_id, environment: r.environment, actor: { type: "system" } })),
+    tellEach(s.repositories.providerE.dueForExpiry(now), (r) => ({ type: "expire", companyId: r.companyId, environment: r.environment, actor: { type: "system" } })),
   );
   // provider_d: open transfers past their expiry are cancelled (the counterparty that approved is told first).
   s.runtime.sweep("provider_d-expiry", "*/15 * * * * *", (now) =>
-    tellE(s.repositories.providerD.dueForExpiry(now), (r) => ({ type: "expire", companyId: r.company_id, environment: r.environment, actor: { type: "system" } })),
+    tellEach(s.repositories.providerD.dueForExpiry(now), (r) => ({ type: "expire", companyId: r.companyId, environment: r.environment, actor: { type: "system" } })),
   );
   // Outgoing transfers no provider has taken are cancelled at their expiry (docs/transfers.md): a sweep over rows.
   s.runtime.sweep("transfer-untaken-expiry", "*/10 * * * * *", async (now) => {

@@ -18,14 +18,14 @@ export interface CheckpointDeps {
   /** The environment's active rules. */
   activeRules(companyId: string, env: Environment): Promise<Rule[]>;
   /** The integration an `integrationId` names (any state; a disabled one fails its check without a request). */
-  integration(companyId: string, integrationId: string): { name: IntegrationName; displayName: string; type: string } | null;
+  integration(companyId: string, integrationId: string): Promise<{ name: IntegrationName; displayName: string; type: string } | null>;
   /** One integration's check of the subjects (breaker, credentials, bounded concurrency); never throws. */
   check(companyId: string, env: Environment, integration: IntegrationName, subjects: ScreeningSubject[]): Promise<CheckResult>;
   euMembers: ReadonlySet<string>;
   /** The amount valued in USD (recorded as a valuation), or null when no rate is known. */
   priceUsd(companyId: string, env: Environment, assetId: string, amount: string): Promise<string | null>;
   /** The valuation recorded at creation (the amount in the threshold's currency), or null. */
-  valuation(companyId: string, env: Environment, fxRateId: string): { value: string; currency: string } | null;
+  valuation(companyId: string, env: Environment, fxRateId: string): Promise<{ value: string; currency: string } | null>;
 }
 
 /**
@@ -34,7 +34,7 @@ export interface CheckpointDeps {
  */
 export async function transferFacts(deps: CheckpointDeps, t: Transfer, names: { originator: string | null; beneficiary: string | null }): Promise<TransferFacts> {
   const info = (t.thresholdInfo ?? {}) as { jurisdiction?: string };
-  const local = t.fxRateId ? deps.valuation(t.companyId, t.environment, t.fxRateId) : null;
+  const local = t.fxRateId ? await deps.valuation(t.companyId, t.environment, t.fxRateId) : null;
   let amountUSD: string | null = local?.currency === "USD" ? local.value : null;
   if (amountUSD === null && t.assetId && (await deps.activeRules(t.companyId, t.environment)).length > 0)
     amountUSD = await deps.priceUsd(t.companyId, t.environment, t.assetId, t.amount).catch(() => null);
@@ -84,7 +84,7 @@ export async function evaluationsOf(deps: CheckpointDeps, t: Transfer, sides: { 
  */
 export async function checkpointOnce(deps: CheckpointDeps, t: Transfer, stage: Stage, evaluations: Evaluation[], seal: Sealer, now: number): Promise<CheckpointResult> {
   const p = await plan(deps, t.companyId, t.environment, stage, evaluations);
-  const pending = pendingChecks(deps, t.companyId, p, t.id, "1", now);
+  const pending = await pendingChecks(deps, t.companyId, p, t.id, "1", now);
   return runChecks(deps, t.companyId, t.environment, p, pending, seal, t.id);
 }
 
@@ -121,11 +121,11 @@ export async function plan(deps: CheckpointDeps, companyId: string, env: Environ
 }
 
 /** The pending checks a plan will run, recorded before any request is sent (record, then call). */
-export function pendingChecks(deps: CheckpointDeps, companyId: string, p: Plan, transferId: string, run: string, now: number): StoredCheck[] {
+export async function pendingChecks(deps: CheckpointDeps, companyId: string, p: Plan, transferId: string, run: string, now: number): Promise<StoredCheck[]> {
   const out: StoredCheck[] = [];
-  p.evaluations.forEach((e, evaluation) => {
+  for (const [evaluation, e] of p.evaluations.entries()) {
     for (const integrationId of e.integrationIds) {
-      const i = deps.integration(companyId, integrationId);
+      const i = await deps.integration(companyId, integrationId);
       out.push({
         id: `chk_${transferId.slice(4)}_${run}_${out.length + 1}`,
         integration: i?.name ?? null,
@@ -142,7 +142,7 @@ export function pendingChecks(deps: CheckpointDeps, companyId: string, p: Plan, 
         run,
       });
     }
-  });
+  }
   return out;
 }
 

@@ -55,7 +55,7 @@ export function connectionActor(registry: () => ProviderRegistry): ActorKind<Con
       const reg = registry();
       const adapter = reg.adapter(msg.provider);
       // The adapter context without `directory`: this actor is where the directory is read.
-      const actx = (reg as { plainContext?: ProviderRegistry["context"] }).plainContext?.(msg.companyId, msg.environment, msg.provider, ctx.now) ?? reg.context(msg.companyId, msg.environment, msg.provider, ctx.now);
+      const actx = (await (reg as { plainContext?: ProviderRegistry["context"] }).plainContext?.(msg.companyId, msg.environment, msg.provider, ctx.now)) ?? (await reg.context(msg.companyId, msg.environment, msg.provider, ctx.now));
       if (!adapter?.readDirectory || !actx) {
         ctx.reply({ ok: false, code: "NOT_CONFIGURED" } satisfies DirectoryRead);
         return;

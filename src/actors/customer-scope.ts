@@ -33,7 +33,7 @@ export interface CustomerDeps {
    * Every provider's verdict on carrying an outgoing transfer (the create decision); without it no provider can, so
    * only creates below the threshold succeed (tests of other parts).
    */
-  capabilities?(companyId: string, env: Environment, t: { assetId: string; asset: string; network: string; amount: string; beneficiaryPersonCount: number; hasOriginatorAddress: boolean; beneficiaryAddress?: string }): ProviderVerdict[];
+  capabilities?(companyId: string, env: Environment, t: { assetId: string; asset: string; network: string; amount: string; beneficiaryPersonCount: number; hasOriginatorAddress: boolean; beneficiaryAddress?: string }): Promise<ProviderVerdict[]>;
   /**
    * Screening of a new incoming transfer with rules and screening integrations (Part 3). None exist yet, so the
    * default approves; the seam is here so that a verdict lands in the same transaction as the creation.

@@ -4,7 +4,7 @@ import type { HistoryEntry, Transfer } from "../ports/transfers.ts";
 import type { ValuationRecord } from "../adapters/fx/pricing.ts";
 import { personNames, type Person } from "../domain/ivms101/index.ts";
 import type { CreateTransferInput } from "../domain/transfers.ts";
-import { decideCreate, type AppliedThreshold, type CreateDecision, type ThresholdInfo, type Valuation } from "../domain/transfers/create.ts";
+import { decideCreate, readsCapabilities, type AppliedThreshold, type CreateDecision, type ThresholdInfo, type Valuation } from "../domain/transfers/create.ts";
 import { beneficiaryMatches } from "../domain/provider_b/names.ts";
 import { holderReason, screeningReason, type IncomingReason } from "../domain/provider_b/decisions.ts";
 import { transferEventData } from "./transfer-presenter.ts";
@@ -154,12 +154,9 @@ export async function createTransfer(h: CustomerScope, n: NewTransfer): Promise<
   const { c, w, beneficiaryVerified } = facts;
   const { companyId, environment, actor } = h.msg;
   const input = n.input;
-  const decision = decideCreate({
-    input,
-    customer: c,
-    originatorWallet: w === null ? null : w && { customerId: w.customerId },
-    capabilities: () =>
-      h.deps.capabilities?.(companyId, environment, {
+  // The providers' verdicts read first, and only when the decision asks for them.
+  const verdicts = readsCapabilities({ input, valuation: n.valuation, threshold: n.threshold })
+    ? ((await h.deps.capabilities?.(companyId, environment, {
         assetId: n.assetId,
         asset: input.asset,
         network: input.network,
@@ -167,7 +164,13 @@ export async function createTransfer(h: CustomerScope, n: NewTransfer): Promise<
         beneficiaryPersonCount: input.beneficiaryPersons.length,
         hasOriginatorAddress: n.originatorAddress !== null,
         beneficiaryAddress: n.beneficiaryAddress,
-      }) ?? [],
+      })) ?? [])
+    : [];
+  const decision = decideCreate({
+    input,
+    customer: c,
+    originatorWallet: w === null ? null : w && { customerId: w.customerId },
+    capabilities: () => verdicts,
     valuation: n.valuation,
     threshold: n.threshold,
     now: h.ctx.now,
@@ -177,7 +180,7 @@ export async function createTransfer(h: CustomerScope, n: NewTransfer): Promise<
   const row = outgoingRow(h, n, decision, c!.id, facts.vasp!);
   const valuation = n.valuationRecord;
   h.ctx.write(async () => {
-    if (valuation) h.deps.repositories.fxValuations.record(valuation);
+    if (valuation) await h.deps.repositories.fxValuations.record(valuation);
     await h.deps.repositories.transfers.insert(row);
   });
   const event = { companyId, environment, entityType: "transfer", entityId: row.id, data: transferEventData(row) };
@@ -244,7 +247,7 @@ export async function receiveIncoming(h: CustomerScope, n: IncomingTransfer): Pr
   h.ctx.write(async () => {
     await h.deps.repositories.transfers.insert(final);
     // The sender is a counterparty this environment has now exchanged a transfer with (VASP search).
-    h.deps.repositories.vasps.record(companyId, environment, n.originatorVasp.id, n.originatorVasp.name, "transfer_history", h.at);
+    await h.deps.repositories.vasps.record(companyId, environment, n.originatorVasp.id, n.originatorVasp.name, "transfer_history", h.at);
   });
   const event = { companyId, environment, entityType: "transfer", entityId: final.id };
   h.ctx.emit({ ...event, type: "transfer.created", data: transferEventData(reason === null ? final : created) });
@@ -343,7 +346,7 @@ export function recordIncoming(h: CustomerScope, row: Transfer): void {
   h.ctx.write(async () => {
     await h.deps.repositories.transfers.insert(row);
     // The sender is a counterparty this environment has now exchanged a transfer with (VASP search).
-    h.deps.repositories.vasps.record(companyId, environment, row.originatorVaspId!, row.originatorVaspName, "transfer_history", at);
+    await h.deps.repositories.vasps.record(companyId, environment, row.originatorVaspId!, row.originatorVaspName, "transfer_history", at);
   });
   h.ctx.emit({ companyId, environment, entityType: "transfer", entityId: row.id, type: "transfer.created", data: transferEventData(row) });
   h.audit("transfer.created", "Transfer", row.id, { state: row.state, asset: row.asset, network: row.network, direction: "incoming", protocol: row.protocol });

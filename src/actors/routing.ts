@@ -78,7 +78,7 @@ export async function discoverRound(
   await Promise.all(
     open.map(async (p) => {
       const adapter = registry.adapter(p);
-      const ctx = registry.context(t.companyId, t.environment, p, now);
+      const ctx = await registry.context(t.companyId, t.environment, p, now);
       const began = Date.now();
       let d: Discovery;
       if (!adapter?.discover || !ctx) d = { kind: "retry", reason: `${p} has no usable credentials` };

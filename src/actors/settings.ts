@@ -6,7 +6,7 @@
 import type { SettingsInput, SettingsName } from "../domain/providers/catalog.ts";
 import type { Environment } from "../domain/types.ts";
 import { UnreadableError } from "../adapters/crypto/envelope.ts";
-import type { EnableDecision, ProviderSettings, SaveDecision, TestRecord } from "../adapters/storage/repos/provider-settings.ts";
+import type { EnableDecision, Planned, ProviderSettingsRepository, SaveDecision, TestRecord } from "../ports/provider-settings.ts";
 import type { AuditActor } from "../ports/audit.ts";
 import { refuse, type Outcome } from "./outcome.ts";
 import type { ActorKind } from "./types.ts";
@@ -28,7 +28,7 @@ export type SettingsCommand =
 export type SettingsMsg = Scoped & SettingsCommand;
 
 export interface SettingsActorDeps {
-  providerSettings: ProviderSettings;
+  providerSettings: ProviderSettingsRepository;
 }
 
 export function settingsActor(deps: SettingsActorDeps): ActorKind<Record<string, never>, SettingsMsg> {
@@ -36,18 +36,18 @@ export function settingsActor(deps: SettingsActorDeps): ActorKind<Record<string,
   return {
     kind: "settings",
     initialState: () => ({}),
-    handle(ctx, msg) {
-      let plan: { outcome: SaveDecision | EnableDecision | boolean; apply(): void };
+    async handle(ctx, msg) {
+      let plan: Planned<SaveDecision | EnableDecision | boolean>;
       try {
-        if (msg.type === "save") plan = repo.planSave(msg.companyId, msg.environment, msg.name, msg.input, msg.actor, ctx.now);
-        else if (msg.type === "setEnabled") plan = repo.planEnabled(msg.companyId, msg.environment, msg.name, msg.enabled, msg.actor, ctx.now);
-        else plan = repo.planTest(msg.companyId, msg.environment, msg.name, msg.result, msg.actor, msg.testedAt);
+        if (msg.type === "save") plan = await repo.planSave(msg.companyId, msg.environment, msg.name, msg.input, msg.actor, ctx.now);
+        else if (msg.type === "setEnabled") plan = await repo.planEnabled(msg.companyId, msg.environment, msg.name, msg.enabled, msg.actor, ctx.now);
+        else plan = await repo.planTest(msg.companyId, msg.environment, msg.name, msg.result, msg.actor, msg.testedAt);
       } catch (e) {
         // Saved under another master key: answered at once, never retried (no attempt would read it).
         if (e instanceof UnreadableError) return void ctx.reply(refuse("SERVICE_UNAVAILABLE", "The saved credentials cannot be decrypted (another master key?)"));
         throw e;
       }
-      ctx.write(plan.apply);
+      ctx.write(() => plan.apply());
       ctx.reply({ ok: true, data: plan.outcome } satisfies Outcome<SaveDecision | EnableDecision | boolean>);
     },
   };

@@ -41,7 +41,7 @@ export interface TransferFlowContext {
   /** Stores (sealed) the counterparty's persons on the transfer. */
   setPersons(field: "originator" | "beneficiary", persons: Person[]): void;
   /** Credentials and the paced outbound client of the transfer's provider, or null (disabled, no credentials). */
-  adapterContext(): AdapterContext | null;
+  adapterContext(): Promise<AdapterContext | null>;
   /** Commits what was recorded so far without acknowledging the message ("record what will be sent, then send"). */
   checkpoint(): Promise<void>;
   tell(to: string, body: unknown, opts?: TellOptions): void;

@@ -23,7 +23,7 @@ function envOption(v: Record<string, string | boolean | undefined>, required: bo
   return env;
 }
 
-export function runAssets(cli: CliContext, argv: string[], out: Out, clock: () => number = Date.now, catalog: Catalog = loadCatalog()): void {
+export async function runAssets(cli: CliContext, argv: string[], out: Out, clock: () => number = Date.now, catalog: Catalog = loadCatalog()): Promise<void> {
   const [sub, ...rest] = argv;
   const repositories = cli.repositories(clock);
   const tenancy = repositories.tenancy;
@@ -37,7 +37,7 @@ export function runAssets(cli: CliContext, argv: string[], out: Out, clock: () =
       const company = tenancy.requireCompany((v.company as string) ?? "default");
       const envs = env ? [env] : [...ENVIRONMENTS];
       const assets = searchAssets(catalog.assets, { network });
-      const maps = new Map(envs.map((e) => [e, policy.enabledMap(company.id, e, assets)] as const));
+      const maps = new Map(await Promise.all(envs.map(async (e) => [e, await policy.enabledMap(company.id, e, assets)] as const)));
       const items = assets.map((a) => ({
         id: a.id,
         name: a.name,
@@ -61,7 +61,7 @@ export function runAssets(cli: CliContext, argv: string[], out: Out, clock: () =
       const company = tenancy.requireCompany((v.company as string) ?? "default");
       const asset = catalog.assets.find((a) => a.id === id);
       if (!asset) throw new TenancyError(`no asset with ID "${id}" in the catalog (IDs are chain-qualified, e.g. eip155:1/slip44:60; see "assets list")`);
-      const change = policy.set(company.id, env, asset.id, sub === "enable", { type: "system" });
+      const change = await policy.set(company.id, env, asset.id, sub === "enable", { type: "system" });
       const result = { id: asset.id, name: asset.name, network: asset.network, aliases: asset.aliases, environment: env, enabled: change.enabled, company: company.slug, updatedAt: change.updatedAt };
       out(v.json ? JSON.stringify(result) : `Asset ${asset.id} (${asset.aliases[0]} on ${asset.network}) is ${change.enabled ? "enabled" : "disabled"} in ${env} for ${company.slug}`);
       return;

@@ -2,7 +2,7 @@
 import { Type } from "@sinclair/typebox";
 import { searchAssets, type Catalog, type CatalogAsset } from "../domain/assets/catalog.ts";
 import { SUPPORTED_NETWORKS } from "../domain/networks/index.ts";
-import type { AssetPolicy } from "../adapters/storage/repos/assets.ts";
+import type { AssetPolicyRepository } from "../ports/assets.ts";
 import { ok, type ApiKit } from "./kit.ts";
 import { q, type QueryParam } from "./query.ts";
 
@@ -31,7 +31,7 @@ export function presentAsset(a: CatalogAsset, enabled: boolean) {
   };
 }
 
-export function assetRoutes(kit: ApiKit, deps: { policy: AssetPolicy; catalog: Catalog }) {
+export function assetRoutes(kit: ApiKit, deps: { policy: AssetPolicyRepository; catalog: Catalog }) {
   const { policy, catalog } = deps;
   return kit.group("/api/v2/assets", (r) =>
     r.get(
@@ -48,11 +48,11 @@ export function assetRoutes(kit: ApiKit, deps: { policy: AssetPolicy; catalog: C
           offset,
         },
       },
-      ({ auth, query }) => {
+      async ({ auth, query }) => {
         const matching = searchAssets(catalog.assets, { q: query.q, network: query.network, assetId: query.assetId });
         const slice = matching.slice(query.offset, query.offset + query.limit);
         // Read afresh on every request: a policy change shows on the next answer (never cached).
-        const enabled = policy.enabledMap(auth.company.id, auth.environment, slice);
+        const enabled = await policy.enabledMap(auth.company.id, auth.environment, slice);
         return ok(
           slice.map((a) => presentAsset(a, enabled.get(a.id) ?? a.defaultEnabled)),
           {

@@ -39,7 +39,7 @@ export function informationRequestRoutes(kit: ApiKit, deps: InformationRequestDe
   async function carried(c: RouteContext, id: string): Promise<Transfer> {
     const t = ID.test(id) ? await repo.get(c.auth.company.id, c.auth.environment, id) : undefined;
     if (!t) throw apiError("TRANSFER_NOT_FOUND", { details: { resource: "Transfer", id } });
-    if (t.protocol !== "provider_e" || !t.providerExternalId || !deps.providers.context(t.companyId, t.environment, "provider_e", c.now))
+    if (t.protocol !== "provider_e" || !t.providerExternalId || !(await deps.providers.context(t.companyId, t.environment, "provider_e", c.now)))
       throw apiError("PROVIDER_E_TRANSFER_NOT_FOUND", { details: { resource: "Transfer", id } });
     return t;
   }

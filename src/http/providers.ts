@@ -14,7 +14,7 @@ import {
   type SettingsKind,
 } from "../domain/providers/catalog.ts";
 import { UnreadableError } from "../adapters/crypto/envelope.ts";
-import type { EnableDecision, ProviderSettings, SaveDecision, SettingsState } from "../adapters/storage/repos/provider-settings.ts";
+import type { EnableDecision, ProviderSettingsRepository, SaveDecision, SettingsState } from "../ports/provider-settings.ts";
 import type { ActorRuntime } from "../actors/runtime.ts";
 import { settingsAddress, type SettingsCommand, type SettingsMsg } from "../actors/settings.ts";
 import { askActor, unwrap } from "./outcome.ts";
@@ -25,7 +25,7 @@ import type { ScopedAccess } from "./auth.ts";
 import * as api from "../api/providers.ts";
 
 export interface ProviderRouteDeps {
-  providerSettings: ProviderSettings;
+  providerSettings: ProviderSettingsRepository;
   /** Saves, switches and test results are commands to the company's settings actor (src/actors/settings.ts). */
   runtime: ActorRuntime;
   clock: () => number;
@@ -145,9 +145,9 @@ function settingsGroup(kit: ApiKit, kind: SettingsKind, deps: ProviderRouteDeps)
    * A save's body, read after what refuses it first: the name (404), the permission a first save needs, the plan's
    * features; then the body against the integration's fields.
    */
-  function readSave(b: unknown, c: RouteContext) {
+  async function readSave(b: unknown, c: RouteContext) {
     const def = find(c);
-    const before = repo.get(c.auth.company.id, c.auth.environment, def.name);
+    const before = await repo.get(c.auth.company.id, c.auth.environment, def.name);
     if (!before.configured && !c.auth.can(perm("create")))
       throw apiError("INSUFFICIENT_PERMISSION", {
         message: `The role ${c.auth.member.role} lacks the permission ${perm("create")} (a first save)`,
@@ -172,13 +172,13 @@ function settingsGroup(kit: ApiKit, kind: SettingsKind, deps: ProviderRouteDeps)
 
   return kit.group(g.prefix, (r) =>
     r
-      .get("/", { summary: `Every ${kind} with its settings for the key's environment`, access: read, tags }, (c) => {
-        const items = definitions(kind).map((def) => present(c, def, repo.get(c.auth.company.id, c.auth.environment, def.name)));
+      .get("/", { summary: `Every ${kind} with its settings for the key's environment`, access: read, tags }, async (c) => {
+        const items = await Promise.all(definitions(kind).map(async (def) => present(c, def, await repo.get(c.auth.company.id, c.auth.environment, def.name))));
         return page(items, { cursor: null, hasMore: false, total: items.length, limit: items.length });
       })
-      .get("/:name", { summary: `One ${kind}'s settings for the key's environment`, access: read, tags }, (c) => {
+      .get("/:name", { summary: `One ${kind}'s settings for the key's environment`, access: read, tags }, async (c) => {
         const def = find(c);
-        return ok(present(c, def, repo.get(c.auth.company.id, c.auth.environment, def.name)));
+        return ok(present(c, def, await repo.get(c.auth.company.id, c.auth.environment, def.name)));
       })
       .put(
         "/:name",
@@ -202,7 +202,7 @@ function settingsGroup(kit: ApiKit, kind: SettingsKind, deps: ProviderRouteDeps)
               details: { fields: res.fields, issues: res.issues },
             });
           }
-          const state = repo.get(c.auth.company.id, c.auth.environment, def.name);
+          const state = await repo.get(c.auth.company.id, c.auth.environment, def.name);
           return res.created ? created(present(c, def, state)) : ok(present(c, def, state));
         },
       )
@@ -217,7 +217,7 @@ function settingsGroup(kit: ApiKit, kind: SettingsKind, deps: ProviderRouteDeps)
               message: `Save ${def.name}'s credentials for the ${c.auth.environment} environment before turning it on or off`,
               details: { name: def.name, environment: c.auth.environment },
             });
-          return ok(present(c, def, repo.get(c.auth.company.id, c.auth.environment, def.name)));
+          return ok(present(c, def, await repo.get(c.auth.company.id, c.auth.environment, def.name)));
         },
       )
       .post("/:name/test", { summary: `Test the connection with the key's environment's credentials; a failed test is 200 with success: false`, access: test, tags }, async (c) => {
@@ -226,7 +226,7 @@ function settingsGroup(kit: ApiKit, kind: SettingsKind, deps: ProviderRouteDeps)
         const env = c.auth.environment;
         let credentials: Record<string, string> | null = null;
         try {
-          credentials = repo.credentials(companyId, env, def.name);
+          credentials = await repo.credentials(companyId, env, def.name);
         } catch (e) {
           unreadable(e);
         }

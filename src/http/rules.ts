@@ -14,7 +14,7 @@ import {
 } from "../domain/rules/types.ts";
 import { validateCreateRule, validateUpdateRule, type IntegrationLookup } from "../domain/rules/validate.ts";
 import type { Repositories } from "../adapters/storage/repositories.ts";
-import type { ProviderSettings } from "../adapters/storage/repos/provider-settings.ts";
+import type { ProviderSettingsRepository } from "../ports/provider-settings.ts";
 import type { PromoteOutcome, RuleFilter, RuleRepository } from "../ports/rules.ts";
 import type { ActorRuntime } from "../actors/runtime.ts";
 import { rulesAddress, type RuleCommand, type RuleMsg } from "../actors/rules.ts";
@@ -27,7 +27,7 @@ import * as api from "../api/rules.ts";
 export interface RuleRouteDeps {
   repositories: { rules: RuleRepository } & Pick<Repositories, "tenancy">;
   cursorKey: Uint8Array;
-  providerSettings: ProviderSettings;
+  providerSettings: ProviderSettingsRepository;
   /** Creates, changes, deactivations and promotions are commands to the company's rules actor (src/actors/rules.ts). */
   runtime: ActorRuntime;
 }

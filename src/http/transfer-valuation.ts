@@ -18,7 +18,7 @@ export function transferValuationRoutes(kit: ApiKit, deps: { repositories: Pick<
         const id = c.params.id;
         const t = ID.test(id) ? await deps.repositories.transfers.get(company.id, environment, id) : undefined;
         if (!t) throw apiError("TRANSFER_NOT_FOUND", { details: { resource: "Transfer", id } });
-        const v = t.fxRateId ? deps.repositories.fxValuations.get(company.id, environment, t.fxRateId) : undefined;
+        const v = t.fxRateId ? await deps.repositories.fxValuations.get(company.id, environment, t.fxRateId) : undefined;
         const info = t.thresholdInfo;
         return ok({
           transferId: t.id,

@@ -34,7 +34,7 @@ const statusFilter: QueryParam<string> = q.enumOf(["pending", "approved", "rejec
 
 export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
   const repo = deps.repositories.transfers;
-  const { listItem, detail } = transferViews(deps);
+  const { listItem, detail, knowProviders } = transferViews(deps);
   const creates = createHandler(deps, (companyId, env, key) => repo.byExternalId(companyId, env, key));
 
   async function find(c: RouteContext, id: string): Promise<Transfer> {
@@ -103,6 +103,7 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
             position: (t) => [t.createdAt, t.id],
             total: () => repo.count(company.id, environment, f),
           });
+          await knowProviders(company.id, res.rows.map((t) => t.protocol));
           return page(res.rows.map((t) => listItem(c, t)), res.meta);
         },
       )
@@ -116,7 +117,11 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
           readOnly: true,
           query: { checksLimit: lenient(readChecksLimit, 50), checksOffset: lenient(readChecksOffset, 0) },
         },
-        async (c) => ok(detail(c, await find(c, c.params.id), c.query.checksLimit, c.query.checksOffset)),
+        async (c) => {
+          const t = await find(c, c.params.id);
+          await knowProviders(c.auth.company.id, [t.protocol]);
+          return ok(detail(c, t, c.query.checksLimit, c.query.checksOffset));
+        },
       )
       .patch("/:id", { summary: "Act on a transfer: accept, reject or retry (an Idempotency-Key makes a repeat answer as the first time)", access: { scope: "transfers:write", permission: "transfers:update" }, body: api.PatchTransfer, read: async (b, c) => ({ t: await find(c, c.params.id), action: validateAction(b) }), tags: ["transfers"] }, act),
   );

@@ -1,14 +1,13 @@
 // GET /api/v2/vasps/search: counterparty VASPs of the environment, once each under the latest name (Part 1, VASP search).
 import { apiError } from "../domain/errors.ts";
-import type { Repositories } from "../adapters/storage/repositories.ts";
-import type { VaspResult } from "../adapters/storage/repos/vasps.ts";
+import type { VaspRepository, VaspResult } from "../ports/vasps.ts";
 import { ok, type ApiKit } from "./kit.ts";
-import { keysetPage } from "./paging.ts";
+import { keysetPageAsync } from "./paging.ts";
 import { q, type QueryParam } from "./query.ts";
 import type { RateLimiter } from "./ratelimit.ts";
 
 export interface VaspRouteDeps {
-  repositories: Pick<Repositories, "vasps">;
+  repositories: { vasps: VaspRepository };
   cursorKey: Uint8Array;
   limiter: RateLimiter;
 }
@@ -33,7 +32,7 @@ export function vaspRoutes(kit: ApiKit, deps: VaspRouteDeps) {
         tags: ["vasps"],
         query: { q: q.string(100, 0), limit: searchLimit, cursor: q.cursor() },
       },
-      (c) => {
+      async (c) => {
         const query = (c.query.q ?? "").trim();
         const { company, environment } = c.auth;
         // Only searches with a non-empty q count toward the search limit.
@@ -42,7 +41,7 @@ export function vaspRoutes(kit: ApiKit, deps: VaspRouteDeps) {
           if (c.query.cursor !== undefined) throw apiError("INVALID_CURSOR");
           return ok([], { query, count: 0, cursor: null, hasMore: false, limit: c.query.limit });
         }
-        const res = keysetPage<VaspResult>({
+        const res = await keysetPageAsync<VaspResult>({
           key: deps.cursorKey,
           scope: c.auth,
           list: `vasps|${query.toLowerCase()}`,

@@ -12,7 +12,7 @@ import { keysetPageAsync } from "./paging.ts";
 import { q } from "./query.ts";
 import { askActor, unwrap } from "./outcome.ts";
 import * as api from "../api/wallets.ts";
-import type { ProviderSettings } from "../adapters/storage/repos/provider-settings.ts";
+import type { ProviderSettingsRepository } from "../ports/provider-settings.ts";
 import { readProviderDConfig } from "../domain/provider_d/settings.ts";
 import { walletToken } from "../domain/provider_d/tokens.ts";
 import { encodeTravelAddress } from "../domain/provider_d/travel-address.ts";
@@ -23,7 +23,7 @@ export interface WalletRouteDeps {
   runtime: ActorRuntime;
   cursorKey: Uint8Array;
   /** provider_d (TRP): the saved settings (for the Travel Address of a verified wallet) and the token key. */
-  providerSettings: ProviderSettings;
+  providerSettings: ProviderSettingsRepository;
   masterKey: { derive(purpose: string): Uint8Array };
 }
 
@@ -161,9 +161,9 @@ export function walletRoutes(kit: ApiKit, deps: WalletRouteDeps) {
         const w = await asOf(await find(c, c.params.id), c.now);
         const { company, environment } = c.auth;
         const settings = deps.providerSettings;
-        const creds = settings.enabled(company.id, "provider_d") ? settings.credentials(company.id, environment, "provider_d") : null;
+        const creds = (await settings.enabled(company.id, "provider_d")) ? await settings.credentials(company.id, environment, "provider_d") : null;
         const read = creds ? readProviderDConfig(creds, c.now) : null;
-        const providerId = settings.id(company.id, "provider_d");
+        const providerId = await settings.id(company.id, "provider_d");
         if (!read?.ok || !providerId) throw apiError("NOT_CONFIGURED", { message: `provider_d is not enabled with usable settings for the ${environment} environment` });
         if (!w.verified) throw apiError("INVALID_REQUEST", { message: "The wallet's ownership is not verified: a Travel Address is given for verified wallets only", details: { reason: "WALLET_NOT_VERIFIED" } });
         const customer = await deps.repositories.customers.get(company.id, environment, w.customerId);

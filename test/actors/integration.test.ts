@@ -59,10 +59,10 @@ function service(opts: { maxConcurrentCalls?: number; timeoutMs?: number } = {})
 }
 
 /** A company with screening_c saved for `test` (and the switch on unless told otherwise). */
-function company(id: string, credentials: Record<string, string> = { apiKey: SANDBOX_API_KEY }, enabled = true): string {
-  const saved = settings.save(id, "test", "screening_c", { credentials, notes: undefined }, by, now);
+async function company(id: string, credentials: Record<string, string> = { apiKey: SANDBOX_API_KEY }, enabled = true): Promise<string> {
+  const saved = await settings.save(id, "test", "screening_c", { credentials, notes: undefined }, by, now);
   if (!saved.ok) throw new Error(saved.code);
-  settings.setEnabled(id, "test", "screening_c", enabled, by, now);
+  await settings.setEnabled(id, "test", "screening_c", enabled, by, now);
   return id;
 }
 
@@ -83,7 +83,7 @@ afterAll(async () => {
 
 describe("credentials and the switch", () => {
   test("a disabled integration fails the check without a request", async () => {
-    const c = company("cmp_disabled", { apiKey: SANDBOX_API_KEY }, false);
+    const c = await company("cmp_disabled", { apiKey: SANDBOX_API_KEY }, false);
     vendor.requests.length = 0;
     const r = await service().check(c, "test", "screening_c", names);
     expect(r).toMatchObject({ integration: "screening_c", status: "error", screenings: [], error: "INTEGRATION_DISABLED" });
@@ -91,7 +91,7 @@ describe("credentials and the switch", () => {
   });
 
   test("enabled, but no credentials for the environment: error, no screenings (response null), no request", async () => {
-    const c = company("cmp_livekey");
+    const c = await company("cmp_livekey");
     vendor.requests.length = 0;
     const r = await service().check(c, "live", "screening_c", names);
     expect(r).toMatchObject({ status: "error", screenings: [], error: "NOT_CONFIGURED" });
@@ -99,7 +99,7 @@ describe("credentials and the switch", () => {
   });
 
   test("the environment's own key is sent; the check succeeds", async () => {
-    const c = company("cmp_ok");
+    const c = await company("cmp_ok");
     vendor.requests.length = 0;
     const r = await service().check(c, "test", "screening_c", names);
     expect(r.status).toBe("success");
@@ -111,7 +111,7 @@ describe("circuit breaker through the integration actor", () => {
   // Opening, refusing fast (also after a restart), half-opening, closing and reopening are proven for every vendor
   // with a breaker by the vendor contract suite (test/contract/screening-vendors.test.ts).
   test("failures more than a minute apart never open it", async () => {
-    const c = company("cmp_slowfail");
+    const c = await company("cmp_slowfail");
     const s = service();
     vendor.setFault({ kind: "status", status: 502 });
     for (let i = 0; i < 7; i++) {
@@ -124,7 +124,7 @@ describe("circuit breaker through the integration actor", () => {
   });
 
   test("checks that make no request (a bad setting) neither open the breaker nor count", async () => {
-    const c = company("cmp_badfuzz", { apiKey: SANDBOX_API_KEY, fuzziness: "7" });
+    const c = await company("cmp_badfuzz", { apiKey: SANDBOX_API_KEY, fuzziness: "7" });
     const s = service();
     vendor.requests.length = 0;
     for (let i = 0; i < 6; i++) expect((await s.check(c, "test", "screening_c", names)).screenings[0].error).toBe("INVALID_FUZZINESS");
@@ -134,8 +134,8 @@ describe("circuit breaker through the integration actor", () => {
   });
 
   test("the breaker is per company and environment: another company's open breaker does not skip this one", async () => {
-    const a = company("cmp_open_a");
-    const b = company("cmp_open_b");
+    const a = await company("cmp_open_a");
+    const b = await company("cmp_open_b");
     const s = service();
     vendor.setFault({ kind: "status", status: 503 });
     for (let i = 0; i < 5; i++) await s.check(a, "test", "screening_c", names);
@@ -147,7 +147,7 @@ describe("circuit breaker through the integration actor", () => {
 
 describe("bounded concurrent calls", () => {
   test("at most maxConcurrentCalls requests per company, environment and integration are in flight; the rest wait and succeed", async () => {
-    const c = company("cmp_bounded");
+    const c = await company("cmp_bounded");
     const s = service({ maxConcurrentCalls: 2, timeoutMs: 10_000 });
     vendor.resetPeak();
     vendor.setFault({ kind: "slow", delayMs: 150 });
@@ -160,8 +160,8 @@ describe("bounded concurrent calls", () => {
   });
 
   test("a vendor that hangs for one company does not hold another company's calls", async () => {
-    const stuck = company("cmp_stuck");
-    const free = company("cmp_free", { apiKey: SANDBOX_API_KEY, region: "us" });
+    const stuck = await company("cmp_stuck");
+    const free = await company("cmp_free", { apiKey: SANDBOX_API_KEY, region: "us" });
     const s = service({ maxConcurrentCalls: 1, timeoutMs: 1_500 });
     vendor.setFault({ kind: "slow", delayMs: 20_000 });
     const hung = s.check(stuck, "test", "screening_c", [names[0], { kind: "name", party: "beneficiary", person: person("Vandermeer", "Ilse", null) }]);

@@ -133,9 +133,9 @@ describe("Pricing: exact decimals and the recorded valuation", () => {
       rate_as_of: "2026-11-01T00:00:00.000Z",
       created_at: "2026-11-23T10:00:00.000Z",
     });
-    expect(p.get("com_test", "test", v.fxRateId)).toEqual({ ...v, assetId: BTC.id, amount: "0.5", createdAt: "2026-11-23T10:00:00.000Z" });
-    expect(p.get("com_test", "live", v.fxRateId)).toBeNull();
-    expect(p.get("com_other", "test", v.fxRateId)).toBeNull();
+    expect(await p.get("com_test", "test", v.fxRateId)).toEqual({ ...v, assetId: BTC.id, amount: "0.5", createdAt: "2026-11-23T10:00:00.000Z" });
+    expect(await p.get("com_test", "live", v.fxRateId)).toBeNull();
+    expect(await p.get("com_other", "test", v.fxRateId)).toBeNull();
   });
 
   test("malformed amounts and currencies are refused before anything is asked or stored", async () => {

@@ -74,13 +74,13 @@ test("own VASP: a profile set in this process or by another connection counts", 
 test("asset policy: a change through the repository or by another connection counts", async () => {
   const policy = new AssetPolicy(storage, Date.now);
   const eth = "eip155:1/slip44:60";
-  expect(policy.isEnabled(companyId, "test", eth, true)).toBe(true);
-  new AssetPolicy(storage, Date.now).set(companyId, "test", eth, false, { type: "system" } as never);
-  expect(policy.isEnabled(companyId, "test", eth, true)).toBe(false);
-  expect(policy.isEnabled(companyId, "live", eth, true)).toBe(true);
+  expect(await policy.isEnabled(companyId, "test", eth, true)).toBe(true);
+  await new AssetPolicy(storage, Date.now).set(companyId, "test", eth, false, { type: "system" } as never);
+  expect(await policy.isEnabled(companyId, "test", eth, true)).toBe(false);
+  expect(await policy.isEnabled(companyId, "live", eth, true)).toBe(true);
   // Written in a transaction, as every Caravan writer does: seen at once, in the same turn (the change beacon).
   other.tx(() => other.stmt("UPDATE asset_policies SET enabled = 1 WHERE company_id = ? AND environment = 'test' AND asset_id = ?").run(companyId, eth));
-  expect(policy.isEnabled(companyId, "test", eth, true)).toBe(true);
+  expect(await policy.isEnabled(companyId, "test", eth, true)).toBe(true);
 });
 
 test("catalog lookup by index answers as the linear search did: by ID, by code in any case, natives first, ambiguity", () => {

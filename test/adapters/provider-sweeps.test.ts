@@ -82,17 +82,17 @@ test("more than one page of due transfers: every one is read, each once, and onl
   const pa = new ProviderAStore(storage);
   const before = NOW - 5 * 60_000;
   for (const pageSize of [2, 3, 500]) {
-    const polled = pa.dueForPoll(before, pageSize);
+    const polled = await pa.dueForPoll(before, pageSize);
     expect(polled.length).toBe(aPoll.length);
     expect(ids(polled)).toEqual(ids(aPoll));
-    const stalled = pa.dueForStall(NOW - 15 * 60_000, pageSize);
+    const stalled = await pa.dueForStall(NOW - 15 * 60_000, pageSize);
     expect(ids(stalled)).toEqual(ids(aPoll.filter((t) => t.state === "exchanging")));
-    const ePolled = new ProviderEStore(storage).dueForPoll(before, pageSize);
+    const ePolled = await new ProviderEStore(storage).dueForPoll(before, pageSize);
     expect(ePolled.length).toBe(eOut.length);
     expect(ids(ePolled)).toEqual(ids(eOut));
-    const expiring = new ProviderEStore(storage).dueForExpiry(NOW, pageSize);
+    const expiring = await new ProviderEStore(storage).dueForExpiry(NOW, pageSize);
     expect(ids(expiring)).toEqual(ids(eExpired));
   }
   // Each row carries what the sweep tells with.
-  expect(pa.dueForPoll(before, 2)[0]).toEqual({ id: expect.any(String), company_id: companyId, environment: "test" });
+  expect((await pa.dueForPoll(before, 2))[0]).toEqual({ id: expect.any(String), companyId, environment: "test" });
 });

@@ -124,9 +124,9 @@ describe("only a 401 is retried, once, with a new token", () => {
 });
 
 describe("connection test texts", () => {
-  const adapter = providerA({ authUrl: "", apiOrigins: [], originatorIdentity: () => null });
+  const adapter = providerA({ authUrl: "", apiOrigins: [], originatorIdentity: async () => null });
   const test_ = (credentials: Record<string, string>, origins: string[], authUrl: string, timeoutMs?: number) =>
-    providerA({ authUrl, apiOrigins: origins, originatorIdentity: () => null }).testConnection!("test", { credentials, fetch: providerFetch(ENV, timeoutMs) as unknown as typeof fetch, now: Date.now() });
+    providerA({ authUrl, apiOrigins: origins, originatorIdentity: async () => null }).testConnection!("test", { credentials, fetch: providerFetch(ENV, timeoutMs) as unknown as typeof fetch, now: Date.now() });
 
   test("an unreachable provider (the bound passed): provider_a request failed (TRANSPORT_ERROR)", async () => {
     expect(adapter.name).toBe("provider_a");
@@ -152,7 +152,7 @@ describe("discovery answers as the routing cascade reads them (the adapter over 
     originatorAddress: null, beneficiaryAddress: ADDRESS, originatorPersons: [], beneficiaryPersons: [], usdValue: null, isExceedingThreshold: false, expiresAt: null, ...o,
   });
   const discover = (timeoutMs?: number, o: Parameters<typeof transfer>[0] = {}) =>
-    providerA({ authUrl: peer.url, apiOrigins: [peer.url], originatorIdentity: () => null }).discover!(transfer(o), { credentials: credentials(), fetch: providerFetch(ENV, timeoutMs) as unknown as typeof fetch, now: Date.now() });
+    providerA({ authUrl: peer.url, apiOrigins: [peer.url], originatorIdentity: async () => null }).discover!(transfer(o), { credentials: credentials(), fetch: providerFetch(ENV, timeoutMs) as unknown as typeof fetch, now: Date.now() });
 
   beforeAll(() => {
     peer.addVasp({ did: VASP, name: "Bene", behaviour: "silent", customers: {}, wallets: [{ address: ADDRESS, customer: "x" }] });
@@ -194,7 +194,7 @@ describe("discovery answers as the routing cascade reads them (the adapter over 
 
   test("unusable settings: asked again later, nothing sent", async () => {
     const before = peer.requests.length;
-    const r = await providerA({ authUrl: peer.url, apiOrigins: [peer.url], originatorIdentity: () => null }).discover!(transfer(), { credentials: { ...credentials(), webhookSecret: "not-whsec" }, fetch: providerFetch(ENV) as unknown as typeof fetch, now: Date.now() });
+    const r = await providerA({ authUrl: peer.url, apiOrigins: [peer.url], originatorIdentity: async () => null }).discover!(transfer(), { credentials: { ...credentials(), webhookSecret: "not-whsec" }, fetch: providerFetch(ENV) as unknown as typeof fetch, now: Date.now() });
     expect(r.kind).toBe("retry");
     expect(peer.requests.length).toBe(before);
   });

@@ -107,12 +107,12 @@ describe("a chain address is never taken for a Travel Address", () => {
     expect(looksLikeTravelAddress(solanaLike)).toBe(true);
     expect(decodeTravelAddress(solanaLike).ok).toBe(false);
     // The registry's gate decodes: such an address is not reserved for provider_d.
-    const settings = { enabled: () => true, credentials: () => ({}) } as never;
+    const settings = { enabled: async () => true, credentials: async () => ({}) } as never;
     const adapter = { name: "provider_e", canCarry: () => ({ ok: true }) } as never;
     const registry = new SettingsRegistry(settings, { provider_e: adapter }, (() => {}) as never);
     const cand = { assetId: "x", asset: "SOL", network: "solana", amount: "1", beneficiaryPersonCount: 1, hasOriginatorAddress: true };
-    expect(registry.capabilities("c", "test", { ...cand, beneficiaryAddress: solanaLike }).find((c) => c.provider === "provider_e")).toEqual({ provider: "provider_e", ok: true });
+    expect((await registry.capabilities("c", "test", { ...cand, beneficiaryAddress: solanaLike })).find((c) => c.provider === "provider_e")).toEqual({ provider: "provider_e", ok: true });
     const ta = "ta2W2HPKfHxgSgrzY178knqXHg1H3jfeQrwQ9JrKBs9wv";
-    expect(registry.capabilities("c", "test", { ...cand, beneficiaryAddress: ta }).find((c) => c.provider === "provider_e")).toEqual({ provider: "provider_e", ok: false, reason: "a Travel Address is carried by provider_d only" });
+    expect((await registry.capabilities("c", "test", { ...cand, beneficiaryAddress: ta })).find((c) => c.provider === "provider_e")).toEqual({ provider: "provider_e", ok: false, reason: "a Travel Address is carried by provider_d only" });
   });
 });

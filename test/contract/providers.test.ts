@@ -83,7 +83,7 @@ const BRIDGE_KEY = "8f6b3c1a0a7e5f2d4c9b8a7f6e5d4c3b2a19081726354453627180f9e8d7
 const PROVIDERS: Provider[] = [
   {
     name: "provider_a",
-    adapter: () => providerA({ authUrl: base, apiOrigins: [base], originatorIdentity: () => [person("Keller", "Ruth")] }),
+    adapter: () => providerA({ authUrl: base, apiOrigins: [base], originatorIdentity: async () => [person("Keller", "Ruth")] }),
     credentials: () => ({ apiUrl: base, clientId: "cid", clientSecret: "csecret", vaspDid: "did:web:caravan.example", webhookSecret: "whsec_" + btoa("a webhook signing secret of 32 b") }),
   },
   {
@@ -96,7 +96,7 @@ const PROVIDERS: Provider[] = [
     adapter: () =>
       providerE({
         baseUrl: { test: base, live: base },
-        lookups: { originatorIdentity: () => [person("Keller", "Ruth")], companyVasp: async () => ({ legalName: "Caravan Test VASP", country: "NL", lei: null }), providerId: () => "prv_contract" },
+        lookups: { originatorIdentity: async () => [person("Keller", "Ruth")], companyVasp: async () => ({ legalName: "Caravan Test VASP", country: "NL", lei: null }), providerId: async () => "prv_contract" },
       }),
     credentials: () => ({ apiKey: "contract-key", vaspCode: "CARAVANTEST01", privateKey: E_KEY, bridgePublicKey: publicKeyOf(BRIDGE_KEY), callbackBaseUrl: base, discoveryVaspCodes: "*" }),
   },
@@ -138,7 +138,7 @@ for (const p of PROVIDERS) {
       const url = `http://127.0.0.1:${closed.port}`;
       void closed.stop(true);
       const c = { ...p.credentials(), apiUrl: url, callbackBaseUrl: url };
-      const a = p.name === "provider_a" ? providerA({ authUrl: url, apiOrigins: [url], originatorIdentity: () => null }) : p.name === "provider_e" ? providerE({ baseUrl: { test: url, live: url }, lookups: { originatorIdentity: () => null, companyVasp: async () => null, providerId: () => null } }) : p.adapter();
+      const a = p.name === "provider_a" ? providerA({ authUrl: url, apiOrigins: [url], originatorIdentity: async () => null }) : p.name === "provider_e" ? providerE({ baseUrl: { test: url, live: url }, lookups: { originatorIdentity: async () => null, companyVasp: async () => null, providerId: async () => null } }) : p.adapter();
       expect((await a.discover!(TRANSFER, ctx(c))).kind).toBe("retry");
     });
 
@@ -187,20 +187,20 @@ describe("providers that cannot send (provider_c, provider_d) meet the capabilit
   });
   afterAll(() => storage.close());
 
-  test("enabled with credentials, still refused with a reason: no adapter carries their transfers", () => {
+  test("enabled with credentials, still refused with a reason: no adapter carries their transfers", async () => {
     const by = { type: "system" as const };
     // The certificates first, then the clock: openssl dates a certificate from the second it is issued, so a time
     // read before issuing can fall before it ("not yet valid").
     const dCredentials = providerDCredentials();
     const now = Date.now();
     const saved = [
-      settings.save("cmp_contract", "test", "provider_c", { credentials: { apiUrl: "https://node.example", apiToken: "t", trustAnchorAddress: "0x" + "1".repeat(40), trustAnchorPrivateKey: "c".repeat(63) + "9", webhookSecret: "s" }, notes: undefined }, by, now),
-      settings.save("cmp_contract", "test", "provider_d", { credentials: dCredentials, notes: undefined }, by, now),
+      await settings.save("cmp_contract", "test", "provider_c", { credentials: { apiUrl: "https://node.example", apiToken: "t", trustAnchorAddress: "0x" + "1".repeat(40), trustAnchorPrivateKey: "c".repeat(63) + "9", webhookSecret: "s" }, notes: undefined }, by, now),
+      await settings.save("cmp_contract", "test", "provider_d", { credentials: dCredentials, notes: undefined }, by, now),
     ];
     for (const s of saved) expect(s.ok).toBe(true);
-    for (const name of ["provider_c", "provider_d"] as const) expect(settings.setEnabled("cmp_contract", "test", name, true, by, now).ok).toBe(true);
+    for (const name of ["provider_c", "provider_d"] as const) expect((await settings.setEnabled("cmp_contract", "test", name, true, by, now)).ok).toBe(true);
     const registry = new SettingsRegistry(settings, { provider_a: PROVIDERS[0].adapter(), provider_b: providerB, provider_e: PROVIDERS[2].adapter() }, outbound());
-    const verdicts = registry.capabilities("cmp_contract", "test", CANDIDATE);
+    const verdicts = await registry.capabilities("cmp_contract", "test", CANDIDATE);
     for (const name of ["provider_c", "provider_d"]) {
       const v = verdicts.find((x) => x.provider === name)!;
       expect(v.ok).toBe(false);

@@ -131,11 +131,11 @@ for (const v of VENDORS) {
     const service = (url = peer.url, timeoutMs?: number): ScreeningService =>
       createScreeningService({ adapters: { [v.name]: v.adapter(url, timeoutMs) }, settings, runtime, breakerAddress: integrationAddress, fetch: providerFetch({ CARAVAN_ALLOW_PRIVATE_TARGETS: "127.0.0.1" }), clock });
     /** A new company with the vendor saved and switched on for `test`. */
-    function company(): string {
+    async function company(): Promise<string> {
       const id = `cmp_${v.name}_${++companies}`;
-      const saved = settings.save(id, "test", v.name, { credentials: v.credentials, notes: undefined }, by, now);
+      const saved = await settings.save(id, "test", v.name, { credentials: v.credentials, notes: undefined }, by, now);
       if (!saved.ok) throw new Error(saved.code);
-      settings.setEnabled(id, "test", v.name, true, by, now);
+      await settings.setEnabled(id, "test", v.name, true, by, now);
       return id;
     }
     const actorState = (companyId: string) => {
@@ -154,11 +154,11 @@ for (const v of VENDORS) {
     });
 
     test("the sandbox's normal answer → success (the suite's setup is sound)", async () => {
-      expect((await service().check(company(), "test", v.name, v.subjects)).status).toBe("success");
+      expect((await service().check(await company(), "test", v.name, v.subjects)).status).toBe("success");
     });
 
     test("no answer within the timeout → TIMEOUT, asked once", async () => {
-      const c = company();
+      const c = await company();
       peer.slow();
       const before = peer.requests();
       try {
@@ -172,7 +172,7 @@ for (const v of VENDORS) {
     });
 
     test("an answer over the size cap → RESPONSE_TOO_LARGE, nothing of it kept", async () => {
-      const c = company();
+      const c = await company();
       const url = await peer.oversized();
       try {
         // The vendor's default timeout: building a large answer takes the sandbox a while.
@@ -186,7 +186,7 @@ for (const v of VENDORS) {
 
     if (BREAKER_INTEGRATIONS.has(v.name)) {
       test(`breaker: ${FAILURES_TO_OPEN} failures in a row → open, skipped with no request (also after a restart); after the open minute half-open, ${SUCCESSES_TO_CLOSE} successes close it`, async () => {
-        const c = company();
+        const c = await company();
         let s = service();
         peer.fail();
         const before = peer.requests();
@@ -225,7 +225,7 @@ for (const v of VENDORS) {
       });
 
       test("breaker: a failure while half-open opens it again", async () => {
-        const c = company();
+        const c = await company();
         const s = service();
         peer.fail();
         try {
@@ -246,7 +246,7 @@ for (const v of VENDORS) {
       });
     } else {
       test("no breaker: failures in a row never skip a check; each one reaches the vendor", async () => {
-        const c = company();
+        const c = await company();
         const s = service();
         peer.fail();
         const before = peer.requests();

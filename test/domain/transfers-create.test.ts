@@ -1,7 +1,7 @@
 // Part 1 "POST /api/v2/transfers" decided without I/O: the originator checks, the preferred protocol, the threshold
 // outcome and the expiry (src/domain/transfers/create.ts).
 import { test, expect, describe } from "bun:test";
-import { decideCreate, EXPIRY_MS, type CreateFacts, type ProviderVerdict } from "../../src/domain/transfers/create.ts";
+import { decideCreate, EXPIRY_MS, readsCapabilities, type CreateFacts, type ProviderVerdict } from "../../src/domain/transfers/create.ts";
 import type { CreateTransferInput } from "../../src/domain/transfers.ts";
 
 const NOW = Date.parse("2026-03-01T10:00:00.000Z");
@@ -107,4 +107,22 @@ describe("preferredProtocol", () => {
     expect(d.ok && d.outcome).toBe("queued");
     expect(asked).toBe(1);
   });
+});
+
+describe("readsCapabilities: the providers' verdicts are read before deciding exactly when the decision asks for them", () => {
+  for (const [value, preferredProtocol, reads] of [
+    ["10", null, false],
+    ["999.9999999999999999999", null, false],
+    ["1000", null, true],
+    ["1400.00", null, true],
+    ["10", "provider_b", true],
+  ] as const) {
+    test(`value ${value}, preferred protocol ${preferredProtocol ?? "none"}: ${reads ? "read" : "not read"}`, () => {
+      const f = facts({ value, input: { preferredProtocol } });
+      expect(readsCapabilities(f)).toBe(reads);
+      let asked = 0;
+      decideCreate({ ...f, capabilities: () => (asked++, carried) });
+      expect(asked > 0).toBe(reads);
+    });
+  }
 });

@@ -245,7 +245,7 @@ describe("PUT /api/v2/providers/:name and /api/v2/integrations/:name", () => {
     expect(p.callbackPaths[0].path).toBe(`/api/system/trp/provider_a/test/${providerAId}`);
     for (const v of Object.values(A_TEST)) expect(r.text).not.toContain(v);
     firstCreatedAt = p.createdAt;
-    expect(repo.credentials("cmp_unknown", "test", "provider_a")).toBeNull();
+    expect(await repo.credentials("cmp_unknown", "test", "provider_a")).toBeNull();
   });
 
   test("a later save → 200; an empty value keeps the saved one; sent values replace theirs; createdAt stays", async () => {
@@ -256,12 +256,12 @@ describe("PUT /api/v2/providers/:name and /api/v2/integrations/:name", () => {
     expect(r.body.data.updatedAt > firstCreatedAt).toBe(true);
     expect(r.body.data.configuredFields).toEqual(["apiUrl", "clientId", "clientSecret", "vaspDid", "webhookSecret"]);
     const companyId = (await cli("companies", "list", "--json")).match(/"id":"([^"]+)"/)![1];
-    expect(repo.credentials(companyId, "test", "provider_a")).toEqual({ ...A_TEST, clientSecret: "client-secret-test-rotated-33aa" });
+    expect(await repo.credentials(companyId, "test", "provider_a")).toEqual({ ...A_TEST, clientSecret: "client-secret-test-rotated-33aa" });
     // Whitespace-only is an empty value too; `{}` changes no credential.
     expectOk(await put("providers", "provider_a", ownerTest.key, { credentials: { vaspDid: "  \n" } }));
     expectOk(await put("providers", "provider_a", ownerTest.key, { credentials: {} }));
-    expect(repo.credentials(companyId, "test", "provider_a")!.vaspDid).toBe(A_TEST.vaspDid);
-    expect(repo.id(companyId, "provider_a")).toBe(providerAId);
+    expect((await repo.credentials(companyId, "test", "provider_a"))!.vaspDid).toBe(A_TEST.vaspDid);
+    expect(await repo.id(companyId, "provider_a")).toBe(providerAId);
   });
 
   test("notes: set, absent keeps, null clears, 2,000 characters allowed, 2,001 → 422 VALIDATION_ERROR", async () => {
@@ -401,8 +401,8 @@ describe("test and live: credentials per environment, one provider ID", () => {
     expect(live).toMatch(/^\/api\/system\/trp\/provider_a\/live\/prv_[0-9a-z]{26}$/);
     expect((await get("providers", "provider_a", ownerTest.key)).notes).toBeNull();
     const companyId = (await cli("companies", "list", "--json")).match(/"id":"([^"]+)"/)![1];
-    expect(repo.credentials(companyId, "live", "provider_a")).toEqual(A_LIVE);
-    expect(repo.credentials(companyId, "test", "provider_a")!.clientId).toBe(A_TEST.clientId);
+    expect(await repo.credentials(companyId, "live", "provider_a")).toEqual(A_LIVE);
+    expect((await repo.credentials(companyId, "test", "provider_a"))!.clientId).toBe(A_TEST.clientId);
   });
 });
 
@@ -727,14 +727,14 @@ describe("in process: a role with update but not create, and registered connecti
   test("the repository: enabled() is the one switch, credentials() decrypts per environment", async () => {
     const companyId = svc.tenancy.requireCompany("default").id;
     const ps = svc.providerSettings;
-    expect(ps.enabled(companyId, "provider_b")).toBe(false);
-    expect(ps.credentials(companyId, "live", "provider_b")).toBeNull();
-    expect(ps.credentials(companyId, "test", "provider_b")).toEqual({ ...B_TEST, legalName: "Renamed B.V." });
+    expect(await ps.enabled(companyId, "provider_b")).toBe(false);
+    expect(await ps.credentials(companyId, "live", "provider_b")).toBeNull();
+    expect(await ps.credentials(companyId, "test", "provider_b")).toEqual({ ...B_TEST, legalName: "Renamed B.V." });
     const live = keyFor("owner", "live");
     expect((await handle("/api/v2/providers/provider_b", { method: "PATCH", key: live, json: { enabled: true } })).status).toBe(409);
     expect((await handle("/api/v2/providers/provider_b", { method: "PUT", key: live, json: { credentials: B_TEST } })).status).toBe(201);
     expect((await handle("/api/v2/providers/provider_b", { method: "PATCH", key: live, json: { enabled: true } })).status).toBe(200);
-    expect(ps.enabled(companyId, "provider_b")).toBe(true);
-    expect(ps.get(companyId, "test", "provider_b")).toMatchObject({ enabled: true, configured: true });
+    expect(await ps.enabled(companyId, "provider_b")).toBe(true);
+    expect(await ps.get(companyId, "test", "provider_b")).toMatchObject({ enabled: true, configured: true });
   });
 });

@@ -34,14 +34,14 @@ beforeAll(async () => {
   const s = await openStorage(db);
   const d = new VaspDirectory(s);
   const company = (s.client.prepare("SELECT id FROM companies WHERE slug = 'default'").get() as { id: string }).id;
-  d.record(company, "test", "did:ethr:0xaaa1", "Old Exchange Name", "discovery", "2026-01-01T00:00:00.000Z");
-  d.record(company, "test", "did:ethr:0xaaa1", "Zeta Exchange", "discovery", "2026-02-01T00:00:00.000Z");
+  await d.record(company, "test", "did:ethr:0xaaa1", "Old Exchange Name", "discovery", "2026-01-01T00:00:00.000Z");
+  await d.record(company, "test", "did:ethr:0xaaa1", "Zeta Exchange", "discovery", "2026-02-01T00:00:00.000Z");
   // A later sighting without a name does not replace the latest name.
-  d.record(company, "test", "did:ethr:0xaaa1", null, "transfer_history", "2026-03-15T00:00:00.000Z");
-  d.record(company, "test", "provider_b:vasp-42", "Alpha Custody", "discovery", "2026-03-01T00:00:00.000Z");
-  d.record(company, "test", "provider_e:VASP9", null, "trisa_directory", "2026-03-02T00:00:00.000Z");
-  for (let i = 0; i < 7; i++) d.record(company, "test", `did:web:bulk${i}.example`, `Bulk Exchange ${i}`, "discovery", "2026-04-01T00:00:00.000Z");
-  d.record(company, "live", "did:web:live-only.example", "Exchange Live Only", "transfer_history", "2026-04-01T00:00:00.000Z");
+  await d.record(company, "test", "did:ethr:0xaaa1", null, "transfer_history", "2026-03-15T00:00:00.000Z");
+  await d.record(company, "test", "provider_b:vasp-42", "Alpha Custody", "discovery", "2026-03-01T00:00:00.000Z");
+  await d.record(company, "test", "provider_e:VASP9", null, "trisa_directory", "2026-03-02T00:00:00.000Z");
+  for (let i = 0; i < 7; i++) await d.record(company, "test", `did:web:bulk${i}.example`, `Bulk Exchange ${i}`, "discovery", "2026-04-01T00:00:00.000Z");
+  await d.record(company, "live", "did:web:live-only.example", "Exchange Live Only", "transfer_history", "2026-04-01T00:00:00.000Z");
   s.close();
   server = await startServer({ CARAVAN_DB: db, CARAVAN_RATE_LIMITS: "vasp_search=25/60" });
 });

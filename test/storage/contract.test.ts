@@ -13,6 +13,9 @@ import { transferContract } from "./contract/transfers.ts";
 import { caseContract } from "./contract/cases.ts";
 import { reportContract } from "./contract/reports.ts";
 import { auditContract } from "./contract/audit.ts";
+import { assetContract } from "./contract/assets.ts";
+import { providerStoreContract } from "./contract/provider-stores.ts";
+import { providerSettingsContract } from "./contract/provider-settings.ts";
 
 for (const engine of ENGINES) {
   describe(engine.name, () => {
@@ -27,5 +30,8 @@ for (const engine of ENGINES) {
     caseContract(engine);
     reportContract(engine);
     auditContract(engine);
+    assetContract(engine);
+    providerStoreContract(engine);
+    providerSettingsContract(engine);
   });
 }

@@ -57,13 +57,13 @@ interface FlowState extends Record<string, unknown> {
 export interface ProviderAFlowDeps {
   adapter: ProviderA;
   /** A customer's verified identity, or null when it is not verified (or the customer is gone). */
-  verifiedIdentity(companyId: string, env: Environment, customerId: string): Person[] | null;
+  verifiedIdentity(companyId: string, env: Environment, customerId: string): Promise<Person[] | null>;
 }
 
 const OPEN = ["exchanging", "awaiting_counterparty", "accepted", "held"];
 
-function client(deps: ProviderAFlowDeps, f: TransferFlowContext): { client: ProviderAClient; did: string } | { error: string } {
-  const ctx = f.adapterContext();
+async function client(deps: ProviderAFlowDeps, f: TransferFlowContext): Promise<{ client: ProviderAClient; did: string } | { error: string }> {
+  const ctx = await f.adapterContext();
   if (!ctx) return { error: "Provider unavailable" };
   const c = deps.adapter.connect(ctx);
   if (!c.ok) return { error: "INVALID_CONFIGURATION" };
@@ -103,7 +103,7 @@ const resumable = (f: TransferFlowContext, fs: FlowState) => f.row.state === "fa
 /** Our own customer's verified identity: originator of an outgoing transfer, beneficiary of an incoming one. */
 const ourIdentity = (deps: ProviderAFlowDeps, f: TransferFlowContext) => {
   const customer = f.row.direction === "outgoing" ? f.row.originatorCustomerId : f.row.beneficiaryCustomerId;
-  return customer ? deps.verifiedIdentity(f.companyId, f.environment, customer) : null;
+  return customer ? deps.verifiedIdentity(f.companyId, f.environment, customer) : Promise.resolve(null);
 };
 
 type Connected = { client: ProviderAClient; did: string };
@@ -145,7 +145,7 @@ async function apply(deps: ProviderAFlowDeps, f: TransferFlowContext, tx: Provid
 async function bindByEvent(deps: ProviderAFlowDeps, f: TransferFlowContext, tx: ProviderTx, c: Connected): Promise<EventResult | null> {
   const vasp = agentOf(tx, "BENEFICIARY");
   if (!tx.ivms101.originator) {
-    const identity = ourIdentity(deps, f);
+    const identity = await ourIdentity(deps, f);
     if (!identity) return { ok: false, code: "VERIFIED_ORIGINATOR_REQUIRED" };
     const dest = splitDestination(f.row.beneficiaryAddress);
     const origin = f.row.originatorAddress ? splitDestination(f.row.originatorAddress) : null;
@@ -183,7 +183,7 @@ function stoppedByProviderStatus(f: TransferFlowContext, tx: ProviderTx, them: P
 /** Incoming steps 3 and 4: the beneficiary names, then the relationship and our verified identity appended. */
 async function relateIncoming(deps: ProviderAFlowDeps, f: TransferFlowContext, tx: ProviderTx, c: Connected): Promise<EventResult | null> {
   const fs = f.flowState<FlowState>();
-  const identity = ourIdentity(deps, f);
+  const identity = await ourIdentity(deps, f);
   if (!identity) return { ok: false, code: "BENEFICIARY_WALLET_NOT_VERIFIED" };
   const named = tx.ivms101.beneficiary?.beneficiaryPersons ?? [];
   if (named.length > 0 && !beneficiaryNamesMatch(named, identity)) {
@@ -230,7 +230,7 @@ async function screenInformation(deps: ProviderAFlowDeps, f: TransferFlowContext
   fs.screened = fp;
   // Screened with our party as the provider was sent it: the customer's verified identity (not the request's
   // originator of an outgoing transfer, nor the persons the originating VASP named for an incoming one).
-  const ours = ourIdentity(deps, f) ?? [];
+  const ours = (await ourIdentity(deps, f)) ?? [];
   const outcome = await f.screenCounterparty(side.persons, f.row.direction === "outgoing" ? "beneficiary" : "originator", { onBlock: "hold", ours });
   if (outcome !== "approved") return "stopped";
   f.update({ status: "approved" });
@@ -274,7 +274,7 @@ function counterpartyProgress(f: TransferFlowContext, tx: ProviderTx, them: Part
 const refuse = (f: TransferFlowContext, reason: string, explanation: string) => f.refuse("INVALID_REQUEST", reason, { reason, explanation });
 
 async function readForAction(deps: ProviderAFlowDeps, f: TransferFlowContext): Promise<{ tx: ProviderTx; c: { client: ProviderAClient; did: string } } | ActionResult> {
-  const c = client(deps, f);
+  const c = await client(deps, f);
   if ("error" in c) return refuse(f, c.error === "Provider unavailable" ? "PROVIDER_UNAVAILABLE" : "INVALID_CONFIGURATION", `provider_a is disabled or its settings are unusable (${c.error})`);
   if (!f.row.providerExternalId) return refuse(f, "LOCAL_APPROVAL_REQUIRED", "the transfer is not bound to a provider transfer");
   const r = await c.client.getTx(f.row.providerExternalId);
@@ -286,7 +286,7 @@ async function readForAction(deps: ProviderAFlowDeps, f: TransferFlowContext): P
 async function acceptIncoming(deps: ProviderAFlowDeps, f: TransferFlowContext, previousState: string): Promise<ActionResult> {
   const fs = f.flowState<FlowState>();
   if (previousState !== "held" || f.row.status !== "pending") return refuse(f, "LOCAL_APPROVAL_REQUIRED", `only a held incoming transfer with a pending verdict can be accepted (it is ${previousState}, verdict ${f.row.status})`);
-  if (!ourIdentity(deps, f)) return refuse(f, "VERIFIED_BENEFICIARY_IDENTITY_REQUIRED", "the beneficiary customer's identity is not verified");
+  if (!(await ourIdentity(deps, f))) return refuse(f, "VERIFIED_BENEFICIARY_IDENTITY_REQUIRED", "the beneficiary customer's identity is not verified");
   const read = await readForAction(deps, f);
   if (!("tx" in read)) return read;
   const { tx, c } = read;
@@ -372,7 +372,7 @@ async function onEvent(deps: ProviderAFlowDeps, f: TransferFlowContext, event: u
     return { ok: true, state: f.row.state };
   }
   if (f.row.state === "failed" && !resumable(f, fs)) return { ok: false, code: "TRANSFER_FAILED" };
-  const c = client(deps, f);
+  const c = await client(deps, f);
   if ("error" in c) return { ok: false, code: c.error };
   let tx: ProviderTx;
   if (ev.kind === "event") tx = ev.tx;
@@ -414,7 +414,7 @@ async function caseResolved(deps: ProviderAFlowDeps, f: TransferFlowContext, res
   }
   // Rejecting the case of an outgoing transfer leaves it held; an incoming one is rejected at the provider first.
   if (f.row.direction === "outgoing" || f.row.txHash) return { moved: false, newValue: "reject_refused" };
-  const c = client(deps, f);
+  const c = await client(deps, f);
   if ("error" in c || !f.row.providerExternalId) return { moved: false, newValue: "reject_refused" };
   const r = await c.client.reject(f.row.providerExternalId, "COMPLIANCE_POLICIES");
   if (!r.ok) {

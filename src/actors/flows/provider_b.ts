@@ -18,7 +18,7 @@ import { beneficiaryMatches } from "../../domain/provider_b/names.ts";
 import { contentHash, holderReason, outgoingStatus, txidVariants, walletReason, type IncomingReason, type ResultDecision } from "../../domain/provider_b/decisions.ts";
 import type { Wallet } from "../../ports/wallets.ts";
 import type { Transfer } from "../../ports/transfers.ts";
-import { answerAad, type ProviderBRequestRow } from "../../adapters/storage/repos/provider-b-requests.ts";
+import { answerAad, type ProviderBRequest, type ProviderBRequestKind } from "../../ports/provider-stores.ts";
 import {
   accountNumber,
   buildTransferAnswerMessage,
@@ -227,7 +227,7 @@ export class ProviderBFlows {
     return this.idempotent(call, "transfer", body.transferId, content, (request) => this.authorize(call, body, plain, request));
   }
 
-  private async authorize(call: Call, body: TransferBody, plain: unknown, request: ProviderBRequestRow): Promise<{ answer: Answer; transferRef: string | null }> {
+  private async authorize(call: Call, body: TransferBody, plain: unknown, request: ProviderBRequest): Promise<{ answer: Answer; transferRef: string | null }> {
     const s = call.setup;
     const denied = (reasonType: string): { answer: Answer; transferRef: string | null } => ({
       answer: { status: 200, body: { result: "denied", reasonType, transferId: body.transferId, beneficiaryVasp: {} } },
@@ -324,12 +324,12 @@ export class ProviderBFlows {
     withoutTransfer: ResultDecision,
   ): Promise<Answer> {
     const s = call.setup;
-    const rec = this.requests.get({ companyId: s.companyId, environment: s.environment, sender: call.sender.origin, transferId });
+    const rec = await this.requests.get({ companyId: s.companyId, environment: s.environment, sender: call.sender.origin, transferId });
     const answer = (d: ResultDecision): Answer => ({ status: 200, body: { transferId, ...d } });
     if (!rec || rec.kind !== "transfer") return answer({ result: "error", reasonType: "UNKNOWN_TRANSFER_ID" });
     if (rec.state !== "done") return refusal(503, "REQUEST_IN_PROGRESS");
-    if (!rec.transfer_ref) return answer(withoutTransfer);
-    const out = await act(rec.transfer_ref, s);
+    if (!rec.transferRef) return answer(withoutTransfer);
+    const out = await act(rec.transferRef, s);
     if (!out.ok) throw new Error(`transfer actor refused: ${out.code}`);
     return answer(out.data);
   }
@@ -425,31 +425,31 @@ export class ProviderBFlows {
    */
   private async idempotent(
     call: Call,
-    kind: ProviderBRequestRow["kind"],
+    kind: ProviderBRequestKind,
     transferId: string,
     content: unknown,
-    process: (request: ProviderBRequestRow) => Promise<{ answer: Answer; transferRef: string | null }>,
+    process: (request: ProviderBRequest) => Promise<{ answer: Answer; transferRef: string | null }>,
   ): Promise<Answer> {
     const s = call.setup;
     const key = { companyId: s.companyId, environment: s.environment, sender: call.sender.origin, transferId };
-    const claim = this.requests.claim(key, kind, contentHash(content), call.now);
+    const claim = await this.requests.claim(key, kind, contentHash(content), call.now);
     switch (claim.decision) {
       case "duplicate":
         return refusal(503, "DUPLICATE_TRANSFER_ID");
       case "in_progress":
         return refusal(503, "REQUEST_IN_PROGRESS");
       case "replay":
-        return this.services.secrets.openJson<Answer>(claim.row.answer_sealed!, answerAad(claim.row.id));
+        return this.services.secrets.openJson<Answer>(claim.request.answerSealed!, answerAad(claim.request.id));
       case "new":
       case "reclaim":
         break;
     }
     try {
-      const { answer, transferRef } = await process(claim.row);
-      this.requests.finish(claim.row.id, this.services.secrets.sealJson(answer, answerAad(claim.row.id)), transferRef, this.services.clock());
+      const { answer, transferRef } = await process(claim.request);
+      await this.requests.finish(claim.request.id, this.services.secrets.sealJson(answer, answerAad(claim.request.id)), transferRef, this.services.clock());
       return answer;
     } catch (e) {
-      this.requests.release(claim.row.id, this.services.clock());
+      await this.requests.release(claim.request.id, this.services.clock());
       throw e;
     }
   }

@@ -56,7 +56,7 @@ const bad = (status: number, error: string): CallbackAnswer => ({ status, body: 
 
 async function sendConfirmation(f: TransferFlowContext, body: { txid: string } | { canceled: string }): Promise<{ ok: true } | { ok: false; code: string }> {
   const fs = f.flowState<ProviderDFlowState>();
-  const a = f.adapterContext();
+  const a = await f.adapterContext();
   if (!a) return { ok: false, code: "NOT_CONFIGURED" };
   const read = readProviderDConfig(a.credentials, f.now);
   if (!read.ok) return { ok: false, code: "INVALID_CONFIGURATION" };
@@ -170,7 +170,7 @@ async function sendResolution(f: TransferFlowContext): Promise<void> {
     f.note("resolution_not_delivered", { provider: "provider_d", attempts: fs.sendAttempts ?? 0 });
     return;
   }
-  const a = f.adapterContext();
+  const a = await f.adapterContext();
   const read = a ? readProviderDConfig(a.credentials, f.now) : null;
   let code = "NOT_CONFIGURED";
   if (a && read?.ok) {

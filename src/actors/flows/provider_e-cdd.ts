@@ -254,19 +254,20 @@ async function review(cx: Cdd, f: TransferFlowContext, a: AdapterContext, ids: s
 }
 
 /** Part 1 GET: `pending` and the messages, content opened; a received request of ours to answer carries a draft. */
-function view(cx: Cdd, f: TransferFlowContext): { pending: boolean; messages: CddView[] } {
+async function view(cx: Cdd, f: TransferFlowContext): Promise<{ pending: boolean; messages: CddView[] }> {
   const ms = list(f);
-  let identity: ReturnType<ProviderEFlowLookups["originatorIdentity"]> | undefined;
-  const messages = ms.map((m): CddView => {
+  let identity: Awaited<ReturnType<ProviderEFlowLookups["originatorIdentity"]>> | undefined;
+  const messages: CddView[] = [];
+  for (const m of ms) {
     const content = open(cx, f, m);
     const v: CddView = { id: m.id, direction: m.direction, type: m.type, status: m.status, inReplyToId: m.inReplyToId, createdAt: m.createdAt, sentAt: m.sentAt ?? null, reviewedAt: m.reviewedAt, content };
     if (m.error) v.error = m.error;
     if (m.direction === "inbound" && m.type === "REQUEST_CDD" && f.row.direction === "outgoing" && !ms.some((x) => x.type === "RESPOND_CDD" && x.inReplyToId === m.id)) {
-      identity ??= cx.deps.lookups.originatorIdentity(f.companyId, f.environment, f.row.id);
+      identity ??= await cx.deps.lookups.originatorIdentity(f.companyId, f.environment, f.row.id);
       v.draft = draftAnswer(content as RequestedFields, identity);
     }
-    return v;
-  });
+    messages.push(v);
+  }
   return { pending: isPending(ms), messages };
 }
 

@@ -226,7 +226,7 @@ async function onCancel(base: Base, f: TransferFlowContext, a: AdapterContext, b
 const refuse = (f: TransferFlowContext, code: string, message?: string): ActionResult => f.refuse("INVALID_REQUEST", message ?? failed(code), { reason: code });
 
 async function report(s: Steps, f: TransferFlowContext, txHash: string, previousState: string): Promise<ActionResult> {
-  const a = f.adapterContext();
+  const a = await f.adapterContext();
   if (!a) return refuse(f, "NOT_CONFIGURED");
   const fs = f.flowState<FlowState>();
   if (fs.txReport && fs.txReport.txid !== txHash) return refuse(f, "TXID_CONFLICT");
@@ -261,8 +261,8 @@ interface Steps {
 /** A callback's or sweep's event, handed to its step. */
 async function onEvent(s: Steps, f: TransferFlowContext, raw: unknown) {
   const event = raw as ProviderEEvent;
-  if (event.kind === "cddList") return { ok: true as const, data: s.cdd.view(f) };
-  const a = f.adapterContext();
+  if (event.kind === "cddList") return { ok: true as const, data: await s.cdd.view(f) };
+  const a = await f.adapterContext();
   if (event.kind === "cddAction") return a ? s.cdd.action(f, a, event.action) : f.refuse("PROVIDER_E_TRANSFER_NOT_FOUND", "provider_e is disabled or has no credentials for this environment");
   if (!a) return err(503, "Provider unavailable");
   switch (event.kind) {
@@ -315,7 +315,7 @@ async function outgoingAction(s: Steps, f: TransferFlowContext, action: string, 
  */
 async function cancelOutgoing(s: Steps, f: TransferFlowContext, body: Record<string, unknown>, previousState: string): Promise<ActionResult | undefined> {
   if (!f.row.providerExternalId || (!OPEN.includes(previousState) && previousState !== "failed")) return undefined;
-  const a = f.adapterContext();
+  const a = await f.adapterContext();
   if (!a) return refuse(f, "NOT_CONFIGURED");
   // A signed transaction report was made: the transfer is paid, it is no longer cancelled.
   if (f.flowState<FlowState>().txReport) return refuse(f, "TXID_REPORTED");
@@ -339,7 +339,7 @@ async function incomingAction(s: Steps, f: TransferFlowContext, action: string, 
     if (fs.decision && action === "reject" && fs.decision.status === "ACCEPTED") return refuse(f, "DECISION_CONFLICT");
     return undefined;
   }
-  const a = f.adapterContext();
+  const a = await f.adapterContext();
   if (!a) return refuse(f, "NOT_CONFIGURED");
   if (action === "accept") {
     if (s.cdd.pending(f)) return refuse(f, "CDD_REVIEW_REQUIRED");
@@ -373,7 +373,7 @@ async function caseResolved(s: Steps, f: TransferFlowContext, resolution: string
   const fs = f.flowState<FlowState>();
   if (s.cdd.pending(f) || fs.expired) return { moved: false, newValue: "resume_refused" };
   if (f.row.direction === "incoming") {
-    const a = f.adapterContext();
+    const a = await f.adapterContext();
     if (!a) return { moved: false, newValue: "resume_refused" };
     // The same re-checks as a held accept (Part 3, held incoming decisions).
     if (fs.cancelSignature || (f.row.expiresAt && Date.parse(f.row.expiresAt) <= f.now)) return { moved: false, newValue: "resume_refused" };

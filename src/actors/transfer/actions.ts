@@ -115,7 +115,7 @@ export async function accept(h: TransferHandling, txHash: string | null, previou
     return refuse("INVALID_REQUEST", `The transaction can be confirmed only once the counterparty accepted and the verdict is approved, in awaiting_counterparty or accepted (it is ${previousState})`);
   const p = h.t.protocol as Protocol | null;
   const adapter = p ? h.deps.providers.adapter(p) : undefined;
-  const actx = p ? h.deps.providers.context(h.t.companyId, h.t.environment, p, h.ctx.now) : null;
+  const actx = p ? await h.deps.providers.context(h.t.companyId, h.t.environment, p, h.ctx.now) : null;
   if (!p || !adapter?.reportTransaction || !actx) return refuse("INVALID_REQUEST", `The transfer's provider ${p ?? "(none)"} cannot take the transaction report`);
   // A hash once tried must be repeated (Part 3, provider_b): a different one is refused.
   if (h.ctx.state.triedTxHash && h.ctx.state.triedTxHash !== txHash) return refuse("INVALID_REQUEST", `${h.deps.providers.displayName(p)} request failed (TXID_ALREADY_EXISTS)`);

@@ -46,7 +46,7 @@ export async function screen(h: TransferHandling, stage: Stage, evaluations: Eva
   const kept = h.storedChecks().filter((c) => c.status !== "pending");
   const run = (h.ctx.state.runs ?? 0) + 1;
   h.ctx.state.runs = run;
-  const pending = pendingChecks(deps, h.t.companyId, p, h.t.id, String(run), h.ctx.now);
+  const pending = await pendingChecks(deps, h.t.companyId, p, h.t.id, String(run), h.ctx.now);
   if (pending.length) {
     h.setChecks([...kept, ...pending]);
     await h.ctx.checkpoint();
@@ -107,7 +107,7 @@ export function openCase(h: TransferHandling, stage: Stage, r: CheckpointResult 
 export async function cancelAtProvider(h: TransferHandling, reason: string): Promise<boolean> {
   const p = h.t.protocol as Protocol;
   const adapter = h.deps.providers.adapter(p);
-  const actx = h.deps.providers.context(h.t.companyId, h.t.environment, p, h.ctx.now);
+  const actx = await h.deps.providers.context(h.t.companyId, h.t.environment, p, h.ctx.now);
   if (!adapter?.cancel || !actx) return false;
   h.ctx.state.cancelling = true;
   await h.ctx.checkpoint();

@@ -23,7 +23,7 @@ export async function start(h: TransferHandling): Promise<Outcome> {
   if (h.ctx.state.prechecked) delete h.ctx.state.prechecked;
   else if (h.deps.checkpoint && (await screen(h, "precheck", await evaluationsOf(h.deps.checkpoint, h.t, { originator: h.persons("originator"), beneficiary: h.persons("beneficiary") }))) === "stopped") return current(h);
   const beneficiaryPersons = h.persons("beneficiary");
-  const caps = h.deps.providers.capabilities(h.t.companyId, h.t.environment, {
+  const caps = await h.deps.providers.capabilities(h.t.companyId, h.t.environment, {
     assetId: h.t.assetId ?? "",
     asset: h.t.asset,
     network: h.t.network,
@@ -81,7 +81,7 @@ export async function route(h: TransferHandling): Promise<Outcome> {
     }
     const p = next.provider;
     const adapter = h.deps.providers.adapter(p);
-    const actx = h.deps.providers.context(h.t.companyId, h.t.environment, p, h.ctx.now);
+    const actx = await h.deps.providers.context(h.t.companyId, h.t.environment, p, h.ctx.now);
     state.done.push(p);
     if (!adapter?.submit || !actx) {
       h.addAttempt({ provider: p, displayName: h.deps.providers.displayName(p), protocol: p, status: "error", externalId: null, error: `${p} cannot send`, durationMs: 0 });

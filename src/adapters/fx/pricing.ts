@@ -1,5 +1,5 @@
 // Values an amount in a currency from the first rate source that has a rate, and records every valuation (fx_valuations).
-import type { FxValuationRepository } from "../storage/repositories.ts";
+import type { FxValuationRepository } from "../../ports/fx-valuations.ts";
 import type { Environment } from "../../domain/types.ts";
 import { newId, iso } from "../../domain/ids.ts";
 import { Dec, MAX_AMOUNT_DIGITS, toRate } from "./decimal.ts";
@@ -130,7 +130,7 @@ export class Pricing {
   /** Values `amount` in `currency` and records the valuation; the returned `fxRateId` names the row. */
   async value(p: ValueRequest): Promise<Valuation> {
     const a = await this.appraise(p);
-    this.valuations.record(a.record);
+    await this.valuations.record(a.record);
     return a.valuation;
   }
 
@@ -149,8 +149,8 @@ export class Pricing {
   }
 
   /** A recorded valuation of the company and environment, or null. */
-  get(companyId: string, environment: Environment, fxRateId: string): StoredValuation | null {
-    const r = this.valuations.get(companyId, environment, fxRateId);
+  async get(companyId: string, environment: Environment, fxRateId: string): Promise<StoredValuation | null> {
+    const r = await this.valuations.get(companyId, environment, fxRateId);
     if (!r) return null;
     return { fxRateId: r.fxRateId, assetId: r.assetId, amount: r.amount, currency: r.currency, rate: r.rate, value: r.value, source: r.source, asOf: r.asOf, createdAt: r.createdAt };
   }

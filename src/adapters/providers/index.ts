@@ -6,7 +6,7 @@ import { decodeTravelAddress, looksLikeTravelAddress } from "../../domain/provid
 
 /** A chain address can start like a Travel Address (a base58 `ta…`): only one that decodes, checksum and all, is one. */
 const isTravelAddress = (text: string) => looksLikeTravelAddress(text) && decodeTravelAddress(text).ok;
-import type { ProviderSettings } from "../storage/repos/provider-settings.ts";
+import type { ProviderSettingsRepository } from "../../ports/provider-settings.ts";
 import type { Capability, ProviderRegistry, SweepName, TransferCandidate } from "./registry.ts";
 import type { AdapterContext, DirectoryRead, ProviderAdapter } from "./types.ts";
 import type { OutboundFetch } from "./outbound.ts";
@@ -15,7 +15,7 @@ export class SettingsRegistry implements ProviderRegistry {
   private readonly byPriority: Protocol[];
 
   constructor(
-    private readonly settings: ProviderSettings,
+    private readonly settings: ProviderSettingsRepository,
     private readonly adapters: Partial<Record<Protocol, ProviderAdapter>>,
     private readonly outbound: OutboundFetch,
     /** Asks the provider connection's actor for its directory (absent: adapters read it themselves). */
@@ -26,28 +26,32 @@ export class SettingsRegistry implements ProviderRegistry {
     this.byPriority = [...PROVIDERS].sort((a, b) => a.priority - b.priority).map((p) => p.name);
   }
 
-  capabilities(companyId: string, env: Environment, t: TransferCandidate): Capability[] {
-    return this.byPriority.map((provider): Capability => {
-      if (!this.settings.enabled(companyId, provider)) return { provider, ok: false, reason: `${provider} is not enabled` };
-      if (!this.settings.credentials(companyId, env, provider)) return { provider, ok: false, reason: `${provider} has no credentials for the ${env} environment` };
-      const adapter = this.adapters[provider];
-      // Adapters exist for provider_a, provider_b, provider_d and provider_e (wired in src/services.ts); provider_c
-      // cannot send transfers yet (Part 3).
-      if (!adapter) return { provider, ok: false, reason: `${provider} cannot send transfers yet` };
-      // A Travel Address is no chain address: only provider_d (TRP) can carry it.
-      if (provider !== "provider_d" && t.beneficiaryAddress !== undefined && isTravelAddress(t.beneficiaryAddress)) return { provider, ok: false, reason: "a Travel Address is carried by provider_d only" };
-      const can = adapter.canCarry(t);
-      return can.ok ? { provider, ok: true } : { provider, ok: false, reason: can.reason };
-    });
+  async capabilities(companyId: string, env: Environment, t: TransferCandidate): Promise<Capability[]> {
+    const out: Capability[] = [];
+    for (const provider of this.byPriority) out.push(await this.capability(companyId, env, t, provider));
+    return out;
+  }
+
+  private async capability(companyId: string, env: Environment, t: TransferCandidate, provider: Protocol): Promise<Capability> {
+    if (!(await this.settings.enabled(companyId, provider))) return { provider, ok: false, reason: `${provider} is not enabled` };
+    if (!(await this.settings.credentials(companyId, env, provider))) return { provider, ok: false, reason: `${provider} has no credentials for the ${env} environment` };
+    const adapter = this.adapters[provider];
+    // Adapters exist for provider_a, provider_b, provider_d and provider_e (wired in src/services.ts); provider_c
+    // cannot send transfers yet (Part 3).
+    if (!adapter) return { provider, ok: false, reason: `${provider} cannot send transfers yet` };
+    // A Travel Address is no chain address: only provider_d (TRP) can carry it.
+    if (provider !== "provider_d" && t.beneficiaryAddress !== undefined && isTravelAddress(t.beneficiaryAddress)) return { provider, ok: false, reason: "a Travel Address is carried by provider_d only" };
+    const can = adapter.canCarry(t);
+    return can.ok ? { provider, ok: true } : { provider, ok: false, reason: can.reason };
   }
 
   adapter(name: Protocol): ProviderAdapter | undefined {
     return this.adapters[name];
   }
 
-  context(companyId: string, env: Environment, name: Protocol, now: number): AdapterContext | null {
-    if (!this.settings.enabled(companyId, name)) return null;
-    const credentials = this.settings.credentials(companyId, env, name);
+  async context(companyId: string, env: Environment, name: Protocol, now: number): Promise<AdapterContext | null> {
+    if (!(await this.settings.enabled(companyId, name))) return null;
+    const credentials = await this.settings.credentials(companyId, env, name);
     if (!credentials) return null;
     const { directoryOf, permit, outbound } = this;
     // Every call an adapter makes waits for the connection's permit; the connection actor's own reads use
@@ -69,8 +73,8 @@ export class SettingsRegistry implements ProviderRegistry {
   }
 
   /** The context the connection actor itself uses: the plain outbound client, no directory indirection. */
-  plainContext(companyId: string, env: Environment, name: Protocol, now: number): AdapterContext | null {
-    const c = this.context(companyId, env, name, now);
+  async plainContext(companyId: string, env: Environment, name: Protocol, now: number): Promise<AdapterContext | null> {
+    const c = await this.context(companyId, env, name, now);
     return c ? { credentials: c.credentials, environment: env, fetch: this.outbound as unknown as typeof fetch, now } : null;
   }
 

@@ -9,11 +9,11 @@ export type Capability = { provider: Protocol; ok: true } | { provider: Protocol
 
 export interface ProviderRegistry {
   /** Every provider of the company and environment with its verdict: enabled, has credentials, can carry it. */
-  capabilities(companyId: string, env: Environment, t: TransferCandidate): Capability[];
+  capabilities(companyId: string, env: Environment, t: TransferCandidate): Promise<Capability[]>;
   /** The adapter of a provider, when one exists. */
   adapter(name: Protocol): ProviderAdapter | undefined;
   /** Credentials and the outbound client for a call, or null without enabled credentials. */
-  context(companyId: string, env: Environment, name: Protocol, now: number): AdapterContext | null;
+  context(companyId: string, env: Environment, name: Protocol, now: number): Promise<AdapterContext | null>;
   /** Display name of a provider (for cascade attempts). */
   displayName(name: Protocol): string;
   /** Periodic work a provider needs (Part 3: polling, exchange stall, expiry); run by the croner sweeps. */
@@ -33,8 +33,8 @@ export type SweepName = keyof typeof SWEEPS;
 /** The registry while no provider adapter exists: every provider answers that it is not enabled. */
 export const noProviders: ProviderRegistry = {
   adapter: () => undefined,
-  context: () => null,
+  context: async () => null,
   displayName: (name) => name,
-  capabilities: () =>
+  capabilities: async () =>
     (["provider_a", "provider_b", "provider_c", "provider_d", "provider_e"] as const).map((provider) => ({ provider, ok: false, reason: `${provider} is not enabled` })),
 };

@@ -30,8 +30,8 @@ export interface ScreeningDeps {
   adapters: Partial<Record<IntegrationName, ScreeningAdapter>>;
   /** The saved settings: the company's enabled switch and the environment's decrypted credentials (null when none). */
   settings: {
-    enabled(companyId: string, name: IntegrationName): boolean;
-    credentials(companyId: string, env: Environment, name: IntegrationName): Record<string, string> | null;
+    enabled(companyId: string, name: IntegrationName): Promise<boolean>;
+    credentials(companyId: string, env: Environment, name: IntegrationName): Promise<Record<string, string> | null>;
   };
   /** The address of the actor keeping an integration's breaker, per company and environment (the composition root
    *  passes the integration actor kind's own addressing, so this service knows no actor module). */
@@ -148,10 +148,10 @@ export function createScreeningService(deps: ScreeningDeps): ScreeningService {
         const adapter = deps.adapters[integration];
         if (!adapter) return result("error", "NOT_AVAILABLE");
         // A disabled integration fails the check without a request (enabling alone screens nothing either: rules decide).
-        if (!deps.settings.enabled(companyId, integration)) return result("error", "INTEGRATION_DISABLED");
+        if (!(await deps.settings.enabled(companyId, integration))) return result("error", "INTEGRATION_DISABLED");
         let credentials: Record<string, string> | null;
         try {
-          credentials = deps.settings.credentials(companyId, environment, integration);
+          credentials = await deps.settings.credentials(companyId, environment, integration);
         } catch {
           // Saved under another master key: unusable, and said without detail.
           return result("error", "CREDENTIALS_UNREADABLE");

@@ -40,6 +40,11 @@ import type { CustomerOverviewRepository } from "../../ports/customer-overview.t
 import type { ProofRepository } from "../../ports/proofs.ts";
 import type { WalletRepository } from "../../ports/wallets.ts";
 import type { TransferRepository } from "../../ports/transfers.ts";
+import type { AssetPolicyRepository } from "../../ports/assets.ts";
+import type { FxValuationRepository } from "../../ports/fx-valuations.ts";
+import type { VaspRepository } from "../../ports/vasps.ts";
+import type { ProviderSettingsRepository } from "../../ports/provider-settings.ts";
+import type { ProviderARepository, ProviderBRequestRepository, ProviderDRepository, ProviderERepository } from "../../ports/provider-stores.ts";
 
 // Ports written by hand in the domain's terms (src/ports/): the engine's classes implement them.
 export type { AuditRepository } from "../../ports/audit.ts";
@@ -58,15 +63,13 @@ export type { TransferRepository } from "../../ports/transfers.ts";
 /** The public members of a repository class: the interface a backend implements (private fields are not part of it). */
 type Surface<T> = { [K in keyof T]: T[K] };
 
-export type AssetPolicyRepository = Surface<AssetPolicy>;
-export type FxValuationRepository = Surface<FxValuations>;
-export type ProviderARepository = Surface<ProviderAStore>;
-export type ProviderBRequestRepository = Surface<ProviderBRequests>;
-export type ProviderERepository = Surface<ProviderEStore>;
-export type ProviderDRepository = Surface<ProviderDStore>;
-export type ProviderSettingsRepository = Surface<ProviderSettings>;
 export type TenancyRepository = Surface<Tenancy>;
-export type VaspRepository = Surface<VaspDirectory>;
+export type { AssetPolicyRepository } from "../../ports/assets.ts";
+export type { FxValuationRepository } from "../../ports/fx-valuations.ts";
+export type { VaspRepository } from "../../ports/vasps.ts";
+export type { ProviderSettingsRepository } from "../../ports/provider-settings.ts";
+export type { ProviderARepository, ProviderBRequestRepository, ProviderDRepository, ProviderERepository } from "../../ports/provider-stores.ts";
+
 
 /** Every resource's repository, one instance each. */
 export interface Repositories {

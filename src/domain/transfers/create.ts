@@ -32,7 +32,7 @@ export interface CreateFacts {
   customer: { id: string; status: string } | undefined;
   /** The wallet registered at `originatorAddress` (undefined when none is), or null when no address was given. */
   originatorWallet: { customerId: string } | undefined | null;
-  /** Every provider's verdict; asked only when the decision needs it (a preferred protocol, or at/above threshold). */
+  /** Every provider's verdict; asked only when the decision needs it (`readsCapabilities`). */
   capabilities: () => readonly ProviderVerdict[];
   valuation: Valuation;
   threshold: AppliedThreshold;
@@ -52,6 +52,11 @@ export interface ThresholdInfo {
 export type CreateDecision =
   | { ok: true; outcome: "completed" | "queued"; thresholdInfo: ThresholdInfo; fxRateId: string; expiresAt: string | null }
   | { ok: false; code: "VALIDATION_ERROR"; message: string; details: { schemaName: string } };
+
+/** Whether `decideCreate` asks for the providers' verdicts: a preferred protocol named, or a value at or above the threshold. */
+export function readsCapabilities(f: Pick<CreateFacts, "input" | "valuation" | "threshold">): boolean {
+  return !!f.input.preferredProtocol || !new Decimal(f.valuation.value).lt(f.threshold.amount);
+}
 
 const refused = (message: string): CreateDecision => ({ ok: false, code: "VALIDATION_ERROR", message, details: { schemaName: SCHEMA_NAME } });
 

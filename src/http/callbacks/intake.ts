@@ -8,7 +8,7 @@ import { ApiError } from "../../domain/errors.ts";
 import type { CompanyRow, Tenancy } from "../../adapters/storage/repos/tenancy.ts";
 import type { Logger } from "../../adapters/log.ts";
 import type { RateLimiter } from "../ratelimit.ts";
-import type { ProviderSettings } from "../../adapters/storage/repos/provider-settings.ts";
+import type { ProviderSettingsRepository } from "../../ports/provider-settings.ts";
 import type { ActorRuntime } from "../../actors/runtime.ts";
 import type { Catalog } from "../../domain/assets/catalog.ts";
 
@@ -25,7 +25,7 @@ export interface ProviderCallbackDeps extends IntakeDeps {
   readonly runtime: ActorRuntime;
   readonly catalog: Catalog;
   readonly clock: () => number;
-  readonly providerSettings: ProviderSettings;
+  readonly providerSettings: ProviderSettingsRepository;
 }
 import { json } from "../kit.ts";
 import { resolveCompany } from "../auth.ts";

@@ -2,7 +2,7 @@
 // listed once the provider is saved, so a provider calling one gets a stated refusal, not a bare 404. Nothing in the
 // request is read or kept.
 import { Elysia } from "elysia";
-import type { ProviderSettings } from "../../adapters/storage/repos/provider-settings.ts";
+import type { ProviderSettingsRepository } from "../../ports/provider-settings.ts";
 import type { IntakeDeps } from "./intake.ts";
 import { PROVIDERS, type ProviderName } from "../../domain/providers/catalog.ts";
 import { json } from "../kit.ts";
@@ -29,14 +29,14 @@ export function notCarriedRefusal(provider: ProviderName): Response {
   return json(503, { error: "Provider unavailable", code: "PROVIDER_NOT_SUPPORTED", message: `Caravan cannot carry ${provider} transfers yet: this callback is not processed` });
 }
 
-export function notCarriedCallbacks(services: Pick<IntakeDeps, "tenancy" | "config"> & { readonly providerSettings: ProviderSettings }) {
+export function notCarriedCallbacks(services: Pick<IntakeDeps, "tenancy" | "config"> & { readonly providerSettings: ProviderSettingsRepository }) {
   const app = new Elysia({ name: "not-carried-callbacks", normalize: false });
   for (const c of NOT_CARRIED) {
     const route = c.template.replace("{environment}", ":environment").replace("{providerId}", ":providerId");
     app.route(
       c.method,
       route,
-      (({ request, params }: { request: Request; params: Record<string, string> }) => {
+      (async ({ request, params }: { request: Request; params: Record<string, string> }) => {
         // Only the paths `callbackPaths` lists for the company: another environment or provider ID is another path.
         if (params.environment !== "test" && params.environment !== "live") return trpNotFound();
         let companyId: string;
@@ -45,7 +45,7 @@ export function notCarriedCallbacks(services: Pick<IntakeDeps, "tenancy" | "conf
         } catch {
           return trpNotFound();
         }
-        if (services.providerSettings.id(companyId, c.provider) !== params.providerId) return trpNotFound();
+        if ((await services.providerSettings.id(companyId, c.provider)) !== params.providerId) return trpNotFound();
         return notCarriedRefusal(c.provider);
       }) as never,
       { parse: "none" } as never,

@@ -119,13 +119,13 @@ export function providerACallbacks(services: ProviderACallbackDeps) {
       [
         "provider",
         // The company's provider, enabled, with credentials for the path's environment.
-        (c) => {
+        async (c) => {
           const company = c.company!;
           const settings = services.providerSettings;
           const providerId = decodeURIComponent(c.params.providerId ?? "");
-          if (company.status !== "active" || !settings.enabled(company.id, "provider_a") || settings.id(company.id, "provider_a") !== providerId) return unavailable();
+          if (company.status !== "active" || !(await settings.enabled(company.id, "provider_a")) || (await settings.id(company.id, "provider_a")) !== providerId) return unavailable();
           c.now = services.clock();
-          const ctx = services.providers.context(company.id, c.environment, "provider_a", c.now);
+          const ctx = await services.providers.context(company.id, c.environment, "provider_a", c.now);
           const adapter = services.providers.adapter("provider_a") as ProviderA | undefined;
           if (!ctx || !adapter) return unavailable();
           c.connect = () => adapter.connect(ctx);
@@ -158,7 +158,7 @@ export function providerACallbacks(services: ProviderACallbackDeps) {
         "shape",
         // The event: version 1.0.0, for our entity, a provider transfer ID; then its message. Processed before
         // (entity, message ID, body): answered again, nothing done.
-        (c) => {
+        async (c) => {
           const did = c.connected!.settings.vaspDid;
           const event = readEvent(c.body!.value, did);
           if (event.kind === "invalid") {
@@ -168,7 +168,7 @@ export function providerACallbacks(services: ProviderACallbackDeps) {
           if (event.kind === "ignored") return json(200, { ignored: true });
           c.providerTransferId = event.providerTransferId;
           c.key = { companyId: c.company!.id, environment: c.environment, entity: did, messageId: c.headers!.id!, bodySha256: sha256Hex(c.body!.bytes) };
-          if (store.processed(c.key)) return json(200, { received: true });
+          if (await store.processed(c.key)) return json(200, { received: true });
         },
       ],
       [
@@ -190,13 +190,13 @@ export function providerACallbacks(services: ProviderACallbackDeps) {
     const { company, environment } = { company: c.company!, environment: c.environment };
     const tx = c.tx!;
     const did = c.connected!.settings.vaspDid;
-    let transfer = store.byProviderTransferId(company.id, environment, tx.id);
+    let transfer = await store.byProviderTransferId(company.id, environment, tx.id);
     // A lost answer at creation: the transfer is found by our reference and bound by this event.
     // Our side is found by our DID among the transfer's VASP agents.
     const ours = roleOf(tx, did);
     if (!transfer && tx.ref && ours === "ORIGINATOR") {
-      const mine = store.outgoingByRef(company.id, environment, tx.ref);
-      if (mine && mine.provider_external_id === null) transfer = mine;
+      const mine = await store.outgoingByRef(company.id, environment, tx.ref);
+      if (mine && mine.providerExternalId === null) transfer = mine;
     }
     let id = transfer?.id;
     if (!id) {
@@ -207,7 +207,7 @@ export function providerACallbacks(services: ProviderACallbackDeps) {
     }
     const result = await tellTransfer(id, company.id, environment, tx);
     if (!result.ok) return failure(result.code === "Provider unavailable" ? "Webhook processing failed" : result.code);
-    store.record(c.key!, tx.id, id, services.clock());
+    await store.record(c.key!, tx.id, id, services.clock());
     return json(200, { received: true });
   }
 

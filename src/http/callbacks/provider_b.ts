@@ -4,7 +4,7 @@ import { readJsonCapped, type JsonRead } from "../../adapters/net/read.ts";
 import { ClientAddresses } from "../../adapters/net/client-address.ts";
 import { PROVIDER_B_CALLBACKS, type ProviderBCallback } from "../../domain/provider_b/endpoints.ts";
 import { Elysia } from "elysia";
-import type { ProviderSettings } from "../../adapters/storage/repos/provider-settings.ts";
+import type { ProviderSettingsRepository } from "../../ports/provider-settings.ts";
 import type { Environment } from "../../domain/types.ts";
 import { isCountryCode } from "../../domain/ivms101/index.ts";
 import type { CountryCode } from "../../domain/ivms101/types.ts";
@@ -17,7 +17,7 @@ import { ProviderBFlows, isAmount, refusal, type Answer, type Call, type Provide
 
 /** What provider_b's callbacks need: the intake's, the flows', the company's settings and the environment. */
 export type ProviderBCallbackDeps = IntakeDeps &
-  ProviderBFlowDeps & { readonly providerSettings: ProviderSettings; readonly config: { readonly appDomain?: string; readonly env?: Record<string, string | undefined> } };
+  ProviderBFlowDeps & { readonly providerSettings: ProviderSettingsRepository; readonly config: { readonly appDomain?: string; readonly env?: Record<string, string | undefined> } };
 
 /** Part 3, Limits: "provider_b callback body 256 KiB". */
 export const MAX_CALLBACK_BODY = 256 * 1024;
@@ -129,10 +129,10 @@ export function providerBCallbacks(services: ProviderBCallbackDeps) {
    * Part 3, Authentication 3: the company's enabled provider_b with credentials for the path's environment, the path's
    * providerId its ID, and credentials usable (formats are checked on use, Part 3 Settings); null otherwise.
    */
-  function setup(companyId: string, environment: Environment, providerId: string): Setup | null {
+  async function setup(companyId: string, environment: Environment, providerId: string): Promise<Setup | null> {
     const s = services.providerSettings;
-    if (!s.enabled(companyId, "provider_b") || s.id(companyId, "provider_b") !== providerId) return null;
-    const c = s.credentials(companyId, environment, "provider_b");
+    if (!(await s.enabled(companyId, "provider_b")) || (await s.id(companyId, "provider_b")) !== providerId) return null;
+    const c = await s.credentials(companyId, environment, "provider_b");
     if (!c) return null;
     const { vaspEntityId, privateKey, legalName, country } = c;
     if (!vaspEntityId || !ENTITY_ID.test(vaspEntityId) || !legalName?.trim() || !country || !isCountryCode(country)) return null;
@@ -187,8 +187,8 @@ export function providerBCallbacks(services: ProviderBCallbackDeps) {
       [
         "provider",
         // The company's provider, enabled, with usable credentials for the path's environment.
-        (c) => {
-          const s = c.company!.status === "active" ? setup(c.company!.id, c.environment, decodeURIComponent(c.params.providerId ?? "")) : null;
+        async (c) => {
+          const s = c.company!.status === "active" ? await setup(c.company!.id, c.environment, decodeURIComponent(c.params.providerId ?? "")) : null;
           if (!s) return send(refusal(503, "VASP_BACKEND_INTERNAL_ERROR"));
           c.setup = s;
         },

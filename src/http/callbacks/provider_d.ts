@@ -57,7 +57,7 @@ export function providerDCallbacks(services: ProviderDCallbackDeps) {
   };
 
   /** The company (by host), the path's environment and provider ID, usable settings: else 404 like any unknown path. */
-  function scope(request: Request, params: Record<string, string>): Scope | Response {
+  async function scope(request: Request, params: Record<string, string>): Promise<Scope | Response> {
     const env = params.environment;
     if (env !== "test" && env !== "live") return trpNotFound();
     let companyId: string;
@@ -67,16 +67,16 @@ export function providerDCallbacks(services: ProviderDCallbackDeps) {
       return trpNotFound();
     }
     const s = services.providerSettings;
-    if (s.id(companyId, "provider_d") !== params.providerId) return trpNotFound();
-    if (!s.enabled(companyId, "provider_d")) return refuse(503, "disabled", "provider_d is not enabled");
-    const creds = s.credentials(companyId, env, "provider_d");
+    if ((await s.id(companyId, "provider_d")) !== params.providerId) return trpNotFound();
+    if (!(await s.enabled(companyId, "provider_d"))) return refuse(503, "disabled", "provider_d is not enabled");
+    const creds = await s.credentials(companyId, env, "provider_d");
     const read = creds ? readProviderDConfig(creds, services.clock()) : null;
     if (!read?.ok) return refuse(503, "not_configured", "provider_d is not configured");
     return { companyId, env, providerId: params.providerId, config: read.config };
   }
 
   async function post(request: Request, params: Record<string, string>): Promise<Response> {
-    const sc = scope(request, params);
+    const sc = await scope(request, params);
     if (sc instanceof Response) return sc;
     const now = services.clock();
     // 1. The client certificate, before anything else of the request is read.
@@ -176,8 +176,8 @@ export function providerDCallbacks(services: ProviderDCallbackDeps) {
   }
 
   /** Discoverability (TRP extension): public facts of our endpoint, beneath the provider_d path. */
-  function discover(request: Request, params: Record<string, string>, what: string): Response {
-    const sc = scope(request, params);
+  async function discover(request: Request, params: Record<string, string>, what: string): Promise<Response> {
+    const sc = await scope(request, params);
     if (sc instanceof Response) return sc;
     switch (what) {
       case "version":

@@ -59,9 +59,9 @@ export interface ProviderECallbackDeps extends ProviderCallbackDeps {
 }
 
 export function providerECallbacks(services: ProviderECallbackDeps, options: () => ProviderEOptions | null) {
-  function context(companyId: string, env: Environment, providerId: string): AdapterContext | null {
+  async function context(companyId: string, env: Environment, providerId: string): Promise<AdapterContext | null> {
     const s = services.providerSettings;
-    if (!s.enabled(companyId, "provider_e") || s.id(companyId, "provider_e") !== providerId) return null;
+    if (!(await s.enabled(companyId, "provider_e")) || (await s.id(companyId, "provider_e")) !== providerId) return null;
     return services.providers.context(companyId, env, "provider_e", services.clock());
   }
 
@@ -278,9 +278,9 @@ export function providerECallbacks(services: ProviderECallbackDeps, options: () 
       [
         "provider",
         // The provider's ID and credentials for the environment.
-        (c) => {
+        async (c) => {
           const o = options();
-          const a = c.company!.status === "active" && o ? context(c.company!.id, c.environment, decodeURIComponent(c.params.providerId ?? "")) : null;
+          const a = c.company!.status === "active" && o ? await context(c.company!.id, c.environment, decodeURIComponent(c.params.providerId ?? "")) : null;
           if (!a || !o) return json(503, { error: "Provider unavailable" });
           c.scope = { o, a, env: c.environment, companyId: c.company!.id };
         },

@@ -37,7 +37,7 @@ export type CreateBody = { key: string | null; raw: unknown } & ({ valid: ValidC
 type Create = RouteContext<any, CreateBody>;
 
 /** The body, the asset in the catalog and its policy, the addresses' formats: everything checked without the customer. */
-function validate(c: RouteContext, deps: TransferRouteDeps): ValidCreate {
+async function validate(c: RouteContext, deps: TransferRouteDeps): Promise<ValidCreate> {
   const { company, environment } = c.auth;
   const v = validateCreateTransfer(c.body, iso(c.now).slice(0, 10));
   if (!v.ok) return invalidCreate(v.errors.join("; "), v.errors);
@@ -54,7 +54,7 @@ function validate(c: RouteContext, deps: TransferRouteDeps): ValidCreate {
   const beneficiary = travel ? { ok: true as const, address: input.beneficiaryAddress.trim() } : canonicalAddress(input.network, input.beneficiaryAddress);
   if (!beneficiary.ok) errors.push(`beneficiaryAddress: ${beneficiary.reason}`);
   if (errors.length) return invalidCreate(errors.join("; "), errors);
-  if (!deps.policy.isEnabled(company.id, environment, asset.id, asset.defaultEnabled)) invalidCreate(`asset ${input.asset} on ${input.network} is disabled in the ${environment} environment`);
+  if (!(await deps.policy.isEnabled(company.id, environment, asset.id, asset.defaultEnabled))) invalidCreate(`asset ${input.asset} on ${input.network} is disabled in the ${environment} environment`);
   let originatorAddress: string | null = null;
   if (input.originatorAddress !== null) {
     // An address of no valid form is no wallet of anyone: the same refusal as a wallet of another customer.
@@ -173,11 +173,11 @@ export function createHandler(deps: TransferRouteDeps, replayOf: (companyId: str
    * The body, read by the pipeline before the handler: the Idempotency-Key header's form first, then the body; a body
    * that does not validate under a key used before is answered from the key's transfer, not refused.
    */
-  function read(body: unknown, c: RouteContext): CreateBody | Promise<CreateBody> {
+  async function read(body: unknown, c: RouteContext): Promise<CreateBody> {
     const key = c.request.headers.get("idempotency-key");
     if (key !== null && (key.trim() === "" || Array.from(key).length > 255)) invalidCreate("The Idempotency-Key header must be text of 1 to 255 characters");
     try {
-      return { key, raw: body, valid: validate(c, deps) };
+      return { key, raw: body, valid: await validate(c, deps) };
     } catch (e) {
       if (key === null) throw e;
       return replayOf(c.auth.company.id, c.auth.environment, key).then((done) => {

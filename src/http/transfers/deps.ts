@@ -5,9 +5,9 @@ import type { ActorRuntime } from "../../actors/runtime.ts";
 import type { Sealer } from "../../adapters/crypto/envelope.ts";
 import type { Storage } from "../../adapters/storage/index.ts";
 import type { Repositories } from "../../adapters/storage/repositories.ts";
-import type { AssetPolicy } from "../../adapters/storage/repos/assets.ts";
+import type { AssetPolicyRepository } from "../../ports/assets.ts";
 import type { ProviderRegistry } from "../../adapters/providers/registry.ts";
-import type { ProviderSettings } from "../../adapters/storage/repos/provider-settings.ts";
+import type { ProviderSettingsRepository } from "../../ports/provider-settings.ts";
 import type { ValuationRecord, ValueRequest } from "../../adapters/fx/pricing.ts";
 import type { Logger } from "../../adapters/log.ts";
 
@@ -18,10 +18,10 @@ export interface TransferRouteDeps {
   pii: Sealer;
   cursorKey: Uint8Array;
   catalog: Catalog;
-  policy: AssetPolicy;
+  policy: AssetPolicyRepository;
   providers: ProviderRegistry;
   /** The providers' stable IDs (`prv_…`) for the list's `provider.id`. */
-  providerSettings?: Pick<ProviderSettings, "id">;
+  providerSettings?: Pick<ProviderSettingsRepository, "id">;
   threshold(companyId: string, now: number): Promise<AppliedThreshold>;
   /** Values the amount in `currency`; throws TimeoutLike errors the route answers as 503 TIMEOUT. */
   price(p: { companyId: string; environment: "test" | "live"; assetId: string; amount: string; currency: string }): Promise<Valuation>;

@@ -13,14 +13,19 @@ export function transferViews(deps: Pick<TransferRouteDeps, "pii" | "providers" 
   /** A provider's ID never changes once created (first save): kept here once known, not read again per list item. */
   const providerIds = new Map<string, string>();
 
-  /** Part 1 list item `provider`: the provider's ID (`prv_…`, the same in both environments), name, display name, protocol. */
-  function providerOf(companyId: string, p: Protocol) {
-    const key = `${companyId}:${p}`;
-    let id = providerIds.get(key) ?? null;
-    if (id === null) {
-      id = deps.providerSettings?.id(companyId, p) ?? null;
+  /** Reads the IDs of the providers the transfers name that are not known yet (before presenting them). */
+  async function knowProviders(companyId: string, protocols: readonly (string | null)[]): Promise<void> {
+    for (const p of new Set(protocols)) {
+      const key = `${companyId}:${p}`;
+      if (p === null || providerIds.has(key)) continue;
+      const id = (await deps.providerSettings?.id(companyId, p as Protocol)) ?? null;
       if (id !== null) providerIds.set(key, id);
     }
+  }
+
+  /** Part 1 list item `provider`: the provider's ID (`prv_…`, the same in both environments; read by `knowProviders`), name, display name, protocol. */
+  function providerOf(companyId: string, p: Protocol) {
+    const id = providerIds.get(`${companyId}:${p}`) ?? null;
     return { id, name: p, displayName: deps.providers.displayName(p), protocol: p };
   }
 
@@ -81,5 +86,5 @@ export function transferViews(deps: Pick<TransferRouteDeps, "pii" | "providers" 
     return out;
   }
 
-  return { listItem, detail };
+  return { listItem, detail, knowProviders };
 }

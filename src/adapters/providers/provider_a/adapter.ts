@@ -21,7 +21,7 @@ export interface ProviderADeps {
   /** Allowed `apiUrl` origins (CARAVAN_PROVIDER_A_API_ORIGINS). */
   apiOrigins: readonly string[];
   /** The originator customer's verified identity for an outgoing transfer, or null when it is not verified. */
-  originatorIdentity(companyId: string, env: Environment, transferId: string): Person[] | null;
+  originatorIdentity(companyId: string, env: Environment, transferId: string): Promise<Person[] | null>;
   /** Where an answer not of the published shape is logged (the call and the field path, never a value). */
   log?: Logger;
 }
@@ -93,7 +93,7 @@ export function providerA(deps: ProviderADeps): ProviderA {
       const c = connect(ctx);
       if (!c.ok) return { kind: "not_taken", reason: c.problem };
       // The customer's verified identity is the originator, never the request's originator (Part 3, Outgoing 2).
-      const identity = deps.originatorIdentity(t.companyId, t.environment, t.id);
+      const identity = await deps.originatorIdentity(t.companyId, t.environment, t.id);
       if (!identity || identity.length === 0) return { kind: "not_taken", reason: "VERIFIED_ORIGINATOR_REQUIRED" };
       if (t.beneficiaryPersons.length === 0) return { kind: "not_taken", reason: "beneficiary IVMS data is required" };
       const dest = splitDestination(t.beneficiaryAddress);

@@ -24,9 +24,9 @@ export interface ProviderDOptions {
   /** The key of provider_d's tokens (derived from the master key for this purpose). */
   tokenKey: Uint8Array;
   /** The company's provider ID (on our callback path). */
-  providerId(companyId: string): string | null;
+  providerId(companyId: string): Promise<string | null>;
   /** The VASP ID that approved this chain address in an earlier outgoing provider_d transfer of the company. */
-  knownBeneficiary?(companyId: string, env: Environment, network: string, address: string): string | null;
+  knownBeneficiary?(companyId: string, env: Environment, network: string, address: string): Promise<string | null>;
 }
 
 /** The SLIP-0044 coin type of a native asset (CAIP-19 `…/slip44:<n>`); null for a token. */
@@ -81,14 +81,14 @@ type Target = { url: string; cp: Counterparty; travelAddress: boolean } | { none
 
 export function providerD(o: ProviderDOptions): ProviderAdapter {
   const configOf = (ctx: AdapterContext) => readProviderDConfig(ctx.credentials, ctx.now);
-  function targetOf(config: ProviderDConfig, t: OutgoingTransfer): Target {
+  async function targetOf(config: ProviderDConfig, t: OutgoingTransfer): Promise<Target> {
     // Text that looks like a Travel Address but does not decode is a chain address (a base58 one may begin with `ta`).
     const ta = looksLikeTravelAddress(t.beneficiaryAddress) ? decodeTravelAddress(t.beneficiaryAddress) : null;
     if (ta?.ok) {
       const cp = counterpartyForUrl(config, ta.url);
       return cp ? { url: ta.url, cp, travelAddress: true } : { none: "unknown" };
     }
-    const vaspId = o.knownBeneficiary?.(t.companyId, t.environment, t.network, t.beneficiaryAddress) ?? null;
+    const vaspId = (await o.knownBeneficiary?.(t.companyId, t.environment, t.network, t.beneficiaryAddress)) ?? null;
     const cp = vaspId === null ? undefined : config.counterparties.find((c) => vaspIdOf(c) === vaspId);
     if (!cp) return { none: "unknown" };
     return cp.inquiryUrl ? { url: cp.inquiryUrl, cp, travelAddress: false } : { none: "no_inquiry_url" };
@@ -110,7 +110,7 @@ export function providerD(o: ProviderDOptions): ProviderAdapter {
     async discover(t: OutgoingTransfer, ctx: AdapterContext): Promise<Discovery> {
       const read = configOf(ctx);
       if (!read.ok) return { kind: "retry", reason: "Invalid provider_d configuration" };
-      const target = targetOf(read.config, t);
+      const target = await targetOf(read.config, t);
       if ("none" in target) return { kind: "not_found" };
       return { kind: "found", vaspId: vaspIdOf(target.cp), vaspName: target.cp.name };
     },
@@ -119,8 +119,8 @@ export function providerD(o: ProviderDOptions): ProviderAdapter {
       const read = configOf(ctx);
       if (!read.ok) return { kind: "not_taken", reason: "Invalid provider_d configuration" };
       const config = read.config;
-      const target = targetOf(config, t);
-      const providerId = o.providerId(t.companyId);
+      const target = await targetOf(config, t);
+      const providerId = await o.providerId(t.companyId);
       const coin = slip44Of(t.assetId);
       if ("none" in target || !providerId || coin === null) return { kind: "not_taken", reason: "provider_d cannot address this transfer", vaspNotFound: "none" in target };
       const { cp, url } = target;

@@ -27,10 +27,10 @@ export interface Creds {
 /** What the adapter reads from the service (the verified identity, the company profile, the provider's ID). */
 export interface ProviderELookups {
   /** The originator customer's verified identity persons, or null when it is not verified. */
-  originatorIdentity(companyId: string, env: Environment, transferId: string): Person[] | null;
+  originatorIdentity(companyId: string, env: Environment, transferId: string): Promise<Person[] | null>;
   /** The company profile as originating VASP, or null when incomplete (legal name and country required). */
   companyVasp(companyId: string): Promise<{ legalName: string; country: string; lei: string | null } | null>;
-  providerId(companyId: string): string | null;
+  providerId(companyId: string): Promise<string | null>;
 }
 
 export interface ProviderEOptions {
@@ -286,14 +286,14 @@ async function checkOutgoing(o: ProviderEOptions, t: OutgoingTransfer, vaspId: s
   const dest = splitDestination(t.beneficiaryAddress);
   const again = await ask(client, c, dir.body, peer.vasp_code, currency, dest.address, dest.memo, now, AbortSignal.timeout(DISCOVERY_BUDGET_MS));
   if (again !== "confirmed") return notTaken("ADDRESS_NOT_OWNED");
-  const identity = o.lookups.originatorIdentity(t.companyId, t.environment, t.id);
+  const identity = await o.lookups.originatorIdentity(t.companyId, t.environment, t.id);
   if (!identity || identity.length === 0) return notTaken("VERIFIED_ORIGINATOR_REQUIRED");
   if (!beneficiaryGroupOk(t.beneficiaryPersons)) return notTaken("BENEFICIARY_IDENTITY_REQUIRED");
   const company = await o.lookups.companyVasp(t.companyId);
   if (!company) return notTaken("COMPANY_PROFILE_INCOMPLETE");
   const expiresAt = t.expiresAt ? Date.parse(t.expiresAt) : NaN;
   if (!Number.isFinite(expiresAt) || expiresAt - now < MIN_EXPIRY_MS) return notTaken("TRANSFER_EXPIRY_TOO_SOON");
-  const providerId = o.lookups.providerId(t.companyId);
+  const providerId = await o.lookups.providerId(t.companyId);
   if (!providerId) return notTaken(`${NAME} is not configured`);
   return { ok: true, ready: { c, client, currency, peer, dest, identity, company, expiresAt, providerId } };
 }

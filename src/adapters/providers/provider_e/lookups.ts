@@ -1,6 +1,6 @@
 // What provider_e reads from the service's storage: the originator's verified identity, the company profile as
-// originating VASP, the provider's ID (for the callback URL). The reads themselves are repository methods
-// (src/adapters/storage/repos/provider-e-store.ts); the sweeps' due transfers are `repositories.providerE.dueFor…`.
+// originating VASP, the provider's ID (for the callback URL). The reads themselves are the provider stores port's
+// (`ProviderERepository` in src/ports/provider-stores.ts); the sweeps' due transfers are `repositories.providerE.dueFor…`.
 import type { Repositories } from "../../storage/repositories.ts";
 import type { Environment } from "../../../domain/types.ts";
 import type { Person } from "../../../domain/ivms101/index.ts";
@@ -11,11 +11,10 @@ import { verifiedIdentity } from "../../../domain/identity.ts";
 /** The repositories the lookups read. */
 export type ProviderELookupRepositories = Pick<Repositories, "providerE" | "thresholds" | "wallets" | "customers">;
 
-export function providerELookups(repos: ProviderELookupRepositories, open: (sealed: string, aad: string) => string, providerId: (companyId: string) => string | null): ProviderELookups {
+export function providerELookups(repos: ProviderELookupRepositories, open: (sealed: string, aad: string) => string, providerId: (companyId: string) => Promise<string | null>): ProviderELookups {
   return {
-    originatorIdentity(companyId: string, env: Environment, transferId: string): Person[] | null {
-      const c = repos.providerE.originatorOf(companyId, env, transferId);
-      return verifiedIdentity(c && { id: c.id, status: c.status, identityStatus: c.identity_status, identitySealed: c.identity_sealed }, open);
+    originatorIdentity(companyId: string, env: Environment, transferId: string): Promise<Person[] | null> {
+      return repos.providerE.originatorIdentity(open, companyId, env, transferId);
     },
     async companyVasp(companyId: string) {
       const p = await repos.thresholds.profile(companyId);
@@ -30,7 +29,7 @@ export function providerELookups(repos: ProviderELookupRepositories, open: (seal
 /** What the provider_e transfer flow reads besides its transfer: the verified identities its checks use. */
 export interface ProviderEFlowLookups {
   /** The originator customer's verified identity (the draft answer to an information request), or null. */
-  originatorIdentity(companyId: string, env: Environment, transferId: string): Person[] | null;
+  originatorIdentity(companyId: string, env: Environment, transferId: string): Promise<Person[] | null>;
   /**
    * Part 3, held incoming accept: the beneficiary address still a verified wallet on the network of the transfer's
    * customer, active with a verified identity, and the originator-sent beneficiary persons still matching it.
@@ -39,7 +38,7 @@ export interface ProviderEFlowLookups {
 }
 
 export function providerEFlowLookups(repos: ProviderELookupRepositories, open: (sealed: string, aad: string) => string): ProviderEFlowLookups {
-  const base = providerELookups(repos, open, () => null);
+  const base = providerELookups(repos, open, async () => null);
   return {
     originatorIdentity: (companyId, env, transferId) => base.originatorIdentity(companyId, env, transferId),
     async beneficiaryStillChecks(companyId, env, t, sent) {

@@ -6,17 +6,11 @@ import { AuditLog, type AuditActor } from "./audit.ts";
 import { changedElsewhere } from "./thresholds.ts";
 import type { RowOf } from "./row.ts";
 import type { assetPolicies as assetPoliciesTable } from "../../../../db/schema/assets.ts";
+import type { AssetPolicyRepository, PolicyChange } from "../../../ports/assets.ts";
 
-export type AssetPolicyRow = RowOf<typeof assetPoliciesTable>;
+export type { AssetPolicyRepository, PolicyChange } from "../../../ports/assets.ts";
 
-export interface PolicyChange {
-  assetId: string;
-  environment: Environment;
-  enabled: boolean;
-  /** The explicit setting before this change; null when the catalog default applied. */
-  previous: boolean | null;
-  updatedAt: string;
-}
+type AssetPolicyRow = RowOf<typeof assetPoliciesTable>;
 
 /**
  * The explicit rows of each company and environment, cached for `isEnabled` (every create asks), shared by every
@@ -31,7 +25,7 @@ interface PolicyCache {
 }
 const policyCaches = new WeakMap<object, PolicyCache>();
 
-export class AssetPolicy {
+export class AssetPolicy implements AssetPolicyRepository {
   private readonly audit: AuditLog;
   private readonly cache: PolicyCache;
   constructor(
@@ -45,18 +39,26 @@ export class AssetPolicy {
   }
 
   /** Only the explicit rows: asset ID → enabled. */
-  overrides(companyId: string, env: Environment): Map<string, boolean> {
+  overrides(companyId: string, env: Environment): Promise<Map<string, boolean>> {
+    return this.s.run(() => this.explicit(companyId, env));
+  }
+
+  private explicit(companyId: string, env: Environment): Map<string, boolean> {
     const rows = this.s.stmt("SELECT asset_id, enabled FROM asset_policies WHERE company_id = ? AND environment = ?").all(companyId, env) as unknown as Pick<AssetPolicyRow, "asset_id" | "enabled">[];
     return new Map(rows.map((r) => [r.asset_id, r.enabled === 1]));
   }
 
   /** Every given asset's state: an explicit row overrides the asset's `defaultEnabled`. One query per call. */
-  enabledMap(companyId: string, env: Environment, assets: readonly { id: string; defaultEnabled: boolean }[]): Map<string, boolean> {
-    const explicit = this.overrides(companyId, env);
+  async enabledMap(companyId: string, env: Environment, assets: readonly { id: string; defaultEnabled: boolean }[]): Promise<Map<string, boolean>> {
+    const explicit = await this.overrides(companyId, env);
     return new Map(assets.map((a) => [a.id, explicit.get(a.id) ?? a.defaultEnabled]));
   }
 
-  isEnabled(companyId: string, env: Environment, assetId: string, defaultEnabled: boolean): boolean {
+  isEnabled(companyId: string, env: Environment, assetId: string, defaultEnabled: boolean): Promise<boolean> {
+    return this.s.run(() => this.cachedIsEnabled(companyId, env, assetId, defaultEnabled));
+  }
+
+  private cachedIsEnabled(companyId: string, env: Environment, assetId: string, defaultEnabled: boolean): boolean {
     const c = this.cache;
     if (changedElsewhere(this.s, c)) c.byKey.clear();
     const key = `${companyId}:${env}`;
@@ -65,7 +67,7 @@ export class AssetPolicy {
       c.byKey.delete(key);
       c.byKey.set(key, explicit);
     } else {
-      explicit = this.overrides(companyId, env);
+      explicit = this.explicit(companyId, env);
       c.byKey.set(key, explicit);
       if (c.byKey.size > POLICY_CACHE) c.byKey.delete(c.byKey.keys().next().value!);
     }
@@ -73,9 +75,9 @@ export class AssetPolicy {
   }
 
   /** Writes the row and its audit entry in one transaction. The caller checks that the asset is in the catalog. */
-  set(companyId: string, env: Environment, assetId: string, enabled: boolean, actor: AuditActor): PolicyChange {
+  set(companyId: string, env: Environment, assetId: string, enabled: boolean, actor: AuditActor): Promise<PolicyChange> {
     const now = this.clock();
-    return this.s.tx(() => {
+    return this.s.transaction(async () => {
       const before = this.s.stmt("SELECT enabled FROM asset_policies WHERE company_id = ? AND environment = ? AND asset_id = ?").get(companyId, env, assetId) as { enabled: number } | null | undefined;
       this.s
         .stmt(

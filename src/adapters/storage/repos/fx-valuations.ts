@@ -2,25 +2,12 @@
 // transfer's `fxRateId`.
 import type { Environment } from "../../../domain/types.ts";
 import type { Storage } from "../types.ts";
+import type { FxValuationRecord, FxValuationRepository } from "../../../ports/fx-valuations.ts";
 
-/** A valuation as recorded: the transfer's `fxRateId` and what it was computed from. */
-export interface FxValuationRow {
-  fxRateId: string;
-  companyId: string;
-  environment: Environment;
-  assetId: string;
-  amount: string;
-  currency: string;
-  rate: string;
-  value: string;
-  source: string;
-  /** When the source last updated the rate. */
-  asOf: string;
-  createdAt: string;
-}
+export type { FxValuationRecord, FxValuationRepository } from "../../../ports/fx-valuations.ts";
 
 /** Inserts the fx_valuations row of a valuation, in the caller's transaction (if any). */
-export function insertValuation(storage: Pick<Storage, "stmt">, r: FxValuationRow): void {
+function insertValuation(storage: Pick<Storage, "stmt">, r: FxValuationRecord): void {
   storage
     .stmt(
       "INSERT INTO fx_valuations (id, company_id, environment, asset_id, amount, currency, rate, value, source, rate_as_of, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -28,16 +15,20 @@ export function insertValuation(storage: Pick<Storage, "stmt">, r: FxValuationRo
     .run(r.fxRateId, r.companyId, r.environment, r.assetId, r.amount, r.currency, r.rate, r.value, r.source, r.asOf, r.createdAt);
 }
 
-export class FxValuations {
+export class FxValuations implements FxValuationRepository {
   constructor(private readonly s: Storage) {}
 
   /** Records a valuation (in the caller's transaction, if any: SQLite has one connection). */
-  record(r: FxValuationRow): void {
-    insertValuation(this.s, r);
+  record(r: FxValuationRecord): Promise<void> {
+    return this.s.run(() => insertValuation(this.s, r));
   }
 
   /** A recorded valuation of the company and environment, or undefined. */
-  get(companyId: string, environment: Environment, fxRateId: string): FxValuationRow | undefined {
+  get(companyId: string, environment: Environment, fxRateId: string): Promise<FxValuationRecord | undefined> {
+    return this.s.run(() => this.read(companyId, environment, fxRateId));
+  }
+
+  private read(companyId: string, environment: Environment, fxRateId: string): FxValuationRecord | undefined {
     const r = this.s
       .stmt("SELECT id, asset_id, amount, currency, rate, value, source, rate_as_of, created_at FROM fx_valuations WHERE id = ? AND company_id = ? AND environment = ?")
       .get(fxRateId, companyId, environment) as Record<string, string> | null | undefined;

@@ -1,44 +1,59 @@
 // provider_b callback requests recorded for idempotency (Part 3 "provider_b callbacks"): claim, finish, release, answers sealed.
 import { iso, newId } from "../../../domain/ids.ts";
-import type { Environment } from "../../../domain/types.ts";
-import { claimDecision, type ClaimDecision } from "../../../domain/provider_b/decisions.ts";
+import { claimDecision } from "../../../domain/provider_b/decisions.ts";
 import type { Storage } from "../types.ts";
 import type { RowOf } from "./row.ts";
 import type { providerBRequests as providerBRequestsTable } from "../../../../db/schema/provider_b.ts";
+import type { Claim, ProviderBRequest, ProviderBRequestKind, ProviderBRequestRepository, RequestKey } from "../../../ports/provider-stores.ts";
 
-export type ProviderBRequestRow = RowOf<typeof providerBRequestsTable>;
+export type { Claim, ProviderBRequest, ProviderBRequestRepository, RequestKey } from "../../../ports/provider-stores.ts";
+export { answerAad } from "../../../ports/provider-stores.ts";
 
-export interface RequestKey {
-  companyId: string;
-  environment: Environment;
-  sender: string;
-  transferId: string;
-}
-
-export type Claim = { decision: ClaimDecision; row: ProviderBRequestRow };
+type ProviderBRequestRow = RowOf<typeof providerBRequestsTable>;
 
 /** What a released claim's `started_at` is set to: long enough ago that the next identical request reclaims it at once. */
 const RELEASED = iso(0);
 
-/** The associated data that binds a sealed answer to its request record. */
-export const answerAad = (id: string) => `provider_b_request:${id}`;
+const toRequest = (r: ProviderBRequestRow): ProviderBRequest => ({
+  id: r.id,
+  companyId: r.company_id,
+  environment: r.environment,
+  sender: r.sender,
+  transferId: r.transfer_id,
+  kind: r.kind,
+  contentHash: r.content_hash,
+  state: r.state,
+  startedAt: r.started_at,
+  completedAt: r.completed_at,
+  answerSealed: r.answer_sealed,
+  transferRef: r.transfer_ref,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
 
-export class ProviderBRequests {
+export class ProviderBRequests implements ProviderBRequestRepository {
   constructor(private readonly s: Storage) {}
 
-  get(k: RequestKey): ProviderBRequestRow | undefined {
+  private row(k: RequestKey): ProviderBRequestRow | undefined {
     return (this.s
       .stmt("SELECT * FROM provider_b_requests WHERE company_id = ? AND environment = ? AND sender = ? AND transfer_id = ?")
       .get(k.companyId, k.environment, k.sender, k.transferId) ?? undefined) as ProviderBRequestRow | undefined;
+  }
+
+  get(k: RequestKey): Promise<ProviderBRequest | undefined> {
+    return this.s.run(() => {
+      const r = this.row(k);
+      return r ? toRequest(r) : undefined;
+    });
   }
 
   /**
    * Records the request as in progress unless it is known: one IMMEDIATE transaction over a unique index, so of
    * concurrent duplicates exactly one gets `new` (or `reclaim`) and the others `in_progress`.
    */
-  claim(k: RequestKey, kind: ProviderBRequestRow["kind"], contentHash: string, now: number): Claim {
-    return this.s.tx((): Claim => {
-      const row = this.get(k);
+  claim(k: RequestKey, kind: ProviderBRequestKind, contentHash: string, now: number): Promise<Claim> {
+    return this.s.transaction(async (): Promise<Claim> => {
+      const row = this.row(k);
       const at = iso(now);
       // A record of the other kind under the same transferId is other content (its hash covers the kind).
       const decision = claimDecision(row ? { contentHash: row.content_hash, state: row.state, startedAt: Date.parse(row.started_at) } : null, contentHash, now);
@@ -61,26 +76,30 @@ export class ProviderBRequests {
         };
         const cols = Object.keys(fresh);
         this.s.stmt(`INSERT INTO provider_b_requests (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`).run(...(Object.values(fresh) as string[]));
-        return { decision, row: fresh };
+        return { decision, request: toRequest(fresh) };
       }
       if (decision === "reclaim") {
         this.s.stmt("UPDATE provider_b_requests SET started_at = ?, updated_at = ? WHERE id = ?").run(at, at, row!.id);
-        return { decision, row: { ...row!, started_at: at, updated_at: at } };
+        return { decision, request: toRequest({ ...row!, started_at: at, updated_at: at }) };
       }
-      return { decision, row: row! };
+      return { decision, request: toRequest(row!) };
     });
   }
 
   /** The answer is recorded; later identical requests get it again. */
-  finish(id: string, answerSealed: string, transferRef: string | null, now: number): void {
+  finish(id: string, answerSealed: string, transferRef: string | null, now: number): Promise<void> {
     const at = iso(now);
-    this.s
-      .stmt("UPDATE provider_b_requests SET state = 'done', completed_at = ?, answer_sealed = ?, transfer_ref = coalesce(?, transfer_ref), updated_at = ? WHERE id = ?")
-      .run(at, answerSealed, transferRef, at, id);
+    return this.s.run(() => {
+      this.s
+        .stmt("UPDATE provider_b_requests SET state = 'done', completed_at = ?, answer_sealed = ?, transfer_ref = coalesce(?, transfer_ref), updated_at = ? WHERE id = ?")
+        .run(at, answerSealed, transferRef, at, id);
+    });
   }
 
   /** Processing failed without an answer: the next identical request may process it again at once. */
-  release(id: string, now: number): void {
-    this.s.stmt("UPDATE provider_b_requests SET started_at = ?, updated_at = ? WHERE id = ? AND state = 'in_progress'").run(RELEASED, iso(now), id);
+  release(id: string, now: number): Promise<void> {
+    return this.s.run(() => {
+      this.s.stmt("UPDATE provider_b_requests SET started_at = ?, updated_at = ? WHERE id = ? AND state = 'in_progress'").run(RELEASED, iso(now), id);
+    });
   }
 }

@@ -1,8 +1,11 @@
 // What provider_d's sweep reads of the service's transfers: open provider_d transfers past their expiry, in pages
-// over the (updated_at, id) cursor of the sweep index.
+// over the (updated_at, id) cursor of the sweep index; and the counterparty that approved a chain address before.
 import type { Environment } from "../../../domain/types.ts";
 import type { Storage } from "../types.ts";
-import { SWEEP_OPEN, SWEEP_PAGE } from "./provider-a-store.ts";
+import type { DueTransfer, ProviderDRepository } from "../../../ports/provider-stores.ts";
+import { SWEEP_OPEN, SWEEP_PAGE, duePages } from "./provider-a-store.ts";
+
+export type { ProviderDRepository } from "../../../ports/provider-stores.ts";
 
 export const PROVIDER_D_DUE_FOR_EXPIRY = `SELECT id, company_id, environment, updated_at FROM transfers WHERE protocol = 'provider_d' AND ${SWEEP_OPEN}
   AND state <> 'held' AND expires_at IS NOT NULL AND expires_at <= ? AND (updated_at, id) > (?, ?) ORDER BY updated_at, id LIMIT ?`;
@@ -12,29 +15,22 @@ export const PROVIDER_D_KNOWN_BENEFICIARY = `SELECT beneficiary_vasp_id FROM tra
   AND direction = 'outgoing' AND network = ? AND beneficiary_address = ? AND theirs_status = 'accepted' AND beneficiary_vasp_id IS NOT NULL
   ORDER BY created_at DESC, id DESC LIMIT 1`;
 
-export type ProviderDDue = { id: string; company_id: string; environment: Environment };
-
-export class ProviderDStore {
+export class ProviderDStore implements ProviderDRepository {
   constructor(private readonly s: Storage) {}
 
   /**
    * The VASP ID of the counterparty that approved `address` (canonical, on `network`) in an earlier outgoing provider_d
    * transfer of the company: it said over mutual TLS that the address is its customer's. Null when none did.
    */
-  knownBeneficiary(companyId: string, env: Environment, network: string, address: string): string | null {
-    const r = this.s.stmt(PROVIDER_D_KNOWN_BENEFICIARY).get(companyId, env, network, address) as { beneficiary_vasp_id: string } | undefined;
-    return r?.beneficiary_vasp_id ?? null;
+  knownBeneficiary(companyId: string, env: Environment, network: string, address: string): Promise<string | null> {
+    return this.s.run(() => {
+      const r = this.s.stmt(PROVIDER_D_KNOWN_BENEFICIARY).get(companyId, env, network, address) as { beneficiary_vasp_id: string } | undefined;
+      return r?.beneficiary_vasp_id ?? null;
+    });
   }
 
   /** provider_d transfers still open (not held) at their expiry: every one, in pages. */
-  dueForExpiry(now: number, pageSize = SWEEP_PAGE): ProviderDDue[] {
-    const out: ProviderDDue[] = [];
-    let after = { updated_at: "", id: "" };
-    for (;;) {
-      const page = this.s.stmt(PROVIDER_D_DUE_FOR_EXPIRY).all(new Date(now).toISOString(), after.updated_at, after.id, pageSize) as unknown as (ProviderDDue & { updated_at: string })[];
-      for (const r of page) out.push({ id: r.id, company_id: r.company_id, environment: r.environment });
-      if (page.length < pageSize) return out;
-      after = page[page.length - 1]!;
-    }
+  dueForExpiry(now: number, pageSize = SWEEP_PAGE): Promise<DueTransfer[]> {
+    return this.s.run(() => duePages(this.s, PROVIDER_D_DUE_FOR_EXPIRY, [new Date(now).toISOString()], pageSize));
   }
 }

@@ -17,46 +17,27 @@ import type { Storage } from "../types.ts";
 import { AuditLog, type AuditActor } from "./audit.ts";
 import type { RowOf } from "./row.ts";
 import type { providerCredentials as providerCredentialsTable, providerSettings as providerSettingsTable } from "../../../../db/schema/providers.ts";
+import type {
+  EnableDecision,
+  EnableOutcome,
+  Planned,
+  ProviderSettingsRepository,
+  SaveDecision,
+  SaveOutcome,
+  SettingsState,
+  TestRecord,
+} from "../../../ports/provider-settings.ts";
 
-/** The stored state of one name for one environment; the API resource adds the catalog definition to it. */
-export interface SettingsState {
-  name: SettingsName;
-  /** `prv_…` / `int_…`, the same in both environments; null until the first save in either. */
-  id: string | null;
-  environment: Environment;
-  /** One switch for both environments. */
-  enabled: boolean;
-  /** Credentials saved for this environment. */
-  configured: boolean;
-  configuredFields: string[];
-  notes: string | null;
-  lastTestedAt: string | null;
-  lastTestResult: "success" | "error" | null;
-  lastError: string | null;
-  /** Null until first saved in this environment. */
-  createdAt: string | null;
-  updatedAt: string | null;
-}
-
-export type SaveOutcome =
-  | { ok: true; created: boolean; state: SettingsState; fields: string[] }
-  | { ok: false; code: "MISSING_FIELDS"; fields: string[] }
-  | { ok: false; code: "INVALID_FIELDS"; fields: string[]; issues: { path: string; message: string }[] };
-
-export type EnableOutcome = { ok: true; changed: boolean; state: SettingsState } | { ok: false; code: "NOT_CONFIGURED" };
-
-/** A decision and the writes it takes, to run in the caller's unit of work (`apply` is re-runnable: it only writes). */
-export interface Planned<T> {
-  outcome: T;
-  apply(): void;
-}
-export type SaveDecision = { ok: true; created: boolean; fields: string[] } | Extract<SaveOutcome, { ok: false }>;
-export type EnableDecision = { ok: true; changed: boolean } | { ok: false; code: "NOT_CONFIGURED" };
-
-export interface TestRecord {
-  success: boolean;
-  error?: string | null;
-}
+export type {
+  EnableDecision,
+  EnableOutcome,
+  Planned,
+  ProviderSettingsRepository,
+  SaveDecision,
+  SaveOutcome,
+  SettingsState,
+  TestRecord,
+} from "../../../ports/provider-settings.ts";
 
 type CompanyRow = Pick<RowOf<typeof providerSettingsTable>, "id" | "enabled" | "enabled_changed_at">;
 
@@ -72,7 +53,7 @@ const ID_PREFIX: Record<SettingsKind, string> = { provider: "prv", integration: 
 /** The associated data that binds sealed credentials to their company, environment and name. */
 export const credentialsAad = (companyId: string, env: Environment, name: SettingsName) => `settings:${companyId}:${env}:${name}`;
 
-export class ProviderSettings {
+export class ProviderSettings implements ProviderSettingsRepository {
   private readonly audit: AuditLog;
 
   constructor(
@@ -113,29 +94,35 @@ export class ProviderSettings {
     };
   }
 
-  get(companyId: string, env: Environment, name: SettingsName): SettingsState {
+  private read(companyId: string, env: Environment, name: SettingsName): SettingsState {
     return this.state(name, env, this.companyRow(companyId, name), this.envRow(companyId, env, name));
   }
 
-  /** Every name of the kind in list order (providers by priority, integrations by name), saved or not. */
-  list(companyId: string, env: Environment, kind: SettingsKind): SettingsState[] {
-    return definitions(kind).map((d) => this.get(companyId, env, d.name));
+  get(companyId: string, env: Environment, name: SettingsName): Promise<SettingsState> {
+    return this.s.run(() => this.read(companyId, env, name));
   }
 
-  /** The decrypted values saved for the environment (adapters' view); null when none are saved. Throws UnreadableError under another master key. */
-  credentials(companyId: string, env: Environment, name: SettingsName): Record<string, string> | null {
-    const e = this.envRow(companyId, env, name);
-    return e ? this.secrets.openJson<Record<string, string>>(e.credentials_sealed, credentialsAad(companyId, env, name)) : null;
+  /** Every name of the kind in list order (providers by priority, integrations by name), saved or not. */
+  list(companyId: string, env: Environment, kind: SettingsKind): Promise<SettingsState[]> {
+    return this.s.run(() => definitions(kind).map((d) => this.read(companyId, env, d.name)));
+  }
+
+  /** The decrypted values saved for the environment (adapters' view); null when none are saved. Rejects with UnreadableError under another master key. */
+  credentials(companyId: string, env: Environment, name: SettingsName): Promise<Record<string, string> | null> {
+    return this.s.run(() => {
+      const e = this.envRow(companyId, env, name);
+      return e ? this.secrets.openJson<Record<string, string>>(e.credentials_sealed, credentialsAad(companyId, env, name)) : null;
+    });
   }
 
   /** The company's one switch (both environments). */
-  enabled(companyId: string, name: SettingsName): boolean {
-    return this.companyRow(companyId, name)?.enabled === 1;
+  enabled(companyId: string, name: SettingsName): Promise<boolean> {
+    return this.s.run(() => this.companyRow(companyId, name)?.enabled === 1);
   }
 
   /** The stable ID, or undefined before the first save. */
-  id(companyId: string, name: SettingsName): string | undefined {
-    return this.companyRow(companyId, name)?.id;
+  id(companyId: string, name: SettingsName): Promise<string | undefined> {
+    return this.s.run(() => this.companyRow(companyId, name)?.id);
   }
 
   /**
@@ -144,13 +131,17 @@ export class ProviderSettings {
    * actor's, src/actors/settings.ts; or `save`'s own transaction); the plan is read and applied under one writer, so two
    * saves never lose each other's fields. Throws UnreadableError when the saved values were sealed under another key.
    */
-  planSave(companyId: string, env: Environment, name: SettingsName, input: SettingsInput, by: AuditActor, now: number): Planned<SaveDecision> {
+  planSave(companyId: string, env: Environment, name: SettingsName, input: SettingsInput, by: AuditActor, now: number): Promise<Planned<SaveDecision>> {
+    return this.s.run(() => this.decideSave(companyId, env, name, input, by, now));
+  }
+
+  private decideSave(companyId: string, env: Environment, name: SettingsName, input: SettingsInput, by: AuditActor, now: number): Planned<SaveDecision> {
     const def = definitionOf(name);
     const aad = credentialsAad(companyId, env, name);
     const existing = this.envRow(companyId, env, name);
     const saved = existing ? this.secrets.openJson<Record<string, string>>(existing.credentials_sealed, aad) : null;
     const merged = mergeCredentials(def, input.credentials, saved, now);
-    if (!merged.ok) return { outcome: merged, apply: () => {} };
+    if (!merged.ok) return { outcome: merged, apply: async () => {} };
     const at = iso(now);
     const known = this.companyRow(companyId, name);
     const id = known?.id ?? newId(ID_PREFIX[def.kind], now);
@@ -158,7 +149,7 @@ export class ProviderSettings {
     const fields = JSON.stringify(configuredFields(def, merged.values));
     const notes = input.notes === undefined ? (existing?.notes ?? null) : input.notes;
     const sentFields = Object.keys(input.credentials);
-    const apply = () => {
+    const apply = () => this.s.run(() => {
       if (!known)
         this.s
           .stmt("INSERT INTO provider_settings (id, company_id, name, enabled, enabled_changed_at, created_at, updated_at) VALUES (?, ?, ?, 0, NULL, ?, ?)")
@@ -185,17 +176,17 @@ export class ProviderSettings {
         },
         now,
       );
-    };
+    });
     return { outcome: { ok: true, created: !existing, fields: sentFields }, apply };
   }
 
   /** `planSave` applied in one transaction of its own, with the state after it. */
-  save(companyId: string, env: Environment, name: SettingsName, input: SettingsInput, by: AuditActor, now: number): SaveOutcome {
-    return this.s.tx((): SaveOutcome => {
-      const p = this.planSave(companyId, env, name, input, by, now);
+  save(companyId: string, env: Environment, name: SettingsName, input: SettingsInput, by: AuditActor, now: number): Promise<SaveOutcome> {
+    return this.s.transaction(async (): Promise<SaveOutcome> => {
+      const p = await this.planSave(companyId, env, name, input, by, now);
       if (!p.outcome.ok) return p.outcome;
-      p.apply();
-      return { ...p.outcome, state: this.get(companyId, env, name) };
+      await p.apply();
+      return { ...p.outcome, state: await this.get(companyId, env, name) };
     });
   }
 
@@ -203,12 +194,16 @@ export class ProviderSettings {
    * Part 2 PATCH, decided: the one switch for both environments. Credentials must be saved in `env` (the key's, always
    * live) first. A PATCH that changes nothing writes nothing; `apply` writes a change and its audit entry.
    */
-  planEnabled(companyId: string, env: Environment, name: SettingsName, enabled: boolean, by: AuditActor, now: number): Planned<EnableDecision> {
+  planEnabled(companyId: string, env: Environment, name: SettingsName, enabled: boolean, by: AuditActor, now: number): Promise<Planned<EnableDecision>> {
+    return this.s.run(() => this.decideEnabled(companyId, env, name, enabled, by, now));
+  }
+
+  private decideEnabled(companyId: string, env: Environment, name: SettingsName, enabled: boolean, by: AuditActor, now: number): Planned<EnableDecision> {
     const def = definitionOf(name);
-    if (!this.envRow(companyId, env, name)) return { outcome: { ok: false, code: "NOT_CONFIGURED" }, apply: () => {} };
+    if (!this.envRow(companyId, env, name)) return { outcome: { ok: false, code: "NOT_CONFIGURED" }, apply: async () => {} };
     const company = this.companyRow(companyId, name)!;
     const changed = (company.enabled === 1) !== enabled;
-    const apply = () => {
+    const apply = () => this.s.run(() => {
       if (!changed) return;
       const at = iso(now);
       this.s.stmt("UPDATE provider_settings SET enabled = ?, enabled_changed_at = ?, updated_at = ? WHERE id = ?").run(enabled ? 1 : 0, at, at, company.id);
@@ -216,17 +211,17 @@ export class ProviderSettings {
         { companyId, environment: env, actor: by, action: `${def.kind}.${enabled ? "enabled" : "disabled"}`, entityType: ENTITY[def.kind], entityId: name, detail: { id: company.id } },
         now,
       );
-    };
+    });
     return { outcome: { ok: true, changed }, apply };
   }
 
   /** `planEnabled` applied in one transaction of its own, with the state after it. */
-  setEnabled(companyId: string, env: Environment, name: SettingsName, enabled: boolean, by: AuditActor, now: number): EnableOutcome {
-    return this.s.tx((): EnableOutcome => {
-      const p = this.planEnabled(companyId, env, name, enabled, by, now);
+  setEnabled(companyId: string, env: Environment, name: SettingsName, enabled: boolean, by: AuditActor, now: number): Promise<EnableOutcome> {
+    return this.s.transaction(async (): Promise<EnableOutcome> => {
+      const p = await this.planEnabled(companyId, env, name, enabled, by, now);
       if (!p.outcome.ok) return p.outcome;
-      p.apply();
-      return { ...p.outcome, state: this.get(companyId, env, name) };
+      await p.apply();
+      return { ...p.outcome, state: await this.get(companyId, env, name) };
     });
   }
 
@@ -234,13 +229,17 @@ export class ProviderSettings {
    * A connection test's result for the environment, decided: false when nothing is saved there (anymore); `apply`
    * stores it and its audit entry.
    */
-  planTest(companyId: string, env: Environment, name: SettingsName, result: TestRecord, by: AuditActor, now: number): Planned<boolean> {
+  planTest(companyId: string, env: Environment, name: SettingsName, result: TestRecord, by: AuditActor, now: number): Promise<Planned<boolean>> {
+    return this.s.run(() => this.decideTest(companyId, env, name, result, by, now));
+  }
+
+  private decideTest(companyId: string, env: Environment, name: SettingsName, result: TestRecord, by: AuditActor, now: number): Planned<boolean> {
     const def = definitionOf(name);
-    if (!this.envRow(companyId, env, name)) return { outcome: false, apply: () => {} };
+    if (!this.envRow(companyId, env, name)) return { outcome: false, apply: async () => {} };
     const at = iso(now);
     const outcome = result.success ? "success" : "error";
     const error = result.success ? null : (result.error ?? null);
-    const apply = () => {
+    const apply = () => this.s.run(() => {
       this.s
         .stmt("UPDATE provider_credentials SET last_tested_at = ?, last_test_result = ?, last_error = ? WHERE company_id = ? AND environment = ? AND name = ?")
         .run(at, outcome, error, companyId, env, name);
@@ -256,7 +255,7 @@ export class ProviderSettings {
         },
         now,
       );
-    };
+    });
     return { outcome: true, apply };
   }
 

@@ -1,18 +1,16 @@
 // Counterparty VASPs an environment has seen: written by transfers (both sides) and wallet discovery, read by VASP search.
 import type { Environment } from "../../../domain/types.ts";
 import type { Storage } from "../types.ts";
+import type { VaspRepository, VaspResult } from "../../../ports/vasps.ts";
 
-export interface VaspResult {
-  id: string;
-  name: string;
-  source: string;
-}
+export type { VaspRepository, VaspResult } from "../../../ports/vasps.ts";
 
-export class VaspDirectory {
+export class VaspDirectory implements VaspRepository {
   constructor(private readonly s: Storage) {}
 
   /** Records that `vaspId` was seen under `name` (its ID when no name is known) via `source`, at `at` (ISO). */
-  record(companyId: string, env: Environment, vaspId: string, name: string | null, source: string, at: string): void {
+  record(companyId: string, env: Environment, vaspId: string, name: string | null, source: string, at: string): Promise<void> {
+    return this.s.run(() => {
     this.s
       .stmt(
         `INSERT INTO vasp_names (company_id, environment, vasp_id, name, source, last_seen_at) VALUES (?, ?, ?, ?, ?, ?)
@@ -21,6 +19,7 @@ export class VaspDirectory {
            source = CASE WHEN vasp_names.source = 'transfer_history' THEN vasp_names.source ELSE excluded.source END`,
       )
       .run(companyId, env, vaspId, name && name.trim() ? name.trim() : vaspId, source, at);
+    });
   }
 
   /**
@@ -28,8 +27,8 @@ export class VaspDirectory {
    * only when no name was ever seen),
    * sorted by name then ID, after the keyset position.
    */
-  search(companyId: string, env: Environment, needle: string, after: [string, string] | null, limit: number): VaspResult[] {
-    const rows = this.s
+  search(companyId: string, env: Environment, needle: string, after: [string, string] | null, limit: number): Promise<VaspResult[]> {
+    return this.s.run(() => this.s
       .stmt(
         `WITH matched AS (
            SELECT DISTINCT vasp_id FROM vasp_names
@@ -48,7 +47,7 @@ export class VaspDirectory {
           WHERE ?4 IS NULL OR lower(name) > ?4 OR (lower(name) = ?4 AND id > ?5)
           ORDER BY lower(name), id LIMIT ?6`,
       )
-      .all(companyId, env, needle, after ? after[0] : null, after ? after[1] : null, limit) as unknown as VaspResult[];
-    return rows;
+      .all(companyId, env, needle, after ? after[0] : null, after ? after[1] : null, limit)
+      .map((r) => ({ id: r.id as string, name: r.name as string, source: r.source as string })));
   }
 }
