@@ -177,13 +177,13 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
   };
   const service = await startService({ dbPath, host: "127.0.0.1", port: o.port, logLevel: "warn", env });
   const tenancy = service.repositories.tenancy;
-  const company = tenancy.requireCompany("default");
+  const company = await tenancy.requireCompany("default");
   const suffix = Date.now().toString(36);
-  const officer = tenancy.createMember(company.id, `officer-${suffix}@demo.local`, "owner");
+  const officer = await tenancy.createMember(company.id, `officer-${suffix}@demo.local`, "owner");
   // An analyst, made on purpose: the banner prints the command that issues a key for them.
-  const analyst = tenancy.createMember(company.id, `analyst-${suffix}@demo.local`, "analyst");
-  const key = tenancy.createKey({ companyId: company.id, memberId: officer.id, environment: "test" }).key;
-  const liveKey = tenancy.createKey({ companyId: company.id, memberId: officer.id, environment: "live" }).key;
+  const analyst = await tenancy.createMember(company.id, `analyst-${suffix}@demo.local`, "analyst");
+  const key = (await tenancy.createKey({ companyId: company.id, memberId: officer.id, environment: "test" })).key;
+  const liveKey = (await tenancy.createKey({ companyId: company.id, memberId: officer.id, environment: "live" })).key;
   const api = async (path: string, init: { method?: string; body?: unknown; key?: string; headers?: Record<string, string> } = {}) => {
     const res = await fetch(service.url + path, {
       method: init.method ?? "GET",
@@ -272,7 +272,7 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     await api(`/api/v2/customers/${c.body.data.id}/travel-rule-identity`, { method: "PUT", body: { status: "verified", persons } });
     const w = await api("/api/v2/wallets", { method: "POST", body: { customerId: c.body.data.id, network: "ethereum", address: s.address, label: "hot wallet" } });
     // An officer attests the hosted wallet (the dashboard's part): incoming transfers need a verified wallet.
-    runWallets(service.storage, ["attest", "--id", w.body.data.id, "--note", "hosted by the demo", "--member", officer.email], () => {});
+    await runWallets(service.storage, ["attest", "--id", w.body.data.id, "--note", "hosted by the demo", "--member", officer.email], () => {});
     customers.push({ id: c.body.data.id, address: s.address, persons, walletId: w.body.data.id });
     log(`customer ${c.body.data.id} ${s.name} with a verified identity and a verified wallet`);
   }

@@ -9,7 +9,7 @@ import { ActorRuntime } from "./actors/runtime.ts";
 import { parseSweepSchedule, SweepScheduleError, type SweepSchedule } from "./actors/timers.ts";
 import { createApp } from "./http/app.ts";
 import { RateLimiter } from "./http/ratelimit.ts";
-import type { Tenancy } from "./adapters/storage/repos/tenancy.ts";
+import type { TenancyRepository } from "./ports/tenancy.ts";
 import type { AuditLog } from "./adapters/storage/repos/audit.ts";
 import { createRepositories, type Repositories } from "./adapters/storage/repositories.ts";
 import { loadMasterKey, masterKeySource, type MasterKey } from "./adapters/crypto/master-key.ts";
@@ -93,7 +93,7 @@ export interface Services {
   readonly config: ServiceConfig;
   /** Every resource's repository, created once here and handed to whatever reads or writes that resource. */
   readonly repositories: Repositories;
-  readonly tenancy: Tenancy;
+  readonly tenancy: TenancyRepository;
   readonly audit: AuditLog;
   /** The audit log's Merkle trees, checkpoints and proofs (docs/api.md#audit-log). */
   readonly auditTrees: AuditTrees;

@@ -2,7 +2,7 @@
 import type { Sealer } from "../adapters/crypto/envelope.ts";
 import type { CaseRow, HistoryRow, NoteRow } from "../adapters/storage/repos/cases.ts";
 import type { CaseRepository } from "../adapters/storage/repositories.ts";
-import type { MemberSummary } from "../adapters/storage/repos/tenancy.ts";
+import type { MemberSummary } from "../ports/tenancy.ts";
 import type { Environment } from "../domain/types.ts";
 import { descriptionAad, historyAad, noteAad, resolutionNoteAad, titleAad } from "./case.ts";
 

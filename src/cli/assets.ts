@@ -1,6 +1,6 @@
 // CLI for the company's asset policy (which catalog assets new transfers may use, per environment).
 import type { Storage } from "../adapters/storage/index.ts";
-import { TenancyError } from "../adapters/storage/repos/tenancy.ts";
+import { TenancyError } from "../ports/tenancy.ts";
 import { cliRepositories } from "./repositories.ts";
 import { loadCatalog } from "../adapters/assets/catalog.ts";
 import { searchAssets, type Catalog } from "../domain/assets/catalog.ts";
@@ -24,7 +24,7 @@ function envOption(v: Record<string, string | boolean | undefined>, required: bo
   return env;
 }
 
-export function runAssets(storage: Storage, argv: string[], out: Out, clock: () => number = Date.now, catalog: Catalog = loadCatalog()): void {
+export async function runAssets(storage: Storage, argv: string[], out: Out, clock: () => number = Date.now, catalog: Catalog = loadCatalog()): Promise<void> {
   const [sub, ...rest] = argv;
   const repositories = cliRepositories(storage, clock);
   const tenancy = repositories.tenancy;
@@ -35,7 +35,7 @@ export function runAssets(storage: Storage, argv: string[], out: Out, clock: () 
       const env = envOption(v, false);
       const network = typeof v.network === "string" ? v.network : undefined;
       if (network !== undefined && !isSupportedNetwork(network)) throw new UsageError(`--network "${network}" is not a supported network`);
-      const company = tenancy.requireCompany((v.company as string) ?? "default");
+      const company = await tenancy.requireCompany((v.company as string) ?? "default");
       const envs = env ? [env] : [...ENVIRONMENTS];
       const assets = searchAssets(catalog.assets, { network });
       const maps = new Map(envs.map((e) => [e, policy.enabledMap(company.id, e, assets)] as const));
@@ -59,7 +59,7 @@ export function runAssets(storage: Storage, argv: string[], out: Out, clock: () 
       const id = v.id;
       if (typeof id !== "string" || id === "") throw new UsageError(`--id is required\n${USAGE}`);
       const env = envOption(v, true)!;
-      const company = tenancy.requireCompany((v.company as string) ?? "default");
+      const company = await tenancy.requireCompany((v.company as string) ?? "default");
       const asset = catalog.assets.find((a) => a.id === id);
       if (!asset) throw new TenancyError(`no asset with ID "${id}" in the catalog (IDs are chain-qualified, e.g. eip155:1/slip44:60; see "assets list")`);
       const change = policy.set(company.id, env, asset.id, sub === "enable", { type: "system" });

@@ -44,7 +44,7 @@ function cliKey(storage: Storage, trees: AuditTrees, env: Record<string, string 
   return key;
 }
 
-export function runAudit(storage: Storage, argv: string[], out: Out, deps: AuditCliDeps = {}): void {
+export async function runAudit(storage: Storage, argv: string[], out: Out, deps: AuditCliDeps = {}): Promise<void> {
   const [sub, ...rest] = argv;
   const env = deps.env ?? process.env;
   const clock = deps.clock ?? Date.now;
@@ -55,7 +55,7 @@ export function runAudit(storage: Storage, argv: string[], out: Out, deps: Audit
     if (v.env !== undefined && !isEnvironment(v.env as string)) throw new UsageError(`--env must be test or live\n${USAGE}`);
     const key = cliKey(storage, trees, env, clock());
     trees.checkpoint(key, clock());
-    const company = v.company ? repositories.tenancy.requireCompany(v.company as string) : null;
+    const company = v.company ? await repositories.tenancy.requireCompany(v.company as string) : null;
     const chosen = trees.trees().filter((t) => (!company || t.company_id === company.id) && (!v.env || t.environment === v.env));
     if (chosen.length === 0) {
       if (v.company || v.env) throw new StorageError("no audit log matches (nothing has been recorded there yet)");

@@ -1,7 +1,7 @@
 // CLI for compliance officers until the console exists: cases list|show|note|assign|resolve, as a named member.
 import process from "node:process";
 import type { Storage } from "../adapters/storage/index.ts";
-import { TenancyError, type MemberRow, type Tenancy } from "../adapters/storage/repos/tenancy.ts";
+import { TenancyError, type Member, type TenancyRepository } from "../ports/tenancy.ts";
 import type { CaseRow } from "../adapters/storage/repos/cases.ts";
 import { createRepositories } from "../adapters/storage/repositories.ts";
 import { loadMasterKey } from "../adapters/crypto/master-key.ts";
@@ -45,9 +45,9 @@ function need(v: Values, name: string): string {
   return required(v, name, USAGE);
 }
 
-const acting = (t: Tenancy, companyId: string, email: string, env: Environment, permission: Permission): MemberRow => actingMember(t, companyId, email, env, [permission]);
+const acting = (t: TenancyRepository, companyId: string, email: string, env: Environment, permission: Permission): Promise<Member> => actingMember(t, companyId, email, env, [permission]);
 
-const viewer = (m: MemberRow): CaseViewer => ({
+const viewer = (m: Member): CaseViewer => ({
   piiView: roleHas(m.role, "pii:view"),
   transfersRead: roleHas(m.role, "transfers:view"),
   strsRead: roleHas(m.role, "reports:view") && roleHas(m.role, "strs:view"),
@@ -62,7 +62,7 @@ export async function runCases(storage: Storage, argv: string[], out: Out, deps:
   const pii = new Sealer(master.derive("pii"));
   const repositories = createRepositories(storage, { pii, secrets: new Sealer(master.derive("secrets")), clock });
   const tenancy = repositories.tenancy;
-  const company = tenancy.requireCompany((v.company as string) ?? "default");
+  const company = await tenancy.requireCompany((v.company as string) ?? "default");
   const repo = repositories.cases;
   const presenter = new CasePresenter(repositories.cases, pii);
   const email = need(v, "member");
@@ -82,7 +82,7 @@ export async function runCases(storage: Storage, argv: string[], out: Out, deps:
    * together.
    */
   const runtime = cliRuntime(storage, { clock, repositories, masterKey: () => master });
-  const act = (c: CaseRow, m: MemberRow, msg: CaseCommand): Promise<Outcome<Record<string, unknown>>> => {
+  const act = (c: CaseRow, m: Member, msg: CaseCommand): Promise<Outcome<Record<string, unknown>>> => {
     const full = { ...msg, companyId: company.id, environment: c.environment, actor: { type: "member", memberId: m.id, apiKeyId: null } } as CaseMsg;
     return runtime.caseCommand(c.id, full);
   };
@@ -92,13 +92,13 @@ export async function runCases(storage: Storage, argv: string[], out: Out, deps:
     return o.data;
   };
 
-  const detail = (c: CaseRow, m: MemberRow) => presenter.detail(company.id, c.environment, repo.get(company.id, c.environment, c.id)!, viewer(m));
+  const detail = (c: CaseRow, m: Member) => presenter.detail(company.id, c.environment, repo.get(company.id, c.environment, c.id)!, viewer(m));
 
   switch (sub) {
     case "list": {
       const env = need(v, "env");
       if (env !== "test" && env !== "live") throw new UsageError(`--env must be test or live\n${USAGE}`);
-      const m = acting(tenancy, company.id, email, env, "cases:view");
+      const m = await acting(tenancy, company.id, email, env, "cases:view");
       const status = v.status as string | undefined;
       if (status !== undefined && !(CASE_STATUSES as readonly string[]).includes(status)) throw new UsageError(`--status must be open or closed\n${USAGE}`);
       const limit = v.limit === undefined ? 50 : Number(v.limit);
@@ -110,7 +110,7 @@ export async function runCases(storage: Storage, argv: string[], out: Out, deps:
     }
     case "show": {
       const c = caseOf();
-      const m = acting(tenancy, company.id, email, c.environment, "cases:view");
+      const m = await acting(tenancy, company.id, email, c.environment, "cases:view");
       const d = detail(c, m) as Record<string, any>;
       const lines = [
         `${d.caseNumber} (${d.id}) ${d.status}${d.resolution ? ` ${d.resolution}` : ""}, ${d.type}/${d.category}, priority ${d.priority}`,
@@ -125,7 +125,7 @@ export async function runCases(storage: Storage, argv: string[], out: Out, deps:
     }
     case "note": {
       const c = caseOf();
-      const m = acting(tenancy, company.id, email, c.environment, "cases:update");
+      const m = await acting(tenancy, company.id, email, c.environment, "cases:update");
       const body = validateNote({ content: need(v, "text") });
       if (!body.ok) throw new UsageError(body.issues.map((i) => `${i.path}: ${i.message}`).join("; "));
       const data = check(await act(c, m, { type: "addNote", content: body.value.content }));
@@ -134,11 +134,11 @@ export async function runCases(storage: Storage, argv: string[], out: Out, deps:
     }
     case "assign": {
       const c = caseOf();
-      const m = acting(tenancy, company.id, email, c.environment, "cases:assign");
+      const m = await acting(tenancy, company.id, email, c.environment, "cases:assign");
       let to: string | null;
       if (v.unassign) to = null;
       else {
-        const target = tenancy.memberByEmail(company.id, need(v, "to"));
+        const target = await tenancy.memberByEmail(company.id, need(v, "to"));
         if (!target) throw new TenancyError(`no member with email ${v.to}`);
         to = target.id;
       }
@@ -149,7 +149,7 @@ export async function runCases(storage: Storage, argv: string[], out: Out, deps:
     }
     case "resolve": {
       const c = caseOf();
-      const m = acting(tenancy, company.id, email, c.environment, "cases:resolve");
+      const m = await acting(tenancy, company.id, email, c.environment, "cases:resolve");
       const resolution = need(v, "resolution");
       if (!(CASE_RESOLUTIONS as readonly string[]).includes(resolution)) throw new UsageError(`--resolution must be approved or rejected\n${USAGE}`);
       const body = validateResolve({ resolution, resolutionNote: (v.note as string | undefined) ?? null });

@@ -96,17 +96,17 @@ export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
   }
 
   /** Members carry no display name: `name` is their email (docs/rules.md). */
-  function member(c: RouteContext, id: string | null) {
+  async function member(c: RouteContext, id: string | null) {
     if (id === null) return null;
-    const m = deps.repositories.tenancy.members(c.auth.company.id, [id]).get(id);
+    const m = (await deps.repositories.tenancy.members(c.auth.company.id, [id])).get(id);
     return m ? { id: m.id, name: m.name, email: m.email } : null;
   }
 
   /** `names`: the integrations' names when the request already read them (create and change validate against them). */
-  function detail(c: RouteContext, r: Rule, names = integrations(c).names) {
+  async function detail(c: RouteContext, r: Rule, names = integrations(c).names) {
     return {
       ...present(r),
-      createdBy: member(c, r.createdById),
+      createdBy: await member(c, r.createdById),
       conditions: (r.condition?.rules ?? []).map((b) => ({
         type: b.type,
         action: b.action,
@@ -158,7 +158,7 @@ export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
             throw apiError("RULE_ALREADY_PROMOTED", { message: `The rule was promoted to live already as ${res.liveRuleId}; change that rule instead`, details: { ruleId: id, liveRuleId: res.liveRuleId } });
           invalid(res.issues);
         }
-        return created(detail(c, res.rule), { promotedFrom: res.from.id });
+        return created(await detail(c, res.rule), { promotedFrom: res.from.id });
       })
       .get(
         "/",
@@ -199,21 +199,21 @@ export function ruleRoutes(kit: ApiKit, deps: RuleRouteDeps) {
         },
       )
       .post("/", { summary: "Create a rule in the key's environment", access: create, body: api.CreateRule, read: (b, c) => readRule(b, c, validateCreateRule), validationStatus: 422, tags: ["rules"] }, async (c) =>
-        created(detail(c, await command<Rule>(c, { type: "create", input: c.body.value }), c.body.names)),
+        created(await detail(c, await command<Rule>(c, { type: "create", input: c.body.value }), c.body.names)),
       )
-      .get("/:id", { summary: "One rule with its conditions (each branch with its integration's name)", access: read, tags: ["rules"] }, (c) => ok(detail(c, load(c, c.params.id))))
+      .get("/:id", { summary: "One rule with its conditions (each branch with its integration's name)", access: read, tags: ["rules"] }, async (c) => ok(await detail(c, load(c, c.params.id))))
       .patch(
         "/:id",
         { summary: "Change a rule (any create field, at least one; isActive true reactivates it)", access: update, body: api.UpdateRule, read: (b, c) => (load(c, c.params.id), readRule(b, c, validateUpdateRule)), validationStatus: 422, tags: ["rules"] },
         async (c) => {
           const rule = (await command<Rule | null>(c, { type: "update", id: c.params.id, changes: c.body.value })) ?? notFound(c.params.id);
-          return ok(detail(c, rule, c.body.names));
+          return ok(await detail(c, rule, c.body.names));
         },
       )
       .delete("/:id", { summary: "Deactivate a rule (kept, isActive false)", access: update, tags: ["rules"] }, async (c) => {
         load(c, c.params.id);
         const rule = (await command<Rule | null>(c, { type: "deactivate", id: c.params.id })) ?? notFound(c.params.id);
-        return ok(detail(c, rule));
+        return ok(await detail(c, rule));
       }),
   );
 }

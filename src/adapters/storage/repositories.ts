@@ -29,10 +29,12 @@ import { Wallets } from "./repos/wallets.ts";
 import { Webhooks } from "./repos/webhooks.ts";
 import type { RuleRepository } from "../../ports/rules.ts";
 import type { ThresholdRepository } from "../../ports/thresholds.ts";
+import type { TenancyRepository } from "../../ports/tenancy.ts";
 
 // Ports written by hand in the domain's terms (src/ports/): the engine's classes implement them.
 export type { RuleRepository } from "../../ports/rules.ts";
 export type { ThresholdRepository } from "../../ports/thresholds.ts";
+export type { TenancyRepository } from "../../ports/tenancy.ts";
 /** The public members of a repository class: the interface a backend implements (private fields are not part of it). */
 type Surface<T> = { [K in keyof T]: T[K] };
 
@@ -51,7 +53,6 @@ export type ProviderERepository = Surface<ProviderEStore>;
 export type ProviderDRepository = Surface<ProviderDStore>;
 export type ProviderSettingsRepository = Surface<ProviderSettings>;
 export type ReportRepository = Surface<Reports>;
-export type TenancyRepository = Surface<Tenancy>;
 export type TransferRepository = Surface<Transfers>;
 export type VaspRepository = Surface<VaspDirectory>;
 export type WalletRepository = Surface<Wallets>;

@@ -36,12 +36,12 @@ export function notCarriedCallbacks(services: Pick<IntakeDeps, "tenancy" | "conf
     app.route(
       c.method,
       route,
-      (({ request, params }: { request: Request; params: Record<string, string> }) => {
+      (async ({ request, params }: { request: Request; params: Record<string, string> }) => {
         // Only the paths `callbackPaths` lists for the company: another environment or provider ID is another path.
         if (params.environment !== "test" && params.environment !== "live") return trpNotFound();
         let companyId: string;
         try {
-          companyId = resolveCompany(request, services.tenancy, services.config.appDomain).id;
+          companyId = (await resolveCompany(request, services.tenancy, services.config.appDomain)).id;
         } catch {
           return trpNotFound();
         }

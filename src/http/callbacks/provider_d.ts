@@ -57,12 +57,12 @@ export function providerDCallbacks(services: ProviderDCallbackDeps) {
   };
 
   /** The company (by host), the path's environment and provider ID, usable settings: else 404 like any unknown path. */
-  function scope(request: Request, params: Record<string, string>): Scope | Response {
+  async function scope(request: Request, params: Record<string, string>): Promise<Scope | Response> {
     const env = params.environment;
     if (env !== "test" && env !== "live") return trpNotFound();
     let companyId: string;
     try {
-      companyId = resolveCompany(request, services.tenancy, services.config.appDomain).id;
+      companyId = (await resolveCompany(request, services.tenancy, services.config.appDomain)).id;
     } catch {
       return trpNotFound();
     }
@@ -76,7 +76,7 @@ export function providerDCallbacks(services: ProviderDCallbackDeps) {
   }
 
   async function post(request: Request, params: Record<string, string>): Promise<Response> {
-    const sc = scope(request, params);
+    const sc = await scope(request, params);
     if (sc instanceof Response) return sc;
     const now = services.clock();
     // 1. The client certificate, before anything else of the request is read.
@@ -176,8 +176,8 @@ export function providerDCallbacks(services: ProviderDCallbackDeps) {
   }
 
   /** Discoverability (TRP extension): public facts of our endpoint, beneath the provider_d path. */
-  function discover(request: Request, params: Record<string, string>, what: string): Response {
-    const sc = scope(request, params);
+  async function discover(request: Request, params: Record<string, string>, what: string): Promise<Response> {
+    const sc = await scope(request, params);
     if (sc instanceof Response) return sc;
     switch (what) {
       case "version":
