@@ -4,10 +4,12 @@ import { describe } from "bun:test";
 import { ENGINES } from "./contract/engines.ts";
 import { thresholdContract } from "./contract/thresholds.ts";
 import { ruleContract } from "./contract/rules.ts";
+import { tenancyContract } from "./contract/tenancy.ts";
 
 for (const engine of ENGINES) {
   describe(engine.name, () => {
     thresholdContract(engine);
     ruleContract(engine);
+    tenancyContract(engine);
   });
 }
