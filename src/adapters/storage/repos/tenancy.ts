@@ -145,6 +145,12 @@ function epochOf(s: Storage): { n: number } {
   return e;
 }
 
+/**
+ * The tenancy port over SQLite. A write that is several statements runs them as one synchronous transaction once the
+ * connection is free (`run(() => tx(…))`; a savepoint inside a caller's unit of work): no await between its BEGIN
+ * and COMMIT, so two connections in one process (the CLI's commands beside the server, in tests) never wait on each
+ * other's write lock while holding the only thread.
+ */
 export class Tenancy implements TenancyRepository {
   private readonly audit: AuditLog;
   constructor(
@@ -193,7 +199,7 @@ export class Tenancy implements TenancyRepository {
   }
 
   createCompany(slug: string, name?: string): Promise<Company> {
-    return this.s.transaction(async () => {
+    return this.s.run(() => this.s.tx(() => {
       if (!SLUG.test(slug)) throw new TenancyError(`slug "${slug}" must be 1-63 lowercase letters, digits or hyphens`);
       if (this.companyRow(slug)) throw new TenancyError(`a company with slug "${slug}" already exists`);
       const now = this.clock();
@@ -204,11 +210,11 @@ export class Tenancy implements TenancyRepository {
       for (const env of ["test", "live"] as const)
         this.audit.record({ companyId: id, environment: env, actor: system, action: "company.created", entityType: "Company", entityId: id, detail: { slug } }, now);
       return toCompany(this.requireCompanyRow(slug));
-    });
+    }));
   }
 
   setCompanyStatus(slug: string, status: "active" | "suspended"): Promise<Company> {
-    return this.s.transaction(async () => {
+    return this.s.run(() => this.s.tx(() => {
       const c = this.requireCompanyRow(slug);
       const now = this.clock();
       this.s.stmt("UPDATE companies SET status = ?, updated_at = ? WHERE id = ?").run(status, iso(now), c.id);
@@ -216,11 +222,11 @@ export class Tenancy implements TenancyRepository {
       for (const env of ["test", "live"] as const)
         this.audit.record({ companyId: c.id, environment: env, actor: system, action: status === "suspended" ? "company.suspended" : "company.reactivated", entityType: "Company", entityId: c.id }, now);
       return toCompany(this.requireCompanyRow(slug));
-    });
+    }));
   }
 
   setFeature(slug: string, feature: string, enabled: boolean): Promise<Company> {
-    return this.s.transaction(async () => {
+    return this.s.run(() => this.s.tx(() => {
       const c = this.requireCompanyRow(slug);
       const now = this.clock();
       const disabled = new Set<string>(JSON.parse(c.disabled_features));
@@ -231,7 +237,7 @@ export class Tenancy implements TenancyRepository {
       for (const env of ["test", "live"] as const)
         this.audit.record({ companyId: c.id, environment: env, actor: system, action: enabled ? "company.feature_enabled" : "company.feature_disabled", entityType: "Company", entityId: c.id, detail: { feature } }, now);
       return toCompany(this.requireCompanyRow(slug));
-    });
+    }));
   }
 
   // ---- members ----
@@ -249,7 +255,7 @@ export class Tenancy implements TenancyRepository {
   }
 
   createMember(companyId: string, email: string, role: string, by: TenancyActor = CLI_ACTOR): Promise<Member> {
-    return this.s.transaction(async () => {
+    return this.s.run(() => this.s.tx(() => {
       if (!EMAIL.test(email)) throw new TenancyError(`"${email}" is not an email address`);
       if (!isRole(role)) throw new TenancyError(`role must be one of owner, compliance_officer, analyst, developer`);
       if (this.memberRowByEmail(companyId, email)) throw new TenancyError(`a member with email ${email} already exists`);
@@ -261,11 +267,11 @@ export class Tenancy implements TenancyRepository {
       for (const env of ["test", "live"] as const)
         this.audit.record({ companyId, environment: env, actor: by.actor, action: "member.created", entityType: "Member", entityId: id, detail: { role, via: by.via } }, now);
       return toMember(this.memberRowByEmail(companyId, email)!);
-    });
+    }));
   }
 
   setMemberStatus(companyId: string, email: string, status: "active" | "disabled", by: TenancyActor = CLI_ACTOR): Promise<Member> {
-    return this.s.transaction(async () => {
+    return this.s.run(() => this.s.tx(() => {
       const m = this.memberRowByEmail(companyId, email);
       if (!m) throw new TenancyError(`no member with email ${email}`);
       const now = this.clock();
@@ -275,11 +281,11 @@ export class Tenancy implements TenancyRepository {
       for (const env of ["test", "live"] as const)
         this.audit.record({ companyId, environment: env, actor: by.actor, action: status === "disabled" ? "member.disabled" : "member.enabled", entityType: "Member", entityId: m.id, detail: { via: by.via } }, now);
       return toMember(this.memberRowByEmail(companyId, email)!);
-    });
+    }));
   }
 
   setMemberRole(companyId: string, email: string, role: string, by: TenancyActor = CLI_ACTOR): Promise<Member> {
-    return this.s.transaction(async () => {
+    return this.s.run(() => this.s.tx(() => {
       const m = this.memberRowByEmail(companyId, email);
       if (!m) throw new TenancyError(`no member with email ${email}`);
       if (!isRole(role)) throw new TenancyError(`role must be one of owner, compliance_officer, analyst, developer`);
@@ -290,13 +296,13 @@ export class Tenancy implements TenancyRepository {
       for (const env of ["test", "live"] as const)
         this.audit.record({ companyId, environment: env, actor: by.actor, action: "member.role_changed", entityType: "Member", entityId: m.id, detail: { from: m.role, to: role, via: by.via } }, now);
       return toMember(this.memberRowByEmail(companyId, email)!);
-    });
+    }));
   }
 
   // ---- API keys ----
 
   createKey(opts: NewKey, by?: TenancyActor): Promise<{ apiKey: ApiKey; key: string }> {
-    return this.s.transaction(async () => {
+    return this.s.run(() => this.s.tx(() => {
       const member = this.s.stmt("SELECT * FROM members WHERE id = ? AND company_id = ?").get(opts.memberId, opts.companyId) as MemberRow | undefined;
       if (!member) throw new TenancyError("no such member in this company");
       if (member.status !== "active") throw new TenancyError(`member ${member.email} is disabled`);
@@ -327,7 +333,7 @@ export class Tenancy implements TenancyRepository {
         now,
       );
       return { apiKey: toKey(this.keyRow(id)!), key };
-    });
+    }));
   }
 
   keyById(id: string): Promise<ApiKey | undefined> {
@@ -339,7 +345,7 @@ export class Tenancy implements TenancyRepository {
   }
 
   revokeKey(companyId: string, id: string, by: TenancyActor = CLI_ACTOR): Promise<ApiKey> {
-    return this.s.transaction(async () => {
+    return this.s.run(() => this.s.tx(() => {
       const k = this.keyRow(id);
       if (!k || k.company_id !== companyId) throw new TenancyError(`no key with id ${id}`);
       if (k.revoked_at) return toKey(k);
@@ -348,7 +354,7 @@ export class Tenancy implements TenancyRepository {
       this.authChanged();
       this.audit.record({ companyId, environment: k.environment, actor: by.actor, action: "api_key.revoked", entityType: "ApiKey", entityId: id, detail: { via: by.via } }, now);
       return toKey(this.keyRow(id)!);
-    });
+    }));
   }
 
   touchDue(id: string, now: number): boolean {
@@ -369,7 +375,7 @@ export class Tenancy implements TenancyRepository {
   // ---- sign-in: setup codes, credentials, sessions (docs/api.md, "Keys and sessions") ----
 
   issueSetupCode(companyId: string, email: string, codeHash: string, expiresAt: number, by: TenancyActor = CLI_ACTOR): Promise<Member> {
-    return this.s.transaction(async () => {
+    return this.s.run(() => this.s.tx(() => {
       const m = this.memberRowByEmail(companyId, email);
       if (!m) throw new TenancyError(`no member with email ${email}`);
       if (m.status !== "active") throw new TenancyError(`member ${m.email} is disabled`);
@@ -383,7 +389,7 @@ export class Tenancy implements TenancyRepository {
       for (const env of ["test", "live"] as const)
         this.audit.record({ companyId, environment: env, actor: by.actor, action: "member.setup_code_issued", entityType: "Member", entityId: m.id, detail: { via: by.via, expiresAt: iso(expiresAt) } }, now);
       return toMember(this.memberRowById(companyId, m.id)!);
-    });
+    }));
   }
 
   setPendingCredentials(memberId: string, passphraseHash: string, totpSecretSealed: string, now: number): Promise<void> {
@@ -409,13 +415,13 @@ export class Tenancy implements TenancyRepository {
 
   /** Unknown emails leave no entry: there is no member to file it under. */
   recordSignInFailure(companyId: string, environment: Environment, memberId: string, source: string | null, step: "sign_in" | "setup", now: number): Promise<void> {
-    return this.s.transaction(async () => {
+    return this.s.run(() => this.s.tx(() => {
       this.audit.record({ companyId, environment, actor: { type: "system" }, action: "session.sign_in_failed", entityType: "Member", entityId: memberId, detail: { source, step } }, now);
-    });
+    }));
   }
 
   createSession(o: NewSession, now: number): Promise<MemberSession> {
-    return this.s.transaction(async () => {
+    return this.s.run(() => this.s.tx(() => {
       const id = newId("ses", now);
       this.s
         .stmt("INSERT INTO member_sessions (id, company_id, member_id, environment, role, token_hash, source, created_at, last_used_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
@@ -425,7 +431,7 @@ export class Tenancy implements TenancyRepository {
         now,
       );
       return toSession(this.s.stmt("SELECT * FROM member_sessions WHERE id = ?").get(id) as SessionRow);
-    });
+    }));
   }
 
   /** No cache: sessions are few and each use renews. */
@@ -444,14 +450,14 @@ export class Tenancy implements TenancyRepository {
   }
 
   endSession(companyId: string, environment: Environment, session: { id: string; memberId: string }, reason: string, now: number, actor?: AuditActor): Promise<void> {
-    return this.s.transaction(async () => {
+    return this.s.run(() => this.s.tx(() => {
       const res = this.s.stmt("UPDATE member_sessions SET ended_at = ?, ended_reason = ? WHERE id = ? AND ended_at IS NULL").run(iso(now), reason, session.id);
       if (res.changes === 1)
         this.audit.record(
           { companyId, environment, actor: actor ?? { type: "member", memberId: session.memberId, sessionId: session.id }, action: "session.ended", entityType: "Session", entityId: session.id, detail: { reason } },
           now,
         );
-    });
+    }));
   }
 
   /** Ends every open session of a member (deactivation, role change, new credentials, the CLI). Inside a transaction. */
@@ -460,7 +466,7 @@ export class Tenancy implements TenancyRepository {
   }
 
   signOutMember(companyId: string, email: string, by: TenancyActor = CLI_ACTOR): Promise<number> {
-    return this.s.transaction(async () => {
+    return this.s.run(() => this.s.tx(() => {
       const m = this.memberRowByEmail(companyId, email);
       if (!m) throw new TenancyError(`no member with email ${email}`);
       const now = this.clock();
@@ -468,7 +474,7 @@ export class Tenancy implements TenancyRepository {
       for (const env of ["test", "live"] as const)
         this.audit.record({ companyId, environment: env, actor: by.actor, action: "member.signed_out", entityType: "Member", entityId: m.id, detail: { sessions: n, via: by.via } }, now);
       return n;
-    });
+    }));
   }
 
   openSessions(companyId: string, now: number): Promise<MemberSession[]> {
