@@ -23,6 +23,7 @@ import { customerActor } from "./actors/customer.ts";
 import { caseActor, newCaseId } from "./actors/case.ts";
 import { thresholdsActor } from "./actors/thresholds.ts";
 import { rulesActor } from "./actors/rules.ts";
+import { tenancyActor } from "./actors/tenancy.ts";
 import { settingsActor } from "./actors/settings.ts";
 import { reportsActor } from "./actors/reports.ts";
 import { transferActor } from "./actors/transfer/index.ts";
@@ -329,6 +330,7 @@ function registerActors(s: Services): void {
   s.runtime.register(caseActor({ repositories: s.repositories, pii: s.pii, nameIndexKey: s.nameIndexKey, log: s.log }));
   s.runtime.register(thresholdsActor({ repositories: s.repositories }));
   s.runtime.register(rulesActor({ repositories: s.repositories }));
+  s.runtime.register(tenancyActor({ repositories: s.repositories }));
   s.runtime.register(settingsActor({ providerSettings: s.providerSettings }));
   s.runtime.register(reportsActor({ repositories: s.repositories }));
   s.runtime.register(

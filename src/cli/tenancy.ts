@@ -1,7 +1,11 @@
 // CLI for what the spec keeps in the dashboard: companies, members, API keys. Works beside a running server.
 import { parseArgs } from "node:util";
 import type { Storage } from "../adapters/storage/index.ts";
-import { TenancyError, type ApiKey, type Company, type Member } from "../ports/tenancy.ts";
+import process from "node:process";
+import { CLI_ACTOR, TenancyError, type ApiKey, type Company, type Member } from "../ports/tenancy.ts";
+import { keySecret } from "../domain/members/tenancy.ts";
+import { loadMasterKey } from "../adapters/crypto/master-key.ts";
+import { cliRuntime } from "./runtime.ts";
 import { isEnvironment } from "../domain/types.ts";
 import { hashKey } from "../domain/keys.ts";
 import { canonicalSetupCode, formatSetupCode, SETUP_CODE_TTL_MS } from "../domain/members/sign-in.ts";
@@ -51,6 +55,19 @@ function print(out: Out, json: boolean, value: unknown, human: string): void {
   out(json ? JSON.stringify(value) : human);
 }
 
+/**
+ * A change, by the tenancy actor (src/actors/tenancy.ts) through the CLI's one entry to the runtime, as the server's
+ * routes make it: a refusal is the one line the CLI prints.
+ */
+function changer(storage: Storage, clock: () => number) {
+  const runtime = cliRuntime(storage, { clock, repositories: cliRepositories(storage, clock), masterKey: () => loadMasterKey(storage.path, process.env) });
+  return async <T>(msg: Parameters<typeof runtime.tenancyCommand>[0]): Promise<T> => {
+    const o = await runtime.tenancyCommand<T>(msg);
+    if (!o.ok) throw new TenancyError(o.message ?? o.code);
+    return o.data;
+  };
+}
+
 export async function runKeys(storage: Storage, argv: string[], out: Out, clock: () => number = Date.now): Promise<void> {
   const [sub, ...rest] = argv;
   const t = cliRepositories(storage, clock).tenancy;
@@ -68,7 +85,8 @@ export async function runKeys(storage: Storage, argv: string[], out: Out, clock:
       if (typeof v.role === "string" && v.role !== member.role) throw new TenancyError(`member ${member.email} has role ${member.role}, not ${v.role}`);
       const scopes = typeof v.scopes === "string" ? v.scopes.split(",").map((s) => s.trim()).filter(Boolean) : undefined;
       const expiresAt = typeof v.expires === "string" ? expiryOf(v.expires, clock()) : null;
-      const { apiKey, key } = await t.createKey({ companyId: company.id, memberId: member.id, environment: env, scopes, expiresAt });
+      const { key, keyHash, hint } = keySecret(env, crypto.getRandomValues(new Uint8Array(32)));
+      const apiKey = await changer(storage, clock)<ApiKey>({ type: "key.create", companyId: company.id, by: CLI_ACTOR, issuedByMember: true, memberId: member.id, environment: env, scopes, expiresAt, keyHash, hint });
       const result = { ...presentKey(apiKey), key, role: member.role, memberEmail: member.email, company: company.slug };
       if (!v.json) out(`Created ${env} key ${apiKey.id} for ${member.email} (${member.role})${apiKey.expiresAt ? `, expiring ${apiKey.expiresAt}` : ""}. It is shown once; store it now:`);
       out(v.json ? JSON.stringify(result) : key);
@@ -87,7 +105,7 @@ export async function runKeys(storage: Storage, argv: string[], out: Out, clock:
     case "revoke": {
       const v = args(rest, { id: { type: "string" } });
       const company = await t.requireCompany((v.company as string) ?? "default");
-      const k = await t.revokeKey(company.id, need(v, "id"));
+      const k = await changer(storage, clock)<ApiKey>({ type: "key.revoke", companyId: company.id, by: CLI_ACTOR, id: need(v, "id") });
       print(out, !!v.json, presentKey(k), `Revoked ${k.id}`);
       return;
     }
@@ -103,7 +121,7 @@ export async function runMembers(storage: Storage, argv: string[], out: Out, clo
     case "create": {
       const v = args(rest, { email: { type: "string" }, role: { type: "string" } });
       const company = await t.requireCompany((v.company as string) ?? "default");
-      const m = await t.createMember(company.id, need(v, "email"), need(v, "role"));
+      const m = await changer(storage, clock)<Member>({ type: "member.create", companyId: company.id, by: CLI_ACTOR, email: need(v, "email"), role: need(v, "role") });
       print(out, !!v.json, presentMember(m), `Created member ${m.email} (${m.role}) ${m.id}`);
       return;
     }
@@ -118,7 +136,7 @@ export async function runMembers(storage: Storage, argv: string[], out: Out, clo
     case "enable": {
       const v = args(rest, { email: { type: "string" } });
       const company = await t.requireCompany((v.company as string) ?? "default");
-      const m = await t.setMemberStatus(company.id, need(v, "email"), sub === "disable" ? "disabled" : "active");
+      const m = await changer(storage, clock)<Member>({ type: "member.status", companyId: company.id, by: CLI_ACTOR, email: need(v, "email"), status: sub === "disable" ? "disabled" : "active" });
       print(out, !!v.json, presentMember(m), `Member ${m.email} is ${m.status}`);
       return;
     }
@@ -129,7 +147,7 @@ export async function runMembers(storage: Storage, argv: string[], out: Out, clo
       const company = await t.requireCompany((v.company as string) ?? "default");
       const code = formatSetupCode(crypto.getRandomValues(new Uint8Array(16)));
       const expiresAt = clock() + SETUP_CODE_TTL_MS;
-      const m = await t.issueSetupCode(company.id, need(v, "email"), hashKey(canonicalSetupCode(code)), expiresAt);
+      const m = await changer(storage, clock)<Member>({ type: "member.setup", companyId: company.id, by: CLI_ACTOR, email: need(v, "email"), codeHash: hashKey(canonicalSetupCode(code)), expiresAt });
       const result = { ...presentMember(m), setupCode: code, setupCodeExpiresAt: new Date(expiresAt).toISOString() };
       if (!v.json) out(`Setup code for ${m.email} (${m.role}), valid until ${result.setupCodeExpiresAt}; shown once. Their passphrase and second factor are cleared and their sessions ended. Give them the code and sign in to the console with it:`);
       out(v.json ? JSON.stringify(result) : code);
@@ -138,14 +156,14 @@ export async function runMembers(storage: Storage, argv: string[], out: Out, clo
     case "sign-out": {
       const v = args(rest, { email: { type: "string" } });
       const company = await t.requireCompany((v.company as string) ?? "default");
-      const n = await t.signOutMember(company.id, need(v, "email"));
+      const n = (await changer(storage, clock)<{ sessionsEnded: number }>({ type: "member.sign_out", companyId: company.id, by: CLI_ACTOR, email: need(v, "email") })).sessionsEnded;
       print(out, !!v.json, { email: v.email, sessionsEnded: n }, `Ended ${n} session${n === 1 ? "" : "s"} of ${v.email}`);
       return;
     }
     case "role": {
       const v = args(rest, { email: { type: "string" }, role: { type: "string" } });
       const company = await t.requireCompany((v.company as string) ?? "default");
-      const m = await t.setMemberRole(company.id, need(v, "email"), need(v, "role"));
+      const m = await changer(storage, clock)<Member>({ type: "member.role", companyId: company.id, by: CLI_ACTOR, email: need(v, "email"), role: need(v, "role") });
       print(out, !!v.json, presentMember(m), `Member ${m.email} now has role ${m.role}`);
       return;
     }
@@ -160,7 +178,7 @@ export async function runCompanies(storage: Storage, argv: string[], out: Out, c
   switch (sub) {
     case "create": {
       const v = args(rest, { slug: { type: "string" }, name: { type: "string" } });
-      const c = await t.createCompany(need(v, "slug"), v.name as string | undefined);
+      const c = await changer(storage, clock)<Company>({ type: "company.create", slug: need(v, "slug"), name: v.name as string | undefined });
       print(out, !!v.json, presentCompany(c), `Created company ${c.slug} (${c.id})`);
       return;
     }
@@ -173,7 +191,7 @@ export async function runCompanies(storage: Storage, argv: string[], out: Out, c
     case "suspend":
     case "reactivate": {
       const v = args(rest, { slug: { type: "string" } });
-      const c = await t.setCompanyStatus(need(v, "slug"), sub === "suspend" ? "suspended" : "active");
+      const c = await changer(storage, clock)<Company>({ type: "company.status", slug: need(v, "slug"), status: sub === "suspend" ? "suspended" : "active" });
       print(out, !!v.json, presentCompany(c), `Company ${c.slug} is ${c.status}`);
       return;
     }
@@ -181,7 +199,7 @@ export async function runCompanies(storage: Storage, argv: string[], out: Out, c
       const v = args(rest, { slug: { type: "string" }, enable: { type: "string" }, disable: { type: "string" } });
       const slug = need(v, "slug");
       if ((typeof v.enable === "string") === (typeof v.disable === "string")) throw new UsageError("give one of --enable <feature> or --disable <feature>");
-      const c = typeof v.enable === "string" ? await t.setFeature(slug, v.enable, true) : await t.setFeature(slug, v.disable as string, false);
+      const c = await changer(storage, clock)<Company>({ type: "company.feature", slug, feature: typeof v.enable === "string" ? v.enable : (v.disable as string), enabled: typeof v.enable === "string" });
       print(out, !!v.json, presentCompany(c), `Company ${c.slug}: features off: ${c.disabledFeatures.join(", ") || "none"}`);
       return;
     }

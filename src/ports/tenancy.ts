@@ -6,47 +6,14 @@
 // synchronous, no store call); a miss asks the store (`authByHash`, `companyBySlugCached`).
 import type { Role } from "../domain/access.ts";
 import type { Environment } from "../domain/types.ts";
+import type { ApiKey, Company, CompanyStatus, Member, MemberStatus } from "../domain/members/tenancy.ts";
 import type { AuditActor } from "./audit.ts";
+
+export type { ApiKey, Company, CompanyStatus, Member, MemberStatus } from "../domain/members/tenancy.ts";
 
 /** A refusal of the tenancy core (an unknown member, a bad slug, a role that may not hold the environment): one sentence. */
 export class TenancyError extends Error {
   override name = "TenancyError";
-}
-
-export type CompanyStatus = "active" | "suspended";
-export type MemberStatus = "active" | "disabled";
-
-export interface Company {
-  id: string;
-  slug: string;
-  name: string;
-  status: CompanyStatus;
-  /** Plan features turned off for this company, sorted. */
-  disabledFeatures: string[];
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface Member {
-  id: string;
-  companyId: string;
-  /** Lowercase; one member per email in a company. */
-  email: string;
-  role: Role;
-  status: MemberStatus;
-  createdAt: string;
-  updatedAt: string;
-  /** `scrypt$…`; null until the member set a passphrase. */
-  passphraseHash: string | null;
-  /** The TOTP secret, sealed under the master key. */
-  totpSecretSealed: string | null;
-  /** Set once a first code proved the second factor; sign-in needs it. */
-  totpConfirmedAt: string | null;
-  /** The last time step a code was accepted for. */
-  totpLastStep: number | null;
-  /** SHA-256 of the one-time setup code; null once used. */
-  setupCodeHash: string | null;
-  setupCodeExpiresAt: string | null;
 }
 
 /** A member as every answer of the API shows one, with role and status for checks: the name is the email. */
@@ -56,21 +23,6 @@ export interface MemberSummary {
   email: string;
   role: string;
   status: string;
-}
-
-export interface ApiKey {
-  id: string;
-  companyId: string;
-  memberId: string;
-  environment: Environment;
-  /** SHA-256 of the whole key, hex (the key itself is never kept). */
-  keyHash: string;
-  hint: string;
-  scopes: string[];
-  createdAt: string;
-  revokedAt: string | null;
-  expiresAt: string | null;
-  lastUsedAt: string | null;
 }
 
 export interface MemberSession {
@@ -214,4 +166,20 @@ export interface TenancyRepository {
   signOutMember(companyId: string, email: string, by?: TenancyActor): Promise<number>;
   /** Open sessions of the company, in creation order. */
   openSessions(companyId: string, now: number): Promise<MemberSession[]>;
+
+  // ---- the writes of the tenancy actor (src/actors/tenancy.ts), inside its unit of work (its audit entry too) ----
+  insertCompany(c: Company): Promise<void>;
+  /** Writes status, disabled features and updatedAt; what a credential authenticates as changes from the next lookup. */
+  saveCompany(c: Company): Promise<void>;
+  insertMember(m: Member): Promise<void>;
+  /** Writes role, status, credentials, setup code and updatedAt; counts from the next lookup. */
+  saveMember(m: Member): Promise<void>;
+  /** Refused by the store (a unique key hash) like any constraint. */
+  insertKey(k: ApiKey): Promise<void>;
+  /** Writes revokedAt; counts from the next lookup. */
+  saveKey(k: ApiKey): Promise<void>;
+  /** Ends every open session of a member; answers how many. */
+  endMemberSessions(memberId: string, reason: string, now: number): Promise<number>;
+  /** How many sessions of the member are not ended. */
+  unendedSessions(memberId: string): Promise<number>;
 }

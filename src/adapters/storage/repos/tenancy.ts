@@ -483,6 +483,63 @@ export class Tenancy implements TenancyRepository {
     );
   }
 
+  // ---- the tenancy actor's writes (inside its unit of work) ----
+
+  insertCompany(c: Company): Promise<void> {
+    return this.s.run(() => {
+      this.s
+        .stmt("INSERT INTO companies (id, slug, name, status, disabled_features, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+        .run(c.id, c.slug, c.name, c.status, JSON.stringify(c.disabledFeatures), c.createdAt, c.updatedAt);
+    });
+  }
+
+  saveCompany(c: Company): Promise<void> {
+    return this.s.run(() => {
+      this.s.stmt("UPDATE companies SET status = ?, disabled_features = ?, updated_at = ? WHERE id = ?").run(c.status, JSON.stringify(c.disabledFeatures), c.updatedAt, c.id);
+      this.authChanged();
+    });
+  }
+
+  insertMember(m: Member): Promise<void> {
+    return this.s.run(() => {
+      this.s.stmt("INSERT INTO members (id, company_id, email, role, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)").run(m.id, m.companyId, m.email, m.role, m.status, m.createdAt, m.updatedAt);
+    });
+  }
+
+  saveMember(m: Member): Promise<void> {
+    return this.s.run(() => {
+      this.s
+        .stmt(
+          "UPDATE members SET role = ?, status = ?, passphrase_hash = ?, totp_secret_sealed = ?, totp_confirmed_at = ?, totp_last_step = ?, setup_code_hash = ?, setup_code_expires_at = ?, updated_at = ? WHERE id = ? AND company_id = ?",
+        )
+        .run(m.role, m.status, m.passphraseHash, m.totpSecretSealed, m.totpConfirmedAt, m.totpLastStep, m.setupCodeHash, m.setupCodeExpiresAt, m.updatedAt, m.id, m.companyId);
+      this.authChanged();
+    });
+  }
+
+  insertKey(k: ApiKey): Promise<void> {
+    return this.s.run(() => {
+      this.s
+        .stmt("INSERT INTO api_keys (id, company_id, member_id, environment, key_hash, hint, scopes, created_at, expires_at, revoked_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        .run(k.id, k.companyId, k.memberId, k.environment, k.keyHash, k.hint, JSON.stringify(k.scopes), k.createdAt, k.expiresAt, k.revokedAt, k.lastUsedAt);
+    });
+  }
+
+  saveKey(k: ApiKey): Promise<void> {
+    return this.s.run(() => {
+      this.s.stmt("UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(k.revokedAt, k.id);
+      this.authChanged();
+    });
+  }
+
+  endMemberSessions(memberId: string, reason: string, now: number): Promise<number> {
+    return this.s.run(() => this.endSessionsOf(memberId, reason, now));
+  }
+
+  unendedSessions(memberId: string): Promise<number> {
+    return this.s.run(() => (this.s.stmt("SELECT COUNT(*) AS n FROM member_sessions WHERE member_id = ? AND ended_at IS NULL").get(memberId) as { n: number }).n);
+  }
+
   // ---- the authentication cache ----
 
   /** Empties every Tenancy's authentication cache over this storage before its next lookup. */
