@@ -1,7 +1,19 @@
 // Companies, members and API keys: what the dashboard (our CLI) manages and what every request authenticates against.
 import { newId, iso } from "../../../domain/ids.ts";
-import { formatKey, hashKey, keyHint } from "../../../domain/keys.ts";
-import { ALL_SCOPES, isRole, isScope, roleAllowsEnvironment, type Role } from "../../../domain/access.ts";
+import type { Role } from "../../../domain/access.ts";
+import {
+  decideCompany,
+  decideCompanyStatus,
+  decideFeature,
+  decideKey,
+  decideMember,
+  decideMemberRole,
+  decideMemberStatus,
+  decideRevoke,
+  decideSetupCode,
+  keySecret,
+  type TenancyRefusal,
+} from "../../../domain/members/tenancy.ts";
 import type { Environment } from "../../../domain/types.ts";
 import type { Storage } from "../types.ts";
 import { AuditLog, type AuditActor } from "./audit.ts";
@@ -58,9 +70,13 @@ export function memberSummaries(s: Storage, companyId: string, ids: readonly (st
   return new Map(rows.map((r) => [r.id, { ...r, name: r.email }]));
 }
 
-const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
 const system: AuditActor = { type: "system" };
+const BOTH = ["test", "live"] as const;
+/** A decision's change, or its refusal thrown as the one-line TenancyError. */
+function decided<T extends { ok: true }>(d: T | TenancyRefusal): T {
+  if (!d.ok) throw new TenancyError(d.message);
+  return d;
+}
 
 /** A session with its member and company: what a bearer token authenticates as. */
 export interface SessionAuthRow extends SessionRow, CredentialJoin {}
@@ -199,45 +215,39 @@ export class Tenancy implements TenancyRepository {
   }
 
   createCompany(slug: string, name?: string): Promise<Company> {
-    return this.s.run(() => this.s.tx(() => {
-      if (!SLUG.test(slug)) throw new TenancyError(`slug "${slug}" must be 1-63 lowercase letters, digits or hyphens`);
-      if (this.companyRow(slug)) throw new TenancyError(`a company with slug "${slug}" already exists`);
-      const now = this.clock();
-      const id = newId("cmp", now);
-      this.s
-        .stmt("INSERT INTO companies (id, slug, name, status, disabled_features, created_at, updated_at) VALUES (?, ?, ?, 'active', '[]', ?, ?)")
-        .run(id, slug, name ?? slug, iso(now), iso(now));
-      for (const env of ["test", "live"] as const)
-        this.audit.record({ companyId: id, environment: env, actor: system, action: "company.created", entityType: "Company", entityId: id, detail: { slug } }, now);
-      return toCompany(this.requireCompanyRow(slug));
-    }));
+    return this.s.run(() =>
+      this.s.tx(() => {
+        const now = this.clock();
+        const d = decided(decideCompany(slug, name, this.companyRow(slug) !== undefined, newId("cmp", now), iso(now)));
+        this.companyInsert(d.record);
+        this.audited(d.record.id, BOTH, system, d, "Company", d.record.id, now);
+        return d.record;
+      }),
+    );
   }
 
   setCompanyStatus(slug: string, status: "active" | "suspended"): Promise<Company> {
-    return this.s.run(() => this.s.tx(() => {
-      const c = this.requireCompanyRow(slug);
-      const now = this.clock();
-      this.s.stmt("UPDATE companies SET status = ?, updated_at = ? WHERE id = ?").run(status, iso(now), c.id);
-      this.authChanged();
-      for (const env of ["test", "live"] as const)
-        this.audit.record({ companyId: c.id, environment: env, actor: system, action: status === "suspended" ? "company.suspended" : "company.reactivated", entityType: "Company", entityId: c.id }, now);
-      return toCompany(this.requireCompanyRow(slug));
-    }));
+    return this.s.run(() =>
+      this.s.tx(() => {
+        const now = this.clock();
+        const d = decideCompanyStatus(toCompany(this.requireCompanyRow(slug)), status, iso(now));
+        this.companySave(d.record);
+        this.audited(d.record.id, BOTH, system, d, "Company", d.record.id, now);
+        return d.record;
+      }),
+    );
   }
 
   setFeature(slug: string, feature: string, enabled: boolean): Promise<Company> {
-    return this.s.run(() => this.s.tx(() => {
-      const c = this.requireCompanyRow(slug);
-      const now = this.clock();
-      const disabled = new Set<string>(JSON.parse(c.disabled_features));
-      if (enabled) disabled.delete(feature);
-      else disabled.add(feature);
-      this.s.stmt("UPDATE companies SET disabled_features = ?, updated_at = ? WHERE id = ?").run(JSON.stringify([...disabled].sort()), iso(now), c.id);
-      this.authChanged();
-      for (const env of ["test", "live"] as const)
-        this.audit.record({ companyId: c.id, environment: env, actor: system, action: enabled ? "company.feature_enabled" : "company.feature_disabled", entityType: "Company", entityId: c.id, detail: { feature } }, now);
-      return toCompany(this.requireCompanyRow(slug));
-    }));
+    return this.s.run(() =>
+      this.s.tx(() => {
+        const now = this.clock();
+        const d = decideFeature(toCompany(this.requireCompanyRow(slug)), feature, enabled, iso(now));
+        this.companySave(d.record);
+        this.audited(d.record.id, BOTH, system, d, "Company", d.record.id, now);
+        return d.record;
+      }),
+    );
   }
 
   // ---- members ----
@@ -255,85 +265,57 @@ export class Tenancy implements TenancyRepository {
   }
 
   createMember(companyId: string, email: string, role: string, by: TenancyActor = CLI_ACTOR): Promise<Member> {
-    return this.s.run(() => this.s.tx(() => {
-      if (!EMAIL.test(email)) throw new TenancyError(`"${email}" is not an email address`);
-      if (!isRole(role)) throw new TenancyError(`role must be one of owner, compliance_officer, analyst, developer`);
-      if (this.memberRowByEmail(companyId, email)) throw new TenancyError(`a member with email ${email} already exists`);
-      const now = this.clock();
-      const id = newId("mem", now);
-      this.s
-        .stmt("INSERT INTO members (id, company_id, email, role, status, created_at, updated_at) VALUES (?, ?, ?, ?, 'active', ?, ?)")
-        .run(id, companyId, email.toLowerCase(), role, iso(now), iso(now));
-      for (const env of ["test", "live"] as const)
-        this.audit.record({ companyId, environment: env, actor: by.actor, action: "member.created", entityType: "Member", entityId: id, detail: { role, via: by.via } }, now);
-      return toMember(this.memberRowByEmail(companyId, email)!);
-    }));
+    return this.s.run(() =>
+      this.s.tx(() => {
+        const now = this.clock();
+        const d = decided(decideMember(companyId, email, role, this.memberRowByEmail(companyId, email) !== undefined, by.via, newId("mem", now), iso(now)));
+        this.memberInsert(d.record);
+        this.audited(companyId, BOTH, by.actor, d, "Member", d.record.id, now);
+        return d.record;
+      }),
+    );
   }
 
   setMemberStatus(companyId: string, email: string, status: "active" | "disabled", by: TenancyActor = CLI_ACTOR): Promise<Member> {
-    return this.s.run(() => this.s.tx(() => {
-      const m = this.memberRowByEmail(companyId, email);
-      if (!m) throw new TenancyError(`no member with email ${email}`);
-      const now = this.clock();
-      this.s.stmt("UPDATE members SET status = ?, updated_at = ? WHERE id = ?").run(status, iso(now), m.id);
-      if (status === "disabled") this.endSessionsOf(m.id, "member_disabled", now);
-      this.authChanged();
-      for (const env of ["test", "live"] as const)
-        this.audit.record({ companyId, environment: env, actor: by.actor, action: status === "disabled" ? "member.disabled" : "member.enabled", entityType: "Member", entityId: m.id, detail: { via: by.via } }, now);
-      return toMember(this.memberRowByEmail(companyId, email)!);
-    }));
+    return this.s.run(() =>
+      this.s.tx(() => {
+        const now = this.clock();
+        const d = decided(decideMemberStatus(opt(this.memberRowByEmail(companyId, email), toMember), email, status, by.via, iso(now)));
+        this.memberSave(d.record);
+        if (d.endsSessions) this.endSessionsOf(d.record.id, d.endsSessions, now);
+        this.audited(companyId, BOTH, by.actor, d, "Member", d.record.id, now);
+        return d.record;
+      }),
+    );
   }
 
   setMemberRole(companyId: string, email: string, role: string, by: TenancyActor = CLI_ACTOR): Promise<Member> {
-    return this.s.run(() => this.s.tx(() => {
-      const m = this.memberRowByEmail(companyId, email);
-      if (!m) throw new TenancyError(`no member with email ${email}`);
-      if (!isRole(role)) throw new TenancyError(`role must be one of owner, compliance_officer, analyst, developer`);
-      const now = this.clock();
-      this.s.stmt("UPDATE members SET role = ?, updated_at = ? WHERE id = ?").run(role, iso(now), m.id);
-      if (role !== m.role) this.endSessionsOf(m.id, "role_changed", now);
-      this.authChanged();
-      for (const env of ["test", "live"] as const)
-        this.audit.record({ companyId, environment: env, actor: by.actor, action: "member.role_changed", entityType: "Member", entityId: m.id, detail: { from: m.role, to: role, via: by.via } }, now);
-      return toMember(this.memberRowByEmail(companyId, email)!);
-    }));
+    return this.s.run(() =>
+      this.s.tx(() => {
+        const now = this.clock();
+        const d = decided(decideMemberRole(opt(this.memberRowByEmail(companyId, email), toMember), email, role, by.via, iso(now)));
+        this.memberSave(d.record);
+        if (d.endsSessions) this.endSessionsOf(d.record.id, d.endsSessions, now);
+        this.audited(companyId, BOTH, by.actor, d, "Member", d.record.id, now);
+        return d.record;
+      }),
+    );
   }
 
   // ---- API keys ----
 
   createKey(opts: NewKey, by?: TenancyActor): Promise<{ apiKey: ApiKey; key: string }> {
-    return this.s.run(() => this.s.tx(() => {
-      const member = this.s.stmt("SELECT * FROM members WHERE id = ? AND company_id = ?").get(opts.memberId, opts.companyId) as MemberRow | undefined;
-      if (!member) throw new TenancyError("no such member in this company");
-      if (member.status !== "active") throw new TenancyError(`member ${member.email} is disabled`);
-      if (!roleAllowsEnvironment(member.role, opts.environment)) throw new TenancyError(`role ${member.role} may not hold ${opts.environment} keys`);
-      const scopes = opts.scopes ?? [...ALL_SCOPES];
-      const bad = scopes.filter((s) => !isScope(s));
-      if (bad.length) throw new TenancyError(`unknown scopes: ${bad.join(", ")}`);
-      if (scopes.length === 0) throw new TenancyError("a key needs at least one scope");
-      const now = this.clock();
-      if (opts.expiresAt != null && !(opts.expiresAt > now)) throw new TenancyError("the expiry must be in the future");
-      const key = formatKey(opts.environment, crypto.getRandomValues(new Uint8Array(32)));
-      const id = newId("key", now);
-      this.s
-        .stmt("INSERT INTO api_keys (id, company_id, member_id, environment, key_hash, hint, scopes, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
-        .run(id, opts.companyId, member.id, opts.environment, hashKey(key), keyHint(key), JSON.stringify([...new Set(scopes)]), iso(now), opts.expiresAt != null ? iso(opts.expiresAt) : null);
-      // The key acts for its member; who issued it (the CLI, or a signed-in member's session) is the actor.
-      const actor = by?.actor ?? { type: "member" as const, memberId: member.id };
-      this.audit.record(
-        {
-          companyId: opts.companyId,
-          environment: opts.environment,
-          actor,
-          action: "api_key.created",
-          entityType: "ApiKey",
-          entityId: id,
-          detail: { scopes: scopes.length, memberId: member.id, expiresAt: opts.expiresAt != null ? iso(opts.expiresAt) : null, via: by?.via ?? "cli" },
-        },
-        now,
-      );
-      return { apiKey: toKey(this.keyRow(id)!), key };
-    }));
+    return this.s.run(() =>
+      this.s.tx(() => {
+        const now = this.clock();
+        const { key, ...secret } = keySecret(opts.environment, crypto.getRandomValues(new Uint8Array(32)));
+        const d = decided(decideKey(opt(this.memberRowById(opts.companyId, opts.memberId), toMember), opts, secret, by?.via ?? "cli", newId("key", now), now, iso));
+        this.keyInsert(d.record);
+        // The key acts for its member; who issued it (the CLI, or a signed-in member's session) is the actor.
+        this.audited(opts.companyId, [opts.environment], by?.actor ?? { type: "member", memberId: d.record.memberId }, d, "ApiKey", d.record.id, now);
+        return { apiKey: d.record, key };
+      }),
+    );
   }
 
   keyById(id: string): Promise<ApiKey | undefined> {
@@ -345,16 +327,17 @@ export class Tenancy implements TenancyRepository {
   }
 
   revokeKey(companyId: string, id: string, by: TenancyActor = CLI_ACTOR): Promise<ApiKey> {
-    return this.s.run(() => this.s.tx(() => {
-      const k = this.keyRow(id);
-      if (!k || k.company_id !== companyId) throw new TenancyError(`no key with id ${id}`);
-      if (k.revoked_at) return toKey(k);
-      const now = this.clock();
-      this.s.stmt("UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(iso(now), id);
-      this.authChanged();
-      this.audit.record({ companyId, environment: k.environment, actor: by.actor, action: "api_key.revoked", entityType: "ApiKey", entityId: id, detail: { via: by.via } }, now);
-      return toKey(this.keyRow(id)!);
-    }));
+    return this.s.run(() =>
+      this.s.tx(() => {
+        const now = this.clock();
+        const d = decided(decideRevoke(opt(this.keyRow(id), toKey), companyId, id, by.via, iso(now)));
+        if (d.changed) {
+          this.keySave(d.record);
+          this.audited(companyId, [d.record.environment], by.actor, d, "ApiKey", id, now);
+        }
+        return d.record;
+      }),
+    );
   }
 
   touchDue(id: string, now: number): boolean {
@@ -375,21 +358,16 @@ export class Tenancy implements TenancyRepository {
   // ---- sign-in: setup codes, credentials, sessions (docs/api.md, "Keys and sessions") ----
 
   issueSetupCode(companyId: string, email: string, codeHash: string, expiresAt: number, by: TenancyActor = CLI_ACTOR): Promise<Member> {
-    return this.s.run(() => this.s.tx(() => {
-      const m = this.memberRowByEmail(companyId, email);
-      if (!m) throw new TenancyError(`no member with email ${email}`);
-      if (m.status !== "active") throw new TenancyError(`member ${m.email} is disabled`);
-      const now = this.clock();
-      this.s
-        .stmt(
-          "UPDATE members SET setup_code_hash = ?, setup_code_expires_at = ?, passphrase_hash = NULL, totp_secret_sealed = NULL, totp_confirmed_at = NULL, totp_last_step = NULL, updated_at = ? WHERE id = ?",
-        )
-        .run(codeHash, iso(expiresAt), iso(now), m.id);
-      this.endSessionsOf(m.id, "credentials_reset", now);
-      for (const env of ["test", "live"] as const)
-        this.audit.record({ companyId, environment: env, actor: by.actor, action: "member.setup_code_issued", entityType: "Member", entityId: m.id, detail: { via: by.via, expiresAt: iso(expiresAt) } }, now);
-      return toMember(this.memberRowById(companyId, m.id)!);
-    }));
+    return this.s.run(() =>
+      this.s.tx(() => {
+        const now = this.clock();
+        const d = decided(decideSetupCode(opt(this.memberRowByEmail(companyId, email), toMember), email, codeHash, iso(expiresAt), by.via, iso(now)));
+        this.memberSave(d.record);
+        if (d.endsSessions) this.endSessionsOf(d.record.id, d.endsSessions, now);
+        this.audited(companyId, BOTH, by.actor, d, "Member", d.record.id, now);
+        return d.record;
+      }),
+    );
   }
 
   setPendingCredentials(memberId: string, passphraseHash: string, totpSecretSealed: string, now: number): Promise<void> {
@@ -466,15 +444,16 @@ export class Tenancy implements TenancyRepository {
   }
 
   signOutMember(companyId: string, email: string, by: TenancyActor = CLI_ACTOR): Promise<number> {
-    return this.s.run(() => this.s.tx(() => {
-      const m = this.memberRowByEmail(companyId, email);
-      if (!m) throw new TenancyError(`no member with email ${email}`);
-      const now = this.clock();
-      const n = this.endSessionsOf(m.id, "ended_by_cli", now);
-      for (const env of ["test", "live"] as const)
-        this.audit.record({ companyId, environment: env, actor: by.actor, action: "member.signed_out", entityType: "Member", entityId: m.id, detail: { sessions: n, via: by.via } }, now);
-      return n;
-    }));
+    return this.s.run(() =>
+      this.s.tx(() => {
+        const m = this.memberRowByEmail(companyId, email);
+        if (!m) throw new TenancyError(`no member with email ${email}`);
+        const now = this.clock();
+        const n = this.endSessionsOf(m.id, "ended_by_cli", now);
+        this.audited(companyId, BOTH, by.actor, { action: "member.signed_out", detail: { sessions: n, via: by.via } }, "Member", m.id, now);
+        return n;
+      }),
+    );
   }
 
   openSessions(companyId: string, now: number): Promise<MemberSession[]> {
@@ -486,50 +465,59 @@ export class Tenancy implements TenancyRepository {
   // ---- the tenancy actor's writes (inside its unit of work) ----
 
   insertCompany(c: Company): Promise<void> {
-    return this.s.run(() => {
-      this.s
-        .stmt("INSERT INTO companies (id, slug, name, status, disabled_features, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
-        .run(c.id, c.slug, c.name, c.status, JSON.stringify(c.disabledFeatures), c.createdAt, c.updatedAt);
-    });
+    return this.s.run(() => this.companyInsert(c));
   }
-
   saveCompany(c: Company): Promise<void> {
-    return this.s.run(() => {
-      this.s.stmt("UPDATE companies SET status = ?, disabled_features = ?, updated_at = ? WHERE id = ?").run(c.status, JSON.stringify(c.disabledFeatures), c.updatedAt, c.id);
-      this.authChanged();
-    });
+    return this.s.run(() => this.companySave(c));
   }
-
   insertMember(m: Member): Promise<void> {
-    return this.s.run(() => {
-      this.s.stmt("INSERT INTO members (id, company_id, email, role, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)").run(m.id, m.companyId, m.email, m.role, m.status, m.createdAt, m.updatedAt);
-    });
+    return this.s.run(() => this.memberInsert(m));
   }
-
   saveMember(m: Member): Promise<void> {
-    return this.s.run(() => {
-      this.s
-        .stmt(
-          "UPDATE members SET role = ?, status = ?, passphrase_hash = ?, totp_secret_sealed = ?, totp_confirmed_at = ?, totp_last_step = ?, setup_code_hash = ?, setup_code_expires_at = ?, updated_at = ? WHERE id = ? AND company_id = ?",
-        )
-        .run(m.role, m.status, m.passphraseHash, m.totpSecretSealed, m.totpConfirmedAt, m.totpLastStep, m.setupCodeHash, m.setupCodeExpiresAt, m.updatedAt, m.id, m.companyId);
-      this.authChanged();
-    });
+    return this.s.run(() => this.memberSave(m));
   }
-
   insertKey(k: ApiKey): Promise<void> {
-    return this.s.run(() => {
-      this.s
-        .stmt("INSERT INTO api_keys (id, company_id, member_id, environment, key_hash, hint, scopes, created_at, expires_at, revoked_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-        .run(k.id, k.companyId, k.memberId, k.environment, k.keyHash, k.hint, JSON.stringify(k.scopes), k.createdAt, k.expiresAt, k.revokedAt, k.lastUsedAt);
-    });
+    return this.s.run(() => this.keyInsert(k));
+  }
+  saveKey(k: ApiKey): Promise<void> {
+    return this.s.run(() => this.keySave(k));
   }
 
-  saveKey(k: ApiKey): Promise<void> {
-    return this.s.run(() => {
-      this.s.stmt("UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(k.revokedAt, k.id);
-      this.authChanged();
-    });
+  private companyInsert(c: Company): void {
+    this.s
+      .stmt("INSERT INTO companies (id, slug, name, status, disabled_features, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+      .run(c.id, c.slug, c.name, c.status, JSON.stringify(c.disabledFeatures), c.createdAt, c.updatedAt);
+  }
+  /** Status, features, updatedAt; empties the authentication caches. */
+  private companySave(c: Company): void {
+    this.s.stmt("UPDATE companies SET status = ?, disabled_features = ?, updated_at = ? WHERE id = ?").run(c.status, JSON.stringify(c.disabledFeatures), c.updatedAt, c.id);
+    this.authChanged();
+  }
+  private memberInsert(m: Member): void {
+    this.s.stmt("INSERT INTO members (id, company_id, email, role, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)").run(m.id, m.companyId, m.email, m.role, m.status, m.createdAt, m.updatedAt);
+  }
+  /** Role, status, credentials, setup code, updatedAt; empties the authentication caches. */
+  private memberSave(m: Member): void {
+    this.s
+      .stmt(
+        "UPDATE members SET role = ?, status = ?, passphrase_hash = ?, totp_secret_sealed = ?, totp_confirmed_at = ?, totp_last_step = ?, setup_code_hash = ?, setup_code_expires_at = ?, updated_at = ? WHERE id = ? AND company_id = ?",
+      )
+      .run(m.role, m.status, m.passphraseHash, m.totpSecretSealed, m.totpConfirmedAt, m.totpLastStep, m.setupCodeHash, m.setupCodeExpiresAt, m.updatedAt, m.id, m.companyId);
+    this.authChanged();
+  }
+  private keyInsert(k: ApiKey): void {
+    this.s
+      .stmt("INSERT INTO api_keys (id, company_id, member_id, environment, key_hash, hint, scopes, created_at, expires_at, revoked_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+      .run(k.id, k.companyId, k.memberId, k.environment, k.keyHash, k.hint, JSON.stringify(k.scopes), k.createdAt, k.expiresAt, k.revokedAt, k.lastUsedAt);
+  }
+  /** revokedAt; empties the authentication caches. */
+  private keySave(k: ApiKey): void {
+    this.s.stmt("UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(k.revokedAt, k.id);
+    this.authChanged();
+  }
+
+  private audited(companyId: string, environments: readonly Environment[], actor: AuditActor, d: { action: string; detail?: Record<string, unknown> }, entityType: string, entityId: string, now: number): void {
+    for (const environment of environments) this.audit.record({ companyId, environment, actor, action: d.action, entityType, entityId, ...(d.detail ? { detail: d.detail } : {}) }, now);
   }
 
   endMemberSessions(memberId: string, reason: string, now: number): Promise<number> {
