@@ -3,6 +3,7 @@
 // TenancyError; not found as undefined; the authentication cache emptied by a change.
 import { describe, test, expect, beforeAll, afterAll } from "bun:test";
 import { hashKey } from "../../../src/domain/keys.ts";
+import { decideKey, decideMember, decideMemberRole, keySecret } from "../../../src/domain/members/tenancy.ts";
 import { TenancyError } from "../../../src/ports/tenancy.ts";
 import type { Engine, OpenedStore } from "./engines.ts";
 
@@ -134,6 +135,31 @@ export function tenancyContract(engine: Engine): void {
       expect(await t.useTotpStep(m.id, 5, NOW, false)).toBe(false);
       expect(await t.useTotpStep(m.id, 6, NOW, false)).toBe(true);
       expect(await t.memberById(store.companyId, m.id)).toMatchObject({ passphraseHash: "scrypt$x", totpSecretSealed: "sealed", totpLastStep: 6, setupCodeHash: null, totpConfirmedAt: "2026-03-01T10:00:00.000Z" });
+    });
+    test("the actor's writes: a decided member and key inserted read back as given; a saved change reads back; a second key with one hash is refused by the store", async () => {
+      const t = store.repositories.tenancy;
+      const at = "2026-03-01T10:00:00.000Z";
+      const d = decideMember(store.companyId, "writes@example.com", "analyst", false, "cli", "mem_contract_writes", at);
+      if (!d.ok) throw new Error(d.message);
+      await t.insertMember(d.record);
+      expect(await t.memberById(store.companyId, d.record.id)).toEqual(d.record);
+      const role = decideMemberRole(d.record, d.record.email, "owner", "cli", "2026-03-01T10:00:05.000Z");
+      if (!role.ok) throw new Error(role.message);
+      await t.saveMember(role.record);
+      expect(await t.memberById(store.companyId, d.record.id)).toEqual(role.record);
+      const secret = keySecret("test", new Uint8Array(32).fill(3));
+      const k = decideKey(role.record, { environment: "test" }, secret, "cli", "key_contract_writes", NOW, (ms) => new Date(ms).toISOString());
+      if (!k.ok) throw new Error(k.message);
+      await t.insertKey(k.record);
+      expect(await t.keyById(k.record.id)).toEqual(k.record);
+      await expect(t.insertKey({ ...k.record, id: "key_contract_twin" })).rejects.toThrow();
+      expect(await t.keyById("key_contract_twin")).toBeUndefined();
+      await t.saveKey({ ...k.record, revokedAt: at });
+      expect((await t.keyById(k.record.id))!.revokedAt).toBe(at);
+      await t.createSession({ companyId: store.companyId, member: role.record, environment: "test", tokenHash: hashKey("writes-token"), source: null, expiresAt: NOW + 60_000, action: "session.signed_in" }, NOW);
+      expect(await t.unendedSessions(d.record.id)).toBe(1);
+      expect(await t.endMemberSessions(d.record.id, "role_changed", NOW)).toBe(1);
+      expect(await t.unendedSessions(d.record.id)).toBe(0);
     });
   });
 }
