@@ -21,9 +21,9 @@ const dir = mkdtempSync(join(tmpdir(), "caravan-bench-cases-"));
 const service = await startService({ dbPath: join(dir, "cases.db"), host: "127.0.0.1", port: 0, logLevel: "warn", env: {} });
 const { storage, pii, nameIndexKey, cursorKey } = service;
 const tenancy = new Tenancy(storage, Date.now);
-const company = tenancy.requireCompany("default");
-const member = tenancy.createMember(company.id, `bench-${Date.now()}@example.com`, "owner");
-const { key } = tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "test" });
+const company = await tenancy.requireCompany("default");
+const member = await tenancy.createMember(company.id, `bench-${Date.now()}@example.com`, "owner");
+const { key } = await tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "test" });
 
 const WORDS = ["Structuring", "Velocity", "Mixer exposure", "Sanctions hit", "Name mismatch", "Dormant account", "High-risk corridor", "Smurfing"];
 

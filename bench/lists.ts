@@ -18,9 +18,9 @@ const dir = keep ?? mkdtempSync(join(tmpdir(), "caravan-bench-lists-"));
 const service = await startService({ dbPath: join(dir, "lists.db"), host: "127.0.0.1", port: 0, logLevel: "warn", env: {} });
 const { storage, pii, nameIndexKey, cursorKey } = service;
 const tenancy = new Tenancy(storage, Date.now);
-const company = tenancy.requireCompany("default");
-const member = tenancy.createMember(company.id, `bench-${Date.now()}@example.com`, "owner");
-const { key } = tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "test" });
+const company = await tenancy.requireCompany("default");
+const member = await tenancy.createMember(company.id, `bench-${Date.now()}@example.com`, "owner");
+const { key } = await tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "test" });
 
 const GIVEN = ["Anna", "Bram", "Chen", "Dara", "Emil", "Fatima", "Goran", "Hana", "Ivan", "Julia", "Kofi", "Lena"];
 const FAMILY = ["Smith", "de Vries", "Okafor", "Nakamura", "Rossi", "Novak", "Haddad", "Silva", "Kowalski", "Jansen"];

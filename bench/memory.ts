@@ -28,9 +28,9 @@ const hex = (n: number) => Array.from(crypto.getRandomValues(new Uint8Array(n)),
 async function seed(dbPath: string, n: number): Promise<{ key: string; sample: string[] }> {
   const storage = await openStorage(dbPath);
   const tenancy = new Tenancy(storage, Date.now);
-  const company = tenancy.requireCompany("default");
-  const member = tenancy.createMember(company.id, "memory@example.com", "owner");
-  const { key } = tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "test" });
+  const company = await tenancy.requireCompany("default");
+  const member = await tenancy.createMember(company.id, "memory@example.com", "owner");
+  const { key } = await tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "test" });
   const pii = new Sealer(loadMasterKey(dbPath, process.env).derive("pii"));
   const persons = JSON.stringify([{ naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: "Doe", secondaryIdentifier: "Jane", nameIdentifierType: "LEGL" }] }, countryOfResidence: "NL" } }]);
   const repo = new Transfers(storage);

@@ -15,7 +15,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const dir = mkdtempSync(join(tmpdir(), "caravan-bench-read-parts-"));
 const svc = await benchService(join(dir, "r.db"));
 try {
-  const key = ownerKey(svc);
+  const key = await ownerKey(svc);
   const json = { "x-api-key": key, "content-type": "application/json" };
   const cust = (await (await fetch(`${svc.url}/api/v2/customers`, { method: "POST", headers: json, body: JSON.stringify({ name: "Jane Doe" }) })).json()) as { data: { id: string } };
   const body = belowThresholdBody(cust.data.id);

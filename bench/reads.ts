@@ -84,7 +84,7 @@ export async function benchReads(o: { seconds?: number; rounds?: number; warmup?
   let service: Awaited<ReturnType<typeof benchService>> | undefined;
   try {
     service = await benchService(join(dir, "reads.db"));
-    const key = ownerKey(service);
+    const key = await ownerKey(service);
     const auth = { "x-api-key": key };
     const json = { ...auth, "content-type": "application/json" };
     const res = await fetch(`${service.url}/api/v2/customers`, { method: "POST", headers: json, body: JSON.stringify({ externalId: "bench-reads", name: "Jane Doe" }) });

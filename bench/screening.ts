@@ -249,10 +249,10 @@ async function main(): Promise<void> {
     });
     const svc = service;
     const tenancy = new Tenancy(svc.storage, Date.now);
-    const company = tenancy.requireCompany("default");
-    const member = tenancy.createMember(company.id, "bench@example.com", "owner");
-    const owner = tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "test" }).key;
-    const live = tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "live" }).key;
+    const company = await tenancy.requireCompany("default");
+    const member = await tenancy.createMember(company.id, "bench@example.com", "owner");
+    const owner = (await tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "test" })).key;
+    const live = (await tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "live" })).key;
 
     async function call(path: string, key: string, method = "GET", body?: unknown, expect?: number): Promise<any> {
       const res = await fetch(svc.url + path, { method, headers: { "x-api-key": key, ...(body === undefined ? {} : { "content-type": "application/json" }) }, body: body === undefined ? undefined : JSON.stringify(body) });

@@ -19,11 +19,11 @@ export function benchService(dbPath: string, extra: Partial<ServiceConfig> = {})
 }
 
 /** A new owner's API key for the default company's test environment. */
-export function ownerKey(service: BenchService): string {
+export async function ownerKey(service: BenchService): Promise<string> {
   const tenancy = new Tenancy(service.storage, Date.now);
-  const company = tenancy.requireCompany("default");
-  const member = tenancy.createMember(company.id, "bench@example.com", "owner");
-  return tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "test" }).key;
+  const company = await tenancy.requireCompany("default");
+  const member = await tenancy.createMember(company.id, "bench@example.com", "owner");
+  return (await tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "test" })).key;
 }
 
 /** 0.01 ETH from `customerId` to a fixed address: below every threshold, so the create answers 201 completed. */
@@ -49,7 +49,7 @@ export async function inProcessCreator(
   service: BenchService,
   opts: { prefix: string; key?: (n: number) => string; body?: Record<string, unknown> },
 ): Promise<{ create(total: number): Promise<void> }> {
-  const headers = { "x-api-key": ownerKey(service), "content-type": "application/json" };
+  const headers = { "x-api-key": await ownerKey(service), "content-type": "application/json" };
   const bodies: string[] = [];
   for (let i = 0; i < 32; i++) {
     const res = await app.fetch(new Request("http://127.0.0.1/api/v2/customers", { method: "POST", headers, body: JSON.stringify({ externalId: `${opts.prefix}-${i}`, name: `Jane Doe ${i}` }) }));

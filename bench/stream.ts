@@ -212,9 +212,9 @@ export async function benchStream(): Promise<StreamResult> {
   let child: ReturnType<typeof Bun.spawn> | undefined;
   try {
     const tenancy = new Tenancy(svc.storage, Date.now);
-    const company = tenancy.requireCompany("default");
-    const member = tenancy.createMember(company.id, "bench@example.com", "owner");
-    const { key } = tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "test" });
+    const company = await tenancy.requireCompany("default");
+    const member = await tenancy.createMember(company.id, "bench@example.com", "owner");
+    const { key } = await tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "test" });
     const bodies: string[] = [];
     for (let i = 0; i < CUSTOMERS; i++) {
       const res = await fetch(`${svc.url}/api/v2/customers`, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify({ name: `Jane Doe ${i}` }) });

@@ -159,7 +159,7 @@ async function main(): Promise<void> {
 
     // 3. The service on a temp database; the company budget is lifted so that the rate limiter does not answer 429.
     service = await benchService(join(dir, "transfers.db"));
-    const key = ownerKey(service);
+    const key = await ownerKey(service);
     const auth = { "x-api-key": key };
     const json = { ...auth, "content-type": "application/json" };
 

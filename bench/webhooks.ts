@@ -69,7 +69,7 @@ async function bareHttp(requests: number): Promise<{ rate: number; p50: number; 
 
 
 const svc = await startService({ dbPath: join(dir, "caravan.db"), host: "127.0.0.1", port: 0, logLevel: "silent", env: { CARAVAN_ALLOW_PRIVATE_TARGETS: "127.0.0.1" } });
-const company = svc.tenancy.companyBySlug("default")!;
+const company = (await svc.tenancy.companyBySlug("default"))!;
 const repo = new Webhooks(svc.storage);
 for (let i = 0; i < SUBSCRIPTIONS; i++) {
   const now = Date.now();

@@ -176,13 +176,13 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
   };
   const service = await startService({ dbPath, host: "127.0.0.1", port: o.port, logLevel: "warn", env });
   const tenancy = service.repositories.tenancy;
-  const company = tenancy.requireCompany("default");
+  const company = await tenancy.requireCompany("default");
   const suffix = Date.now().toString(36);
-  const officer = tenancy.createMember(company.id, `officer-${suffix}@demo.local`, "owner");
+  const officer = await tenancy.createMember(company.id, `officer-${suffix}@demo.local`, "owner");
   // An analyst, made on purpose: the banner prints the command that issues a key for them.
-  const analyst = tenancy.createMember(company.id, `analyst-${suffix}@demo.local`, "analyst");
-  const key = tenancy.createKey({ companyId: company.id, memberId: officer.id, environment: "test" }).key;
-  const liveKey = tenancy.createKey({ companyId: company.id, memberId: officer.id, environment: "live" }).key;
+  const analyst = await tenancy.createMember(company.id, `analyst-${suffix}@demo.local`, "analyst");
+  const key = (await tenancy.createKey({ companyId: company.id, memberId: officer.id, environment: "test" })).key;
+  const liveKey = (await tenancy.createKey({ companyId: company.id, memberId: officer.id, environment: "live" })).key;
   const api = async (path: string, init: { method?: string; body?: unknown; key?: string; headers?: Record<string, string> } = {}) => {
     const res = await fetch(service.url + path, {
       method: init.method ?? "GET",

@@ -2,7 +2,7 @@
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { storageSettingsFromEnv, StorageError } from "./adapters/storage/index.ts";
-import { TenancyError } from "./adapters/storage/repos/tenancy.ts";
+import { TenancyError } from "./ports/tenancy.ts";
 import { configFromEnv, ConfigError, startService } from "./services.ts";
 import { UsageError } from "./cli/usage.ts";
 import { configuredBackup, isDatabaseCommand, runDatabaseCommand } from "./cli/entry.ts";

@@ -9,7 +9,7 @@ import { ActorRuntime } from "./actors/runtime.ts";
 import { parseSweepSchedule, SweepScheduleError, type SweepSchedule } from "./actors/timers.ts";
 import { createApp } from "./http/app.ts";
 import { RateLimiter } from "./http/ratelimit.ts";
-import type { Tenancy } from "./adapters/storage/repos/tenancy.ts";
+import type { TenancyRepository } from "./ports/tenancy.ts";
 import type { AuditRepository } from "./ports/audit.ts";
 import { createRepositories, type Repositories } from "./adapters/storage/repositories.ts";
 import { loadMasterKey, masterKeySource, type MasterKey } from "./adapters/crypto/master-key.ts";
@@ -23,6 +23,7 @@ import { customerActor } from "./actors/customer.ts";
 import { caseActor, newCaseId } from "./actors/case.ts";
 import { thresholdsActor } from "./actors/thresholds.ts";
 import { rulesActor } from "./actors/rules.ts";
+import { tenancyActor } from "./actors/tenancy.ts";
 import { settingsActor } from "./actors/settings.ts";
 import { reportsActor } from "./actors/reports.ts";
 import { transferActor } from "./actors/transfer/index.ts";
@@ -93,7 +94,7 @@ export interface Services {
   readonly config: ServiceConfig;
   /** Every resource's repository, created once here and handed to whatever reads or writes that resource. */
   readonly repositories: Repositories;
-  readonly tenancy: Tenancy;
+  readonly tenancy: TenancyRepository;
   readonly audit: AuditRepository;
   /** The audit log's Merkle trees, checkpoints and proofs (docs/api.md#audit-log). */
   readonly auditTrees: AuditTreeRepository;
@@ -329,6 +330,7 @@ function registerActors(s: Services): void {
   s.runtime.register(caseActor({ repositories: s.repositories, pii: s.pii, nameIndexKey: s.nameIndexKey, log: s.log }));
   s.runtime.register(thresholdsActor({ repositories: s.repositories }));
   s.runtime.register(rulesActor({ repositories: s.repositories }));
+  s.runtime.register(tenancyActor({ repositories: s.repositories }));
   s.runtime.register(settingsActor({ providerSettings: s.providerSettings }));
   s.runtime.register(reportsActor({ repositories: s.repositories }));
   s.runtime.register(

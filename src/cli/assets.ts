@@ -1,5 +1,5 @@
 // CLI for the company's asset policy (which catalog assets new transfers may use, per environment).
-import { TenancyError } from "../adapters/storage/repos/tenancy.ts";
+import { TenancyError } from "../ports/tenancy.ts";
 import type { CliContext } from "./context.ts";
 import { loadCatalog } from "../adapters/assets/catalog.ts";
 import { searchAssets, type Catalog } from "../domain/assets/catalog.ts";
@@ -34,7 +34,7 @@ export async function runAssets(cli: CliContext, argv: string[], out: Out, clock
       const env = envOption(v, false);
       const network = typeof v.network === "string" ? v.network : undefined;
       if (network !== undefined && !isSupportedNetwork(network)) throw new UsageError(`--network "${network}" is not a supported network`);
-      const company = tenancy.requireCompany((v.company as string) ?? "default");
+      const company = await tenancy.requireCompany((v.company as string) ?? "default");
       const envs = env ? [env] : [...ENVIRONMENTS];
       const assets = searchAssets(catalog.assets, { network });
       const maps = new Map(await Promise.all(envs.map(async (e) => [e, await policy.enabledMap(company.id, e, assets)] as const)));
@@ -58,7 +58,7 @@ export async function runAssets(cli: CliContext, argv: string[], out: Out, clock
       const id = v.id;
       if (typeof id !== "string" || id === "") throw new UsageError(`--id is required\n${USAGE}`);
       const env = envOption(v, true)!;
-      const company = tenancy.requireCompany((v.company as string) ?? "default");
+      const company = await tenancy.requireCompany((v.company as string) ?? "default");
       const asset = catalog.assets.find((a) => a.id === id);
       if (!asset) throw new TenancyError(`no asset with ID "${id}" in the catalog (IDs are chain-qualified, e.g. eip155:1/slip44:60; see "assets list")`);
       const change = await policy.set(company.id, env, asset.id, sub === "enable", { type: "system" });

@@ -55,7 +55,7 @@ export async function runAudit(storage: Storage, argv: string[], out: Out, deps:
     if (v.env !== undefined && !isEnvironment(v.env as string)) throw new UsageError(`--env must be test or live\n${USAGE}`);
     const key = await cliKey(storage, trees, env, clock());
     await trees.checkpoint(key, clock());
-    const company = v.company ? repositories.tenancy.requireCompany(v.company as string) : null;
+    const company = v.company ? await repositories.tenancy.requireCompany(v.company as string) : null;
     const chosen = (await trees.trees()).filter((t) => (!company || t.companyId === company.id) && (!v.env || t.environment === v.env));
     if (chosen.length === 0) {
       if (v.company || v.env) throw new StorageError("no audit log matches (nothing has been recorded there yet)");

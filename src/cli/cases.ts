@@ -1,6 +1,6 @@
 // CLI for compliance officers until the console exists: cases list|show|note|assign|resolve, as a named member.
 import process from "node:process";
-import { TenancyError, type MemberRow, type Tenancy } from "../adapters/storage/repos/tenancy.ts";
+import { TenancyError, type Member, type TenancyRepository } from "../ports/tenancy.ts";
 import type { CaseRecord } from "../ports/cases.ts";
 import { loadMasterKey } from "../adapters/crypto/master-key.ts";
 import { Sealer } from "../adapters/crypto/envelope.ts";
@@ -43,9 +43,9 @@ function need(v: Values, name: string): string {
   return required(v, name, USAGE);
 }
 
-const acting = (t: Pick<Tenancy, "memberByEmail">, companyId: string, email: string, env: Environment, permission: Permission): MemberRow => actingMember(t, companyId, email, env, [permission]);
+const acting = (t: TenancyRepository, companyId: string, email: string, env: Environment, permission: Permission): Promise<Member> => actingMember(t, companyId, email, env, [permission]);
 
-const viewer = (m: MemberRow): CaseViewer => ({
+const viewer = (m: Member): CaseViewer => ({
   piiView: roleHas(m.role, "pii:view"),
   transfersRead: roleHas(m.role, "transfers:view"),
   strsRead: roleHas(m.role, "reports:view") && roleHas(m.role, "strs:view"),
@@ -60,7 +60,7 @@ export async function runCases(cli: CliContext, argv: string[], out: Out, deps: 
   const pii = new Sealer(master.derive("pii"));
   const repositories = cli.repositories(clock, { pii: () => pii, secrets: () => new Sealer(master.derive("secrets")) });
   const tenancy = repositories.tenancy;
-  const company = tenancy.requireCompany((v.company as string) ?? "default");
+  const company = await tenancy.requireCompany((v.company as string) ?? "default");
   const repo = repositories.cases;
   const presenter = new CasePresenter(repositories.cases, pii);
   const email = need(v, "member");
@@ -80,7 +80,7 @@ export async function runCases(cli: CliContext, argv: string[], out: Out, deps: 
    * together.
    */
   const runtime = cli.runtime({ clock, repositories, masterKey: () => master });
-  const act = (c: CaseRecord, m: MemberRow, msg: CaseCommand): Promise<Outcome<Record<string, unknown>>> => {
+  const act = (c: CaseRecord, m: Member, msg: CaseCommand): Promise<Outcome<Record<string, unknown>>> => {
     const full = { ...msg, companyId: company.id, environment: c.environment, actor: { type: "member", memberId: m.id, apiKeyId: null } } as CaseMsg;
     return runtime.caseCommand(c.id, full);
   };
@@ -91,13 +91,13 @@ export async function runCases(cli: CliContext, argv: string[], out: Out, deps: 
   };
 
   /** The case in detail: as a command answered it (the record it committed), or as read. */
-  const detail = (c: CaseRecord, m: MemberRow) => presenter.detail(company.id, c.environment, c, viewer(m));
+  const detail = (c: CaseRecord, m: Member) => presenter.detail(company.id, c.environment, c, viewer(m));
 
   switch (sub) {
     case "list": {
       const env = need(v, "env");
       if (env !== "test" && env !== "live") throw new UsageError(`--env must be test or live\n${USAGE}`);
-      const m = acting(tenancy, company.id, email, env, "cases:view");
+      const m = await acting(tenancy, company.id, email, env, "cases:view");
       const status = v.status as string | undefined;
       if (status !== undefined && !(CASE_STATUSES as readonly string[]).includes(status)) throw new UsageError(`--status must be open or closed\n${USAGE}`);
       const limit = v.limit === undefined ? 50 : Number(v.limit);
@@ -109,7 +109,7 @@ export async function runCases(cli: CliContext, argv: string[], out: Out, deps: 
     }
     case "show": {
       const c = await caseOf();
-      const m = acting(tenancy, company.id, email, c.environment, "cases:view");
+      const m = await acting(tenancy, company.id, email, c.environment, "cases:view");
       const d = (await detail(c, m)) as Record<string, any>;
       const lines = [
         `${d.caseNumber} (${d.id}) ${d.status}${d.resolution ? ` ${d.resolution}` : ""}, ${d.type}/${d.category}, priority ${d.priority}`,
@@ -124,7 +124,7 @@ export async function runCases(cli: CliContext, argv: string[], out: Out, deps: 
     }
     case "note": {
       const c = await caseOf();
-      const m = acting(tenancy, company.id, email, c.environment, "cases:update");
+      const m = await acting(tenancy, company.id, email, c.environment, "cases:update");
       const body = validateNote({ content: need(v, "text") });
       if (!body.ok) throw new UsageError(body.issues.map((i) => `${i.path}: ${i.message}`).join("; "));
       const { note: _written, ...data } = check(await act(c, m, { type: "addNote", content: body.value.content }));
@@ -133,11 +133,11 @@ export async function runCases(cli: CliContext, argv: string[], out: Out, deps: 
     }
     case "assign": {
       const c = await caseOf();
-      const m = acting(tenancy, company.id, email, c.environment, "cases:assign");
+      const m = await acting(tenancy, company.id, email, c.environment, "cases:assign");
       let to: string | null;
       if (v.unassign) to = null;
       else {
-        const target = tenancy.memberByEmail(company.id, need(v, "to"));
+        const target = await tenancy.memberByEmail(company.id, need(v, "to"));
         if (!target) throw new TenancyError(`no member with email ${v.to}`);
         to = target.id;
       }
@@ -148,7 +148,7 @@ export async function runCases(cli: CliContext, argv: string[], out: Out, deps: 
     }
     case "resolve": {
       const c = await caseOf();
-      const m = acting(tenancy, company.id, email, c.environment, "cases:resolve");
+      const m = await acting(tenancy, company.id, email, c.environment, "cases:resolve");
       const resolution = need(v, "resolution");
       if (!(CASE_RESOLUTIONS as readonly string[]).includes(resolution)) throw new UsageError(`--resolution must be approved or rejected\n${USAGE}`);
       const body = validateResolve({ resolution, resolutionNote: (v.note as string | undefined) ?? null });

@@ -1,7 +1,7 @@
 // CLI for customer records the dashboard manages: legal holds (erasure is refused while one is set).
 import { parseArgs } from "node:util";
 import type { Storage } from "../adapters/storage/index.ts";
-import { TenancyError } from "../adapters/storage/repos/tenancy.ts";
+import { TenancyError } from "../ports/tenancy.ts";
 import { cliRepositories } from "./repositories.ts";
 import { iso } from "../domain/ids.ts";
 import { UsageError } from "./usage.ts";
@@ -17,7 +17,7 @@ export async function runCustomers(storage: Storage, argv: string[], out: (line:
   }
   if (typeof v.id !== "string") throw new UsageError("--id is required");
   const repositories = cliRepositories(storage, clock);
-  const company = repositories.tenancy.requireCompany((v.company as string) ?? "default");
+  const company = await repositories.tenancy.requireCompany((v.company as string) ?? "default");
   const found = await repositories.customers.holdState(company.id, v.id);
   if (!found) throw new TenancyError(`no customer with id ${v.id}`);
   const hold = !v.release;

@@ -3,7 +3,7 @@
 // same core and permission table as the operator routes (src/http/reports.ts).
 import process from "node:process";
 import { readFileSync } from "node:fs";
-import { TenancyError, type MemberRow, type Tenancy } from "../adapters/storage/repos/tenancy.ts";
+import { TenancyError, type Member, type TenancyRepository } from "../ports/tenancy.ts";
 import type { DraftDecision, ReportChange, ReportRecord, StepDecision } from "../ports/reports.ts";
 import type { ReportMsg } from "../actors/reports.ts";
 import type { CliContext } from "./context.ts";
@@ -49,7 +49,7 @@ function need(v: Values, name: string): string {
   return required(v, name, USAGE);
 }
 
-const actingFor = (t: Pick<Tenancy, "memberByEmail">, companyId: string, email: string, env: Environment, action: ReportAction | "show" | "draft"): MemberRow =>
+const actingFor = (t: TenancyRepository, companyId: string, email: string, env: Environment, action: ReportAction | "show" | "draft"): Promise<Member> =>
   actingMember(t, companyId, email, env, REPORT_ACTION_NEEDS[action], (m, p) => `INSUFFICIENT_PERMISSION: member ${m.email} has role ${m.role}, which lacks ${p} (needed to ${action} a report)`);
 
 export async function runReports(cli: CliContext, argv: string[], out: Out, deps: ReportCliDeps = {}): Promise<void> {
@@ -60,7 +60,7 @@ export async function runReports(cli: CliContext, argv: string[], out: Out, deps
   const pii = deps.pii ? deps.pii() : new Sealer(loadMasterKey(cli.path, process.env).derive("pii"));
   const repositories = cli.repositories(clock, { pii: () => pii });
   const tenancy = repositories.tenancy;
-  const company = tenancy.requireCompany((v.company as string) ?? "default");
+  const company = await tenancy.requireCompany((v.company as string) ?? "default");
   const repo = repositories.reports;
   const now = clock();
   /** A draft or a step of the life: a command to the environment's reports actor, through the CLI's runtime entry. */
@@ -132,14 +132,14 @@ export async function runReports(cli: CliContext, argv: string[], out: Out, deps
   }
   if (sub === "show") {
     const r = await find();
-    if (typeof v.member === "string") actingFor(tenancy, company.id, v.member, r.environment, "show");
+    if (typeof v.member === "string") await actingFor(tenancy, company.id, v.member, r.environment, "show");
     const d = await detail(r);
     return print(d, `${summary(d)}\n  narrative: ${d.narrative ?? "(none)"}\n  fields: ${JSON.stringify(d.regulatoryData)}`);
   }
 
   if (sub === "draft") {
     if (!envArg) throw new UsageError(`draft needs --env test|live (the transfer's environment)\n${USAGE}`);
-    const m = actingFor(tenancy, company.id, need(v, "member"), envArg, "draft");
+    const m = await actingFor(tenancy, company.id, need(v, "member"), envArg, "draft");
     const jurisdiction = typeof v.jurisdiction === "string" ? v.jurisdiction : undefined;
     const res = await command<DraftDecision>({ type: "draft", transferId: need(v, "transfer"), jurisdiction, companyId: company.id, environment: envArg, actor: { type: "member", memberId: m.id }, memberId: m.id });
     if (!res.ok) throw new TenancyError(`${res.refusal.code}: ${res.refusal.message}`);
@@ -149,7 +149,7 @@ export async function runReports(cli: CliContext, argv: string[], out: Out, deps
 
   const action = sub as ReportAction;
   const r = await find();
-  const m = actingFor(tenancy, company.id, need(v, "member"), r.environment, action);
+  const m = await actingFor(tenancy, company.id, need(v, "member"), r.environment, action);
   const change: ReportChange = {};
   if (action === "edit") {
     if (typeof v["narrative-file"] === "string") change.narrative = readFileSync(v["narrative-file"], "utf8");

@@ -1,6 +1,7 @@
 // The repositories a CLI command works with: the same storage boundary the server builds once (src/services.ts),
 // over the database the command opened. The master key is read on first use, so commands that seal and open nothing
-// (keys, members, companies, assets) never touch it, as before.
+// (assets) never touch it. Commands that go through the runtime entry (src/cli/runtime.ts: keys, members, companies,
+// cases, rules, reports) read it there, for the actors' sealed state.
 import process from "node:process";
 import type { Storage } from "../adapters/storage/index.ts";
 import { createRepositories, type SqliteRepositories } from "../adapters/storage/repositories.ts";

@@ -2,7 +2,7 @@
 // `rules promote` copies a rule proven in test to live with its conditions, by a named member, audited in both
 // environments, all or nothing: the same command to the company's rules actor as POST /api/v2/rules/:id/promote, through
 // the CLI's entry to the runtime (src/cli/runtime.ts).
-import { TenancyError } from "../adapters/storage/repos/tenancy.ts";
+import { TenancyError } from "../ports/tenancy.ts";
 import type { CliContext } from "./context.ts";
 import { Sealer } from "../adapters/crypto/envelope.ts";
 import process from "node:process";
@@ -34,7 +34,7 @@ export async function runRules(cli: CliContext, argv: string[], out: Out, deps: 
   const clock = deps.clock ?? Date.now;
   const repositories = cli.repositories(clock, { secrets: deps.secrets });
   const tenancy = repositories.tenancy;
-  const company = tenancy.requireCompany((v.company as string) ?? "default");
+  const company = await tenancy.requireCompany((v.company as string) ?? "default");
   const repo = repositories.rules;
   const print = (value: unknown, human: string) => out(v.json ? JSON.stringify(value) : human);
 
@@ -61,7 +61,7 @@ export async function runRules(cli: CliContext, argv: string[], out: Out, deps: 
   }
 
   // promote: the member must be able to create rules in live (the environment the copy lands in).
-  const m = actingMember(tenancy, company.id, required(v, "member", USAGE), "live", ["rules:create"], (mm, p) => `INSUFFICIENT_PERMISSION: member ${mm.email} has role ${mm.role}, which lacks ${p} (needed to promote a rule)`);
+  const m = await actingMember(tenancy, company.id, required(v, "member", USAGE), "live", ["rules:create"], (mm, p) => `INSUFFICIENT_PERMISSION: member ${mm.email} has role ${mm.role}, which lacks ${p} (needed to promote a rule)`);
   const id = required(v, "id", USAGE);
   const runtime = cli.runtime({ clock, repositories, masterKey: () => loadMasterKey(cli.path, process.env) });
   const o = await runtime.ruleCommand<PromoteOutcome>({ type: "promote", testRuleId: id, companyId: company.id, environment: "live", actor: { type: "member", memberId: m.id }, memberId: m.id });

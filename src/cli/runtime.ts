@@ -10,12 +10,13 @@ import { ActorRuntime } from "../actors/runtime.ts";
 import { caseActor, caseAddress, type CaseDeps, type CaseMsg } from "../actors/case.ts";
 import { rulesActor, rulesAddress, type RuleActorDeps, type RuleMsg } from "../actors/rules.ts";
 import { reportsActor, reportsAddress, type ReportActorDeps, type ReportMsg } from "../actors/reports.ts";
+import { companiesAddress, tenancyActor, tenancyAddress, type TenancyActorDeps, type TenancyMsg } from "../actors/tenancy.ts";
 import type { Outcome } from "../actors/outcome.ts";
 
 export interface CliRuntimeDeps {
   readonly clock: () => number;
   /** What the kinds registered here read and write. */
-  readonly repositories: CaseDeps["repositories"] & RuleActorDeps["repositories"] & ReportActorDeps["repositories"];
+  readonly repositories: CaseDeps["repositories"] & RuleActorDeps["repositories"] & ReportActorDeps["repositories"] & TenancyActorDeps["repositories"];
   /** The database's master key (its `mailbox`, `pii` and `name-index` subkeys, as the server derives them). */
   readonly masterKey: () => MasterKey;
 }
@@ -28,6 +29,8 @@ export interface CliRuntime {
   ruleCommand<T>(msg: RuleMsg): Promise<Outcome<T>>;
   /** One command to the environment's reports actor; answers its outcome. */
   reportCommand<T>(msg: ReportMsg): Promise<Outcome<T>>;
+  /** One command to the tenancy actor (the host's for companies, the company's for members and keys). */
+  tenancyCommand<T>(msg: TenancyMsg): Promise<Outcome<T>>;
 }
 
 export function cliRuntime(store: RuntimeHost, deps: CliRuntimeDeps): CliRuntime {
@@ -50,5 +53,7 @@ export function cliRuntime(store: RuntimeHost, deps: CliRuntimeDeps): CliRuntime
     ruleCommand: <T>(msg: RuleMsg) => withKind("rules", () => rulesActor({ repositories: deps.repositories })).handleHere<Outcome<T>>(rulesAddress(msg.companyId), msg),
     reportCommand: <T>(msg: ReportMsg) =>
       withKind("reports", () => reportsActor({ repositories: deps.repositories })).handleHere<Outcome<T>>(reportsAddress(msg.companyId, msg.environment), msg),
+    tenancyCommand: <T>(msg: TenancyMsg) =>
+      withKind("tenancy", () => tenancyActor({ repositories: deps.repositories })).handleHere<Outcome<T>>("companyId" in msg ? tenancyAddress(msg.companyId) : companiesAddress, msg),
   };
 }

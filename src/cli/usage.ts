@@ -1,6 +1,6 @@
 // How the CLI reads its options, and a mistake in how it was called: printed as one line with the usage.
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { TenancyError, type MemberRow, type Tenancy } from "../adapters/storage/repos/tenancy.ts";
+import { TenancyError, type Member, type TenancyRepository } from "../ports/tenancy.ts";
 import { roleAllowsEnvironment, roleHas, type Permission } from "../domain/access.ts";
 import type { Environment } from "../domain/types.ts";
 
@@ -31,15 +31,15 @@ export function need(v: CliValues, name: string, usage?: string): string {
  * The CLI has no logged-in user: the member named by `--member` acts, if known, active, holding every permission in
  * `needs` (`lacking` words the refusal) and allowed to act in the environment.
  */
-export function actingMember(
-  t: Pick<Tenancy, "memberByEmail">,
+export async function actingMember(
+  t: TenancyRepository,
   companyId: string,
   email: string,
   env: Environment,
   needs: readonly Permission[],
-  lacking: (m: MemberRow, p: Permission) => string = (m, p) => `member ${m.email} has role ${m.role}, which lacks ${p}`,
-): MemberRow {
-  const m = t.memberByEmail(companyId, email);
+  lacking: (m: Member, p: Permission) => string = (m, p) => `member ${m.email} has role ${m.role}, which lacks ${p}`,
+): Promise<Member> {
+  const m = await t.memberByEmail(companyId, email);
   if (!m) throw new TenancyError(`no member with email ${email}`);
   if (m.status !== "active") throw new TenancyError(`member ${m.email} is disabled`);
   for (const p of needs) if (!roleHas(m.role, p)) throw new TenancyError(lacking(m, p));

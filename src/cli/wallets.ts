@@ -1,7 +1,7 @@
 // CLI for wallet ownership proofs (the dashboard's part): challenges, signed proofs, attestations, revocations.
 import process from "node:process";
 import type { Storage } from "../adapters/storage/index.ts";
-import { TenancyError, type MemberRow, type Tenancy } from "../adapters/storage/repos/tenancy.ts";
+import { TenancyError, type Member, type TenancyRepository } from "../ports/tenancy.ts";
 import type { AuditActor } from "../ports/audit.ts";
 import type { AuditRepository } from "../adapters/storage/repositories.ts";
 import { cliRepositories } from "./repositories.ts";
@@ -46,7 +46,7 @@ function need(v: Values, name: string): string {
 }
 
 /** The member named by --member, if active and allowed to verify wallets in the wallet's environment. */
-const verifier = (t: Tenancy, companyId: string, email: string, w: { environment: "test" | "live" }): MemberRow =>
+const verifier = (t: TenancyRepository, companyId: string, email: string, w: { environment: "test" | "live" }): Promise<Member> =>
   actingMember(t, companyId, email, w.environment, ["wallets:verify"], (m) => `member ${m.email} has role ${m.role}, which may not verify wallets (wallets:verify)`);
 
 function presentProof(p: WalletProof, now: number, note?: string | null) {
@@ -86,7 +86,7 @@ export async function runWallets(storage: Storage, argv: string[], out: Out, dep
   const pii = deps.pii ?? (() => new Sealer(loadMasterKey(storage.path, process.env).derive("pii")));
   const repositories = cliRepositories(storage, clock, { pii });
   const tenancy = repositories.tenancy;
-  const company = tenancy.requireCompany((v.company as string) ?? "default");
+  const company = await tenancy.requireCompany((v.company as string) ?? "default");
   const proofs = repositories.proofs;
   const audit = repositories.audit;
   const id = need(v, "id");
@@ -98,12 +98,12 @@ export async function runWallets(storage: Storage, argv: string[], out: Out, dep
     if (!w) throw new TenancyError(`no wallet with id ${walletId}`);
     return w;
   };
-  const actorFor = (w: Wallet, required: boolean): { actor: AuditActor; member: MemberRow | null } => {
+  const actorFor = async (w: Wallet, required: boolean): Promise<{ actor: AuditActor; member: Member | null }> => {
     if (typeof v.member !== "string") {
       if (required) throw new UsageError("--member <email> is required: an attestation is recorded by a member who may verify wallets");
       return { actor: { type: "system" }, member: null };
     }
-    const m = verifier(tenancy, company.id, v.member, w);
+    const m = await verifier(tenancy, company.id, v.member, w);
     return { actor: { type: "member", memberId: m.id }, member: m };
   };
   const expiry = (): string | null => {
@@ -126,7 +126,7 @@ export async function runWallets(storage: Storage, argv: string[], out: Out, dep
   switch (sub) {
     case "challenge": {
       const w = await wallet(id);
-      const { actor, member } = actorFor(w, false);
+      const { actor, member } = await actorFor(w, false);
       const plan = await proofs.planChallenge(w, member?.id ?? null, now);
       if (!plan.ok) throw new TenancyError(plan.reason);
       const { challenge: row, scheme } = plan.value;
@@ -150,7 +150,7 @@ export async function runWallets(storage: Storage, argv: string[], out: Out, dep
     }
     case "prove": {
       const w = await wallet(id);
-      const { actor, member } = actorFor(w, false);
+      const { actor, member } = await actorFor(w, false);
       const signature = need(v, "signature");
       const challengeId = typeof v.challenge === "string" ? v.challenge : null;
       // The signature check runs outside the write lock; the challenge is checked again inside it.
@@ -168,7 +168,7 @@ export async function runWallets(storage: Storage, argv: string[], out: Out, dep
     case "attest": {
       const w = await wallet(id);
       const note = need(v, "note");
-      const { actor, member } = actorFor(w, true);
+      const { actor, member } = await actorFor(w, true);
       const expiresAt = expiry();
       const sealer = pii();
       const proof = await proofs.planAttestation(w, { noteSealed: (pid) => sealer.seal(note, noteAad(pid)), expiresAt, recordedBy: member!.id }, now);
@@ -197,7 +197,7 @@ export async function runWallets(storage: Storage, argv: string[], out: Out, dep
       const plan = await proofs.planRevocation(company.id, id, now);
       if (!plan.ok) throw new TenancyError(plan.reason);
       const w = await wallet(plan.value.walletId);
-      const { actor, member } = actorFor(w, false);
+      const { actor, member } = await actorFor(w, false);
       const by = member?.id ?? null;
       const next = await storage.transaction(async () => {
         // Checked again under the write lock: a concurrent revocation or expiry wins once.

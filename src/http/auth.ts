@@ -5,7 +5,7 @@ import { sha256Hex } from "../adapters/crypto/hash.ts";
 import { ALL_SCOPES, roleAllowsEnvironment, roleHas, type Permission, type Role } from "../domain/access.ts";
 import { isSessionToken, sessionExpiry, SESSION_RENEW_EVERY_MS } from "../domain/members/sign-in.ts";
 import type { Environment } from "../domain/types.ts";
-import type { CompanyRow, KeyAuthRow, SessionAuthRow, Tenancy } from "../adapters/storage/repos/tenancy.ts";
+import type { Company, KeyAuth, TenancyRepository } from "../ports/tenancy.ts";
 import type { AuditActor } from "../ports/audit.ts";
 
 export interface AuthContext {
@@ -22,18 +22,26 @@ export interface AuthContext {
   can(permission: Permission): boolean;
 }
 
-/** CARAVAN_APP_DOMAIN set: `<slug>.<domain>` names the company. Unset: every host is `default`. */
-export function resolveCompany(req: Request, tenancy: Tenancy, appDomain: string | undefined): CompanyRow {
+const noCompany = () => apiError("NOT_FOUND", { message: "No company is served at this host" });
+
+/**
+ * CARAVAN_APP_DOMAIN set: `<slug>.<domain>` names the company. Unset: every host is `default`. Answered in this turn
+ * from the tenancy's cache when it can; a miss asks the store.
+ */
+export function resolveCompany(req: Request, tenancy: TenancyRepository, appDomain: string | undefined): Company | Promise<Company> {
   let slug = "default";
   if (appDomain) {
     const host = (req.headers.get("host") ?? new URL(req.url).host).toLowerCase().replace(/:\d+$/, "").replace(/\.$/, "");
     const suffix = `.${appDomain.toLowerCase()}`;
-    if (!host.endsWith(suffix)) throw apiError("NOT_FOUND", { message: "No company is served at this host" });
+    if (!host.endsWith(suffix)) throw noCompany();
     slug = host.slice(0, -suffix.length);
   }
-  const company = tenancy.cachedCompanyBySlug(slug);
-  if (!company) throw apiError("NOT_FOUND", { message: "No company is served at this host" });
-  return company;
+  const hit = tenancy.cachedCompany(slug);
+  if (hit) return hit;
+  return tenancy.companyBySlugCached(slug).then((company) => {
+    if (!company) throw noCompany();
+    return company;
+  });
 }
 
 const SESSION_COOKIES = new Set(["session", "caravan_session"]);
@@ -51,26 +59,26 @@ export function checkCsrf(req: Request): void {
 }
 
 /**
- * The principal of a key row, built once per cached row (rows are replaced, never changed, when the cache is
- * invalidated, so a revocation or role change is seen on the next request). Frozen: requests share it.
+ * The principal of a key record, built once per cached record (records are replaced, never changed, when the cache
+ * is invalidated, so a revocation or role change is seen on the next request). Frozen: requests share it.
  */
-const principals = new WeakMap<KeyAuthRow, AuthContext | "revoked" | "suspended">();
+const principals = new WeakMap<KeyAuth, AuthContext | "revoked" | "suspended">();
 
-function principalOf(row: KeyAuthRow): AuthContext | "revoked" | "suspended" {
+function principalOf(row: KeyAuth): AuthContext | "revoked" | "suspended" {
   let p = principals.get(row);
   if (p !== undefined) return p;
-  const features = new Set<string>(JSON.parse(row.company_features));
-  if (row.revoked_at || row.member_status !== "active" || !roleAllowsEnvironment(row.member_role, row.environment) || features.has("api_keys")) p = "revoked";
-  else if (row.company_status === "suspended") p = "suspended";
+  const features = new Set<string>(row.companyFeatures);
+  if (row.revokedAt || row.memberStatus !== "active" || !roleAllowsEnvironment(row.memberRole, row.environment) || features.has("api_keys")) p = "revoked";
+  else if (row.companyStatus === "suspended") p = "suspended";
   else {
-    const role = row.member_role;
+    const role = row.memberRole;
     p = Object.freeze({
-      company: Object.freeze({ id: row.company_id, slug: row.company_slug, disabledFeatures: features }),
+      company: Object.freeze({ id: row.companyId, slug: row.companySlug, disabledFeatures: features }),
       environment: row.environment,
-      member: Object.freeze({ id: row.member_id, email: row.member_email, role }),
-      key: Object.freeze({ id: row.id, scopes: new Set<string>(JSON.parse(row.scopes)) }),
+      member: Object.freeze({ id: row.memberId, email: row.memberEmail, role }),
+      key: Object.freeze({ id: row.id, scopes: new Set<string>(row.scopes) }),
       piiView: roleHas(role, "pii:view"),
-      actor: Object.freeze({ type: "member", memberId: row.member_id, apiKeyId: row.id }) as AuditActor,
+      actor: Object.freeze({ type: "member", memberId: row.memberId, apiKeyId: row.id }) as AuditActor,
       can: (perm: Permission) => roleHas(role, perm),
     });
   }
@@ -105,35 +113,39 @@ const ALL_SCOPE_SET: ReadonlySet<string> = new Set(ALL_SCOPES);
  * disabled or re-roled, or used from another address than the one that signed in (which ends it): 401 SESSION_ENDED.
  * Each use moves its expiry forward (written at most once a minute).
  */
-export function authenticateSession(token: string, company: CompanyRow, tenancy: Tenancy, check: SessionCheck): AuthContext {
+export async function authenticateSession(token: string, company: Company, tenancy: TenancyRepository, check: SessionCheck): Promise<AuthContext> {
   if (!isSessionToken(token)) throw apiError("INVALID_FORMAT", { message: "The session token is not in the issued format" });
   const hash = sha256Hex(token);
-  const row: SessionAuthRow | undefined = tenancy.sessionByHash(hash);
-  if (!row || !constantTimeEqual(row.token_hash, hash) || row.company_id !== company.id) throw apiError("SESSION_ENDED");
+  const row = await tenancy.sessionByHash(hash);
+  if (!row || !constantTimeEqual(row.tokenHash, hash) || row.companyId !== company.id) throw apiError("SESSION_ENDED");
   const { now } = check;
-  if (row.ended_at !== null || Date.parse(row.expires_at) <= now) throw apiError("SESSION_ENDED");
-  const memberLost = row.member_status !== "active" || row.member_role !== row.role || !roleAllowsEnvironment(row.member_role, row.environment);
+  if (row.endedAt !== null || Date.parse(row.expiresAt) <= now) throw apiError("SESSION_ENDED");
+  const memberLost = row.memberStatus !== "active" || row.memberRole !== row.role || !roleAllowsEnvironment(row.memberRole, row.environment);
   const elsewhere = row.source !== null && check.source !== row.source;
   if (memberLost || elsewhere) {
-    tenancy.endSession(row.company_id, row.environment, { id: row.id, memberId: row.member_id }, memberLost ? "member_changed" : "source_changed", now);
+    await tenancy.endSession(row.companyId, row.environment, { id: row.id, memberId: row.memberId }, memberLost ? "member_changed" : "source_changed", now);
     throw apiError("SESSION_ENDED");
   }
-  if (row.company_status === "suspended") throw apiError("TENANT_SUSPENDED");
-  if (now - Date.parse(row.last_used_at) >= SESSION_RENEW_EVERY_MS) tenancy.renewSession(row.id, now, sessionExpiry(Date.parse(row.created_at), now));
-  const role = row.member_role;
+  if (row.companyStatus === "suspended") throw apiError("TENANT_SUSPENDED");
+  if (now - Date.parse(row.lastUsedAt) >= SESSION_RENEW_EVERY_MS) await tenancy.renewSession(row.id, now, sessionExpiry(Date.parse(row.createdAt), now));
+  const role = row.memberRole;
   return {
-    company: { id: row.company_id, slug: row.company_slug, disabledFeatures: new Set<string>(JSON.parse(row.company_features)) },
+    company: { id: row.companyId, slug: row.companySlug, disabledFeatures: new Set<string>(row.companyFeatures) },
     environment: row.environment,
-    member: { id: row.member_id, email: row.member_email, role },
+    member: { id: row.memberId, email: row.memberEmail, role },
     key: { id: row.id, scopes: ALL_SCOPE_SET },
     session: { id: row.id },
     piiView: roleHas(role, "pii:view"),
-    actor: { type: "member", memberId: row.member_id, sessionId: row.id },
+    actor: { type: "member", memberId: row.memberId, sessionId: row.id },
     can: (perm: Permission) => roleHas(role, perm),
   };
 }
 
-export function authenticate(req: Request, company: CompanyRow, tenancy: Tenancy, check?: SessionCheck): AuthContext {
+/**
+ * The credential of a request. A key found in the tenancy's cache is answered in this turn (no promise: the hot path
+ * of every request); a cache miss or a session asks the store.
+ */
+export function authenticate(req: Request, company: Company, tenancy: TenancyRepository, check?: SessionCheck): AuthContext | Promise<AuthContext> {
   const key = req.headers.get("x-api-key");
   if (key === null || key === "") {
     const bearer = check ? bearerOf(req) : null;
@@ -142,13 +154,18 @@ export function authenticate(req: Request, company: CompanyRow, tenancy: Tenancy
   }
   if (!isKeyFormat(key)) throw apiError("INVALID_FORMAT");
   const hash = sha256Hex(key);
-  const row = tenancy.authByHash(hash);
+  const hit = tenancy.cachedKey(hash);
+  if (hit) return keyPrincipal(hit, hash, company, check);
+  return tenancy.authByHash(hash).then((row) => keyPrincipal(row, hash, company, check));
+}
+
+function keyPrincipal(row: KeyAuth | undefined, hash: string, company: Company, check: SessionCheck | undefined): AuthContext {
   // The lookup is by hash of a 256-bit secret; the stored hash is still compared in constant time.
-  if (!row || !constantTimeEqual(row.key_hash, hash) || row.company_id !== company.id) throw apiError("KEY_NOT_FOUND");
+  if (!row || !constantTimeEqual(row.keyHash, hash) || row.companyId !== company.id) throw apiError("KEY_NOT_FOUND");
   const p = principalOf(row);
   if (p === "revoked") throw apiError("KEY_REVOKED");
   // Key expiry (Part 1: "not shown"; docs/api.md): a key past the expiry it was given at creation is revoked.
-  if (row.expires_at !== null && check && Date.parse(row.expires_at) <= check.now) throw apiError("KEY_REVOKED", { message: "The API key has expired" });
+  if (row.expiresAt !== null && check && Date.parse(row.expiresAt) <= check.now) throw apiError("KEY_REVOKED", { message: "The API key has expired" });
   if (p === "suspended") throw apiError("TENANT_SUSPENDED");
   return p;
 }

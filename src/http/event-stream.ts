@@ -18,7 +18,7 @@ export interface StreamOwner {
   /** The stream scopes the key and role hold now (transfers:read, cases:read). */
   grants: string[];
   /** Re-checks the key (revocation, role change): the scopes it holds now, or null when the stream must end. */
-  recheck: () => string[] | null;
+  recheck: () => string[] | null | Promise<string[] | null>;
 }
 
 interface Client {
@@ -401,15 +401,22 @@ export class EventStreamHub {
       for (const c of set) {
         if (c.done) continue;
         const grants = c.owner.recheck();
-        if (grants === null) {
-          this.end(c, "the key no longer opens this stream");
-          continue;
-        }
-        c.allows = streamFilter(grants);
-        c.grantsKey = grants.join(",");
-        if (!c.behind) this.push(c, ping);
+        // A credential answered from the cache is applied in this turn; a lookup (a session, a cache miss) when it ends.
+        if (grants instanceof Promise) void grants.then((g) => this.rechecked(c, g, ping), () => this.rechecked(c, null, ping));
+        else this.rechecked(c, grants, ping);
       }
     }
+  }
+
+  private rechecked(c: Client, grants: string[] | null, ping: Uint8Array): void {
+    if (c.done) return;
+    if (grants === null) {
+      this.end(c, "the key no longer opens this stream");
+      return;
+    }
+    c.allows = streamFilter(grants);
+    c.grantsKey = grants.join(",");
+    if (!c.behind) this.push(c, ping);
   }
 
   private end(c: Client, why: string): void {

@@ -7,7 +7,7 @@ import { parseResumePoint, STREAM_GRANTS, streamGrants, streamSettings, type Res
 import { EVENT_TYPES } from "../domain/webhooks.ts";
 import type { Logger } from "../adapters/log.ts";
 import type { EventRepository } from "../ports/events.ts";
-import type { Tenancy } from "../adapters/storage/repos/tenancy.ts";
+import type { TenancyRepository } from "../ports/tenancy.ts";
 import type { EventIds } from "../adapters/crypto/event-ids.ts";
 import { authenticate, resolveCompany, type AuthContext } from "./auth.ts";
 import { EventStreamHub, StreamRefused } from "./event-stream.ts";
@@ -18,7 +18,7 @@ export interface EventRouteDeps {
   /** The events port, from the composition root (the stream reads the shared sequence through it). */
   repositories: { readonly events: EventRepository };
   runtime: { onEvent(fn: (seq: number) => void): () => void };
-  tenancy: Tenancy;
+  tenancy: TenancyRepository;
   log: Logger;
   ready(): boolean;
   config: { env?: Record<string, string | undefined>; appDomain?: string };
@@ -106,11 +106,17 @@ export function eventRoutes(kit: ApiKit, deps: EventRouteDeps) {
           grants: streamGrants(holds(c.auth)),
           // Each heartbeat re-reads the key: a revoked key, a suspended company or a lost grant ends the stream.
           recheck: () => {
-            try {
-              // A session is re-checked as a request would be (ended, expired, another source); an open stream is a use.
-              const auth = authenticate(request, resolveCompany(request, deps.tenancy, deps.config.appDomain), deps.tenancy, { now: deps.clock(), source: clients.of(request) });
+            const judge = (auth: AuthContext) => {
               const grants = streamGrants(holds(auth));
               return auth.key.id !== keyId || auth.company.id !== companyId || grants.length === 0 ? null : grants;
+            };
+            try {
+              // A session is re-checked as a request would be (ended, expired, another source); an open stream is a use.
+              const company = resolveCompany(request, deps.tenancy, deps.config.appDomain);
+              const check = { now: deps.clock(), source: clients.of(request) };
+              if (company instanceof Promise) return company.then((co) => authenticate(request, co, deps.tenancy, check)).then(judge, () => null);
+              const auth = authenticate(request, company, deps.tenancy, check);
+              return auth instanceof Promise ? auth.then(judge, () => null) : judge(auth);
             } catch {
               return null;
             }

@@ -5,7 +5,7 @@ import { Value } from "@sinclair/typebox/value";
 import { ApiError, ERRORS, apiError, type Issue } from "../domain/errors.ts";
 import { iso } from "../domain/ids.ts";
 import type { Logger } from "../adapters/log.ts";
-import type { CompanyRow, Tenancy } from "../adapters/storage/repos/tenancy.ts";
+import type { Company, TenancyRepository } from "../ports/tenancy.ts";
 import { StorageUnavailableError, type Store, type StoreFault } from "../ports/store.ts";
 import { authenticate, authorize, resolveCompany, usesSession, type Access, type AuthContext } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
@@ -16,7 +16,7 @@ import { routeAnswers, type RouteAnswers } from "./answers.ts";
 export const API_VERSION = 2;
 
 export interface KitDeps {
-  tenancy: Tenancy;
+  tenancy: TenancyRepository;
   limiter: RateLimiter;
   clock: () => number;
   log: Logger;
@@ -219,7 +219,7 @@ class Call<Q extends QuerySpec> implements RouteContext<Q> {
 /** What a route outside the credential pipeline (signing in) gets: the host's company, the checked body, the time. */
 export interface PublicContext<Body = unknown> {
   request: Request;
-  company: CompanyRow;
+  company: Company;
   params: Record<string, string>;
   body: Body;
   now: number;
@@ -308,15 +308,22 @@ export class ApiKit {
       if (spec.readOnly && this.deps.storage && request.method === "GET" && !usesSession(request)) {
         const turn = this.deps.storage.readTurn(() => {
           const auth = this.admit(spec, request);
+          // A key not in the cache: its lookup is awaited, then the handler gets a read turn of its own.
+          if (auth instanceof Promise) return { admitting: auth };
           return this.call(spec, handler, request, params, auth, queryOf(spec, request), undefined, state);
         });
-        if (turn instanceof Promise)
-          return turn
-            .then(({ pending, auth }) => Promise.resolve(pending).then((r) => this.present(spec, r, auth, state)))
-            .catch((e) => this.errorResponse(e, request.headers.get("x-request-id") ?? undefined, route));
+        if (turn instanceof Promise || "admitting" in turn)
+          return this.finishRead(spec, handler, request, params, state, turn).catch((e) => this.errorResponse(e, request.headers.get("x-request-id") ?? undefined, route));
         call = turn;
       } else {
         const auth = this.admit(spec, request);
+        if (auth instanceof Promise)
+          return auth
+            .then((a) => {
+              const { pending } = this.call(spec, handler, request, params, a, queryOf(spec, request), undefined, state);
+              return Promise.resolve(pending).then((r) => this.present(spec, r, a, state));
+            })
+            .catch((e) => this.errorResponse(e, request.headers.get("x-request-id") ?? undefined, route));
         call = this.call(spec, handler, request, params, auth, queryOf(spec, request), undefined, state);
       }
       const { pending, auth } = call;
@@ -328,6 +335,23 @@ export class ApiKit {
     }
   }
 
+  /** A read-only GET that had to wait (for the connection, or for its key's lookup): the rest of `run`, awaited. */
+  private async finishRead<Q extends QuerySpec>(
+    spec: RouteSpec<Q, any, any>,
+    handler: Handler<Q>,
+    request: Request,
+    params: Record<string, string>,
+    state: { masked: boolean; route?: RouteInfo },
+    turn: Promise<Called | { admitting: Promise<AuthContext> }> | Called | { admitting: Promise<AuthContext> },
+  ): Promise<Response> {
+    let t = await turn;
+    if ("admitting" in t) {
+      const auth = await t.admitting;
+      t = await this.deps.storage!.readTurn(() => this.call(spec, handler, request, params, auth, queryOf(spec, request), undefined, state));
+    }
+    return this.present(spec, await t.pending, t.auth, state);
+  }
+
   private async runWithBody<Q extends QuerySpec>(
     spec: RouteSpec<Q>,
     handler: (c: RouteContext<Q>) => Reply | Response | Promise<Reply | Response>,
@@ -336,7 +360,8 @@ export class ApiKit {
     state: { masked: boolean; route?: RouteInfo },
   ): Promise<Response> {
     try {
-      const auth = this.admit(spec, request);
+      const admitted = this.admit(spec, request);
+      const auth = admitted instanceof Promise ? await admitted : admitted;
       const query = queryOf(spec, request);
       const raw = await readJsonBody(request);
       let body: unknown = raw;
@@ -360,7 +385,7 @@ export class ApiKit {
     try {
       const { tenancy, limiter, appDomain, ready } = this.deps;
       if (ready && !ready()) throw apiError("COMPANY_NOT_READY", { headers: { "Retry-After": "5" } });
-      const company = resolveCompany(request, tenancy, appDomain);
+      const company = await resolveCompany(request, tenancy, appDomain);
       limiter.check("company", company.id);
       const body = await readJsonBody(request);
       if (spec.body) this.validateBody(spec as unknown as RouteSpec<any, any, any>, body);
@@ -386,23 +411,35 @@ export class ApiKit {
     return json(status, { data: result.data, meta }, result.headers);
   }
 
-  /** Company, key, company budget, access, the route's own budget. */
-  private admit(spec: RouteSpec<any, any, any>, request: Request): AuthContext {
-    const { tenancy, limiter, appDomain, ready } = this.deps;
+  /**
+   * Company, key, company budget, access, the route's own budget. Answered in this turn when the company and the key
+   * are in the tenancy's cache (every request after a key's first); a miss, or a session, is awaited.
+   */
+  private admit(spec: RouteSpec<any, any, any>, request: Request): AuthContext | Promise<AuthContext> {
+    const { tenancy, ready } = this.deps;
     // Part 1 Errors, 503 "company not ready": before its actors run (or once they stop) nothing of a company is served.
     if (ready && !ready()) throw apiError("COMPANY_NOT_READY", { headers: { "Retry-After": "5" } });
-    const company = resolveCompany(request, tenancy, appDomain);
+    const company = resolveCompany(request, tenancy, this.deps.appDomain);
+    if (company instanceof Promise) return company.then((c) => this.admitFor(spec, request, c));
+    return this.admitFor(spec, request, company);
+  }
+
+  private admitFor(spec: RouteSpec<any, any, any>, request: Request, company: Company): AuthContext | Promise<AuthContext> {
     const now = this.deps.clock();
-    const auth = authenticate(request, company, tenancy, { now, source: this.deps.sourceOf ? this.deps.sourceOf(request) : null });
+    const auth = authenticate(request, company, this.deps.tenancy, { now, source: this.deps.sourceOf ? this.deps.sourceOf(request) : null });
+    if (auth instanceof Promise) return auth.then((a) => this.admitted(spec, company, a, now));
+    return this.admitted(spec, company, auth, now);
+  }
+
+  private admitted(spec: RouteSpec<any, any, any>, company: Company, auth: AuthContext, now: number): AuthContext {
+    const { tenancy, limiter } = this.deps;
     // A key's last use, for the console's list: written after this request's read snapshot, at most once a minute.
     if (!auth.session && tenancy.touchDue(auth.key.id, now)) {
       const id = auth.key.id;
       queueMicrotask(() => {
-        try {
-          tenancy.touchKey(id, now);
-        } catch {
+        tenancy.touchKey(id, now).catch(() => {
           /* a busy database: the next use writes it */
-        }
+        });
       });
     }
     limiter.check("company", company.id);
@@ -421,7 +458,7 @@ export class ApiKit {
     query: QueryOf<Q>,
     body: unknown,
     state: { masked: boolean },
-  ): { auth: AuthContext; pending: Reply | Response | Promise<Reply | Response> } {
+  ): Called {
     const pending = handler(new Call(request, auth, params, query, body, this.deps.clock(), state));
     return { auth, pending };
   }
@@ -438,6 +475,9 @@ export class ApiKit {
     throw apiError("VALIDATION_ERROR", { status, message: issues.map((i) => `${i.path}: ${i.message}`).join("; "), details: { issues } });
   }
 }
+
+/** A handler called: its principal and its answer, perhaps still pending. */
+type Called = { auth: AuthContext; pending: Reply | Response | Promise<Reply | Response> };
 
 /** A handler of a route whose body has the type `Body`. */
 export type Handler<Q extends QuerySpec, Body = unknown> = (c: RouteContext<Q, Body>) => Reply | Response | Promise<Reply | Response>;

@@ -4,13 +4,18 @@
 import { apiError } from "../domain/errors.ts";
 import { hashKey } from "../domain/keys.ts";
 import { canonicalSetupCode, formatSetupCode, keyIsStale, SETUP_CODE_TTL_MS } from "../domain/members/sign-in.ts";
-import { TenancyError, type KeyRow, type MemberRow, type Tenancy, type TenancyActor } from "../adapters/storage/repos/tenancy.ts";
+import { keySecret } from "../domain/members/tenancy.ts";
+import type { ApiKey, Member, TenancyRepository, TenancyActor } from "../ports/tenancy.ts";
+import type { ActorRuntime } from "../actors/runtime.ts";
+import { tenancyAddress, type MemberCommand } from "../actors/tenancy.ts";
+import { askActor } from "./outcome.ts";
 import * as api from "../api/team.ts";
 import type { ScopedAccess } from "./auth.ts";
 import { created, invalid, ok, type ApiKit, type RouteContext } from "./kit.ts";
 
 export interface TeamRouteDeps {
-  tenancy: Tenancy;
+  tenancy: TenancyRepository;
+  runtime: ActorRuntime;
 }
 
 // A session has no scopes (its role decides): the scope named here is documentation only.
@@ -19,99 +24,100 @@ const members: ScopedAccess = { scope: "console:session", permission: "members:m
 
 const byConsole = (c: RouteContext): TenancyActor => ({ actor: c.auth.actor, via: "console" });
 
-/** A refusal of the tenancy core (unknown scope, role that may not hold the environment): 422 with its sentence. */
-function refused(e: unknown): never {
-  if (e instanceof TenancyError) invalid([{ path: "", message: e.message }]);
-  throw e;
-}
+/** What a member command answers. */
+type Changed<T> = T;
+/** Omit over each member of a union. */
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
-export function presentKey(k: KeyRow, m: MemberRow | undefined, now: number): api.ApiKeyItem {
-  const expired = k.expires_at !== null && Date.parse(k.expires_at) <= now;
+export function presentKey(k: ApiKey, m: Member | undefined, now: number): api.ApiKeyItem {
+  const expired = k.expiresAt !== null && Date.parse(k.expiresAt) <= now;
   return {
     id: k.id,
     hint: k.hint,
     environment: k.environment,
-    member: { id: k.member_id, email: m?.email ?? null, role: m?.role ?? null },
-    scopes: JSON.parse(k.scopes) as string[],
-    createdAt: k.created_at,
-    expiresAt: k.expires_at,
-    lastUsedAt: k.last_used_at,
-    revokedAt: k.revoked_at,
-    status: k.revoked_at ? "revoked" : expired ? "expired" : "active",
-    stale: !k.revoked_at && !expired && keyIsStale({ createdAt: k.created_at, lastUsedAt: k.last_used_at }, now),
+    member: { id: k.memberId, email: m?.email ?? null, role: m?.role ?? null },
+    scopes: [...k.scopes],
+    createdAt: k.createdAt,
+    expiresAt: k.expiresAt,
+    lastUsedAt: k.lastUsedAt,
+    revokedAt: k.revokedAt,
+    status: k.revokedAt ? "revoked" : expired ? "expired" : "active",
+    stale: !k.revokedAt && !expired && keyIsStale({ createdAt: k.createdAt, lastUsedAt: k.lastUsedAt }, now),
   };
 }
 
-function presentMember(m: MemberRow, openSessions: number): api.MemberItem {
-  return { id: m.id, email: m.email, role: m.role, status: m.status, signInReady: m.passphrase_hash !== null && m.totp_confirmed_at !== null, openSessions, createdAt: m.created_at };
+function presentMember(m: Member, openSessions: number): api.MemberItem {
+  return { id: m.id, email: m.email, role: m.role, status: m.status, signInReady: m.passphraseHash !== null && m.totpConfirmedAt !== null, openSessions, createdAt: m.createdAt };
 }
 
 export function teamRoutes(kit: ApiKit, deps: TeamRouteDeps) {
   const t = deps.tenancy;
-  const memberOf = (c: RouteContext, id: string) => t.memberById(c.auth.company.id, id) ?? (() => { throw apiError("MEMBER_NOT_FOUND", { details: { resource: "Member", id } }); })();
+  /**
+   * One change, by the company's tenancy actor (src/actors/tenancy.ts), as this member and session. A refusal of the
+   * tenancy's rules (unknown scope, role that may not hold the environment) is a 422 with its sentence.
+   */
+  const command = async <T>(c: RouteContext, cmd: DistributiveOmit<MemberCommand, "companyId" | "by">): Promise<Changed<T>> => {
+    const o = await askActor<T>(deps.runtime, tenancyAddress(c.auth.company.id), { ...cmd, companyId: c.auth.company.id, by: byConsole(c) });
+    if (!o.ok) invalid([{ path: "", message: o.message ?? o.code }]);
+    return o.data;
+  };
+  const memberOf = async (c: RouteContext, id: string): Promise<Member> => {
+    const m = await t.memberById(c.auth.company.id, id);
+    if (!m) throw apiError("MEMBER_NOT_FOUND", { details: { resource: "Member", id } });
+    return m;
+  };
   const keyRoutes = kit.group("/api/v2/keys", (r) =>
     r
-      .get("/", { summary: "The company's API keys, both environments: hint, member, scopes, last use, expiry; `stale` when unused for 90 days (console session, owner)", access: keys, tags: ["keys"] }, (c) => {
-        const ms = new Map(t.listMembers(c.auth.company.id).map((m) => [m.id, m]));
-        return ok(t.listKeys(c.auth.company.id).reverse().map((k) => presentKey(k, ms.get(k.member_id), c.now)));
+      .get("/", { summary: "The company's API keys, both environments: hint, member, scopes, last use, expiry; `stale` when unused for 90 days (console session, owner)", access: keys, tags: ["keys"] }, async (c) => {
+        const ms = new Map((await t.listMembers(c.auth.company.id)).map((m) => [m.id, m]));
+        return ok((await t.listKeys(c.auth.company.id)).reverse().map((k) => presentKey(k, ms.get(k.memberId), c.now)));
       })
-      .post("/", { summary: "Create an API key for a member (default: yourself); the key is in this answer only", access: keys, body: api.CreateKey, validationStatus: 422, tags: ["keys"] }, (c) => {
+      .post("/", { summary: "Create an API key for a member (default: yourself); the key is in this answer only", access: keys, body: api.CreateKey, validationStatus: 422, tags: ["keys"] }, async (c) => {
         const memberId = c.body.memberId ?? c.auth.member.id;
-        const m = memberOf(c, memberId);
+        const m = await memberOf(c, memberId);
         let expiresAt: number | null = null;
         if (c.body.expiresAt !== undefined) {
           expiresAt = Date.parse(c.body.expiresAt);
           if (Number.isNaN(expiresAt)) invalid([{ path: "expiresAt", message: "must be an ISO 8601 instant" }]);
           if (expiresAt <= c.now) invalid([{ path: "expiresAt", message: "must be in the future" }]);
         }
-        try {
-          const { row, key } = t.createKey({ companyId: c.auth.company.id, memberId: m.id, environment: c.body.environment, scopes: c.body.scopes, expiresAt }, byConsole(c));
-          return created({ ...presentKey(row, m, c.now), key });
-        } catch (e) {
-          refused(e);
-        }
+        const { key, keyHash, hint } = keySecret(c.body.environment, crypto.getRandomValues(new Uint8Array(32)));
+        const apiKey = await command<ApiKey>(c, { type: "key.create", memberId: m.id, environment: c.body.environment, scopes: c.body.scopes, expiresAt, keyHash, hint });
+        return created({ ...presentKey(apiKey, m, c.now), key });
       })
-      .delete("/:id", { summary: "Revoke an API key: 401 KEY_REVOKED from its next request", access: keys, tags: ["keys"] }, (c) => {
-        const k = t.keyById(c.params.id);
-        if (!k || k.company_id !== c.auth.company.id) throw apiError("API_KEY_NOT_FOUND", { details: { resource: "ApiKey", id: c.params.id } });
-        const row = t.revokeKey(c.auth.company.id, k.id, byConsole(c));
-        return ok(presentKey(row, t.memberById(c.auth.company.id, row.member_id), c.now));
+      .delete("/:id", { summary: "Revoke an API key: 401 KEY_REVOKED from its next request", access: keys, tags: ["keys"] }, async (c) => {
+        const k = await t.keyById(c.params.id);
+        if (!k || k.companyId !== c.auth.company.id) throw apiError("API_KEY_NOT_FOUND", { details: { resource: "ApiKey", id: c.params.id } });
+        const row = await command<ApiKey>(c, { type: "key.revoke", id: k.id });
+        return ok(presentKey(row, await t.memberById(c.auth.company.id, row.memberId), c.now));
       }),
   );
 
   const memberRoutes = kit.group("/api/v2/members", (r) =>
     r
-      .get("/", { summary: "The company's members: role, status, whether sign-in is set up, open sessions (console session, owner)", access: members, tags: ["members"] }, (c) => {
+      .get("/", { summary: "The company's members: role, status, whether sign-in is set up, open sessions (console session, owner)", access: members, tags: ["members"] }, async (c) => {
         const open = new Map<string, number>();
-        for (const s of t.openSessions(c.auth.company.id, c.now)) open.set(s.member_id, (open.get(s.member_id) ?? 0) + 1);
-        return ok(t.listMembers(c.auth.company.id).map((m) => presentMember(m, open.get(m.id) ?? 0)));
+        for (const s of await t.openSessions(c.auth.company.id, c.now)) open.set(s.memberId, (open.get(s.memberId) ?? 0) + 1);
+        return ok((await t.listMembers(c.auth.company.id)).map((m) => presentMember(m, open.get(m.id) ?? 0)));
       })
-      .post("/", { summary: "Invite a member (one per email): the one-time setup code is in this answer only, valid 24 hours", access: members, body: api.InviteMember, validationStatus: 422, tags: ["members"] }, (c) => {
-        if (t.memberByEmail(c.auth.company.id, c.body.email.trim())) throw apiError("MEMBER_EXISTS", { details: { email: c.body.email } });
-        try {
-          const m = t.createMember(c.auth.company.id, c.body.email.trim(), c.body.role, byConsole(c));
-          const code = formatSetupCode(crypto.getRandomValues(new Uint8Array(16)));
-          const expiresAt = c.now + SETUP_CODE_TTL_MS;
-          const withCode = t.issueSetupCode(c.auth.company.id, m.email, hashKey(canonicalSetupCode(code)), expiresAt, byConsole(c));
-          return created({ ...presentMember(withCode, 0), setupCode: code, setupCodeExpiresAt: new Date(expiresAt).toISOString() });
-        } catch (e) {
-          refused(e);
-        }
+      .post("/", { summary: "Invite a member (one per email): the one-time setup code is in this answer only, valid 24 hours", access: members, body: api.InviteMember, validationStatus: 422, tags: ["members"] }, async (c) => {
+        if (await t.memberByEmail(c.auth.company.id, c.body.email.trim())) throw apiError("MEMBER_EXISTS", { details: { email: c.body.email } });
+        // The member and their setup code in one change: the code's hash only (the code is in this answer only).
+        const code = formatSetupCode(crypto.getRandomValues(new Uint8Array(16)));
+        const expiresAt = c.now + SETUP_CODE_TTL_MS;
+        const withCode = await command<Member>(c, { type: "member.create", email: c.body.email.trim(), role: c.body.role, setupCode: { codeHash: hashKey(canonicalSetupCode(code)), expiresAt } });
+        return created({ ...presentMember(withCode, 0), setupCode: code, setupCodeExpiresAt: new Date(expiresAt).toISOString() });
       })
-      .patch("/:id", { summary: "Change a member's role or deactivate (status disabled) or reactivate them; either ends their sessions", access: members, body: api.ChangeMember, validationStatus: 422, tags: ["members"] }, (c) => {
-        const m = memberOf(c, c.params.id);
+      .patch("/:id", { summary: "Change a member's role or deactivate (status disabled) or reactivate them; either ends their sessions", access: members, body: api.ChangeMember, validationStatus: 422, tags: ["members"] }, async (c) => {
+        const m = await memberOf(c, c.params.id);
         const company = c.auth.company.id;
         // The company keeps an active owner: the last one is neither demoted nor deactivated here (the CLI can).
         const losesOwner = m.role === "owner" && m.status === "active" && ((c.body.role !== undefined && c.body.role !== "owner") || c.body.status === "disabled");
-        if (losesOwner && t.listMembers(company).filter((x) => x.role === "owner" && x.status === "active").length <= 1)
+        if (losesOwner && (await t.listMembers(company)).filter((x) => x.role === "owner" && x.status === "active").length <= 1)
           throw apiError("CONFLICT", { message: "The company's last active owner cannot be demoted or deactivated; make another owner first" });
         let row = m;
-        try {
-          if (c.body.role !== undefined && c.body.role !== m.role) row = t.setMemberRole(company, m.email, c.body.role, byConsole(c));
-          if (c.body.status !== undefined && c.body.status !== m.status) row = t.setMemberStatus(company, m.email, c.body.status, byConsole(c));
-        } catch (e) {
-          refused(e);
-        }
+        if (c.body.role !== undefined && c.body.role !== m.role) row = await command<Member>(c, { type: "member.role", email: m.email, role: c.body.role });
+        if (c.body.status !== undefined && c.body.status !== m.status) row = await command<Member>(c, { type: "member.status", email: m.email, status: c.body.status });
         return ok(presentMember(row, 0));
       }),
   );

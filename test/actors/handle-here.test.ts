@@ -34,7 +34,7 @@ const events = () => storage.stmt("SELECT type, entity_id FROM events WHERE type
 
 beforeAll(async () => {
   storage = await openStorage(join(tempDir(), "cli-actors.db"));
-  companyId = new Tenancy(storage, clock).requireCompany("default").id;
+  companyId = (await new Tenancy(storage, clock).requireCompany("default")).id;
 });
 afterAll(() => storage.close());
 

@@ -28,7 +28,7 @@ let companyId: string;
 beforeAll(async () => {
   storage = await openStorage(file);
   other = await openStorage(file);
-  companyId = new Tenancy(storage, Date.now).createCompany("acme", "Acme Ltd").id;
+  companyId = (await new Tenancy(storage, Date.now).createCompany("acme", "Acme Ltd")).id;
 });
 
 afterAll(() => {

@@ -22,7 +22,7 @@ const HOUR = 3600_000;
 
 beforeAll(async () => {
   storage = await openStorage(join(dir, "sweeps.db"));
-  companyId = new Tenancy(storage, Date.now).createCompany("acme", "Acme Ltd").id;
+  companyId = (await new Tenancy(storage, Date.now).createCompany("acme", "Acme Ltd")).id;
 });
 
 afterAll(() => storage.close());

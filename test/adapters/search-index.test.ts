@@ -26,7 +26,7 @@ async function database(name: string): Promise<{ path: string; storage: Storage;
   const path = join(dir, name);
   const storage = await openStorage(path);
   open.push(storage);
-  const company = new Tenancy(storage, Date.now).createCompany(name.replace(/\W/g, "-"), "Acme Ltd").id;
+  const company = (await new Tenancy(storage, Date.now).createCompany(name.replace(/\W/g, "-"), "Acme Ltd")).id;
   return { path, storage, repo: new Transfers(storage), company };
 }
 

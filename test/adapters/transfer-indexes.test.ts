@@ -20,7 +20,7 @@ const NOW = Date.parse("2030-06-01T00:00:00.000Z");
 
 beforeAll(async () => {
   storage = await openStorage(join(dir, "indexes.db"));
-  companyId = new Tenancy(storage, Date.now).createCompany("acme", "Acme Ltd").id;
+  companyId = (await new Tenancy(storage, Date.now).createCompany("acme", "Acme Ltd")).id;
 });
 
 afterAll(() => storage.close());
@@ -158,7 +158,7 @@ test("migration 0021: the index leaves the main file; every stored transfer is q
 
 test("a search with few candidates (looked up by rowid) and one with many (the list walked) answer the same way", async () => {
   const repo = new Transfers(storage);
-  const company = new Tenancy(storage, Date.now).createCompany("many", "Many Ltd").id;
+  const company = (await new Tenancy(storage, Date.now).createCompany("many", "Many Ltd")).id;
   // 2,100 transfers share "shared-ref" (more candidates than the rowid path takes); 3 of them also hold "rare-77".
   const rows = Array.from({ length: 2100 }, (_, i) => ({ ...transfer({ external_id: `shared-ref-${i}${i % 700 === 0 ? "-rare-77" : ""}` }), company_id: company }));
   await insertAll(storage, repo, rows);

@@ -29,8 +29,8 @@ describe("changes made in the server's own process", () => {
   };
   /** A fresh owner with a test key, already answered once (so the principal is in the cache). */
   const cachedOwner = async (env: "test" | "live" = "test") => {
-    const m = tenancy.createMember(companyId, `owner-${crypto.randomUUID()}@example.com`, "owner");
-    const { key, row } = tenancy.createKey({ companyId, memberId: m.id, environment: env });
+    const m = await tenancy.createMember(companyId, `owner-${crypto.randomUUID()}@example.com`, "owner");
+    const { key, apiKey: row } = await tenancy.createKey({ companyId, memberId: m.id, environment: env });
     for (let i = 0; i < 3; i++) expect((await call(key, "/api/v2/customers")).status).toBe(200);
     return { key, keyId: row.id, member: m };
   };
@@ -39,7 +39,7 @@ describe("changes made in the server's own process", () => {
     svc = await startService({ dbPath: join(dir, "inproc.db"), host: "127.0.0.1", port: 0, logLevel: "silent", env: {} });
     // Another Tenancy over the same storage (as the bench and the CLI code paths make their own): its changes count too.
     tenancy = new Tenancy(svc.storage, Date.now);
-    companyId = tenancy.requireCompany("default").id;
+    companyId = (await tenancy.requireCompany("default")).id;
   });
   afterAll(async () => {
     await svc?.stop();
@@ -47,15 +47,15 @@ describe("changes made in the server's own process", () => {
 
   test("a revoked key is refused on the next request (401 KEY_REVOKED)", async () => {
     const o = await cachedOwner();
-    tenancy.revokeKey(companyId, o.keyId);
+    await tenancy.revokeKey(companyId, o.keyId);
     expectError(await call(o.key, "/api/v2/customers"), 401, "KEY_REVOKED");
   });
 
   test("a disabled member's key is refused on the next request, and works again once enabled", async () => {
     const o = await cachedOwner();
-    tenancy.setMemberStatus(companyId, o.member.email, "disabled");
+    await tenancy.setMemberStatus(companyId, o.member.email, "disabled");
     expectError(await call(o.key, "/api/v2/customers"), 401, "KEY_REVOKED");
-    tenancy.setMemberStatus(companyId, o.member.email, "active");
+    await tenancy.setMemberStatus(companyId, o.member.email, "active");
     expect((await call(o.key, "/api/v2/customers")).status).toBe(200);
   });
 
@@ -72,40 +72,40 @@ describe("changes made in the server's own process", () => {
     };
     expect(await nameIn()).toEqual({ name: "Jane Doe", masked: false });
 
-    tenancy.setMemberRole(companyId, o.member.email, "analyst");
+    await tenancy.setMemberRole(companyId, o.member.email, "analyst");
     const read = await nameIn();
     expect(read.masked).toBe(true);
     expect(read.name).not.toBe("Jane Doe");
     expectError(await call(o.key, "/api/v2/customers", { method: "POST", json: { externalId: `c-${crypto.randomUUID()}`, name: "John Roe" } }), 403, "INSUFFICIENT_PERMISSION");
 
-    tenancy.setMemberRole(companyId, o.member.email, "owner");
+    await tenancy.setMemberRole(companyId, o.member.email, "owner");
     expect(await nameIn()).toEqual({ name: "Jane Doe", masked: false });
   });
 
   test("a role that may not hold the key's environment any more (developer, live key) is refused on the next request", async () => {
     const o = await cachedOwner("live");
-    tenancy.setMemberRole(companyId, o.member.email, "developer");
+    await tenancy.setMemberRole(companyId, o.member.email, "developer");
     expectError(await call(o.key, "/api/v2/customers"), 401, "KEY_REVOKED");
   });
 
   test("a suspended company is refused on the next request (403 TENANT_SUSPENDED), and served again once reactivated", async () => {
     const o = await cachedOwner();
-    tenancy.setCompanyStatus("default", "suspended");
+    await tenancy.setCompanyStatus("default", "suspended");
     try {
       expectError(await call(o.key, "/api/v2/customers"), 403, "TENANT_SUSPENDED");
     } finally {
-      tenancy.setCompanyStatus("default", "active");
+      await tenancy.setCompanyStatus("default", "active");
     }
     expect((await call(o.key, "/api/v2/customers")).status).toBe(200);
   });
 
   test("switching off the api_keys feature refuses every key on the next request", async () => {
     const o = await cachedOwner();
-    tenancy.setFeature("default", "api_keys", false);
+    await tenancy.setFeature("default", "api_keys", false);
     try {
       expectError(await call(o.key, "/api/v2/customers"), 401, "KEY_REVOKED");
     } finally {
-      tenancy.setFeature("default", "api_keys", true);
+      await tenancy.setFeature("default", "api_keys", true);
     }
     expect((await call(o.key, "/api/v2/customers")).status).toBe(200);
   });

@@ -19,9 +19,9 @@ let url: string;
 beforeAll(async () => {
   storage = await openStorage(":memory:");
   const tenancy = new Tenancy(storage, Date.now);
-  const company = tenancy.requireCompany("default");
-  const member = tenancy.createMember(company.id, "dev@example.com", "owner");
-  key = tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "test" }).key;
+  const company = await tenancy.requireCompany("default");
+  const member = await tenancy.createMember(company.id, "dev@example.com", "owner");
+  key = (await tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "test" })).key;
   const kit = new ApiKit({ tenancy, limiter: new RateLimiter({}, Date.now), clock: Date.now, log: () => {} });
   // A route like every resource's: the test declares it, the kit runs the real pipeline.
   const routes = kit.group("/api/v2/echo", (r) =>

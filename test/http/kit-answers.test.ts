@@ -23,10 +23,10 @@ const access = { scope: "cases:read", permission: "cases:view" } as const;
 beforeAll(async () => {
   storage = await openStorage(join(tempDir(), "kit.db"));
   const tenancy = new Tenancy(storage, Date.now);
-  const company = tenancy.requireCompany("default");
-  const member = tenancy.createMember(company.id, "dev@example.com", "owner");
-  key = tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "test" }).key;
-  narrowKey = tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "test", scopes: ["transfers:read"] }).key;
+  const company = await tenancy.requireCompany("default");
+  const member = await tenancy.createMember(company.id, "dev@example.com", "owner");
+  key = (await tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "test" })).key;
+  narrowKey = (await tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "test", scopes: ["transfers:read"] })).key;
   kit = new ApiKit({ tenancy, limiter: new RateLimiter({}, Date.now), clock: Date.now, log: (level, msg, fields) => logged.push({ level, msg, fields }) });
   app = new Elysia({ normalize: false }).use(
     kit.group("/api/v2/probe", (r) =>

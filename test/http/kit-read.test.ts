@@ -27,9 +27,9 @@ const readN = (b: unknown) =>
 beforeAll(async () => {
   storage = await openStorage(":memory:");
   const tenancy = new Tenancy(storage, Date.now);
-  const company = tenancy.requireCompany("default");
-  const member = tenancy.createMember(company.id, "dev@example.com", "owner");
-  key = tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "test" }).key;
+  const company = await tenancy.requireCompany("default");
+  const member = await tenancy.createMember(company.id, "dev@example.com", "owner");
+  key = (await tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "test" })).key;
   const kit = new ApiKit({ tenancy, limiter: new RateLimiter({}, Date.now), clock: Date.now, log: () => {} });
   const access = { scope: "cases:write", permission: "cases:create" } as const;
   const routes = kit.group("/api/v2/read", (r) =>

@@ -28,9 +28,9 @@ beforeAll(async () => {
   other = await openStorage(file, { migrate: false });
   storage.client.exec("CREATE TABLE probe (n INTEGER)");
   const tenancy = new Tenancy(storage, Date.now);
-  const company = tenancy.requireCompany("default");
-  const member = tenancy.createMember(company.id, "dev@example.com", "owner");
-  key = tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "test" }).key;
+  const company = await tenancy.requireCompany("default");
+  const member = await tenancy.createMember(company.id, "dev@example.com", "owner");
+  key = (await tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "test" })).key;
   // The real Storage.read, counted: the handler records whether it runs inside it.
   const reads = {
     readTurn: <T>(fn: () => T): T | Promise<T> => storage.readTurn(() => { inRead++; try { return fn(); } finally { inRead--; } }),

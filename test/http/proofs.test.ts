@@ -273,7 +273,7 @@ describe("customer actor messages (the server's own path)", () => {
 
   beforeAll(async () => {
     svc = await startService({ dbPath: join(dir, "actor.db"), host: "127.0.0.1", port: 0, logLevel: "silent", env: {} });
-    companyId = svc.tenancy.requireCompany("default").id;
+    companyId = (await svc.tenancy.requireCompany("default")).id;
     cus = newId("cus", Date.now());
     wal = newId("wal", Date.now());
     await ask(cus, { type: "create", input: { externalId: null, name: null, metadata: null, hasMetadata: false } });
@@ -294,7 +294,7 @@ describe("customer actor messages (the server's own path)", () => {
     expect(await ask(cus, { type: "proveWallet", walletId: wal, signature, challengeId: null, expiresAt: null })).toMatchObject({ ok: false, code: "VALIDATION_ERROR", message: expect.stringMatching(/already used/) });
 
     expect(await ask(cus, { type: "attestWallet", walletId: wal, note: "n", expiresAt: null })).toMatchObject({ ok: false, message: "An attestation is recorded by a member" });
-    const member = svc.tenancy.createMember(companyId, "actor-officer@acme.test", "compliance_officer");
+    const member = await svc.tenancy.createMember(companyId, "actor-officer@acme.test", "compliance_officer");
     const att = await ask(cus, { type: "attestWallet", walletId: wal, note: "hosted", expiresAt: new Date(Date.now() + 60_000).toISOString() }, member.id);
     if (!att.ok) throw new Error(att.message);
     expect(walletRow()).toEqual({ verified: 1, verified_at: att.data.proof.recordedAt });

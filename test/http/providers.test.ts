@@ -687,24 +687,24 @@ describe("in process: a role with update but not create, and registered connecti
     await svc?.stop();
   });
 
-  const keyFor = (role: string, environment: "test" | "live") => {
-    const company = svc.tenancy.requireCompany("default");
-    const m = svc.tenancy.createMember(company.id, `${role}-${environment}-${Math.random().toString(36).slice(2)}@example.test`, role);
-    return svc.tenancy.createKey({ companyId: company.id, memberId: m.id, environment }).key;
+  const keyFor = async (role: string, environment: "test" | "live") => {
+    const company = await svc.tenancy.requireCompany("default");
+    const m = await svc.tenancy.createMember(company.id, `${role}-${environment}-${Math.random().toString(36).slice(2)}@example.test`, role);
+    return (await svc.tenancy.createKey({ companyId: company.id, memberId: m.id, environment })).key;
   };
 
   test("first save without providers:create → 403 INSUFFICIENT_PERMISSION naming it; once saved, providers:update suffices", async () => {
-    const dev = keyFor("developer", "test");
+    const dev = await keyFor("developer", "test");
     const first = await handle("/api/v2/providers/provider_b", { method: "PUT", key: dev, json: { credentials: B_TEST } });
     expect(first.status).toBe(403);
     expect(first.body).toMatchObject({ code: "INSUFFICIENT_PERMISSION", details: { permission: "providers:create" } });
-    const owner = keyFor("owner", "test");
+    const owner = await keyFor("owner", "test");
     expect((await handle("/api/v2/providers/provider_b", { method: "PUT", key: owner, json: { credentials: B_TEST } })).status).toBe(201);
     expect((await handle("/api/v2/providers/provider_b", { method: "PUT", key: dev, json: { credentials: { legalName: "Renamed B.V." } } })).status).toBe(200);
   });
 
   test("a registered test that succeeds → success true, no error; stored as success with lastError null", async () => {
-    const owner = keyFor("owner", "test");
+    const owner = await keyFor("owner", "test");
     const r = await handle("/api/v2/providers/provider_b/test", { method: "POST", key: owner });
     expect(r.status).toBe(200);
     expect(r.body.data).toEqual({ success: true, message: "Directory returned", testedAt: expect.stringMatching(ISO_MS) });
@@ -714,7 +714,7 @@ describe("in process: a role with update but not create, and registered connecti
   });
 
   test("a test that throws → 200 success false, error TEST_FAILED; the thrown text is never answered or stored", async () => {
-    const owner = keyFor("owner", "test");
+    const owner = await keyFor("owner", "test");
     expect((await handle("/api/v2/providers/provider_e", { method: "PUT", key: owner, json: { credentials: E_TEST } })).status).toBe(201);
     const r = await handle("/api/v2/providers/provider_e/test", { method: "POST", key: owner });
     expect(r.status).toBe(200);
@@ -725,12 +725,12 @@ describe("in process: a role with update but not create, and registered connecti
   });
 
   test("the repository: enabled() is the one switch, credentials() decrypts per environment", async () => {
-    const companyId = svc.tenancy.requireCompany("default").id;
+    const companyId = (await svc.tenancy.requireCompany("default")).id;
     const ps = svc.providerSettings;
     expect(await ps.enabled(companyId, "provider_b")).toBe(false);
     expect(await ps.credentials(companyId, "live", "provider_b")).toBeNull();
     expect(await ps.credentials(companyId, "test", "provider_b")).toEqual({ ...B_TEST, legalName: "Renamed B.V." });
-    const live = keyFor("owner", "live");
+    const live = await keyFor("owner", "live");
     expect((await handle("/api/v2/providers/provider_b", { method: "PATCH", key: live, json: { enabled: true } })).status).toBe(409);
     expect((await handle("/api/v2/providers/provider_b", { method: "PUT", key: live, json: { credentials: B_TEST } })).status).toBe(201);
     expect((await handle("/api/v2/providers/provider_b", { method: "PATCH", key: live, json: { enabled: true } })).status).toBe(200);

@@ -479,9 +479,9 @@ describe("a role with thresholds:update but not thresholds:disable", () => {
   });
 
   test("switching an active threshold off → 403 INSUFFICIENT_PERMISSION naming thresholds:disable; other changes, and switching on, are allowed", async () => {
-    const company = svc.tenancy.requireCompany("default");
-    const m = svc.tenancy.createMember(company.id, "co@example.test", "compliance_officer");
-    const { key } = svc.tenancy.createKey({ companyId: company.id, memberId: m.id, environment: "live" });
+    const company = await svc.tenancy.requireCompany("default");
+    const m = await svc.tenancy.createMember(company.id, "co@example.test", "compliance_officer");
+    const { key } = await svc.tenancy.createKey({ companyId: company.id, memberId: m.id, environment: "live" });
     const post = await call("/api/v2/thresholds", { at: svc.url, method: "POST", key, json: base({ countryCode: "FR", thresholdAmount: "0", thresholdCurrency: "EUR" }) });
     expectOk(post, 201);
     const id = post.body.data.id;

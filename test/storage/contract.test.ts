@@ -16,6 +16,7 @@ import { auditContract } from "./contract/audit.ts";
 import { assetContract } from "./contract/assets.ts";
 import { providerStoreContract } from "./contract/provider-stores.ts";
 import { providerSettingsContract } from "./contract/provider-settings.ts";
+import { tenancyContract } from "./contract/tenancy.ts";
 
 for (const engine of ENGINES) {
   describe(engine.name, () => {
@@ -33,5 +34,6 @@ for (const engine of ENGINES) {
     assetContract(engine);
     providerStoreContract(engine);
     providerSettingsContract(engine);
+    tenancyContract(engine);
   });
 }

@@ -7,11 +7,25 @@
 import { isDatabaseCommand, runDatabaseCommand } from "../../src/cli/entry.ts";
 import { runCli } from "./server.ts";
 
+/**
+ * In-process commands run one after another. Each opens its own connection, as each `caravan` process does; a command
+ * whose unit of work awaits inside its transaction (the CLI's runtime entry) would, beside another command's open
+ * transaction in this one thread, wait on that connection's write lock while holding the thread it needs to commit.
+ * Separate processes never meet that: each keeps running while the other waits.
+ */
+let queue: Promise<unknown> = Promise.resolve();
+
 /** `caravan <args>` with `env` over the test's own environment: exit code and output, as `runCli` answers them. */
 export async function runCliInProcess(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   const [command, ...rest] = args;
   // Help, unknown commands and (on request) everything: the real program.
   if (!isDatabaseCommand(command) || rest.some((a) => a === "--help" || a === "-h" || a === "help") || process.env.CARAVAN_TEST_CLI === "process") return runCli(args, env);
+  const turn = queue.then(() => runHere(command, rest, env));
+  queue = turn.catch(() => undefined);
+  return turn;
+}
+
+async function runHere(command: string, rest: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   const lines: string[] = [];
   try {
     await runDatabaseCommand(command, rest, (line) => lines.push(line), { ...process.env, ...env });

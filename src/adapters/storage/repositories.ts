@@ -45,6 +45,7 @@ import type { FxValuationRepository } from "../../ports/fx-valuations.ts";
 import type { VaspRepository } from "../../ports/vasps.ts";
 import type { ProviderSettingsRepository } from "../../ports/provider-settings.ts";
 import type { ProviderARepository, ProviderBRequestRepository, ProviderDRepository, ProviderERepository } from "../../ports/provider-stores.ts";
+import type { TenancyRepository } from "../../ports/tenancy.ts";
 
 // Ports written by hand in the domain's terms (src/ports/): the engine's classes implement them.
 export type { AuditRepository } from "../../ports/audit.ts";
@@ -63,12 +64,13 @@ export type { TransferRepository } from "../../ports/transfers.ts";
 /** The public members of a repository class: the interface a backend implements (private fields are not part of it). */
 type Surface<T> = { [K in keyof T]: T[K] };
 
-export type TenancyRepository = Surface<Tenancy>;
 export type { AssetPolicyRepository } from "../../ports/assets.ts";
 export type { FxValuationRepository } from "../../ports/fx-valuations.ts";
 export type { VaspRepository } from "../../ports/vasps.ts";
 export type { ProviderSettingsRepository } from "../../ports/provider-settings.ts";
 export type { ProviderARepository, ProviderBRequestRepository, ProviderDRepository, ProviderERepository } from "../../ports/provider-stores.ts";
+
+export type { TenancyRepository } from "../../ports/tenancy.ts";
 
 
 /** Every resource's repository, one instance each. */

@@ -5,7 +5,7 @@
 // its host, the company's request budget) are written here once.
 import type { Environment } from "../../domain/types.ts";
 import { ApiError } from "../../domain/errors.ts";
-import type { CompanyRow, Tenancy } from "../../adapters/storage/repos/tenancy.ts";
+import type { Company, TenancyRepository } from "../../ports/tenancy.ts";
 import type { Logger } from "../../adapters/log.ts";
 import type { RateLimiter } from "../ratelimit.ts";
 import type { ProviderSettingsRepository } from "../../ports/provider-settings.ts";
@@ -14,7 +14,7 @@ import type { Catalog } from "../../domain/assets/catalog.ts";
 
 /** What the shared steps need: the companies (by host), the request budget, the log and the app domain. */
 export interface IntakeDeps {
-  readonly tenancy: Tenancy;
+  readonly tenancy: TenancyRepository;
   readonly limiter: RateLimiter;
   readonly log: Logger;
   readonly config: { readonly appDomain?: string };
@@ -38,7 +38,7 @@ export interface IntakeBase {
   readonly request: Request;
   readonly params: Record<string, string>;
   readonly environment: Environment;
-  company?: CompanyRow;
+  company?: Company;
 }
 
 /** A step refuses with its answer, or returns nothing to let the callback on (filling in what it read). */
@@ -86,8 +86,18 @@ export async function runIntake<C extends IntakeBase>(services: Pick<IntakeDeps,
 export function companyStep<C extends IntakeBase>(services: Pick<IntakeDeps, "tenancy" | "config">): IntakeStep<C> {
   return (c) => {
     try {
-      c.company = resolveCompany(c.request, services.tenancy, services.config.appDomain);
-      return null;
+      const company = resolveCompany(c.request, services.tenancy, services.config.appDomain);
+      if (!(company instanceof Promise)) {
+        c.company = company;
+        return null;
+      }
+      return company.then(
+        (found) => {
+          c.company = found;
+          return null;
+        },
+        () => trpNotFound(),
+      );
     } catch {
       return trpNotFound();
     }

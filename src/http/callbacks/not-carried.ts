@@ -41,7 +41,7 @@ export function notCarriedCallbacks(services: Pick<IntakeDeps, "tenancy" | "conf
         if (params.environment !== "test" && params.environment !== "live") return trpNotFound();
         let companyId: string;
         try {
-          companyId = resolveCompany(request, services.tenancy, services.config.appDomain).id;
+          companyId = (await resolveCompany(request, services.tenancy, services.config.appDomain)).id;
         } catch {
           return trpNotFound();
         }

@@ -62,7 +62,7 @@ export function providerDCallbacks(services: ProviderDCallbackDeps) {
     if (env !== "test" && env !== "live") return trpNotFound();
     let companyId: string;
     try {
-      companyId = resolveCompany(request, services.tenancy, services.config.appDomain).id;
+      companyId = (await resolveCompany(request, services.tenancy, services.config.appDomain)).id;
     } catch {
       return trpNotFound();
     }

@@ -26,7 +26,7 @@ export interface Engine {
 async function sqlite(path: string, clock: () => number): Promise<OpenedStore> {
   const storage = await openStorage(path);
   const repositories = createRepositories(storage, { pii: new Sealer(randomBytes(32)), secrets: new Sealer(randomBytes(32)), clock });
-  return { repositories, store: storage, companyId: repositories.tenancy.requireCompany("default").id, close: () => storage.close() };
+  return { repositories, store: storage, companyId: (await repositories.tenancy.requireCompany("default")).id, close: () => storage.close() };
 }
 
 export const ENGINES: readonly Engine[] = [

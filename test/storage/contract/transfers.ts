@@ -69,7 +69,7 @@ export function transferContract(engine: Engine): void {
     let company: string;
     beforeAll(async () => {
       store = await engine.open(() => NOW);
-      company = store.repositories.tenancy.createCompany(`transfers-${crypto.randomUUID().slice(0, 8)}`, "Transfers Ltd").id;
+      company = (await store.repositories.tenancy.createCompany(`transfers-${crypto.randomUUID().slice(0, 8)}`, "Transfers Ltd")).id;
     });
     afterAll(() => store.close());
 
@@ -159,7 +159,7 @@ export function transferContract(engine: Engine): void {
 
     test("the list: newest first by (createdAt, id), continued after a keyset position, filtered and counted", async () => {
       const t = store.repositories.transfers;
-      const own = store.repositories.tenancy.createCompany(`list-${crypto.randomUUID().slice(0, 8)}`, "List Ltd").id;
+      const own = (await store.repositories.tenancy.createCompany(`list-${crypto.randomUUID().slice(0, 8)}`, "List Ltd")).id;
       const same = iso(NOW + 999_000);
       const rows = [
         record(own, { state: "completed", status: "approved" }),
@@ -221,7 +221,7 @@ export function transferContract(engine: Engine): void {
       expect(await t.lastReached(company, "test", "vasp_never", "trf_none")).toBeNull();
       const reached = record(company, { protocol: "provider_a", beneficiaryVaspId: "vasp_reached", state: "exchanging" });
       await t.insert(reached);
-      store.repositories.vasps.record(company, "test", "vasp_reached", "Reached", "transfer_history", reached.createdAt);
+      await store.repositories.vasps.record(company, "test", "vasp_reached", "Reached", "transfer_history", reached.createdAt);
       expect(await t.lastReached(company, "test", "vasp_reached", "trf_none")).toEqual({ protocol: "provider_a", at: reached.updatedAt });
       expect(await t.lastReached(company, "test", "vasp_reached", reached.id)).toBeNull();
     });

@@ -1,10 +1,41 @@
 // Companies, members and API keys: what the dashboard (our CLI) manages and what every request authenticates against.
 import { newId, iso } from "../../../domain/ids.ts";
-import { formatKey, hashKey, keyHint } from "../../../domain/keys.ts";
-import { ALL_SCOPES, isRole, isScope, roleAllowsEnvironment, type Role } from "../../../domain/access.ts";
+import type { Role } from "../../../domain/access.ts";
+import {
+  decideCompany,
+  decideCompanyStatus,
+  decideFeature,
+  decideKey,
+  decideMember,
+  decideMemberRole,
+  decideMemberStatus,
+  decideRevoke,
+  decideSetupCode,
+  keySecret,
+  type TenancyRefusal,
+} from "../../../domain/members/tenancy.ts";
 import type { Environment } from "../../../domain/types.ts";
 import type { Storage } from "../types.ts";
 import { AuditLog, type AuditActor } from "./audit.ts";
+import {
+  AUTH_CACHE_MAX,
+  CLI_ACTOR,
+  TenancyError,
+  type ApiKey,
+  type Company,
+  type KeyAuth,
+  type Member,
+  type MemberSession,
+  type MemberSummary,
+  type NewKey,
+  type NewSession,
+  type SessionAuth,
+  type TenancyActor,
+  type TenancyRepository,
+} from "../../../ports/tenancy.ts";
+
+export { AUTH_CACHE_MAX, CLI_ACTOR, TenancyError };
+export type { ApiKey, Company, KeyAuth, Member, MemberSession, MemberSummary, SessionAuth, TenancyActor, TenancyRepository };
 import type { RowOf } from "./row.ts";
 import type { companies as companiesTable, members as membersTable, apiKeys as apiKeysTable, memberSessions as memberSessionsTable } from "../../../../db/schema/tenancy.ts";
 
@@ -29,19 +60,6 @@ export interface CredentialJoin {
 /** One row per authenticated request: the key with its member and company. */
 export interface KeyAuthRow extends KeyRow, CredentialJoin {}
 
-/** A refusal the CLI prints as one line. */
-/**
- * A member as every answer of the API shows one (`{id, name, email}`), with role and status for checks. Members have
- * no display name: the name is the email, in cases, rules and reports alike.
- */
-export interface MemberSummary {
-  id: string;
-  name: string;
-  email: string;
-  role: string;
-  status: string;
-}
-
 /** The company's members by ID; unknown IDs and "system" are left out. */
 export function memberSummaries(s: Storage, companyId: string, ids: readonly (string | null)[]): Map<string, MemberSummary> {
   const want = [...new Set(ids.filter((x): x is string => !!x && x !== "system"))];
@@ -52,26 +70,83 @@ export function memberSummaries(s: Storage, companyId: string, ids: readonly (st
   return new Map(rows.map((r) => [r.id, { ...r, name: r.email }]));
 }
 
-export class TenancyError extends Error {
-  override name = "TenancyError";
-}
-
-const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
 const system: AuditActor = { type: "system" };
-
-/**
- * Who changes members and keys, for the audit log: the CLI on the host (the way in when nobody can sign in) or a
- * signed-in member through the console (their member and session).
- */
-export interface TenancyActor {
-  actor: AuditActor;
-  via: "cli" | "console";
+const BOTH = ["test", "live"] as const;
+/** A decision's change, or its refusal thrown as the one-line TenancyError. */
+function decided<T extends { ok: true }>(d: T | TenancyRefusal): T {
+  if (!d.ok) throw new TenancyError(d.message);
+  return d;
 }
-export const CLI_ACTOR: TenancyActor = { actor: system, via: "cli" };
 
 /** A session with its member and company: what a bearer token authenticates as. */
 export interface SessionAuthRow extends SessionRow, CredentialJoin {}
+
+const toCompany = (r: CompanyRow): Company => ({
+  id: r.id,
+  slug: r.slug,
+  name: r.name,
+  status: r.status,
+  disabledFeatures: JSON.parse(r.disabled_features) as string[],
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+const toMember = (r: MemberRow): Member => ({
+  id: r.id,
+  companyId: r.company_id,
+  email: r.email,
+  role: r.role,
+  status: r.status,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  passphraseHash: r.passphrase_hash,
+  totpSecretSealed: r.totp_secret_sealed,
+  totpConfirmedAt: r.totp_confirmed_at,
+  totpLastStep: r.totp_last_step,
+  setupCodeHash: r.setup_code_hash,
+  setupCodeExpiresAt: r.setup_code_expires_at,
+});
+
+const toKey = (r: KeyRow): ApiKey => ({
+  id: r.id,
+  companyId: r.company_id,
+  memberId: r.member_id,
+  environment: r.environment,
+  keyHash: r.key_hash,
+  hint: r.hint,
+  scopes: JSON.parse(r.scopes) as string[],
+  createdAt: r.created_at,
+  revokedAt: r.revoked_at,
+  expiresAt: r.expires_at,
+  lastUsedAt: r.last_used_at,
+});
+
+const toSession = (r: SessionRow): MemberSession => ({
+  id: r.id,
+  companyId: r.company_id,
+  memberId: r.member_id,
+  environment: r.environment,
+  role: r.role,
+  tokenHash: r.token_hash,
+  source: r.source,
+  createdAt: r.created_at,
+  lastUsedAt: r.last_used_at,
+  expiresAt: r.expires_at,
+  endedAt: r.ended_at,
+  endedReason: r.ended_reason,
+});
+
+const ownerOf = (r: CredentialJoin) => ({
+  memberEmail: r.member_email,
+  memberRole: r.member_role,
+  memberStatus: r.member_status,
+  companySlug: r.company_slug,
+  companyStatus: r.company_status,
+  companyFeatures: JSON.parse(r.company_features) as string[],
+});
+const toKeyAuth = (r: KeyAuthRow): KeyAuth => ({ ...toKey(r), ...ownerOf(r) });
+const toSessionAuth = (r: SessionAuthRow): SessionAuth => ({ ...toSession(r), ...ownerOf(r) });
+const opt = <R, T>(r: R | null | undefined, f: (r: R) => T): T | undefined => (r ? f(r) : undefined);
 
 /**
  * Invalidation of the authentication cache. Every write in this process that can change what a key authenticates
@@ -86,10 +161,13 @@ function epochOf(s: Storage): { n: number } {
   return e;
 }
 
-/** Keys kept in the authentication cache (least recently used leave first); unknown keys are never cached. */
-export const AUTH_CACHE_MAX = 10_000;
-
-export class Tenancy {
+/**
+ * The tenancy port over SQLite. A write that is several statements runs them as one synchronous transaction once the
+ * connection is free (`run(() => tx(…))`; a savepoint inside a caller's unit of work): no await between its BEGIN
+ * and COMMIT, so two connections in one process (the CLI's commands beside the server, in tests) never wait on each
+ * other's write lock while holding the only thread.
+ */
+export class Tenancy implements TenancyRepository {
   private readonly audit: AuditLog;
   constructor(
     private readonly s: Storage,
@@ -98,262 +176,231 @@ export class Tenancy {
     this.audit = new AuditLog(s);
   }
 
-  /** The company's members by ID; unknown IDs and "system" are left out. */
-  members(companyId: string, ids: readonly (string | null)[]): Map<string, MemberSummary> {
-    return memberSummaries(this.s, companyId, ids);
+  members(companyId: string, ids: readonly (string | null)[]): Promise<Map<string, MemberSummary>> {
+    return this.s.run(() => memberSummaries(this.s, companyId, ids));
+  }
+
+  // ---- rows (synchronous, inside storage) ----
+
+  private companyRow(slug: string): CompanyRow | undefined {
+    return (this.s.stmt("SELECT * FROM companies WHERE slug = ?").get(slug) ?? undefined) as CompanyRow | undefined;
+  }
+  private requireCompanyRow(slug: string): CompanyRow {
+    const c = this.companyRow(slug);
+    if (!c) throw new TenancyError(`no company with slug "${slug}"`);
+    return c;
+  }
+  private memberRowByEmail(companyId: string, email: string): MemberRow | undefined {
+    return (this.s.stmt("SELECT * FROM members WHERE company_id = ? AND email = ?").get(companyId, email.toLowerCase()) ?? undefined) as MemberRow | undefined;
+  }
+  private memberRowById(companyId: string, id: string): MemberRow | undefined {
+    return (this.s.stmt("SELECT * FROM members WHERE company_id = ? AND id = ?").get(companyId, id) ?? undefined) as MemberRow | undefined;
+  }
+  private keyRow(id: string): KeyRow | undefined {
+    return (this.s.stmt("SELECT * FROM api_keys WHERE id = ?").get(id) ?? undefined) as KeyRow | undefined;
   }
 
   // ---- companies ----
 
-  companyBySlug(slug: string): CompanyRow | undefined {
-    return (this.s.stmt("SELECT * FROM companies WHERE slug = ?").get(slug) ?? undefined) as CompanyRow | undefined;
+  companyBySlug(slug: string): Promise<Company | undefined> {
+    return this.s.run(() => opt(this.companyRow(slug), toCompany));
   }
 
-  requireCompany(slug: string): CompanyRow {
-    const c = this.companyBySlug(slug);
-    if (!c) throw new TenancyError(`no company with slug "${slug}"`);
-    return c;
+  requireCompany(slug: string): Promise<Company> {
+    return this.s.run(() => toCompany(this.requireCompanyRow(slug)));
   }
 
-  listCompanies(): CompanyRow[] {
-    return this.s.stmt("SELECT * FROM companies ORDER BY created_at").all() as unknown as CompanyRow[];
+  listCompanies(): Promise<Company[]> {
+    return this.s.run(() => (this.s.stmt("SELECT * FROM companies ORDER BY created_at").all() as unknown as CompanyRow[]).map(toCompany));
   }
 
-  createCompany(slug: string, name?: string): CompanyRow {
-    if (!SLUG.test(slug)) throw new TenancyError(`slug "${slug}" must be 1-63 lowercase letters, digits or hyphens`);
-    if (this.companyBySlug(slug)) throw new TenancyError(`a company with slug "${slug}" already exists`);
-    const now = this.clock();
-    const id = newId("cmp", now);
-    this.s.tx(() => {
-      this.s
-        .stmt("INSERT INTO companies (id, slug, name, status, disabled_features, created_at, updated_at) VALUES (?, ?, ?, 'active', '[]', ?, ?)")
-        .run(id, slug, name ?? slug, iso(now), iso(now));
-      for (const env of ["test", "live"] as const)
-        this.audit.append({ companyId: id, environment: env, actor: system, action: "company.created", entityType: "Company", entityId: id, detail: { slug } }, now);
-    });
-    return this.requireCompany(slug);
+  createCompany(slug: string, name?: string): Promise<Company> {
+    return this.s.run(() =>
+      this.s.tx(() => {
+        const now = this.clock();
+        const d = decided(decideCompany(slug, name, this.companyRow(slug) !== undefined, newId("cmp", now), iso(now)));
+        this.companyInsert(d.record);
+        this.audited(d.record.id, BOTH, system, d, "Company", d.record.id, now);
+        return d.record;
+      }),
+    );
   }
 
-  setCompanyStatus(slug: string, status: "active" | "suspended"): CompanyRow {
-    const c = this.requireCompany(slug);
-    const now = this.clock();
-    this.s.tx(() => {
-      this.s.stmt("UPDATE companies SET status = ?, updated_at = ? WHERE id = ?").run(status, iso(now), c.id);
-      this.authChanged();
-      for (const env of ["test", "live"] as const)
-        this.audit.append({ companyId: c.id, environment: env, actor: system, action: status === "suspended" ? "company.suspended" : "company.reactivated", entityType: "Company", entityId: c.id }, now);
-    });
-    return this.requireCompany(slug);
+  setCompanyStatus(slug: string, status: "active" | "suspended"): Promise<Company> {
+    return this.s.run(() =>
+      this.s.tx(() => {
+        const now = this.clock();
+        const d = decideCompanyStatus(toCompany(this.requireCompanyRow(slug)), status, iso(now));
+        this.companySave(d.record);
+        this.audited(d.record.id, BOTH, system, d, "Company", d.record.id, now);
+        return d.record;
+      }),
+    );
   }
 
-  setFeature(slug: string, feature: string, enabled: boolean): CompanyRow {
-    const c = this.requireCompany(slug);
-    const now = this.clock();
-    const disabled = new Set<string>(JSON.parse(c.disabled_features));
-    if (enabled) disabled.delete(feature);
-    else disabled.add(feature);
-    this.s.tx(() => {
-      this.s.stmt("UPDATE companies SET disabled_features = ?, updated_at = ? WHERE id = ?").run(JSON.stringify([...disabled].sort()), iso(now), c.id);
-      this.authChanged();
-      for (const env of ["test", "live"] as const)
-        this.audit.append({ companyId: c.id, environment: env, actor: system, action: enabled ? "company.feature_enabled" : "company.feature_disabled", entityType: "Company", entityId: c.id, detail: { feature } }, now);
-    });
-    return this.requireCompany(slug);
+  setFeature(slug: string, feature: string, enabled: boolean): Promise<Company> {
+    return this.s.run(() =>
+      this.s.tx(() => {
+        const now = this.clock();
+        const d = decideFeature(toCompany(this.requireCompanyRow(slug)), feature, enabled, iso(now));
+        this.companySave(d.record);
+        this.audited(d.record.id, BOTH, system, d, "Company", d.record.id, now);
+        return d.record;
+      }),
+    );
   }
 
   // ---- members ----
 
-  memberByEmail(companyId: string, email: string): MemberRow | undefined {
-    return (this.s.stmt("SELECT * FROM members WHERE company_id = ? AND email = ?").get(companyId, email.toLowerCase()) ?? undefined) as
-      | MemberRow
-      | undefined;
+  memberByEmail(companyId: string, email: string): Promise<Member | undefined> {
+    return this.s.run(() => opt(this.memberRowByEmail(companyId, email), toMember));
   }
 
-  listMembers(companyId: string): MemberRow[] {
-    return this.s.stmt("SELECT * FROM members WHERE company_id = ? ORDER BY created_at, id").all(companyId) as unknown as MemberRow[];
+  listMembers(companyId: string): Promise<Member[]> {
+    return this.s.run(() => (this.s.stmt("SELECT * FROM members WHERE company_id = ? ORDER BY created_at, id").all(companyId) as unknown as MemberRow[]).map(toMember));
   }
 
-  memberById(companyId: string, id: string): MemberRow | undefined {
-    return (this.s.stmt("SELECT * FROM members WHERE company_id = ? AND id = ?").get(companyId, id) ?? undefined) as MemberRow | undefined;
+  memberById(companyId: string, id: string): Promise<Member | undefined> {
+    return this.s.run(() => opt(this.memberRowById(companyId, id), toMember));
   }
 
-  createMember(companyId: string, email: string, role: string, by: TenancyActor = CLI_ACTOR): MemberRow {
-    if (!EMAIL.test(email)) throw new TenancyError(`"${email}" is not an email address`);
-    if (!isRole(role)) throw new TenancyError(`role must be one of owner, compliance_officer, analyst, developer`);
-    if (this.memberByEmail(companyId, email)) throw new TenancyError(`a member with email ${email} already exists`);
-    const now = this.clock();
-    const id = newId("mem", now);
-    this.s.tx(() => {
-      this.s
-        .stmt("INSERT INTO members (id, company_id, email, role, status, created_at, updated_at) VALUES (?, ?, ?, ?, 'active', ?, ?)")
-        .run(id, companyId, email.toLowerCase(), role, iso(now), iso(now));
-      for (const env of ["test", "live"] as const)
-        this.audit.append({ companyId, environment: env, actor: by.actor, action: "member.created", entityType: "Member", entityId: id, detail: { role, via: by.via } }, now);
-    });
-    return this.memberByEmail(companyId, email)!;
+  createMember(companyId: string, email: string, role: string, by: TenancyActor = CLI_ACTOR): Promise<Member> {
+    return this.s.run(() =>
+      this.s.tx(() => {
+        const now = this.clock();
+        const d = decided(decideMember(companyId, email, role, this.memberRowByEmail(companyId, email) !== undefined, by.via, newId("mem", now), iso(now)));
+        this.memberInsert(d.record);
+        this.audited(companyId, BOTH, by.actor, d, "Member", d.record.id, now);
+        return d.record;
+      }),
+    );
   }
 
-  setMemberStatus(companyId: string, email: string, status: "active" | "disabled", by: TenancyActor = CLI_ACTOR): MemberRow {
-    const m = this.memberByEmail(companyId, email);
-    if (!m) throw new TenancyError(`no member with email ${email}`);
-    const now = this.clock();
-    this.s.tx(() => {
-      this.s.stmt("UPDATE members SET status = ?, updated_at = ? WHERE id = ?").run(status, iso(now), m.id);
-      if (status === "disabled") this.endMemberSessions(m.id, "member_disabled", now);
-      this.authChanged();
-      for (const env of ["test", "live"] as const)
-        this.audit.append({ companyId, environment: env, actor: by.actor, action: status === "disabled" ? "member.disabled" : "member.enabled", entityType: "Member", entityId: m.id, detail: { via: by.via } }, now);
-    });
-    return this.memberByEmail(companyId, email)!;
+  setMemberStatus(companyId: string, email: string, status: "active" | "disabled", by: TenancyActor = CLI_ACTOR): Promise<Member> {
+    return this.s.run(() =>
+      this.s.tx(() => {
+        const now = this.clock();
+        const d = decided(decideMemberStatus(opt(this.memberRowByEmail(companyId, email), toMember), email, status, by.via, iso(now)));
+        this.memberSave(d.record);
+        if (d.endsSessions) this.endSessionsOf(d.record.id, d.endsSessions, now);
+        this.audited(companyId, BOTH, by.actor, d, "Member", d.record.id, now);
+        return d.record;
+      }),
+    );
   }
 
-  setMemberRole(companyId: string, email: string, role: string, by: TenancyActor = CLI_ACTOR): MemberRow {
-    const m = this.memberByEmail(companyId, email);
-    if (!m) throw new TenancyError(`no member with email ${email}`);
-    if (!isRole(role)) throw new TenancyError(`role must be one of owner, compliance_officer, analyst, developer`);
-    const now = this.clock();
-    this.s.tx(() => {
-      this.s.stmt("UPDATE members SET role = ?, updated_at = ? WHERE id = ?").run(role, iso(now), m.id);
-      if (role !== m.role) this.endMemberSessions(m.id, "role_changed", now);
-      this.authChanged();
-      for (const env of ["test", "live"] as const)
-        this.audit.append({ companyId, environment: env, actor: by.actor, action: "member.role_changed", entityType: "Member", entityId: m.id, detail: { from: m.role, to: role, via: by.via } }, now);
-    });
-    return this.memberByEmail(companyId, email)!;
+  setMemberRole(companyId: string, email: string, role: string, by: TenancyActor = CLI_ACTOR): Promise<Member> {
+    return this.s.run(() =>
+      this.s.tx(() => {
+        const now = this.clock();
+        const d = decided(decideMemberRole(opt(this.memberRowByEmail(companyId, email), toMember), email, role, by.via, iso(now)));
+        this.memberSave(d.record);
+        if (d.endsSessions) this.endSessionsOf(d.record.id, d.endsSessions, now);
+        this.audited(companyId, BOTH, by.actor, d, "Member", d.record.id, now);
+        return d.record;
+      }),
+    );
   }
 
   // ---- API keys ----
 
-  /** Issues a key; the plaintext is returned once and only its hash is stored. */
-  createKey(opts: { companyId: string; memberId: string; environment: Environment; scopes?: string[]; expiresAt?: number | null }, by?: TenancyActor): { row: KeyRow; key: string } {
-    const member = this.s.stmt("SELECT * FROM members WHERE id = ? AND company_id = ?").get(opts.memberId, opts.companyId) as MemberRow | undefined;
-    if (!member) throw new TenancyError("no such member in this company");
-    if (member.status !== "active") throw new TenancyError(`member ${member.email} is disabled`);
-    if (!roleAllowsEnvironment(member.role, opts.environment))
-      throw new TenancyError(`role ${member.role} may not hold ${opts.environment} keys`);
-    const scopes = opts.scopes ?? [...ALL_SCOPES];
-    const bad = scopes.filter((s) => !isScope(s));
-    if (bad.length) throw new TenancyError(`unknown scopes: ${bad.join(", ")}`);
-    if (scopes.length === 0) throw new TenancyError("a key needs at least one scope");
-    const now = this.clock();
-    if (opts.expiresAt != null && !(opts.expiresAt > now)) throw new TenancyError("the expiry must be in the future");
-    const key = formatKey(opts.environment, crypto.getRandomValues(new Uint8Array(32)));
-    const id = newId("key", now);
-    this.s.tx(() => {
-      this.s
-        .stmt("INSERT INTO api_keys (id, company_id, member_id, environment, key_hash, hint, scopes, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
-        .run(id, opts.companyId, member.id, opts.environment, hashKey(key), keyHint(key), JSON.stringify([...new Set(scopes)]), iso(now), opts.expiresAt != null ? iso(opts.expiresAt) : null);
-      // The key acts for its member; who issued it (the CLI, or a signed-in member's session) is the actor.
-      const actor = by?.actor ?? { type: "member" as const, memberId: member.id };
-      this.audit.append(
-        {
-          companyId: opts.companyId,
-          environment: opts.environment,
-          actor,
-          action: "api_key.created",
-          entityType: "ApiKey",
-          entityId: id,
-          detail: { scopes: scopes.length, memberId: member.id, expiresAt: opts.expiresAt != null ? iso(opts.expiresAt) : null, via: by?.via ?? "cli" },
-        },
-        now,
-      );
-    });
-    return { row: this.keyById(id)!, key };
+  createKey(opts: NewKey, by?: TenancyActor): Promise<{ apiKey: ApiKey; key: string }> {
+    return this.s.run(() =>
+      this.s.tx(() => {
+        const now = this.clock();
+        const { key, ...secret } = keySecret(opts.environment, crypto.getRandomValues(new Uint8Array(32)));
+        const d = decided(decideKey(opt(this.memberRowById(opts.companyId, opts.memberId), toMember), opts, secret, by?.via ?? "cli", newId("key", now), now, iso));
+        this.keyInsert(d.record);
+        // The key acts for its member; who issued it (the CLI, or a signed-in member's session) is the actor.
+        this.audited(opts.companyId, [opts.environment], by?.actor ?? { type: "member", memberId: d.record.memberId }, d, "ApiKey", d.record.id, now);
+        return { apiKey: d.record, key };
+      }),
+    );
   }
 
-  keyById(id: string): KeyRow | undefined {
-    return (this.s.stmt("SELECT * FROM api_keys WHERE id = ?").get(id) ?? undefined) as KeyRow | undefined;
+  keyById(id: string): Promise<ApiKey | undefined> {
+    return this.s.run(() => opt(this.keyRow(id), toKey));
   }
 
-  listKeys(companyId: string): KeyRow[] {
-    return this.s.stmt("SELECT * FROM api_keys WHERE company_id = ? ORDER BY created_at, id").all(companyId) as unknown as KeyRow[];
+  listKeys(companyId: string): Promise<ApiKey[]> {
+    return this.s.run(() => (this.s.stmt("SELECT * FROM api_keys WHERE company_id = ? ORDER BY created_at, id").all(companyId) as unknown as KeyRow[]).map(toKey));
   }
 
-  revokeKey(companyId: string, id: string, by: TenancyActor = CLI_ACTOR): KeyRow {
-    const k = this.keyById(id);
-    if (!k || k.company_id !== companyId) throw new TenancyError(`no key with id ${id}`);
-    if (k.revoked_at) return k;
-    const now = this.clock();
-    this.s.tx(() => {
-      this.s.stmt("UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(iso(now), id);
-      this.authChanged();
-      this.audit.append({ companyId, environment: k.environment, actor: by.actor, action: "api_key.revoked", entityType: "ApiKey", entityId: id, detail: { via: by.via } }, now);
-    });
-    return this.keyById(id)!;
+  revokeKey(companyId: string, id: string, by: TenancyActor = CLI_ACTOR): Promise<ApiKey> {
+    return this.s.run(() =>
+      this.s.tx(() => {
+        const now = this.clock();
+        const d = decided(decideRevoke(opt(this.keyRow(id), toKey), companyId, id, by.via, iso(now)));
+        if (d.changed) {
+          this.keySave(d.record);
+          this.audited(companyId, [d.record.environment], by.actor, d, "ApiKey", id, now);
+        }
+        return d.record;
+      }),
+    );
   }
 
-  /** Whether a key's last use is due to be written (at most once a minute per key, by this process). */
   touchDue(id: string, now: number): boolean {
     const last = this.touched.get(id);
     return last === undefined || now - last >= 60_000;
   }
 
-  /** Records that a key authenticated a request; written at most once a minute per key, by this process. */
-  touchKey(id: string, now: number): void {
-    if (!this.touchDue(id, now)) return;
+  touchKey(id: string, now: number): Promise<void> {
+    if (!this.touchDue(id, now)) return Promise.resolve();
     this.touched.set(id, now);
     if (this.touched.size > AUTH_CACHE_MAX) this.touched.delete(this.touched.keys().next().value!);
-    this.s.stmt("UPDATE api_keys SET last_used_at = ? WHERE id = ?").run(iso(now), id);
+    return this.s.run(() => {
+      this.s.stmt("UPDATE api_keys SET last_used_at = ? WHERE id = ?").run(iso(now), id);
+    });
   }
   private readonly touched = new Map<string, number>();
 
   // ---- sign-in: setup codes, credentials, sessions (docs/api.md, "Keys and sessions") ----
 
-  /**
-   * A one-time setup code for a member (the CLI prints it on the host; an owner's invitation in the console shows it
-   * once). It replaces the member's passphrase and second factor and ends their sessions: the way back in for a lost
-   * second factor. Only the code's hash is kept.
-   */
-  issueSetupCode(companyId: string, email: string, codeHash: string, expiresAt: number, by: TenancyActor = CLI_ACTOR): MemberRow {
-    const m = this.memberByEmail(companyId, email);
-    if (!m) throw new TenancyError(`no member with email ${email}`);
-    if (m.status !== "active") throw new TenancyError(`member ${m.email} is disabled`);
-    const now = this.clock();
-    this.s.tx(() => {
-      this.s
-        .stmt(
-          "UPDATE members SET setup_code_hash = ?, setup_code_expires_at = ?, passphrase_hash = NULL, totp_secret_sealed = NULL, totp_confirmed_at = NULL, totp_last_step = NULL, updated_at = ? WHERE id = ?",
-        )
-        .run(codeHash, iso(expiresAt), iso(now), m.id);
-      this.endMemberSessions(m.id, "credentials_reset", now);
-      for (const env of ["test", "live"] as const)
-        this.audit.append({ companyId, environment: env, actor: by.actor, action: "member.setup_code_issued", entityType: "Member", entityId: m.id, detail: { via: by.via, expiresAt: iso(expiresAt) } }, now);
-    });
-    return this.memberById(companyId, m.id)!;
-  }
-
-  /** Setup's first step: the passphrase's hash and the sealed TOTP secret, pending until a first code confirms them. */
-  setPendingCredentials(memberId: string, passphraseHash: string, totpSecretSealed: string, now: number): void {
-    this.s.stmt("UPDATE members SET passphrase_hash = ?, totp_secret_sealed = ?, totp_confirmed_at = NULL, totp_last_step = NULL, updated_at = ? WHERE id = ?").run(passphraseHash, totpSecretSealed, iso(now), memberId);
-  }
-
-  /**
-   * Takes a TOTP step as used, once: true when it is later than every step accepted before (the check and the write
-   * are one statement, so two requests with one code cannot both pass). `confirm` also ends setup (the code is spent).
-   */
-  useTotpStep(memberId: string, step: number, now: number, confirm: boolean): boolean {
-    const res = confirm
-      ? this.s
-          .stmt("UPDATE members SET totp_last_step = ?, totp_confirmed_at = ?, setup_code_hash = NULL, setup_code_expires_at = NULL, updated_at = ? WHERE id = ? AND (totp_last_step IS NULL OR totp_last_step < ?)")
-          .run(step, iso(now), iso(now), memberId, step)
-      : this.s.stmt("UPDATE members SET totp_last_step = ? WHERE id = ? AND totp_confirmed_at IS NOT NULL AND (totp_last_step IS NULL OR totp_last_step < ?)").run(step, memberId, step);
-    return res.changes === 1;
-  }
-
-  /**
-   * A failed sign-in or setup for a member who exists: audited for the officers to see (which factor failed is not
-   * said, nor anything typed). Unknown emails leave no entry: there is no member to file it under.
-   */
-  recordSignInFailure(companyId: string, environment: Environment, memberId: string, source: string | null, step: "sign_in" | "setup", now: number): void {
-    this.s.tx(() =>
-      this.audit.append({ companyId, environment, actor: { type: "system" }, action: "session.sign_in_failed", entityType: "Member", entityId: memberId, detail: { source, step } }, now),
+  issueSetupCode(companyId: string, email: string, codeHash: string, expiresAt: number, by: TenancyActor = CLI_ACTOR): Promise<Member> {
+    return this.s.run(() =>
+      this.s.tx(() => {
+        const now = this.clock();
+        const d = decided(decideSetupCode(opt(this.memberRowByEmail(companyId, email), toMember), email, codeHash, iso(expiresAt), by.via, iso(now)));
+        this.memberSave(d.record);
+        if (d.endsSessions) this.endSessionsOf(d.record.id, d.endsSessions, now);
+        this.audited(companyId, BOTH, by.actor, d, "Member", d.record.id, now);
+        return d.record;
+      }),
     );
   }
 
-  /** A new session, audited as the member's sign-in. */
-  createSession(o: { companyId: string; member: MemberRow; environment: Environment; tokenHash: string; source: string | null; expiresAt: number; action: "session.signed_in" | "session.set_up" }, now: number): SessionRow {
-    const id = newId("ses", now);
-    this.s.tx(() => {
+  setPendingCredentials(memberId: string, passphraseHash: string, totpSecretSealed: string, now: number): Promise<void> {
+    return this.s.run(() => {
+      this.s.stmt("UPDATE members SET passphrase_hash = ?, totp_secret_sealed = ?, totp_confirmed_at = NULL, totp_last_step = NULL, updated_at = ? WHERE id = ?").run(passphraseHash, totpSecretSealed, iso(now), memberId);
+    });
+  }
+
+  /**
+   * True when the step is later than every step accepted before (the check and the write are one statement, so two
+   * requests with one code cannot both pass). `confirm` also ends setup (the code is spent).
+   */
+  useTotpStep(memberId: string, step: number, now: number, confirm: boolean): Promise<boolean> {
+    return this.s.run(() => {
+      const res = confirm
+        ? this.s
+            .stmt("UPDATE members SET totp_last_step = ?, totp_confirmed_at = ?, setup_code_hash = NULL, setup_code_expires_at = NULL, updated_at = ? WHERE id = ? AND (totp_last_step IS NULL OR totp_last_step < ?)")
+            .run(step, iso(now), iso(now), memberId, step)
+        : this.s.stmt("UPDATE members SET totp_last_step = ? WHERE id = ? AND totp_confirmed_at IS NOT NULL AND (totp_last_step IS NULL OR totp_last_step < ?)").run(step, memberId, step);
+      return res.changes === 1;
+    });
+  }
+
+  /** Unknown emails leave no entry: there is no member to file it under. */
+  recordSignInFailure(companyId: string, environment: Environment, memberId: string, source: string | null, step: "sign_in" | "setup", now: number): Promise<void> {
+    return this.s.run(() => this.s.tx(() => {
+      this.audit.append({ companyId, environment, actor: { type: "system" }, action: "session.sign_in_failed", entityType: "Member", entityId: memberId, detail: { source, step } }, now);
+    }));
+  }
+
+  createSession(o: NewSession, now: number): Promise<MemberSession> {
+    return this.s.run(() => this.s.tx(() => {
+      const id = newId("ses", now);
       this.s
         .stmt("INSERT INTO member_sessions (id, company_id, member_id, environment, role, token_hash, source, created_at, last_used_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
         .run(id, o.companyId, o.member.id, o.environment, o.member.role, o.tokenHash, o.source, iso(now), iso(now), iso(o.expiresAt));
@@ -361,65 +408,135 @@ export class Tenancy {
         { companyId: o.companyId, environment: o.environment, actor: { type: "member", memberId: o.member.id, sessionId: id }, action: o.action, entityType: "Session", entityId: id, detail: { source: o.source } },
         now,
       );
+      return toSession(this.s.stmt("SELECT * FROM member_sessions WHERE id = ?").get(id) as SessionRow);
+    }));
+  }
+
+  /** No cache: sessions are few and each use renews. */
+  sessionByHash(hash: string): Promise<SessionAuth | undefined> {
+    return this.s.run(() => opt(this.credentialByHash<SessionAuthRow>("member_sessions", "token_hash", hash), toSessionAuth));
+  }
+
+  sessionById(id: string): Promise<MemberSession | undefined> {
+    return this.s.run(() => opt(this.s.stmt("SELECT * FROM member_sessions WHERE id = ?").get(id) as SessionRow | null, toSession));
+  }
+
+  renewSession(id: string, now: number, expiresAt: number): Promise<void> {
+    return this.s.run(() => {
+      this.s.stmt("UPDATE member_sessions SET last_used_at = ?, expires_at = ? WHERE id = ? AND ended_at IS NULL").run(iso(now), iso(expiresAt), id);
     });
-    return this.s.stmt("SELECT * FROM member_sessions WHERE id = ?").get(id) as SessionRow;
   }
 
-  /** A session by its token's hash, with its member and company (no cache: sessions are few and each use renews). */
-  sessionByHash(hash: string): SessionAuthRow | undefined {
-    return this.credentialByHash<SessionAuthRow>("member_sessions", "token_hash", hash);
-  }
-
-  sessionById(id: string): SessionRow | undefined {
-    return (this.s.stmt("SELECT * FROM member_sessions WHERE id = ?").get(id) ?? undefined) as SessionRow | undefined;
-  }
-
-  renewSession(id: string, now: number, expiresAt: number): void {
-    this.s.stmt("UPDATE member_sessions SET last_used_at = ?, expires_at = ? WHERE id = ? AND ended_at IS NULL").run(iso(now), iso(expiresAt), id);
-  }
-
-  /** Ends one session (sign-out, or a use from a second source), audited. */
-  endSession(companyId: string, environment: Environment, session: { id: string; memberId: string }, reason: string, now: number, actor?: AuditActor): void {
-    this.s.tx(() => {
+  endSession(companyId: string, environment: Environment, session: { id: string; memberId: string }, reason: string, now: number, actor?: AuditActor): Promise<void> {
+    return this.s.run(() => this.s.tx(() => {
       const res = this.s.stmt("UPDATE member_sessions SET ended_at = ?, ended_reason = ? WHERE id = ? AND ended_at IS NULL").run(iso(now), reason, session.id);
       if (res.changes === 1)
         this.audit.append(
           { companyId, environment, actor: actor ?? { type: "member", memberId: session.memberId, sessionId: session.id }, action: "session.ended", entityType: "Session", entityId: session.id, detail: { reason } },
           now,
         );
-    });
+    }));
   }
 
   /** Ends every open session of a member (deactivation, role change, new credentials, the CLI). Inside a transaction. */
-  endMemberSessions(memberId: string, reason: string, now: number): number {
+  private endSessionsOf(memberId: string, reason: string, now: number): number {
     return this.s.stmt("UPDATE member_sessions SET ended_at = ?, ended_reason = ? WHERE member_id = ? AND ended_at IS NULL").run(iso(now), reason, memberId).changes;
   }
 
-  /** `members sign-out`: ends a member's sessions from the CLI, audited as the CLI's. */
-  signOutMember(companyId: string, email: string, by: TenancyActor = CLI_ACTOR): number {
-    const m = this.memberByEmail(companyId, email);
-    if (!m) throw new TenancyError(`no member with email ${email}`);
-    const now = this.clock();
-    return this.s.tx(() => {
-      const n = this.endMemberSessions(m.id, "ended_by_cli", now);
-      for (const env of ["test", "live"] as const)
-        this.audit.append({ companyId, environment: env, actor: by.actor, action: "member.signed_out", entityType: "Member", entityId: m.id, detail: { sessions: n, via: by.via } }, now);
-      return n;
-    });
+  signOutMember(companyId: string, email: string, by: TenancyActor = CLI_ACTOR): Promise<number> {
+    return this.s.run(() =>
+      this.s.tx(() => {
+        const m = this.memberRowByEmail(companyId, email);
+        if (!m) throw new TenancyError(`no member with email ${email}`);
+        const now = this.clock();
+        const n = this.endSessionsOf(m.id, "ended_by_cli", now);
+        this.audited(companyId, BOTH, by.actor, { action: "member.signed_out", detail: { sessions: n, via: by.via } }, "Member", m.id, now);
+        return n;
+      }),
+    );
   }
 
-  /** Open sessions of the company (for the console's members view). */
-  openSessions(companyId: string, now: number): SessionRow[] {
-    return this.s.stmt("SELECT * FROM member_sessions WHERE company_id = ? AND ended_at IS NULL AND expires_at > ? ORDER BY created_at").all(companyId, iso(now)) as unknown as SessionRow[];
+  openSessions(companyId: string, now: number): Promise<MemberSession[]> {
+    return this.s.run(() =>
+      (this.s.stmt("SELECT * FROM member_sessions WHERE company_id = ? AND ended_at IS NULL AND expires_at > ? ORDER BY created_at").all(companyId, iso(now)) as unknown as SessionRow[]).map(toSession),
+    );
   }
+
+  // ---- the tenancy actor's writes (inside its unit of work) ----
+
+  insertCompany(c: Company): Promise<void> {
+    return this.s.run(() => this.companyInsert(c));
+  }
+  saveCompany(c: Company): Promise<void> {
+    return this.s.run(() => this.companySave(c));
+  }
+  insertMember(m: Member): Promise<void> {
+    return this.s.run(() => this.memberInsert(m));
+  }
+  saveMember(m: Member): Promise<void> {
+    return this.s.run(() => this.memberSave(m));
+  }
+  insertKey(k: ApiKey): Promise<void> {
+    return this.s.run(() => this.keyInsert(k));
+  }
+  saveKey(k: ApiKey): Promise<void> {
+    return this.s.run(() => this.keySave(k));
+  }
+
+  private companyInsert(c: Company): void {
+    this.s
+      .stmt("INSERT INTO companies (id, slug, name, status, disabled_features, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+      .run(c.id, c.slug, c.name, c.status, JSON.stringify(c.disabledFeatures), c.createdAt, c.updatedAt);
+  }
+  /** Status, features, updatedAt; empties the authentication caches. */
+  private companySave(c: Company): void {
+    this.s.stmt("UPDATE companies SET status = ?, disabled_features = ?, updated_at = ? WHERE id = ?").run(c.status, JSON.stringify(c.disabledFeatures), c.updatedAt, c.id);
+    this.authChanged();
+  }
+  private memberInsert(m: Member): void {
+    this.s.stmt("INSERT INTO members (id, company_id, email, role, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)").run(m.id, m.companyId, m.email, m.role, m.status, m.createdAt, m.updatedAt);
+  }
+  /** Role, status, credentials, setup code, updatedAt; empties the authentication caches. */
+  private memberSave(m: Member): void {
+    this.s
+      .stmt(
+        "UPDATE members SET role = ?, status = ?, passphrase_hash = ?, totp_secret_sealed = ?, totp_confirmed_at = ?, totp_last_step = ?, setup_code_hash = ?, setup_code_expires_at = ?, updated_at = ? WHERE id = ? AND company_id = ?",
+      )
+      .run(m.role, m.status, m.passphraseHash, m.totpSecretSealed, m.totpConfirmedAt, m.totpLastStep, m.setupCodeHash, m.setupCodeExpiresAt, m.updatedAt, m.id, m.companyId);
+    this.authChanged();
+  }
+  private keyInsert(k: ApiKey): void {
+    this.s
+      .stmt("INSERT INTO api_keys (id, company_id, member_id, environment, key_hash, hint, scopes, created_at, expires_at, revoked_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+      .run(k.id, k.companyId, k.memberId, k.environment, k.keyHash, k.hint, JSON.stringify(k.scopes), k.createdAt, k.expiresAt, k.revokedAt, k.lastUsedAt);
+  }
+  /** revokedAt; empties the authentication caches. */
+  private keySave(k: ApiKey): void {
+    this.s.stmt("UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(k.revokedAt, k.id);
+    this.authChanged();
+  }
+
+  private audited(companyId: string, environments: readonly Environment[], actor: AuditActor, d: { action: string; detail?: Record<string, unknown> }, entityType: string, entityId: string, now: number): void {
+    for (const environment of environments) this.audit.append({ companyId, environment, actor, action: d.action, entityType, entityId, ...(d.detail ? { detail: d.detail } : {}) }, now);
+  }
+
+  endMemberSessions(memberId: string, reason: string, now: number): Promise<number> {
+    return this.s.run(() => this.endSessionsOf(memberId, reason, now));
+  }
+
+  unendedSessions(memberId: string): Promise<number> {
+    return this.s.run(() => (this.s.stmt("SELECT COUNT(*) AS n FROM member_sessions WHERE member_id = ? AND ended_at IS NULL").get(memberId) as { n: number }).n);
+  }
+
+  // ---- the authentication cache ----
 
   /** Empties every Tenancy's authentication cache over this storage before its next lookup. */
   authChanged(): void {
     epochOf(this.s).n++;
   }
 
-  private readonly authCache = new Map<string, KeyAuthRow>(); // by key hash; LRU: oldest first
-  private readonly companyCache = new Map<string, CompanyRow>(); // by slug
+  private readonly authCache = new Map<string, KeyAuth>(); // by key hash; LRU: oldest first
+  private readonly companyCache = new Map<string, Company>(); // by slug
   private cachedEpoch = -1;
   private cachedDataVersion = -1;
 
@@ -435,39 +552,54 @@ export class Tenancy {
   }
 
   /**
-   * keyByHash through a bounded in-memory cache (the hot path of every request). The returned row is shared: do
-   * not change it. A revocation, disable, role change, suspension or feature switch counts from the next request.
+   * The hot path of every request, answered in this turn: the cached key (shared: never change it), or undefined on a
+   * miss. A revocation, disable, role change, suspension or feature switch counts from the next request.
    */
-  authByHash(hash: string): KeyAuthRow | undefined {
+  cachedKey(hash: string): KeyAuth | undefined {
     this.fresh();
     const hit = this.authCache.get(hash);
     if (hit) {
       this.authCache.delete(hash);
       this.authCache.set(hash, hit);
-      return hit;
     }
-    const row = this.keyByHash(hash);
-    if (!row) return undefined;
-    this.authCache.set(hash, row);
-    if (this.authCache.size > AUTH_CACHE_MAX) this.authCache.delete(this.authCache.keys().next().value!);
-    return row;
+    return hit;
   }
 
-  /** companyBySlug through the same invalidation (companies are few; the cache is still bounded). */
-  cachedCompanyBySlug(slug: string): CompanyRow | undefined {
+  authByHash(hash: string): Promise<KeyAuth | undefined> {
+    return this.s.run(() => {
+      const hit = this.cachedKey(hash);
+      if (hit) return hit;
+      const row = this.credentialByHash<KeyAuthRow>("api_keys", "key_hash", hash);
+      if (!row) return undefined;
+      const rec = toKeyAuth(row);
+      this.authCache.set(hash, rec);
+      if (this.authCache.size > AUTH_CACHE_MAX) this.authCache.delete(this.authCache.keys().next().value!);
+      return rec;
+    });
+  }
+
+  cachedCompany(slug: string): Company | undefined {
     this.fresh();
-    const hit = this.companyCache.get(slug);
-    if (hit) return hit;
-    const row = this.companyBySlug(slug);
-    if (!row) return undefined;
-    if (this.companyCache.size >= AUTH_CACHE_MAX) this.companyCache.clear();
-    this.companyCache.set(slug, row);
-    return row;
+    return this.companyCache.get(slug);
   }
 
-  /** The hot path of every request: one indexed lookup by hash, joined with member and company. */
-  keyByHash(hash: string): KeyAuthRow | undefined {
-    return this.credentialByHash<KeyAuthRow>("api_keys", "key_hash", hash);
+  /** Companies are few; the cache is still bounded. */
+  companyBySlugCached(slug: string): Promise<Company | undefined> {
+    return this.s.run(() => {
+      const hit = this.cachedCompany(slug);
+      if (hit) return hit;
+      const row = this.companyRow(slug);
+      if (!row) return undefined;
+      const rec = toCompany(row);
+      if (this.companyCache.size >= AUTH_CACHE_MAX) this.companyCache.clear();
+      this.companyCache.set(slug, rec);
+      return rec;
+    });
+  }
+
+  /** One indexed lookup by hash, joined with member and company. */
+  keyByHash(hash: string): Promise<KeyAuth | undefined> {
+    return this.s.run(() => opt(this.credentialByHash<KeyAuthRow>("api_keys", "key_hash", hash), toKeyAuth));
   }
 
   /** A credential (an API key or a session) by its hash: one indexed lookup, joined with its member and company. */
