@@ -26,6 +26,8 @@ export type CustomerMsg =
   | (Scoped & { type: "deactivate"; reason: string | null })
   | (Scoped & { type: "reactivate" })
   | (Scoped & { type: "erase"; reason: string })
+  // A legal hold (set or released by an operator): erasure is refused while one is set.
+  | (Scoped & { type: "setLegalHold"; hold: boolean })
   | (Scoped & { type: "setIdentity"; status: "verified" | "unverified" | "blocked"; persons: Person[] })
   | (Scoped & { type: "registerWallet"; walletId: string; address: string; network: string; label: string | null })
   | (Scoped & { type: "updateWalletLabel"; walletId: string; label: string | null; labelGiven: boolean })
@@ -91,6 +93,8 @@ class Handling implements CustomerScope {
         return this.withCustomer((c) => this.reactivate(c));
       case "erase":
         return this.withCustomer((c) => this.erase(c, m.reason));
+      case "setLegalHold":
+        return this.withCustomer((c) => this.setLegalHold(c, m.hold));
       case "setIdentity":
         return this.withCustomer((c) => this.setIdentity(c, m.status, m.persons));
       case "registerWallet":
@@ -249,6 +253,13 @@ class Handling implements CustomerScope {
     });
     this.audit("customer.erased", "Customer", c.id);
     return { ok: true, data: { id: c.id, erasedAt: this.at, erasedBy: by, deactivatedAt } };
+  }
+
+  /** Every request is written and audited, a repeated one too (the operator's act is what the log records). */
+  private setLegalHold(c: Customer, hold: boolean): Outcome {
+    this.ctx.write(() => this.customers.setLegalHold(c.id, hold, this.at));
+    this.audit(hold ? "customer.legal_hold_set" : "customer.legal_hold_released", "Customer", c.id);
+    return { ok: true, data: { id: c.id, environment: c.environment, legalHold: hold } };
   }
 
   private setIdentity(c: Customer, status: "verified" | "unverified" | "blocked", persons: Person[]): Outcome {

@@ -2,8 +2,10 @@
 import { parseArgs } from "node:util";
 import type { Storage } from "../adapters/storage/index.ts";
 import { TenancyError } from "../adapters/storage/repos/tenancy.ts";
+import process from "node:process";
+import { loadMasterKey } from "../adapters/crypto/master-key.ts";
 import { cliRepositories } from "./repositories.ts";
-import { iso } from "../domain/ids.ts";
+import { cliRuntime } from "./runtime.ts";
 import { UsageError } from "./usage.ts";
 
 export async function runCustomers(storage: Storage, argv: string[], out: (line: string) => void, clock: () => number = Date.now): Promise<void> {
@@ -21,14 +23,17 @@ export async function runCustomers(storage: Storage, argv: string[], out: (line:
   const found = await repositories.customers.holdState(company.id, v.id);
   if (!found) throw new TenancyError(`no customer with id ${v.id}`);
   const hold = !v.release;
-  const now = clock();
-  await storage.transaction(async () => {
-    await repositories.customers.setLegalHold(found.id, hold, iso(now));
-    repositories.audit.record(
-      { companyId: company.id, environment: found.environment, actor: { type: "system" }, action: hold ? "customer.legal_hold_set" : "customer.legal_hold_released", entityType: "Customer", entityId: found.id },
-      now,
-    );
+  // The customer's actor, the one writer of the customer (src/cli/runtime.ts), sets or releases the hold and audits it
+  // in one transaction; the CLI has no logged-in user, so the system acts.
+  const runtime = cliRuntime(storage, { clock, repositories, masterKey: () => loadMasterKey(storage.path, process.env) });
+  const o = await runtime.customerCommand<{ id: string; environment: string; legalHold: boolean }>(found.id, {
+    type: "setLegalHold",
+    hold,
+    companyId: company.id,
+    environment: found.environment,
+    actor: { type: "system" },
   });
+  if (!o.ok) throw new TenancyError(o.code === "CUSTOMER_NOT_FOUND" ? `no customer with id ${v.id}` : (o.message ?? o.code));
   const result = { id: found.id, environment: found.environment, legalHold: hold };
   out(v.json ? JSON.stringify(result) : `Customer ${found.id}: legal hold ${hold ? "set" : "released"}`);
 }

@@ -10,12 +10,21 @@ import { ActorRuntime } from "../actors/runtime.ts";
 import { caseActor, caseAddress, type CaseDeps, type CaseMsg } from "../actors/case.ts";
 import { rulesActor, rulesAddress, type RuleActorDeps, type RuleMsg } from "../actors/rules.ts";
 import { reportsActor, reportsAddress, type ReportActorDeps, type ReportMsg } from "../actors/reports.ts";
+import { customerActor, type CustomerMsg } from "../actors/customer.ts";
+import type { CustomerRepositories } from "../actors/customer-scope.ts";
 import type { Outcome } from "../actors/outcome.ts";
+
+/**
+ * The customer commands the CLI sends (wallet proofs, legal holds). None of them screens or asks a provider, so the
+ * CLI registers the customer actor without the server's screening and provider capabilities, and cannot send the
+ * commands that would need them (creating or receiving transfers).
+ */
+export type CliCustomerMsg = Extract<CustomerMsg, { type: "issueWalletChallenge" | "proveWallet" | "attestWallet" | "revokeWalletProof" | "setLegalHold" }>;
 
 export interface CliRuntimeDeps {
   readonly clock: () => number;
   /** What the kinds registered here read and write. */
-  readonly repositories: CaseDeps["repositories"] & RuleActorDeps["repositories"] & ReportActorDeps["repositories"];
+  readonly repositories: CaseDeps["repositories"] & RuleActorDeps["repositories"] & ReportActorDeps["repositories"] & CustomerRepositories;
   /** The database's master key (its `mailbox`, `pii` and `name-index` subkeys, as the server derives them). */
   readonly masterKey: () => MasterKey;
 }
@@ -28,6 +37,8 @@ export interface CliRuntime {
   ruleCommand<T>(msg: RuleMsg): Promise<Outcome<T>>;
   /** One command to the environment's reports actor; answers its outcome. */
   reportCommand<T>(msg: ReportMsg): Promise<Outcome<T>>;
+  /** One command to a customer's actor (the only writer of the customer and its wallets); answers its outcome. */
+  customerCommand<T>(customerId: string, msg: CliCustomerMsg): Promise<Outcome<T>>;
 }
 
 export function cliRuntime(store: RuntimeHost, deps: CliRuntimeDeps): CliRuntime {
@@ -50,5 +61,14 @@ export function cliRuntime(store: RuntimeHost, deps: CliRuntimeDeps): CliRuntime
     ruleCommand: <T>(msg: RuleMsg) => withKind("rules", () => rulesActor({ repositories: deps.repositories })).handleHere<Outcome<T>>(rulesAddress(msg.companyId), msg),
     reportCommand: <T>(msg: ReportMsg) =>
       withKind("reports", () => reportsActor({ repositories: deps.repositories })).handleHere<Outcome<T>>(reportsAddress(msg.companyId, msg.environment), msg),
+    customerCommand: <T>(customerId: string, msg: CliCustomerMsg) =>
+      withKind("customer", () =>
+        customerActor({
+          repositories: deps.repositories,
+          pii: new Sealer(key().derive("pii")),
+          nameIndexKey: key().derive("name-index"),
+          activeTransferIds: (companyId, env, id) => deps.repositories.transfers.activeForCustomer(companyId, env, id),
+        }),
+      ).handleHere<Outcome<T>>(`customer:${customerId}`, msg),
   };
 }
