@@ -5,6 +5,7 @@ import type { ActorKind, ActorContext } from "./types.ts";
 import { refuse, type Outcome } from "./outcome.ts";
 import type { Customer, NewCustomer } from "../ports/customers.ts";
 import type { Wallet } from "../ports/wallets.ts";
+import type { AuditActor } from "../ports/audit.ts";
 import { iso } from "../domain/ids.ts";
 import { keepReason, type CreateCustomerInput } from "../domain/customers.ts";
 import { blindGrams } from "../domain/blind-index.ts";
@@ -130,8 +131,9 @@ class Handling implements CustomerScope {
     }
   }
 
-  audit(action: string, entityType: string, entityId: string, detail?: Record<string, unknown>): void {
-    const { companyId, environment, actor } = this.msg;
+  /** An audit entry of this message's change, by who sent it unless `actor` says otherwise. */
+  audit(action: string, entityType: string, entityId: string, detail?: Record<string, unknown>, actor: AuditActor = this.msg.actor): void {
+    const { companyId, environment } = this.msg;
     const now = this.ctx.now;
     this.ctx.write(() => this.deps.repositories.audit.record({ companyId, environment, actor, action, entityType, entityId, detail }, now));
   }
@@ -396,7 +398,8 @@ class Handling implements CustomerScope {
     return { ok: true, data: { walletId, expired: next.expire, verified: next.verified, verifiedAt: next.verifiedAt } };
   }
 
+  /** An expiry is the clock's doing, never the member's whose change found it: the system acts. */
   private auditExpired(walletId: string, v: Verification): void {
-    for (const proofId of v.expire) this.audit("wallet.proof_expired", "Wallet", walletId, { proofId, verified: v.verified });
+    for (const proofId of v.expire) this.audit("wallet.proof_expired", "Wallet", walletId, { proofId, verified: v.verified }, { type: "system" });
   }
 }
