@@ -10,7 +10,7 @@ import { ActorRuntime } from "../actors/runtime.ts";
 import { caseActor, caseAddress, type CaseDeps, type CaseMsg } from "../actors/case.ts";
 import { rulesActor, rulesAddress, type RuleActorDeps, type RuleMsg } from "../actors/rules.ts";
 import { reportsActor, reportsAddress, type ReportActorDeps, type ReportMsg } from "../actors/reports.ts";
-import { customerActor, type CustomerMsg } from "../actors/customer.ts";
+import { customerActor, type CustomerCommand, type CustomerMsg } from "../actors/customer.ts";
 import type { CustomerRepositories } from "../actors/customer-scope.ts";
 import type { Outcome } from "../actors/outcome.ts";
 
@@ -20,6 +20,8 @@ import type { Outcome } from "../actors/outcome.ts";
  * commands that would need them (creating or receiving transfers).
  */
 export type CliCustomerMsg = Extract<CustomerMsg, { type: "issueWalletChallenge" | "proveWallet" | "attestWallet" | "revokeWalletProof" | "setLegalHold" }>;
+/** One of those before the command adds tenant and actor. */
+export type CliCustomerCommand = Extract<CustomerCommand, { type: CliCustomerMsg["type"] }>;
 
 export interface CliRuntimeDeps {
   readonly clock: () => number;

@@ -4,7 +4,7 @@ import type { Storage } from "../adapters/storage/index.ts";
 import { TenancyError, type MemberRow, type Tenancy } from "../adapters/storage/repos/tenancy.ts";
 import type { AuditActor } from "../ports/audit.ts";
 import { cliRepositories } from "./repositories.ts";
-import { cliRuntime, type CliCustomerMsg } from "./runtime.ts";
+import { cliRuntime, type CliCustomerCommand, type CliCustomerMsg } from "./runtime.ts";
 import { noteAad, type WalletChallenge, type WalletProof } from "../ports/proofs.ts";
 import type { Wallet } from "../ports/wallets.ts";
 import { loadMasterKey, type MasterKey } from "../adapters/crypto/master-key.ts";
@@ -125,7 +125,7 @@ export async function runWallets(storage: Storage, argv: string[], out: Out, dep
    * transaction beside a running server. A refusal is the CLI's one-line error.
    */
   const runtime = cliRuntime(storage, { clock, repositories, masterKey });
-  const command = async <T>(w: Wallet, actor: AuditActor, msg: CliCustomerMsg extends infer M ? (M extends unknown ? Omit<M, "companyId" | "environment" | "actor"> : never) : never): Promise<T> => {
+  const command = async <T>(w: Wallet, actor: AuditActor, msg: CliCustomerCommand): Promise<T> => {
     const o: Outcome<T> = await runtime.customerCommand<T>(w.customerId, { ...msg, companyId: company.id, environment: w.environment, actor } as CliCustomerMsg);
     if (o.ok) return o.data;
     // The actor's refusals in the CLI's words: a wallet or proof gone since it was read, else the check's own reason.
