@@ -17,6 +17,7 @@ import { publicKeyOf, randomPrivateKey } from "./adapters/providers/provider_e/c
 import { listen, type RunningServer } from "./adapters/server/index.ts";
 import type { CountryCode } from "./domain/ivms101/index.ts";
 import { runWallets } from "./cli/wallets.ts";
+import { cliContext } from "./cli/entry.ts";
 import { startScreeningCSandbox, SANDBOX_API_KEY as SCREENING_C_KEY, type ScreeningCSandbox } from "./sandbox/screening_c/index.ts";
 import { startScreeningDSandbox, SANDBOX_SCREENING_D_KEY, type ScreeningDSandbox } from "./sandbox/screening_d/index.ts";
 
@@ -272,7 +273,7 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     await api(`/api/v2/customers/${c.body.data.id}/travel-rule-identity`, { method: "PUT", body: { status: "verified", persons } });
     const w = await api("/api/v2/wallets", { method: "POST", body: { customerId: c.body.data.id, network: "ethereum", address: s.address, label: "hot wallet" } });
     // An officer attests the hosted wallet (the dashboard's part): incoming transfers need a verified wallet.
-    await runWallets(service.storage, ["attest", "--id", w.body.data.id, "--note", "hosted by the demo", "--member", officer.email], () => {});
+    await runWallets(cliContext(service.storage), ["attest", "--id", w.body.data.id, "--note", "hosted by the demo", "--member", officer.email], () => {});
     customers.push({ id: c.body.data.id, address: s.address, persons, walletId: w.body.data.id });
     log(`customer ${c.body.data.id} ${s.name} with a verified identity and a verified wallet`);
   }

@@ -5,6 +5,7 @@ import type { ActorKind, ActorContext } from "./types.ts";
 import { refuse, type Outcome } from "./outcome.ts";
 import type { Customer, NewCustomer } from "../ports/customers.ts";
 import type { Wallet } from "../ports/wallets.ts";
+import type { AuditActor } from "../ports/audit.ts";
 import { iso } from "../domain/ids.ts";
 import { keepReason, type CreateCustomerInput } from "../domain/customers.ts";
 import { blindGrams } from "../domain/blind-index.ts";
@@ -26,6 +27,8 @@ export type CustomerMsg =
   | (Scoped & { type: "deactivate"; reason: string | null })
   | (Scoped & { type: "reactivate" })
   | (Scoped & { type: "erase"; reason: string })
+  // A legal hold (set or released by an operator): erasure is refused while one is set.
+  | (Scoped & { type: "setLegalHold"; hold: boolean })
   | (Scoped & { type: "setIdentity"; status: "verified" | "unverified" | "blocked"; persons: Person[] })
   | (Scoped & { type: "registerWallet"; walletId: string; address: string; network: string; label: string | null })
   | (Scoped & { type: "updateWalletLabel"; walletId: string; label: string | null; labelGiven: boolean })
@@ -91,6 +94,8 @@ class Handling implements CustomerScope {
         return this.withCustomer((c) => this.reactivate(c));
       case "erase":
         return this.withCustomer((c) => this.erase(c, m.reason));
+      case "setLegalHold":
+        return this.withCustomer((c) => this.setLegalHold(c, m.hold));
       case "setIdentity":
         return this.withCustomer((c) => this.setIdentity(c, m.status, m.persons));
       case "registerWallet":
@@ -126,8 +131,9 @@ class Handling implements CustomerScope {
     }
   }
 
-  audit(action: string, entityType: string, entityId: string, detail?: Record<string, unknown>): void {
-    const { companyId, environment, actor } = this.msg;
+  /** An audit entry of this message's change, by who sent it unless `actor` says otherwise. */
+  audit(action: string, entityType: string, entityId: string, detail?: Record<string, unknown>, actor: AuditActor = this.msg.actor): void {
+    const { companyId, environment } = this.msg;
     const now = this.ctx.now;
     this.ctx.write(() => this.deps.repositories.audit.record({ companyId, environment, actor, action, entityType, entityId, detail }, now));
   }
@@ -249,6 +255,13 @@ class Handling implements CustomerScope {
     });
     this.audit("customer.erased", "Customer", c.id);
     return { ok: true, data: { id: c.id, erasedAt: this.at, erasedBy: by, deactivatedAt } };
+  }
+
+  /** Every request is written and audited, a repeated one too (the operator's act is what the log records). */
+  private setLegalHold(c: Customer, hold: boolean): Outcome {
+    this.ctx.write(() => this.customers.setLegalHold(c.id, hold, this.at));
+    this.audit(hold ? "customer.legal_hold_set" : "customer.legal_hold_released", "Customer", c.id);
+    return { ok: true, data: { id: c.id, environment: c.environment, legalHold: hold } };
   }
 
   private setIdentity(c: Customer, status: "verified" | "unverified" | "blocked", persons: Person[]): Outcome {
@@ -385,7 +398,8 @@ class Handling implements CustomerScope {
     return { ok: true, data: { walletId, expired: next.expire, verified: next.verified, verifiedAt: next.verifiedAt } };
   }
 
+  /** An expiry is the clock's doing, never the member's whose change found it: the system acts. */
   private auditExpired(walletId: string, v: Verification): void {
-    for (const proofId of v.expire) this.audit("wallet.proof_expired", "Wallet", walletId, { proofId, verified: v.verified });
+    for (const proofId of v.expire) this.audit("wallet.proof_expired", "Wallet", walletId, { proofId, verified: v.verified }, { type: "system" });
   }
 }

@@ -62,8 +62,9 @@ const noCompany = (slug: string) => refuse("NOT_FOUND", `no company with slug "$
 export function tenancyActor(deps: TenancyActorDeps): ActorKind<Record<string, never>, TenancyMsg> {
   const { tenancy, audit } = deps.repositories;
 
-  function entry(ctx: Ctx, companyId: string, environments: readonly Environment[], actor: AuditActor, action: string, entityType: string, entityId: string, detail?: Record<string, unknown>) {
-    for (const environment of environments) audit.record({ companyId, environment, actor, action, entityType, entityId, ...(detail ? { detail } : {}) }, ctx.now);
+  /** The change's audit entries (one per environment it concerns), inside the handler's unit of work. */
+  async function entry(ctx: Ctx, companyId: string, environments: readonly Environment[], actor: AuditActor, action: string, entityType: string, entityId: string, detail?: Record<string, unknown>): Promise<void> {
+    for (const environment of environments) await audit.record({ companyId, environment, actor, action, entityType, entityId, ...(detail ? { detail } : {}) }, ctx.now);
   }
 
   async function company(ctx: Ctx, msg: CompanyCommand): Promise<Outcome<TenancyAnswer>> {
@@ -74,7 +75,7 @@ export function tenancyActor(deps: TenancyActorDeps): ActorKind<Record<string, n
       if (!d.ok) return refusal(d);
       ctx.write(async () => {
         await tenancy.insertCompany(d.record);
-        entry(ctx, d.record.id, BOTH, system, d.action, "Company", d.record.id, d.detail);
+        await entry(ctx, d.record.id, BOTH, system, d.action, "Company", d.record.id, d.detail);
       });
       return { ok: true, data: d.record };
     }
@@ -83,7 +84,7 @@ export function tenancyActor(deps: TenancyActorDeps): ActorKind<Record<string, n
     const d = msg.type === "company.status" ? decideCompanyStatus(c, msg.status, at) : decideFeature(c, msg.feature, msg.enabled, at);
     ctx.write(async () => {
       await tenancy.saveCompany(d.record);
-      entry(ctx, c.id, BOTH, system, d.action, "Company", c.id, d.detail);
+      await entry(ctx, c.id, BOTH, system, d.action, "Company", c.id, d.detail);
     });
     return { ok: true, data: d.record };
   }
@@ -99,10 +100,10 @@ export function tenancyActor(deps: TenancyActorDeps): ActorKind<Record<string, n
         if (code && !code.ok) return refusal(code);
         ctx.write(async () => {
           await tenancy.insertMember(d.record);
-          entry(ctx, companyId, BOTH, by.actor, d.action, "Member", d.record.id, d.detail);
+          await entry(ctx, companyId, BOTH, by.actor, d.action, "Member", d.record.id, d.detail);
           if (code) {
             await tenancy.saveMember(code.record);
-            entry(ctx, companyId, BOTH, by.actor, code.action, "Member", d.record.id, code.detail);
+            await entry(ctx, companyId, BOTH, by.actor, code.action, "Member", d.record.id, code.detail);
           }
         });
         return { ok: true, data: code ? code.record : d.record };
@@ -121,7 +122,7 @@ export function tenancyActor(deps: TenancyActorDeps): ActorKind<Record<string, n
         ctx.write(async () => {
           await tenancy.saveMember(d.record);
           if (d.endsSessions) await tenancy.endMemberSessions(d.record.id, d.endsSessions, ctx.now);
-          entry(ctx, companyId, BOTH, by.actor, d.action, "Member", d.record.id, d.detail);
+          await entry(ctx, companyId, BOTH, by.actor, d.action, "Member", d.record.id, d.detail);
         });
         return { ok: true, data: d.record };
       }
@@ -132,7 +133,7 @@ export function tenancyActor(deps: TenancyActorDeps): ActorKind<Record<string, n
         const n = await tenancy.unendedSessions(m.id);
         ctx.write(async () => {
           await tenancy.endMemberSessions(m.id, "ended_by_cli", ctx.now);
-          entry(ctx, companyId, BOTH, by.actor, "member.signed_out", "Member", m.id, { sessions: n, via: by.via });
+          await entry(ctx, companyId, BOTH, by.actor, "member.signed_out", "Member", m.id, { sessions: n, via: by.via });
         });
         return { ok: true, data: { sessionsEnded: n } };
       }
@@ -144,7 +145,7 @@ export function tenancyActor(deps: TenancyActorDeps): ActorKind<Record<string, n
         const actor: AuditActor = msg.issuedByMember ? { type: "member", memberId: d.record.memberId } : by.actor;
         ctx.write(async () => {
           await tenancy.insertKey(d.record);
-          entry(ctx, companyId, [d.record.environment], actor, d.action, "ApiKey", d.record.id, d.detail);
+          await entry(ctx, companyId, [d.record.environment], actor, d.action, "ApiKey", d.record.id, d.detail);
         });
         return { ok: true, data: d.record };
       }
@@ -154,7 +155,7 @@ export function tenancyActor(deps: TenancyActorDeps): ActorKind<Record<string, n
         if (d.changed)
           ctx.write(async () => {
             await tenancy.saveKey(d.record);
-            entry(ctx, companyId, [d.record.environment], by.actor, d.action, "ApiKey", d.record.id, d.detail);
+            await entry(ctx, companyId, [d.record.environment], by.actor, d.action, "ApiKey", d.record.id, d.detail);
           });
         return { ok: true, data: d.record };
       }

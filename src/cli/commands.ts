@@ -15,6 +15,8 @@ export const CLI_COMMANDS: Readonly<Record<string, () => Promise<CliCommand>>> =
   members: async () => (await import("./tenancy.ts")).runMembers,
   companies: async () => (await import("./tenancy.ts")).runCompanies,
   assets: async () => (await import("./assets.ts")).runAssets,
+  customers: async () => (await import("./customers.ts")).runCustomers,
+  wallets: async () => (await import("./wallets.ts")).runWallets,
   cases: async () => (await import("./cases.ts")).runCases,
   reports: async () => (await import("./reports.ts")).runReports,
   rules: async () => (await import("./rules.ts")).runRules,

@@ -17,8 +17,6 @@ type Out = (line: string) => void;
 /** Commands that still take the engine itself (they write through its synchronous transactions). */
 type EngineCommand = (s: Storage, argv: string[], out: Out) => void | Promise<void>;
 const ENGINE_COMMANDS: Readonly<Record<string, () => Promise<EngineCommand>>> = {
-  customers: async () => (await import("./customers.ts")).runCustomers,
-  wallets: async () => (await import("./wallets.ts")).runWallets,
   audit: async () => (await import("./audit.ts")).runAudit,
 };
 

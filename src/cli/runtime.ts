@@ -11,12 +11,23 @@ import { caseActor, caseAddress, type CaseDeps, type CaseMsg } from "../actors/c
 import { rulesActor, rulesAddress, type RuleActorDeps, type RuleMsg } from "../actors/rules.ts";
 import { reportsActor, reportsAddress, type ReportActorDeps, type ReportMsg } from "../actors/reports.ts";
 import { companiesAddress, tenancyActor, tenancyAddress, type TenancyActorDeps, type TenancyMsg } from "../actors/tenancy.ts";
+import { customerActor, type CustomerCommand, type CustomerMsg } from "../actors/customer.ts";
+import type { CustomerRepositories } from "../actors/customer-scope.ts";
 import type { Outcome } from "../actors/outcome.ts";
+
+/**
+ * The customer commands the CLI sends (wallet proofs, legal holds). None of them screens or asks a provider, so the
+ * CLI registers the customer actor without the server's screening and provider capabilities, and cannot send the
+ * commands that would need them (creating or receiving transfers).
+ */
+export type CliCustomerMsg = Extract<CustomerMsg, { type: "issueWalletChallenge" | "proveWallet" | "attestWallet" | "revokeWalletProof" | "setLegalHold" }>;
+/** One of those before the command adds tenant and actor. */
+export type CliCustomerCommand = Extract<CustomerCommand, { type: CliCustomerMsg["type"] }>;
 
 export interface CliRuntimeDeps {
   readonly clock: () => number;
   /** What the kinds registered here read and write. */
-  readonly repositories: CaseDeps["repositories"] & RuleActorDeps["repositories"] & ReportActorDeps["repositories"] & TenancyActorDeps["repositories"];
+  readonly repositories: CaseDeps["repositories"] & RuleActorDeps["repositories"] & ReportActorDeps["repositories"] & TenancyActorDeps["repositories"] & CustomerRepositories;
   /** The database's master key (its `mailbox`, `pii` and `name-index` subkeys, as the server derives them). */
   readonly masterKey: () => MasterKey;
 }
@@ -31,6 +42,8 @@ export interface CliRuntime {
   reportCommand<T>(msg: ReportMsg): Promise<Outcome<T>>;
   /** One command to the tenancy actor (the host's for companies, the company's for members and keys). */
   tenancyCommand<T>(msg: TenancyMsg): Promise<Outcome<T>>;
+  /** One command to a customer's actor (the only writer of the customer and its wallets); answers its outcome. */
+  customerCommand<T>(customerId: string, msg: CliCustomerMsg): Promise<Outcome<T>>;
 }
 
 export function cliRuntime(store: RuntimeHost, deps: CliRuntimeDeps): CliRuntime {
@@ -55,5 +68,14 @@ export function cliRuntime(store: RuntimeHost, deps: CliRuntimeDeps): CliRuntime
       withKind("reports", () => reportsActor({ repositories: deps.repositories })).handleHere<Outcome<T>>(reportsAddress(msg.companyId, msg.environment), msg),
     tenancyCommand: <T>(msg: TenancyMsg) =>
       withKind("tenancy", () => tenancyActor({ repositories: deps.repositories })).handleHere<Outcome<T>>("companyId" in msg ? tenancyAddress(msg.companyId) : companiesAddress, msg),
+    customerCommand: <T>(customerId: string, msg: CliCustomerMsg) =>
+      withKind("customer", () =>
+        customerActor({
+          repositories: deps.repositories,
+          pii: new Sealer(key().derive("pii")),
+          nameIndexKey: key().derive("name-index"),
+          activeTransferIds: (companyId, env, id) => deps.repositories.transfers.activeForCustomer(companyId, env, id),
+        }),
+      ).handleHere<Outcome<T>>(`customer:${customerId}`, msg),
   };
 }

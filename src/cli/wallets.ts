@@ -1,16 +1,16 @@
 // CLI for wallet ownership proofs (the dashboard's part): challenges, signed proofs, attestations, revocations.
 import process from "node:process";
-import type { Storage } from "../adapters/storage/index.ts";
 import { TenancyError, type Member, type TenancyRepository } from "../ports/tenancy.ts";
 import type { AuditActor } from "../ports/audit.ts";
-import type { AuditRepository } from "../adapters/storage/repositories.ts";
-import { cliRepositories } from "./repositories.ts";
-import { noteAad, type WalletProof } from "../ports/proofs.ts";
+import type { CliContext } from "./context.ts";
+import type { CliCustomerCommand, CliCustomerMsg } from "./runtime.ts";
+import { noteAad, type WalletChallenge, type WalletProof } from "../ports/proofs.ts";
 import type { Wallet } from "../ports/wallets.ts";
-import { loadMasterKey } from "../adapters/crypto/master-key.ts";
+import { loadMasterKey, type MasterKey } from "../adapters/crypto/master-key.ts";
 import { Sealer } from "../adapters/crypto/envelope.ts";
 import { iso } from "../domain/ids.ts";
-import { deriveVerification, effectiveStatus, parseExpiry, type Verification } from "../domain/proofs/index.ts";
+import { deriveVerification, effectiveStatus, parseExpiry, type SignedScheme, type Verification } from "../domain/proofs/index.ts";
+import type { Outcome } from "../actors/outcome.ts";
 import { UsageError, actingMember, parseOptions, need as required } from "./usage.ts";
 
 type Out = (line: string) => void;
@@ -18,8 +18,8 @@ type Values = Record<string, string | boolean | undefined>;
 
 export interface WalletCliDeps {
   clock?: () => number;
-  /** The personal-data sealer; by default derived from the database's master key, as the server does. */
-  pii?: () => Sealer;
+  /** The database's master key (its personal-data subkey seals and opens attestation notes); by default the one beside the database. */
+  masterKey?: () => MasterKey;
 }
 
 const USAGE = `usage: wallets challenge --id <walletId> [--member <email>]
@@ -78,17 +78,21 @@ const presentWallet = (w: Wallet, v: Pick<Verification, "verified" | "verifiedAt
 
 const verdict = (v: Pick<Verification, "verified" | "verifiedAt">) => (v.verified ? `verified (ownership last proven ${v.verifiedAt})` : "not verified");
 
-export async function runWallets(storage: Storage, argv: string[], out: Out, deps: WalletCliDeps = {}): Promise<void> {
+/** What the customer actor answers a recorded or revoked proof (src/actors/customer.ts). */
+type ProofChange = { proof: WalletProof; wallet: Wallet };
+
+export async function runWallets(cli: CliContext, argv: string[], out: Out, deps: WalletCliDeps = {}): Promise<void> {
   const [sub, ...rest] = argv;
   if (!sub || !(sub in OPTIONS)) throw new UsageError(USAGE);
   const v = args(sub as keyof typeof OPTIONS, rest);
   const clock = deps.clock ?? Date.now;
-  const pii = deps.pii ?? (() => new Sealer(loadMasterKey(storage.path, process.env).derive("pii")));
-  const repositories = cliRepositories(storage, clock, { pii });
+  let master: MasterKey | undefined;
+  const masterKey = () => (master ??= (deps.masterKey ?? (() => loadMasterKey(cli.path, process.env)))());
+  const pii = () => new Sealer(masterKey().derive("pii"));
+  const repositories = cli.repositories(clock, { pii });
   const tenancy = repositories.tenancy;
   const company = await tenancy.requireCompany((v.company as string) ?? "default");
   const proofs = repositories.proofs;
-  const audit = repositories.audit;
   const id = need(v, "id");
   const now = clock();
   const print = (value: unknown, human: string) => out(v.json ? JSON.stringify(value) : human);
@@ -112,29 +116,28 @@ export async function runWallets(storage: Storage, argv: string[], out: Out, dep
     if (!e.ok) throw new UsageError(e.reason);
     return iso(e.at);
   };
-  // The CLI runs no actors, so it writes directly in one transaction beside a running server: the customer actor
-  // reads wallets fresh, SQLite's write lock orders these writes with its own, and `recheck` repeats under
-  // that lock what a concurrent writer may have changed (a wallet deleted meanwhile, a challenge spent).
-  const record = (w: Wallet, actor: AuditActor, proof: WalletProof, recheck: () => Promise<void>): Promise<Verification> =>
-    storage.transaction(async () => {
-      await recheck();
-      const next = await proofs.record(proof, now);
-      await auditChange(audit, w, actor, next, now, "wallet.proof_recorded", { proofId: proof.id, type: proof.type, expiresAt: proof.expiresAt, verified: next.verified });
-      return next;
-    });
+
+  /**
+   * A command to the wallet's customer actor through the CLI's entry to the runtime (src/cli/runtime.ts), the one
+   * writer of the customer's wallets, as the API's commands are: the wallet is read again and the command checked
+   * under the write lock (a wallet deleted meanwhile, a challenge spent), and its rows and audit entries commit in one
+   * transaction beside a running server. A refusal is the CLI's one-line error.
+   */
+  const runtime = cli.runtime({ clock, repositories, masterKey });
+  const command = async <T>(w: Wallet, actor: AuditActor, msg: CliCustomerCommand): Promise<T> => {
+    const o: Outcome<T> = await runtime.customerCommand<T>(w.customerId, { ...msg, companyId: company.id, environment: w.environment, actor } as CliCustomerMsg);
+    if (o.ok) return o.data;
+    // The actor's refusals in the CLI's words: a wallet or proof gone since it was read, else the check's own reason.
+    if (o.code === "WALLET_NOT_FOUND") throw new TenancyError(`wallet ${w.id} was deleted`);
+    if (o.code === "NOT_FOUND" && msg.type === "revokeWalletProof") throw new TenancyError(`no proof with id ${msg.proofId}`);
+    throw new TenancyError(o.message ?? o.code);
+  };
 
   switch (sub) {
     case "challenge": {
       const w = await wallet(id);
-      const { actor, member } = await actorFor(w, false);
-      const plan = await proofs.planChallenge(w, member?.id ?? null, now);
-      if (!plan.ok) throw new TenancyError(plan.reason);
-      const { challenge: row, scheme } = plan.value;
-      await storage.transaction(async () => {
-        if (!(await proofs.wallet(company.id, w.id))) throw new TenancyError(`wallet ${w.id} was deleted`);
-        await proofs.insertChallenge(row);
-        await audit.record({ companyId: company.id, environment: w.environment, actor, action: "wallet.challenge_issued", entityType: "Wallet", entityId: w.id, detail: { challengeId: row.id, expiresAt: row.expiresAt } }, now);
-      });
+      const { actor } = await actorFor(w, false);
+      const { challenge: row, scheme } = await command<{ challenge: WalletChallenge; scheme: SignedScheme }>(w, actor, { type: "issueWalletChallenge", walletId: w.id });
       const how = scheme === "eip191" ? "personal_sign (EIP-191), e.g. MetaMask or a hardware wallet's \"Sign message\"" : "the wallet's \"Sign message\" (BIP-137; Bitcoin Core signmessage, Electrum, Sparrow)";
       return print(
         { id: row.id, walletId: w.id, address: w.address, network: w.network, scheme, message: row.message, expiresAt: row.expiresAt },
@@ -150,18 +153,10 @@ export async function runWallets(storage: Storage, argv: string[], out: Out, dep
     }
     case "prove": {
       const w = await wallet(id);
-      const { actor, member } = await actorFor(w, false);
+      const { actor } = await actorFor(w, false);
       const signature = need(v, "signature");
       const challengeId = typeof v.challenge === "string" ? v.challenge : null;
-      // The signature check runs outside the write lock; the challenge is checked again inside it.
-      const plan = await proofs.planSignedProof(w, { signature, challengeId, expiresAt: expiry(), recordedBy: member?.id ?? null }, now);
-      if (!plan.ok) throw new TenancyError(plan.reason);
-      const proof = plan.value;
-      const next = await record(w, actor, proof, async () => {
-        if (!(await proofs.wallet(company.id, w.id))) throw new TenancyError(`wallet ${w.id} was deleted`);
-        const c = await proofs.challenge(company.id, proof.challengeId!);
-        if (c?.usedAt) throw new TenancyError(`challenge ${c.id} was already used (proof ${c.proofId} at ${c.usedAt}): a replayed challenge is refused`);
-      });
+      const { proof, wallet: next } = await command<ProofChange>(w, actor, { type: "proveWallet", walletId: w.id, signature, challengeId, expiresAt: expiry() });
       const signer = proof.evidence!.signer;
       return print({ proof: presentProof(proof, now), wallet: presentWallet(w, next) }, `Wallet ${w.id}: ownership proven by a ${proof.type} signature of ${signer} (proof ${proof.id}); ${verdict(next)}`);
     }
@@ -170,11 +165,7 @@ export async function runWallets(storage: Storage, argv: string[], out: Out, dep
       const note = need(v, "note");
       const { actor, member } = await actorFor(w, true);
       const expiresAt = expiry();
-      const sealer = pii();
-      const proof = await proofs.planAttestation(w, { noteSealed: (pid) => sealer.seal(note, noteAad(pid)), expiresAt, recordedBy: member!.id }, now);
-      const next = await record(w, actor, proof, async () => {
-        if (!(await proofs.wallet(company.id, w.id))) throw new TenancyError(`wallet ${w.id} was deleted`);
-      });
+      const { proof, wallet: next } = await command<ProofChange>(w, actor, { type: "attestWallet", walletId: w.id, note, expiresAt });
       return print(
         { proof: presentProof(proof, now, note), wallet: presentWallet(w, next) },
         `Wallet ${w.id}: attestation ${proof.id} recorded by ${member!.email}${expiresAt ? `, expires ${expiresAt}` : ""}; ${verdict(next)}`,
@@ -197,25 +188,10 @@ export async function runWallets(storage: Storage, argv: string[], out: Out, dep
       const plan = await proofs.planRevocation(company.id, id, now);
       if (!plan.ok) throw new TenancyError(plan.reason);
       const w = await wallet(plan.value.walletId);
-      const { actor, member } = await actorFor(w, false);
-      const by = member?.id ?? null;
-      const next = await storage.transaction(async () => {
-        // Checked again under the write lock: a concurrent revocation or expiry wins once.
-        const again = await proofs.planRevocation(company.id, id, now);
-        if (!again.ok) throw new TenancyError(again.reason);
-        const after = await proofs.revoke(id, w.id, by, now);
-        await auditChange(audit, w, actor, after, now, "wallet.proof_revoked", { proofId: id, type: plan.value.type, verified: after.verified });
-        return after;
-      });
-      const revoked = { ...plan.value, status: "revoked" as const, revokedAt: iso(now), revokedBy: by };
+      const { actor } = await actorFor(w, false);
+      // The actor checks again under the write lock: a concurrent revocation or expiry wins once.
+      const { proof: revoked, wallet: next } = await command<ProofChange>(w, actor, { type: "revokeWalletProof", proofId: id });
       return print({ proof: presentProof(revoked, now), wallet: presentWallet(w, next) }, `Proof ${id} revoked; wallet ${w.id} is ${verdict(next)}`);
     }
   }
-}
-
-/** The change's entry, after one per proof the same refresh found expired: every flip of `verified` is audited. */
-async function auditChange(audit: AuditRepository, w: Wallet, actor: AuditActor, v: Verification, now: number, action: string, detail: Record<string, unknown>): Promise<void> {
-  const base = { companyId: w.companyId, environment: w.environment, entityType: "Wallet", entityId: w.id };
-  for (const proofId of v.expire) await audit.record({ ...base, actor: { type: "system" }, action: "wallet.proof_expired", detail: { proofId, verified: v.verified } }, now);
-  await audit.record({ ...base, actor, action, detail }, now);
 }

@@ -870,6 +870,21 @@ describe("erase", () => {
     expect(ok.body.data.id).toBe(c.id);
     expect(ok.body.data.erasedAt).toMatch(ISO_MS);
   });
+
+  test("customers hold answers the customer's hold; every set and release is audited under the customer, by the system", async () => {
+    const c = await create(owner);
+    expect(JSON.parse(await cli("customers", "hold", "--id", c.id, "--json"))).toEqual({ id: c.id, environment: "test", legalHold: true });
+    expect(await cli("customers", "hold", "--id", c.id)).toBe(`Customer ${c.id}: legal hold set`);
+    expect(JSON.parse(await cli("customers", "hold", "--id", c.id, "--release", "--json"))).toEqual({ id: c.id, environment: "test", legalHold: false });
+    const entries = (await auditOf(c.id)).body.data.filter((e: any) => e.action.startsWith("customer.legal_hold"));
+    expect(entries.map((e: any) => e.action)).toEqual(["customer.legal_hold_released", "customer.legal_hold_set", "customer.legal_hold_set"]);
+    for (const e of entries) {
+      expect(e).toMatchObject({ entityType: "Customer", entityId: c.id, environment: "test" });
+      expect([e.actor, e.detail]).toEqual([{ type: "system", memberId: null, apiKeyId: null }, {}]);
+    }
+    const missing = `cus_${"0".repeat(26)}`;
+    await expect(cli("customers", "hold", "--id", missing)).rejects.toThrow(`no customer with id ${missing}`);
+  });
 });
 
 describe("travel-rule identity", () => {

@@ -253,6 +253,31 @@ describe("audit and deletion", () => {
     expect(attested.actor).toMatchObject({ type: "member", memberId: expect.stringMatching(/^mem_/) });
   });
 
+  test("the CLI's changes are audited by who acts (--member, else the system), an expiry the change found before it", async () => {
+    const officerId = rows("SELECT id FROM members WHERE email = ?", OFFICER)[0].id;
+    const system = { type: "system", memberId: null, apiKeyId: null };
+    const entriesOf = async () => ((await call(`/api/v2/audit-log?entityId=${C}&limit=200`, { key })).body.data as { id: string; action: string; actor: object; detail: object }[]).reverse();
+    const seen = new Set((await entriesOf()).map((e) => e.id));
+    const proven = (await entriesOf()).find((e) => e.action === "wallet.proof_recorded");
+    expect(proven?.actor).toEqual({ type: "member", memberId: officerId, apiKeyId: null });
+
+    const c = await wallets("challenge", "--id", C);
+    const signed = rows("SELECT id FROM wallet_proofs WHERE wallet_id = ? AND type = 'bip137'", C)[0].id as string;
+    setColumn("UPDATE wallet_proofs SET expires_at = ? WHERE id = ?", new Date(Date.now() - 1000).toISOString(), signed);
+    const att = await wallets("attest", "--id", C, "--note", "checked by phone", "--member", OFFICER);
+    const back = await wallets("revoke-proof", "--id", att.proof.id);
+    expect(back.proof).toMatchObject({ id: att.proof.id, status: "revoked", revokedBy: null });
+    expect(back.wallet).toMatchObject({ verified: false, verifiedAt: null });
+
+    const fresh = (await entriesOf()).filter((e) => !seen.has(e.id)).map(({ action, actor, detail }) => ({ action, actor, detail }));
+    expect(fresh).toEqual([
+      { action: "wallet.challenge_issued", actor: system, detail: { challengeId: c.id, expiresAt: c.expiresAt } },
+      { action: "wallet.proof_expired", actor: system, detail: { proofId: signed, verified: true } },
+      { action: "wallet.proof_recorded", actor: { type: "member", memberId: officerId, apiKeyId: null }, detail: { proofId: att.proof.id, type: "attestation", expiresAt: null, verified: true } },
+      { action: "wallet.proof_revoked", actor: system, detail: { proofId: att.proof.id, type: "attestation", verified: false } },
+    ]);
+  });
+
   test("deleting a wallet removes its proofs and challenges; the CLI then finds no wallet", async () => {
     expect(rows("SELECT id FROM wallet_proofs WHERE wallet_id = ?", B).length).toBeGreaterThan(0);
     expect((await call(`/api/v2/wallets/${B}`, { method: "DELETE", key })).status).toBe(200);
