@@ -68,10 +68,17 @@ module.exports = {
     },
     {
       name: "cli-imports-no-actor-kind",
-      comment: "The CLI reaches the actors through its one entry to the runtime (src/cli/runtime.ts, which registers the kinds it asks); other CLI files import from src/actors only types and presenters, never a kind or the runtime.",
+      comment: "A CLI command is a typed command to the actor that owns the change, sent through the runtime entry its composition root builds (src/cli/entry.ts, which registers the kinds); no other CLI file imports an actor kind or the runtime, only types and presenters.",
       severity: "error",
-      from: { path: "^src/cli/", pathNot: "^src/cli/runtime[.]ts$" },
+      from: { path: "^src/cli/", pathNot: "^src/cli/entry[.]ts$" },
       to: { path: "^src/actors/", pathNot: "^src/actors/[a-z-]+-presenter[.]ts$", dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "only-composition-roots-know-the-engine",
+      comment: "Above storage everything works on the ports of src/ports/: only the composition roots (src/services.ts, src/main.ts and the CLI's entry src/cli/entry.ts) import src/adapters/storage/, to open an engine and build its repositories.",
+      severity: "error",
+      from: { path: "^src/", pathNot: "^src/adapters/storage/|^src/(services|main)[.]ts$|^src/cli/entry[.]ts$" },
+      to: { path: "^src/adapters/storage/" },
     },
     {
       name: "sql-only-in-storage",

@@ -4,7 +4,7 @@ import { parseArgs } from "node:util";
 import { storageSettingsFromEnv, StorageError } from "./adapters/storage/index.ts";
 import { TenancyError } from "./ports/tenancy.ts";
 import { configFromEnv, ConfigError, startService } from "./services.ts";
-import { UsageError } from "./cli/usage.ts";
+import { CommandError, UsageError } from "./cli/usage.ts";
 import { configuredBackup, isDatabaseCommand, runDatabaseCommand } from "./cli/entry.ts";
 import { runBackup } from "./cli/backup.ts";
 import { isCompiled, newestMigration } from "./adapters/storage/migrations.ts";
@@ -63,7 +63,7 @@ function version(): string {
 
 /** Faults the operator must fix: one clear line, exit code 1, no stack trace. */
 function fatal(e: unknown): never {
-  if (e instanceof StorageError || e instanceof ConfigError || e instanceof UsageError || e instanceof TenancyError) {
+  if (e instanceof StorageError || e instanceof ConfigError || e instanceof UsageError || e instanceof CommandError || e instanceof TenancyError) {
     console.error(`caravan: ${e.message}`);
   } else if (isParseArgsError(e)) {
     const command = COMMANDS.includes(process.argv[2]) ? process.argv[2] : null;
@@ -227,7 +227,8 @@ async function main(argv: string[]): Promise<void> {
   // The verifier reads a database or a backup without migrating or writing it.
   if (command === "audit" && rest[0] === "verify") {
     const { dbPath } = storageSettingsFromEnv(process.env);
-    await (await import("./cli/audit.ts")).runAuditVerify(rest.slice(1), dbPath, out);
+    const { verifyAuditFile } = await import("./adapters/storage/audit-verify.ts");
+    await (await import("./cli/audit.ts")).runAuditVerify(verifyAuditFile, rest.slice(1), dbPath, out);
     return;
   }
   if (isDatabaseCommand(command)) return runDatabaseCommand(command, rest, out, process.env);

@@ -1,5 +1,5 @@
 // The storage boundary as a check: no SQL outside src/adapters/storage/, and no repository class constructed outside
-// it and the composition roots (src/services.ts for the server, src/cli/repositories.ts for the CLI commands).
+// it and the composition roots (src/services.ts for the server, src/cli/entry.ts for the CLI commands).
 // The sandbox is exempt: its peers stand in for other companies' servers, with stores of their own.
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
@@ -21,7 +21,7 @@ function sourceFiles(dir: string): string[] {
 
 const STORAGE = /^src\/adapters\/storage\//;
 const SANDBOX = /^src\/sandbox\//;
-const COMPOSITION_ROOTS = new Set(["src/services.ts", "src/cli/repositories.ts"]);
+const COMPOSITION_ROOTS = new Set(["src/services.ts", "src/cli/entry.ts"]);
 
 /** SQL run through a driver or drizzle: a prepared statement, a raw exec/run on the client, a `sql` template. */
 const SQL = [/\.stmt\(/, /\.prepare\(/, /\bclient\.exec\(/, /\bclient\.run\(/, /\bsql`/, /\.exec\(\s*["'`]\s*(PRAGMA|SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|VACUUM|BEGIN|COMMIT)\b/i];

@@ -4,7 +4,7 @@ import { refuse, type Outcome } from "./outcome.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
 import type { AuditActor } from "../ports/audit.ts";
 import type { CaseChange, CaseHistoryEntry, CaseNote, CaseRecord, CaseResolutionContext } from "../ports/cases.ts";
-import type { Repositories } from "../adapters/storage/repositories.ts";
+import type { Repositories } from "../ports/repositories.ts";
 import { latestRunIncomplete, ruleIndicator } from "../domain/reports/indicators.ts";
 import { NARRATIVE_PLACEHOLDER, reportJurisdiction } from "../domain/reports/report.ts";
 import { iso, newId } from "../domain/ids.ts";

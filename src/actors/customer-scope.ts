@@ -3,7 +3,7 @@
 // files imports the actor that calls it.
 import type { ActorContext } from "./types.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
-import type { Repositories } from "../adapters/storage/repositories.ts";
+import type { Repositories } from "../ports/repositories.ts";
 import type { Wallet } from "../ports/wallets.ts";
 import type { AuditActor } from "../ports/audit.ts";
 import type { Transfer } from "../ports/transfers.ts";

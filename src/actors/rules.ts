@@ -7,7 +7,7 @@ import { createdDetail, decideRuleChange, newRule, promotionCopy } from "../doma
 import type { Rule } from "../domain/rules/types.ts";
 import type { IntegrationLookup, RuleInput } from "../domain/rules/validate.ts";
 import type { Environment } from "../domain/types.ts";
-import type { Repositories } from "../adapters/storage/repositories.ts";
+import type { Repositories } from "../ports/repositories.ts";
 import type { AuditActor } from "../ports/audit.ts";
 import type { PromoteOutcome, RuleRepository } from "../ports/rules.ts";
 import type { Outcome } from "./outcome.ts";

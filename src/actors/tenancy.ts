@@ -19,7 +19,7 @@ import {
   type TenancyRefusal,
 } from "../domain/members/tenancy.ts";
 import type { Environment } from "../domain/types.ts";
-import type { Repositories } from "../adapters/storage/repositories.ts";
+import type { Repositories } from "../ports/repositories.ts";
 import type { AuditActor } from "../ports/audit.ts";
 import type { ApiKey, Company, CompanyStatus, Member, MemberStatus, TenancyActor } from "../ports/tenancy.ts";
 import { refuse, type Outcome } from "./outcome.ts";

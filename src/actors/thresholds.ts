@@ -3,7 +3,7 @@
 // domain's (src/domain/thresholds.ts), and the row and its audit entry commit with the message, exactly once.
 import { iso, newId } from "../domain/ids.ts";
 import { createdDetail, decideChange, newThreshold, type ThresholdInput } from "../domain/thresholds.ts";
-import type { Repositories } from "../adapters/storage/repositories.ts";
+import type { Repositories } from "../ports/repositories.ts";
 import type { AuditActor } from "../ports/audit.ts";
 import type { CreateThresholdOutcome, ThresholdRepository, UpdateThresholdOutcome } from "../ports/thresholds.ts";
 import type { Outcome } from "./outcome.ts";

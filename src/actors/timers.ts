@@ -1,7 +1,7 @@
 // Due-time messages, back-off wake-ups (one armed setTimeout for the earliest) and croner sweeps.
 import { Cron } from "croner";
 import { MinHeap } from "./heap.ts";
-import type { MessageRef } from "../adapters/storage/repos/mailbox.ts";
+import type { MessageRef } from "../ports/runtime-store.ts";
 
 const MAX_DELAY = 60 * 60 * 1000; // re-arm at least hourly: setTimeout cannot wait longer than ~24.8 days
 

@@ -5,15 +5,13 @@
 //   verify       (src/main.ts runs it without opening the database for writing) every leaf and checkpoint, offline
 import { readFileSync, existsSync } from "node:fs";
 import { base64 } from "@scure/base";
-import type { Storage } from "../adapters/storage/index.ts";
-import { StorageError } from "../adapters/storage/index.ts";
 import { AuditTreeError, type AuditTreeRepository } from "../ports/audit-tree.ts";
-import { verifyAuditFile, type KeptCheckpoint, type VerifyResult } from "../adapters/storage/audit-verify.ts";
+import type { AuditVerifier, KeptCheckpoint, VerifyResult } from "../ports/audit-verify.ts";
 import { auditKeySource, loadAuditKey, newSigningKey, readAuditKey, writeAuditKeyFile, type AuditSigningKey } from "../adapters/crypto/audit-key.ts";
 import { parsePublicKey, verifierKey, NoteError } from "../domain/audit-tree.ts";
 import { isEnvironment } from "../domain/types.ts";
-import { cliRepositories } from "./repositories.ts";
-import { parseOptions, UsageError } from "./usage.ts";
+import type { CliContext } from "./context.ts";
+import { CommandError, parseOptions, UsageError } from "./usage.ts";
 
 type Out = (line: string) => void;
 
@@ -29,26 +27,27 @@ export interface AuditCliDeps {
 }
 
 /** The signing key for the CLI: the one the database lists as active (made and listed on a fresh database). */
-async function cliKey(storage: Storage, trees: AuditTreeRepository, env: Record<string, string | undefined>, now: number): Promise<AuditSigningKey> {
+async function cliKey(storage: { readonly path: string }, trees: AuditTreeRepository, env: Record<string, string | undefined>, now: number): Promise<AuditSigningKey> {
   const found = readAuditKey(storage.path, env);
   const active = await trees.activeKey();
   const source = auditKeySource(storage.path, env);
   const where = "env" in source ? "CARAVAN_AUDIT_SIGNING_KEY" : `the key file ${source.file}`;
-  if (!found && active) throw new StorageError(`${where} is missing, and the database lists audit signing key ${active.keyId}: put it back, or make a new key with caravan audit rotate-key`);
+  if (!found && active) throw new CommandError(`${where} is missing, and the database lists audit signing key ${active.keyId}: put it back, or make a new key with caravan audit rotate-key`);
   const key = found ?? loadAuditKey(storage.path, env);
   try {
     await trees.adoptKey(key, now, where);
   } catch (e) {
-    throw e instanceof AuditTreeError ? new StorageError(e.message) : e;
+    throw e instanceof AuditTreeError ? new CommandError(e.message) : e;
   }
   return key;
 }
 
-export async function runAudit(storage: Storage, argv: string[], out: Out, deps: AuditCliDeps = {}): Promise<void> {
+export async function runAudit(cli: CliContext, argv: string[], out: Out, deps: AuditCliDeps = {}): Promise<void> {
   const [sub, ...rest] = argv;
   const env = deps.env ?? process.env;
   const clock = deps.clock ?? Date.now;
-  const repositories = cliRepositories(storage, clock);
+  const repositories = cli.repositories(clock);
+  const storage = { path: cli.path };
   const trees = repositories.auditTrees;
   if (sub === "checkpoint") {
     const v = parseOptions(rest, { env: { type: "string" } }, USAGE);
@@ -58,7 +57,7 @@ export async function runAudit(storage: Storage, argv: string[], out: Out, deps:
     const company = v.company ? await repositories.tenancy.requireCompany(v.company as string) : null;
     const chosen = (await trees.trees()).filter((t) => (!company || t.companyId === company.id) && (!v.env || t.environment === v.env));
     if (chosen.length === 0) {
-      if (v.company || v.env) throw new StorageError("no audit log matches (nothing has been recorded there yet)");
+      if (v.company || v.env) throw new CommandError("no audit log matches (nothing has been recorded there yet)");
       if (!v.json) out("caravan: no audit entries yet, so no checkpoint (the signing key is ready)");
       return;
     }
@@ -93,14 +92,14 @@ export async function runAudit(storage: Storage, argv: string[], out: Out, deps:
   if (sub === "rotate-key") {
     const v = parseOptions(rest, {}, USAGE);
     const source = auditKeySource(storage.path, env);
-    if ("env" in source) throw new StorageError("the signing key comes from CARAVAN_AUDIT_SIGNING_KEY: rotate by key file (unset it), or see docs/operations.md");
+    if ("env" in source) throw new CommandError("the signing key comes from CARAVAN_AUDIT_SIGNING_KEY: rotate by key file (unset it), or see docs/operations.md");
     const old = readAuditKey(storage.path, env);
     const active = await trees.activeKey();
-    if (old && active && old.keyId !== active.keyId) throw new StorageError(`the key file ${source.file} holds ${old.keyId}, not the active key ${active.keyId}`);
+    if (old && active && old.keyId !== active.keyId) throw new CommandError(`the key file ${source.file} holds ${old.keyId}, not the active key ${active.keyId}`);
     const next = newSigningKey();
     const now = clock();
     // The database first (a failure leaves the old file in use), then the file; the transition checkpoints last.
-    await storage.transaction(() => trees.rotateTo(next, now));
+    await cli.store.transaction(() => trees.rotateTo(next, now));
     writeAuditKeyFile(source.file, next.seed);
     const { checkpoints: rows } = await trees.checkpoint(next, now, { all: true, alsoSignWith: old ? [old] : [] });
     const result = { retired: old?.keyId ?? active?.keyId ?? null, active: next.keyId, publicKey: base64.encode(next.publicKey), checkpoints: rows.length };
@@ -114,11 +113,11 @@ export async function runAudit(storage: Storage, argv: string[], out: Out, deps:
   throw new UsageError(USAGE);
 }
 
-/** `caravan audit verify`: exit 0 when everything checks; otherwise a StorageError naming the first fault (exit 1). */
-export async function runAuditVerify(argv: string[], dbPath: string, out: Out, err: Out = (l) => console.error(l)): Promise<VerifyResult> {
+/** `caravan audit verify`: exit 0 when everything checks; otherwise a CommandError naming the first fault (exit 1). */
+export async function runAuditVerify(verifyAuditFile: AuditVerifier, argv: string[], dbPath: string, out: Out, err: Out = (l) => console.error(l)): Promise<VerifyResult> {
   const v = parseOptions(argv, { db: { type: "string" }, checkpoint: { type: "string", multiple: true }, "public-key": { type: "string", multiple: true } }, USAGE);
   const file = (v.db as string | undefined) ?? dbPath;
-  if (file === ":memory:" || !existsSync(file)) throw new StorageError(`cannot verify ${file}: no such database file (CARAVAN_DB, or --db <file>)`);
+  if (file === ":memory:" || !existsSync(file)) throw new CommandError(`cannot verify ${file}: no such database file (CARAVAN_DB, or --db <file>)`);
   let trusted: Uint8Array[] | null = null;
   try {
     if (v["public-key"]) trusted = (v["public-key"] as string[]).map((k) => parsePublicKey(existsSync(k) ? readFileSync(k, "utf8") : k));
@@ -129,7 +128,7 @@ export async function runAuditVerify(argv: string[], dbPath: string, out: Out, e
     try {
       return { source: f, note: readFileSync(f, "utf8") };
     } catch (e) {
-      throw new StorageError(`cannot read checkpoint file ${f}: ${(e as Error).message}`);
+      throw new CommandError(`cannot read checkpoint file ${f}: ${(e as Error).message}`);
     }
   });
   const result = await verifyAuditFile(file, { trusted, kept, progress: err });
@@ -143,6 +142,6 @@ export async function runAuditVerify(argv: string[], dbPath: string, out: Out, e
         `ok: ${result.entries} entries and ${result.checkpoints} checkpoints verified in ${result.seconds.toFixed(2)} s${result.secondsPerMillion !== null ? ` (${result.secondsPerMillion.toFixed(2)} s per million entries)` : ""}`,
       );
   }
-  if (!result.ok) throw new StorageError(`audit log verification failed: ${result.failure}`);
+  if (!result.ok) throw new CommandError(`audit log verification failed: ${result.failure}`);
   return result;
 }

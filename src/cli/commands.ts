@@ -16,6 +16,7 @@ export const CLI_COMMANDS: Readonly<Record<string, () => Promise<CliCommand>>> =
   companies: async () => (await import("./tenancy.ts")).runCompanies,
   assets: async () => (await import("./assets.ts")).runAssets,
   customers: async () => (await import("./customers.ts")).runCustomers,
+  audit: async () => (await import("./audit.ts")).runAudit,
   wallets: async () => (await import("./wallets.ts")).runWallets,
   cases: async () => (await import("./cases.ts")).runCases,
   reports: async () => (await import("./reports.ts")).runReports,

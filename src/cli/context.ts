@@ -2,7 +2,7 @@
 // it, the one entry to the actor runtime, the runtime's store, the store's units of work, and where the database is
 // (its master key is found beside it). A command names no engine: it validates its options, reads and dispatches
 // through these, and prints.
-import type { Repositories } from "../adapters/storage/repositories.ts";
+import type { Repositories } from "../ports/repositories.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
 import type { RuntimeStore } from "../ports/runtime-store.ts";
 import type { Store } from "../ports/store.ts";

@@ -7,22 +7,26 @@ import { openStorage, storageSettingsFromEnv, type Storage } from "../adapters/s
 import { backupDatabase } from "../adapters/storage/backup.ts";
 import type { Backup } from "../ports/backup.ts";
 import { CLI_COMMANDS } from "./commands.ts";
-import type { CliCommand, CliContext } from "./context.ts";
-import { cliRepositories } from "./repositories.ts";
-import { cliRuntime } from "./runtime.ts";
+import type { CliCommand, CliContext, CliKeys } from "./context.ts";
+import { createRepositories, type SqliteRepositories } from "../adapters/storage/repositories.ts";
+import { loadMasterKey, type MasterKey } from "../adapters/crypto/master-key.ts";
+import { Sealer } from "../adapters/crypto/envelope.ts";
+import type { CliCustomerMsg, CliRuntime, CliRuntimeDeps } from "./runtime.ts";
+import type { RuntimeHost } from "../ports/runtime-store.ts";
+import type { Outcome } from "../actors/outcome.ts";
+import { ActorRuntime } from "../actors/runtime.ts";
+import { caseActor, caseAddress } from "../actors/case.ts";
+import { rulesActor, rulesAddress, type RuleMsg } from "../actors/rules.ts";
+import { reportsActor, reportsAddress, type ReportMsg } from "../actors/reports.ts";
+import { companiesAddress, tenancyActor, tenancyAddress, type TenancyMsg } from "../actors/tenancy.ts";
+import { customerActor } from "../actors/customer.ts";
 
 type Env = Record<string, string | undefined>;
 type Out = (line: string) => void;
 
-/** Commands that still take the engine itself (they write through its synchronous transactions). */
-type EngineCommand = (s: Storage, argv: string[], out: Out) => void | Promise<void>;
-const ENGINE_COMMANDS: Readonly<Record<string, () => Promise<EngineCommand>>> = {
-  audit: async () => (await import("./audit.ts")).runAudit,
-};
-
 /** Whether `name` is a command that works on the database (run with `runDatabaseCommand`). */
 export function isDatabaseCommand(name: string | undefined): name is string {
-  return name !== undefined && (Object.hasOwn(CLI_COMMANDS, name) || Object.hasOwn(ENGINE_COMMANDS, name));
+  return name !== undefined && Object.hasOwn(CLI_COMMANDS, name);
 }
 
 /** What a command receives over the open store. */
@@ -39,14 +43,12 @@ export function cliContext(storage: Storage): CliContext {
 /** Opens the configured database (migrating it), runs the command `name` on it, and closes it. */
 export async function runDatabaseCommand(name: string, argv: string[], out: Out, env: Env = process.env): Promise<void> {
   const load = Object.hasOwn(CLI_COMMANDS, name) ? CLI_COMMANDS[name] : undefined;
-  const engine = Object.hasOwn(ENGINE_COMMANDS, name) ? ENGINE_COMMANDS[name] : undefined;
-  if (!load && !engine) throw new Error(`${name} is not a database command`);
-  const run: CliCommand | EngineCommand = load ? await load() : await engine!();
+  if (!load) throw new Error(`${name} is not a database command`);
+  const run: CliCommand = await load();
   const { dbPath, migrationsFolder, busyTimeoutMs } = storageSettingsFromEnv(env);
   const storage = await openStorage(dbPath, { migrationsFolder, busyTimeoutMs });
   try {
-    if (load) await (run as CliCommand)(cliContext(storage), argv, out);
-    else await (run as EngineCommand)(storage, argv, out);
+    await run(cliContext(storage), argv, out);
   } finally {
     storage.close();
   }
@@ -56,4 +58,66 @@ export async function runDatabaseCommand(name: string, argv: string[], out: Out,
 export function configuredBackup(env: Env = process.env): Backup {
   const { dbPath, busyTimeoutMs } = storageSettingsFromEnv(env);
   return ({ to }) => backupDatabase({ dbPath, to, busyTimeoutMs });
+}
+
+/** A Sealer whose key is derived when it is first used. */
+function lazySealer(make: () => Sealer): Sealer {
+  let sealer: Sealer | undefined;
+  return new Proxy({} as Sealer, {
+    get(_, name) {
+      sealer ??= make();
+      const v = (sealer as unknown as Record<PropertyKey, unknown>)[name];
+      return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(sealer) : v;
+    },
+  });
+}
+
+/**
+ * The repositories a command works with: the same storage boundary the server builds once (src/services.ts), over
+ * the database the command opened. The master key is read on first use, so commands that seal and open nothing
+ * (assets) never touch it.
+ */
+function cliRepositories(storage: Storage, clock: () => number, keys: CliKeys = {}): SqliteRepositories {
+  const subkey = (name: string) => () => new Sealer(loadMasterKey(storage.path, process.env).derive(name));
+  return createRepositories(storage, { pii: lazySealer(keys.pii ?? subkey("pii")), secrets: lazySealer(keys.secrets ?? subkey("secrets")), clock, env: process.env });
+}
+
+/**
+ * The CLI's one entry to the actor runtime (./runtime.ts). A command is handled in this process through
+ * `ActorRuntime.handleHere`: the kind's own handler, under the write lock, its unit of work committed in one
+ * transaction; what it sends is left in the mailbox for the running server (or the next start). The master key is read
+ * on the first command.
+ */
+export function cliRuntime(store: RuntimeHost, deps: CliRuntimeDeps): CliRuntime {
+  let runtime: ActorRuntime | undefined;
+  let master: MasterKey | undefined;
+  const key = () => (master ??= deps.masterKey());
+  const registered = new Set<string>();
+  /** The runtime with `kind` registered, built on first use. */
+  const withKind = (kind: string, make: () => Parameters<ActorRuntime["register"]>[0]): ActorRuntime => {
+    runtime ??= new ActorRuntime(store, { clock: deps.clock, sealer: new Sealer(key().derive("mailbox")) });
+    if (!registered.has(kind)) {
+      runtime.register(make());
+      registered.add(kind);
+    }
+    return runtime;
+  };
+  return {
+    caseCommand: (caseId, msg) =>
+      withKind("case", () => caseActor({ repositories: deps.repositories, pii: new Sealer(key().derive("pii")), nameIndexKey: key().derive("name-index") })).handleHere<Outcome<Record<string, unknown>>>(caseAddress(caseId), msg),
+    ruleCommand: <T>(msg: RuleMsg) => withKind("rules", () => rulesActor({ repositories: deps.repositories })).handleHere<Outcome<T>>(rulesAddress(msg.companyId), msg),
+    reportCommand: <T>(msg: ReportMsg) =>
+      withKind("reports", () => reportsActor({ repositories: deps.repositories })).handleHere<Outcome<T>>(reportsAddress(msg.companyId, msg.environment), msg),
+    tenancyCommand: <T>(msg: TenancyMsg) =>
+      withKind("tenancy", () => tenancyActor({ repositories: deps.repositories })).handleHere<Outcome<T>>("companyId" in msg ? tenancyAddress(msg.companyId) : companiesAddress, msg),
+    customerCommand: <T>(customerId: string, msg: CliCustomerMsg) =>
+      withKind("customer", () =>
+        customerActor({
+          repositories: deps.repositories,
+          pii: new Sealer(key().derive("pii")),
+          nameIndexKey: key().derive("name-index"),
+          activeTransferIds: (companyId, env, id) => deps.repositories.transfers.activeForCustomer(companyId, env, id),
+        }),
+      ).handleHere<Outcome<T>>(`customer:${customerId}`, msg),
+  };
 }

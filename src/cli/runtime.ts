@@ -1,17 +1,13 @@
-// The CLI's one entry to the actor runtime: the same runtime the server runs, with the kinds the CLI's commands ask,
-// never started (a started runtime would pick up the server's mailbox). A command is handled in this process through
-// `ActorRuntime.handleHere`: the kind's own handler, under the write lock, its unit of work committed in one
-// transaction; what it sends is left in the mailbox for the running server (or the next start). CLI commands reach
-// actors only through this file and name no actor kind themselves. The master key is read on the first command.
-import { Sealer } from "../adapters/crypto/envelope.ts";
+// What the CLI's commands can ask of the actor runtime: one typed command to its owner each, answered with its
+// outcome. The CLI's entry (src/cli/entry.ts, a composition root) builds it: the same runtime the server runs, with the
+// kinds the commands ask, never started (a started runtime would pick up the server's mailbox). Commands see only this
+// interface and name no actor kind themselves.
 import type { MasterKey } from "../adapters/crypto/master-key.ts";
-import type { RuntimeHost } from "../ports/runtime-store.ts";
-import { ActorRuntime } from "../actors/runtime.ts";
-import { caseActor, caseAddress, type CaseDeps, type CaseMsg } from "../actors/case.ts";
-import { rulesActor, rulesAddress, type RuleActorDeps, type RuleMsg } from "../actors/rules.ts";
-import { reportsActor, reportsAddress, type ReportActorDeps, type ReportMsg } from "../actors/reports.ts";
-import { companiesAddress, tenancyActor, tenancyAddress, type TenancyActorDeps, type TenancyMsg } from "../actors/tenancy.ts";
-import { customerActor, type CustomerCommand, type CustomerMsg } from "../actors/customer.ts";
+import type { CaseDeps, CaseMsg } from "../actors/case.ts";
+import type { RuleActorDeps, RuleMsg } from "../actors/rules.ts";
+import type { ReportActorDeps, ReportMsg } from "../actors/reports.ts";
+import type { TenancyActorDeps, TenancyMsg } from "../actors/tenancy.ts";
+import type { CustomerCommand, CustomerMsg } from "../actors/customer.ts";
 import type { CustomerRepositories } from "../actors/customer-scope.ts";
 import type { Outcome } from "../actors/outcome.ts";
 
@@ -44,38 +40,4 @@ export interface CliRuntime {
   tenancyCommand<T>(msg: TenancyMsg): Promise<Outcome<T>>;
   /** One command to a customer's actor (the only writer of the customer and its wallets); answers its outcome. */
   customerCommand<T>(customerId: string, msg: CliCustomerMsg): Promise<Outcome<T>>;
-}
-
-export function cliRuntime(store: RuntimeHost, deps: CliRuntimeDeps): CliRuntime {
-  let runtime: ActorRuntime | undefined;
-  let master: MasterKey | undefined;
-  const key = () => (master ??= deps.masterKey());
-  const registered = new Set<string>();
-  /** The runtime with `kind` registered, built on first use. */
-  const withKind = (kind: string, make: () => Parameters<ActorRuntime["register"]>[0]): ActorRuntime => {
-    runtime ??= new ActorRuntime(store, { clock: deps.clock, sealer: new Sealer(key().derive("mailbox")) });
-    if (!registered.has(kind)) {
-      runtime.register(make());
-      registered.add(kind);
-    }
-    return runtime;
-  };
-  return {
-    caseCommand: (caseId, msg) =>
-      withKind("case", () => caseActor({ repositories: deps.repositories, pii: new Sealer(key().derive("pii")), nameIndexKey: key().derive("name-index") })).handleHere<Outcome<Record<string, unknown>>>(caseAddress(caseId), msg),
-    ruleCommand: <T>(msg: RuleMsg) => withKind("rules", () => rulesActor({ repositories: deps.repositories })).handleHere<Outcome<T>>(rulesAddress(msg.companyId), msg),
-    reportCommand: <T>(msg: ReportMsg) =>
-      withKind("reports", () => reportsActor({ repositories: deps.repositories })).handleHere<Outcome<T>>(reportsAddress(msg.companyId, msg.environment), msg),
-    tenancyCommand: <T>(msg: TenancyMsg) =>
-      withKind("tenancy", () => tenancyActor({ repositories: deps.repositories })).handleHere<Outcome<T>>("companyId" in msg ? tenancyAddress(msg.companyId) : companiesAddress, msg),
-    customerCommand: <T>(customerId: string, msg: CliCustomerMsg) =>
-      withKind("customer", () =>
-        customerActor({
-          repositories: deps.repositories,
-          pii: new Sealer(key().derive("pii")),
-          nameIndexKey: key().derive("name-index"),
-          activeTransferIds: (companyId, env, id) => deps.repositories.transfers.activeForCustomer(companyId, env, id),
-        }),
-      ).handleHere<Outcome<T>>(`customer:${customerId}`, msg),
-  };
 }

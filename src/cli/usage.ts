@@ -9,6 +9,11 @@ import { UsageError } from "../api/usage.ts";
 // One class for the CLI and the console (which imports only the API contract), so `main` catches both alike.
 export { UsageError };
 
+/** A command that cannot do what was asked for a reason the operator must fix (a key missing, a failed check): one line, exit 1. */
+export class CommandError extends Error {
+  override name = "CommandError";
+}
+
 export type CliValues = Record<string, string | boolean | string[] | undefined>;
 
 /** A subcommand's options, plus `--json` and `--company` that every command takes; a mistake is a UsageError. */

@@ -3,7 +3,7 @@
 import { apiError } from "../domain/errors.ts";
 import { maskName } from "../domain/masking.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
-import type { Repositories } from "../adapters/storage/repositories.ts";
+import type { Repositories } from "../ports/repositories.ts";
 import { ok, type ApiKit } from "./kit.ts";
 
 const ID = /^cus_[0-9a-z]{26}$/;

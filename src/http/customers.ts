@@ -8,7 +8,7 @@ import { nameGrams, type CustomerCommand } from "../actors/customer.ts";
 import type { ActorRuntime } from "../actors/runtime.ts";
 import type { Sealer } from "../adapters/crypto/envelope.ts";
 import type { CustomerListItem } from "../ports/customers.ts";
-import type { Repositories } from "../adapters/storage/repositories.ts";
+import type { Repositories } from "../ports/repositories.ts";
 import { checked, invalid as kitInvalid, page, type ApiKit, type RouteContext, type Reply } from "./kit.ts";
 import { keysetPageAsync } from "./paging.ts";
 import { q } from "./query.ts";

@@ -9,7 +9,7 @@ import { apiError } from "../domain/errors.ts";
 import { iso } from "../domain/ids.ts";
 import type { EventIds } from "../adapters/crypto/event-ids.ts";
 import type { UnitOfWork } from "../ports/store.ts";
-import type { AuditLog } from "../adapters/storage/repos/audit.ts";
+import type { AuditRepository } from "../ports/audit.ts";
 import type { ReplayedDeadLetter, RuntimeStore, Tenant } from "../ports/runtime-store.ts";
 import type { ScopedAccess } from "./auth.ts";
 import { ok, page, type ApiKit, type RouteContext } from "./kit.ts";
@@ -25,7 +25,7 @@ export interface DeadLetterRouteDeps {
     noticeInserts(): Promise<void>;
   };
   readonly storage: UnitOfWork;
-  readonly repositories: { readonly audit: Pick<AuditLog, "record"> };
+  readonly repositories: { readonly audit: Pick<AuditRepository, "record"> };
   readonly deadLetterIds: EventIds;
 }
 

@@ -7,7 +7,7 @@ import type { CddView } from "../actors/flows/provider_e-cdd.ts";
 import type { ActorRuntime } from "../actors/runtime.ts";
 import type { Outcome } from "../actors/outcome.ts";
 import type { ProviderRegistry } from "../adapters/providers/registry.ts";
-import type { Repositories } from "../adapters/storage/repositories.ts";
+import type { Repositories } from "../ports/repositories.ts";
 import type { Transfer } from "../ports/transfers.ts";
 import { ok, type ApiKit, type Reply, type RouteContext } from "./kit.ts";
 import { askActor } from "./outcome.ts";

@@ -13,7 +13,7 @@ import {
   type Rule,
 } from "../domain/rules/types.ts";
 import { validateCreateRule, validateUpdateRule, type IntegrationLookup } from "../domain/rules/validate.ts";
-import type { Repositories } from "../adapters/storage/repositories.ts";
+import type { Repositories } from "../ports/repositories.ts";
 import type { ProviderSettingsRepository } from "../ports/provider-settings.ts";
 import type { PromoteOutcome, RuleFilter, RuleRepository } from "../ports/rules.ts";
 import type { ActorRuntime } from "../actors/runtime.ts";

@@ -2,7 +2,7 @@
 // the threshold decision used, read from the valuation recorded at creation (the transfer's fxRateId), and that
 // decision (threshold, its currency, jurisdiction, regulation). The transfer's own fields stay as Part 1 gives them.
 import { apiError } from "../domain/errors.ts";
-import type { Repositories } from "../adapters/storage/repositories.ts";
+import type { Repositories } from "../ports/repositories.ts";
 import { ok, type ApiKit } from "./kit.ts";
 
 const ID = /^trf_[0-9a-z]{26}$/;

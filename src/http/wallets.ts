@@ -4,7 +4,7 @@ import { newId } from "../domain/ids.ts";
 import { SUPPORTED_NETWORKS, isSupportedNetwork } from "../domain/networks/index.ts";
 import { addressCandidates, canonicalAddress, checkWalletCreate } from "../domain/wallets.ts";
 import type { ActorRuntime } from "../actors/runtime.ts";
-import type { Repositories } from "../adapters/storage/repositories.ts";
+import type { Repositories } from "../ports/repositories.ts";
 import type { Wallet } from "../ports/wallets.ts";
 import { deriveVerification } from "../domain/proofs/index.ts";
 import { ok, page, type ApiKit, type RouteContext } from "./kit.ts";

@@ -1,6 +1,6 @@
 // The asset policy port: which catalog assets a company's new transfers may use, per environment, as explicit
 // switches over the catalog's defaults, each change audited. Asynchronous like every port (src/ports/store.ts). The
-// SQLite engine implements it in src/adapters/storage/repos/assets.ts (with a cache for `isEnabled`, which every
+// SQLite engine implements it in storage's repos/assets.ts (with a cache for `isEnabled`, which every
 // create asks), and the storage contract suite (test/storage/contract/) holds every engine to it.
 import type { Environment } from "../domain/types.ts";
 import type { AuditActor } from "./audit.ts";

@@ -1,7 +1,7 @@
 // The audit log's Merkle trees in the domain's terms: one tree per company and environment, the leaves sealing
 // committed entries in commit order, signed checkpoints, proofs, and the checkpoint signing keys' public halves.
 // Asynchronous like every port (src/ports/store.ts). The SQLite engine's AuditTrees
-// (src/adapters/storage/repos/audit-tree.ts) implements it, and the storage contract suite holds every engine to it.
+// (storage's repos/audit-tree.ts) implements it, and the storage contract suite holds every engine to it.
 import type { Environment } from "../domain/types.ts";
 
 /** An Ed25519 checkpoint signing key: the seed stays in memory; the key ID names it in signed notes. */

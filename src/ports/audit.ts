@@ -1,6 +1,6 @@
 // The audit log in the domain's terms: who acts, the entry a change records (in the change's own unit of work), and
 // the entries as the API reads them. Asynchronous like every port (src/ports/store.ts). The SQLite engine's AuditLog
-// (src/adapters/storage/repos/audit.ts) implements it, and the storage contract suite holds every engine to it.
+// (storage's repos/audit.ts) implements it, and the storage contract suite holds every engine to it.
 import type { Environment } from "../domain/types.ts";
 
 export interface AuditActor {

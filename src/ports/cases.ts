@@ -1,7 +1,7 @@
 // Cases in the domain's terms: the case record (its free text sealed by the case actor, bound to the case), its notes
 // and history, the blind text index, and the reads the API and the presenter make. Asynchronous like every port
 // (src/ports/store.ts): the writes run inside the case actor's unit of work, reads anywhere. The SQLite engine's Cases
-// (src/adapters/storage/repos/cases.ts) implements it, and the storage contract suite holds every engine to it.
+// (storage's repos/cases.ts) implements it, and the storage contract suite holds every engine to it.
 import type { CasePriority, CaseResolution, CaseStatus, CaseType, HistoryAction } from "../domain/cases.ts";
 import type { Environment } from "../domain/types.ts";
 import type { AuditActor } from "./audit.ts";

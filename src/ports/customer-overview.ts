@@ -1,7 +1,7 @@
 // The customer overview port: one customer at a glance for officers (the console's customer view), in the domain's
 // records: the customer with its identity's status, its wallets, its latest transfers (either side) and the cases
 // linked to them. Reads only; the route masks and scopes. The SQLite engine implements it in
-// src/adapters/storage/repos/customer-overview.ts; the storage contract suite holds every engine to it.
+// storage's repos/customer-overview.ts; the storage contract suite holds every engine to it.
 import type { Environment } from "../domain/types.ts";
 
 export interface OverviewCustomer {

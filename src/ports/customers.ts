@@ -1,5 +1,5 @@
 // The customers port: a company's customers per environment, in the domain's records, and the blind index of their
-// names. Written by hand; the SQLite engine implements it in src/adapters/storage/repos/customers.ts, and the storage
+// names. Written by hand; the SQLite engine implements it in storage's repos/customers.ts, and the storage
 // contract suite (test/storage/contract/) holds every engine to it. Personal data stays sealed in the record exactly
 // as it is stored (sealing and opening happen above storage, with the PII sealer). Its writes run inside a caller's
 // unit of work: the customer's actor (src/actors/customer.ts) is the one writer, the legal-hold command beside it.

@@ -1,6 +1,6 @@
 // The events port: the log of domain events actors emit (one sequence shared by every company and environment), as the
 // live stream, the webhook dispatcher, retention and the deliveries list read it. Written by hand; the SQLite engine
-// implements it in src/adapters/storage/repos/events.ts, and the storage contract suite holds every engine to it. Events
+// implements it in storage's repos/events.ts, and the storage contract suite holds every engine to it. Events
 // are written by the actor runtime only (src/ports/runtime-store.ts, insertEvent); here they are read, and pruned by
 // the dispatcher's retention run inside its unit of work. Every read is one call for a whole page: a reader of many
 // events (the stream's fan-out to its clients) costs one promise per page, never one per event.

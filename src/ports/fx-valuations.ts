@@ -1,7 +1,7 @@
 // The recorded valuations port: every amount valued for a transfer, with its rate and source, kept under the
 // transfer's `fxRateId`. Asynchronous like every port (src/ports/store.ts); `record` runs inside the caller's unit of
 // work (the transfer create records it in the same commit as the transfer). The SQLite engine implements it in
-// src/adapters/storage/repos/fx-valuations.ts, and the storage contract suite (test/storage/contract/) holds every
+// storage's repos/fx-valuations.ts, and the storage contract suite (test/storage/contract/) holds every
 // engine to it.
 import type { Environment } from "../domain/types.ts";
 

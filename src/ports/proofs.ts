@@ -1,6 +1,6 @@
 // The wallet proofs port: ownership challenges and proofs of customers' wallets, in the domain's records, and the plans
 // that check a new proof against what is stored (src/domain/proofs/ decides; the plans read what it needs). Written
-// by hand; the SQLite engine implements it in src/adapters/storage/repos/proofs.ts, and the storage contract suite
+// by hand; the SQLite engine implements it in storage's repos/proofs.ts, and the storage contract suite
 // (test/storage/contract/) holds every engine to it. Writes run inside a caller's unit of work: the wallet's customer
 // actor, or the wallets command of the CLI in its own transaction. An attestation's note stays sealed in the record.
 import type { Environment } from "../domain/types.ts";

@@ -3,7 +3,7 @@
 // returned by the API), notes and the last connection test. Asynchronous like every port (src/ports/store.ts). Every
 // save, switch change and connection test is decided here (`plan…`, against what is saved) and applied, with its
 // audit entry (field names only, never values), in the unit of work of the company's settings actor
-// (src/actors/settings.ts). The SQLite engine implements it in src/adapters/storage/repos/provider-settings.ts, and the
+// (src/actors/settings.ts). The SQLite engine implements it in storage's repos/provider-settings.ts, and the
 // storage contract suite (test/storage/contract/) holds every engine to it.
 import type { Environment } from "../domain/types.ts";
 import type { SettingsInput, SettingsKind, SettingsName } from "../domain/providers/catalog.ts";

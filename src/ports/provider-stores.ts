@@ -3,7 +3,7 @@
 // callback requests recorded for idempotency (claim, finish, release, the answer sealed by the caller); and the
 // transfers each provider's sweeps tell (polling, stall, expiry), every one read in pages. Asynchronous like every port
 // (src/ports/store.ts); writes run inside the caller's unit of work unless a method says it takes its own. The SQLite
-// engine implements it in src/adapters/storage/repos/provider-{a,b,d,e}-*.ts, and the storage contract suite
+// engine implements it in storage's repos/provider-{a,b,d,e}-*.ts, and the storage contract suite
 // (test/storage/contract/) holds every engine to it.
 import type { Environment } from "../domain/types.ts";
 import type { Person } from "../domain/ivms101/index.ts";

@@ -2,7 +2,7 @@
 // the drafting that prefills a report from its transfer and the company, the reads the API, the CLI and the PDF make,
 // and the write of a step the domain decided (src/domain/reports/life.ts). Asynchronous like every port
 // (src/ports/store.ts): writes run inside the reports or case actor's unit of work. The SQLite engine's Reports
-// (src/adapters/storage/repos/reports.ts) implements it, and the storage contract suite holds every engine to it.
+// (storage's repos/reports.ts) implements it, and the storage contract suite holds every engine to it.
 import type { GoamlParty } from "../domain/reports/goaml.ts";
 import type { DocumentInput, Valuation } from "../domain/reports/document.ts";
 import type { ReportContent, ReportStep, StepRefusal } from "../domain/reports/life.ts";

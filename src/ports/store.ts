@@ -25,6 +25,14 @@ export class StorageUnavailableError extends Error {
   }
 }
 
+/**
+ * A fault the operator must fix (a database that cannot be opened, a key file in the wrong place); the program prints
+ * its message as one line and exits non-zero.
+ */
+export class StorageError extends Error {
+  override name = "StorageError";
+}
+
 /** Whether the store takes writes, as the last top-level transaction found. */
 export interface StoreHealth {
   /** The fault the store is in, with when it began (ms since epoch), or null when writes succeed. */

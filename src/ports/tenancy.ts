@@ -1,6 +1,6 @@
 // The tenancy port: companies, their members (with what sign-in keeps: passphrase hash, sealed TOTP secret, setup
 // code, sessions) and the members' API keys, in the domain's records. Written by hand (not derived from an engine's
-// class); the SQLite engine implements it in src/adapters/storage/repos/tenancy.ts, and the storage contract suite
+// class); the SQLite engine implements it in storage's repos/tenancy.ts, and the storage contract suite
 // (test/storage/contract/) holds every engine to it. Asynchronous like every port, with one exception: the credential
 // check of every request is answered from the engine's in-memory cache when it can (`cachedKey`, `cachedCompany`:
 // synchronous, no store call); a miss asks the store (`authByHash`, `companyBySlugCached`).

@@ -1,7 +1,7 @@
 // The transfers port: transfers as the domain sees them (one `Transfer` record each: camelCase fields, the JSON text
 // columns parsed, flags as booleans, amounts decimal strings, times ISO 8601 strings), and the reads the API, the
 // sweeps and the provider callbacks make of them. Written by hand; the SQLite engine implements it in
-// src/adapters/storage/repos/transfers.ts (with the search index behind `page` and `count`), and the storage contract
+// storage's repos/transfers.ts (with the search index behind `page` and `count`), and the storage contract
 // suite (test/storage/contract/) holds every engine to it. Writes run inside a caller's unit of work: the actors that
 // own a transfer (the customer actor creates it, the transfer actor changes it) are its only writers.
 import type { IntegrationName } from "../domain/providers/catalog.ts";

@@ -1,7 +1,7 @@
 // The VASP directory port: the counterparty VASPs an environment has seen (written by transfers on both sides and by
 // wallet discovery, read by VASP search), in the domain's records. Asynchronous like every port (src/ports/store.ts);
 // its writes run inside the caller's unit of work. The SQLite engine implements it in
-// src/adapters/storage/repos/vasps.ts, and the storage contract suite (test/storage/contract/) holds every engine to it.
+// storage's repos/vasps.ts, and the storage contract suite (test/storage/contract/) holds every engine to it.
 import type { Environment } from "../domain/types.ts";
 
 /** One VASP as search answers it: its ID, its latest name (its ID when no name was ever seen), and where it was seen. */

@@ -1,5 +1,5 @@
 // The wallets port: customers' hosted addresses, in the domain's records. Written by hand; the SQLite engine
-// implements it in src/adapters/storage/repos/wallets.ts, and the storage contract suite (test/storage/contract/) holds
+// implements it in storage's repos/wallets.ts, and the storage contract suite (test/storage/contract/) holds
 // every engine to it. Its writes run inside the unit of work of the wallet's customer actor (src/actors/customer.ts).
 // `verified` is derived from the wallet's ownership proofs and changed with them (src/ports/proofs.ts).
 import type { Environment } from "../domain/types.ts";

@@ -1,6 +1,6 @@
 // The webhooks port: a company's subscriptions per environment, their deliveries (one per event and subscription, and
 // the test pings) and each delivery's attempts, in the domain's records. Written by hand; the SQLite engine implements it
-// in src/adapters/storage/repos/webhooks.ts, and the storage contract suite holds every engine to it. Its writes run
+// in storage's repos/webhooks.ts, and the storage contract suite holds every engine to it. Its writes run
 // inside a caller's unit of work: the environment's subscriptions actor (src/actors/webhook-subscriptions.ts) creates and
 // changes subscriptions, the dispatcher (src/actors/webhook-dispatcher.ts) makes deliveries, and each subscription's
 // actor (src/actors/webhook.ts) records their attempts. The signing secret is only ever here sealed (under the secrets

@@ -1,6 +1,6 @@
 // provider_b's flow (Part 3 "provider_b transfers" Incoming, "provider_b callbacks"): what each callback endpoint,
 // once read and verified by its intake, answers and changes.
-import type { Repositories } from "../../adapters/storage/repositories.ts";
+import type { Repositories } from "../../ports/repositories.ts";
 import type { Logger } from "../../adapters/log.ts";
 import type { Sealer } from "../../adapters/crypto/envelope.ts";
 import type { Pricing } from "../../adapters/fx/index.ts";

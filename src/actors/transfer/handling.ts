@@ -3,7 +3,7 @@
 // and its event commit with the message.
 import type { ActorContext } from "../types.ts";
 import type { Sealer } from "../../adapters/crypto/envelope.ts";
-import type { Repositories } from "../../adapters/storage/repositories.ts";
+import type { Repositories } from "../../ports/repositories.ts";
 import type { Attempt, HistoryEntry, StoredCheck, Transfer } from "../../ports/transfers.ts";
 import type { ProviderRegistry } from "../../adapters/providers/registry.ts";
 import type { OutgoingTransfer } from "../../adapters/providers/types.ts";

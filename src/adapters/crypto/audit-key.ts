@@ -7,7 +7,7 @@ import { dirname, join, resolve } from "node:path";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { publicKeyOf } from "../../domain/audit-tree.ts";
-import { StorageError } from "../storage/index.ts";
+import { StorageError } from "../../ports/store.ts";
 import { parseKeyBytes } from "./master-key.ts";
 
 export interface AuditSigningKey {

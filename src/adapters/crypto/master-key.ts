@@ -5,7 +5,7 @@ import { hkdf } from "@noble/hashes/hkdf.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { hexToBytes, bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import { base64 } from "@scure/base";
-import { StorageError } from "../storage/index.ts";
+import { StorageError } from "../../ports/store.ts";
 
 export class MasterKey {
   private constructor(private readonly key: Uint8Array) {}

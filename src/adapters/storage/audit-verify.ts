@@ -17,42 +17,9 @@ import type { SqlClient } from "./types.ts";
 import { openClient } from "./index.ts";
 import "../crypto/hash.ts";
 
-export interface KeptCheckpoint {
-  /** Where it came from, for messages: a file name. */
-  source: string;
-  note: string;
-}
+import type { KeptCheckpoint, LogResult, VerifyOptions, VerifyResult } from "../../ports/audit-verify.ts";
 
-export interface VerifyOptions {
-  /** The keys to trust; null: the keys the database itself lists (weaker: an intruder can list his own). */
-  trusted: Uint8Array[] | null;
-  kept: KeptCheckpoint[];
-  progress?: (line: string) => void;
-  /** Leaves between progress lines. */
-  progressEvery?: number;
-  now?: () => number;
-}
-
-export interface LogResult {
-  origin: string;
-  leaves: number;
-  checkpoints: number;
-  /** Entries committed after the last leaf (the sealer had not reached them yet): not a fault. */
-  unsealed: number;
-}
-
-export interface VerifyResult {
-  ok: boolean;
-  /** The first fault: `leaf <i> of <origin>: …` or `checkpoint <size> of <origin> (<source>): …`. */
-  failure?: string;
-  logs: LogResult[];
-  entries: number;
-  checkpoints: number;
-  seconds: number;
-  /** Seconds per million entries at the rate of this run (null for an empty log). */
-  secondsPerMillion: number | null;
-  trustedFrom: "--public-key" | "database";
-}
+export type { KeptCheckpoint, LogResult, VerifyOptions, VerifyResult } from "../../ports/audit-verify.ts";
 
 class Fault extends Error {}
 

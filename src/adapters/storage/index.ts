@@ -19,10 +19,9 @@ import { createMailbox } from "./repos/mailbox.ts";
 export type { Db, SqlClient, SqlStatement, Storage, SqlValue, SearchStore } from "./types.ts";
 export { StorageHealth, StorageUnavailableError, storeFault, type StoreFault } from "./faults.ts";
 
-/** A fault the operator must fix; main prints its message as one line and exits non-zero. */
-export class StorageError extends Error {
-  override name = "StorageError";
-}
+import { StorageError } from "../../ports/store.ts";
+
+export { StorageError } from "../../ports/store.ts";
 
 /**
  * The checkout's `db/migrations` when running from source; empty inside a `bun build --compile` executable,

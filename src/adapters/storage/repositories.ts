@@ -1,10 +1,11 @@
-// The storage boundary: one repository per resource, created once by the composition root (src/services.ts) and
-// handed to the routes, callbacks, commands and actor kinds that need them. Each `…Repository` type is what another
-// storage backend implements to stand in for it (docs/architecture.md#the-storage-boundary): a port written by hand in
-// the domain's terms (src/ports/) where one exists, else, until its port is written, the public surface of the SQLite
-// class beside it. Nothing outside src/adapters/storage writes SQL or opens a driver.
+// The SQLite engine's repositories: one per resource, each implementing its port of src/ports/, created once by a
+// composition root (src/services.ts, the CLI's entry) and handed out as the ports (`Repositories`,
+// src/ports/repositories.ts). Nothing outside src/adapters/storage writes SQL or opens a driver.
 import type { Sealer } from "../crypto/envelope.ts";
 import type { Storage } from "./types.ts";
+import type { Repositories } from "../../ports/repositories.ts";
+
+export type { Repositories } from "../../ports/repositories.ts";
 import { AssetPolicy } from "./repos/assets.ts";
 import { AuditLog } from "./repos/audit.ts";
 import { AuditTrees } from "./repos/audit-tree.ts";
@@ -27,77 +28,6 @@ import { Transfers } from "./repos/transfers.ts";
 import { VaspDirectory } from "./repos/vasps.ts";
 import { Wallets } from "./repos/wallets.ts";
 import { Webhooks } from "./repos/webhooks.ts";
-import type { AuditRepository } from "../../ports/audit.ts";
-import type { CaseRepository } from "../../ports/cases.ts";
-import type { ReportRepository } from "../../ports/reports.ts";
-import type { AuditTreeRepository } from "../../ports/audit-tree.ts";
-import type { RuleRepository } from "../../ports/rules.ts";
-import type { ThresholdRepository } from "../../ports/thresholds.ts";
-import type { EventRepository } from "../../ports/events.ts";
-import type { WebhookRepository } from "../../ports/webhooks.ts";
-import type { CustomerRepository } from "../../ports/customers.ts";
-import type { CustomerOverviewRepository } from "../../ports/customer-overview.ts";
-import type { ProofRepository } from "../../ports/proofs.ts";
-import type { WalletRepository } from "../../ports/wallets.ts";
-import type { TransferRepository } from "../../ports/transfers.ts";
-import type { AssetPolicyRepository } from "../../ports/assets.ts";
-import type { FxValuationRepository } from "../../ports/fx-valuations.ts";
-import type { VaspRepository } from "../../ports/vasps.ts";
-import type { ProviderSettingsRepository } from "../../ports/provider-settings.ts";
-import type { ProviderARepository, ProviderBRequestRepository, ProviderDRepository, ProviderERepository } from "../../ports/provider-stores.ts";
-import type { TenancyRepository } from "../../ports/tenancy.ts";
-
-// Ports written by hand in the domain's terms (src/ports/): the engine's classes implement them.
-export type { AuditRepository } from "../../ports/audit.ts";
-export type { CaseRepository } from "../../ports/cases.ts";
-export type { ReportRepository } from "../../ports/reports.ts";
-export type { AuditTreeRepository } from "../../ports/audit-tree.ts";
-export type { RuleRepository } from "../../ports/rules.ts";
-export type { ThresholdRepository } from "../../ports/thresholds.ts";
-export type { EventRepository } from "../../ports/events.ts";
-export type { WebhookRepository } from "../../ports/webhooks.ts";
-export type { CustomerRepository } from "../../ports/customers.ts";
-export type { CustomerOverviewRepository } from "../../ports/customer-overview.ts";
-export type { ProofRepository } from "../../ports/proofs.ts";
-export type { WalletRepository } from "../../ports/wallets.ts";
-export type { TransferRepository } from "../../ports/transfers.ts";
-/** The public members of a repository class: the interface a backend implements (private fields are not part of it). */
-type Surface<T> = { [K in keyof T]: T[K] };
-
-export type { AssetPolicyRepository } from "../../ports/assets.ts";
-export type { FxValuationRepository } from "../../ports/fx-valuations.ts";
-export type { VaspRepository } from "../../ports/vasps.ts";
-export type { ProviderSettingsRepository } from "../../ports/provider-settings.ts";
-export type { ProviderARepository, ProviderBRequestRepository, ProviderDRepository, ProviderERepository } from "../../ports/provider-stores.ts";
-
-export type { TenancyRepository } from "../../ports/tenancy.ts";
-
-
-/** Every resource's repository, one instance each. */
-export interface Repositories {
-  readonly assets: AssetPolicyRepository;
-  readonly audit: AuditRepository;
-  readonly auditTrees: AuditTreeRepository;
-  readonly cases: CaseRepository;
-  readonly customerOverview: CustomerOverviewRepository;
-  readonly customers: CustomerRepository;
-  readonly events: EventRepository;
-  readonly fxValuations: FxValuationRepository;
-  readonly proofs: ProofRepository;
-  readonly providerA: ProviderARepository;
-  readonly providerBRequests: ProviderBRequestRepository;
-  readonly providerE: ProviderERepository;
-  readonly providerD: ProviderDRepository;
-  readonly providerSettings: ProviderSettingsRepository;
-  readonly reports: ReportRepository;
-  readonly rules: RuleRepository;
-  readonly tenancy: TenancyRepository;
-  readonly thresholds: ThresholdRepository;
-  readonly transfers: TransferRepository;
-  readonly vasps: VaspRepository;
-  readonly wallets: WalletRepository;
-  readonly webhooks: WebhookRepository;
-}
 
 /** What some repositories need besides the database: the sealers for personal data and secrets, and the clock. */
 export interface RepositoryKeys {

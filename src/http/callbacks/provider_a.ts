@@ -4,7 +4,7 @@
 // the provider's transfer → hand it to the transfer's actor (or create the incoming transfer first); recorded as
 // processed only after success.
 import { Elysia } from "elysia";
-import type { Repositories } from "../../adapters/storage/repositories.ts";
+import type { Repositories } from "../../ports/repositories.ts";
 import type { ProviderRegistry } from "../../adapters/providers/registry.ts";
 import type { Environment } from "../../domain/types.ts";
 import { newId } from "../../domain/ids.ts";

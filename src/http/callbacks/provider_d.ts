@@ -7,7 +7,7 @@
 import { Elysia } from "elysia";
 import type { Environment } from "../../domain/types.ts";
 import type { Transfer } from "../../ports/transfers.ts";
-import type { Repositories } from "../../adapters/storage/repositories.ts";
+import type { Repositories } from "../../ports/repositories.ts";
 import { ClientAddresses } from "../../adapters/net/client-address.ts";
 import { clientCertificate } from "../../adapters/net/client-cert.ts";
 import { readBodyCapped, decodeJsonLimited } from "../../adapters/net/read.ts";

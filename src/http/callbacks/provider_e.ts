@@ -3,7 +3,7 @@
 // then the signature (canonicalisation) with the key the table names, and only an authenticated callback is charged
 // to the company's request budget; then the provider's signed status, decryption, and the transfer's actor decides.
 import { Elysia } from "elysia";
-import type { Repositories } from "../../adapters/storage/repositories.ts";
+import type { Repositories } from "../../ports/repositories.ts";
 import type { Transfer } from "../../ports/transfers.ts";
 import type { ProviderRegistry } from "../../adapters/providers/registry.ts";
 import type { Environment } from "../../domain/types.ts";

@@ -3,8 +3,7 @@ import type { AppliedThreshold, Valuation } from "../../domain/transfers/create.
 import type { Catalog } from "../../domain/assets/catalog.ts";
 import type { ActorRuntime } from "../../actors/runtime.ts";
 import type { Sealer } from "../../adapters/crypto/envelope.ts";
-import type { Storage } from "../../adapters/storage/index.ts";
-import type { Repositories } from "../../adapters/storage/repositories.ts";
+import type { Repositories } from "../../ports/repositories.ts";
 import type { AssetPolicyRepository } from "../../ports/assets.ts";
 import type { ProviderRegistry } from "../../adapters/providers/registry.ts";
 import type { ProviderSettingsRepository } from "../../ports/provider-settings.ts";
@@ -13,7 +12,6 @@ import type { Logger } from "../../adapters/log.ts";
 
 export interface TransferRouteDeps {
   repositories: Pick<Repositories, "transfers">;
-  storage: Storage;
   runtime: ActorRuntime;
   pii: Sealer;
   cursorKey: Uint8Array;

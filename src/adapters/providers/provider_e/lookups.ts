@@ -1,7 +1,7 @@
 // What provider_e reads from the service's storage: the originator's verified identity, the company profile as
 // originating VASP, the provider's ID (for the callback URL). The reads themselves are the provider stores port's
 // (`ProviderERepository` in src/ports/provider-stores.ts); the sweeps' due transfers are `repositories.providerE.dueFor…`.
-import type { Repositories } from "../../storage/repositories.ts";
+import type { Repositories } from "../../../ports/repositories.ts";
 import type { Environment } from "../../../domain/types.ts";
 import type { Person } from "../../../domain/ivms101/index.ts";
 import type { ProviderELookups } from "./adapter.ts";
