@@ -237,6 +237,42 @@ function makeStorage(path: string, client: SqlClient, beacon?: ChangeBeacon, hea
   function intrusion(what: string): void {
     if (gate.held() && !gate.inside()) throw new Error(`${what} was started while another unit of work holds the connection: await storage.enter() or use storage.transaction`);
   }
+  /** The top-level transaction committed: other processes are told (the beacon), and the store's health. */
+  function committed(): void {
+    ctl("COMMIT");
+    beacon?.signal();
+    health.succeeded();
+  }
+  /**
+   * The top-level transaction failed: rolled back if still open (SQLite has already rolled back after SQLITE_FULL and
+   * some I/O errors), the store's health told of a store fault, and the original error thrown again: a failing
+   * ROLLBACK ("no transaction is active") must never replace the cause.
+   */
+  function rolledBack(e: unknown): never {
+    if (open()) {
+      try {
+        ctl("ROLLBACK");
+      } catch {
+        /* the original error says what happened */
+      }
+    }
+    const fault = storeFault(e);
+    if (fault) health.failed(fault);
+    throw e;
+  }
+  /**
+   * A savepoint's work undone. A full disk or an I/O error can make SQLite roll the whole transaction back by itself:
+   * then there is no savepoint to go back to, and the error to pass on is the first one, not "no such savepoint".
+   */
+  function undoSavepoint(sp: string): void {
+    if (!open()) return;
+    try {
+      ctl(`ROLLBACK TO ${sp}`);
+      ctl(`RELEASE ${sp}`);
+    } catch {
+      /* the transaction ended under us: the caller's own rollback (or SQLite's) finishes it */
+    }
+  }
   /** A nested unit of work: a savepoint of the open transaction (a failure inside undoes only its own writes). */
   async function savepoint<T>(fn: () => Promise<T>): Promise<T> {
     const sp = `sp${depth}`;
@@ -247,14 +283,7 @@ function makeStorage(path: string, client: SqlClient, beacon?: ChangeBeacon, hea
       ctl(`RELEASE ${sp}`);
       return out;
     } catch (e) {
-      if (open()) {
-        try {
-          ctl(`ROLLBACK TO ${sp}`);
-          ctl(`RELEASE ${sp}`);
-        } catch {
-          /* the transaction ended under us: the caller's own rollback (or SQLite's) finishes it */
-        }
-      }
+      undoSavepoint(sp);
       throw e;
     } finally {
       depth--;
@@ -277,16 +306,7 @@ function makeStorage(path: string, client: SqlClient, beacon?: ChangeBeacon, hea
           ctl(`RELEASE ${sp}`);
           return out;
         } catch (e) {
-          // A full disk or an I/O error can make SQLite roll the whole transaction back by itself: then there is no
-          // savepoint to go back to, and the error to pass on is the first one, not "no such savepoint".
-          if (open()) {
-            try {
-              ctl(`ROLLBACK TO ${sp}`);
-              ctl(`RELEASE ${sp}`);
-            } catch {
-              /* the transaction ended under us: the caller's own rollback (or SQLite's) finishes it */
-            }
-          }
+          undoSavepoint(sp);
           throw e;
         } finally {
           depth--;
@@ -296,23 +316,10 @@ function makeStorage(path: string, client: SqlClient, beacon?: ChangeBeacon, hea
       depth++;
       try {
         const out = fn();
-        ctl("COMMIT");
-        beacon?.signal();
-        health.succeeded();
+        committed();
         return out;
       } catch (e) {
-        // Roll back only what is still open (SQLite has already rolled back after SQLITE_FULL and some I/O errors), and
-        // keep the original error: a failing ROLLBACK ("no transaction is active") must never replace the cause.
-        if (open()) {
-          try {
-            ctl("ROLLBACK");
-          } catch {
-            /* the original error says what happened */
-          }
-        }
-        const fault = storeFault(e);
-        if (fault) health.failed(fault);
-        throw e;
+        return rolledBack(e);
       } finally {
         depth--;
       }
@@ -345,21 +352,10 @@ function makeStorage(path: string, client: SqlClient, beacon?: ChangeBeacon, hea
         depth++;
         try {
           const out = await fn();
-          ctl("COMMIT");
-          beacon?.signal();
-          health.succeeded();
+          committed();
           return out;
         } catch (e) {
-          if (open()) {
-            try {
-              ctl("ROLLBACK");
-            } catch {
-              /* the original error says what happened */
-            }
-          }
-          const fault = storeFault(e);
-          if (fault) health.failed(fault);
-          throw e;
+          return rolledBack(e);
         } finally {
           depth--;
         }

@@ -28,17 +28,6 @@ import type {
   TestRecord,
 } from "../../../ports/provider-settings.ts";
 
-export type {
-  EnableDecision,
-  EnableOutcome,
-  Planned,
-  ProviderSettingsRepository,
-  SaveDecision,
-  SaveOutcome,
-  SettingsState,
-  TestRecord,
-} from "../../../ports/provider-settings.ts";
-
 type CompanyRow = Pick<RowOf<typeof providerSettingsTable>, "id" | "enabled" | "enabled_changed_at">;
 
 /** `last_test_result` is text in the table; only these two values are written. */
