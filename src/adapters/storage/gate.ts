@@ -40,6 +40,37 @@ export class ConnectionGate {
     for (let t: Promise<void> | undefined = first; t; t = this.turn()) await t;
   }
 
+  /**
+   * Runs fn holding the connection, at once (the caller saw it free): synchronous when fn is, else until the promise
+   * fn returns has settled; `end` runs just before the connection is let go either way.
+   */
+  holdNow<T>(fn: () => T, end: () => void): T | Promise<T> {
+    if (this.holder !== null) throw new Error("holdNow: the connection is held");
+    const token = {};
+    this.holder = token;
+    let out: T;
+    try {
+      out = this.flow.run(token, fn);
+    } catch (e) {
+      this.letGo(end);
+      throw e;
+    }
+    if (out instanceof Promise) return out.finally(() => this.letGo(end)) as Promise<T>;
+    this.letGo(end);
+    return out;
+  }
+
+  private letGo(end: () => void): void {
+    try {
+      end();
+    } finally {
+      this.holder = null;
+      const waiting = this.waiters;
+      this.waiters = [];
+      for (const w of waiting) w();
+    }
+  }
+
   /** Runs fn holding the connection: every other flow's calls wait until fn has settled. */
   async hold<T>(fn: () => Promise<T>): Promise<T> {
     while (this.holder !== null) await new Promise<void>((resolve) => this.waiters.push(resolve));

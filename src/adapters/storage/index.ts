@@ -363,7 +363,16 @@ function makeStorage(path: string, client: SqlClient, beacon?: ChangeBeacon, hea
     },
     readTurn<T>(fn: () => T): T | Promise<T> {
       const wait = gate.enter();
-      return wait ? wait.then(() => storage.read(fn)) : storage.read(fn);
+      if (wait) return wait.then(() => storage.readTurn(fn));
+      if (gate.inside() || depth > 0) return fn(); // inside a unit of work: its view
+      // One read snapshot for the whole turn, held (with the connection) until an asynchronous fn has settled: a read
+      // route awaits only the store, so its reads share one WAL read lock instead of taking one per statement.
+      ctl("BEGIN");
+      depth++;
+      return gate.holdNow(fn, () => {
+        depth--;
+        ctl("COMMIT");
+      });
     },
     snapshot<T>(fn: () => Promise<T>): Promise<T> {
       if (gate.inside()) return fn();
