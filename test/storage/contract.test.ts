@@ -17,6 +17,7 @@ import { assetContract } from "./contract/assets.ts";
 import { providerStoreContract } from "./contract/provider-stores.ts";
 import { providerSettingsContract } from "./contract/provider-settings.ts";
 import { tenancyContract } from "./contract/tenancy.ts";
+import { runtimeStoreContract } from "./contract/runtime-store.ts";
 
 for (const engine of ENGINES) {
   describe(engine.name, () => {
@@ -35,5 +36,6 @@ for (const engine of ENGINES) {
     providerStoreContract(engine);
     providerSettingsContract(engine);
     tenancyContract(engine);
+    runtimeStoreContract(engine);
   });
 }
