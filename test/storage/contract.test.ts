@@ -18,6 +18,8 @@ import { providerStoreContract } from "./contract/provider-stores.ts";
 import { providerSettingsContract } from "./contract/provider-settings.ts";
 import { tenancyContract } from "./contract/tenancy.ts";
 import { runtimeStoreContract } from "./contract/runtime-store.ts";
+import { fxValuationContract } from "./contract/fx-valuations.ts";
+import { vaspContract } from "./contract/vasps.ts";
 
 for (const engine of ENGINES) {
   describe(engine.name, () => {
@@ -37,5 +39,7 @@ for (const engine of ENGINES) {
     providerSettingsContract(engine);
     tenancyContract(engine);
     runtimeStoreContract(engine);
+    fxValuationContract(engine);
+    vaspContract(engine);
   });
 }
