@@ -20,6 +20,7 @@ import { tenancyContract } from "./contract/tenancy.ts";
 import { runtimeStoreContract } from "./contract/runtime-store.ts";
 import { fxValuationContract } from "./contract/fx-valuations.ts";
 import { vaspContract } from "./contract/vasps.ts";
+import { customerOverviewContract } from "./contract/customer-overview.ts";
 
 for (const engine of ENGINES) {
   describe(engine.name, () => {
@@ -41,5 +42,6 @@ for (const engine of ENGINES) {
     runtimeStoreContract(engine);
     fxValuationContract(engine);
     vaspContract(engine);
+    customerOverviewContract(engine);
   });
 }
