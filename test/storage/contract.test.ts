@@ -21,6 +21,7 @@ import { runtimeStoreContract } from "./contract/runtime-store.ts";
 import { fxValuationContract } from "./contract/fx-valuations.ts";
 import { vaspContract } from "./contract/vasps.ts";
 import { customerOverviewContract } from "./contract/customer-overview.ts";
+import { auditTreeContract } from "./contract/audit-tree.ts";
 
 for (const engine of ENGINES) {
   describe(engine.name, () => {
@@ -43,5 +44,6 @@ for (const engine of ENGINES) {
     fxValuationContract(engine);
     vaspContract(engine);
     customerOverviewContract(engine);
+    auditTreeContract(engine);
   });
 }
