@@ -8,7 +8,7 @@ import { decideStep, type ReportChange } from "../domain/reports/life.ts";
 import type { ReportAction } from "../domain/reports/report.ts";
 import type { Environment } from "../domain/types.ts";
 import type { AuditActor } from "../ports/audit.ts";
-import type { DraftDecision, ReportContent, ReportRepository, StepDecision } from "../ports/reports.ts";
+import type { DraftAnswer, ReportContent, ReportRecord, ReportRepository, StepAnswer } from "../ports/reports.ts";
 import { iso } from "../domain/ids.ts";
 import type { Outcome } from "./outcome.ts";
 import type { ActorContext, ActorKind } from "./types.ts";
@@ -35,13 +35,19 @@ export interface ReportActorDeps {
 export function reportsActor(deps: ReportActorDeps): ActorKind<Record<string, never>, ReportMsg> {
   const repo = deps.repositories.reports;
 
-  async function draft(ctx: ActorContext<Record<string, never>>, msg: Scoped & Extract<ReportCommand, { type: "draft" }>): Promise<DraftDecision> {
+  // The answer carries the record the command committed: the write fills it in inside the commit, and the reply goes
+  // out only once that commit is done (src/actors/runtime.ts), so the asker never sees it unfilled.
+  async function draft(ctx: ActorContext<Record<string, never>>, msg: Scoped & Extract<ReportCommand, { type: "draft" }>): Promise<DraftAnswer> {
     const plan = await repo.planDraft(msg.companyId, msg.environment, { transferId: msg.transferId, jurisdiction: msg.jurisdiction, memberId: msg.memberId, actor: msg.actor }, ctx.now);
-    if (plan.outcome.ok) ctx.write(() => plan.apply());
-    return plan.outcome;
+    if (!plan.outcome.ok) return plan.outcome;
+    const answer: { ok: true; id: string; report?: ReportRecord } = { ok: true, id: plan.outcome.id };
+    ctx.write(async () => {
+      answer.report = await plan.apply();
+    });
+    return answer as DraftAnswer;
   }
 
-  async function step(ctx: ActorContext<Record<string, never>>, msg: Scoped & Extract<ReportCommand, { type: "step" }>): Promise<StepDecision> {
+  async function step(ctx: ActorContext<Record<string, never>>, msg: Scoped & Extract<ReportCommand, { type: "step" }>): Promise<StepAnswer> {
     const r = await repo.get(msg.companyId, msg.environment, msg.reportId);
     if (!r) return { ok: false, refusal: { code: "REPORT_NOT_FOUND", message: `no report ${msg.reportId} in the ${msg.environment} environment` } };
     // Only an edit opens the content, and only once it is found valid: a seal another key made fails it there, as before.
@@ -65,8 +71,11 @@ export function reportsActor(deps: ReportActorDeps): ActorKind<Record<string, ne
       },
     );
     if (!d.ok) return d;
-    ctx.write(() => repo.saveStep(r, d.step, msg.actor, ctx.now));
-    return { ok: true };
+    const answer: { ok: true; report: ReportRecord; content?: ReportContent } = { ok: true, report: r, ...(d.step.content ? { content: d.step.content } : {}) };
+    ctx.write(async () => {
+      answer.report = await repo.saveStep(r, d.step, msg.actor, ctx.now);
+    });
+    return answer;
   }
 
   return {
@@ -74,7 +83,7 @@ export function reportsActor(deps: ReportActorDeps): ActorKind<Record<string, ne
     initialState: () => ({}),
     async handle(ctx, msg) {
       const outcome = msg.type === "draft" ? await draft(ctx, msg) : await step(ctx, msg);
-      ctx.reply({ ok: true, data: outcome } satisfies Outcome<DraftDecision | StepDecision>);
+      ctx.reply({ ok: true, data: outcome } satisfies Outcome<DraftAnswer | StepAnswer>);
     },
   };
 }

@@ -4,7 +4,7 @@
 import process from "node:process";
 import { readFileSync } from "node:fs";
 import { TenancyError, type Member, type TenancyRepository } from "../ports/tenancy.ts";
-import type { DraftDecision, ReportChange, ReportRecord, StepDecision } from "../ports/reports.ts";
+import type { DraftAnswer, ReportChange, ReportContent, ReportRecord, StepAnswer } from "../ports/reports.ts";
 import type { ReportMsg } from "../actors/reports.ts";
 import type { CliContext } from "./context.ts";
 import { loadMasterKey } from "../adapters/crypto/master-key.ts";
@@ -83,11 +83,11 @@ export async function runReports(cli: CliContext, argv: string[], out: Out, deps
     }
     throw new TenancyError(`REPORT_NOT_FOUND: no report ${key}`);
   };
-  const detail = async (r: ReportRecord) => {
+  const detail = async (r: ReportRecord, opened?: ReportContent) => {
     const type = resolveReportType(r.jurisdiction);
     const ths = (await repositories.thresholds.all(company.id)).filter((t) => t.type === "str");
-    // Opened once: the content and what filing still misses come from the same opening.
-    const c = await repo.content(r);
+    // Opened once (or not at all: the content an edit just sealed): the content and what filing still misses come from it.
+    const c = opened ?? (await repo.content(r));
     const missing = await repo.missing(r, c);
     return {
       id: r.id,
@@ -141,9 +141,9 @@ export async function runReports(cli: CliContext, argv: string[], out: Out, deps
     if (!envArg) throw new UsageError(`draft needs --env test|live (the transfer's environment)\n${USAGE}`);
     const m = await actingFor(tenancy, company.id, need(v, "member"), envArg, "draft");
     const jurisdiction = typeof v.jurisdiction === "string" ? v.jurisdiction : undefined;
-    const res = await command<DraftDecision>({ type: "draft", transferId: need(v, "transfer"), jurisdiction, companyId: company.id, environment: envArg, actor: { type: "member", memberId: m.id }, memberId: m.id });
+    const res = await command<DraftAnswer>({ type: "draft", transferId: need(v, "transfer"), jurisdiction, companyId: company.id, environment: envArg, actor: { type: "member", memberId: m.id }, memberId: m.id });
     if (!res.ok) throw new TenancyError(`${res.refusal.code}: ${res.refusal.message}`);
-    const d = await detail((await repo.get(company.id, envArg, res.id))!);
+    const d = await detail(res.report);
     return print(d, `Drafted by ${m.email}\n${summary(d)}`);
   }
 
@@ -164,8 +164,8 @@ export async function runReports(cli: CliContext, argv: string[], out: Out, deps
       throw new UsageError(`edit needs --narrative-file, --field, --indicator or --jurisdiction\n${USAGE}`);
   }
   if (action === "file") change.reference = need(v, "reference");
-  const res = await command<StepDecision>({ type: "step", reportId: r.id, action, change, companyId: company.id, environment: r.environment, actor: { type: "member", memberId: m.id }, memberId: m.id });
+  const res = await command<StepAnswer>({ type: "step", reportId: r.id, action, change, companyId: company.id, environment: r.environment, actor: { type: "member", memberId: m.id }, memberId: m.id });
   if (!res.ok) throw new TenancyError(`${res.refusal.code}: ${res.refusal.message}`);
-  const d = await detail((await repo.get(company.id, r.environment, r.id))!);
+  const d = await detail(res.report, res.content);
   return print(d, `${action === "edit" ? "Edited" : action === "submit" ? "Submitted for review" : action === "approve" ? "Approved" : "Filed"} by ${m.email}\n${summary(d)}`);
 }

@@ -30,7 +30,7 @@ import {
   type DeadlineThreshold,
 } from "../domain/reports/report.ts";
 import { UnreadableError, type Sealer } from "../adapters/crypto/envelope.ts";
-import { REPORT_ENTITY, type DraftDecision, type ReportChange, type ReportContent, type ReportMember, type ReportRecord, type ReportListFilter, type ReportRepository, type StepDecision } from "../ports/reports.ts";
+import { REPORT_ENTITY, type DraftAnswer, type ReportChange, type ReportContent, type ReportMember, type ReportRecord, type ReportListFilter, type ReportRepository, type StepAnswer } from "../ports/reports.ts";
 import type { ActorRuntime } from "../actors/runtime.ts";
 import { reportsAddress, type ReportCommand, type ReportMsg } from "../actors/reports.ts";
 import { askActor, unwrap } from "./outcome.ts";
@@ -283,9 +283,9 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
     };
   }
 
-  /** The detail with its readiness, the content opened once for both. */
-  async function detailWithReadiness(c: RouteContext, row: ReportRecord) {
-    const content = await openContent(row);
+  /** The detail with its readiness, the content opened once for both (`opened`: the content a command just sealed). */
+  async function detailWithReadiness(c: RouteContext, row: ReportRecord, opened?: ReportContent) {
+    const content = opened ?? (await openContent(row));
     return { ...(await detail(c, row, content)), readiness: await readiness(c, row, content) };
   }
 
@@ -293,15 +293,14 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
   /** The route's access (REPORT_ACCESS[action]) has checked the action's permissions before the handler runs. */
   async function step(c: RouteContext, action: ReportAction, change: ReportChange) {
     const row = await load(c);
-    const res = await command<StepDecision>(c, { type: "step", reportId: row.id, action, change });
+    const res = await command<StepAnswer>(c, { type: "step", reportId: row.id, action, change });
     if (!res.ok) {
       const f = res.refusal;
       if (f.code === "INVALID_EDIT") invalid(f.message.split("; ").map((message) => ({ path: "", message })));
       if (f.code === "REPORT_NOT_FOUND") notFound(row.id);
       throw apiError(f.code, { message: f.message, details: { reportId: row.id, status: row.status } });
     }
-    const after = (await repo.get(c.auth.company.id, c.auth.environment, row.id))!;
-    return ok(await detailWithReadiness(c, after));
+    return ok(await detailWithReadiness(c, res.report, res.content));
   }
 
   /** One typed command to the environment's reports actor (src/actors/reports.ts), by the key's member. */
@@ -382,13 +381,12 @@ export function reportRoutes(kit: ApiKit, deps: ReportRouteDeps) {
         async (c) => {
           const b = c.body;
           if (!TRANSFER_ID.test(b.transferId)) throw apiError("TRANSFER_NOT_FOUND", { status: 422, message: "transferId names no transfer of this environment", details: { field: "transferId", id: b.transferId } });
-          const res = await command<DraftDecision>(c, { type: "draft", transferId: b.transferId, jurisdiction: b.jurisdiction });
+          const res = await command<DraftAnswer>(c, { type: "draft", transferId: b.transferId, jurisdiction: b.jurisdiction });
           if (!res.ok) {
             if (res.refusal.code === "INVALID_EDIT") invalid([{ path: "jurisdiction", message: res.refusal.message }]);
             throw apiError("TRANSFER_NOT_FOUND", { status: 422, message: "transferId names no transfer of this environment", details: { field: "transferId", id: b.transferId } });
           }
-          const row = (await repo.get(c.auth.company.id, c.auth.environment, res.id))!;
-          return created(await detailWithReadiness(c, row));
+          return created(await detailWithReadiness(c, res.report));
         },
       )
       .get("/:id/readiness", { summary: "Operator: what filing still needs (fields and narrative), the type's fields, submitter and approver", access: read, tags: ["reports", "operator"] }, async (c) => {

@@ -88,11 +88,23 @@ export type DraftDecision = { ok: true; id: string } | { ok: false; refusal: Dra
 /** How a step of the life was answered (src/domain/reports/life.ts decides it). */
 export type StepDecision = { ok: true } | { ok: false; refusal: StepRefusal | { code: "REPORT_NOT_FOUND"; message: string } };
 
-/** A draft decided against the transfer as it is: `apply` writes it (with its audit entry) in the caller's unit of work. */
+/**
+ * A draft decided against the transfer as it is: `apply` writes it (with its audit entry) in the caller's unit of work
+ * and gives the record it wrote (undefined when the draft was refused: nothing is written).
+ */
 export interface PlannedDraft {
   outcome: DraftDecision;
-  apply(): Promise<void>;
+  apply(): Promise<ReportRecord | undefined>;
 }
+
+/** The reports actor's answer to a draft: the record it committed, for the caller to present without reading it again. */
+export type DraftAnswer = { ok: true; id: string; report: ReportRecord } | { ok: false; refusal: DraftRefusal };
+
+/**
+ * The reports actor's answer to a step: the record it committed and, after an edit, the content it sealed (a caller
+ * presents both without reading or opening the report again).
+ */
+export type StepAnswer = { ok: true; report: ReportRecord; content?: ReportContent } | Exclude<StepDecision, { ok: true }>;
 
 export interface ReportMember {
   id: string;
@@ -113,7 +125,7 @@ export interface ReportRepository {
    * Drafts a report: numbered (next of the company and environment), prefilled from the transfer and the company
    * profile, sealed, audited (`str.drafted`), in the caller's unit of work.
    */
-  createDraft(input: CreateDraftInput, now: number): Promise<{ id: string; reportNumber: string }>;
+  createDraft(input: CreateDraftInput, now: number): Promise<ReportRecord>;
   /**
    * A draft by hand for any transfer of the environment, by the member (detection `manual`): the jurisdiction given,
    * else the transfer's threshold's, else the company's, else unknown.
@@ -131,9 +143,10 @@ export interface ReportRepository {
   members(companyId: string, ids: (string | null)[]): Promise<Map<string, ReportMember>>;
   /**
    * Writes the step the domain decided on `r` (src/domain/reports/life.ts), its content sealed, with its audit entry
-   * by `actor`; refused when the report is no longer at `r.version`. In the caller's unit of work.
+   * by `actor`; refused when the report is no longer at `r.version`. In the caller's unit of work. Gives the record as
+   * written (as `get` reads it once committed).
    */
-  saveStep(r: ReportRecord, step: ReportStep, actor: AuditActor, now: number): Promise<void>;
+  saveStep(r: ReportRecord, step: ReportStep, actor: AuditActor, now: number): Promise<ReportRecord>;
   /** The parties of the report's transfer as goAML names them (null when the transfer is gone). */
   goamlParties(r: ReportRecord): Promise<GoamlParties | null>;
   /** What still keeps a report from being filing-ready (from its content, opened once by the caller when given). */

@@ -17,6 +17,11 @@ import { assetContract } from "./contract/assets.ts";
 import { providerStoreContract } from "./contract/provider-stores.ts";
 import { providerSettingsContract } from "./contract/provider-settings.ts";
 import { tenancyContract } from "./contract/tenancy.ts";
+import { runtimeStoreContract } from "./contract/runtime-store.ts";
+import { fxValuationContract } from "./contract/fx-valuations.ts";
+import { vaspContract } from "./contract/vasps.ts";
+import { customerOverviewContract } from "./contract/customer-overview.ts";
+import { auditTreeContract } from "./contract/audit-tree.ts";
 
 for (const engine of ENGINES) {
   describe(engine.name, () => {
@@ -35,5 +40,10 @@ for (const engine of ENGINES) {
     providerStoreContract(engine);
     providerSettingsContract(engine);
     tenancyContract(engine);
+    runtimeStoreContract(engine);
+    fxValuationContract(engine);
+    vaspContract(engine);
+    customerOverviewContract(engine);
+    auditTreeContract(engine);
   });
 }

@@ -9,6 +9,42 @@ import type { Engine, OpenedStore } from "./engines.ts";
 
 const NOW = Date.parse("2026-03-01T10:00:00.000Z");
 
+/** A case inserted through the port (every field as a create sets it, overridable), in the store's default company. */
+export async function insertCase(store: OpenedStore, env: Environment, o: Partial<CaseRecord> = {}, at = NOW): Promise<Omit<CaseRecord, "version">> {
+  const cases = store.repositories.cases;
+  const seq = await store.store.transaction(() => cases.nextSeq(store.companyId, env));
+  const c: Omit<CaseRecord, "version"> = {
+    id: newId("cas", at),
+    companyId: store.companyId,
+    environment: env,
+    seq,
+    caseNumber: `CASE-${env.toUpperCase()}-${seq}`,
+    titleSealed: "sealed-title",
+    descriptionSealed: null,
+    type: "compliance_review",
+    category: "aml",
+    priority: "medium",
+    status: "open",
+    resolution: null,
+    resolutionNoteSealed: null,
+    assigneeId: null,
+    ruleId: null,
+    transferIds: [],
+    source: "api",
+    noteCount: 0,
+    createdById: "mem_contract",
+    resolvedAt: null,
+    resolvedById: null,
+    resolutionContext: null,
+    transferOutcome: null,
+    createdAt: iso(at),
+    updatedAt: iso(at),
+    ...o,
+  };
+  await store.store.transaction(() => cases.insert(c));
+  return c;
+}
+
 export function caseContract(engine: Engine): void {
   describe("cases", () => {
     let store: OpenedStore;
@@ -17,40 +53,7 @@ export function caseContract(engine: Engine): void {
     });
     afterAll(() => store.close());
 
-    async function newCase(env: Environment, o: Partial<CaseRecord> = {}, at = NOW): Promise<Omit<CaseRecord, "version">> {
-      const cases = store.repositories.cases;
-      const seq = await store.store.transaction(() => cases.nextSeq(store.companyId, env));
-      const c: Omit<CaseRecord, "version"> = {
-        id: newId("cas", at),
-        companyId: store.companyId,
-        environment: env,
-        seq,
-        caseNumber: `CASE-${env.toUpperCase()}-${seq}`,
-        titleSealed: "sealed-title",
-        descriptionSealed: null,
-        type: "compliance_review",
-        category: "aml",
-        priority: "medium",
-        status: "open",
-        resolution: null,
-        resolutionNoteSealed: null,
-        assigneeId: null,
-        ruleId: null,
-        transferIds: [],
-        source: "api",
-        noteCount: 0,
-        createdById: "mem_contract",
-        resolvedAt: null,
-        resolvedById: null,
-        resolutionContext: null,
-        transferOutcome: null,
-        createdAt: iso(at),
-        updatedAt: iso(at),
-        ...o,
-      };
-      await store.store.transaction(() => cases.insert(c));
-      return c;
-    }
+    const newCase = (env: Environment, o: Partial<CaseRecord> = {}, at = NOW) => insertCase(store, env, o, at);
 
     test("an inserted case reads back as the same record at version 1; the other environment and company do not see it", async () => {
       const cases = store.repositories.cases;

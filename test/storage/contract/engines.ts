@@ -7,12 +7,17 @@ import { createRepositories, type Repositories } from "../../../src/adapters/sto
 import { Sealer } from "../../../src/adapters/crypto/envelope.ts";
 import { tempDir } from "../../support/tmp.ts";
 import type { Store } from "../../../src/ports/store.ts";
+import type { RuntimeStore } from "../../../src/ports/runtime-store.ts";
 
 /** A store opened for one suite: its ports and how to close it. */
 export interface OpenedStore {
   readonly repositories: Repositories;
   /** The store's units of work (a transaction around port calls). */
   readonly store: Store;
+  /** The actor runtime's store over the same engine, as the runtime opens it. */
+  readonly runtime: RuntimeStore;
+  /** Another runtime store over the engine, with its options (events written compactly). */
+  runtimeStore(o?: { compactEvents?: boolean }): RuntimeStore;
   /** A company that exists in the store (the default company every migrated store has). */
   readonly companyId: string;
   close(): Promise<void> | void;
@@ -26,7 +31,14 @@ export interface Engine {
 async function sqlite(path: string, clock: () => number): Promise<OpenedStore> {
   const storage = await openStorage(path);
   const repositories = createRepositories(storage, { pii: new Sealer(randomBytes(32)), secrets: new Sealer(randomBytes(32)), clock });
-  return { repositories, store: storage, companyId: (await repositories.tenancy.requireCompany("default")).id, close: () => storage.close() };
+  return {
+    repositories,
+    store: storage,
+    runtime: storage.runtimeStore(),
+    runtimeStore: (o) => storage.runtimeStore(o),
+    companyId: (await repositories.tenancy.requireCompany("default")).id,
+    close: () => storage.close(),
+  };
 }
 
 export const ENGINES: readonly Engine[] = [

@@ -5,16 +5,14 @@
 import { describe, test, expect, beforeAll, afterAll } from "bun:test";
 import { iso, newId } from "../../../src/domain/ids.ts";
 import type { Environment } from "../../../src/domain/types.ts";
-import type { RuntimeHost, RuntimeStore } from "../../../src/ports/runtime-store.ts";
+import type { RuntimeStore } from "../../../src/ports/runtime-store.ts";
 import type { Engine, OpenedStore } from "./engines.ts";
 
 const NOW = Date.parse("2026-03-01T10:00:00.000Z");
 const OTHER = "cmp_contract_events_other";
 
-/** The engine's runtime store (every engine the runtime runs on is a RuntimeHost). */
-export function runtimeStoreOf(store: OpenedStore, o?: { compactEvents?: boolean }): RuntimeStore {
-  return (store.store as unknown as RuntimeHost).runtimeStore(o);
-}
+/** The engine's runtime store (with options: another one over the same engine). */
+const runtimeStoreOf = (store: OpenedStore, o?: { compactEvents?: boolean }): RuntimeStore => (o ? store.runtimeStore(o) : store.runtime);
 
 export function eventContract(engine: Engine): void {
   describe("events", () => {

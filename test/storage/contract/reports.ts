@@ -35,8 +35,11 @@ export function reportContract(engine: Engine): void {
 
     async function draft(o: Partial<CreateDraftInput> = {}): Promise<ReportRecord> {
       const i = input(o);
-      await store.store.transaction(() => store.repositories.reports.createDraft(i, NOW));
-      return (await store.repositories.reports.get(i.companyId, i.environment, i.id))!;
+      const made = await store.store.transaction(() => store.repositories.reports.createDraft(i, NOW));
+      const got = (await store.repositories.reports.get(i.companyId, i.environment, i.id))!;
+      // The record a draft gives is the one written.
+      expect(made).toEqual(got);
+      return got;
     }
 
     test("a draft reads back as a record: numbered, status draft, version 1, booleans, its content opened as given, audited", async () => {
@@ -75,8 +78,10 @@ export function reportContract(engine: Engine): void {
       const d = decideStep(r, "edit", { memberId: "mem_editor", viaConsole: true }, { narrative: "A new narrative.", fields: { subjectName: "" } }, iso(NOW + 1000), () => content);
       if (!d.ok) throw new Error(d.refusal.message);
       const actor = { type: "member" as const, memberId: "mem_editor", sessionId: "ses_1" };
-      await store.store.transaction(() => reports.saveStep(r, d.step, actor, NOW + 1000));
+      const written = await store.store.transaction(() => reports.saveStep(r, d.step, actor, NOW + 1000));
       const after = (await reports.get(store.companyId, "test", r.id))!;
+      // The record the step gives is the one written, sealed content included.
+      expect(written).toEqual(after);
       expect(after).toMatchObject({ status: "draft", lastEditedBy: "mem_editor", updatedAt: "2026-03-01T10:00:01.000Z", version: 2 });
       const opened = await reports.content(after);
       expect(opened.narrative).toBe("A new narrative.");
@@ -97,8 +102,9 @@ export function reportContract(engine: Engine): void {
         throw new Error("a filing opens no content");
       });
       if (!d.ok) throw new Error(d.refusal.message);
-      await store.store.transaction(() => reports.saveStep(r, d.step, { type: "member", memberId: "mem_filer" }, NOW + 3000));
-      expect((await reports.get(store.companyId, "test", r.id))!).toMatchObject({ status: "filed", filingReference: "FIU-Contract-42", filedBy: "mem_filer", filedAt: "2026-03-01T10:00:03.000Z" });
+      const written = await store.store.transaction(() => reports.saveStep(r, d.step, { type: "member", memberId: "mem_filer" }, NOW + 3000));
+      expect(written).toEqual((await reports.get(store.companyId, "test", r.id))!);
+      expect(written).toMatchObject({ status: "filed", filingReference: "FIU-Contract-42", filedBy: "mem_filer", filedAt: "2026-03-01T10:00:03.000Z" });
       expect((await reports.page(store.companyId, "test", { search: "fiu-contract-42" }, null, 10)).map((x) => x.id)).toEqual([r.id]);
     });
 
@@ -123,7 +129,7 @@ export function reportContract(engine: Engine): void {
       const plan = await reports.planDraft(store.companyId, "test", { transferId: "trf_missing", memberId: "mem_drafter", actor: { type: "member", memberId: "mem_drafter" } }, NOW);
       expect(plan.outcome).toMatchObject({ ok: false, refusal: { code: "TRANSFER_NOT_FOUND" } });
       const before = await reports.count(store.companyId, "test", {});
-      await store.store.transaction(() => plan.apply());
+      expect(await store.store.transaction(() => plan.apply())).toBeUndefined();
       expect(await reports.count(store.companyId, "test", {})).toBe(before);
       expect(await reports.goamlParties({ ...(await draft()), transferId: "trf_missing" })).toBeNull();
       expect(await reports.valuation(store.companyId, null)).toBeNull();

@@ -10,7 +10,7 @@ const NOW = Date.parse("2026-05-01T10:00:00.000Z");
 let n = 0;
 
 /** A complete outgoing transfer, every field set the way a create sets it (overridable). */
-function record(companyId: string, o: Partial<Transfer> = {}): Transfer {
+export function record(companyId: string, o: Partial<Transfer> = {}): Transfer {
   const ms = NOW + ++n * 1000;
   const at = iso(ms);
   return {

@@ -135,11 +135,11 @@ export class Reports implements ReportRepository {
    * company profile, sealed, audited (`str.drafted`). Synchronous and without its own transaction: call it
    * inside the caller's (an actor's ctx.write or storage.tx).
    */
-  createDraft(input: CreateDraftInput, nowMs: number): Promise<{ id: string; reportNumber: string }> {
+  createDraft(input: CreateDraftInput, nowMs: number): Promise<ReportRecord> {
     return this.s.run(() => this.draftNow(input, nowMs));
   }
 
-  private draftNow(input: CreateDraftInput, nowMs: number): { id: string; reportNumber: string } {
+  private draftNow(input: CreateDraftInput, nowMs: number): ReportRecord {
     const jurisdiction = input.jurisdiction ?? UNKNOWN_JURISDICTION;
     const type = resolveReportType(jurisdiction);
     const seqRow = this.s.stmt("SELECT coalesce(max(seq), 0) + 1 AS n FROM reports WHERE company_id = ? AND environment = ?").get(input.companyId, input.environment) as { n: number };
@@ -196,7 +196,7 @@ export class Reports implements ReportRepository {
       },
       nowMs,
     );
-    return { id: input.id, reportNumber: number };
+    return toReport(row);
   }
 
   get(companyId: string, env: Environment, id: string): Promise<ReportRecord | undefined> {
@@ -267,16 +267,24 @@ export class Reports implements ReportRepository {
     });
   }
 
-  saveStep(r: ReportRecord, step: ReportStep, actor: AuditActor, now: number): Promise<void> {
+  saveStep(r: ReportRecord, step: ReportStep, actor: AuditActor, now: number): Promise<ReportRecord> {
     return this.s.run(() => {
       const set = stepColumns(step.set);
-      if (step.content) Object.assign(set, this.seal(r.id, step.content));
+      const sealed = step.content ? this.seal(r.id, step.content) : undefined;
+      if (sealed) Object.assign(set, sealed);
       const cols = Object.keys(set);
       const res = this.s
         .stmt(`UPDATE reports SET ${cols.map((c) => `${c} = ?`).join(", ")}, version = version + 1 WHERE id = ? AND version = ?`)
         .run(...Object.values(set), r.id, r.version);
       if (res.changes !== 1) throw new Error(`report ${r.id} changed concurrently`);
       this.audit.append({ companyId: r.companyId, environment: r.environment, actor, action: step.audit.action, entityType: REPORT_ENTITY, entityId: r.id, detail: step.audit.detail }, now);
+      const fields = Object.fromEntries(Object.entries(step.set).filter(([, v]) => v !== undefined));
+      return {
+        ...r,
+        ...fields,
+        ...(sealed ? { sealed: { narrative: sealed.narrative_sealed, riskIndicators: sealed.risk_indicators_sealed, regulatoryData: sealed.regulatory_data_sealed } } : {}),
+        version: r.version + 1,
+      };
     });
   }
 
@@ -388,7 +396,7 @@ export class Reports implements ReportRepository {
   }
 
   private planDraftNow(companyId: string, env: Environment, o: { transferId: string; jurisdiction?: string; memberId: string; actor: AuditActor }, now: number): PlannedDraft {
-    const none = async () => {};
+    const none = async () => undefined;
     const refused = (outcome: Extract<DraftDecision, { ok: false }>): PlannedDraft => ({ outcome, apply: none });
     const t = this.transfer(companyId, env, o.transferId);
     if (!t) return refused({ ok: false, refusal: { code: "TRANSFER_NOT_FOUND", message: `no transfer ${o.transferId} in the ${env} environment` } });
@@ -413,7 +421,7 @@ export class Reports implements ReportRepository {
       actor: o.actor,
       detectionMethod: "manual",
     };
-    return { outcome: { ok: true, id }, apply: async () => void (await this.createDraft(input, now)) };
+    return { outcome: { ok: true, id }, apply: () => this.createDraft(input, now) };
   }
 
   /**
