@@ -331,7 +331,7 @@ function registerActors(s: Services): void {
   s.runtime.register(thresholdsActor({ repositories: s.repositories }));
   s.runtime.register(rulesActor({ repositories: s.repositories }));
   s.runtime.register(tenancyActor({ repositories: s.repositories }));
-  s.runtime.register(settingsActor({ providerSettings: s.providerSettings }));
+  s.runtime.register(settingsActor({ providerSettings: s.providerSettings, audit: s.repositories.audit }));
   s.runtime.register(reportsActor({ repositories: s.repositories }));
   s.runtime.register(
     customerActor({

@@ -6,12 +6,12 @@ import { refuse, type Outcome } from "./outcome.ts";
 import type { Customer, NewCustomer } from "../ports/customers.ts";
 import type { Wallet } from "../ports/wallets.ts";
 import type { AuditActor } from "../ports/audit.ts";
-import { iso } from "../domain/ids.ts";
+import { iso, newId } from "../domain/ids.ts";
 import { keepReason, type CreateCustomerInput } from "../domain/customers.ts";
 import { blindGrams } from "../domain/blind-index.ts";
 import { personsCountry, type Person } from "../domain/ivms101/index.ts";
 import { noteAad, type WalletProof } from "../ports/proofs.ts";
-import { deriveVerification, type Verification } from "../domain/proofs/index.ts";
+import { decideAttestation, decideChallenge, decideRevocation, deriveVerification, newNonce, type Verification } from "../domain/proofs/index.ts";
 import type { CustomerDeps, CustomerScope, CustomerScoped } from "./customer-scope.ts";
 import { createTransfer, receiveIncoming, type IncomingTransfer, type NewTransfer } from "./customer-transfers.ts";
 import { receiveProviderAIncoming, type ProviderAIncoming } from "./provider_a-incoming.ts";
@@ -335,7 +335,8 @@ class Handling implements CustomerScope {
   private async issueWalletChallenge(walletId: string): Promise<Outcome> {
     const w = await this.ownWallet(walletId);
     if (!w) return refuse("WALLET_NOT_FOUND", undefined, { resource: "Wallet", id: walletId });
-    const plan = await this.deps.repositories.proofs.planChallenge(w, this.msg.actor.memberId ?? null, this.ctx.now);
+    const issuer = await this.deps.repositories.proofs.issuer(w.companyId);
+    const plan = decideChallenge(w, { issuer, issuedBy: this.msg.actor.memberId ?? null, id: newId("chl", this.ctx.now), nonce: newNonce() }, this.ctx.now);
     if (!plan.ok) return refuse("VALIDATION_ERROR", plan.reason);
     const { challenge } = plan.value;
     this.ctx.write(() => this.deps.repositories.proofs.insertChallenge(challenge));
@@ -354,11 +355,10 @@ class Handling implements CustomerScope {
   private async attestWallet(m: { walletId: string; note: string; expiresAt: string | null }): Promise<Outcome> {
     const w = await this.ownWallet(m.walletId);
     if (!w) return refuse("WALLET_NOT_FOUND", undefined, { resource: "Wallet", id: m.walletId });
-    const by = this.msg.actor.memberId;
-    if (!by) return refuse("VALIDATION_ERROR", "An attestation is recorded by a member");
-    if (m.note.trim() === "") return refuse("VALIDATION_ERROR", "An attestation needs a note saying how ownership was established");
-    const proof = await this.deps.repositories.proofs.planAttestation(w, { noteSealed: (id) => this.deps.pii.seal(m.note, noteAad(id)), expiresAt: m.expiresAt, recordedBy: by }, this.ctx.now);
-    return this.recordProof(w, proof);
+    const plan = decideAttestation(w, { note: m.note, expiresAt: m.expiresAt, recordedBy: this.msg.actor.memberId }, newId("prf", this.ctx.now), this.ctx.now);
+    if (!plan.ok) return refuse("VALIDATION_ERROR", plan.reason);
+    // The note is sealed here, under the new proof's ID: the decision never sees the key.
+    return this.recordProof(w, { ...plan.value, noteSealed: this.deps.pii.seal(m.note, noteAad(plan.value.id)) });
   }
 
   private async recordProof(w: Wallet, proof: WalletProof): Promise<Outcome> {
@@ -375,7 +375,7 @@ class Handling implements CustomerScope {
     const found = await proofs.get(this.msg.companyId, proofId);
     const w = found && (await this.ownWallet(found.walletId));
     if (!w) return refuse("NOT_FOUND", undefined, { resource: "WalletProof", id: proofId });
-    const plan = await proofs.planRevocation(this.msg.companyId, proofId, this.ctx.now);
+    const plan = decideRevocation(found, proofId, this.ctx.now);
     if (!plan.ok) return refuse("CONFLICT", plan.reason);
     const next = deriveVerification((await proofs.ofWallet(w.id)).map((p) => (p.id === proofId ? { ...p, status: "revoked" as const } : p)), this.ctx.now);
     const by = this.msg.actor.memberId ?? null;

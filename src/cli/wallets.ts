@@ -9,7 +9,7 @@ import type { Wallet } from "../ports/wallets.ts";
 import { loadMasterKey, type MasterKey } from "../adapters/crypto/master-key.ts";
 import { Sealer } from "../adapters/crypto/envelope.ts";
 import { iso } from "../domain/ids.ts";
-import { deriveVerification, effectiveStatus, parseExpiry, type SignedScheme, type Verification } from "../domain/proofs/index.ts";
+import { decideRevocation, deriveVerification, effectiveStatus, parseExpiry, type SignedScheme, type Verification } from "../domain/proofs/index.ts";
 import type { Outcome } from "../actors/outcome.ts";
 import { UsageError, actingMember, parseOptions, need as required } from "./usage.ts";
 
@@ -185,7 +185,7 @@ export async function runWallets(cli: CliContext, argv: string[], out: Out, deps
       return;
     }
     case "revoke-proof": {
-      const plan = await proofs.planRevocation(company.id, id, now);
+      const plan = decideRevocation(await proofs.get(company.id, id), id, now);
       if (!plan.ok) throw new TenancyError(plan.reason);
       const w = await wallet(plan.value.walletId);
       const { actor } = await actorFor(w, false);

@@ -1,54 +1,16 @@
-// The wallet proofs port: ownership challenges and proofs of customers' wallets, in the domain's records, and the plans
-// that check a new proof against what is stored (src/domain/proofs/ decides; the plans read what it needs). Written
+// The wallet proofs port: ownership challenges and proofs of customers' wallets, in the domain's records
+// (src/domain/proofs/records.ts), and the plan that checks a signed proof against the challenges stored (judged by
+// src/domain/proofs/judge.ts; the plan reads what it needs). A challenge, an attestation and a revocation are decided
+// by src/domain/proofs/decide.ts against what the caller loaded here. Written
 // by hand; the SQLite engine implements it in storage's repos/proofs.ts, and the storage contract suite
 // (test/storage/contract/) holds every engine to it. Writes run inside a caller's unit of work: the wallet's customer
 // actor, or the wallets command of the CLI in its own transaction. An attestation's note stays sealed in the record.
 import type { Environment } from "../domain/types.ts";
-import type { ChallengeView, ProofState, ProofStatus, SignedScheme, Verification } from "../domain/proofs/index.ts";
+import type { SignedScheme, Verification } from "../domain/proofs/index.ts";
+import type { Plan, WalletChallenge, WalletProof } from "../domain/proofs/records.ts";
+
+export type { Plan, ProofType, SignedEvidence, WalletChallenge, WalletProof } from "../domain/proofs/records.ts";
 import type { Wallet } from "./wallets.ts";
-
-/** A challenge as stored: the text a wallet's key must sign, single use, expiring. */
-export interface WalletChallenge extends ChallengeView {
-  companyId: string;
-  environment: Environment;
-  nonce: string;
-  /** The member who asked for it, or null (the CLI without --member). */
-  issuedBy: string | null;
-  createdAt: string;
-}
-
-/** What a signed proof keeps as evidence: enough to verify it again, no personal data. */
-export interface SignedEvidence {
-  scheme: SignedScheme;
-  challengeId: string;
-  message: string;
-  signature: string;
-  signer: string;
-}
-
-export type ProofType = "eip191" | "bip137" | "attestation";
-
-/** One proof of a wallet (a `ProofState` as src/domain/proofs/ reads it, with what it records). */
-export interface WalletProof extends ProofState {
-  id: string;
-  walletId: string;
-  companyId: string;
-  environment: Environment;
-  type: ProofType;
-  status: ProofStatus;
-  /** Member ID, or null when recorded from the CLI without --member (signed proofs only). */
-  recordedBy: string | null;
-  recordedAt: string;
-  /** A signed proof's evidence; null for an attestation. */
-  evidence: SignedEvidence | null;
-  /** An attestation's note, sealed under `wallet_proof:<id>:note` (noteAad). */
-  noteSealed: string | null;
-  expiresAt: string | null;
-  revokedAt: string | null;
-  revokedBy: string | null;
-  /** The challenge a signed proof answered (a challenge proves once). */
-  challengeId: string | null;
-}
 
 /** A wallet with a valid proof past its expiry: the sweep hands it to its customer's actor. */
 export interface DueExpiry {
@@ -57,8 +19,6 @@ export interface DueExpiry {
   companyId: string;
   environment: Environment;
 }
-
-export type Plan<T> = { ok: true; value: T } | { ok: false; reason: string };
 
 /** The associated data of an attestation's sealed note: bound to its proof. */
 export const noteAad = (proofId: string) => `wallet_proof:${proofId}:note`;
@@ -81,12 +41,8 @@ export interface ProofRepository {
   refresh(walletId: string, now: number): Promise<Verification>;
   /** Wallets with a valid proof past its expiry, at most `limit`. */
   dueForExpiry(now: number, limit?: number): Promise<DueExpiry[]>;
-  /** A new challenge for a wallet whose network has a signed-message scheme. */
-  planChallenge(w: Wallet, issuedBy: string | null, now: number): Promise<Plan<{ challenge: WalletChallenge; scheme: SignedScheme }>>;
+  /** The name a challenge is issued in: the company's, else "Caravan". */
+  issuer(companyId: string): Promise<string>;
   /** Verifies the signature against the wallet's challenges: the proof to record, or why not. */
   planSignedProof(w: Wallet, p: { signature: string; challengeId: string | null; expiresAt: string | null; recordedBy: string | null }, now: number): Promise<Plan<WalletProof>>;
-  /** An officer's attestation; the note arrives sealed (under the new proof's ID). */
-  planAttestation(w: Wallet, p: { noteSealed: (proofId: string) => string; expiresAt: string | null; recordedBy: string }, now: number): Promise<WalletProof>;
-  /** Only a proof that counts now can be revoked. */
-  planRevocation(companyId: string, proofId: string, now: number): Promise<Plan<WalletProof>>;
 }

@@ -16,6 +16,8 @@ import type { ScreeningSubject } from "../../src/adapters/screening/types.ts";
 import { person } from "../support/persons.ts";
 import { startScreeningCSandbox, SANDBOX_API_KEY, type ScreeningCSandbox } from "../../src/sandbox/screening_c/index.ts";
 import { tempDir } from "../support/tmp.ts";
+import { settingsWriter } from "../support/settings.ts";
+import { AuditLog } from "../../src/adapters/storage/repos/audit.ts";
 
 setDefaultTimeout(60_000);
 
@@ -60,9 +62,10 @@ function service(opts: { maxConcurrentCalls?: number; timeoutMs?: number } = {})
 
 /** A company with screening_c saved for `test` (and the switch on unless told otherwise). */
 async function company(id: string, credentials: Record<string, string> = { apiKey: SANDBOX_API_KEY }, enabled = true): Promise<string> {
-  const saved = await settings.save(id, "test", "screening_c", { credentials, notes: undefined }, by, now);
+  const writer = settingsWriter(storage, { providerSettings: settings, audit: new AuditLog(storage) });
+  const saved = await writer.save(id, "test", "screening_c", { credentials, notes: undefined }, by, now);
   if (!saved.ok) throw new Error(saved.code);
-  await settings.setEnabled(id, "test", "screening_c", enabled, by, now);
+  await writer.setEnabled(id, "test", "screening_c", enabled, by, now);
   return id;
 }
 

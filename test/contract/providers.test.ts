@@ -21,6 +21,8 @@ import { ProviderSettings } from "../../src/adapters/storage/repos/provider-sett
 import { Sealer } from "../../src/adapters/crypto/envelope.ts";
 import { person } from "../support/persons.ts";
 import { tempDir } from "../support/tmp.ts";
+import { settingsWriter } from "../support/settings.ts";
+import { AuditLog } from "../../src/adapters/storage/repos/audit.ts";
 import { makeTestCa } from "../../src/sandbox/provider_d/ca.ts";
 
 type Mode = "refuse" | "busy" | "redirect" | "garbage";
@@ -193,12 +195,13 @@ describe("providers that cannot send (provider_c, provider_d) meet the capabilit
     // read before issuing can fall before it ("not yet valid").
     const dCredentials = providerDCredentials();
     const now = Date.now();
+    const writer = settingsWriter(storage, { providerSettings: settings, audit: new AuditLog(storage) });
     const saved = [
-      await settings.save("cmp_contract", "test", "provider_c", { credentials: { apiUrl: "https://node.example", apiToken: "t", trustAnchorAddress: "0x" + "1".repeat(40), trustAnchorPrivateKey: "c".repeat(63) + "9", webhookSecret: "s" }, notes: undefined }, by, now),
-      await settings.save("cmp_contract", "test", "provider_d", { credentials: dCredentials, notes: undefined }, by, now),
+      await writer.save("cmp_contract", "test", "provider_c", { credentials: { apiUrl: "https://node.example", apiToken: "t", trustAnchorAddress: "0x" + "1".repeat(40), trustAnchorPrivateKey: "c".repeat(63) + "9", webhookSecret: "s" }, notes: undefined }, by, now),
+      await writer.save("cmp_contract", "test", "provider_d", { credentials: dCredentials, notes: undefined }, by, now),
     ];
     for (const s of saved) expect(s.ok).toBe(true);
-    for (const name of ["provider_c", "provider_d"] as const) expect((await settings.setEnabled("cmp_contract", "test", name, true, by, now)).ok).toBe(true);
+    for (const name of ["provider_c", "provider_d"] as const) expect((await writer.setEnabled("cmp_contract", "test", name, true, by, now)).ok).toBe(true);
     const registry = new SettingsRegistry(settings, { provider_a: PROVIDERS[0].adapter(), provider_b: providerB, provider_e: PROVIDERS[2].adapter() }, outbound());
     const verdicts = await registry.capabilities("cmp_contract", "test", CANDIDATE);
     for (const name of ["provider_c", "provider_d"]) {

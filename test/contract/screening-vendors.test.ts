@@ -24,6 +24,8 @@ import { startScreeningDSandbox, SANDBOX_SCREENING_D_KEY } from "../../src/sandb
 import type { IntegrationName } from "../../src/domain/providers/catalog.ts";
 import { person } from "../support/persons.ts";
 import { tempDir } from "../support/tmp.ts";
+import { settingsWriter } from "../support/settings.ts";
+import { AuditLog } from "../../src/adapters/storage/repos/audit.ts";
 
 setDefaultTimeout(60_000);
 
@@ -133,9 +135,10 @@ for (const v of VENDORS) {
     /** A new company with the vendor saved and switched on for `test`. */
     async function company(): Promise<string> {
       const id = `cmp_${v.name}_${++companies}`;
-      const saved = await settings.save(id, "test", v.name, { credentials: v.credentials, notes: undefined }, by, now);
+      const writer = settingsWriter(storage, { providerSettings: settings, audit: new AuditLog(storage) });
+      const saved = await writer.save(id, "test", v.name, { credentials: v.credentials, notes: undefined }, by, now);
       if (!saved.ok) throw new Error(saved.code);
-      await settings.setEnabled(id, "test", v.name, true, by, now);
+      await writer.setEnabled(id, "test", v.name, true, by, now);
       return id;
     }
     const actorState = (companyId: string) => {

@@ -5,3 +5,5 @@ export { bitcoinMessageHash, decodeHeader, parseBip137Signature, recoverBitcoinA
 export { signedSchemeFor, parseSignature, checkSigner, type SignedScheme, type ParsedSignature } from "./signed.ts";
 export { judgeSignedProof, type ChallengeView, type Judgement } from "./judge.ts";
 export { deriveVerification, effectiveStatus, parseExpiry, type ProofState, type ProofStatus, type Verification } from "./status.ts";
+export { decideAttestation, decideChallenge, decideRevocation, proofRecord, type ProvenWallet } from "./decide.ts";
+export type { Plan, ProofType, SignedEvidence, WalletChallenge, WalletProof } from "./records.ts";

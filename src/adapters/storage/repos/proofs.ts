@@ -1,19 +1,9 @@
-// Wallet proofs and challenges in SQLite (src/ports/proofs.ts): reads and plans shared by the customer actor and the
-// CLI, writes inside their transaction.
+// Wallet proofs and challenges in SQLite (src/ports/proofs.ts): reads, and the signed proof's plan (the challenges it
+// is judged against), shared by the customer actor and the CLI; writes inside their transaction. A challenge, an
+// attestation and a revocation are decided by src/domain/proofs/decide.ts, not here.
 import { iso, newId } from "../../../domain/ids.ts";
 import type { Environment } from "../../../domain/types.ts";
-import {
-  CHALLENGE_TTL_MS,
-  challengeMessage,
-  deriveVerification,
-  effectiveStatus,
-  judgeSignedProof,
-  newNonce,
-  parseSignature,
-  signedSchemeFor,
-  type SignedScheme,
-  type Verification,
-} from "../../../domain/proofs/index.ts";
+import { deriveVerification, judgeSignedProof, parseSignature, proofRecord, signedSchemeFor, type Verification } from "../../../domain/proofs/index.ts";
 import type { Storage, SqlValue } from "../types.ts";
 import { toWallet, type WalletRow } from "./wallets.ts";
 import type { RowOf } from "./row.ts";
@@ -162,30 +152,8 @@ export class Proofs implements ProofRepository {
     );
   }
 
-  planChallenge(w: Wallet, issuedBy: string | null, now: number): Promise<Plan<{ challenge: WalletChallenge; scheme: SignedScheme }>> {
-    return this.s.run(() => {
-      const scheme = signedSchemeFor(w.network, w.address);
-      if (!scheme.ok) return scheme;
-      const id = newId("chl", now);
-      const nonce = newNonce();
-      const expiresAt = iso(now + CHALLENGE_TTL_MS);
-      const message = challengeMessage({ issuer: this.companyName(w.companyId), walletId: w.id, address: w.address, network: w.network, nonce, expiresAt });
-      const challenge: WalletChallenge = {
-        id,
-        walletId: w.id,
-        companyId: w.companyId,
-        environment: w.environment,
-        address: w.address,
-        message,
-        nonce,
-        issuedBy,
-        createdAt: iso(now),
-        expiresAt,
-        usedAt: null,
-        proofId: null,
-      };
-      return { ok: true as const, value: { challenge, scheme: scheme.scheme } };
-    });
+  issuer(companyId: string): Promise<string> {
+    return this.s.run(() => this.companyName(companyId));
   }
 
   planSignedProof(w: Wallet, p: { signature: string; challengeId: string | null; expiresAt: string | null; recordedBy: string | null }, now: number): Promise<Plan<WalletProof>> {
@@ -205,24 +173,7 @@ export class Proofs implements ProofRepository {
       });
       if (!verdict.ok) return verdict;
       const evidence: SignedEvidence = { scheme: scheme.scheme, challengeId: verdict.challenge.id, message: verdict.challenge.message, signature: p.signature.trim(), signer: verdict.signer };
-      return { ok: true, value: newProof(w, scheme.scheme, { evidence, challengeId: verdict.challenge.id, expiresAt: p.expiresAt, recordedBy: p.recordedBy }, now) };
-    });
-  }
-
-  planAttestation(w: Wallet, p: { noteSealed: (proofId: string) => string; expiresAt: string | null; recordedBy: string }, now: number): Promise<WalletProof> {
-    return this.s.run(() => {
-      const proof = newProof(w, "attestation", { evidence: null, challengeId: null, expiresAt: p.expiresAt, recordedBy: p.recordedBy }, now);
-      return { ...proof, noteSealed: p.noteSealed(proof.id) };
-    });
-  }
-
-  planRevocation(companyId: string, proofId: string, now: number): Promise<Plan<WalletProof>> {
-    return this.s.run((): Plan<WalletProof> => {
-      const p = this.proof(companyId, proofId);
-      if (!p) return { ok: false, reason: `no proof with id ${proofId}` };
-      const status = effectiveStatus(p, now);
-      if (status !== "valid") return { ok: false, reason: `proof ${p.id} is already ${status}${status === "expired" ? ` (at ${p.expiresAt})` : ""}; only a valid proof can be revoked` };
-      return { ok: true, value: p };
+      return { ok: true, value: proofRecord(w, scheme.scheme, { evidence, challengeId: verdict.challenge.id, expiresAt: p.expiresAt, recordedBy: p.recordedBy }, newId("prf", now), now) };
     });
   }
 
@@ -266,30 +217,6 @@ export class Proofs implements ProofRepository {
       this.s.stmt("UPDATE wallets SET verified = ?, verified_at = ?, updated_at = ? WHERE id = ?").run(v.verified ? 1 : 0, v.verifiedAt, iso(now), walletId);
     return v;
   }
-}
-
-function newProof(
-  w: Wallet,
-  type: WalletProof["type"],
-  p: { evidence: SignedEvidence | null; challengeId: string | null; expiresAt: string | null; recordedBy: string | null },
-  now: number,
-): WalletProof {
-  return {
-    id: newId("prf", now),
-    walletId: w.id,
-    companyId: w.companyId,
-    environment: w.environment,
-    type,
-    status: "valid",
-    recordedBy: p.recordedBy,
-    recordedAt: iso(now),
-    evidence: p.evidence,
-    noteSealed: null,
-    expiresAt: p.expiresAt,
-    revokedAt: null,
-    revokedBy: null,
-    challengeId: p.challengeId,
-  };
 }
 
 function insertRow(s: Storage, table: string, row: object): void {
