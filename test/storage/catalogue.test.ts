@@ -53,6 +53,31 @@ const DELIBERATE: Record<string, string> = {
     "SQLite's queue feeding its separate FTS5 search file; PostgreSQL searches transfers with pg_trgm indexes on the rows (a twin to write, not a table)",
 };
 
+/**
+ * SQLite triggers without a PostgreSQL trigger of the same name on the same table, and PostgreSQL triggers SQLite has
+ * no counterpart of, each with its reason. Every other trigger must exist on both, on the same table.
+ */
+const TRIGGER_TWINS_TO_WRITE: Record<string, string> = {
+  ...Object.fromEntries(
+    ["customers_search_insert", "customers_search_delete", "customers_search_update"].map((t) => [`trigger ${t} on customers: only in sqlite`, "feeds FTS5 customers_search; twin: a pg_trgm GIN index on customers, no trigger"]),
+  ),
+  ...Object.fromEntries(
+    ["wallets_search_insert", "wallets_search_delete", "wallets_search_update"].map((t) => [`trigger ${t} on wallets: only in sqlite`, "feeds FTS5 wallets_search; twin: a pg_trgm GIN index on wallets, no trigger"]),
+  ),
+  ...Object.fromEntries(
+    ["transfers_search_insert", "transfers_search_update", "transfers_search_delete"].map((t) => [
+      `trigger ${t} on transfers: only in sqlite`,
+      "feeds transfers_search_pending for the separate search file; twin: a pg_trgm GIN index on transfers, no trigger",
+    ]),
+  ),
+  ...Object.fromEntries(
+    ["audit_log", "audit_leaves", "audit_tree_nodes", "audit_checkpoints"].map((t) => [
+      `trigger ${t}_no_truncate on ${t}: only in postgres`,
+      "TRUNCATE skips row triggers on PostgreSQL (SQLite has no TRUNCATE): append-only needs a statement trigger too",
+    ]),
+  ),
+};
+
 interface Column {
   type: string;
   notNull: boolean;
@@ -124,6 +149,7 @@ async function sqliteCatalogue(): Promise<Catalogue> {
       });
       out[name] = { columns, primaryKey: pk.join(", "), indexes: indexes.sort(), foreignKeys: foreignKeys.sort() };
     }
+    liteTriggers = (db.query("SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger'").all() as { name: string; tbl_name: string }[]).map((t) => `${t.name} on ${t.tbl_name}`);
     return out;
   } finally {
     db.close();
@@ -165,7 +191,7 @@ let pgStarted = false;
 let sql: ReturnType<typeof postgres> | undefined;
 
 async function startPostgres(): Promise<string> {
-  pgDir = mkdtempSync(join(tmpdir(), "caravan-pg-"));
+  pgDir = mkdtempSync(join(tmpdir(), "caravan-pg-catalogue-"));
   if (process.getuid?.() === 0) {
     const uid = Number(spawnSync("id", ["-u", "postgres"], { encoding: "utf8" }).stdout.trim());
     const gid = Number(spawnSync("id", ["-g", "postgres"], { encoding: "utf8" }).stdout.trim());
@@ -255,10 +281,15 @@ function differences(lite: Catalogue, pg: Catalogue): string[] {
 
 let lite: Catalogue;
 let pg: Catalogue;
+let liteTriggers: string[];
+let pgTriggers: string[];
 
 beforeAll(async () => {
   lite = await sqliteCatalogue();
   pg = await postgresCatalogue(await startPostgres());
+  pgTriggers = (await sql!<{ name: string; table: string }[]>`
+    SELECT t.tgname AS name, c.relname AS table FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+    JOIN pg_namespace ns ON ns.oid = c.relnamespace WHERE NOT t.tgisinternal AND ns.nspname = 'public'`).map((t) => `${t.name} on ${t.table}`);
 });
 
 afterAll(async () => {
@@ -287,4 +318,68 @@ test("the catalogues differ only where DELIBERATE says so, and every DELIBERATE 
 test("the WIDE list names columns that exist", () => {
   const missing = Object.entries(WIDE).flatMap(([t, cols]) => cols.filter((c) => !lite[t]?.columns[c]).map((c) => `${t}.${c}`));
   expect(missing).toEqual([]);
+});
+
+test("every SQLite trigger has a PostgreSQL twin of the same name on the same table, except those TRIGGER_TWINS_TO_WRITE lists", () => {
+  const found = [
+    ...liteTriggers.filter((t) => !pgTriggers.includes(t)).map((t) => `trigger ${t}: only in sqlite`),
+    ...pgTriggers.filter((t) => !liteTriggers.includes(t)).map((t) => `trigger ${t}: only in postgres`),
+  ].sort();
+  expect(liteTriggers.length).toBeGreaterThan(20);
+  expect(found.filter((d) => !(d in TRIGGER_TWINS_TO_WRITE))).toEqual([]);
+  expect(Object.keys(TRIGGER_TWINS_TO_WRITE).filter((d) => !found.includes(d))).toEqual([]);
+});
+
+// What the PL/pgSQL twins do (SQLite's triggers are exercised by the repositories' own tests).
+
+const AT = "2030-06-01T00:00:00.000Z";
+
+test("PostgreSQL: the audit tables refuse UPDATE, DELETE and TRUNCATE", async () => {
+  const db = sql!;
+  await db`INSERT INTO audit_log (id, company_id, environment, actor_type, action, entity_type, entity_id, created_at)
+    VALUES ('aud_1', 'cmp_1', 'test', 'system', 'company.created', 'company', 'cmp_1', ${AT})`;
+  await expect(db`UPDATE audit_log SET action = 'x' WHERE id = 'aud_1'`).rejects.toThrow("audit_log is append-only");
+  await expect(db`DELETE FROM audit_log WHERE id = 'aud_1'`).rejects.toThrow("audit_log is append-only");
+  await expect(db`TRUNCATE audit_log`).rejects.toThrow("audit_log is append-only");
+  for (const t of ["audit_leaves", "audit_tree_nodes", "audit_checkpoints"]) {
+    await expect(db.unsafe(`DELETE FROM ${t}`)).resolves.toBeDefined(); // no rows: a row trigger has nothing to refuse
+    await expect(db.unsafe(`TRUNCATE ${t}`)).rejects.toThrow(`${t} is append-only`);
+  }
+  expect((await db`SELECT action FROM audit_log WHERE id = 'aud_1'`)[0]!.action).toBe("company.created");
+});
+
+async function counts(): Promise<Record<string, number>> {
+  const rows = await sql!<{ list: string; n: number }[]>`SELECT list, n FROM list_counts WHERE company_id = 'cmp_1' AND environment = 'test' ORDER BY list`;
+  return Object.fromEntries(rows.map((r) => [r.list, r.n]));
+}
+
+test("PostgreSQL: list_counts follows inserts, status changes and deletes of customers", async () => {
+  const db = sql!;
+  for (const [id, status] of [["cus_1", "active"], ["cus_2", "active"], ["cus_3", "deactivated"]] as const) {
+    await db`INSERT INTO customers (id, company_id, environment, status, created_at, updated_at) VALUES (${id}, 'cmp_1', 'test', ${status}, ${AT}, ${AT})`;
+  }
+  expect(await counts()).toEqual({ customers: 3, "customers:active": 2 });
+  await db`UPDATE customers SET status = 'deactivated' WHERE id = 'cus_1'`;
+  await db`UPDATE customers SET status = 'erased' WHERE id = 'cus_3'`; // neither active before nor after: no change
+  await db`UPDATE customers SET version = 2 WHERE id = 'cus_2'`; // status untouched: no change
+  expect(await counts()).toEqual({ customers: 3, "customers:active": 1 });
+  await db`DELETE FROM customers WHERE id IN ('cus_2', 'cus_3')`;
+  expect(await counts()).toEqual({ customers: 1, "customers:active": 0 });
+});
+
+test("PostgreSQL: a webhook's delivery counters follow its deliveries", async () => {
+  const db = sql!;
+  await db`INSERT INTO webhooks (id, company_id, environment, name, url, events, status, secret_sealed, created_at, updated_at)
+    VALUES ('whk_1', 'cmp_1', 'test', 'hook', 'https://example.test/hook', '[]', 'active', 'sealed', ${AT}, ${AT})`;
+  const delivery = (id: string, status: string, ms: number | null) => db`
+    INSERT INTO webhook_deliveries (id, webhook_id, company_id, environment, event_type, body, status, max_attempts, response_time_ms, created_at, updated_at)
+    VALUES (${id}, 'whk_1', 'cmp_1', 'test', 'test.ping', '{}', ${status}, 5, ${ms}, ${AT}, ${AT})`;
+  await delivery("del_1", "pending", null);
+  await delivery("del_2", "sent", 120);
+  await delivery("del_3", "failed", 30);
+  await db`UPDATE webhook_deliveries SET status = 'sent', response_time_ms = 50 WHERE id = 'del_1'`;
+  await db`UPDATE webhook_deliveries SET status = 'failed' WHERE id = 'del_2'`;
+  const [w] = await db`SELECT delivery_count, sent_count, failed_count, response_ms_sum, response_count FROM webhooks WHERE id = 'whk_1'`;
+  // response_ms_sum is bigint: postgres.js hands int8 over as a string unless told otherwise.
+  expect({ ...w }).toEqual({ delivery_count: 3, sent_count: 1, failed_count: 2, response_ms_sum: "200", response_count: 3 });
 });
