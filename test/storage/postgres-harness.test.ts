@@ -3,12 +3,13 @@
 // running once stopped or once the test process has gone. Runs in the normal suite, whatever CARAVAN_TEST_ENGINES
 // says: it is what proves a clean machine can install and start PostgreSQL.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
 import { maskUrl, owned, startPostgres, MIN_POSTGRES_MAJOR, type PostgresServer } from "../support/postgres.ts";
 import { testEngines } from "../support/engines.ts";
+import { tempDir } from "../support/tmp.ts";
 
 /** A process that exists and is not a zombie (a stopped postmaster reparented to an init that does not reap stays one). */
 function alive(pid: number): boolean {
@@ -177,6 +178,31 @@ describe("no postgres outlives the test process", () => {
     // Gone by the time the process has exited (the exit handler, not the watchdog a second later).
     expect(existsSync(dir)).toBe(false);
     expect(await until(() => !alive(pid))).toBe(true);
+  }, 60_000);
+
+  test("a `bun test` run whose file never calls stop() (bun test emits no exit event): the watchdog stops the cluster", async () => {
+    const dir = tempDir("caravan-pg-leak-");
+    const file = join(dir, "leak.test.ts");
+    writeFileSync(
+      file,
+      `import { test } from "bun:test";
+       import { readFileSync } from "node:fs";
+       import { startPostgres } from ${JSON.stringify(join(import.meta.dir, "../support/postgres.ts"))};
+       test("starts and never stops", async () => {
+         const s = await startPostgres();
+         const pid = Number(readFileSync(s.dir + "/data/postmaster.pid", "utf8").split("\\n")[0]);
+         console.log("CLUSTER " + JSON.stringify({ pid, dir: s.dir }));
+       }, 60_000);`,
+    );
+    const p = Bun.spawn(["bun", "test", file], { stdout: "pipe", stderr: "pipe" });
+    const [out, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);
+    expect(await p.exited).toBe(0);
+    const line = `${out}\n${err}`.split("\n").find((l) => l.startsWith("CLUSTER "));
+    if (!line) throw new Error(`the run printed no cluster:\n${out}\n${err}`);
+    const cluster = JSON.parse(line.slice("CLUSTER ".length)) as { pid: number; dir: string };
+    expect(cluster.pid).toBeGreaterThan(0);
+    expect(await until(() => !existsSync(cluster.dir))).toBe(true);
+    expect(alive(cluster.pid)).toBe(false);
   }, 60_000);
 
   test("a process killed with SIGKILL: the watchdog stops the cluster", async () => {

@@ -10,9 +10,10 @@
 //   a password also makes the URLs look like the ones Caravan must keep out of its logs.
 // - Settings for speed: fsync, synchronous_commit and full_page_writes off. A crash loses or corrupts this cluster,
 //   which is thrown away anyway; nothing here says anything about durability on a real server.
-// - Stopping: `stop()`, else a process `exit` handler (`pg_ctl stop -m immediate`), else a watchdog process that stops
-//   the cluster once the test process has gone (a test run killed with SIGKILL leaves no postgres behind either).
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, appendFileSync } from "node:fs";
+// - Stopping: `stop()`, else a process `exit` handler (`pg_ctl stop -m immediate`; plain scripts emit it, `bun test`
+//   does not), else a watchdog process that stops the cluster once the test process has gone, however it went (the end
+//   of `bun test`, a worker killed, SIGKILL): no postgres is left behind.
+import { chownSync, closeSync, existsSync, openSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, appendFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -127,7 +128,11 @@ async function startCluster(): Promise<PostgresServer> {
     chownSync(dir, uid, gid);
     chownSync(pwfile, uid, gid);
   }
-  let watchdog: ReturnType<typeof Bun.spawn> | undefined;
+  let lifeline: number | undefined;
+  const release = () => {
+    if (lifeline !== undefined) closeSync(lifeline);
+    lifeline = undefined;
+  };
   const pgCtlStop = (mode: "fast" | "immediate") =>
     Bun.spawnSync(owned([join(bin, "pg_ctl"), "-D", data, "-m", mode, "-w", "stop"]), { stdout: "ignore", stderr: "ignore" });
   const exitHandler = () => {
@@ -173,14 +178,23 @@ async function startCluster(): Promise<PostgresServer> {
       }
     }
     process.on("exit", exitHandler);
-    // The watchdog: stops the cluster when this process is gone, however it went (its own pid is ours to end in stop()).
+    // The watchdog: a process that reads a FIFO which only this process holds open for writing, and stops the cluster
+    // when it reads the end: at this process's end, however it ends (`bun test` emits no `exit` event; a worker may be
+    // killed), or when `stop()` closes it. `setsid -f` forks it off into a session of its own: Bun kills its direct
+    // children with their parent, and a kill of our process group does not reach it either. It says `ready` once it
+    // holds the FIFO, and only then does the start count as done.
+    const fifo = join(dir, "watchdog");
+    if (Bun.spawnSync(["mkfifo", "-m", "600", fifo]).exitCode !== 0) throw new Error(`mkfifo ${fifo} failed`);
+    lifeline = openSync(fifo, "r+");
     const pgCtl = owned([join(bin, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop"]).map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
-    watchdog = Bun.spawn(["sh", "-c", `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${pgCtl} >/dev/null 2>&1; rm -rf '${dir}'`], {
+    const dog = Bun.spawn(["setsid", "-f", "sh", "-c", `exec 3<'${fifo}'; echo ready; exec >/dev/null; cat <&3; ${pgCtl} 2>&1; rm -rf '${dir}'`], {
       stdin: "ignore",
-      stdout: "ignore",
+      stdout: "pipe",
       stderr: "ignore",
     });
-    watchdog.unref();
+    dog.unref();
+    const ready = await new Response(dog.stdout).text();
+    if (!ready.startsWith("ready")) throw new Error("the PostgreSQL watchdog did not start (setsid, from util-linux, is needed)");
 
     const host = "127.0.0.1";
     const urlOf = (db: string) => `postgres://${SUPERUSER}:${encodeURIComponent(password)}@${host}:${port}/${db}`;
@@ -208,17 +222,20 @@ async function startCluster(): Promise<PostgresServer> {
         if (shared === started) shared = undefined;
         await admin.end({ timeout: 5 });
         const r = pgCtlStop("fast");
+        const running = existsSync(join(data, "postmaster.pid"));
+        if (running) pgCtlStop("immediate");
         process.off("exit", exitHandler);
-        watchdog?.kill();
         rmSync(dir, { recursive: true, force: true });
-        if (r.exitCode !== 0 && existsSync(join(data, "postmaster.pid"))) throw new Error(`pg_ctl stop failed (exit ${r.exitCode})`);
+        // Last, once the directory is gone: the watchdog then finds nothing left to do.
+        release();
+        if (r.exitCode !== 0 && running) throw new Error(`pg_ctl stop -m fast failed (exit ${r.exitCode}); stopped with -m immediate`);
       },
     };
     return server;
   } catch (e) {
     exitHandler();
     process.off("exit", exitHandler);
-    watchdog?.kill();
+    release();
     throw e;
   }
 }
