@@ -3,11 +3,11 @@
 // running once stopped or once the test process has gone. Runs in the normal suite, whatever CARAVAN_TEST_ENGINES
 // says: it is what proves a clean machine can install and start PostgreSQL.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
-import { maskUrl, owned, startPostgres, MIN_POSTGRES_MAJOR, type PostgresServer } from "../support/postgres.ts";
+import { findPostgresBinaries, maskUrl, owned, startPostgres, MIN_POSTGRES_MAJOR, type PostgresServer } from "../support/postgres.ts";
 import { testEngines } from "../support/engines.ts";
 import { tempDir } from "../support/tmp.ts";
 
@@ -216,6 +216,40 @@ describe("no postgres outlives the test process", () => {
     expect(await until(() => !existsSync(dir))).toBe(true);
     expect(alive(pid)).toBe(false);
   }, 60_000);
+});
+
+describe("finding the server binaries", () => {
+  /** A fake `<root>/<dir>/bin` whose initdb reports `version`. */
+  const fake = (root: string, dir: string, version: string) => {
+    const bin = join(root, dir, "bin");
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, "initdb"), `#!/bin/sh\necho "initdb (PostgreSQL) ${version}"\n`);
+    writeFileSync(join(bin, "pg_ctl"), "#!/bin/sh\n");
+    chmodSync(join(bin, "initdb"), 0o755);
+    chmodSync(join(bin, "pg_ctl"), 0o755);
+    return bin;
+  };
+
+  test("none of 15 or later: the error names the packages and the apt-get line", () => {
+    const root = tempDir("caravan-pg-bins-");
+    expect(() => findPostgresBinaries({ root: join(root, "nothing"), onPath: null })).toThrow(
+      /PostgreSQL 15 or later is not installed.*sudo apt-get install -y postgresql postgresql-contrib/,
+    );
+    fake(root, "13", "13.16");
+    expect(() => findPostgresBinaries({ root, onPath: null })).toThrow(/PostgreSQL 15 or later is not installed/);
+  });
+
+  test("the newest major of 15 or later, from /usr/lib/postgresql/<n>/bin or PATH", () => {
+    const root = tempDir("caravan-pg-bins-");
+    fake(root, "13", "13.16");
+    fake(root, "15", "15.18");
+    const b17 = fake(root, "17", "17.2 (Debian 17.2-1)");
+    expect(findPostgresBinaries({ root, onPath: null })).toEqual({ bin: b17, major: 17 });
+    const other = tempDir("caravan-pg-path-");
+    const b16 = fake(other, "x", "16.4");
+    expect(findPostgresBinaries({ root: join(other, "none"), onPath: join(b16, "initdb") })).toEqual({ bin: b16, major: 16 });
+    expect(findPostgresBinaries({ root, onPath: join(b16, "initdb") }).major).toBe(17);
+  });
 });
 
 describe("CARAVAN_TEST_ENGINES", () => {

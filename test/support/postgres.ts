@@ -62,13 +62,16 @@ function majorOf(initdb: string): number | undefined {
 
 /**
  * The newest PostgreSQL server binaries of major 15 or later: Debian's `/usr/lib/postgresql/<n>/bin`, or the directory
- * of an `initdb` on PATH (other systems). Throws, naming what is missing and how to install it.
+ * of an `initdb` on PATH (other systems). Throws, naming what is missing and how to install it. `where` is for the
+ * harness's own test (another root, another PATH answer).
  */
-export function findPostgresBinaries(): Binaries {
+export function findPostgresBinaries(
+  where: { root?: string; onPath?: string | null } = {},
+): Binaries {
   const dirs: string[] = [];
-  const root = "/usr/lib/postgresql";
+  const root = where.root ?? "/usr/lib/postgresql";
   if (existsSync(root)) for (const n of readdirSync(root)) dirs.push(join(root, n, "bin"));
-  const onPath = Bun.which("initdb");
+  const onPath = where.onPath === undefined ? Bun.which("initdb") : where.onPath;
   if (onPath) dirs.push(join(onPath, ".."));
   const found: Binaries[] = [];
   for (const bin of dirs) {
@@ -180,8 +183,8 @@ async function startCluster(): Promise<PostgresServer> {
     process.on("exit", exitHandler);
     // The watchdog: a process that reads a FIFO which only this process holds open for writing, and stops the cluster
     // when it reads the end: at this process's end, however it ends (`bun test` emits no `exit` event; a worker may be
-    // killed), or when `stop()` closes it. `setsid -f` forks it off into a session of its own: Bun kills its direct
-    // children with their parent, and a kill of our process group does not reach it either. It says `ready` once it
+    // killed), or when `stop()` closes it. `setsid -f` forks it off into a session of its own: a direct child of a
+    // `bun test --parallel` worker was seen to die with the worker, and a kill of our process group does not reach it. It says `ready` once it
     // holds the FIFO, and only then does the start count as done.
     const fifo = join(dir, "watchdog");
     if (Bun.spawnSync(["mkfifo", "-m", "600", fifo]).exitCode !== 0) throw new Error(`mkfifo ${fifo} failed`);
