@@ -8,6 +8,9 @@
 #   openssl              (openssl)        the outbound-request guard's TLS test makes its certificate; docs/getting-started.md makes a transaction hash
 #   curl                 (curl)           the docs test runs the shell blocks of the README and of every page under docs/
 #   systemd-analyze      (systemd)        the deploy test verifies the systemd unit (offline: no running systemd needed)
+#   initdb, pg_ctl, pg_trgm  (postgresql, postgresql-contrib)  PostgreSQL 15 or later: the tests start a throwaway
+#                        cluster of their own (test/support/postgres.ts), never the system service the package sets up;
+#                        found in /usr/lib/postgresql/<major>/bin (the newest major >= 15), or an initdb on PATH
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,6 +20,14 @@ command -v tmux >/dev/null 2>&1 || missing+=(tmux)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd)
+postgres_major=""
+for bin in /usr/lib/postgresql/*/bin; do
+  n=$(basename "$(dirname "$bin")")
+  [[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -ge 15 ] || continue
+  [ -x "$bin/initdb" ] && [ -x "$bin/pg_ctl" ] && [ -f "/usr/share/postgresql/$n/extension/pg_trgm.control" ] || continue
+  if [ -z "$postgres_major" ] || [ "$n" -gt "$postgres_major" ]; then postgres_major=$n; fi
+done
+[ -n "$postgres_major" ] || command -v initdb >/dev/null 2>&1 || missing+=(postgresql postgresql-contrib)
 
 if [ ${#missing[@]} -gt 0 ]; then
   as_root=()
@@ -35,7 +46,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     fi
   fi
   if [ ${#missing[@]} -gt 0 ]; then
-    echo "test: missing ${missing[*]}: the report PDF, console, TLS, docs and deploy tests need them and would fail."
+    echo "test: missing ${missing[*]}: the report PDF, console, TLS, docs, deploy and PostgreSQL tests need them and would fail."
     echo "test: install them first, then run again:  sudo apt-get install -y ${missing[*]}"
     echo "0 passed, 1 failed"
     exit 1
