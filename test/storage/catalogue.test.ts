@@ -5,10 +5,7 @@
 // matches a difference fails too, so the list never outlives the difference it explains.
 import { test, expect, setDefaultTimeout, beforeAll, afterAll } from "bun:test";
 import { Database } from "bun:sqlite";
-import { spawnSync } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import postgres from "postgres";
 import { drizzle } from "drizzle-orm/postgres-js";
@@ -17,6 +14,7 @@ import { generateDrizzleJson, generateMigration } from "drizzle-kit/api";
 import * as pgSchema from "../../db/schema-pg/index.ts";
 import { openStorage } from "../../src/adapters/storage/index.ts";
 import { tempDir } from "../support/tmp.ts";
+import { startPostgres } from "../support/postgres.ts";
 
 setDefaultTimeout(120_000);
 
@@ -163,55 +161,9 @@ function sqlitePrimaryKey(db: Database, table: string): string[] {
   return info.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name);
 }
 
-// ---- PostgreSQL: a throwaway cluster ----------------------------------------------------------------------------
-// A minimal starter (initdb as the postgres user into a temporary folder, pg_ctl on a free 127.0.0.1 port, trust on
-// that folder's socket and loopback only, stopped in afterAll). It gives way to the shared harness (test/support/
-// postgres.ts, startPostgres()) once that exists.
+// ---- PostgreSQL: the tests' throwaway server (test/support/postgres.ts), a database of this suite's own ----------
 
-const PG_BIN = "/usr/lib/postgresql/15/bin";
-
-function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const s = createServer();
-    s.once("error", fail);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => ok(port));
-    });
-  });
-}
-
-function asPostgres(args: string[]): void {
-  const isRoot = process.getuid?.() === 0;
-  const [cmd, ...rest] = isRoot ? ["runuser", "-u", "postgres", "--", ...args] : args;
-  const r = spawnSync(cmd!, rest, { encoding: "utf8" });
-  if (r.status !== 0) throw new Error(`${args.join(" ")} failed (${r.status}): ${r.stderr || r.stdout}`);
-}
-
-let pgDir = "";
-let pgStarted = false;
 let sql: ReturnType<typeof postgres> | undefined;
-
-async function startPostgres(): Promise<string> {
-  pgDir = mkdtempSync(join(tmpdir(), "caravan-pg-catalogue-"));
-  if (process.getuid?.() === 0) {
-    const uid = Number(spawnSync("id", ["-u", "postgres"], { encoding: "utf8" }).stdout.trim());
-    const gid = Number(spawnSync("id", ["-g", "postgres"], { encoding: "utf8" }).stdout.trim());
-    chownSync(pgDir, uid, gid);
-  }
-  chmodSync(pgDir, 0o700);
-  asPostgres([`${PG_BIN}/initdb`, "-D", join(pgDir, "data"), "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8", "--locale=C"]);
-  const port = await freePort();
-  asPostgres([`${PG_BIN}/pg_ctl`, "-D", join(pgDir, "data"), "-l", join(pgDir, "log"), "-w", "-o", `-p ${port} -k ${pgDir} -c listen_addresses=127.0.0.1 -c fsync=off`, "start"]);
-  pgStarted = true;
-  return `postgres://postgres@127.0.0.1:${port}/postgres`;
-}
-
-function stopPostgres(): void {
-  if (pgStarted) asPostgres([`${PG_BIN}/pg_ctl`, "-D", join(pgDir, "data"), "-m", "immediate", "-w", "stop"]);
-  pgStarted = false;
-  if (pgDir && existsSync(pgDir)) rmSync(pgDir, { recursive: true, force: true });
-}
 
 async function postgresCatalogue(url: string): Promise<Catalogue> {
   sql = postgres(url, { max: 1, onnotice: () => {} });
@@ -288,7 +240,7 @@ let pgTriggers: string[];
 
 beforeAll(async () => {
   lite = await sqliteCatalogue();
-  pg = await postgresCatalogue(await startPostgres());
+  pg = await postgresCatalogue(await (await startPostgres()).createDatabase());
   pgTriggers = (await sql!<{ name: string; table: string }[]>`
     SELECT t.tgname AS name, c.relname AS table FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
     JOIN pg_namespace ns ON ns.oid = c.relnamespace WHERE NOT t.tgisinternal AND ns.nspname = 'public'`).map((t) => `${t.name} on ${t.table}`);
@@ -296,7 +248,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await sql?.end({ timeout: 5 });
-  stopPostgres();
 });
 
 test("both catalogues were read (the comparison has something to compare)", () => {
