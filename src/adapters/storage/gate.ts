@@ -4,11 +4,17 @@
 // until it ends, so it neither joins the open transaction nor reads what that transaction has not committed. The
 // awaits inside a unit are other store calls (a unit never waits on the network), so the wait is short: what a
 // synchronous driver would have cost the caller anyway.
+//
+// Waiting calls are served in order, handed the connection synchronously as the unit before them lets go: a waiting
+// statement runs there and then, a waiting unit takes the connection there and then, so nothing can slip in between
+// (and a release wakes one waiter's work, not every waiter to look again).
 import { AsyncLocalStorage } from "node:async_hooks";
+
+type Waiter = () => void;
 
 export class ConnectionGate {
   private holder: object | null = null;
-  private waiters: (() => void)[] = [];
+  private readonly waiters: Waiter[] = [];
   private readonly flow = new AsyncLocalStorage<object>();
 
   /** Whether the caller is inside the unit that holds the connection. */
@@ -21,31 +27,64 @@ export class ConnectionGate {
     return this.holder !== null;
   }
 
-  /** Undefined when the caller may use the connection now; else a promise to await and then ask again. */
-  turn(): Promise<void> | undefined {
-    if (this.holder === null || this.flow.getStore() === this.holder) return undefined;
-    return new Promise<void>((resolve) => this.waiters.push(resolve));
+  /** Whether the caller may use the connection now: it is free and nobody waits for it, or the caller holds it. */
+  private mayGo(): boolean {
+    return this.holder === null ? this.waiters.length === 0 : this.flow.getStore() === this.holder;
   }
 
   /**
-   * Undefined when the caller may use the connection now (it is free, or the caller holds it: the common case costs no
-   * promise); else a promise resolved once it may.
+   * Runs fn's statements: at once when the caller may use the connection (no extra turn), else in order after the
+   * units of work before it, synchronously as the connection is handed over. A throw becomes the rejection.
    */
-  enter(): Promise<void> | undefined {
-    const t = this.turn();
-    return t ? this.waitFor(t) : undefined;
+  run<T>(fn: () => T): Promise<T> {
+    if (this.mayGo()) {
+      try {
+        return Promise.resolve(fn());
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    }
+    return new Promise<T>((resolve, reject) =>
+      this.waiters.push(() => {
+        try {
+          resolve(fn());
+        } catch (e) {
+          reject(e);
+        }
+      }),
+    );
   }
 
-  private async waitFor(first: Promise<void>): Promise<void> {
-    for (let t: Promise<void> | undefined = first; t; t = this.turn()) await t;
+  /** Runs fn holding the connection: every other flow's calls wait until fn has settled. */
+  hold<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.holder === null && this.waiters.length === 0) return this.take(fn, () => {}) as Promise<T>;
+    return new Promise<T>((resolve, reject) => this.waiters.push(() => Promise.resolve(this.take(fn, () => {})).then(resolve, reject)));
   }
 
   /**
-   * Runs fn holding the connection, at once (the caller saw it free): synchronous when fn is, else until the promise
-   * fn returns has settled; `end` runs just before the connection is let go either way.
+   * Runs fn holding the connection, `begin` first and `end` just before the connection is let go: at once and
+   * synchronously when fn is and the connection is free, else when it is handed over.
    */
-  holdNow<T>(fn: () => T, end: () => void): T | Promise<T> {
-    if (this.holder !== null) throw new Error("holdNow: the connection is held");
+  holdTurn<T>(fn: () => T, begin: () => void, end: () => void): T | Promise<T> {
+    if (this.holder === null && this.waiters.length === 0) {
+      begin();
+      return this.take(fn, end);
+    }
+    return new Promise<T>((resolve, reject) =>
+      this.waiters.push(() => {
+        try {
+          begin();
+        } catch (e) {
+          reject(e);
+          return;
+        }
+        Promise.resolve(this.take(fn, end)).then(resolve, reject);
+      }),
+    );
+  }
+
+  /** Takes the connection for fn (synchronous when fn is), letting go when it has settled. */
+  private take<T>(fn: () => T, end: () => void): T | Promise<T> {
     const token = {};
     this.holder = token;
     let out: T;
@@ -60,29 +99,13 @@ export class ConnectionGate {
     return out;
   }
 
+  /** The unit ends: `end`, then the waiters are served in order until one takes the connection. */
   private letGo(end: () => void): void {
     try {
       end();
     } finally {
       this.holder = null;
-      const waiting = this.waiters;
-      this.waiters = [];
-      for (const w of waiting) w();
-    }
-  }
-
-  /** Runs fn holding the connection: every other flow's calls wait until fn has settled. */
-  async hold<T>(fn: () => Promise<T>): Promise<T> {
-    while (this.holder !== null) await new Promise<void>((resolve) => this.waiters.push(resolve));
-    const token = {};
-    this.holder = token;
-    try {
-      return await this.flow.run(token, fn);
-    } finally {
-      this.holder = null;
-      const waiting = this.waiters;
-      this.waiters = [];
-      for (const w of waiting) w();
+      while (this.holder === null && this.waiters.length > 0) this.waiters.shift()!();
     }
   }
 }

@@ -235,7 +235,7 @@ function makeStorage(path: string, client: SqlClient, beacon?: ChangeBeacon, hea
    * that unit (commit or roll back with it): refused, loudly, instead.
    */
   function intrusion(what: string): void {
-    if (gate.held() && !gate.inside()) throw new Error(`${what} was started while another unit of work holds the connection: await storage.enter() or use storage.transaction`);
+    if (gate.held() && !gate.inside()) throw new Error(`${what} was started while another unit of work holds the connection: use storage.run or storage.transaction`);
   }
   /** The top-level transaction committed: other processes are told (the beacon), and the store's health. */
   function committed(): void {
@@ -335,16 +335,7 @@ function makeStorage(path: string, client: SqlClient, beacon?: ChangeBeacon, hea
     },
     faultOf: storeFault,
     runtimeStore: (o = {}) => createMailbox(storage, o),
-    enter: () => gate.enter(),
-    run<T>(fn: () => T): Promise<T> {
-      const wait = gate.enter();
-      if (wait) return wait.then(fn);
-      try {
-        return Promise.resolve(fn());
-      } catch (e) {
-        return Promise.reject(e);
-      }
-    },
+    run: (fn) => gate.run(fn),
     transaction<T>(fn: () => Promise<T>): Promise<T> {
       if (gate.inside()) return savepoint(fn);
       return gate.hold(async () => {
@@ -362,17 +353,20 @@ function makeStorage(path: string, client: SqlClient, beacon?: ChangeBeacon, hea
       });
     },
     readTurn<T>(fn: () => T): T | Promise<T> {
-      const wait = gate.enter();
-      if (wait) return wait.then(() => storage.readTurn(fn));
-      if (gate.inside() || depth > 0) return fn(); // inside a unit of work: its view
+      if (gate.inside()) return fn(); // inside a unit of work: its view
       // One read snapshot for the whole turn, held (with the connection) until an asynchronous fn has settled: a read
       // route awaits only the store, so its reads share one WAL read lock instead of taking one per statement.
-      ctl("BEGIN");
-      depth++;
-      return gate.holdNow(fn, () => {
-        depth--;
-        ctl("COMMIT");
-      });
+      return gate.holdTurn(
+        fn,
+        () => {
+          ctl("BEGIN");
+          depth++;
+        },
+        () => {
+          depth--;
+          ctl("COMMIT");
+        },
+      );
     },
     snapshot<T>(fn: () => Promise<T>): Promise<T> {
       if (gate.inside()) return fn();

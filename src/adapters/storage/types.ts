@@ -49,11 +49,6 @@ export interface Storage extends RuntimeHost {
   /** Runs fn in one IMMEDIATE transaction (nested calls become savepoints). Synchronous: inside storage only. */
   tx<T>(fn: () => T): T;
   /**
-   * Waits until the caller may use the connection (./gate.ts): every asynchronous repository method enters first, so
-   * that it never runs inside another flow's open unit of work.
-   */
-  enter(): Promise<void> | undefined;
-  /**
    * How an asynchronous repository method runs its synchronous SQL: at once when the caller may use the connection
    * (no extra turn), else after the unit of work that holds it; a throw becomes the promise's rejection.
    */

@@ -213,12 +213,11 @@ export class Mailbox implements RuntimeStore {
    * plaintext is replaced by sealed text); a backend without that notion just runs `fn`.
    */
   async withSecureDelete<T>(fn: () => Promise<T>): Promise<T> {
-    await this.s.enter();
-    this.s.client.exec("PRAGMA secure_delete = ON");
+    await this.s.run(() => this.s.client.exec("PRAGMA secure_delete = ON"));
     try {
       return await fn();
     } finally {
-      this.s.client.exec("PRAGMA secure_delete = OFF");
+      await this.s.run(() => this.s.client.exec("PRAGMA secure_delete = OFF"));
     }
   }
 
