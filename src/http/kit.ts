@@ -79,9 +79,8 @@ export interface RouteSpec<Q extends QuerySpec = QuerySpec, B extends TSchema | 
   pii?: boolean;
   tags?: string[];
   /**
-   * A GET whose handler only reads and awaits nothing but the store's ports: the authentication and the handler run
-   * in one read turn of the store (one snapshot, one WAL read lock per request instead of one per statement, held
-   * until the handler has answered). Never on a handler that writes, asks an actor or calls out.
+   * A GET whose handler only reads: the authentication and the handler's synchronous part run in one read turn of the
+   * store (one snapshot, one WAL read lock for them instead of one per statement). Never on a handler that writes.
    */
   readOnly?: true;
 }

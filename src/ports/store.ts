@@ -51,10 +51,9 @@ export interface UnitOfWork {
   /** Runs fn's reads against one snapshot (inside a transaction: that transaction's view). fn must not write. */
   snapshot<T>(fn: () => Promise<T>): Promise<T>;
   /**
-   * Runs fn, which only reads and awaits nothing but the store, as one read turn: in one snapshot where the engine
-   * gains by it (SQLite takes its read lock once instead of once per statement, and holds it until fn's promise has
-   * settled), after any unit of work another flow holds has ended. An engine without the notion just runs fn.
-   * Synchronous when fn is and nothing had to wait (a read answered without a promise).
+   * Runs fn, which only reads, as one read turn: after any unit of work another flow holds has ended, its synchronous
+   * part in one snapshot where the engine gains by it (SQLite takes its read lock once instead of once per statement).
+   * An engine without the notion just runs fn. Synchronous when fn is and nothing had to wait.
    */
   readTurn<T>(fn: () => T): T | Promise<T>;
 }

@@ -87,19 +87,19 @@ test("a synchronous transaction started by another flow while a unit holds the c
   await tx;
 });
 
-test("a read turn holds one snapshot until its asynchronous reads have answered; a write waits for it", async () => {
+test("a read turn waits for an open unit of work and reads what it committed, never what it has not", async () => {
   const before = count();
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
-  const turn = s.readTurn(async () => {
-    const a = count();
+  const tx = s.transaction(async () => {
+    await insert(6);
     await gate;
-    return [a, count()];
   });
   await tick();
-  const write = insert(6); // waits for the turn
+  const turn = s.readTurn(() => count()); // queued behind the unit: a promise, not the uncommitted count
+  expect(turn).toBeInstanceOf(Promise);
   release();
-  expect(await turn).toEqual([before, before]);
-  await write;
-  expect(count()).toBe(before + 1);
+  await tx;
+  expect(await turn).toBe(before + 1);
+  expect(s.readTurn(() => count())).toBe(before + 1); // nothing held: answered at once, synchronously
 });

@@ -61,26 +61,9 @@ export class ConnectionGate {
     return new Promise<T>((resolve, reject) => this.waiters.push(() => Promise.resolve(this.take(fn, () => {})).then(resolve, reject)));
   }
 
-  /**
-   * Runs fn holding the connection, `begin` first and `end` just before the connection is let go: at once and
-   * synchronously when fn is and the connection is free, else when it is handed over.
-   */
-  holdTurn<T>(fn: () => T, begin: () => void, end: () => void): T | Promise<T> {
-    if (this.holder === null && this.waiters.length === 0) {
-      begin();
-      return this.take(fn, end);
-    }
-    return new Promise<T>((resolve, reject) =>
-      this.waiters.push(() => {
-        try {
-          begin();
-        } catch (e) {
-          reject(e);
-          return;
-        }
-        Promise.resolve(this.take(fn, end)).then(resolve, reject);
-      }),
-    );
+  /** As `run`, but synchronous (fn's own value) when the caller may go at once. */
+  turn<T>(fn: () => T): T | Promise<T> {
+    return this.mayGo() ? fn() : this.run(fn);
   }
 
   /** Takes the connection for fn (synchronous when fn is), letting go when it has settled. */

@@ -354,19 +354,10 @@ function makeStorage(path: string, client: SqlClient, beacon?: ChangeBeacon, hea
     },
     readTurn<T>(fn: () => T): T | Promise<T> {
       if (gate.inside()) return fn(); // inside a unit of work: its view
-      // One read snapshot for the whole turn, held (with the connection) until an asynchronous fn has settled: a read
-      // route awaits only the store, so its reads share one WAL read lock instead of taking one per statement.
-      return gate.holdTurn(
-        fn,
-        () => {
-          ctl("BEGIN");
-          depth++;
-        },
-        () => {
-          depth--;
-          ctl("COMMIT");
-        },
-      );
+      // fn's synchronous part (a read route's authentication and its handler up to the first await) in one read
+      // snapshot, once no unit of work holds the connection; what it awaits afterwards reads statement by statement.
+      // Holding the snapshot across those awaits too serialized concurrent requests: 20 % fewer reads/s at 32 in flight.
+      return gate.turn(() => storage.read(fn));
     },
     snapshot<T>(fn: () => Promise<T>): Promise<T> {
       if (gate.inside()) return fn();
