@@ -178,6 +178,9 @@ export function verifyAuditLog(c: SqlClient, o: VerifyOptions): VerifyResult {
 export async function verifyAuditFile(file: string, o: VerifyOptions): Promise<VerifyResult> {
   const client = await openClient(file);
   try {
+    // A connection closing elsewhere (its last-connection checkpoint) locks the file for a moment: wait for it, as every
+    // other command does, instead of failing at once.
+    client.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(Number((globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env.CARAVAN_BUSY_TIMEOUT_MS) || 5000))}`);
     client.exec("PRAGMA query_only = ON");
     return verifyAuditLog(client, o);
   } finally {
