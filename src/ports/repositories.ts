@@ -21,26 +21,6 @@ import type { VaspRepository } from "./vasps.ts";
 import type { WalletRepository } from "./wallets.ts";
 import type { WebhookRepository } from "./webhooks.ts";
 
-export type { AssetPolicyRepository } from "./assets.ts";
-export type { AuditRepository } from "./audit.ts";
-export type { AuditTreeRepository } from "./audit-tree.ts";
-export type { CaseRepository } from "./cases.ts";
-export type { CustomerOverviewRepository } from "./customer-overview.ts";
-export type { CustomerRepository } from "./customers.ts";
-export type { EventRepository } from "./events.ts";
-export type { FxValuationRepository } from "./fx-valuations.ts";
-export type { ProofRepository } from "./proofs.ts";
-export type { ProviderARepository, ProviderBRequestRepository, ProviderDRepository, ProviderERepository } from "./provider-stores.ts";
-export type { ProviderSettingsRepository } from "./provider-settings.ts";
-export type { ReportRepository } from "./reports.ts";
-export type { RuleRepository } from "./rules.ts";
-export type { TenancyRepository } from "./tenancy.ts";
-export type { ThresholdRepository } from "./thresholds.ts";
-export type { TransferRepository } from "./transfers.ts";
-export type { VaspRepository } from "./vasps.ts";
-export type { WalletRepository } from "./wallets.ts";
-export type { WebhookRepository } from "./webhooks.ts";
-
 /** Every resource's repository, one instance each. */
 export interface Repositories {
   readonly assets: AssetPolicyRepository;
