@@ -340,10 +340,11 @@ export class ActorRuntime {
   /**
    * One command handled in this process, by a runtime that was not started: how the CLI reaches the actors, against a
    * live database whether a server runs on it or not (a started runtime would pick up the server's mailbox). The kind's
-   * handler runs inside one IMMEDIATE transaction, so what it reads is read under the write lock, and the same unit of
-   * work every handled message commits (its writes, outgoing messages as mailbox rows the running server picks up, its
-   * events, its state) commits in that transaction, all or nothing; the reply is returned. Only a synchronous handler
-   * that takes no checkpoint can be handled here: one that calls out belongs to the server.
+   * handler runs inside one write transaction (`store.transaction`), so what it reads is read under the write lock, and
+   * the same unit of work every handled message commits (its writes, outgoing messages as mailbox rows the running
+   * server picks up, its events, its state) commits in that transaction, all or nothing; the reply is returned. A
+   * handler that awaits the store is handled here like any other; one that takes a checkpoint (it calls out) belongs
+   * to the server.
    */
   async handleHere<R = unknown>(to: string, body: unknown): Promise<R> {
     if (this.running) throw new Error("handleHere is for a runtime that is not started (the CLI); a started runtime is asked");

@@ -1,4 +1,4 @@
-// Issue 19: an ask to an idle actor with a synchronous handler skips the mailbox row (its effects and the reply
+// Issue 19: an ask to an idle actor (its handler synchronous or awaiting the store) skips the mailbox row (its effects and the reply
 // commit together); it never overtakes a message already on its way to the actor; a failing handler or commit is
 // retried with back-off while the actor waits (nothing overtakes it), then answered or parked as dead, as before.
 import { test, expect, setDefaultTimeout } from "bun:test";

@@ -17,7 +17,7 @@ test("handlers of one kind asking another kind, more of them than the concurrenc
   const storage = await openStorage(join(dir, "slots.db"));
   storage.client.exec("CREATE TABLE answered (actor TEXT NOT NULL, permit INTEGER NOT NULL)");
   const runtime = new ActorRuntime(storage, { concurrency: 2, maxAttempts: 1 });
-  // The service actor (a connection's `permit`): an asynchronous handler, so an ask to it is never run inline.
+  // The service actor (a connection's `permit`): an asynchronous handler, holding its kind's slot while it awaits.
   let permits = 0;
   const service: ActorKind<Record<string, never>, { type: "permit" }> = {
     kind: "service",

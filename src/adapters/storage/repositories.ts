@@ -71,5 +71,3 @@ export function createRepositories(storage: Storage, keys: RepositoryKeys) {
 /** The SQLite implementation's own types (the composition root keeps them; everything else sees `Repositories`). */
 export type SqliteRepositories = ReturnType<typeof createRepositories>;
 
-/** One unit of work over the database: a write transaction, or a read snapshot. Routes get this, never the driver. */
-export type Transactions = Pick<Storage, "tx" | "read">;

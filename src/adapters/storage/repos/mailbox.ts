@@ -31,11 +31,9 @@ const toMessage = (r: MessageRow): MessageRecord => ({
   checkpoints: r.checkpoints ?? 0,
 });
 
-/** The runtime's store (src/ports/runtime-store.ts). */
-export type MailboxStore = RuntimeStore;
 
 /** The SQLite mailbox over an open database (the runtime creates its own, once, at construction). */
-export function createMailbox(storage: Storage, o: { compactEvents?: boolean } = {}): MailboxStore {
+export function createMailbox(storage: Storage, o: { compactEvents?: boolean } = {}): RuntimeStore {
   return new Mailbox(storage, o.compactEvents ?? false);
 }
 
