@@ -1,5 +1,6 @@
 // The storage contract suite: one suite per port (test/storage/contract/), written against the ports only, run against
-// every engine (test/storage/contract/engines.ts): today a SQLite file and SQLite :memory:.
+// every engine CARAVAN_TEST_ENGINES names (test/storage/contract/engines.ts): a SQLite file and SQLite :memory:, and
+// PostgreSQL.
 import { describe } from "bun:test";
 import { ENGINES } from "./contract/engines.ts";
 import { thresholdContract } from "./contract/thresholds.ts";

@@ -8,6 +8,9 @@ import { Sealer } from "../../../src/adapters/crypto/envelope.ts";
 import { tempDir } from "../../support/tmp.ts";
 import type { Store } from "../../../src/ports/store.ts";
 import type { RuntimeStore } from "../../../src/ports/runtime-store.ts";
+import { openPostgres, createPgRepositories } from "../../../src/adapters/storage/postgres/index.ts";
+import { startPostgres } from "../../support/postgres.ts";
+import { testEngines } from "../../support/engines.ts";
 
 /** A store opened for one suite: its ports and how to close it. */
 export interface OpenedStore {
@@ -41,7 +44,26 @@ async function sqlite(path: string, clock: () => number): Promise<OpenedStore> {
   };
 }
 
-export const ENGINES: readonly Engine[] = [
+/** A fresh database on the test process's PostgreSQL cluster (test/support/postgres.ts), migrated. */
+async function pg(clock: () => number): Promise<OpenedStore> {
+  const server = await startPostgres();
+  const session = await openPostgres(await server.createDatabase(), { readers: 2 });
+  const repositories = createPgRepositories(session, { pii: new Sealer(randomBytes(32)), secrets: new Sealer(randomBytes(32)), clock });
+  return {
+    repositories,
+    store: session,
+    runtime: session.runtimeStore(),
+    runtimeStore: (o) => session.runtimeStore(o),
+    companyId: (await session.read<{ id: string }>("SELECT id FROM companies WHERE slug = 'default'"))[0]!.id,
+    close: () => session.close(),
+  };
+}
+
+const SQLITE: readonly Engine[] = [
   { name: "SQLite file", open: (clock) => sqlite(join(tempDir(), `contract-${crypto.randomUUID()}.db`), clock) },
   { name: "SQLite :memory:", open: (clock) => sqlite(":memory:", clock) },
 ];
+const POSTGRES: readonly Engine[] = [{ name: "PostgreSQL", open: pg }];
+
+/** The engines CARAVAN_TEST_ENGINES asks for (default SQLite's two forms). */
+export const ENGINES: readonly Engine[] = testEngines().flatMap((e) => (e === "sqlite" ? SQLITE : POSTGRES));

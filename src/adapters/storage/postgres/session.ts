@@ -1,0 +1,217 @@
+// The PostgreSQL engine's session: the driver (postgres.js, which runs under Bun, Deno and Node alike) behind the same
+// units of work the SQLite engine gives (src/ports/store.ts). The repositories of this engine
+// (src/adapters/storage/postgres/repos/) run their SQL through `q` and `read`; a call made inside `transaction` or
+// `snapshot` (in the same asynchronous flow, followed with AsyncLocalStorage) runs on that unit's connection, as the
+// SQLite engine's connection gate does for its one connection.
+//
+// Two pools, as SQLite in WAL mode has one writer and many readers:
+// - the writer: one connection. Every transaction, and every statement `q` runs outside one, goes through it in
+//   order, so writes are serialized exactly as on SQLite (a read-then-write inside a transaction sees no concurrent
+//   writer of this process). postgres.js queues a statement while a transaction holds the connection, which is the
+//   gate's "a call from elsewhere waits for the unit".
+// - the readers (`readers` connections, default 4): `read` outside a unit, and `snapshot` (REPEATABLE READ, READ ONLY),
+//   so reads do not queue behind writes.
+import { AsyncLocalStorage } from "node:async_hooks";
+import postgres from "postgres";
+import { StorageError, StorageUnavailableError, type Store } from "../../../ports/store.ts";
+import type { RuntimeStore, RuntimeHost } from "../../../ports/runtime-store.ts";
+import { StorageHealth } from "../faults.ts";
+import { pgFault, describePgError } from "./faults.ts";
+
+/** A value a statement takes as a parameter. */
+export type PgParam = string | number | bigint | boolean | null | Uint8Array | readonly string[] | readonly number[];
+export type PgRow = Record<string, unknown>;
+
+type Sql = postgres.Sql<Record<string, never>>;
+type Tx = postgres.TransactionSql<Record<string, never>>;
+
+interface Unit {
+  readonly sql: Tx;
+  readonly kind: "write" | "read";
+  depth: number;
+}
+
+export interface PgOptions {
+  /** Reader connections (default 4). */
+  readonly readers?: number;
+  /** How long a connection attempt may take, seconds (default 10). */
+  readonly connectTimeoutSeconds?: number;
+  readonly healthSettleMs?: number;
+  /** postgres.js debug hook: every statement the session sends (the statement-count test). */
+  readonly onStatement?: (text: string) => void;
+}
+
+/** The PostgreSQL engine's store: the ports' units of work, plus the statements the engine's repositories use. */
+export interface PgSession extends RuntimeHost {
+  /** Where it is connected, password masked: for messages. */
+  readonly displayUrl: string;
+  readonly health: StorageHealth;
+  /** Runs one statement (`$1`… parameters): on the unit's connection inside one, else on the writer. */
+  q<T = PgRow>(text: string, params?: readonly PgParam[]): Promise<T[]>;
+  /** The first row of `q`, or undefined. */
+  one<T = PgRow>(text: string, params?: readonly PgParam[]): Promise<T | undefined>;
+  /** A read: on the unit's connection inside one, else on a reader (it may not see a write still in a transaction). */
+  read<T = PgRow>(text: string, params?: readonly PgParam[]): Promise<T[]>;
+  /** Several statements in one text, no parameters (migrations, DDL): on the writer, or the unit's connection. */
+  exec(text: string): Promise<void>;
+  /** Whether the caller is inside a transaction or a snapshot of this session. */
+  inUnit(): boolean;
+  /** Sets the runtime store factory (the engine's mailbox; src/adapters/storage/postgres/index.ts does). */
+  useRuntimeStore(make: (o: { compactEvents?: boolean }) => RuntimeStore): void;
+  close(): Promise<void>;
+}
+
+/** `url` with its password masked, for anything printed. */
+export function maskDatabaseUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password !== "") u.password = "***";
+    return u.toString();
+  } catch {
+    return url.replace(/^(postgres(?:ql)?:\/\/[^:/@]+:)[^@]*@/, "$1***@");
+  }
+}
+
+/** Where the URL points, for a line that must never carry the password: `host:port/db`. */
+export function databaseTarget(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname || "localhost"}:${u.port || "5432"}${u.pathname}`;
+  } catch {
+    return "(an unreadable database URL)";
+  }
+}
+
+/** int8 (bigint: times in ms, sequence numbers) as a JavaScript number, as SQLite's INTEGER reads. */
+const INT8 = { to: 20, from: [20], parse: (x: string) => Number(x), serialize: (x: number | bigint | string) => String(x) };
+
+function connect(url: string, max: number, o: PgOptions): Sql {
+  return postgres(url, {
+    max,
+    connect_timeout: o.connectTimeoutSeconds ?? 10,
+    idle_timeout: 0,
+    onnotice: () => {},
+    prepare: true,
+    connection: { application_name: "caravan" },
+    types: { int8: INT8 } as never,
+    debug: o.onStatement ? (_c: number, text: string) => o.onStatement!(text) : undefined,
+  }) as unknown as Sql;
+}
+
+/**
+ * A session over `url`. Connects lazily (postgres.js opens a connection on the first statement); `openPostgres`
+ * (./index.ts) checks the server and migrates before handing it out.
+ */
+export function createPgSession(url: string, o: PgOptions = {}): PgSession {
+  const writer = connect(url, 1, o);
+  const readers = connect(url, Math.max(1, o.readers ?? 4), o);
+  const flow = new AsyncLocalStorage<Unit>();
+  const health = new StorageHealth(Date.now, o.healthSettleMs);
+  let makeRuntime: ((o: { compactEvents?: boolean }) => RuntimeStore) | undefined;
+  let closed = false;
+
+  /** A statement's failure: a store fault marks the store unavailable and is thrown as StorageUnavailableError. */
+  function failed(e: unknown): never {
+    const fault = pgFault(e);
+    if (fault) {
+      health.failed(fault);
+      throw new StorageUnavailableError(fault);
+    }
+    throw e;
+  }
+
+  async function statement<T>(on: Sql | Tx, text: string, params: readonly PgParam[] | undefined): Promise<T[]> {
+    if (closed) throw new StorageUnavailableError({ class: "PG_CLOSED", cause: "the database session is closed" });
+    try {
+      return (await on.unsafe(text, params as never[] | undefined)) as unknown as T[];
+    } catch (e) {
+      return failed(e);
+    }
+  }
+
+  async function top<T>(pool: Sql, mode: string, kind: Unit["kind"], fn: () => Promise<T>): Promise<T> {
+    if (closed) throw new StorageUnavailableError({ class: "PG_CLOSED", cause: "the database session is closed" });
+    let out: T;
+    try {
+      out = (await pool.begin(mode, (tx) => flow.run({ sql: tx as unknown as Tx, kind, depth: 0 }, fn))) as T;
+    } catch (e) {
+      if (e instanceof StorageUnavailableError) {
+        health.failed(e.fault);
+        throw e;
+      }
+      return failed(e);
+    }
+    if (kind === "write") health.succeeded();
+    return out;
+  }
+
+  const session: PgSession = {
+    displayUrl: maskDatabaseUrl(url),
+    health,
+    q: (text, params) => statement(flow.getStore()?.sql ?? writer, text, params),
+    async one(text, params) {
+      return (await session.q(text, params))[0] as never;
+    },
+    read: (text, params) => statement(flow.getStore()?.sql ?? readers, text, params),
+    async exec(text) {
+      const on = flow.getStore()?.sql ?? writer;
+      try {
+        await on.unsafe(text).simple();
+      } catch (e) {
+        failed(e);
+      }
+    },
+    inUnit: () => flow.getStore() !== undefined,
+    transaction<T>(fn: () => Promise<T>): Promise<T> {
+      const unit = flow.getStore();
+      if (unit) {
+        if (unit.kind === "read") return Promise.reject(new Error("a transaction was started inside a read snapshot"));
+        // A nested unit: a savepoint (a failure inside undoes only its own writes).
+        return unit.sql.savepoint(() => fn()) as Promise<T>;
+      }
+      return top(writer, "read write", "write", fn);
+    },
+    snapshot<T>(fn: () => Promise<T>): Promise<T> {
+      if (flow.getStore()) return fn();
+      return top(readers, "isolation level repeatable read read only", "read", fn);
+    },
+    readTurn: (fn) => fn(),
+    faultOf: (e) => (e instanceof StorageUnavailableError ? e.fault : pgFault(e)),
+    async probeWrite(now: number): Promise<boolean> {
+      try {
+        await session.transaction(() =>
+          session.q("INSERT INTO database_meta (key, value) VALUES ('write_probe', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [new Date(now).toISOString()]),
+        );
+        return true;
+      } catch (e) {
+        if (!session.faultOf(e)) throw e;
+        return false;
+      }
+    },
+    runtimeStore(o = {}) {
+      if (!makeRuntime) throw new Error("the PostgreSQL engine's runtime store is not set up");
+      return makeRuntime(o);
+    },
+    useRuntimeStore(make) {
+      makeRuntime = make;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.all([writer.end({ timeout: 5 }), readers.end({ timeout: 5 })]);
+    },
+  };
+  return session;
+}
+
+/** Connects once to tell the operator, in one line naming where (never the password), why the database is unusable. */
+export async function checkReachable(session: PgSession, url: string): Promise<void> {
+  try {
+    await session.read("SELECT 1");
+  } catch (e) {
+    const cause = e instanceof StorageUnavailableError ? e.fault.cause : describePgError(e);
+    throw new StorageError(`PostgreSQL at ${databaseTarget(url)} cannot be reached: ${cause}`);
+  }
+}
+
+export type { Store };
