@@ -48,6 +48,8 @@ export interface PgSession extends RuntimeHost {
   readonly health: StorageHealth;
   /** Runs one statement (`$1`… parameters): on the unit's connection inside one, else on the writer. */
   q<T = PgRow>(text: string, params?: readonly PgParam[]): Promise<T[]>;
+  /** Runs one write statement as `q` does; answers how many rows it changed. */
+  run(text: string, params?: readonly PgParam[]): Promise<number>;
   /** The first row of `q`, or undefined. */
   one<T = PgRow>(text: string, params?: readonly PgParam[]): Promise<T | undefined>;
   /** A read: on the unit's connection inside one, else on a reader (it may not see a write still in a transaction). */
@@ -149,6 +151,15 @@ export function createPgSession(url: string, o: PgOptions = {}): PgSession {
     displayUrl: maskDatabaseUrl(url),
     health,
     q: (text, params) => statement(flow.getStore()?.sql ?? writer, text, params),
+    async run(text, params) {
+      const on = flow.getStore()?.sql ?? writer;
+      if (closed) throw new StorageUnavailableError({ class: "PG_CLOSED", cause: "the database session is closed" });
+      try {
+        return (await on.unsafe(text, params as never[] | undefined)).count;
+      } catch (e) {
+        return failed(e);
+      }
+    },
     async one(text, params) {
       return (await session.q(text, params))[0] as never;
     },
