@@ -7,6 +7,7 @@ import { transferAddress, transferVersion, type TransferAction, type TransferCom
 import { sha256Hex } from "../adapters/crypto/hash.ts";
 import type { ActionResult } from "../actors/transfer-flow.ts";
 import type { Transfer } from "../ports/transfers.ts";
+import { thenNow } from "../ports/settled.ts";
 import { ok, page, type ApiKit, type RouteContext } from "./kit.ts";
 import { keysetPageAsync } from "./paging.ts";
 import { q, type QueryParam } from "./query.ts";
@@ -37,10 +38,13 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
   const { listItem, detail, knowProviders } = transferViews(deps);
   const creates = createHandler(deps, (companyId, env, key) => repo.byExternalId(companyId, env, key));
 
-  async function find(c: RouteContext, id: string): Promise<Transfer> {
-    const t = ID.test(id) ? await repo.get(c.auth.company.id, c.auth.environment, id) : undefined;
-    if (!t) throw apiError("TRANSFER_NOT_FOUND", { details: { resource: "Transfer", id } });
-    return t;
+  /** The transfer, or TRANSFER_NOT_FOUND; synchronous when the engine answered at once (src/ports/settled.ts). */
+  function find(c: RouteContext, id: string): Transfer | Promise<Transfer> {
+    const found = (t: Transfer | undefined): Transfer => {
+      if (!t) throw apiError("TRANSFER_NOT_FOUND", { details: { resource: "Transfer", id } });
+      return t;
+    };
+    return ID.test(id) ? thenNow(repo.get(c.auth.company.id, c.auth.environment, id), found) : found(undefined);
   }
 
   /** One typed command to the transfer's actor, with the tenant and who acts. */
@@ -117,10 +121,16 @@ export function transferRoutes(kit: ApiKit, deps: TransferRouteDeps) {
           readOnly: true,
           query: { checksLimit: lenient(readChecksLimit, 50), checksOffset: lenient(readChecksOffset, 0) },
         },
-        async (c) => {
-          const t = await find(c, c.params.id);
-          await knowProviders(c.auth.company.id, [t.protocol]);
-          return ok(detail(c, t, c.query.checksLimit, c.query.checksOffset));
+        // Answered in the same turn when the engine answers at once (the embedded engine, its connection free), so
+        // the response takes the synchronous path; otherwise awaited.
+        (c) => {
+          const answer = (t: Transfer) => ok(detail(c, t, c.query.checksLimit, c.query.checksOffset));
+          const withProviders = (t: Transfer) => {
+            const known = knowProviders(c.auth.company.id, [t.protocol]);
+            return known === undefined ? answer(t) : known.then(() => answer(t));
+          };
+          const t = find(c, c.params.id);
+          return t instanceof Promise ? t.then(withProviders) : withProviders(t);
         },
       )
       .patch("/:id", { summary: "Act on a transfer: accept, reject or retry (an Idempotency-Key makes a repeat answer as the first time)", access: { scope: "transfers:write", permission: "transfers:update" }, body: api.PatchTransfer, read: async (b, c) => ({ t: await find(c, c.params.id), action: validateAction(b) }), tags: ["transfers"] }, act),

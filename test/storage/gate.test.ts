@@ -5,6 +5,7 @@ import { test, expect, beforeAll, afterAll } from "bun:test";
 import { join } from "node:path";
 import { openStorage, type Storage } from "../../src/adapters/storage/index.ts";
 import { tempDir } from "../support/tmp.ts";
+import { settledValue, thenNow } from "../../src/ports/settled.ts";
 
 let s: Storage;
 beforeAll(async () => {
@@ -102,4 +103,30 @@ test("a read turn waits for an open unit of work and reads what it committed, ne
   await tx;
   expect(await turn).toBe(before + 1);
   expect(s.readTurn(() => count())).toBe(before + 1); // nothing held: answered at once, synchronously
+});
+
+test("a call that runs at once answers a promise carrying its value; one that had to wait carries none, and both resolve alike", async () => {
+  const now = s.run(() => count());
+  expect(settledValue(now)).toEqual({ value: count() });
+  let release!: () => void;
+  const unit = s.transaction(() => new Promise<void>((r) => (release = r)));
+  const waited = s.run(() => count());
+  expect(settledValue(waited)).toBeUndefined();
+  release();
+  await unit;
+  expect(await waited).toBe(await now);
+  // thenNow: the function runs in the same turn on a carried value, after the promise otherwise.
+  let ran = false;
+  const out = thenNow(s.run(() => 41), (v) => ((ran = true), v + 1));
+  expect(ran).toBe(true);
+  expect(out).toBe(42);
+  const later = thenNow(Promise.resolve(1), (v) => v + 1);
+  expect(later).toBeInstanceOf(Promise);
+  expect(await later).toBe(2);
+  // A failure is a rejection as before, never a carried value.
+  const failed = s.run(() => {
+    throw new Error("no such table");
+  });
+  expect(settledValue(failed)).toBeUndefined();
+  await expect(failed).rejects.toThrow("no such table");
 });

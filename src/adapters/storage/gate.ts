@@ -9,6 +9,7 @@
 // statement runs there and then, a waiting unit takes the connection there and then, so nothing can slip in between
 // (and a release wakes one waiter's work, not every waiter to look again).
 import { AsyncLocalStorage } from "node:async_hooks";
+import { fulfilled } from "../../ports/settled.ts";
 
 type Waiter = () => void;
 
@@ -34,12 +35,14 @@ export class ConnectionGate {
 
   /**
    * Runs fn's statements: at once when the caller may use the connection (no extra turn), else in order after the
-   * units of work before it, synchronously as the connection is handed over. A throw becomes the rejection.
+   * units of work before it, synchronously as the connection is handed over. A throw becomes the rejection. A call
+   * that ran at once answers a promise that carries its value (src/ports/settled.ts), for a caller that can use it
+   * in the same turn.
    */
   run<T>(fn: () => T): Promise<T> {
     if (this.mayGo()) {
       try {
-        return Promise.resolve(fn());
+        return fulfilled(fn());
       } catch (e) {
         return Promise.reject(e);
       }

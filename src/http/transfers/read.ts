@@ -13,14 +13,21 @@ export function transferViews(deps: Pick<TransferRouteDeps, "pii" | "providers" 
   /** A provider's ID never changes once created (first save): kept here once known, not read again per list item. */
   const providerIds = new Map<string, string>();
 
-  /** Reads the IDs of the providers the transfers name that are not known yet (before presenting them). */
-  async function knowProviders(companyId: string, protocols: readonly (string | null)[]): Promise<void> {
-    for (const p of new Set(protocols)) {
-      const key = `${companyId}:${p}`;
-      if (p === null || providerIds.has(key)) continue;
-      const id = (await deps.providerSettings?.id(companyId, p as Protocol)) ?? null;
-      if (id !== null) providerIds.set(key, id);
-    }
+  /**
+   * Reads the IDs of the providers the transfers name that are not known yet (before presenting them). Nothing to
+   * wait for (undefined) when every one is known already: a read route then answers in the same turn.
+   */
+  function knowProviders(companyId: string, protocols: readonly (string | null)[]): Promise<void> | undefined {
+    let unknown: string[] | undefined;
+    for (const p of protocols) if (p !== null && !providerIds.has(`${companyId}:${p}`) && !unknown?.includes(p)) (unknown ??= []).push(p);
+    if (unknown === undefined) return undefined;
+    const ask = unknown;
+    return (async () => {
+      for (const p of ask) {
+        const id = (await deps.providerSettings?.id(companyId, p as Protocol)) ?? null;
+        if (id !== null) providerIds.set(`${companyId}:${p}`, id);
+      }
+    })();
   }
 
   /** Part 1 list item `provider`: the provider's ID (`prv_…`, the same in both environments; read by `knowProviders`), name, display name, protocol. */
