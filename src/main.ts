@@ -5,7 +5,7 @@ import { storageSettingsFromEnv, StorageError } from "./adapters/storage/index.t
 import { TenancyError } from "./ports/tenancy.ts";
 import { configFromEnv, ConfigError, startService } from "./services.ts";
 import { CommandError, UsageError } from "./cli/usage.ts";
-import { configuredBackup, isDatabaseCommand, runDatabaseCommand } from "./cli/entry.ts";
+import { configuredBackup, configuredMigrateTo, isDatabaseCommand, runDatabaseCommand } from "./cli/entry.ts";
 import { runBackup } from "./cli/backup.ts";
 import { isCompiled, newestMigration } from "./adapters/storage/migrations.ts";
 import pkg from "../package.json" with { type: "json" };
@@ -18,6 +18,7 @@ commands:
   sandbox [--port P] [--caravan-url U] [--screening-d-port Q] [--screening-c-port R]   the provider_a, provider_b and provider_e sandbox networks and the screening_c and screening_d sandbox vendors, without the service; prints the provider_b settings to paste (see docs/getting-started.md)
   migrate               apply database migrations and exit
   backup --to <file>    a consistent copy of the live database, safe while serve runs
+  migrate-to --database-url postgres://…   copy the SQLite database into an empty PostgreSQL database (see docs/operations.md)
   keys create|list|revoke
   members create|list|setup|sign-out|disable|enable|role
   companies create|list|suspend|reactivate|feature|profile
@@ -33,7 +34,7 @@ commands:
 Every command but serve takes --json for machine-readable output; <command> --help shows its line.
   help | --help         this text;   version | --version   the version, schema and runtime`;
 
-const COMMANDS = ["serve", "demo", "sandbox", "migrate", "backup", "keys", "members", "companies", "assets", "customers", "wallets", "cases", "reports", "dead-letters", "audit", "console"];
+const COMMANDS = ["serve", "demo", "sandbox", "migrate", "backup", "migrate-to", "keys", "members", "companies", "assets", "customers", "wallets", "cases", "reports", "dead-letters", "audit", "console"];
 
 /** `caravan <command> --help`: that command's usage line(s), and where the whole reference is. */
 function commandHelp(command: string): string {
@@ -245,6 +246,8 @@ async function main(argv: string[]): Promise<void> {
       return sandbox(rest);
     case "backup":
       return runBackup(rest, configuredBackup(process.env), out);
+    case "migrate-to":
+      return (await import("./cli/migrate-to.ts")).runMigrateTo(rest, configuredMigrateTo(process.env), out, process.env);
     case "version":
     case "--version":
     case "-v":

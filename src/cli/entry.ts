@@ -6,6 +6,7 @@ import process from "node:process";
 import { openStorage, storageSettingsFromEnv, type Storage } from "../adapters/storage/index.ts";
 import { backupDatabase } from "../adapters/storage/backup.ts";
 import type { Backup } from "../ports/backup.ts";
+import type { MigrateTo } from "../ports/migrate-to.ts";
 import { CLI_COMMANDS } from "./commands.ts";
 import type { CliCommand, CliContext, CliKeys } from "./context.ts";
 import { createRepositories, type SqliteRepositories } from "../adapters/storage/repositories.ts";
@@ -56,8 +57,20 @@ export async function runDatabaseCommand(name: string, argv: string[], out: Out,
 
 /** `caravan backup`'s engine half: a checked copy of the configured database (no store is opened for the command). */
 export function configuredBackup(env: Env = process.env): Backup {
+  const url = env.CARAVAN_DATABASE_URL;
+  if (url !== undefined && /^postgres(ql)?:\/\//i.test(url.trim()))
+    return async ({ to }) => (await import("../adapters/storage/postgres/backup.ts")).backupPostgres({ url: url.trim(), to, env });
   const { dbPath, busyTimeoutMs } = storageSettingsFromEnv(env);
   return ({ to }) => backupDatabase({ dbPath, to, busyTimeoutMs });
+}
+
+/** `caravan migrate-to`'s engine half: the configured SQLite database copied into an empty PostgreSQL database. */
+export function configuredMigrateTo(env: Env = process.env): MigrateTo {
+  const { dbPath, busyTimeoutMs } = storageSettingsFromEnv(env);
+  return async ({ url }) => {
+    const { migrateToPostgres } = await import("../adapters/storage/postgres/copy.ts");
+    return migrateToPostgres({ dbPath, url, masterKey: loadMasterKey(dbPath, env), busyTimeoutMs });
+  };
 }
 
 /** A Sealer whose key is derived when it is first used. */
