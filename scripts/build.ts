@@ -1,5 +1,5 @@
 // `bun run build`: dist/caravan, one executable that needs nothing beside it. Embedded: the SQL migrations (entry
-// points named by their own paths, so the migrator finds them), the asset catalogue and FX snapshot (bundled JSON),
+// points named by their own paths, so the migrator finds them; SQLite's and PostgreSQL's), the asset catalogue and FX snapshot (bundled JSON),
 // the report fonts (src/adapters/pdf/font-files.ts), the PDF render worker and the WAL checkpoint worker
 // (entry points of their own). The executable reads no .env and no bunfig.toml where it runs.
 // `react-devtools-core` is an optional import of Ink, loaded only under DEV=true; it is not a dependency, so it is
@@ -18,7 +18,7 @@ const noDevtools: BunPlugin = {
 };
 
 const outfile = process.argv[2] ?? "dist/caravan";
-const migrations = [...new Bun.Glob("db/migrations/*.sql").scanSync(".")].sort();
+const migrations = [...new Bun.Glob("db/migrations/*.sql").scanSync("."), ...new Bun.Glob("db/migrations-pg/*.sql").scanSync(".")].sort();
 const result = await Bun.build({
   entrypoints: ["src/main.ts", "src/adapters/pdf/worker.ts", "src/adapters/storage/checkpoint-worker.ts", ...migrations],
   root: ".",

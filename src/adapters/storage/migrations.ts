@@ -9,6 +9,7 @@ import type { MigrationMeta } from "drizzle-orm/migrator";
 // The journal is bundled as a module (it travels inside the executable); the SQL files are embedded
 // assets of the executable (`bun run build` passes them to `bun build --compile` as extra entry points).
 import bundledJournal from "../../../db/migrations/meta/_journal.json" with { type: "json" };
+import bundledPgJournal from "../../../db/migrations-pg/meta/_journal.json" with { type: "json" };
 
 export interface JournalEntry {
   idx: number;
@@ -39,14 +40,16 @@ export const isCompiled = import.meta.url.includes("/$bunfs/");
 
 /** The checkout's db/migrations (running from source). */
 export const checkoutMigrationsFolder = isCompiled ? "" : fileURLToPath(new URL("../../../db/migrations", import.meta.url));
+/** The checkout's db/migrations-pg: the PostgreSQL engine's migrations. */
+export const checkoutPgMigrationsFolder = isCompiled ? "" : fileURLToPath(new URL("../../../db/migrations-pg", import.meta.url));
 
 /**
  * Where the executable's embedded `db/migrations/*.sql` are readable: `bun build --compile` puts entry-point
  * assets under the executable's virtual root (`/$bunfs/root/`), kept at `db/migrations/<tag>.sql` by
  * `--asset-naming='[dir]/[name].[ext]'` with `--root .`.
  */
-export function embeddedMigrationsFolder(): string {
-  return join(dirname(fileURLToPath(import.meta.url)), "db", "migrations");
+export function embeddedMigrationsFolder(engine: "sqlite" | "postgres" = "sqlite"): string {
+  return join(dirname(fileURLToPath(import.meta.url)), "db", engine === "sqlite" ? "migrations" : "migrations-pg");
 }
 
 function readText(path: string): string | undefined {
@@ -70,15 +73,16 @@ export function folderSource(folder: string): MigrationSource {
   return { where: folder, journal, sql: (tag) => readText(`${folder}/${tag}.sql`) };
 }
 
-/** The migrations inside this executable: the bundled journal and the embedded SQL files. */
-export function embeddedSource(): MigrationSource {
-  const folder = embeddedMigrationsFolder();
-  return { where: `the executable (${folder})`, journal: bundledJournal as Journal, sql: (tag) => readText(`${folder}/${tag}.sql`) };
+/** The migrations inside this executable: the bundled journal and the embedded SQL files (of either engine). */
+export function embeddedSource(engine: "sqlite" | "postgres" = "sqlite"): MigrationSource {
+  const folder = embeddedMigrationsFolder(engine);
+  return { where: `the executable (${folder})`, journal: (engine === "sqlite" ? bundledJournal : bundledPgJournal) as Journal, sql: (tag) => readText(`${folder}/${tag}.sql`) };
 }
 
 /** Without an explicit folder: the embedded copies in an executable, the checkout's folder from source. */
-export function defaultSource(): MigrationSource {
-  return isCompiled ? embeddedSource() : folderSource(checkoutMigrationsFolder);
+export function defaultSource(engine: "sqlite" | "postgres" = "sqlite"): MigrationSource {
+  if (isCompiled) return embeddedSource(engine);
+  return folderSource(engine === "sqlite" ? checkoutMigrationsFolder : checkoutPgMigrationsFolder);
 }
 
 /**

@@ -4,7 +4,7 @@
 // builds the ports over it. Only the composition roots import this (the layer rule only-composition-roots-know-the-engine).
 import { StorageError } from "../../../ports/store.ts";
 import { checkReachable, createPgSession, databaseTarget, type PgOptions, type PgSession } from "./session.ts";
-import { migratePg, pgMigrationsFolder } from "./migrate.ts";
+import { migratePg } from "./migrate.ts";
 import { createPgMailbox } from "./repos/mailbox.ts";
 
 export { maskDatabaseUrl, databaseTarget, type PgSession } from "./session.ts";
@@ -41,7 +41,7 @@ export async function openPostgres(url: string, o: OpenPostgresOptions = {}): Pr
       throw new StorageError(
         `PostgreSQL database at ${databaseTarget(url)} has collation ${info.collate}; Caravan needs C (byte order, as its keysets and SQLite use): CREATE DATABASE … TEMPLATE template0 LOCALE 'C' ENCODING 'UTF8'`,
       );
-    if (o.migrate !== false) await migratePg(session, o.migrationsFolder ?? pgMigrationsFolder);
+    if (o.migrate !== false) await migratePg(session, o.migrationsFolder);
   } catch (e) {
     await session.close().catch(() => {});
     if (e instanceof StorageError) throw e;

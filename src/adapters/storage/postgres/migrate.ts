@@ -1,43 +1,36 @@
 // PostgreSQL migrations: drizzle-kit's folder (db/migrations-pg: `meta/_journal.json` plus `<tag>.sql`, statements
-// split by `--> statement-breakpoint`), applied in journal order, each in its own transaction, and recorded in
+// split by `--> statement-breakpoint`), applied in journal order, each in its own transaction (a savepoint when the
+// caller holds one: `caravan migrate-to` creates the schema and copies in one transaction), and recorded in
 // `caravan_migrations`. A transaction-scoped advisory lock makes nodes that start at once apply each migration once:
-// the second waits for the first and then finds it applied.
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+// the second waits for the first and then finds it applied. Read from the checkout's folder, or from the copies
+// embedded in the single executable (../migrations.ts, as SQLite's are).
 import { StorageError } from "../../../ports/store.ts";
+import { defaultSource, folderSource, MigrationSourceError, type MigrationSource } from "../migrations.ts";
 import type { PgSession } from "./session.ts";
-
-/** The checkout's db/migrations-pg. */
-export const pgMigrationsFolder = fileURLToPath(new URL("../../../../db/migrations-pg", import.meta.url));
-
-interface Entry {
-  idx: number;
-  tag: string;
-}
 
 /** An arbitrary constant: the advisory lock key Caravan's migrations take. */
 const MIGRATION_LOCK = 0x43415241; // "CARA"
 
 /** The journal's entries in order, each with its statements. */
-export function readPgMigrations(folder = pgMigrationsFolder): { tag: string; statements: string[] }[] {
-  let journal: { entries: Entry[] };
-  try {
-    journal = JSON.parse(readFileSync(join(folder, "meta", "_journal.json"), "utf8"));
-  } catch (e) {
-    throw new StorageError(`PostgreSQL migrations: cannot read ${join(folder, "meta", "_journal.json")}: ${(e as Error).message}`);
-  }
-  return [...journal.entries]
+export function readPgMigrations(source: MigrationSource): { tag: string; statements: string[] }[] {
+  return [...source.journal.entries]
     .sort((a, b) => a.idx - b.idx)
     .map((e) => {
-      const text = readFileSync(join(folder, `${e.tag}.sql`), "utf8");
+      const text = source.sql(e.tag);
+      if (text === undefined) throw new StorageError(`PostgreSQL migrations in ${source.where}: ${e.tag}.sql is missing`);
       return { tag: e.tag, statements: text.split("--> statement-breakpoint").map((s) => s.trim()).filter((s) => s !== "") };
     });
 }
 
-/** Applies what the database has not applied yet; answers the tags applied now. */
-export async function migratePg(session: PgSession, folder = pgMigrationsFolder): Promise<string[]> {
-  const migrations = readPgMigrations(folder);
+/** Applies what the database has not applied yet (from `folder`, else the default source); answers the tags applied now. */
+export async function migratePg(session: PgSession, folder?: string): Promise<string[]> {
+  let migrations: { tag: string; statements: string[] }[];
+  try {
+    migrations = readPgMigrations(folder ? folderSource(folder) : defaultSource("postgres"));
+  } catch (e) {
+    if (e instanceof MigrationSourceError) throw new StorageError(e.message);
+    throw e;
+  }
   await session.q("CREATE TABLE IF NOT EXISTS caravan_migrations (tag text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())");
   const applied: string[] = [];
   for (const m of migrations) {
