@@ -69,9 +69,11 @@ export function ruleContract(engine: Engine): void {
 
     test("the active rules come oldest first, in insertion order, whatever their IDs (made in one millisecond)", async () => {
       const r = store.repositories.rules;
-      const made = Array.from({ length: 6 }, (_, i) => rule("live", { name: `Ordered ${i}` }));
+      // Inserted in the reverse of the order their IDs sort in.
+      const made = Array.from({ length: 6 }, (_, i) => rule("live", { name: `Ordered ${i}` })).reverse();
       for (const m of made) await r.insert(m);
       const ids = made.map((m) => m.id);
+      expect([...ids].sort()).toEqual([...ids].reverse());
       expect((await r.active(store.companyId, "live")).map((x) => x.id).filter((id) => ids.includes(id))).toEqual(ids);
       const pages = (await r.page(store.companyId, "live", { search: "ordered" }, null, 10)).map((x) => x.rule.id);
       expect(pages).toEqual([...ids].reverse());
