@@ -1,5 +1,5 @@
 // PostgreSQL twin of db/schema (same tables, columns and keys; types mapped as in docs/architecture.md). Compliance rules (Part 2 "Rule"): per company and environment; branches, jurisdictions and metadata as JSON text.
-import { pgTable, text, integer, index } from "drizzle-orm/pg-core";
+import { pgTable, text, integer, bigint, index } from "drizzle-orm/pg-core";
 
 export const rules = pgTable(
   "rules",
@@ -29,7 +29,9 @@ export const rules = pgTable(
     createdById: text("created_by_id"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
+    /** Insertion order (SQLite's rowid): the keyset of the lists and the order of active() (migration 0009). */
+    seq: bigint("seq", { mode: "number" }).notNull().generatedByDefaultAsIdentity(),
   },
-  // Lists and active() walk rowid (insertion order) within company and environment: an index on the pair carries it.
-  (t) => [index("rules_by_environment").on(t.companyId, t.environment), index("rules_active").on(t.companyId, t.environment, t.isActive)],
+  // Lists and active() walk seq (insertion order) within company and environment: an index on the pair and seq carries it.
+  (t) => [index("rules_by_environment").on(t.companyId, t.environment, t.seq), index("rules_active").on(t.companyId, t.environment, t.isActive)],
 );

@@ -51,6 +51,9 @@ const WIDE: Record<string, string[]> = {
 const DELIBERATE: Record<string, string> = {
   "table transfers_search_pending: only in sqlite":
     "SQLite's queue feeding its separate FTS5 search file; PostgreSQL searches transfers with pg_trgm indexes on the rows (a twin to write, not a table)",
+  "column rules.seq: only in postgres": "insertion order of rules (SQLite's rowid, which PostgreSQL lacks): the keyset of rule lists and the order of the active rules",
+  "rules: index (company_id, environment) only in sqlite": "SQLite's index carries the rowid after its columns; PostgreSQL's names seq, the rowid's twin",
+  "rules: index (company_id, environment, seq) only in postgres": "the twin of SQLite's (company_id, environment) index, whose entries end in the rowid",
 };
 
 /**

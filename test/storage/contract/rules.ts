@@ -67,6 +67,35 @@ export function ruleContract(engine: Engine): void {
       expect(await r.count(store.companyId, "test", { isActive: false })).toBeGreaterThan(0);
     });
 
+    test("the active rules come oldest first, in insertion order, whatever their IDs (made in one millisecond)", async () => {
+      const r = store.repositories.rules;
+      // Inserted in the reverse of the order their IDs sort in.
+      const made = Array.from({ length: 6 }, (_, i) => rule("live", { name: `Ordered ${i}` })).reverse();
+      for (const m of made) await r.insert(m);
+      const ids = made.map((m) => m.id);
+      expect([...ids].sort()).toEqual([...ids].reverse());
+      expect((await r.active(store.companyId, "live")).map((x) => x.id).filter((id) => ids.includes(id))).toEqual(ids);
+      const pages = (await r.page(store.companyId, "live", { search: "ordered" }, null, 10)).map((x) => x.rule.id);
+      expect(pages).toEqual([...ids].reverse());
+    });
+
+    test("a promotion whose live copy is gone is passed over for an older one whose copy exists", async () => {
+      const r = store.repositories.rules;
+      const from = rule("test", { name: "Promoted twice" });
+      const live = rule("live", { name: "Promoted twice" });
+      await r.insert(from);
+      await r.insert(live);
+      const promoted = (liveRuleId: string) =>
+        store.repositories.audit.record(
+          { companyId: store.companyId, environment: "test", actor: { type: "system" }, action: "rule.promoted", entityType: "Rule", entityId: from.id, detail: { liveRuleId } },
+          NOW,
+        );
+      await promoted(live.id);
+      await promoted("rul_never_written");
+      expect(await r.promotedTo(store.companyId, from.id)).toBe(live.id);
+      expect(await r.promotedTo("com_other", from.id)).toBeNull();
+    });
+
     test("a promotion is found from the test environment's audit entry while its live copy exists", async () => {
       const r = store.repositories.rules;
       const from = rule("test", { name: "Promoted" });

@@ -90,5 +90,18 @@ export function thresholdContract(engine: Engine): void {
       await t.save(store.companyId, { ...pt, isActive: false }, ["isActive"]);
       expect((await t.applicable(store.companyId, { type: "tr", now: NOW })).threshold.id).not.toBe(pt.id);
     });
+
+    test("the applicable threshold's amount is the stored decimal text, never a number's rendering", async () => {
+      const t = store.repositories.thresholds;
+      expect((await t.setProfile(store.companyId, { country: "BE" }, NOW)).ok).toBe(true);
+      const be = record({ countryCode: "BE", thresholdAmount: "1000.50" });
+      const beStr = record({ countryCode: "BE", type: "str", thresholdAmount: "123456789012345678.12345678" });
+      await t.insert(store.companyId, be);
+      await t.insert(store.companyId, beStr);
+      expect((await t.applicable(store.companyId, { type: "tr", now: NOW })).threshold).toMatchObject({ id: be.id, amount: be.thresholdAmount, jurisdiction: "BE" });
+      expect((await t.applicable(store.companyId, { type: "str", now: NOW })).threshold).toMatchObject({ id: beStr.id, amount: "123456789012345678.12345678" });
+      expect(beStr.thresholdAmount).toBe("123456789012345678.12345678");
+      expect((await t.get(store.companyId, beStr.id))!.thresholdAmount).toBe("123456789012345678.12345678");
+    });
   });
 }

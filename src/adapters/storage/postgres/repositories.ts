@@ -4,6 +4,13 @@
 import type { Repositories } from "../../../ports/repositories.ts";
 import type { RepositoryKeys } from "../repositories.ts";
 import type { PgSession } from "./session.ts";
+import { PgProviderAStore } from "./repos/provider-a-store.ts";
+import { PgProviderBRequests } from "./repos/provider-b-requests.ts";
+import { PgProviderDStore } from "./repos/provider-d-store.ts";
+import { PgProviderEStore } from "./repos/provider-e-store.ts";
+import { PgProviderSettings } from "./repos/provider-settings.ts";
+import { PgRules } from "./repos/rules.ts";
+import { PgThresholds } from "./repos/thresholds.ts";
 import { PgVaspDirectory } from "./repos/vasps.ts";
 
 /** A resource whose PostgreSQL repository is not written yet: any call says so (never a silent answer). */
@@ -15,8 +22,7 @@ function missing<T extends object>(name: string): T {
 
 /** The PostgreSQL repositories over one session. */
 export function createPgRepositories(db: PgSession, keys: RepositoryKeys): Repositories {
-  void keys;
-  return {
+  const repos: Repositories = {
     assets: missing("assets"),
     audit: missing("audit"),
     auditTrees: missing("auditTrees"),
@@ -26,18 +32,19 @@ export function createPgRepositories(db: PgSession, keys: RepositoryKeys): Repos
     events: missing("events"),
     fxValuations: missing("fxValuations"),
     proofs: missing("proofs"),
-    providerA: missing("providerA"),
-    providerBRequests: missing("providerBRequests"),
-    providerE: missing("providerE"),
-    providerD: missing("providerD"),
-    providerSettings: missing("providerSettings"),
+    providerA: new PgProviderAStore(db),
+    providerBRequests: new PgProviderBRequests(db),
+    providerE: new PgProviderEStore(db),
+    providerD: new PgProviderDStore(db),
+    providerSettings: new PgProviderSettings(db, keys.secrets),
     reports: missing("reports"),
-    rules: missing("rules"),
+    rules: new PgRules(db),
     tenancy: missing("tenancy"),
-    thresholds: missing("thresholds"),
+    thresholds: new PgThresholds(db, () => repos.audit),
     transfers: missing("transfers"),
     vasps: new PgVaspDirectory(db),
     wallets: missing("wallets"),
     webhooks: missing("webhooks"),
   };
+  return repos;
 }

@@ -9,12 +9,12 @@ import type { Claim, ProviderBRequest, ProviderBRequestKind, ProviderBRequestRep
 export type { Claim, ProviderBRequest, ProviderBRequestRepository, RequestKey } from "../../../ports/provider-stores.ts";
 export { answerAad } from "../../../ports/provider-stores.ts";
 
-type ProviderBRequestRow = RowOf<typeof providerBRequestsTable>;
+export type ProviderBRequestRow = RowOf<typeof providerBRequestsTable>;
 
 /** What a released claim's `started_at` is set to: long enough ago that the next identical request reclaims it at once. */
-const RELEASED = iso(0);
+export const RELEASED = iso(0);
 
-const toRequest = (r: ProviderBRequestRow): ProviderBRequest => ({
+export const toRequest = (r: ProviderBRequestRow): ProviderBRequest => ({
   id: r.id,
   companyId: r.company_id,
   environment: r.environment,
@@ -30,6 +30,33 @@ const toRequest = (r: ProviderBRequestRow): ProviderBRequest => ({
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
+
+/** The claim decision over the recorded row, if any (both engines). */
+export function decideClaim(row: ProviderBRequestRow | undefined, contentHash: string, now: number): Claim["decision"] {
+  // A record of the other kind under the same transferId is other content (its hash covers the kind).
+  return claimDecision(row ? { contentHash: row.content_hash, state: row.state, startedAt: Date.parse(row.started_at) } : null, contentHash, now);
+}
+
+/** A new claim's row: in progress since `now`, no answer yet. */
+export function freshRequestRow(k: RequestKey, kind: ProviderBRequestKind, contentHash: string, now: number): ProviderBRequestRow {
+  const at = iso(now);
+  return {
+    id: newId("pbr", now),
+    company_id: k.companyId,
+    environment: k.environment,
+    sender: k.sender,
+    transfer_id: k.transferId,
+    kind,
+    content_hash: contentHash,
+    state: "in_progress",
+    started_at: at,
+    completed_at: null,
+    answer_sealed: null,
+    transfer_ref: null,
+    created_at: at,
+    updated_at: at,
+  };
+}
 
 export class ProviderBRequests implements ProviderBRequestRepository {
   constructor(private readonly s: Storage) {}
@@ -55,25 +82,9 @@ export class ProviderBRequests implements ProviderBRequestRepository {
     return this.s.transaction(async (): Promise<Claim> => {
       const row = this.row(k);
       const at = iso(now);
-      // A record of the other kind under the same transferId is other content (its hash covers the kind).
-      const decision = claimDecision(row ? { contentHash: row.content_hash, state: row.state, startedAt: Date.parse(row.started_at) } : null, contentHash, now);
+      const decision = decideClaim(row, contentHash, now);
       if (decision === "new") {
-        const fresh: ProviderBRequestRow = {
-          id: newId("pbr", now),
-          company_id: k.companyId,
-          environment: k.environment,
-          sender: k.sender,
-          transfer_id: k.transferId,
-          kind,
-          content_hash: contentHash,
-          state: "in_progress",
-          started_at: at,
-          completed_at: null,
-          answer_sealed: null,
-          transfer_ref: null,
-          created_at: at,
-          updated_at: at,
-        };
+        const fresh = freshRequestRow(k, kind, contentHash, now);
         const cols = Object.keys(fresh);
         this.s.stmt(`INSERT INTO provider_b_requests (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`).run(...(Object.values(fresh) as string[]));
         return { decision, request: toRequest(fresh) };

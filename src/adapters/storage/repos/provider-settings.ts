@@ -10,16 +10,57 @@ import type { RowOf } from "./row.ts";
 import type { providerCredentials as providerCredentialsTable, providerSettings as providerSettingsTable } from "../../../../db/schema/providers.ts";
 import type { ProviderSettingsRepository, SettingsState } from "../../../ports/provider-settings.ts";
 
-type CompanyRow = Pick<RowOf<typeof providerSettingsTable>, "id" | "enabled" | "enabled_changed_at" | "created_at" | "updated_at">;
+export type CompanyRow = Pick<RowOf<typeof providerSettingsTable>, "id" | "enabled" | "enabled_changed_at" | "created_at" | "updated_at">;
 
 /** `last_test_result` is text in the table; only these two values are written. */
-type EnvRow = Pick<
+export type EnvRow = Pick<
   RowOf<typeof providerCredentialsTable>,
   "credentials_sealed" | "configured_fields" | "notes" | "last_tested_at" | "last_error" | "created_at" | "updated_at"
 > & { last_test_result: "success" | "error" | null };
 
 /** The associated data that binds sealed credentials to their company, environment and name. */
 export const credentialsAad = (companyId: string, env: Environment, name: SettingsName) => `settings:${companyId}:${env}:${name}`;
+
+/** A name's state in an environment, from its company row (the switch) and its environment row (both engines). */
+export function settingsState(name: SettingsName, env: Environment, c: CompanyRow | undefined, e: EnvRow | undefined): SettingsState {
+  // Switching on or off is a change of the settings: updatedAt shows it once this environment has been saved.
+  const updatedAt = e ? (c?.enabled_changed_at && c.enabled_changed_at > e.updated_at ? c.enabled_changed_at : e.updated_at) : null;
+  return {
+    name,
+    id: c?.id ?? null,
+    environment: env,
+    enabled: c?.enabled === 1,
+    configured: e !== undefined,
+    configuredFields: e ? (JSON.parse(e.configured_fields) as string[]) : [],
+    notes: e?.notes ?? null,
+    lastTestedAt: e?.last_tested_at ?? null,
+    lastTestResult: e?.last_test_result ?? null,
+    lastError: e?.last_error ?? null,
+    createdAt: e?.created_at ?? null,
+    updatedAt,
+  };
+}
+
+/** What is saved of a name, as the settings actor decides from it (both engines). */
+export function savedSettings(c: CompanyRow | undefined, e: EnvRow | undefined): SavedSettings {
+  return {
+    company: c && { id: c.id, enabled: c.enabled === 1, enabledChangedAt: c.enabled_changed_at, createdAt: c.created_at, updatedAt: c.updated_at },
+    environment: e && {
+      configuredFields: JSON.parse(e.configured_fields) as string[],
+      notes: e.notes,
+      lastTestedAt: e.last_tested_at,
+      lastTestResult: e.last_test_result,
+      lastError: e.last_error,
+      createdAt: e.created_at,
+      updatedAt: e.updated_at,
+    },
+  };
+}
+
+/** The values of a provider_credentials INSERT in table order; `sealed`: the credentials sealed with the secrets sealer. */
+export function credentialsInsertValues(companyId: string, env: Environment, name: SettingsName, e: SettingsEnvironment, sealed: string): (string | null)[] {
+  return [companyId, env, name, sealed, JSON.stringify(e.configuredFields), e.notes, e.lastTestedAt, e.lastTestResult, e.lastError, e.createdAt, e.updatedAt];
+}
 
 export class ProviderSettings implements ProviderSettingsRepository {
   constructor(
@@ -39,27 +80,8 @@ export class ProviderSettings implements ProviderSettingsRepository {
       | undefined;
   }
 
-  private state(name: SettingsName, env: Environment, c: CompanyRow | undefined, e: EnvRow | undefined): SettingsState {
-    // Switching on or off is a change of the settings: updatedAt shows it once this environment has been saved.
-    const updatedAt = e ? (c?.enabled_changed_at && c.enabled_changed_at > e.updated_at ? c.enabled_changed_at : e.updated_at) : null;
-    return {
-      name,
-      id: c?.id ?? null,
-      environment: env,
-      enabled: c?.enabled === 1,
-      configured: e !== undefined,
-      configuredFields: e ? (JSON.parse(e.configured_fields) as string[]) : [],
-      notes: e?.notes ?? null,
-      lastTestedAt: e?.last_tested_at ?? null,
-      lastTestResult: e?.last_test_result ?? null,
-      lastError: e?.last_error ?? null,
-      createdAt: e?.created_at ?? null,
-      updatedAt,
-    };
-  }
-
   private read(companyId: string, env: Environment, name: SettingsName): SettingsState {
-    return this.state(name, env, this.companyRow(companyId, name), this.envRow(companyId, env, name));
+    return settingsState(name, env, this.companyRow(companyId, name), this.envRow(companyId, env, name));
   }
 
   get(companyId: string, env: Environment, name: SettingsName): Promise<SettingsState> {
@@ -93,18 +115,7 @@ export class ProviderSettings implements ProviderSettingsRepository {
     return this.s.run(() => {
       const c = this.companyRow(companyId, name);
       const e = this.envRow(companyId, env, name);
-      return {
-        company: c && { id: c.id, enabled: c.enabled === 1, enabledChangedAt: c.enabled_changed_at, createdAt: c.created_at, updatedAt: c.updated_at },
-        environment: e && {
-          configuredFields: JSON.parse(e.configured_fields) as string[],
-          notes: e.notes,
-          lastTestedAt: e.last_tested_at,
-          lastTestResult: e.last_test_result,
-          lastError: e.last_error,
-          createdAt: e.created_at,
-          updatedAt: e.updated_at,
-        },
-      };
+      return savedSettings(c, e);
     });
   }
 
@@ -130,19 +141,7 @@ export class ProviderSettings implements ProviderSettingsRepository {
         .stmt(
           "INSERT INTO provider_credentials (company_id, environment, name, credentials_sealed, configured_fields, notes, last_tested_at, last_test_result, last_error, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         )
-        .run(
-          companyId,
-          env,
-          name,
-          this.secrets.sealJson(credentials, credentialsAad(companyId, env, name)),
-          JSON.stringify(e.configuredFields),
-          e.notes,
-          e.lastTestedAt,
-          e.lastTestResult,
-          e.lastError,
-          e.createdAt,
-          e.updatedAt,
-        );
+        .run(...credentialsInsertValues(companyId, env, name, e, this.secrets.sealJson(credentials, credentialsAad(companyId, env, name))));
     });
   }
 

@@ -8,11 +8,11 @@ import type { RowOf } from "./row.ts";
 import type { rules as rulesTable } from "../../../../db/schema/rules.ts";
 import type { RuleFilter, RuleRepository } from "../../../ports/rules.ts";
 
-type RuleRow = RowOf<typeof rulesTable>;
+export type RuleRow = RowOf<typeof rulesTable>;
 
 export type { RuleFilter };
 
-function toRule(r: RuleRow): Rule {
+export function toRule(r: RuleRow): Rule {
   return {
     id: r.id,
     companyId: r.company_id,
@@ -35,7 +35,7 @@ function toRule(r: RuleRow): Rule {
   };
 }
 
-const searchText = (name: string, description: string | null) => normalizeForSearch(description === null ? name : `${name}\n${description}`);
+export const searchText = (name: string, description: string | null) => normalizeForSearch(description === null ? name : `${name}\n${description}`);
 
 /**
  * Active rules per company and environment, shared by every Rules instance over the same storage (routes write,
@@ -54,11 +54,11 @@ function cacheOf(s: Storage): ActiveCache {
   return c;
 }
 
-const COLUMNS =
+export const RULE_COLUMNS =
   "id, company_id, environment, name, description, category, stage, action, severity, is_active, threshold, threshold_currency, jurisdictions, metadata, condition, created_by_id, created_at, updated_at";
 
 /** A rule's own fields as the table stores them, in the order both of its writes bind them. */
-function storedFields(rule: Rule): (string | number | null)[] {
+export function storedFields(rule: Rule): (string | number | null)[] {
   return [
     rule.name,
     rule.description,
@@ -73,6 +73,35 @@ function storedFields(rule: Rule): (string | number | null)[] {
     rule.metadata === null ? null : JSON.stringify(rule.metadata),
     rule.condition === null ? null : JSON.stringify(rule.condition),
   ];
+}
+
+/** The values of a rule's INSERT, in the order of `RULE_COLUMNS, condition_count, search_text`. */
+export function ruleInsertValues(rule: Rule): (string | number | null)[] {
+  return [rule.id, rule.companyId, rule.environment, ...storedFields(rule), rule.createdById, rule.createdAt, rule.updatedAt, rule.condition?.rules.length ?? 0, searchText(rule.name, rule.description)];
+}
+
+/** The values of a rule's UPDATE: its stored fields, condition_count, search_text, updated_at, then id, company_id, environment. */
+export function ruleSaveValues(rule: Rule): (string | number | null)[] {
+  return [...storedFields(rule), rule.condition?.rules.length ?? 0, searchText(rule.name, rule.description), rule.updatedAt, rule.id, rule.companyId, rule.environment];
+}
+
+/** How a dialect writes a parameter (its 1-based position) and "column contains the text". */
+export interface FilterDialect {
+  param(n: number): string;
+  contains(column: string, param: string): string;
+}
+
+/** The WHERE clause of a rule list or count, and its arguments in order (both engines build it here). */
+export function ruleWhere(companyId: string, env: Environment, f: RuleFilter, d: FilterDialect): { sql: string; args: (string | number)[] } {
+  const args: (string | number)[] = [];
+  const p = (v: string | number) => d.param(args.push(v));
+  const parts = [`company_id = ${p(companyId)}`, `environment = ${p(env)}`];
+  if (f.category) parts.push(`category = ${p(f.category)}`);
+  if (f.severity) parts.push(`severity = ${p(f.severity)}`);
+  if (f.stage) parts.push(`stage = ${p(f.stage)}`);
+  if (f.isActive !== undefined && f.isActive !== null) parts.push(`is_active = ${p(f.isActive ? 1 : 0)}`);
+  if (f.search) parts.push(d.contains("search_text", p(f.search)));
+  return { sql: parts.join(" AND "), args };
 }
 
 export class Rules implements RuleRepository {
@@ -97,7 +126,7 @@ export class Rules implements RuleRepository {
     const key = `${companyId}:${env}`;
     const hit = cache.byKey.get(key);
     if (hit) return hit as Rule[];
-    const rows = this.s.stmt(`SELECT ${COLUMNS} FROM rules WHERE company_id = ? AND environment = ? AND is_active = 1 ORDER BY rowid`).all(companyId, env) as unknown as RuleRow[];
+    const rows = this.s.stmt(`SELECT ${RULE_COLUMNS} FROM rules WHERE company_id = ? AND environment = ? AND is_active = 1 ORDER BY rowid`).all(companyId, env) as unknown as RuleRow[];
     const rules = Object.freeze(rows.map((r) => Object.freeze(toRule(r))));
     if (cache.byKey.size >= CACHE_KEYS) cache.byKey.delete(cache.byKey.keys().next().value!);
     cache.byKey.set(key, rules);
@@ -118,26 +147,19 @@ export class Rules implements RuleRepository {
   }
 
   private getNow(companyId: string, env: Environment, id: string): Rule | undefined {
-    const r = this.s.stmt(`SELECT ${COLUMNS} FROM rules WHERE id = ? AND company_id = ? AND environment = ?`).get(id, companyId, env) as RuleRow | null | undefined;
+    const r = this.s.stmt(`SELECT ${RULE_COLUMNS} FROM rules WHERE id = ? AND company_id = ? AND environment = ?`).get(id, companyId, env) as RuleRow | null | undefined;
     return r ? toRule(r) : undefined;
   }
 
   private where(companyId: string, env: Environment, f: RuleFilter): { sql: string; args: (string | number)[] } {
-    const parts = ["company_id = ?", "environment = ?"];
-    const args: (string | number)[] = [companyId, env];
-    if (f.category) (parts.push("category = ?"), args.push(f.category));
-    if (f.severity) (parts.push("severity = ?"), args.push(f.severity));
-    if (f.stage) (parts.push("stage = ?"), args.push(f.stage));
-    if (f.isActive !== undefined && f.isActive !== null) (parts.push("is_active = ?"), args.push(f.isActive ? 1 : 0));
-    if (f.search) (parts.push("instr(search_text, ?) > 0"), args.push(f.search));
-    return { sql: parts.join(" AND "), args };
+    return ruleWhere(companyId, env, f, { param: () => "?", contains: (col, p) => `instr(${col}, ${p}) > 0` });
   }
 
   /** Newest first by insertion order (rowid: IDs made in one millisecond do not sort by creation): rows below `beforeSeq`, at most `n`. */
   page(companyId: string, env: Environment, f: RuleFilter, beforeSeq: number | null, n: number): Promise<{ seq: number; rule: Rule }[]> {
     return this.s.run(() => {
       const w = this.where(companyId, env, f);
-      const sql = `SELECT rowid AS seq, ${COLUMNS} FROM rules WHERE ${w.sql}${beforeSeq === null ? "" : " AND rowid < ?"} ORDER BY rowid DESC LIMIT ?`;
+      const sql = `SELECT rowid AS seq, ${RULE_COLUMNS} FROM rules WHERE ${w.sql}${beforeSeq === null ? "" : " AND rowid < ?"} ORDER BY rowid DESC LIMIT ?`;
       const args = beforeSeq === null ? [...w.args, n] : [...w.args, beforeSeq, n];
       return (this.s.stmt(sql).all(...args) as unknown as (RuleRow & { seq: number })[]).map((r) => ({ seq: r.seq, rule: toRule(r) }));
     });
@@ -154,18 +176,8 @@ export class Rules implements RuleRepository {
   insert(rule: Rule): Promise<void> {
     return this.s.run(() => {
       this.s
-        .stmt(`INSERT INTO rules (${COLUMNS}, condition_count, search_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-        .run(
-          rule.id,
-          rule.companyId,
-          rule.environment,
-          ...storedFields(rule),
-          rule.createdById,
-          rule.createdAt,
-          rule.updatedAt,
-          rule.condition?.rules.length ?? 0,
-          searchText(rule.name, rule.description),
-        );
+        .stmt(`INSERT INTO rules (${RULE_COLUMNS}, condition_count, search_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+        .run(...ruleInsertValues(rule));
       this.invalidate(rule.companyId, rule.environment);
     });
   }
@@ -177,15 +189,7 @@ export class Rules implements RuleRepository {
         .stmt(
           "UPDATE rules SET name = ?, description = ?, category = ?, stage = ?, action = ?, severity = ?, is_active = ?, threshold = ?, threshold_currency = ?, jurisdictions = ?, metadata = ?, condition = ?, condition_count = ?, search_text = ?, updated_at = ? WHERE id = ? AND company_id = ? AND environment = ?",
         )
-        .run(
-          ...storedFields(rule),
-          rule.condition?.rules.length ?? 0,
-          searchText(rule.name, rule.description),
-          rule.updatedAt,
-          rule.id,
-          rule.companyId,
-          rule.environment,
-        );
+        .run(...ruleSaveValues(rule));
       this.invalidate(rule.companyId, rule.environment);
     });
   }

@@ -17,7 +17,7 @@ import {
 } from "../../../domain/thresholds.ts";
 import type { SetProfileOutcome, ThresholdRepository } from "../../../ports/thresholds.ts";
 import type { Storage } from "../types.ts";
-import { AuditLog } from "./audit.ts";
+import { AuditLog, type AuditEntryInput } from "./audit.ts";
 import { TenancyError } from "./tenancy.ts";
 import type { RowOf } from "./row.ts";
 import type { thresholds as thresholdsTable } from "../../../../db/schema/transfers.ts";
@@ -47,7 +47,7 @@ export function toThreshold(r: ThresholdRow): Threshold {
   };
 }
 
-const COLUMNS: Record<keyof ThresholdInput, keyof ThresholdRow> = {
+export const THRESHOLD_COLUMNS: Record<keyof ThresholdInput, keyof ThresholdRow> = {
   countryCode: "country_code",
   type: "type",
   name: "name",
@@ -63,7 +63,7 @@ const COLUMNS: Record<keyof ThresholdInput, keyof ThresholdRow> = {
   notes: "notes",
 };
 
-const sqlValue = (v: unknown) => (typeof v === "boolean" ? (v ? 1 : 0) : (v as string | number | null));
+export const sqlValue = (v: unknown) => (typeof v === "boolean" ? (v ? 1 : 0) : (v as string | number | null));
 
 export class Thresholds implements ThresholdRepository {
   constructor(private readonly s: Storage) {}
@@ -113,13 +113,7 @@ export class Thresholds implements ThresholdRepository {
 
   insert(companyId: string, t: Threshold): Promise<void> {
     return this.s.run(() => {
-      const cols = Object.keys(COLUMNS) as (keyof ThresholdInput)[];
-      this.s
-        .stmt(
-          `INSERT INTO thresholds (id, company_id, ${cols.map((c) => COLUMNS[c]).join(", ")}, created_at, updated_at, created_by, updated_by)
-           VALUES (?, ?, ${cols.map(() => "?").join(", ")}, ?, ?, ?, ?)`,
-        )
-        .run(t.id, companyId, ...cols.map((c) => sqlValue(t[c])), t.createdAt, t.updatedAt, t.createdBy, t.updatedBy);
+      this.s.stmt(`INSERT INTO thresholds (${THRESHOLD_INSERT_COLUMNS.join(", ")}) VALUES (${THRESHOLD_INSERT_COLUMNS.map(() => "?").join(", ")})`).run(...thresholdInsertValues(companyId, t));
       companyChanged(this.s, companyId);
     });
   }
@@ -127,12 +121,44 @@ export class Thresholds implements ThresholdRepository {
   save(companyId: string, t: Threshold, fields: readonly MutableField[]): Promise<void> {
     return this.s.run(() => {
       this.s
-        .stmt(`UPDATE thresholds SET ${fields.map((f) => `${COLUMNS[f]} = ?`).join(", ")}, updated_at = ?, updated_by = ? WHERE id = ? AND company_id = ?`)
-        .run(...fields.map((f) => sqlValue(t[f])), t.updatedAt, t.updatedBy, t.id, companyId);
+        .stmt(`UPDATE thresholds SET ${fields.map((f) => `${THRESHOLD_COLUMNS[f]} = ?`).join(", ")}, updated_at = ?, updated_by = ? WHERE id = ? AND company_id = ?`)
+        .run(...thresholdSaveValues(companyId, t, fields));
       companyChanged(this.s, companyId);
     });
   }
+}
 
+const INPUT_FIELDS = Object.keys(THRESHOLD_COLUMNS) as (keyof ThresholdInput)[];
+
+/** A threshold's INSERT columns, in the order `thresholdInsertValues` gives their values (both engines). */
+export const THRESHOLD_INSERT_COLUMNS: readonly string[] = ["id", "company_id", ...INPUT_FIELDS.map((c) => THRESHOLD_COLUMNS[c]), "created_at", "updated_at", "created_by", "updated_by"];
+
+export function thresholdInsertValues(companyId: string, t: Threshold): (string | number | null)[] {
+  return [t.id, companyId, ...INPUT_FIELDS.map((c) => sqlValue(t[c])), t.createdAt, t.updatedAt, t.createdBy, t.updatedBy];
+}
+
+/** A save's values: the changed `fields` in their order, then updated_at, updated_by, id, company_id. */
+export function thresholdSaveValues(companyId: string, t: Threshold, fields: readonly MutableField[]): (string | number | null)[] {
+  return [...fields.map((f) => sqlValue(t[f])), t.updatedAt, t.updatedBy, t.id, companyId];
+}
+
+/** The company as a VASP, from its name and profile: its LEI when the profile has one, else its ID. */
+export function vaspOf(companyId: string, name: string, profile: CompanyProfile | null): { id: string; name: string } {
+  const lei = profile?.identifiers.find((i) => i.type === "LEI")?.value;
+  return { id: lei ?? companyId, name: profile?.legalName ?? name };
+}
+
+/** The audit entries of a real profile change: one in each environment's log, as every company change. */
+export function profileAuditEntries(companyId: string, fields: readonly string[]): AuditEntryInput[] {
+  return (["test", "live"] as const).map((env) => ({
+    companyId,
+    environment: env,
+    actor: { type: "system" as const },
+    action: "company.profile_updated",
+    entityType: "Company",
+    entityId: companyId,
+    detail: { fields: [...fields] },
+  }));
 }
 
 // ---- company profile ----
@@ -160,8 +186,7 @@ function writeProfile(storage: Storage, companyId: string, change: ProfileChange
   storage.stmt("UPDATE companies SET profile = ?, updated_at = ? WHERE id = ?").run(JSON.stringify(r.profile), iso(now), companyId);
   companyChanged(storage, companyId);
   const audit = new AuditLog(storage);
-  for (const env of ["test", "live"] as const)
-    audit.append({ companyId, environment: env, actor: { type: "system" }, action: "company.profile_updated", entityType: "Company", entityId: companyId, detail: { fields: r.fields } }, now);
+  for (const entry of profileAuditEntries(companyId, r.fields)) audit.append(entry, now);
   return { ok: true, profile: r.profile };
 }
 
@@ -199,9 +224,7 @@ export function ownVasp(storage: Storage, companyId: string): { id: string; name
   const c = companyCache(storage, companyId);
   if (c.vasp) return c.vasp;
   const row = storage.stmt("SELECT name FROM companies WHERE id = ?").get(companyId) as { name: string };
-  const profile = profileOf(storage, c, companyId);
-  const lei = profile?.identifiers.find((i) => i.type === "LEI")?.value;
-  c.vasp = Object.freeze({ id: lei ?? companyId, name: profile?.legalName ?? row.name });
+  c.vasp = Object.freeze(vaspOf(companyId, row.name, profileOf(storage, c, companyId)));
   return { ...c.vasp };
 }
 
