@@ -51,6 +51,8 @@ const WIDE: Record<string, string[]> = {
 const DELIBERATE: Record<string, string> = {
   "table transfers_search_pending: only in sqlite":
     "SQLite's queue feeding its separate FTS5 search file; PostgreSQL searches transfers with pg_trgm indexes on the rows (a twin to write, not a table)",
+  "column events.data: type text (sqlite, mapped) vs bytea (postgres)":
+    "SQLite's column takes the JSON text or its compact BLOB (CARAVAN_EVENTS_COMPACT) alike; PostgreSQL's text cannot hold the compact bytes, so it is bytea (the JSON text as UTF-8 bytes)",
 };
 
 /**

@@ -4,7 +4,9 @@
 import type { Repositories } from "../../../ports/repositories.ts";
 import type { RepositoryKeys } from "../repositories.ts";
 import type { PgSession } from "./session.ts";
+import { PgEventLog } from "./repos/events.ts";
 import { PgVaspDirectory } from "./repos/vasps.ts";
+import { PgWebhooks } from "./repos/webhooks.ts";
 
 /** A resource whose PostgreSQL repository is not written yet: any call says so (never a silent answer). */
 function missing<T extends object>(name: string): T {
@@ -16,14 +18,14 @@ function missing<T extends object>(name: string): T {
 /** The PostgreSQL repositories over one session. */
 export function createPgRepositories(db: PgSession, keys: RepositoryKeys): Repositories {
   void keys;
-  return {
+  const repositories: Repositories = {
     assets: missing("assets"),
     audit: missing("audit"),
     auditTrees: missing("auditTrees"),
     cases: missing("cases"),
     customerOverview: missing("customerOverview"),
     customers: missing("customers"),
-    events: missing("events"),
+    events: new PgEventLog(db),
     fxValuations: missing("fxValuations"),
     proofs: missing("proofs"),
     providerA: missing("providerA"),
@@ -38,6 +40,7 @@ export function createPgRepositories(db: PgSession, keys: RepositoryKeys): Repos
     transfers: missing("transfers"),
     vasps: new PgVaspDirectory(db),
     wallets: missing("wallets"),
-    webhooks: missing("webhooks"),
+    webhooks: new PgWebhooks(db, () => repositories.audit),
   };
+  return repositories;
 }
