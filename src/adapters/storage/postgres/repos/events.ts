@@ -6,6 +6,7 @@ import type { Environment } from "../../../../domain/types.ts";
 import type { EventEntity, EventHead, EventRecord, EventRepository, TailEvent } from "../../../../ports/events.ts";
 import { decodeEventBytes } from "../../event-data.ts";
 import type { PgSession } from "../session.ts";
+import { walkPages } from "./keyset.ts";
 
 // The columns as the port's records (quoted aliases: PostgreSQL folds unquoted names to lower case).
 const RECORD = `seq, type, data AS "dataJson", created_at AS "createdAt"`;
@@ -28,18 +29,16 @@ export class PgEventLog implements EventRepository {
   }
 
   async prunableThrough(from: number, upTo: number, cutoff: string, limit: number): Promise<number> {
-    // In pages, so that a run with nothing to prune (the oldest event is young) reads one page, not `limit` rows.
-    const page = Math.min(256, limit);
     let through = from;
-    for (let seen = 0; seen < limit; ) {
-      const rows = await this.db.read<{ seq: number; created_at: string }>("SELECT seq, created_at FROM events WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3", [through, upTo, page]);
-      for (const r of rows) {
-        if (r.created_at >= cutoff) return through;
+    await walkPages<{ seq: number; created_at: string }>(
+      limit,
+      (last, size) => this.db.read("SELECT seq, created_at FROM events WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3", [last?.seq ?? from, upTo, size]),
+      (r) => {
+        if (r.created_at >= cutoff) return false;
         through = r.seq;
-      }
-      seen += rows.length;
-      if (rows.length < page) break;
-    }
+        return true;
+      },
+    );
     return through;
   }
 

@@ -34,7 +34,7 @@ import {
   type WebhookRow,
 } from "../../repos/webhooks.ts";
 import type { PgParam, PgSession } from "../session.ts";
-import { newestFirst, numbered } from "./keyset.ts";
+import { newestFirst, numbered, walkPages } from "./keyset.ts";
 
 /** Deliveries per INSERT statement (19 parameters each: well under PostgreSQL's 65,535). */
 const INSERT_BATCH = 500;
@@ -86,23 +86,16 @@ export class PgWebhooks implements WebhookRepository {
   }
 
   async prunableDeliveries(cutoff: string, limit: number): Promise<string[]> {
-    // In pages, so that a run with nothing to prune (the oldest delivery is young) reads one page, not `limit` rows.
-    const page = Math.min(256, limit);
     const out: string[] = [];
-    let after = "";
-    for (let seen = 0; seen < limit; ) {
-      const rows = await this.db.read<{ id: string; created_at: string; updated_at: string }>(
-        "SELECT id, created_at, updated_at FROM webhook_deliveries WHERE id > $1 AND status != 'pending' ORDER BY id LIMIT $2",
-        [after, page],
-      );
-      for (const d of rows) {
-        if (d.created_at >= cutoff) return out;
+    await walkPages<{ id: string; created_at: string; updated_at: string }>(
+      limit,
+      (last, size) => this.db.read("SELECT id, created_at, updated_at FROM webhook_deliveries WHERE id > $1 AND status != 'pending' ORDER BY id LIMIT $2", [last?.id ?? "", size]),
+      (d) => {
+        if (d.created_at >= cutoff) return false;
         if (d.updated_at < cutoff) out.push(d.id);
-        after = d.id;
-      }
-      seen += rows.length;
-      if (rows.length < page) break;
-    }
+        return true;
+      },
+    );
     return out;
   }
 
