@@ -1,5 +1,6 @@
 // PostgreSQL twin of db/schema (same tables, columns and keys; types mapped as in docs/architecture.md). Domain events in commit order; the webhook dispatcher and the console read them by seq.
 import { pgTable, text, index, bigint } from "drizzle-orm/pg-core";
+import { bytea } from "./types.ts";
 
 export const events = pgTable(
   "events",
@@ -13,7 +14,8 @@ export const events = pgTable(
     type: text("type").notNull(),
     entityType: text("entity_type").notNull(),
     entityId: text("entity_id").notNull(),
-    data: text("data").notNull(),
+    // bytea, not text: the JSON text as UTF-8 bytes, or its compact form (src/adapters/storage/event-data.ts).
+    data: bytea("data").notNull(),
     createdAt: text("created_at").notNull(),
   },
   (t) => [index("events_company_env_seq").on(t.companyId, t.environment, t.seq)],

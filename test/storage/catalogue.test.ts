@@ -54,6 +54,8 @@ const DELIBERATE: Record<string, string> = {
   "column rules.seq: only in postgres": "insertion order of rules (SQLite's rowid, which PostgreSQL lacks): the keyset of rule lists and the order of the active rules",
   "rules: index (company_id, environment) only in sqlite": "SQLite's index carries the rowid after its columns; PostgreSQL's names seq, the rowid's twin",
   "rules: index (company_id, environment, seq) only in postgres": "the twin of SQLite's (company_id, environment) index, whose entries end in the rowid",
+  "column events.data: type text (sqlite, mapped) vs bytea (postgres)":
+    "SQLite's column takes the JSON text or its compact BLOB (CARAVAN_EVENTS_COMPACT) alike; PostgreSQL's text cannot hold the compact bytes, so it is bytea (the JSON text as UTF-8 bytes)",
 };
 
 /**

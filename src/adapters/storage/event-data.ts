@@ -7,8 +7,8 @@
 // deflate) but prefixes the dictionary as one stored deflate block and drops its bytes from the output. A value
 // written under Deno (no dictionary: just less compressed) reads the same everywhere.
 //
-// Only the events repository (src/adapters/storage/repos/events.ts) decodes, and only the mailbox's event insert
-// encodes; what every reader gets (webhook bodies, the stream's `data:` lines, event pages) is the JSON text as it was
+// Only the events repositories (src/adapters/storage/repos/events.ts, postgres/repos/events.ts) decode, and only the
+// mailboxes' event inserts encode (`eventDataWriter`); what every reader gets (webhook bodies, the stream's `data:` lines, event pages) is the JSON text as it was
 // written, byte for byte.
 import { presetDeflate } from "../deflate.ts";
 
@@ -69,4 +69,34 @@ export function decodeEventData(stored: string | Uint8Array | ArrayBuffer): stri
     throw new Error("events.data: short stream");
   }
   return decoder.decode(out);
+}
+
+/**
+ * An events.data value as an engine that stores every value as bytes keeps it (PostgreSQL: bytea): the compact form
+ * as it is, the JSON text as its UTF-8 bytes. JSON text never starts with the EVENT_DATA_V1 byte, so the two never mix.
+ */
+export function eventDataBytes(stored: string | Uint8Array): Uint8Array {
+  return typeof stored === "string" ? encoder.encode(stored) : stored;
+}
+
+/** The JSON text of a value `eventDataBytes` made: the compact form inflated, else the bytes as UTF-8 text. */
+export function decodeEventBytes(bytes: Uint8Array): string {
+  return bytes.length > 0 && bytes[0] === EVENT_DATA_V1 ? decodeEventData(bytes) : decoder.decode(bytes);
+}
+
+/**
+ * An event's data as stored (JSON, or compacted with `compact`), serialised once for consecutive events sharing the
+ * object: events emitted together often share one (a create's two). Only within one synchronous turn (one group
+ * commit's inserts): an object changed later is serialised again.
+ */
+export function eventDataWriter(compact: boolean): (data: unknown) => string | Uint8Array {
+  let last: { of: unknown; stored: string | Uint8Array } | null = null;
+  return (data) => {
+    if (last !== null && last.of === data) return last.stored;
+    const json = JSON.stringify(data);
+    const stored = compact ? encodeEventData(json) : json;
+    if (last === null) queueMicrotask(() => (last = null));
+    last = { of: data, stored };
+    return stored;
+  };
 }

@@ -174,6 +174,30 @@ export function webhookContract(engine: Engine): void {
       expect(await repo.countDeliveries(got, { eventType: "transfer.held" })).toBe(0);
     });
 
+    test("the counters to the unit: response times added, replaced and taken back as attempts rewrite them, statuses moved", async () => {
+      const w = await made();
+      const a = delivery(w);
+      const b = delivery(w, { status: "sent", attempts: 1, httpStatus: 200, responseTimeMs: 30, sentAt: iso(NOW) });
+      const c = delivery(w);
+      await tx(() => repo.insertDeliveries([a, b, c]));
+      const counters = async () => {
+        const g = (await repo.get(store.companyId, "test", w.id))!;
+        return { total: g.deliveryCount, sent: g.sentCount, failed: g.failedCount, sum: g.responseMsSum, timed: g.responseCount };
+      };
+      expect(await counters()).toEqual({ total: 3, sent: 1, failed: 0, sum: 30, timed: 1 });
+      // A retry to come: its time counted, still pending.
+      await tx(() => repo.recordAttempt(a.id, { status: "pending", attempts: 1, httpStatus: 503, responseTimeMs: 5, lastError: "HTTP 503", nextRetryAt: NOW + 1000, sentAt: null }, iso(NOW)));
+      expect(await counters()).toEqual({ total: 3, sent: 1, failed: 0, sum: 35, timed: 2 });
+      // Sent at the next attempt: its time replaced.
+      await tx(() => repo.recordAttempt(a.id, sent(2, 20), iso(NOW)));
+      expect(await counters()).toEqual({ total: 3, sent: 2, failed: 0, sum: 50, timed: 2 });
+      // Rewritten without a time (no answer): taken back; sent becomes failed.
+      await tx(() => repo.recordAttempt(b.id, { status: "failed", attempts: 2, httpStatus: null, responseTimeMs: null, lastError: "timed out", nextRetryAt: null, sentAt: null }, iso(NOW)));
+      expect(await counters()).toEqual({ total: 3, sent: 1, failed: 1, sum: 20, timed: 1 });
+      expect(await tx(() => repo.failPending(w.id, "not sent: the subscription is paused", iso(NOW)))).toBe(1);
+      expect(await counters()).toEqual({ total: 3, sent: 1, failed: 2, sum: 20, timed: 1 });
+    });
+
     test("an attempt's record: the signature kept when none is given; a retry waits for its time; due ones are found", async () => {
       const w = await made();
       const d = delivery(w);

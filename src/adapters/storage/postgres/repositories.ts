@@ -11,7 +11,9 @@ import { PgProviderEStore } from "./repos/provider-e-store.ts";
 import { PgProviderSettings } from "./repos/provider-settings.ts";
 import { PgRules } from "./repos/rules.ts";
 import { PgThresholds } from "./repos/thresholds.ts";
+import { PgEventLog } from "./repos/events.ts";
 import { PgVaspDirectory } from "./repos/vasps.ts";
+import { PgWebhooks } from "./repos/webhooks.ts";
 
 /** A resource whose PostgreSQL repository is not written yet: any call says so (never a silent answer). */
 function missing<T extends object>(name: string): T {
@@ -22,14 +24,14 @@ function missing<T extends object>(name: string): T {
 
 /** The PostgreSQL repositories over one session. */
 export function createPgRepositories(db: PgSession, keys: RepositoryKeys): Repositories {
-  const repos: Repositories = {
+  const repositories: Repositories = {
     assets: missing("assets"),
     audit: missing("audit"),
     auditTrees: missing("auditTrees"),
     cases: missing("cases"),
     customerOverview: missing("customerOverview"),
     customers: missing("customers"),
-    events: missing("events"),
+    events: new PgEventLog(db),
     fxValuations: missing("fxValuations"),
     proofs: missing("proofs"),
     providerA: new PgProviderAStore(db),
@@ -40,11 +42,11 @@ export function createPgRepositories(db: PgSession, keys: RepositoryKeys): Repos
     reports: missing("reports"),
     rules: new PgRules(db),
     tenancy: missing("tenancy"),
-    thresholds: new PgThresholds(db, () => repos.audit),
+    thresholds: new PgThresholds(db, () => repositories.audit),
     transfers: missing("transfers"),
     vasps: new PgVaspDirectory(db),
     wallets: missing("wallets"),
-    webhooks: missing("webhooks"),
+    webhooks: new PgWebhooks(db, () => repositories.audit),
   };
-  return repos;
+  return repositories;
 }

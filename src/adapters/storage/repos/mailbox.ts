@@ -1,13 +1,13 @@
 // The actor runtime's store: durable mailbox rows, actor state, dead letters and emitted events, in SQLite.
 // Every statement is prepared once and reused (`storage.stmt` caches by text): this is the runtime's hot path.
 import type { Storage } from "../types.ts";
-import { encodeEventData } from "../event-data.ts";
+import { eventDataWriter } from "../event-data.ts";
 
 import type { DeadLetter, MailboxEvent, MessageRecord, MessageRef, ReplayedDeadLetter, RuntimeStore, StoredState, Tenant } from "../../../ports/runtime-store.ts";
 
 export type { DeadLetter, MailboxEvent, MessageRecord, MessageRef, ReplayedDeadLetter, RuntimeStore, StoredState, Tenant } from "../../../ports/runtime-store.ts";
 
-interface MessageRow {
+export interface MessageRow {
   id: number;
   actor: string;
   body: string;
@@ -19,7 +19,7 @@ interface MessageRow {
   checkpoints: number;
 }
 
-const toMessage = (r: MessageRow): MessageRecord => ({
+export const toMessage = (r: MessageRow): MessageRecord => ({
   id: r.id,
   actor: r.actor,
   body: r.body,
@@ -31,6 +31,19 @@ const toMessage = (r: MessageRow): MessageRecord => ({
   checkpoints: r.checkpoints ?? 0,
 });
 
+/** A dead letter's columns as the lists read them. */
+export const DEAD_LETTER_COLUMNS = "id, actor, attempts, last_error, created_at, died_at";
+
+export interface DeadLetterRow {
+  id: number;
+  actor: string;
+  attempts: number;
+  last_error: string;
+  created_at: number;
+  died_at: number;
+}
+
+export const toDeadLetter = (r: DeadLetterRow): DeadLetter => ({ id: r.id, actor: r.actor, attempts: r.attempts, lastError: r.last_error, createdAt: r.created_at, diedAt: r.died_at });
 
 /** The SQLite mailbox over an open database (the runtime creates its own, once, at construction). */
 export function createMailbox(storage: Storage, o: { compactEvents?: boolean } = {}): RuntimeStore {
@@ -39,10 +52,15 @@ export function createMailbox(storage: Storage, o: { compactEvents?: boolean } =
 
 export class Mailbox implements RuntimeStore {
   /** `compactEvents`: events.data written compactly (src/adapters/storage/event-data.ts), else as JSON text. */
+  /** An event's data as stored (JSON, or compacted): serialised once for consecutive events sharing the object. */
+  private readonly stored: (data: unknown) => string | Uint8Array;
+
   constructor(
     private readonly s: Storage,
-    private readonly compactEvents = false,
-  ) {}
+    compactEvents = false,
+  ) {
+    this.stored = eventDataWriter(compactEvents);
+  }
 
   insert(actor: string, body: string, dueAt: number, replyTo: string | null, now: number): Promise<number> {
     return this.s.run(() => {
@@ -107,10 +125,10 @@ export class Mailbox implements RuntimeStore {
     return this.s.run(() => {
       const rows = this.s
         .stmt(
-          "SELECT id, actor, attempts, last_error, created_at, died_at FROM actor_dead_letters WHERE company_id = ? AND environment = ? AND (died_at, id) < (?, ?) ORDER BY died_at DESC, id DESC LIMIT ?",
+          `SELECT ${DEAD_LETTER_COLUMNS} FROM actor_dead_letters WHERE company_id = ? AND environment = ? AND (died_at, id) < (?, ?) ORDER BY died_at DESC, id DESC LIMIT ?`,
         )
-        .all(t.companyId, t.environment, before?.[0] ?? Number.MAX_SAFE_INTEGER, before?.[1] ?? Number.MAX_SAFE_INTEGER, limit) as { id: number; actor: string; attempts: number; last_error: string; created_at: number; died_at: number }[];
-      return rows.map((r) => ({ id: r.id, actor: r.actor, attempts: r.attempts, lastError: r.last_error, createdAt: r.created_at, diedAt: r.died_at }));
+        .all(t.companyId, t.environment, before?.[0] ?? Number.MAX_SAFE_INTEGER, before?.[1] ?? Number.MAX_SAFE_INTEGER, limit) as unknown as DeadLetterRow[];
+      return rows.map(toDeadLetter);
     });
   }
 
@@ -125,9 +143,9 @@ export class Mailbox implements RuntimeStore {
   deadLetters(o: { actorPrefix?: string; limit?: number } = {}): Promise<DeadLetter[]> {
     return this.s.run(() => {
       const rows = this.s
-        .stmt("SELECT id, actor, attempts, last_error, created_at, died_at FROM actor_dead_letters WHERE actor >= ? AND actor < ? ORDER BY died_at, id LIMIT ?")
-        .all(o.actorPrefix ?? "", `${o.actorPrefix ?? ""}\uffff`, o.limit ?? 1_000) as { id: number; actor: string; attempts: number; last_error: string; created_at: number; died_at: number }[];
-      return rows.map((r) => ({ id: r.id, actor: r.actor, attempts: r.attempts, lastError: r.last_error, createdAt: r.created_at, diedAt: r.died_at }));
+        .stmt(`SELECT ${DEAD_LETTER_COLUMNS} FROM actor_dead_letters WHERE actor >= ? AND actor < ? ORDER BY died_at, id LIMIT ?`)
+        .all(o.actorPrefix ?? "", `${o.actorPrefix ?? ""}\uffff`, o.limit ?? 1_000) as unknown as DeadLetterRow[];
+      return rows.map(toDeadLetter);
     });
   }
 
@@ -228,22 +246,5 @@ export class Mailbox implements RuntimeStore {
         .run(id, e.companyId, e.environment, e.type, e.entityType, e.entityId, this.stored(e.data), createdAt);
       return Number(r.lastInsertRowid);
     });
-  }
-
-  /** The last data object stored and its stored form: events emitted together often share one (a create's two). */
-  private lastData: { of: unknown; stored: string | Uint8Array } | null = null;
-
-  /**
-   * An event's data as stored (JSON, or compacted), serialised once for consecutive events sharing the object. Only
-   * within one synchronous turn (one group commit's inserts): an object changed later is serialised again.
-   */
-  private stored(data: unknown): string | Uint8Array {
-    const last = this.lastData;
-    if (last !== null && last.of === data) return last.stored;
-    const json = JSON.stringify(data);
-    const stored = this.compactEvents ? encodeEventData(json) : json;
-    if (last === null) queueMicrotask(() => (this.lastData = null));
-    this.lastData = { of: data, stored };
-    return stored;
   }
 }

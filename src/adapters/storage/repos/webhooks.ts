@@ -21,12 +21,13 @@ import { newestFirst, type Where } from "./keyset.ts";
 import { AuditLog } from "./audit.ts";
 import { iso } from "../../../domain/ids.ts";
 import type { RowOf } from "./row.ts";
+import type { AuditEntryInput } from "../../../ports/audit.ts";
 import type { webhooks as webhooksTable, webhookDeliveries as webhookDeliveriesTable } from "../../../../db/schema/webhooks.ts";
 
-type WebhookRow = RowOf<typeof webhooksTable>;
-type DeliveryRow = RowOf<typeof webhookDeliveriesTable>;
+export type WebhookRow = RowOf<typeof webhooksTable>;
+export type DeliveryRow = RowOf<typeof webhookDeliveriesTable>;
 
-const toWebhook = (r: WebhookRow): Webhook => ({
+export const toWebhook = (r: WebhookRow): Webhook => ({
   id: r.id,
   companyId: r.company_id,
   environment: r.environment,
@@ -49,7 +50,7 @@ const toWebhook = (r: WebhookRow): Webhook => ({
   updatedAt: r.updated_at,
 });
 
-const toDelivery = (r: DeliveryRow): Delivery => ({
+export const toDelivery = (r: DeliveryRow): Delivery => ({
   id: r.id,
   webhookId: r.webhook_id,
   companyId: r.company_id,
@@ -83,11 +84,86 @@ const PATCH_COLUMNS: Record<keyof WebhookPatch, keyof WebhookRow> = {
   updatedAt: "updated_at",
 };
 
-const INSERT_DELIVERY =
-  "INSERT INTO webhook_deliveries (id, webhook_id, company_id, environment, event_id, event_seq, event_type, body, signature, status, attempts, max_attempts, " +
-  "http_status, response_time_ms, last_error, next_retry_at, sent_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+/** A delivery's columns, in the order of `deliveryValues`. */
+export const DELIVERY_COLUMNS =
+  "id, webhook_id, company_id, environment, event_id, event_seq, event_type, body, signature, status, attempts, max_attempts, " +
+  "http_status, response_time_ms, last_error, next_retry_at, sent_at, created_at, updated_at";
+
+const INSERT_DELIVERY = `INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS}) VALUES (${Array(19).fill("?").join(", ")})`;
 
 const STATUSES: ReadonlySet<string> = new Set<DeliveryStatus>(["pending", "sent", "failed"]);
+
+/** A subscription's deliveries matching the filter, as a WHERE clause (`?` parameters). */
+export function deliveryWhere(webhookId: string, f: DeliveryFilter): Where {
+  const where: Where = { sql: "webhook_id = ?", args: [webhookId] };
+  // The status as a literal (one of three, checked here): the planner uses a partial index only for a literal.
+  if (f.status) {
+    if (!STATUSES.has(f.status)) throw new RangeError(`unknown delivery status ${JSON.stringify(f.status)}`);
+    where.sql += ` AND status = '${f.status}'`;
+  }
+  if (f.eventType) (where.sql += " AND event_type = ?"), where.args.push(f.eventType);
+  return where;
+}
+
+/** A change's columns and values in field order (events as JSON text); the values of fields left undefined are not written. */
+export function patchColumns(set: WebhookPatch): { cols: (keyof WebhookRow)[]; values: SqlValue[] } {
+  const cols: (keyof WebhookRow)[] = [];
+  const values: SqlValue[] = [];
+  for (const [k, v] of Object.entries(set) as [keyof WebhookPatch, unknown][]) {
+    if (v === undefined) continue;
+    cols.push(PATCH_COLUMNS[k]);
+    values.push(k === "events" ? JSON.stringify(v) : (v as SqlValue));
+  }
+  return { cols, values };
+}
+
+/** The audit entry of the automatic disabling. */
+export function disabledAutomatically(w: Webhook, failures: number, nowMs: number): AuditEntryInput {
+  return {
+    companyId: w.companyId,
+    environment: w.environment,
+    actor: { type: "system" },
+    action: "webhook.disabled",
+    entityType: "webhook",
+    entityId: w.id,
+    detail: { reason: "automatic", consecutiveFailures: failures, failingSince: iso(w.failingSince ?? nowMs) },
+  };
+}
+
+/** The reason the automatic disabling gives the pending deliveries it fails. */
+export const DISABLED_AUTOMATICALLY = "not sent: the subscription was disabled automatically after repeated failures";
+
+/** How many deliveries match, from the trigger-kept counters (undefined when they cannot say: a filter on the event type). */
+export function countedDeliveries(w: Webhook, f: DeliveryFilter): number | undefined {
+  if (f.eventType) return undefined;
+  if (!f.status) return w.deliveryCount;
+  if (f.status === "sent") return w.sentCount;
+  if (f.status === "failed") return w.failedCount;
+  return w.deliveryCount - w.sentCount - w.failedCount;
+}
+
+/** A delivery's values in the order of DELIVERY_COLUMNS. */
+export const deliveryValues = (d: NewDelivery): SqlValue[] => [
+  d.id,
+  d.webhookId,
+  d.companyId,
+  d.environment,
+  d.eventId,
+  d.eventSeq,
+  d.eventType,
+  d.body,
+  d.signature,
+  d.status,
+  d.attempts,
+  d.maxAttempts,
+  d.httpStatus,
+  d.responseTimeMs,
+  d.lastError,
+  d.nextRetryAt,
+  d.sentAt,
+  d.createdAt,
+  d.updatedAt,
+];
 
 export class Webhooks implements WebhookRepository {
   constructor(private readonly s: Storage) {}
@@ -131,15 +207,9 @@ export class Webhooks implements WebhookRepository {
   }
 
   private updateNow(id: string, set: WebhookPatch): void {
-    const cols: string[] = [];
-    const values: SqlValue[] = [];
-    for (const [k, v] of Object.entries(set) as [keyof WebhookPatch, unknown][]) {
-      if (v === undefined) continue;
-      cols.push(`${PATCH_COLUMNS[k]} = ?`);
-      values.push(k === "events" ? JSON.stringify(v) : (v as SqlValue));
-    }
+    const { cols, values } = patchColumns(set);
     if (cols.length === 0) return;
-    this.s.stmt(`UPDATE webhooks SET ${cols.join(", ")} WHERE id = ?`).run(...values, id);
+    this.s.stmt(`UPDATE webhooks SET ${cols.map((c) => `${c} = ?`).join(", ")} WHERE id = ?`).run(...values, id);
   }
 
   /** The dispatcher's candidates for an event of this company and environment. */
@@ -194,28 +264,7 @@ export class Webhooks implements WebhookRepository {
   insertDeliveries(ds: readonly NewDelivery[]): Promise<void> {
     return this.s.run(() => {
       const ins = this.s.stmt(INSERT_DELIVERY);
-      for (const d of ds)
-        ins.run(
-          d.id,
-          d.webhookId,
-          d.companyId,
-          d.environment,
-          d.eventId,
-          d.eventSeq,
-          d.eventType,
-          d.body,
-          d.signature,
-          d.status,
-          d.attempts,
-          d.maxAttempts,
-          d.httpStatus,
-          d.responseTimeMs,
-          d.lastError,
-          d.nextRetryAt,
-          d.sentAt,
-          d.createdAt,
-          d.updatedAt,
-        );
+      for (const d of ds) ins.run(...deliveryValues(d));
     });
   }
 
@@ -291,31 +340,15 @@ export class Webhooks implements WebhookRepository {
     );
   }
 
-  private deliveryWhere(webhookId: string, f: DeliveryFilter): Where {
-    const where: Where = { sql: "webhook_id = ?", args: [webhookId] };
-    // The status as a literal (one of three, checked here): the planner uses a partial index only for a literal.
-    if (f.status) {
-      if (!STATUSES.has(f.status)) throw new RangeError(`unknown delivery status ${JSON.stringify(f.status)}`);
-      where.sql += ` AND status = '${f.status}'`;
-    }
-    if (f.eventType) (where.sql += " AND event_type = ?"), where.args.push(f.eventType);
-    return where;
-  }
-
   deliveries(webhookId: string, f: DeliveryFilter, after: ListPosition | null, limit: number): Promise<Delivery[]> {
-    return this.s.run(() => newestFirst<DeliveryRow>(this.s, "*", "webhook_deliveries", this.deliveryWhere(webhookId, f), after, limit).map(toDelivery));
+    return this.s.run(() => newestFirst<DeliveryRow>(this.s, "*", "webhook_deliveries", deliveryWhere(webhookId, f), after, limit).map(toDelivery));
   }
 
   countDeliveries(w: Webhook, f: DeliveryFilter): Promise<number> {
     return this.s.run(() => {
-      // The trigger-kept counters answer the common cases without counting rows.
-      if (!f.eventType) {
-        if (!f.status) return w.deliveryCount;
-        if (f.status === "sent") return w.sentCount;
-        if (f.status === "failed") return w.failedCount;
-        return w.deliveryCount - w.sentCount - w.failedCount;
-      }
-      const where = this.deliveryWhere(w.id, f);
+      const counted = countedDeliveries(w, f);
+      if (counted !== undefined) return counted;
+      const where = deliveryWhere(w.id, f);
       return Number((this.s.stmt(`SELECT count(*) AS n FROM webhook_deliveries WHERE ${where.sql}`).get(...where.args) as { n: number }).n);
     });
   }
@@ -328,19 +361,8 @@ export class Webhooks implements WebhookRepository {
     return this.s.run(() => {
       const now = iso(nowMs);
       this.updateNow(w.id, { status: "disabled", updatedAt: now });
-      new AuditLog(this.s).append(
-        {
-          companyId: w.companyId,
-          environment: w.environment,
-          actor: { type: "system" },
-          action: "webhook.disabled",
-          entityType: "webhook",
-          entityId: w.id,
-          detail: { reason: "automatic", consecutiveFailures: failures, failingSince: iso(w.failingSince ?? nowMs) },
-        },
-        nowMs,
-      );
-      this.failPendingNow(w.id, "not sent: the subscription was disabled automatically after repeated failures", now);
+      new AuditLog(this.s).append(disabledAutomatically(w, failures, nowMs), nowMs);
+      this.failPendingNow(w.id, DISABLED_AUTOMATICALLY, now);
     });
   }
 }
