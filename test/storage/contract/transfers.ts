@@ -226,15 +226,17 @@ export function transferContract(engine: Engine): void {
       expect(await t.lastReached(company, "test", "vasp_reached", reached.id)).toBeNull();
     });
 
-    test("the search index's queue: a new transfer is queued, indexing empties it, and search finds it before and after", async () => {
+    test("the search index's queue: a new transfer is queued (where search has a queue), indexing empties it, and search finds it before and after", async () => {
       const t = store.repositories.transfers;
+      // An engine that keeps its search index with the rows (searchQueued false) never has anything pending.
+      const queued = t.searchQueued ? 1 : 0;
       while ((await t.indexPending(500)) === 500);
       expect(await t.pendingIndex()).toBe(0);
       const given = record(company, { externalId: "queued-for-index-7" });
       await t.insert(given);
-      expect(await t.pendingIndex()).toBe(1);
+      expect(await t.pendingIndex()).toBe(queued);
       expect((await t.page(company, "test", { search: "for-index-7" }, null, 10)).map((x) => x.id)).toEqual([given.id]);
-      expect(await t.indexPending(500)).toBe(1);
+      expect(await t.indexPending(500)).toBe(queued);
       expect(await t.pendingIndex()).toBe(0);
       expect((await t.page(company, "test", { search: "for-index-7" }, null, 10)).map((x) => x.id)).toEqual([given.id]);
       expect(await t.trimSearchQueue()).toBeGreaterThanOrEqual(0);

@@ -4,6 +4,8 @@
 import type { Repositories } from "../../../ports/repositories.ts";
 import type { RepositoryKeys } from "../repositories.ts";
 import type { PgSession } from "./session.ts";
+import { PgCustomerOverview } from "./repos/customer-overview.ts";
+import { PgTransfers } from "./repos/transfers.ts";
 import { PgVaspDirectory } from "./repos/vasps.ts";
 
 /** A resource whose PostgreSQL repository is not written yet: any call says so (never a silent answer). */
@@ -21,7 +23,7 @@ export function createPgRepositories(db: PgSession, keys: RepositoryKeys): Repos
     audit: missing("audit"),
     auditTrees: missing("auditTrees"),
     cases: missing("cases"),
-    customerOverview: missing("customerOverview"),
+    customerOverview: new PgCustomerOverview(db),
     customers: missing("customers"),
     events: missing("events"),
     fxValuations: missing("fxValuations"),
@@ -35,7 +37,7 @@ export function createPgRepositories(db: PgSession, keys: RepositoryKeys): Repos
     rules: missing("rules"),
     tenancy: missing("tenancy"),
     thresholds: missing("thresholds"),
-    transfers: missing("transfers"),
+    transfers: new PgTransfers(db),
     vasps: new PgVaspDirectory(db),
     wallets: missing("wallets"),
     webhooks: missing("webhooks"),
