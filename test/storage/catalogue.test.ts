@@ -51,12 +51,8 @@ const WIDE: Record<string, string[]> = {
 const DELIBERATE: Record<string, string> = {
   "table transfers_search_pending: only in sqlite":
     "SQLite's queue feeding its separate FTS5 search file; PostgreSQL searches transfers with pg_trgm indexes on the rows (a twin to write, not a table)",
-  "transfers: index (beneficiary_address) only in postgres": "a pg_trgm GIN index for transfer search (migration 0003), the twin of SQLite's FTS5 transfers_search in its own file",
-  "transfers: index (beneficiary_vasp_id) only in postgres": "a pg_trgm GIN index for transfer search (migration 0003), the twin of SQLite's FTS5 transfers_search in its own file",
-  "transfers: index (external_id) only in postgres": "a pg_trgm GIN index for transfer search (migration 0003), the twin of SQLite's FTS5 transfers_search in its own file",
-  "transfers: index (id) only in postgres": "a pg_trgm GIN index for transfer search (migration 0003), the twin of SQLite's FTS5 transfers_search in its own file",
-  "transfers: index (originator_address) only in postgres": "a pg_trgm GIN index for transfer search (migration 0003), the twin of SQLite's FTS5 transfers_search in its own file",
-  "transfers: index (originator_vasp_id) only in postgres": "a pg_trgm GIN index for transfer search (migration 0003), the twin of SQLite's FTS5 transfers_search in its own file",
+  "transfers: index (<expr>) only in postgres":
+    "transfers_search, a pg_trgm GIN index over the searched columns (migration 0003): the twin of SQLite's FTS5 transfers_search in its own file",
 };
 
 /**
