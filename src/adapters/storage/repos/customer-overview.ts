@@ -24,17 +24,8 @@ export type OverviewWalletRow = {
   verified_at: string | null;
   created_at: string;
 };
-export type OverviewTransferRow = {
-  id: string;
-  direction: string;
-  state: string;
-  status: string;
-  amount: string;
-  asset: string;
-  network: string;
-  protocol: string | null;
-  created_at: string;
-};
+/** The record's fields, but the time under its column's name. */
+export type OverviewTransferRow = Omit<OverviewTransfer, "createdAt"> & { created_at: string };
 export type OverviewCaseRow = {
   id: string;
   case_number: string;
