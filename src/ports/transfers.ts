@@ -155,6 +155,13 @@ export interface TransferRepository {
   /** Newest first ((createdAt, id) descending), after the keyset position `after` when given. */
   page(companyId: string, env: Environment, f: TransferFilter, after: [string, string] | null, limit: number): Promise<Transfer[]>;
   count(companyId: string, env: Environment, f: TransferFilter): Promise<number>;
+  /**
+   * Whether search reads an index fed from a queue (SQLite: the index in its own file, filled off the request thread)
+   * rather than one the engine keeps in the transaction that writes the row (PostgreSQL's pg_trgm indexes). Without a
+   * queue nothing is ever pending: the three upkeep methods below answer 0. Either way a transfer is found from its
+   * commit on.
+   */
+  readonly searchQueued: boolean;
   /** The search index's upkeep: index up to `limit` queued transfers (answers how many), trim what it reflects. */
   indexPending(limit: number): Promise<number>;
   trimSearchQueue(): Promise<number>;

@@ -3,6 +3,8 @@
 // PostgreSQL.
 import { describe } from "bun:test";
 import { ENGINES } from "./contract/engines.ts";
+import { testEngines } from "../support/engines.ts";
+import { startPostgres } from "../support/postgres.ts";
 import { thresholdContract } from "./contract/thresholds.ts";
 import { ruleContract } from "./contract/rules.ts";
 import { webhookContract } from "./contract/webhooks.ts";
@@ -23,6 +25,9 @@ import { fxValuationContract } from "./contract/fx-valuations.ts";
 import { vaspContract } from "./contract/vasps.ts";
 import { customerOverviewContract } from "./contract/customer-overview.ts";
 import { auditTreeContract } from "./contract/audit-tree.ts";
+
+// The cluster starts once, before the suites (initdb and a start can outlast a hook's timeout on a busy machine).
+if (testEngines().includes("postgres")) await startPostgres();
 
 for (const engine of ENGINES) {
   describe(engine.name, () => {

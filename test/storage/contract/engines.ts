@@ -59,11 +59,11 @@ async function pg(clock: () => number): Promise<OpenedStore> {
   };
 }
 
-const SQLITE: readonly Engine[] = [
+export const SQLITE: readonly Engine[] = [
   { name: "SQLite file", open: (clock) => sqlite(join(tempDir(), `contract-${crypto.randomUUID()}.db`), clock) },
   { name: "SQLite :memory:", open: (clock) => sqlite(":memory:", clock) },
 ];
-const POSTGRES: readonly Engine[] = [{ name: "PostgreSQL", open: pg }];
+export const POSTGRES: readonly Engine[] = [{ name: "PostgreSQL", open: pg }];
 
 /** The engines CARAVAN_TEST_ENGINES asks for (default SQLite's two forms). */
 export const ENGINES: readonly Engine[] = testEngines().flatMap((e) => (e === "sqlite" ? SQLITE : POSTGRES));

@@ -32,14 +32,16 @@ export async function openPostgres(url: string, o: OpenPostgresOptions = {}): Pr
   const session = createPgSession(url, o);
   try {
     await checkReachable(session, url);
-    const [info] = await session.read<{ v: number; collate: string }>(
-      "SELECT current_setting('server_version_num')::int AS v, datcollate AS collate FROM pg_database WHERE datname = current_database()",
+    const [info] = await session.read<{ v: number; collate: string; ctype: string }>(
+      "SELECT current_setting('server_version_num')::int AS v, datcollate AS collate, datctype AS ctype FROM pg_database WHERE datname = current_database()",
     );
     if (!info || info.v < MIN_POSTGRES_MAJOR * 10000)
       throw new StorageError(`PostgreSQL at ${databaseTarget(url)} is version ${info ? Math.floor(info.v / 10000) : "unknown"}; Caravan needs ${MIN_POSTGRES_MAJOR} or later`);
-    if (info.collate !== "C" && info.collate !== "POSIX")
+    // Byte order for text (the keysets, as SQLite's BINARY) and ASCII-only case folding (search, as SQLite's lower()).
+    const isC = (v: string) => v === "C" || v === "POSIX";
+    if (!isC(info.collate) || !isC(info.ctype))
       throw new StorageError(
-        `PostgreSQL database at ${databaseTarget(url)} has collation ${info.collate}; Caravan needs C (byte order, as its keysets and SQLite use): CREATE DATABASE … TEMPLATE template0 LOCALE 'C' ENCODING 'UTF8'`,
+        `PostgreSQL database at ${databaseTarget(url)} has collation ${info.collate} and character type ${info.ctype}; Caravan needs C for both (byte order and ASCII case folding, as SQLite): CREATE DATABASE … TEMPLATE template0 LOCALE 'C' ENCODING 'UTF8'`,
       );
     if (o.migrate !== false) await migratePg(session, o.migrationsFolder);
   } catch (e) {

@@ -12,6 +12,8 @@ import { PgProviderSettings } from "./repos/provider-settings.ts";
 import { PgRules } from "./repos/rules.ts";
 import { PgThresholds } from "./repos/thresholds.ts";
 import { PgEventLog } from "./repos/events.ts";
+import { PgCustomerOverview } from "./repos/customer-overview.ts";
+import { PgTransfers } from "./repos/transfers.ts";
 import { PgVaspDirectory } from "./repos/vasps.ts";
 import { PgWebhooks } from "./repos/webhooks.ts";
 
@@ -29,7 +31,7 @@ export function createPgRepositories(db: PgSession, keys: RepositoryKeys): Repos
     audit: missing("audit"),
     auditTrees: missing("auditTrees"),
     cases: missing("cases"),
-    customerOverview: missing("customerOverview"),
+    customerOverview: new PgCustomerOverview(db),
     customers: missing("customers"),
     events: new PgEventLog(db),
     fxValuations: missing("fxValuations"),
@@ -43,7 +45,7 @@ export function createPgRepositories(db: PgSession, keys: RepositoryKeys): Repos
     rules: new PgRules(db),
     tenancy: missing("tenancy"),
     thresholds: new PgThresholds(db, () => repositories.audit),
-    transfers: missing("transfers"),
+    transfers: new PgTransfers(db),
     vasps: new PgVaspDirectory(db),
     wallets: missing("wallets"),
     webhooks: new PgWebhooks(db, () => repositories.audit),

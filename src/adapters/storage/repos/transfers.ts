@@ -22,8 +22,8 @@ export function trigramQuery(search: string): string | null {
 /** Up to this many search candidates are looked up by rowid and sorted; more, and the list is walked in order. */
 const SEARCH_CANDIDATES = 2000;
 
-/** Not in a final state, in the words of the partial indexes' WHERE (db/schema/transfers.ts). */
-const ACTIVE = `state NOT IN (${FINAL_STATES.map((s) => `'${s}'`).join(", ")})`;
+/** Not in a final state, in the words of the partial indexes' WHERE (db/schema/transfers.ts); PostgreSQL's are the same. */
+export const ACTIVE = `state NOT IN (${FINAL_STATES.map((s) => `'${s}'`).join(", ")})`;
 if (ACTIVE !== "state NOT IN ('completed', 'rejected', 'cancelled')") throw new Error(`final states changed: update the partial indexes of transfers (${ACTIVE})`);
 
 /**
@@ -45,7 +45,9 @@ export type TransferRow = RowOf<typeof transfersTable>;
 
 /** Every column of the table, in its order (SQL name and record field): the insert's SQL is one fixed text, built once. */
 const TABLE_COLUMNS = Object.entries(getTableColumns(transfers)).map(([field, c]) => ({ field: field as keyof Transfer, name: c.name as keyof TransferRow }));
-const INSERT = `INSERT INTO transfers (${TABLE_COLUMNS.map((c) => c.name).join(", ")}) VALUES (${TABLE_COLUMNS.map(() => "?").join(", ")})`;
+/** The table's column names in TABLE_COLUMNS order: what `insertValues` answers the values of (both engines' insert). */
+export const INSERT_COLUMNS: readonly string[] = TABLE_COLUMNS.map((c) => c.name);
+const INSERT = `INSERT INTO transfers (${INSERT_COLUMNS.join(", ")}) VALUES (${TABLE_COLUMNS.map(() => "?").join(", ")})`;
 /** A record field's column. */
 const COLUMN_OF = new Map<string, string>(TABLE_COLUMNS.map((c) => [c.field, c.name]));
 /** The fields held as JSON text, and the flag held as 0/1. */
@@ -111,9 +113,38 @@ export function toTransfer(r: TransferRow): Transfer {
   };
 }
 
+/** A record's values as the columns hold them, in INSERT_COLUMNS order. */
+export function insertValues(t: Transfer): SqlValue[] {
+  const values = new Array<SqlValue>(TABLE_COLUMNS.length);
+  for (let i = 0; i < TABLE_COLUMNS.length; i++) {
+    const f = TABLE_COLUMNS[i].field;
+    values[i] = encode(f, t[f]);
+  }
+  return values;
+}
+
+/**
+ * The columns an update writes and their values, in the same order. A field given as undefined is written NULL, as the
+ * row's column was before the port; a field the record does not have is refused.
+ */
+export function updateColumns(set: Partial<Transfer>): { columns: string[]; values: SqlValue[] } {
+  const columns: string[] = [];
+  const values: SqlValue[] = [];
+  for (const [field, v] of Object.entries(set)) {
+    const col = COLUMN_OF.get(field);
+    if (!col) throw new Error(`a transfer has no field ${field}`);
+    columns.push(col);
+    values.push(encode(field, v));
+  }
+  return { columns, values };
+}
+
 const one = (r: unknown): Transfer | undefined => (r ? toTransfer(r as TransferRow) : undefined);
 
 export class Transfers implements TransferRepository {
+  /** Search reads an index in its own file, fed from a queue (search-index.ts). */
+  readonly searchQueued = true;
+
   constructor(private readonly s: Storage) {}
 
   get(companyId: string, env: Environment, id: string): Promise<Transfer | undefined> {
@@ -155,28 +186,15 @@ export class Transfers implements TransferRepository {
 
   insert(t: Transfer): Promise<void> {
     return this.s.run(() => {
-      const values = new Array<SqlValue>(TABLE_COLUMNS.length);
-      for (let i = 0; i < TABLE_COLUMNS.length; i++) {
-        const f = TABLE_COLUMNS[i].field;
-        values[i] = encode(f, t[f]);
-      }
-      this.s.stmt(INSERT).run(...values);
+      this.s.stmt(INSERT).run(...insertValues(t));
     });
   }
 
   update(id: string, set: Partial<Transfer>): Promise<void> {
     return this.s.run(() => {
-      const cols: string[] = [];
-      const values: SqlValue[] = [];
-      // A field given as undefined is written NULL, as the row's column was before the port.
-      for (const [field, v] of Object.entries(set)) {
-        const col = COLUMN_OF.get(field);
-        if (!col) throw new Error(`a transfer has no field ${field}`);
-        cols.push(`${col} = ?`);
-        values.push(encode(field, v));
-      }
-      if (!cols.length) return;
-      this.s.stmt(`UPDATE transfers SET ${cols.join(", ")} WHERE id = ?`).run(...values, id);
+      const { columns, values } = updateColumns(set);
+      if (!columns.length) return;
+      this.s.stmt(`UPDATE transfers SET ${columns.map((c) => `${c} = ?`).join(", ")} WHERE id = ?`).run(...values, id);
     });
   }
 
