@@ -4,6 +4,7 @@
 import type { Repositories } from "../../../ports/repositories.ts";
 import type { RepositoryKeys } from "../repositories.ts";
 import type { PgSession } from "./session.ts";
+import { PgReports } from "./repos/reports.ts";
 import { PgVaspDirectory } from "./repos/vasps.ts";
 
 /** A resource whose PostgreSQL repository is not written yet: any call says so (never a silent answer). */
@@ -31,7 +32,7 @@ export function createPgRepositories(db: PgSession, keys: RepositoryKeys): Repos
     providerE: missing("providerE"),
     providerD: missing("providerD"),
     providerSettings: missing("providerSettings"),
-    reports: missing("reports"),
+    reports: new PgReports(db, keys.pii),
     rules: missing("rules"),
     tenancy: missing("tenancy"),
     thresholds: missing("thresholds"),
