@@ -4,6 +4,7 @@
 import type { Repositories } from "../../../ports/repositories.ts";
 import type { RepositoryKeys } from "../repositories.ts";
 import type { PgSession } from "./session.ts";
+import { PgProofs } from "./repos/proofs.ts";
 import { PgReports } from "./repos/reports.ts";
 import { PgVaspDirectory } from "./repos/vasps.ts";
 
@@ -26,7 +27,7 @@ export function createPgRepositories(db: PgSession, keys: RepositoryKeys): Repos
     customers: missing("customers"),
     events: missing("events"),
     fxValuations: missing("fxValuations"),
-    proofs: missing("proofs"),
+    proofs: new PgProofs(db),
     providerA: missing("providerA"),
     providerBRequests: missing("providerBRequests"),
     providerE: missing("providerE"),
