@@ -36,6 +36,14 @@ function states(c: ChallengeView, walletId: string, now: number): Judgement | nu
 }
 
 export function judgeSignedProof(i: JudgeInput): Judgement {
+  return judgeOwn(i) ?? explainUnmatched(i, i.others());
+}
+
+/**
+ * The judgement against the requested challenge or the wallet's own: null when no challenge of the wallet was signed by
+ * its key (then `explainUnmatched` says why, from other wallets' recent challenges read only for that).
+ */
+export function judgeOwn(i: Omit<JudgeInput, "others">): Judgement | null {
   const { wallet, sig, now } = i;
   if (i.requested) {
     const c = i.requested.row;
@@ -53,8 +61,13 @@ export function judgeSignedProof(i: JudgeInput): Judgement {
     if (!r.matches) continue;
     return states(c, wallet.id, now) ?? { ok: true, challenge: c, signer: r.signer! };
   }
-  // No challenge of this wallet was signed by its key. Name the likely cause rather than a bare "invalid".
-  for (const c of i.others()) {
+  return null;
+}
+
+/** Why a signature that answers none of the wallet's challenges is refused: the likely cause rather than a bare "invalid". */
+export function explainUnmatched(i: Omit<JudgeInput, "others" | "requested">, others: readonly ChallengeView[]): Judgement {
+  const { wallet, sig } = i;
+  for (const c of others) {
     const r = checkSigner(sig, c.message, wallet.address);
     const theirs = r.matches || checkSigner(sig, c.message, c.address).matches;
     if (theirs) return { ok: false, reason: `the signature answers challenge ${c.id}, issued for wallet ${c.walletId}, not for wallet ${wallet.id}` };

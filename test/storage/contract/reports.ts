@@ -63,6 +63,36 @@ export function reportContract(engine: Engine): void {
       expect(missing).toEqual(await reports.missing(r, c));
     });
 
+    test("the content is stored sealed (no clear text in what the store holds), bound to its report and field, and sealed again by an edit", async () => {
+      const reports = store.repositories.reports;
+      const secret = { narrative: "Wired funds for Zebulon Quixote-Marsh.", name: "Quixote-Marsh, Zebulon", indicator: "zebulon_indicator" };
+      const r = await draft({ narrative: secret.narrative, riskIndicators: [secret.indicator], regulatoryData: { subjectName: secret.name } });
+      const stored = [r.sealed.narrative ?? "", r.sealed.riskIndicators, r.sealed.regulatoryData];
+      for (const value of stored) {
+        expect(value.length).toBeGreaterThan(0);
+        for (const clear of ["Zebulon", "Quixote", secret.indicator]) expect(value).not.toContain(clear);
+      }
+      // Each value opens only as the report and field it was sealed for.
+      const other = await draft();
+      await expect(reports.content({ ...r, sealed: { ...r.sealed, narrative: other.sealed.narrative } })).rejects.toThrow();
+      await expect(reports.content({ ...r, sealed: { ...r.sealed, narrative: r.sealed.regulatoryData } })).rejects.toThrow();
+      const d = decideStep(r, "edit", { memberId: "mem_editor", viaConsole: false }, { narrative: "Zebulon Quixote-Marsh again." }, iso(NOW + 500), () => ({
+        narrative: secret.narrative,
+        riskIndicators: [secret.indicator],
+        regulatoryData: { subjectName: secret.name },
+      }));
+      if (!d.ok) throw new Error(d.refusal.message);
+      await store.store.transaction(() => reports.saveStep(r, d.step, { type: "member", memberId: "mem_editor" }, NOW + 500));
+      const after = (await reports.get(store.companyId, "test", r.id))!;
+      expect(after.sealed.narrative).not.toBe(r.sealed.narrative);
+      for (const value of [after.sealed.narrative ?? "", after.sealed.riskIndicators, after.sealed.regulatoryData]) for (const clear of ["Zebulon", "Quixote", secret.indicator]) expect(value).not.toContain(clear);
+      expect((await reports.content(after)).narrative).toBe("Zebulon Quixote-Marsh again.");
+      // The audit entries the draft and the edit wrote carry none of it either.
+      const entries = await store.repositories.audit.page(store.companyId, "test", { entityId: r.id }, null, 10);
+      expect(entries.length).toBe(2);
+      for (const clear of ["Zebulon", "Quixote", secret.indicator]) expect(JSON.stringify(entries.map((e) => e.detail))).not.toContain(clear);
+    });
+
     test("drafts are numbered one after another in their company and environment", async () => {
       const a = await draft();
       const b = await draft();

@@ -14,6 +14,8 @@ import { PgThresholds } from "./repos/thresholds.ts";
 import { PgEventLog } from "./repos/events.ts";
 import { PgCustomerOverview } from "./repos/customer-overview.ts";
 import { PgTransfers } from "./repos/transfers.ts";
+import { PgProofs } from "./repos/proofs.ts";
+import { PgReports } from "./repos/reports.ts";
 import { PgVaspDirectory } from "./repos/vasps.ts";
 import { PgWebhooks } from "./repos/webhooks.ts";
 
@@ -35,14 +37,14 @@ export function createPgRepositories(db: PgSession, keys: RepositoryKeys): Repos
     customers: missing("customers"),
     events: new PgEventLog(db),
     fxValuations: missing("fxValuations"),
-    proofs: missing("proofs"),
     providerA: new PgProviderAStore(db),
     providerBRequests: new PgProviderBRequests(db),
     providerE: new PgProviderEStore(db),
     providerD: new PgProviderDStore(db),
     providerSettings: new PgProviderSettings(db, keys.secrets),
-    reports: missing("reports"),
     rules: new PgRules(db),
+    proofs: new PgProofs(db),
+    reports: new PgReports(db, keys.pii),
     tenancy: missing("tenancy"),
     thresholds: new PgThresholds(db, () => repositories.audit),
     transfers: new PgTransfers(db),

@@ -23,6 +23,24 @@ export const toAuditEntry = (r: AuditRow): AuditEntry => ({
   createdAt: r.created_at,
 });
 
+/** The audit_log row an append writes (every engine inserts the same columns; `seq` is the store's). */
+export function auditRow(e: AuditEntryInput, now: number): Omit<AuditRow, "seq"> {
+  return {
+    id: newId("aud", now),
+    company_id: e.companyId,
+    environment: e.environment,
+    actor_type: e.actor.type,
+    member_id: e.actor.memberId ?? null,
+    api_key_id: e.actor.apiKeyId ?? null,
+    session_id: e.actor.sessionId ?? null,
+    action: e.action,
+    entity_type: e.entityType,
+    entity_id: e.entityId,
+    detail: JSON.stringify(e.detail ?? {}),
+    created_at: iso(now),
+  };
+}
+
 export class AuditLog implements AuditRepository {
   constructor(private readonly s: Storage) {}
 
@@ -32,26 +50,10 @@ export class AuditLog implements AuditRepository {
 
   /** The synchronous append, for repositories inside storage that write within their own transaction (storage.tx). */
   append(e: AuditEntryInput, now: number): string {
-    const id = newId("aud", now);
-    this.s
-      .stmt(
-        "INSERT INTO audit_log (id, company_id, environment, actor_type, member_id, api_key_id, session_id, action, entity_type, entity_id, detail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      )
-      .run(
-        id,
-        e.companyId,
-        e.environment,
-        e.actor.type,
-        e.actor.memberId ?? null,
-        e.actor.apiKeyId ?? null,
-        e.actor.sessionId ?? null,
-        e.action,
-        e.entityType,
-        e.entityId,
-        JSON.stringify(e.detail ?? {}),
-        iso(now),
-      );
-    return id;
+    const row = auditRow(e, now);
+    const cols = Object.keys(row);
+    this.s.stmt(`INSERT INTO audit_log (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`).run(...Object.values(row));
+    return row.id;
   }
 
   get(companyId: string, env: Environment, id: string): Promise<AuditEntry | undefined> {
