@@ -4,6 +4,9 @@
 import type { Repositories } from "../../../ports/repositories.ts";
 import type { RepositoryKeys } from "../repositories.ts";
 import type { PgSession } from "./session.ts";
+import { PgAuditLog } from "./repos/audit.ts";
+import { PgAuditTrees } from "./repos/audit-tree.ts";
+import { PgCases } from "./repos/cases.ts";
 import { PgVaspDirectory } from "./repos/vasps.ts";
 
 /** A resource whose PostgreSQL repository is not written yet: any call says so (never a silent answer). */
@@ -18,9 +21,9 @@ export function createPgRepositories(db: PgSession, keys: RepositoryKeys): Repos
   void keys;
   return {
     assets: missing("assets"),
-    audit: missing("audit"),
-    auditTrees: missing("auditTrees"),
-    cases: missing("cases"),
+    audit: new PgAuditLog(db),
+    auditTrees: new PgAuditTrees(db, keys.env ?? {}),
+    cases: new PgCases(db),
     customerOverview: missing("customerOverview"),
     customers: missing("customers"),
     events: missing("events"),
