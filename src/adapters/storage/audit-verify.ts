@@ -2,6 +2,8 @@
 // read-only, every leaf's entry is encoded and hashed again and every checkpoint's root recomputed from those hashes
 // (never from the stored nodes), each checkpoint's signature checked against the trusted keys, and checkpoints kept
 // elsewhere (files) checked the same way. The first fault is answered with where it is: a leaf index or a checkpoint.
+// The checking is written once over an AuditReader (SQL both engines read alike, `?` parameters): SQLite's over the
+// file here, PostgreSQL's over one read-only snapshot (./postgres/audit-verify.ts).
 import { base64 } from "@scure/base";
 import {
   ENTRY_FIELDS_V1,
@@ -13,7 +15,7 @@ import {
   verifyNote,
   type EntryColumns,
 } from "../../domain/audit-tree.ts";
-import type { SqlClient } from "./types.ts";
+import type { SqlClient, SqlValue } from "./types.ts";
 import { openClient } from "./index.ts";
 import "../crypto/hash.ts";
 
@@ -45,11 +47,23 @@ interface Cp {
   time: string | null;
 }
 
-function hasTable(c: SqlClient, name: string): boolean {
-  return !!c.prepare("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = ?").get(name);
+/** What the verifier reads through: one engine's read-only view of a database. */
+export interface AuditReader {
+  hasTable(name: string): Promise<boolean>;
+  /** The rows of a SELECT written with `?` parameters. */
+  all<T>(sql: string, ...params: (string | number)[]): Promise<T[]>;
 }
 
-export function verifyAuditLog(c: SqlClient, o: VerifyOptions): VerifyResult {
+/** An AuditReader over a SQLite connection. */
+export function sqliteAuditReader(c: SqlClient): AuditReader {
+  return {
+    hasTable: async (name) => !!c.prepare("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = ?").get(name),
+    all: async <T>(sql: string, ...params: SqlValue[]) => c.prepare(sql).all(...params) as unknown as T[],
+  };
+}
+
+export async function verifyAuditLog(c: AuditReader, o: VerifyOptions): Promise<VerifyResult> {
+  const get = async <T>(sql: string, ...params: (string | number)[]): Promise<T | null> => (await c.all<T>(sql, ...params))[0] ?? null;
   const now = o.now ?? (() => performance.now());
   const t0 = now();
   const progressEvery = o.progressEvery ?? 100_000;
@@ -61,10 +75,10 @@ export function verifyAuditLog(c: SqlClient, o: VerifyOptions): VerifyResult {
     const seconds = (now() - t0) / 1000;
     return { ok: failure === undefined, failure, logs, entries, checkpoints, seconds, secondsPerMillion: entries > 0 ? (seconds * 1_000_000) / entries : null, trustedFrom };
   };
-  if (!hasTable(c, "audit_trees") || !hasTable(c, "audit_log")) return done("the database has no audit tree (a database of an older version, or not Caravan's)");
+  if (!(await c.hasTable("audit_trees")) || !(await c.hasTable("audit_log"))) return done("the database has no audit tree (a database of an older version, or not Caravan's)");
   const trusted =
-    o.trusted ?? (c.prepare("SELECT public_key FROM audit_signing_keys").all() as { public_key: string }[]).map((r) => base64.decode(r.public_key));
-  const trees = c.prepare("SELECT * FROM audit_trees ORDER BY log_id").all() as unknown as Tree[];
+    o.trusted ?? (await c.all<{ public_key: string }>("SELECT public_key FROM audit_signing_keys")).map((r) => base64.decode(r.public_key));
+  const trees = await c.all<Tree>("SELECT * FROM audit_trees ORDER BY log_id");
   const kept: (KeptCheckpoint & { parsed: ReturnType<typeof parseCheckpointText> })[] = [];
   for (const k of o.kept) {
     let parsed;
@@ -78,8 +92,8 @@ export function verifyAuditLog(c: SqlClient, o: VerifyOptions): VerifyResult {
   }
   let sealedInTrees = 0;
   const fields = ENTRY_FIELDS_V1.map((f) => `a.${f} AS ${f}`).join(", ");
-  const pageOf = c.prepare(
-    `SELECT l.leaf_index AS leaf_index, l.entry_seq AS entry_seq, l.leaf_hash AS leaf_hash, ${fields} FROM audit_leaves l LEFT JOIN audit_log a ON a.seq = l.entry_seq WHERE l.log_id = ? AND l.leaf_index >= ? ORDER BY l.leaf_index LIMIT ?`,
+  const pageOf = (
+    `SELECT l.leaf_index AS leaf_index, l.entry_seq AS entry_seq, l.leaf_hash AS leaf_hash, ${fields} FROM audit_leaves l LEFT JOIN audit_log a ON a.seq = l.entry_seq WHERE l.log_id = ? AND l.leaf_index >= ? ORDER BY l.leaf_index LIMIT ?`
   );
   try {
     for (const tree of trees) {
@@ -99,7 +113,7 @@ export function verifyAuditLog(c: SqlClient, o: VerifyOptions): VerifyResult {
         if (storedSize !== undefined && storedSize !== p.size) throw new Fault(`checkpoint ${desc}: its stored tree size ${storedSize} is not the signed size ${p.size}`);
         cps.push({ desc, size: p.size, root: p.root, time: p.time });
       };
-      for (const r of c.prepare("SELECT tree_size, note FROM audit_checkpoints WHERE log_id = ? ORDER BY tree_size").all(tree.log_id) as { tree_size: number; note: string }[])
+      for (const r of await c.all<{ tree_size: number; note: string }>("SELECT tree_size, note FROM audit_checkpoints WHERE log_id = ? ORDER BY tree_size", tree.log_id))
         check(`${r.tree_size} of ${tree.origin}`, r.note, Number(r.tree_size));
       for (const k of kept) if (k.parsed!.origin === tree.origin) check(`${k.parsed!.size} of ${tree.origin} (${k.source})`, k.note);
       // One history: checkpoints signed later never have fewer entries, and one size has one root.
@@ -121,11 +135,11 @@ export function verifyAuditLog(c: SqlClient, o: VerifyOptions): VerifyResult {
       };
       atSize();
       for (;;) {
-        const rows = pageOf.all(tree.log_id, at, PAGE) as unknown as (EntryColumns & { leaf_index: number; entry_seq: number; leaf_hash: Uint8Array })[];
+        const rows = await c.all<EntryColumns & { leaf_index: number; entry_seq: number; leaf_hash: Uint8Array }>(pageOf, tree.log_id, at, PAGE);
         for (const r of rows) {
           const i = edge.size;
           const where = () => `leaf ${i} of ${tree.origin}`;
-          if (r.leaf_index !== i) throw new Fault(`${where()}: missing (the next leaf is ${r.leaf_index})`);
+          if (Number(r.leaf_index) !== i) throw new Fault(`${where()}: missing (the next leaf is ${r.leaf_index})`);
           if (r.id === null) throw new Fault(`${where()}: its entry (seq ${r.entry_seq}) is missing`);
           if (r.company_id !== tree.company_id || r.environment !== tree.environment) throw new Fault(`${where()}: entry ${r.id} belongs to another log`);
           const h = leafHash(encodeEntry(r));
@@ -141,31 +155,30 @@ export function verifyAuditLog(c: SqlClient, o: VerifyOptions): VerifyResult {
       if (next < cps.length) throw new Fault(`checkpoint ${cps[next].desc}: signs ${cps[next].size} entries but the log has ${edge.size} (entries removed from its end?)`);
       if (tree.size > edge.size) throw new Fault(`leaf ${edge.size} of ${tree.origin}: missing (the tree records ${tree.size} leaves)`);
       // An entry of this log without a leaf before the last sealed one: its leaf was removed.
-      const lastSealed = c.prepare("SELECT coalesce(max(entry_seq), 0) AS m FROM audit_leaves").get() as { m: number };
+      const lastSealed = (await get<{ m: number }>("SELECT coalesce(max(entry_seq), 0) AS m FROM audit_leaves"))!;
 
       // Counted on the (company, environment, seq) index first; the slower search runs only when the counts differ.
       const upTo = Number(lastSealed.m);
       const sealedEntries = Number(
-        (c.prepare("SELECT count(*) AS n FROM audit_log WHERE company_id = ? AND environment = ? AND seq <= ?").get(tree.company_id, tree.environment, upTo) as { n: number }).n,
+        (await get<{ n: number }>("SELECT count(*) AS n FROM audit_log WHERE company_id = ? AND environment = ? AND seq <= ?", tree.company_id, tree.environment, upTo))!.n,
       );
-      const orphan = sealedEntries === edge.size ? null : c
-        .prepare("SELECT a.id AS id, a.seq AS seq FROM audit_log a WHERE a.company_id = ? AND a.environment = ? AND a.seq <= ? AND NOT EXISTS (SELECT 1 FROM audit_leaves l WHERE l.entry_seq = a.seq) LIMIT 1")
-        .get(tree.company_id, tree.environment, upTo) as { id: string; seq: number } | null;
+      const orphan = sealedEntries === edge.size ? null : await get<{ id: string; seq: number }>(
+        "SELECT a.id AS id, a.seq AS seq FROM audit_log a WHERE a.company_id = ? AND a.environment = ? AND a.seq <= ? AND NOT EXISTS (SELECT 1 FROM audit_leaves l WHERE l.entry_seq = a.seq) LIMIT 1",
+        tree.company_id, tree.environment, upTo,
+      );
       if (orphan) throw new Fault(`entry ${orphan.id} (seq ${orphan.seq}) of ${tree.origin} has no leaf, though later entries do`);
       const unsealed = Number(
-        (c.prepare("SELECT count(*) AS n FROM audit_log WHERE company_id = ? AND environment = ? AND seq > ?").get(tree.company_id, tree.environment, Number(lastSealed.m)) as { n: number }).n,
+        (await get<{ n: number }>("SELECT count(*) AS n FROM audit_log WHERE company_id = ? AND environment = ? AND seq > ?", tree.company_id, tree.environment, Number(lastSealed.m)))!.n,
       );
       logs.push({ origin: tree.origin, leaves: edge.size, checkpoints: cps.length, unsealed });
       sealedInTrees += sealedEntries;
     }
     // Entries of a company and environment that has no tree at all, older than the last sealed entry.
-    const upTo = Number((c.prepare("SELECT coalesce(max(entry_seq), 0) AS m FROM audit_leaves").get() as { m: number }).m);
-    const sealedAll = Number((c.prepare("SELECT count(*) AS n FROM audit_log WHERE seq <= ?").get(upTo) as { n: number }).n);
-    const stray = sealedAll === sealedInTrees ? null : c
-      .prepare(
-        "SELECT a.id AS id, a.company_id AS company_id, a.environment AS environment FROM audit_log a WHERE a.seq <= (SELECT coalesce(max(entry_seq), 0) FROM audit_leaves) AND NOT EXISTS (SELECT 1 FROM audit_trees t WHERE t.company_id = a.company_id AND t.environment = a.environment) LIMIT 1",
-      )
-      .get() as { id: string; company_id: string; environment: string } | null;
+    const upTo = Number((await get<{ m: number }>("SELECT coalesce(max(entry_seq), 0) AS m FROM audit_leaves"))!.m);
+    const sealedAll = Number((await get<{ n: number }>("SELECT count(*) AS n FROM audit_log WHERE seq <= ?", upTo))!.n);
+    const stray = sealedAll === sealedInTrees ? null : await get<{ id: string; company_id: string; environment: string }>(
+      "SELECT a.id AS id, a.company_id AS company_id, a.environment AS environment FROM audit_log a WHERE a.seq <= (SELECT coalesce(max(entry_seq), 0) FROM audit_leaves) AND NOT EXISTS (SELECT 1 FROM audit_trees t WHERE t.company_id = a.company_id AND t.environment = a.environment) LIMIT 1",
+    );
     if (stray) throw new Fault(`entry ${stray.id} of ${stray.company_id}/${stray.environment} belongs to no tree (its tree was removed)`);
   } catch (e) {
     if (e instanceof Fault) return done(e.message);
@@ -174,15 +187,19 @@ export function verifyAuditLog(c: SqlClient, o: VerifyOptions): VerifyResult {
   return done();
 }
 
-/** Opens the file without migrating it (a backup stays as it was), read-only for this connection, and verifies it. */
+/**
+ * Opens the file without migrating it (a backup stays as it was), read-only for this connection, and verifies it; a
+ * `postgres://` URL is verified on PostgreSQL (./postgres/audit-verify.ts), the same way.
+ */
 export async function verifyAuditFile(file: string, o: VerifyOptions): Promise<VerifyResult> {
+  if (/^postgres(ql)?:\/\//i.test(file.trim())) return (await import("./postgres/audit-verify.ts")).verifyAuditDatabase(file, o);
   const client = await openClient(file);
   try {
     // A connection closing elsewhere (its last-connection checkpoint) locks the file for a moment: wait for it, as every
     // other command does, instead of failing at once.
     client.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(Number((globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env.CARAVAN_BUSY_TIMEOUT_MS) || 5000))}`);
     client.exec("PRAGMA query_only = ON");
-    return verifyAuditLog(client, o);
+    return await verifyAuditLog(sqliteAuditReader(client), o);
   } finally {
     client.close();
   }
