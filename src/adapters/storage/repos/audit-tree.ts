@@ -255,12 +255,7 @@ export class AuditTrees implements AuditTreeRepository {
    * replaced or lost: signing with it would orphan the published key without saying so).
    */
   async adoptKey(key: SigningKey, now: number, where: string): Promise<void> {
-    const active = await this.activeKey();
-    if (active?.keyId === key.keyId) return;
-    if (active)
-      throw new AuditTreeError(
-        `the audit signing key in ${where} (${key.keyId}) is not the database's active key (${active.keyId}): put the original key back, or make a new one with caravan audit rotate-key`,
-      );
+    if (!mustList(await this.activeKey(), key, where)) return;
     await this.s.transaction(async () => {
       if (this.activeKeyRow()) return;
       this.s.stmt("INSERT OR IGNORE INTO audit_signing_keys (key_id, public_key, created_at, retired_at) VALUES (?, ?, ?, NULL)").run(key.keyId, base64.encode(key.publicKey), iso(now));
@@ -321,6 +316,19 @@ export class AuditTrees implements AuditTreeRepository {
 }
 
 // ---- what both engines' sealers and signers decide (the PostgreSQL twin: ../postgres/repos/audit-tree.ts) ----
+
+/**
+ * Whether `key` is to be listed (the database has no active key); false when it is the active one already. A key
+ * that is not the database's active one is refused (a key file replaced or lost).
+ */
+export function mustList(active: SigningKeyRecord | undefined, key: SigningKey, where: string): boolean {
+  if (active?.keyId === key.keyId) return false;
+  if (active)
+    throw new AuditTreeError(
+      `the audit signing key in ${where} (${key.keyId}) is not the database's active key (${active.keyId}): put the original key back, or make a new one with caravan audit rotate-key`,
+    );
+  return true;
+}
 
 /** The origin (and key name) of a tree: CARAVAN_AUDIT_ORIGIN or `caravan/<database id>`, then company and environment. */
 export function treeOrigin(env: Record<string, string | undefined>, databaseId: string | undefined, companyId: string, environment: string): string {

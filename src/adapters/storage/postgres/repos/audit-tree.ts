@@ -16,6 +16,7 @@ import {
   appendEntries,
   checkpointDue,
   checkpointView,
+  mustList,
   SEAL_BATCH,
   signedCheckpoint,
   storedSubtrees,
@@ -28,18 +29,8 @@ import {
   type TreeRow,
 } from "../../repos/audit-tree.ts";
 import type { AuditRow } from "../../repos/audit.ts";
-import {
-  AuditTreeError,
-  logIdOf,
-  type AuditCheckpoint,
-  type AuditTree,
-  type AuditTreeRepository,
-  type CheckpointOptions,
-  type CheckpointView,
-  type EntryLeaf,
-  type SigningKey,
-  type SigningKeyRecord,
-} from "../../../../ports/audit-tree.ts";
+import { AuditTreeError, logIdOf } from "../../../../ports/audit-tree.ts";
+import type { AuditCheckpoint, AuditTree, AuditTreeRepository, CheckpointOptions, CheckpointView, EntryLeaf, SigningKey, SigningKeyRecord } from "../../../../ports/audit-tree.ts";
 import type { PgSession } from "../session.ts";
 import "../../../crypto/hash.ts";
 
@@ -236,12 +227,7 @@ export class PgAuditTrees implements AuditTreeRepository {
 
   /** Lists the key when the database has none yet; refuses a key that is not the database's active one. */
   async adoptKey(key: SigningKey, now: number, where: string): Promise<void> {
-    const active = await this.activeKey();
-    if (active?.keyId === key.keyId) return;
-    if (active)
-      throw new AuditTreeError(
-        `the audit signing key in ${where} (${key.keyId}) is not the database's active key (${active.keyId}): put the original key back, or make a new one with caravan audit rotate-key`,
-      );
+    if (!mustList(await this.activeKey(), key, where)) return;
     await this.db.transaction(async () => {
       await this.db.q("SELECT pg_advisory_xact_lock($1)", [KEYS_LOCK]);
       if (await this.activeKeyRow()) return;
