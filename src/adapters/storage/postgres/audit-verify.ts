@@ -1,7 +1,7 @@
-// `caravan audit verify` on PostgreSQL: the verifier of ../audit-verify.ts (written once, over an AuditReader) run on
+// `caravan audit verify` on PostgreSQL: the verifier of ../audit-check.ts (written once, over an AuditReader) run on
 // one REPEATABLE READ, READ ONLY snapshot of the database, so a server writing meanwhile changes nothing it reads. The
 // database is not migrated and nothing is written.
-import { verifyAuditLog, type AuditReader } from "../audit-verify.ts";
+import { verifyAuditLog, type AuditReader } from "../audit-check.ts";
 import type { VerifyOptions, VerifyResult } from "../../../ports/audit-verify.ts";
 import { checkReachable, createPgSession, type PgSession } from "./session.ts";
 
