@@ -13,6 +13,8 @@ import { newSigningKey } from "../../src/adapters/crypto/audit-key.ts";
 import { logIdOf } from "../../src/ports/audit-tree.ts";
 import type { AuditEntryInput } from "../../src/ports/audit.ts";
 import type { Repositories } from "../../src/ports/repositories.ts";
+import { AUDIT_APPEND_LOCK } from "../../src/adapters/storage/postgres/repos/audit.ts";
+import { KEYS_LOCK, SEAL_LOCK } from "../../src/adapters/storage/postgres/repos/audit-tree.ts";
 import { startPostgres } from "../support/postgres.ts";
 import { runCli } from "../support/server.ts";
 
@@ -104,6 +106,12 @@ test("a checkpoint is announced by its tenant's audit.checkpoint event carrying 
   );
   expect(ev).toMatchObject({ type: "audit.checkpoint", company_id: COMPANY, environment: "live", entity_id: (await trees.tree(logId))!.origin });
   expect(JSON.parse(ev!.data)).toEqual(await trees.view(cp));
+});
+
+test("the appends', the sealer's and the keys' advisory locks are three locks (exact integers, all different)", () => {
+  const keys = [AUDIT_APPEND_LOCK, SEAL_LOCK, KEYS_LOCK];
+  for (const k of keys) expect(Number.isSafeInteger(k)).toBe(true);
+  expect(new Set(keys).size).toBe(3);
 });
 
 /** Whether a session of this database waits for an advisory lock. */

@@ -34,10 +34,10 @@ import type { AuditCheckpoint, AuditTree, AuditTreeRepository, CheckpointOptions
 import type { PgSession } from "../session.ts";
 import "../../../crypto/hash.ts";
 
-/** The advisory lock key sealers and signers take in turn ("caravan audit seal"). */
-export const SEAL_LOCK = 0x43_41_52_41_55_44_02;
-/** The advisory lock key a key adoption or rotation takes ("caravan audit keys"). */
-export const KEYS_LOCK = 0x43_41_52_41_55_44_03;
+/** The advisory lock key sealers and signers take in turn ("AUD" 2). */
+export const SEAL_LOCK = 0x41554402;
+/** The advisory lock key a key adoption or rotation takes ("AUD" 3). */
+export const KEYS_LOCK = 0x41554403;
 
 const PLACEHOLDER = new Uint8Array(32);
 const hex = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");

@@ -12,8 +12,8 @@ import { AUDIT_COLUMNS, auditValues, auditWhere, toAuditEntry, type AuditRow } f
 import type { AuditEntry, AuditEntryInput, AuditFilter, AuditRepository } from "../../../../ports/audit.ts";
 import type { PgParam, PgSession } from "../session.ts";
 
-/** The advisory lock key audit appends hold to their commit (any fixed int8; "caravan audit append"). */
-export const AUDIT_APPEND_LOCK = 0x43_41_52_41_55_44_01;
+/** The advisory lock key audit appends hold to their commit ("AUD" 1; the migrations take "CARA"). */
+export const AUDIT_APPEND_LOCK = 0x41554401;
 
 // The lock is drawn in the statement's source row, so it is held before the row (and its seq) is made; outside a
 // transaction the statement is its own and the lock ends with it.
