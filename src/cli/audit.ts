@@ -19,7 +19,7 @@ const USAGE = `usage: audit checkpoint [--company <slug>] [--env test|live]   si
        audit public-key              the signing keys (active and rotated) and each log's verifier key
        audit rotate-key              a new signing key; the old public key stays listed
        audit verify [--db <file>] [--checkpoint <file>]... [--public-key <key>]...   check every leaf and checkpoint
-every command takes [--json]; the database is CARAVAN_DB (verify: or --db, e.g. a backup)`;
+every command takes [--json]; the database is CARAVAN_DB (verify: or --db, e.g. a backup or a postgres:// URL)`;
 
 export interface AuditCliDeps {
   clock?: () => number;
@@ -117,7 +117,8 @@ export async function runAudit(cli: CliContext, argv: string[], out: Out, deps: 
 export async function runAuditVerify(verifyAuditFile: AuditVerifier, argv: string[], dbPath: string, out: Out, err: Out = (l) => console.error(l)): Promise<VerifyResult> {
   const v = parseOptions(argv, { db: { type: "string" }, checkpoint: { type: "string", multiple: true }, "public-key": { type: "string", multiple: true } }, USAGE);
   const file = (v.db as string | undefined) ?? dbPath;
-  if (file === ":memory:" || !existsSync(file)) throw new CommandError(`cannot verify ${file}: no such database file (CARAVAN_DB, or --db <file>)`);
+  const postgres = /^postgres(ql)?:\/\//i.test(file.trim());
+  if (!postgres && (file === ":memory:" || !existsSync(file))) throw new CommandError(`cannot verify ${file}: no such database file (CARAVAN_DB, or --db <file or postgres:// URL>)`);
   let trusted: Uint8Array[] | null = null;
   try {
     if (v["public-key"]) trusted = (v["public-key"] as string[]).map((k) => parsePublicKey(existsSync(k) ? readFileSync(k, "utf8") : k));

@@ -1,188 +1,35 @@
-// The offline audit verifier's reading and checking (`caravan audit verify`): on a database file or a backup, opened
-// read-only, every leaf's entry is encoded and hashed again and every checkpoint's root recomputed from those hashes
-// (never from the stored nodes), each checkpoint's signature checked against the trusted keys, and checkpoints kept
-// elsewhere (files) checked the same way. The first fault is answered with where it is: a leaf index or a checkpoint.
-import { base64 } from "@scure/base";
-import {
-  ENTRY_FIELDS_V1,
-  EMPTY_ROOT,
-  encodeEntry,
-  leafHash,
-  parseCheckpointText,
-  RightEdge,
-  verifyNote,
-  type EntryColumns,
-} from "../../domain/audit-tree.ts";
-import type { SqlClient } from "./types.ts";
+// The offline audit verifier on SQLite (`caravan audit verify`): a database file or a backup, opened read-only and
+// not migrated, checked by the engine-neutral verifier (./audit-check.ts); a `postgres://` URL goes to PostgreSQL's
+// (./postgres/audit-verify.ts).
+import type { SqlClient, SqlValue } from "./types.ts";
 import { openClient } from "./index.ts";
-import "../crypto/hash.ts";
-
-import type { KeptCheckpoint, LogResult, VerifyOptions, VerifyResult } from "../../ports/audit-verify.ts";
+import { verifyAuditLog, type AuditReader } from "./audit-check.ts";
+import type { VerifyOptions, VerifyResult } from "../../ports/audit-verify.ts";
 
 export type { KeptCheckpoint, LogResult, VerifyOptions, VerifyResult } from "../../ports/audit-verify.ts";
+export { verifyAuditLog, type AuditReader } from "./audit-check.ts";
 
-class Fault extends Error {}
-
-const PAGE = 10_000;
-function eq(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-interface Tree {
-  log_id: string;
-  company_id: string;
-  environment: string;
-  origin: string;
-  size: number;
-}
-
-interface Cp {
-  desc: string;
-  size: number;
-  root: Uint8Array;
-  time: string | null;
-}
-
-function hasTable(c: SqlClient, name: string): boolean {
-  return !!c.prepare("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = ?").get(name);
-}
-
-export function verifyAuditLog(c: SqlClient, o: VerifyOptions): VerifyResult {
-  const now = o.now ?? (() => performance.now());
-  const t0 = now();
-  const progressEvery = o.progressEvery ?? 100_000;
-  const logs: LogResult[] = [];
-  let entries = 0;
-  let checkpoints = 0;
-  const trustedFrom = o.trusted ? "--public-key" : "database";
-  const done = (failure?: string): VerifyResult => {
-    const seconds = (now() - t0) / 1000;
-    return { ok: failure === undefined, failure, logs, entries, checkpoints, seconds, secondsPerMillion: entries > 0 ? (seconds * 1_000_000) / entries : null, trustedFrom };
+/** An AuditReader over a SQLite connection. */
+export function sqliteAuditReader(c: SqlClient): AuditReader {
+  return {
+    hasTable: async (name) => !!c.prepare("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = ?").get(name),
+    all: async <T>(sql: string, ...params: SqlValue[]) => c.prepare(sql).all(...params) as unknown as T[],
   };
-  if (!hasTable(c, "audit_trees") || !hasTable(c, "audit_log")) return done("the database has no audit tree (a database of an older version, or not Caravan's)");
-  const trusted =
-    o.trusted ?? (c.prepare("SELECT public_key FROM audit_signing_keys").all() as { public_key: string }[]).map((r) => base64.decode(r.public_key));
-  const trees = c.prepare("SELECT * FROM audit_trees ORDER BY log_id").all() as unknown as Tree[];
-  const kept: (KeptCheckpoint & { parsed: ReturnType<typeof parseCheckpointText> })[] = [];
-  for (const k of o.kept) {
-    let parsed;
-    try {
-      parsed = parseCheckpointText(k.note.slice(0, k.note.lastIndexOf("\n\n") + 1));
-    } catch (e) {
-      return done(`checkpoint in ${k.source}: ${(e as Error).message}`);
-    }
-    if (!trees.some((t) => t.origin === parsed.origin)) return done(`checkpoint in ${k.source}: its log ${parsed.origin} is not in this database (removed, or another database)`);
-    kept.push({ ...k, parsed });
-  }
-  let sealedInTrees = 0;
-  const fields = ENTRY_FIELDS_V1.map((f) => `a.${f} AS ${f}`).join(", ");
-  const pageOf = c.prepare(
-    `SELECT l.leaf_index AS leaf_index, l.entry_seq AS entry_seq, l.leaf_hash AS leaf_hash, ${fields} FROM audit_leaves l LEFT JOIN audit_log a ON a.seq = l.entry_seq WHERE l.log_id = ? AND l.leaf_index >= ? ORDER BY l.leaf_index LIMIT ?`,
-  );
-  try {
-    for (const tree of trees) {
-      // ---- its checkpoints: signed by a trusted key, of this log, stored as signed ----
-      const cps: Cp[] = [];
-      const check = (desc: string, note: string, storedSize?: number): void => {
-        let by: Uint8Array[];
-        let text: string;
-        try {
-          ({ by, text } = verifyNote(note, tree.origin, trusted));
-        } catch (e) {
-          throw new Fault(`checkpoint ${desc}: ${(e as Error).message}`);
-        }
-        if (by.length === 0) throw new Fault(`checkpoint ${desc}: not signed by a trusted key${o.trusted ? " (--public-key)" : ""}`);
-        const p = parseCheckpointText(text);
-        if (p.origin !== tree.origin) throw new Fault(`checkpoint ${desc}: it is of the log ${p.origin}`);
-        if (storedSize !== undefined && storedSize !== p.size) throw new Fault(`checkpoint ${desc}: its stored tree size ${storedSize} is not the signed size ${p.size}`);
-        cps.push({ desc, size: p.size, root: p.root, time: p.time });
-      };
-      for (const r of c.prepare("SELECT tree_size, note FROM audit_checkpoints WHERE log_id = ? ORDER BY tree_size").all(tree.log_id) as { tree_size: number; note: string }[])
-        check(`${r.tree_size} of ${tree.origin}`, r.note, Number(r.tree_size));
-      for (const k of kept) if (k.parsed!.origin === tree.origin) check(`${k.parsed!.size} of ${tree.origin} (${k.source})`, k.note);
-      // One history: checkpoints signed later never have fewer entries, and one size has one root.
-      const byTime = cps.filter((x) => x.time !== null).sort((a, b) => (a.time! < b.time! ? -1 : a.time! > b.time! ? 1 : a.size - b.size));
-      for (let i = 1; i < byTime.length; i++)
-        if (byTime[i].size < byTime[i - 1].size) throw new Fault(`checkpoint ${byTime[i].desc}: signed after checkpoint ${byTime[i - 1].desc} with fewer entries`);
-      cps.sort((a, b) => a.size - b.size);
-      for (let i = 1; i < cps.length; i++)
-        if (cps[i].size === cps[i - 1].size && !eq(cps[i].root, cps[i - 1].root)) throw new Fault(`checkpoint ${cps[i].desc}: another root than checkpoint ${cps[i - 1].desc} for the same size`);
-      checkpoints += cps.length;
-      // ---- its leaves, in order: each entry encoded and hashed again ----
-      const edge = new RightEdge(0);
-      let next = 0;
-      let at = 0;
-      const atSize = () => {
-        for (; next < cps.length && cps[next].size === edge.size; next++)
-          if (!eq(cps[next].root, edge.size === 0 ? EMPTY_ROOT : edge.root()))
-            throw new Fault(`checkpoint ${cps[next].desc}: its root is not the root of the log's first ${edge.size} entries`);
-      };
-      atSize();
-      for (;;) {
-        const rows = pageOf.all(tree.log_id, at, PAGE) as unknown as (EntryColumns & { leaf_index: number; entry_seq: number; leaf_hash: Uint8Array })[];
-        for (const r of rows) {
-          const i = edge.size;
-          const where = () => `leaf ${i} of ${tree.origin}`;
-          if (r.leaf_index !== i) throw new Fault(`${where()}: missing (the next leaf is ${r.leaf_index})`);
-          if (r.id === null) throw new Fault(`${where()}: its entry (seq ${r.entry_seq}) is missing`);
-          if (r.company_id !== tree.company_id || r.environment !== tree.environment) throw new Fault(`${where()}: entry ${r.id} belongs to another log`);
-          const h = leafHash(encodeEntry(r));
-          if (!eq(h, r.leaf_hash)) throw new Fault(`${where()}: entry ${r.id} does not match its leaf hash (changed after it was sealed)`);
-          edge.append(h);
-          if (next < cps.length && cps[next].size === edge.size) atSize();
-          if (edge.size % progressEvery === 0) o.progress?.(`verified ${edge.size} of ${tree.size} leaves of ${tree.origin} (${((now() - t0) / 1000).toFixed(1)} s)`);
-        }
-        entries += rows.length;
-        if (rows.length < PAGE) break;
-        at = edge.size;
-      }
-      if (next < cps.length) throw new Fault(`checkpoint ${cps[next].desc}: signs ${cps[next].size} entries but the log has ${edge.size} (entries removed from its end?)`);
-      if (tree.size > edge.size) throw new Fault(`leaf ${edge.size} of ${tree.origin}: missing (the tree records ${tree.size} leaves)`);
-      // An entry of this log without a leaf before the last sealed one: its leaf was removed.
-      const lastSealed = c.prepare("SELECT coalesce(max(entry_seq), 0) AS m FROM audit_leaves").get() as { m: number };
-
-      // Counted on the (company, environment, seq) index first; the slower search runs only when the counts differ.
-      const upTo = Number(lastSealed.m);
-      const sealedEntries = Number(
-        (c.prepare("SELECT count(*) AS n FROM audit_log WHERE company_id = ? AND environment = ? AND seq <= ?").get(tree.company_id, tree.environment, upTo) as { n: number }).n,
-      );
-      const orphan = sealedEntries === edge.size ? null : c
-        .prepare("SELECT a.id AS id, a.seq AS seq FROM audit_log a WHERE a.company_id = ? AND a.environment = ? AND a.seq <= ? AND NOT EXISTS (SELECT 1 FROM audit_leaves l WHERE l.entry_seq = a.seq) LIMIT 1")
-        .get(tree.company_id, tree.environment, upTo) as { id: string; seq: number } | null;
-      if (orphan) throw new Fault(`entry ${orphan.id} (seq ${orphan.seq}) of ${tree.origin} has no leaf, though later entries do`);
-      const unsealed = Number(
-        (c.prepare("SELECT count(*) AS n FROM audit_log WHERE company_id = ? AND environment = ? AND seq > ?").get(tree.company_id, tree.environment, Number(lastSealed.m)) as { n: number }).n,
-      );
-      logs.push({ origin: tree.origin, leaves: edge.size, checkpoints: cps.length, unsealed });
-      sealedInTrees += sealedEntries;
-    }
-    // Entries of a company and environment that has no tree at all, older than the last sealed entry.
-    const upTo = Number((c.prepare("SELECT coalesce(max(entry_seq), 0) AS m FROM audit_leaves").get() as { m: number }).m);
-    const sealedAll = Number((c.prepare("SELECT count(*) AS n FROM audit_log WHERE seq <= ?").get(upTo) as { n: number }).n);
-    const stray = sealedAll === sealedInTrees ? null : c
-      .prepare(
-        "SELECT a.id AS id, a.company_id AS company_id, a.environment AS environment FROM audit_log a WHERE a.seq <= (SELECT coalesce(max(entry_seq), 0) FROM audit_leaves) AND NOT EXISTS (SELECT 1 FROM audit_trees t WHERE t.company_id = a.company_id AND t.environment = a.environment) LIMIT 1",
-      )
-      .get() as { id: string; company_id: string; environment: string } | null;
-    if (stray) throw new Fault(`entry ${stray.id} of ${stray.company_id}/${stray.environment} belongs to no tree (its tree was removed)`);
-  } catch (e) {
-    if (e instanceof Fault) return done(e.message);
-    throw e;
-  }
-  return done();
 }
 
-/** Opens the file without migrating it (a backup stays as it was), read-only for this connection, and verifies it. */
+/**
+ * Opens the file without migrating it (a backup stays as it was), read-only for this connection, and verifies it; a
+ * `postgres://` URL is verified on PostgreSQL (./postgres/audit-verify.ts), the same way.
+ */
 export async function verifyAuditFile(file: string, o: VerifyOptions): Promise<VerifyResult> {
+  if (/^postgres(ql)?:\/\//i.test(file.trim())) return (await import("./postgres/audit-verify.ts")).verifyAuditDatabase(file, o);
   const client = await openClient(file);
   try {
     // A connection closing elsewhere (its last-connection checkpoint) locks the file for a moment: wait for it, as every
     // other command does, instead of failing at once.
     client.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(Number((globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env.CARAVAN_BUSY_TIMEOUT_MS) || 5000))}`);
     client.exec("PRAGMA query_only = ON");
-    return verifyAuditLog(client, o);
+    return await verifyAuditLog(sqliteAuditReader(client), o);
   } finally {
     client.close();
   }

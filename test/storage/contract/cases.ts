@@ -143,6 +143,35 @@ export function caseContract(engine: Engine): void {
       expect((await cases.sealedTexts(store.companyId, "test", "all")).map((t) => t.id)).toContain(c.id);
     });
 
+    test("counts without a filter, of open and of closed cases follow inserts and status changes", async () => {
+      const cases = store.repositories.cases;
+      const env: Environment = "test";
+      const counts = async () => [await cases.count(store.companyId, env, {}), await cases.count(store.companyId, env, { status: "open" }), await cases.count(store.companyId, env, { status: "closed" })];
+      const [all, open, closed] = await counts();
+      expect(all).toBe(open! + closed!);
+      expect((await cases.page(store.companyId, env, { status: "open" }, null, 1000)).length).toBe(open);
+      const c = await newCase(env);
+      await newCase(env);
+      expect(await counts()).toEqual([all! + 2, open! + 2, closed]);
+      await store.store.transaction(() => cases.update(c.id, 1, { status: "closed", updatedAt: iso(NOW + 1) }));
+      expect(await counts()).toEqual([all! + 2, open! + 1, closed! + 1]);
+      expect((await cases.page(store.companyId, env, { status: "closed" }, null, 1000)).length).toBe(closed! + 1);
+    });
+
+    test("the text index: replacing a case's grams drops the old ones; candidates come in ID order, at most `cap`", async () => {
+      const cases = store.repositories.cases;
+      const [a, b, c] = [await newCase("live"), await newCase("live"), await newCase("live")];
+      for (const x of [c, a, b]) await store.store.transaction(() => cases.replaceGrams(store.companyId, "live", x.id, ["q1", "q2"]));
+      const ids = [a.id, b.id, c.id].sort();
+      expect(await cases.withAllGrams(store.companyId, "live", ["q2", "q1"], 10)).toEqual(ids);
+      expect(await cases.withAllGrams(store.companyId, "live", ["q1", "q2"], 2)).toEqual(ids.slice(0, 2));
+      await store.store.transaction(() => cases.replaceGrams(store.companyId, "live", b.id, ["q3"]));
+      expect(await cases.withAllGrams(store.companyId, "live", ["q1"], 10)).toEqual([a.id, c.id].sort());
+      expect(await cases.withAllGrams(store.companyId, "live", ["q3"], 10)).toEqual([b.id]);
+      await store.store.transaction(() => cases.replaceGrams(store.companyId, "live", b.id, []));
+      expect(await cases.withAllGrams(store.companyId, "live", ["q3"], 10)).toEqual([]);
+    });
+
     test("links: unknown rules, transfers and members are absent, not errors", async () => {
       const cases = store.repositories.cases;
       expect(await cases.rule(store.companyId, "test", "rul_missing")).toBeUndefined();

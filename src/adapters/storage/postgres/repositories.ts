@@ -16,6 +16,9 @@ import { PgCustomerOverview } from "./repos/customer-overview.ts";
 import { PgTransfers } from "./repos/transfers.ts";
 import { PgProofs } from "./repos/proofs.ts";
 import { PgReports } from "./repos/reports.ts";
+import { PgAuditLog } from "./repos/audit.ts";
+import { PgAuditTrees } from "./repos/audit-tree.ts";
+import { PgCases } from "./repos/cases.ts";
 import { PgVaspDirectory } from "./repos/vasps.ts";
 import { PgWebhooks } from "./repos/webhooks.ts";
 
@@ -30,10 +33,10 @@ function missing<T extends object>(name: string): T {
 export function createPgRepositories(db: PgSession, keys: RepositoryKeys): Repositories {
   const repositories: Repositories = {
     assets: missing("assets"),
-    audit: missing("audit"),
-    auditTrees: missing("auditTrees"),
-    cases: missing("cases"),
     customerOverview: new PgCustomerOverview(db),
+    audit: new PgAuditLog(db),
+    auditTrees: new PgAuditTrees(db, keys.env ?? {}),
+    cases: new PgCases(db),
     customers: missing("customers"),
     events: new PgEventLog(db),
     fxValuations: missing("fxValuations"),

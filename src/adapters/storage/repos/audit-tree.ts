@@ -47,7 +47,7 @@ import "../../crypto/hash.ts";
 export { AuditTreeError, logIdOf };
 export type { AuditCheckpoint, AuditTree, CheckpointView, SigningKey, SigningKeyRecord } from "../../../ports/audit-tree.ts";
 
-interface TreeRow {
+export interface TreeRow {
   log_id: string;
   company_id: string;
   environment: Environment;
@@ -55,7 +55,7 @@ interface TreeRow {
   size: number;
 }
 
-interface CheckpointRow {
+export interface CheckpointRow {
   log_id: string;
   tree_size: number;
   created_at: string;
@@ -63,16 +63,16 @@ interface CheckpointRow {
   note: string;
 }
 
-interface SigningKeyRow {
+export interface SigningKeyRow {
   key_id: string;
   public_key: string;
   created_at: string;
   retired_at: string | null;
 }
 
-const toTree = (r: TreeRow): AuditTree => ({ logId: r.log_id, companyId: r.company_id, environment: r.environment, origin: r.origin, size: r.size });
-const toCheckpoint = (r: CheckpointRow): AuditCheckpoint => ({ logId: r.log_id, treeSize: r.tree_size, createdAt: r.created_at, keyId: r.key_id, note: r.note });
-const toKey = (r: SigningKeyRow): SigningKeyRecord => ({ keyId: r.key_id, publicKey: r.public_key, createdAt: r.created_at, retiredAt: r.retired_at });
+export const toTree = (r: TreeRow): AuditTree => ({ logId: r.log_id, companyId: r.company_id, environment: r.environment, origin: r.origin, size: r.size });
+export const toCheckpoint = (r: CheckpointRow): AuditCheckpoint => ({ logId: r.log_id, treeSize: r.tree_size, createdAt: r.created_at, keyId: r.key_id, note: r.note });
+export const toKey = (r: SigningKeyRow): SigningKeyRecord => ({ keyId: r.key_id, publicKey: r.public_key, createdAt: r.created_at, retiredAt: r.retired_at });
 
 /**
  * Nodes are stored from this level up (a subtree of 16 leaves): the three levels below are recomputed from at most 16
@@ -81,7 +81,7 @@ const toKey = (r: SigningKeyRow): SigningKeyRecord => ({ keyId: r.key_id, public
 export const MIN_STORED_LEVEL = 4;
 
 /** The entries sealed in one transaction at most (the rest wait for the next turn). */
-const SEAL_BATCH = 5_000;
+export const SEAL_BATCH = 5_000;
 
 export class AuditTrees implements AuditTreeRepository {
   /** Right edges by tree, valid while their size equals the stored one (another process may have sealed since). */
@@ -94,8 +94,7 @@ export class AuditTrees implements AuditTreeRepository {
 
   /** The origin (and key name) of a tree: CARAVAN_AUDIT_ORIGIN or `caravan/<database id>`, then company and environment. */
   private originFor(companyId: string, environment: string): string {
-    const base = this.env.CARAVAN_AUDIT_ORIGIN?.replace(/\/+$/, "") || `caravan/${readMeta(this.s, "database_id") ?? "db"}`;
-    return `${base}/audit/${companyId}/${environment}`.replace(/[\s+]/g, "-");
+    return treeOrigin(this.env, readMeta(this.s, "database_id"), companyId, environment);
   }
 
   private treeRow(logId: string): TreeRow | undefined {
@@ -121,13 +120,7 @@ export class AuditTrees implements AuditTreeRepository {
   private subtrees(logId: string): SubtreeHash {
     const leaf = this.s.stmt("SELECT leaf_hash AS h FROM audit_leaves WHERE log_id = ? AND leaf_index = ?");
     const node = this.s.stmt("SELECT hash AS h FROM audit_tree_nodes WHERE log_id = ? AND level = ? AND idx = ?");
-    const get: SubtreeHash = (level, index) => {
-      if (level > 0 && level < MIN_STORED_LEVEL) return nodeHash(get(level - 1, 2 * index), get(level - 1, 2 * index + 1));
-      const row = (level === 0 ? leaf.get(logId, index) : node.get(logId, level, index)) as { h: Uint8Array } | null;
-      if (!row) throw new AuditTreeError(`the tree ${logId} lacks its node at level ${level}, index ${index}`);
-      return new Uint8Array(row.h);
-    };
-    return get;
+    return storedSubtrees(logId, (level, index) => ((level === 0 ? leaf.get(logId, index) : node.get(logId, level, index)) as { h: Uint8Array } | null)?.h);
   }
 
   private edge(logId: string, size: number): RightEdge {
@@ -158,29 +151,25 @@ export class AuditTrees implements AuditTreeRepository {
     try {
       return this.s.tx(() => {
         const rows = this.s.stmt("SELECT * FROM audit_log WHERE seq > ? ORDER BY seq LIMIT ?").all(after(), limit) as unknown as AuditRow[];
-        const touched = new Map<string, { tree: TreeRow; edge: RightEdge }>();
-        const insertLeaf = this.s.stmt("INSERT INTO audit_leaves (log_id, leaf_index, entry_seq, leaf_hash) VALUES (?, ?, ?, ?)");
-        const insertNode = this.s.stmt("INSERT INTO audit_tree_nodes (log_id, level, idx, hash) VALUES (?, ?, ?, ?)");
-        const made: NewNode[] = [];
-        for (const r of rows) {
-          const logId = logIdOf(r.company_id, r.environment);
-          let t = touched.get(logId);
-          if (!t) {
+        const touched = new Map<string, RightEdge>();
+        const sealed = appendEntries(rows, (r, logId) => {
+          let edge = touched.get(logId);
+          if (!edge) {
             let tree = this.treeRow(logId);
             if (!tree) {
-              tree = { log_id: logId, company_id: r.company_id, environment: r.environment, origin: this.originFor(r.company_id, r.environment), size: 0 };
+              tree = { log_id: logId, company_id: r.company_id, environment: r.environment as Environment, origin: this.originFor(r.company_id, r.environment), size: 0 };
               this.s.stmt("INSERT INTO audit_trees (log_id, company_id, environment, origin, size) VALUES (?, ?, ?, ?, 0)").run(logId, tree.company_id, tree.environment, tree.origin);
             }
-            t = { tree, edge: this.edge(logId, tree.size) };
-            touched.set(logId, t);
+            edge = this.edge(logId, tree.size);
+            touched.set(logId, edge);
           }
-          const h = leafHash(encodeEntry(r as unknown as EntryColumns));
-          insertLeaf.run(logId, t.edge.size, r.seq, h);
-          made.length = 0;
-          t.edge.append(h, made);
-          for (const n of made) if (n.level >= MIN_STORED_LEVEL) insertNode.run(logId, n.level, n.index, n.hash);
-        }
-        for (const [logId, t] of touched) this.s.stmt("UPDATE audit_trees SET size = ? WHERE log_id = ?").run(t.edge.size, logId);
+          return edge;
+        });
+        const insertLeaf = this.s.stmt("INSERT INTO audit_leaves (log_id, leaf_index, entry_seq, leaf_hash) VALUES (?, ?, ?, ?)");
+        const insertNode = this.s.stmt("INSERT INTO audit_tree_nodes (log_id, level, idx, hash) VALUES (?, ?, ?, ?)");
+        for (const l of sealed.leaves) insertLeaf.run(l.logId, l.index, l.seq, l.hash);
+        for (const n of sealed.nodes) insertNode.run(n.logId, n.level, n.index, n.hash);
+        for (const [logId, edge] of touched) this.s.stmt("UPDATE audit_trees SET size = ? WHERE log_id = ?").run(edge.size, logId);
         return rows.length;
       });
     } catch (e) {
@@ -266,12 +255,7 @@ export class AuditTrees implements AuditTreeRepository {
    * replaced or lost: signing with it would orphan the published key without saying so).
    */
   async adoptKey(key: SigningKey, now: number, where: string): Promise<void> {
-    const active = await this.activeKey();
-    if (active?.keyId === key.keyId) return;
-    if (active)
-      throw new AuditTreeError(
-        `the audit signing key in ${where} (${key.keyId}) is not the database's active key (${active.keyId}): put the original key back, or make a new one with caravan audit rotate-key`,
-      );
+    if (!mustList(await this.activeKey(), key, where)) return;
     await this.s.transaction(async () => {
       if (this.activeKeyRow()) return;
       this.s.stmt("INSERT OR IGNORE INTO audit_signing_keys (key_id, public_key, created_at, retired_at) VALUES (?, ?, ?, NULL)").run(key.keyId, base64.encode(key.publicKey), iso(now));
@@ -304,12 +288,8 @@ export class AuditTrees implements AuditTreeRepository {
       const eventSeqs: number[] = [];
       for (const tree of this.treeRows()) {
         if (opts.only !== undefined && tree.log_id !== opts.only) continue;
-        const last = this.latestRow(tree.log_id);
-        if (last && (last.tree_size > tree.size || (last.tree_size === tree.size && (!opts.all || last.key_id === key.keyId)))) continue;
-        const root = this.edge(tree.log_id, tree.size).root();
-        const text = checkpointText({ origin: tree.origin, size: tree.size, root, time: iso(now) });
-        const note = signNote(text, tree.origin, [key.seed, ...(opts.alsoSignWith ?? []).map((k) => k.seed)]);
-        const row: CheckpointRow = { log_id: tree.log_id, tree_size: tree.size, created_at: iso(now), key_id: key.keyId, note };
+        if (!checkpointDue(tree, this.latestRow(tree.log_id), key, opts)) continue;
+        const row = signedCheckpoint(tree, this.edge(tree.log_id, tree.size).root(), key, now, opts);
         // A checkpoint of this size already signed with this key (by another process) stays the one on record.
         const r = this.s.stmt("INSERT OR IGNORE INTO audit_checkpoints (log_id, tree_size, created_at, key_id, note) VALUES (?, ?, ?, ?, ?)").run(row.log_id, row.tree_size, row.created_at, row.key_id, row.note);
         if (r.changes === 0) continue;
@@ -331,17 +311,105 @@ export class AuditTrees implements AuditTreeRepository {
   }
 
   private viewOf(row: CheckpointRow, publicKey?: Uint8Array): CheckpointView {
-    const c = parseCheckpointText(row.note.slice(0, row.note.lastIndexOf("\n\n") + 1));
-    const pk = publicKey ?? base64.decode((this.s.stmt("SELECT public_key FROM audit_signing_keys WHERE key_id = ?").get(row.key_id) as { public_key: string }).public_key);
-    return {
-      origin: c.origin,
-      treeSize: c.size,
-      rootHash: base64.encode(c.root),
-      timestamp: c.time ?? row.created_at,
-      keyId: row.key_id,
-      publicKey: base64.encode(pk),
-      verifierKey: verifierKey(c.origin, pk),
-      note: row.note,
-    };
+    return checkpointView(row, publicKey ?? base64.decode((this.s.stmt("SELECT public_key FROM audit_signing_keys WHERE key_id = ?").get(row.key_id) as { public_key: string }).public_key));
   }
+}
+
+// ---- what both engines' sealers and signers decide (the PostgreSQL twin: ../postgres/repos/audit-tree.ts) ----
+
+/**
+ * Whether `key` is to be listed (the database has no active key); false when it is the active one already. A key
+ * that is not the database's active one is refused (a key file replaced or lost).
+ */
+export function mustList(active: SigningKeyRecord | undefined, key: SigningKey, where: string): boolean {
+  if (active?.keyId === key.keyId) return false;
+  if (active)
+    throw new AuditTreeError(
+      `the audit signing key in ${where} (${key.keyId}) is not the database's active key (${active.keyId}): put the original key back, or make a new one with caravan audit rotate-key`,
+    );
+  return true;
+}
+
+/** The origin (and key name) of a tree: CARAVAN_AUDIT_ORIGIN or `caravan/<database id>`, then company and environment. */
+export function treeOrigin(env: Record<string, string | undefined>, databaseId: string | undefined, companyId: string, environment: string): string {
+  const base = env.CARAVAN_AUDIT_ORIGIN?.replace(/\/+$/, "") || `caravan/${databaseId ?? "db"}`;
+  return `${base}/audit/${companyId}/${environment}`.replace(/[\s+]/g, "-");
+}
+
+/**
+ * A SubtreeHash over a tree's stored hashes, `stored(level, index)` answering a leaf (level 0) or a node (from
+ * MIN_STORED_LEVEL up); the levels between are recomputed from their children.
+ */
+export function storedSubtrees(logId: string, stored: (level: number, index: number) => Uint8Array | undefined): SubtreeHash {
+  const get: SubtreeHash = (level, index) => {
+    if (level > 0 && level < MIN_STORED_LEVEL) return nodeHash(get(level - 1, 2 * index), get(level - 1, 2 * index + 1));
+    const h = stored(level, index);
+    if (!h) throw new AuditTreeError(`the tree ${logId} lacks its node at level ${level}, index ${index}`);
+    return new Uint8Array(h);
+  };
+  return get;
+}
+
+export interface SealedLeaf {
+  logId: string;
+  index: number;
+  seq: number;
+  hash: Uint8Array;
+}
+
+export interface SealedNode {
+  logId: string;
+  level: number;
+  index: number;
+  hash: Uint8Array;
+}
+
+/**
+ * Appends each entry (in the order given: commit order) to its tree's right edge (`edgeOf`, advanced in place):
+ * the leaves to write and the nodes they completed that are stored (MIN_STORED_LEVEL and up).
+ */
+export function appendEntries(rows: AuditRow[], edgeOf: (r: AuditRow, logId: string) => RightEdge): { leaves: SealedLeaf[]; nodes: SealedNode[] } {
+  const leaves: SealedLeaf[] = [];
+  const nodes: SealedNode[] = [];
+  const made: NewNode[] = [];
+  for (const r of rows) {
+    const logId = logIdOf(r.company_id, r.environment);
+    const edge = edgeOf(r, logId);
+    const h = leafHash(encodeEntry(r as unknown as EntryColumns));
+    leaves.push({ logId, index: edge.size, seq: r.seq, hash: h });
+    made.length = 0;
+    edge.append(h, made);
+    for (const n of made) if (n.level >= MIN_STORED_LEVEL) nodes.push({ logId, level: n.level, index: n.index, hash: n.hash });
+  }
+  return { leaves, nodes };
+}
+
+/**
+ * Whether a tree is due a checkpoint after its last one: when it grew, or with `all` when the last one is of another
+ * key (a rotation); never of fewer entries than the last.
+ */
+export function checkpointDue(tree: TreeRow, last: CheckpointRow | undefined, key: SigningKey, opts: CheckpointOptions): boolean {
+  return !(last && (last.tree_size > tree.size || (last.tree_size === tree.size && (!opts.all || last.key_id === key.keyId))));
+}
+
+/** The signed checkpoint of a tree at its size and `root`, at `now` (co-signed with `alsoSignWith`). */
+export function signedCheckpoint(tree: TreeRow, root: Uint8Array, key: SigningKey, now: number, opts: CheckpointOptions): CheckpointRow {
+  const text = checkpointText({ origin: tree.origin, size: tree.size, root, time: iso(now) });
+  const note = signNote(text, tree.origin, [key.seed, ...(opts.alsoSignWith ?? []).map((k) => k.seed)]);
+  return { log_id: tree.log_id, tree_size: tree.size, created_at: iso(now), key_id: key.keyId, note };
+}
+
+/** A checkpoint as the API and the event show it, `publicKey` being its signing key's. */
+export function checkpointView(row: CheckpointRow, publicKey: Uint8Array): CheckpointView {
+  const c = parseCheckpointText(row.note.slice(0, row.note.lastIndexOf("\n\n") + 1));
+  return {
+    origin: c.origin,
+    treeSize: c.size,
+    rootHash: base64.encode(c.root),
+    timestamp: c.time ?? row.created_at,
+    keyId: row.key_id,
+    publicKey: base64.encode(publicKey),
+    verifierKey: verifierKey(c.origin, publicKey),
+    note: row.note,
+  };
 }

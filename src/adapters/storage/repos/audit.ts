@@ -23,23 +23,16 @@ export const toAuditEntry = (r: AuditRow): AuditEntry => ({
   createdAt: r.created_at,
 });
 
-/** The audit_log row an append writes (every engine inserts the same columns; `seq` is the store's). */
-export function auditRow(e: AuditEntryInput, now: number): Omit<AuditRow, "seq"> {
-  return {
-    id: newId("aud", now),
-    company_id: e.companyId,
-    environment: e.environment,
-    actor_type: e.actor.type,
-    member_id: e.actor.memberId ?? null,
-    api_key_id: e.actor.apiKeyId ?? null,
-    session_id: e.actor.sessionId ?? null,
-    action: e.action,
-    entity_type: e.entityType,
-    entity_id: e.entityId,
-    detail: JSON.stringify(e.detail ?? {}),
-    created_at: iso(now),
-  };
+/** The columns an append writes, in the order of `auditValues`. */
+export const AUDIT_COLUMNS = "id, company_id, environment, actor_type, member_id, api_key_id, session_id, action, entity_type, entity_id, detail, created_at";
+
+/** The values of a new entry's row (absent actor fields null, absent detail `{}`). */
+export function auditValues(id: string, e: AuditEntryInput, now: number): (string | null)[] {
+  const { actor } = e;
+  return [id, e.companyId, e.environment, actor.type, actor.memberId ?? null, actor.apiKeyId ?? null, actor.sessionId ?? null, e.action, e.entityType, e.entityId, JSON.stringify(e.detail ?? {}), iso(now)];
 }
+
+const APPEND = `INSERT INTO audit_log (${AUDIT_COLUMNS}) VALUES (${AUDIT_COLUMNS.split(", ").map(() => "?").join(", ")})`;
 
 export class AuditLog implements AuditRepository {
   constructor(private readonly s: Storage) {}
@@ -50,10 +43,9 @@ export class AuditLog implements AuditRepository {
 
   /** The synchronous append, for repositories inside storage that write within their own transaction (storage.tx). */
   append(e: AuditEntryInput, now: number): string {
-    const row = auditRow(e, now);
-    const cols = Object.keys(row);
-    this.s.stmt(`INSERT INTO audit_log (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`).run(...Object.values(row));
-    return row.id;
+    const id = newId("aud", now);
+    this.s.stmt(APPEND).run(...auditValues(id, e, now));
+    return id;
   }
 
   get(companyId: string, env: Environment, id: string): Promise<AuditEntry | undefined> {
@@ -69,15 +61,10 @@ export class AuditLog implements AuditRepository {
   }
 
   private pageRows(companyId: string, env: Environment, f: AuditFilter, beforeSeq: number | null, limit: number): AuditRow[] {
-    const where = ["company_id = ?", "environment = ?"];
-    const args: (string | number)[] = [companyId, env];
-    if (f.entityType) (where.push("entity_type = ?"), args.push(f.entityType));
-    if (f.entityId) (where.push("entity_id = ?"), args.push(f.entityId));
-    if (f.action) (where.push("action = ?"), args.push(f.action));
-    if (f.memberId) (where.push("member_id = ?"), args.push(f.memberId));
-    if (beforeSeq !== null) (where.push("seq < ?"), args.push(beforeSeq));
+    const args: (string | number)[] = [];
+    const where = auditWhere(companyId, env, f, beforeSeq, (v) => (args.push(v), "?"));
     args.push(limit);
-    return this.s.stmt(`SELECT * FROM audit_log WHERE ${where.join(" AND ")} ORDER BY seq DESC LIMIT ?`).all(...args) as unknown as AuditRow[];
+    return this.s.stmt(`SELECT * FROM audit_log WHERE ${where} ORDER BY seq DESC LIMIT ?`).all(...args) as unknown as AuditRow[];
   }
 
   count(companyId: string, env: Environment, f: AuditFilter): Promise<number> {
@@ -85,12 +72,19 @@ export class AuditLog implements AuditRepository {
   }
 
   private countRows(companyId: string, env: Environment, f: AuditFilter): number {
-    const where = ["company_id = ?", "environment = ?"];
-    const args: string[] = [companyId, env];
-    if (f.entityType) (where.push("entity_type = ?"), args.push(f.entityType));
-    if (f.entityId) (where.push("entity_id = ?"), args.push(f.entityId));
-    if (f.action) (where.push("action = ?"), args.push(f.action));
-    if (f.memberId) (where.push("member_id = ?"), args.push(f.memberId));
-    return (this.s.stmt(`SELECT count(*) AS n FROM audit_log WHERE ${where.join(" AND ")}`).get(...args) as { n: number }).n;
+    const args: (string | number)[] = [];
+    const where = auditWhere(companyId, env, f, null, (v) => (args.push(v), "?"));
+    return (this.s.stmt(`SELECT count(*) AS n FROM audit_log WHERE ${where}`).get(...args) as { n: number }).n;
   }
+}
+
+/** The WHERE clause of an audit filter (and a keyset: seq below `beforeSeq`), each value written through `arg`. */
+export function auditWhere(companyId: string, env: Environment, f: AuditFilter, beforeSeq: number | null, arg: (v: string | number) => string): string {
+  const where = [`company_id = ${arg(companyId)}`, `environment = ${arg(env)}`];
+  if (f.entityType) where.push(`entity_type = ${arg(f.entityType)}`);
+  if (f.entityId) where.push(`entity_id = ${arg(f.entityId)}`);
+  if (f.action) where.push(`action = ${arg(f.action)}`);
+  if (f.memberId) where.push(`member_id = ${arg(f.memberId)}`);
+  if (beforeSeq !== null) where.push(`seq < ${arg(beforeSeq)}`);
+  return where.join(" AND ");
 }

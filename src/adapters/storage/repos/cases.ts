@@ -26,13 +26,13 @@ import type {
 
 export type { CaseChange, CaseFilter, CaseHistoryEntry, CaseMember, CaseNote, CaseRecord, CaseRepository, CaseRule, CaseTransfer } from "../../../ports/cases.ts";
 
-type CaseRow = RowOf<typeof casesTable>;
-type NoteRow = RowOf<typeof caseNotesTable>;
-type HistoryRow = RowOf<typeof caseHistoryTable>;
+export type CaseRow = RowOf<typeof casesTable>;
+export type NoteRow = RowOf<typeof caseNotesTable>;
+export type HistoryRow = RowOf<typeof caseHistoryTable>;
 
 export { VersionConflict };
 
-const toCase = (r: CaseRow): CaseRecord => ({
+export const toCase = (r: CaseRow): CaseRecord => ({
   id: r.id,
   companyId: r.company_id,
   environment: r.environment as Environment,
@@ -88,7 +88,7 @@ const COLUMNS: Record<string, string> = {
   environment: "environment",
 };
 
-function toColumns(c: CaseChange & Partial<Pick<CaseRecord, "id" | "companyId" | "environment" | "seq" | "caseNumber">>): Record<string, SqlValue> {
+export function toColumns(c: CaseChange & Partial<Pick<CaseRecord, "id" | "companyId" | "environment" | "seq" | "caseNumber">>): Record<string, SqlValue> {
   const out: Record<string, SqlValue> = {};
   for (const [k, v] of Object.entries(c)) {
     if (v === undefined) continue;
@@ -106,7 +106,7 @@ function toColumns(c: CaseChange & Partial<Pick<CaseRecord, "id" | "companyId" |
   return out;
 }
 
-const toNote = (n: NoteRow): CaseNote => ({
+export const toNote = (n: NoteRow): CaseNote => ({
   id: n.id,
   caseId: n.case_id,
   companyId: n.company_id,
@@ -117,7 +117,7 @@ const toNote = (n: NoteRow): CaseNote => ({
   seq: n.seq,
 });
 
-const toEntry = (h: HistoryRow): CaseHistoryEntry => ({
+export const toEntry = (h: HistoryRow): CaseHistoryEntry => ({
   id: h.id,
   caseId: h.case_id,
   companyId: h.company_id,
@@ -215,18 +215,12 @@ export class Cases implements CaseRepository {
   }
 
   private where(companyId: string, env: Environment, f: CaseFilter): { sql: string; args: SqlValue[] } {
-    const parts = ["c.company_id = ?", "c.environment = ?"];
-    const args: SqlValue[] = [companyId, env];
-    if (f.status !== undefined) (parts.push("c.status = ?"), args.push(f.status));
-    if (f.priority !== undefined) (parts.push("c.priority = ?"), args.push(f.priority));
-    if (f.type !== undefined) (parts.push("c.type = ?"), args.push(f.type));
-    if (f.assigneeId !== undefined) (parts.push("c.assignee_id = ?"), args.push(f.assigneeId));
-    if (f.hasTransfer !== undefined) parts.push(f.hasTransfer ? "c.first_transfer_id IS NOT NULL" : "c.first_transfer_id IS NULL");
-    if (f.search !== undefined) {
-      parts.push("(c.seq = ? OR c.id IN (SELECT value FROM json_each(?)))");
-      args.push(f.search.seq ?? -1, JSON.stringify(f.search.ids));
-    }
-    return { sql: parts.join(" AND "), args };
+    const args: SqlValue[] = [];
+    const sql = caseWhere(companyId, env, f, {
+      arg: (v) => (args.push(v), "?"),
+      inList: (ids) => (args.push(JSON.stringify(ids)), "IN (SELECT value FROM json_each(?))"),
+    });
+    return { sql, args };
   }
 
   page(companyId: string, env: Environment, f: CaseFilter, after: [string, string] | null, limit: number): Promise<CaseRecord[]> {
@@ -235,10 +229,10 @@ export class Cases implements CaseRepository {
 
   count(companyId: string, env: Environment, f: CaseFilter): Promise<number> {
     return this.s.run(() => {
-      const only = Object.entries(f).filter(([, v]) => v !== undefined);
-      if (only.length === 0) return listCount(this.s, companyId, env, "cases");
-      if (only.length === 1 && f.status === "open") return listCount(this.s, companyId, env, "cases:open");
-      if (only.length === 1 && f.status === "closed") return listCount(this.s, companyId, env, "cases") - listCount(this.s, companyId, env, "cases:open");
+      const counted = countedList(f);
+      if (counted === "all") return listCount(this.s, companyId, env, "cases");
+      if (counted === "open") return listCount(this.s, companyId, env, "cases:open");
+      if (counted === "closed") return listCount(this.s, companyId, env, "cases") - listCount(this.s, companyId, env, "cases:open");
       const w = this.where(companyId, env, f);
       return (this.s.stmt(`SELECT count(*) AS n FROM cases c WHERE ${w.sql}`).get(...w.args) as { n: number }).n;
     });
@@ -295,11 +289,7 @@ export class Cases implements CaseRepository {
           "SELECT id, external_id, direction, state, status, amount, asset, network, created_at FROM transfers WHERE company_id = ? AND environment = ? AND id IN (SELECT value FROM json_each(?))",
         )
         .all(companyId, env, JSON.stringify(ids)) as unknown as TransferSummaryRow[];
-      const byId = new Map(rows.map((r) => [r.id, r]));
-      return ids
-        .map((id) => byId.get(id))
-        .filter((r): r is TransferSummaryRow => !!r)
-        .map((t) => ({ id: t.id, externalId: t.external_id, direction: t.direction, state: t.state, status: t.status, amount: t.amount, asset: t.asset, network: t.network, createdAt: t.created_at }));
+      return inIdOrder(ids, rows);
     });
   }
 
@@ -313,4 +303,43 @@ export class Cases implements CaseRepository {
   }
 }
 
-type TransferSummaryRow = Pick<RowOf<typeof transfersTable>, "id" | "external_id" | "direction" | "state" | "status" | "amount" | "asset" | "network" | "created_at">;
+export type TransferSummaryRow = Pick<RowOf<typeof transfersTable>, "id" | "external_id" | "direction" | "state" | "status" | "amount" | "asset" | "network" | "created_at">;
+
+/** The transfers' summaries in the order of `ids` (an ID without a row left out). */
+export function inIdOrder(ids: string[], rows: TransferSummaryRow[]): CaseTransfer[] {
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids
+    .map((id) => byId.get(id))
+    .filter((r): r is TransferSummaryRow => !!r)
+    .map((t) => ({ id: t.id, externalId: t.external_id, direction: t.direction, state: t.state, status: t.status, amount: t.amount, asset: t.asset, network: t.network, createdAt: t.created_at }));
+}
+
+/** How an engine writes a filter's parameters: one value (answers its placeholder), an ID list (answers `IN …`/`= ANY …`). */
+export interface FilterDialect {
+  arg(v: SqlValue): string;
+  inList(ids: string[]): string;
+}
+
+/** The WHERE clause of a case filter over `cases c`, its parameters written through the engine's dialect. */
+export function caseWhere(companyId: string, env: Environment, f: CaseFilter, d: FilterDialect): string {
+  const parts = [`c.company_id = ${d.arg(companyId)}`, `c.environment = ${d.arg(env)}`];
+  if (f.status !== undefined) parts.push(`c.status = ${d.arg(f.status)}`);
+  if (f.priority !== undefined) parts.push(`c.priority = ${d.arg(f.priority)}`);
+  if (f.type !== undefined) parts.push(`c.type = ${d.arg(f.type)}`);
+  if (f.assigneeId !== undefined) parts.push(`c.assignee_id = ${d.arg(f.assigneeId)}`);
+  if (f.hasTransfer !== undefined) parts.push(f.hasTransfer ? "c.first_transfer_id IS NOT NULL" : "c.first_transfer_id IS NULL");
+  if (f.search !== undefined) {
+    const seq = d.arg(f.search.seq ?? -1);
+    parts.push(`(c.seq = ${seq} OR c.id ${d.inList(f.search.ids)})`);
+  }
+  return parts.join(" AND ");
+}
+
+/** A filter the list counters answer (none, open only, closed only), or null: counted over the rows. */
+export function countedList(f: CaseFilter): "all" | "open" | "closed" | null {
+  const only = Object.entries(f).filter(([, v]) => v !== undefined);
+  if (only.length === 0) return "all";
+  if (only.length === 1 && f.status === "open") return "open";
+  if (only.length === 1 && f.status === "closed") return "closed";
+  return null;
+}

@@ -5,7 +5,7 @@ import type { Storage } from "../index.ts";
 import type { Environment } from "../../../domain/types.ts";
 
 /** How many rows of one gram are counted before it is known to be common (cheap probe, bounded). */
-const PROBE = 5000;
+export const GRAM_PROBE = 5000;
 
 export class GramIndex {
   constructor(
@@ -27,7 +27,7 @@ export class GramIndex {
   withAll(companyId: string, env: Environment, grams: string[], cap: number): string[] {
     if (grams.length === 0) return [];
     const count = this.s.stmt(`SELECT count(*) AS n FROM (SELECT 1 FROM ${this.table} WHERE company_id = ? AND environment = ? AND gram = ? LIMIT ?)`);
-    const sized = grams.map((g) => ({ g, n: (count.get(companyId, env, g, PROBE + 1) as { n: number }).n })).sort((a, b) => a.n - b.n);
+    const sized = grams.map((g) => ({ g, n: (count.get(companyId, env, g, GRAM_PROBE + 1) as { n: number }).n })).sort((a, b) => a.n - b.n);
     if (sized[0].n === 0) return [];
     const use = sized.slice(0, 3).map((x) => x.g);
     const one = `SELECT ${this.owner} AS id FROM ${this.table} WHERE company_id = ? AND environment = ? AND gram = ?`;
