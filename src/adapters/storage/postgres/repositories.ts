@@ -4,6 +4,8 @@
 import type { Repositories } from "../../../ports/repositories.ts";
 import type { RepositoryKeys } from "../repositories.ts";
 import type { PgSession } from "./session.ts";
+import { PgAuditLog } from "./repos/audit.ts";
+import { PgTenancy } from "./repos/tenancy.ts";
 import { PgVaspDirectory } from "./repos/vasps.ts";
 
 /** A resource whose PostgreSQL repository is not written yet: any call says so (never a silent answer). */
@@ -15,10 +17,9 @@ function missing<T extends object>(name: string): T {
 
 /** The PostgreSQL repositories over one session. */
 export function createPgRepositories(db: PgSession, keys: RepositoryKeys): Repositories {
-  void keys;
   return {
     assets: missing("assets"),
-    audit: missing("audit"),
+    audit: new PgAuditLog(db),
     auditTrees: missing("auditTrees"),
     cases: missing("cases"),
     customerOverview: missing("customerOverview"),
@@ -33,7 +34,7 @@ export function createPgRepositories(db: PgSession, keys: RepositoryKeys): Repos
     providerSettings: missing("providerSettings"),
     reports: missing("reports"),
     rules: missing("rules"),
-    tenancy: missing("tenancy"),
+    tenancy: new PgTenancy(db, keys.clock),
     thresholds: missing("thresholds"),
     transfers: missing("transfers"),
     vasps: new PgVaspDirectory(db),

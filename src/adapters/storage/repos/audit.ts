@@ -23,6 +23,31 @@ export const toAuditEntry = (r: AuditRow): AuditEntry => ({
   createdAt: r.created_at,
 });
 
+/** An entry's row, the same SQL on both engines (`?` placeholders; PostgreSQL numbers them): see `auditRow`. */
+export const AUDIT_INSERT =
+  "INSERT INTO audit_log (id, company_id, environment, actor_type, member_id, api_key_id, session_id, action, entity_type, entity_id, detail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+
+/** The values of AUDIT_INSERT for an entry appended at `now`. */
+export function auditRow(id: string, e: AuditEntryInput, now: number): (string | null)[] {
+  const a = e.actor;
+  return [id, e.companyId, e.environment, a.type, a.memberId ?? null, a.apiKeyId ?? null, a.sessionId ?? null, e.action, e.entityType, e.entityId, JSON.stringify(e.detail ?? {}), iso(now)];
+}
+
+/**
+ * The conditions of a page or a count: the company, the environment, the filter's fields and, for a page, the seq
+ * below which it starts. `?` placeholders, in the order of `args`.
+ */
+export function auditWhere(companyId: string, env: Environment, f: AuditFilter, beforeSeq: number | null): { where: string; args: (string | number)[] } {
+  const where = ["company_id = ?", "environment = ?"];
+  const args: (string | number)[] = [companyId, env];
+  if (f.entityType) (where.push("entity_type = ?"), args.push(f.entityType));
+  if (f.entityId) (where.push("entity_id = ?"), args.push(f.entityId));
+  if (f.action) (where.push("action = ?"), args.push(f.action));
+  if (f.memberId) (where.push("member_id = ?"), args.push(f.memberId));
+  if (beforeSeq !== null) (where.push("seq < ?"), args.push(beforeSeq));
+  return { where: where.join(" AND "), args };
+}
+
 export class AuditLog implements AuditRepository {
   constructor(private readonly s: Storage) {}
 
@@ -33,24 +58,7 @@ export class AuditLog implements AuditRepository {
   /** The synchronous append, for repositories inside storage that write within their own transaction (storage.tx). */
   append(e: AuditEntryInput, now: number): string {
     const id = newId("aud", now);
-    this.s
-      .stmt(
-        "INSERT INTO audit_log (id, company_id, environment, actor_type, member_id, api_key_id, session_id, action, entity_type, entity_id, detail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      )
-      .run(
-        id,
-        e.companyId,
-        e.environment,
-        e.actor.type,
-        e.actor.memberId ?? null,
-        e.actor.apiKeyId ?? null,
-        e.actor.sessionId ?? null,
-        e.action,
-        e.entityType,
-        e.entityId,
-        JSON.stringify(e.detail ?? {}),
-        iso(now),
-      );
+    this.s.stmt(AUDIT_INSERT).run(...auditRow(id, e, now));
     return id;
   }
 
@@ -67,15 +75,8 @@ export class AuditLog implements AuditRepository {
   }
 
   private pageRows(companyId: string, env: Environment, f: AuditFilter, beforeSeq: number | null, limit: number): AuditRow[] {
-    const where = ["company_id = ?", "environment = ?"];
-    const args: (string | number)[] = [companyId, env];
-    if (f.entityType) (where.push("entity_type = ?"), args.push(f.entityType));
-    if (f.entityId) (where.push("entity_id = ?"), args.push(f.entityId));
-    if (f.action) (where.push("action = ?"), args.push(f.action));
-    if (f.memberId) (where.push("member_id = ?"), args.push(f.memberId));
-    if (beforeSeq !== null) (where.push("seq < ?"), args.push(beforeSeq));
-    args.push(limit);
-    return this.s.stmt(`SELECT * FROM audit_log WHERE ${where.join(" AND ")} ORDER BY seq DESC LIMIT ?`).all(...args) as unknown as AuditRow[];
+    const { where, args } = auditWhere(companyId, env, f, beforeSeq);
+    return this.s.stmt(`SELECT * FROM audit_log WHERE ${where} ORDER BY seq DESC LIMIT ?`).all(...args, limit) as unknown as AuditRow[];
   }
 
   count(companyId: string, env: Environment, f: AuditFilter): Promise<number> {
@@ -83,12 +84,7 @@ export class AuditLog implements AuditRepository {
   }
 
   private countRows(companyId: string, env: Environment, f: AuditFilter): number {
-    const where = ["company_id = ?", "environment = ?"];
-    const args: string[] = [companyId, env];
-    if (f.entityType) (where.push("entity_type = ?"), args.push(f.entityType));
-    if (f.entityId) (where.push("entity_id = ?"), args.push(f.entityId));
-    if (f.action) (where.push("action = ?"), args.push(f.action));
-    if (f.memberId) (where.push("member_id = ?"), args.push(f.memberId));
-    return (this.s.stmt(`SELECT count(*) AS n FROM audit_log WHERE ${where.join(" AND ")}`).get(...args) as { n: number }).n;
+    const { where, args } = auditWhere(companyId, env, f, null);
+    return (this.s.stmt(`SELECT count(*) AS n FROM audit_log WHERE ${where}`).get(...args) as { n: number }).n;
   }
 }
