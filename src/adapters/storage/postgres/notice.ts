@@ -34,6 +34,8 @@ export const CHANGES_CHANNEL = "caravan_changes";
 export interface PgChangeNotice extends DataVersion {
   /** Whether the listener is subscribed now (while it is not, `dataVersion()` moves on every read). */
   readonly listening: boolean;
+  /** The transaction ID of the last notice received (notices arrive in commit order), or null before the first. */
+  readonly lastTransaction: number | null;
   /** Stops listening and closes the listener's connection. */
   close(): Promise<void>;
 }
@@ -54,7 +56,9 @@ export async function listenForChanges(url: string, o: ChangeNoticeOptions = {})
   let version = 0;
   /** What each recent move of the version counts: a committed transaction's ID, or null (unknown: a gap). */
   const log = new Map<number, number | null>();
+  let lastTransaction: number | null = null;
   const moved = (xid: number | null): number => {
+    if (xid !== null) lastTransaction = xid;
     log.set(++version, xid);
     log.delete(version - LOG);
     return version;
@@ -108,6 +112,9 @@ export async function listenForChanges(url: string, o: ChangeNoticeOptions = {})
   return {
     get listening() {
       return listening;
+    },
+    get lastTransaction() {
+      return lastTransaction;
     },
     dataVersion: () => (listening ? version : moved(null)),
     vouches(from: number, snapshot: string): boolean {
