@@ -13,21 +13,8 @@ import { newId, iso } from "../../../../domain/ids.ts";
 import { decideCompany, decideCompanyStatus, decideFeature, decideKey, decideMember, decideMemberRole, decideMemberStatus, decideRevoke, decideSetupCode, keySecret } from "../../../../domain/members/tenancy.ts";
 import type { Environment } from "../../../../domain/types.ts";
 import type { AuditActor } from "../../../../ports/audit.ts";
-import {
-  CLI_ACTOR,
-  TenancyError,
-  type ApiKey,
-  type Company,
-  type KeyAuth,
-  type Member,
-  type MemberSession,
-  type MemberSummary,
-  type NewKey,
-  type NewSession,
-  type SessionAuth,
-  type TenancyActor,
-  type TenancyRepository,
-} from "../../../../ports/tenancy.ts";
+import { CLI_ACTOR, TenancyError } from "../../../../ports/tenancy.ts";
+import type { ApiKey, Company, KeyAuth, Member, MemberSession, MemberSummary, NewKey, NewSession, SessionAuth, TenancyActor, TenancyRepository } from "../../../../ports/tenancy.ts";
 import {
   BOTH,
   WRITES,
