@@ -7,6 +7,7 @@
 // engine's own behaviour, like the catalogue test).
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { randomBytes } from "node:crypto";
+import { createServer, connect, type Socket } from "node:net";
 import { Sealer } from "../../src/adapters/crypto/envelope.ts";
 import { openPostgres, createPgRepositories, watchChanges, type PgChangeNotice, type PgSession } from "../../src/adapters/storage/postgres/index.ts";
 import { parseSnapshot, visibleIn } from "../../src/adapters/storage/postgres/notice.ts";
@@ -25,6 +26,44 @@ async function until(ok: () => boolean | Promise<boolean>, rounds = 2000): Promi
     await Bun.sleep(5);
   }
   throw new Error("the condition did not come true");
+}
+
+/**
+ * A TCP proxy in front of the server whose connections can be frozen: left open, nothing forwarded either way (what
+ * a network partition looks like to both ends). Answers the database URL through it.
+ */
+async function freezableProxy(target: string): Promise<{ url: string; freeze(): void; connections(): number; close(): void }> {
+  const t = new URL(target);
+  const pairs: [Socket, Socket][] = [];
+  let opened = 0;
+  const server = createServer((c) => {
+    opened++;
+    const up = connect(Number(t.port), t.hostname);
+    c.pipe(up);
+    up.pipe(c);
+    pairs.push([c, up]);
+    const end = () => (c.destroy(), up.destroy());
+    for (const s of [c, up]) s.on("error", end).on("close", end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const via = new URL(target);
+  via.hostname = "127.0.0.1";
+  via.port = String((server.address() as { port: number }).port);
+  return {
+    url: via.toString(),
+    freeze() {
+      for (const [c, up] of pairs.splice(0)) {
+        c.unpipe(up);
+        up.unpipe(c);
+        c.pause();
+        up.pause();
+      }
+    },
+    connections: () => opened,
+    close() {
+      server.close();
+    },
+  };
 }
 
 interface Process {
@@ -173,6 +212,33 @@ describe("the change notice between two sessions", () => {
     await cli.repositories.tenancy.revokeKey(companyId, id);
     await until(() => tenancy.cachedKey(hash) === undefined);
     expect((await tenancy.authByHash(hash))!.revokedAt).not.toBeNull();
+  });
+
+  test("a listener connection that goes silent without closing (a partition) is found by the heartbeat and replaced", async () => {
+    const proxy = await freezableProxy(url);
+    const session = await openPostgres(url, { readers: 1 });
+    const notice = await watchChanges(session, proxy.url, { retryMs: 20, heartbeatMs: 50 });
+    try {
+      const tenancy = createPgRepositories(session, { pii: new Sealer(randomBytes(32)), secrets: new Sealer(randomBytes(32)), clock: Date.now }).tenancy;
+      const { id, hash } = await cachedKeyOnServer("partition@example.com");
+      await until(async () => (await tenancy.authByHash(hash)) !== undefined && tenancy.cachedKey(hash) !== undefined);
+      expect(proxy.connections()).toBe(1);
+      proxy.freeze(); // the listener's connection stays open, and nothing crosses it any more
+      await cli.repositories.tenancy.revokeKey(companyId, id);
+      // Its notice cannot arrive; the heartbeat goes unanswered, the notice stops vouching, and a new connection
+      // subscribes.
+      await until(() => tenancy.cachedKey(hash) === undefined);
+      expect((await tenancy.authByHash(hash))!.revokedAt).not.toBeNull();
+      await until(() => notice.listening && proxy.connections() === 2);
+      const other = await cachedKeyOnServer("partition-2@example.com");
+      await until(async () => (await tenancy.authByHash(other.hash)) !== undefined && tenancy.cachedKey(other.hash) !== undefined);
+      await cli.repositories.tenancy.revokeKey(companyId, other.id);
+      await until(() => tenancy.cachedKey(other.hash) === undefined);
+    } finally {
+      await notice.close();
+      await session.close();
+      proxy.close();
+    }
   });
 
   test("a session without a notice attached caches nothing (always right, never fast)", async () => {

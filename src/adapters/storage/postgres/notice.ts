@@ -17,7 +17,8 @@
 //   read just before another process's commit is never kept after that commit's notice.
 // - While the listener is not subscribed (not yet, or its connection was lost) a notice could be missed: every read
 //   of the number then answers a new one, so nothing is served from a cache; it resubscribes by itself (every
-//   `retryMs`), and once subscribed it moves the number once more for what it may have missed meanwhile.
+//   `retryMs`), and once subscribed it moves the number once more for what it may have missed meanwhile. A
+//   connection that stops answering without closing (a partition) is found by a heartbeat and replaced.
 //
 // What it does not give: SQLite's read is exact at the moment of the request; a notice arrives a moment after the
 // other process's COMMIT returned (the server sends it as the transaction ends; on one host, well under a
@@ -45,6 +46,8 @@ export interface ChangeNoticeOptions {
   readonly retryMs?: number;
   /** How long a connection attempt may take, seconds (default 10). */
   readonly connectTimeoutSeconds?: number;
+  /** How often the listener's connection is asked to answer, and how long it may take (default 5000 ms). */
+  readonly heartbeatMs?: number;
 }
 
 /**
@@ -53,6 +56,7 @@ export interface ChangeNoticeOptions {
  */
 export async function listenForChanges(url: string, o: ChangeNoticeOptions = {}): Promise<PgChangeNotice> {
   const retryMs = o.retryMs ?? 1000;
+  const heartbeatMs = o.heartbeatMs ?? 5000;
   let version = 0;
   /** What each recent move of the version counts: a committed transaction's ID, or null (unknown: a gap). */
   const log = new Map<number, number | null>();
@@ -67,25 +71,42 @@ export async function listenForChanges(url: string, o: ChangeNoticeOptions = {})
   let closed = false;
   let retry: ReturnType<typeof setTimeout> | undefined;
 
-  const sql = postgres(url, {
-    max: 1,
-    idle_timeout: null as never, // kept open: a recycled connection would drop the subscription
-    max_lifetime: null,
-    connect_timeout: o.connectTimeoutSeconds ?? 10,
-    fetch_types: false,
-    onnotice: () => {},
-    connection: { application_name: "caravan-notice" },
-    onnotify: (channel: string, payload: string) => {
-      if (channel !== CHANGES_CHANNEL) return;
-      const xid = /^\d+$/.test(payload) ? Number(payload) : NaN;
-      moved(Number.isSafeInteger(xid) ? xid : null);
-    },
-    onclose: () => {
-      listening = false;
-      moved(null);
-      later();
-    },
-  } as postgres.Options<Record<string, never>>);
+  type Sql = ReturnType<typeof postgres>;
+  /** The listener's connection: replaced when a heartbeat finds it silent (a half-open connection never closes). */
+  let sql: Sql | undefined;
+  const connect = (): Sql => {
+    const me: Sql = postgres(url, {
+      max: 1,
+      idle_timeout: 0, // kept open: a recycled connection would drop the subscription
+      max_lifetime: null,
+      connect_timeout: o.connectTimeoutSeconds ?? 10,
+      fetch_types: false,
+      onnotice: () => {},
+      connection: { application_name: "caravan-notice" },
+      onnotify: (channel: string, payload: string) => {
+        if (channel !== CHANGES_CHANNEL) return;
+        const xid = /^\d+$/.test(payload) ? Number(payload) : NaN;
+        moved(Number.isSafeInteger(xid) ? xid : null);
+      },
+      onclose: () => {
+        if (sql === me) deaf();
+      },
+    } as postgres.Options<Record<string, never>>) as unknown as Sql;
+    return me;
+  };
+
+  /** The subscription is gone or can no longer be trusted: nothing is vouched for until it is back. */
+  function deaf(): void {
+    listening = false;
+    moved(null);
+    later();
+  }
+
+  /** Gives up a connection (a failed subscription, a silent heartbeat): the next subscription opens a new one. */
+  function drop(me: Sql): void {
+    if (sql === me) sql = undefined;
+    me.end({ timeout: 0 }).catch(() => {});
+  }
 
   function later(): void {
     if (closed || retry !== undefined) return;
@@ -98,15 +119,36 @@ export async function listenForChanges(url: string, o: ChangeNoticeOptions = {})
 
   async function subscribe(): Promise<void> {
     if (closed || listening) return;
+    const me = (sql ??= connect());
     try {
-      await sql.unsafe(`LISTEN ${CHANGES_CHANNEL}`);
-      if (closed) return;
+      await me.unsafe(`LISTEN ${CHANGES_CHANNEL}`);
+      if (closed || sql !== me) return;
       listening = true;
       moved(null); // what committed while nobody listened
     } catch {
+      drop(me);
       later();
     }
   }
+
+  // The heartbeat: a connection that stopped answering without closing (a network partition, a host gone) would
+  // keep `listening` true while no notice can arrive; a statement unanswered within `heartbeatMs` ends it.
+  let beating = false;
+  const heartbeat = setInterval(() => {
+    const me = sql;
+    if (closed || !listening || !me || beating) return;
+    beating = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const silent = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), heartbeatMs)));
+    void Promise.race([me.unsafe("SELECT 1").then(() => true, () => false), silent]).then((answered) => {
+      clearTimeout(timer);
+      beating = false;
+      if (answered || closed || sql !== me) return;
+      drop(me);
+      deaf();
+    });
+  }, heartbeatMs);
+  (heartbeat as { unref?: () => void }).unref?.();
 
   await subscribe();
   return {
@@ -131,8 +173,9 @@ export async function listenForChanges(url: string, o: ChangeNoticeOptions = {})
       if (closed) return;
       closed = true;
       listening = false;
+      clearInterval(heartbeat);
       if (retry !== undefined) clearTimeout(retry);
-      await sql.end({ timeout: 5 });
+      await sql?.end({ timeout: 5 });
     },
   };
 }
