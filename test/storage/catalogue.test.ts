@@ -78,6 +78,14 @@ const TRIGGER_TWINS_TO_WRITE: Record<string, string> = {
     ]),
   ),
   ...Object.fromEntries(
+    ["companies", "members", "api_keys", "rules", "thresholds", "asset_policies"].flatMap((t) =>
+      [`${t}_changes`, `${t}_changes_truncate`].map((name) => [
+        `trigger ${name} on ${t}: only in postgres`,
+        "the change notice (NOTIFY caravan_changes on commit): the caches' twin of SQLite's PRAGMA data_version, which needs no trigger",
+      ]),
+    ),
+  ),
+  ...Object.fromEntries(
     ["audit_log", "audit_leaves", "audit_tree_nodes", "audit_checkpoints"].map((t) => [
       `trigger ${t}_no_truncate on ${t}: only in postgres`,
       "TRUNCATE skips row triggers on PostgreSQL (SQLite has no TRUNCATE): append-only needs a statement trigger too",

@@ -8,7 +8,7 @@ import { Sealer } from "../../../src/adapters/crypto/envelope.ts";
 import { tempDir } from "../../support/tmp.ts";
 import type { Store } from "../../../src/ports/store.ts";
 import type { RuntimeStore } from "../../../src/ports/runtime-store.ts";
-import { openPostgres, createPgRepositories } from "../../../src/adapters/storage/postgres/index.ts";
+import { openPostgres, createPgRepositories, watchChanges } from "../../../src/adapters/storage/postgres/index.ts";
 import { startPostgres } from "../../support/postgres.ts";
 import { testEngines } from "../../support/engines.ts";
 
@@ -47,7 +47,10 @@ async function sqlite(path: string, clock: () => number): Promise<OpenedStore> {
 /** A fresh database on the test process's PostgreSQL cluster (test/support/postgres.ts), migrated. */
 async function pg(clock: () => number): Promise<OpenedStore> {
   const server = await startPostgres();
-  const session = await openPostgres(await server.createDatabase(), { readers: 2 });
+  const url = await server.createDatabase();
+  const session = await openPostgres(url, { readers: 2 });
+  // As the composition root does: the caches hear other connections' commits through the change notice.
+  const notice = await watchChanges(session, url);
   const repositories = createPgRepositories(session, { pii: new Sealer(randomBytes(32)), secrets: new Sealer(randomBytes(32)), clock });
   return {
     repositories,
@@ -55,7 +58,10 @@ async function pg(clock: () => number): Promise<OpenedStore> {
     runtime: session.runtimeStore(),
     runtimeStore: (o) => session.runtimeStore(o),
     companyId: (await session.read<{ id: string }>("SELECT id FROM companies WHERE slug = 'default'"))[0]!.id,
-    close: () => session.close(),
+    close: async () => {
+      await notice.close();
+      await session.close();
+    },
   };
 }
 

@@ -9,6 +9,7 @@ import { createPgMailbox } from "./repos/mailbox.ts";
 
 export { maskDatabaseUrl, databaseTarget, type PgSession } from "./session.ts";
 export { createPgRepositories } from "./repositories.ts";
+export { watchChanges, type PgChangeNotice } from "./notice.ts";
 
 /** The oldest PostgreSQL major Caravan runs on. */
 export const MIN_POSTGRES_MAJOR = 15;

@@ -19,6 +19,7 @@ import { PgReports } from "./repos/reports.ts";
 import { PgAuditLog } from "./repos/audit.ts";
 import { PgAuditTrees } from "./repos/audit-tree.ts";
 import { PgCases } from "./repos/cases.ts";
+import { PgTenancy } from "./repos/tenancy.ts";
 import { PgVaspDirectory } from "./repos/vasps.ts";
 import { PgWebhooks } from "./repos/webhooks.ts";
 
@@ -33,22 +34,22 @@ function missing<T extends object>(name: string): T {
 export function createPgRepositories(db: PgSession, keys: RepositoryKeys): Repositories {
   const repositories: Repositories = {
     assets: missing("assets"),
-    customerOverview: new PgCustomerOverview(db),
     audit: new PgAuditLog(db),
     auditTrees: new PgAuditTrees(db, keys.env ?? {}),
     cases: new PgCases(db),
+    customerOverview: new PgCustomerOverview(db),
     customers: missing("customers"),
     events: new PgEventLog(db),
     fxValuations: missing("fxValuations"),
+    proofs: new PgProofs(db),
     providerA: new PgProviderAStore(db),
     providerBRequests: new PgProviderBRequests(db),
-    providerE: new PgProviderEStore(db),
     providerD: new PgProviderDStore(db),
+    providerE: new PgProviderEStore(db),
     providerSettings: new PgProviderSettings(db, keys.secrets),
-    rules: new PgRules(db),
-    proofs: new PgProofs(db),
     reports: new PgReports(db, keys.pii),
-    tenancy: missing("tenancy"),
+    rules: new PgRules(db),
+    tenancy: new PgTenancy(db, keys.clock),
     thresholds: new PgThresholds(db, () => repositories.audit),
     transfers: new PgTransfers(db),
     vasps: new PgVaspDirectory(db),

@@ -16,7 +16,7 @@ import {
 } from "../../../domain/members/tenancy.ts";
 import type { Environment } from "../../../domain/types.ts";
 import type { Storage } from "../types.ts";
-import { AuditLog, type AuditActor } from "./audit.ts";
+import { AuditLog, type AuditActor, type AuditEntryInput } from "./audit.ts";
 import {
   AUTH_CACHE_MAX,
   CLI_ACTOR,
@@ -37,6 +37,7 @@ import {
 export { AUTH_CACHE_MAX, CLI_ACTOR, TenancyError };
 export type { ApiKey, Company, KeyAuth, Member, MemberSession, MemberSummary, SessionAuth, TenancyActor, TenancyRepository };
 import type { RowOf } from "./row.ts";
+import { CredentialCache } from "./tenancy-cache.ts";
 import type { companies as companiesTable, members as membersTable, apiKeys as apiKeysTable, memberSessions as memberSessionsTable } from "../../../../db/schema/tenancy.ts";
 
 export type CompanyRow = RowOf<typeof companiesTable>;
@@ -71,9 +72,9 @@ export function memberSummaries(s: Storage, companyId: string, ids: readonly (st
 }
 
 const system: AuditActor = { type: "system" };
-const BOTH = ["test", "live"] as const;
+export const BOTH = ["test", "live"] as const;
 /** A decision's change, or its refusal thrown as the one-line TenancyError. */
-function decided<T extends { ok: true }>(d: T | TenancyRefusal): T {
+export function decided<T extends { ok: true }>(d: T | TenancyRefusal): T {
   if (!d.ok) throw new TenancyError(d.message);
   return d;
 }
@@ -81,7 +82,22 @@ function decided<T extends { ok: true }>(d: T | TenancyRefusal): T {
 /** A session with its member and company: what a bearer token authenticates as. */
 export interface SessionAuthRow extends SessionRow, CredentialJoin {}
 
-const toCompany = (r: CompanyRow): Company => ({
+export type CredentialTable = "api_keys" | "member_sessions";
+export type CredentialHash = "key_hash" | "token_hash";
+
+/**
+ * The one indexed lookup of a credential by its hash, joined with its member and company; `param` is the dialect's
+ * placeholder, `extraColumns` the engine's own (", …"). Table and column are closed unions, the rest constants of the engines:
+ * nothing from outside reaches the SQL text.
+ */
+export function credentialSql(table: CredentialTable, hashColumn: CredentialHash, param: string, extraColumns = ""): string {
+  return `SELECT x.*${extraColumns}, m.email AS member_email, m.role AS member_role, m.status AS member_status,
+                 c.slug AS company_slug, c.status AS company_status, c.disabled_features AS company_features
+            FROM ${table} x JOIN members m ON m.id = x.member_id JOIN companies c ON c.id = x.company_id
+           WHERE x.${hashColumn} = ${param}`;
+}
+
+export const toCompany = (r: CompanyRow): Company => ({
   id: r.id,
   slug: r.slug,
   name: r.name,
@@ -91,7 +107,7 @@ const toCompany = (r: CompanyRow): Company => ({
   updatedAt: r.updated_at,
 });
 
-const toMember = (r: MemberRow): Member => ({
+export const toMember = (r: MemberRow): Member => ({
   id: r.id,
   companyId: r.company_id,
   email: r.email,
@@ -107,7 +123,7 @@ const toMember = (r: MemberRow): Member => ({
   setupCodeExpiresAt: r.setup_code_expires_at,
 });
 
-const toKey = (r: KeyRow): ApiKey => ({
+export const toKey = (r: KeyRow): ApiKey => ({
   id: r.id,
   companyId: r.company_id,
   memberId: r.member_id,
@@ -121,7 +137,7 @@ const toKey = (r: KeyRow): ApiKey => ({
   lastUsedAt: r.last_used_at,
 });
 
-const toSession = (r: SessionRow): MemberSession => ({
+export const toSession = (r: SessionRow): MemberSession => ({
   id: r.id,
   companyId: r.company_id,
   memberId: r.member_id,
@@ -136,6 +152,48 @@ const toSession = (r: SessionRow): MemberSession => ({
   endedReason: r.ended_reason,
 });
 
+/** One write of a record's row: the same SQL on both engines (`?` placeholders; PostgreSQL numbers them). */
+export interface RowWrite<T> {
+  readonly sql: string;
+  values(x: T): (string | number | null)[];
+}
+
+/** The rows' writes (the tenancy actor's and this repository's own), one definition for both engines. */
+export const WRITES = {
+  companyInsert: {
+    sql: "INSERT INTO companies (id, slug, name, status, disabled_features, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    values: (c) => [c.id, c.slug, c.name, c.status, JSON.stringify(c.disabledFeatures), c.createdAt, c.updatedAt],
+  } satisfies RowWrite<Company>,
+  companySave: {
+    sql: "UPDATE companies SET status = ?, disabled_features = ?, updated_at = ? WHERE id = ?",
+    values: (c) => [c.status, JSON.stringify(c.disabledFeatures), c.updatedAt, c.id],
+  } satisfies RowWrite<Company>,
+  memberInsert: {
+    sql: "INSERT INTO members (id, company_id, email, role, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    values: (m) => [m.id, m.companyId, m.email, m.role, m.status, m.createdAt, m.updatedAt],
+  } satisfies RowWrite<Member>,
+  memberSave: {
+    sql: "UPDATE members SET role = ?, status = ?, passphrase_hash = ?, totp_secret_sealed = ?, totp_confirmed_at = ?, totp_last_step = ?, setup_code_hash = ?, setup_code_expires_at = ?, updated_at = ? WHERE id = ? AND company_id = ?",
+    values: (m) => [m.role, m.status, m.passphraseHash, m.totpSecretSealed, m.totpConfirmedAt, m.totpLastStep, m.setupCodeHash, m.setupCodeExpiresAt, m.updatedAt, m.id, m.companyId],
+  } satisfies RowWrite<Member>,
+  keyInsert: {
+    sql: "INSERT INTO api_keys (id, company_id, member_id, environment, key_hash, hint, scopes, created_at, expires_at, revoked_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    values: (k) => [k.id, k.companyId, k.memberId, k.environment, k.keyHash, k.hint, JSON.stringify(k.scopes), k.createdAt, k.expiresAt, k.revokedAt, k.lastUsedAt],
+  } satisfies RowWrite<ApiKey>,
+  keySave: { sql: "UPDATE api_keys SET revoked_at = ? WHERE id = ?", values: (k) => [k.revokedAt, k.id] } satisfies RowWrite<ApiKey>,
+};
+
+/** A decided change as the audit log records it. */
+export interface AuditedChange {
+  action: string;
+  detail?: Record<string, unknown>;
+}
+
+/** A change's audit entries, one per environment it concerns. */
+export function auditEntries(companyId: string, environments: readonly Environment[], actor: AuditActor, d: AuditedChange, entityType: string, entityId: string): AuditEntryInput[] {
+  return environments.map((environment) => ({ companyId, environment, actor, action: d.action, entityType, entityId, ...(d.detail ? { detail: d.detail } : {}) }));
+}
+
 const ownerOf = (r: CredentialJoin) => ({
   memberEmail: r.member_email,
   memberRole: r.member_role,
@@ -144,22 +202,9 @@ const ownerOf = (r: CredentialJoin) => ({
   companyStatus: r.company_status,
   companyFeatures: JSON.parse(r.company_features) as string[],
 });
-const toKeyAuth = (r: KeyAuthRow): KeyAuth => ({ ...toKey(r), ...ownerOf(r) });
-const toSessionAuth = (r: SessionAuthRow): SessionAuth => ({ ...toSession(r), ...ownerOf(r) });
-const opt = <R, T>(r: R | null | undefined, f: (r: R) => T): T | undefined => (r ? f(r) : undefined);
-
-/**
- * Invalidation of the authentication cache. Every write in this process that can change what a key authenticates
- * as (key revoked, member disabled or re-roled, company suspended or a feature switched) goes through a Tenancy and
- * bumps its storage's epoch; a commit by any other connection (the CLI in another process) changes SQLite's
- * `PRAGMA data_version`. Either empties the cache before the next lookup, so a change counts from the next request.
- */
-const epochs = new WeakMap<Storage, { n: number }>();
-function epochOf(s: Storage): { n: number } {
-  let e = epochs.get(s);
-  if (!e) epochs.set(s, (e = { n: 0 }));
-  return e;
-}
+export const toKeyAuth = (r: KeyAuthRow): KeyAuth => ({ ...toKey(r), ...ownerOf(r) });
+export const toSessionAuth = (r: SessionAuthRow): SessionAuth => ({ ...toSession(r), ...ownerOf(r) });
+export const opt = <R, T>(r: R | null | undefined, f: (r: R) => T): T | undefined => (r ? f(r) : undefined);
 
 /**
  * The tenancy port over SQLite. A write that is several statements runs them as one synchronous transaction once the
@@ -169,11 +214,13 @@ function epochOf(s: Storage): { n: number } {
  */
 export class Tenancy implements TenancyRepository {
   private readonly audit: AuditLog;
+  private readonly cache: CredentialCache;
   constructor(
     private readonly s: Storage,
     private readonly clock: () => number,
   ) {
     this.audit = new AuditLog(s);
+    this.cache = new CredentialCache(s, s);
   }
 
   members(companyId: string, ids: readonly (string | null)[]): Promise<Map<string, MemberSummary>> {
@@ -341,19 +388,15 @@ export class Tenancy implements TenancyRepository {
   }
 
   touchDue(id: string, now: number): boolean {
-    const last = this.touched.get(id);
-    return last === undefined || now - last >= 60_000;
+    return this.cache.touchDue(id, now);
   }
 
   touchKey(id: string, now: number): Promise<void> {
-    if (!this.touchDue(id, now)) return Promise.resolve();
-    this.touched.set(id, now);
-    if (this.touched.size > AUTH_CACHE_MAX) this.touched.delete(this.touched.keys().next().value!);
+    if (!this.cache.touch(id, now)) return Promise.resolve();
     return this.s.run(() => {
       this.s.stmt("UPDATE api_keys SET last_used_at = ? WHERE id = ?").run(iso(now), id);
     });
   }
-  private readonly touched = new Map<string, number>();
 
   // ---- sign-in: setup codes, credentials, sessions (docs/api.md, "Keys and sessions") ----
 
@@ -484,40 +527,35 @@ export class Tenancy implements TenancyRepository {
   }
 
   private companyInsert(c: Company): void {
-    this.s
-      .stmt("INSERT INTO companies (id, slug, name, status, disabled_features, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
-      .run(c.id, c.slug, c.name, c.status, JSON.stringify(c.disabledFeatures), c.createdAt, c.updatedAt);
+    this.write(WRITES.companyInsert, c);
   }
   /** Status, features, updatedAt; empties the authentication caches. */
   private companySave(c: Company): void {
-    this.s.stmt("UPDATE companies SET status = ?, disabled_features = ?, updated_at = ? WHERE id = ?").run(c.status, JSON.stringify(c.disabledFeatures), c.updatedAt, c.id);
+    this.write(WRITES.companySave, c);
     this.authChanged();
   }
   private memberInsert(m: Member): void {
-    this.s.stmt("INSERT INTO members (id, company_id, email, role, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)").run(m.id, m.companyId, m.email, m.role, m.status, m.createdAt, m.updatedAt);
+    this.write(WRITES.memberInsert, m);
   }
   /** Role, status, credentials, setup code, updatedAt; empties the authentication caches. */
   private memberSave(m: Member): void {
-    this.s
-      .stmt(
-        "UPDATE members SET role = ?, status = ?, passphrase_hash = ?, totp_secret_sealed = ?, totp_confirmed_at = ?, totp_last_step = ?, setup_code_hash = ?, setup_code_expires_at = ?, updated_at = ? WHERE id = ? AND company_id = ?",
-      )
-      .run(m.role, m.status, m.passphraseHash, m.totpSecretSealed, m.totpConfirmedAt, m.totpLastStep, m.setupCodeHash, m.setupCodeExpiresAt, m.updatedAt, m.id, m.companyId);
+    this.write(WRITES.memberSave, m);
     this.authChanged();
   }
   private keyInsert(k: ApiKey): void {
-    this.s
-      .stmt("INSERT INTO api_keys (id, company_id, member_id, environment, key_hash, hint, scopes, created_at, expires_at, revoked_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-      .run(k.id, k.companyId, k.memberId, k.environment, k.keyHash, k.hint, JSON.stringify(k.scopes), k.createdAt, k.expiresAt, k.revokedAt, k.lastUsedAt);
+    this.write(WRITES.keyInsert, k);
   }
   /** revokedAt; empties the authentication caches. */
   private keySave(k: ApiKey): void {
-    this.s.stmt("UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(k.revokedAt, k.id);
+    this.write(WRITES.keySave, k);
     this.authChanged();
   }
+  private write<T>(w: RowWrite<T>, x: T): void {
+    this.s.stmt(w.sql).run(...w.values(x));
+  }
 
-  private audited(companyId: string, environments: readonly Environment[], actor: AuditActor, d: { action: string; detail?: Record<string, unknown> }, entityType: string, entityId: string, now: number): void {
-    for (const environment of environments) this.audit.append({ companyId, environment, actor, action: d.action, entityType, entityId, ...(d.detail ? { detail: d.detail } : {}) }, now);
+  private audited(companyId: string, environments: readonly Environment[], actor: AuditActor, d: AuditedChange, entityType: string, entityId: string, now: number): void {
+    for (const e of auditEntries(companyId, environments, actor, d, entityType, entityId)) this.audit.append(e, now);
   }
 
   endMemberSessions(memberId: string, reason: string, now: number): Promise<number> {
@@ -532,23 +570,7 @@ export class Tenancy implements TenancyRepository {
 
   /** Empties every Tenancy's authentication cache over this storage before its next lookup. */
   authChanged(): void {
-    epochOf(this.s).n++;
-  }
-
-  private readonly authCache = new Map<string, KeyAuth>(); // by key hash; LRU: oldest first
-  private readonly companyCache = new Map<string, Company>(); // by slug
-  private cachedEpoch = -1;
-  private cachedDataVersion = -1;
-
-  /** Empties the caches when this process or another connection changed the database since they were filled. */
-  private fresh(): void {
-    const e = epochOf(this.s).n;
-    const v = this.s.dataVersion();
-    if (e === this.cachedEpoch && v === this.cachedDataVersion) return;
-    this.authCache.clear();
-    this.companyCache.clear();
-    this.cachedEpoch = e;
-    this.cachedDataVersion = v;
+    this.cache.changed();
   }
 
   /**
@@ -556,43 +578,31 @@ export class Tenancy implements TenancyRepository {
    * miss. A revocation, disable, role change, suspension or feature switch counts from the next request.
    */
   cachedKey(hash: string): KeyAuth | undefined {
-    this.fresh();
-    const hit = this.authCache.get(hash);
-    if (hit) {
-      this.authCache.delete(hash);
-      this.authCache.set(hash, hit);
-    }
-    return hit;
+    return this.cache.key(hash);
   }
 
   authByHash(hash: string): Promise<KeyAuth | undefined> {
     return this.s.run(() => {
-      const hit = this.cachedKey(hash);
+      const hit = this.cache.key(hash);
       if (hit) return hit;
-      const row = this.credentialByHash<KeyAuthRow>("api_keys", "key_hash", hash);
-      if (!row) return undefined;
-      const rec = toKeyAuth(row);
-      this.authCache.set(hash, rec);
-      if (this.authCache.size > AUTH_CACHE_MAX) this.authCache.delete(this.authCache.keys().next().value!);
+      const mark = this.cache.mark();
+      const rec = opt(this.credentialByHash<KeyAuthRow>("api_keys", "key_hash", hash), toKeyAuth);
+      if (rec) this.cache.rememberKey(hash, rec, mark);
       return rec;
     });
   }
 
   cachedCompany(slug: string): Company | undefined {
-    this.fresh();
-    return this.companyCache.get(slug);
+    return this.cache.company(slug);
   }
 
-  /** Companies are few; the cache is still bounded. */
   companyBySlugCached(slug: string): Promise<Company | undefined> {
     return this.s.run(() => {
-      const hit = this.cachedCompany(slug);
+      const hit = this.cache.company(slug);
       if (hit) return hit;
-      const row = this.companyRow(slug);
-      if (!row) return undefined;
-      const rec = toCompany(row);
-      if (this.companyCache.size >= AUTH_CACHE_MAX) this.companyCache.clear();
-      this.companyCache.set(slug, rec);
+      const mark = this.cache.mark();
+      const rec = opt(this.companyRow(slug), toCompany);
+      if (rec) this.cache.rememberCompany(slug, rec, mark);
       return rec;
     });
   }
@@ -603,14 +613,7 @@ export class Tenancy implements TenancyRepository {
   }
 
   /** A credential (an API key or a session) by its hash: one indexed lookup, joined with its member and company. */
-  private credentialByHash<T extends CredentialJoin>(table: "api_keys" | "member_sessions", hashColumn: "key_hash" | "token_hash", hash: string): T | undefined {
-    return (this.s
-      .stmt(
-        `SELECT x.*, m.email AS member_email, m.role AS member_role, m.status AS member_status,
-                c.slug AS company_slug, c.status AS company_status, c.disabled_features AS company_features
-           FROM ${table} x JOIN members m ON m.id = x.member_id JOIN companies c ON c.id = x.company_id
-          WHERE x.${hashColumn} = ?`,
-      )
-      .get(hash) ?? undefined) as T | undefined;
+  private credentialByHash<T extends CredentialJoin>(table: CredentialTable, hashColumn: CredentialHash, hash: string): T | undefined {
+    return (this.s.stmt(credentialSql(table, hashColumn, "?")).get(hash) ?? undefined) as T | undefined;
   }
 }
