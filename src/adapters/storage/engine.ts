@@ -5,6 +5,8 @@
 // SQLite's handle (`sqlite`) and its background maintenance (the WAL checkpointer, which also fills the transfer
 // search index on its thread); PostgreSQL needs neither (its server checkpoints by itself, and the search index is
 // filled by the server's sweep).
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import type { Repositories } from "../../ports/repositories.ts";
 import type { RuntimeHost } from "../../ports/runtime-store.ts";
 import { StorageError } from "../../ports/store.ts";
@@ -81,7 +83,19 @@ export function newestEngineMigration(s: Pick<EngineSettings, "databaseUrl">): s
 
 /** Opens (and migrates) the engine the settings select. Throws StorageError with one line the operator can act on. */
 export async function openEngine(s: EngineSettings): Promise<Engine> {
-  if (s.databaseUrl) return pgEngine(await openPostgres(s.databaseUrl), s.databaseUrl);
+  if (s.databaseUrl) {
+    const engine = pgEngine(await openPostgres(s.databaseUrl), s.databaseUrl);
+    // The key files (master.key, audit-signing.key) are kept in CARAVAN_DB's directory, as beside a SQLite file;
+    // made private as SQLite's data directory is. A failure shows where a key file is written, naming it.
+    if (s.dbPath !== ":memory:") {
+      try {
+        mkdirSync(dirname(resolve(s.dbPath)), { recursive: true, mode: 0o700 });
+      } catch {
+        /* reported by the key file's own write */
+      }
+    }
+    return engine;
+  }
   return sqliteEngine(await openStorage(s.dbPath, { migrationsFolder: s.migrationsFolder, busyTimeoutMs: s.busyTimeoutMs }));
 }
 
