@@ -33,6 +33,12 @@ function oneLine(r: { code: number; stdout: string; stderr: string }, secret: st
   return lines[0];
 }
 
+/** A client program (psql, pg_dump, pg_restore) run to completion; throws with its stderr. */
+function run(cmd: string[]): void {
+  const r = Bun.spawnSync(cmd, { stdout: "pipe", stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`${cmd[0]} failed (exit ${r.exitCode}): ${r.stderr.toString()}`);
+}
+
 /** Runs f until it succeeds; each failure must be a store fault (the connection still being replaced). */
 async function untilOk(f: () => Promise<unknown>): Promise<void> {
   for (;;) {
@@ -166,6 +172,43 @@ describe("on the test cluster", () => {
     const line = oneLine(await runCli(["backup", "--to", to], { CARAVAN_DB: join(dir, "backup-pg", "caravan.db"), CARAVAN_DATABASE_URL: url }), pg.password);
     expect(line).toContain("pg_dump");
     expect(existsSync(to)).toBe(false);
+  });
+
+  test("docs/operations.md as written: a role owning a C-collation database, migrate as that role, pg_dump, pg_restore into a new one", async () => {
+    const psql = (url: string, sql: string) => run([join(pg.bin, "psql"), "-v", "ON_ERROR_STOP=1", "-X", "-q", "-d", url, "-c", sql]);
+    const role = `caravan_${Math.random().toString(36).slice(2, 8)}`;
+    const password = "change-me";
+    psql(pg.url, `CREATE ROLE ${role} LOGIN PASSWORD '${password}'`);
+    psql(pg.url, `CREATE DATABASE ${role} OWNER ${role} TEMPLATE template0 LOCALE 'C' ENCODING 'UTF8'`);
+    const url = `postgres://${role}:${password}@127.0.0.1:${pg.port}/${role}`;
+    const env = { CARAVAN_DB: join(dir, "docs-pg", "caravan.db"), CARAVAN_DATABASE_URL: url };
+    const m = await runCli(["migrate"], env);
+    expect(m.stderr).toBe("");
+    expect(m.code).toBe(0);
+    const dump = join(dir, "docs-pg.dump");
+    run([join(pg.bin, "pg_dump"), "--format=custom", `--file=${dump}`, url]);
+    psql(pg.url, `CREATE DATABASE ${role}_restored OWNER ${role} TEMPLATE template0 LOCALE 'C' ENCODING 'UTF8'`);
+    const restored = `postgres://${role}:${password}@127.0.0.1:${pg.port}/${role}_restored`;
+    run([join(pg.bin, "pg_restore"), "--no-owner", "--exit-on-error", `--dbname=${restored}`, dump]);
+    const again = await runCli(["migrate"], { ...env, CARAVAN_DATABASE_URL: restored });
+    expect(again.stderr).toBe("");
+    expect(again.code).toBe(0);
+    const sql = postgres(restored, { max: 1, onnotice: () => {} });
+    try {
+      expect([...(await sql.unsafe("SELECT slug FROM companies"))] as Record<string, unknown>[]).toEqual([{ slug: "default" }]);
+      expect((await sql.unsafe("SELECT count(*)::int AS n FROM caravan_migrations"))[0].n).toBe(JSON.parse(readFileSync(join(repoRoot, "db/migrations-pg/meta/_journal.json"), "utf8")).entries.length);
+    } finally {
+      await sql.end({ timeout: 5 });
+    }
+  });
+
+  test("a database of another collation is refused at start with the CREATE DATABASE line to use", async () => {
+    const name = `t_coll_${Math.random().toString(36).slice(2, 8)}`;
+    run([join(pg.bin, "psql"), "-v", "ON_ERROR_STOP=1", "-X", "-q", "-d", pg.url, "-c", `CREATE DATABASE ${name} TEMPLATE template0 LOCALE 'C.UTF-8' ENCODING 'UTF8'`]);
+    const url = pg.url.replace(/\/postgres$/, `/${name}`);
+    const line = oneLine(await runCli(["serve"], { CARAVAN_DB: join(dir, "coll", "caravan.db"), CARAVAN_DATABASE_URL: url, PORT: "0" }), pg.password);
+    expect(line).toContain(`PostgreSQL database at 127.0.0.1:${pg.port}/${name} has collation C.UTF-8`);
+    expect(line).toContain("TEMPLATE template0 LOCALE 'C' ENCODING 'UTF8'");
   });
 
   describe("the session recovers by itself", () => {
