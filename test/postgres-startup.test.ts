@@ -136,6 +136,7 @@ describe("on the test cluster", () => {
     const first = await runCli(["migrate"], env);
     expect(first.stderr).toBe("");
     expect(first.code).toBe(0);
+    expect(first.stdout.trim()).toBe(`caravan: migrations applied to PostgreSQL at 127.0.0.1:${pg.port}/${databaseOf(url)}`);
     expect((await runCli(["migrate"], env)).code).toBe(0);
     const journal = JSON.parse(readFileSync(join(repoRoot, "db/migrations-pg/meta/_journal.json"), "utf8")) as { entries: { tag: string }[] };
     const sql = postgres(url, { max: 1, onnotice: () => {} });

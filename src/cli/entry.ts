@@ -39,6 +39,7 @@ export function cliContext(open: Storage | Engine, path = "path" in open ? open.
   const engine = "kind" in open ? open : sqliteEngine(open);
   return {
     path,
+    where: engine.where,
     store: engine.store,
     repositories: (clock, keys) => cliRepositories(engine, path, clock, keys),
     runtime: (deps) => cliRuntime(engine.store, deps),

@@ -3,13 +3,18 @@
 // `caravan_migrations`. A transaction-scoped advisory lock makes nodes that start at once apply each migration once:
 // the second waits for the first and then finds it applied.
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { StorageError } from "../../../ports/store.ts";
+import { isCompiled } from "../migrations.ts";
 import type { PgSession } from "./session.ts";
+import bundledPgJournal from "../../../../db/migrations-pg/meta/_journal.json" with { type: "json" };
 
-/** The checkout's db/migrations-pg. */
-export const pgMigrationsFolder = fileURLToPath(new URL("../../../../db/migrations-pg", import.meta.url));
+/**
+ * The checkout's db/migrations-pg; in the executable, the embedded copies of its `.sql` files (`bun run build` names
+ * them by their own paths under the virtual root, as SQLite's: ../migrations.ts), read with the bundled journal.
+ */
+export const pgMigrationsFolder = isCompiled ? join(dirname(fileURLToPath(import.meta.url)), "db", "migrations-pg") : fileURLToPath(new URL("../../../../db/migrations-pg", import.meta.url));
 
 interface Entry {
   idx: number;
@@ -23,7 +28,7 @@ const MIGRATION_LOCK = 0x43415241; // "CARA"
 export function readPgMigrations(folder = pgMigrationsFolder): { tag: string; statements: string[] }[] {
   let journal: { entries: Entry[] };
   try {
-    journal = JSON.parse(readFileSync(join(folder, "meta", "_journal.json"), "utf8"));
+    journal = isCompiled && folder === pgMigrationsFolder ? (bundledPgJournal as { entries: Entry[] }) : JSON.parse(readFileSync(join(folder, "meta", "_journal.json"), "utf8"));
   } catch (e) {
     throw new StorageError(`PostgreSQL migrations: cannot read ${join(folder, "meta", "_journal.json")}: ${(e as Error).message}`);
   }
