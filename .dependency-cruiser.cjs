@@ -82,10 +82,10 @@ module.exports = {
     },
     {
       name: "sql-only-in-storage",
-      comment: "One storage boundary: the SQLite drivers and drizzle are imported by src/adapters/storage only (and the schema in db/).",
+      comment: "One storage boundary: the SQLite drivers, the PostgreSQL driver (postgres.js) and drizzle are imported by src/adapters/storage only (and the schemas in db/).",
       severity: "error",
       from: { path: "^src/", pathNot: "^src/adapters/storage/" },
-      to: { path: "^(bun:sqlite|node:sqlite|drizzle-orm)|node_modules/drizzle-orm/|^db/schema/" },
+      to: { path: "^(bun:sqlite|node:sqlite|drizzle-orm|postgres$)|node_modules/(drizzle-orm|postgres)/|^db/schema(-pg)?/" },
     },
     {
       name: "not-to-unresolvable",

@@ -18,6 +18,7 @@ const noDevtools: BunPlugin = {
 };
 
 const outfile = process.argv[2] ?? "dist/caravan";
+// SQLite's migrations and PostgreSQL's (db/migrations-pg: the engine CARAVAN_DATABASE_URL selects).
 const migrations = [...new Bun.Glob("db/migrations/*.sql").scanSync("."), ...new Bun.Glob("db/migrations-pg/*.sql").scanSync(".")].sort();
 const result = await Bun.build({
   entrypoints: ["src/main.ts", "src/adapters/pdf/worker.ts", "src/adapters/storage/checkpoint-worker.ts", ...migrations],

@@ -2,18 +2,19 @@
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { storageSettingsFromEnv, StorageError } from "./adapters/storage/index.ts";
+import { describeEngine, engineSettingsFromEnv, newestEngineMigration } from "./adapters/storage/engine.ts";
 import { TenancyError } from "./ports/tenancy.ts";
 import { configFromEnv, ConfigError, startService } from "./services.ts";
 import { CommandError, UsageError } from "./cli/usage.ts";
 import { configuredBackup, configuredMigrateTo, isDatabaseCommand, runDatabaseCommand } from "./cli/entry.ts";
 import { runBackup } from "./cli/backup.ts";
-import { isCompiled, newestMigration } from "./adapters/storage/migrations.ts";
+import { isCompiled } from "./adapters/storage/migrations.ts";
 import pkg from "../package.json" with { type: "json" };
 
 const USAGE = `usage: caravan <command> [options]
 
 commands:
-  serve                 run the API (PORT, HOST, CARAVAN_DB, see docs/operations.md)
+  serve                 run the API (PORT, HOST, CARAVAN_DB or CARAVAN_DATABASE_URL, see docs/operations.md)
   demo [--count N] [--interval ms] [--webhooks|-v]   the API plus sandbox peers, demo customers and rounds of transfers (N rounds, then a summary)
   sandbox [--port P] [--caravan-url U] [--screening-d-port Q] [--screening-c-port R]   the provider_a, provider_b and provider_e sandbox networks and the screening_c and screening_d sandbox vendors, without the service; prints the provider_b settings to paste (see docs/getting-started.md)
   migrate               apply database migrations and exit
@@ -55,11 +56,20 @@ function isLocked(e: unknown): boolean {
   return code.startsWith("SQLITE_BUSY") || /database is locked/i.test(e.message);
 }
 
-/** `caravan 0.1.0 (schema 0012_…, bun 1.4.5, executable)`: what an operator pastes into a bug report. */
+/**
+ * `caravan 0.1.0 (schema 0012_…, bun 1.4.5, executable)`: what an operator pastes into a bug report. With
+ * CARAVAN_DATABASE_URL set, the PostgreSQL schema and the word `postgresql` (never the URL: it may hold a password).
+ */
 function version(): string {
   const deno = (globalThis as { Deno?: { version: { deno: string } } }).Deno;
   const runtime = deno ? `deno ${deno.version.deno}` : process.versions.bun ? `bun ${process.versions.bun}` : `node ${process.versions.node}`;
-  return `caravan ${pkg.version} (schema ${newestMigration() ?? "none"}, ${runtime}, ${isCompiled ? "executable" : "source"})`;
+  let pg = false;
+  try {
+    pg = engineSettingsFromEnv(process.env).databaseUrl !== undefined;
+  } catch {
+    /* not a postgres:// URL: serve says so; the version is still the version */
+  }
+  return `caravan ${pkg.version} (schema ${newestEngineMigration({ databaseUrl: pg ? "postgres://" : undefined }) ?? "none"}${pg ? ", postgresql" : ""}, ${runtime}, ${isCompiled ? "executable" : "source"})`;
 }
 
 /** Faults the operator must fix: one clear line, exit code 1, no stack trace. */
@@ -84,7 +94,7 @@ function fatal(e: unknown): never {
 async function serve(): Promise<void> {
   const config = configFromEnv(process.env);
   const service = await startService(config);
-  console.log(`caravan listening on ${service.url} (database ${config.dbPath})`);
+  console.log(`caravan listening on ${service.url} (database ${describeEngine(config)})`);
   if (service.trpUrl) console.log(`caravan TRP listening on ${service.trpUrl} (mutual TLS)`);
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -227,9 +237,11 @@ async function main(argv: string[]): Promise<void> {
   }
   // The verifier reads a database or a backup without migrating or writing it.
   if (command === "audit" && rest[0] === "verify") {
+    // The configured database: CARAVAN_DATABASE_URL when it names PostgreSQL, else CARAVAN_DB (--db overrides both).
     const { dbPath } = storageSettingsFromEnv(process.env);
+    const configured = process.env.CARAVAN_DATABASE_URL?.trim() || dbPath;
     const { verifyAuditFile } = await import("./adapters/storage/audit-verify.ts");
-    await (await import("./cli/audit.ts")).runAuditVerify(verifyAuditFile, rest.slice(1), dbPath, out);
+    await (await import("./cli/audit.ts")).runAuditVerify(verifyAuditFile, rest.slice(1), configured, out);
     return;
   }
   if (isDatabaseCommand(command)) return runDatabaseCommand(command, rest, out, process.env);

@@ -1,8 +1,7 @@
 // The composition root: opens storage, starts the actor runtime, serves HTTP. main.ts and tests call it.
-import { openStorage, storageSettingsFromEnv, type Storage } from "./adapters/storage/index.ts";
-import { startCheckpointer, type Checkpointer } from "./adapters/storage/checkpointer.ts";
+import type { Storage } from "./adapters/storage/index.ts";
+import { engineSettingsFromEnv, openEngine, type Engine, type Maintenance } from "./adapters/storage/engine.ts";
 import { EventIds } from "./adapters/crypto/event-ids.ts";
-import { readMeta, recordMetaOnce } from "./adapters/storage/meta.ts";
 import { listen, type RunningServer } from "./adapters/server/index.ts";
 import { createLogger, type Logger, type LogLevel } from "./adapters/log.ts";
 import { ActorRuntime } from "./actors/runtime.ts";
@@ -11,7 +10,8 @@ import { createApp } from "./http/app.ts";
 import { RateLimiter } from "./http/ratelimit.ts";
 import type { TenancyRepository } from "./ports/tenancy.ts";
 import type { AuditRepository } from "./ports/audit.ts";
-import { createRepositories, type Repositories } from "./adapters/storage/repositories.ts";
+import type { Repositories } from "./ports/repositories.ts";
+import type { RuntimeHost } from "./ports/runtime-store.ts";
 import { loadMasterKey, masterKeySource, type MasterKey } from "./adapters/crypto/master-key.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { auditKeySource, loadAuditKey, readAuditKey, type AuditSigningKey } from "./adapters/crypto/audit-key.ts";
@@ -65,7 +65,10 @@ import { INTEGRATIONS } from "./domain/providers/catalog.ts";
 import { EU_MEMBERS } from "./domain/thresholds.ts";
 
 export interface ServiceConfig {
+  /** The SQLite file (CARAVAN_DB); with `databaseUrl`, only where the key files are found (beside it). */
   dbPath: string;
+  /** CARAVAN_DATABASE_URL: PostgreSQL (postgres://user:password@host:port/db) instead of SQLite at dbPath. */
+  databaseUrl?: string;
   host: string;
   port: number;
   logLevel?: LogLevel | "silent";
@@ -87,7 +90,15 @@ export interface ServiceConfig {
 }
 
 export interface Services {
+  /**
+   * The SQLite engine's own handle (tests and the demo set data up through it). On PostgreSQL there is none: any use
+   * of it throws, saying so. Everything engine-neutral uses `store`.
+   */
   readonly storage: Storage;
+  /** The store, whichever the engine: units of work, health, fault classes, the actor runtime's store. */
+  readonly store: RuntimeHost;
+  /** Which engine, and where its data is (`PostgreSQL at host:port/db` never carries the password). */
+  readonly engine: Pick<Engine, "kind" | "where">;
   readonly runtime: ActorRuntime;
   readonly log: Logger;
   readonly clock: () => number;
@@ -143,7 +154,7 @@ export function configFromEnv(env: Record<string, string | undefined>): ServiceC
   const port = env.PORT === undefined || env.PORT === "" ? 8080 : Number(env.PORT);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be 0..65535, got "${env.PORT}"`);
   return {
-    ...storageSettingsFromEnv(env),
+    ...engineSettings(env),
     host: env.HOST || "127.0.0.1",
     port,
     logLevel: (env.CARAVAN_LOG as LogLevel | "silent" | undefined) ?? "info",
@@ -156,6 +167,14 @@ export function configFromEnv(env: Record<string, string | undefined>): ServiceC
     auditCheckpointMs: auditCheckpointMsFrom(env.CARAVAN_AUDIT_CHECKPOINT_SECONDS),
     env,
   };
+}
+
+function engineSettings(env: Record<string, string | undefined>) {
+  try {
+    return engineSettingsFromEnv(env);
+  } catch (e) {
+    throw new ConfigError((e as Error).message);
+  }
 }
 
 function sweepScheduleFrom(text: string | undefined): SweepSchedule | undefined {
@@ -179,19 +198,19 @@ function auditCheckpointMsFrom(text: string | undefined): number | undefined {
  * starts (the audit key guards evidence, not data), but signs no checkpoint until the key is back or rotated: signing
  * on with a new key would quietly orphan the published one. Answers the key, or why there is none to sign with.
  */
-async function openAuditKey(trees: AuditTreeRepository, config: ServiceConfig, now: number): Promise<{ key: AuditSigningKey } | { problem: string }> {
+async function openAuditKey(trees: AuditTreeRepository, config: ServiceConfig, now: number, where: string): Promise<{ key: AuditSigningKey } | { problem: string }> {
   const env = config.env ?? {};
   const found = readAuditKey(config.dbPath, env);
   const source = auditKeySource(config.dbPath, env);
-  const where = "env" in source ? "CARAVAN_AUDIT_SIGNING_KEY" : `the key file ${source.file}`;
+  const from = "env" in source ? "CARAVAN_AUDIT_SIGNING_KEY" : `the key file ${source.file}`;
   const active = await trees.activeKey();
   if (!found && active && config.dbPath !== ":memory:")
     return {
-      problem: `${where} is missing, and ${config.dbPath} lists audit signing key ${active.keyId}: no audit checkpoint is signed until the key file is put back (or CARAVAN_AUDIT_SIGNING_KEY set), or a new key is made with caravan audit rotate-key`,
+      problem: `${from} is missing, and ${where} lists audit signing key ${active.keyId}: no audit checkpoint is signed until the key file is put back (or CARAVAN_AUDIT_SIGNING_KEY set), or a new key is made with caravan audit rotate-key`,
     };
   const key = found ?? loadAuditKey(config.dbPath, env);
   try {
-    await trees.adoptKey(key, now, where);
+    await trees.adoptKey(key, now, from);
   } catch (e) {
     if (e instanceof AuditTreeError) return { problem: `${e.message}; no audit checkpoint is signed until then` };
     throw e;
@@ -443,27 +462,25 @@ export class ConfigError extends Error {
 const KEY_CHECK = "master_key_check";
 const KEY_CHECK_TEXT = "caravan master key check";
 
-function keyCheckRow(storage: Storage): string | undefined {
-  return readMeta(storage, KEY_CHECK);
-}
-
 /** The database path for loadMasterKey, once it is known that a missing key file may be created. */
-function checkedKeySource(storage: Storage, config: ServiceConfig): string {
+async function checkedKeySource(engine: Engine, config: ServiceConfig): Promise<string> {
   const env = config.env ?? {};
   const source = masterKeySource(config.dbPath, env);
-  if (config.dbPath !== ":memory:" && "file" in source && !existsSync(source.file) && keyCheckRow(storage) !== undefined)
+  if (config.dbPath !== ":memory:" && "file" in source && !existsSync(source.file) && (await engine.readMeta(KEY_CHECK)) !== undefined)
     throw new ConfigError(
-      `the master key file ${source.file} is missing, and the data in ${config.dbPath} was sealed with a key: put the original master.key back beside the database (or set CARAVAN_MASTER_KEY to it); a new key could not read the data`,
+      `the master key file ${source.file} is missing, and the data in ${engine.where} was sealed with a key: put the original master.key back ${engine.sqlite ? "beside the database" : "there"} (or set CARAVAN_MASTER_KEY to it); a new key could not read the data`,
     );
   return config.dbPath;
 }
 
-function checkMasterKey(storage: Storage, key: MasterKey, config: ServiceConfig): void {
+async function checkMasterKey(engine: Engine, key: MasterKey, config: ServiceConfig): Promise<void> {
   const sealer = new Sealer(key.derive("key-check"));
-  const sealed = keyCheckRow(storage);
+  let sealed = await engine.readMeta(KEY_CHECK);
   if (sealed === undefined) {
-    recordMetaOnce(storage, KEY_CHECK, sealer.seal(KEY_CHECK_TEXT, KEY_CHECK));
-    return;
+    await engine.recordMetaOnce(KEY_CHECK, sealer.seal(KEY_CHECK_TEXT, KEY_CHECK));
+    // Another node may have recorded its own first (PostgreSQL, two first starts at once): the stored one judges.
+    sealed = await engine.readMeta(KEY_CHECK);
+    if (sealed === undefined) return;
   }
   let ok = false;
   try {
@@ -474,32 +491,49 @@ function checkMasterKey(storage: Storage, key: MasterKey, config: ServiceConfig)
   if (!ok) {
     const source = masterKeySource(config.dbPath, config.env ?? {});
     const from = "env" in source ? "CARAVAN_MASTER_KEY" : `the key file ${source.file}`;
-    throw new ConfigError(`the master key from ${from} is not the key that sealed ${config.dbPath}: use the original key (the master.key created beside this database, or the CARAVAN_MASTER_KEY it was started with)`);
+    throw new ConfigError(
+      `the master key from ${from} is not the key that sealed ${engine.where}: use the original key (${engine.sqlite ? "the master.key created beside this database, or " : ""}the CARAVAN_MASTER_KEY it was started with)`,
+    );
   }
+}
+
+/**
+ * Services.storage on PostgreSQL: there is no SQLite handle, and a use of it says so instead of answering wrongly.
+ * A Proxy (not a getter) so that spreading the services copies it without touching it.
+ */
+function noSqliteHandle(where: string): Storage {
+  return new Proxy({} as Storage, {
+    get: (_t, prop) => {
+      if (prop === "then" || typeof prop === "symbol") return undefined;
+      throw new Error(`services.storage is the SQLite engine's handle; this server runs on ${where} (use services.store)`);
+    },
+  });
 }
 
 export async function startService(config: ServiceConfig): Promise<RunningService> {
   const log = createLogger(config.logLevel ?? "info");
   const clock = Date.now;
-  const storage = await openStorage(config.dbPath, { migrationsFolder: config.migrationsFolder, busyTimeoutMs: config.busyTimeoutMs });
+  const engine = await openEngine(config);
+  const store = engine.store;
+  const close = () => engine.close().catch(() => {});
   let masterKey: MasterKey;
   try {
-    masterKey = loadMasterKey(checkedKeySource(storage, config), config.env ?? {});
-    checkMasterKey(storage, masterKey, config);
+    masterKey = loadMasterKey(await checkedKeySource(engine, config), config.env ?? {});
+    await checkMasterKey(engine, masterKey, config);
   } catch (e) {
-    storage.close();
+    await close();
     throw e;
   }
   const secrets = new Sealer(masterKey.derive("secrets"));
   // Personal data is compressed before it is sealed (docs/performance.md says why that is safe at rest).
   const pii = new Sealer(masterKey.derive("pii"), "auto", { compress: true });
-  const repositories = createRepositories(storage, { pii, secrets, clock, env: config.env ?? {} });
+  const repositories = engine.repositories({ pii, secrets, clock, env: config.env ?? {} });
   const auditTrees = repositories.auditTrees;
   let opened: Awaited<ReturnType<typeof openAuditKey>>;
   try {
-    opened = await openAuditKey(auditTrees, config, clock());
+    opened = await openAuditKey(auditTrees, config, clock(), engine.where);
   } catch (e) {
-    storage.close();
+    await close();
     throw e;
   }
   let auditKey: AuditSigningKey | null = "key" in opened ? opened.key : null;
@@ -520,10 +554,10 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   try {
     pricing = createPricing(repositories.fxValuations, config.env ?? {}, clock);
   } catch (e) {
-    storage.close();
+    await close();
     throw e instanceof FxConfigError ? new ConfigError(e.message) : e;
   }
-  const runtime = new ActorRuntime(storage, {
+  const runtime = new ActorRuntime(store, {
     clock,
     concurrency: config.concurrency,
     log,
@@ -536,13 +570,15 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   try {
     webhooks = createWebhookServices((id) => runtime.tell(webhookAddress(id), { type: "kick" } satisfies WebhookMessage), config.env ?? {});
   } catch (e) {
-    storage.close();
+    await close();
     throw e instanceof WebhookConfigError ? new ConfigError(e.message) : e;
   }
   let ready = false;
-  let checkpointer: Checkpointer | null = null;
+  let maintenance: Maintenance | null = null;
   const services: Services = {
-    storage,
+    storage: engine.sqlite ?? noSqliteHandle(engine.where),
+    store,
+    engine: { kind: engine.kind, where: engine.where },
     runtime,
     log,
     clock,
@@ -569,25 +605,31 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     webhooks,
     screening: noScreening,
     ready: () => ready,
-    searchIndexedElsewhere: () => checkpointer?.indexesSearch() ?? false,
+    searchIndexedElsewhere: () => maintenance?.indexesSearch() ?? false,
     reportFault: (msg, e, fields) => runtime.reportFault(msg, e, fields),
   };
   try {
     wireScreening(services, config.env ?? {});
   } catch (e) {
-    storage.close();
+    await close();
     throw e;
   }
   wireProviders(services, config.env ?? {});
   registerActors(services);
-  const app = createApp(services);
-  await runtime.start();
+  const app = createApp({ ...services, storage: store });
+  try {
+    await runtime.start();
+  } catch (e) {
+    await runtime.stop().catch(() => {});
+    await close();
+    throw e;
+  }
   let server: RunningServer;
   try {
     server = await listen((req) => app.fetch(req), { hostname: config.host, port: config.port });
   } catch (e) {
     await runtime.stop();
-    storage.close();
+    await close();
     const inUse = (e as { code?: string }).code === "EADDRINUSE" || /in use/i.test((e as Error).message);
     throw new ConfigError(
       inUse
@@ -602,12 +644,13 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   } catch (e) {
     await server.stop();
     await runtime.stop();
-    storage.close();
+    await close();
     throw e instanceof ConfigError ? e : new ConfigError(`cannot start the TRP TLS listener: ${(e as Error).message}`);
   }
   ready = true;
-  // WAL checkpoints run on a worker thread, not on commits (docs/performance.md); file databases only.
-  const worker = (checkpointer = startCheckpointer(storage, { log }));
+  // SQLite: WAL checkpoints run on a worker thread, not on commits (docs/performance.md); file databases only.
+  // PostgreSQL: nothing (the server checkpoints by itself; the search index is filled by the sweep).
+  const worker = (maintenance = engine.startMaintenance({ log }));
   const sealer: AuditSealer = startAuditSealer({
     trees: auditTrees,
     key: currentAuditKey,
@@ -633,7 +676,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
         await runtime.stop();
         // Before the server's connection closes: the last connection to close checkpoints and removes the WAL.
         await worker.stop();
-        storage.close();
+        await engine.close();
       })();
       return stopped;
     },

@@ -9,7 +9,7 @@ export type { CliCommand };
 export const CLI_COMMANDS: Readonly<Record<string, () => Promise<CliCommand>>> = {
   migrate: async () => (cli, argv, out) => {
     parseArgs({ args: argv, options: {}, strict: true });
-    out(`caravan: migrations applied to ${cli.path}`);
+    out(`caravan: migrations applied to ${cli.where}`);
   },
   keys: async () => (await import("./tenancy.ts")).runKeys,
   members: async () => (await import("./tenancy.ts")).runMembers,

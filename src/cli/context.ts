@@ -19,6 +19,8 @@ export interface CliKeys {
 export interface CliContext {
   /** The database's location, as configured (CARAVAN_DB): where its master key is looked for. */
   readonly path: string;
+  /** The database, for messages: the SQLite file, or `PostgreSQL at host:port/db` (never a password). */
+  readonly where: string;
   /** The store's units of work. */
   readonly store: Store;
   /** The repositories over the open store; a sealer's key is derived on its first use. */

@@ -1,15 +1,17 @@
 // The CLI's entry: the one CLI file that opens the store and names the engine (a composition root, as src/services.ts
-// is the server's). It opens the database the configuration names, builds what a command receives (./context.ts: the
+// is the server's). It opens the database the configuration names (SQLite at CARAVAN_DB, or PostgreSQL when
+// CARAVAN_DATABASE_URL is set: ../adapters/storage/engine.ts), builds what a command receives (./context.ts: the
 // repositories, the entry to the actor runtime, the runtime's store), runs the command and closes the store. The
 // program (src/main.ts) and the in-process test runner (test/support/cli.ts) both run commands through it.
 import process from "node:process";
-import { openStorage, storageSettingsFromEnv, type Storage } from "../adapters/storage/index.ts";
+import { StorageError, type Storage } from "../adapters/storage/index.ts";
+import { engineSettingsFromEnv, openEngine, sqliteEngine, type Engine } from "../adapters/storage/engine.ts";
 import { backupDatabase } from "../adapters/storage/backup.ts";
 import type { Backup } from "../ports/backup.ts";
 import type { MigrateTo } from "../ports/migrate-to.ts";
 import { CLI_COMMANDS } from "./commands.ts";
 import type { CliCommand, CliContext, CliKeys } from "./context.ts";
-import { createRepositories, type SqliteRepositories } from "../adapters/storage/repositories.ts";
+import type { Repositories } from "../ports/repositories.ts";
 import { loadMasterKey, type MasterKey } from "../adapters/crypto/master-key.ts";
 import { Sealer } from "../adapters/crypto/envelope.ts";
 import type { CliCustomerMsg, CliRuntime, CliRuntimeDeps } from "./runtime.ts";
@@ -30,14 +32,19 @@ export function isDatabaseCommand(name: string | undefined): name is string {
   return name !== undefined && Object.hasOwn(CLI_COMMANDS, name);
 }
 
-/** What a command receives over the open store. */
-export function cliContext(storage: Storage): CliContext {
+/**
+ * What a command receives over the open store: a SQLite database (tests and the demo hand theirs), or an engine
+ * opened here. `path` is where the key files are found: the SQLite file, or CARAVAN_DB's place on PostgreSQL.
+ */
+export function cliContext(open: Storage | Engine, path = "path" in open ? open.path : "./data/caravan.db"): CliContext {
+  const engine = "kind" in open ? open : sqliteEngine(open);
   return {
-    path: storage.path,
-    store: storage,
-    repositories: (clock, keys) => cliRepositories(storage, clock, keys),
-    runtime: (deps) => cliRuntime(storage, deps),
-    runtimeStore: () => storage.runtimeStore(),
+    path,
+    where: engine.where,
+    store: engine.store,
+    repositories: (clock, keys) => cliRepositories(engine, path, clock, keys),
+    runtime: (deps) => cliRuntime(engine.store, deps),
+    runtimeStore: () => engine.store.runtimeStore(),
   };
 }
 
@@ -46,27 +53,25 @@ export async function runDatabaseCommand(name: string, argv: string[], out: Out,
   const load = Object.hasOwn(CLI_COMMANDS, name) ? CLI_COMMANDS[name] : undefined;
   if (!load) throw new Error(`${name} is not a database command`);
   const run: CliCommand = await load();
-  const { dbPath, migrationsFolder, busyTimeoutMs } = storageSettingsFromEnv(env);
-  const storage = await openStorage(dbPath, { migrationsFolder, busyTimeoutMs });
+  const settings = engineSettingsFromEnv(env);
+  const engine = await openEngine(settings);
   try {
-    await run(cliContext(storage), argv, out);
+    await run(cliContext(engine, settings.dbPath), argv, out);
   } finally {
-    storage.close();
+    await engine.close();
   }
 }
 
 /** `caravan backup`'s engine half: a checked copy of the configured database (no store is opened for the command). */
 export function configuredBackup(env: Env = process.env): Backup {
-  const url = env.CARAVAN_DATABASE_URL;
-  if (url !== undefined && /^postgres(ql)?:\/\//i.test(url.trim()))
-    return async ({ to }) => (await import("../adapters/storage/postgres/backup.ts")).backupPostgres({ url: url.trim(), to, env });
-  const { dbPath, busyTimeoutMs } = storageSettingsFromEnv(env);
+  const { dbPath, busyTimeoutMs, databaseUrl } = engineSettingsFromEnv(env);
+  if (databaseUrl) return async ({ to }) => (await import("../adapters/storage/postgres/backup.ts")).backupPostgres({ url: databaseUrl, to, env });
   return ({ to }) => backupDatabase({ dbPath, to, busyTimeoutMs });
 }
 
 /** `caravan migrate-to`'s engine half: the configured SQLite database copied into an empty PostgreSQL database. */
 export function configuredMigrateTo(env: Env = process.env): MigrateTo {
-  const { dbPath, busyTimeoutMs } = storageSettingsFromEnv(env);
+  const { dbPath, busyTimeoutMs } = engineSettingsFromEnv(env);
   return async ({ url }) => {
     const { migrateToPostgres } = await import("../adapters/storage/postgres/copy.ts");
     return migrateToPostgres({ dbPath, url, masterKey: loadMasterKey(dbPath, env), busyTimeoutMs });
@@ -90,9 +95,9 @@ function lazySealer(make: () => Sealer): Sealer {
  * the database the command opened. The master key is read on first use, so commands that seal and open nothing
  * (assets) never touch it.
  */
-function cliRepositories(storage: Storage, clock: () => number, keys: CliKeys = {}): SqliteRepositories {
-  const subkey = (name: string) => () => new Sealer(loadMasterKey(storage.path, process.env).derive(name));
-  return createRepositories(storage, { pii: lazySealer(keys.pii ?? subkey("pii")), secrets: lazySealer(keys.secrets ?? subkey("secrets")), clock, env: process.env });
+function cliRepositories(engine: Engine, path: string, clock: () => number, keys: CliKeys = {}): Repositories {
+  const subkey = (name: string) => () => new Sealer(loadMasterKey(path, process.env).derive(name));
+  return engine.repositories({ pii: lazySealer(keys.pii ?? subkey("pii")), secrets: lazySealer(keys.secrets ?? subkey("secrets")), clock, env: process.env });
 }
 
 /**

@@ -95,11 +95,14 @@ const PROBE_EVERY_MS = 1_000;
 const lastProbe = new WeakMap<Store, number>();
 
 /**
- * `/healthz` while the store takes no writes: not ready, with the fault's class and since when. A store in fault is
- * probed (at most once a second), so the answer turns `ok` as soon as a write succeeds again even when nothing else
- * writes meanwhile.
+ * `/healthz` while the store takes no writes (or, over a network, cannot be reached): not ready, with the fault's
+ * class and since when. A store in fault is probed (at most once a second), so the answer turns `ok` as soon as a
+ * write succeeds again even when nothing else writes meanwhile.
  */
 async function storageDown(storage: Store, now: number): Promise<Record<string, unknown> | null> {
+  // An engine over a network (PostgreSQL): a connection lost while idle is found by a round trip, not by waiting for
+  // the next write to meet it.
+  if (!storage.health.unavailable && storage.ping) await storage.ping().catch(() => {});
   if (storage.health.unavailable && now - (lastProbe.get(storage) ?? -Infinity) >= PROBE_EVERY_MS) {
     lastProbe.set(storage, now);
     try {

@@ -65,4 +65,9 @@ export interface Store extends UnitOfWork {
   faultOf(e: unknown): StoreFault | null;
   /** A one-row write: true when the store takes writes again (it updates `health`). */
   probeWrite(now: number): Promise<boolean>;
+  /**
+   * A cheap round trip, for an engine reached over a network: its connections can be lost while nothing runs, which
+   * no write has found yet. A store fault marks `health` (and rejects). Absent where there is nothing to lose (SQLite).
+   */
+  ping?(): Promise<void>;
 }

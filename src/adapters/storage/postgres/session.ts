@@ -199,6 +199,9 @@ export function createPgSession(url: string, o: PgOptions = {}): PgSession {
         return false;
       }
     },
+    async ping() {
+      await statement(readers, "SELECT 1", undefined);
+    },
     runtimeStore(o = {}) {
       if (!makeRuntime) throw new Error("the PostgreSQL engine's runtime store is not set up");
       return makeRuntime(o);

@@ -1,0 +1,35 @@
+// Faults of the test cluster (./postgres.ts) for the tests of a server that loses its database: the server process
+// stopped and started again on the same port and data, or every connection to one database cut from an admin
+// connection. The cluster is this test process's own, so stopping it touches no other test file's data.
+import { join } from "node:path";
+import postgres from "postgres";
+import { owned, type PostgresServer } from "./postgres.ts";
+
+function pgCtl(pg: PostgresServer, args: string[]): void {
+  const r = Bun.spawnSync(owned([join(pg.bin, "pg_ctl"), "-D", join(pg.dir, "data"), ...args]), { stdout: "pipe", stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`pg_ctl ${args.join(" ")} failed (exit ${r.exitCode}): ${r.stderr.toString().trim() || r.stdout.toString().trim()}`);
+}
+
+/** Stops the cluster's server (fast shutdown: sessions are told 57P01 and closed); its data and port stay. */
+export function stopCluster(pg: PostgresServer): void {
+  pgCtl(pg, ["-m", "fast", "-w", "stop"]);
+}
+
+/** Starts the cluster's server again after `stopCluster` (same data directory, same port). */
+export function startCluster(pg: PostgresServer): void {
+  pgCtl(pg, ["-l", join(pg.dir, "log"), "-w", "-t", "60", "start"]);
+}
+
+/** Ends every session connected to `database` (pg_terminate_backend from an admin connection); answers how many. */
+export async function terminateBackends(pg: PostgresServer, database: string): Promise<number> {
+  const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
+  try {
+    const rows = await admin.unsafe("SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [database]);
+    return rows.filter((r) => r.ok).length;
+  } finally {
+    await admin.end({ timeout: 5 });
+  }
+}
+
+/** The database name of a URL from `createDatabase`. */
+export const databaseOf = (url: string) => new URL(url).pathname.slice(1);
