@@ -97,8 +97,11 @@ export interface Services {
   readonly storage: Storage;
   /** The store, whichever the engine: units of work, health, fault classes, the actor runtime's store. */
   readonly store: RuntimeHost;
-  /** Which engine, and where its data is (`PostgreSQL at host:port/db` never carries the password). */
-  readonly engine: Pick<Engine, "kind" | "where">;
+  /**
+   * Which engine, and where its data is (`PostgreSQL at host:port/db` never carries the password); its store and a
+   * maker of repositories over it, for a CLI command run in this process (the demo's attestations: src/cli/entry.ts).
+   */
+  readonly engine: Pick<Engine, "kind" | "where" | "store" | "repositories">;
   readonly runtime: ActorRuntime;
   readonly log: Logger;
   readonly clock: () => number;
@@ -578,7 +581,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   const services: Services = {
     storage: engine.sqlite ?? noSqliteHandle(engine.where),
     store,
-    engine: { kind: engine.kind, where: engine.where },
+    engine: { kind: engine.kind, where: engine.where, store, repositories: (keys) => engine.repositories(keys) },
     runtime,
     log,
     clock,
