@@ -187,7 +187,18 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
   const pg = o.databaseUrl !== undefined;
   // On PostgreSQL the key files still live in a directory of ours (beside dbPath), made private as SQLite's is.
   if (pg) mkdirSync(dirname(dbPath), { recursive: true, mode: 0o700 });
-  const service = await startService({ dbPath, databaseUrl: o.databaseUrl, host: "127.0.0.1", port: o.port, logLevel: "warn", env }).catch((e: unknown) => {
+  const stopPeers = async () => {
+    await peer.stop();
+    await peerA.stop();
+    await bridgeE.stop();
+    await peerD.close();
+    rmSync(tlsDir, { recursive: true, force: true });
+    await receiver.stop();
+    await screeningC.stop();
+    await screeningD.stop();
+  };
+  const service = await startService({ dbPath, databaseUrl: o.databaseUrl, host: "127.0.0.1", port: o.port, logLevel: "warn", env }).catch(async (e: unknown) => {
+    await stopPeers().catch(() => undefined);
     // A PostgreSQL database filled by an earlier run was sealed with that run's master key, not this fresh one's.
     if (pg && tempData && e instanceof Error) e.message += ` (the demo made new keys in ${dirname(dbPath)}: give it an empty database, or CARAVAN_DB=<the earlier run's demo.db> to reuse that run's keys)`;
     throw e;
@@ -786,14 +797,7 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
       await done.catch(() => undefined);
       if (!summary) await summarize(roundsDone, true).catch(() => undefined);
       await service.stop();
-      await peer.stop();
-      await peerA.stop();
-      await bridgeE.stop();
-      await peerD.close();
-      rmSync(tlsDir, { recursive: true, force: true });
-      await receiver.stop();
-      await screeningC.stop();
-      await screeningD.stop();
+      await stopPeers();
     },
   };
 }

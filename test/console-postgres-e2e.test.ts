@@ -1,0 +1,162 @@
+// The operator console against a server on PostgreSQL: `caravan serve` with CARAVAN_DATABASE_URL on a fresh database
+// of the test cluster (./support/pg-server.ts), the screening_c and provider_b sandboxes, and `caravan console` in a
+// real terminal (tmux, read back with capture-pane), as test/console-e2e.test.ts drives it on SQLite. A rule holds a
+// transfer created through the API; the held list shows it live, its detail the checks, the rule and the case; the
+// officer approves the case by keystrokes and the transfer leaves held; an analyst sees the case's title masked.
+import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
+import { hasTmux, terminal } from "./support/tmux.ts";
+import { startPgServer, type PgServer } from "./support/pg-server.ts";
+import { startProviderBPeer, type ProviderBPeer } from "../src/sandbox/provider_b/index.ts";
+import { publicKeyBase64, randomSeedBase64 } from "../src/adapters/providers/provider_b/crypto.ts";
+import { startScreeningCSandbox, SANDBOX_API_KEY, type ScreeningCSandbox } from "../src/sandbox/screening_c/index.ts";
+import { JANE, VIKTOR } from "./support/persons.ts";
+
+// A PostgreSQL cluster, a server, sandboxes and terminals on a shared 2-core machine: a hang guard, not a timing assertion.
+setDefaultTimeout(120_000);
+
+const { tmux, press, until, openConsole } = terminal("caravan-console-pg");
+let S: PgServer;
+let peer: ProviderBPeer;
+let vc: ScreeningCSandbox;
+let owner: { key: string; memberEmail: string };
+let analyst: string;
+let customerId: string;
+let heldId: string;
+const seed = randomSeedBase64();
+
+const ORIGIN_ADDR = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
+const VIKTOR_ADDR = "0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb";
+
+async function transferState(id: string): Promise<string> {
+  const r = await S.call(`/api/v2/transfers/${id}`, { key: owner.key });
+  expect(r.status).toBe(200);
+  return r.body.data.state;
+}
+
+beforeAll(async () => {
+  if (!hasTmux) throw new Error("tmux is required for the console's end-to-end test (Debian package tmux; .ci/run installs it)");
+  vc = await startScreeningCSandbox();
+  peer = await startProviderBPeer({
+    vasps: [{ entityId: "VASP-BENE", name: "Bene Exchange", country: "DE", customers: { viktor: [VIKTOR] }, wallets: [{ address: VIKTOR_ADDR, customer: "viktor" }] }],
+  });
+  S = await startPgServer({
+    CARAVAN_ALLOW_PRIVATE_TARGETS: "127.0.0.1",
+    PROVIDER_B_ALLOWED_IPS: "127.0.0.1",
+    CARAVAN_SCREENING_C_URLS: `eu=${vc.url},us=${vc.url},apac=${vc.url}`,
+  });
+  // Members and keys made with the CLI against the same PostgreSQL database while the server runs.
+  owner = await S.newKey("owner");
+  analyst = (await S.newKey("analyst")).key;
+  const live = (await S.newKey("owner", "live")).key;
+  await S.cli("companies", "profile", "--slug", "default", "--country", "NL");
+  const credentials = { apiUrl: peer.url, vaspEntityId: "CARAVAN-PG", privateKey: seed, legalName: "Caravan Test VASP", country: "NL" };
+  for (const key of [owner.key, live]) {
+    expect((await S.call("/api/v2/providers/provider_b", { method: "PUT", key, json: { credentials } })).status).toBe(201);
+    expect((await S.call("/api/v2/integrations/screening_c", { method: "PUT", key, json: { credentials: { apiKey: SANDBOX_API_KEY } } })).status).toBe(201);
+  }
+  for (const path of ["/api/v2/providers/provider_b", "/api/v2/integrations/screening_c"])
+    expect((await S.call(path, { method: "PATCH", key: live, json: { enabled: true } })).status).toBe(200);
+  const C = (await S.call("/api/v2/integrations/screening_c", { key: owner.key })).body.data.id;
+  peer.registerCaravan({ entityId: "CARAVAN-PG", publicKeyBase64: publicKeyBase64(seed), callbackBaseUrl: S.server.url, legalName: "Caravan Test VASP", country: "NL" });
+  const c = await S.call("/api/v2/customers", { method: "POST", key: owner.key, json: { name: "Jane Doe" } });
+  expect(c.status).toBe(201);
+  customerId = c.body.data.id;
+  expect((await S.call(`/api/v2/customers/${customerId}/travel-rule-identity`, { method: "PUT", key: owner.key, json: { status: "verified", persons: [JANE] } })).status).toBe(200);
+  expect((await S.call("/api/v2/wallets", { method: "POST", key: owner.key, json: { customerId, network: "ethereum", address: ORIGIN_ADDR } })).status).toBe(201);
+  const rule = await S.call("/api/v2/rules", {
+    method: "POST",
+    key: owner.key,
+    json: {
+      name: "Watch-list name hit",
+      category: "sanctions",
+      stage: "precheck",
+      action: "require_review",
+      condition: { rules: [{ type: "if", query: "content.data.total_hits", integrationId: C, operator: "gt", value: "0", action: "require_review" }] },
+    },
+  });
+  expect({ status: rule.status, body: rule.status === 201 ? null : rule.body }).toEqual({ status: 201, body: null });
+});
+
+afterAll(async () => {
+  if (!hasTmux) return;
+  try {
+    tmux("kill-server");
+  } catch {
+    /* no session left */
+  }
+  if (S) expect(await S.stop()).toBe(0);
+  await Promise.all([peer?.stop(), vc?.stop()]);
+});
+
+describe("caravan console against a server on PostgreSQL", () => {
+  test("the status line names the server, the member and the role; the event stream is live", async () => {
+    openConsole("officer", S.server.url, owner.key);
+    const s = await until("officer", (s) => s.includes(owner.memberEmail.slice(0, 20)) && s.includes("live"));
+    expect(s).toContain(S.server.url.replace("http://", ""));
+    expect(s).toContain("owner");
+    expect(s).not.toMatch(/at .*\.(ts|js):\d+/);
+  });
+
+  test("a transfer held by a rule, created through the API, appears on Held transfers (pushed by the event stream)", async () => {
+    await press("officer", "2");
+    await until("officer", (s) => s.includes("no held transfers"));
+    const r = await S.call("/api/v2/transfers", {
+      method: "POST",
+      key: owner.key,
+      headers: { "Idempotency-Key": crypto.randomUUID() },
+      json: {
+        asset: "ETH",
+        amount: "1",
+        network: "ethereum",
+        originatorCustomerId: customerId,
+        originatorAddress: ORIGIN_ADDR,
+        beneficiaryAddress: VIKTOR_ADDR,
+        originator: { originatorPersons: [JANE] },
+        beneficiary: { beneficiaryPersons: [VIKTOR] },
+      },
+    });
+    expect(r.status).toBe(202);
+    heldId = r.body.data.id;
+    for (let i = 0; i < 300 && (await transferState(heldId)) !== "held"; i++) await Bun.sleep(20);
+    expect(await transferState(heldId)).toBe("held");
+    const s = await until("officer", (s) => s.includes(heldId.slice(-8)), 10_000);
+    expect(s).toMatch(/1 ETH held\s+Viktor Krasnov/);
+  });
+
+  test("its detail shows the screening check, the rule that matched and the linked case", async () => {
+    await press("officer", "Enter");
+    const s = await until("officer", (s) => s.includes("rule matched") && s.includes("CASE-TEST-"));
+    expect(s).toContain(heldId);
+    expect(s).toContain("screening_c precheck");
+    expect(s).toContain("Watch-list name hit");
+  });
+
+  test("an analyst's console shows the case title as *** (personal data masked by the server on PostgreSQL)", async () => {
+    openConsole("analyst", S.server.url, analyst);
+    await until("analyst", (s) => s.includes("analyst") && s.includes("live"));
+    await press("analyst", "3");
+    const s = await until("analyst", (s) => s.includes("CASE-TEST-"));
+    expect(s.split("\n").find((l) => l.includes("CASE-TEST-"))).toContain("***");
+    expect(s).not.toContain("Watch-list");
+  });
+
+  test("the officer approves the case by keystrokes: the transfer leaves held, in PostgreSQL as on screen", async () => {
+    await press("officer", "c");
+    await until("officer", (s) => s.includes("Title") && s.includes("Watch-list name hit"));
+    await press("officer", "o");
+    await until("officer", (s) => s.includes(`1. approve: resumes transfer ${heldId}`));
+    await press("officer", "1");
+    await until("officer", (s) => s.includes("Resolution note"));
+    for (const ch of "cleared") await press("officer", ch);
+    await press("officer", "Enter");
+    await until("officer", (s) => s.includes("Confirm? y / n"));
+    await press("officer", "y");
+    const s = await until("officer", (s) => s.includes(`transfer ${heldId} queued`));
+    expect(s).toContain("resolved approved");
+    await until("officer", (s) => /the transfer moved: /.test(s));
+    expect(await transferState(heldId)).not.toBe("held");
+    await press("officer", "Escape");
+    await press("officer", "2");
+    await until("officer", (s) => s.includes(`${heldId} is not in this list`));
+  });
+});
