@@ -4,11 +4,7 @@
 import type { Where } from "../../repos/keyset.ts";
 import type { PgParam, PgSession } from "../session.ts";
 
-/** `sql` with its `?` parameters numbered `$n` from `first` (no `?` may appear in a literal). */
-export function numbered(sql: string, first = 1): string {
-  let n = first - 1;
-  return sql.replace(/\?/g, () => `$${++n}`);
-}
+import { numbered } from "../numbered.ts";
 
 /**
  * `SELECT <select> FROM <from> WHERE <where> [after the position] ORDER BY created_at DESC, id DESC LIMIT n` on a reader

@@ -34,7 +34,8 @@ import {
   type WebhookRow,
 } from "../../repos/webhooks.ts";
 import type { PgParam, PgSession } from "../session.ts";
-import { newestFirst, numbered, walkPages } from "./keyset.ts";
+import { newestFirst, walkPages } from "./keyset.ts";
+import { numbered } from "../numbered.ts";
 
 /** Deliveries per INSERT statement (19 parameters each: well under PostgreSQL's 65,535). */
 const INSERT_BATCH = 500;
