@@ -4,7 +4,11 @@
 import type { Repositories } from "../../../ports/repositories.ts";
 import type { RepositoryKeys } from "../repositories.ts";
 import type { PgSession } from "./session.ts";
+import { PgAssetPolicy } from "./repos/assets.ts";
+import { PgCustomers } from "./repos/customers.ts";
+import { PgFxValuations } from "./repos/fx-valuations.ts";
 import { PgVaspDirectory } from "./repos/vasps.ts";
+import { PgWallets } from "./repos/wallets.ts";
 
 /** A resource whose PostgreSQL repository is not written yet: any call says so (never a silent answer). */
 function missing<T extends object>(name: string): T {
@@ -17,14 +21,14 @@ function missing<T extends object>(name: string): T {
 export function createPgRepositories(db: PgSession, keys: RepositoryKeys): Repositories {
   void keys;
   return {
-    assets: missing("assets"),
+    assets: new PgAssetPolicy(db, keys.clock),
     audit: missing("audit"),
     auditTrees: missing("auditTrees"),
     cases: missing("cases"),
     customerOverview: missing("customerOverview"),
-    customers: missing("customers"),
+    customers: new PgCustomers(db),
     events: missing("events"),
-    fxValuations: missing("fxValuations"),
+    fxValuations: new PgFxValuations(db),
     proofs: missing("proofs"),
     providerA: missing("providerA"),
     providerBRequests: missing("providerBRequests"),
@@ -37,7 +41,7 @@ export function createPgRepositories(db: PgSession, keys: RepositoryKeys): Repos
     thresholds: missing("thresholds"),
     transfers: missing("transfers"),
     vasps: new PgVaspDirectory(db),
-    wallets: missing("wallets"),
+    wallets: new PgWallets(db),
     webhooks: missing("webhooks"),
   };
 }

@@ -23,6 +23,31 @@ export const toAuditEntry = (r: AuditRow): AuditEntry => ({
   createdAt: r.created_at,
 });
 
+/** The columns an audit entry is written to, in the order of `auditRowValues` (both engines). */
+export const AUDIT_COLUMNS = "id, company_id, environment, actor_type, member_id, api_key_id, session_id, action, entity_type, entity_id, detail, created_at";
+
+/** A new audit entry's ID and column values (AUDIT_COLUMNS' order), at `now`. */
+export function auditRowValues(e: AuditEntryInput, now: number): { id: string; values: (string | null)[] } {
+  const id = newId("aud", now);
+  return {
+    id,
+    values: [
+      id,
+      e.companyId,
+      e.environment,
+      e.actor.type,
+      e.actor.memberId ?? null,
+      e.actor.apiKeyId ?? null,
+      e.actor.sessionId ?? null,
+      e.action,
+      e.entityType,
+      e.entityId,
+      JSON.stringify(e.detail ?? {}),
+      iso(now),
+    ],
+  };
+}
+
 export class AuditLog implements AuditRepository {
   constructor(private readonly s: Storage) {}
 
@@ -32,26 +57,9 @@ export class AuditLog implements AuditRepository {
 
   /** The synchronous append, for repositories inside storage that write within their own transaction (storage.tx). */
   append(e: AuditEntryInput, now: number): string {
-    const id = newId("aud", now);
-    this.s
-      .stmt(
-        "INSERT INTO audit_log (id, company_id, environment, actor_type, member_id, api_key_id, session_id, action, entity_type, entity_id, detail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      )
-      .run(
-        id,
-        e.companyId,
-        e.environment,
-        e.actor.type,
-        e.actor.memberId ?? null,
-        e.actor.apiKeyId ?? null,
-        e.actor.sessionId ?? null,
-        e.action,
-        e.entityType,
-        e.entityId,
-        JSON.stringify(e.detail ?? {}),
-        iso(now),
-      );
-    return id;
+    const row = auditRowValues(e, now);
+    this.s.stmt(`INSERT INTO audit_log (${AUDIT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(...row.values);
+    return row.id;
   }
 
   get(companyId: string, env: Environment, id: string): Promise<AuditEntry | undefined> {
