@@ -83,13 +83,13 @@ export class PgCustomers implements CustomerRepository {
     return this.names.withAll(companyId, env, grams, cap);
   }
 
-  /** In ID order, as SQLite reads them (its primary key). */
+  /** In the order SQLite reads them (its index on company, environment, status, creation). */
   async allSealedNames(companyId: string, env: Environment): Promise<SealedName[]> {
-    const rows = await this.db.read<SealedNameRow>("SELECT id, name_sealed FROM customers WHERE company_id = $1 AND environment = $2 AND name_sealed IS NOT NULL ORDER BY id", [companyId, env]);
+    const rows = await this.db.read<SealedNameRow>("SELECT id, name_sealed FROM customers WHERE company_id = $1 AND environment = $2 AND name_sealed IS NOT NULL ORDER BY status, created_at, id", [companyId, env]);
     return rows.map(toSealedName);
   }
 
-  /** In ID order, as SQLite reads them. */
+  /** In ID order, as SQLite answers (it looks the IDs up from a sorted list). */
   async sealedNames(ids: string[]): Promise<SealedName[]> {
     if (ids.length === 0) return [];
     return (await this.db.read<SealedNameRow>("SELECT id, name_sealed FROM customers WHERE id = ANY($1::text[]) ORDER BY id", [ids])).map(toSealedName);

@@ -23,11 +23,11 @@ export class PgWallets implements WalletRepository {
     return r ? toWallet(r) : undefined;
   }
 
-  /** In the order of `addresses` (SQLite looks each up in turn). */
+  /** In address order, as SQLite answers (it looks the addresses up from a sorted list). */
   async byAddresses(companyId: string, env: Environment, addresses: string[]): Promise<Wallet[]> {
     if (addresses.length === 0) return [];
     const rows = await this.db.read<WalletRow>(
-      "SELECT * FROM wallets WHERE company_id = $1 AND environment = $2 AND address = ANY($3::text[]) ORDER BY array_position($3::text[], address)",
+      "SELECT * FROM wallets WHERE company_id = $1 AND environment = $2 AND address = ANY($3::text[]) ORDER BY address",
       [companyId, env, addresses],
     );
     return rows.map(toWallet);
