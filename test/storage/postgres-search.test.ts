@@ -130,8 +130,10 @@ beforeAll(async () => {
   const server = await startPostgres();
   session = await openPostgres(await server.createDatabase(), { readers: 2 });
   pg = { name: "PostgreSQL", r: createPgRepositories(session, keys), close: () => session.close() };
+  // Inserted in an order other than their IDs' (the tables' physical order is not the answer's).
+  const order = customers.map((g, i) => ({ g, k: (i * 7) % customers.length })).sort((a, b) => a.k - b.k).map((x) => x.g);
   for (const side of [sqlite, pg]) {
-    for (const g of customers) {
+    for (const g of order) {
       await side.r.customers.insert(g.c);
       await side.r.customers.replaceNameGrams(g.c.companyId, g.c.environment, g.c.id, g.name === null ? [] : nameGrams(NAME_KEY, g.name));
     }
@@ -242,7 +244,7 @@ describe("customers: the same answers on both engines", () => {
 
   test("the blind index answers the same candidates in the same order, capped alike, and the sealed names in the same order", async () => {
     for (const env of ["test", "live"] as const) {
-      for (const text of ["ann", "an", "jane", "van dy", "smith", "nobody", "a", "e"]) {
+      for (const text of ["ann", "an", "jane", "van dy", "smith", "nobody", "a", "e", "anna annik", "ann annerson", "ng ann", "jane van dyke"]) {
         const grams = nameGrams(NAME_KEY, text);
         for (const cap of [1, 2, 50]) {
           const a = await sqlite.r.customers.withAllGrams(COMPANY, env, grams, cap);
