@@ -51,6 +51,10 @@ const WIDE: Record<string, string[]> = {
 const DELIBERATE: Record<string, string> = {
   "table transfers_search_pending: only in sqlite":
     "SQLite's queue feeding its separate FTS5 search file; PostgreSQL searches transfers with pg_trgm indexes on the rows (a twin to write, not a table)",
+  "customers: index (<expr>) only in postgres":
+    "the external-ID search: SQLite's FTS5 table customers_search, here a pg_trgm GIN index on caravan_fold(external_id) (migration 0004)",
+  "wallets: index (<expr>, <expr>, <expr>) only in postgres":
+    "the wallet search: SQLite's FTS5 table wallets_search, here a pg_trgm GIN index on caravan_fold of address, label and customer ID (migration 0004)",
 };
 
 /**
