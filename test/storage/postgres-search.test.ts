@@ -23,6 +23,7 @@ import type { Repositories } from "../../src/ports/repositories.ts";
 import type { CustomerListFilter, CustomerListItem, NewCustomer } from "../../src/ports/customers.ts";
 import type { Wallet, WalletFilter } from "../../src/ports/wallets.ts";
 import { startPostgres } from "../support/postgres.ts";
+import { newCustomer } from "./contract/customers.ts";
 import { tempDir } from "../support/tmp.ts";
 
 setDefaultTimeout(120_000);
@@ -68,34 +69,15 @@ function fixture(): { customers: Given[]; wallets: Wallet[] } {
     const at = NOW + Math.floor(i / 3) * 1000;
     const env: Environment = i === 9 || i === 12 || i === 19 ? "live" : "test";
     const company = i === 20 ? OTHER : COMPANY;
-    const id = newId("cus", at);
     const name = NAMES[i] ?? null;
-    customers.push({
-      name,
-      c: {
-        id,
-        companyId: company,
-        environment: env,
-        externalId: ext,
-        externalIdSearch: ext === null ? null : ext.toLowerCase(),
-        nameSealed: name === null ? null : pii.seal(name, `customer:${id}:name`),
-        metadataSealed: null,
-        identitySealed: null,
-        identityStatus: null,
-        identityCountry: null,
-        publicKey: "02ab",
-        privateKeySealed: null,
-        status: i % 5 === 4 ? "deactivated" : "active",
-        deactivatedAt: i % 5 === 4 ? iso(at + 1) : null,
-        deactivatedBy: null,
-        deactivationReasonSealed: null,
-        erasedAt: null,
-        erasedBy: null,
-        erasureReasonSealed: null,
-        createdAt: iso(at),
-        updatedAt: iso(at),
-      },
+    const c = newCustomer(company, env, at, {
+      externalId: ext,
+      externalIdSearch: ext === null ? null : ext.toLowerCase(),
+      status: i % 5 === 4 ? "deactivated" : "active",
+      deactivatedAt: i % 5 === 4 ? iso(at + 1) : null,
     });
+    c.nameSealed = name === null ? null : pii.seal(name, `customer:${c.id}:name`);
+    customers.push({ name, c });
   }
   const labels = ["Savings Vault", "ÉPARGNE", "épargne courante", "cold_storage", "50% reserve", "hot", null, "ÜBERWEISUNG", "back\\up", "Σ fund", "x"];
   const wallets: Wallet[] = [];
