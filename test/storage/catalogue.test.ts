@@ -51,10 +51,16 @@ const WIDE: Record<string, string[]> = {
 const DELIBERATE: Record<string, string> = {
   "table transfers_search_pending: only in sqlite":
     "SQLite's queue feeding its separate FTS5 search file; PostgreSQL searches transfers with pg_trgm indexes on the rows (a twin to write, not a table)",
-  "customers: index (<expr>) only in postgres":
-    "the external-ID search: SQLite's FTS5 table customers_search, here a pg_trgm GIN index on caravan_fold(external_id) (migration 0004)",
-  "wallets: index (<expr>, <expr>, <expr>) only in postgres":
-    "the wallet search: SQLite's FTS5 table wallets_search, here a pg_trgm GIN index on caravan_fold of address, label and customer ID (migration 0004)",
+  "column customers.external_id_fold: only in postgres":
+    "the external-ID search (SQLite's FTS5 table customers_search): caravan_fold(external_id), a stored generated column the pg_trgm index covers (migration 0004)",
+  "customers: index (external_id_fold) only in postgres": "the external-ID search's pg_trgm GIN index (SQLite: the FTS5 table customers_search)",
+  ...Object.fromEntries(
+    ["address", "label", "customer_id"].map((c) => [
+      `column wallets.${c}_fold: only in postgres`,
+      `the wallet search (SQLite's FTS5 table wallets_search): caravan_fold(${c}), a stored generated column the pg_trgm index covers (migration 0004)`,
+    ]),
+  ),
+  "wallets: index (address_fold, label_fold, customer_id_fold) only in postgres": "the wallet search's pg_trgm GIN index (SQLite: the FTS5 table wallets_search)",
 };
 
 /**

@@ -1,7 +1,8 @@
 // Customers on PostgreSQL: the twin of ../../repos/customers.ts (same port, same answers). The external-ID search is
 // SQLite's: three characters or more match the case-folded external ID, as SQLite's FTS5 trigram table does, here
-// through a pg_trgm index on caravan_fold(external_id) (db/migrations-pg/0004); shorter texts look inside the stored
-// lower-cased external_id_search, as SQLite does. Names are searched through the blind index (./grams.ts).
+// through a pg_trgm index on external_id_fold (caravan_fold(external_id), kept by PostgreSQL: db/migrations-pg/0004);
+// shorter texts look inside the stored lower-cased external_id_search, as SQLite does. Names are searched through the
+// blind index (./grams.ts).
 import type { Environment } from "../../../../domain/types.ts";
 import { columnsOf, matchText, toCustomer, toSealedName, type CustomerListRow, type CustomerRow } from "../../repos/customers.ts";
 import {
@@ -104,7 +105,7 @@ export class PgCustomers implements CustomerRepository {
       const found =
         matchText(text) === null
           ? `strpos(c.external_id_search, ${param(args, text)}) > 0`
-          : `caravan_fold(c.external_id) LIKE caravan_fold(${param(args, containsPattern(text))})`;
+          : `c.external_id_fold LIKE caravan_fold(${param(args, containsPattern(text))})`;
       parts.push(`(${found} OR c.id = ANY(${param(args, f.nameMatchIds ?? [])}::text[]))`);
     }
     return { sql: parts.join(" AND "), args };

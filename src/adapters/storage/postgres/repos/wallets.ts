@@ -1,7 +1,8 @@
 // Wallets on PostgreSQL: the twin of ../../repos/wallets.ts (same port, same answers). The search is SQLite's: three
 // characters or more match the case-folded address, label or customer ID, as SQLite's FTS5 trigram table does, here
-// through a pg_trgm index on caravan_fold of the three (db/migrations-pg/0004); shorter texts look inside the
-// ASCII-lower-cased address and label and the customer ID as given, as SQLite's instr over lower() does.
+// through a pg_trgm index on the columns address_fold, label_fold and customer_id_fold (caravan_fold of each, kept by
+// PostgreSQL: db/migrations-pg/0004); shorter texts look inside the ASCII-lower-cased address and label and the
+// customer ID as given, as SQLite's instr over lower() does.
 import type { Environment } from "../../../../domain/types.ts";
 import { columnsOf, matchText } from "../../repos/customers.ts";
 import { toWallet, type WalletRow } from "../../repos/wallets.ts";
@@ -58,7 +59,7 @@ export class PgWallets implements WalletRepository {
     if (f.search !== undefined) {
       if (matchText(f.search) !== null) {
         const p = `caravan_fold(${param(args, containsPattern(f.search))})`;
-        parts.push(`(caravan_fold(address) LIKE ${p} OR caravan_fold(label) LIKE ${p} OR caravan_fold(customer_id) LIKE ${p})`);
+        parts.push(`(address_fold LIKE ${p} OR label_fold LIKE ${p} OR customer_id_fold LIKE ${p})`);
       } else {
         const s = param(args, f.search.toLowerCase());
         parts.push(`(strpos(lower(address COLLATE "C"), ${s}) > 0 OR strpos(lower(coalesce(label, '') COLLATE "C"), ${s}) > 0 OR strpos(customer_id, ${param(args, f.search)}) > 0)`);
