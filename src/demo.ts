@@ -614,7 +614,9 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
         resolved = true;
         log(`transfer ${id} → held by provider_a (flagged by the network at ${t?.beneficiary?.vaspName ?? "the beneficiary VASP"})`);
         await resolveHeld(id);
-        const after = await waitFor(id, ["awaiting_counterparty", "held", "rejected"], "the case's decision");
+        // The case's transfer action is queued: the transfer leaves held once the transfer's actor has taken it (at
+        // once on SQLite's in-process wake-up, a moment later on PostgreSQL), so `held` is no answer to wait for.
+        const after = await waitFor(id, ["awaiting_counterparty", "rejected", "failed", "cancelled"], "the case's decision to reach the transfer");
         log(`transfer ${id} (provider_a) → ${after} after its case, without calling the provider`);
         if (after !== "awaiting_counterparty" || !t?.cascade?.externalId) return;
         // The network clears the flag and the beneficiary VASP authorizes: the event authorizes our side.
