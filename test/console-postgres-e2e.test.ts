@@ -10,6 +10,7 @@ import { startProviderBPeer, type ProviderBPeer } from "../src/sandbox/provider_
 import { publicKeyBase64, randomSeedBase64 } from "../src/adapters/providers/provider_b/crypto.ts";
 import { startScreeningCSandbox, SANDBOX_API_KEY, type ScreeningCSandbox } from "../src/sandbox/screening_c/index.ts";
 import { JANE, VIKTOR } from "./support/persons.ts";
+import postgres from "postgres";
 
 // A PostgreSQL cluster, a server, sandboxes and terminals on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(120_000);
@@ -155,6 +156,16 @@ describe("caravan console against a server on PostgreSQL", () => {
     expect(s).toContain("resolved approved");
     await until("officer", (s) => /the transfer moved: /.test(s));
     expect(await transferState(heldId)).not.toBe("held");
+    // The server's rows in PostgreSQL: the case closed approved, the transfer out of held.
+    const sql = postgres(S.databaseUrl, { max: 1, onnotice: () => {} });
+    try {
+      const [t] = await sql.unsafe("SELECT state FROM transfers WHERE id = $1", [heldId]);
+      expect(t.state).not.toBe("held");
+      const cases = await sql.unsafe("SELECT status, resolution FROM cases WHERE case_number LIKE 'CASE-TEST-%'");
+      expect([...cases]).toEqual([{ status: "closed", resolution: "approved" }]);
+    } finally {
+      await sql.end({ timeout: 5 });
+    }
     await press("officer", "Escape");
     await press("officer", "2");
     await until("officer", (s) => s.includes(`${heldId} is not in this list`));
