@@ -91,7 +91,7 @@ export interface ServiceConfig {
 
 export interface Services {
   /**
-   * The SQLite engine's own handle (tests and the demo set data up through it). On PostgreSQL there is none: any use
+   * The SQLite engine's own handle (tests set data up through it). On PostgreSQL there is none: any use
    * of it throws, saying so. Everything engine-neutral uses `store`.
    */
   readonly storage: Storage;

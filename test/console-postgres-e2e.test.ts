@@ -161,8 +161,8 @@ describe("caravan console against a server on PostgreSQL", () => {
     try {
       const [t] = await sql.unsafe("SELECT state FROM transfers WHERE id = $1", [heldId]);
       expect(t.state).not.toBe("held");
-      const cases = await sql.unsafe("SELECT status, resolution FROM cases WHERE case_number LIKE 'CASE-TEST-%'");
-      expect([...cases]).toEqual([{ status: "closed", resolution: "approved" }]);
+      const cases: Record<string, unknown>[] = [...(await sql.unsafe("SELECT status, resolution FROM cases WHERE case_number LIKE 'CASE-TEST-%'"))];
+      expect(cases).toEqual([{ status: "closed", resolution: "approved" }]);
     } finally {
       await sql.end({ timeout: 5 });
     }
