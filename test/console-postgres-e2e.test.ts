@@ -7,9 +7,10 @@ import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "
 import { hasTmux, terminal } from "./support/tmux.ts";
 import { startPgServer, type PgServer } from "./support/pg-server.ts";
 import { startProviderBPeer, type ProviderBPeer } from "../src/sandbox/provider_b/index.ts";
-import { publicKeyBase64, randomSeedBase64 } from "../src/adapters/providers/provider_b/crypto.ts";
-import { startScreeningCSandbox, SANDBOX_API_KEY, type ScreeningCSandbox } from "../src/sandbox/screening_c/index.ts";
-import { JANE, VIKTOR } from "./support/persons.ts";
+import { randomSeedBase64 } from "../src/adapters/providers/provider_b/crypto.ts";
+import { startScreeningCSandbox, type ScreeningCSandbox } from "../src/sandbox/screening_c/index.ts";
+import { VIKTOR } from "./support/persons.ts";
+import { postHeldTransfer, setUpHeldScene, VIKTOR_ADDR } from "./support/console-scene.ts";
 import postgres from "postgres";
 
 // A PostgreSQL cluster, a server, sandboxes and terminals on a shared 2-core machine: a hang guard, not a timing assertion.
@@ -24,9 +25,6 @@ let analyst: string;
 let customerId: string;
 let heldId: string;
 const seed = randomSeedBase64();
-
-const ORIGIN_ADDR = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
-const VIKTOR_ADDR = "0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb";
 
 async function transferState(id: string): Promise<string> {
   const r = await S.call(`/api/v2/transfers/${id}`, { key: owner.key });
@@ -50,32 +48,7 @@ beforeAll(async () => {
   analyst = (await S.newKey("analyst")).key;
   const live = (await S.newKey("owner", "live")).key;
   await S.cli("companies", "profile", "--slug", "default", "--country", "NL");
-  const credentials = { apiUrl: peer.url, vaspEntityId: "CARAVAN-PG", privateKey: seed, legalName: "Caravan Test VASP", country: "NL" };
-  for (const key of [owner.key, live]) {
-    expect((await S.call("/api/v2/providers/provider_b", { method: "PUT", key, json: { credentials } })).status).toBe(201);
-    expect((await S.call("/api/v2/integrations/screening_c", { method: "PUT", key, json: { credentials: { apiKey: SANDBOX_API_KEY } } })).status).toBe(201);
-  }
-  for (const path of ["/api/v2/providers/provider_b", "/api/v2/integrations/screening_c"])
-    expect((await S.call(path, { method: "PATCH", key: live, json: { enabled: true } })).status).toBe(200);
-  const C = (await S.call("/api/v2/integrations/screening_c", { key: owner.key })).body.data.id;
-  peer.registerCaravan({ entityId: "CARAVAN-PG", publicKeyBase64: publicKeyBase64(seed), callbackBaseUrl: S.server.url, legalName: "Caravan Test VASP", country: "NL" });
-  const c = await S.call("/api/v2/customers", { method: "POST", key: owner.key, json: { name: "Jane Doe" } });
-  expect(c.status).toBe(201);
-  customerId = c.body.data.id;
-  expect((await S.call(`/api/v2/customers/${customerId}/travel-rule-identity`, { method: "PUT", key: owner.key, json: { status: "verified", persons: [JANE] } })).status).toBe(200);
-  expect((await S.call("/api/v2/wallets", { method: "POST", key: owner.key, json: { customerId, network: "ethereum", address: ORIGIN_ADDR } })).status).toBe(201);
-  const rule = await S.call("/api/v2/rules", {
-    method: "POST",
-    key: owner.key,
-    json: {
-      name: "Watch-list name hit",
-      category: "sanctions",
-      stage: "precheck",
-      action: "require_review",
-      condition: { rules: [{ type: "if", query: "content.data.total_hits", integrationId: C, operator: "gt", value: "0", action: "require_review" }] },
-    },
-  });
-  expect({ status: rule.status, body: rule.status === 201 ? null : rule.body }).toEqual({ status: 201, body: null });
+  ({ customerId } = await setUpHeldScene({ call: S.call, owner: owner.key, live, serverUrl: S.server.url, peer, seed, entityId: "CARAVAN-PG" }));
 });
 
 afterAll(async () => {
@@ -101,23 +74,7 @@ describe("caravan console against a server on PostgreSQL", () => {
   test("a transfer held by a rule, created through the API, appears on Held transfers (pushed by the event stream)", async () => {
     await press("officer", "2");
     await until("officer", (s) => s.includes("no held transfers"));
-    const r = await S.call("/api/v2/transfers", {
-      method: "POST",
-      key: owner.key,
-      headers: { "Idempotency-Key": crypto.randomUUID() },
-      json: {
-        asset: "ETH",
-        amount: "1",
-        network: "ethereum",
-        originatorCustomerId: customerId,
-        originatorAddress: ORIGIN_ADDR,
-        beneficiaryAddress: VIKTOR_ADDR,
-        originator: { originatorPersons: [JANE] },
-        beneficiary: { beneficiaryPersons: [VIKTOR] },
-      },
-    });
-    expect(r.status).toBe(202);
-    heldId = r.body.data.id;
+    heldId = await postHeldTransfer(S.call, owner.key, customerId, "1");
     for (let i = 0; i < 300 && (await transferState(heldId)) !== "held"; i++) await Bun.sleep(20);
     expect(await transferState(heldId)).toBe("held");
     const s = await until("officer", (s) => s.includes(heldId.slice(-8)), 10_000);
