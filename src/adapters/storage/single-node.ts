@@ -3,7 +3,8 @@
 // give its runtime a placement at all (nothing to check); this is the port's trivial answer, for code that asks.
 import { DuplicateNodeError, type ClusterStore, type Lease, type NodeRecord } from "../../ports/cluster.ts";
 
-const FOREVER = Number.MAX_SAFE_INTEGER;
+/** The latest time a Date can hold: the single node's leases and heartbeat never lapse. */
+const FOREVER = 8_640_000_000_000_000;
 
 export class SingleNodeCluster implements ClusterStore {
   private node: (NodeRecord & { incarnation: string }) | null = null;
