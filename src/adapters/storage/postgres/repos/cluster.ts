@@ -5,7 +5,10 @@
 import { DuplicateNodeError, type ClusterStore, type Lease, type NodeRecord } from "../../../../ports/cluster.ts";
 import type { PgSession } from "../session.ts";
 
-/** Shards ascending, epochs alongside: rows are locked in shard order by every statement, so two never deadlock. */
+/**
+ * Shards ascending, epochs alongside. Every statement locks the rows it writes or fences in shard order (an ordered
+ * `FOR UPDATE`/`FOR SHARE`, or an insert fed in order), so two nodes' statements never deadlock on each other.
+ */
 function arrays(held: Lease[]): [number[], number[]] {
   const sorted = [...held].sort((a, b) => a.shard - b.shard);
   return [sorted.map((l) => l.shard), sorted.map((l) => l.epoch)];
@@ -63,8 +66,9 @@ export class PgClusterStore implements ClusterStore {
     if (held.length === 0) return [];
     const [shards, epochs] = arrays(held);
     const rows = await this.db.q<LeaseRow>(
-      `UPDATE shard_leases l SET expires_at = $4 FROM unnest($2::int[], $3::bigint[]) AS h(shard, epoch)
-       WHERE l.shard = h.shard AND l.epoch = h.epoch AND l.node_id = $1 AND l.expires_at > $5
+      `WITH mine AS (SELECT l.shard FROM shard_leases l JOIN unnest($2::int[], $3::bigint[]) AS h(shard, epoch) ON l.shard = h.shard AND l.epoch = h.epoch
+                     WHERE l.node_id = $1 AND l.expires_at > $5 ORDER BY l.shard FOR UPDATE OF l)
+       UPDATE shard_leases l SET expires_at = $4 FROM mine WHERE l.shard = mine.shard
        RETURNING l.shard, l.epoch, l.expires_at`,
       [nodeId, shards, epochs, now + leaseMs, now],
     );
@@ -75,8 +79,9 @@ export class PgClusterStore implements ClusterStore {
     if (held.length === 0) return;
     const [shards, epochs] = arrays(held);
     await this.db.q(
-      `UPDATE shard_leases l SET node_id = NULL FROM unnest($2::int[], $3::bigint[]) AS h(shard, epoch)
-       WHERE l.shard = h.shard AND l.epoch = h.epoch AND l.node_id = $1`,
+      `WITH mine AS (SELECT l.shard FROM shard_leases l JOIN unnest($2::int[], $3::bigint[]) AS h(shard, epoch) ON l.shard = h.shard AND l.epoch = h.epoch
+                     WHERE l.node_id = $1 ORDER BY l.shard FOR UPDATE OF l)
+       UPDATE shard_leases l SET node_id = NULL FROM mine WHERE l.shard = mine.shard`,
       [nodeId, shards, epochs],
     );
   }
