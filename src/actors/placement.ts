@@ -41,6 +41,19 @@ export function validNodeId(id: string): boolean {
 }
 
 /**
+ * The node's settings from the environment: CARAVAN_NODE_ID (checked; absent: generated at construction) and
+ * CARAVAN_LEASE_MS (the lease and heartbeat time, at least 1000, default 15000). Throws naming the variable.
+ */
+export function clusterNodeOptionsFromEnv(env: Record<string, string | undefined>): Pick<ClusterNodeOptions, "nodeId" | "leaseMs"> {
+  const nodeId = env.CARAVAN_NODE_ID?.trim() || undefined;
+  if (nodeId !== undefined && !validNodeId(nodeId)) throw new Error(`CARAVAN_NODE_ID must be 1 to 64 letters, digits, ".", "_" or "-", got "${nodeId}"`);
+  const raw = env.CARAVAN_LEASE_MS?.trim();
+  const leaseMs = raw ? Number(raw) : undefined;
+  if (leaseMs !== undefined && (!Number.isInteger(leaseMs) || leaseMs < 1000)) throw new Error(`CARAVAN_LEASE_MS must be a whole number of milliseconds, at least 1000, got "${raw}"`);
+  return { nodeId, leaseMs };
+}
+
+/**
  * One node of the service. `join()` registers it (refusing a node ID another live process holds) and takes its share
  * of the shards; every tick renews its heartbeat and leases, takes over shards whose lease lapsed (a dead node's) up to
  * its fair share (the shards over the live nodes, rounded up), and gives back what exceeds it (so a new node gets its

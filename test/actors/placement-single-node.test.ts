@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { openStorage } from "../../src/adapters/storage/index.ts";
 import { SingleNodeCluster } from "../../src/adapters/storage/single-node.ts";
 import { ActorRuntime } from "../../src/actors/runtime.ts";
-import { ClusterNode, validNodeId } from "../../src/actors/placement.ts";
+import { ClusterNode, clusterNodeOptionsFromEnv, validNodeId } from "../../src/actors/placement.ts";
 import type { ActorKind } from "../../src/actors/types.ts";
 import { DuplicateNodeError, SHARDS, shardOf } from "../../src/ports/cluster.ts";
 import { tempDir } from "../support/tmp.ts";
@@ -45,4 +45,12 @@ test("shards: a stable hash of the address; node IDs are short names", () => {
   expect(validNodeId("")).toBe(false);
   expect(validNodeId("a b")).toBe(false);
   expect(() => new ClusterNode(new SingleNodeCluster(), { nodeId: "no/slash" })).toThrow("node ID must be");
+});
+
+test("CARAVAN_NODE_ID and CARAVAN_LEASE_MS: checked, with defaults", () => {
+  expect(clusterNodeOptionsFromEnv({})).toEqual({ nodeId: undefined, leaseMs: undefined });
+  expect(clusterNodeOptionsFromEnv({ CARAVAN_NODE_ID: " eu-1 ", CARAVAN_LEASE_MS: "20000" })).toEqual({ nodeId: "eu-1", leaseMs: 20_000 });
+  expect(() => clusterNodeOptionsFromEnv({ CARAVAN_NODE_ID: "eu 1" })).toThrow("CARAVAN_NODE_ID must be");
+  expect(() => clusterNodeOptionsFromEnv({ CARAVAN_LEASE_MS: "500" })).toThrow("CARAVAN_LEASE_MS must be");
+  expect(new ClusterNode(new SingleNodeCluster(), { tickMs: 0 }).nodeId).toMatch(/^node-[0-9a-f]{12}$/);
 });
