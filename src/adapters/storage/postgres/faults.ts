@@ -28,6 +28,7 @@ function sqlstateClass(code: string): string | null {
   if (code.startsWith("53")) return "PG_RESOURCES"; // out of memory, too many connections
   if (code.startsWith("58")) return "PG_IOERR"; // system error, I/O error
   if (code === "25006") return "PG_READONLY"; // read-only SQL transaction (a standby)
+  if (code === "57014") return "PG_TIMEOUT"; // canceled: the statement_timeout of the session (./session.ts), or an administrator
   return null;
 }
 
