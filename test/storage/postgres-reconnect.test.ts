@@ -14,7 +14,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../support/tmp.ts";
 import { startPostgres, type PostgresServer } from "../support/postgres.ts";
-import { databaseOf, terminateBackends } from "../support/postgres-faults.ts";
+import { databaseOf, freezableProxy, terminateBackends } from "../support/postgres-faults.ts";
 
 // A hang guard (a statement that never answers fails the test instead of stalling it), not a timing assertion.
 setDefaultTimeout(120_000);
@@ -89,4 +89,30 @@ test("a migration runs without the session's statement_timeout (a step longer th
   expect(await s.read("SELECT x FROM slow_step")).toEqual([]);
   // Outside the migration the bound holds again.
   expect(await s.one<{ t: string }>("SELECT current_setting('statement_timeout') AS t")).toEqual({ t: "2s" });
+});
+
+test("a connection gone silent without closing (a partition): the statement ends as PG_TIMEOUT at the session's deadline, the next one runs on a new connection", async () => {
+  const proxy = await freezableProxy(url);
+  // A short statement_timeout and connect timeout make the deadline short; the assertion is only that it ends.
+  const p = await openPostgres(proxy.url, { migrate: false, readers: 1, statementTimeoutMs: 500, connectTimeoutSeconds: 1 });
+  try {
+    expect(await p.q<{ n: number }>("SELECT 1::int AS n")).toEqual([{ n: 1 }]);
+    expect(await p.read<{ n: number }>("SELECT 2::int AS n")).toEqual([{ n: 2 }]);
+    const before = proxy.connections();
+    proxy.freeze();
+    // The writer's and the reader's connections are the frozen ones.
+    for (const call of [() => p.q("SELECT 1"), () => p.read("SELECT 1")]) {
+      const e = await call().then(() => null, (x) => x);
+      expect(e).toBeInstanceOf(StorageUnavailableError);
+      expect(["PG_TIMEOUT", "PG_CONNECTION"]).toContain((e as StorageUnavailableError).fault.class);
+    }
+    // New connections (the proxy still forwards those): each kind answers again, at most one failure each.
+    expect(await failuresBefore(() => p.q("SELECT 1"))).toBeLessThanOrEqual(1);
+    expect(await failuresBefore(() => p.read("SELECT 1"))).toBeLessThanOrEqual(1);
+    expect(await failuresBefore(() => p.transaction(() => p.q("SELECT 1")))).toBeLessThanOrEqual(1);
+    expect(proxy.connections()).toBeGreaterThan(before);
+  } finally {
+    await p.close();
+    proxy.close();
+  }
 });
