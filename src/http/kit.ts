@@ -36,7 +36,8 @@ export const STORAGE_RETRY_AFTER_S = 5;
 
 /**
  * A write the store could not take (a full disk, an I/O error): a 503 that says so at once, with Retry-After. Whether
- * anything was kept is said plainly: the change is either recorded and finishes by itself, or was not made.
+ * anything was kept is said plainly: the change is either recorded and finishes by itself, or was not made, or (the
+ * connection to a database server lost mid-call) its outcome is unknown.
  */
 export function storageUnavailable(e: unknown, faultOf: (e: unknown) => StoreFault | null = (x) => (x instanceof StorageUnavailableError ? x.fault : null)): ApiError | null {
   const fault = faultOf(e);
@@ -45,7 +46,9 @@ export function storageUnavailable(e: unknown, faultOf: (e: unknown) => StoreFau
   return apiError("SERVICE_UNAVAILABLE", {
     message: queued
       ? "The storage is unavailable: the change is recorded and finishes when the storage takes writes again; read the record before retrying"
-      : "The storage is unavailable: nothing was changed; retry after Retry-After",
+      : fault.uncertain
+        ? "The storage was lost during the request: the change may or may not have been made; read the record, or retry with the same Idempotency-Key, after Retry-After"
+        : "The storage is unavailable: nothing was changed; retry after Retry-After",
     headers: { "Retry-After": String(STORAGE_RETRY_AFTER_S) },
   });
 }

@@ -9,6 +9,11 @@ export interface StoreFault {
   readonly class: string;
   /** What the engine said ("database or disk is full"). */
   readonly cause: string;
+  /**
+   * The store was lost mid-call (a connection to a database server cut, a call that timed out): a write in flight
+   * may have committed before the answer was lost, so its outcome is unknown. A local fault (a full disk) rolls back.
+   */
+  readonly uncertain?: boolean;
 }
 
 /**

@@ -7,7 +7,6 @@
 // engine's own behaviour, like the catalogue test).
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { createServer, connect, type Socket } from "node:net";
 import { Sealer } from "../../src/adapters/crypto/envelope.ts";
 import { openPostgres, createPgRepositories, watchChanges, type PgChangeNotice, type PgSession } from "../../src/adapters/storage/postgres/index.ts";
 import { parseSnapshot, visibleIn } from "../../src/adapters/storage/postgres/notice.ts";
@@ -16,6 +15,7 @@ import { hashKey } from "../../src/domain/keys.ts";
 import type { Repositories } from "../../src/ports/repositories.ts";
 import type { KeyAuth } from "../../src/ports/tenancy.ts";
 import { startPostgres } from "../support/postgres.ts";
+import { freezableProxy } from "../support/postgres-faults.ts";
 
 setDefaultTimeout(120_000);
 
@@ -26,44 +26,6 @@ async function until(ok: () => boolean | Promise<boolean>, rounds = 2000): Promi
     await Bun.sleep(5);
   }
   throw new Error("the condition did not come true");
-}
-
-/**
- * A TCP proxy in front of the server whose connections can be frozen: left open, nothing forwarded either way (what
- * a network partition looks like to both ends). Answers the database URL through it.
- */
-async function freezableProxy(target: string): Promise<{ url: string; freeze(): void; connections(): number; close(): void }> {
-  const t = new URL(target);
-  const pairs: [Socket, Socket][] = [];
-  let opened = 0;
-  const server = createServer((c) => {
-    opened++;
-    const up = connect(Number(t.port), t.hostname);
-    c.pipe(up);
-    up.pipe(c);
-    pairs.push([c, up]);
-    const end = () => (c.destroy(), up.destroy());
-    for (const s of [c, up]) s.on("error", end).on("close", end);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const via = new URL(target);
-  via.hostname = "127.0.0.1";
-  via.port = String((server.address() as { port: number }).port);
-  return {
-    url: via.toString(),
-    freeze() {
-      for (const [c, up] of pairs.splice(0)) {
-        c.unpipe(up);
-        up.unpipe(c);
-        c.pause();
-        up.pause();
-      }
-    },
-    connections: () => opened,
-    close() {
-      server.close();
-    },
-  };
 }
 
 interface Process {

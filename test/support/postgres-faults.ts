@@ -2,6 +2,7 @@
 // stopped and started again on the same port and data, or every connection to one database cut from an admin
 // connection. The cluster is this test process's own, so stopping it touches no other test file's data.
 import { join } from "node:path";
+import { createServer, connect, type Socket } from "node:net";
 import postgres from "postgres";
 import { owned, type PostgresServer } from "./postgres.ts";
 
@@ -33,3 +34,41 @@ export async function terminateBackends(pg: PostgresServer, database: string): P
 
 /** The database name of a URL from `createDatabase`. */
 export const databaseOf = (url: string) => new URL(url).pathname.slice(1);
+
+/**
+ * A TCP proxy in front of the server whose connections can be frozen: left open, nothing forwarded either way (what
+ * a network partition looks like to both ends). Answers the database URL through it.
+ */
+export async function freezableProxy(target: string): Promise<{ url: string; freeze(): void; connections(): number; close(): void }> {
+  const t = new URL(target);
+  const pairs: [Socket, Socket][] = [];
+  let opened = 0;
+  const server = createServer((c) => {
+    opened++;
+    const up = connect(Number(t.port), t.hostname);
+    c.pipe(up);
+    up.pipe(c);
+    pairs.push([c, up]);
+    const end = () => (c.destroy(), up.destroy());
+    for (const s of [c, up]) s.on("error", end).on("close", end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const via = new URL(target);
+  via.hostname = "127.0.0.1";
+  via.port = String((server.address() as { port: number }).port);
+  return {
+    url: via.toString(),
+    freeze() {
+      for (const [c, up] of pairs.splice(0)) {
+        c.unpipe(up);
+        up.unpipe(c);
+        c.pause();
+        up.pause();
+      }
+    },
+    connections: () => opened,
+    close() {
+      server.close();
+    },
+  };
+}

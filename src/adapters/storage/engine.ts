@@ -85,10 +85,13 @@ export function newestEngineMigration(s: Pick<EngineSettings, "databaseUrl">): s
   }
 }
 
+/** PostgreSQL's bound on one of Caravan's statements (a lock wait, a runaway query): answered 503 past it. */
+const PG_STATEMENT_TIMEOUT_MS = 30_000;
+
 /** Opens (and migrates) the engine the settings select. Throws StorageError with one line the operator can act on. */
 export async function openEngine(s: EngineSettings): Promise<Engine> {
   if (s.databaseUrl) {
-    const session = await openPostgres(s.databaseUrl);
+    const session = await openPostgres(s.databaseUrl, { statementTimeoutMs: PG_STATEMENT_TIMEOUT_MS });
     // Before the repositories are built: the caches (keys, members, companies) read its version, so a change
     // another process commits (the CLI revoking a key, another node) is seen from the next request on.
     let notice: PgChangeNotice;

@@ -28,6 +28,7 @@ function sqlstateClass(code: string): string | null {
   if (code.startsWith("53")) return "PG_RESOURCES"; // out of memory, too many connections
   if (code.startsWith("58")) return "PG_IOERR"; // system error, I/O error
   if (code === "25006") return "PG_READONLY"; // read-only SQL transaction (a standby)
+  if (code === "57014") return "PG_TIMEOUT"; // canceled: the statement_timeout of the session (./session.ts), or an administrator
   return null;
 }
 
@@ -38,6 +39,9 @@ function classOf(x: Record<string, unknown>): string | null {
   if (/^[0-9A-Z]{5}$/.test(code) && ("severity" in x || "severity_local" in x)) return sqlstateClass(code);
   return null;
 }
+
+/** Faults that may come after a commit reached the server: the answer was lost, not necessarily the write. */
+const UNCERTAIN = new Set(["PG_CONNECTION", "PG_TIMEOUT"]);
 
 /** What an error from the driver says, without the URL or anything from the connection string. */
 export function describePgError(e: unknown): string {
@@ -56,7 +60,7 @@ export function pgFault(e: unknown): StoreFault | null {
   for (let x: unknown = e, depth = 0; x && typeof x === "object" && depth < 4; x = (x as { cause?: unknown }).cause, depth++) {
     if (x instanceof StorageUnavailableError) return x.fault;
     const cls = classOf(x as Record<string, unknown>);
-    if (cls) return { class: cls, cause: describePgError(x) };
+    if (cls) return { class: cls, cause: describePgError(x), ...(UNCERTAIN.has(cls) ? { uncertain: true } : {}) };
   }
   return null;
 }

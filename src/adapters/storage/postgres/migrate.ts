@@ -35,6 +35,8 @@ export async function migratePg(session: PgSession, folder?: string): Promise<st
   const applied: string[] = [];
   for (const m of migrations) {
     const done = await session.transaction(async () => {
+      // A migration runs as long as it needs: the session's statement_timeout is for Caravan's own statements.
+      await session.q("SET LOCAL statement_timeout = 0");
       await session.q("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
       if ((await session.q("SELECT 1 FROM caravan_migrations WHERE tag = $1", [m.tag])).length > 0) return false;
       for (const s of m.statements) {

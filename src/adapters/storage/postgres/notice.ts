@@ -89,7 +89,10 @@ export async function listenForChanges(url: string, o: ChangeNoticeOptions = {})
         moved(Number.isSafeInteger(xid) ? xid : null);
       },
       onclose: () => {
-        if (sql === me) deaf();
+        // Resubscribed on a new connection: postgres.js 3.4.9 may not reconnect a closed one (./session.ts).
+        if (sql !== me) return;
+        drop(me);
+        deaf();
       },
     } as postgres.Options<Record<string, never>>) as unknown as Sql;
     return me;

@@ -11,6 +11,17 @@
 //   gate's "a call from elsewhere waits for the unit".
 // - the readers (`readers` connections, default 4): `read` outside a unit, and `snapshot` (REPEATABLE READ, READ ONLY),
 //   so reads do not queue behind writes.
+//
+// After a connection fault (the server stopped, a backend terminated, a reset) the pool that met it is replaced by a
+// new one, and the old one is ended at once (what was queued on it fails as the same fault, once). Not reusing it is
+// deliberate: postgres.js 3.4.9 keeps a write it had buffered when its socket closed, and its flush timer cancelled
+// but not cleared, so a reconnection of that connection never sends its startup message and each attempt ends in
+// CONNECT_TIMEOUT (a statement queued meanwhile waits for it). A new pool has connections with none of that state.
+// With `statementTimeoutMs` (the server's and the CLI's sessions, src/adapters/storage/engine.ts) every statement of
+// Caravan's is bounded twice: by PostgreSQL's statement_timeout (a lock wait, a runaway query: 57014, a store fault)
+// and by a deadline of the session's own (that plus the connect timeout and a margin) that also covers a connection
+// gone silent without closing; a statement past it is answered as a fault and its pool replaced. Migrations lift the
+// server's timeout for their own transactions (./migrate.ts).
 import { AsyncLocalStorage } from "node:async_hooks";
 import postgres from "postgres";
 import { StorageError, StorageUnavailableError, type Store } from "../../../ports/store.ts";
@@ -37,6 +48,8 @@ export interface PgOptions {
   /** How long a connection attempt may take, seconds (default 10). */
   readonly connectTimeoutSeconds?: number;
   readonly healthSettleMs?: number;
+  /** PostgreSQL's statement_timeout for the session's connections, ms, and the session's own deadline derived from it (default: none). */
+  readonly statementTimeoutMs?: number;
   /** postgres.js debug hook: every statement the session sends (the statement-count test). */
   readonly onStatement?: (text: string) => void;
 }
@@ -94,10 +107,38 @@ function connect(url: string, max: number, o: PgOptions): Sql {
     idle_timeout: 0,
     onnotice: () => {},
     prepare: true,
-    connection: { application_name: "caravan" },
+    connection: { application_name: "caravan", ...(o.statementTimeoutMs ? { statement_timeout: o.statementTimeoutMs } : {}) },
     types: { int8: INT8 } as never,
     debug: o.onStatement ? (_c: number, text: string) => o.onStatement!(text) : undefined,
   }) as unknown as Sql;
+}
+
+/** A pool of postgres.js connections that a connection fault replaces with a new one (see the header). */
+interface Pool {
+  readonly current: Sql;
+  /** Ends `failed` at once and opens a new pool in its place, unless it was replaced already. */
+  replace(failed: Sql): void;
+  /** How many times it was replaced (the tests). */
+  readonly replaced: number;
+}
+
+function pool(open: () => Sql): Pool {
+  let current = open();
+  let replaced = 0;
+  return {
+    get current() {
+      return current;
+    },
+    get replaced() {
+      return replaced;
+    },
+    replace(failed) {
+      if (failed !== current) return;
+      current = open();
+      replaced++;
+      failed.end({ timeout: 0 }).catch(() => {});
+    },
+  };
 }
 
 /**
@@ -105,8 +146,10 @@ function connect(url: string, max: number, o: PgOptions): Sql {
  * (./index.ts) checks the server and migrates before handing it out.
  */
 export function createPgSession(url: string, o: PgOptions = {}): PgSession {
-  const writer = connect(url, 1, o);
-  const readers = connect(url, Math.max(1, o.readers ?? 4), o);
+  const writer = pool(() => connect(url, 1, o));
+  const readers = pool(() => connect(url, Math.max(1, o.readers ?? 4), o));
+  /** The session's own bound on one statement or one transaction (none without statementTimeoutMs). */
+  const deadlineMs = o.statementTimeoutMs ? o.statementTimeoutMs + (o.connectTimeoutSeconds ?? 10) * 1000 + 5000 : 0;
   const flow = new AsyncLocalStorage<Unit>();
   const health = new StorageHealth(Date.now, o.healthSettleMs);
   let makeRuntime: ((o: { compactEvents?: boolean }) => RuntimeStore) | undefined;
@@ -122,27 +165,43 @@ export function createPgSession(url: string, o: PgOptions = {}): PgSession {
     throw e;
   }
 
-  async function statement<T>(on: Sql | Tx, text: string, params: readonly PgParam[] | undefined): Promise<T[]> {
+  /**
+   * Runs `work` on `inUnit` (a unit's connection), else on the current connections of `p`: outside a unit, a
+   * connection fault replaces `p`'s connections, and so does the session's deadline passing (inside one, the fault
+   * leaves the unit and its `top` replaces the pool the unit ran on).
+   */
+  async function guarded<R>(p: Pool, work: (sql: Sql) => Promise<R>, inUnit?: Tx): Promise<R> {
     if (closed) throw new StorageUnavailableError({ class: "PG_CLOSED", cause: "the database session is closed" });
+    const sql = p.current;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      return (await on.unsafe(text, params as never[] | undefined)) as unknown as T[];
+      const running = work((inUnit ?? sql) as Sql);
+      if (!deadlineMs) return await running;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new StorageUnavailableError({ class: "PG_TIMEOUT", cause: `no answer from the database within ${deadlineMs} ms`, uncertain: true })), deadlineMs);
+      });
+      running.catch(() => {}); // once late, its own failure (the replaced pool's) is nobody's
+      return await Promise.race([running, late]);
     } catch (e) {
-      return failed(e);
-    }
-  }
-
-  async function top<T>(pool: Sql, mode: string, kind: Unit["kind"], fn: () => Promise<T>): Promise<T> {
-    if (closed) throw new StorageUnavailableError({ class: "PG_CLOSED", cause: "the database session is closed" });
-    let out: T;
-    try {
-      out = (await pool.begin(mode, (tx) => flow.run({ sql: tx as unknown as Tx, kind, depth: 0 }, fn))) as T;
-    } catch (e) {
+      const fault = e instanceof StorageUnavailableError ? e.fault : pgFault(e);
+      if (fault && !inUnit && (fault.class === "PG_CONNECTION" || fault.class === "PG_TIMEOUT")) p.replace(sql);
       if (e instanceof StorageUnavailableError) {
         health.failed(e.fault);
         throw e;
       }
       return failed(e);
+    } finally {
+      clearTimeout(timer);
     }
+  }
+
+  async function statement<T>(outside: Pool, text: string, params: readonly PgParam[] | undefined): Promise<T[]> {
+    const unit = flow.getStore();
+    return guarded(outside, async (on) => (await on.unsafe(text, params as never[] | undefined)) as unknown as T[], unit?.sql);
+  }
+
+  async function top<T>(p: Pool, mode: string, kind: Unit["kind"], fn: () => Promise<T>): Promise<T> {
+    const out = await guarded(p, async (sql) => (await sql.begin(mode, (tx) => flow.run({ sql: tx as unknown as Tx, kind, depth: 0 }, fn))) as T);
     if (kind === "write") health.succeeded();
     return out;
   }
@@ -150,25 +209,23 @@ export function createPgSession(url: string, o: PgOptions = {}): PgSession {
   const session: PgSession = {
     displayUrl: maskDatabaseUrl(url),
     health,
-    q: (text, params) => statement(flow.getStore()?.sql ?? writer, text, params),
+    q: (text, params) => statement(writer, text, params),
     async run(text, params) {
-      const on = flow.getStore()?.sql ?? writer;
-      if (closed) throw new StorageUnavailableError({ class: "PG_CLOSED", cause: "the database session is closed" });
-      try {
-        return (await on.unsafe(text, params as never[] | undefined)).count;
-      } catch (e) {
-        return failed(e);
-      }
+      const unit = flow.getStore();
+      return guarded(writer, async (on) => (await on.unsafe(text, params as never[] | undefined)).count, unit?.sql);
     },
     async one(text, params) {
       return (await session.q(text, params))[0] as never;
     },
-    read: (text, params) => statement(flow.getStore()?.sql ?? readers, text, params),
+    read: (text, params) => statement(readers, text, params),
     async exec(text) {
-      const on = flow.getStore()?.sql ?? writer;
+      // Migrations and DDL: no deadline of the session's (a migration may take as long as it takes).
+      const on = flow.getStore()?.sql ?? writer.current;
       try {
         await on.unsafe(text).simple();
       } catch (e) {
+        const fault = pgFault(e);
+        if (fault?.class === "PG_CONNECTION" && !flow.getStore()) writer.replace(on as Sql);
         failed(e);
       }
     },
@@ -200,7 +257,7 @@ export function createPgSession(url: string, o: PgOptions = {}): PgSession {
       }
     },
     async ping() {
-      await statement(readers, "SELECT 1", undefined);
+      await guarded(readers, (sql) => sql.unsafe("SELECT 1"));
     },
     runtimeStore(o = {}) {
       if (!makeRuntime) throw new Error("the PostgreSQL engine's runtime store is not set up");
@@ -212,7 +269,7 @@ export function createPgSession(url: string, o: PgOptions = {}): PgSession {
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.all([writer.end({ timeout: 5 }), readers.end({ timeout: 5 })]);
+      await Promise.all([writer.current.end({ timeout: 5 }), readers.current.end({ timeout: 5 })]);
     },
   };
   return session;
