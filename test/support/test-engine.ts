@@ -6,9 +6,9 @@
 // stays set (the key files are still looked for beside it). An environment that already names CARAVAN_DATABASE_URL
 // (./pg-server.ts, a test of the engine choice itself) is left as it is.
 //
-// scripts/test.sh runs the files listed in POSTGRES_E2E_FILES (test/postgres-e2e-files.txt) once more this way.
+// scripts/test.sh runs the files listed in test/postgres-e2e.txt once more this way (docs/operations.md).
 import { resolve } from "node:path";
-import { startPostgres, type PostgresServer } from "./postgres.ts";
+import { startPostgres } from "./postgres.ts";
 import { TEST_ENGINE_NAMES, type TestEngineName } from "./engines.ts";
 
 /** The engine CARAVAN_TEST_ENGINE asks this run of a file for; throws on a name it does not know. */
@@ -22,6 +22,8 @@ export function testEngine(value: string | undefined = process.env.CARAVAN_TEST_
 
 /** CARAVAN_DB path (resolved) → its database's URL, for this test process. */
 const databases = new Map<string, Promise<string>>();
+/** The same, once made, with the cluster's binaries: for the synchronous reads of ./db.ts. */
+const made = new Map<string, { bin: string; url: string }>();
 
 /**
  * `env` as the end-to-end helpers hand it to the server or the CLI: on the PostgreSQL engine, with the
@@ -34,15 +36,18 @@ export async function withTestEngine(env: Record<string, string>): Promise<Recor
   const key = resolve(path);
   let url = databases.get(key);
   if (!url) {
-    url = startPostgres().then((pg) => pg.createDatabase());
+    url = startPostgres().then(async (pg) => {
+      const u = await pg.createDatabase();
+      made.set(key, { bin: pg.bin, url: u });
+      return u;
+    });
     databases.set(key, url);
     url.catch(() => databases.delete(key));
   }
   return { ...env, CARAVAN_DATABASE_URL: await url };
 }
 
-/** The cluster and URL standing for a CARAVAN_DB path on the PostgreSQL engine, once a helper has used the path. */
-export async function testDatabaseOf(path: string): Promise<{ pg: PostgresServer; url: string } | undefined> {
-  const url = databases.get(resolve(path));
-  return url ? { pg: await startPostgres(), url: await url } : undefined;
+/** The database standing for a CARAVAN_DB path, if a helper has made one (PostgreSQL engine only); else undefined. */
+export function testDatabaseNow(path: string): { bin: string; url: string } | undefined {
+  return made.get(resolve(path));
 }
