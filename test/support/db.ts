@@ -3,9 +3,10 @@
 //
 // On the PostgreSQL test engine (./test-engine.ts) `sqlRows` reads and writes the database that stands for the path
 // instead, through `psql` (synchronous, as here): the same statement text, so only SQL both engines read may go through
-// it; its `?` parameters are sent as quoted literals. `withDb` hands out SQLite's own handle and stays SQLite's.
+// it; its `?` parameters are sent as quoted literals, and a bytea value comes back as bytes (a Uint8Array, as a BLOB does). `withDb` hands out SQLite's own handle and stays SQLite's.
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { testDatabaseNow } from "./test-engine.ts";
 
 export function withDb<T>(path: string, fn: (d: Database) => T): T {
@@ -25,6 +26,35 @@ export function sqlRows(path: string, q: string, ...args: (string | number)[]): 
   return withDb(path, (d) => d.query(q).all(...args) as Record<string, unknown>[]);
 }
 
+/**
+ * Everything the database holds, as text, to prove a value is not stored in the clear: on SQLite the file and its WAL
+ * (after a full checkpoint) read as latin1; on PostgreSQL a `pg_dump` of the database (schema and data).
+ */
+export function storedText(path: string): string {
+  const pg = testDatabaseNow(path);
+  if (pg) {
+    const r = Bun.spawnSync([join(pg.bin, "pg_dump"), "--no-owner"], { env: pgEnv(pg.url), stdout: "pipe", stderr: "pipe" });
+    if (r.exitCode !== 0) throw new Error(`pg_dump failed: ${r.stderr.toString().trim()}`);
+    const text = r.stdout.toString();
+    if (!text.includes("CREATE TABLE")) throw new Error("pg_dump answered no schema");
+    return text;
+  }
+  withDb(path, (d) => d.exec("PRAGMA wal_checkpoint(FULL)"));
+  let text = "";
+  for (const f of [path, `${path}-wal`]) {
+    try {
+      text += readFileSync(f).toString("latin1");
+    } catch {}
+  }
+  return text;
+}
+
+/** psql's and pg_dump's connection settings for a URL: the password in the environment, never on a command line. */
+function pgEnv(url: string): Record<string, string | undefined> {
+  const u = new URL(url);
+  return { ...process.env, PGHOST: u.hostname, PGPORT: u.port, PGUSER: decodeURIComponent(u.username), PGPASSWORD: decodeURIComponent(u.password), PGDATABASE: u.pathname.slice(1) };
+}
+
 function literal(v: string | number): string {
   if (typeof v === "number") {
     if (!Number.isFinite(v)) throw new Error(`sqlRows: not a number PostgreSQL can take: ${v}`);
@@ -42,13 +72,17 @@ function pgRows(pg: { bin: string; url: string }, q: string, args: (string | num
   if (i !== args.length) throw new Error(`sqlRows: ${args.length} parameters for ${i} ? in ${q}`);
   const reads = /^\s*(SELECT|WITH)\b/i.test(text);
   const statement = reads ? `SELECT coalesce(json_agg(t), '[]'::json) FROM (${text}) t` : text;
-  const u = new URL(pg.url);
   const r = Bun.spawnSync([join(pg.bin, "psql"), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", statement], {
-    // The password in the environment, never on a command line another process could read.
-    env: { ...process.env, PGHOST: u.hostname, PGPORT: u.port, PGUSER: decodeURIComponent(u.username), PGPASSWORD: decodeURIComponent(u.password), PGDATABASE: u.pathname.slice(1) },
+    env: pgEnv(pg.url),
     stdout: "pipe",
     stderr: "pipe",
   });
   if (r.exitCode !== 0) throw new Error(`sqlRows on PostgreSQL: ${r.stderr.toString().trim()} (in ${q})`);
-  return reads ? (JSON.parse(r.stdout.toString()) as Record<string, unknown>[]) : [];
+  if (!reads) return [];
+  const rows = JSON.parse(r.stdout.toString()) as Record<string, unknown>[];
+  // bytea comes out of json_agg as `\x` and hex digits: back to bytes, as SQLite answers a BLOB.
+  for (const row of rows) {
+    for (const [k, v] of Object.entries(row)) if (typeof v === "string" && /^\\x(?:[0-9a-f]{2})*$/.test(v)) row[k] = new Uint8Array(Buffer.from(v.slice(2), "hex"));
+  }
+  return rows;
 }
