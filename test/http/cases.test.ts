@@ -2,12 +2,11 @@
 // Held transfers are set in the database file (the transfer actor's side of a resolution is tested with it by the lead).
 import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
-import { sqlRows, storedText } from "../support/db.ts";
+import { sqlRows, storedEvents, storedText } from "../support/db.ts";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
 import { runCliInProcess } from "../support/cli.ts";
 import { apiClient, expectError, ISO_MS, type Answer } from "../support/api.ts";
-import { decodeEventBytes, decodeEventData } from "../../src/adapters/storage/event-data.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(60_000);
@@ -77,13 +76,7 @@ async function newCase(json: Record<string, unknown> = {}, key: Key = owner): Pr
   return r.body.data;
 }
 
-function events(entityId: string): { type: string; data: any }[] {
-  return (sqlRows(db, "SELECT type, data FROM events WHERE entity_id = ? ORDER BY seq", entityId) as { type: string; data: string | Uint8Array }[]).map((e) => ({
-    type: e.type,
-    // SQLite: TEXT or the compact BLOB; PostgreSQL: bytea, the JSON's bytes or the compact form.
-    data: JSON.parse(typeof e.data === "string" ? decodeEventData(e.data) : decodeEventBytes(e.data)),
-  }));
-}
+const events = (entityId: string) => storedEvents(db, entityId);
 
 beforeAll(async () => {
   const m = await runCliInProcess(["migrate"], { CARAVAN_DB: db });

@@ -8,6 +8,7 @@ import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { readFileSync } from "node:fs";
 import { testDatabaseNow } from "./test-engine.ts";
+import { decodeEventBytes, decodeEventData } from "../../src/adapters/storage/event-data.ts";
 
 export function withDb<T>(path: string, fn: (d: Database) => T): T {
   const d = new Database(path);
@@ -20,10 +21,18 @@ export function withDb<T>(path: string, fn: (d: Database) => T): T {
 }
 
 /** Every row one statement answers (none for a change), over its own short-lived connection. */
-export function sqlRows(path: string, q: string, ...args: (string | number)[]): Record<string, unknown>[] {
+export function sqlRows(path: string, q: string, ...args: (string | number | null)[]): Record<string, unknown>[] {
   const pg = testDatabaseNow(path);
   if (pg) return pgRows(pg, q, args);
   return withDb(path, (d) => d.query(q).all(...args) as Record<string, unknown>[]);
+}
+
+/** The events stored for an entity, oldest first, their data parsed (SQLite: TEXT or the compact BLOB; PostgreSQL: bytea). */
+export function storedEvents(path: string, entityId: string): { type: string; data: any }[] {
+  return (sqlRows(path, "SELECT type, data FROM events WHERE entity_id = ? ORDER BY seq", entityId) as { type: string; data: string | Uint8Array }[]).map((e) => ({
+    type: e.type,
+    data: JSON.parse(typeof e.data === "string" ? decodeEventData(e.data) : decodeEventBytes(e.data)),
+  }));
 }
 
 /**
@@ -55,7 +64,8 @@ function pgEnv(url: string): Record<string, string | undefined> {
   return { ...process.env, PGHOST: u.hostname, PGPORT: u.port, PGUSER: decodeURIComponent(u.username), PGPASSWORD: decodeURIComponent(u.password), PGDATABASE: u.pathname.slice(1) };
 }
 
-function literal(v: string | number): string {
+function literal(v: string | number | null): string {
+  if (v === null) return "NULL";
   if (typeof v === "number") {
     if (!Number.isFinite(v)) throw new Error(`sqlRows: not a number PostgreSQL can take: ${v}`);
     return String(v);
@@ -63,7 +73,7 @@ function literal(v: string | number): string {
   return `'${v.replaceAll("'", "''")}'`;
 }
 
-function pgRows(pg: { bin: string; url: string }, q: string, args: (string | number)[]): Record<string, unknown>[] {
+function pgRows(pg: { bin: string; url: string }, q: string, args: (string | number | null)[]): Record<string, unknown>[] {
   let i = 0;
   const text = q.replace(/\?/g, () => {
     if (i >= args.length) throw new Error(`sqlRows: more ? than parameters in ${q}`);
