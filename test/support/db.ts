@@ -5,8 +5,8 @@
 // instead, through `psql` (synchronous, as here): the same statement text, so only SQL both engines read may go through
 // it; its `?` parameters are sent as quoted literals, and a bytea value comes back as bytes (a Uint8Array, as a BLOB does). `withDb` hands out SQLite's own handle and stays SQLite's.
 import { Database } from "bun:sqlite";
-import { join } from "node:path";
-import { readFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { readdirSync, readFileSync } from "node:fs";
 import { testDatabaseNow } from "./test-engine.ts";
 import { decodeEventBytes, decodeEventData } from "../../src/adapters/storage/event-data.ts";
 
@@ -36,18 +36,33 @@ export function storedEvents(path: string, entityId: string): { type: string; da
 }
 
 /**
+ * Every byte the database holds: on SQLite the main file, its WAL and anything else beside it named after it (as it
+ * is, no checkpoint); on PostgreSQL a `pg_dump` of the database (schema and data).
+ */
+export function storedBytes(path: string): Buffer {
+  const pg = testDatabaseNow(path);
+  if (pg) return Buffer.from(pgDump(pg));
+  const base = basename(path);
+  const files = readdirSync(dirname(path)).filter((f) => f.startsWith(base));
+  if (!files.includes(base)) throw new Error(`no database file ${path}`);
+  return Buffer.concat(files.map((f) => readFileSync(join(dirname(path), f))));
+}
+
+function pgDump(pg: { bin: string; url: string }): string {
+  const r = Bun.spawnSync([join(pg.bin, "pg_dump"), "--no-owner"], { env: pgEnv(pg.url), stdout: "pipe", stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`pg_dump failed: ${r.stderr.toString().trim()}`);
+  const text = r.stdout.toString();
+  if (!text.includes("CREATE TABLE")) throw new Error("pg_dump answered no schema");
+  return text;
+}
+
+/**
  * Everything the database holds, as text, to prove a value is not stored in the clear: on SQLite the file and its WAL
  * (after a full checkpoint) read as latin1; on PostgreSQL a `pg_dump` of the database (schema and data).
  */
 export function storedText(path: string): string {
   const pg = testDatabaseNow(path);
-  if (pg) {
-    const r = Bun.spawnSync([join(pg.bin, "pg_dump"), "--no-owner"], { env: pgEnv(pg.url), stdout: "pipe", stderr: "pipe" });
-    if (r.exitCode !== 0) throw new Error(`pg_dump failed: ${r.stderr.toString().trim()}`);
-    const text = r.stdout.toString();
-    if (!text.includes("CREATE TABLE")) throw new Error("pg_dump answered no schema");
-    return text;
-  }
+  if (pg) return pgDump(pg);
   withDb(path, (d) => d.exec("PRAGMA wal_checkpoint(FULL)"));
   let text = "";
   for (const f of [path, `${path}-wal`]) {
