@@ -2,10 +2,11 @@
 // customers and rounds of transfers, so a newcomer sees transfers move, get refused, get held, have their cases worked
 // and a suspicion report drafted within a minute, one line per step. The banner says how to open the console on it;
 // a run of `count` rounds ends with a summary and the path of its database. A step that waits longer than 20 s says
-// what it waits for. Everything talks real HTTP on loopback.
+// what it waits for. Everything talks real HTTP on loopback. On SQLite (a fresh file, or CARAVAN_DB) or PostgreSQL
+// (`databaseUrl`): the demo names no engine, it goes through the server's API and its engine-neutral bundle.
 import process from "node:process";
 import { dirname, join, resolve } from "node:path";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { startService, type RunningService } from "./services.ts";
 import { startProviderBPeer, type ProviderBPeer } from "./sandbox/provider_b/index.ts";
@@ -68,7 +69,10 @@ const randomHex = (bytes: number) => Array.from(crypto.getRandomValues(new Uint8
 
 export interface DemoOptions {
   port: number;
+  /** The SQLite file (CARAVAN_DB); with `databaseUrl`, where the key files are kept (default: a fresh directory). */
   dbPath?: string;
+  /** `--database-url`: the demo on this PostgreSQL database (empty, or filled by an earlier run with the same keys). */
+  databaseUrl?: string;
   /** Rounds to run, then a summary (default: until interrupted). A round is every plan once, then the incoming ones. */
   count?: number;
   /** Pause between two transfers of a round (default 3 s). */
@@ -90,7 +94,10 @@ export interface DemoSummary {
   byState: Record<string, number>;
   reports: string[];
   openCases: { caseNumber: string; type: string }[];
+  /** The SQLite file, or on PostgreSQL the place beside which the key files are kept. */
   dbPath: string;
+  /** Where the data is: the SQLite file, or `PostgreSQL at host:port/db`. */
+  where: string;
 }
 
 export interface RunningDemo {
@@ -104,6 +111,8 @@ export interface RunningDemo {
   received: { event: string; id: string }[];
   apiKey: string;
   dbPath: string;
+  /** On PostgreSQL: the file (0600, beside the master key) that holds CARAVAN_DATABASE_URL and CARAVAN_DB for the printed commands. */
+  envFile: string | null;
   /** Stops the demo; after an interruption (no summary yet) it prints the summary of what was done so far first. */
   stop(): Promise<void>;
   /** Settles once the rounds asked for are done, every transfer followed to its end and the summary printed. */
@@ -175,7 +184,25 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     CARAVAN_TRP_TLS_CERT: join(tlsDir, "cert.pem"),
     CARAVAN_TRP_TLS_KEY: join(tlsDir, "key.pem"),
   };
-  const service = await startService({ dbPath, host: "127.0.0.1", port: o.port, logLevel: "warn", env });
+  const pg = o.databaseUrl !== undefined;
+  // On PostgreSQL the key files still live in a directory of ours (beside dbPath), made private as SQLite's is.
+  if (pg) mkdirSync(dirname(dbPath), { recursive: true, mode: 0o700 });
+  const stopPeers = async () => {
+    await peer.stop();
+    await peerA.stop();
+    await bridgeE.stop();
+    await peerD.close();
+    rmSync(tlsDir, { recursive: true, force: true });
+    await receiver.stop();
+    await screeningC.stop();
+    await screeningD.stop();
+  };
+  const service = await startService({ dbPath, databaseUrl: o.databaseUrl, host: "127.0.0.1", port: o.port, logLevel: "warn", env }).catch(async (e: unknown) => {
+    await stopPeers().catch(() => undefined);
+    // A PostgreSQL database filled by an earlier run was sealed with that run's master key, not this fresh one's.
+    if (pg && tempData && e instanceof Error) e.message += ` (the demo made new keys in ${dirname(dbPath)}: give it an empty database, or CARAVAN_DB=<the earlier run's demo.db> to reuse that run's keys)`;
+    throw e;
+  });
   const tenancy = service.repositories.tenancy;
   const company = await tenancy.requireCompany("default");
   const suffix = Date.now().toString(36);
@@ -273,7 +300,7 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     await api(`/api/v2/customers/${c.body.data.id}/travel-rule-identity`, { method: "PUT", body: { status: "verified", persons } });
     const w = await api("/api/v2/wallets", { method: "POST", body: { customerId: c.body.data.id, network: "ethereum", address: s.address, label: "hot wallet" } });
     // An officer attests the hosted wallet (the dashboard's part): incoming transfers need a verified wallet.
-    await runWallets(cliContext(service.storage), ["attest", "--id", w.body.data.id, "--note", "hosted by the demo", "--member", officer.email], () => {});
+    await runWallets(cliContext(service.engine, dbPath), ["attest", "--id", w.body.data.id, "--note", "hosted by the demo", "--member", officer.email], () => {});
     customers.push({ id: c.body.data.id, address: s.address, persons, walletId: w.body.data.id });
     log(`customer ${c.body.data.id} ${s.name} with a verified identity and a verified wallet`);
   }
@@ -281,11 +308,16 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
 
   // The banner: where everything is, and how to look at it while it runs.
   const masterKeyAt = process.env.CARAVAN_MASTER_KEY ? "CARAVAN_MASTER_KEY (set it again to open this database)" : (process.env.CARAVAN_MASTER_KEY_FILE || join(dirname(dbPath), "master.key"));
-  const keysCommand = `CARAVAN_DB=${dbPath} bun src/main.ts keys create --env test --member ${analyst.email}`;
-  const setupCommand = `CARAVAN_DB=${dbPath} bun src/main.ts members setup --email ${officer.email}`;
+  // On PostgreSQL the commands read the URL from a private file beside the keys: the password is never printed.
+  const envFile = pg ? join(dirname(dbPath), "demo.env") : null;
+  if (envFile) writeFileSync(envFile, `CARAVAN_DATABASE_URL=${o.databaseUrl}\nCARAVAN_DB=${dbPath}\n`, { mode: 0o600 });
+  const cli = envFile ? `bun --env-file=${envFile} src/main.ts` : `CARAVAN_DB=${dbPath} bun src/main.ts`;
+  const keysCommand = `${cli} keys create --env test --member ${analyst.email}`;
+  const setupCommand = `${cli} members setup --email ${officer.email}`;
+  const where = pg ? service.engine.where : dbPath;
   log("");
   log(`Caravan demo running at ${service.url}`);
-  log(`  database      ${dbPath} (personal data sealed with the master key in ${masterKeyAt})`);
+  log(`  database      ${where} (personal data sealed with the master key in ${masterKeyAt}${envFile ? `; its URL for the commands below in ${envFile}` : ""})`);
   log(`  API key       ${key} (owner, test environment)`);
   log(`  console       bun run console -- --url ${service.url} --key ${key}`);
   log(`  analyst key   ${keysCommand}   (prints a key that sees personal data masked; give it to --key)`);
@@ -582,7 +614,9 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
         resolved = true;
         log(`transfer ${id} → held by provider_a (flagged by the network at ${t?.beneficiary?.vaspName ?? "the beneficiary VASP"})`);
         await resolveHeld(id);
-        const after = await waitFor(id, ["awaiting_counterparty", "held", "rejected"], "the case's decision");
+        // The case's transfer action is queued: the transfer leaves held once the transfer's actor has taken it (at
+        // once on SQLite's in-process wake-up, a moment later on PostgreSQL), so `held` is no answer to wait for.
+        const after = await waitFor(id, ["awaiting_counterparty", "rejected", "failed", "cancelled"], "the case's decision to reach the transfer");
         log(`transfer ${id} (provider_a) → ${after} after its case, without calling the provider`);
         if (after !== "awaiting_counterparty" || !t?.cascade?.externalId) return;
         // The network clears the flag and the beneficiary VASP authorizes: the event authorizes our side.
@@ -682,11 +716,12 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     log(`Summary: ${roundsText}, ${transfers.length} transfers (${states || "none"})`);
     log(`  suspicion reports drafted: ${reports.length}${reports.length ? ` (${reports.join(", ")}), drafts for the officer to complete and file` : ""}`);
     log(`  cases open: ${openCases.length}${openCases.length ? ` (${openCases.map((c) => `${c.caseNumber} ${c.type}`).join(", ")}), left for the officer` : ""}`);
-    log(`Data left behind: ${dbPath} (${tempData ? "a fresh directory for this run" : "CARAVAN_DB"}; master key in ${masterKeyAt})`);
-    log(`  serve it again:  CARAVAN_DB=${dbPath} bun run start   (the sandbox peers are gone: transfers through them stay as they are)`);
+    if (envFile) log(`Data left behind: ${where} (keys in ${tempData ? "a fresh directory for this run" : "CARAVAN_DB's directory"}: master key in ${masterKeyAt}, the URL in ${envFile})`);
+    else log(`Data left behind: ${dbPath} (${tempData ? "a fresh directory for this run" : "CARAVAN_DB"}; master key in ${masterKeyAt})`);
+    log(`  serve it again:  ${envFile ? `bun --env-file=${envFile} src/main.ts serve` : `CARAVAN_DB=${dbPath} bun run start`}   (the sandbox peers are gone: transfers through them stay as they are)`);
     log(`  then look:       bun run console -- --url http://127.0.0.1:8080 --key ${key}`);
-    if (tempData) log(`  remove it:       rm -r ${dirname(dbPath)}`);
-    return { rounds, transfers: transfers.length, byState, reports, openCases, dbPath };
+    if (tempData) log(`  remove it:       rm -r ${dirname(dbPath)}${envFile ? "   (then drop the PostgreSQL database, or empty it, before another demo on it)" : ""}`);
+    return { rounds, transfers: transfers.length, byState, reports, openCases, dbPath, where };
   }
 
   let stopped = false;
@@ -757,20 +792,14 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     received,
     apiKey: key,
     dbPath,
+    envFile,
     done,
     async stop() {
       stopped = true;
       await done.catch(() => undefined);
       if (!summary) await summarize(roundsDone, true).catch(() => undefined);
       await service.stop();
-      await peer.stop();
-      await peerA.stop();
-      await bridgeE.stop();
-      await peerD.close();
-      rmSync(tlsDir, { recursive: true, force: true });
-      await receiver.stop();
-      await screeningC.stop();
-      await screeningD.stop();
+      await stopPeers();
     },
   };
 }

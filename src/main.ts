@@ -3,6 +3,7 @@ import process from "node:process";
 import { parseArgs } from "node:util";
 import { storageSettingsFromEnv, StorageError } from "./adapters/storage/index.ts";
 import { describeEngine, engineSettingsFromEnv, newestEngineMigration } from "./adapters/storage/engine.ts";
+import { isPostgresUrl } from "./adapters/storage/postgres/index.ts";
 import { TenancyError } from "./ports/tenancy.ts";
 import { configFromEnv, ConfigError, startService } from "./services.ts";
 import { CommandError, UsageError } from "./cli/usage.ts";
@@ -15,7 +16,7 @@ const USAGE = `usage: caravan <command> [options]
 
 commands:
   serve                 run the API (PORT, HOST, CARAVAN_DB or CARAVAN_DATABASE_URL, see docs/operations.md)
-  demo [--count N] [--interval ms] [--webhooks|-v]   the API plus sandbox peers, demo customers and rounds of transfers (N rounds, then a summary)
+  demo [--count N] [--interval ms] [--webhooks|-v] [--database-url postgres://…]   the API plus sandbox peers, demo customers and rounds of transfers (N rounds, then a summary); on PostgreSQL with --database-url
   sandbox [--port P] [--caravan-url U] [--screening-d-port Q] [--screening-c-port R]   the provider_a, provider_b and provider_e sandbox networks and the screening_c and screening_d sandbox vendors, without the service; prints the provider_b settings to paste (see docs/getting-started.md)
   migrate               apply database migrations and exit
   backup --to <file>    a consistent copy of the live database, safe while serve runs
@@ -113,16 +114,24 @@ async function serve(): Promise<void> {
 }
 
 async function demo(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { count: { type: "string" }, interval: { type: "string" }, webhooks: { type: "boolean", short: "v" } }, strict: true });
+  const { values } = parseArgs({
+    args: argv,
+    options: { count: { type: "string" }, interval: { type: "string" }, webhooks: { type: "boolean", short: "v" }, "database-url": { type: "string" } },
+    strict: true,
+  });
   const count = values.count === undefined ? undefined : Number(values.count);
   if (count !== undefined && !(Number.isInteger(count) && count > 0)) throw new UsageError("--count must be a whole number of rounds, 1 or more");
   const intervalMs = values.interval === undefined ? undefined : Number(values.interval);
   if (intervalMs !== undefined && !(Number.isInteger(intervalMs) && intervalMs >= 0)) throw new UsageError("--interval must be milliseconds, 0 or more");
+  // Only the flag selects PostgreSQL: a CARAVAN_DATABASE_URL left in the environment for serve never receives demo data.
+  const databaseUrl = values["database-url"]?.trim() || undefined;
+  if (values["database-url"] !== undefined && !isPostgresUrl(databaseUrl)) throw new UsageError("--database-url must be a postgres:// (or postgresql://) URL of an empty database");
   const { runDemo } = await import("./demo.ts");
   const config = configFromEnv(process.env);
   const d = await runDemo({
     port: config.port,
     dbPath: process.env.CARAVAN_DB || undefined,
+    databaseUrl,
     count,
     intervalMs,
     webhooks: values.webhooks === true,

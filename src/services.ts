@@ -5,6 +5,8 @@ import { EventIds } from "./adapters/crypto/event-ids.ts";
 import { listen, type RunningServer } from "./adapters/server/index.ts";
 import { createLogger, type Logger, type LogLevel } from "./adapters/log.ts";
 import { ActorRuntime } from "./actors/runtime.ts";
+import { ClusterNode, clusterNodeOptionsFromEnv } from "./actors/placement.ts";
+import { DuplicateNodeError } from "./ports/cluster.ts";
 import { parseSweepSchedule, SweepScheduleError, type SweepSchedule } from "./actors/timers.ts";
 import { createApp } from "./http/app.ts";
 import { RateLimiter } from "./http/ratelimit.ts";
@@ -91,14 +93,17 @@ export interface ServiceConfig {
 
 export interface Services {
   /**
-   * The SQLite engine's own handle (tests and the demo set data up through it). On PostgreSQL there is none: any use
+   * The SQLite engine's own handle (tests set data up through it). On PostgreSQL there is none: any use
    * of it throws, saying so. Everything engine-neutral uses `store`.
    */
   readonly storage: Storage;
   /** The store, whichever the engine: units of work, health, fault classes, the actor runtime's store. */
   readonly store: RuntimeHost;
-  /** Which engine, and where its data is (`PostgreSQL at host:port/db` never carries the password). */
-  readonly engine: Pick<Engine, "kind" | "where">;
+  /**
+   * Which engine, and where its data is (`PostgreSQL at host:port/db` never carries the password); its store and a
+   * maker of repositories over it, for a CLI command run in this process (the demo's attestations: src/cli/entry.ts).
+   */
+  readonly engine: Pick<Engine, "kind" | "where" | "store" | "repositories">;
   readonly runtime: ActorRuntime;
   readonly log: Logger;
   readonly clock: () => number;
@@ -515,7 +520,12 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   const clock = Date.now;
   const engine = await openEngine(config);
   const store = engine.store;
-  const close = () => engine.close().catch(() => {});
+  /** This process as a node of the service (PostgreSQL; see below). */
+  let node: ClusterNode | null = null;
+  const close = async () => {
+    await node?.leave().catch(() => {});
+    await engine.close().catch(() => {});
+  };
   let masterKey: MasterKey;
   try {
     masterKey = loadMasterKey(await checkedKeySource(engine, config), config.env ?? {});
@@ -557,6 +567,19 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     await close();
     throw e instanceof FxConfigError ? new ConfigError(e.message) : e;
   }
+  // PostgreSQL: this process is one node of the service (docs/architecture.md#several-nodes). It registers before it
+  // serves (a second process with a live node's CARAVAN_NODE_ID stops here, saying why) and is ready only while its
+  // membership is current. Its runtime is not placed yet: routing requests to the holder of an actor comes next.
+  if (engine.kind === "postgres") {
+    try {
+      node = new ClusterNode(engine.cluster, { ...clusterNodeOptionsFromEnv(config.env ?? {}), clock, log, address: `${config.host}:${config.port}` });
+      await node.join();
+    } catch (e) {
+      await close();
+      throw e instanceof DuplicateNodeError || (e instanceof Error && e.message.startsWith("CARAVAN_")) ? new ConfigError(e.message) : e;
+    }
+    log("info", "cluster node registered", { nodeId: node.nodeId, shards: node.leases().length });
+  }
   const runtime = new ActorRuntime(store, {
     clock,
     concurrency: config.concurrency,
@@ -578,7 +601,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   const services: Services = {
     storage: engine.sqlite ?? noSqliteHandle(engine.where),
     store,
-    engine: { kind: engine.kind, where: engine.where },
+    engine: { kind: engine.kind, where: engine.where, store, repositories: (keys) => engine.repositories(keys) },
     runtime,
     log,
     clock,
@@ -604,7 +627,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     providerSettings: repositories.providerSettings,
     webhooks,
     screening: noScreening,
-    ready: () => ready,
+    ready: () => ready && (node?.current() ?? true),
     searchIndexedElsewhere: () => maintenance?.indexesSearch() ?? false,
     reportFault: (msg, e, fields) => runtime.reportFault(msg, e, fields),
   };
@@ -674,6 +697,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
         // Attempts on the wire finish (10 s at most) and their results commit before the runtime stops.
         await webhooks.deliverer.drain();
         await runtime.stop();
+        // Its leases and its node ID are free at once for the others (and a restart).
+        await node?.leave().catch(() => {});
         // Before the server's connection closes: the last connection to close checkpoints and removes the WAL.
         await worker.stop();
         await engine.close();

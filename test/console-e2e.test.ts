@@ -12,9 +12,10 @@ import { runCli, startServer, type ChildServer } from "./support/server.ts";
 import { runCliInProcess } from "./support/cli.ts";
 import { apiClient } from "./support/api.ts";
 import { startProviderBPeer, type ProviderBPeer } from "../src/sandbox/provider_b/index.ts";
-import { publicKeyBase64, randomSeedBase64 } from "../src/adapters/providers/provider_b/crypto.ts";
-import { startScreeningCSandbox, SANDBOX_API_KEY, type ScreeningCSandbox } from "../src/sandbox/screening_c/index.ts";
-import { JANE, VIKTOR } from "./support/persons.ts";
+import { randomSeedBase64 } from "../src/adapters/providers/provider_b/crypto.ts";
+import { startScreeningCSandbox, type ScreeningCSandbox } from "../src/sandbox/screening_c/index.ts";
+import { VIKTOR } from "./support/persons.ts";
+import { postHeldTransfer, setUpHeldScene, VIKTOR_ADDR } from "./support/console-scene.ts";
 
 // Servers, sandboxes and terminals on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(120_000);
@@ -34,30 +35,11 @@ let ruleId: string;
 let heldId: string;
 const seed = randomSeedBase64();
 
-const ORIGIN_ADDR = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
-const VIKTOR_ADDR = "0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb";
-
 const openConsole = (session: string, key: string, env = "", size: [number, number] = [80, 24]) => openIn(session, S.url, key, { env, size });
 
 /** A transfer to the watch-listed beneficiary: the rule holds it at precheck and opens a case. */
 async function createHeld(amount: string): Promise<string> {
-  const r = await call("/api/v2/transfers", {
-    method: "POST",
-    key: owner,
-    headers: { "Idempotency-Key": crypto.randomUUID() },
-    json: {
-      asset: "ETH",
-      amount,
-      network: "ethereum",
-      originatorCustomerId: customerId,
-      originatorAddress: ORIGIN_ADDR,
-      beneficiaryAddress: VIKTOR_ADDR,
-      originator: { originatorPersons: [JANE] },
-      beneficiary: { beneficiaryPersons: [VIKTOR] },
-    },
-  });
-  expect(r.status).toBe(202);
-  const id = r.body.data.id as string;
+  const id = await postHeldTransfer(call, owner, customerId, amount);
   for (let i = 0; i < 300 && (await transferState(id)) !== "held"; i++) await Bun.sleep(20);
   expect(await transferState(id)).toBe("held");
   return id;
@@ -84,33 +66,7 @@ beforeAll(async () => {
     PROVIDER_B_ALLOWED_IPS: "127.0.0.1",
     CARAVAN_SCREENING_C_URLS: `eu=${vc.url},us=${vc.url},apac=${vc.url}`,
   });
-  const credentials = { apiUrl: peer.url, vaspEntityId: "CARAVAN-1", privateKey: seed, legalName: "Caravan Test VASP", country: "NL" };
-  // Settings are per environment; enabling is a live-key change (Part 2), as in test/http/screening-checkpoints.test.ts.
-  for (const key of [owner, live]) {
-    expect((await call("/api/v2/providers/provider_b", { method: "PUT", key, json: { credentials } })).status).toBe(201);
-    expect((await call("/api/v2/integrations/screening_c", { method: "PUT", key, json: { credentials: { apiKey: SANDBOX_API_KEY } } })).status).toBe(201);
-  }
-  for (const path of ["/api/v2/providers/provider_b", "/api/v2/integrations/screening_c"])
-    expect((await call(path, { method: "PATCH", key: live, json: { enabled: true } })).status).toBe(200);
-  const C = (await call("/api/v2/integrations/screening_c", { key: owner })).body.data.id;
-  peer.registerCaravan({ entityId: "CARAVAN-1", publicKeyBase64: publicKeyBase64(seed), callbackBaseUrl: S.url, legalName: "Caravan Test VASP", country: "NL" });
-  const c = await call("/api/v2/customers", { method: "POST", key: owner, json: { name: "Jane Doe" } });
-  customerId = c.body.data.id;
-  expect((await call(`/api/v2/customers/${customerId}/travel-rule-identity`, { method: "PUT", key: owner, json: { status: "verified", persons: [JANE] } })).status).toBe(200);
-  expect((await call("/api/v2/wallets", { method: "POST", key: owner, json: { customerId, network: "ethereum", address: ORIGIN_ADDR } })).status).toBe(201);
-  const rule = await call("/api/v2/rules", {
-    method: "POST",
-    key: owner,
-    json: {
-      name: "Watch-list name hit",
-      category: "sanctions",
-      stage: "precheck",
-      action: "require_review",
-      condition: { rules: [{ type: "if", query: "content.data.total_hits", integrationId: C, operator: "gt", value: "0", action: "require_review" }] },
-    },
-  });
-  expect({ status: rule.status, body: rule.status === 201 ? null : rule.body }).toEqual({ status: 201, body: null });
-  ruleId = rule.body.data.id;
+  ({ customerId, ruleId } = await setUpHeldScene({ call, owner, live, serverUrl: S.url, peer, seed, entityId: "CARAVAN-1" }));
 });
 
 afterAll(async () => {
@@ -146,23 +102,7 @@ describe("caravan console in a terminal", () => {
   test("a transfer held by a rule appears on Held transfers live (pushed by the event stream)", async () => {
     await press("officer", "2");
     await until("officer", (s) => s.includes("no held transfers"));
-    const r = await call("/api/v2/transfers", {
-      method: "POST",
-      key: owner,
-      headers: { "Idempotency-Key": crypto.randomUUID() },
-      json: {
-        asset: "ETH",
-        amount: "1",
-        network: "ethereum",
-        originatorCustomerId: customerId,
-        originatorAddress: ORIGIN_ADDR,
-        beneficiaryAddress: VIKTOR_ADDR,
-        originator: { originatorPersons: [JANE] },
-        beneficiary: { beneficiaryPersons: [VIKTOR] },
-      },
-    });
-    expect(r.status).toBe(202);
-    heldId = r.body.data.id;
+    heldId = await postHeldTransfer(call, owner, customerId, "1");
     for (let i = 0; i < 300 && (await transferState(heldId)) !== "held"; i++) await Bun.sleep(20);
     expect(await transferState(heldId)).toBe("held");
     const heldAt = Date.now();

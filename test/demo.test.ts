@@ -141,6 +141,7 @@ test("demo: one round sends transfers out through provider_b, provider_a, provid
       reports: [reportNumber],
       openCases: [{ caseNumber: cddCase![1], type: "compliance_review" }],
       dbPath,
+      where: dbPath,
     });
     expect(text).toMatch(/Summary: 1 round, 16 transfers \((completed 11|rejected 3|failed 1|accepted 1)(, (completed 11|rejected 3|failed 1|accepted 1)){3}\)/);
     expect(text).toContain(`  suspicion reports drafted: 1 (${reportNumber})`);

@@ -18,3 +18,4 @@ export * from "./reports.ts";
 export * from "./rules.ts";
 export * from "./meta.ts";
 export * from "./counters.ts";
+export * from "./cluster.ts";

@@ -2,6 +2,8 @@
 // the runtime store port (src/ports/runtime-store.ts) inside the store's units of work (src/ports/store.ts).
 import { StorageUnavailableError, type StoreFault } from "../ports/store.ts";
 import type { MessageRecord, MessageRef, RuntimeHost, RuntimeStore, Tenant } from "../ports/runtime-store.ts";
+import { ShardFencedError } from "../ports/cluster.ts";
+import type { Placement } from "./placement.ts";
 import { FaultLog, storeBackoffMs } from "../adapters/fault-log.ts";
 import { newId, iso } from "../domain/ids.ts";
 import { Timers, type SweepSchedule } from "./timers.ts";
@@ -47,6 +49,12 @@ export interface RuntimeOptions {
    * persons, say); the actor address is the associated data ("state:<address>" for state).
    */
   sealer?: { seal(plain: string, aad: string): string; open(sealed: string, aad: string): string };
+  /**
+   * Several nodes on one database (docs/architecture.md#several-nodes): this runtime handles only the actors of the
+   * shards the placement holds, and every commit of an actor's turn checks the shard's lease in its own transaction.
+   * Absent (SQLite, one node): every actor is this runtime's and nothing is fenced.
+   */
+  placement?: Placement;
 }
 
 interface Resident {
@@ -64,6 +72,10 @@ interface Queue {
 }
 
 interface Unit {
+  /** The shard of the actor whose turn this commits (fenced when the runtime has a placement); undefined: a send. */
+  shard?: number;
+  /** The lease epoch the turn began under: the commit must still be under it. */
+  epoch?: number;
   apply(): Promise<void>;
   resolve(): void;
   reject(e: unknown): void;
@@ -155,9 +167,15 @@ export class ActorRuntime {
   private readonly storeBlocked = new Set<string>();
   private probeTimer: ReturnType<typeof setTimeout> | undefined;
   private unsubscribeHealth: (() => void) | undefined;
+  private readonly placement: Placement | undefined;
+  private unsubscribePlacement: (() => void) | undefined;
+  /** Per actor whose turn is under way (with a placement): the epoch of its shard's lease when the turn began. */
+  private readonly turnEpochs = new Map<string, number>();
 
   processed = 0;
   failures = 0;
+  /** Commits refused by the fence (this node no longer held the actor's shard). */
+  fenced = 0;
 
   constructor(
     readonly storage: RuntimeHost,
@@ -172,6 +190,7 @@ export class ActorRuntime {
     this.pollMs = opts.pollMs ?? 1000;
     this.log = opts.log ?? (() => {});
     this.sealer = opts.sealer;
+    this.placement = opts.placement;
     this.timers = new Timers(this.clock, (ref) => this.becameDue(ref), opts.sweepSchedule);
     this.faultLog = new FaultLog(this.log, this.clock, opts.faultLogIntervalMs ?? 10_000);
     this.storeBackoff = opts.storeBackoffMs ?? ((n) => storeBackoffMs(n, 250, 5_000));
@@ -266,6 +285,7 @@ export class ActorRuntime {
     this.unsubscribeHealth = this.storage.health.onChange((f) => {
       if (f === null) this.storeRecovered();
     });
+    this.unsubscribePlacement = this.placement?.onChange((gained, lost) => this.shardsMoved(gained, lost));
     await this.sealPlainStates();
     await this.pickUpInserts();
     this.pollTimer = setInterval(() => void this.pickUpInserts().catch((e) => this.reportFault("mailbox poll failed", e)), this.pollMs);
@@ -277,7 +297,9 @@ export class ActorRuntime {
    * at the next poll. Does nothing before start or while stopping.
    */
   async noticeInserts(): Promise<void> {
-    if (this.running) await this.pickUpInserts();
+    if (!this.running) return;
+    await this.pickUpInserts();
+    while (this.rescanning) await this.rescanning;
   }
 
   /** Registers a periodic sweep (croner expression, seconds allowed); overlapping runs are skipped. */
@@ -377,6 +399,9 @@ export class ActorRuntime {
    */
   private canInline(to: string, opts: TellOptions): boolean {
     if (!this.running || this.stopping || opts.dueAt !== undefined || opts.delayMs) return false;
+    // Several nodes: another node may have committed a message to the actor that this one has not picked up yet,
+    // which an inline ask would overtake; asks go through the mailbox, whose IDs give the order (see runHead).
+    if (this.placement) return false;
     const i = to.indexOf(":");
     if (i <= 0 || i === to.length - 1) return false;
     const kindName = to.slice(0, i);
@@ -391,6 +416,8 @@ export class ActorRuntime {
   private inline(address: string, body: unknown, token: string, durably: () => void): void {
     const q = this.queue(address);
     q.busy = true;
+    const epoch = this.placement?.epoch(this.placement.shardOf(address));
+    if (epoch !== undefined) this.turnEpochs.set(address, epoch);
     this.take(address);
     // The reply goes out after the actor is marked idle again, so the asker's next ask can be inline too.
     this.runInline(address, q, JSON.parse(JSON.stringify(body ?? null)), token, durably).then(
@@ -410,6 +437,10 @@ export class ActorRuntime {
    * interval, and the actor waits a back-off before its next try instead of spinning on the same fault.
    */
   private runtimeFault(actor: string, q: Queue, e: unknown): void {
+    if (e instanceof ShardFencedError) {
+      this.forget(actor); // its shard moved: the holder handles what is pending
+      return;
+    }
     const fault = this.storage.faultOf(e);
     if (fault) {
       this.holdBack(actor, q, this.storeFaulted(fault, { actor }), true);
@@ -429,6 +460,12 @@ export class ActorRuntime {
     for (let attempts = 1; ; attempts++) {
       const r = await this.inlineAttempt(address, msg, token);
       if (r.ok) return r.reply;
+      if (r.error instanceof ShardFencedError) {
+        // The shard moved while the handler ran: nothing of its turn committed; a mailbox row (a checkpoint's) stays
+        // for the new holder. The asker hears it here (its answer would come from the other node).
+        this.forget(address);
+        return () => this.answer(token, r.error, true);
+      }
       this.failures++;
       this.resident.delete(address); // a half-built state: the next attempt reloads it
       const fault = this.storage.faultOf(r.error);
@@ -463,7 +500,7 @@ export class ActorRuntime {
         await this.commit(async () => {
           const id = await this.mailbox.insert(address, body, now, token, now);
           await this.mailbox.bury({ id, actor: address, body, dueAt: now, retryAt: null, attempts, lastError: error, replyTo: token, checkpoints: 0 }, attempts, error, now, tenantOf(msg));
-        });
+        }, address);
         return () => this.answer(token, new ActorDeadLetterError(`${address} could not handle the message: ${error}`), true);
       }
       this.log("warn", "actor handler failed; will retry", { actor: address, attempts, error });
@@ -494,7 +531,7 @@ export class ActorRuntime {
         const text = this.sealBody(address, msg);
         await this.commit(async () => {
           messageId = await this.mailbox.insert(address, text, now, token, now);
-        });
+        }, address);
         this.known.add(messageId); // handled here; a poll must not queue it
       }
       return messageId;
@@ -600,6 +637,7 @@ export class ActorRuntime {
       timers: this.timers.size,
       processed: this.processed,
       failures: this.failures,
+      fenced: this.fenced,
     };
   }
 
@@ -618,6 +656,7 @@ export class ActorRuntime {
     if (this.pollTimer) clearInterval(this.pollTimer);
     this.timers.stop();
     this.unsubscribeHealth?.();
+    this.unsubscribePlacement?.();
     if (this.probeTimer) clearTimeout(this.probeTimer);
     this.probeTimer = undefined;
     // A sweep under way finishes first (bounded: one waiting on an actor that no longer runs must not hold the stop).
@@ -703,23 +742,51 @@ export class ActorRuntime {
     });
   }
 
+  /**
+   * Inside the batch's transaction: the units whose shard this node no longer holds (the placement's fence, which
+   * keeps the others' lease rows locked until the commit), rejected after it. None without a placement.
+   */
+  private async fenceOut(units: Unit[], refused: Unit[]): Promise<Unit[]> {
+    refused.length = 0;
+    if (!this.placement) return units;
+    const shards = units.flatMap((u) => (u.shard === undefined ? [] : [u.shard]));
+    if (shards.length === 0) return units;
+    const out = await this.placement.fence(shards);
+    const placement = this.placement;
+    const stale = (u: Unit) => u.shard !== undefined && (out.has(u.shard) || placement.epoch(u.shard) !== u.epoch);
+    if (out.size === 0 && !units.some(stale)) return units;
+    const kept: Unit[] = [];
+    for (const u of units) (stale(u) ? refused : kept).push(u);
+    return kept;
+  }
+
+  private rejectFenced(refused: Unit[]): void {
+    for (const u of refused) {
+      this.fenced++;
+      u.reject(new ShardFencedError(u.shard!));
+    }
+  }
+
   private async commitBatch(units: Unit[]): Promise<void> {
+    const refused: Unit[] = [];
     // The common case first: every unit applies, one transaction and no savepoints (two statements less per unit).
     // If any unit throws, that transaction is rolled back whole and the batch is applied again below with a savepoint
     // per unit, so one unit's failure spares the others exactly as before. Units are re-runnable: a unit's apply
     // only runs store calls and records what it wrote (which the second run records afresh).
     if (units.length > 1 && !this.savepointsOnly) {
-      let applied = false;
+      let applied: Unit[] | null;
       try {
-        await this.storage.transaction(async () => {
-          for (const u of units) await u.apply();
+        applied = await this.storage.transaction(async () => {
+          const kept = await this.fenceOut(units, refused);
+          for (const u of kept) await u.apply();
+          return kept;
         });
-        applied = true;
       } catch {
-        /* rolled back: retried unit by unit below */
+        applied = null; /* rolled back: retried unit by unit below */
       }
       if (applied) {
-        for (const u of units) u.resolve();
+        this.rejectFenced(refused);
+        for (const u of applied) u.resolve();
         this.pump();
         this.wakeIdle();
         return;
@@ -729,7 +796,10 @@ export class ActorRuntime {
     const failed: [Unit, unknown][] = [];
     try {
       await this.storage.transaction(async () => {
-        for (const u of units) {
+        ok.length = 0;
+        failed.length = 0;
+        const kept = await this.fenceOut(units, refused);
+        for (const u of kept) {
           if (units.length === 1) {
             await u.apply();
             ok.push(u);
@@ -748,10 +818,63 @@ export class ActorRuntime {
       this.wakeIdle();
       return;
     }
+    this.rejectFenced(refused);
     for (const u of ok) u.resolve();
     for (const [u, e] of failed) u.reject(e);
     this.pump();
     this.wakeIdle();
+  }
+
+  // ---- placement (several nodes) ----
+
+  /**
+   * An actor whose shard this node no longer holds leaves memory: its state (the next holder may change it), its queued
+   * message IDs (a later rescan indexes what is still pending). A turn under way keeps its queue; its commit is fenced.
+   */
+  private forget(actor: string): void {
+    this.resident.delete(actor);
+    const q = this.queues.get(actor);
+    if (!q) return;
+    for (const id of q.ready) this.known.delete(id);
+    q.ready = [];
+    if (!q.busy) this.queues.delete(actor);
+  }
+
+  /**
+   * Shards moved: the actors of lost ones are forgotten; a gained one's actors are read afresh (another node may have
+   * handled them meanwhile) and its pending messages, which the poll passed over while another node held it, indexed.
+   */
+  private shardsMoved(gained: number[], lost: number[]): void {
+    const placement = this.placement!;
+    const moved = new Set([...gained, ...lost]);
+    for (const actor of [...this.queues.keys()]) if (moved.has(placement.shardOf(actor)) && !placement.owns(actor)) this.forget(actor);
+    for (const actor of [...this.resident.keys()]) if (moved.has(placement.shardOf(actor)) && !this.queues.get(actor)?.busy) this.resident.delete(actor);
+    if (gained.length === 0 || !this.running || this.stopping) return;
+    const run: Promise<void> = (this.rescanning ?? Promise.resolve())
+      .then(() => this.rescan())
+      .catch((e) => this.reportFault("mailbox rescan failed", e))
+      .finally(() => {
+        if (this.rescanning === run) this.rescanning = null;
+      });
+    this.rescanning = run;
+  }
+
+  /** The rescan under way after shards were gained (noticeInserts waits for it). */
+  private rescanning: Promise<void> | null = null;
+
+  /** Every pending message, from the first: what belongs to this node's shards and is not indexed yet gets indexed. */
+  private async rescan(): Promise<void> {
+    let after = 0;
+    for (;;) {
+      if (this.stopping) return;
+      const refs = await this.mailbox.pendingAfter(after, 5000);
+      for (const r of refs) {
+        after = r.id;
+        this.index(r);
+      }
+      if (refs.length < 5000) break;
+    }
+    this.pump();
   }
 
   // ---- indexing ----
@@ -780,6 +903,7 @@ export class ActorRuntime {
 
   private index(ref: MessageRef): void {
     if (this.known.has(ref.id)) return;
+    if (this.placement && !this.placement.owns(ref.actor)) return; // another node's actor: its holder handles it
     this.known.add(ref.id);
     if (ref.dueAt > this.clock()) {
       this.timers.at(ref.dueAt, ref);
@@ -883,6 +1007,7 @@ export class ActorRuntime {
 
   private finished(actor: string, q: Queue): void {
     q.busy = false;
+    this.turnEpochs.delete(actor);
     this.release(actor);
     if (q.ready.length === 0) this.queues.delete(actor);
     else this.markRunnable(actor);
@@ -931,6 +1056,17 @@ export class ActorRuntime {
   }
 
   private async runHead(address: string, q: Queue): Promise<void> {
+    if (this.placement) {
+      const epoch = this.placement.epoch(this.placement.shardOf(address));
+      if (epoch === undefined) {
+        this.forget(address); // its shard moved since the message was queued
+        return;
+      }
+      this.turnEpochs.set(address, epoch);
+      // Mailbox IDs are committed in their order (the sequence lock, across nodes too): once this node has read
+      // everything up to the head's ID, no lower-numbered message to the actor (another node's) can still turn up.
+      if (q.ready[0]! > this.lastPolledId) await this.pickUpInserts();
+    }
     const id = q.ready[0];
     const row = await this.mailbox.get(id);
     if (!row) {
@@ -991,7 +1127,7 @@ export class ActorRuntime {
     // An unchanged state is not written again (its last_message_id is informational only).
     const save = stateText !== resident.savedText;
     try {
-      await this.commit(() => this.applyEffects(address, messageId, now, fx, save ? stateText : undefined, ack, lastMessageId, ids, seqs));
+      await this.commit(() => this.applyEffects(address, messageId, now, fx, save ? stateText : undefined, ack, lastMessageId, ids, seqs), address);
     } catch (e) {
       for (const o of fx.outgoing) this.pending(o.to, -1);
       throw e;
@@ -1097,8 +1233,12 @@ export class ActorRuntime {
     return JSON.parse(this.sealer.open(row.body, row.actor));
   }
 
-  private commit(apply: () => Promise<void>): Promise<void> {
-    return new Promise((resolve, reject) => this.enqueueUnit({ apply, resolve, reject }));
+  /** A unit of the next group commit; `actor`: the actor whose turn it commits (fenced by its shard's lease). */
+  private commit(apply: () => Promise<void>, actor?: string): Promise<void> {
+    if (actor === undefined || !this.placement) return new Promise((resolve, reject) => this.enqueueUnit({ apply, resolve, reject }));
+    const shard = this.placement.shardOf(actor);
+    const epoch = this.turnEpochs.get(actor) ?? this.placement.epoch(shard) ?? -1;
+    return new Promise((resolve, reject) => this.enqueueUnit({ shard, epoch, apply, resolve, reject }));
   }
 
   private dequeue(q: Queue, id: number): void {
@@ -1108,6 +1248,12 @@ export class ActorRuntime {
   }
 
   private async failed(q: Queue, row: MessageRecord, e: unknown, msg?: unknown): Promise<void> {
+    if (e instanceof ShardFencedError) {
+      // Not the message's fault: its shard moved, and the new holder handles the message (the row is untouched).
+      this.forget(row.actor);
+      if (row.replyTo) this.answer(row.replyTo, e, true);
+      return;
+    }
     this.failures++;
     // A failed handler may have left a half-built state: the next message reloads it from the database.
     this.resident.delete(row.actor);
@@ -1127,14 +1273,14 @@ export class ActorRuntime {
     }
     const retryAt = this.clock() + this.backoff(attempts);
     this.log("warn", "actor handler failed; will retry", { actor: row.actor, messageId: row.id, attempts, error });
-    await this.commit(() => this.mailbox.recordFailure(row.id, attempts, error, retryAt));
+    await this.commit(() => this.mailbox.recordFailure(row.id, attempts, error, retryAt), row.actor);
     q.blockedUntil = retryAt;
     this.timers.wake(retryAt, row.actor);
   }
 
   private async giveUp(q: Queue, row: MessageRecord, attempts: number, error: string, tenant: Tenant | null = null): Promise<void> {
     this.log("error", "actor message parked as dead", { actor: row.actor, messageId: row.id, attempts, error });
-    await this.commit(() => this.mailbox.bury(row, attempts, error, this.clock(), tenant));
+    await this.commit(() => this.mailbox.bury(row, attempts, error, this.clock(), tenant), row.actor);
     this.dequeue(q, row.id);
     if (row.replyTo) this.answer(row.replyTo, new ActorDeadLetterError(`${row.actor} could not handle the message: ${error}`), true);
   }

@@ -25,6 +25,8 @@ import { companiesAddress, tenancyActor, tenancyAddress, type TenancyMsg } from 
 import { customerActor } from "../actors/customer.ts";
 
 type Env = Record<string, string | undefined>;
+/** What a command needs of an open engine: one opened here, or a running server's (`services.engine`, the demo's). */
+type CliEngine = Pick<Engine, "kind" | "where" | "store" | "repositories">;
 type Out = (line: string) => void;
 
 /** Whether `name` is a command that works on the database (run with `runDatabaseCommand`). */
@@ -33,11 +35,12 @@ export function isDatabaseCommand(name: string | undefined): name is string {
 }
 
 /**
- * What a command receives over the open store: a SQLite database (tests and the demo hand theirs), or an engine
- * opened here. `path` is where the key files are found: the SQLite file, or CARAVAN_DB's place on PostgreSQL.
+ * What a command receives over the open store: a SQLite database (tests hand theirs), an engine opened here, or a
+ * running server's (`services.engine`: the demo, on either engine). `path` is where the key files are found: the
+ * SQLite file, or CARAVAN_DB's place on PostgreSQL.
  */
-export function cliContext(open: Storage | Engine, path = "path" in open ? open.path : "./data/caravan.db"): CliContext {
-  const engine = "kind" in open ? open : sqliteEngine(open);
+export function cliContext(open: Storage | CliEngine, path = "path" in open ? open.path : "./data/caravan.db"): CliContext {
+  const engine: CliEngine = "kind" in open ? open : sqliteEngine(open);
   return {
     path,
     where: engine.where,
@@ -95,7 +98,7 @@ function lazySealer(make: () => Sealer): Sealer {
  * the database the command opened. The master key is read on first use, so commands that seal and open nothing
  * (assets) never touch it.
  */
-function cliRepositories(engine: Engine, path: string, clock: () => number, keys: CliKeys = {}): Repositories {
+function cliRepositories(engine: CliEngine, path: string, clock: () => number, keys: CliKeys = {}): Repositories {
   const subkey = (name: string) => () => new Sealer(loadMasterKey(path, process.env).derive(name));
   return engine.repositories({ pii: lazySealer(keys.pii ?? subkey("pii")), secrets: lazySealer(keys.secrets ?? subkey("secrets")), clock, env: process.env });
 }

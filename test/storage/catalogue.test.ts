@@ -56,6 +56,8 @@ const DELIBERATE: Record<string, string> = {
   "rules: index (company_id, environment, seq) only in postgres": "the twin of SQLite's (company_id, environment) index, whose entries end in the rowid",
   "column events.data: type text (sqlite, mapped) vs bytea (postgres)":
     "SQLite's column takes the JSON text or its compact BLOB (CARAVAN_EVENTS_COMPACT) alike; PostgreSQL's text cannot hold the compact bytes, so it is bytea (the JSON text as UTF-8 bytes)",
+  "table cluster_nodes: only in postgres": "several nodes on one database (migration 0011): a SQLite file is served by one process, the single node",
+  "table shard_leases: only in postgres": "the shard leases of several nodes (migration 0011): a SQLite file's one node holds every shard without a row",
   "transfers: index (<expr>) only in postgres":
     "transfers_search, a pg_trgm GIN index over the searched columns (migration 0003): the twin of SQLite's FTS5 transfers_search in its own file",
   "column customers.external_id_fold: only in postgres":

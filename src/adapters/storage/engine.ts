@@ -9,6 +9,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Repositories } from "../../ports/repositories.ts";
 import type { RuntimeHost } from "../../ports/runtime-store.ts";
+import type { ClusterStore } from "../../ports/cluster.ts";
 import { StorageError } from "../../ports/store.ts";
 import type { Logger } from "../log.ts";
 import { openStorage, storageSettingsFromEnv } from "./index.ts";
@@ -16,7 +17,8 @@ import { startCheckpointer } from "./checkpointer.ts";
 import { readMeta, recordMetaOnce } from "./meta.ts";
 import { createRepositories, type RepositoryKeys } from "./repositories.ts";
 import type { Storage } from "./types.ts";
-import { createPgRepositories, databaseTarget, isPostgresUrl, openPostgres, watchChanges, type PgChangeNotice, type PgSession } from "./postgres/index.ts";
+import { createPgRepositories, databaseTarget, isPostgresUrl, openPostgres, PgClusterStore, watchChanges, type PgChangeNotice, type PgSession } from "./postgres/index.ts";
+import { SingleNodeCluster } from "./single-node.ts";
 import { readPgMigrations } from "./postgres/migrate.ts";
 import { defaultSource, newestMigration } from "./migrations.ts";
 
@@ -44,6 +46,8 @@ export interface Engine {
   readonly where: string;
   /** Units of work, health, fault classes, and the actor runtime's store. */
   readonly store: RuntimeHost;
+  /** Several nodes on one database (docs/architecture.md#several-nodes): PostgreSQL's rows; SQLite's single node. */
+  readonly cluster: ClusterStore;
   /** The SQLite engine's own handle (backups, the CLI's direct reads, tests); null on PostgreSQL. */
   readonly sqlite: Storage | null;
   /** The repositories over the store, one instance each. */
@@ -115,6 +119,7 @@ export function sqliteEngine(storage: Storage): Engine {
     kind: "sqlite",
     where: storage.path,
     store: storage,
+    cluster: new SingleNodeCluster(),
     sqlite: storage,
     repositories: (keys) => createRepositories(storage, keys),
     readMeta: async (key) => readMeta(storage, key),
@@ -130,6 +135,7 @@ export function pgEngine(session: PgSession, url: string, notice?: PgChangeNotic
     kind: "postgres",
     where: `PostgreSQL at ${databaseTarget(url)}`,
     store: session,
+    cluster: new PgClusterStore(session),
     sqlite: null,
     repositories: (keys) => createPgRepositories(session, keys),
     readMeta: async (key) => (await session.read<{ value: string }>("SELECT value FROM database_meta WHERE key = $1", [key]))[0]?.value,

@@ -10,6 +10,7 @@ import { createPgMailbox } from "./repos/mailbox.ts";
 export { maskDatabaseUrl, databaseTarget, type PgSession } from "./session.ts";
 export { createPgRepositories } from "./repositories.ts";
 export { watchChanges, type PgChangeNotice } from "./notice.ts";
+export { PgClusterStore } from "./repos/cluster.ts";
 
 /** The oldest PostgreSQL major Caravan runs on. */
 export const MIN_POSTGRES_MAJOR = 15;

@@ -1,0 +1,25 @@
+// PostgreSQL only (no SQLite twin: a SQLite file has one process, the single node that holds every shard). Several
+// Caravan nodes on one database: who is running (a heartbeat row per node) and which node holds which shard of the
+// actors (a lease row per shard, with the epoch every commit of the shard checks). docs/architecture.md#several-nodes.
+import { pgTable, text, integer, bigint } from "drizzle-orm/pg-core";
+
+/** One row per running node. A row whose `expires_at` has passed is a dead node's: another may take its ID. */
+export const clusterNodes = pgTable("cluster_nodes", {
+  nodeId: text("node_id").primaryKey(),
+  /** Random per start: tells a second process started with the same node ID from the one that registered. */
+  incarnation: text("incarnation").notNull(),
+  startedAt: bigint("started_at", { mode: "number" }).notNull(),
+  heartbeatAt: bigint("heartbeat_at", { mode: "number" }).notNull(),
+  expiresAt: bigint("expires_at", { mode: "number" }).notNull(),
+  /** Where the node answers (host:port), for operators and forwarding; free text. */
+  address: text("address"),
+});
+
+/** One row per shard ever held. `epoch` grows by one at every change of holder (or re-acquisition after expiry). */
+export const shardLeases = pgTable("shard_leases", {
+  shard: integer("shard").primaryKey(),
+  /** The holder, or null once released. */
+  nodeId: text("node_id"),
+  epoch: bigint("epoch", { mode: "number" }).notNull(),
+  expiresAt: bigint("expires_at", { mode: "number" }).notNull(),
+});

@@ -1,0 +1,208 @@
+// Where an actor runs when several nodes share one database (docs/architecture.md#several-nodes): this node's
+// membership (a heartbeat row), the shards it holds (lease rows with epochs), and the fence the runtime's group commit
+// asks inside its transaction. The store is the cluster port (src/ports/cluster.ts); the clock is given, so tests move
+// time and call `tick()` themselves.
+import { randomBytes } from "node:crypto";
+import { SHARDS, shardOf, type ClusterStore, type Lease } from "../ports/cluster.ts";
+
+/** What the runtime needs to know about placement: which actors are its own, and the fence of a commit. */
+export interface Placement {
+  shardOf(address: string): number;
+  /** Whether this node holds the actor's shard now (as far as it knows: the fence has the last word). */
+  owns(address: string): boolean;
+  /** The epoch of the shard's lease this node holds now, or undefined (a turn remembers it; its commit must match). */
+  epoch(shard: number): number | undefined;
+  /**
+   * Inside the commit's unit of work: the shards among `shards` this node may NOT commit for (no lease, lapsed, or
+   * taken over). The rows of the others stay locked until the unit ends.
+   */
+  fence(shards: number[]): Promise<Set<number>>;
+  /** Told when shards are gained or lost (after the change). */
+  onChange(fn: (gained: number[], lost: number[]) => void): () => void;
+}
+
+export interface ClusterNodeOptions {
+  /** CARAVAN_NODE_ID; generated (`node-<hex>`) when absent. */
+  nodeId?: string;
+  clock?: () => number;
+  /** How long a lease and a heartbeat last without renewal (default 15 s): a dead node's shards move after it. */
+  leaseMs?: number;
+  /** How often the node renews and rebalances (default a third of the lease); 0: only when `tick()` is called. */
+  tickMs?: number;
+  /** Where the node answers (host:port), recorded in its row. */
+  address?: string | null;
+  shards?: number;
+  log?: (level: "info" | "warn" | "error", msg: string, fields?: Record<string, unknown>) => void;
+}
+
+/** A node ID an operator may set: letters, digits, `.`, `_`, `-`, at most 64. */
+export function validNodeId(id: string): boolean {
+  return /^[A-Za-z0-9._-]{1,64}$/.test(id);
+}
+
+/**
+ * The node's settings from the environment: CARAVAN_NODE_ID (checked; absent: generated at construction) and
+ * CARAVAN_LEASE_MS (the lease and heartbeat time, at least 1000, default 15000). Throws naming the variable.
+ */
+export function clusterNodeOptionsFromEnv(env: Record<string, string | undefined>): Pick<ClusterNodeOptions, "nodeId" | "leaseMs"> {
+  const nodeId = env.CARAVAN_NODE_ID?.trim() || undefined;
+  if (nodeId !== undefined && !validNodeId(nodeId)) throw new Error(`CARAVAN_NODE_ID must be 1 to 64 letters, digits, ".", "_" or "-", got "${nodeId}"`);
+  const raw = env.CARAVAN_LEASE_MS?.trim();
+  const leaseMs = raw ? Number(raw) : undefined;
+  if (leaseMs !== undefined && (!Number.isInteger(leaseMs) || leaseMs < 1000)) throw new Error(`CARAVAN_LEASE_MS must be a whole number of milliseconds, at least 1000, got "${raw}"`);
+  return { nodeId, leaseMs };
+}
+
+/**
+ * One node of the service. `join()` registers it (refusing a node ID another live process holds) and takes its share
+ * of the shards; every tick renews its heartbeat and leases, takes over shards whose lease lapsed (a dead node's) up to
+ * its fair share (the shards over the live nodes, rounded up), and gives back what exceeds it (so a new node gets its
+ * share); `leave()` releases everything at once.
+ */
+export class ClusterNode implements Placement {
+  readonly nodeId: string;
+  readonly incarnation = randomBytes(8).toString("hex");
+  readonly shards: number;
+  readonly leaseMs: number;
+  private readonly tickMs: number;
+  private readonly clock: () => number;
+  private readonly log: NonNullable<ClusterNodeOptions["log"]>;
+  private readonly held = new Map<number, Lease>();
+  private readonly listeners = new Set<(gained: number[], lost: number[]) => void>();
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private ticking: Promise<void> | null = null;
+  /** Until when the membership is current (the last heartbeat that took, plus the lease time); 0: not a member. */
+  private memberUntil = 0;
+  private joined = false;
+  /** Commits the fence refused. */
+  fenced = 0;
+
+  constructor(
+    private readonly store: ClusterStore,
+    o: ClusterNodeOptions = {},
+  ) {
+    this.nodeId = o.nodeId ?? `node-${randomBytes(6).toString("hex")}`;
+    if (!validNodeId(this.nodeId)) throw new Error(`node ID must be 1 to 64 letters, digits, ".", "_" or "-", got "${this.nodeId}"`);
+    this.clock = o.clock ?? Date.now;
+    this.leaseMs = o.leaseMs ?? 15_000;
+    this.tickMs = o.tickMs ?? Math.floor(this.leaseMs / 3);
+    this.shards = o.shards ?? SHARDS;
+    this.log = o.log ?? (() => {});
+    this.address = o.address ?? null;
+  }
+
+  private readonly address: string | null;
+
+  /** Registers (DuplicateNodeError when a live node has this ID) and takes a first share of the shards. */
+  async join(): Promise<void> {
+    const now = this.clock();
+    await this.store.register({ nodeId: this.nodeId, incarnation: this.incarnation, address: this.address }, now, this.leaseMs);
+    this.memberUntil = now + this.leaseMs;
+    this.joined = true;
+    await this.tick();
+    if (this.tickMs > 0) this.timer = setInterval(() => void this.tick().catch((e) => this.log("warn", "cluster tick failed", { error: String(e) })), this.tickMs);
+  }
+
+  /** Whether this node's membership is current (what /healthz answers ready on). */
+  current(): boolean {
+    return this.joined && this.clock() < this.memberUntil;
+  }
+
+  /** The leases held now, by shard. */
+  leases(): Lease[] {
+    return [...this.held.values()].sort((a, b) => a.shard - b.shard);
+  }
+
+  shardOf(address: string): number {
+    return shardOf(address, this.shards);
+  }
+
+  owns(address: string): boolean {
+    return this.epoch(this.shardOf(address)) !== undefined;
+  }
+
+  epoch(shard: number): number | undefined {
+    const l = this.held.get(shard);
+    return l !== undefined && l.expiresAt > this.clock() ? l.epoch : undefined;
+  }
+
+  async fence(shards: number[]): Promise<Set<number>> {
+    const now = this.clock();
+    const asked = [...new Set(shards)];
+    const leases = asked.map((s) => this.held.get(s)).filter((l): l is Lease => l !== undefined && l.expiresAt > now);
+    const ok = await this.store.fence(this.nodeId, leases, now);
+    const refused = new Set(asked.filter((s) => !ok.has(s)));
+    this.fenced += refused.size;
+    return refused;
+  }
+
+  onChange(fn: (gained: number[], lost: number[]) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  /** One round of heartbeat, renewal and rebalancing (one at a time: a tick during one joins it). */
+  tick(): Promise<void> {
+    this.ticking ??= this.round().finally(() => (this.ticking = null));
+    return this.ticking;
+  }
+
+  private async round(): Promise<void> {
+    if (!this.joined) return;
+    const now = this.clock();
+    if (!(await this.store.heartbeat(this.nodeId, this.incarnation, now, this.leaseMs))) {
+      // Our row lapsed and is gone or someone else's: we are not a member, and hold nothing.
+      this.log("error", "cluster membership lost: this node's heartbeat lapsed", { nodeId: this.nodeId });
+      this.memberUntil = 0;
+      this.change([], [...this.held.keys()]);
+      this.held.clear();
+      return;
+    }
+    this.memberUntil = now + this.leaseMs;
+    const renewed = await this.store.renew(this.nodeId, this.leases(), now, this.leaseMs);
+    const kept = new Set(renewed.map((l) => l.shard));
+    const lost = [...this.held.keys()].filter((s) => !kept.has(s));
+    for (const s of lost) this.held.delete(s);
+    for (const l of renewed) this.held.set(l.shard, l);
+    const live = Math.max(1, (await this.store.liveNodes(now)).length);
+    const target = Math.ceil(this.shards / live);
+    let gained: number[] = [];
+    if (this.held.size < target) {
+      const taken = new Set((await this.store.holders(now)).map((h) => h.shard));
+      const free = [];
+      for (let s = 0; s < this.shards; s++) if (!taken.has(s) && !this.held.has(s)) free.push(s);
+      const got = await this.store.acquire(this.nodeId, free.slice(0, target - this.held.size), now, this.leaseMs);
+      for (const l of got) this.held.set(l.shard, l);
+      gained = got.map((l) => l.shard);
+    } else if (this.held.size > target) {
+      const extra = this.leases().slice(target);
+      await this.store.release(this.nodeId, extra);
+      for (const l of extra) {
+        this.held.delete(l.shard);
+        lost.push(l.shard);
+      }
+    }
+    if (gained.length || lost.length) this.change(gained, lost);
+  }
+
+  private change(gained: number[], lost: number[]): void {
+    if (gained.length === 0 && lost.length === 0) return;
+    this.log("info", "shards moved", { nodeId: this.nodeId, gained: gained.length, lost: lost.length, held: this.held.size });
+    for (const fn of this.listeners) fn(gained, lost);
+  }
+
+  /** Releases every lease and the node's row (a clean shutdown: its shards and its ID are free at once). */
+  async leave(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    if (this.ticking) await this.ticking.catch(() => {});
+    if (!this.joined) return;
+    this.joined = false;
+    const held = this.leases();
+    this.held.clear();
+    this.change([], held.map((l) => l.shard));
+    await this.store.release(this.nodeId, held);
+    await this.store.deregister(this.nodeId, this.incarnation);
+    this.memberUntil = 0;
+  }
+}
