@@ -2,6 +2,10 @@
 # The one test entry (`bun run test`, also what .ci/run calls): makes sure the Debian tools the tests drive are there,
 # installing the missing ones when this machine allows it (root, or sudo without a password), runs `bun test` (any
 # arguments are passed on: files, -t patterns) and ends with the line `N passed, N failed`.
+# Without arguments (the whole suite) it then runs the files listed in test/postgres-e2e.txt (the storage contract
+# suite, end-to-end files) once more on PostgreSQL (CARAVAN_TEST_ENGINES=postgres, CARAVAN_TEST_ENGINE=postgres), and
+# the last line counts both runs. CARAVAN_TEST_POSTGRES=0 leaves that second run out; =1 runs it after a run with
+# arguments too.
 #
 #   pdftotext, pdftoppm  (poppler-utils)  the report PDF tests read a PDF's text back and rasterise a page
 #   tmux                 (tmux)           the console's end-to-end test drives it in a real terminal
@@ -68,18 +72,48 @@ fi
 if [ "$explicit" -eq 0 ] && [ "$workers" -gt 1 ]; then args=(--parallel="$workers" --timings=test/timings.json "${args[@]}"); fi
 
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+pglog=$(mktemp)
+trap 'rm -f "$log" "$pglog"' EXIT
 started=$SECONDS
 bun test "${args[@]}" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 mode="one process"
 for a in "${args[@]}"; do case "$a" in --parallel=*) mode="${a#--parallel=} workers" ;; --parallel) mode="one worker per core" ;; esac; done
 echo "test: bun test took $((SECONDS - started)) s wall ($mode)"
-passed=$(grep -Eo '^ *[0-9]+ pass$' "$log" | tail -1 | grep -Eo '[0-9]+')
-failed=$(grep -Eo '^ *[0-9]+ fail$' "$log" | tail -1 | grep -Eo '[0-9]+')
-passed=${passed:-0}
-failed=${failed:-0}
+count() { # count <pass|fail> <log>: the last summary's number
+  local n
+  n=$(grep -Eo "^ *[0-9]+ $1\$" "$2" | tail -1 | grep -Eo '[0-9]+')
+  echo "${n:-0}"
+}
+passed=$(count pass "$log")
+failed=$(count fail "$log")
 # A run that failed without a failing test (a file that did not load, a crash) still counts as a failure.
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
+
+# The second run, on PostgreSQL: the files test/postgres-e2e.txt lists (the storage contract suite and end-to-end
+# files), in as many workers as the first.
+on_postgres=${CARAVAN_TEST_POSTGRES:-}
+if [ -z "$on_postgres" ]; then if [ "$#" -eq 0 ]; then on_postgres=1; else on_postgres=0; fi; fi
+if [ "$on_postgres" = "1" ]; then
+  pg_files=()
+  while IFS= read -r line; do
+    line=${line%%#*}
+    line=$(echo "$line" | xargs)
+    [ -n "$line" ] && pg_files+=("$line")
+  done <test/postgres-e2e.txt
+  pg_args=()
+  [ "$workers" -gt 1 ] && pg_args=(--parallel="$workers")
+  [ ${#pg_files[@]} -gt 0 ] || { echo "test: test/postgres-e2e.txt lists no file"; echo "${passed} passed, $((failed + 1)) failed"; exit 1; }
+  echo "test: again on PostgreSQL: ${pg_files[*]}"
+  started=$SECONDS
+  CARAVAN_TEST_ENGINES=postgres CARAVAN_TEST_ENGINE=postgres bun test ${pg_args[@]+"${pg_args[@]}"} "${pg_files[@]}" 2>&1 | tee "$pglog"
+  pg_status=${PIPESTATUS[0]}
+  echo "test: the PostgreSQL run took $((SECONDS - started)) s wall"
+  pg_failed=$(count fail "$pglog")
+  if [ "$pg_status" -ne 0 ] && [ "$pg_failed" -eq 0 ]; then pg_failed=1; fi
+  passed=$((passed + $(count pass "$pglog")))
+  failed=$((failed + pg_failed))
+  [ "$pg_status" -ne 0 ] && status=$pg_status
+fi
 echo "${passed} passed, ${failed} failed"
 exit "$status"

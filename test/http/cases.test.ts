@@ -2,14 +2,11 @@
 // Held transfers are set in the database file (the transfer actor's side of a resolution is tested with it by the lead).
 import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
-import { readFileSync } from "node:fs";
-import { Database } from "bun:sqlite";
-import { withDb } from "../support/db.ts";
+import { sqlRows, storedEvents, storedText } from "../support/db.ts";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
 import { runCliInProcess } from "../support/cli.ts";
 import { apiClient, expectError, ISO_MS, type Answer } from "../support/api.ts";
-import { decodeEventData } from "../../src/adapters/storage/event-data.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(60_000);
@@ -45,20 +42,17 @@ const EVENT_FIELDS = [
   "assigneeId", "caseNumber", "category", "createdAt", "id", "priority", "resolution", "resolvedAt", "ruleId", "source", "status", "transferIds", "type", "updatedAt",
 ].sort();
 
-const sql = <T>(fn: (d: Database) => T): T => withDb(db, fn);
 
 let trfSeq = 0;
 /** A transfer row of the environment in the given state (the transfer actor's side is not under test here). */
 function transferRow(env: "test" | "live", state: string, status = "pending"): string {
   const id = `trf_${String(++trfSeq).padStart(6, "0")}${"0".repeat(20)}`;
   const now = new Date().toISOString();
-  sql((d) =>
-    d
-      .query(
-        `INSERT INTO transfers (id, company_id, environment, direction, state, status, asset, amount, network, beneficiary_address, created_at, updated_at, threshold_info)
-         VALUES (?, ?, ?, 'outgoing', ?, ?, 'ETH', '1.5', 'ethereum', '0xabc', ?, ?, ?)`,
-      )
-      .run(id, companyId, env, state, status, now, now, JSON.stringify({ jurisdiction: "NL" })),
+  sqlRows(
+    db,
+    `INSERT INTO transfers (id, company_id, environment, direction, state, status, asset, amount, network, beneficiary_address, created_at, updated_at, threshold_info)
+     VALUES (?, ?, ?, 'outgoing', ?, ?, 'ETH', '1.5', 'ethereum', '0xabc', ?, ?, ?)`,
+    id, companyId, env, state, status, now, now, JSON.stringify({ jurisdiction: "NL" }),
   );
   return id;
 }
@@ -82,12 +76,7 @@ async function newCase(json: Record<string, unknown> = {}, key: Key = owner): Pr
   return r.body.data;
 }
 
-function events(entityId: string): { type: string; data: any }[] {
-  return sql((d) => d.query("SELECT type, data FROM events WHERE entity_id = ? ORDER BY seq").all(entityId) as { type: string; data: string | Uint8Array }[]).map((e) => ({
-    type: e.type,
-    data: JSON.parse(decodeEventData(e.data)),
-  }));
-}
+const events = (entityId: string) => storedEvents(db, entityId);
 
 beforeAll(async () => {
   const m = await runCliInProcess(["migrate"], { CARAVAN_DB: db });
@@ -98,7 +87,7 @@ beforeAll(async () => {
   officer = await newKey("--env", "test", "--role", "compliance_officer");
   writeOnly = await newKey("--env", "test", "--role", "owner", "--scopes", "cases:write");
   noTransferWrite = await newKey("--env", "test", "--role", "owner", "--scopes", "cases:read,cases:write,transfers:read");
-  companyId = sql((d) => (d.query("SELECT id FROM companies WHERE slug = 'default'").get() as { id: string }).id);
+  companyId = (sqlRows(db, "SELECT id FROM companies WHERE slug = 'default'")[0] as { id: string }).id;
   S = await startServer({ CARAVAN_DB: db });
 }, 120_000);
 
@@ -261,14 +250,9 @@ describe("reading", () => {
     const c = await newCase({ title: `${marker} title`, description: `${marker} description` });
     ok(await addNote(c.id, `${marker} note`), 201);
     ok(await patch(c.id, { title: `${marker} second` }), 200);
-    sql((d) => d.exec("PRAGMA wal_checkpoint(FULL)"));
-    for (const f of [db, `${db}-wal`]) {
-      let bytes = "";
-      try {
-        bytes = readFileSync(f).toString("latin1");
-      } catch {}
-      expect(bytes.includes(marker)).toBe(false);
-    }
+    const stored = storedText(db);
+    expect(stored).toContain(c.id);
+    expect(stored.includes(marker)).toBe(false);
   });
 });
 

@@ -2,9 +2,9 @@
 // the Customers endpoints, and the customer codes of "Errors" and "Limits", over real HTTP.
 import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { tempDir } from "../support/tmp.ts";
+import { storedBytes } from "../support/db.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
 import { runCliInProcess } from "../support/cli.ts";
 import { apiClient, expectError, expectOk, ISO_MS, type Answer } from "../support/api.ts";
@@ -86,12 +86,9 @@ async function auditOf(entityId: string): Promise<Answer> {
   return r;
 }
 
-/** Every byte SQLite holds for the database: the main file, its WAL and anything else beside it. */
+/** Every byte the database holds: SQLite's main file, its WAL and anything beside it; on PostgreSQL a pg_dump. */
 function databaseBytes(): Buffer {
-  const base = "customers.db";
-  const files = readdirSync(dir).filter((f) => f.startsWith(base));
-  expect(files).toContain(base);
-  return Buffer.concat(files.map((f) => readFileSync(join(dir, f))));
+  return storedBytes(db);
 }
 
 function databaseHolds(text: string): boolean {
@@ -832,7 +829,7 @@ describe("erase", () => {
     expect((await list(owner, "includeDeactivated=true&search=Nulled%20Person&limit=100")).body.data.map((x: any) => x.id)).not.toContain(c.id);
   });
 
-  test("the name is never in plaintext in the SQLite database file or its WAL: not after create, not after erasure", async () => {
+  test("the name is never in plaintext in the database (SQLite's file and WAL, or a dump of PostgreSQL's): not after create, not after erasure", async () => {
     const name = `Wilhelmina Xyloquist ${word(10)}`;
     const c = await create(owner, { externalId: uid("bytes"), name });
     // The check reads what the server wrote: the new customer's ID is there.

@@ -5,8 +5,7 @@
 // carry it); states a transfer cannot reach through the API yet (failed, held) are set in the database file.
 import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
-import { Database } from "bun:sqlite";
-import { withDb } from "../support/db.ts";
+import { sqlRows, storedEvents } from "../support/db.ts";
 import { tempDir } from "../support/tmp.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
 import { runCliInProcess } from "../support/cli.ts";
@@ -15,7 +14,6 @@ import { startFxPeer, type FxPeer } from "../../src/sandbox/fx.ts";
 import { Sealer } from "../../src/adapters/crypto/envelope.ts";
 import { loadMasterKey } from "../../src/adapters/crypto/master-key.ts";
 import { checkAad } from "../../src/actors/checkpoint.ts";
-import { decodeEventData } from "../../src/adapters/storage/event-data.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(60_000);
@@ -118,9 +116,6 @@ async function total(key: Key = owner): Promise<number> {
   return r.body.meta.total;
 }
 
-/** Runs `fn` on the server's database file (WAL: the server reads rows fresh for every message). */
-const sql = <T>(fn: (d: Database) => T): T => withDb(db, fn);
-
 /**
  * Checks as the transfer actor stores them (src/actors/checkpoint.ts): the vendor's answer sealed with the service's
  * personal-data key, bound to the transfer and the check.
@@ -134,15 +129,11 @@ function storedChecks(transferId: string, checks: ({ response: unknown } & Recor
 
 function setRow(id: string, set: Record<string, string | number | null>) {
   const cols = Object.keys(set);
-  sql((d) => d.prepare(`UPDATE transfers SET ${cols.map((c) => `${c} = ?`).join(", ")} WHERE id = ?`).run(...(Object.values(set) as (string | number | null)[]), id));
+  // On the server's database (SQLite's WAL, or PostgreSQL: the server reads rows fresh for every message).
+  sqlRows(db, `UPDATE transfers SET ${cols.map((c) => `${c} = ?`).join(", ")} WHERE id = ?`, ...Object.values(set), id);
 }
 
-function eventsOf(id: string): { type: string; data: Record<string, unknown> }[] {
-  return sql((d) => d.prepare("SELECT type, data FROM events WHERE entity_id = ? ORDER BY seq").all(id) as { type: string; data: string | Uint8Array }[]).map((e) => ({
-    type: e.type,
-    data: JSON.parse(decodeEventData(e.data)),
-  }));
-}
+const eventsOf = (id: string): { type: string; data: Record<string, unknown> }[] => storedEvents(db, id);
 
 async function auditOf(entityId: string): Promise<any[]> {
   const r = await call(`/api/v2/audit-log?entityId=${encodeURIComponent(entityId)}&limit=200`, { key: owner.key });
@@ -1223,7 +1214,7 @@ describe("erasure with transfers in flight", () => {
         expectOk(g);
         expect(g.body.data.id).toBe(t);
       }
-      expect(sql((d) => d.prepare("SELECT count(*) AS n FROM transfers WHERE originator_customer_id = ?").get(c) as { n: number }).n).toBe(2);
+      expect(sqlRows(db, "SELECT count(*) AS n FROM transfers WHERE originator_customer_id = ?", c)[0]!.n).toBe(2);
     });
   }
 });

@@ -6,6 +6,7 @@
 // from ./server.ts; CARAVAN_TEST_CLI=process sends every call here to a real process too.
 import { isDatabaseCommand, runDatabaseCommand } from "../../src/cli/entry.ts";
 import { runCli } from "./server.ts";
+import { withTestEngine } from "./test-engine.ts";
 
 /**
  * In-process commands run one after another. Each opens its own connection, as each `caravan` process does; a command
@@ -20,7 +21,7 @@ export async function runCliInProcess(args: string[], env: Record<string, string
   const [command, ...rest] = args;
   // Help, unknown commands and (on request) everything: the real program.
   if (!isDatabaseCommand(command) || rest.some((a) => a === "--help" || a === "-h" || a === "help") || process.env.CARAVAN_TEST_CLI === "process") return runCli(args, env);
-  const turn = queue.then(() => runHere(command, rest, env));
+  const turn = queue.then(async () => runHere(command, rest, await withTestEngine(env)));
   queue = turn.catch(() => undefined);
   return turn;
 }

@@ -1,5 +1,6 @@
 // Starts the real server as a child process on a free loopback port (PORT=0) and finds its URL.
 import { join } from "node:path";
+import { withTestEngine } from "./test-engine.ts";
 
 /**
  * The fast cadence every test server runs at: each periodic sweep (provider polling, exchange stall, expiry, webhook
@@ -41,6 +42,7 @@ export async function startServer(
   env: Record<string, string>,
   opts: { runtime?: "bun" | "deno"; timeoutMs?: number } = {},
 ): Promise<ChildServer> {
+  env = await withTestEngine(env);
   const cmd = opts.runtime === "deno" ? ["deno", "run", "-A", main, "serve"] : ["bun", main, "serve"];
   const proc = Bun.spawn(cmd, {
     cwd: repoRoot,
@@ -93,6 +95,7 @@ export async function startServer(
 
 /** Runs the CLI to completion and returns its exit code and output. */
 export async function runCli(args: string[], env: Record<string, string> = {}) {
+  env = await withTestEngine(env);
   const proc = Bun.spawn(["bun", main, ...args], {
     cwd: repoRoot,
     env: { ...process.env, CARAVAN_LOG: "warn", ...env },

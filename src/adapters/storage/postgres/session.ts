@@ -234,8 +234,10 @@ export function createPgSession(url: string, o: PgOptions = {}): PgSession {
       const unit = flow.getStore();
       if (unit) {
         if (unit.kind === "read") return Promise.reject(new Error("a transaction was started inside a read snapshot"));
-        // A nested unit: a savepoint (a failure inside undoes only its own writes).
-        return unit.sql.savepoint(() => fn()) as Promise<T>;
+        // A nested unit: a savepoint (a failure inside undoes only its own writes). Its statements go through the
+        // savepoint's own handle: postgres.js fails a transaction whose handle saw any statement fail, even one the
+        // caller caught, so a unit failing inside a savepoint would otherwise fail the whole outer transaction too.
+        return unit.sql.savepoint((sp) => flow.run({ sql: sp as unknown as Tx, kind: unit.kind, depth: unit.depth + 1 }, fn)) as Promise<T>;
       }
       return top(writer, "read write", "write", fn);
     },
