@@ -1,6 +1,6 @@
 // The composition root: opens storage, starts the actor runtime, serves HTTP. main.ts and tests call it.
 import type { Storage } from "./adapters/storage/index.ts";
-import { engineSettingsFromEnv, openEngine, type Engine, type Maintenance } from "./adapters/storage/engine.ts";
+import { engineSettingsFromEnv, openEngine, type Engine, type EngineSettings, type Maintenance } from "./adapters/storage/engine.ts";
 import { EventIds } from "./adapters/crypto/event-ids.ts";
 import { listen, type RunningServer } from "./adapters/server/index.ts";
 import { createLogger, type Logger, type LogLevel } from "./adapters/log.ts";
@@ -69,6 +69,8 @@ export interface ServiceConfig {
   dbPath: string;
   /** CARAVAN_DATABASE_URL: PostgreSQL (postgres://user:password@host:port/db) instead of SQLite at dbPath. */
   databaseUrl?: string;
+  /** PostgreSQL's session options (reader connections, a statement hook for tests); not from the environment. */
+  postgres?: EngineSettings["postgres"];
   host: string;
   port: number;
   logLevel?: LogLevel | "silent";
