@@ -59,7 +59,7 @@ async function until(status: number, call: () => Promise<Answer>, check: (r: Ans
 
 const health = () => S.call("/healthz");
 
-const readCustomer = () => S.call(`/api/v2/customers/${customerId}`, { key: owner.key });
+const readCustomer = () => S.call(`/api/v2/customers/${customerId}/overview`, { key: owner.key });
 
 test("every connection cut with pg_terminate_backend: requests answer again by themselves", async () => {
   expectOk(await readCustomer());

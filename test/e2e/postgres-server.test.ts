@@ -88,9 +88,9 @@ describe("the server on PostgreSQL", () => {
     const c = await S.call("/api/v2/customers", { method: "POST", key: owner.key, json: { name: "Originator" } });
     expectOk(c, 201);
     const customerId = c.body.data.id as string;
-    const back = await S.call(`/api/v2/customers/${customerId}`, { key: owner.key });
+    const back = await S.call(`/api/v2/customers/${customerId}/overview`, { key: owner.key });
     expectOk(back);
-    expect(back.body.data.id).toBe(customerId);
+    expect(back.body.data.customer).toMatchObject({ id: customerId, name: "Originator" });
 
     const t = await S.call("/api/v2/transfers", { method: "POST", key: owner.key, json: transferBody(customerId) });
     expectOk(t, 201);

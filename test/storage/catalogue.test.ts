@@ -58,6 +58,16 @@ const DELIBERATE: Record<string, string> = {
     "SQLite's column takes the JSON text or its compact BLOB (CARAVAN_EVENTS_COMPACT) alike; PostgreSQL's text cannot hold the compact bytes, so it is bytea (the JSON text as UTF-8 bytes)",
   "transfers: index (<expr>) only in postgres":
     "transfers_search, a pg_trgm GIN index over the searched columns (migration 0003): the twin of SQLite's FTS5 transfers_search in its own file",
+  "column customers.external_id_fold: only in postgres":
+    "the external-ID search (SQLite's FTS5 table customers_search): caravan_fold(external_id), a stored generated column the pg_trgm index covers (migration 0004)",
+  "customers: index (external_id_fold) only in postgres": "the external-ID search's pg_trgm GIN index (SQLite: the FTS5 table customers_search)",
+  ...Object.fromEntries(
+    ["address", "label", "customer_id"].map((c) => [
+      `column wallets.${c}_fold: only in postgres`,
+      `the wallet search (SQLite's FTS5 table wallets_search): caravan_fold(${c}), a stored generated column the pg_trgm index covers (migration 0004)`,
+    ]),
+  ),
+  "wallets: index (address_fold, label_fold, customer_id_fold) only in postgres": "the wallet search's pg_trgm GIN index (SQLite: the FTS5 table wallets_search)",
 };
 
 /**

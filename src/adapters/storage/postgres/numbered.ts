@@ -2,13 +2,14 @@
 // repositories); PostgreSQL numbers them. Only for texts whose `?` are all placeholders (none inside a literal).
 const done = new Map<string, string>();
 
-/** `sql` with its `?` placeholders as `$1`, `$2`… in order (memoized: the texts are constants). */
-export function numbered(sql: string): string {
-  let out = done.get(sql);
+/** `sql` with its `?` placeholders as `$first`, `$first+1`… in order (memoized when from `$1`: the texts are constants). */
+export function numbered(sql: string, first = 1): string {
+  const memo = first === 1;
+  let out = memo ? done.get(sql) : undefined;
   if (out === undefined) {
-    let n = 0;
+    let n = first - 1;
     out = sql.replace(/\?/g, () => `$${++n}`);
-    if (done.size < 1024) done.set(sql, out);
+    if (memo && done.size < 1024) done.set(sql, out);
   }
   return out;
 }

@@ -22,25 +22,22 @@ import { PgCases } from "./repos/cases.ts";
 import { PgTenancy } from "./repos/tenancy.ts";
 import { PgVaspDirectory } from "./repos/vasps.ts";
 import { PgWebhooks } from "./repos/webhooks.ts";
-
-/** A resource whose PostgreSQL repository is not written yet: any call says so (never a silent answer). */
-function missing<T extends object>(name: string): T {
-  return new Proxy({} as T, {
-    get: (_t, prop) => (typeof prop === "string" && prop !== "then" ? () => Promise.reject(new Error(`PostgreSQL: the ${name} repository is not implemented (${prop})`)) : undefined),
-  });
-}
+import { PgAssetPolicy } from "./repos/assets.ts";
+import { PgCustomers } from "./repos/customers.ts";
+import { PgFxValuations } from "./repos/fx-valuations.ts";
+import { PgWallets } from "./repos/wallets.ts";
 
 /** The PostgreSQL repositories over one session. */
 export function createPgRepositories(db: PgSession, keys: RepositoryKeys): Repositories {
   const repositories: Repositories = {
-    assets: missing("assets"),
+    assets: new PgAssetPolicy(db, keys.clock),
     audit: new PgAuditLog(db),
     auditTrees: new PgAuditTrees(db, keys.env ?? {}),
     cases: new PgCases(db),
     customerOverview: new PgCustomerOverview(db),
-    customers: missing("customers"),
+    customers: new PgCustomers(db),
     events: new PgEventLog(db),
-    fxValuations: missing("fxValuations"),
+    fxValuations: new PgFxValuations(db),
     proofs: new PgProofs(db),
     providerA: new PgProviderAStore(db),
     providerBRequests: new PgProviderBRequests(db),
@@ -53,7 +50,7 @@ export function createPgRepositories(db: PgSession, keys: RepositoryKeys): Repos
     thresholds: new PgThresholds(db, () => repositories.audit),
     transfers: new PgTransfers(db),
     vasps: new PgVaspDirectory(db),
-    wallets: missing("wallets"),
+    wallets: new PgWallets(db),
     webhooks: new PgWebhooks(db, () => repositories.audit),
   };
   return repositories;

@@ -19,9 +19,9 @@ import {
 
 export { VersionConflict };
 
-type CustomerRow = RowOf<typeof customersTable>;
+export type CustomerRow = RowOf<typeof customersTable>;
 
-type CustomerListRow = CustomerRow & { wallet_count: number };
+export type CustomerListRow = CustomerRow & { wallet_count: number };
 
 /** The column of a record field (`nameSealed` → `name_sealed`). */
 export const column = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -32,7 +32,7 @@ export function columnsOf(rec: object): { cols: string[]; values: SqlValue[] } {
   return { cols: entries.map(([k]) => column(k)), values: entries.map(([, v]) => (typeof v === "boolean" ? (v ? 1 : 0) : (v as SqlValue))) };
 }
 
-const toCustomer = (r: CustomerRow): Customer => ({
+export const toCustomer = (r: CustomerRow): Customer => ({
   id: r.id,
   companyId: r.company_id,
   environment: r.environment,
@@ -58,7 +58,7 @@ const toCustomer = (r: CustomerRow): Customer => ({
   updatedAt: r.updated_at,
 });
 
-const toSealedName = (r: { id: string; name_sealed: string | null }): SealedName => ({ id: r.id, nameSealed: r.name_sealed });
+export const toSealedName = (r: { id: string; name_sealed: string | null }): SealedName => ({ id: r.id, nameSealed: r.name_sealed });
 
 /**
  * An FTS5 trigram phrase for a substring search, or null under three characters (trigrams need three;

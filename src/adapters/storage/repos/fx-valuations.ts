@@ -6,13 +6,35 @@ import type { FxValuationRecord, FxValuationRepository } from "../../../ports/fx
 
 export type { FxValuationRecord, FxValuationRepository } from "../../../ports/fx-valuations.ts";
 
+/** The columns a valuation is written to, in the order of `valuationValues` (both engines). */
+export const VALUATION_COLUMNS = "id, company_id, environment, asset_id, amount, currency, rate, value, source, rate_as_of, created_at";
+
+/** A valuation's column values, in the order of VALUATION_COLUMNS. */
+export const valuationValues = (r: FxValuationRecord): string[] => [r.fxRateId, r.companyId, r.environment, r.assetId, r.amount, r.currency, r.rate, r.value, r.source, r.asOf, r.createdAt];
+
+/** The columns a valuation is read from (`toValuation` maps them). */
+export const VALUATION_READ = "id, asset_id, amount, currency, rate, value, source, rate_as_of, created_at";
+
+/** A fx_valuations row (VALUATION_READ) as the record, in the company and environment it was read under. */
+export function toValuation(r: Record<string, string>, companyId: string, environment: Environment): FxValuationRecord {
+  return {
+    fxRateId: r.id!,
+    companyId,
+    environment,
+    assetId: r.asset_id!,
+    amount: r.amount!,
+    currency: r.currency!,
+    rate: r.rate!,
+    value: r.value!,
+    source: r.source!,
+    asOf: r.rate_as_of!,
+    createdAt: r.created_at!,
+  };
+}
+
 /** Inserts the fx_valuations row of a valuation, in the caller's transaction (if any). */
 function insertValuation(storage: Pick<Storage, "stmt">, r: FxValuationRecord): void {
-  storage
-    .stmt(
-      "INSERT INTO fx_valuations (id, company_id, environment, asset_id, amount, currency, rate, value, source, rate_as_of, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    )
-    .run(r.fxRateId, r.companyId, r.environment, r.assetId, r.amount, r.currency, r.rate, r.value, r.source, r.asOf, r.createdAt);
+  storage.stmt(`INSERT INTO fx_valuations (${VALUATION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(...valuationValues(r));
 }
 
 export class FxValuations implements FxValuationRepository {
@@ -30,21 +52,8 @@ export class FxValuations implements FxValuationRepository {
 
   private read(companyId: string, environment: Environment, fxRateId: string): FxValuationRecord | undefined {
     const r = this.s
-      .stmt("SELECT id, asset_id, amount, currency, rate, value, source, rate_as_of, created_at FROM fx_valuations WHERE id = ? AND company_id = ? AND environment = ?")
+      .stmt(`SELECT ${VALUATION_READ} FROM fx_valuations WHERE id = ? AND company_id = ? AND environment = ?`)
       .get(fxRateId, companyId, environment) as Record<string, string> | null | undefined;
-    if (!r) return undefined;
-    return {
-      fxRateId: r.id!,
-      companyId,
-      environment,
-      assetId: r.asset_id!,
-      amount: r.amount!,
-      currency: r.currency!,
-      rate: r.rate!,
-      value: r.value!,
-      source: r.source!,
-      asOf: r.rate_as_of!,
-      createdAt: r.created_at!,
-    };
+    return r ? toValuation(r, companyId, environment) : undefined;
   }
 }

@@ -1,28 +1,36 @@
-// Newest-first keyset pages on (created_at, id) on PostgreSQL (the twin of ../../repos/keyset.ts), and the retention
-// sweeps' prefix walk. The WHERE clause is the SQLite repositories' own (`?` parameters, shared so a filter is written
-// once), numbered here as `$1`, `$2`….
+// Newest-first keyset pages on (created_at, id), on PostgreSQL: the twin of ../../repos/keyset.ts (the same row-value
+// comparison, which PostgreSQL too turns into an index range), the `$n` placeholders the engine's filters build, and
+// the retention sweeps' prefix walk.
 import type { Where } from "../../repos/keyset.ts";
 import type { PgParam, PgSession } from "../session.ts";
+import { numbered } from "../numbered.ts";
 
-/** `sql` with its `?` parameters numbered `$n` from `first` (no `?` may appear in a literal). */
-export function numbered(sql: string, first = 1): string {
-  let n = first - 1;
-  return sql.replace(/\?/g, () => `$${++n}`);
+/** A WHERE clause with its `$1…` parameters. */
+export interface PgWhere {
+  sql: string;
+  args: PgParam[];
+}
+
+/** Appends `value` to `args` and answers its placeholder (`$3`). */
+export function param(args: PgParam[], value: PgParam): string {
+  args.push(value);
+  return `$${args.length}`;
 }
 
 /**
- * `SELECT <select> FROM <from> WHERE <where> [after the position] ORDER BY created_at DESC, id DESC LIMIT n` on a reader
- * (or the caller's unit). `alias` prefixes the ordering columns when the query names its table (`c.`).
+ * `SELECT <select> FROM <from> WHERE <where> [after the position] ORDER BY created_at DESC, id DESC LIMIT n`.
+ * `alias` prefixes the ordering columns when the query names its table (`c.`).
  */
-export function newestFirst<T>(db: PgSession, select: string, from: string, where: Where, after: [string, string] | null, limit: number, alias = ""): Promise<T[]> {
+export function newestFirst<T>(db: Pick<PgSession, "read">, select: string, from: string, where: PgWhere, after: [string, string] | null, limit: number, alias = ""): Promise<T[]> {
+  const args = [...where.args];
   let sql = where.sql;
-  const args = [...where.args] as PgParam[];
-  if (after) {
-    sql += ` AND (${alias}created_at, ${alias}id) < (?, ?)`;
-    args.push(after[0], after[1]);
-  }
-  args.push(limit);
-  return db.read<T>(numbered(`SELECT ${select} FROM ${from} WHERE ${sql} ORDER BY ${alias}created_at DESC, ${alias}id DESC LIMIT ?`), args);
+  if (after) sql += ` AND (${alias}created_at, ${alias}id) < (${param(args, after[0])}, ${param(args, after[1])})`;
+  return db.read<T>(`SELECT ${select} FROM ${from} WHERE ${sql} ORDER BY ${alias}created_at DESC, ${alias}id DESC LIMIT ${param(args, limit)}`, args);
+}
+
+/** A filter the SQLite repositories build (`?` parameters, shared so it is written once) as a PostgreSQL one. */
+export function fromSqlite(where: Where): PgWhere {
+  return { sql: numbered(where.sql), args: [...where.args] as PgParam[] };
 }
 
 /**

@@ -9,11 +9,7 @@ import type { DueTransfer, MessageKey, ProviderARepository, ProviderATransferRef
 import { PROVIDER_A_DUE_FOR_POLL, PROVIDER_A_DUE_FOR_STALL, SWEEP_PAGE } from "../../repos/provider-a-store.ts";
 import type { PgSession } from "../session.ts";
 
-/** SQLite's `?` parameters as PostgreSQL's `$1`, `$2`… in order (for statement text shared with the SQLite engine). */
-export function numbered(sql: string): string {
-  let n = 0;
-  return sql.replace(/\?/g, () => `$${++n}`);
-}
+import { numbered } from "../numbered.ts";
 
 type DueRow = { id: string; company_id: string; environment: Environment; updated_at: string };
 

@@ -4,7 +4,8 @@ import type { Environment } from "../../../../domain/types.ts";
 import type { DueTransfer, ProviderDRepository } from "../../../../ports/provider-stores.ts";
 import { SWEEP_PAGE } from "../../repos/provider-a-store.ts";
 import { PROVIDER_D_DUE_FOR_EXPIRY, PROVIDER_D_KNOWN_BENEFICIARY } from "../../repos/provider-d-store.ts";
-import { numbered, pgDuePages } from "./provider-a-store.ts";
+import { pgDuePages } from "./provider-a-store.ts";
+import { numbered } from "../numbered.ts";
 import type { PgSession } from "../session.ts";
 
 const DUE_FOR_EXPIRY = numbered(PROVIDER_D_DUE_FOR_EXPIRY);

@@ -6,7 +6,8 @@ import { verifiedIdentity, type Unseal } from "../../../../domain/identity.ts";
 import type { DueTransfer, ProviderERepository } from "../../../../ports/provider-stores.ts";
 import { SWEEP_PAGE } from "../../repos/provider-a-store.ts";
 import { PROVIDER_E_DUE_FOR_EXPIRY, PROVIDER_E_DUE_FOR_POLL } from "../../repos/provider-e-store.ts";
-import { numbered, pgDuePages } from "./provider-a-store.ts";
+import { pgDuePages } from "./provider-a-store.ts";
+import { numbered } from "../numbered.ts";
 import type { PgSession } from "../session.ts";
 
 const DUE_FOR_POLL = numbered(PROVIDER_E_DUE_FOR_POLL);

@@ -34,7 +34,8 @@ import {
   type WebhookRow,
 } from "../../repos/webhooks.ts";
 import type { PgParam, PgSession } from "../session.ts";
-import { newestFirst, numbered, walkPages } from "./keyset.ts";
+import { fromSqlite, newestFirst, walkPages } from "./keyset.ts";
+import { numbered } from "../numbered.ts";
 
 /** Deliveries per INSERT statement (19 parameters each: well under PostgreSQL's 65,535). */
 const INSERT_BATCH = 500;
@@ -167,7 +168,7 @@ export class PgWebhooks implements WebhookRepository {
   }
 
   async deliveries(webhookId: string, f: DeliveryFilter, after: ListPosition | null, limit: number): Promise<Delivery[]> {
-    return (await newestFirst<DeliveryRow>(this.db, "*", "webhook_deliveries", deliveryWhere(webhookId, f), after, limit)).map(toDelivery);
+    return (await newestFirst<DeliveryRow>(this.db, "*", "webhook_deliveries", fromSqlite(deliveryWhere(webhookId, f)), after, limit)).map(toDelivery);
   }
 
   async countDeliveries(w: Webhook, f: DeliveryFilter): Promise<number> {
