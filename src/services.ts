@@ -88,6 +88,8 @@ export interface ServiceConfig {
   compactEvents?: boolean;
   /** CARAVAN_AUDIT_CHECKPOINT_SECONDS: how often a grown audit tree gets a signed checkpoint (300 s by default). */
   auditCheckpointMs?: number;
+  /** How often committed audit entries are sealed into their trees (1 s by default); tests that count statements raise it. */
+  auditSealMs?: number;
   env?: Record<string, string | undefined>;
 }
 
@@ -659,6 +661,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     clock,
     log,
     checkpointMs: config.auditCheckpointMs ?? 300_000,
+    sealMs: config.auditSealMs,
     announce: (seqs) => runtime.announceEvents(seqs),
   });
   let stopped: Promise<void> | undefined;
