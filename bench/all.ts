@@ -70,7 +70,8 @@ const BENCHES: Bench[] = [
     pattern: /deliveries\/s to bare answers\/s ([\d.]+)/,
     minimum: 0.25,
     target: 0.3,
-    pg: { path: "webhook deliveries ÷ bare answers (PostgreSQL)" },
+    // A quarter of the burst: PostgreSQL's deliveries are slower, and the short run's 120 s bound must hold.
+    pg: { path: "webhook deliveries ÷ bare answers (PostgreSQL)", short: { BENCH_EVENTS: "500" } },
   },
   {
     name: "actors",
@@ -221,8 +222,11 @@ async function run(b: Bench, long: boolean, engineEnv: Record<string, string> = 
     timedOut = true;
     proc.kill();
   }, limitSeconds * 1000);
-  const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  // A bench's own child (webhooks.ts's receiver) can outlive a stopped bench and hold the pipes open: once the bench
+  // has exited, its output is waited for a few seconds at most.
+  const output = Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
   const code = await proc.exited;
+  const [out, err] = await Promise.race([output, Bun.sleep(5_000).then(() => ["", ""] as const)]);
   clearTimeout(timer);
   if (timedOut) return { value: null, seconds: (performance.now() - t0) / 1000, note: `stopped after ${limitSeconds} s`, output: out };
   const seconds = (performance.now() - t0) / 1000;
