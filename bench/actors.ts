@@ -5,7 +5,9 @@ import { join } from "node:path";
 import { openStorage } from "../src/adapters/storage/index.ts";
 import { ActorRuntime } from "../src/actors/runtime.ts";
 import { Sealer } from "../src/adapters/crypto/envelope.ts";
-import { rawCommitRate, threadCpuMs } from "./baseline.ts";
+import { threadCpuMs } from "./baseline.ts";
+import { benchDatabase, benchEngine, dropBenchDatabases, rawEngineCommitRate, rawEngineLabel } from "./setup.ts";
+import { openPostgres } from "../src/adapters/storage/postgres/index.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ACTORS = Number(process.env.BENCH_ACTORS ?? 1000);
@@ -13,7 +15,8 @@ const dir = mkdtempSync(join(tmpdir(), "caravan-bench-"));
 
 /** `sealed`: states and message bodies sealed as the service's runtime does (its mailbox Sealer); otherwise plain. */
 async function actorMessages(sealed: boolean): Promise<{ rate: number; processed: number; cpuUs: number }> {
-  const s = await openStorage(join(dir, sealed ? "actors-sealed.db" : "actors.db"));
+  // On PostgreSQL (CARAVAN_BENCH_ENGINE=postgres) the runtime over the engine's session, on a fresh database.
+  const s = benchEngine() === "postgres" ? await openPostgres(await benchDatabase()) : await openStorage(join(dir, sealed ? "actors-sealed.db" : "actors.db"));
   const runtime = new ActorRuntime(s, { concurrency: 256, sealer: sealed ? new Sealer(crypto.getRandomValues(new Uint8Array(32))) : undefined });
   runtime.register<{ n: number }, { n: number }>({
     kind: "acc",
@@ -39,15 +42,16 @@ async function actorMessages(sealed: boolean): Promise<{ rate: number; processed
   const cpuUs = ((threadCpuMs() - cpu0) * 1000) / Math.max(1, runtime.stats().processed);
   const processed = runtime.stats().processed;
   await runtime.stop();
-  s.close();
+  await s.close();
   return { rate: processed / seconds, processed, cpuUs };
 }
 
-const raw = await rawCommitRate(dir, { seconds: SECONDS });
+const raw = await rawEngineCommitRate(dir, { seconds: SECONDS });
 const actors = await actorMessages(false);
 const sealedRun = await actorMessages(true);
+await dropBenchDatabases();
 rmSync(dir, { recursive: true, force: true });
-console.log(`raw SQLite commits/s (1 row per transaction, WAL, synchronous=NORMAL): ${raw.toFixed(0)}`);
+console.log(`${rawEngineLabel()}: ${raw.toFixed(0)}`);
 console.log(`durable actor messages/s end to end (tell + handle + state + ack, ${ACTORS} actors): ${actors.rate.toFixed(0)} (${actors.processed} messages, thread CPU ${actors.cpuUs.toFixed(1)} µs each)`);
 console.log(`  the same with states and bodies sealed, as the service runs: ${sealedRun.rate.toFixed(0)} (${sealedRun.processed} messages, thread CPU ${sealedRun.cpuUs.toFixed(1)} µs each)`);
 console.log(`ratio actor/raw: ${(actors.rate / raw).toFixed(2)}; sealed ${(sealedRun.rate / raw).toFixed(2)} (issue 27: minimum 0.8)`);

@@ -61,7 +61,7 @@ const median = (xs: number[]) => {
 
 export async function benchReads(o: { seconds?: number; rounds?: number; warmup?: number; concurrency?: number; transfers?: number; max?: number } = {}): Promise<ReadsResult> {
   const { threadCpuMs } = await import("./baseline.ts");
-  const { benchService, belowThresholdBody, ownerKey } = await import("./setup.ts");
+  const { benchService, belowThresholdBody, dropBenchDatabases, ownerKey } = await import("./setup.ts");
   const seconds = o.seconds ?? 1;
   const rounds = o.rounds ?? 3;
   const concurrency = o.concurrency ?? 32;
@@ -126,6 +126,7 @@ export async function benchReads(o: { seconds?: number; rounds?: number; warmup?
     void bare.stop(true);
     await service?.stop();
     await worker.terminate();
+    await dropBenchDatabases();
     rmSync(dir, { recursive: true, force: true });
   }
 }

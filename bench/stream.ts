@@ -200,8 +200,12 @@ export async function benchStream(): Promise<StreamResult> {
     const per = (ms: number) => (ms * 1000) / Math.max(1, r.count);
     return { ...r, rate: r.count / r.seconds, userUs: per(cpu1.user - cpu0.user), sysUs: per(cpu1.sys - cpu0.sys), cpuUs: per(cpu1.user - cpu0.user + cpu1.sys - cpu0.sys) };
   };
+  const { benchDatabase, benchEngine, benchQuery, dropBenchDatabases } = await import("./setup.ts");
+  // On PostgreSQL (CARAVAN_BENCH_ENGINE=postgres), a fresh database of the bench's server.
+  const databaseUrl = benchEngine() === "postgres" ? await benchDatabase() : undefined;
   const svc = await startService({
     dbPath: join(dir, "stream.db"),
+    databaseUrl,
     host: "127.0.0.1",
     port: 0,
     logLevel: "warn",
@@ -211,7 +215,7 @@ export async function benchStream(): Promise<StreamResult> {
   });
   let child: ReturnType<typeof Bun.spawn> | undefined;
   try {
-    const tenancy = new Tenancy(svc.storage, Date.now);
+    const tenancy = databaseUrl ? svc.tenancy : new Tenancy(svc.storage, Date.now);
     const company = await tenancy.requireCompany("default");
     const member = await tenancy.createMember(company.id, "bench@example.com", "owner");
     const { key } = await tenancy.createKey({ companyId: company.id, memberId: member.id, environment: "test" });
@@ -253,9 +257,9 @@ export async function benchStream(): Promise<StreamResult> {
       void stdin.write("count\n");
       void stdin.flush();
       const clientCpu0 = cpuMs(String(child.pid));
-      const seqBefore = (svc.storage.stmt("SELECT coalesce(max(seq), 0) AS n FROM events").get() as { n: number }).n;
+      const seqBefore = Number((await benchQuery<{ n: number }>(svc, "SELECT coalesce(max(seq), 0) AS n FROM events")).n);
       const withClients = await create(job(`with-clients-${round}`));
-      const seqAfter = (svc.storage.stmt("SELECT coalesce(max(seq), 0) AS n FROM events").get() as { n: number }).n;
+      const seqAfter = Number((await benchQuery<{ n: number }>(svc, "SELECT coalesce(max(seq), 0) AS n FROM events")).n);
       const clientCpu1 = cpuMs(String(child.pid));
       await Bun.sleep(1000); // the last events reach the clients
       void stdin.write("stop\n");
@@ -314,6 +318,7 @@ export async function benchStream(): Promise<StreamResult> {
     child?.kill();
     await svc.stop();
     await worker.terminate();
+    await dropBenchDatabases();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -97,8 +97,8 @@ if (!isMainThread) {
 // ---- the benchmark (main thread) ----
 
 async function main(): Promise<void> {
-  const { rawCommitRate, threadCpuMs } = await import("./baseline.ts");
-  const { benchService, belowThresholdBody, ownerKey } = await import("./setup.ts");
+  const { threadCpuMs } = await import("./baseline.ts");
+  const { benchService, belowThresholdBody, ownerKey, benchEngine, benchQuery, dropBenchDatabases, rawEngineCommitRate, rawEngineLabel } = await import("./setup.ts");
 
   const num = (name: string, def: number, min: number): number => {
     const v = Number(process.env[name] ?? def);
@@ -112,7 +112,8 @@ async function main(): Promise<void> {
   const CUSTOMERS = Math.floor(num("BENCH_CUSTOMERS", 1, 1));
   const ONLY = process.env.BENCH_ONLY;
   if (ONLY !== undefined && ONLY !== "creates" && ONLY !== "reads") throw new Error(`BENCH_ONLY must be creates or reads, got "${ONLY}"`);
-  const PROFILE = process.env.BENCH_PROFILE !== "0" && ONLY === undefined;
+  // The breakdown wraps SQLite's transaction function: SQLite only.
+  const PROFILE = process.env.BENCH_PROFILE !== "0" && ONLY === undefined && benchEngine() === "sqlite";
 
   const dir = mkdtempSync(join(tmpdir(), "caravan-bench-transfers-"));
   const worker = new Worker(fileURLToPath(import.meta.url));
@@ -140,8 +141,9 @@ async function main(): Promise<void> {
   let service: Awaited<ReturnType<typeof benchService>> | undefined;
   let bare: ReturnType<typeof Bun.serve> | undefined;
   try {
-    // 1. Raw SQLite: one row per transaction, the service's driver and pragmas (as bench/actors.ts).
-    const raw = ONLY ? NaN : await rawCommitRate(dir, { seconds: SECONDS, maxRows: MAX * 10 });
+    // 1. Raw SQLite: one row per transaction, the service's driver and pragmas (as bench/actors.ts); on PostgreSQL,
+    // BEGIN; INSERT; COMMIT over the engine's driver on a fresh database of the same server.
+    const raw = ONLY ? NaN : await rawEngineCommitRate(dir, { seconds: SECONDS, maxRows: MAX * 10 });
 
     // 2. Bare Bun.serve JSON answers, same client and concurrency; GET for reads, POST with the create body for creates.
     bare = Bun.serve({
@@ -189,7 +191,7 @@ async function main(): Promise<void> {
     else while ((await searchRepo.indexPending(500)) === 500);
     const drainUs = byWorker ? 0 : ((threadCpuMs() - drain0) * 1000) / Math.max(1, creates.count);
     const ids = [...creates.warmIds, ...creates.ids];
-    const stored = (service.storage.client.prepare("SELECT count(*) AS n FROM transfers WHERE environment = 'test'").get() as { n: number }).n;
+    const stored = Number((await benchQuery<{ n: number }>(service, "SELECT count(*) AS n FROM transfers WHERE environment = 'test'")).n);
     if (stored !== ids.length) throw new Error(`${ids.length} creates answered 201 but ${stored} transfers are stored`);
     if (new Set(ids).size !== ids.length) throw new Error("two creates answered the same transfer ID");
     const reads = ONLY === "creates" ? skipped : await measure({ base: service.url, method: "GET", headers: auth, paths: ids.map((id) => `/api/v2/transfers/${id}`), expect: 200, collectIds: false });
@@ -197,7 +199,7 @@ async function main(): Promise<void> {
     const rule = "-".repeat(100);
     console.log(rule);
     console.log(`client: worker thread, ${CONCURRENCY} requests in flight, ${SECONDS} s per phase after ${WARMUP} s warm-up; ${CUSTOMERS} originator customer(s); company rate limit lifted`);
-    console.log(`raw SQLite commits/s (1 row per transaction, WAL, synchronous=NORMAL): ${raw.toFixed(0)}`);
+    console.log(`${rawEngineLabel()}: ${raw.toFixed(0)}`);
     console.log(`bare Bun.serve GET JSON answers/s:                      ${bareGet.rate.toFixed(0).padStart(7)}  (${lat(bareGet)})`);
     console.log(`bare Bun.serve POST JSON answers/s (create body, 201):   ${barePost.rate.toFixed(0).padStart(7)}  (${lat(barePost)})`);
     console.log(`POST /api/v2/transfers creates/s (201, below threshold): ${creates.rate.toFixed(0).padStart(7)}  (${lat(creates)}; ${creates.count} creates)`);
@@ -211,6 +213,8 @@ async function main(): Promise<void> {
     console.log(`ratio creates/s / raw commits/s:       ${(creates.rate / raw).toFixed(3)}`);
     console.log(`ratio creates/s / bare Bun.serve GET:  ${(creates.rate / bareGet.rate).toFixed(3)}   (/ bare POST: ${(creates.rate / barePost.rate).toFixed(3)})`);
     console.log(`ratio reads/s / bare Bun.serve GET:    ${(reads.rate / bareGet.rate).toFixed(3)}`);
+    // For bench/all.ts: the creates' rate itself too (PostgreSQL's row "creates on PostgreSQL ÷ creates on SQLite").
+    if (ONLY === undefined) console.log(`bench-result ${JSON.stringify({ creates: Number((creates.rate / raw).toFixed(3)), createsPerSecond: Number(creates.rate.toFixed(1)), engine: benchEngine() })}`);
 
     if (PROFILE) await breakdown(service, bareBase, json, bodies, customerIds);
     console.log(rule);
@@ -219,6 +223,7 @@ async function main(): Promise<void> {
     void bare?.stop(true);
     await service?.stop();
     await worker.terminate();
+    await dropBenchDatabases();
     rmSync(dir, { recursive: true, force: true });
   }
 

@@ -1,10 +1,12 @@
 // Benchmark: events/s fanned out to 10 subscriptions and delivered to a loopback receiver (its own process), and the p99 from
 // event commit to receipt at a steady rate, against baselines from the same run (bare Bun.serve answers, raw SQLite commits).
-import { rawCommitRate, threadCpuMs } from "./baseline.ts";
+import { threadCpuMs } from "./baseline.ts";
+import { benchDatabase, benchEngine, benchQuery, dropBenchDatabases, rawEngineCommitRate, rawEngineLabel } from "./setup.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startService } from "../src/services.ts";
+import type { PgSession } from "../src/adapters/storage/postgres/index.ts";
 import { Webhooks } from "../src/adapters/storage/repos/webhooks.ts";
 import { secretAad } from "../src/actors/webhook.ts";
 import { iso, newId } from "../src/domain/ids.ts";
@@ -68,9 +70,11 @@ async function bareHttp(requests: number): Promise<{ rate: number; p50: number; 
 }
 
 
-const svc = await startService({ dbPath: join(dir, "caravan.db"), host: "127.0.0.1", port: 0, logLevel: "silent", env: { CARAVAN_ALLOW_PRIVATE_TARGETS: "127.0.0.1" } });
+// On PostgreSQL (CARAVAN_BENCH_ENGINE=postgres), a fresh database of the bench's server.
+const databaseUrl = benchEngine() === "postgres" ? await benchDatabase() : undefined;
+const svc = await startService({ dbPath: join(dir, "caravan.db"), databaseUrl, host: "127.0.0.1", port: 0, logLevel: "silent", env: { CARAVAN_ALLOW_PRIVATE_TARGETS: "127.0.0.1" } });
 const company = (await svc.tenancy.companyBySlug("default"))!;
-const repo = new Webhooks(svc.storage);
+const repo = databaseUrl ? svc.repositories.webhooks : new Webhooks(svc.storage);
 for (let i = 0; i < SUBSCRIPTIONS; i++) {
   const now = Date.now();
   const id = newId("whk", now);
@@ -90,31 +94,33 @@ svc.runtime.register<null, { id: string }>({
 const committedAt = new Map<number, number>();
 svc.runtime.onEvent((seq) => committedAt.set(seq, clock()));
 /** Sent deliveries, from the trigger-kept counters (counting rows every few milliseconds would cost the service). */
-const delivered = () => Number((svc.storage.stmt("SELECT coalesce(sum(sent_count), 0) AS n FROM webhooks").get() as { n: number }).n);
+const delivered = async () => Number((await benchQuery<{ n: number }>(svc, "SELECT coalesce(sum(sent_count), 0) AS n FROM webhooks")).n);
 const emit = (id: string, k: number) => svc.runtime.tell(`bench-emitter:${k % 50}`, { id });
 
 /** Burst: every event at once, until all are delivered (sent and recorded). */
 async function burst(prefix: string, n: number): Promise<number> {
-  const target = delivered() + n * SUBSCRIPTIONS;
+  const target = (await delivered()) + n * SUBSCRIPTIONS;
   const t0 = performance.now();
   await Promise.all(Array.from({ length: n }, (_, k) => emit(`${prefix}-${k}`, k)));
-  while (delivered() < target) await Bun.sleep(5);
+  while ((await delivered()) < target) await Bun.sleep(5);
   return (performance.now() - t0) / 1000;
 }
 
 /** Steady: events at `rate` per second; latency from each event's commit to each receipt. */
 async function steady(prefix: string, rate: number, seconds: number): Promise<number[]> {
   const n = Math.max(1, Math.round(rate * seconds));
-  const target = delivered() + n * SUBSCRIPTIONS;
+  const target = (await delivered()) + n * SUBSCRIPTIONS;
   const t0 = performance.now();
   for (let k = 0; k < n; k++) {
     const wait = t0 + (k * 1000) / rate - performance.now();
     if (wait > 0) await Bun.sleep(wait);
     void emit(`${prefix}-${k}`, k);
   }
-  while (delivered() < target) await Bun.sleep(5);
+  while ((await delivered()) < target) await Bun.sleep(5);
   const receipts = (await (await fetch(`${receiverUrl}/receipts`)).json()) as Record<string, number[]>;
-  const seqs = svc.storage.stmt("SELECT seq, entity_id FROM events WHERE entity_id LIKE ?").all(`${prefix}-%`) as { seq: number; entity_id: string }[];
+  const seqs = databaseUrl
+    ? await (svc.store as PgSession).read<{ seq: number; entity_id: string }>("SELECT seq, entity_id FROM events WHERE entity_id LIKE $1", [`${prefix}-%`])
+    : (svc.storage.stmt("SELECT seq, entity_id FROM events WHERE entity_id LIKE ?").all(`${prefix}-%`) as { seq: number; entity_id: string }[]);
   const lat: number[] = [];
   for (const { seq, entity_id } of seqs) for (const at of receipts[entity_id] ?? []) lat.push(at - committedAt.get(seq)!);
   return lat;
@@ -129,12 +135,13 @@ const light = await steady("light", LIGHT_RATE, STEADY_SECONDS);
 const lat = await steady("steady", eventsPerSec / 2, STEADY_SECONDS);
 await svc.stop();
 const bare = await bareHttp(EVENTS * SUBSCRIPTIONS);
-const raw = await rawCommitRate(dir, { maxRows: EVENTS * SUBSCRIPTIONS, seconds: 60 });
+const raw = await rawEngineCommitRate(dir, { maxRows: EVENTS * SUBSCRIPTIONS, seconds: 60 });
+await dropBenchDatabases();
 child.kill();
 rmSync(dir, { recursive: true, force: true });
 
 console.log(`baseline: bare Bun.serve answers/s over loopback (${SUBSCRIPTIONS} sequential senders): ${bare.rate.toFixed(0)}; p50 ${bare.p50.toFixed(2)} ms, p99 ${bare.p99.toFixed(2)} ms`);
-console.log(`baseline: raw SQLite commits/s (1 row per transaction, WAL, synchronous=NORMAL): ${raw.toFixed(0)}`);
+console.log(`baseline: ${rawEngineLabel()}: ${raw.toFixed(0)}`);
 console.log(`burst: ${EVENTS} events fanned out to ${SUBSCRIPTIONS} subscriptions, every delivery sent and recorded: ${eventsPerSec.toFixed(0)} events/s = ${(eventsPerSec * SUBSCRIPTIONS).toFixed(0)} deliveries/s (service thread CPU ${cpuPerDelivery.toFixed(1)} µs per delivery)`);
 console.log(`steady ${LIGHT_RATE} events/s for ${STEADY_SECONDS} s, event commit to receipt over ${light.length} deliveries: p50 ${pct(light, 50).toFixed(2)} ms, p99 ${pct(light, 99).toFixed(2)} ms`);
 console.log(`steady ${(eventsPerSec / 2).toFixed(0)} events/s (half the burst rate) for ${STEADY_SECONDS} s, event commit to receipt over ${lat.length} deliveries: p50 ${pct(lat, 50).toFixed(2)} ms, p99 ${pct(lat, 99).toFixed(2)} ms`);

@@ -1,6 +1,6 @@
 // The composition root: opens storage, starts the actor runtime, serves HTTP. main.ts and tests call it.
 import type { Storage } from "./adapters/storage/index.ts";
-import { engineSettingsFromEnv, openEngine, type Engine, type Maintenance } from "./adapters/storage/engine.ts";
+import { engineSettingsFromEnv, openEngine, type Engine, type EngineSettings, type Maintenance } from "./adapters/storage/engine.ts";
 import { EventIds } from "./adapters/crypto/event-ids.ts";
 import { listen, type RunningServer } from "./adapters/server/index.ts";
 import { createLogger, type Logger, type LogLevel } from "./adapters/log.ts";
@@ -71,6 +71,8 @@ export interface ServiceConfig {
   dbPath: string;
   /** CARAVAN_DATABASE_URL: PostgreSQL (postgres://user:password@host:port/db) instead of SQLite at dbPath. */
   databaseUrl?: string;
+  /** PostgreSQL's session options (reader connections, a statement hook for tests); not from the environment. */
+  postgres?: EngineSettings["postgres"];
   host: string;
   port: number;
   logLevel?: LogLevel | "silent";
@@ -88,6 +90,8 @@ export interface ServiceConfig {
   compactEvents?: boolean;
   /** CARAVAN_AUDIT_CHECKPOINT_SECONDS: how often a grown audit tree gets a signed checkpoint (300 s by default). */
   auditCheckpointMs?: number;
+  /** How often committed audit entries are sealed into their trees (1 s by default); tests that count statements raise it. */
+  auditSealMs?: number;
   env?: Record<string, string | undefined>;
 }
 
@@ -680,6 +684,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     clock,
     log,
     checkpointMs: config.auditCheckpointMs ?? 300_000,
+    sealMs: config.auditSealMs,
     announce: (seqs) => runtime.announceEvents(seqs),
   });
   let stopped: Promise<void> | undefined;

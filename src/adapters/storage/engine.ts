@@ -20,6 +20,7 @@ import type { Storage } from "./types.ts";
 import { createPgRepositories, databaseTarget, isPostgresUrl, openPostgres, PgClusterStore, watchChanges, type PgChangeNotice, type PgSession } from "./postgres/index.ts";
 import { SingleNodeCluster } from "./single-node.ts";
 import { readPgMigrations } from "./postgres/migrate.ts";
+import type { PgOptions } from "./postgres/session.ts";
 import { defaultSource, newestMigration } from "./migrations.ts";
 
 /** Where the data is and how it is opened: the server's and the CLI's configuration alike. */
@@ -30,6 +31,8 @@ export interface EngineSettings {
   readonly busyTimeoutMs?: number;
   /** CARAVAN_DATABASE_URL: PostgreSQL instead of SQLite. */
   readonly databaseUrl?: string;
+  /** PostgreSQL's session options (reader connections, the statement hook of the statement-count test); not from the environment. */
+  readonly postgres?: Pick<PgOptions, "readers" | "onStatement">;
 }
 
 /** Background work an engine does while the server runs. */
@@ -91,7 +94,7 @@ const PG_STATEMENT_TIMEOUT_MS = 30_000;
 /** Opens (and migrates) the engine the settings select. Throws StorageError with one line the operator can act on. */
 export async function openEngine(s: EngineSettings): Promise<Engine> {
   if (s.databaseUrl) {
-    const session = await openPostgres(s.databaseUrl, { statementTimeoutMs: PG_STATEMENT_TIMEOUT_MS });
+    const session = await openPostgres(s.databaseUrl, { statementTimeoutMs: PG_STATEMENT_TIMEOUT_MS, ...s.postgres });
     // Before the repositories are built: the caches (keys, members, companies) read its version, so a change
     // another process commits (the CLI revoking a key, another node) is seen from the next request on.
     let notice: PgChangeNotice;
