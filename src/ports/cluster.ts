@@ -1,8 +1,8 @@
 // Several nodes on one database: the membership of running nodes (a heartbeat row each) and the shard leases that put
 // every actor in one place (docs/architecture.md#several-nodes). Times are milliseconds since epoch and always given
 // by the caller (its clock), never read from the database server. The PostgreSQL engine implements it with rows that
-// every node sees; SQLite's implementation is the single node (src/adapters/storage/single-node.ts): one process per
-// file, holding every shard, whose fence never refuses.
+// every node sees; SQLite's implementation is the single node (storage's single-node.ts): one process per file,
+// holding every shard, whose fence never refuses.
 
 /** The number of shards actor addresses are hashed into. Fixed: changing it would move actors between shards. */
 export const SHARDS = 64;

@@ -1,6 +1,5 @@
 // A copy of the embedded (SQLite) database into an empty PostgreSQL database, as `caravan migrate-to` answers it. How
-// the copy is made and checked is the engines' (src/adapters/storage/postgres/copy.ts); this is what the operator is
-// told.
+// the copy is made and checked is the engines' (the PostgreSQL engine's copy.ts); this is what the operator is told.
 export interface MigrateToResult {
   readonly source: string;
   /** The online backup of the source taken first (the copy is read from it). */

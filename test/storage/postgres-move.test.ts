@@ -14,6 +14,8 @@ import { apiClient, expectOk } from "../support/api.ts";
 import { startPostgres, type PostgresServer } from "../support/postgres.ts";
 import { openStorage } from "../../src/adapters/storage/index.ts";
 import { backupPostgres, pgProgram, withoutPassword } from "../../src/adapters/storage/postgres/backup.ts";
+import { migrateToPostgres } from "../../src/adapters/storage/postgres/copy.ts";
+import { loadMasterKey } from "../../src/adapters/crypto/master-key.ts";
 
 // A server, a cluster and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(120_000);
@@ -157,4 +159,13 @@ test("backup on PostgreSQL: a checked pg_dump archive, never overwriting, that r
   expect(res.status).toBe(0);
   const lite = await liteCounts(db);
   expect(await pgCounts(restored, Object.keys(lite))).toEqual(await pgCounts(url, Object.keys(lite)));
+});
+
+test("migrate-to reads the source a batch at a time: with one row per batch every table still arrives whole", async () => {
+  const url = await pg.createDatabase();
+  const r = await migrateToPostgres({ dbPath: db, url, masterKey: loadMasterKey(db, {}), batchRows: 1, backupTo: join(dir, "batched-backup.db") });
+  const lite = await liteCounts(db);
+  expect(Object.fromEntries(r.tables.map((t) => [t.name, t.rows]))).toEqual(lite);
+  expect(await pgCounts(url, Object.keys(lite))).toEqual(lite);
+  expect(lite.customers).toBeGreaterThan(1);
 });

@@ -104,15 +104,27 @@ async function copyTable(client: SqlClient, session: PgSession, table: string, b
   if (missing.length > 0) throw new StorageError(`table ${table}: the PostgreSQL schema lacks column(s) ${missing.join(", ")}`);
   const columns = pgColumns.filter((p) => liteColumns.includes(p.name));
   const per = Math.max(1, Math.min(batchRows ?? 1000, Math.floor(60000 / columns.length)));
-  const select = client.prepare(`SELECT ${columns.map((c) => q(c.name)).join(", ")} FROM ${q(table)}`);
-  const rows = select.all() as Record<string, unknown>[];
-  for (let i = 0; i < rows.length; i += per) {
-    const chunk = rows.slice(i, i + per);
-    const params: PgParam[] = [];
-    const tuples = chunk.map((r) => `(${columns.map((c) => (params.push(toPg(r[c.name], c.type)), `$${params.length}`)).join(", ")})`);
-    await session.q(`INSERT INTO ${q(table)} (${columns.map((c) => q(c.name)).join(", ")}) VALUES ${tuples.join(", ")}`, params);
+  const list = columns.map((c) => q(c.name)).join(", ");
+  // Read a batch at a time in rowid order (a large database is never held in memory whole); a WITHOUT ROWID table
+  // is read whole, in its key's order.
+  const withoutRowid = /WITHOUT\s+ROWID/i.test((client.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) as { sql?: string } | undefined)?.sql ?? "");
+  const next = withoutRowid
+    ? client.prepare(`SELECT ${list}, 0 AS "__after" FROM ${q(table)}`)
+    : client.prepare(`SELECT ${list}, rowid AS "__after" FROM ${q(table)} WHERE rowid > ? ORDER BY rowid LIMIT ?`);
+  let after = Number.MIN_SAFE_INTEGER;
+  let copied = 0;
+  for (;;) {
+    const batch = (withoutRowid ? next.all() : next.all(after, per)) as Record<string, unknown>[];
+    for (let i = 0; i < batch.length; i += per) {
+      const chunk = batch.slice(i, i + per);
+      const params: PgParam[] = [];
+      const tuples = chunk.map((r) => `(${columns.map((c) => (params.push(toPg(r[c.name], c.type)), `$${params.length}`)).join(", ")})`);
+      await session.q(`INSERT INTO ${q(table)} (${list}) VALUES ${tuples.join(", ")}`, params);
+    }
+    copied += batch.length;
+    if (withoutRowid || batch.length < per) return copied;
+    after = Number(batch[batch.length - 1]!.__after);
   }
-  return rows.length;
 }
 
 /** Opens the key check and up to 20 customers' identities with the master key; answers how many were opened. */
