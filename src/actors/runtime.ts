@@ -3,7 +3,7 @@
 import { StorageUnavailableError, type StoreFault } from "../ports/store.ts";
 import type { MessageRecord, MessageRef, RuntimeHost, RuntimeStore, Tenant } from "../ports/runtime-store.ts";
 import { ShardFencedError } from "../ports/cluster.ts";
-import type { Placement } from "./placement.ts";
+import type { Leadership, Placement } from "./placement.ts";
 import { FaultLog, storeBackoffMs } from "../adapters/fault-log.ts";
 import { newId, iso } from "../domain/ids.ts";
 import { Timers, type SweepSchedule } from "./timers.ts";
@@ -55,6 +55,11 @@ export interface RuntimeOptions {
    * Absent (SQLite, one node): every actor is this runtime's and nothing is fenced.
    */
   placement?: Placement;
+  /**
+   * Several nodes: the sweeps run only while this node leads (the leader lease); on the others a sweep's turn passes.
+   * Absent (SQLite, one node): this runtime always leads.
+   */
+  leader?: Leadership;
 }
 
 interface Resident {
@@ -168,6 +173,7 @@ export class ActorRuntime {
   private probeTimer: ReturnType<typeof setTimeout> | undefined;
   private unsubscribeHealth: (() => void) | undefined;
   private readonly placement: Placement | undefined;
+  private readonly leader: Leadership | undefined;
   private unsubscribePlacement: (() => void) | undefined;
   /** Per actor whose turn is under way (with a placement): the epoch of its shard's lease when the turn began. */
   private readonly turnEpochs = new Map<string, number>();
@@ -191,6 +197,7 @@ export class ActorRuntime {
     this.log = opts.log ?? (() => {});
     this.sealer = opts.sealer;
     this.placement = opts.placement;
+    this.leader = opts.leader;
     this.timers = new Timers(this.clock, (ref) => this.becameDue(ref), opts.sweepSchedule);
     this.faultLog = new FaultLog(this.log, this.clock, opts.faultLogIntervalMs ?? 10_000);
     this.storeBackoff = opts.storeBackoffMs ?? ((n) => storeBackoffMs(n, 250, 5_000));
@@ -302,12 +309,16 @@ export class ActorRuntime {
     while (this.rescanning) await this.rescanning;
   }
 
-  /** Registers a periodic sweep (croner expression, seconds allowed); overlapping runs are skipped. */
+  /**
+   * Registers a periodic sweep (croner expression, seconds allowed); overlapping runs are skipped. With several nodes
+   * only the leader runs it (`RuntimeOptions.leader`): what a sweep finds due goes to actors, whose turns are fenced.
+   */
   sweep(name: string, pattern: string, fn: (now: number) => void | Promise<void>): void {
     const backoff = { faults: 0, skipUntil: 0 };
     this.sweepBackoff.set(name, backoff);
     this.timers.sweep(name, pattern, async () => {
       if (this.stopping) return;
+      if (this.leader && !this.leader.leads()) return;
       // A sweep that met a store fault waits out its back-off instead of failing on every tick.
       if (this.clock() < backoff.skipUntil) return;
       const run = (async () => {

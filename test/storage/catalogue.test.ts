@@ -58,6 +58,7 @@ const DELIBERATE: Record<string, string> = {
     "SQLite's column takes the JSON text or its compact BLOB (CARAVAN_EVENTS_COMPACT) alike; PostgreSQL's text cannot hold the compact bytes, so it is bytea (the JSON text as UTF-8 bytes)",
   "table cluster_nodes: only in postgres": "several nodes on one database (migration 0011): a SQLite file is served by one process, the single node",
   "table shard_leases: only in postgres": "the shard leases of several nodes (migration 0011): a SQLite file's one node holds every shard without a row",
+  "table leader_lease: only in postgres": "the leader lease of several nodes (migration 0014): a SQLite file's one node always leads, without a row",
   "transfers: index (<expr>) only in postgres":
     "transfers_search, a pg_trgm GIN index over the searched columns (migration 0003): the twin of SQLite's FTS5 transfers_search in its own file",
   "column customers.external_id_fold: only in postgres":
