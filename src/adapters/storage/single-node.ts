@@ -59,7 +59,7 @@ export class SingleNodeCluster implements ClusterStore {
 
   async releaseLeader(): Promise<void> {}
 
-  async leader(): Promise<{ nodeId: string; epoch: number; expiresAt: number } | null> {
+  async leader(_now: number): Promise<{ nodeId: string; epoch: number; expiresAt: number } | null> {
     return this.node ? { nodeId: this.node.nodeId, epoch: 1, expiresAt: FOREVER } : null;
   }
 }
