@@ -165,6 +165,8 @@ export class ActorRuntime {
   private readonly eventListeners = new Set<(seq: number) => void>();
   /** Messages to an actor whose insert is not yet committed and indexed: an inline ask must not overtake them. */
   private readonly pendingTo = new Map<string, number>();
+  /** Actors an ask reads the mailbox for before it is inline (placed): sends to them meanwhile wait, in order. */
+  private readonly reserving = new Map<string, (() => void)[]>();
   /** Kinds whose handler returned a promise once: their asks always go through the mailbox. */
   private readonly notInline = new Set<string>();
   private readonly timers: Timers;
@@ -413,9 +415,18 @@ export class ActorRuntime {
       else {
         // Placed: a message another process committed to the actor before this ask must be handled first. The mailbox
         // is read up to now (a pickup that starts after the ask), and the ask is inline only if nothing turned up.
+        // Meanwhile this process's own sends to the actor wait, so that they still come after the ask.
+        const waiting: (() => void)[] = [];
+        this.reserving.set(to, waiting);
+        const go = (read: boolean) => {
+          this.reserving.delete(to);
+          if (read && this.canInline(to, opts)) this.inline(to, body, token, durably);
+          else void durably();
+          for (const send of waiting) send();
+        };
         this.pickUpFresh().then(
-          () => (this.canInline(to, opts) ? this.inline(to, body, token, durably) : void durably()),
-          () => void durably(),
+          () => go(true),
+          () => go(false),
         );
       }
     });
@@ -472,6 +483,7 @@ export class ActorRuntime {
     if (!kind || this.notInline.has(kindName)) return false;
     const q = this.queues.get(to);
     if (q && (q.busy || q.ready.length > 0 || q.scheduled)) return false;
+    if (this.reserving.has(to)) return false;
     return (this.pendingTo.get(to) ?? 0) === 0;
   }
 
@@ -745,6 +757,8 @@ export class ActorRuntime {
 
   private send(to: string, body: unknown, opts: TellOptions, replyTo: string | null): Promise<number> {
     splitAddress(to);
+    const waiting = this.reserving.get(to);
+    if (waiting) return new Promise<number>((resolve, reject) => waiting.push(() => void this.send(to, body, opts, replyTo).then(resolve, reject)));
     if (this.stopping && replyTo === null) {
       // A tell while stopping is still durable; it is handled after the next start.
     }
