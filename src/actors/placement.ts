@@ -7,6 +7,10 @@ import { SHARDS, shardOf, type ClusterStore, type LeaderLease, type Lease } from
 
 /** What the runtime needs to know about placement: which actors are its own, and the fence of a commit. */
 export interface Placement {
+  /** The node's ID (what its asks' tokens name, so that another node's answer finds it). */
+  readonly nodeId?: string;
+  /** Whether no other node was live at the last tick (a node alone: every insert it is hinted of is its own or the CLI's). */
+  alone?(): boolean;
   shardOf(address: string): number;
   /** Whether this node holds the actor's shard now (as far as it knows: the fence has the last word). */
   owns(address: string): boolean;
@@ -90,6 +94,8 @@ export class ClusterNode implements Placement, Leadership {
   private joined = false;
   /** Commits the fence refused. */
   fenced = 0;
+  /** Live nodes (this one included) at the last tick. */
+  private live = 1;
 
   constructor(
     private readonly store: ClusterStore,
@@ -129,6 +135,10 @@ export class ClusterNode implements Placement, Leadership {
 
   shardOf(address: string): number {
     return shardOf(address, this.shards);
+  }
+
+  alone(): boolean {
+    return this.live === 1;
   }
 
   owns(address: string): boolean {
@@ -231,7 +241,7 @@ export class ClusterNode implements Placement, Leadership {
     const lost = [...this.held.keys()].filter((s) => !kept.has(s));
     for (const s of lost) this.held.delete(s);
     for (const l of renewed) this.held.set(l.shard, l);
-    const live = Math.max(1, (await this.store.liveNodes(now)).length);
+    const live = (this.live = Math.max(1, (await this.store.liveNodes(now)).length));
     const target = Math.ceil(this.shards / live);
     let gained: number[] = [];
     if (this.held.size < target) {
