@@ -268,21 +268,28 @@ export class ClusterNode implements Placement, Leadership {
     for (const fn of this.listeners) fn(gained, lost);
   }
 
-  /** Releases every lease and the node's row (a clean shutdown: its shards and its ID are free at once). */
+  /**
+   * Releases every lease and the node's row (a clean shutdown: its shards and its ID are free at once); a node whose
+   * membership already lapsed only forgets them.
+   */
   async leave(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     if (this.ticking) await this.ticking.catch(() => {});
     if (!this.joined) return;
+    const current = this.current();
     this.joined = false;
     const held = this.leases();
     const leader = this.leader;
     this.held.clear();
     this.change([], held.map((l) => l.shard));
     this.setLeader(null);
+    this.memberUntil = 0;
+    // A node whose membership lapsed (it lost the database) holds nothing that counts any more: nothing to release,
+    // and the statements would only wait on a database it cannot reach.
+    if (!current) return;
     if (leader) await this.store.releaseLeader(this.nodeId, leader);
     await this.store.release(this.nodeId, held);
     await this.store.deregister(this.nodeId, this.incarnation);
-    this.memberUntil = 0;
   }
 }

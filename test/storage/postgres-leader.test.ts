@@ -37,14 +37,14 @@ async function database(): Promise<string> {
  * The cluster store of a node whose connection can be cut: while `cut`, every call fails as a lost connection does
  * (the store fault a PostgreSQL session raises), and nothing reaches the database.
  */
-function cuttable(store: ClusterStore): { store: ClusterStore; cut: boolean } {
-  const box = { cut: false, store };
+function cuttable(store: ClusterStore): { store: ClusterStore; cut: boolean; refused: number } {
+  const box = { cut: false, store, refused: 0 };
   box.store = new Proxy(store, {
     get(target, prop, receiver) {
       const v = Reflect.get(target, prop, receiver) as unknown;
       if (typeof v !== "function") return v;
       return (...args: unknown[]) => {
-        if (box.cut) return Promise.reject(new StorageUnavailableError({ class: "PG_CONNECTION", cause: "connection cut by the test", uncertain: true }));
+        if (box.cut) return (box.refused++, Promise.reject(new StorageUnavailableError({ class: "PG_CONNECTION", cause: "connection cut by the test", uncertain: true })));
         return (v as (...a: unknown[]) => unknown).apply(target, args);
       };
     },
@@ -287,6 +287,29 @@ test("a node whose ticks cannot reach the database gives up what lapsed (its run
   expect(handled).toEqual([{ node: "node-a", actor: "log:meanwhile", n: 5 }]);
   expect(a.runtime.stats().fenced).toBe(0);
   await a.runtime.stop();
+});
+
+test("a node stopped while it cannot reach the database, its membership lapsed, leaves without waiting on the database; a live one releases everything", async () => {
+  const url = await database();
+  const a = await node(url, "node-a");
+  const b = await node(url, "node-b");
+  await a.placement.join();
+  a.link.cut = true;
+  a.time.now += LEASE + 1;
+  expect(a.placement.current()).toBe(false);
+  const refused = a.link.refused;
+  await a.placement.leave();
+  expect(a.link.refused).toBe(refused); // not one statement tried
+  expect(a.placement.leases()).toEqual([]);
+  expect(a.placement.leads()).toBe(false);
+  // b, alive, leaves cleanly: its leases, the leader lease and its row are free at once.
+  b.time.now = a.time.now;
+  await b.placement.join();
+  expect(b.placement.leads()).toBe(true);
+  await b.placement.leave();
+  expect(await b.session.one<{ n: number }>("SELECT count(*)::int AS n FROM shard_leases WHERE node_id IS NOT NULL")).toEqual({ n: 0 });
+  expect(await leaderRow(b)).toEqual({ node_id: null, epoch: 2 });
+  expect(await b.session.one<{ n: number }>("SELECT count(*)::int AS n FROM cluster_nodes WHERE node_id = 'node-b'")).toEqual({ n: 0 });
 });
 
 test("audit checkpoints: two nodes signing at once sign each tree size once; with the leader lease only the leader's sealer turns", async () => {
