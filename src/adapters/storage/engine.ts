@@ -98,11 +98,18 @@ export function newestEngineMigration(s: Pick<EngineSettings, "databaseUrl">): s
 
 /** PostgreSQL's bound on one of Caravan's statements (a lock wait, a runaway query): answered 503 past it. */
 const PG_STATEMENT_TIMEOUT_MS = 30_000;
+/**
+ * How long PostgreSQL lets one of Caravan's transactions sit idle before it ends it. Caravan never waits on anything
+ * but the database inside a transaction, so an idle one is a process gone silent mid-commit (partitioned, paused):
+ * the locks it holds (lease rows, the mailbox's numbering lock, which every node's inserts take) are freed after this
+ * instead of after TCP keepalive's hours.
+ */
+export const PG_IDLE_IN_TRANSACTION_MS = 5_000;
 
 /** Opens (and migrates) the engine the settings select. Throws StorageError with one line the operator can act on. */
 export async function openEngine(s: EngineSettings): Promise<Engine> {
   if (s.databaseUrl) {
-    const session = await openPostgres(s.databaseUrl, { statementTimeoutMs: PG_STATEMENT_TIMEOUT_MS, ...s.postgres });
+    const session = await openPostgres(s.databaseUrl, { statementTimeoutMs: PG_STATEMENT_TIMEOUT_MS, idleInTransactionTimeoutMs: PG_IDLE_IN_TRANSACTION_MS, ...s.postgres });
     // Before the repositories are built: the caches (keys, members, companies) read its version, so a change
     // another process commits (the CLI revoking a key, another node) is seen from the next request on.
     let notice: PgChangeNotice;
