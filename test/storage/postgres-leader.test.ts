@@ -41,14 +41,14 @@ async function database(): Promise<string> {
  * The cluster store of a node whose connection can be cut: while `cut`, every call fails as a lost connection does
  * (the store fault a PostgreSQL session raises), and nothing reaches the database.
  */
-function cuttable(store: ClusterStore): { store: ClusterStore; cut: boolean; refused: number } {
-  const box = { cut: false, store, refused: 0 };
+function cuttable(store: ClusterStore): { store: ClusterStore; cut: boolean; refused: number; failing: Set<string> } {
+  const box = { cut: false, store, refused: 0, failing: new Set<string>() };
   box.store = new Proxy(store, {
     get(target, prop, receiver) {
       const v = Reflect.get(target, prop, receiver) as unknown;
       if (typeof v !== "function") return v;
       return (...args: unknown[]) => {
-        if (box.cut) return (box.refused++, Promise.reject(new StorageUnavailableError({ class: "PG_CONNECTION", cause: "connection cut by the test", uncertain: true })));
+        if (box.cut || box.failing.has(String(prop))) return (box.refused++, Promise.reject(new StorageUnavailableError({ class: "PG_CONNECTION", cause: "connection cut by the test", uncertain: true })));
         return (v as (...a: unknown[]) => unknown).apply(target, args);
       };
     },
@@ -408,4 +408,23 @@ test("a node partitioned in the middle of a commit (its transaction left open, h
   } finally {
     await engine.close();
   }
+});
+
+test("shards whose renewal was refused are given up at once, even when the rest of the round then fails", async () => {
+  const url = await database();
+  const a = await node(url, "node-a");
+  const b = await node(url, "node-b");
+  await a.placement.join();
+  await b.placement.join();
+  const moves: { gained: number; lost: number }[] = [];
+  a.placement.onChange((gained, lost) => moves.push({ gained: gained.length, lost: lost.length }));
+  // a paused past its lease (its clock lags); b took every shard. a's next round: the heartbeat takes, the renewal is
+  // refused, and then the database fails it.
+  b.time.now += LEASE + 1;
+  await b.placement.tick();
+  a.time.now += 1;
+  a.link.failing.add("renewLeader");
+  expect(await a.placement.tick().then(() => null, (e: unknown) => e)).toBeInstanceOf(StorageUnavailableError);
+  expect(a.placement.leases()).toEqual([]);
+  expect(moves).toEqual([{ gained: 0, lost: SHARDS }]);
 });
