@@ -87,7 +87,7 @@ afterAll(async () => {
   await stopPg?.();
 });
 
-test("PostgreSQL: migrate, serve and a database command on a newer schema each exit non-zero with one line, and apply nothing", async () => {
+test("PostgreSQL: migrate, serve and a database command on a newer schema each exit non-zero with one line, and apply nothing; migrate-to refuses a newer SQLite source", async () => {
   const pg = await startPostgres();
   const url = await pg.createDatabase();
   const env = { CARAVAN_DB: join(dir, "pg", "caravan.db"), CARAVAN_DATABASE_URL: url, PORT: "0" };
@@ -121,5 +121,18 @@ test("PostgreSQL: migrate, serve and a database command on a newer schema each e
     expect((err as Error).message).toContain(`the database has migration ${FUTURE}, this build's newest is ${newestPg}`);
   } finally {
     await sql.end();
+  }
+
+  // migrate-to: a SQLite source a newer Caravan migrated is not copied into this build's PostgreSQL schema.
+  const source = await sqliteFromTheFuture("move-source");
+  const empty = await pg.createDatabase();
+  const r = await runCli(["migrate-to", "--database-url", empty], { CARAVAN_DB: source, CARAVAN_DATABASE_URL: "" });
+  expect(r.code).not.toBe(0);
+  expect(oneLine(r.stderr)).toBe(sqliteRefusal(source));
+  const target = postgres(empty, { max: 1, onnotice: () => {} });
+  try {
+    expect((await target`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public'`)[0]!.n).toBe(0);
+  } finally {
+    await target.end();
   }
 });

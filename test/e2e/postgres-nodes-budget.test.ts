@@ -17,7 +17,7 @@ afterAll(async () => {
 
 const BUDGET = 10;
 const WINDOW_S = 3600;
-const ENV = { CARAVAN_RATE_LIMITS: `company=${BUDGET}/${WINDOW_S}`, CARAVAN_LEASE_MS: "1000", CARAVAN_LOG: "info" };
+const ENV = { CARAVAN_RATE_LIMITS: `company=${BUDGET}/${WINDOW_S}`, CARAVAN_LEASE_MS: "6000", CARAVAN_LOG: "info" };
 
 test("requests spread over two nodes are refused 429 at the service-wide budget, Retry-After naming the node's next token", async () => {
   const first = await startPgServer({ ...ENV, CARAVAN_NODE_ID: "node-a" });
