@@ -4,10 +4,11 @@
 // The database "from the future" is a real migrated one with one more applied migration recorded by hand.
 import { test, expect, setDefaultTimeout, afterAll } from "bun:test";
 import { join } from "node:path";
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { Database } from "bun:sqlite";
 import postgres from "postgres";
 import { tempDir } from "./support/tmp.ts";
-import { runCli } from "./support/server.ts";
+import { repoRoot, runCli } from "./support/server.ts";
 import { startPostgres } from "./support/postgres.ts";
 import { openStorage, StorageError } from "../src/adapters/storage/index.ts";
 import { openPostgres } from "../src/adapters/storage/postgres/index.ts";
@@ -82,6 +83,26 @@ test("SQLite: opening the store refuses the newer schema with a StorageError; a 
   expect((err as Error).message).toContain(`the database has migration one of ${new Date(newestSqlite.when + 1000).toISOString()}, this build's newest is ${newestSqlite.tag}`);
 });
 
+/** A copy of a migrations folder with only its journal's first `count` entries: an older build's. */
+function olderFolder(folder: string, count: number): { folder: string; newest: string } {
+  const to = join(dir, `${folder.replaceAll("/", "-")}-${count}`);
+  mkdirSync(join(to, "meta"), { recursive: true });
+  const journal = JSON.parse(readFileSync(join(repoRoot, folder, "meta/_journal.json"), "utf8")) as { entries: { tag: string }[] };
+  const entries = journal.entries.slice(0, count);
+  writeFileSync(join(to, "meta/_journal.json"), JSON.stringify({ ...journal, entries }));
+  for (const e of entries) copyFileSync(join(repoRoot, folder, `${e.tag}.sql`), join(to, `${e.tag}.sql`));
+  return { folder: to, newest: entries.at(-1)!.tag };
+}
+
+test("SQLite: an older build (its migrations up to 0020) on a database migrated to the newest is refused, naming the database's real newest tag", async () => {
+  const db = join(dir, "older-build.db");
+  expect((await runCli(["migrate"], { CARAVAN_DB: db, CARAVAN_DATABASE_URL: "" })).code).toBe(0);
+  const older = olderFolder("db/migrations", 21);
+  const r = await runCli(["migrate"], { CARAVAN_DB: db, CARAVAN_DATABASE_URL: "", CARAVAN_MIGRATIONS: older.folder });
+  expect(r.code).not.toBe(0);
+  expect(oneLine(r.stderr)).toContain(`${db}: the SQLite schema is newer than this Caravan knows: the database has migration ${newestSqlite.tag}, this build's newest is ${older.newest};`);
+});
+
 let stopPg: (() => Promise<void>) | undefined;
 afterAll(async () => {
   await stopPg?.();
@@ -122,6 +143,19 @@ test("PostgreSQL: migrate, serve and a database command on a newer schema each e
   } finally {
     await sql.end();
   }
+
+  // An older build's PostgreSQL migrations (all but the newest) on a database migrated to the newest: refused.
+  const migrated = await pg.createDatabase();
+  expect((await runCli(["migrate"], { ...env, CARAVAN_DATABASE_URL: migrated })).code).toBe(0);
+  const older = olderFolder("db/migrations-pg", pgJournal.entries.length - 1);
+  const olderErr = await openPostgres(migrated, { migrationsFolder: older.folder }).then(
+    async (s) => {
+      await s.close();
+      return null;
+    },
+    (e: unknown) => e,
+  );
+  expect((olderErr as Error).message).toContain(`the database has migration ${newestPg}, this build's newest is ${older.newest};`);
 
   // migrate-to: a SQLite source a newer Caravan migrated is not copied into this build's PostgreSQL schema.
   const source = await sqliteFromTheFuture("move-source");
