@@ -1,7 +1,7 @@
 // The open event streams of several nodes on one PostgreSQL database (PgStreamRegistry, migration 0015): the caps
 // count every live node's streams; opens of one company on two sessions at once never both take the last place; the
-// streams of a node whose membership lapsed stop counting (clocks are the test's own: nothing waits for time); a node
-// restarted under the same ID does not count its previous start's streams; a stream that ends frees its place.
+// streams of a node whose membership lapsed, or that left, stop counting (clocks are the test's own: nothing waits for
+// time), whatever node ID a restart takes; a stream that ends frees its place.
 import { test, expect, setDefaultTimeout, afterAll, beforeAll } from "bun:test";
 import { openPostgres, PgClusterStore, PgStreamRegistry, type PgSession } from "../../src/adapters/storage/postgres/index.ts";
 import type { StreamCaps } from "../../src/ports/event-streams.ts";
@@ -64,24 +64,34 @@ test("two nodes opening the company's last place at once: exactly one gets it", 
   }
 });
 
-test("a node whose membership lapsed stops counting; a restart under the same ID does not count the previous start's streams", async () => {
+test("a node whose membership lapsed stops counting: its rows go at the company's next open", async () => {
   const dead = await node("dead");
   const b = await node("alive");
   const caps = { perKey: 100, perEnvironment: 100, perCompany: 2 };
   expect(await dead.registry.open(slot("c3", "k1"), caps, T0)).toBeNull();
   expect(await dead.registry.open(slot("c3", "k1"), caps, T0)).toBeNull();
   expect(await b.registry.open(slot("c3", "k2"), caps, T0 + TTL - 1)).toEqual({ cap: "company", held: 2, max: 2 });
+  const rows = async (nodeId: string) => (await b.session.read<{ n: number }>("SELECT count(*)::int AS n FROM event_streams WHERE node_id = $1", [nodeId]))[0]!.n;
+  expect(await rows("dead")).toBe(2);
   // The dead node's heartbeat lapsed at T0 + TTL (b renewed its own).
   await new PgClusterStore(b.session).heartbeat("alive", "alive-1", T0 + TTL, TTL);
   expect(await b.registry.open(slot("c3", "k2"), caps, T0 + TTL)).toBeNull();
+  expect(await rows("dead")).toBe(0);
   expect(await b.registry.open(slot("c3", "k2"), caps, T0 + TTL)).toBeNull();
   expect(await b.registry.open(slot("c3", "k2"), caps, T0 + TTL)).toEqual({ cap: "company", held: 2, max: 2 });
 
-  // A restart under the same ID (a new incarnation) takes the lapsed row over: its earlier start's rows are deleted.
-  const restarted = await node("dead", "dead-2", T0 + TTL);
-  const rows = async () => (await restarted.session.read<{ n: number }>("SELECT count(*)::int AS n FROM event_streams WHERE node_id = 'dead'"))[0]!.n;
-  expect(await rows()).toBe(2);
-  const c4 = { perKey: 100, perEnvironment: 100, perCompany: 100 };
-  expect(await restarted.registry.open(slot("c3", "k1"), c4, T0 + TTL)).toBeNull();
-  expect(await rows()).toBe(1); // the new start's own stream only
+});
+
+test("a node that left before its streams' rows went (its leave outran their removal): they do not count, and a restart under the same ID starts from none", async () => {
+  const first = await node("again", "again-1");
+  const caps = { perKey: 100, perEnvironment: 100, perCompany: 2 };
+  expect(await first.registry.open(slot("c4", "k1"), caps, T0)).toBeNull();
+  expect(await first.registry.open(slot("c4", "k1"), caps, T0)).toBeNull();
+  await new PgClusterStore(first.session).deregister("again", "again-1");
+  const restarted = await node("again", "again-2");
+  expect(await restarted.registry.open(slot("c4", "k1"), caps, T0)).toBeNull();
+  expect(await restarted.registry.open(slot("c4", "k1"), caps, T0)).toBeNull();
+  expect(await restarted.registry.open(slot("c4", "k1"), caps, T0)).toEqual({ cap: "company", held: 2, max: 2 });
+  const [r] = await restarted.session.read<{ n: number }>("SELECT count(*)::int AS n FROM event_streams WHERE incarnation = 'again-1'");
+  expect(r!.n).toBe(0);
 });

@@ -1,10 +1,11 @@
 // The open live event streams of every node on one PostgreSQL database (src/ports/event-streams.ts): a row of
 // event_streams per stream (migration 0015), tied to the node that holds its connection by node ID and incarnation.
 // A row counts while that node's membership row (cluster_nodes) is the same incarnation's and current at the opener's
-// clock, so the streams of a node that died stop counting when its heartbeat lapses, without anyone deleting them;
-// rows whose node left or was replaced by a restart under the same ID are deleted by the next open of their company.
-// Opens of one company take a transaction-scoped advisory lock of that company first, so two nodes' opens are counted
-// one after the other and never both take the last place.
+// clock: the next open of the company deletes the rows of a node that left, died (its heartbeat lapsed) or was
+// replaced by a restart under the same ID, so a dead node's streams stop counting when its membership lapses. A node
+// whose membership lapsed is not ready, and its fan-out ends its streams itself. Opens of one company take a
+// transaction-scoped advisory lock of that company first, so two nodes' opens are counted one after the other and
+// never both take the last place.
 import type { OpenStreamSlot, StreamCapReached, StreamCaps, StreamRegistry } from "../../../../ports/event-streams.ts";
 import type { PgSession } from "../session.ts";
 
@@ -23,14 +24,13 @@ export class PgStreamRegistry implements StreamRegistry {
       await this.db.q("SELECT pg_advisory_xact_lock($1::int, hashtext($2::text))", [STREAMS_LOCK, slot.companyId]);
       await this.db.q(
         `DELETE FROM event_streams s WHERE s.company_id = $1
-           AND NOT EXISTS (SELECT 1 FROM cluster_nodes n WHERE n.node_id = s.node_id AND n.incarnation = s.incarnation)`,
-        [slot.companyId],
+           AND NOT EXISTS (SELECT 1 FROM cluster_nodes n WHERE n.node_id = s.node_id AND n.incarnation = s.incarnation AND n.expires_at > $2)`,
+        [slot.companyId, now],
       );
       const [held] = await this.db.q<{ key: number; environment: number; company: number }>(
-        `SELECT count(*) FILTER (WHERE s.key_id = $2)::int AS key, count(*) FILTER (WHERE s.environment = $3)::int AS environment, count(*)::int AS company
-         FROM event_streams s JOIN cluster_nodes n ON n.node_id = s.node_id AND n.incarnation = s.incarnation AND n.expires_at > $4
-         WHERE s.company_id = $1`,
-        [slot.companyId, slot.keyId, slot.environment, now],
+        `SELECT count(*) FILTER (WHERE key_id = $2)::int AS key, count(*) FILTER (WHERE environment = $3)::int AS environment, count(*)::int AS company
+         FROM event_streams WHERE company_id = $1`,
+        [slot.companyId, slot.keyId, slot.environment],
       );
       // In the order the fan-out checks them on one node: the key's, the environment's, the company's.
       if (held!.key >= caps.perKey) return { cap: "key", held: held!.key, max: caps.perKey };
