@@ -2,7 +2,8 @@
 // reader that follows the events table by `seq > cursor` never passes over an event that commits later with a lower
 // seq. Two sessions (each its own writer connection, as two nodes have) insert events in transactions that overlap;
 // a third reads the tail meanwhile. Every way an event is numbered takes the sequence lock: an actor's event
-// (PgMailbox.insertEvent) and an audit checkpoint's (PgAuditTrees.checkpoint).
+// (PgMailbox.insertEvent) and an audit checkpoint's (PgAuditTrees.checkpoint). And the newest seq a stream starts
+// from is a committed one, never a seq drawn by a transaction still open.
 import { test, expect, setDefaultTimeout, afterAll } from "bun:test";
 import postgres from "postgres";
 import { openPostgres, type PgSession } from "../../src/adapters/storage/postgres/index.ts";
@@ -108,4 +109,25 @@ test("an audit checkpoint's event takes the same turn: a checkpoint signed on on
   expect(r.seen).toEqual([r.first, ...r.later]);
   expect(r.later[0]!).toBeGreaterThan(r.first);
   expect(r.state).toBe("waiting");
+});
+
+test("the newest seq (where a stream without a resume point starts) is a committed one: a seq drawn by an open transaction is not counted, so its event is read once it commits", async () => {
+  const url = await (await startPostgres()).createDatabase();
+  const [writer, reader] = [await session(url), await session(url)];
+  const tail = new PgEventLog(reader);
+  const held = gate();
+  const drawn = gate();
+  let seq = 0;
+  // The log is empty (a fresh database, or one retention pruned to nothing): nothing but the sequence knows of the draw.
+  const t = writer.transaction(async () => {
+    seq = await createPgMailbox(writer).insertEvent("evt_open", event(1), new Date().toISOString());
+    drawn.open();
+    await held.wait;
+  });
+  await drawn.wait;
+  const start = await tail.newestSeq();
+  held.open();
+  await t;
+  expect(start).toBe(0);
+  expect((await tail.after(start, 10)).map((e) => e.seq)).toEqual([seq]);
 });
