@@ -1,5 +1,6 @@
 // The live event stream's fan-out (issue 18): reads the events table once for all clients, each client's backlog in pages,
-// writes SSE frames into a bounded per-client queue, heartbeats, and closes slow, revoked or shut-down streams.
+// writes SSE frames into a bounded per-client queue, heartbeats, and closes slow, revoked or shut-down streams. With
+// several nodes (docs/events.md#several-nodes) it also wakes on other nodes' commits and counts its caps over every node.
 // Slow means two things together: more than `bufferBytes` waiting for the connection, and nothing taken from the queue for
 // `slowMs`. A client over its buffer that still reads is paced from the table instead (never cut for a busy machine).
 import { eventBody } from "../domain/webhooks.ts";
@@ -148,7 +149,8 @@ export class EventStreamHub {
   /**
    * Opens a stream for `owner`, after `resumeAfter` (the client's Last-Event-ID) or from now (null).
    * Throws StreamRefused when the key, the company's environment or the company already holds its maximum of open
-   * streams (100, 400 and 500 by default): one key cannot take every slot of its company. `request`: the stream's
+   * streams (100, 400 and 500 by default): one key cannot take every slot of its company. With a registry (several
+   * nodes) those are every node's open streams; without, this process's. `request`: the stream's
    * request, so that a body Bun.serve sends is its direct stream (src/adapters/server/push-stream.ts).
    */
   async openStream(owner: StreamOwner, resumeAfter: number | null, request?: Request): Promise<ReadableStream<Uint8Array>> {
