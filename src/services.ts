@@ -107,7 +107,7 @@ export interface Services {
    * Which engine, and where its data is (`PostgreSQL at host:port/db` never carries the password); its store and a
    * maker of repositories over it, for a CLI command run in this process (the demo's attestations: src/cli/entry.ts).
    */
-  readonly engine: Pick<Engine, "kind" | "where" | "store" | "repositories">;
+  readonly engine: Pick<Engine, "kind" | "where" | "store" | "repositories" | "cluster" | "replies">;
   readonly runtime: ActorRuntime;
   readonly log: Logger;
   readonly clock: () => number;
@@ -607,7 +607,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   const services: Services = {
     storage: engine.sqlite ?? noSqliteHandle(engine.where),
     store,
-    engine: { kind: engine.kind, where: engine.where, store, repositories: (keys) => engine.repositories(keys) },
+    engine: { kind: engine.kind, where: engine.where, store, repositories: (keys) => engine.repositories(keys), cluster: engine.cluster, replies: engine.replies },
     runtime,
     log,
     clock,
