@@ -240,6 +240,10 @@ function actorPollMsFrom(text: string | undefined): number | undefined {
   return n;
 }
 
+function nodeCountOf(node: ClusterNode): () => number {
+  return () => node.nodeCount();
+}
+
 function rateLimitsFrom(text: string | undefined): Record<string, RateLimit> {
   if (!text) return { ...DEFAULT_RATE_LIMITS };
   try {
@@ -593,7 +597,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     sweepSchedule: config.sweepSchedule,
     pollMs: config.actorPollMs,
     compactEvents: config.compactEvents,
-    ...(node ? { placement: node, replies: engine.replies ?? undefined } : {}),
+    ...(node ? { placement: node, replies: engine.replies ?? undefined, wakeups: engine.wakeups ?? undefined } : {}),
   });
   let webhooks: WebhookServices;
   try {
@@ -617,7 +621,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     audit: repositories.audit,
     auditTrees,
     auditKey: currentAuditKey,
-    limiter: new RateLimiter(config.rateLimits ?? DEFAULT_RATE_LIMITS, clock),
+    // Several nodes: each enforces its share of every budget (the budget over the live nodes; docs/api.md#rate-limits).
+    limiter: new RateLimiter(config.rateLimits ?? DEFAULT_RATE_LIMITS, clock, node ? nodeCountOf(node) : undefined),
     masterKey,
     pii,
     secrets,

@@ -80,8 +80,9 @@ export class ClusterNode implements Placement {
   private joined = false;
   /** Commits the fence refused. */
   fenced = 0;
-  /** Live nodes (this one included) at the last tick. */
+  /** The live nodes (this one included) at the last tick that read them. */
   private live = 1;
+  private counted = false;
 
   constructor(
     private readonly store: ClusterStore,
@@ -112,6 +113,15 @@ export class ClusterNode implements Placement {
   /** Whether this node's membership is current (what /healthz answers ready on). */
   current(): boolean {
     return this.joined && this.clock() < this.memberUntil;
+  }
+
+  /**
+   * How many nodes are live (this one included) as of the last tick, at least 1: what each node's share of a
+   * service-wide budget is divided by (src/http/ratelimit.ts). A joining node counts at once for itself and at the
+   * others' next tick; a dead one until its heartbeat lapses.
+   */
+  nodeCount(): number {
+    return this.live;
   }
 
   /** The leases held now, by shard. */
@@ -174,7 +184,10 @@ export class ClusterNode implements Placement {
     const lost = [...this.held.keys()].filter((s) => !kept.has(s));
     for (const s of lost) this.held.delete(s);
     for (const l of renewed) this.held.set(l.shard, l);
-    const live = (this.live = Math.max(1, (await this.store.liveNodes(now)).length));
+    const live = Math.max(1, (await this.store.liveNodes(now)).length);
+    if (live !== this.live || !this.counted) this.log("info", "live nodes", { nodeId: this.nodeId, nodes: live });
+    this.live = live;
+    this.counted = true;
     const target = Math.ceil(this.shards / live);
     let gained: number[] = [];
     if (this.held.size < target) {

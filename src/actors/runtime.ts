@@ -2,7 +2,7 @@
 // the runtime store port (src/ports/runtime-store.ts) inside the store's units of work (src/ports/store.ts).
 import { StorageUnavailableError, type StoreFault } from "../ports/store.ts";
 import type { MessageRecord, MessageRef, RuntimeHost, RuntimeStore, Tenant } from "../ports/runtime-store.ts";
-import { ShardFencedError, shardOf } from "../ports/cluster.ts";
+import { ShardFencedError, shardOf, type Wakeups } from "../ports/cluster.ts";
 import type { Placement } from "./placement.ts";
 import type { ReplyRecord, ReplyStore } from "../ports/replies.ts";
 import { decodeError, decodeValue, encodeError, encodeValue, tokenNode } from "./replies.ts";
@@ -66,15 +66,9 @@ export interface RuntimeOptions {
   /** The node this runtime's asks name (default: the placement's node ID). A CLI names itself, a transient asker. */
   nodeId?: string;
   /** Wake-up hints (PostgreSQL's LISTEN): a `mailbox` hint picks up inserts at once, a `replies` hint takes answers. */
-  wakeups?: RuntimeWakeups;
+  wakeups?: Wakeups;
   /** How long an answer waits for its asker before it is swept (default 10 minutes: longer than any ask waits). */
   replyTtlMs?: number;
-}
-
-/** The wake-ups the runtime listens to (the engine's `Wakeups`, src/ports/cluster.ts). */
-export interface RuntimeWakeups {
-  on(topic: "mailbox" | "replies", fn: (payload: string | null) => void): () => void;
-  readonly listening: boolean;
 }
 
 interface Resident {
@@ -198,7 +192,7 @@ export class ActorRuntime {
   private readonly replies: ReplyStore | undefined;
   /** The node this runtime's ask tokens name (with `replies`), or undefined (tokens of this process only). */
   readonly nodeId: string | undefined;
-  private readonly wakeups: RuntimeWakeups | undefined;
+  private readonly wakeups: Wakeups | undefined;
   private readonly replyTtlMs: number;
   private readonly unsubscribeWakeups: (() => void)[] = [];
   /** Polls this node's answers while an ask waits for another node (the fallback of the `replies` hint). */

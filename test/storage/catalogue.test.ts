@@ -104,6 +104,15 @@ const TRIGGER_TWINS_TO_WRITE: Record<string, string> = {
       "TRUNCATE skips row triggers on PostgreSQL (SQLite has no TRUNCATE): append-only needs a statement trigger too",
     ]),
   ),
+  ...Object.fromEntries(
+    [
+      ["actor_messages_wake", "actor_messages"],
+      ["events_wake", "events"],
+    ].map(([name, t]) => [
+      `trigger ${name} on ${t}: only in postgres`,
+      "a wake-up hint to the other nodes (NOTIFY on commit); SQLite is served by one process, which needs none",
+    ]),
+  ),
   "trigger actor_replies_notify on actor_replies: only in postgres": "the asking node's wake-up (NOTIFY caravan_replies on commit) on a table SQLite does not have",
 };
 

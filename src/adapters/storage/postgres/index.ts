@@ -46,7 +46,7 @@ export async function openPostgres(url: string, o: OpenPostgresOptions = {}): Pr
       throw new StorageError(
         `PostgreSQL database at ${databaseTarget(url)} has collation ${info.collate} and character type ${info.ctype}; Caravan needs C for both (byte order and ASCII case folding, as SQLite): CREATE DATABASE … TEMPLATE template0 LOCALE 'C' ENCODING 'UTF8'`,
       );
-    if (o.migrate !== false) await migratePg(session, o.migrationsFolder);
+    if (o.migrate !== false) await migratePg(session, o.migrationsFolder, `PostgreSQL at ${databaseTarget(url)}`);
   } catch (e) {
     await session.close().catch(() => {});
     if (e instanceof StorageError) throw e;
