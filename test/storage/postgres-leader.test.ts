@@ -145,6 +145,23 @@ test("the leader dies: after its lease lapses one survivor takes it at the next 
   expect(await leaderRow(a)).toEqual({ node_id: "node-b", epoch: 3 });
 });
 
+test("nodes racing for a free leader lease (three, then two, at once on their own connections): exactly one takes it each time, one epoch up", async () => {
+  const url = await database();
+  const nodes = [await node(url, "node-a"), await node(url, "node-b"), await node(url, "node-c"), await node(url, "node-d")];
+  const [a, ...rest] = nodes as [Node, Node, Node, Node];
+  for (const n of nodes) await n.placement.join();
+  expect(a.placement.leads()).toBe(true);
+  for (let round = 1; round <= 3; round++) {
+    // The leader dies (stops ticking); the others tick at once, on their own connections, after its lease.
+    const leader = nodes.find((n) => n.placement.leads())!;
+    const others = rest.includes(leader) ? nodes.filter((n) => n !== leader && n !== a) : rest;
+    for (const n of nodes) n.time.now += LEASE + 1;
+    await Promise.all(others.map((n) => n.placement.tick()));
+    expect(others.filter((n) => n.placement.leads()).length).toBe(1);
+    expect((await leaderRow(a))!.epoch).toBe(round + 1);
+  }
+});
+
 test("a paused leader that comes back does not lead: not at once (its clock says its lease lapsed), nor after its tick (another holds it)", async () => {
   const url = await database();
   const a = await node(url, "node-a");
