@@ -2,7 +2,9 @@
 // files in a temporary CARAVAN_DB directory, `bun src/main.ts serve` with CARAVAN_DATABASE_URL on a free loopback
 // port (./server.ts), and the CLI run as a real process against the same database.
 import { join } from "node:path";
-import { tempDir } from "./tmp.ts";
+import { afterAll } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { runCli, startServer, type ChildServer } from "./server.ts";
 import { startPostgres, type PostgresServer } from "./postgres.ts";
 import { apiClient } from "./api.ts";
@@ -23,10 +25,21 @@ export interface PgServer {
   stop(): Promise<number>;
 }
 
+/** The servers' key directories, kept while the test file runs (a server may be stopped and started again on one). */
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
 export async function startPgServer(extra: Record<string, string> = {}): Promise<PgServer> {
   const pg = await startPostgres();
   const databaseUrl = await pg.createDatabase();
-  const env = { CARAVAN_DB: join(tempDir(), "caravan.db"), CARAVAN_DATABASE_URL: databaseUrl, ...extra };
+  // Its own directory, removed after the test file (the afterAll below, registered when this module is imported):
+  // tempDir() registers its afterAll when called, and from a beforeAll hook that one ran before the tests using the
+  // server (the key files were gone, and the CLI made a new master key the server does not have).
+  const dir = mkdtempSync(join(tmpdir(), "caravan-pg-server-"));
+  dirs.push(dir);
+  const env = { CARAVAN_DB: join(dir, "caravan.db"), CARAVAN_DATABASE_URL: databaseUrl, ...extra };
   const server = await startServer(env);
   const { call } = apiClient(env.CARAVAN_DB, () => server.url);
   const cli = async (...args: string[]) => {
