@@ -62,8 +62,22 @@ function encode(field: string, v: unknown): SqlValue {
   return v as SqlValue;
 }
 
-/** The record of a row (written out field by field: this runs on every transfer read). */
+/** A JSON list column: "[]", what most lists of most transfers hold, is answered without a parse. */
+const list = <T>(text: string): T[] => (text === "[]" ? [] : (JSON.parse(text) as T[]));
+
+/**
+ * The record of a row (written out field by field: this runs on every transfer read). `thresholdInfo` and `history`
+ * are parsed when first read (a detail read or a list page reads neither), then kept: an accessor pair, own and
+ * enumerable, so spreading, JSON.stringify, structuredClone and a comparison see a plain value, and an assignment or
+ * a change of the parsed value sticks.
+ */
 export function toTransfer(r: TransferRow): Transfer {
+  let thresholdInfo: Transfer["thresholdInfo"] = null;
+  let history: Transfer["history"] = [];
+  let thresholdRead = false;
+  let historyRead = false;
+  const thresholdText = r.threshold_info;
+  const historyText = r.history;
   return {
     id: r.id,
     companyId: r.company_id,
@@ -99,12 +113,32 @@ export function toTransfer(r: TransferRow): Transfer {
     txHash: r.tx_hash,
     sanctionsStatus: r.sanctions_status,
     sanctionsProvider: r.sanctions_provider,
-    thresholdInfo: r.threshold_info ? (JSON.parse(r.threshold_info) as Record<string, unknown>) : null,
+    get thresholdInfo() {
+      if (!thresholdRead) {
+        thresholdInfo = thresholdText ? (JSON.parse(thresholdText) as Record<string, unknown>) : null;
+        thresholdRead = true;
+      }
+      return thresholdInfo;
+    },
+    set thresholdInfo(v) {
+      thresholdInfo = v;
+      thresholdRead = true;
+    },
     fxRateId: r.fx_rate_id,
-    checks: JSON.parse(r.checks) as Transfer["checks"],
-    attempts: JSON.parse(r.attempts) as Transfer["attempts"],
-    messages: JSON.parse(r.messages) as Transfer["messages"],
-    history: JSON.parse(r.history) as Transfer["history"],
+    checks: list(r.checks),
+    attempts: list(r.attempts),
+    messages: list(r.messages),
+    get history() {
+      if (!historyRead) {
+        history = list(historyText);
+        historyRead = true;
+      }
+      return history;
+    },
+    set history(v) {
+      history = v;
+      historyRead = true;
+    },
     expiresAt: r.expires_at,
     acceptedAt: r.accepted_at,
     completedAt: r.completed_at,
