@@ -163,7 +163,7 @@ test("a transfer create with an Idempotency-Key, sent to the node that does not 
   expect(a.events.length).toBeGreaterThan(0);
 });
 
-test("a PATCH action on a transfer, sent to the node that does not hold it, answers as at the holder, and its Idempotency-Key repeat on the other node the same", async () => {
+test("a PATCH action on a transfer (refused, then taken), sent to the node that does not hold it, answers as at the holder, and its Idempotency-Key repeat on the other node the same", async () => {
   const ids: Record<"here" | "there", string> = { here: "", there: "" };
   // Two transfers: one whose actor node-a holds, one node-b holds; both asked through node-a.
   for (let i = 0; !ids.here || !ids.there; i++) {
@@ -181,6 +181,20 @@ test("a PATCH action on a transfer, sent to the node that does not hold it, answ
   expect(normal(there)).toEqual(normal(here));
   const again = await client("node-b")(`/api/v2/transfers/${ids.there}`, { method: "PATCH", key: owner.key, json: action, headers: { "idempotency-key": "asks-act-there" } });
   expect(timeless(again)).toEqual(timeless(there));
+
+  // Both held (set in the row, as test/http/transfers.test.ts does): the retry is taken, at the holder and across.
+  for (const id of [ids.here, ids.there]) await sql`UPDATE transfers SET state = 'held', status = 'pending', ours_status = 'pending', completed_at = NULL WHERE id = ${id}`;
+  const retry = { action: "retry", reason: "released by the officer" };
+  const tookHere = await client("node-a")(`/api/v2/transfers/${ids.here}`, { method: "PATCH", key: owner.key, json: retry, headers: { "idempotency-key": "asks-retry-here" } });
+  const tookThere = await client("node-a")(`/api/v2/transfers/${ids.there}`, { method: "PATCH", key: owner.key, json: retry, headers: { "idempotency-key": "asks-retry-there" } });
+  expect(tookHere.status).toBe(200);
+  expect(tookHere.body.meta).toMatchObject({ action: "retry", previousState: "held" });
+  expect(normal(tookThere)).toEqual(normal(tookHere));
+  // A repeat of a key whose action was taken is answered as such (meta.idempotent), the same across as at the holder.
+  const retried = await client("node-b")(`/api/v2/transfers/${ids.there}`, { method: "PATCH", key: owner.key, json: retry, headers: { "idempotency-key": "asks-retry-there" } });
+  const retriedHere = await client("node-a")(`/api/v2/transfers/${ids.here}`, { method: "PATCH", key: owner.key, json: retry, headers: { "idempotency-key": "asks-retry-here" } });
+  expect(retried.body.data).toEqual(tookThere.body.data);
+  expect(normal(retried)).toEqual(normal(retriedHere));
   expect(await settled(ids.there)).toEqual(await settled(ids.here));
 });
 
