@@ -595,6 +595,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     log("info", "cluster node registered", { nodeId: node.nodeId, shards: node.leases().length });
   }
   const runtime = new ActorRuntime(store, {
+    // The sweeps run on the leader only (docs/architecture.md#several-nodes); on SQLite there is no node: it leads.
+    leader: node ?? undefined,
     clock,
     concurrency: config.concurrency,
     log,
@@ -700,6 +702,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     checkpointMs: config.auditCheckpointMs ?? 300_000,
     sealMs: config.auditSealMs,
     announce: (seqs) => runtime.announceEvents(seqs),
+    leads: node ? () => node!.leads() : undefined,
   });
   let stopped: Promise<void> | undefined;
   return {

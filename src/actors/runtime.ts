@@ -3,7 +3,7 @@
 import { StorageUnavailableError, type StoreFault } from "../ports/store.ts";
 import type { MessageRecord, MessageRef, RuntimeHost, RuntimeStore, Tenant } from "../ports/runtime-store.ts";
 import { ShardFencedError, shardOf, type Wakeups } from "../ports/cluster.ts";
-import type { Placement } from "./placement.ts";
+import type { Leadership, Placement } from "./placement.ts";
 import type { ReplyRecord, ReplyStore } from "../ports/replies.ts";
 import { decodeError, decodeValue, encodeError, encodeValue, tokenNode } from "./replies.ts";
 import { FaultLog, storeBackoffMs } from "../adapters/fault-log.ts";
@@ -57,6 +57,11 @@ export interface RuntimeOptions {
    * Absent (SQLite, one node): every actor is this runtime's and nothing is fenced.
    */
   placement?: Placement;
+  /**
+   * Several nodes: the sweeps run only while this node leads (the leader lease); on the others a sweep's turn passes.
+   * Absent (SQLite, one node): this runtime always leads.
+   */
+  leader?: Leadership;
   /**
    * Several nodes: where the answer to another node's ask is written (in the transaction that acknowledges the message)
    * and where this runtime's own answers from other nodes are taken. With it, an ask's token names this runtime's node
@@ -186,6 +191,7 @@ export class ActorRuntime {
   private probeTimer: ReturnType<typeof setTimeout> | undefined;
   private unsubscribeHealth: (() => void) | undefined;
   private readonly placement: Placement | undefined;
+  private readonly leader: Leadership | undefined;
   private unsubscribePlacement: (() => void) | undefined;
   /** Per actor whose turn is under way (with a placement): the epoch of its shard's lease when the turn began. */
   private readonly turnEpochs = new Map<string, number>();
@@ -219,6 +225,7 @@ export class ActorRuntime {
     this.log = opts.log ?? (() => {});
     this.sealer = opts.sealer;
     this.placement = opts.placement;
+    this.leader = opts.leader;
     this.replies = opts.replies;
     this.nodeId = opts.replies ? (opts.nodeId ?? opts.placement?.nodeId) : undefined;
     if (this.nodeId !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(this.nodeId)) throw new Error(`node ID must be 1 to 64 letters, digits, ".", "_" or "-", got "${this.nodeId}"`);
@@ -344,12 +351,16 @@ export class ActorRuntime {
     while (this.rescanning) await this.rescanning;
   }
 
-  /** Registers a periodic sweep (croner expression, seconds allowed); overlapping runs are skipped. */
+  /**
+   * Registers a periodic sweep (croner expression, seconds allowed); overlapping runs are skipped. With several nodes
+   * only the leader runs it (`RuntimeOptions.leader`): what a sweep finds due goes to actors, whose turns are fenced.
+   */
   sweep(name: string, pattern: string, fn: (now: number) => void | Promise<void>): void {
     const backoff = { faults: 0, skipUntil: 0 };
     this.sweepBackoff.set(name, backoff);
     this.timers.sweep(name, pattern, async () => {
       if (this.stopping) return;
+      if (this.leader && !this.leader.leads()) return;
       // A sweep that met a store fault waits out its back-off instead of failing on every tick.
       if (this.clock() < backoff.skipUntil) return;
       const run = (async () => {

@@ -53,13 +53,13 @@ export interface Engine {
   readonly store: RuntimeHost;
   /** Several nodes on one database (docs/architecture.md#several-nodes): PostgreSQL's rows; SQLite's single node. */
   readonly cluster: ClusterStore;
-  /** Answers to asks that crossed nodes (PostgreSQL's actor_replies); null on SQLite, whose answers stay in memory. */
-  readonly replies: ReplyStore | null;
   /**
    * Wake-up hints from other processes' commits (new mailbox rows, events, replies): PostgreSQL's LISTEN/NOTIFY; null on
    * SQLite (one process serves a file). Only hints: the runtime and the event stream poll as well.
    */
   readonly wakeups: Wakeups | null;
+  /** Answers to asks that crossed nodes (PostgreSQL's actor_replies); null on SQLite, whose answers stay in memory. */
+  readonly replies: ReplyStore | null;
   /**
    * The open live event streams of every node, counted for the stream caps (PostgreSQL's rows, tied to `node`'s
    * membership); null on SQLite, where the fan-out's counts in memory are the service's.
@@ -104,11 +104,18 @@ export function newestEngineMigration(s: Pick<EngineSettings, "databaseUrl">): s
 
 /** PostgreSQL's bound on one of Caravan's statements (a lock wait, a runaway query): answered 503 past it. */
 const PG_STATEMENT_TIMEOUT_MS = 30_000;
+/**
+ * How long PostgreSQL lets one of Caravan's transactions sit idle before it ends it. Caravan never waits on anything
+ * but the database inside a transaction, so an idle one is a process gone silent mid-commit (partitioned, paused):
+ * the locks it holds (lease rows, the mailbox's numbering lock, which every node's inserts take) are freed after this
+ * instead of after TCP keepalive's hours.
+ */
+export const PG_IDLE_IN_TRANSACTION_MS = 5_000;
 
 /** Opens (and migrates) the engine the settings select. Throws StorageError with one line the operator can act on. */
 export async function openEngine(s: EngineSettings): Promise<Engine> {
   if (s.databaseUrl) {
-    const session = await openPostgres(s.databaseUrl, { statementTimeoutMs: PG_STATEMENT_TIMEOUT_MS, ...s.postgres });
+    const session = await openPostgres(s.databaseUrl, { statementTimeoutMs: PG_STATEMENT_TIMEOUT_MS, idleInTransactionTimeoutMs: PG_IDLE_IN_TRANSACTION_MS, ...s.postgres });
     // Before the repositories are built: the caches (keys, members, companies) read its version, so a change
     // another process commits (the CLI revoking a key, another node) is seen from the next request on.
     let notice: PgChangeNotice;
@@ -140,8 +147,8 @@ export function sqliteEngine(storage: Storage): Engine {
     where: storage.path,
     store: storage,
     cluster: new SingleNodeCluster(),
-    replies: null,
     wakeups: null,
+    replies: null,
     streams: () => null,
     sqlite: storage,
     repositories: (keys) => createRepositories(storage, keys),
@@ -159,8 +166,8 @@ export function pgEngine(session: PgSession, url: string, notice?: PgChangeNotic
     where: `PostgreSQL at ${databaseTarget(url)}`,
     store: session,
     cluster: new PgClusterStore(session),
-    replies: new PgReplyStore(session),
     wakeups: notice ?? null,
+    replies: new PgReplyStore(session),
     streams: (node) => new PgStreamRegistry(session, node),
     sqlite: null,
     repositories: (keys) => createPgRepositories(session, keys),
