@@ -16,7 +16,7 @@ const USAGE = `usage: caravan <command> [options]
 
 commands:
   serve                 run the API (PORT, HOST, CARAVAN_DB or CARAVAN_DATABASE_URL, see docs/operations.md)
-  demo [--count N] [--interval ms] [--webhooks|-v] [--database-url postgres://…]   the API plus sandbox peers, demo customers and rounds of transfers (N rounds, then a summary); on PostgreSQL with --database-url
+  demo [--count N] [--interval ms] [--webhooks|-v] [--database-url postgres://…] [--nodes 2]   the API plus sandbox peers, demo customers and rounds of transfers (N rounds, then a summary); on PostgreSQL with --database-url, on two nodes of it with --nodes 2
   sandbox [--port P] [--caravan-url U] [--screening-d-port Q] [--screening-c-port R]   the provider_a, provider_b and provider_e sandbox networks and the screening_c and screening_d sandbox vendors, without the service; prints the provider_b settings to paste (see docs/getting-started.md)
   migrate               apply database migrations and exit
   backup --to <file>    a consistent copy of the live database, safe while serve runs
@@ -116,7 +116,7 @@ async function serve(): Promise<void> {
 async function demo(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { count: { type: "string" }, interval: { type: "string" }, webhooks: { type: "boolean", short: "v" }, "database-url": { type: "string" } },
+    options: { count: { type: "string" }, interval: { type: "string" }, webhooks: { type: "boolean", short: "v" }, "database-url": { type: "string" }, nodes: { type: "string" } },
     strict: true,
   });
   const count = values.count === undefined ? undefined : Number(values.count);
@@ -126,6 +126,9 @@ async function demo(argv: string[]): Promise<void> {
   // Only the flag selects PostgreSQL: a CARAVAN_DATABASE_URL left in the environment for serve never receives demo data.
   const databaseUrl = values["database-url"]?.trim() || undefined;
   if (values["database-url"] !== undefined && !isPostgresUrl(databaseUrl)) throw new UsageError("--database-url must be a postgres:// (or postgresql://) URL of an empty database");
+  const nodes = values.nodes === undefined ? undefined : Number(values.nodes);
+  if (nodes !== undefined && nodes !== 1 && nodes !== 2) throw new UsageError("--nodes must be 1 or 2");
+  if (nodes === 2 && databaseUrl === undefined) throw new UsageError("--nodes 2 needs --database-url postgres://…: the nodes of one service share one PostgreSQL database");
   const { runDemo } = await import("./demo.ts");
   const config = configFromEnv(process.env);
   const d = await runDemo({
@@ -135,6 +138,7 @@ async function demo(argv: string[]): Promise<void> {
     count,
     intervalMs,
     webhooks: values.webhooks === true,
+    nodes,
   });
   let stopping: Promise<void> | undefined;
   const stop = () =>
