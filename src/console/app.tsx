@@ -4,7 +4,7 @@ import { Component, useCallback, useEffect, useMemo, useRef, useState, type Reac
 import { Box, Text, render, useApp, useInput, useWindowSize } from "ink";
 import { parseArgs } from "node:util";
 import process from "node:process";
-import { ApiClient, EventStream, type Health, type StreamEvent, type StreamState } from "./client.ts";
+import { ApiClient, EventStream, nodeUrls, type Health, type StreamEvent, type StreamState } from "./client.ts";
 import { ConsoleContext, type ConsoleState, type Me, type ScreenCommand } from "./context.ts";
 import { SCREENS, type ScreenId } from "./keys.ts";
 import { ThemeContext, useTone } from "./theme.tsx";
@@ -305,10 +305,13 @@ export async function runConsole(args: string[], env: Record<string, string | un
   const { values } = parseArgs({ args, options: { url: { type: "string" }, key: { type: "string" } }, strict: true });
   const url = values.url ?? env.CARAVAN_URL ?? "http://127.0.0.1:8080";
   const key = values.key ?? env.CARAVAN_API_KEY;
-  try {
-    new URL(url);
-  } catch {
-    throw new UsageError(`"${url}" is not a URL (give --url http://host:port)`);
+  // Several nodes of one service: --url http://a:8080,http://b:8080 (the console moves to the next when one fails).
+  for (const u of nodeUrls(url)) {
+    try {
+      new URL(u);
+    } catch {
+      throw new UsageError(`"${u}" is not a URL (give --url http://host:port, or several separated by commas)`);
+    }
   }
   if (!process.stdin.isTTY) throw new UsageError("console needs a terminal: stdin is not a TTY (run it in a terminal, tmux or screen)");
   const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== "";
