@@ -10,6 +10,7 @@ import { CommandError, UsageError } from "./cli/usage.ts";
 import { configuredBackup, configuredMigrateTo, isDatabaseCommand, runDatabaseCommand } from "./cli/entry.ts";
 import { runBackup } from "./cli/backup.ts";
 import { isCompiled } from "./adapters/storage/migrations.ts";
+import { nodeUrls } from "./console/client.ts";
 import pkg from "../package.json" with { type: "json" };
 
 const USAGE = `usage: caravan <command> [options]
@@ -212,21 +213,34 @@ async function consolePreflight(args: string[], env: Record<string, string | und
   const url = values.url ?? env.CARAVAN_URL ?? "http://127.0.0.1:8080";
   // No key: the console signs a member in (its sign-in screen); the server is checked the same way.
   const key = values.key ?? env.CARAVAN_API_KEY;
-  let base: URL;
-  try {
-    base = new URL(url);
-    if (base.protocol !== "http:" && base.protocol !== "https:") throw new Error("not http");
-  } catch {
-    throw new UsageError(`"${url}" is not an http(s) URL: give --url http://127.0.0.1:8080 (or CARAVAN_URL)`);
+  // Several nodes (--url http://a,http://b): each must be a URL, and the first that answers is checked.
+  const bases: URL[] = [];
+  for (const u of nodeUrls(url)) {
+    try {
+      const base = new URL(u);
+      if (base.protocol !== "http:" && base.protocol !== "https:") throw new Error("not http");
+      bases.push(base);
+    } catch {
+      throw new UsageError(`"${u}" is not an http(s) URL: give --url http://127.0.0.1:8080 (or CARAVAN_URL; several nodes separated by commas)`);
+    }
   }
-  let res: Response;
-  try {
-    res = key
-      ? await fetch(new URL("/api/v2/me", base), { headers: { "x-api-key": key, accept: "application/json" }, signal: AbortSignal.timeout(10_000) })
-      : await fetch(new URL("/api/v2/openapi.json", base), { headers: { accept: "application/json" }, signal: AbortSignal.timeout(10_000) });
-  } catch (e) {
-    const why = (e as Error).name === "TimeoutError" ? "no answer within 10 s" : "nothing answers there";
-    throw new UsageError(`cannot reach Caravan at ${base.origin} (${why}): start the server (bun run start) or point --url / CARAVAN_URL at it`);
+  let res: Response | null = null;
+  let base = bases[0]!;
+  let why = "";
+  for (const b of bases) {
+    base = b;
+    try {
+      res = key
+        ? await fetch(new URL("/api/v2/me", base), { headers: { "x-api-key": key, accept: "application/json" }, signal: AbortSignal.timeout(10_000) })
+        : await fetch(new URL("/api/v2/openapi.json", base), { headers: { accept: "application/json" }, signal: AbortSignal.timeout(10_000) });
+      break;
+    } catch (e) {
+      why = (e as Error).name === "TimeoutError" ? "no answer within 10 s" : "nothing answers there";
+    }
+  }
+  if (!res) {
+    const where = bases.length > 1 ? `any of ${bases.map((b) => b.origin).join(", ")}` : base.origin;
+    throw new UsageError(`cannot reach Caravan at ${where} (${why}): start the server (bun run start) or point --url / CARAVAN_URL at it`);
   }
   const body = (await res.json().catch(() => null)) as { code?: string } | null;
   if (res.status === 401 || res.status === 403) {

@@ -68,6 +68,7 @@ export class ApiClient {
   /** Every node's origin (one unless --url named several); `url` is the one talked to now. */
   readonly urls: readonly string[];
   private current = 0;
+  private reportedUrl = "";
   private readonly credential: Record<string, string>;
   /** True when the console acts as a signed-in member (a session), false with an API key. */
   readonly signedIn: boolean;
@@ -78,6 +79,7 @@ export class ApiClient {
 
   constructor(o: ClientOptions) {
     this.urls = nodeUrls(o.url);
+    this.reportedUrl = this.url;
     this.credential = credentialHeaders(o);
     this.signedIn = !!o.session;
     this.fetchFn = o.fetch ?? fetch;
@@ -106,8 +108,10 @@ export class ApiClient {
   }
 
   private report(h: Health): void {
-    const same = h.kind === this.health.kind && JSON.stringify(h) === JSON.stringify(this.health);
+    // A move to another node is news too (the status line names the node talked to), even when the health is the same.
+    const same = h.kind === this.health.kind && JSON.stringify(h) === JSON.stringify(this.health) && this.reportedUrl === this.url;
     this.health = h;
+    this.reportedUrl = this.url;
     if (!same) for (const l of this.listeners) l(h);
   }
 

@@ -1,0 +1,132 @@
+// The operator console against two nodes of one service: two `caravan serve` processes on one PostgreSQL database
+// (./support/pg-server.ts, then a second server with the first's environment and another CARAVAN_NODE_ID), the
+// screening_c and provider_b sandboxes, and `caravan console --url <node b>,<node a>` in a real terminal (tmux), as
+// test/console-postgres-e2e.test.ts drives it on one node. A transfer created on node a appears live in the console
+// talking to node b, and moves there live when its case is resolved on node a; when node b is killed the console goes
+// on with node a, and what is created there still appears. The appearance is bounded by 10 s: the console's safety-net
+// poll while its stream is live is 30 s, so only the event stream (node b reading node a's events) shows it in time.
+import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
+import { hasTmux, terminal } from "../support/tmux.ts";
+import { startPgServer, type PgServer } from "../support/pg-server.ts";
+import { startServer, type ChildServer } from "../support/server.ts";
+import { apiClient } from "../support/api.ts";
+import { startProviderBPeer, type ProviderBPeer } from "../../src/sandbox/provider_b/index.ts";
+import { randomSeedBase64 } from "../../src/adapters/providers/provider_b/crypto.ts";
+import { startScreeningCSandbox, type ScreeningCSandbox } from "../../src/sandbox/screening_c/index.ts";
+import { VIKTOR } from "../support/persons.ts";
+import { postHeldTransfer, setUpHeldScene, VIKTOR_ADDR } from "../support/console-scene.ts";
+
+// Two servers, a PostgreSQL cluster, sandboxes and a terminal on a shared 2-core machine: a hang guard, not a timing assertion.
+setDefaultTimeout(120_000);
+
+const { tmux, press, until, openConsole } = terminal("caravan-console-nodes");
+let A: PgServer;
+let B: ChildServer;
+let callB: ReturnType<typeof apiClient>["call"];
+let peer: ProviderBPeer;
+let vc: ScreeningCSandbox;
+let owner: { key: string; memberEmail: string };
+let customerId: string;
+let heldId: string;
+const seed = randomSeedBase64();
+/** Whether the screen names the node at `url` (host:port, not a longer port that begins with it). */
+const names = (s: string, url: string) => new RegExp(`${url.replace("http://", "").replace(/\./g, "\\.")}(?!\\d)`).test(s);
+
+async function transferState(id: string): Promise<string> {
+  const r = await A.call(`/api/v2/transfers/${id}`, { key: owner.key });
+  expect(r.status).toBe(200);
+  return r.body.data.state;
+}
+
+beforeAll(async () => {
+  if (!hasTmux) throw new Error("tmux is required for the console's end-to-end test (Debian package tmux; .ci/run installs it)");
+  vc = await startScreeningCSandbox();
+  peer = await startProviderBPeer({
+    vasps: [{ entityId: "VASP-BENE", name: "Bene Exchange", country: "DE", customers: { viktor: [VIKTOR] }, wallets: [{ address: VIKTOR_ADDR, customer: "viktor" }] }],
+  });
+  A = await startPgServer({
+    CARAVAN_NODE_ID: "node-a",
+    CARAVAN_ALLOW_PRIVATE_TARGETS: "127.0.0.1",
+    PROVIDER_B_ALLOWED_IPS: "127.0.0.1",
+    CARAVAN_SCREENING_C_URLS: `eu=${vc.url},us=${vc.url},apac=${vc.url}`,
+  });
+  // The second node: the same database, key files and settings, another node ID, its own port.
+  B = await startServer({ ...A.env, CARAVAN_NODE_ID: "node-b" });
+  callB = apiClient(A.env.CARAVAN_DB!, () => B.url).call;
+  owner = await A.newKey("owner");
+  const live = (await A.newKey("owner", "live")).key;
+  await A.cli("companies", "profile", "--slug", "default", "--country", "NL");
+  ({ customerId } = await setUpHeldScene({ call: A.call, owner: owner.key, live, serverUrl: A.server.url, peer, seed, entityId: "CARAVAN-NODES" }));
+});
+
+afterAll(async () => {
+  if (!hasTmux) return;
+  try {
+    tmux("kill-server");
+  } catch {
+    /* no session left */
+  }
+  await B?.stop("SIGKILL");
+  if (A) expect(await A.stop()).toBe(0);
+  await Promise.all([peer?.stop(), vc?.stop()]);
+});
+
+describe("caravan console with two nodes (--url <node b>,<node a>)", () => {
+  test("both nodes are ready; the console talks to node b, its stream live", async () => {
+    for (const url of [A.server.url, B.url]) expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    openConsole("officer", `${B.url},${A.server.url}`, owner.key);
+    const s = await until("officer", (s) => s.includes(owner.memberEmail.slice(0, 20)) && s.includes("live"));
+    expect(names(s, B.url)).toBe(true);
+    expect(names(s, A.server.url)).toBe(false);
+  });
+
+  test("node b's event stream carries the events of a transfer created on node a", async () => {
+    const abort = new AbortController();
+    const res = await fetch(`${B.url}/api/v2/events/stream`, { headers: { accept: "text/event-stream", "x-api-key": owner.key }, signal: abort.signal });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const dec = new TextDecoder();
+    // The stream's first frame (retry and the `connected` comment) is written before the create.
+    let text = dec.decode((await reader.read()).value);
+    expect(text).toContain(": connected");
+    const id = await postHeldTransfer(A.call, owner.key, customerId, "0.9");
+    while (!/event: transfer\.created\n/.test(text)) text += dec.decode((await reader.read()).value, { stream: true });
+    abort.abort();
+    const block = text.split("\n\n").find((b) => b.includes("event: transfer.created"))!;
+    expect(JSON.parse(/^data: (.*)$/m.exec(block)![1]!).data.id).toBe(id);
+    for (let i = 0; i < 300 && (await transferState(id)) !== "held"; i++) await Bun.sleep(20);
+    // Its case resolved on node b through the API: it leaves held (the next test starts from an empty held list).
+    const cases = await callB("/api/v2/cases?status=open&hasTransfer=true", { key: owner.key });
+    const c = cases.body.data.find((x: { transferIds: string[] }) => x.transferIds.includes(id));
+    expect((await callB(`/api/v2/cases/${c.id}/resolve`, { method: "POST", key: owner.key, json: { resolution: "approved", resolutionNote: "cleared" } })).status).toBe(200);
+    for (let i = 0; i < 300 && (await transferState(id)) === "held"; i++) await Bun.sleep(20);
+    expect(await transferState(id)).not.toBe("held");
+  });
+
+  test("a transfer created on node a appears on node b's console within 10 s (pushed by the stream, not the 30 s poll)", async () => {
+    await press("officer", "2");
+    await until("officer", (s) => s.includes("no held transfers"));
+    heldId = await postHeldTransfer(A.call, owner.key, customerId, "1");
+    const s = await until("officer", (s) => s.includes(heldId.slice(-8)), 10_000);
+    expect(s).toMatch(/1 ETH held\s+Viktor Krasnov/);
+    expect(await transferState(heldId)).toBe("held");
+  });
+
+  test("its case resolved on node a: node b's console shows it leave held within 10 s", async () => {
+    const cases = await A.call("/api/v2/cases?status=open&hasTransfer=true", { key: owner.key });
+    const c = cases.body.data.find((x: { transferIds: string[] }) => x.transferIds.includes(heldId));
+    const r = await A.call(`/api/v2/cases/${c.id}/resolve`, { method: "POST", key: owner.key, json: { resolution: "approved", resolutionNote: "cleared on node a" } });
+    expect(r.status).toBe(200);
+    await until("officer", (s) => s.includes("no held transfers"), 10_000);
+    expect(await transferState(heldId)).not.toBe("held");
+  });
+
+  test("node b killed: the console goes on with node a (named on the status line, stream live) and shows what is created there", async () => {
+    expect(await B.stop("SIGKILL")).not.toBe(0);
+    const moved = await until("officer", (s) => names(s, A.server.url) && s.includes("live"), 30_000);
+    expect(names(moved, B.url)).toBe(false);
+    const next = await postHeldTransfer(A.call, owner.key, customerId, "1.1");
+    const s = await until("officer", (s) => s.includes(next.slice(-8)), 10_000);
+    expect(s).toMatch(/1\.1 ETH held\s+Viktor Krasnov/);
+  });
+});
