@@ -5,6 +5,8 @@ import { writeFileSync, existsSync } from "node:fs";
 import { Database } from "bun:sqlite";
 import { tempDir } from "./support/tmp.ts";
 import { runCli, startServer } from "./support/server.ts";
+import { startPostgres } from "./support/postgres.ts";
+import { openPostgres } from "../src/adapters/storage/postgres/index.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(60_000);
@@ -48,6 +50,27 @@ test("under Deno, `deno run -A src/main.ts serve` boots and answers /healthz", a
     expect(await server.stop("SIGTERM")).toBe(0);
   }
 }, 90_000);
+
+test("under Deno on PostgreSQL, serve boots, registers as a node, answers /healthz, and leaves the registry on SIGTERM", async () => {
+  const url = await (await startPostgres()).createDatabase();
+  const server = await startServer({ CARAVAN_DB: join(dir, "deno-pg", "keys.db"), CARAVAN_DATABASE_URL: url, CARAVAN_NODE_ID: "deno-node" }, { runtime: "deno", timeoutMs: 60_000 });
+  const session = await openPostgres(url, { migrate: false });
+  try {
+    const res = await fetch(`${server.url}/healthz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: "ok" });
+    expect(await session.q<{ node_id: string }>("SELECT node_id FROM cluster_nodes")).toEqual([{ node_id: "deno-node" }]);
+    // Its wake-up listener runs under Deno too (postgres.js's LISTEN on the notice connection).
+    expect((await session.q<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'caravan-notice'"))[0]!.n).toBe(1);
+  } finally {
+    expect(await server.stop("SIGTERM")).toBe(0);
+  }
+  try {
+    expect(await session.q("SELECT node_id FROM cluster_nodes")).toEqual([]);
+  } finally {
+    await session.close();
+  }
+}, 120_000);
 
 test("migrate applies migrations and exits 0; a second run changes nothing", async () => {
   const db = join(dir, "migrate.db");

@@ -85,3 +85,18 @@ export function shardOf(address: string, shards = SHARDS): number {
   }
   return h % shards;
 }
+
+/** What a wake-up is about: new mailbox rows, new events, replies to a node's asks (payload: that node's ID). */
+export type WakeTopic = "mailbox" | "events" | "replies";
+
+/**
+ * Wake-up hints across processes on one database (PostgreSQL's LISTEN/NOTIFY; SQLite has none: one process). A hint
+ * arrives after a commit that wrote on the topic, whichever process made it (this one included). It is only a hint:
+ * a listener that was not subscribed misses it, so work is always also found by polling; after such a gap every
+ * listener is called once with `null` (look now: something may have been missed).
+ */
+export interface Wakeups {
+  on(topic: WakeTopic, fn: (payload: string | null) => void): () => void;
+  /** Whether hints can arrive now (false while the listener's connection is being replaced). */
+  readonly listening: boolean;
+}

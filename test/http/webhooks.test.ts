@@ -4,8 +4,7 @@
 // The host name that resolves to a private address is `localhost` (/etc/hosts): offline, no public DNS trick resolves.
 import { test, expect, beforeAll, afterAll, describe, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
-import { readdirSync, readFileSync } from "node:fs";
-import { withDb } from "../support/db.ts";
+import { sqlRows, storedBytes } from "../support/db.ts";
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
@@ -203,10 +202,8 @@ describe("subscriptions", () => {
 
   test("the secret is encrypted at rest: no byte of the database holds it", async () => {
     const { webhook, secret } = await createHook({ url: hookUrl("at-rest"), ...quiet });
-    const files = readdirSync(dir).filter((f) => f.startsWith("webhooks.db"));
-    const bytes = Buffer.concat(files.map((f) => readFileSync(join(dir, f))));
-    expect(bytes.includes(Buffer.from(secret))).toBe(false);
-    expect(withDb(db, (d) => (d.prepare("SELECT secret_sealed FROM webhooks WHERE id = ?").get(webhook.id) as { secret_sealed: string }).secret_sealed)).toStartWith("v1:");
+    expect(storedBytes(db).includes(Buffer.from(secret))).toBe(false);
+    expect((sqlRows(db, "SELECT secret_sealed FROM webhooks WHERE id = ?", webhook.id)[0] as { secret_sealed: string }).secret_sealed).toStartWith("v1:");
   });
 
   test("422 VALIDATION_ERROR with details.issues: required fields, limits (name 100, description 500), events, unknown fields, wrong types", async () => {
@@ -423,7 +420,7 @@ describe("delivery", () => {
     }
     expect([eventOf(created).event, eventOf(completed).event]).toEqual(["transfer.created", "transfer.completed"]);
     // The event rows' own time and data.
-    const rows = withDb(db, (d) => d.prepare("SELECT type, created_at FROM events WHERE entity_id = ? ORDER BY seq").all(id) as { type: string; created_at: string }[]);
+    const rows = sqlRows(db, "SELECT type, created_at FROM events WHERE entity_id = ? ORDER BY seq", id) as { type: string; created_at: string }[];
     expect(rows.map((e) => e.type)).toEqual(["transfer.created", "transfer.completed"]);
     expect(eventOf(created).timestamp).toBe(rows[0].created_at);
     await waitFor(async () => (await deliveries(webhook.id, "status=sent")).body.meta.total >= 2, "deliveries recorded");
@@ -548,9 +545,9 @@ describe("delivery", () => {
     const a = await createHook({ url: hookUrl("ordered"), events: ["*"] });
     const b = await createHook({ url: hookUrl("ordered-retry"), events: ["*"] });
     const ids = await Promise.all(Array.from({ length: 6 }, () => transfer()));
-    const expected = withDb(db, (d) =>
-      d.prepare(`SELECT entity_id, type FROM events WHERE entity_id IN (${ids.map(() => "?").join(",")}) ORDER BY seq`).all(...ids) as { entity_id: string; type: string }[],
-    ).map((e) => `${e.entity_id}/${e.type}`);
+    const expected = (sqlRows(db, `SELECT entity_id, type FROM events WHERE entity_id IN (${ids.map(() => "?").join(",")}) ORDER BY seq`, ...ids) as { entity_id: string; type: string }[]).map(
+      (e) => `${e.entity_id}/${e.type}`,
+    );
     expect(expected.length).toBe(12);
     const got = (name: string) => hitsOf(name).map((h) => `${eventOf(h).data.id}/${eventOf(h).event}`).filter((x) => expected.includes(x));
     await waitFor(() => got("ordered").length >= 12 && new Set(got("ordered-retry")).size >= 12, "every delivery");
@@ -745,7 +742,7 @@ describe("restarts", () => {
     const hung = (await c2.call(api, { method: "POST", key: k2.key, json: { name: "h", url: hookUrl("r-hang"), events: ["transfer.created"] } })).body.data;
     await transfer(k2, cus2, c2.call);
     const row = () =>
-      withDb(db2, (d) => d.prepare("SELECT attempts, next_retry_at, status FROM webhook_deliveries WHERE webhook_id = ? AND event_type = 'transfer.created'").get(flaky.webhook.id)) as {
+      sqlRows(db2, "SELECT attempts, next_retry_at, status FROM webhook_deliveries WHERE webhook_id = ? AND event_type = 'transfer.created'", flaky.webhook.id)[0] as {
         attempts: number;
         next_retry_at: number;
         status: string;
@@ -769,10 +766,10 @@ describe("restarts", () => {
     expect(h[1].headers.get("x-webhook-delivery-id")).toBe(h[0].headers.get("x-webhook-delivery-id"));
     expectSigned(h[1], hung.secret);
     await waitFor(
-      () => withDb(db2, (d) => (d.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'sent'").get() as { n: number }).n) === 0,
+      () => Number((sqlRows(db2, "SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'sent'")[0] as { n: number }).n) === 0,
       "every delivery recorded as sent",
     );
-    expect(withDb(db2, (d) => (d.prepare("SELECT count(*) AS n FROM webhook_deliveries").get() as { n: number }).n)).toBe(3);
+    expect(Number((sqlRows(db2, "SELECT count(*) AS n FROM webhook_deliveries")[0] as { n: number }).n)).toBe(3);
   });
 
   test("the destination is checked again before each delivery: without the exception, the ping and the event delivery fail with a clear lastError and nothing is sent", async () => {

@@ -103,6 +103,15 @@ const TRIGGER_TWINS_TO_WRITE: Record<string, string> = {
       "TRUNCATE skips row triggers on PostgreSQL (SQLite has no TRUNCATE): append-only needs a statement trigger too",
     ]),
   ),
+  ...Object.fromEntries(
+    [
+      ["actor_messages_wake", "actor_messages"],
+      ["events_wake", "events"],
+    ].map(([name, t]) => [
+      `trigger ${name} on ${t}: only in postgres`,
+      "a wake-up hint to the other nodes (NOTIFY on commit); SQLite is served by one process, which needs none",
+    ]),
+  ),
 };
 
 interface Column {

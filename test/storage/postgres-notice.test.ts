@@ -218,6 +218,79 @@ describe("the change notice between two sessions", () => {
   });
 });
 
+describe("wake-up hints between two sessions", () => {
+  /** Records the payloads a topic's listener hears on `p` until stopped. */
+  function hear(p: Process, topic: "mailbox" | "events" | "replies"): { heard: (string | null)[]; stop: () => void } {
+    const heard: (string | null)[] = [];
+    const stop = p.notice.on(topic, (payload) => heard.push(payload));
+    return { heard, stop };
+  }
+
+  test("a mailbox row or an event committed by one session wakes the other's listeners, once per transaction", async () => {
+    const mailbox = hear(server, "mailbox");
+    const events = hear(server, "events");
+    try {
+      await cli.session.transaction(async () => {
+        for (let i = 0; i < 3; i++)
+          await cli.session.q("INSERT INTO actor_messages (actor, body, due_at, reply_to, created_at) VALUES ($1, 'null', 0, NULL, 0)", [`wake-test:${i}`]);
+      });
+      await until(() => mailbox.heard.length > 0);
+      await cli.session.q(
+        "INSERT INTO events (id, company_id, environment, type, entity_type, entity_id, data, created_at) VALUES ('evt_wake', $1, 'test', 'wake.test', 'transfer', 'x', '{}', '2026-01-01T00:00:00.000Z')",
+        [companyId],
+      );
+      await until(() => events.heard.length > 0);
+      // A sentinel transaction afterwards: once its hint is heard, anything of the three inserts has arrived too.
+      await cli.session.q("INSERT INTO actor_messages (actor, body, due_at, reply_to, created_at) VALUES ('wake-test:sentinel', 'null', 0, NULL, 0)");
+      await until(() => mailbox.heard.length >= 2);
+      expect(mailbox.heard).toEqual(["", ""]);
+      expect(events.heard).toEqual([""]);
+    } finally {
+      mailbox.stop();
+      events.stop();
+      await cli.session.q("DELETE FROM actor_messages WHERE actor LIKE 'wake-test:%'");
+    }
+  });
+
+  test("a rolled-back insert wakes nobody; a listener removed hears nothing more", async () => {
+    const mailbox = hear(server, "mailbox");
+    const removed = hear(server, "mailbox");
+    removed.stop();
+    try {
+      await cli.session
+        .transaction(async () => {
+          await cli.session.q("INSERT INTO actor_messages (actor, body, due_at, reply_to, created_at) VALUES ('wake-test:rolled-back', 'null', 0, NULL, 0)");
+          throw new Error("roll back");
+        })
+        .catch(() => {});
+      await cli.session.q("INSERT INTO actor_messages (actor, body, due_at, reply_to, created_at) VALUES ('wake-test:kept', 'null', 0, NULL, 0)");
+      await until(() => mailbox.heard.length > 0);
+      expect(mailbox.heard).toEqual([""]); // the kept insert's only: the rolled-back one sent nothing
+      expect(removed.heard).toEqual([]);
+    } finally {
+      mailbox.stop();
+      await cli.session.q("DELETE FROM actor_messages WHERE actor LIKE 'wake-test:%'");
+    }
+  });
+
+  test("a reply's hint carries its payload; after the listener's connection was cut every listener is told to look (null)", async () => {
+    const replies = hear(server, "replies");
+    const events = hear(server, "events");
+    try {
+      await cli.session.q("SELECT pg_notify('caravan_replies', 'node-a')");
+      await until(() => replies.heard.length > 0);
+      expect(replies.heard).toEqual(["node-a"]);
+      await cli.session.q("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'caravan-notice'");
+      await until(() => replies.heard.length > 1 && events.heard.length > 0 && server.notice.listening);
+      expect(replies.heard).toEqual(["node-a", null]);
+      expect(events.heard).toEqual([null]);
+    } finally {
+      replies.stop();
+      events.stop();
+    }
+  });
+});
+
 describe("a cache fill that overlapped a change", () => {
   /** A data version moved by hand; `vouched` is what it says of a read across a move. */
   function version(vouched: boolean): DataVersion & { n: number } {

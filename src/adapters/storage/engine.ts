@@ -9,7 +9,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Repositories } from "../../ports/repositories.ts";
 import type { RuntimeHost } from "../../ports/runtime-store.ts";
-import type { ClusterStore } from "../../ports/cluster.ts";
+import type { ClusterStore, Wakeups } from "../../ports/cluster.ts";
 import { StorageError } from "../../ports/store.ts";
 import type { Logger } from "../log.ts";
 import { openStorage, storageSettingsFromEnv } from "./index.ts";
@@ -51,6 +51,11 @@ export interface Engine {
   readonly store: RuntimeHost;
   /** Several nodes on one database (docs/architecture.md#several-nodes): PostgreSQL's rows; SQLite's single node. */
   readonly cluster: ClusterStore;
+  /**
+   * Wake-up hints from other processes' commits (new mailbox rows, events, replies): PostgreSQL's LISTEN/NOTIFY; null on
+   * SQLite (one process serves a file). Only hints: the runtime and the event stream poll as well.
+   */
+  readonly wakeups: Wakeups | null;
   /** The SQLite engine's own handle (backups, the CLI's direct reads, tests); null on PostgreSQL. */
   readonly sqlite: Storage | null;
   /** The repositories over the store, one instance each. */
@@ -126,6 +131,7 @@ export function sqliteEngine(storage: Storage): Engine {
     where: storage.path,
     store: storage,
     cluster: new SingleNodeCluster(),
+    wakeups: null,
     sqlite: storage,
     repositories: (keys) => createRepositories(storage, keys),
     readMeta: async (key) => readMeta(storage, key),
@@ -142,6 +148,7 @@ export function pgEngine(session: PgSession, url: string, notice?: PgChangeNotic
     where: `PostgreSQL at ${databaseTarget(url)}`,
     store: session,
     cluster: new PgClusterStore(session),
+    wakeups: notice ?? null,
     sqlite: null,
     repositories: (keys) => createPgRepositories(session, keys),
     readMeta: async (key) => (await session.read<{ value: string }>("SELECT value FROM database_meta WHERE key = $1", [key]))[0]?.value,

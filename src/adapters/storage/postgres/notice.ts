@@ -26,13 +26,21 @@
 import postgres from "postgres";
 import type { DataVersion } from "../repos/tenancy-cache.ts";
 import type { PgSession } from "./session.ts";
+import type { WakeTopic, Wakeups } from "../../../ports/cluster.ts";
 
 export type { DataVersion } from "../repos/tenancy-cache.ts";
 
 /** The channel the cached tables' triggers notify on commit. */
 export const CHANGES_CHANNEL = "caravan_changes";
 
-export interface PgChangeNotice extends DataVersion {
+/**
+ * The wake-up hints' channels (db/migrations-pg/0012_wakeups.sql): new mailbox rows and new events (constant payload),
+ * replies to a node's asks (payload: the asking node's ID). Heard on the same connection as the change notice.
+ */
+export const WAKE_CHANNELS: Readonly<Record<WakeTopic, string>> = { mailbox: "caravan_mailbox", events: "caravan_events", replies: "caravan_replies" };
+const TOPIC_OF = new Map(Object.entries(WAKE_CHANNELS).map(([topic, channel]) => [channel, topic as WakeTopic]));
+
+export interface PgChangeNotice extends DataVersion, Wakeups {
   /** Whether the listener is subscribed now (while it is not, `dataVersion()` moves on every read). */
   readonly listening: boolean;
   /** The transaction ID of the last notice received (notices arrive in commit order), or null before the first. */
@@ -68,7 +76,23 @@ export async function listenForChanges(url: string, o: ChangeNoticeOptions = {})
     return version;
   };
   let listening = false;
+  let subscribedOnce = false;
   let closed = false;
+  const wakers = new Map<WakeTopic, Set<(payload: string | null) => void>>();
+  /** Calls the topic's listeners (a listener's throw is its own: the others are still called). */
+  const wake = (topic: WakeTopic, payload: string | null): void => {
+    for (const fn of wakers.get(topic) ?? []) {
+      try {
+        fn(payload);
+      } catch {
+        /* a hint's listener must not stop the others */
+      }
+    }
+  };
+  /** After a gap (subscribed again): every listener looks, since a hint may have been missed meanwhile. */
+  const wakeAll = (): void => {
+    for (const topic of wakers.keys()) wake(topic, null);
+  };
   let retry: ReturnType<typeof setTimeout> | undefined;
 
   type Sql = ReturnType<typeof postgres>;
@@ -84,6 +108,8 @@ export async function listenForChanges(url: string, o: ChangeNoticeOptions = {})
       onnotice: () => {},
       connection: { application_name: "caravan-notice" },
       onnotify: (channel: string, payload: string) => {
+        const topic = TOPIC_OF.get(channel);
+        if (topic !== undefined) return wake(topic, payload);
         if (channel !== CHANGES_CHANNEL) return;
         const xid = /^\d+$/.test(payload) ? Number(payload) : NaN;
         moved(Number.isSafeInteger(xid) ? xid : null);
@@ -125,9 +151,13 @@ export async function listenForChanges(url: string, o: ChangeNoticeOptions = {})
     const me = (sql ??= connect());
     try {
       await me.unsafe(`LISTEN ${CHANGES_CHANNEL}`);
+      for (const channel of Object.values(WAKE_CHANNELS)) await me.unsafe(`LISTEN ${channel}`);
       if (closed || sql !== me) return;
+      const again = subscribedOnce;
+      subscribedOnce = true;
       listening = true;
       moved(null); // what committed while nobody listened
+      if (again) wakeAll();
     } catch {
       drop(me);
       later();
@@ -162,6 +192,12 @@ export async function listenForChanges(url: string, o: ChangeNoticeOptions = {})
       return lastTransaction;
     },
     dataVersion: () => (listening ? version : moved(null)),
+    on(topic: WakeTopic, fn: (payload: string | null) => void): () => void {
+      let set = wakers.get(topic);
+      if (!set) wakers.set(topic, (set = new Set()));
+      set.add(fn);
+      return () => set.delete(fn);
+    },
     vouches(from: number, snapshot: string): boolean {
       if (!listening || version - from >= LOG) return false;
       const snap = parseSnapshot(snapshot);
