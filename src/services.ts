@@ -107,7 +107,7 @@ export interface Services {
    * Which engine, and where its data is (`PostgreSQL at host:port/db` never carries the password); its store and a
    * maker of repositories over it, for a CLI command run in this process (the demo's attestations: src/cli/entry.ts).
    */
-  readonly engine: Pick<Engine, "kind" | "where" | "store" | "repositories">;
+  readonly engine: Pick<Engine, "kind" | "where" | "store" | "repositories" | "cluster" | "replies">;
   readonly runtime: ActorRuntime;
   readonly log: Logger;
   readonly clock: () => number;
@@ -238,6 +238,10 @@ function actorPollMsFrom(text: string | undefined): number | undefined {
   const n = Number(text);
   if (!Number.isInteger(n) || n < 10 || n > 60_000) throw new ConfigError(`CARAVAN_ACTOR_POLL_MS must be a whole number of milliseconds 10..60000, got "${text}"`);
   return n;
+}
+
+function nodeCountOf(node: ClusterNode): () => number {
+  return () => node.nodeCount();
 }
 
 function rateLimitsFrom(text: string | undefined): Record<string, RateLimit> {
@@ -573,7 +577,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   }
   // PostgreSQL: this process is one node of the service (docs/architecture.md#several-nodes). It registers before it
   // serves (a second process with a live node's CARAVAN_NODE_ID stops here, saying why) and is ready only while its
-  // membership is current. Its runtime is not placed yet: routing requests to the holder of an actor comes next.
+  // membership is current. Its runtime is placed: it handles the actors of the shards it holds (all 64 when alone), and
+  // an ask of another node's actor goes through the mailbox, its answer coming back as a row for this node.
   if (engine.kind === "postgres") {
     try {
       node = new ClusterNode(engine.cluster, { ...clusterNodeOptionsFromEnv(config.env ?? {}), clock, log, address: `${config.host}:${config.port}` });
@@ -592,6 +597,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     sweepSchedule: config.sweepSchedule,
     pollMs: config.actorPollMs,
     compactEvents: config.compactEvents,
+    ...(node ? { placement: node, replies: engine.replies ?? undefined, wakeups: engine.wakeups ?? undefined } : {}),
   });
   let webhooks: WebhookServices;
   try {
@@ -605,7 +611,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   const services: Services = {
     storage: engine.sqlite ?? noSqliteHandle(engine.where),
     store,
-    engine: { kind: engine.kind, where: engine.where, store, repositories: (keys) => engine.repositories(keys) },
+    engine: { kind: engine.kind, where: engine.where, store, repositories: (keys) => engine.repositories(keys), cluster: engine.cluster, replies: engine.replies },
     runtime,
     log,
     clock,
@@ -615,7 +621,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     audit: repositories.audit,
     auditTrees,
     auditKey: currentAuditKey,
-    limiter: new RateLimiter(config.rateLimits ?? DEFAULT_RATE_LIMITS, clock),
+    // Several nodes: each enforces its share of every budget (the budget over the live nodes; docs/api.md#rate-limits).
+    limiter: new RateLimiter(config.rateLimits ?? DEFAULT_RATE_LIMITS, clock, node ? nodeCountOf(node) : undefined),
     masterKey,
     pii,
     secrets,

@@ -7,6 +7,10 @@ import { SHARDS, shardOf, type ClusterStore, type Lease } from "../ports/cluster
 
 /** What the runtime needs to know about placement: which actors are its own, and the fence of a commit. */
 export interface Placement {
+  /** The node's ID (what its asks' tokens name, so that another node's answer finds it). */
+  readonly nodeId?: string;
+  /** Whether no other node was live at the last tick (a node alone: every insert it is hinted of is its own or the CLI's). */
+  alone?(): boolean;
   shardOf(address: string): number;
   /** Whether this node holds the actor's shard now (as far as it knows: the fence has the last word). */
   owns(address: string): boolean;
@@ -76,6 +80,9 @@ export class ClusterNode implements Placement {
   private joined = false;
   /** Commits the fence refused. */
   fenced = 0;
+  /** The live nodes (this one included) at the last tick that read them. */
+  private live = 1;
+  private counted = false;
 
   constructor(
     private readonly store: ClusterStore,
@@ -108,6 +115,15 @@ export class ClusterNode implements Placement {
     return this.joined && this.clock() < this.memberUntil;
   }
 
+  /**
+   * How many nodes are live (this one included) as of the last tick, at least 1: what each node's share of a
+   * service-wide budget is divided by (src/http/ratelimit.ts). A joining node counts at once for itself and at the
+   * others' next tick; a dead one until its heartbeat lapses.
+   */
+  nodeCount(): number {
+    return this.live;
+  }
+
   /** The leases held now, by shard. */
   leases(): Lease[] {
     return [...this.held.values()].sort((a, b) => a.shard - b.shard);
@@ -115,6 +131,10 @@ export class ClusterNode implements Placement {
 
   shardOf(address: string): number {
     return shardOf(address, this.shards);
+  }
+
+  alone(): boolean {
+    return this.live === 1;
   }
 
   owns(address: string): boolean {
@@ -165,6 +185,9 @@ export class ClusterNode implements Placement {
     for (const s of lost) this.held.delete(s);
     for (const l of renewed) this.held.set(l.shard, l);
     const live = Math.max(1, (await this.store.liveNodes(now)).length);
+    if (live !== this.live || !this.counted) this.log("info", "live nodes", { nodeId: this.nodeId, nodes: live });
+    this.live = live;
+    this.counted = true;
     const target = Math.ceil(this.shards / live);
     let gained: number[] = [];
     if (this.held.size < target) {

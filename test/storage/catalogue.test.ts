@@ -58,6 +58,7 @@ const DELIBERATE: Record<string, string> = {
     "SQLite's column takes the JSON text or its compact BLOB (CARAVAN_EVENTS_COMPACT) alike; PostgreSQL's text cannot hold the compact bytes, so it is bytea (the JSON text as UTF-8 bytes)",
   "table cluster_nodes: only in postgres": "several nodes on one database (migration 0011): a SQLite file is served by one process, the single node",
   "table shard_leases: only in postgres": "the shard leases of several nodes (migration 0011): a SQLite file's one node holds every shard without a row",
+  "table actor_replies: only in postgres": "answers to asks that crossed nodes (migration 0013): on SQLite one process holds every actor and answers stay in memory",
   "transfers: index (<expr>) only in postgres":
     "transfers_search, a pg_trgm GIN index over the searched columns (migration 0003): the twin of SQLite's FTS5 transfers_search in its own file",
   "column customers.external_id_fold: only in postgres":
@@ -112,6 +113,7 @@ const TRIGGER_TWINS_TO_WRITE: Record<string, string> = {
       "a wake-up hint to the other nodes (NOTIFY on commit); SQLite is served by one process, which needs none",
     ]),
   ),
+  "trigger actor_replies_notify on actor_replies: only in postgres": "the asking node's wake-up (NOTIFY caravan_replies on commit) on a table SQLite does not have",
 };
 
 interface Column {

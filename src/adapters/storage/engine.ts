@@ -10,6 +10,7 @@ import { dirname, resolve } from "node:path";
 import type { Repositories } from "../../ports/repositories.ts";
 import type { RuntimeHost } from "../../ports/runtime-store.ts";
 import type { ClusterStore, Wakeups } from "../../ports/cluster.ts";
+import type { ReplyStore } from "../../ports/replies.ts";
 import { StorageError } from "../../ports/store.ts";
 import type { Logger } from "../log.ts";
 import { openStorage, storageSettingsFromEnv } from "./index.ts";
@@ -17,7 +18,7 @@ import { startCheckpointer } from "./checkpointer.ts";
 import { readMeta, recordMetaOnce } from "./meta.ts";
 import { createRepositories, type RepositoryKeys } from "./repositories.ts";
 import type { Storage } from "./types.ts";
-import { createPgRepositories, databaseTarget, isPostgresUrl, openPostgres, PgClusterStore, watchChanges, type PgChangeNotice, type PgSession } from "./postgres/index.ts";
+import { createPgRepositories, databaseTarget, isPostgresUrl, openPostgres, PgClusterStore, PgReplyStore, watchChanges, type PgChangeNotice, type PgSession } from "./postgres/index.ts";
 import { SingleNodeCluster } from "./single-node.ts";
 import { readPgMigrations } from "./postgres/migrate.ts";
 import type { PgOptions } from "./postgres/session.ts";
@@ -51,6 +52,8 @@ export interface Engine {
   readonly store: RuntimeHost;
   /** Several nodes on one database (docs/architecture.md#several-nodes): PostgreSQL's rows; SQLite's single node. */
   readonly cluster: ClusterStore;
+  /** Answers to asks that crossed nodes (PostgreSQL's actor_replies); null on SQLite, whose answers stay in memory. */
+  readonly replies: ReplyStore | null;
   /**
    * Wake-up hints from other processes' commits (new mailbox rows, events, replies): PostgreSQL's LISTEN/NOTIFY; null on
    * SQLite (one process serves a file). Only hints: the runtime and the event stream poll as well.
@@ -131,6 +134,7 @@ export function sqliteEngine(storage: Storage): Engine {
     where: storage.path,
     store: storage,
     cluster: new SingleNodeCluster(),
+    replies: null,
     wakeups: null,
     sqlite: storage,
     repositories: (keys) => createRepositories(storage, keys),
@@ -148,6 +152,7 @@ export function pgEngine(session: PgSession, url: string, notice?: PgChangeNotic
     where: `PostgreSQL at ${databaseTarget(url)}`,
     store: session,
     cluster: new PgClusterStore(session),
+    replies: new PgReplyStore(session),
     wakeups: notice ?? null,
     sqlite: null,
     repositories: (keys) => createPgRepositories(session, keys),

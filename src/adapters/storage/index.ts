@@ -10,7 +10,7 @@ import { attachSearch, reconcile, searchFilePath } from "./search-index.ts";
 import { readMeta, recordMetaOnce } from "./meta.ts";
 import { statementCache } from "./statements.ts";
 import { beaconPath, openBeacon, type ChangeBeacon } from "./change-beacon.ts";
-import { checkoutMigrationsFolder, defaultSource, folderSource, loadMigrations } from "./migrations.ts";
+import { checkoutMigrationsFolder, defaultSource, folderSource, loadMigrations, schemaTooNewMessage } from "./migrations.ts";
 
 import { StorageHealth, storeFault } from "./faults.ts";
 import { ConnectionGate } from "./gate.ts";
@@ -418,14 +418,53 @@ function makeStorage(path: string, client: SqlClient, beacon?: ChangeBeacon, hea
 
 /** Applies pending migrations from `folder`, or by default from the checkout (source) or the executable (embedded). */
 export function migrate(storage: Storage, folder?: string): void {
+  let source;
   let migrations;
   try {
-    migrations = loadMigrations(folder ? folderSource(folder) : defaultSource());
+    source = folder ? folderSource(folder) : defaultSource();
+    migrations = loadMigrations(source);
   } catch (e) {
     throw new StorageError((e as Error).message);
   }
+  const entries = source.journal.entries;
+  refuseNewerSqlite(storage.client, storage.path, entries);
   const d = (storage.db as unknown as { dialect: SQLiteSyncDialect; session: unknown });
   d.dialect.migrate(migrations, d.session as never, { migrationsFolder: folder ?? "" });
+  recordTags(storage, entries);
+}
+
+/** Whether drizzle's table of applied migrations exists, and whether it has the `tag` column (0025 on). */
+function migrationTable(client: SqlClient): { exists: boolean; tags: boolean } {
+  const cols = client.prepare("SELECT name FROM pragma_table_info('__drizzle_migrations')").all() as { name: string }[];
+  return { exists: cols.length > 0, tags: cols.some((c) => c.name === "tag") };
+}
+
+/**
+ * A database a newer Caravan migrated (an applied migration after this build's newest journal time) is refused before
+ * anything runs: drizzle would apply nothing and this build would run on a schema it does not know. The refusal names
+ * the newest applied migration by its tag (recorded since 0025) or, failing that, its journal time.
+ */
+export function refuseNewerSqlite(client: SqlClient, where: string, entries: { when: number; tag: string }[] = defaultSource().journal.entries): void {
+  const table = migrationTable(client);
+  if (!table.exists) return;
+  const newest = entries.reduce((a, e) => Math.max(a, e.when), 0);
+  const row = client
+    .prepare(`SELECT created_at AS at, ${table.tags ? "tag" : "NULL AS tag"} FROM __drizzle_migrations WHERE created_at > ? ORDER BY created_at DESC LIMIT 1`)
+    .get(newest) as { at: number; tag: string | null } | undefined;
+  if (!row) return;
+  const theirs = row.tag ?? `one of ${new Date(Number(row.at)).toISOString()}`;
+  throw new StorageError(schemaTooNewMessage("SQLite", where, theirs, entries.at(-1)?.tag));
+}
+
+/** Writes each applied migration's tag beside its row (drizzle records only the hash and the journal time). */
+function recordTags(storage: Storage, entries: { when: number; tag: string }[]): void {
+  if (!migrationTable(storage.client).tags) return;
+  const missing = storage.client.prepare("SELECT count(*) AS n FROM __drizzle_migrations WHERE tag IS NULL").get() as { n: number };
+  if (Number(missing.n) === 0) return;
+  const set = storage.client.prepare("UPDATE __drizzle_migrations SET tag = ? WHERE created_at = ? AND tag IS NULL");
+  storage.tx(() => {
+    for (const e of entries) set.run(e.tag, e.when);
+  });
 }
 
 /** Where the database is and how it is opened, from the environment (the server, the CLI and the tests read it alike). */

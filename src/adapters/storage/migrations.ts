@@ -105,6 +105,15 @@ export function loadMigrations(source: MigrationSource): MigrationMeta[] {
   });
 }
 
+/**
+ * The refusal of a database whose schema is newer than this build's (docs/operations.md#upgrading-several-nodes): one
+ * line naming the newest migration the database has, the newest this build knows, and what to do. A node of the
+ * previous version must never run on a schema it does not know; during a rolling upgrade it is the one to replace.
+ */
+export function schemaTooNewMessage(engine: "SQLite" | "PostgreSQL", where: string, theirs: string, ours: string | undefined): string {
+  return `${where}: the ${engine} schema is newer than this Caravan knows: the database has migration ${theirs}, this build's newest is ${ours ?? "(none)"}; run the Caravan version that migrated it (or a newer one), or restore a backup taken before that upgrade`;
+}
+
 /** The newest migration this build knows (for `caravan --version`). */
 export function newestMigration(): string | undefined {
   return (bundledJournal as Journal).entries.at(-1)?.tag;

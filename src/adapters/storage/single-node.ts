@@ -47,4 +47,9 @@ export class SingleNodeCluster implements ClusterStore {
   async fence(_nodeId: string, held: Lease[]): Promise<Set<number>> {
     return new Set(held.map((l) => l.shard));
   }
+
+  /** No node registered in this process: nothing holds the shard (another process never shares this store). */
+  async claimUnheld(): Promise<boolean> {
+    return this.node === null;
+  }
 }

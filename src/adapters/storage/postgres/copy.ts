@@ -18,7 +18,7 @@ import { StorageError } from "../../../ports/store.ts";
 import { identityContext } from "../../../domain/identity.ts";
 import type { MasterKey } from "../../crypto/master-key.ts";
 import { Sealer } from "../../crypto/envelope.ts";
-import { openClient } from "../index.ts";
+import { openClient, refuseNewerSqlite } from "../index.ts";
 import { backupDatabase } from "../backup.ts";
 import { migratePg } from "./migrate.ts";
 import { openPostgres } from "./index.ts";
@@ -166,6 +166,8 @@ export async function migrateToPostgres(o: MigrateToOptions): Promise<MigrateToR
     const backup = await backupDatabase({ dbPath: o.dbPath, to: o.backupTo ?? join(`${o.dbPath}.before-postgres-${stamp}.db`), busyTimeoutMs: o.busyTimeoutMs, clock });
     const client = await openClient(backup.file);
     try {
+      // A source a newer Caravan migrated has columns and tables this build's PostgreSQL schema lacks.
+      refuseNewerSqlite(client, o.dbPath);
       const lite = sqliteTables(client);
       const out = await session.transaction(async () => {
         await migratePg(session);

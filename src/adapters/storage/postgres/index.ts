@@ -11,6 +11,7 @@ export { maskDatabaseUrl, databaseTarget, type PgSession } from "./session.ts";
 export { createPgRepositories } from "./repositories.ts";
 export { watchChanges, type PgChangeNotice } from "./notice.ts";
 export { PgClusterStore } from "./repos/cluster.ts";
+export { PgReplyStore } from "./repos/replies.ts";
 
 /** The oldest PostgreSQL major Caravan runs on. */
 export const MIN_POSTGRES_MAJOR = 15;
@@ -45,7 +46,7 @@ export async function openPostgres(url: string, o: OpenPostgresOptions = {}): Pr
       throw new StorageError(
         `PostgreSQL database at ${databaseTarget(url)} has collation ${info.collate} and character type ${info.ctype}; Caravan needs C for both (byte order and ASCII case folding, as SQLite): CREATE DATABASE … TEMPLATE template0 LOCALE 'C' ENCODING 'UTF8'`,
       );
-    if (o.migrate !== false) await migratePg(session, o.migrationsFolder);
+    if (o.migrate !== false) await migratePg(session, o.migrationsFolder, `PostgreSQL at ${databaseTarget(url)}`);
   } catch (e) {
     await session.close().catch(() => {});
     if (e instanceof StorageError) throw e;

@@ -5,7 +5,7 @@
 // the second waits for the first and then finds it applied. Read from the checkout's folder, or from the copies
 // embedded in the single executable (../migrations.ts, as SQLite's are).
 import { StorageError } from "../../../ports/store.ts";
-import { defaultSource, folderSource, MigrationSourceError, type MigrationSource } from "../migrations.ts";
+import { defaultSource, folderSource, MigrationSourceError, schemaTooNewMessage, type MigrationSource } from "../migrations.ts";
 import type { PgSession } from "./session.ts";
 
 /** An arbitrary constant: the advisory lock key Caravan's migrations take. */
@@ -22,8 +22,18 @@ export function readPgMigrations(source: MigrationSource): { tag: string; statem
     });
 }
 
+/**
+ * A database migrated by a newer Caravan (a recorded tag this build does not carry) is refused before anything is
+ * applied: this build would run on a schema it does not know. Tags begin with their number, so the greatest unknown
+ * tag is the newest.
+ */
+async function refuseNewer(session: PgSession, known: string[], where: string): Promise<void> {
+  const rows = await session.q<{ tag: string }>("SELECT tag FROM caravan_migrations WHERE NOT (tag = ANY($1::text[])) ORDER BY tag DESC LIMIT 1", [known]);
+  if (rows.length > 0) throw new StorageError(schemaTooNewMessage("PostgreSQL", where, rows[0]!.tag, known.at(-1)));
+}
+
 /** Applies what the database has not applied yet (from `folder`, else the default source); answers the tags applied now. */
-export async function migratePg(session: PgSession, folder?: string): Promise<string[]> {
+export async function migratePg(session: PgSession, folder?: string, where = "the PostgreSQL database"): Promise<string[]> {
   let migrations: { tag: string; statements: string[] }[];
   try {
     migrations = readPgMigrations(folder ? folderSource(folder) : defaultSource("postgres"));
@@ -32,6 +42,7 @@ export async function migratePg(session: PgSession, folder?: string): Promise<st
     throw e;
   }
   await session.q("CREATE TABLE IF NOT EXISTS caravan_migrations (tag text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())");
+  await refuseNewer(session, migrations.map((m) => m.tag), where);
   const applied: string[] = [];
   for (const m of migrations) {
     const done = await session.transaction(async () => {
