@@ -11,6 +11,7 @@ import process from "node:process";
 import { dirname, join, resolve } from "node:path";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { spawn } from "node:child_process";
+import { SHARDS } from "./ports/cluster.ts";
 import { tmpdir } from "node:os";
 import { startService, type RunningService } from "./services.ts";
 import { startProviderBPeer, type ProviderBPeer } from "./sandbox/provider_b/index.ts";
@@ -242,6 +243,12 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
       },
     );
     nodes.push({ id: NODE_IDS[1], url: child.url, pid: child.pid, served: {} });
+    // Within two ticks of the second node's join this one gives back its share of the shards. The demo begins once
+    // it has, so that no transfer's actor is moved in the middle of a provider call (the new holder would take that
+    // call as cut off by a crash: its outcome unknown, the transfer failed).
+    const share = Math.ceil(SHARDS / nodes.length);
+    for (let waited = 0; service.node && (service.node.nodeCount() < nodes.length || service.node.leases().length > share) && waited < 60_000; waited += 100)
+      await new Promise((r) => setTimeout(r, 100));
   }
   const first = nodes[0];
   const other = nodes[nodes.length - 1];
