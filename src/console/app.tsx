@@ -148,12 +148,22 @@ export function App({ client, connect, noColor = false, initial = "overview", sa
   // Events: bump the topic's counter (throttled by the screens' reloads).
   useEffect(() => {
     if (!connect) return setStream({ kind: "polling", reason: "stream off" });
+    let wasOffline = false;
     const s = connect(
       (e) => {
         const topic = e.type.split(".")[0];
         setTicks((t) => ({ ...t, [topic]: (t[topic] ?? 0) + 1, ...(topic === "compliance" ? { transfer: (t.transfer ?? 0) + 1 } : {}) }));
       },
-      setStream,
+      (state) => {
+        setStream(state);
+        // Live again after the server (or, with several nodes, the node) was lost: every screen reloads once, which
+        // also moves the API client on to a node that answers.
+        if (state.kind === "offline") wasOffline = true;
+        else if (state.kind === "live" && wasOffline) {
+          wasOffline = false;
+          setTicks((t) => ({ ...t, reload: (t.reload ?? 0) + 1 }));
+        }
+      },
     );
     return () => s.stop();
   }, [connect]);

@@ -32,6 +32,16 @@ const seed = randomSeedBase64();
 /** Whether the screen names the node at `url` (host:port, not a longer port that begins with it). */
 const names = (s: string, url: string) => new RegExp(`${url.replace("http://", "").replace(/\./g, "\\.")}(?!\\d)`).test(s);
 
+/** The open case linked to transfer `id`, once the case's actor has opened it (asked of node `call`'s server). */
+async function caseOf(call: typeof callB, id: string): Promise<{ id: string }> {
+  for (;;) {
+    const cases = await call("/api/v2/cases?status=open&hasTransfer=true", { key: owner.key });
+    const c = (cases.body.data as { id: string; transferIds: string[] }[]).find((x) => x.transferIds.includes(id));
+    if (c) return c;
+    await Bun.sleep(50);
+  }
+}
+
 async function transferState(id: string): Promise<string> {
   const r = await A.call(`/api/v2/transfers/${id}`, { key: owner.key });
   expect(r.status).toBe(200);
@@ -96,8 +106,7 @@ describe("caravan console with two nodes (--url <node b>,<node a>)", () => {
     expect(JSON.parse(/^data: (.*)$/m.exec(block)![1]!).data.id).toBe(id);
     for (let i = 0; i < 300 && (await transferState(id)) !== "held"; i++) await Bun.sleep(20);
     // Its case resolved on node b through the API: it leaves held (the next test starts from an empty held list).
-    const cases = await callB("/api/v2/cases?status=open&hasTransfer=true", { key: owner.key });
-    const c = cases.body.data.find((x: { transferIds: string[] }) => x.transferIds.includes(id));
+    const c = await caseOf(callB, id);
     expect((await callB(`/api/v2/cases/${c.id}/resolve`, { method: "POST", key: owner.key, json: { resolution: "approved", resolutionNote: "cleared" } })).status).toBe(200);
     for (let i = 0; i < 300 && (await transferState(id)) === "held"; i++) await Bun.sleep(20);
     expect(await transferState(id)).not.toBe("held");
@@ -113,8 +122,7 @@ describe("caravan console with two nodes (--url <node b>,<node a>)", () => {
   });
 
   test("its case resolved on node a: node b's console shows it leave held within 10 s", async () => {
-    const cases = await A.call("/api/v2/cases?status=open&hasTransfer=true", { key: owner.key });
-    const c = cases.body.data.find((x: { transferIds: string[] }) => x.transferIds.includes(heldId));
+    const c = await caseOf(A.call, heldId);
     const r = await A.call(`/api/v2/cases/${c.id}/resolve`, { method: "POST", key: owner.key, json: { resolution: "approved", resolutionNote: "cleared on node a" } });
     expect(r.status).toBe(200);
     await until("officer", (s) => s.includes("no held transfers"), 10_000);
