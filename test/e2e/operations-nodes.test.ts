@@ -44,8 +44,9 @@ for (const l of lines) {
 /** `A=1 B=2 caravan serve &` lines, in order: each node's own settings. */
 const serveLines = lines.filter((l) => /\bcaravan serve &$/.test(l));
 const own = serveLines.map((l) => Object.fromEntries([...l.split("caravan serve")[0]!.matchAll(/([A-Z_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!])));
-const haproxyConfig = blocks("haproxy")[0];
-const [registrySql, unheldSql, epochSql] = blocks("sql");
+/** The HAProxy configuration and the SQL queries are `text` blocks (the docs test runs only shell blocks). */
+const haproxyConfig = blocks("text").find((b) => b.includes("\nbackend nodes\n"));
+const [registrySql, unheldSql, epochSql] = blocks("text").filter((b) => b.startsWith("SELECT "));
 
 const hasHaproxy = Bun.spawnSync(["sh", "-c", "command -v haproxy"]).exitCode === 0;
 if (!hasHaproxy) console.warn("operations-nodes: no haproxy binary (Debian package haproxy; scripts/test.sh installs it): the load balancer's tests are skipped");
@@ -184,6 +185,7 @@ afterAll(async () => {
 
 describe("docs/operations.md: Running several nodes, as written, on loopback", () => {
   test("the page's lines: every node given the same database, key directory and lease time, each its own port and node ID", () => {
+    expect([haproxyConfig !== undefined, registrySql !== undefined, unheldSql !== undefined, epochSql !== undefined]).toEqual([true, true, true, true]);
     expect(Object.keys(shared).sort()).toEqual(["CARAVAN_DATABASE_URL", "CARAVAN_DB", "CARAVAN_LEASE_MS", "CARAVAN_TRUSTED_PROXIES"]);
     expect(serveLines.length).toBe(3);
     expect(own.map((o) => Object.keys(o).sort())).toEqual([0, 1, 2].map(() => ["CARAVAN_NODE_ID", "PORT"]));
