@@ -6,7 +6,8 @@ import { listen, type RunningServer } from "./adapters/server/index.ts";
 import { createLogger, type Logger, type LogLevel } from "./adapters/log.ts";
 import { ActorRuntime } from "./actors/runtime.ts";
 import { ClusterNode, clusterNodeOptionsFromEnv } from "./actors/placement.ts";
-import { DuplicateNodeError } from "./ports/cluster.ts";
+import { DuplicateNodeError, type Wakeups } from "./ports/cluster.ts";
+import type { StreamRegistry } from "./ports/event-streams.ts";
 import { parseSweepSchedule, SweepScheduleError, type SweepSchedule } from "./actors/timers.ts";
 import { createApp } from "./http/app.ts";
 import { RateLimiter } from "./http/ratelimit.ts";
@@ -129,6 +130,10 @@ export interface Services {
   readonly cursorKey: Uint8Array;
   /** The live stream's event IDs: the shared sequence enciphered per company and environment. */
   readonly eventIds: EventIds;
+  /** Hints of commits by other nodes (PostgreSQL's LISTEN/NOTIFY); null on SQLite. */
+  readonly wakeups?: Wakeups | null;
+  /** Every node's open event streams, for the stream caps (PostgreSQL, once this process is a node); null on SQLite. */
+  readonly streamRegistry?: StreamRegistry | null;
   /** Dead letters' IDs as a company sees them: the shared mailbox number enciphered per company and environment. */
   readonly deadLetterIds: EventIds;
   readonly nameIndexKey: Uint8Array;
@@ -631,6 +636,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     cursorKey: masterKey.derive("cursor"),
     eventIds: new EventIds(masterKey.derive("event-ids")),
     deadLetterIds: new EventIds(masterKey.derive("dead-letter-ids")),
+    wakeups: engine.wakeups,
+    streamRegistry: node ? engine.streams(node) : null,
     nameIndexKey: masterKey.derive("name-index"),
     providers: noProviders,
     connectionTester: defaultTester,

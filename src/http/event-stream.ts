@@ -1,5 +1,6 @@
 // The live event stream's fan-out (issue 18): reads the events table once for all clients, each client's backlog in pages,
-// writes SSE frames into a bounded per-client queue, heartbeats, and closes slow, revoked or shut-down streams.
+// writes SSE frames into a bounded per-client queue, heartbeats, and closes slow, revoked or shut-down streams. With
+// several nodes (docs/events.md#several-nodes) it also wakes on other nodes' commits and counts its caps over every node.
 // Slow means two things together: more than `bufferBytes` waiting for the connection, and nothing taken from the queue for
 // `slowMs`. A client over its buffer that still reads is paced from the table instead (never cut for a busy machine).
 import { eventBody } from "../domain/webhooks.ts";
@@ -9,6 +10,8 @@ import type { Logger } from "../adapters/log.ts";
 import type { EventRecord, EventRepository, TailEvent } from "../ports/events.ts";
 import { pushStream, type PushSink } from "../adapters/server/push-stream.ts";
 import type { EventIds } from "../adapters/crypto/event-ids.ts";
+import type { StreamCapReached, StreamRegistry } from "../ports/event-streams.ts";
+import type { WakeTopic } from "../ports/cluster.ts";
 
 export interface StreamOwner {
   companyId: string;
@@ -33,6 +36,8 @@ interface Client {
   /** The response body it is written into (Bun's direct stream when Bun.serve sends it, else a standard stream). */
   sink: PushSink;
   done: boolean;
+  /** Its row in the registry of every node's streams (several nodes), removed when it ends; null on one node. */
+  slot: string | null;
   /** Bytes ever queued for this client; minus what is still queued, what its connection has taken. */
   queued: number;
   /** Set when the client fell behind (its queue passed `bufferBytes`): what it has taken then, and when it last took any. */
@@ -41,6 +46,13 @@ interface Client {
 
 export class StreamRefused extends Error {
   override name = "StreamRefused";
+}
+
+/** The refusal's words for a cap met: which cap, how many streams hold it, and the cap. */
+function refusal(r: StreamCapReached, environment: Environment): string {
+  if (r.cap === "key") return `${r.held} streams are open for this API key (at most ${r.max})`;
+  if (r.cap === "environment") return `${r.held} streams are open for this company's ${environment} environment (at most ${r.max})`;
+  return `${r.held} streams are open for this company (at most ${r.max})`;
 }
 
 const encoder = new TextEncoder();
@@ -66,7 +78,11 @@ export class EventStreamHub {
   /** The read of the tail's position under way, shared by the streams that open meanwhile. */
   private positioning: Promise<void> | null = null;
   private timers: ReturnType<typeof setInterval>[] = [];
-  private unlisten: (() => void) | null = null;
+  private unlisten: (() => void)[] = [];
+  /** Registry slots of streams that ended whose removal has not succeeded yet (retried: never counted for ever). */
+  private readonly unreleased = new Set<string>();
+  private releasing: Promise<void> | null = null;
+  private releaseRetry: ReturnType<typeof setTimeout> | undefined;
   private pumping = false;
   private scheduled = false;
   private again = false;
@@ -79,6 +95,13 @@ export class EventStreamHub {
       /** The events port (the composition root's): read once per page for every client. */
       events: EventRepository;
       onEvent: (fn: (seq: number) => void) => () => void;
+      /**
+       * Several nodes: hints that a commit of any node (this one included) wrote events, so that a stream here follows
+       * another node's events at once rather than at the next poll (only a hint: the poll stays). Null on one node.
+       */
+      wakeups?: { on(topic: WakeTopic, fn: (payload: string | null) => void): () => void } | null;
+      /** Several nodes: every node's open streams, counted for the caps. Null on one node (the counts here are the service's). */
+      registry?: StreamRegistry | null;
       /** false once the service is stopping: every stream ends so that the server can stop. */
       ready: () => boolean;
       logger: Logger;
@@ -126,22 +149,37 @@ export class EventStreamHub {
   /**
    * Opens a stream for `owner`, after `resumeAfter` (the client's Last-Event-ID) or from now (null).
    * Throws StreamRefused when the key, the company's environment or the company already holds its maximum of open
-   * streams (100, 400 and 500 by default): one key cannot take every slot of its company. `request`: the stream's
+   * streams (100, 400 and 500 by default): one key cannot take every slot of its company. With a registry (several
+   * nodes) those are every node's open streams; without, this process's. `request`: the stream's
    * request, so that a body Bun.serve sends is its direct stream (src/adapters/server/push-stream.ts).
    */
   async openStream(owner: StreamOwner, resumeAfter: number | null, request?: Request): Promise<ReadableStream<Uint8Array>> {
-    // The tail's position first (the first stream after none was open); everything after runs in one turn, so the
-    // caps below count every stream opened before this one.
-    if (!this.positioned) await this.readPosition();
     const { settings } = this.deps;
+    // Several nodes: the registry counts every node's streams and takes this one's place (or refuses) first.
+    const slot = this.deps.registry ? await this.takeSlot(this.deps.registry, owner) : null;
+    // The tail's position (the first stream after none was open); everything after runs in one turn, so on one node
+    // the caps below count every stream opened before this one.
+    try {
+      if (!this.positioned) await this.readPosition();
+    } catch (e) {
+      if (slot !== null) this.release(slot);
+      throw e;
+    }
     const byKey = this.perKey.get(owner.keyId) ?? 0;
-    if (byKey >= settings.maxPerKey) throw new StreamRefused(`${byKey} streams are open for this API key (at most ${settings.maxPerKey})`);
     const key = `${owner.companyId}|${owner.environment}`;
-    const inEnvironment = this.byTenant.get(key)?.size ?? 0;
-    if (inEnvironment >= settings.maxPerEnvironment)
-      throw new StreamRefused(`${inEnvironment} streams are open for this company's ${owner.environment} environment (at most ${settings.maxPerEnvironment})`);
     const held = this.perCompany.get(owner.companyId) ?? 0;
-    if (held >= settings.maxPerCompany) throw new StreamRefused(`${held} streams are open for this company (at most ${settings.maxPerCompany})`);
+    if (slot === null) {
+      const inEnvironment = this.byTenant.get(key)?.size ?? 0;
+      const reached: StreamCapReached | null =
+        byKey >= settings.maxPerKey
+          ? { cap: "key", held: byKey, max: settings.maxPerKey }
+          : inEnvironment >= settings.maxPerEnvironment
+            ? { cap: "environment", held: inEnvironment, max: settings.maxPerEnvironment }
+            : held >= settings.maxPerCompany
+              ? { cap: "company", held, max: settings.maxPerCompany }
+              : null;
+      if (reached) throw new StreamRefused(refusal(reached, owner.environment));
+    }
     if (this.count === 0) this.start();
     const client: Client = {
       owner,
@@ -150,6 +188,7 @@ export class EventStreamHub {
       cursor: resumeAfter ?? this.position,
       live: resumeAfter === null || resumeAfter >= this.position,
       sink: undefined as never,
+      slot,
       done: false,
       queued: 0,
       behind: null,
@@ -176,6 +215,56 @@ export class EventStreamHub {
     );
   }
 
+  /**
+   * Registers the stream with every node's (StreamRefused at a cap: nothing registered). The slots of streams that ended
+   * and are still registered (a removal that failed) go first, so they never count against this one.
+   */
+  private async takeSlot(registry: StreamRegistry, owner: StreamOwner): Promise<string> {
+    if (this.unreleased.size > 0) await this.flushReleases();
+    const { settings } = this.deps;
+    const id = crypto.randomUUID();
+    const reached = await registry.open(
+      { id, keyId: owner.keyId, companyId: owner.companyId, environment: owner.environment },
+      { perKey: settings.maxPerKey, perEnvironment: settings.maxPerEnvironment, perCompany: settings.maxPerCompany },
+      this.now(),
+    );
+    if (reached) throw new StreamRefused(refusal(reached, owner.environment));
+    return id;
+  }
+
+  /** A stream's slot is given back (at once, off the caller's turn; retried until the registry takes it). */
+  private release(slot: string): void {
+    this.unreleased.add(slot);
+    void this.flushReleases();
+  }
+
+  private flushReleases(): Promise<void> {
+    const registry = this.deps.registry;
+    if (!registry || this.unreleased.size === 0) return Promise.resolve();
+    this.releasing ??= (async () => {
+      const ids = [...this.unreleased];
+      try {
+        await registry.close(ids);
+        for (const id of ids) this.unreleased.delete(id);
+      } catch (e) {
+        // The rows stay counted until a retry removes them (or this node's membership ends): retry after a heartbeat.
+        this.deps.logger("warn", "event stream slots not released yet", { streams: ids.length, error: String(e) });
+        if (this.releaseRetry === undefined) {
+          this.releaseRetry = setTimeout(() => {
+            this.releaseRetry = undefined;
+            void this.flushReleases();
+          }, this.deps.settings.heartbeatMs);
+          (this.releaseRetry as { unref?: () => void }).unref?.();
+        }
+      } finally {
+        this.releasing = null;
+      }
+      // Slots of streams that ended during the removal.
+      if (this.unreleased.size > 0 && this.releaseRetry === undefined) await this.flushReleases();
+    })();
+    return this.releasing;
+  }
+
   /** Reads the tail's position: the newest seq now (events before it are no live stream's to send). */
   private readPosition(): Promise<void> {
     this.positioning ??= this.log.newestSeq().then(
@@ -193,7 +282,9 @@ export class EventStreamHub {
   }
 
   private start(): void {
-    this.unlisten = this.deps.onEvent(() => this.wake());
+    this.unlisten.push(this.deps.onEvent(() => this.wake()));
+    // Another node's commits (and this one's, a moment after onEvent); `null` after a gap in the hints: look now.
+    if (this.deps.wakeups) this.unlisten.push(this.deps.wakeups.on("events", () => this.wake()));
     this.timers.push(setInterval(() => this.tick(), this.deps.settings.pollMs));
     this.timers.push(setInterval(() => this.heartbeat(), this.deps.settings.heartbeatMs));
   }
@@ -201,8 +292,7 @@ export class EventStreamHub {
   private stopTimers(): void {
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
-    this.unlisten?.();
-    this.unlisten = null;
+    for (const off of this.unlisten.splice(0)) off();
     // No stream follows the tail any more: the next one to open reads where it is then.
     this.positioned = false;
   }
@@ -447,6 +537,7 @@ export class EventStreamHub {
     if (byKey <= 0) this.perKey.delete(c.owner.keyId);
     else this.perKey.set(c.owner.keyId, byKey);
     this.count--;
+    if (c.slot !== null) this.release(c.slot);
     if (this.count === 0) this.stopTimers();
   }
 }

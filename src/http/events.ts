@@ -9,6 +9,8 @@ import type { Logger } from "../adapters/log.ts";
 import type { EventRepository } from "../ports/events.ts";
 import type { TenancyRepository } from "../ports/tenancy.ts";
 import type { EventIds } from "../adapters/crypto/event-ids.ts";
+import type { Wakeups } from "../ports/cluster.ts";
+import type { StreamRegistry } from "../ports/event-streams.ts";
 import { authenticate, resolveCompany, type AuthContext } from "./auth.ts";
 import { EventStreamHub, StreamRefused } from "./event-stream.ts";
 import type { ApiKit, RouteContext, RouteSpec } from "./kit.ts";
@@ -18,6 +20,10 @@ export interface EventRouteDeps {
   /** The events port, from the composition root (the stream reads the shared sequence through it). */
   repositories: { readonly events: EventRepository };
   runtime: { onEvent(fn: (seq: number) => void): () => void };
+  /** Several nodes (PostgreSQL): hints of other nodes' commits; absent or null on one node (SQLite). */
+  wakeups?: Wakeups | null;
+  /** Several nodes (PostgreSQL): every node's open streams, for the caps; absent or null on one node (SQLite). */
+  streamRegistry?: StreamRegistry | null;
   tenancy: TenancyRepository;
   log: Logger;
   ready(): boolean;
@@ -65,6 +71,8 @@ export function eventRoutes(kit: ApiKit, deps: EventRouteDeps) {
   const hub = new EventStreamHub({
     events: deps.repositories.events,
     onEvent: (fn) => deps.runtime.onEvent(fn),
+    wakeups: deps.wakeups ?? null,
+    registry: deps.streamRegistry ?? null,
     ready: () => deps.ready(),
     logger: deps.log,
     settings,

@@ -2,7 +2,8 @@
 // an actor, sent to the node that does NOT hold the actor, answers exactly as the same request sent to the holder
 // (status and body, identifiers and times aside); a repeat of an Idempotency-Key on the other node answers the same;
 // a transfer's events are the same, in the same order; the CLI's commands are handled by a running node (its answer
-// comes back as a row for the CLI), with a clear message when no node answers, and here when no node runs.
+// comes back as a row for the CLI), with a clear message when no node answers, and here when no node runs. The nodes
+// poll their mailbox once a minute, longer than an ask waits: what crosses nodes is found through the wake-up hints.
 import { test, expect, setDefaultTimeout, beforeAll, afterAll } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -97,8 +98,12 @@ beforeAll(async () => {
   await sql.unsafe(`CREATE TABLE seen_replies (node_id text, at timestamptz DEFAULT clock_timestamp());
     CREATE FUNCTION keep_reply() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO seen_replies (node_id) VALUES (NEW.node_id); RETURN NULL; END; $$;
     CREATE TRIGGER keep_reply AFTER INSERT ON actor_replies FOR EACH ROW EXECUTE FUNCTION keep_reply();`);
-  nodes["node-a"] = await startServer({ ...env, CARAVAN_NODE_ID: "node-a" }, { timeoutMs: 60_000 });
-  nodes["node-b"] = await startServer({ ...env, CARAVAN_NODE_ID: "node-b" }, { timeoutMs: 60_000 });
+  // The runtime polls once a minute (an ask waits 15 s): a request for the other node's actor is handled because the holder is woken by
+  // the mailbox hint, and its answer taken because the asker is woken by the replies hint (a lost hint would show as
+  // a 503 after the ask's 15 s, not as a slow pass).
+  const slow = { CARAVAN_ACTOR_POLL_MS: "60000" };
+  nodes["node-a"] = await startServer({ ...env, ...slow, CARAVAN_NODE_ID: "node-a" }, { timeoutMs: 60_000 });
+  nodes["node-b"] = await startServer({ ...env, ...slow, CARAVAN_NODE_ID: "node-b" }, { timeoutMs: 60_000 });
   // Each takes its share within a few ticks (a third of the lease time each).
   for (;;) {
     const shares = await sql<{ node_id: string; n: number }[]>`SELECT node_id, count(*)::int AS n FROM shard_leases WHERE expires_at > ${Date.now()} GROUP BY node_id ORDER BY node_id`;

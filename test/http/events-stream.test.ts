@@ -12,6 +12,7 @@ import { runCliInProcess } from "../support/cli.ts";
 import { apiClient, expectError, ISO_MS } from "../support/api.ts";
 import { CASE_EVENT_FIELDS, TRANSFER_EVENT_FIELDS } from "../../src/domain/webhooks.ts";
 import { eventIdsFor, type TenantEventIds } from "../support/event-ids.ts";
+import { SseStream as Stream } from "../support/sse-client.ts";
 
 // Servers and child processes on a shared 2-core machine: a hang guard, not a timing assertion.
 setDefaultTimeout(60_000);
@@ -44,82 +45,6 @@ let customerLive: string;
 let ev: TenantEventIds;
 let evLive: TenantEventIds;
 const seqOf = (id: string) => ev.seqOf(id);
-
-interface Message {
-  id: string;
-  event: string;
-  data: any;
-}
-
-/** An SSE client over fetch: parses messages and comments as they arrive. */
-class Stream {
-  messages: Message[] = [];
-  comments: string[] = [];
-  ended = false;
-  private buf = "";
-  private waiters: (() => void)[] = [];
-  private constructor(
-    readonly res: Response,
-    private readonly abort: AbortController,
-  ) {
-    void this.read();
-  }
-
-  static async open(key: Key, o: { lastEventId?: string; query?: string } = {}): Promise<Stream> {
-    const abort = new AbortController();
-    const headers: Record<string, string> = { "x-api-key": key.key, accept: "text/event-stream" };
-    if (o.lastEventId !== undefined) headers["last-event-id"] = o.lastEventId;
-    const res = await fetch(`${S.url}/api/v2/events/stream${o.query ? `?${o.query}` : ""}`, { headers, signal: abort.signal });
-    if (res.status !== 200) throw new Error(`stream refused: ${res.status} ${await res.text()}`);
-    return new Stream(res, abort);
-  }
-
-  private async read() {
-    const dec = new TextDecoder();
-    try {
-      for await (const chunk of this.res.body as ReadableStream<Uint8Array>) {
-        this.buf += dec.decode(chunk, { stream: true });
-        // One pass over the chunk (no copy of the rest per message: a page of 200 events is one chunk).
-        let from = 0;
-        let i: number;
-        while ((i = this.buf.indexOf("\n\n", from)) >= 0) {
-          const block = this.buf.slice(from, i);
-          from = i + 2;
-          const m: Partial<Message> = {};
-          for (const line of block.split("\n")) {
-            if (line.startsWith(":")) this.comments.push(line.slice(1).trim());
-            else if (line.startsWith("id: ")) m.id = line.slice(4);
-            else if (line.startsWith("event: ")) m.event = line.slice(7);
-            else if (line.startsWith("data: ")) m.data = JSON.parse(line.slice(6));
-          }
-          if (m.id !== undefined) this.messages.push(m as Message);
-        }
-        this.buf = this.buf.slice(from);
-        this.notify();
-      }
-    } catch {
-      // aborted
-    }
-    this.ended = true;
-    this.notify();
-  }
-
-  private notify() {
-    for (const w of this.waiters.splice(0)) w();
-  }
-
-  /** Waits (hang guard only) until `cond` holds over what arrived. */
-  async until(cond: (s: Stream) => boolean): Promise<void> {
-    while (!cond(this)) {
-      if (this.ended) throw new Error(`stream ended; got ${this.messages.length} messages`);
-      await new Promise<void>((r) => this.waiters.push(r));
-    }
-  }
-
-  close() {
-    this.abort.abort();
-  }
-}
 
 const sql = <T>(fn: (d: Database) => T): T => withDb(db, fn);
 
@@ -209,7 +134,7 @@ afterAll(async () => {
 
 describe("messages", () => {
   test("200 text/event-stream; each message is id <the company's ID of its seq>, event <type>, data the webhook body {event, timestamp, data} with exactly the Part 2 fields", async () => {
-    const s = await Stream.open(owner);
+    const s = await Stream.open(S.url, owner);
     expect(s.res.headers.get("content-type")).toStartWith("text/event-stream");
     expect(s.res.headers.get("cache-control")).toBe("no-store");
     const before = newestSeq();
@@ -232,7 +157,7 @@ describe("messages", () => {
   });
 
   test("heartbeat: a `: ping` comment line arrives while nothing happens (interval from CARAVAN_STREAM_HEARTBEAT_MS)", async () => {
-    const s = await Stream.open(owner);
+    const s = await Stream.open(S.url, owner);
     await s.until((x) => x.comments.includes("ping"));
     expect(s.messages).toEqual([]);
     s.close();
@@ -242,7 +167,7 @@ describe("messages", () => {
 describe("resume with Last-Event-ID", () => {
   test("after a disconnect, resuming from the last id received loses nothing and repeats nothing", async () => {
     const start = newestSeq();
-    const a = await Stream.open(owner);
+    const a = await Stream.open(S.url, owner);
     await createTransfer();
     await createTransfer();
     await a.until((x) => x.messages.some((m) => m.event === "transfer.created"));
@@ -253,7 +178,7 @@ describe("resume with Last-Event-ID", () => {
     await createCase();
     await createTransfer();
     const last = firstPart.at(-1)!.id;
-    const b = await Stream.open(owner, { lastEventId: last });
+    const b = await Stream.open(S.url, owner, { lastEventId: last });
     const expected = seqsAfter("test", start);
     await b.until((x) => x.messages.length > 0 && seqOf(x.messages.at(-1)!.id) >= expected.at(-1)!);
     const all = [...firstPart, ...b.messages].map((m) => seqOf(m.id));
@@ -266,11 +191,11 @@ describe("resume with Last-Event-ID", () => {
     const from = newestSeq();
     await createTransfer();
     const expected = seqsAfter("test", from);
-    const q = await Stream.open(owner, { query: `lastEventId=${ev.idOf(from)}` });
+    const q = await Stream.open(S.url, owner, { query: `lastEventId=${ev.idOf(from)}` });
     await q.until((x) => x.messages.length >= expected.length);
     expect(q.messages.map((m) => seqOf(m.id)).slice(0, expected.length)).toEqual(expected);
     q.close();
-    const h = await Stream.open(owner, { query: "lastEventId=0", lastEventId: ev.idOf(expected.at(-2) ?? from) });
+    const h = await Stream.open(S.url, owner, { query: "lastEventId=0", lastEventId: ev.idOf(expected.at(-2) ?? from) });
     await h.until((x) => x.messages.length >= 1);
     expect(seqOf(h.messages[0].id)).toBe(expected.at(-1)!);
     h.close();
@@ -278,7 +203,7 @@ describe("resume with Last-Event-ID", () => {
 
   test("Last-Event-ID 0 replays the environment's whole history from the table, in order", async () => {
     const expected = seqsAfter("test", 0);
-    const s = await Stream.open(owner, { lastEventId: "0" });
+    const s = await Stream.open(S.url, owner, { lastEventId: "0" });
     await s.until((x) => x.messages.length >= expected.length);
     expect(s.messages.map((m) => seqOf(m.id)).slice(0, expected.length)).toEqual(expected);
     s.close();
@@ -287,8 +212,8 @@ describe("resume with Last-Event-ID", () => {
 
 describe("filtering", () => {
   test("scope filtering: a transfers:read key gets transfer events and no case events; a cases:read key gets case events only", async () => {
-    const t = await Stream.open(transfersOnly);
-    const c = await Stream.open(casesOnly);
+    const t = await Stream.open(S.url, transfersOnly);
+    const c = await Stream.open(S.url, casesOnly);
     const caseId = await createCase();
     const transferId = await createTransfer();
     await t.until((x) => x.messages.some((m) => m.data.data.id === transferId));
@@ -305,8 +230,8 @@ describe("filtering", () => {
   });
 
   test("environment isolation: a live key's stream carries live events only, a test key's test events only", async () => {
-    const live = await Stream.open(ownerLive);
-    const testS = await Stream.open(owner);
+    const live = await Stream.open(S.url, ownerLive);
+    const testS = await Stream.open(S.url, owner);
     const testId = await createTransfer();
     const liveId = await createTransfer(ownerLive, customerLive);
     await live.until((x) => x.messages.some((m) => m.data.data.id === liveId));
@@ -318,7 +243,7 @@ describe("filtering", () => {
     await testS.until((x) => x.messages.some((m) => m.data.data.id === marker));
     expect(testS.messages.some((m) => m.data.data.id === liveId)).toBe(false);
     // A resume from 0 on the live key replays live events only.
-    const replay = await Stream.open(ownerLive, { lastEventId: "0" });
+    const replay = await Stream.open(S.url, ownerLive, { lastEventId: "0" });
     const expected = seqsAfter("live", 0);
     await replay.until((x) => x.messages.length >= expected.length);
     expect(replay.messages.map((m) => evLive.seqOf(m.id))).toEqual(expected);
@@ -326,7 +251,7 @@ describe("filtering", () => {
   });
 
   test("a role without pii:view (analyst) opens the stream: event data carries no personal data to mask", async () => {
-    const s = await Stream.open(analyst);
+    const s = await Stream.open(S.url, analyst);
     const id = await createTransfer();
     await s.until((x) => x.messages.some((m) => m.data.data.id === id));
     s.close();
@@ -367,21 +292,21 @@ describe("refusals", () => {
 
   test(`more than ${MAX_STREAMS} open streams for a company → 429 RATE_LIMITED with Retry-After; closing one frees its place`, async () => {
     const open: Stream[] = [];
-    for (let i = 0; i < MAX_STREAMS; i++) open.push(await Stream.open(i % 2 ? ownerLive : owner));
+    for (let i = 0; i < MAX_STREAMS; i++) open.push(await Stream.open(S.url, i % 2 ? ownerLive : owner));
     const r = await call("/api/v2/events/stream", { key: owner.key });
     expectError(r, 429, "RATE_LIMITED");
     expect(Number(r.headers.get("retry-after"))).toBeGreaterThan(0);
     open.pop()!.close();
     // The server sees the disconnect asynchronously: retry until the place is free (hang guard only).
     let s: Stream | undefined;
-    while (!s) s = await Stream.open(owner).catch(() => Bun.sleep(50).then(() => undefined));
+    while (!s) s = await Stream.open(S.url, owner).catch(() => Bun.sleep(50).then(() => undefined));
     open.push(s);
     for (const x of open) x.close();
   });
 
   test("a revoked key's open stream ends at the next heartbeat", async () => {
     const k = await newKey("--env", "test", "--role", "owner");
-    const s = await Stream.open(k);
+    const s = await Stream.open(S.url, k);
     await cli("keys", "revoke", "--id", k.id);
     await s.until((x) => x.ended);
     expect(s.comments.some((c) => c.startsWith("closed:"))).toBe(true);
@@ -405,7 +330,7 @@ describe("slow client", () => {
     // The slow client has a key of its own, so that the server's lines about it are told apart from the reading one's.
     const slowKey = await newKey("--env", "test", "--role", "owner");
     const start = newestSeq();
-    const fast = await Stream.open(owner);
+    const fast = await Stream.open(S.url, owner);
     // The slow client: a raw socket that reads the headers, then stops reading.
     const sock = connect(Number(new URL(S.url).port), "127.0.0.1");
     let raw = "";
@@ -469,7 +394,7 @@ describe("slow client", () => {
     const ids = completeIds(dechunk(rawBytes));
     expect(ids.at(-1) ?? start).toBeLessThan(last);
     // Resuming from the last complete message gives the rest: nothing lost, nothing repeated.
-    const resumed = await Stream.open(slowKey, { lastEventId: ev.idOf(ids.at(-1) ?? start) });
+    const resumed = await Stream.open(S.url, slowKey, { lastEventId: ev.idOf(ids.at(-1) ?? start) });
     await resumed.until((x) => x.messages.length > 0 && seqOf(x.messages.at(-1)!.id) >= last);
     expect([...ids, ...resumed.messages.map((m) => seqOf(m.id))]).toEqual(seqsAfter("test", start));
     resumed.close();

@@ -57,6 +57,7 @@ const DELIBERATE: Record<string, string> = {
   "column events.data: type text (sqlite, mapped) vs bytea (postgres)":
     "SQLite's column takes the JSON text or its compact BLOB (CARAVAN_EVENTS_COMPACT) alike; PostgreSQL's text cannot hold the compact bytes, so it is bytea (the JSON text as UTF-8 bytes)",
   "table cluster_nodes: only in postgres": "several nodes on one database (migration 0011): a SQLite file is served by one process, the single node",
+  "table event_streams: only in postgres": "every node's open event streams, counted for the stream caps (migration 0015): a SQLite file's one process counts its streams in memory",
   "table shard_leases: only in postgres": "the shard leases of several nodes (migration 0011): a SQLite file's one node holds every shard without a row",
   "table actor_replies: only in postgres": "answers to asks that crossed nodes (migration 0013): on SQLite one process holds every actor and answers stay in memory",
   "transfers: index (<expr>) only in postgres":

@@ -11,6 +11,7 @@ import type { Repositories } from "../../ports/repositories.ts";
 import type { RuntimeHost } from "../../ports/runtime-store.ts";
 import type { ClusterStore, Wakeups } from "../../ports/cluster.ts";
 import type { ReplyStore } from "../../ports/replies.ts";
+import type { StreamRegistry } from "../../ports/event-streams.ts";
 import { StorageError } from "../../ports/store.ts";
 import type { Logger } from "../log.ts";
 import { openStorage, storageSettingsFromEnv } from "./index.ts";
@@ -18,7 +19,7 @@ import { startCheckpointer } from "./checkpointer.ts";
 import { readMeta, recordMetaOnce } from "./meta.ts";
 import { createRepositories, type RepositoryKeys } from "./repositories.ts";
 import type { Storage } from "./types.ts";
-import { createPgRepositories, databaseTarget, isPostgresUrl, openPostgres, PgClusterStore, PgReplyStore, watchChanges, type PgChangeNotice, type PgSession } from "./postgres/index.ts";
+import { createPgRepositories, databaseTarget, isPostgresUrl, openPostgres, PgClusterStore, PgReplyStore, PgStreamRegistry, watchChanges, type PgChangeNotice, type PgSession } from "./postgres/index.ts";
 import { SingleNodeCluster } from "./single-node.ts";
 import { readPgMigrations } from "./postgres/migrate.ts";
 import type { PgOptions } from "./postgres/session.ts";
@@ -59,6 +60,11 @@ export interface Engine {
    * SQLite (one process serves a file). Only hints: the runtime and the event stream poll as well.
    */
   readonly wakeups: Wakeups | null;
+  /**
+   * The open live event streams of every node, counted for the stream caps (PostgreSQL's rows, tied to `node`'s
+   * membership); null on SQLite, where the fan-out's counts in memory are the service's.
+   */
+  streams(node: { readonly nodeId: string; readonly incarnation: string }): StreamRegistry | null;
   /** The SQLite engine's own handle (backups, the CLI's direct reads, tests); null on PostgreSQL. */
   readonly sqlite: Storage | null;
   /** The repositories over the store, one instance each. */
@@ -136,6 +142,7 @@ export function sqliteEngine(storage: Storage): Engine {
     cluster: new SingleNodeCluster(),
     replies: null,
     wakeups: null,
+    streams: () => null,
     sqlite: storage,
     repositories: (keys) => createRepositories(storage, keys),
     readMeta: async (key) => readMeta(storage, key),
@@ -154,6 +161,7 @@ export function pgEngine(session: PgSession, url: string, notice?: PgChangeNotic
     cluster: new PgClusterStore(session),
     replies: new PgReplyStore(session),
     wakeups: notice ?? null,
+    streams: (node) => new PgStreamRegistry(session, node),
     sqlite: null,
     repositories: (keys) => createPgRepositories(session, keys),
     readMeta: async (key) => (await session.read<{ value: string }>("SELECT value FROM database_meta WHERE key = $1", [key]))[0]?.value,

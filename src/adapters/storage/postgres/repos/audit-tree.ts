@@ -32,6 +32,8 @@ import type { AuditRow } from "../../repos/audit.ts";
 import { AuditTreeError, logIdOf } from "../../../../ports/audit-tree.ts";
 import type { AuditCheckpoint, AuditTree, AuditTreeRepository, CheckpointOptions, CheckpointView, EntryLeaf, SigningKey, SigningKeyRecord } from "../../../../ports/audit-tree.ts";
 import type { PgSession } from "../session.ts";
+import { eventDataBytes } from "../../event-data.ts";
+import { INSERT_EVENT } from "./mailbox.ts";
 import "../../../crypto/hash.ts";
 
 /** The advisory lock key sealers and signers take in turn ("AUD" 2). */
@@ -271,10 +273,18 @@ export class PgAuditTrees implements AuditTreeRepository {
         if (added === 0) continue;
         rows.push(row);
         const data = checkpointView(row, key.publicKey);
-        const ev = await this.db.one<{ seq: number }>(
-          "INSERT INTO events (id, company_id, environment, type, entity_type, entity_id, data, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING seq",
-          [newId("evt", now), tree.company_id, tree.environment, "audit.checkpoint", "AuditLog", tree.origin, JSON.stringify(data), iso(now)],
-        );
+        // Numbered in the events' turn (the sequence lock), as an actor's event is: another node's event with a lower
+        // seq still uncommitted is never passed by a reader of the tail.
+        const ev = await this.db.one<{ seq: number }>(INSERT_EVENT, [
+          newId("evt", now),
+          tree.company_id,
+          tree.environment,
+          "audit.checkpoint",
+          "AuditLog",
+          tree.origin,
+          eventDataBytes(JSON.stringify(data)),
+          iso(now),
+        ]);
         eventSeqs.push(ev!.seq);
       }
       return { checkpoints: rows.map(toCheckpoint), eventSeqs };

@@ -1,7 +1,7 @@
 // The events table's reads on PostgreSQL: the twin of ../../repos/events.ts (same port, same answers). events.data is
 // bytea here (the JSON text's bytes, or its compact form: ../../event-data.ts), decoded to the JSON text it was written
-// as before any record leaves. A log pruned to nothing still counts the last seq handed out: the identity sequence's
-// last value (SQLite: sqlite_sequence).
+// as before any record leaves. A log pruned to nothing still counts the last seq handed out: the seq it was pruned
+// through (SQLite reads sqlite_sequence; PostgreSQL's identity sequence is no substitute, see newestSeq).
 import type { Environment } from "../../../../domain/types.ts";
 import type { EventEntity, EventHead, EventRecord, EventRepository, TailEvent } from "../../../../ports/events.ts";
 import { decodeEventBytes } from "../../event-data.ts";
@@ -16,9 +16,14 @@ const TAIL = `seq, id, company_id AS "companyId", environment, type, data AS "da
 export class PgEventLog implements EventRepository {
   constructor(private readonly db: PgSession) {}
 
+  /**
+   * Only committed seqs: the identity sequence's last value moves when a seq is drawn, before its transaction commits
+   * (or rolls back), so a stream positioned there would pass over that event once it commits. An empty log counts the
+   * seq it was pruned through, in retention's committed row.
+   */
   async newestSeq(): Promise<number> {
     const [r] = await this.db.read<{ n: number }>(
-      "SELECT coalesce((SELECT max(seq) FROM events), (SELECT last_value FROM events_seq_seq WHERE is_called), 0)::bigint AS n",
+      "SELECT coalesce((SELECT max(seq) FROM events), (SELECT value::bigint FROM database_meta WHERE key = 'events_pruned_through'), 0)::bigint AS n",
     );
     return r!.n;
   }

@@ -20,6 +20,14 @@ export const SEQUENCE_LOCK = 0x43415253;
 /** The advisory lock taken before the row is numbered (a CTE with a volatile function runs once, before the INSERT's rows). */
 const TURN = `WITH turn AS (SELECT pg_advisory_xact_lock(${SEQUENCE_LOCK}))`;
 
+/**
+ * An event's row, numbered in its turn: every insert into `events` goes through it (the actors' events here, the audit
+ * checkpoints' in ./audit-tree.ts), or a reader by `seq > cursor` could pass one by. Parameters: id, company, environment,
+ * type, entity type, entity ID, data (bytes: ../../event-data.ts), created at.
+ */
+export const INSERT_EVENT = `${TURN} INSERT INTO events (id, company_id, environment, type, entity_type, entity_id, data, created_at)
+       SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::bytea, $8::text FROM turn RETURNING seq`;
+
 const INSERT_MESSAGE = `${TURN} INSERT INTO actor_messages (actor, body, due_at, reply_to, created_at) SELECT $1::text, $2::text, $3::bigint, $4::text, $5::bigint FROM turn RETURNING id`;
 
 /** The PostgreSQL mailbox over a session (the runtime creates its own, once, at construction). */
@@ -167,11 +175,7 @@ export class PgMailbox implements RuntimeStore {
   }
 
   async insertEvent(id: string, e: MailboxEvent, createdAt: string): Promise<number> {
-    const [r] = await this.db.q<{ seq: number }>(
-      `${TURN} INSERT INTO events (id, company_id, environment, type, entity_type, entity_id, data, created_at)
-       SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::bytea, $8::text FROM turn RETURNING seq`,
-      [id, e.companyId, e.environment, e.type, e.entityType, e.entityId, eventDataBytes(this.stored(e.data)), createdAt],
-    );
+    const [r] = await this.db.q<{ seq: number }>(INSERT_EVENT, [id, e.companyId, e.environment, e.type, e.entityType, e.entityId, eventDataBytes(this.stored(e.data)), createdAt]);
     return r!.seq;
   }
 }
