@@ -134,6 +134,8 @@ describe("caravan console with two nodes (--url <node b>,<node a>)", () => {
     const moved = await until("officer", (s) => names(s, A.server.url) && s.includes("live"), 30_000);
     expect(names(moved, B.url)).toBe(false);
     const next = await postHeldTransfer(A.call, owner.key, customerId, "1.1");
+    // Its actor may be in a shard the killed node held: it is held once node a has taken that shard (the lease time).
+    while ((await transferState(next)) !== "held") await Bun.sleep(50);
     const s = await until("officer", (s) => s.includes(next.slice(-8)), 10_000);
     expect(s).toMatch(/1\.1 ETH held\s+Viktor Krasnov/);
   });
