@@ -12,6 +12,8 @@
 #   openssl              (openssl)        the outbound-request guard's TLS test makes its certificate; docs/getting-started.md makes a transaction hash
 #   curl                 (curl)           the docs test runs the shell blocks of the README and of every page under docs/
 #   systemd-analyze      (systemd)        the deploy test verifies the systemd unit (offline: no running systemd needed)
+#   haproxy              (haproxy)        docs/operations.md's load balancer configuration runs in front of three nodes
+#                                         (test/e2e/operations-nodes.test.ts; never the system service the package sets up)
 #   initdb, pg_ctl, pg_trgm  (postgresql, postgresql-contrib)  PostgreSQL 15 or later: the tests start a throwaway
 #                        cluster of their own (test/support/postgres.ts), never the system service the package sets up;
 #                        found in /usr/lib/postgresql/<major>/bin (the newest major >= 15), or an initdb on PATH
@@ -24,6 +26,7 @@ command -v tmux >/dev/null 2>&1 || missing+=(tmux)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd)
+command -v haproxy >/dev/null 2>&1 || missing+=(haproxy)
 postgres_major=""
 for bin in /usr/lib/postgresql/*/bin; do
   n=$(basename "$(dirname "$bin")")

@@ -3,10 +3,15 @@
 // and a suspicion report drafted within a minute, one line per step. The banner says how to open the console on it;
 // a run of `count` rounds ends with a summary and the path of its database. A step that waits longer than 20 s says
 // what it waits for. Everything talks real HTTP on loopback. On SQLite (a fresh file, or CARAVAN_DB) or PostgreSQL
-// (`databaseUrl`): the demo names no engine, it goes through the server's API and its engine-neutral bundle.
+// (`databaseUrl`): the demo names no engine, it goes through the server's API and its engine-neutral bundle. With
+// `nodes: 2` (PostgreSQL only) a second node serves beside this process's: a `caravan serve` process of its own on
+// another loopback port, the same database and key files; transfers are created on the first node and worked (actions,
+// cases, reads) on the second, each line saying which node served it.
 import process from "node:process";
 import { dirname, join, resolve } from "node:path";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { SHARDS } from "./ports/cluster.ts";
 import { tmpdir } from "node:os";
 import { startService, type RunningService } from "./services.ts";
 import { startProviderBPeer, type ProviderBPeer } from "./sandbox/provider_b/index.ts";
@@ -83,7 +88,22 @@ export interface DemoOptions {
   stallNoticeMs?: number;
   /** How long a step waits at most before the demo gives up on it and says so (default 3 minutes). */
   giveUpMs?: number;
+  /**
+   * `--nodes 2` (with `databaseUrl` only): two nodes of one service, this process's and a `caravan serve` child on
+   * another loopback port; creates go to the first, actions, cases and reads to the second. Default 1.
+   */
+  nodes?: number;
   log?: (line: string) => void;
+}
+
+/** One node of the demo's service: its ID, its address, and what the demo asked of it. */
+export interface DemoNode {
+  id: string;
+  url: string;
+  /** null: this process's node; else the child process's ID. */
+  pid: number | null;
+  /** Requests it answered, by kind: `creates`, `actions`, `cases`, `reads`, `setup`. */
+  served: Record<string, number>;
 }
 
 /** What a finished demo leaves: the outcome of every transfer of the run, the reports drafted and the cases still open. */
@@ -113,6 +133,8 @@ export interface RunningDemo {
   dbPath: string;
   /** On PostgreSQL: the file (0600, beside the master key) that holds CARAVAN_DATABASE_URL and CARAVAN_DB for the printed commands. */
   envFile: string | null;
+  /** The nodes serving the demo: this process's first, then the child's with `nodes: 2`. */
+  nodes: DemoNode[];
   /** Stops the demo; after an interruption (no summary yet) it prints the summary of what was done so far first. */
   stop(): Promise<void>;
   /** Settles once the rounds asked for are done, every transfer followed to its end and the summary printed. */
@@ -121,6 +143,9 @@ export interface RunningDemo {
 
 export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
   const log = o.log ?? ((l: string) => console.log(l));
+  const nodeCount = o.nodes ?? 1;
+  if (!(nodeCount === 1 || nodeCount === 2)) throw new Error("nodes must be 1 or 2");
+  if (nodeCount > 1 && o.databaseUrl === undefined) throw new Error("--nodes 2 needs --database-url: the nodes of one service share one PostgreSQL database");
   const peer = await startProviderBPeer({
     vasps: [
       {
@@ -183,6 +208,8 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     CARAVAN_TRP_TLS_PORT: "0",
     CARAVAN_TRP_TLS_CERT: join(tlsDir, "cert.pem"),
     CARAVAN_TRP_TLS_KEY: join(tlsDir, "key.pem"),
+    // Two nodes: their names in the node registry, in the lines below and in the summary.
+    ...(nodeCount > 1 ? { CARAVAN_NODE_ID: NODE_IDS[0] } : {}),
   };
   const pg = o.databaseUrl !== undefined;
   // On PostgreSQL the key files still live in a directory of ours (beside dbPath), made private as SQLite's is.
@@ -203,6 +230,38 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     if (pg && tempData && e instanceof Error) e.message += ` (the demo made new keys in ${dirname(dbPath)}: give it an empty database, or CARAVAN_DB=<the earlier run's demo.db> to reuse that run's keys)`;
     throw e;
   });
+  const nodes: DemoNode[] = [{ id: nodeCount > 1 ? NODE_IDS[0] : "demo", url: service.url, pid: null, served: {} }];
+  // The second node: `caravan serve` in a process of its own, with this one's settings, database and key files (the
+  // first node has just written the key files it reads), on another loopback port.
+  let child: NodeProcess | null = null;
+  if (nodeCount > 1) {
+    child = await startNodeProcess({ ...env, CARAVAN_DATABASE_URL: o.databaseUrl!, CARAVAN_DB: dbPath, HOST: "127.0.0.1", PORT: "0", CARAVAN_LOG: "warn", CARAVAN_NODE_ID: NODE_IDS[1] }).catch(
+      async (e: unknown) => {
+        await service.stop().catch(() => undefined);
+        await stopPeers().catch(() => undefined);
+        throw e;
+      },
+    );
+    nodes.push({ id: NODE_IDS[1], url: child.url, pid: child.pid, served: {} });
+    // Within two ticks of the second node's join this one gives back its share of the shards. The demo begins once
+    // it has, so that no transfer's actor is moved in the middle of a provider call (the new holder would take that
+    // call as cut off by a crash: its outcome unknown, the transfer failed).
+    const share = Math.ceil(SHARDS / nodes.length);
+    for (let waited = 0; service.node && (service.node.nodeCount() < nodes.length || service.node.leases().length > share) && waited < 60_000; waited += 100)
+      await new Promise((r) => setTimeout(r, 100));
+  }
+  const first = nodes[0];
+  const other = nodes[nodes.length - 1];
+  /** Setup (before the banner) on the first node; then creates there, and everything else on the other one. */
+  let settingUp = true;
+  const nodeFor = (method: string, path: string): { node: DemoNode; kind: string } => {
+    if (settingUp) return { node: first, kind: "setup" };
+    if (method === "POST" && CREATES.has(path)) return { node: first, kind: "creates" };
+    if (path.startsWith("/api/v2/cases")) return { node: other, kind: "cases" };
+    return { node: other, kind: method === "GET" ? "reads" : "actions" };
+  };
+  /** ` [node]` after a line's text when two nodes serve: which node answered the request the line reports. */
+  const at = (r: { node: string }) => (nodes.length > 1 ? ` [${r.node}]` : "");
   const tenancy = service.repositories.tenancy;
   const company = await tenancy.requireCompany("default");
   const suffix = Date.now().toString(36);
@@ -212,12 +271,15 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
   const key = (await tenancy.createKey({ companyId: company.id, memberId: officer.id, environment: "test" })).key;
   const liveKey = (await tenancy.createKey({ companyId: company.id, memberId: officer.id, environment: "live" })).key;
   const api = async (path: string, init: { method?: string; body?: unknown; key?: string; headers?: Record<string, string> } = {}) => {
-    const res = await fetch(service.url + path, {
-      method: init.method ?? "GET",
+    const method = init.method ?? "GET";
+    const { node, kind } = nodeFor(method, path.split("?")[0]);
+    node.served[kind] = (node.served[kind] ?? 0) + 1;
+    const res = await fetch(node.url + path, {
+      method,
       headers: { "x-api-key": init.key ?? key, "content-type": "application/json", ...init.headers },
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
     });
-    return { status: res.status, body: (await res.json().catch(() => null)) as any };
+    return { status: res.status, body: (await res.json().catch(() => null)) as any, node: node.id };
   };
 
   // provider_b: credentials in both environments, one switch (live key), registered with the network.
@@ -316,10 +378,11 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
   const setupCommand = `${cli} members setup --email ${officer.email}`;
   const where = pg ? service.engine.where : dbPath;
   log("");
-  log(`Caravan demo running at ${service.url}`);
+  log(`Caravan demo running at ${nodes.map((n) => n.url).join(" and ")}${nodes.length > 1 ? ` (${nodes.length} nodes of one service)` : ""}`);
+  if (child) log(`  nodes         ${first.id} at ${first.url} (this process): creates; ${other.id} at ${other.url} (process ${child.pid}): actions, cases and reads`);
   log(`  database      ${where} (personal data sealed with the master key in ${masterKeyAt}${envFile ? `; its URL for the commands below in ${envFile}` : ""})`);
   log(`  API key       ${key} (owner, test environment)`);
-  log(`  console       bun run console -- --url ${service.url} --key ${key}`);
+  log(`  console       bun run console -- --url ${other.url} --key ${key}${child ? `   (node ${other.id}: the transfers created on ${first.id} appear and move live)` : ""}`);
   log(`  analyst key   ${keysCommand}   (prints a key that sees personal data masked; give it to --key)`);
   log(`  sign in       ${setupCommand}   (prints a setup code; then bun run console -- --url ${service.url} without --key: drafting, filing and promoting need a member's sign-in)`);
   log(`  webhooks      every event signed and sent to http://127.0.0.1:${receiver.port}/hooks; ${o.webhooks ? "each delivery is printed (webhook ← …)" : "add --webhooks (or -v) to print each delivery"}`);
@@ -329,6 +392,7 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
   log(`  provider_d    TRP peer at ${peerD.url} (${MERIDIAN.name}, its own test CA); Caravan's TRP listener at ${service.trpUrl} (mutual TLS)`);
   log(`  screening     screening_c (name watch list) at ${screeningC.url}, screening_d (address risk) at ${screeningD.url}; rules: ${rules.map((r) => r.name).join("; ")}`);
   log(`  ${o.count === undefined ? "rounds        until Ctrl-C (--count N stops after N rounds with a summary)" : `rounds        ${o.count}, then a summary`}`);
+  settingUp = false;
 
   /** `resolution`: how the officer resolves the case of a held transfer; `blocked`: the rule's block opens a case the officer confirms. */
   type Plan = { amount: string; to: string; beneficiary: unknown; what: string; preferredProtocol?: string; cdd?: boolean; resolution?: "approved" | "rejected"; blocked?: boolean };
@@ -540,7 +604,7 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     log(`transfer ${id} → ${describe(t, state)}${state === "awaiting_counterparty" ? ` (beneficiary address ${t?.beneficiary?.address})` : ""}`);
     if (state !== "awaiting_counterparty") return;
     const a = await api(`/api/v2/transfers/${id}`, { method: "PATCH", body: { action: "accept", txHash: "0x" + randomHex(32) } });
-    log(`transfer ${id} → ${a.body?.data?.state ?? a.body?.error ?? a.body?.code} (txid confirmed to ${MERIDIAN.name} over TRP)`);
+    log(`transfer ${id} → ${a.body?.data?.state ?? a.body?.error ?? a.body?.code} (txid confirmed to ${MERIDIAN.name} over TRP)${at(a)}`);
   }
 
   /** How a transfer's line ends: its state, a rejection's reason and the provider and VASP that carried it. */
@@ -576,7 +640,7 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     if (!c) return null;
     log(`case ${c.caseNumber} (${c.type}, ${c.priority}) opened for ${id}; ${how}`);
     const r = await api(`/api/v2/cases/${c.id}/resolve`, { method: "POST", body: { resolution, resolutionNote: note } });
-    log(`case ${c.caseNumber} → ${r.body?.data?.status ?? r.body?.code} (${r.body?.data?.resolution ?? "-"}; transfer action: ${r.body?.meta?.transferAction?.result ?? "none"})`);
+    log(`case ${c.caseNumber} → ${r.body?.data?.status ?? r.body?.code} (${r.body?.data?.resolution ?? "-"}; transfer action: ${r.body?.meta?.transferAction?.result ?? "none"})${at(r)}`);
     return r.status === 200 ? c : null;
   }
 
@@ -595,7 +659,7 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     if (state === "rejected" && plan.blocked) await workCase(id, "rejected", "Block confirmed: the address is on the vendor's risk list", "the officer confirms the block (resolves it rejected; the transfer is final, no report)");
     if (state === "awaiting_counterparty") {
       const a = await api(`/api/v2/transfers/${id}`, { method: "PATCH", body: { action: "accept", txHash: "0x" + randomHex(32) } });
-      log(`transfer ${id} → ${a.body?.data?.state ?? a.body?.code} (transaction reported to provider_b)`);
+      log(`transfer ${id} → ${a.body?.data?.state ?? a.body?.code} (transaction reported to provider_b)${at(a)}`);
     }
   }
 
@@ -626,7 +690,7 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
       log(`transfer ${id} → ${describe(t, state)}`);
       if (state === "accepted") {
         const a = await api(`/api/v2/transfers/${id}`, { method: "PATCH", body: { action: "accept", txHash: "0x" + randomHex(32) } });
-        log(`transfer ${id} → ${a.body?.data?.state ?? a.body?.error ?? a.body?.code} (settled at provider_a)`);
+        log(`transfer ${id} → ${a.body?.data?.state ?? a.body?.error ?? a.body?.code} (settled at provider_a)${at(a)}`);
       }
       return;
     }
@@ -644,7 +708,7 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     if (state !== "awaiting_counterparty") return;
     if (cdd && !(await informationRound(id, t.cascade.externalId))) return;
     const a = await api(`/api/v2/transfers/${id}`, { method: "PATCH", body: { action: "accept", txHash: "0x" + randomHex(32) } });
-    log(`transfer ${id} → ${a.body?.data?.state ?? a.body?.error ?? a.body?.code} (signed txid sent to provider_e)`);
+    log(`transfer ${id} → ${a.body?.data?.state ?? a.body?.error ?? a.body?.code} (signed txid sent to provider_e)${at(a)}`);
   }
 
   /**
@@ -670,7 +734,7 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     const information = { ...draft.information, ...(draft.missing.includes("other_cdd_info") ? { other_cdd_info: "Rent for a holiday flat in Bergen" } : {}) };
     const reply = await api(path, { method: "POST", body: { action: "reply", idempotencyKey: crypto.randomUUID(), requestId: request.id, information } });
     const messageId = reply.body?.data?.messageId as string | undefined;
-    log(`officer replies to ${request.id} with the draft: ${reply.status} ${reply.body?.data?.status ?? reply.body?.code}`);
+    log(`officer replies to ${request.id} with the draft: ${reply.status} ${reply.body?.data?.status ?? reply.body?.code}${at(reply)}`);
     if (!messageId) return false;
     let status = "";
     await until(
@@ -684,7 +748,7 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     log(`reply ${messageId} → ${status} (signed, encrypted for ${NORDIC.name})`);
     if (status !== "sent") return false;
     const review = await api(path, { method: "POST", body: { action: "review", reviewedMessageIds: [request.id], note: "Answered from the verified identity; purpose confirmed with the customer" } });
-    log(`officer reviews ${request.id}: ${review.status} ${review.body?.data?.status ?? review.body?.code}`);
+    log(`officer reviews ${request.id}: ${review.status} ${review.body?.data?.status ?? review.body?.code}${at(review)}`);
     const after = await waitFor(id, ["awaiting_counterparty", "rejected", "failed"], "the beneficiary's screening after the review");
     log(`transfer ${id} → ${after} after the review (beneficiary screened again)`);
     return after === "awaiting_counterparty";
@@ -721,6 +785,11 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     log(`  serve it again:  ${envFile ? `bun --env-file=${envFile} src/main.ts serve` : `CARAVAN_DB=${dbPath} bun run start`}   (the sandbox peers are gone: transfers through them stay as they are)`);
     log(`  then look:       bun run console -- --url http://127.0.0.1:8080 --key ${key}`);
     if (tempData) log(`  remove it:       rm -r ${dirname(dbPath)}${envFile ? "   (then drop the PostgreSQL database, or empty it, before another demo on it)" : ""}`);
+    if (child) {
+      const served = (n: DemoNode) => Object.entries(n.served).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(", ");
+      log(`  nodes:           ${nodes.map((n) => `${n.id} at ${n.url} served ${served(n)}`).join("; ")}`);
+      log(`  two nodes again: the serve line above, then PORT=8081 CARAVAN_NODE_ID=node-2 with it beside the first (docs/operations.md, Running several nodes)`);
+    }
     return { rounds, transfers: transfers.length, byState, reports, openCases, dbPath, where };
   }
 
@@ -760,7 +829,7 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
           },
         });
         const id = r.body?.data?.id as string | undefined;
-        log(`transfer ${id ?? "-"} ${plan.amount} ETH: ${r.status} ${r.body?.data?.state ?? r.body?.code} — ${plan.what}`);
+        log(`transfer ${id ?? "-"} ${plan.amount} ETH: ${r.status} ${r.body?.data?.state ?? r.body?.code} — ${plan.what}${at(r)}`);
         if (r.status === 202 && id)
           track(plan.preferredProtocol === "provider_a" ? followA(id) : plan.preferredProtocol === "provider_e" ? followE(id, plan.cdd === true) : plan.preferredProtocol === "provider_d" ? followD(id) : follow(id, plan), `transfer ${id}`);
         await sleep(o.intervalMs ?? 3000);
@@ -793,13 +862,77 @@ export async function runDemo(o: DemoOptions): Promise<RunningDemo> {
     apiKey: key,
     dbPath,
     envFile,
+    nodes,
     done,
     async stop() {
       stopped = true;
       await done.catch(() => undefined);
       if (!summary) await summarize(roundsDone, true).catch(() => undefined);
+      // Each node leaves the service (its leases and its registry row freed at once): the child first, on SIGTERM.
+      if (child) {
+        const code = await child.stop();
+        log(`Node ${other.id} (process ${child.pid}) stopped: exit ${code}; node ${first.id} (this process) stops now`);
+      }
       await service.stop();
       await stopPeers();
+    },
+  };
+}
+
+/** The demo's node IDs with `nodes: 2`: this process's, then the child's. */
+const NODE_IDS = ["demo-1", "demo-2"] as const;
+
+/** The create routes: with two nodes they go to the first node, every other request to the second. */
+const CREATES: ReadonlySet<string> = new Set(["/api/v2/transfers", "/api/v2/customers", "/api/v2/wallets"]);
+
+interface NodeProcess {
+  url: string;
+  pid: number;
+  /** Its output so far (the server's log lines at warn and the listening line). */
+  output(): string;
+  /** SIGTERM, then its exit code once it has stopped (a clean stop leaves the service: 0). */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * `caravan serve` as a process of its own with `env` (PORT=0: the address it prints is read back): from the checkout
+ * `bun --no-env-file src/main.ts serve` (or `deno run -A`), from the single binary the binary itself.
+ */
+async function startNodeProcess(env: Record<string, string | undefined>): Promise<NodeProcess> {
+  const main = join(import.meta.dir, "main.ts");
+  const fromSource = existsSync(main);
+  const args = !fromSource ? ["serve"] : typeof Bun === "undefined" ? ["run", "-A", main, "serve"] : ["--no-env-file", main, "serve"];
+  const proc = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  proc.stdout.on("data", (b: Buffer) => (out += b.toString()));
+  proc.stderr.on("data", (b: Buffer) => (out += b.toString()));
+  const exited = new Promise<number | null>((res) => proc.once("exit", (code) => res(code)));
+  const url = await new Promise<string>((res, rej) => {
+    const timer = setTimeout(() => {
+      proc.kill("SIGKILL");
+      rej(new Error(`the second node did not start within 60 s: ${out.trim().slice(-400)}`));
+    }, 60_000);
+    const look = () => {
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        proc.stdout.off("data", look);
+        res(m[1]);
+      }
+    };
+    proc.stdout.on("data", look);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      rej(new Error(`the second node exited (${code}) before it served: ${out.trim().slice(-400)}`));
+    });
+  });
+  return {
+    url,
+    pid: proc.pid!,
+    output: () => out,
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGTERM");
+      return await exited;
     },
   };
 }

@@ -10,13 +10,14 @@ import { CommandError, UsageError } from "./cli/usage.ts";
 import { configuredBackup, configuredMigrateTo, isDatabaseCommand, runDatabaseCommand } from "./cli/entry.ts";
 import { runBackup } from "./cli/backup.ts";
 import { isCompiled } from "./adapters/storage/migrations.ts";
+import { nodeUrls } from "./console/client.ts";
 import pkg from "../package.json" with { type: "json" };
 
 const USAGE = `usage: caravan <command> [options]
 
 commands:
   serve                 run the API (PORT, HOST, CARAVAN_DB or CARAVAN_DATABASE_URL, see docs/operations.md)
-  demo [--count N] [--interval ms] [--webhooks|-v] [--database-url postgres://…]   the API plus sandbox peers, demo customers and rounds of transfers (N rounds, then a summary); on PostgreSQL with --database-url
+  demo [--count N] [--interval ms] [--webhooks|-v] [--database-url postgres://…] [--nodes 2]   the API plus sandbox peers, demo customers and rounds of transfers (N rounds, then a summary); on PostgreSQL with --database-url, on two nodes of it with --nodes 2
   sandbox [--port P] [--caravan-url U] [--screening-d-port Q] [--screening-c-port R]   the provider_a, provider_b and provider_e sandbox networks and the screening_c and screening_d sandbox vendors, without the service; prints the provider_b settings to paste (see docs/getting-started.md)
   migrate               apply database migrations and exit
   backup --to <file>    a consistent copy of the live database, safe while serve runs
@@ -116,7 +117,7 @@ async function serve(): Promise<void> {
 async function demo(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { count: { type: "string" }, interval: { type: "string" }, webhooks: { type: "boolean", short: "v" }, "database-url": { type: "string" } },
+    options: { count: { type: "string" }, interval: { type: "string" }, webhooks: { type: "boolean", short: "v" }, "database-url": { type: "string" }, nodes: { type: "string" } },
     strict: true,
   });
   const count = values.count === undefined ? undefined : Number(values.count);
@@ -126,6 +127,9 @@ async function demo(argv: string[]): Promise<void> {
   // Only the flag selects PostgreSQL: a CARAVAN_DATABASE_URL left in the environment for serve never receives demo data.
   const databaseUrl = values["database-url"]?.trim() || undefined;
   if (values["database-url"] !== undefined && !isPostgresUrl(databaseUrl)) throw new UsageError("--database-url must be a postgres:// (or postgresql://) URL of an empty database");
+  const nodes = values.nodes === undefined ? undefined : Number(values.nodes);
+  if (nodes !== undefined && nodes !== 1 && nodes !== 2) throw new UsageError("--nodes must be 1 or 2");
+  if (nodes === 2 && databaseUrl === undefined) throw new UsageError("--nodes 2 needs --database-url postgres://…: the nodes of one service share one PostgreSQL database");
   const { runDemo } = await import("./demo.ts");
   const config = configFromEnv(process.env);
   const d = await runDemo({
@@ -135,6 +139,7 @@ async function demo(argv: string[]): Promise<void> {
     count,
     intervalMs,
     webhooks: values.webhooks === true,
+    nodes,
   });
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -208,21 +213,34 @@ async function consolePreflight(args: string[], env: Record<string, string | und
   const url = values.url ?? env.CARAVAN_URL ?? "http://127.0.0.1:8080";
   // No key: the console signs a member in (its sign-in screen); the server is checked the same way.
   const key = values.key ?? env.CARAVAN_API_KEY;
-  let base: URL;
-  try {
-    base = new URL(url);
-    if (base.protocol !== "http:" && base.protocol !== "https:") throw new Error("not http");
-  } catch {
-    throw new UsageError(`"${url}" is not an http(s) URL: give --url http://127.0.0.1:8080 (or CARAVAN_URL)`);
+  // Several nodes (--url http://a,http://b): each must be a URL, and the first that answers is checked.
+  const bases: URL[] = [];
+  for (const u of nodeUrls(url)) {
+    try {
+      const base = new URL(u);
+      if (base.protocol !== "http:" && base.protocol !== "https:") throw new Error("not http");
+      bases.push(base);
+    } catch {
+      throw new UsageError(`"${u}" is not an http(s) URL: give --url http://127.0.0.1:8080 (or CARAVAN_URL; several nodes separated by commas)`);
+    }
   }
-  let res: Response;
-  try {
-    res = key
-      ? await fetch(new URL("/api/v2/me", base), { headers: { "x-api-key": key, accept: "application/json" }, signal: AbortSignal.timeout(10_000) })
-      : await fetch(new URL("/api/v2/openapi.json", base), { headers: { accept: "application/json" }, signal: AbortSignal.timeout(10_000) });
-  } catch (e) {
-    const why = (e as Error).name === "TimeoutError" ? "no answer within 10 s" : "nothing answers there";
-    throw new UsageError(`cannot reach Caravan at ${base.origin} (${why}): start the server (bun run start) or point --url / CARAVAN_URL at it`);
+  let res: Response | null = null;
+  let base = bases[0]!;
+  let why = "";
+  for (const b of bases) {
+    base = b;
+    try {
+      res = key
+        ? await fetch(new URL("/api/v2/me", base), { headers: { "x-api-key": key, accept: "application/json" }, signal: AbortSignal.timeout(10_000) })
+        : await fetch(new URL("/api/v2/openapi.json", base), { headers: { accept: "application/json" }, signal: AbortSignal.timeout(10_000) });
+      break;
+    } catch (e) {
+      why = (e as Error).name === "TimeoutError" ? "no answer within 10 s" : "nothing answers there";
+    }
+  }
+  if (!res) {
+    const where = bases.length > 1 ? `any of ${bases.map((b) => b.origin).join(", ")}` : base.origin;
+    throw new UsageError(`cannot reach Caravan at ${where} (${why}): start the server (bun run start) or point --url / CARAVAN_URL at it`);
   }
   const body = (await res.json().catch(() => null)) as { code?: string } | null;
   if (res.status === 401 || res.status === 403) {

@@ -161,6 +161,8 @@ export interface RunningService extends Services {
   readonly url: string;
   /** The TRP mutual-TLS listener (provider_d), when CARAVAN_TRP_TLS_PORT is set. */
   readonly trpUrl: string | null;
+  /** This process as a node of the service (PostgreSQL), null on SQLite: its shards (`leases()`) and the live nodes it counts. */
+  readonly node: Pick<ClusterNode, "nodeId" | "leases" | "nodeCount"> | null;
   stop(): Promise<void>;
 }
 
@@ -710,6 +712,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     server,
     url: `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`,
     trpUrl: trp ? `https://${trpHost(config.env ?? {}, config.host)}:${trp.port}` : null,
+    node,
     stop() {
       stopped ??= (async () => {
         ready = false;

@@ -857,6 +857,8 @@ export class ActorRuntime {
       this.fenced++;
       u.reject(new ShardFencedError(u.shard!));
     }
+    // What an operator watches (docs/operations.md, Running several nodes): once per 10 s with a count, never per turn.
+    if (refused.length > 0) this.faultLog.record("warn", "actor turn fenced: its shard is held by another node", "ShardFenced", { shard: refused[0]!.shard, fenced: this.fenced });
   }
 
   private async commitBatch(units: Unit[]): Promise<void> {

@@ -4,7 +4,7 @@ import { Component, useCallback, useEffect, useMemo, useRef, useState, type Reac
 import { Box, Text, render, useApp, useInput, useWindowSize } from "ink";
 import { parseArgs } from "node:util";
 import process from "node:process";
-import { ApiClient, EventStream, type Health, type StreamEvent, type StreamState } from "./client.ts";
+import { ApiClient, EventStream, nodeUrls, type Health, type StreamEvent, type StreamState } from "./client.ts";
 import { ConsoleContext, type ConsoleState, type Me, type ScreenCommand } from "./context.ts";
 import { SCREENS, type ScreenId } from "./keys.ts";
 import { ThemeContext, useTone } from "./theme.tsx";
@@ -148,12 +148,22 @@ export function App({ client, connect, noColor = false, initial = "overview", sa
   // Events: bump the topic's counter (throttled by the screens' reloads).
   useEffect(() => {
     if (!connect) return setStream({ kind: "polling", reason: "stream off" });
+    let wasOffline = false;
     const s = connect(
       (e) => {
         const topic = e.type.split(".")[0];
         setTicks((t) => ({ ...t, [topic]: (t[topic] ?? 0) + 1, ...(topic === "compliance" ? { transfer: (t.transfer ?? 0) + 1 } : {}) }));
       },
-      setStream,
+      (state) => {
+        setStream(state);
+        // Live again after the server (or, with several nodes, the node) was lost: every screen reloads once, which
+        // also moves the API client on to a node that answers.
+        if (state.kind === "offline") wasOffline = true;
+        else if (state.kind === "live" && wasOffline) {
+          wasOffline = false;
+          setTicks((t) => ({ ...t, reload: (t.reload ?? 0) + 1 }));
+        }
+      },
     );
     return () => s.stop();
   }, [connect]);
@@ -305,10 +315,13 @@ export async function runConsole(args: string[], env: Record<string, string | un
   const { values } = parseArgs({ args, options: { url: { type: "string" }, key: { type: "string" } }, strict: true });
   const url = values.url ?? env.CARAVAN_URL ?? "http://127.0.0.1:8080";
   const key = values.key ?? env.CARAVAN_API_KEY;
-  try {
-    new URL(url);
-  } catch {
-    throw new UsageError(`"${url}" is not a URL (give --url http://host:port)`);
+  // Several nodes of one service: --url http://a:8080,http://b:8080 (the console moves to the next when one fails).
+  for (const u of nodeUrls(url)) {
+    try {
+      new URL(u);
+    } catch {
+      throw new UsageError(`"${u}" is not a URL (give --url http://host:port, or several separated by commas)`);
+    }
   }
   if (!process.stdin.isTTY) throw new UsageError("console needs a terminal: stdin is not a TTY (run it in a terminal, tmux or screen)");
   const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== "";

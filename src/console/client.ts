@@ -24,6 +24,7 @@ export type ApiResult<T = unknown> = ApiOk<T> | ApiFail;
 export type Health = { kind: "ok" } | { kind: "unreachable"; message: string } | { kind: "refused"; code: string; message: string };
 
 export interface ClientOptions {
+  /** The server's origin, or the origins of several nodes of one service separated by commas (see `nodeUrls`). */
   url: string;
   /** An API key (reads and a key's actions), or… */
   key?: string;
@@ -43,6 +44,20 @@ export function describeNetworkError(url: string, e: unknown): string {
   return `cannot reach ${url}${msg ? ` (${msg.slice(0, 80)})` : ""}`;
 }
 
+/**
+ * `--url http://a:8080,http://b:8080`: the nodes of one service, in the order to try them. The console talks to the
+ * first; a call that cannot reach the node it talks to moves it to the next (round the list). A read is then sent
+ * again to the next node at once; a change is not (the lost request may have been made), it is answered unreachable
+ * and the next call goes to the next node. The event stream moves the same way and resumes by its Last-Event-ID.
+ */
+export function nodeUrls(url: string): string[] {
+  const list = url
+    .split(",")
+    .map((u) => u.trim().replace(/\/+$/, ""))
+    .filter((u) => u !== "");
+  return list.length > 0 ? list : [url];
+}
+
 /** The credential's header: `x-api-key` for a key, `Authorization: Bearer` for a member's session. */
 export function credentialHeaders(o: { key?: string; session?: string }): Record<string, string> {
   if (o.session) return { authorization: `Bearer ${o.session}` };
@@ -50,7 +65,10 @@ export function credentialHeaders(o: { key?: string; session?: string }): Record
 }
 
 export class ApiClient {
-  readonly url: string;
+  /** Every node's origin (one unless --url named several); `url` is the one talked to now. */
+  readonly urls: readonly string[];
+  private current = 0;
+  private reportedUrl = "";
   private readonly credential: Record<string, string>;
   /** True when the console acts as a signed-in member (a session), false with an API key. */
   readonly signedIn: boolean;
@@ -60,11 +78,28 @@ export class ApiClient {
   health: Health = { kind: "ok" };
 
   constructor(o: ClientOptions) {
-    this.url = o.url.replace(/\/+$/, "");
+    this.urls = nodeUrls(o.url);
+    this.reportedUrl = this.url;
     this.credential = credentialHeaders(o);
     this.signedIn = !!o.session;
     this.fetchFn = o.fetch ?? fetch;
     this.timeoutMs = o.timeoutMs ?? 10_000;
+  }
+
+  /** The origin the console talks to now. */
+  get url(): string {
+    return this.urls[this.current]!;
+  }
+
+  /** After a network failure on `url`: the next node's origin is talked to from now on (no change with one). */
+  private next(): void {
+    this.current = (this.current + 1) % this.urls.length;
+  }
+
+  /** A network failure's line, naming the node that is tried next when there are several. */
+  private unreachable(url: string, e: unknown): string {
+    const message = describeNetworkError(url, e);
+    return this.urls.length > 1 ? `${message}; next: ${this.url}` : message;
   }
 
   onHealth(fn: (h: Health) => void): () => void {
@@ -73,8 +108,10 @@ export class ApiClient {
   }
 
   private report(h: Health): void {
-    const same = h.kind === this.health.kind && JSON.stringify(h) === JSON.stringify(this.health);
+    // A move to another node is news too (the status line names the node talked to), even when the health is the same.
+    const same = h.kind === this.health.kind && JSON.stringify(h) === JSON.stringify(this.health) && this.reportedUrl === this.url;
     this.health = h;
+    this.reportedUrl = this.url;
     if (!same) for (const l of this.listeners) l(h);
   }
 
@@ -88,13 +125,15 @@ export class ApiClient {
 
   /** A raw answer (PDF download): bytes and headers, or the API's refusal. */
   async download(path: string): Promise<{ ok: true; bytes: Uint8Array; headers: Headers } | ApiFail> {
+    const url = this.url;
     try {
-      const res = await this.fetchFn(this.url + path, { headers: { ...this.credential }, signal: AbortSignal.timeout(60_000) });
+      const res = await this.fetchFn(url + path, { headers: { ...this.credential }, signal: AbortSignal.timeout(60_000) });
       if (!res.ok) return this.failure(res.status, await res.text());
       this.report({ kind: "ok" });
       return { ok: true, bytes: new Uint8Array(await res.arrayBuffer()), headers: res.headers };
     } catch (e) {
-      const message = describeNetworkError(this.url, e);
+      this.next();
+      const message = this.unreachable(url, e);
       this.report({ kind: "unreachable", message });
       return { ok: false, status: 0, code: "UNREACHABLE", error: message };
     }
@@ -105,18 +144,25 @@ export class ApiClient {
     if (body !== undefined) headers["content-type"] = "application/json";
     let res: Response;
     let text: string;
-    try {
-      res = await this.fetchFn(this.url + path, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      text = await res.text();
-    } catch (e) {
-      const message = describeNetworkError(this.url, e);
-      this.report({ kind: "unreachable", message });
-      return { ok: false, status: 0, code: "UNREACHABLE", error: message };
+    for (let tried = 1; ; tried++) {
+      const url = this.url;
+      try {
+        res = await this.fetchFn(url + path, {
+          method,
+          headers,
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: AbortSignal.timeout(this.timeoutMs),
+        });
+        text = await res.text();
+        break;
+      } catch (e) {
+        this.next();
+        // A read goes to the next node at once; a change does not: the request lost on the way may have been made.
+        if (method === "GET" && tried < this.urls.length) continue;
+        const message = this.unreachable(url, e);
+        this.report({ kind: "unreachable", message });
+        return { ok: false, status: 0, code: "UNREACHABLE", error: message };
+      }
     }
     if (!res.ok) return this.failure(res.status, text);
     this.report({ kind: "ok" });
@@ -171,6 +217,7 @@ export type StreamState =
   | { kind: "offline"; message: string; retryInMs: number };
 
 export interface StreamOptions {
+  /** The server's origin, or several nodes' separated by commas (`nodeUrls`): a failed connection moves to the next. */
   url: string;
   key?: string;
   session?: string;
@@ -229,6 +276,8 @@ export class EventStream {
   private abort: AbortController | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private attempt = 0;
+  private readonly urls: string[];
+  private current = 0;
   lastEventId: string | null = null;
   state: StreamState = { kind: "connecting", attempt: 0 };
 
@@ -237,8 +286,9 @@ export class EventStream {
     private readonly onEvent: (e: StreamEvent) => void,
     private readonly onState: (s: StreamState) => void,
   ) {
+    this.urls = nodeUrls(opts.url);
     this.o = {
-      url: opts.url.replace(/\/+$/, ""),
+      url: this.urls[0]!,
       key: opts.key ?? "",
       session: opts.session ?? "",
       fetch: opts.fetch ?? fetch,
@@ -246,6 +296,11 @@ export class EventStream {
       idleMs: opts.idleMs ?? 45_000,
       refusedRetryMs: opts.refusedRetryMs ?? 30_000,
     };
+  }
+
+  /** The origin the stream connects to (the next node's after a failed connection, when there are several). */
+  get url(): string {
+    return this.urls[this.current]!;
   }
 
   start(): this {
@@ -292,7 +347,7 @@ export class EventStream {
       const headers: Record<string, string> = { ...credentialHeaders(this.o), accept: "text/event-stream" };
       if (this.lastEventId !== null) headers["last-event-id"] = this.lastEventId;
       touch();
-      const res = await this.o.fetch(`${this.o.url}${apiPaths.eventStream()}`, { headers, signal: abort.signal });
+      const res = await this.o.fetch(`${this.url}${apiPaths.eventStream()}`, { headers, signal: abort.signal });
       if (!res.ok || !res.body) {
         let reason = `HTTP ${res.status}`;
         try {
@@ -330,7 +385,10 @@ export class EventStream {
       return this.backoff(true);
     } catch (e) {
       if (this.stopped) return 0;
-      return this.backoff(false, describeNetworkError(this.o.url, e));
+      const url = this.url;
+      // Several nodes: the next connection goes to the next one, resuming after the last event this one sent.
+      this.current = (this.current + 1) % this.urls.length;
+      return this.backoff(false, describeNetworkError(url, e));
     } finally {
       if (idle) clearTimeout(idle);
     }

@@ -59,9 +59,10 @@ async function node(url: string, nodeId: string, handled: Handled[], gates: Map<
       ctx.state.seen.push(msg.n);
     },
   };
-  const runtime = new ActorRuntime(session, { clock, placement, pollMs: 3_600_000, maxAttempts: 3 });
+  const logs: { level: string; msg: string; fields?: Record<string, unknown> }[] = [];
+  const runtime = new ActorRuntime(session, { clock, placement, pollMs: 3_600_000, maxAttempts: 3, log: (level, msg, fields) => logs.push({ level, msg, fields }) });
   runtime.register(kind);
-  return { session, time, placement, runtime, nodeId };
+  return { session, time, placement, runtime, nodeId, logs };
 }
 
 type Node = Awaited<ReturnType<typeof node>>;
@@ -138,6 +139,10 @@ test("a node whose lease lapsed (its clock moved) cannot commit: refused and cou
   await a.runtime.idle();
 
   expect(a.runtime.stats().fenced).toBe(1);
+  // The operator's line (docs/operations.md, Running several nodes): a warning naming the shard, with the count.
+  expect(a.logs.filter((l) => l.msg.startsWith("actor turn fenced"))).toEqual([
+    { level: "warn", msg: "actor turn fenced: its shard is held by another node", fields: { class: "ShardFenced", shard: shardOf(actor), fenced: 1, count: 1, intervalMs: 10_000 } },
+  ]);
   expect(await seen(a.session, actor)).toEqual([]); // nothing of the turn committed
   expect(await a.session.one<{ n: number }>("SELECT count(*)::int AS n FROM actor_messages WHERE actor = $1", [actor])).toEqual({ n: 1 });
   expect(await a.session.one<{ n: number }>("SELECT count(*)::int AS n FROM actor_dead_letters")).toEqual({ n: 0 });
