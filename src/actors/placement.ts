@@ -23,6 +23,11 @@ export interface Placement {
   fence(shards: number[]): Promise<Set<number>>;
   /** Told when shards are gained or lost (after the change). */
   onChange(fn: (gained: number[], lost: number[]) => void): () => void;
+  /**
+   * Tells the placement whether a turn is under way on a shard's actors (the runtime's answer), so that a shard given
+   * back to another node is handed over once its turns have committed, not in the middle of one.
+   */
+  watchTurns?(busy: (shard: number) => boolean): void;
 }
 
 /**
@@ -83,6 +88,13 @@ export class ClusterNode implements Placement, Leadership {
   private readonly clock: () => number;
   private readonly log: NonNullable<ClusterNodeOptions["log"]>;
   private readonly held = new Map<number, Lease>();
+  /**
+   * Shards being handed over to another node (the fair share moved), by when the hand-over began: no new turn starts
+   * on their actors (`owns` says no), the turns under way commit under the lease, which is then released; at the latest
+   * after the lease time (a turn that waits that long is fenced instead).
+   */
+  private readonly draining = new Map<number, number>();
+  private busy: (shard: number) => boolean = () => false;
   private readonly listeners = new Set<(gained: number[], lost: number[]) => void>();
   /** The leader lease while this node holds it (lapsed by the clock: no longer leading, whatever it says here). */
   private leader: LeaderLease | null = null;
@@ -152,7 +164,17 @@ export class ClusterNode implements Placement, Leadership {
   }
 
   owns(address: string): boolean {
-    return this.epoch(this.shardOf(address)) !== undefined;
+    const shard = this.shardOf(address);
+    return !this.draining.has(shard) && this.epoch(shard) !== undefined;
+  }
+
+  watchTurns(busy: (shard: number) => boolean): void {
+    this.busy = busy;
+  }
+
+  /** The shards being handed over now (their turns under way finish first). */
+  handingOver(): number[] {
+    return [...this.draining.keys()].sort((a, b) => a - b);
   }
 
   epoch(shard: number): number | undefined {
@@ -209,7 +231,7 @@ export class ClusterNode implements Placement, Leadership {
   private lapsed(): void {
     const now = this.clock();
     const lost = this.leases().filter((l) => l.expiresAt <= now);
-    for (const l of lost) this.held.delete(l.shard);
+    for (const l of lost) this.forgetLease(l.shard);
     if (lost.length) this.change([], lost.map((l) => l.shard));
     if (this.leader && this.leader.expiresAt <= now) this.setLeader(null);
   }
@@ -241,6 +263,7 @@ export class ClusterNode implements Placement, Leadership {
       this.memberUntil = 0;
       this.change([], [...this.held.keys()]);
       this.held.clear();
+      this.draining.clear();
       this.setLeader(null);
       return;
     }
@@ -248,7 +271,7 @@ export class ClusterNode implements Placement, Leadership {
     const renewed = await this.store.renew(this.nodeId, this.leases(), now, this.leaseMs);
     const kept = new Set(renewed.map((l) => l.shard));
     const lost = [...this.held.keys()].filter((s) => !kept.has(s));
-    for (const s of lost) this.held.delete(s);
+    for (const s of lost) this.forgetLease(s);
     for (const l of renewed) this.held.set(l.shard, l);
     // Told at once (a later statement of this round may fail): the runtime lets go of these actors now.
     this.change([], lost);
@@ -260,20 +283,43 @@ export class ClusterNode implements Placement, Leadership {
     const target = Math.ceil(this.shards / live);
     let gained: number[] = [];
     let given: number[] = [];
-    if (this.held.size < target) {
+    const keeping = this.held.size - this.draining.size;
+    if (keeping < target && this.draining.size > 0) {
+      // The share grew again (a node left) while shards were being handed over: they stay here.
+      gained = this.handingOver().slice(0, target - keeping);
+      for (const s of gained) this.draining.delete(s);
+    } else if (keeping < target) {
       const taken = new Set((await this.store.holders(now)).map((h) => h.shard));
       const free = [];
       for (let s = 0; s < this.shards; s++) if (!taken.has(s) && !this.held.has(s)) free.push(s);
-      const got = await this.store.acquire(this.nodeId, free.slice(0, target - this.held.size), now, this.leaseMs);
+      const got = await this.store.acquire(this.nodeId, free.slice(0, target - keeping), now, this.leaseMs);
       for (const l of got) this.held.set(l.shard, l);
       gained = got.map((l) => l.shard);
-    } else if (this.held.size > target) {
-      const extra = this.leases().slice(target);
-      await this.store.release(this.nodeId, extra);
-      for (const l of extra) this.held.delete(l.shard);
-      given = extra.map((l) => l.shard);
+    } else if (keeping > target) {
+      // More than the share (a node joined): these are handed over, each once its turns under way have committed.
+      given = this.leases()
+        .filter((l) => !this.draining.has(l.shard))
+        .slice(target)
+        .map((l) => l.shard);
+      for (const s of given) this.draining.set(s, now);
     }
     this.change(gained, given);
+    await this.handOver(now);
+  }
+
+  /** Releases the shards being handed over whose turns have all committed (or that waited the lease time). */
+  private async handOver(now: number): Promise<void> {
+    const ready = this.handingOver().filter((s) => !this.busy(s) || now - this.draining.get(s)! >= this.leaseMs);
+    if (ready.length === 0) return;
+    const leases = ready.map((s) => this.held.get(s)).filter((l): l is Lease => l !== undefined);
+    await this.store.release(this.nodeId, leases);
+    for (const s of ready) this.forgetLease(s);
+    this.log("info", "shards handed over", { nodeId: this.nodeId, shards: ready.length, held: this.held.size });
+  }
+
+  private forgetLease(shard: number): void {
+    this.held.delete(shard);
+    this.draining.delete(shard);
   }
 
   private change(gained: number[], lost: number[]): void {
@@ -296,6 +342,7 @@ export class ClusterNode implements Placement, Leadership {
     const held = this.leases();
     const leader = this.leader;
     this.held.clear();
+    this.draining.clear();
     this.change([], held.map((l) => l.shard));
     this.setLeader(null);
     this.memberUntil = 0;

@@ -326,6 +326,8 @@ export class ActorRuntime {
       if (f === null) this.storeRecovered();
     });
     this.unsubscribePlacement = this.placement?.onChange((gained, lost) => this.shardsMoved(gained, lost));
+    // A shard handed over to another node goes once no turn of its actors is under way here (they commit first).
+    this.placement?.watchTurns?.((shard) => this.turnUnder(shard));
     if (this.wakeups) this.unsubscribeWakeups.push(this.wakeups.on("mailbox", (payload) => this.mailboxHint(payload)));
     this.listenForReplies();
     await this.sealPlainStates();
@@ -953,6 +955,13 @@ export class ActorRuntime {
     this.rescanning = run;
   }
 
+  /** Whether a turn of an actor of `shard` is under way (or waits for its commit) in this runtime. */
+  private turnUnder(shard: number): boolean {
+    const placement = this.placement!;
+    for (const [actor, q] of this.queues) if (q.busy && placement.shardOf(actor) === shard) return true;
+    return false;
+  }
+
   /** The rescan under way after shards were gained (noticeInserts waits for it). */
   private rescanning: Promise<void> | null = null;
 
@@ -1168,8 +1177,8 @@ export class ActorRuntime {
   private async runHead(address: string, q: Queue): Promise<void> {
     if (this.placement) {
       const epoch = this.placement.epoch(this.placement.shardOf(address));
-      if (epoch === undefined) {
-        this.forget(address); // its shard moved since the message was queued
+      if (epoch === undefined || !this.placement.owns(address)) {
+        this.forget(address); // its shard moved (or is being handed over) since the message was queued
         return;
       }
       this.turnEpochs.set(address, epoch);

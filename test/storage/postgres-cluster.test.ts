@@ -267,6 +267,54 @@ test("a node that leaves releases its leases: another takes its shards at once (
   await b.runtime.stop();
 });
 
+test("a shard handed to a node that joined goes once its turn under way has committed: no turn is cut off, none starts meanwhile", async () => {
+  const url = await database();
+  const handled: Handled[] = [];
+  const gates = new Map([[1, gate()]]);
+  const a = await node(url, "node-a", handled, gates);
+  const b = await node(url, "node-b", handled);
+  await a.placement.join();
+  await a.runtime.start();
+  // An actor in the half a gives back when b joins (the shards above its share).
+  let actor = "";
+  for (let i = 0; !actor; i++) if (shardOf(`log:${i}`) >= SHARDS / 2) actor = `log:${i}`;
+  const shard = shardOf(actor);
+  await a.runtime.tell(actor, { n: 1 });
+  await a.runtime.noticeInserts();
+  await gates.get(1)!.reached; // a's turn is under way (a provider call, say)
+  await a.runtime.tell(actor, { n: 2 }); // queued behind it
+
+  await b.placement.join();
+  await a.placement.tick(); // two nodes: a hands over its extra shards, but not the one with a turn under way
+  expect(a.placement.leases().length).toBe(SHARDS / 2 + 1);
+  expect(a.placement.handingOver()).toEqual([shard]);
+  expect(a.placement.owns(actor)).toBe(false); // no new turn starts here
+  expect(a.placement.epoch(shard)).toBeDefined(); // but the one under way still commits under the lease
+  await b.placement.tick();
+  expect(b.placement.leases().length).toBe(SHARDS / 2 - 1);
+  expect(b.placement.owns(actor)).toBe(false);
+
+  gates.get(1)!.open();
+  await a.runtime.idle();
+  expect(a.runtime.stats().fenced).toBe(0); // the turn committed: nothing refused, nothing to redo
+  expect(await seen(a.session, actor)).toEqual([1]);
+  await a.placement.tick(); // no turn under way any more: released
+  expect(a.placement.leases().length).toBe(SHARDS / 2);
+  expect(a.placement.handingOver()).toEqual([]);
+  await b.placement.tick();
+  expect(b.placement.owns(actor)).toBe(true);
+  await b.runtime.start();
+  await settle(a, b);
+  expect(handled.filter((h) => h.actor === actor)).toEqual([
+    { node: "node-a", actor, n: 1 },
+    { node: "node-b", actor, n: 2 },
+  ]);
+  expect(await seen(b.session, actor)).toEqual([1, 2]);
+  expect(a.runtime.stats().fenced + b.runtime.stats().fenced).toBe(0);
+  await a.runtime.stop();
+  await b.runtime.stop();
+});
+
 test("an ask whose shard lapsed mid-turn is refused with ShardFencedError; the message stays durable for the holder", async () => {
   const url = await database();
   const handled: Handled[] = [];
