@@ -1184,9 +1184,16 @@ export class ActorRuntime {
       this.turnEpochs.set(address, epoch);
       // Mailbox IDs are committed in their order (the sequence lock, across nodes too): once this node has read
       // everything up to the head's ID, no lower-numbered message to the actor (another node's) can still turn up.
-      if (q.ready[0]! > this.lastPolledId) await this.pickUpFresh();
+      if (q.ready[0]! > this.lastPolledId) {
+        await this.pickUpFresh();
+        // Meanwhile the shard may have moved (its queue forgotten): then nothing is handled here.
+        if (q.ready.length === 0 || !this.placement.owns(address) || this.placement.epoch(this.placement.shardOf(address)) !== epoch) {
+          this.forget(address);
+          return;
+        }
+      }
     }
-    const id = q.ready[0];
+    const id = q.ready[0]!;
     const row = await this.mailbox.get(id);
     if (!row) {
       // Acknowledged elsewhere (another process on the same database).
