@@ -2,7 +2,7 @@
 // holding the file could (triggers dropped first): each tampering fails with exit 1 naming the first bad leaf index or
 // checkpoint; the untouched copy passes. Checkpoints kept outside (a file) and the trusted public key are passed as an
 // auditor would. Entries are written through the real audit repository, sealed and signed by `caravan audit checkpoint`.
-import { describe, expect, test, beforeAll } from "bun:test";
+import { describe, expect, test, beforeAll, setDefaultTimeout } from "bun:test";
 import { copyFileSync, existsSync, writeFileSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { openStorage } from "../../src/adapters/storage/index.ts";
@@ -12,6 +12,9 @@ import { runCliInProcess } from "../support/cli.ts";
 import { withDb } from "../support/db.ts";
 import { tempDir } from "../support/tmp.ts";
 import { ENTRY_FIELDS_V1 } from "../../src/domain/audit-tree.ts";
+
+// CLI processes on a shared 2-core machine (one test runs three in a row): a hang guard, not a timing assertion.
+setDefaultTimeout(60_000);
 
 const dir = tempDir("caravan-audit-verify-");
 const db = join(dir, "caravan.db");
