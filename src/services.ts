@@ -582,7 +582,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   }
   // PostgreSQL: this process is one node of the service (docs/architecture.md#several-nodes). It registers before it
   // serves (a second process with a live node's CARAVAN_NODE_ID stops here, saying why) and is ready only while its
-  // membership is current. Its runtime is not placed yet: routing requests to the holder of an actor comes next.
+  // membership is current. Its runtime is placed: it handles the actors of the shards it holds (all 64 when alone), and
+  // an ask of another node's actor goes through the mailbox, its answer coming back as a row for this node.
   if (engine.kind === "postgres") {
     try {
       node = new ClusterNode(engine.cluster, { ...clusterNodeOptionsFromEnv(config.env ?? {}), clock, log, address: `${config.host}:${config.port}` });
@@ -594,6 +595,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     log("info", "cluster node registered", { nodeId: node.nodeId, shards: node.leases().length });
   }
   const runtime = new ActorRuntime(store, {
+    // The sweeps run on the leader only (docs/architecture.md#several-nodes); on SQLite there is no node: it leads.
+    leader: node ?? undefined,
     clock,
     concurrency: config.concurrency,
     log,
@@ -601,6 +604,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     sweepSchedule: config.sweepSchedule,
     pollMs: config.actorPollMs,
     compactEvents: config.compactEvents,
+    ...(node ? { placement: node, replies: engine.replies ?? undefined } : {}),
   });
   let webhooks: WebhookServices;
   try {
@@ -698,6 +702,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     checkpointMs: config.auditCheckpointMs ?? 300_000,
     sealMs: config.auditSealMs,
     announce: (seqs) => runtime.announceEvents(seqs),
+    leads: node ? () => node!.leads() : undefined,
   });
   let stopped: Promise<void> | undefined;
   return {

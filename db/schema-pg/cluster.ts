@@ -41,3 +41,15 @@ export const eventStreams = pgTable(
   },
   (t) => [index("event_streams_company_idx").on(t.companyId)],
 );
+
+/**
+ * The leader lease (one row, named `leader`): the node that runs the service's periodic sweeps. `epoch` grows by one
+ * at every change of holder, as a shard lease's does.
+ */
+export const leaderLease = pgTable("leader_lease", {
+  name: text("name").primaryKey(),
+  /** The holder, or null once released. */
+  nodeId: text("node_id"),
+  epoch: bigint("epoch", { mode: "number" }).notNull(),
+  expiresAt: bigint("expires_at", { mode: "number" }).notNull(),
+});

@@ -19,3 +19,4 @@ export * from "./rules.ts";
 export * from "./meta.ts";
 export * from "./counters.ts";
 export * from "./cluster.ts";
+export * from "./replies.ts";

@@ -1,7 +1,9 @@
 // The server's audit sealer: every second it gives committed audit entries their leaves (the port's seal, the one
 // place leaf indexes are assigned), and every CARAVAN_AUDIT_CHECKPOINT_SECONDS (300 by default) it signs a checkpoint
 // of each tree that grew, sent to webhook subscribers as `audit.checkpoint`. Both run on the server's thread between
-// requests; a fault is logged and the next turn tries again (nothing is lost: unsealed entries stay in order).
+// requests; a fault is logged and the next turn tries again (nothing is lost: unsealed entries stay in order). With
+// several nodes only the leader's sealer turns (`leads`): sealing and signing take the store's lock in turn, so two
+// nodes never assign a leaf or sign a tree size twice anyway, but one signer keeps the checkpoints at one interval.
 import type { AuditSealing, SigningKey } from "../ports/audit-tree.ts";
 import type { Logger } from "../adapters/log.ts";
 
@@ -14,6 +16,8 @@ export interface AuditSealerOptions {
   checkpointMs: number;
   sealMs?: number;
   announce: (seqs: number[]) => void;
+  /** Several nodes: whether this node leads now (the turns pass on the others). Absent: always. */
+  leads?: () => boolean;
 }
 
 export interface AuditSealer {
@@ -33,7 +37,7 @@ export function startAuditSealer(o: AuditSealerOptions): AuditSealer {
   // One turn at a time: a turn still waiting for the connection when the interval fires again is not doubled.
   let turning = false;
   const tick = async () => {
-    if (turning) return;
+    if (turning || (o.leads && !o.leads())) return;
     turning = true;
     try {
       await o.trees.seal();

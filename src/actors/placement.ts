@@ -3,10 +3,14 @@
 // asks inside its transaction. The store is the cluster port (src/ports/cluster.ts); the clock is given, so tests move
 // time and call `tick()` themselves.
 import { randomBytes } from "node:crypto";
-import { SHARDS, shardOf, type ClusterStore, type Lease } from "../ports/cluster.ts";
+import { SHARDS, shardOf, type ClusterStore, type LeaderLease, type Lease } from "../ports/cluster.ts";
 
 /** What the runtime needs to know about placement: which actors are its own, and the fence of a commit. */
 export interface Placement {
+  /** The node's ID (what its asks' tokens name, so that another node's answer finds it). */
+  readonly nodeId?: string;
+  /** Whether no other node was live at the last tick (a node alone: every insert it is hinted of is its own or the CLI's). */
+  alone?(): boolean;
   shardOf(address: string): number;
   /** Whether this node holds the actor's shard now (as far as it knows: the fence has the last word). */
   owns(address: string): boolean;
@@ -19,6 +23,14 @@ export interface Placement {
   fence(shards: number[]): Promise<Set<number>>;
   /** Told when shards are gained or lost (after the change). */
   onChange(fn: (gained: number[], lost: number[]) => void): () => void;
+}
+
+/**
+ * Whether this node is the service's leader now (as far as it knows): the one that runs the periodic sweeps and the
+ * other work that must run once across the nodes. The runtime takes it as `RuntimeOptions.leader`.
+ */
+export interface Leadership {
+  leads(): boolean;
 }
 
 export interface ClusterNodeOptions {
@@ -57,9 +69,12 @@ export function clusterNodeOptionsFromEnv(env: Record<string, string | undefined
  * One node of the service. `join()` registers it (refusing a node ID another live process holds) and takes its share
  * of the shards; every tick renews its heartbeat and leases, takes over shards whose lease lapsed (a dead node's) up to
  * its fair share (the shards over the live nodes, rounded up), and gives back what exceeds it (so a new node gets its
- * share); `leave()` releases everything at once.
+ * share); it also renews the leader lease when it holds it, or takes it when it is free (its holder left, or died and
+ * the lease lapsed). A tick that fails (the database unreachable) drops whatever lapsed meanwhile by this node's clock
+ * and tells the listeners, so the node stops handling those actors and stops leading; a lapsed lease is never used
+ * again, only taken anew at a new epoch. `leave()` releases everything at once.
  */
-export class ClusterNode implements Placement {
+export class ClusterNode implements Placement, Leadership {
   readonly nodeId: string;
   readonly incarnation = randomBytes(8).toString("hex");
   readonly shards: number;
@@ -69,6 +84,9 @@ export class ClusterNode implements Placement {
   private readonly log: NonNullable<ClusterNodeOptions["log"]>;
   private readonly held = new Map<number, Lease>();
   private readonly listeners = new Set<(gained: number[], lost: number[]) => void>();
+  /** The leader lease while this node holds it (lapsed by the clock: no longer leading, whatever it says here). */
+  private leader: LeaderLease | null = null;
+  private readonly leaderListeners = new Set<(leads: boolean) => void>();
   private timer: ReturnType<typeof setInterval> | undefined;
   private ticking: Promise<void> | null = null;
   /** Until when the membership is current (the last heartbeat that took, plus the lease time); 0: not a member. */
@@ -129,6 +147,10 @@ export class ClusterNode implements Placement {
     return shardOf(address, this.shards);
   }
 
+  alone(): boolean {
+    return this.live === 1;
+  }
+
   owns(address: string): boolean {
     return this.epoch(this.shardOf(address)) !== undefined;
   }
@@ -153,10 +175,61 @@ export class ClusterNode implements Placement {
     return () => this.listeners.delete(fn);
   }
 
+  /** Whether this node holds the leader lease now (as far as it knows: its clock against the lease's expiry). */
+  leads(): boolean {
+    return this.leader !== null && this.leader.expiresAt > this.clock();
+  }
+
+  /** The leader lease's epoch while this node leads, else undefined. */
+  leaderEpoch(): number | undefined {
+    return this.leads() ? this.leader!.epoch : undefined;
+  }
+
+  /** Told when this node becomes the leader (true) or stops being it (false), after the change. */
+  onLeaderChange(fn: (leads: boolean) => void): () => void {
+    this.leaderListeners.add(fn);
+    return () => this.leaderListeners.delete(fn);
+  }
+
   /** One round of heartbeat, renewal and rebalancing (one at a time: a tick during one joins it). */
   tick(): Promise<void> {
-    this.ticking ??= this.round().finally(() => (this.ticking = null));
+    this.ticking ??= this.round()
+      .catch((e: unknown) => {
+        this.lapsed();
+        throw e;
+      })
+      .finally(() => (this.ticking = null));
     return this.ticking;
+  }
+
+  /**
+   * After a failed round (the store unreachable): what lapsed by this node's clock is given up here, since it cannot
+   * be renewed from here (and the rows cannot be released either): its actors leave the runtime, and leading stops.
+   */
+  private lapsed(): void {
+    const now = this.clock();
+    const lost = this.leases().filter((l) => l.expiresAt <= now);
+    for (const l of lost) this.held.delete(l.shard);
+    if (lost.length) this.change([], lost.map((l) => l.shard));
+    if (this.leader && this.leader.expiresAt <= now) this.setLeader(null);
+  }
+
+  private setLeader(lease: LeaderLease | null): void {
+    const was = this.leader !== null;
+    this.leader = lease;
+    if (was === (lease !== null)) return;
+    this.log("info", lease ? "this node leads" : "this node no longer leads", { nodeId: this.nodeId, ...(lease ? { epoch: lease.epoch } : {}) });
+    for (const fn of this.leaderListeners) fn(lease !== null);
+  }
+
+  /** Renews the leader lease when this node holds it, else takes it when it is free. */
+  private async lead(now: number): Promise<void> {
+    if (this.leader) {
+      const renewed = await this.store.renewLeader(this.nodeId, this.leader, now, this.leaseMs);
+      if (renewed) return void (this.leader = renewed);
+      this.setLeader(null); // lapsed (and maybe taken): never renewed, only taken again at a new epoch
+    }
+    this.setLeader(await this.store.acquireLeader(this.nodeId, now, this.leaseMs));
   }
 
   private async round(): Promise<void> {
@@ -168,9 +241,11 @@ export class ClusterNode implements Placement {
       this.memberUntil = 0;
       this.change([], [...this.held.keys()]);
       this.held.clear();
+      this.setLeader(null);
       return;
     }
     this.memberUntil = now + this.leaseMs;
+    await this.lead(now);
     const renewed = await this.store.renew(this.nodeId, this.leases(), now, this.leaseMs);
     const kept = new Set(renewed.map((l) => l.shard));
     const lost = [...this.held.keys()].filter((s) => !kept.has(s));
@@ -206,18 +281,28 @@ export class ClusterNode implements Placement {
     for (const fn of this.listeners) fn(gained, lost);
   }
 
-  /** Releases every lease and the node's row (a clean shutdown: its shards and its ID are free at once). */
+  /**
+   * Releases every lease and the node's row (a clean shutdown: its shards and its ID are free at once); a node whose
+   * membership already lapsed only forgets them.
+   */
   async leave(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     if (this.ticking) await this.ticking.catch(() => {});
     if (!this.joined) return;
+    const current = this.current();
     this.joined = false;
     const held = this.leases();
+    const leader = this.leader;
     this.held.clear();
     this.change([], held.map((l) => l.shard));
+    this.setLeader(null);
+    this.memberUntil = 0;
+    // A node whose membership lapsed (it lost the database) holds nothing that counts any more: nothing to release,
+    // and the statements would only wait on a database it cannot reach.
+    if (!current) return;
+    if (leader) await this.store.releaseLeader(this.nodeId, leader);
     await this.store.release(this.nodeId, held);
     await this.store.deregister(this.nodeId, this.incarnation);
-    this.memberUntil = 0;
   }
 }

@@ -3,7 +3,9 @@
 import { StorageUnavailableError, type StoreFault } from "../ports/store.ts";
 import type { MessageRecord, MessageRef, RuntimeHost, RuntimeStore, Tenant } from "../ports/runtime-store.ts";
 import { ShardFencedError } from "../ports/cluster.ts";
-import type { Placement } from "./placement.ts";
+import type { Leadership, Placement } from "./placement.ts";
+import type { ReplyRecord, ReplyStore } from "../ports/replies.ts";
+import { decodeError, decodeValue, encodeError, encodeValue, tokenNode } from "./replies.ts";
 import { FaultLog, storeBackoffMs } from "../adapters/fault-log.ts";
 import { newId, iso } from "../domain/ids.ts";
 import { Timers, type SweepSchedule } from "./timers.ts";
@@ -55,6 +57,29 @@ export interface RuntimeOptions {
    * Absent (SQLite, one node): every actor is this runtime's and nothing is fenced.
    */
   placement?: Placement;
+  /**
+   * Several nodes: the sweeps run only while this node leads (the leader lease); on the others a sweep's turn passes.
+   * Absent (SQLite, one node): this runtime always leads.
+   */
+  leader?: Leadership;
+  /**
+   * Several nodes: where the answer to another node's ask is written (in the transaction that acknowledges the message)
+   * and where this runtime's own answers from other nodes are taken. With it, an ask's token names this runtime's node
+   * (`ask_…@<nodeId>`).
+   */
+  replies?: ReplyStore;
+  /** The node this runtime's asks name (default: the placement's node ID). A CLI names itself, a transient asker. */
+  nodeId?: string;
+  /** Wake-up hints (PostgreSQL's LISTEN): a `mailbox` hint picks up inserts at once, a `replies` hint takes answers. */
+  wakeups?: RuntimeWakeups;
+  /** How long an answer waits for its asker before it is swept (default 10 minutes: longer than any ask waits). */
+  replyTtlMs?: number;
+}
+
+/** The wake-ups the runtime listens to (the engine's `Wakeups`, src/ports/cluster.ts). */
+export interface RuntimeWakeups {
+  on(topic: "mailbox" | "replies", fn: (payload: string | null) => void): () => void;
+  readonly listening: boolean;
 }
 
 interface Resident {
@@ -82,6 +107,8 @@ interface Unit {
 }
 
 interface PendingAsk {
+  /** The actor asked: while its shard is another node's, the answer comes as a row (see takeReplies). */
+  to: string;
   resolve(v: unknown): void;
   reject(e: unknown): void;
   timer: ReturnType<typeof setTimeout>;
@@ -143,6 +170,8 @@ export class ActorRuntime {
   private readonly eventListeners = new Set<(seq: number) => void>();
   /** Messages to an actor whose insert is not yet committed and indexed: an inline ask must not overtake them. */
   private readonly pendingTo = new Map<string, number>();
+  /** Actors an ask reads the mailbox for before it is inline (placed): sends to them meanwhile wait, in order. */
+  private readonly reserving = new Map<string, (() => void)[]>();
   /** Kinds whose handler returned a promise once: their asks always go through the mailbox. */
   private readonly notInline = new Set<string>();
   private readonly timers: Timers;
@@ -168,9 +197,20 @@ export class ActorRuntime {
   private probeTimer: ReturnType<typeof setTimeout> | undefined;
   private unsubscribeHealth: (() => void) | undefined;
   private readonly placement: Placement | undefined;
+  private readonly leader: Leadership | undefined;
   private unsubscribePlacement: (() => void) | undefined;
   /** Per actor whose turn is under way (with a placement): the epoch of its shard's lease when the turn began. */
   private readonly turnEpochs = new Map<string, number>();
+  private readonly replies: ReplyStore | undefined;
+  /** The node this runtime's ask tokens name (with `replies`), or undefined (tokens of this process only). */
+  readonly nodeId: string | undefined;
+  private readonly wakeups: RuntimeWakeups | undefined;
+  private readonly replyTtlMs: number;
+  private readonly unsubscribeWakeups: (() => void)[] = [];
+  /** Polls this node's answers while an ask waits for another node (the fallback of the `replies` hint). */
+  private replyTimer: ReturnType<typeof setInterval> | undefined;
+  private takingReplies: Promise<void> | null = null;
+  private takeAgain = false;
 
   processed = 0;
   failures = 0;
@@ -191,6 +231,12 @@ export class ActorRuntime {
     this.log = opts.log ?? (() => {});
     this.sealer = opts.sealer;
     this.placement = opts.placement;
+    this.leader = opts.leader;
+    this.replies = opts.replies;
+    this.nodeId = opts.replies ? (opts.nodeId ?? opts.placement?.nodeId) : undefined;
+    if (this.nodeId !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(this.nodeId)) throw new Error(`node ID must be 1 to 64 letters, digits, ".", "_" or "-", got "${this.nodeId}"`);
+    this.wakeups = opts.wakeups;
+    this.replyTtlMs = opts.replyTtlMs ?? 600_000;
     this.timers = new Timers(this.clock, (ref) => this.becameDue(ref), opts.sweepSchedule);
     this.faultLog = new FaultLog(this.log, this.clock, opts.faultLogIntervalMs ?? 10_000);
     this.storeBackoff = opts.storeBackoffMs ?? ((n) => storeBackoffMs(n, 250, 5_000));
@@ -286,9 +332,24 @@ export class ActorRuntime {
       if (f === null) this.storeRecovered();
     });
     this.unsubscribePlacement = this.placement?.onChange((gained, lost) => this.shardsMoved(gained, lost));
+    if (this.wakeups) {
+      this.unsubscribeWakeups.push(
+        this.wakeups.on("mailbox", (payload) => this.mailboxHint(payload)),
+        this.wakeups.on("replies", (payload) => {
+          if (payload === null || payload === this.nodeId) this.takeReplies();
+        }),
+      );
+    }
     await this.sealPlainStates();
     await this.pickUpInserts();
     this.pollTimer = setInterval(() => void this.pickUpInserts().catch((e) => this.reportFault("mailbox poll failed", e)), this.pollMs);
+    if (this.replies) {
+      const replies = this.replies;
+      // Answers whose asker timed out are removed when it next takes its own; those of askers that are gone, here.
+      this.sweep("actor-replies", "17 */5 * * * *", async (now) => {
+        await replies.sweep(now - this.replyTtlMs);
+      });
+    }
     this.pump();
   }
 
@@ -302,12 +363,16 @@ export class ActorRuntime {
     while (this.rescanning) await this.rescanning;
   }
 
-  /** Registers a periodic sweep (croner expression, seconds allowed); overlapping runs are skipped. */
+  /**
+   * Registers a periodic sweep (croner expression, seconds allowed); overlapping runs are skipped. With several nodes
+   * only the leader runs it (`RuntimeOptions.leader`): what a sweep finds due goes to actors, whose turns are fenced.
+   */
   sweep(name: string, pattern: string, fn: (now: number) => void | Promise<void>): void {
     const backoff = { faults: 0, skipUntil: 0 };
     this.sweepBackoff.set(name, backoff);
     this.timers.sweep(name, pattern, async () => {
       if (this.stopping) return;
+      if (this.leader && !this.leader.leads()) return;
       // A sweep that met a store fault waits out its back-off instead of failing on every tick.
       if (this.clock() < backoff.skipUntil) return;
       const run = (async () => {
@@ -340,22 +405,41 @@ export class ActorRuntime {
   /** Request/reply: the handler's `ctx.reply(value)` resolves it. The message stays durable after a timeout. */
   ask<R = unknown>(to: string, body: unknown, opts: TellOptions & { timeoutMs?: number } = {}): Promise<R> {
     if (this.stopping) return Promise.reject(new ActorStoppedError("actor runtime is stopping"));
-    const token = newId("ask", this.clock());
+    // With several nodes the token names this node: the actor's holder, another node perhaps, answers it through a row.
+    const token = this.nodeId === undefined ? newId("ask", this.clock()) : `${newId("ask", this.clock())}@${this.nodeId}`;
     const timeoutMs = opts.timeoutMs ?? 10_000;
     return new Promise<R>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.asks.delete(token);
         reject(new ActorTimeoutError(`ask to ${to} got no reply within ${timeoutMs} ms`));
       }, timeoutMs);
-      this.asks.set(token, { resolve: resolve as (v: unknown) => void, reject, timer });
+      this.asks.set(token, { to, resolve: resolve as (v: unknown) => void, reject, timer });
+      if (this.replies) this.armReplyPoll();
       const durably = () =>
         this.send(to, body, opts, token).catch((e) => {
           clearTimeout(timer);
           this.asks.delete(token);
           reject(e);
         });
-      if (this.canInline(to, opts)) this.inline(to, body, token, durably);
-      else void durably();
+      if (!this.canInline(to, opts)) void durably();
+      else if (!this.placement) this.inline(to, body, token, durably);
+      else {
+        // Placed: a message another process committed to the actor before this ask must be handled first. The mailbox
+        // is read up to now (a pickup that starts after the ask), and the ask is inline only if nothing turned up.
+        // Meanwhile this process's own sends to the actor wait, so that they still come after the ask.
+        const waiting: (() => void)[] = [];
+        this.reserving.set(to, waiting);
+        const go = (read: boolean) => {
+          this.reserving.delete(to);
+          if (read && this.canInline(to, opts)) this.inline(to, body, token, durably);
+          else void durably();
+          for (const send of waiting) send();
+        };
+        this.pickUpFresh().then(
+          () => go(true),
+          () => go(false),
+        );
+      }
     });
   }
 
@@ -399,9 +483,9 @@ export class ActorRuntime {
    */
   private canInline(to: string, opts: TellOptions): boolean {
     if (!this.running || this.stopping || opts.dueAt !== undefined || opts.delayMs) return false;
-    // Several nodes: another node may have committed a message to the actor that this one has not picked up yet,
-    // which an inline ask would overtake; asks go through the mailbox, whose IDs give the order (see runHead).
-    if (this.placement) return false;
+    // Several nodes: only an actor of this node's shards; and another process may have committed a message to it that
+    // this one has not picked up yet, which an inline ask would overtake: ask() reads the mailbox up to now first.
+    if (this.placement && !this.placement.owns(to)) return false;
     const i = to.indexOf(":");
     if (i <= 0 || i === to.length - 1) return false;
     const kindName = to.slice(0, i);
@@ -410,6 +494,7 @@ export class ActorRuntime {
     if (!kind || this.notInline.has(kindName)) return false;
     const q = this.queues.get(to);
     if (q && (q.busy || q.ready.length > 0 || q.scheduled)) return false;
+    if (this.reserving.has(to)) return false;
     return (this.pendingTo.get(to) ?? 0) === 0;
   }
 
@@ -461,9 +546,12 @@ export class ActorRuntime {
       const r = await this.inlineAttempt(address, msg, token);
       if (r.ok) return r.reply;
       if (r.error instanceof ShardFencedError) {
-        // The shard moved while the handler ran: nothing of its turn committed; a mailbox row (a checkpoint's) stays
-        // for the new holder. The asker hears it here (its answer would come from the other node).
+        // The shard moved while the handler ran: nothing of its turn committed. Without a mailbox row the message goes
+        // to the new holder through the mailbox (a checkpoint's row stays for it); the holder answers the same token, a
+        // row for this node. Only a runtime without answer rows tells the asker here.
         this.forget(address);
+        if (r.messageId === 0) durably();
+        if (this.answeredElsewhere(token)) return undefined;
         return () => this.answer(token, r.error, true);
       }
       this.failures++;
@@ -654,6 +742,7 @@ export class ActorRuntime {
     if (this.stopping) return;
     this.stopping = true;
     if (this.pollTimer) clearInterval(this.pollTimer);
+    for (const off of this.unsubscribeWakeups.splice(0)) off();
     this.timers.stop();
     this.unsubscribeHealth?.();
     this.unsubscribePlacement?.();
@@ -664,6 +753,9 @@ export class ActorRuntime {
     while (this.inflight > 0 || this.units.length > 0) {
       await new Promise<void>((r) => this.idleWaiters.push(r));
     }
+    if (this.replyTimer) clearInterval(this.replyTimer);
+    this.replyTimer = undefined;
+    if (this.takingReplies) await this.takingReplies;
     for (const [token, a] of this.asks) {
       clearTimeout(a.timer);
       a.reject(new ActorStoppedError("actor runtime stopped before the reply"));
@@ -676,6 +768,8 @@ export class ActorRuntime {
 
   private send(to: string, body: unknown, opts: TellOptions, replyTo: string | null): Promise<number> {
     splitAddress(to);
+    const waiting = this.reserving.get(to);
+    if (waiting) return new Promise<number>((resolve, reject) => waiting.push(() => void this.send(to, body, opts, replyTo).then(resolve, reject)));
     if (this.stopping && replyTo === null) {
       // A tell while stopping is still durable; it is handled after the next start.
     }
@@ -880,6 +974,22 @@ export class ActorRuntime {
   // ---- indexing ----
 
   private polling: Promise<void> | null = null;
+  private nextPolling: Promise<void> | null = null;
+
+  /**
+   * A pickup that starts after this call (one under way may have read the mailbox before a commit the caller must
+   * see: then one more after it, shared by every caller meanwhile).
+   */
+  private pickUpFresh(): Promise<void> {
+    if (!this.polling) return this.pickUpInserts();
+    this.nextPolling ??= this.polling
+      .catch(() => {})
+      .then(() => {
+        this.nextPolling = null;
+        return this.pickUpInserts();
+      });
+    return this.nextPolling;
+  }
 
   /** Indexes messages other writers inserted (one pickup at a time: a tick during one joins it). */
   private pickUpInserts(): Promise<void> {
@@ -1065,7 +1175,7 @@ export class ActorRuntime {
       this.turnEpochs.set(address, epoch);
       // Mailbox IDs are committed in their order (the sequence lock, across nodes too): once this node has read
       // everything up to the head's ID, no lower-numbered message to the actor (another node's) can still turn up.
-      if (q.ready[0]! > this.lastPolledId) await this.pickUpInserts();
+      if (q.ready[0]! > this.lastPolledId) await this.pickUpFresh();
     }
     const id = q.ready[0];
     const row = await this.mailbox.get(id);
@@ -1091,6 +1201,9 @@ export class ActorRuntime {
     try {
       msg = this.openBody(row);
       await kind.handle(h.ctx, msg);
+      // Another node's ask: its answer is a row for that node, committed with the acknowledgement (or not at all).
+      const token = row.replyTo;
+      if (token !== null && this.remote(token)) h.effects.writes.push(() => this.putReply(token, h.reply(), null, now));
     } catch (e) {
       await this.failed(q, row, e, msg);
       return;
@@ -1249,9 +1362,10 @@ export class ActorRuntime {
 
   private async failed(q: Queue, row: MessageRecord, e: unknown, msg?: unknown): Promise<void> {
     if (e instanceof ShardFencedError) {
-      // Not the message's fault: its shard moved, and the new holder handles the message (the row is untouched).
+      // Not the message's fault: its shard moved, and the new holder handles the message (the row is untouched) and
+      // answers its ask, wherever the asker is (a row for the asking node, this one too).
       this.forget(row.actor);
-      if (row.replyTo) this.answer(row.replyTo, e, true);
+      if (row.replyTo && !this.answeredElsewhere(row.replyTo)) this.answer(row.replyTo, e, true);
       return;
     }
     this.failures++;
@@ -1262,7 +1376,7 @@ export class ActorRuntime {
       // A fault of the store is not a fault of the message: no attempt is counted (it is never buried for it), nothing
       // is written (the store would refuse it too), and the actor waits a growing back-off, or until the store recovers.
       this.holdBack(row.actor, q, this.storeFaulted(fault, { actor: row.actor, messageId: row.id }), true);
-      if (row.replyTo) this.answer(row.replyTo, new StorageUnavailableError(fault, true), true);
+      if (row.replyTo) this.answerNow(row.replyTo, new StorageUnavailableError(fault, true));
       return;
     }
     const attempts = row.attempts + 1;
@@ -1280,9 +1394,123 @@ export class ActorRuntime {
 
   private async giveUp(q: Queue, row: MessageRecord, attempts: number, error: string, tenant: Tenant | null = null): Promise<void> {
     this.log("error", "actor message parked as dead", { actor: row.actor, messageId: row.id, attempts, error });
-    await this.commit(() => this.mailbox.bury(row, attempts, error, this.clock(), tenant), row.actor);
+    const dead = new ActorDeadLetterError(`${row.actor} could not handle the message: ${error}`);
+    const token = row.replyTo;
+    const now = this.clock();
+    await this.commit(async () => {
+      await this.mailbox.bury(row, attempts, error, now, tenant);
+      if (token !== null && this.remote(token)) await this.putReply(token, dead, dead, now);
+    }, row.actor);
     this.dequeue(q, row.id);
-    if (row.replyTo) this.answer(row.replyTo, new ActorDeadLetterError(`${row.actor} could not handle the message: ${error}`), true);
+    if (token) this.answer(token, dead, true);
+  }
+
+  // ---- answers across nodes ----
+
+  /** Whether the token is another node's ask: its answer is written as a row for that node, not resolved here. */
+  private remote(token: string): boolean {
+    if (!this.replies) return false;
+    const node = tokenNode(token);
+    return node !== null && node !== this.nodeId;
+  }
+
+  /** Whether the ask's answer comes as a row from whichever node handles the message (a fenced turn answers nothing). */
+  private answeredElsewhere(token: string): boolean {
+    return this.replies !== undefined && tokenNode(token) !== null;
+  }
+
+  /** The answer row of another node's ask, inside the caller's unit of work; `error` non-null: a refusal. */
+  private putReply(token: string, value: unknown, error: unknown, now: number): Promise<void> {
+    const e = error === null ? null : encodeError(error);
+    const text = e ? e.body : encodeValue(value);
+    return this.replies!.put({
+      token,
+      node: tokenNode(token)!,
+      body: this.sealer ? this.sealer.seal(text, `reply:${token}`) : text,
+      errorClass: e?.errorClass ?? null,
+      errorCode: e?.errorCode ?? null,
+      createdAt: now,
+    });
+  }
+
+  /**
+   * A refusal with no unit of work to join (the store faulted: the message stays and is retried): a local asker hears
+   * it at once; another node's is written on its own, if the store takes it (else its asker times out).
+   */
+  private answerNow(token: string, error: unknown): void {
+    if (!this.remote(token)) {
+      this.answer(token, error, true);
+      return;
+    }
+    void this.putReply(token, null, error, this.clock()).catch(() => {});
+  }
+
+  /** An answer row for this node: the pending ask it names resolves or rejects as a local answer would. */
+  private received(r: ReplyRecord): void {
+    if (!this.asks.has(r.token)) return; // timed out meanwhile, or answered already
+    let text: string;
+    try {
+      text = this.sealer ? this.sealer.open(r.body, `reply:${r.token}`) : r.body;
+    } catch (e) {
+      this.answer(r.token, e, true);
+      return;
+    }
+    if (r.errorClass === null) this.answer(r.token, decodeValue(text));
+    else this.answer(r.token, decodeError(r.errorClass, text), true);
+  }
+
+  /** Takes this node's answer rows (one take at a time; a call during one runs another after it). */
+  private takeReplies(): void {
+    const replies = this.replies;
+    const node = this.nodeId;
+    if (!replies || node === undefined) return;
+    if (this.takingReplies) {
+      this.takeAgain = true;
+      return;
+    }
+    this.takingReplies = (async () => {
+      do {
+        this.takeAgain = false;
+        const rows = await replies.take(node, 1000);
+        for (const r of rows) this.received(r);
+        if (rows.length === 1000) this.takeAgain = true;
+      } while (this.takeAgain);
+    })()
+      .catch((e) => this.reportFault("answers pickup failed", e))
+      .finally(() => (this.takingReplies = null));
+  }
+
+  /** Whether an ask waits for an answer row: its actor is not in this node's shards (or this runtime holds none). */
+  private awaitingElsewhere(): boolean {
+    for (const a of this.asks.values()) if (!this.placement?.owns(a.to)) return true;
+    return false;
+  }
+
+  /**
+   * The fallback of the `replies` hint: while asks wait, this node's answers are polled at the mailbox poll's rate,
+   * when one of them waits for another node (a node alone, asking its own actors, polls nothing).
+   */
+  private armReplyPoll(): void {
+    if (this.replyTimer || this.stopping) return;
+    this.replyTimer = setInterval(() => {
+      if (this.asks.size === 0) {
+        clearInterval(this.replyTimer);
+        this.replyTimer = undefined;
+        return;
+      }
+      if (this.awaitingElsewhere()) this.takeReplies();
+    }, this.pollMs);
+  }
+
+  /**
+   * A `mailbox` hint (an insert committed somewhere; null: hints may have been lost): the mailbox is read now rather
+   * than at the next poll. A node alone ignores the inserts' own hints (payload ''): they are its own, indexed as they
+   * commit; a hint with a payload (the CLI's, after it inserted) is always followed.
+   */
+  private mailboxHint(payload: string | null): void {
+    if (!this.running || this.stopping) return;
+    if (payload === "" && this.placement?.alone?.()) return;
+    this.pickUpFresh().catch((e) => this.reportFault("mailbox poll failed", e));
   }
 
   private answer(token: string, value: unknown, isError = false): void {

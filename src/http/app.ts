@@ -169,9 +169,11 @@ export function createApp(services: AppDeps) {
       return kit.errorResponse(error);
     })
     .get("/healthz", async () => {
-      if (!services.ready()) return json(503, { status: "starting" });
-      const down = await storageDown(services.storage, services.clock());
+      // Not ready because the store is in fault (a node that lost its database, whose membership lapsed): that fault.
+      const ready = services.ready();
+      const down = ready || services.storage.health.unavailable ? await storageDown(services.storage, services.clock()) : null;
       if (down) return json(503, down, { "Retry-After": String(STORAGE_RETRY_AFTER_S) });
+      if (!ready) return json(503, { status: "starting" });
       return json(200, { status: "ok" });
     })
     .use(meRoutes(kit))

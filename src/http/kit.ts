@@ -22,8 +22,11 @@ export interface KitDeps {
   log: Logger;
   appDomain?: string;
   /** For `readOnly` routes: authentication and the handler's reads share one read transaction. */
-  storage?: Pick<Store, "readTurn" | "faultOf">;
-  /** False while the service cannot serve a company yet (starting, or stopping): 503 COMPANY_NOT_READY. */
+  storage?: Pick<Store, "readTurn" | "faultOf"> & { readonly health?: Store["health"] };
+  /**
+   * False while the service cannot serve a company yet (starting, or stopping): 503 COMPANY_NOT_READY; or, while the
+   * store is in fault (a node that lost its database, whose membership lapsed), the store fault's 503.
+   */
   ready?: () => boolean;
   /** The client's address (trusted-proxy rule): a session is bound to the address that signed in. */
   sourceOf?: (req: Request) => string | null;
@@ -265,6 +268,13 @@ export class ApiKit {
     return json(500, { error: "Internal server error", code: "INTERNAL_ERROR", meta: this.meta() });
   }
 
+  /** Why the service is not ready: the store's fault when it is in one (SERVICE_UNAVAILABLE), else COMPANY_NOT_READY. */
+  private notReady(): unknown {
+    const fault = this.deps.storage?.health?.unavailable;
+    // Refused before anything ran: nothing was changed, whatever the fault said of the call that met it.
+    return fault ? new StorageUnavailableError({ class: fault.class, cause: fault.cause }) : apiError("COMPANY_NOT_READY", { headers: { "Retry-After": "5" } });
+  }
+
   /** Methods declared for a concrete path, for 405 Allow and OPTIONS. */
   allowedMethods(pathname: string): string[] {
     const set = new Set<string>();
@@ -386,7 +396,7 @@ export class ApiKit {
   async runPublic(spec: PublicRouteSpec<any>, handler: PublicHandler<any>, request: Request, params: Record<string, string>, route?: RouteInfo): Promise<Response> {
     try {
       const { tenancy, limiter, appDomain, ready } = this.deps;
-      if (ready && !ready()) throw apiError("COMPANY_NOT_READY", { headers: { "Retry-After": "5" } });
+      if (ready && !ready()) throw this.notReady();
       const company = await resolveCompany(request, tenancy, appDomain);
       limiter.check("company", company.id);
       const body = await readJsonBody(request);
@@ -420,7 +430,7 @@ export class ApiKit {
   private admit(spec: RouteSpec<any, any, any>, request: Request): AuthContext | Promise<AuthContext> {
     const { tenancy, ready } = this.deps;
     // Part 1 Errors, 503 "company not ready": before its actors run (or once they stop) nothing of a company is served.
-    if (ready && !ready()) throw apiError("COMPANY_NOT_READY", { headers: { "Retry-After": "5" } });
+    if (ready && !ready()) throw this.notReady();
     const company = resolveCompany(request, tenancy, this.deps.appDomain);
     if (company instanceof Promise) return company.then((c) => this.admitFor(spec, request, c));
     return this.admitFor(spec, request, company);

@@ -14,6 +14,15 @@ export interface Lease {
   expiresAt: number;
 }
 
+/**
+ * The leader lease: one per database, held by one live node at a time (the node that runs the service's periodic
+ * sweeps). Its epoch grows by one at every change of holder, as a shard lease's does.
+ */
+export interface LeaderLease {
+  epoch: number;
+  expiresAt: number;
+}
+
 /** A node another process registered under this ID is still alive (its heartbeat has not lapsed). */
 export class DuplicateNodeError extends Error {
   constructor(
@@ -71,6 +80,17 @@ export interface ClusterStore {
    * after this check committed under the lease.
    */
   fence(nodeId: string, held: Lease[], now: number): Promise<Set<number>>;
+  /**
+   * Takes the leader lease for `nodeId` until `now + leaseMs` when it is free (never held, released, or lapsed at
+   * `now`), its epoch one above the last; null when another node's lease is current.
+   */
+  acquireLeader(nodeId: string, now: number, leaseMs: number): Promise<LeaderLease | null>;
+  /** Extends the leader lease while it is still the node's, at `held`'s epoch and current at `now`; else null. */
+  renewLeader(nodeId: string, held: LeaderLease, now: number, leaseMs: number): Promise<LeaderLease | null>;
+  /** Gives the leader lease up (a clean shutdown): another node may take it at once. */
+  releaseLeader(nodeId: string, held: LeaderLease): Promise<void>;
+  /** The leader whose lease is current at `now`, or null. */
+  leader(now: number): Promise<{ nodeId: string; epoch: number; expiresAt: number } | null>;
 }
 
 /** The shard of an actor address: FNV-1a (32 bit) of its UTF-8 bytes, modulo `shards`. */

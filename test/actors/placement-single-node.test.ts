@@ -18,9 +18,12 @@ test("the single node holds every shard, refuses a second registration, and its 
   expect(node.leases().length).toBe(SHARDS);
   expect(node.current()).toBe(true);
   expect(await new ClusterNode(cluster, { nodeId: "other", tickMs: 0 }).join().catch((e: unknown) => e)).toBeInstanceOf(DuplicateNodeError);
+  expect(node.leads()).toBe(true); // the single node leads from its first tick
   now += 3_600_000; // a single node's leases never lapse
   await node.tick();
   expect(node.owns("log:x")).toBe(true);
+  expect(node.leads()).toBe(true);
+  expect(await cluster.leader(now)).toEqual({ nodeId: "solo", epoch: 1, expiresAt: expect.any(Number) });
 
   const storage = await openStorage(join(tempDir(), "single-node.db"));
   const kind: ActorKind<{ n: number }, null> = { kind: "log", initialState: () => ({ n: 0 }), handle: (ctx) => void ctx.state.n++ };
@@ -33,6 +36,7 @@ test("the single node holds every shard, refuses a second registration, and its 
   await runtime.stop();
   await node.leave();
   expect(node.leases().length).toBe(0);
+  expect(node.leads()).toBe(false);
   storage.close();
 });
 

@@ -59,6 +59,8 @@ const DELIBERATE: Record<string, string> = {
   "table cluster_nodes: only in postgres": "several nodes on one database (migration 0011): a SQLite file is served by one process, the single node",
   "table event_streams: only in postgres": "every node's open event streams, counted for the stream caps (migration 0015): a SQLite file's one process counts its streams in memory",
   "table shard_leases: only in postgres": "the shard leases of several nodes (migration 0011): a SQLite file's one node holds every shard without a row",
+  "table leader_lease: only in postgres": "the leader lease of several nodes (migration 0014): a SQLite file's one node always leads, without a row",
+  "table actor_replies: only in postgres": "answers to asks that crossed nodes (migration 0013): on SQLite one process holds every actor and answers stay in memory",
   "transfers: index (<expr>) only in postgres":
     "transfers_search, a pg_trgm GIN index over the searched columns (migration 0003): the twin of SQLite's FTS5 transfers_search in its own file",
   "column customers.external_id_fold: only in postgres":
@@ -113,6 +115,7 @@ const TRIGGER_TWINS_TO_WRITE: Record<string, string> = {
       "a wake-up hint to the other nodes (NOTIFY on commit); SQLite is served by one process, which needs none",
     ]),
   ),
+  "trigger actor_replies_notify on actor_replies: only in postgres": "the asking node's wake-up (NOTIFY caravan_replies on commit) on a table SQLite does not have",
 };
 
 interface Column {

@@ -72,3 +72,40 @@ export async function freezableProxy(target: string): Promise<{ url: string; fre
     },
   };
 }
+
+/**
+ * A TCP proxy in front of the server that can be cut: every connection through it reset at once and the port closed,
+ * so new connections are refused (what a node whose link to the database went down sees), until `restore()` listens
+ * on the same port again. Only the process that connects through it loses the database; others reach it directly.
+ */
+export async function cuttableProxy(target: string): Promise<{ url: string; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }> {
+  const t = new URL(target);
+  const pairs = new Set<[Socket, Socket]>();
+  const server = createServer((c) => {
+    const up = connect(Number(t.port), t.hostname);
+    c.pipe(up);
+    up.pipe(c);
+    const pair: [Socket, Socket] = [c, up];
+    pairs.add(pair);
+    const end = () => (pairs.delete(pair), c.destroy(), up.destroy());
+    for (const s of pair) s.on("error", end).on("close", end);
+  });
+  const listen = (port: number) => new Promise<void>((resolve, reject) => server.once("error", reject).listen(port, "127.0.0.1", () => (server.off("error", reject), resolve())));
+  await listen(0);
+  const port = (server.address() as { port: number }).port;
+  const via = new URL(target);
+  via.hostname = "127.0.0.1";
+  via.port = String(port);
+  const cut = () => {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const [c, up] of [...pairs]) (c.resetAndDestroy(), up.destroy());
+    pairs.clear();
+    return closed;
+  };
+  return {
+    url: via.toString(),
+    cut: () => (server.listening ? cut() : Promise.resolve()),
+    restore: () => (server.listening ? Promise.resolve() : listen(port)),
+    close: () => (server.listening ? cut() : Promise.resolve()),
+  };
+}

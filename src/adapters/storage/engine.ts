@@ -11,6 +11,7 @@ import type { Repositories } from "../../ports/repositories.ts";
 import type { RuntimeHost } from "../../ports/runtime-store.ts";
 import type { ClusterStore, Wakeups } from "../../ports/cluster.ts";
 import type { StreamRegistry } from "../../ports/event-streams.ts";
+import type { ReplyStore } from "../../ports/replies.ts";
 import { StorageError } from "../../ports/store.ts";
 import type { Logger } from "../log.ts";
 import { openStorage, storageSettingsFromEnv } from "./index.ts";
@@ -18,7 +19,7 @@ import { startCheckpointer } from "./checkpointer.ts";
 import { readMeta, recordMetaOnce } from "./meta.ts";
 import { createRepositories, type RepositoryKeys } from "./repositories.ts";
 import type { Storage } from "./types.ts";
-import { createPgRepositories, databaseTarget, isPostgresUrl, openPostgres, PgClusterStore, PgStreamRegistry, watchChanges, type PgChangeNotice, type PgSession } from "./postgres/index.ts";
+import { createPgRepositories, databaseTarget, isPostgresUrl, openPostgres, PgClusterStore, PgReplyStore, PgStreamRegistry, watchChanges, type PgChangeNotice, type PgSession } from "./postgres/index.ts";
 import { SingleNodeCluster } from "./single-node.ts";
 import { readPgMigrations } from "./postgres/migrate.ts";
 import type { PgOptions } from "./postgres/session.ts";
@@ -62,6 +63,8 @@ export interface Engine {
    * membership); null on SQLite, where the fan-out's counts in memory are the service's.
    */
   streams(node: { readonly nodeId: string; readonly incarnation: string }): StreamRegistry | null;
+  /** Answers to asks that crossed nodes (PostgreSQL's actor_replies); null on SQLite, whose answers stay in memory. */
+  readonly replies: ReplyStore | null;
   /** The SQLite engine's own handle (backups, the CLI's direct reads, tests); null on PostgreSQL. */
   readonly sqlite: Storage | null;
   /** The repositories over the store, one instance each. */
@@ -139,6 +142,7 @@ export function sqliteEngine(storage: Storage): Engine {
     cluster: new SingleNodeCluster(),
     wakeups: null,
     streams: () => null,
+    replies: null,
     sqlite: storage,
     repositories: (keys) => createRepositories(storage, keys),
     readMeta: async (key) => readMeta(storage, key),
@@ -157,6 +161,7 @@ export function pgEngine(session: PgSession, url: string, notice?: PgChangeNotic
     cluster: new PgClusterStore(session),
     wakeups: notice ?? null,
     streams: (node) => new PgStreamRegistry(session, node),
+    replies: new PgReplyStore(session),
     sqlite: null,
     repositories: (keys) => createPgRepositories(session, keys),
     readMeta: async (key) => (await session.read<{ value: string }>("SELECT value FROM database_meta WHERE key = $1", [key]))[0]?.value,

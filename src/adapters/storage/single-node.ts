@@ -1,7 +1,7 @@
 // The cluster port (src/ports/cluster.ts) on SQLite: one process serves a SQLite file, so there is one node, and it
 // holds every shard from the start, at epoch 1, for ever; its fence never refuses. The server on SQLite does not
 // give its runtime a placement at all (nothing to check); this is the port's trivial answer, for code that asks.
-import { DuplicateNodeError, type ClusterStore, type Lease, type NodeRecord } from "../../ports/cluster.ts";
+import { DuplicateNodeError, type ClusterStore, type LeaderLease, type Lease, type NodeRecord } from "../../ports/cluster.ts";
 
 /** The latest time a Date can hold: the single node's leases and heartbeat never lapse. */
 const FOREVER = 8_640_000_000_000_000;
@@ -46,5 +46,20 @@ export class SingleNodeCluster implements ClusterStore {
 
   async fence(_nodeId: string, held: Lease[]): Promise<Set<number>> {
     return new Set(held.map((l) => l.shard));
+  }
+
+  /** The single node always leads: the lease is its own, at epoch 1, for ever. */
+  async acquireLeader(nodeId: string): Promise<LeaderLease | null> {
+    return this.node?.nodeId === nodeId ? { epoch: 1, expiresAt: FOREVER } : null;
+  }
+
+  async renewLeader(nodeId: string, held: LeaderLease): Promise<LeaderLease | null> {
+    return this.node?.nodeId === nodeId ? { ...held, expiresAt: FOREVER } : null;
+  }
+
+  async releaseLeader(): Promise<void> {}
+
+  async leader(_now: number): Promise<{ nodeId: string; epoch: number; expiresAt: number } | null> {
+    return this.node ? { nodeId: this.node.nodeId, epoch: 1, expiresAt: FOREVER } : null;
   }
 }

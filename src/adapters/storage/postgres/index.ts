@@ -12,6 +12,7 @@ export { createPgRepositories } from "./repositories.ts";
 export { watchChanges, type PgChangeNotice } from "./notice.ts";
 export { PgClusterStore } from "./repos/cluster.ts";
 export { PgStreamRegistry } from "./repos/event-streams.ts";
+export { PgReplyStore } from "./repos/replies.ts";
 
 /** The oldest PostgreSQL major Caravan runs on. */
 export const MIN_POSTGRES_MAJOR = 15;

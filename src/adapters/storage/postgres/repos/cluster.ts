@@ -2,7 +2,7 @@
 // rows of shard_leases. Every write is one statement (atomic on its own); `fence` runs inside the runtime's group
 // commit and locks the rows it checks FOR SHARE, so a takeover (an UPDATE of the same rows) waits for that commit, and
 // a commit after a takeover sees the new epoch and is refused. Times come from the caller's clock.
-import { DuplicateNodeError, type ClusterStore, type Lease, type NodeRecord } from "../../../../ports/cluster.ts";
+import { DuplicateNodeError, type ClusterStore, type LeaderLease, type Lease, type NodeRecord } from "../../../../ports/cluster.ts";
 import type { PgSession } from "../session.ts";
 
 /**
@@ -15,6 +15,8 @@ function arrays(held: Lease[]): [number[], number[]] {
 }
 
 type LeaseRow = { shard: number; epoch: number; expires_at: number };
+type LeaderRow = { epoch: number; expires_at: number };
+const toLeader = (r: LeaderRow | undefined): LeaderLease | null => (r ? { epoch: r.epoch, expiresAt: r.expires_at } : null);
 const toLease = (r: LeaseRow): Lease => ({ shard: r.shard, epoch: r.epoch, expiresAt: r.expires_at });
 
 export class PgClusterStore implements ClusterStore {
@@ -103,5 +105,37 @@ export class PgClusterStore implements ClusterStore {
       [nodeId, shards, epochs, now],
     );
     return new Set(rows.map((r) => r.shard));
+  }
+
+  // ---- the leader lease: the one row of leader_lease, taken, renewed and released as a shard's lease row is ----
+
+  async acquireLeader(nodeId: string, now: number, leaseMs: number): Promise<LeaderLease | null> {
+    return toLeader(
+      await this.db.one<LeaderRow>(
+        `INSERT INTO leader_lease (name, node_id, epoch, expires_at) VALUES ('leader', $1, 1, $3)
+         ON CONFLICT (name) DO UPDATE SET node_id = excluded.node_id, epoch = leader_lease.epoch + 1, expires_at = excluded.expires_at
+         WHERE leader_lease.node_id IS NULL OR leader_lease.expires_at <= $2
+         RETURNING epoch, expires_at`,
+        [nodeId, now, now + leaseMs],
+      ),
+    );
+  }
+
+  async renewLeader(nodeId: string, held: LeaderLease, now: number, leaseMs: number): Promise<LeaderLease | null> {
+    return toLeader(
+      await this.db.one<LeaderRow>(
+        "UPDATE leader_lease SET expires_at = $4 WHERE name = 'leader' AND node_id = $1 AND epoch = $2 AND expires_at > $3 RETURNING epoch, expires_at",
+        [nodeId, held.epoch, now, now + leaseMs],
+      ),
+    );
+  }
+
+  async releaseLeader(nodeId: string, held: LeaderLease): Promise<void> {
+    await this.db.q("UPDATE leader_lease SET node_id = NULL WHERE name = 'leader' AND node_id = $1 AND epoch = $2", [nodeId, held.epoch]);
+  }
+
+  async leader(now: number): Promise<{ nodeId: string; epoch: number; expiresAt: number } | null> {
+    const r = await this.db.read<LeaderRow & { node_id: string }>("SELECT node_id, epoch, expires_at FROM leader_lease WHERE name = 'leader' AND node_id IS NOT NULL AND expires_at > $1", [now]);
+    return r[0] ? { nodeId: r[0].node_id, epoch: r[0].epoch, expiresAt: r[0].expires_at } : null;
   }
 }
