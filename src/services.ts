@@ -108,7 +108,7 @@ export interface Services {
    * Which engine, and where its data is (`PostgreSQL at host:port/db` never carries the password); its store and a
    * maker of repositories over it, for a CLI command run in this process (the demo's attestations: src/cli/entry.ts).
    */
-  readonly engine: Pick<Engine, "kind" | "where" | "store" | "repositories">;
+  readonly engine: Pick<Engine, "kind" | "where" | "store" | "repositories" | "cluster" | "replies">;
   readonly runtime: ActorRuntime;
   readonly log: Logger;
   readonly clock: () => number;
@@ -604,7 +604,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     sweepSchedule: config.sweepSchedule,
     pollMs: config.actorPollMs,
     compactEvents: config.compactEvents,
-    ...(node ? { placement: node, replies: engine.replies ?? undefined } : {}),
+    ...(node ? { placement: node, replies: engine.replies ?? undefined, wakeups: engine.wakeups ?? undefined } : {}),
   });
   let webhooks: WebhookServices;
   try {
@@ -618,7 +618,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   const services: Services = {
     storage: engine.sqlite ?? noSqliteHandle(engine.where),
     store,
-    engine: { kind: engine.kind, where: engine.where, store, repositories: (keys) => engine.repositories(keys) },
+    engine: { kind: engine.kind, where: engine.where, store, repositories: (keys) => engine.repositories(keys), cluster: engine.cluster, replies: engine.replies },
     runtime,
     log,
     clock,

@@ -2,7 +2,7 @@
 // the runtime store port (src/ports/runtime-store.ts) inside the store's units of work (src/ports/store.ts).
 import { StorageUnavailableError, type StoreFault } from "../ports/store.ts";
 import type { MessageRecord, MessageRef, RuntimeHost, RuntimeStore, Tenant } from "../ports/runtime-store.ts";
-import { ShardFencedError } from "../ports/cluster.ts";
+import { ShardFencedError, shardOf, type Wakeups } from "../ports/cluster.ts";
 import type { Leadership, Placement } from "./placement.ts";
 import type { ReplyRecord, ReplyStore } from "../ports/replies.ts";
 import { decodeError, decodeValue, encodeError, encodeValue, tokenNode } from "./replies.ts";
@@ -71,15 +71,9 @@ export interface RuntimeOptions {
   /** The node this runtime's asks name (default: the placement's node ID). A CLI names itself, a transient asker. */
   nodeId?: string;
   /** Wake-up hints (PostgreSQL's LISTEN): a `mailbox` hint picks up inserts at once, a `replies` hint takes answers. */
-  wakeups?: RuntimeWakeups;
+  wakeups?: Wakeups;
   /** How long an answer waits for its asker before it is swept (default 10 minutes: longer than any ask waits). */
   replyTtlMs?: number;
-}
-
-/** The wake-ups the runtime listens to (the engine's `Wakeups`, src/ports/cluster.ts). */
-export interface RuntimeWakeups {
-  on(topic: "mailbox" | "replies", fn: (payload: string | null) => void): () => void;
-  readonly listening: boolean;
 }
 
 interface Resident {
@@ -204,7 +198,7 @@ export class ActorRuntime {
   private readonly replies: ReplyStore | undefined;
   /** The node this runtime's ask tokens name (with `replies`), or undefined (tokens of this process only). */
   readonly nodeId: string | undefined;
-  private readonly wakeups: RuntimeWakeups | undefined;
+  private readonly wakeups: Wakeups | undefined;
   private readonly replyTtlMs: number;
   private readonly unsubscribeWakeups: (() => void)[] = [];
   /** Polls this node's answers while an ask waits for another node (the fallback of the `replies` hint). */
@@ -450,9 +444,10 @@ export class ActorRuntime {
    * the same unit of work every handled message commits (its writes, outgoing messages as mailbox rows the running
    * server picks up, its events, its state) commits in that transaction, all or nothing; the reply is returned. A
    * handler that awaits the store is handled here like any other; one that takes a checkpoint (it calls out) belongs
-   * to the server.
+   * to the server. `claim` (several nodes' database, none running): called first inside that transaction, it takes the
+   * actor's shard for the transaction (false: a node holds it, and this refuses with ShardFencedError, nothing done).
    */
-  async handleHere<R = unknown>(to: string, body: unknown): Promise<R> {
+  async handleHere<R = unknown>(to: string, body: unknown, o: { claim?: () => Promise<boolean> } = {}): Promise<R> {
     if (this.running) throw new Error("handleHere is for a runtime that is not started (the CLI); a started runtime is asked");
     const { kind: kindName, id } = splitAddress(to);
     const kind = this.kinds.get(kindName);
@@ -460,6 +455,9 @@ export class ActorRuntime {
     const msg = JSON.parse(JSON.stringify(body ?? null));
     const now = this.clock();
     return this.storage.transaction(async () => {
+      // Several nodes' database: the actor's shard is claimed first (its lease row locked until the commit), or a node
+      // holds it and this refuses (the caller then asks the node).
+      if (o.claim && !(await o.claim())) throw new ShardFencedError(this.placement?.shardOf(to) ?? shardOf(to));
       // Read afresh under the write lock: another process (the server) may have changed it since.
       this.resident.delete(to);
       const resident = await this.activate(to);
@@ -779,9 +777,12 @@ export class ActorRuntime {
     let id = 0;
     this.pending(to, 1);
     return new Promise<number>((resolve, reject) => {
+      // An ask of a process that is no node (the CLI): its insert's hint names it, so that a node alone follows it.
+      const hint = replyTo !== null && this.replies && !this.placement && this.nodeId !== undefined ? this.nodeId : null;
       this.enqueueUnit({
         apply: async () => {
           id = await this.mailbox.insert(to, text, dueAt, replyTo, now);
+          if (hint !== null) await this.replies!.hintMailbox(hint);
         },
         resolve: () => {
           this.index({ id, actor: to, dueAt, retryAt: null });

@@ -10,6 +10,7 @@ import { backupDatabase } from "../adapters/storage/backup.ts";
 import type { Backup } from "../ports/backup.ts";
 import type { MigrateTo } from "../ports/migrate-to.ts";
 import { CLI_COMMANDS } from "./commands.ts";
+import { CommandError } from "./usage.ts";
 import type { CliCommand, CliContext, CliKeys } from "./context.ts";
 import type { Repositories } from "../ports/repositories.ts";
 import { loadMasterKey, type MasterKey } from "../adapters/crypto/master-key.ts";
@@ -23,10 +24,13 @@ import { rulesActor, rulesAddress, type RuleMsg } from "../actors/rules.ts";
 import { reportsActor, reportsAddress, type ReportMsg } from "../actors/reports.ts";
 import { companiesAddress, tenancyActor, tenancyAddress, type TenancyMsg } from "../actors/tenancy.ts";
 import { customerActor } from "../actors/customer.ts";
+import { ActorTimeoutError } from "../actors/types.ts";
+import { ShardFencedError, shardOf } from "../ports/cluster.ts";
+import { randomBytes } from "node:crypto";
 
 type Env = Record<string, string | undefined>;
 /** What a command needs of an open engine: one opened here, or a running server's (`services.engine`, the demo's). */
-type CliEngine = Pick<Engine, "kind" | "where" | "store" | "repositories">;
+type CliEngine = Pick<Engine, "kind" | "where" | "store" | "repositories"> & Partial<Pick<Engine, "cluster" | "replies">>;
 type Out = (line: string) => void;
 
 /** Whether `name` is a command that works on the database (run with `runDatabaseCommand`). */
@@ -46,7 +50,7 @@ export function cliContext(open: Storage | CliEngine, path = "path" in open ? op
     where: engine.where,
     store: engine.store,
     repositories: (clock, keys) => cliRepositories(engine, path, clock, keys),
-    runtime: (deps) => cliRuntime(engine.store, deps),
+    runtime: (deps) => cliRuntime(engine.store, deps, engine.kind === "postgres" && engine.cluster && engine.replies ? { cluster: engine.cluster, replies: engine.replies } : undefined),
     runtimeStore: () => engine.store.runtimeStore(),
   };
 }
@@ -103,14 +107,30 @@ function cliRepositories(engine: CliEngine, path: string, clock: () => number, k
   return engine.repositories({ pii: lazySealer(keys.pii ?? subkey("pii")), secrets: lazySealer(keys.secrets ?? subkey("secrets")), clock, env: process.env });
 }
 
+/** How long the CLI waits for a running node to answer its command (CARAVAN_CLI_TIMEOUT_MS, default 30 s). */
+function cliTimeoutMs(env: Env): number {
+  const raw = env.CARAVAN_CLI_TIMEOUT_MS?.trim();
+  const ms = raw ? Number(raw) : 30_000;
+  if (!Number.isInteger(ms) || ms < 100) throw new CommandError(`CARAVAN_CLI_TIMEOUT_MS must be a whole number of milliseconds, at least 100, got "${raw}"`);
+  return ms;
+}
+
 /**
  * The CLI's one entry to the actor runtime (./runtime.ts). A command is handled in this process through
  * `ActorRuntime.handleHere`: the kind's own handler, under the write lock, its unit of work committed in one
  * transaction; what it sends is left in the mailbox for the running server (or the next start). The master key is read
  * on the first command.
+ *
+ * On a PostgreSQL database that nodes serve (`nodes`: docs/architecture.md#several-nodes), a command must not commit
+ * an actor's turn beside the node that holds the actor: while a node is live, the command is asked of the holder
+ * through the mailbox (a message with a reply token naming this CLI, `ask_…@cli-<hex>`; the node's answer comes back as
+ * a row), with a time-out that says what became of it. With no node live it is handled here, the actor's shard claimed
+ * (its lease row locked) in the command's transaction, so a node starting meanwhile waits for that commit and then
+ * reads the actor afresh; a node that took the shard first gets the command instead.
  */
-export function cliRuntime(store: RuntimeHost, deps: CliRuntimeDeps): CliRuntime {
+export function cliRuntime(store: RuntimeHost, deps: CliRuntimeDeps, nodes?: Pick<Engine, "cluster"> & { replies: NonNullable<Engine["replies"]> }): CliRuntime {
   let runtime: ActorRuntime | undefined;
+  let asker: ActorRuntime | undefined;
   let master: MasterKey | undefined;
   const key = () => (master ??= deps.masterKey());
   const registered = new Set<string>();
@@ -123,22 +143,48 @@ export function cliRuntime(store: RuntimeHost, deps: CliRuntimeDeps): CliRuntime
     }
     return runtime;
   };
+  /** The command to `address`: here, or asked of the node holding the actor (see above). */
+  const command = async <R>(here: ActorRuntime, address: string, msg: unknown): Promise<R> => {
+    if (!nodes) return here.handleHere<R>(address, msg);
+    const now = deps.clock();
+    if ((await nodes.cluster.liveNodes(now)).length === 0) {
+      try {
+        return await here.handleHere<R>(address, msg, { claim: () => nodes.cluster.claimUnheld(shardOf(address), now) });
+      } catch (e) {
+        if (!(e instanceof ShardFencedError)) throw e; // a node took the actor's shard meanwhile: it gets the command
+      }
+    }
+    const timeoutMs = cliTimeoutMs(process.env);
+    asker ??= new ActorRuntime(store, { clock: deps.clock, sealer: new Sealer(key().derive("mailbox")), replies: nodes.replies, nodeId: `cli-${randomBytes(6).toString("hex")}`, pollMs: 100 });
+    try {
+      return await asker.ask<R>(address, msg, { timeoutMs });
+    } catch (e) {
+      if (!(e instanceof ActorTimeoutError)) throw e;
+      const live = (await nodes.cluster.liveNodes(deps.clock())).map((n) => n.nodeId);
+      throw new CommandError(
+        `no node answered within ${timeoutMs} ms (${live.length ? `nodes registered: ${live.join(", ")}` : "no node is running now"}): the command is recorded and the node holding ${address} handles it when it runs; check the nodes' /healthz, then read the result before retrying`,
+      );
+    }
+  };
   return {
     caseCommand: (caseId, msg) =>
-      withKind("case", () => caseActor({ repositories: deps.repositories, pii: new Sealer(key().derive("pii")), nameIndexKey: key().derive("name-index") })).handleHere<Outcome<Record<string, unknown>>>(caseAddress(caseId), msg),
-    ruleCommand: <T>(msg: RuleMsg) => withKind("rules", () => rulesActor({ repositories: deps.repositories })).handleHere<Outcome<T>>(rulesAddress(msg.companyId), msg),
-    reportCommand: <T>(msg: ReportMsg) =>
-      withKind("reports", () => reportsActor({ repositories: deps.repositories })).handleHere<Outcome<T>>(reportsAddress(msg.companyId, msg.environment), msg),
+      command<Outcome<Record<string, unknown>>>(withKind("case", () => caseActor({ repositories: deps.repositories, pii: new Sealer(key().derive("pii")), nameIndexKey: key().derive("name-index") })), caseAddress(caseId), msg),
+    ruleCommand: <T>(msg: RuleMsg) => command<Outcome<T>>(withKind("rules", () => rulesActor({ repositories: deps.repositories })), rulesAddress(msg.companyId), msg),
+    reportCommand: <T>(msg: ReportMsg) => command<Outcome<T>>(withKind("reports", () => reportsActor({ repositories: deps.repositories })), reportsAddress(msg.companyId, msg.environment), msg),
     tenancyCommand: <T>(msg: TenancyMsg) =>
-      withKind("tenancy", () => tenancyActor({ repositories: deps.repositories })).handleHere<Outcome<T>>("companyId" in msg ? tenancyAddress(msg.companyId) : companiesAddress, msg),
+      command<Outcome<T>>(withKind("tenancy", () => tenancyActor({ repositories: deps.repositories })), "companyId" in msg ? tenancyAddress(msg.companyId) : companiesAddress, msg),
     customerCommand: <T>(customerId: string, msg: CliCustomerMsg) =>
-      withKind("customer", () =>
-        customerActor({
-          repositories: deps.repositories,
-          pii: new Sealer(key().derive("pii")),
-          nameIndexKey: key().derive("name-index"),
-          activeTransferIds: (companyId, env, id) => deps.repositories.transfers.activeForCustomer(companyId, env, id),
-        }),
-      ).handleHere<Outcome<T>>(`customer:${customerId}`, msg),
+      command<Outcome<T>>(
+        withKind("customer", () =>
+          customerActor({
+            repositories: deps.repositories,
+            pii: new Sealer(key().derive("pii")),
+            nameIndexKey: key().derive("name-index"),
+            activeTransferIds: (companyId, env, id) => deps.repositories.transfers.activeForCustomer(companyId, env, id),
+          }),
+        ),
+        `customer:${customerId}`,
+        msg,
+      ),
   };
 }

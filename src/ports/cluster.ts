@@ -91,6 +91,13 @@ export interface ClusterStore {
   releaseLeader(nodeId: string, held: LeaderLease): Promise<void>;
   /** The leader whose lease is current at `now`, or null. */
   leader(now: number): Promise<{ nodeId: string; epoch: number; expiresAt: number } | null>;
+  /**
+   * Inside the caller's unit of work, for a process that is no node (the CLI handling a command itself): locks the
+   * shard's lease row (made, unheld, if the shard was never held) and answers whether no node holds it at `now`. Until
+   * the unit ends no node can take the shard (taking it updates that row), so a turn committed in that unit cannot
+   * race a node that starts meanwhile; that node reads the actor afresh when it takes the shard.
+   */
+  claimUnheld(shard: number, now: number): Promise<boolean>;
 }
 
 /** The shard of an actor address: FNV-1a (32 bit) of its UTF-8 bytes, modulo `shards`. */

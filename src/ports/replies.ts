@@ -31,4 +31,9 @@ export interface ReplyStore {
   take(node: string, limit: number): Promise<ReplyRecord[]>;
   /** Removes answers written before `before` (their askers timed out or are gone); answers how many. */
   sweep(before: number): Promise<number>;
+  /**
+   * Inside the caller's unit of work: wakes the nodes to a message that a process which is no node (the CLI) inserted,
+   * naming it (`sender`), sent on commit. A node alone ignores the hints of its own inserts, never one with a name.
+   */
+  hintMailbox(sender: string): Promise<void>;
 }

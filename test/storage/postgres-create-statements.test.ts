@@ -117,7 +117,8 @@ beforeAll(async () => {
     host: "127.0.0.1",
     port: 0,
     logLevel: "silent",
-    env: {},
+    // The node's tick (heartbeat, renewal, live nodes: three statements) every hour only, not into a count at random.
+    env: { CARAVAN_LEASE_MS: "10800000" },
     rateLimits: { ...DEFAULT_RATE_LIMITS, company: { limit: 1_000_000_000, windowSeconds: 1 } },
     // No sweep runs during a count (each would add its own statements): the first of January at midnight only.
     sweepSchedule: () => "0 0 0 1 1 *",
@@ -189,7 +190,8 @@ test("the hook saw every statement the server executed for a create", async () =
     host: "127.0.0.1",
     port: 0,
     logLevel: "silent",
-    env: {},
+    // The node's tick (heartbeat, renewal, live nodes: three statements) every hour only, not into a count at random.
+    env: { CARAVAN_LEASE_MS: "10800000" },
     rateLimits: { ...DEFAULT_RATE_LIMITS, company: { limit: 1_000_000_000, windowSeconds: 1 } },
     sweepSchedule: () => "0 0 0 1 1 *",
     actorPollMs: 3_600_000,

@@ -2,7 +2,8 @@
 // files in a temporary CARAVAN_DB directory, `bun src/main.ts serve` with CARAVAN_DATABASE_URL on a free loopback
 // port (./server.ts), and the CLI run as a real process against the same database.
 import { join } from "node:path";
-import { tempDir } from "./tmp.ts";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { runCli, startServer, type ChildServer } from "./server.ts";
 import { startPostgres, type PostgresServer } from "./postgres.ts";
 import { apiClient } from "./api.ts";
@@ -26,7 +27,11 @@ export interface PgServer {
 export async function startPgServer(extra: Record<string, string> = {}): Promise<PgServer> {
   const pg = await startPostgres();
   const databaseUrl = await pg.createDatabase();
-  const env = { CARAVAN_DB: join(tempDir(), "caravan.db"), CARAVAN_DATABASE_URL: databaseUrl, ...extra };
+  // Its own directory, removed when the server is stopped: tempDir() removes its directory in an afterAll, which, when
+  // this is called from a beforeAll hook, runs before the tests that use the server (the key files would be gone, and
+  // the CLI would make a new master key the server does not have).
+  const dir = mkdtempSync(join(tmpdir(), "caravan-pg-server-"));
+  const env = { CARAVAN_DB: join(dir, "caravan.db"), CARAVAN_DATABASE_URL: databaseUrl, ...extra };
   const server = await startServer(env);
   const { call } = apiClient(env.CARAVAN_DB, () => server.url);
   const cli = async (...args: string[]) => {
@@ -46,6 +51,10 @@ export async function startPgServer(extra: Record<string, string> = {}): Promise
       await cli("members", "create", "--email", email, "--role", role, "--json");
       return JSON.parse((await cli("keys", "create", "--env", environment, "--member", email, "--json")).split("\n").at(-1)!);
     },
-    stop: () => server.stop("SIGTERM"),
+    stop: async () => {
+      const code = await server.stop("SIGTERM");
+      rmSync(dir, { recursive: true, force: true });
+      return code;
+    },
   };
 }

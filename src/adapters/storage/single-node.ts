@@ -62,4 +62,9 @@ export class SingleNodeCluster implements ClusterStore {
   async leader(_now: number): Promise<{ nodeId: string; epoch: number; expiresAt: number } | null> {
     return this.node ? { nodeId: this.node.nodeId, epoch: 1, expiresAt: FOREVER } : null;
   }
+
+  /** No node registered in this process: nothing holds the shard (another process never shares this store). */
+  async claimUnheld(): Promise<boolean> {
+    return this.node === null;
+  }
 }

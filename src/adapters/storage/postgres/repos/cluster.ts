@@ -96,6 +96,12 @@ export class PgClusterStore implements ClusterStore {
     return rows.map((r) => ({ ...toLease(r), nodeId: r.node_id }));
   }
 
+  async claimUnheld(shard: number, now: number): Promise<boolean> {
+    await this.db.q("INSERT INTO shard_leases (shard, node_id, epoch, expires_at) VALUES ($1, NULL, 0, 0) ON CONFLICT (shard) DO NOTHING", [shard]);
+    const [row] = await this.db.q<{ node_id: string | null; expires_at: number }>("SELECT node_id, expires_at FROM shard_leases WHERE shard = $1 FOR UPDATE", [shard]);
+    return row!.node_id === null || row!.expires_at <= now;
+  }
+
   async fence(nodeId: string, held: Lease[], now: number): Promise<Set<number>> {
     if (held.length === 0) return new Set();
     const [shards, epochs] = arrays(held);

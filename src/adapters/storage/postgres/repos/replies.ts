@@ -35,6 +35,10 @@ export class PgReplyStore implements ReplyStore {
     return rows.map(toReply).sort((a, b) => a.createdAt - b.createdAt || (a.token < b.token ? -1 : a.token > b.token ? 1 : 0));
   }
 
+  async hintMailbox(sender: string): Promise<void> {
+    await this.db.q("SELECT pg_notify('caravan_mailbox', $1)", [sender]);
+  }
+
   async sweep(before: number): Promise<number> {
     return this.db.run("DELETE FROM actor_replies WHERE created_at < $1", [before]);
   }
