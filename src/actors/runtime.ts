@@ -858,6 +858,9 @@ export class ActorRuntime {
   private rejectFenced(refused: Unit[]): void {
     for (const u of refused) {
       this.fenced++;
+      // One line per refused unit: what an operator (and the several-nodes proof) counts; refusals come only when a
+      // shard moves under a turn, so they are few.
+      this.log("warn", "commit refused by the shard fence", { shard: u.shard, epoch: u.epoch });
       u.reject(new ShardFencedError(u.shard!));
     }
   }
