@@ -25,6 +25,8 @@ setDefaultTimeout(240_000);
 test("three nodes, one SIGKILLed every few seconds under a mixed load: every 2xx create once, events and audit entries once and in order, no commit without the lease, every webhook event delivered", async () => {
   const r = await runProof({ nodes: 3, creates: 150, clients: 6, seconds: 30, heldEvery: 5, killEveryMs: 4_000, settleMs: 60_000, customers: 12 });
   for (const line of describeProof(r)) console.log(line);
+  // What the nodes logged as errors, for a failure's reader (not asserted: a handler's retried fault is logged too).
+  for (const [node, out] of Object.entries(r.outputs)) for (const line of out.split("\n").filter((l) => l.includes('"level":"error"')).slice(0, 5)) console.log(`${node}: ${line.slice(0, 600)}`);
   const f = r.findings;
   const l = r.ledger;
 
@@ -36,6 +38,8 @@ test("three nodes, one SIGKILLed every few seconds under a mixed load: every 2xx
   expect(Object.keys(l.byNode).sort()).toEqual(["n1", "n2", "n3"]);
   expect(r.load.creates.filter((c) => c.id).length).toBeGreaterThan(0);
   expect(r.load.actions.length).toBeGreaterThan(0);
+  if (f.undeliveredEvents) console.log(`events without a delivery: ${JSON.stringify(f.undeliveredEvents)}`);
+  if (r.settled.stuck) console.log(`still in the mailbox after the settling bound: ${JSON.stringify(r.settled.stuck)}`);
   expect(r.settled).toEqual({ settled: true, open: { mailbox: 0, undelivered: 0, unsent: 0, unreceived: 0 } });
 
   // Nothing lost, nothing twice.

@@ -599,7 +599,7 @@ export async function killLoop(c: ProofCluster, o: { everyMs: number; running: (
  * every event after the subscription's start has its delivery, every delivery is sent, and the receiver has had each.
  * Answers whether it settled, and what was still open if not.
  */
-export async function settle(c: ProofCluster, w: Workload, receipts: Receipt[], ms: number): Promise<{ settled: boolean; open: Record<string, number> }> {
+export async function settle(c: ProofCluster, w: Workload, receipts: Receipt[], ms: number): Promise<{ settled: boolean; open: Record<string, number>; stuck?: Record<string, unknown>[] }> {
   const until = Date.now() + ms;
   let open: Record<string, number> = {};
   for (;;) {
@@ -614,7 +614,14 @@ export async function settle(c: ProofCluster, w: Workload, receipts: Receipt[], 
     const got = new Set(receipts.map((r) => r.deliveryId));
     open = { mailbox: m!.n, undelivered: e!.n, unsent: d!.n, unreceived: sent.filter((id) => !got.has(id)).length };
     if (Object.values(open).every((n) => n === 0)) return { settled: true, open };
-    if (Date.now() > until) return { settled: false, open };
+    if (Date.now() > until) {
+      // What is still in the mailbox, with its shard's holder: for the reader of a failure.
+      const stuck = (await c.sql.unsafe(
+        `SELECT m.id, m.actor, m.attempts, m.last_error, m.due_at, m.retry_at, l.node_id AS holder, l.epoch, l.expires_at
+         FROM actor_messages m LEFT JOIN shard_leases l ON l.shard = proof_shard(m.actor) ORDER BY m.id LIMIT 20`,
+      )) as unknown as Record<string, unknown>[];
+      return { settled: false, open, stuck: stuck.map((r) => ({ ...r })) };
+    }
     await Bun.sleep(200);
   }
 }
@@ -646,6 +653,8 @@ export interface Findings {
   /** Events after the subscription's start with no delivery, or with more than one delivery row. */
   undelivered: number;
   deliveryRowsTwice: number;
+  /** The events without a delivery, for the reader of a failure. */
+  undeliveredEvents?: { seq: number; type: string; entityId: string; createdAt: string }[];
   /** Deliveries the receiver never had. */
   unreceived: number;
   /** Deliveries the receiver had more than once (at least once allows it: counted, printed). */
@@ -714,6 +723,11 @@ export async function check(c: ProofCluster, w: Workload, load: LoadResult, refe
   )) as unknown as { seq: number; n: number }[];
   f.eligibleEvents = eligible.length;
   f.undelivered = eligible.filter((e) => e.n === 0).length;
+  if (f.undelivered > 0) {
+    const missing = eligible.filter((e) => e.n === 0).map((e) => Number(e.seq));
+    const rows = await c.sql.unsafe("SELECT seq, type, entity_id, created_at FROM events WHERE seq = ANY($1::bigint[]) ORDER BY seq", [missing]);
+    f.undeliveredEvents = rows.map((r) => ({ seq: Number(r.seq), type: r.type as string, entityId: r.entity_id as string, createdAt: r.created_at as string }));
+  }
   f.deliveryRowsTwice = eligible.filter((e) => e.n > 1).length;
   const deliveries = (await c.sql.unsafe("SELECT id, event_seq FROM webhook_deliveries WHERE webhook_id = $1 AND event_seq IS NOT NULL", [w.webhookId])) as unknown as { id: string; event_seq: number }[];
   const seqOf = new Map(deliveries.map((d) => [d.id, Number(d.event_seq)]));
@@ -784,7 +798,7 @@ export interface ProofOptions {
 export interface ProofResult {
   load: LoadResult;
   kills: Kill[];
-  settled: { settled: boolean; open: Record<string, number> };
+  settled: { settled: boolean; open: Record<string, number>; stuck?: Record<string, unknown>[] };
   findings: Findings;
   ledger: LedgerReport;
   /** Commits the fence refused, per node, as the nodes logged them (a killed incarnation's lines included). */
