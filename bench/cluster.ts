@@ -27,17 +27,23 @@ const WARMUP = num("BENCH_WARMUP_SECONDS", 2);
 const PROOF = process.env.BENCH_PROOF !== "0";
 
 /** Samples what the database's client backends wait on, until stopped: counts by wait event (or "running"/"idle"). */
+/** The statements seen waiting for a lock, by wait event and text, over every sampling. */
+const lockQueries: Record<string, number> = {};
+
 function sampleWaits(sql: Sql, ms = 50): { stop(): Promise<Record<string, number>> } {
   const counts: Record<string, number> = {};
   let on = true;
   const loop = (async () => {
     while (on) {
       const rows = await sql.unsafe(
-        `SELECT state, wait_event_type, wait_event FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'proof-%' AND pid <> pg_backend_pid()`,
+        `SELECT state, wait_event_type, wait_event, left(regexp_replace(query, '\s+', ' ', 'g'), 70) AS query FROM pg_stat_activity
+         WHERE datname = current_database() AND application_name LIKE 'proof-%' AND pid <> pg_backend_pid()`,
       );
       for (const r of rows) {
         const k = r.state !== "active" ? "idle" : r.wait_event_type ? `${r.wait_event_type}/${r.wait_event}` : "running";
         counts[k] = (counts[k] ?? 0) + 1;
+        // A lock wait: which statement waits (the row or lock it wants is what another node's transaction holds).
+        if (r.wait_event_type === "Lock") lockQueries[`${r.wait_event}: ${r.query}`] = (lockQueries[`${r.wait_event}: ${r.query}`] ?? 0) + 1;
       }
       await Bun.sleep(ms);
     }
@@ -124,6 +130,13 @@ if (import.meta.main) {
         `${nodes} node${nodes > 1 ? "s" : ""}: ${r.rate.toFixed(0)} creates/s (${r.answered} in ${SECONDS} s, ${CLIENTS} clients round-robin${Object.keys(r.other).length ? `, other answers ${JSON.stringify(r.other)}` : ""}); ÷ raw commits ${(r.rate / raw).toFixed(3)}; the nodes' connections: ${describeWaits(r.waits)}`,
       );
     }
+    console.log(
+      `statements seen waiting for a lock (samples): ${Object.entries(lockQueries)
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 6)
+        .map(([q, n]) => `${n}× ${q}`)
+        .join(" | ")}`,
+    );
     console.log(`creates/s 2 nodes ÷ 1: ${(rates.creates2! / rates.creates1!).toFixed(2)}; 3 nodes ÷ 1: ${(rates.creates3! / rates.creates1!).toFixed(2)} (one 2-core machine: contention, not scaling)`);
     let proof: Record<string, unknown> = {};
     if (PROOF) {

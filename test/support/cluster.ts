@@ -871,5 +871,11 @@ export function describeProof(r: ProofResult): string[] {
     `ledger: ${l.commits} actor commits (${Object.entries(l.byNode).map(([n, k]) => `${n} ${k}`).join(", ")}); without the lease: ${l.withoutLease.length}; shard epochs committed under by two nodes: ${l.sharedEpochs.length}; epoch regressions: ${l.epochRegressions}; not by a node: ${l.notByNode.length}; committed past the lease's expiry but before any takeover: ${l.afterExpiry}`,
     `fence refusals logged: ${Object.entries(r.fenced).map(([n, k]) => `${n} ${k}`).join(", ")}`,
     `webhooks: ${f.eligibleEvents} events, undelivered ${f.undelivered}, delivery rows twice ${f.deliveryRowsTwice}, never received ${f.unreceived}, received more than once ${f.receivedTwice} (of ${f.receipts} receipts), first receipts out of event order ${f.outOfOrder}`,
+    // The first few of whatever failed, with their IDs.
+    ...f.badAnswers.slice(0, 5).map((b) => `  answer: ${b.what} → ${b.status} ${JSON.stringify(b.body).slice(0, 300)}`),
+    ...f.tracesDiffer.slice(0, 5).map((t) => `  trace of ${t.id} (${t.scenario}): got ${JSON.stringify(t.got)}, calm ${JSON.stringify(t.want)}`),
+    ...l.withoutLease.slice(0, 5).map((x) => `  without the lease: ${JSON.stringify(x)}`),
+    ...(f.undeliveredEvents ?? []).slice(0, 5).map((e) => `  no delivery: ${JSON.stringify(e)}`),
+    ...(r.settled.stuck ?? []).slice(0, 5).map((m) => `  still in the mailbox: ${JSON.stringify(m)}`),
   ];
 }
