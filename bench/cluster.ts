@@ -36,7 +36,7 @@ function sampleWaits(sql: Sql, ms = 50): { stop(): Promise<Record<string, number
   const loop = (async () => {
     while (on) {
       const rows = await sql.unsafe(
-        `SELECT state, wait_event_type, wait_event, left(regexp_replace(query, '\s+', ' ', 'g'), 70) AS query FROM pg_stat_activity
+        `SELECT state, wait_event_type, wait_event, left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), 70) AS query FROM pg_stat_activity
          WHERE datname = current_database() AND application_name LIKE 'proof-%' AND pid <> pg_backend_pid()`,
       );
       for (const r of rows) {
