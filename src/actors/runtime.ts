@@ -521,7 +521,7 @@ export class ActorRuntime {
    */
   private runtimeFault(actor: string, q: Queue, e: unknown): void {
     if (e instanceof ShardFencedError) {
-      this.forget(actor); // its shard moved: the holder handles what is pending
+      this.forgetFenced(actor); // its shard moved: the holder handles what is pending
       return;
     }
     const fault = this.storage.faultOf(e);
@@ -547,7 +547,7 @@ export class ActorRuntime {
         // The shard moved while the handler ran: nothing of its turn committed. Without a mailbox row the message goes
         // to the new holder through the mailbox (a checkpoint's row stays for it); the holder answers the same token, a
         // row for this node. Only a runtime without answer rows tells the asker here.
-        this.forget(address);
+        this.forgetFenced(address);
         if (r.messageId === 0) durably();
         if (this.answeredElsewhere(token)) return undefined;
         return () => this.answer(token, r.error, true);
@@ -929,6 +929,18 @@ export class ActorRuntime {
    * An actor whose shard this node no longer holds leaves memory: its state (the next holder may change it), its queued
    * message IDs (a later rescan indexes what is still pending). A turn under way keeps its queue; its commit is fenced.
    */
+  /**
+   * A turn of `actor` the fence refused: the actor is forgotten (queue and state). When its shard is this node's again
+   * by now (the lease lapsed and was taken back at a newer epoch), the mailbox is read afresh for it: the rescan of
+   * that regain may have run before this forget and indexed messages the forget has just dropped, which nothing would
+   * index again (the several-nodes proof found them stranded: pending, attempts 0, on the node holding the shard).
+   */
+  private forgetFenced(actor: string): void {
+    this.forget(actor);
+    const p = this.placement;
+    if (p?.owns(actor)) this.shardsMoved([p.shardOf(actor)], []);
+  }
+
   private forget(actor: string): void {
     this.resident.delete(actor);
     const q = this.queues.get(actor);
@@ -1368,7 +1380,7 @@ export class ActorRuntime {
     if (e instanceof ShardFencedError) {
       // Not the message's fault: its shard moved, and the new holder handles the message (the row is untouched) and
       // answers its ask, wherever the asker is (a row for the asking node, this one too).
-      this.forget(row.actor);
+      this.forgetFenced(row.actor);
       if (row.replyTo && !this.answeredElsewhere(row.replyTo)) this.answer(row.replyTo, e, true);
       return;
     }
