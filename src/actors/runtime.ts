@@ -292,6 +292,11 @@ export class ActorRuntime {
    * A fault outside any handler (a message that could not be recorded, say): a store fault is logged as one, once per
    * class per interval, and the store is probed until it recovers; any other fault once per class per interval as `msg`.
    */
+  /** Whether this runtime handles the actor now (always without a placement; else while its shard is this node's). */
+  handles(address: string): boolean {
+    return !this.placement || this.placement.owns(address);
+  }
+
   reportFault(msg: string, e: unknown, fields: Record<string, unknown> = {}): void {
     const fault = this.storage.faultOf(e);
     if (fault) {
