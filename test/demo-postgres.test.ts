@@ -77,10 +77,12 @@ test("demo on PostgreSQL: one round gives the SQLite run's summary, its rows are
     // The analyst key command works as printed, beside the running demo, with nothing of the engine in the environment.
     const printed = /  analyst key   bun --env-file=(\S+) src\/main\.ts keys create --env test --member (analyst-\S+@demo\.local)   /.exec(text);
     expect(printed?.[1]).toBe(demo.envFile!);
-    const made = Bun.spawnSync(["bun", `--env-file=${printed![1]}`, "src/main.ts", "keys", "create", "--env", "test", "--member", printed![2]], { cwd: root, env: bareEnv() });
-    expect(made.stderr.toString()).toBe("");
-    expect(made.exitCode).toBe(0);
-    const analystKey = made.stdout.toString().trim().split("\n").at(-1)!;
+    // Spawned without blocking: the demo's node runs in this process and handles the command (the CLI asks it).
+    const proc = Bun.spawn(["bun", `--env-file=${printed![1]}`, "src/main.ts", "keys", "create", "--env", "test", "--member", printed![2]], { cwd: root, env: bareEnv(), stdout: "pipe", stderr: "pipe" });
+    const [out, err, exitCode] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    expect(err).toBe("");
+    expect(exitCode).toBe(0);
+    const analystKey = out.trim().split("\n").at(-1)!;
     expect(analystKey).toMatch(/^crv_test_/);
     const me = await fetch(`${demo.service.url}/api/v2/me`, { headers: { "x-api-key": analystKey } });
     expect(me.status).toBe(200);

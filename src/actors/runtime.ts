@@ -331,14 +331,8 @@ export class ActorRuntime {
       if (f === null) this.storeRecovered();
     });
     this.unsubscribePlacement = this.placement?.onChange((gained, lost) => this.shardsMoved(gained, lost));
-    if (this.wakeups) {
-      this.unsubscribeWakeups.push(
-        this.wakeups.on("mailbox", (payload) => this.mailboxHint(payload)),
-        this.wakeups.on("replies", (payload) => {
-          if (payload === null || payload === this.nodeId) this.takeReplies();
-        }),
-      );
-    }
+    if (this.wakeups) this.unsubscribeWakeups.push(this.wakeups.on("mailbox", (payload) => this.mailboxHint(payload)));
+    this.listenForReplies();
     await this.sealPlainStates();
     await this.pickUpInserts();
     this.pollTimer = setInterval(() => void this.pickUpInserts().catch((e) => this.reportFault("mailbox poll failed", e)), this.pollMs);
@@ -413,7 +407,10 @@ export class ActorRuntime {
         reject(new ActorTimeoutError(`ask to ${to} got no reply within ${timeoutMs} ms`));
       }, timeoutMs);
       this.asks.set(token, { to, resolve: resolve as (v: unknown) => void, reject, timer });
-      if (this.replies) this.armReplyPoll();
+      if (this.replies) {
+        this.armReplyPoll();
+        this.listenForReplies(); // a runtime that is not started (the CLI) listens from its first ask
+      }
       const durably = () =>
         this.send(to, body, opts, token).catch((e) => {
           clearTimeout(timer);
@@ -1478,6 +1475,19 @@ export class ActorRuntime {
     }
     if (r.errorClass === null) this.answer(r.token, decodeValue(text));
     else this.answer(r.token, decodeError(r.errorClass, text), true);
+  }
+
+  private listeningReplies = false;
+
+  /** The `replies` hint naming this node (or null: hints may have been lost) takes its answer rows at once. */
+  private listenForReplies(): void {
+    if (this.listeningReplies || !this.wakeups || !this.replies) return;
+    this.listeningReplies = true;
+    this.unsubscribeWakeups.push(
+      this.wakeups.on("replies", (payload) => {
+        if (payload === null || payload === this.nodeId) this.takeReplies();
+      }),
+    );
   }
 
   /** Takes this node's answer rows (one take at a time; a call during one runs another after it). */

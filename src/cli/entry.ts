@@ -30,7 +30,7 @@ import { randomBytes } from "node:crypto";
 
 type Env = Record<string, string | undefined>;
 /** What a command needs of an open engine: one opened here, or a running server's (`services.engine`, the demo's). */
-type CliEngine = Pick<Engine, "kind" | "where" | "store" | "repositories"> & Partial<Pick<Engine, "cluster" | "replies">>;
+type CliEngine = Pick<Engine, "kind" | "where" | "store" | "repositories"> & Partial<Pick<Engine, "cluster" | "replies" | "wakeups">>;
 type Out = (line: string) => void;
 
 /** Whether `name` is a command that works on the database (run with `runDatabaseCommand`). */
@@ -50,7 +50,8 @@ export function cliContext(open: Storage | CliEngine, path = "path" in open ? op
     where: engine.where,
     store: engine.store,
     repositories: (clock, keys) => cliRepositories(engine, path, clock, keys),
-    runtime: (deps) => cliRuntime(engine.store, deps, engine.kind === "postgres" && engine.cluster && engine.replies ? { cluster: engine.cluster, replies: engine.replies } : undefined),
+    runtime: (deps) =>
+      cliRuntime(engine.store, deps, engine.kind === "postgres" && engine.cluster && engine.replies ? { cluster: engine.cluster, replies: engine.replies, wakeups: engine.wakeups ?? null } : undefined),
     runtimeStore: () => engine.store.runtimeStore(),
   };
 }
@@ -128,7 +129,7 @@ function cliTimeoutMs(env: Env): number {
  * (its lease row locked) in the command's transaction, so a node starting meanwhile waits for that commit and then
  * reads the actor afresh; a node that took the shard first gets the command instead.
  */
-export function cliRuntime(store: RuntimeHost, deps: CliRuntimeDeps, nodes?: Pick<Engine, "cluster"> & { replies: NonNullable<Engine["replies"]> }): CliRuntime {
+export function cliRuntime(store: RuntimeHost, deps: CliRuntimeDeps, nodes?: Pick<Engine, "cluster"> & { replies: NonNullable<Engine["replies"]>; wakeups?: Engine["wakeups"] }): CliRuntime {
   let runtime: ActorRuntime | undefined;
   let asker: ActorRuntime | undefined;
   let master: MasterKey | undefined;
@@ -155,7 +156,14 @@ export function cliRuntime(store: RuntimeHost, deps: CliRuntimeDeps, nodes?: Pic
       }
     }
     const timeoutMs = cliTimeoutMs(process.env);
-    asker ??= new ActorRuntime(store, { clock: deps.clock, sealer: new Sealer(key().derive("mailbox")), replies: nodes.replies, nodeId: `cli-${randomBytes(6).toString("hex")}`, pollMs: 100 });
+    asker ??= new ActorRuntime(store, {
+      clock: deps.clock,
+      sealer: new Sealer(key().derive("mailbox")),
+      replies: nodes.replies,
+      wakeups: nodes.wakeups ?? undefined,
+      nodeId: `cli-${randomBytes(6).toString("hex")}`,
+      pollMs: 100,
+    });
     try {
       return await asker.ask<R>(address, msg, { timeoutMs });
     } catch (e) {

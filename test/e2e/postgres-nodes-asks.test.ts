@@ -2,7 +2,8 @@
 // an actor, sent to the node that does NOT hold the actor, answers exactly as the same request sent to the holder
 // (status and body, identifiers and times aside); a repeat of an Idempotency-Key on the other node answers the same;
 // a transfer's events are the same, in the same order; the CLI's commands are handled by a running node (its answer
-// comes back as a row for the CLI), with a clear message when no node answers, and here when no node runs.
+// comes back as a row for the CLI), with a clear message when no node answers, and here when no node runs. The nodes
+// poll their mailbox once a minute, longer than an ask waits: what crosses nodes is found through the wake-up hints.
 import { test, expect, setDefaultTimeout, beforeAll, afterAll } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -90,15 +91,19 @@ async function settled(id: string): Promise<{ state: string; events: string[] }>
 beforeAll(async () => {
   const pg = await startPostgres();
   dir = mkdtempSync(join(tmpdir(), "caravan-nodes-asks-"));
-  env = { CARAVAN_DB: join(dir, "caravan.db"), CARAVAN_DATABASE_URL: await pg.createDatabase(), CARAVAN_LEASE_MS: "3000" };
+  env = { CARAVAN_DB: join(dir, "caravan.db"), CARAVAN_DATABASE_URL: await pg.createDatabase(), CARAVAN_LEASE_MS: "6000" };
   sql = postgres(env.CARAVAN_DATABASE_URL, { max: 1, onnotice: () => {} });
   // A trigger of the test's own keeps who every answer row was for (the asker takes and deletes the rows).
   await runCli(["migrate"], env);
   await sql.unsafe(`CREATE TABLE seen_replies (node_id text, at timestamptz DEFAULT clock_timestamp());
     CREATE FUNCTION keep_reply() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO seen_replies (node_id) VALUES (NEW.node_id); RETURN NULL; END; $$;
     CREATE TRIGGER keep_reply AFTER INSERT ON actor_replies FOR EACH ROW EXECUTE FUNCTION keep_reply();`);
-  nodes["node-a"] = await startServer({ ...env, CARAVAN_NODE_ID: "node-a" }, { timeoutMs: 60_000 });
-  nodes["node-b"] = await startServer({ ...env, CARAVAN_NODE_ID: "node-b" }, { timeoutMs: 60_000 });
+  // The runtime polls once a minute (an ask waits 15 s): a request for the other node's actor is handled because the holder is woken by
+  // the mailbox hint, and its answer taken because the asker is woken by the replies hint (a lost hint would show as
+  // a 503 after the ask's 15 s, not as a slow pass).
+  const slow = { CARAVAN_ACTOR_POLL_MS: "60000" };
+  nodes["node-a"] = await startServer({ ...env, ...slow, CARAVAN_NODE_ID: "node-a" }, { timeoutMs: 60_000 });
+  nodes["node-b"] = await startServer({ ...env, ...slow, CARAVAN_NODE_ID: "node-b" }, { timeoutMs: 60_000 });
   // Each takes its share within a few ticks (a third of the lease time each).
   for (;;) {
     const shares = await sql<{ node_id: string; n: number }[]>`SELECT node_id, count(*)::int AS n FROM shard_leases WHERE expires_at > ${Date.now()} GROUP BY node_id ORDER BY node_id`;
@@ -123,9 +128,10 @@ test("the CLI's commands with nodes running are handled by the node holding the 
   owner = JSON.parse(key.stdout.trim().split("\n").at(-1)!);
   expect(owner.key).toMatch(/^crv_test_/);
   // Two commands, two answers written by a node for a CLI (`cli-<hex>`), none handled in the CLI's own process.
-  const answered = await sql<{ node_id: string }[]>`SELECT node_id FROM seen_replies`;
+  const answered = await sql<{ node_id: string }[]>`SELECT node_id FROM seen_replies WHERE node_id NOT IN ('node-a', 'node-b')`;
   expect(answered.length).toBe(2);
   for (const r of answered) expect(r.node_id).toMatch(/^cli-[0-9a-f]{12}$/);
+  expect(new Set(answered.map((r) => r.node_id)).size).toBe(2); // one CLI process each
   expect((await client("node-a")("/api/v2/me", { key: owner.key })).status).toBe(200);
   expect((await client("node-b")("/api/v2/me", { key: owner.key })).status).toBe(200);
 });
@@ -158,7 +164,7 @@ test("a transfer create with an Idempotency-Key, sent to the node that does not 
   expect(a.events.length).toBeGreaterThan(0);
 });
 
-test("a PATCH action on a transfer, sent to the node that does not hold it, answers as at the holder, and its Idempotency-Key repeat on the other node the same", async () => {
+test("a PATCH action on a transfer (refused, then taken), sent to the node that does not hold it, answers as at the holder, and its Idempotency-Key repeat on the other node the same", async () => {
   const ids: Record<"here" | "there", string> = { here: "", there: "" };
   // Two transfers: one whose actor node-a holds, one node-b holds; both asked through node-a.
   for (let i = 0; !ids.here || !ids.there; i++) {
@@ -176,6 +182,20 @@ test("a PATCH action on a transfer, sent to the node that does not hold it, answ
   expect(normal(there)).toEqual(normal(here));
   const again = await client("node-b")(`/api/v2/transfers/${ids.there}`, { method: "PATCH", key: owner.key, json: action, headers: { "idempotency-key": "asks-act-there" } });
   expect(timeless(again)).toEqual(timeless(there));
+
+  // Both held (set in the row, as test/http/transfers.test.ts does): the retry is taken, at the holder and across.
+  for (const id of [ids.here, ids.there]) await sql`UPDATE transfers SET state = 'held', status = 'pending', ours_status = 'pending', completed_at = NULL WHERE id = ${id}`;
+  const retry = { action: "retry", reason: "released by the officer" };
+  const tookHere = await client("node-a")(`/api/v2/transfers/${ids.here}`, { method: "PATCH", key: owner.key, json: retry, headers: { "idempotency-key": "asks-retry-here" } });
+  const tookThere = await client("node-a")(`/api/v2/transfers/${ids.there}`, { method: "PATCH", key: owner.key, json: retry, headers: { "idempotency-key": "asks-retry-there" } });
+  expect(tookHere.status).toBe(200);
+  expect(tookHere.body.meta).toMatchObject({ action: "retry", previousState: "held" });
+  expect(normal(tookThere)).toEqual(normal(tookHere));
+  // A repeat of a key whose action was taken is answered as such (meta.idempotent), the same across as at the holder.
+  const retried = await client("node-b")(`/api/v2/transfers/${ids.there}`, { method: "PATCH", key: owner.key, json: retry, headers: { "idempotency-key": "asks-retry-there" } });
+  const retriedHere = await client("node-a")(`/api/v2/transfers/${ids.here}`, { method: "PATCH", key: owner.key, json: retry, headers: { "idempotency-key": "asks-retry-here" } });
+  expect(retried.body.data).toEqual(tookThere.body.data);
+  expect(normal(retried)).toEqual(normal(retriedHere));
   expect(await settled(ids.there)).toEqual(await settled(ids.here));
 });
 

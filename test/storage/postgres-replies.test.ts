@@ -10,6 +10,7 @@ import { ClusterNode } from "../../src/actors/placement.ts";
 import { ActorDeadLetterError, type ActorKind } from "../../src/actors/types.ts";
 import { Sealer } from "../../src/adapters/crypto/envelope.ts";
 import { StorageUnavailableError } from "../../src/ports/store.ts";
+import { ShardFencedError, shardOf } from "../../src/ports/cluster.ts";
 import { startPostgres } from "../support/postgres.ts";
 import { randomBytes } from "node:crypto";
 
@@ -327,5 +328,55 @@ describe("asks across nodes", () => {
     expect((e as StorageUnavailableError).fault).toEqual({ class: "PG_LOST", cause: "the connection was lost", uncertain: true });
     expect((e as StorageUnavailableError).queued).toBe(true);
     await b.runtime.stop();
+  });
+});
+
+describe("a command handled by a process that is no node (the CLI's handleHere with the shard claimed)", () => {
+  test("refused while a node holds the actor's shard; with none it commits, and a node taking the shard meanwhile waits for that commit", async () => {
+    const url = await database();
+    const handled: { node: string; actor: string; n: number }[] = [];
+    const a = await node(url, "node-a", handled);
+    const cliSession = await session(url);
+    const cluster = new PgClusterStore(cliSession);
+    const gates = new Map<number, Gate>();
+    const here = new ActorRuntime(cliSession, { clock: () => T0, sealer: new Sealer(KEY) });
+    here.register({
+      kind: "log",
+      initialState: () => ({ seen: [] as number[] }),
+      async handle(ctx, msg: Msg) {
+        const g = gates.get(msg.n);
+        if (g) {
+          g.arrive();
+          await g.wait;
+        }
+        (ctx.state as { seen: number[] }).seen.push(msg.n);
+        ctx.reply({ ok: true, data: { n: msg.n, by: "cli" } });
+      },
+    });
+    const actor = "log:cli";
+    const claim = () => cluster.claimUnheld(shardOf(actor), T0);
+
+    // No node yet: handled here.
+    expect(await here.handleHere(actor, { n: 1 }, { claim })).toEqual({ ok: true, data: { n: 1, by: "cli" } });
+
+    // A node joins while a command is under way here: its taking of the shard waits for the command's commit.
+    const g = gate();
+    gates.set(2, g);
+    const command = here.handleHere(actor, { n: 2 }, { claim });
+    await g.reached;
+    let joined = false;
+    const joining = a.placement.join().then(() => (joined = true));
+    await Bun.sleep(200); // give the join its chance to overtake (it must not)
+    expect(joined).toBe(false);
+    g.open();
+    expect(await command).toEqual({ ok: true, data: { n: 2, by: "cli" } });
+    await joining;
+    expect(a.placement.owns(actor)).toBe(true);
+
+    // Now a node holds it: refused here, nothing written; the node handles the command (and sees both before it).
+    await expect(here.handleHere(actor, { n: 3 }, { claim })).rejects.toBeInstanceOf(ShardFencedError);
+    await a.runtime.start();
+    const r = await a.runtime.ask<{ ok: true; data: { seen: number[] } }>(actor, { n: 3 }, { timeoutMs: 60_000 });
+    expect(r.data.seen).toEqual([1, 2, 3]);
   });
 });

@@ -2,6 +2,7 @@
 // files in a temporary CARAVAN_DB directory, `bun src/main.ts serve` with CARAVAN_DATABASE_URL on a free loopback
 // port (./server.ts), and the CLI run as a real process against the same database.
 import { join } from "node:path";
+import { afterAll } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { runCli, startServer, type ChildServer } from "./server.ts";
@@ -24,13 +25,20 @@ export interface PgServer {
   stop(): Promise<number>;
 }
 
+/** The servers' key directories, kept while the test file runs (a server may be stopped and started again on one). */
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
 export async function startPgServer(extra: Record<string, string> = {}): Promise<PgServer> {
   const pg = await startPostgres();
   const databaseUrl = await pg.createDatabase();
-  // Its own directory, removed when the server is stopped: tempDir() removes its directory in an afterAll, which, when
-  // this is called from a beforeAll hook, runs before the tests that use the server (the key files would be gone, and
-  // the CLI would make a new master key the server does not have).
+  // Its own directory, removed after the test file (the afterAll below, registered when this module is imported):
+  // tempDir() registers its afterAll when called, and from a beforeAll hook that one ran before the tests using the
+  // server (the key files were gone, and the CLI made a new master key the server does not have).
   const dir = mkdtempSync(join(tmpdir(), "caravan-pg-server-"));
+  dirs.push(dir);
   const env = { CARAVAN_DB: join(dir, "caravan.db"), CARAVAN_DATABASE_URL: databaseUrl, ...extra };
   const server = await startServer(env);
   const { call } = apiClient(env.CARAVAN_DB, () => server.url);
@@ -51,10 +59,6 @@ export async function startPgServer(extra: Record<string, string> = {}): Promise
       await cli("members", "create", "--email", email, "--role", role, "--json");
       return JSON.parse((await cli("keys", "create", "--env", environment, "--member", email, "--json")).split("\n").at(-1)!);
     },
-    stop: async () => {
-      const code = await server.stop("SIGTERM");
-      rmSync(dir, { recursive: true, force: true });
-      return code;
-    },
+    stop: () => server.stop("SIGTERM"),
   };
 }
