@@ -25,6 +25,18 @@ export const shardLeases = pgTable("shard_leases", {
 });
 
 /**
+ * The leader lease (one row, named `leader`): the node that runs the service's periodic sweeps. `epoch` grows by one
+ * at every change of holder, as a shard lease's does.
+ */
+export const leaderLease = pgTable("leader_lease", {
+  name: text("name").primaryKey(),
+  /** The holder, or null once released. */
+  nodeId: text("node_id"),
+  epoch: bigint("epoch", { mode: "number" }).notNull(),
+  expiresAt: bigint("expires_at", { mode: "number" }).notNull(),
+});
+
+/**
  * One row per open live event stream of any node (migration 0015): the caps of open streams count these across the
  * nodes. A row counts while its node's row (same ID and incarnation) is current; a stream that ends deletes its row.
  */
@@ -41,15 +53,3 @@ export const eventStreams = pgTable(
   },
   (t) => [index("event_streams_company_idx").on(t.companyId)],
 );
-
-/**
- * The leader lease (one row, named `leader`): the node that runs the service's periodic sweeps. `epoch` grows by one
- * at every change of holder, as a shard lease's does.
- */
-export const leaderLease = pgTable("leader_lease", {
-  name: text("name").primaryKey(),
-  /** The holder, or null once released. */
-  nodeId: text("node_id"),
-  epoch: bigint("epoch", { mode: "number" }).notNull(),
-  expiresAt: bigint("expires_at", { mode: "number" }).notNull(),
-});

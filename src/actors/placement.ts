@@ -245,18 +245,21 @@ export class ClusterNode implements Placement, Leadership {
       return;
     }
     this.memberUntil = now + this.leaseMs;
-    await this.lead(now);
     const renewed = await this.store.renew(this.nodeId, this.leases(), now, this.leaseMs);
     const kept = new Set(renewed.map((l) => l.shard));
     const lost = [...this.held.keys()].filter((s) => !kept.has(s));
     for (const s of lost) this.held.delete(s);
     for (const l of renewed) this.held.set(l.shard, l);
+    // Told at once (a later statement of this round may fail): the runtime lets go of these actors now.
+    this.change([], lost);
+    await this.lead(now);
     const live = Math.max(1, (await this.store.liveNodes(now)).length);
     if (live !== this.live || !this.counted) this.log("info", "live nodes", { nodeId: this.nodeId, nodes: live });
     this.live = live;
     this.counted = true;
     const target = Math.ceil(this.shards / live);
     let gained: number[] = [];
+    let given: number[] = [];
     if (this.held.size < target) {
       const taken = new Set((await this.store.holders(now)).map((h) => h.shard));
       const free = [];
@@ -267,12 +270,10 @@ export class ClusterNode implements Placement, Leadership {
     } else if (this.held.size > target) {
       const extra = this.leases().slice(target);
       await this.store.release(this.nodeId, extra);
-      for (const l of extra) {
-        this.held.delete(l.shard);
-        lost.push(l.shard);
-      }
+      for (const l of extra) this.held.delete(l.shard);
+      given = extra.map((l) => l.shard);
     }
-    if (gained.length || lost.length) this.change(gained, lost);
+    this.change(gained, given);
   }
 
   private change(gained: number[], lost: number[]): void {

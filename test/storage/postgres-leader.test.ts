@@ -11,6 +11,10 @@ import type { ActorKind } from "../../src/actors/types.ts";
 import { SHARDS, type ClusterStore } from "../../src/ports/cluster.ts";
 import { StorageUnavailableError } from "../../src/ports/store.ts";
 import { startPostgres } from "../support/postgres.ts";
+import { freezableProxy } from "../support/postgres-faults.ts";
+import { openEngine, PG_IDLE_IN_TRANSACTION_MS } from "../../src/adapters/storage/engine.ts";
+import { tempDir } from "../support/tmp.ts";
+import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { createPgRepositories } from "../../src/adapters/storage/postgres/index.ts";
 import { Sealer } from "../../src/adapters/crypto/envelope.ts";
@@ -37,14 +41,14 @@ async function database(): Promise<string> {
  * The cluster store of a node whose connection can be cut: while `cut`, every call fails as a lost connection does
  * (the store fault a PostgreSQL session raises), and nothing reaches the database.
  */
-function cuttable(store: ClusterStore): { store: ClusterStore; cut: boolean; refused: number } {
-  const box = { cut: false, store, refused: 0 };
+function cuttable(store: ClusterStore): { store: ClusterStore; cut: boolean; refused: number; failing: Set<string> } {
+  const box = { cut: false, store, refused: 0, failing: new Set<string>() };
   box.store = new Proxy(store, {
     get(target, prop, receiver) {
       const v = Reflect.get(target, prop, receiver) as unknown;
       if (typeof v !== "function") return v;
       return (...args: unknown[]) => {
-        if (box.cut) return (box.refused++, Promise.reject(new StorageUnavailableError({ class: "PG_CONNECTION", cause: "connection cut by the test", uncertain: true })));
+        if (box.cut || box.failing.has(String(prop))) return (box.refused++, Promise.reject(new StorageUnavailableError({ class: "PG_CONNECTION", cause: "connection cut by the test", uncertain: true })));
         return (v as (...a: unknown[]) => unknown).apply(target, args);
       };
     },
@@ -59,8 +63,8 @@ interface Handled {
 }
 
 /** One node: its own session, its clock, its placement (which is also its leadership) and its runtime. */
-async function node(url: string, nodeId: string, handled: Handled[] = []) {
-  const session = await openPostgres(url, { readers: 1 });
+async function node(url: string, nodeId: string, handled: Handled[] = [], options: { idleInTransactionTimeoutMs?: number } = {}) {
+  const session = await openPostgres(url, { readers: 1, ...options });
   sessions.push(session);
   const time = { now: T0 };
   const clock = () => time.now;
@@ -139,6 +143,23 @@ test("the leader dies: after its lease lapses one survivor takes it at the next 
   await b.placement.tick();
   expect(b.placement.leads()).toBe(true);
   expect(await leaderRow(a)).toEqual({ node_id: "node-b", epoch: 3 });
+});
+
+test("nodes racing for a free leader lease (three, then two, at once on their own connections): exactly one takes it each time, one epoch up", async () => {
+  const url = await database();
+  const nodes = [await node(url, "node-a"), await node(url, "node-b"), await node(url, "node-c"), await node(url, "node-d")];
+  const [a, ...rest] = nodes as [Node, Node, Node, Node];
+  for (const n of nodes) await n.placement.join();
+  expect(a.placement.leads()).toBe(true);
+  for (let round = 1; round <= 3; round++) {
+    // The leader dies (stops ticking); the others tick at once, on their own connections, after its lease.
+    const leader = nodes.find((n) => n.placement.leads())!;
+    const others = rest.includes(leader) ? nodes.filter((n) => n !== leader && n !== a) : rest;
+    for (const n of nodes) n.time.now += LEASE + 1;
+    await Promise.all(others.map((n) => n.placement.tick()));
+    expect(others.filter((n) => n.placement.leads()).length).toBe(1);
+    expect((await leaderRow(a))!.epoch).toBe(round + 1);
+  }
 });
 
 test("a paused leader that comes back does not lead: not at once (its clock says its lease lapsed), nor after its tick (another holds it)", async () => {
@@ -361,4 +382,66 @@ test("audit checkpoints: two nodes signing at once sign each tree size once; wit
   expect(turns["node-a"]).toBe(aTurns);
   for (const s of sealers) s.stop();
   expect(await checkpoints()).toEqual([3, 5, 7]);
+});
+
+test("a node partitioned in the middle of a commit (its transaction left open, holding lease rows and the mailbox's numbering lock) holds the others up only until PostgreSQL ends its idle transaction; the server's sessions carry that bound", async () => {
+  const url = await database();
+  const proxy = await freezableProxy(url);
+  const b = await node(proxy.url, "node-b", [], { idleInTransactionTimeoutMs: 1_000 });
+  const a = await node(url, "node-a");
+  await b.placement.join();
+  await a.placement.join();
+  expect(b.placement.leads()).toBe(true);
+  // b is in the middle of a commit: the fence has share-locked its lease rows, a message insert holds the numbering
+  // lock. Then its link goes silent: the transaction stays open on the server, its locks held.
+  let inside!: () => void;
+  const entered = new Promise<void>((r) => (inside = r));
+  void b.session
+    .transaction(async () => {
+      await b.placement.fence(b.placement.leases().map((l) => l.shard));
+      await b.runtime.mailbox.insert("log:partitioned", "{}", T0, null, T0);
+      inside();
+      await new Promise(() => {}); // the rest of the commit never comes
+    })
+    .catch(() => {});
+  await entered;
+  proxy.freeze();
+  // a inserts a message (the numbering lock), and after b's lease time takes its shards (the rows b share-locked) and
+  // the leader lease: both wait for b's transaction, which the server ends once it has been idle for its bound.
+  a.time.now += LEASE + 1;
+  await a.runtime.tell("log:elsewhere", { n: 1 });
+  await a.placement.tick();
+  expect(a.placement.leases().length).toBe(SHARDS);
+  expect(a.placement.owns("log:partitioned")).toBe(true);
+  expect(a.placement.leads()).toBe(true);
+  // b's half-done commit left nothing: its message was rolled back with it.
+  expect(await a.session.one<{ n: number }>("SELECT count(*)::int AS n FROM actor_messages WHERE actor = 'log:partitioned'")).toEqual({ n: 0 });
+  proxy.close();
+
+  // The server's and the CLI's sessions (openEngine) carry the bound.
+  const engine = await openEngine({ dbPath: join(tempDir(), "unused.db"), databaseUrl: url });
+  try {
+    expect(await (engine.store as unknown as PgSession).one<{ v: string }>("SELECT current_setting('idle_in_transaction_session_timeout') AS v")).toEqual({ v: `${PG_IDLE_IN_TRANSACTION_MS / 1000}s` });
+  } finally {
+    await engine.close();
+  }
+});
+
+test("shards whose renewal was refused are given up at once, even when the rest of the round then fails", async () => {
+  const url = await database();
+  const a = await node(url, "node-a");
+  const b = await node(url, "node-b");
+  await a.placement.join();
+  await b.placement.join();
+  const moves: { gained: number; lost: number }[] = [];
+  a.placement.onChange((gained, lost) => moves.push({ gained: gained.length, lost: lost.length }));
+  // a paused past its lease (its clock lags); b took every shard. a's next round: the heartbeat takes, the renewal is
+  // refused, and then the database fails it.
+  b.time.now += LEASE + 1;
+  await b.placement.tick();
+  a.time.now += 1;
+  a.link.failing.add("renewLeader");
+  expect(await a.placement.tick().then(() => null, (e: unknown) => e)).toBeInstanceOf(StorageUnavailableError);
+  expect(a.placement.leases()).toEqual([]);
+  expect(moves).toEqual([{ gained: 0, lost: SHARDS }]);
 });

@@ -10,8 +10,8 @@ import { dirname, resolve } from "node:path";
 import type { Repositories } from "../../ports/repositories.ts";
 import type { RuntimeHost } from "../../ports/runtime-store.ts";
 import type { ClusterStore, Wakeups } from "../../ports/cluster.ts";
-import type { StreamRegistry } from "../../ports/event-streams.ts";
 import type { ReplyStore } from "../../ports/replies.ts";
+import type { StreamRegistry } from "../../ports/event-streams.ts";
 import { StorageError } from "../../ports/store.ts";
 import type { Logger } from "../log.ts";
 import { openStorage, storageSettingsFromEnv } from "./index.ts";
@@ -58,13 +58,13 @@ export interface Engine {
    * SQLite (one process serves a file). Only hints: the runtime and the event stream poll as well.
    */
   readonly wakeups: Wakeups | null;
+  /** Answers to asks that crossed nodes (PostgreSQL's actor_replies); null on SQLite, whose answers stay in memory. */
+  readonly replies: ReplyStore | null;
   /**
    * The open live event streams of every node, counted for the stream caps (PostgreSQL's rows, tied to `node`'s
    * membership); null on SQLite, where the fan-out's counts in memory are the service's.
    */
   streams(node: { readonly nodeId: string; readonly incarnation: string }): StreamRegistry | null;
-  /** Answers to asks that crossed nodes (PostgreSQL's actor_replies); null on SQLite, whose answers stay in memory. */
-  readonly replies: ReplyStore | null;
   /** The SQLite engine's own handle (backups, the CLI's direct reads, tests); null on PostgreSQL. */
   readonly sqlite: Storage | null;
   /** The repositories over the store, one instance each. */
@@ -104,11 +104,18 @@ export function newestEngineMigration(s: Pick<EngineSettings, "databaseUrl">): s
 
 /** PostgreSQL's bound on one of Caravan's statements (a lock wait, a runaway query): answered 503 past it. */
 const PG_STATEMENT_TIMEOUT_MS = 30_000;
+/**
+ * How long PostgreSQL lets one of Caravan's transactions sit idle before it ends it. Caravan never waits on anything
+ * but the database inside a transaction, so an idle one is a process gone silent mid-commit (partitioned, paused):
+ * the locks it holds (lease rows, the mailbox's numbering lock, which every node's inserts take) are freed after this
+ * instead of after TCP keepalive's hours.
+ */
+export const PG_IDLE_IN_TRANSACTION_MS = 5_000;
 
 /** Opens (and migrates) the engine the settings select. Throws StorageError with one line the operator can act on. */
 export async function openEngine(s: EngineSettings): Promise<Engine> {
   if (s.databaseUrl) {
-    const session = await openPostgres(s.databaseUrl, { statementTimeoutMs: PG_STATEMENT_TIMEOUT_MS, ...s.postgres });
+    const session = await openPostgres(s.databaseUrl, { statementTimeoutMs: PG_STATEMENT_TIMEOUT_MS, idleInTransactionTimeoutMs: PG_IDLE_IN_TRANSACTION_MS, ...s.postgres });
     // Before the repositories are built: the caches (keys, members, companies) read its version, so a change
     // another process commits (the CLI revoking a key, another node) is seen from the next request on.
     let notice: PgChangeNotice;
@@ -141,8 +148,8 @@ export function sqliteEngine(storage: Storage): Engine {
     store: storage,
     cluster: new SingleNodeCluster(),
     wakeups: null,
-    streams: () => null,
     replies: null,
+    streams: () => null,
     sqlite: storage,
     repositories: (keys) => createRepositories(storage, keys),
     readMeta: async (key) => readMeta(storage, key),
@@ -160,8 +167,8 @@ export function pgEngine(session: PgSession, url: string, notice?: PgChangeNotic
     store: session,
     cluster: new PgClusterStore(session),
     wakeups: notice ?? null,
-    streams: (node) => new PgStreamRegistry(session, node),
     replies: new PgReplyStore(session),
+    streams: (node) => new PgStreamRegistry(session, node),
     sqlite: null,
     repositories: (keys) => createPgRepositories(session, keys),
     readMeta: async (key) => (await session.read<{ value: string }>("SELECT value FROM database_meta WHERE key = $1", [key]))[0]?.value,

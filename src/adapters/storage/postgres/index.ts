@@ -11,8 +11,8 @@ export { maskDatabaseUrl, databaseTarget, type PgSession } from "./session.ts";
 export { createPgRepositories } from "./repositories.ts";
 export { watchChanges, type PgChangeNotice } from "./notice.ts";
 export { PgClusterStore } from "./repos/cluster.ts";
-export { PgStreamRegistry } from "./repos/event-streams.ts";
 export { PgReplyStore } from "./repos/replies.ts";
+export { PgStreamRegistry } from "./repos/event-streams.ts";
 
 /** The oldest PostgreSQL major Caravan runs on. */
 export const MIN_POSTGRES_MAJOR = 15;

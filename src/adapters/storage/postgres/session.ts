@@ -50,6 +50,12 @@ export interface PgOptions {
   readonly healthSettleMs?: number;
   /** PostgreSQL's statement_timeout for the session's connections, ms, and the session's own deadline derived from it (default: none). */
   readonly statementTimeoutMs?: number;
+  /**
+   * PostgreSQL's idle_in_transaction_session_timeout for the session's connections, ms (default: none): a transaction
+   * of this process left open that long (its connection gone silent mid-commit, a partition) is ended by the server,
+   * and the locks it held (a fence's lease rows, the mailbox's numbering lock) with it.
+   */
+  readonly idleInTransactionTimeoutMs?: number;
   /** postgres.js debug hook: every statement the session sends (the statement-count test). */
   readonly onStatement?: (text: string) => void;
 }
@@ -107,7 +113,11 @@ function connect(url: string, max: number, o: PgOptions): Sql {
     idle_timeout: 0,
     onnotice: () => {},
     prepare: true,
-    connection: { application_name: "caravan", ...(o.statementTimeoutMs ? { statement_timeout: o.statementTimeoutMs } : {}) },
+    connection: {
+      application_name: "caravan",
+      ...(o.statementTimeoutMs ? { statement_timeout: o.statementTimeoutMs } : {}),
+      ...(o.idleInTransactionTimeoutMs ? { idle_in_transaction_session_timeout: o.idleInTransactionTimeoutMs } : {}),
+    },
     types: { int8: INT8 } as never,
     debug: o.onStatement ? (_c: number, text: string) => o.onStatement!(text) : undefined,
   }) as unknown as Sql;
