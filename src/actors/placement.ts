@@ -271,6 +271,12 @@ export class ClusterNode implements Placement, Leadership {
     const renewed = await this.store.renew(this.nodeId, this.leases(), now, this.leaseMs);
     const kept = new Set(renewed.map((l) => l.shard));
     const lost = [...this.held.keys()].filter((s) => !kept.has(s));
+    // Renewed, at the same epoch, after this node's clock had passed the old expiry (the round read `now` before its
+    // statements ran late): meanwhile `owns` answered false and the runtime passed the shard's new messages over, so
+    // the shard counts as gained again and its mailbox is read afresh (the several-nodes proof found such messages
+    // stranded on their holder).
+    const after = this.clock();
+    const lapsedHere = renewed.filter((l) => (this.held.get(l.shard)?.expiresAt ?? Infinity) <= after).map((l) => l.shard);
     for (const s of lost) this.forgetLease(s);
     for (const l of renewed) this.held.set(l.shard, l);
     // Told at once (a later statement of this round may fail): the runtime lets go of these actors now.
@@ -303,7 +309,7 @@ export class ClusterNode implements Placement, Leadership {
         .map((l) => l.shard);
       for (const s of given) this.draining.set(s, now);
     }
-    this.change(gained, given);
+    this.change([...lapsedHere, ...gained], given);
     await this.handOver(now);
   }
 

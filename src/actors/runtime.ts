@@ -292,6 +292,11 @@ export class ActorRuntime {
    * A fault outside any handler (a message that could not be recorded, say): a store fault is logged as one, once per
    * class per interval, and the store is probed until it recovers; any other fault once per class per interval as `msg`.
    */
+  /** Whether this runtime handles the actor now (always without a placement; else while its shard is this node's). */
+  handles(address: string): boolean {
+    return !this.placement || this.placement.owns(address);
+  }
+
   reportFault(msg: string, e: unknown, fields: Record<string, unknown> = {}): void {
     const fault = this.storage.faultOf(e);
     if (fault) {
@@ -520,7 +525,7 @@ export class ActorRuntime {
    */
   private runtimeFault(actor: string, q: Queue, e: unknown): void {
     if (e instanceof ShardFencedError) {
-      this.forget(actor); // its shard moved: the holder handles what is pending
+      this.forgetFenced(actor); // its shard moved: the holder handles what is pending
       return;
     }
     const fault = this.storage.faultOf(e);
@@ -546,7 +551,7 @@ export class ActorRuntime {
         // The shard moved while the handler ran: nothing of its turn committed. Without a mailbox row the message goes
         // to the new holder through the mailbox (a checkpoint's row stays for it); the holder answers the same token, a
         // row for this node. Only a runtime without answer rows tells the asker here.
-        this.forget(address);
+        this.forgetFenced(address);
         if (r.messageId === 0) durably();
         if (this.answeredElsewhere(token)) return undefined;
         return () => this.answer(token, r.error, true);
@@ -857,6 +862,9 @@ export class ActorRuntime {
   private rejectFenced(refused: Unit[]): void {
     for (const u of refused) {
       this.fenced++;
+      // One line per refused unit: what an operator (and the several-nodes proof) counts; refusals come only when a
+      // shard moves under a turn, so they are few.
+      this.log("warn", "commit refused by the shard fence", { shard: u.shard, epoch: u.epoch });
       u.reject(new ShardFencedError(u.shard!));
     }
     // What an operator watches (docs/operations.md, Running several nodes): once per 10 s with a count, never per turn.
@@ -927,6 +935,18 @@ export class ActorRuntime {
    * An actor whose shard this node no longer holds leaves memory: its state (the next holder may change it), its queued
    * message IDs (a later rescan indexes what is still pending). A turn under way keeps its queue; its commit is fenced.
    */
+  /**
+   * A turn of `actor` the fence refused: the actor is forgotten (queue and state). When its shard is this node's again
+   * by now (the lease lapsed and was taken back at a newer epoch), the mailbox is read afresh for it: the rescan of
+   * that regain may have run before this forget and indexed messages the forget has just dropped, which nothing would
+   * index again (the several-nodes proof found them stranded: pending, attempts 0, on the node holding the shard).
+   */
+  private forgetFenced(actor: string): void {
+    this.forget(actor);
+    const p = this.placement;
+    if (p?.owns(actor)) this.shardsMoved([p.shardOf(actor)], []);
+  }
+
   private forget(actor: string): void {
     this.resident.delete(actor);
     const q = this.queues.get(actor);
@@ -1380,7 +1400,7 @@ export class ActorRuntime {
     if (e instanceof ShardFencedError) {
       // Not the message's fault: its shard moved, and the new holder handles the message (the row is untouched) and
       // answers its ask, wherever the asker is (a row for the asking node, this one too).
-      this.forget(row.actor);
+      this.forgetFenced(row.actor);
       if (row.replyTo && !this.answeredElsewhere(row.replyTo)) this.answer(row.replyTo, e, true);
       return;
     }

@@ -156,11 +156,18 @@ export function startWebhookDispatch(runtime: ActorRuntime, repos: DispatcherRep
   const wake = () => {
     if (wakePending) return;
     wakePending = true;
-    runtime.tell(DISPATCHER, { type: "wake" }).catch((e) => {
-      wakePending = false;
-      // Once per fault class per interval (a full disk fails every wake until space returns).
-      runtime.reportFault("webhook dispatcher wake not recorded", e);
-    });
+    runtime.tell(DISPATCHER, { type: "wake" }).then(
+      () => {
+        // Several nodes: the dispatcher's run clears the flag on the node that holds it only; elsewhere the wake is
+        // recorded (its holder handles it), so the next event here may wake it again.
+        if (!runtime.handles(DISPATCHER)) wakePending = false;
+      },
+      (e) => {
+        wakePending = false;
+        // Once per fault class per interval (a full disk fails every wake until space returns).
+        runtime.reportFault("webhook dispatcher wake not recorded", e);
+      },
+    );
   };
   const recover = (now: number) => {
     repos.webhooks.withDuePending(now).then(
@@ -172,7 +179,11 @@ export function startWebhookDispatch(runtime: ActorRuntime, repos: DispatcherRep
   };
   runtime.register(webhookDispatcher(repos, () => (wakePending = false), retentionMs));
   runtime.onEvent(wake);
-  runtime.sweep("webhook-dispatch", "*/5 * * * * *", wake);
+  // The sweep always tells (a wake still pending here, for a dispatcher that moved before running it, is not waited on).
+  runtime.sweep("webhook-dispatch", "*/5 * * * * *", () => {
+    wakePending = false;
+    wake();
+  });
   runtime.sweep("webhook-recovery", "*/30 * * * * *", recover);
   if (retentionMs !== null)
     runtime.sweep("events-retention", "0 * * * * *", () => {
