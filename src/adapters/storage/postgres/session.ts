@@ -181,6 +181,22 @@ export function createPgSession(url: string, o: PgOptions = {}): PgSession {
    * leaves the unit and its `top` replaces the pool the unit ran on).
    */
   async function guarded<R>(p: Pool, work: (sql: Sql) => Promise<R>, inUnit?: Tx): Promise<R> {
+    if (inUnit) return once(p, work, inUnit);
+    // A whole transaction (or a statement on its own) that PostgreSQL chose as a deadlock's victim, or refused as a
+    // serialization failure, was rolled back whole: it is run again, from the start, a few times. Two nodes' commits
+    // can lock the same rows in different orders (the mailbox's numbering lock, a company's counter row); one node's
+    // single writer never meets another of its own.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await once(p, work);
+      } catch (e) {
+        if (attempt >= CONFLICT_TRIES || !isConflict(e)) throw e;
+        await new Promise((r) => setTimeout(r, attempt * (5 + Math.random() * 20)));
+      }
+    }
+  }
+
+  async function once<R>(p: Pool, work: (sql: Sql) => Promise<R>, inUnit?: Tx): Promise<R> {
     if (closed) throw new StorageUnavailableError({ class: "PG_CLOSED", cause: "the database session is closed" });
     const sql = p.current;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -285,6 +301,18 @@ export function createPgSession(url: string, o: PgOptions = {}): PgSession {
     },
   };
   return session;
+}
+
+/** How many times a transaction rolled back by a conflict (deadlock, serialization failure) is run in all. */
+const CONFLICT_TRIES = 4;
+
+/** Whether `e` (or what it wraps) is PostgreSQL rolling a transaction back to break a conflict: 40P01 or 40001. */
+export function isConflict(e: unknown): boolean {
+  for (let x: unknown = e, depth = 0; x && typeof x === "object" && depth < 4; x = (x as { cause?: unknown }).cause, depth++) {
+    const code = (x as { code?: unknown }).code;
+    if ((code === "40P01" || code === "40001") && ("severity" in x || "severity_local" in x)) return true;
+  }
+  return false;
 }
 
 /** Connects once to tell the operator, in one line naming where (never the password), why the database is unusable. */
