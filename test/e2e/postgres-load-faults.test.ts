@@ -15,6 +15,7 @@ import postgres from "postgres";
 import { expectError, expectOk, type Answer } from "../support/api.ts";
 import { startPgServer, type PgServer } from "../support/pg-server.ts";
 import { startCluster, stopCluster } from "../support/postgres-faults.ts";
+import { smallTransfer } from "../support/transfers.ts";
 
 // A server, a PostgreSQL server stopped and started, a few hundred requests on a shared machine: a hang guard only.
 setDefaultTimeout(300_000);
@@ -41,19 +42,7 @@ afterAll(async () => {
   if (S) expect(await S.stop()).toBe(0);
 });
 
-/** A valid create below the FATF fallback (0.001 ETH): answered 201, completed at once. */
-function transferBody(): Record<string, unknown> {
-  return {
-    asset: "ETH",
-    amount: "0.001",
-    network: "ethereum",
-    originatorCustomerId: customerId,
-    beneficiaryAddress: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-    originator: { originatorPersons: [{ naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: "Jones", secondaryIdentifier: "Jane", nameIdentifierType: "LEGL" }] }, countryOfResidence: "GB" } }] },
-  };
-}
-
-const create = (key: string) => S.call("/api/v2/transfers", { method: "POST", key: owner.key, json: transferBody(), headers: { "Idempotency-Key": key } });
+const create = (key: string) => S.call("/api/v2/transfers", { method: "POST", key: owner.key, json: smallTransfer(customerId), headers: { "Idempotency-Key": key } });
 
 /** One statement on the server's database, from a connection of the test's own. */
 async function rows<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {

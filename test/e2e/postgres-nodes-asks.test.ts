@@ -13,6 +13,7 @@ import { startPostgres } from "../support/postgres.ts";
 import { runCli, startServer, type ChildServer } from "../support/server.ts";
 import { apiClient, type Answer } from "../support/api.ts";
 import { shardOf } from "../../src/ports/cluster.ts";
+import { smallTransfer } from "../support/transfers.ts";
 
 // Servers as child processes on a shared machine: a hang guard, not a timing assertion.
 setDefaultTimeout(180_000);
@@ -60,17 +61,6 @@ async function customerOf(n: NodeId): Promise<string> {
     expect(r.status).toBe(201);
     if ((await holder(`customer:${r.body.data.id}`)) === n) return r.body.data.id;
   }
-}
-
-function transferBody(customerId: string): Record<string, unknown> {
-  return {
-    asset: "ETH",
-    amount: "0.001",
-    network: "ethereum",
-    originatorCustomerId: customerId,
-    beneficiaryAddress: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-    originator: { originatorPersons: [{ naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: "Jones", secondaryIdentifier: "Jane", nameIdentifierType: "LEGL" }] }, countryOfResidence: "GB" } }] },
-  };
 }
 
 /** The transfer once nothing more happens to it by itself (its actor is done with what the create set off). */
@@ -139,8 +129,8 @@ test("the CLI's commands with nodes running are handled by the node holding the 
 test("a transfer create with an Idempotency-Key, sent to the node that does not hold the originator, answers as at the holder; a repeat on either node answers the same", async () => {
   const local = await customerOf("node-a");
   const remote = await customerOf("node-b");
-  const here = await client("node-a")("/api/v2/transfers", { method: "POST", key: owner.key, json: transferBody(local), headers: { "idempotency-key": "asks-local-1" } });
-  const there = await client("node-a")("/api/v2/transfers", { method: "POST", key: owner.key, json: transferBody(remote), headers: { "idempotency-key": "asks-remote-1" } });
+  const here = await client("node-a")("/api/v2/transfers", { method: "POST", key: owner.key, json: smallTransfer(local), headers: { "idempotency-key": "asks-local-1" } });
+  const there = await client("node-a")("/api/v2/transfers", { method: "POST", key: owner.key, json: smallTransfer(remote), headers: { "idempotency-key": "asks-remote-1" } });
   expect(here.status).toBe(201);
   expect(normal(there)).toEqual(normal(here));
   const before = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM seen_replies WHERE node_id = 'node-a'`;
@@ -148,7 +138,7 @@ test("a transfer create with an Idempotency-Key, sent to the node that does not 
 
   // A repeat is answered from the transfer the key created (200, meta.idempotent): the same on both nodes, and as a
   // repeat of the other key at its holder.
-  const repeat = (n: NodeId, customer: string, key: string) => client(n)("/api/v2/transfers", { method: "POST", key: owner.key, json: transferBody(customer), headers: { "idempotency-key": key } });
+  const repeat = (n: NodeId, customer: string, key: string) => client(n)("/api/v2/transfers", { method: "POST", key: owner.key, json: smallTransfer(customer), headers: { "idempotency-key": key } });
   const againA = await repeat("node-a", remote, "asks-remote-1");
   const againB = await repeat("node-b", remote, "asks-remote-1");
   expect(againA.status).toBe(200);
@@ -168,7 +158,7 @@ test("a PATCH action on a transfer (refused, then taken), sent to the node that 
   const ids: Record<"here" | "there", string> = { here: "", there: "" };
   // Two transfers: one whose actor node-a holds, one node-b holds; both asked through node-a.
   for (let i = 0; !ids.here || !ids.there; i++) {
-    const r = await client("node-a")("/api/v2/transfers", { method: "POST", key: owner.key, json: transferBody(await customerOf("node-a")), headers: { "idempotency-key": `asks-patch-${i}` } });
+    const r = await client("node-a")("/api/v2/transfers", { method: "POST", key: owner.key, json: smallTransfer(await customerOf("node-a")), headers: { "idempotency-key": `asks-patch-${i}` } });
     expect(r.status).toBe(201);
     const slot = (await holder(`transfer:${r.body.data.id}`)) === "node-a" ? "here" : "there";
     if (!ids[slot]) ids[slot] = r.body.data.id;

@@ -12,24 +12,13 @@ import { databaseOf } from "../support/postgres-faults.ts";
 import { startPostgres } from "../support/postgres.ts";
 import { runCli } from "../support/server.ts";
 import { tempDir } from "../support/tmp.ts";
+import { smallTransfer } from "../support/transfers.ts";
 
 // A server, a PostgreSQL server and CLI processes on a shared machine: a hang guard, not a timing assertion.
 setDefaultTimeout(120_000);
 
 let S: PgServer;
 let owner: { key: string; memberEmail: string };
-
-/** A valid create body below the FATF fallback (0.001 ETH), as test/http/transfers.test.ts makes them. */
-function transferBody(customerId: string): Record<string, unknown> {
-  return {
-    asset: "ETH",
-    amount: "0.001",
-    network: "ethereum",
-    originatorCustomerId: customerId,
-    beneficiaryAddress: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-    originator: { originatorPersons: [{ naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: "Jones", secondaryIdentifier: "Jane", nameIdentifierType: "LEGL" }] }, countryOfResidence: "GB" } }] },
-  };
-}
 
 /** One statement on the server's database (or `url`'s), from a connection of the test's own. */
 async function rows(text: string, params: string[] = [], url = S.databaseUrl): Promise<Record<string, unknown>[]> {
@@ -92,7 +81,7 @@ describe("the server on PostgreSQL", () => {
     expectOk(back);
     expect(back.body.data.customer).toMatchObject({ id: customerId, name: "Originator" });
 
-    const t = await S.call("/api/v2/transfers", { method: "POST", key: owner.key, json: transferBody(customerId) });
+    const t = await S.call("/api/v2/transfers", { method: "POST", key: owner.key, json: smallTransfer(customerId) });
     expectOk(t, 201);
     const transferId = t.body.data.id as string;
     expect(t.body.data.amount).toBe("0.001");

@@ -19,3 +19,18 @@ export function janeToRichard(customerId: string, beneficiaryAddress: string, ex
     ...extra,
   };
 }
+
+/**
+ * A POST /api/v2/transfers body below the FATF fallback (0.001 ETH from customer `customerId`, the originator Jane Jones
+ * named inline): answered 201 and completed at once, with no Travel Rule exchange.
+ */
+export function smallTransfer(customerId: string): Record<string, unknown> {
+  return {
+    asset: "ETH",
+    amount: "0.001",
+    network: "ethereum",
+    originatorCustomerId: customerId,
+    beneficiaryAddress: ORIGIN_ADDR,
+    originator: { originatorPersons: [{ naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: "Jones", secondaryIdentifier: "Jane", nameIdentifierType: "LEGL" }] }, countryOfResidence: "GB" } }] },
+  };
+}
