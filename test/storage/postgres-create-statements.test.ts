@@ -104,12 +104,9 @@ async function grow(id: string, n: number): Promise<void> {
       VALUES (${`evt_${id}_${i}`}, ${row!.company_id}, ${row!.environment}, 'transfer.updated', 'transfer', ${id}, ${JSON.stringify({ id, i })}, ${row!.created_at})`;
 }
 
-beforeAll(async () => {
-  server = await startPostgres();
-  url = await server.createDatabase();
-  admin = postgres(url, { max: 1, onnotice: () => {} });
-  dir = mkdtempSync(join(tmpdir(), "caravan-pg-create-statements-"));
-  service = await startService({
+/** The service every count runs on: one reader, the node's tick, the sweeps, the poll and the audit sealer kept out of the counts. */
+function countedService() {
+  return startService({
     dbPath: join(dir, "caravan.db"),
     databaseUrl: url,
     // One reader: a second reader's first statement would add the driver's one-off type query to a count.
@@ -128,6 +125,14 @@ beforeAll(async () => {
     // whatever the rate of creates): off here, so that its turns do not fall into a count at random.
     auditSealMs: 3_600_000,
   });
+}
+
+beforeAll(async () => {
+  server = await startPostgres();
+  url = await server.createDatabase();
+  admin = postgres(url, { max: 1, onnotice: () => {} });
+  dir = mkdtempSync(join(tmpdir(), "caravan-pg-create-statements-"));
+  service = await countedService();
   const tenancy = service.tenancy;
   const company = await tenancy.requireCompany("default");
   const member = await tenancy.createMember(company.id, "stmt@example.com", "owner");
@@ -183,23 +188,7 @@ test("the hook saw every statement the server executed for a create", async () =
   // The setting applies to connections opened from now on: a new service over the same database (the hook again).
   await service.stop();
   seen.length = 0;
-  service = await startService({
-    dbPath: join(dir, "caravan.db"),
-    databaseUrl: url,
-    postgres: { readers: 1, onStatement: (text) => seen.push(text) },
-    host: "127.0.0.1",
-    port: 0,
-    logLevel: "silent",
-    // The node's tick (heartbeat, renewal, live nodes: three statements) every hour only, not into a count at random.
-    env: { CARAVAN_LEASE_MS: "10800000" },
-    rateLimits: { ...DEFAULT_RATE_LIMITS, company: { limit: 1_000_000_000, windowSeconds: 1 } },
-    sweepSchedule: () => "0 0 0 1 1 *",
-    actorPollMs: 3_600_000,
-    auditCheckpointMs: 3_600_000,
-    // The audit sealer seals on a timer, all entries committed since its last turn in one (background work batched
-    // whatever the rate of creates): off here, so that its turns do not fall into a count at random.
-    auditSealMs: 3_600_000,
-  });
+  service = await countedService();
   const customer = await newCustomer("logged", 1);
   await create(customer);
   const log = join(server.dir, "log");
