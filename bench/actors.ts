@@ -6,8 +6,7 @@ import { openStorage } from "../src/adapters/storage/index.ts";
 import { ActorRuntime } from "../src/actors/runtime.ts";
 import { Sealer } from "../src/adapters/crypto/envelope.ts";
 import { threadCpuMs } from "./baseline.ts";
-import { benchDatabase, benchEngine, dropBenchDatabases, rawEngineCommitRate, rawEngineLabel } from "./setup.ts";
-import { openPostgres } from "../src/adapters/storage/postgres/index.ts";
+import { benchDatabase, benchEngine, dropBenchDatabases, rawEngineCommitRate, rawEngineLabel } from "./engine.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ACTORS = Number(process.env.BENCH_ACTORS ?? 1000);
@@ -16,7 +15,10 @@ const dir = mkdtempSync(join(tmpdir(), "caravan-bench-"));
 /** `sealed`: states and message bodies sealed as the service's runtime does (its mailbox Sealer); otherwise plain. */
 async function actorMessages(sealed: boolean): Promise<{ rate: number; processed: number; cpuUs: number }> {
   // On PostgreSQL (CARAVAN_BENCH_ENGINE=postgres) the runtime over the engine's session, on a fresh database.
-  const s = benchEngine() === "postgres" ? await openPostgres(await benchDatabase()) : await openStorage(join(dir, sealed ? "actors-sealed.db" : "actors.db"));
+  const s =
+    benchEngine() === "postgres"
+      ? await (await import("../src/adapters/storage/postgres/index.ts")).openPostgres(await benchDatabase())
+      : await openStorage(join(dir, sealed ? "actors-sealed.db" : "actors.db"));
   const runtime = new ActorRuntime(s, { concurrency: 256, sealer: sealed ? new Sealer(crypto.getRandomValues(new Uint8Array(32))) : undefined });
   runtime.register<{ n: number }, { n: number }>({
     kind: "acc",

@@ -6,7 +6,7 @@
 // BENCH_SECONDS per phase (default 3).
 import { openPostgres } from "../src/adapters/storage/postgres/index.ts";
 import { take, type Bucket } from "../src/domain/ratelimit.ts";
-import { benchDatabase, dropBenchDatabases } from "./setup.ts";
+import { benchDatabase, dropBenchDatabases } from "./engine.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const IN_FLIGHT = 32;

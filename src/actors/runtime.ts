@@ -1,6 +1,7 @@
 // The durable actor runtime: durable mailboxes, one message at a time per actor, group-committed outbox. Its store is
 // the runtime store port (src/ports/runtime-store.ts) inside the store's units of work (src/ports/store.ts).
 import { StorageUnavailableError, type StoreFault } from "../ports/store.ts";
+import { settledValue } from "../ports/settled.ts";
 import type { MessageRecord, MessageRef, RuntimeHost, RuntimeStore, Tenant } from "../ports/runtime-store.ts";
 import { ShardFencedError, shardOf, type Wakeups } from "../ports/cluster.ts";
 import type { Leadership, Placement } from "./placement.ts";
@@ -95,7 +96,8 @@ interface Unit {
   shard?: number;
   /** The lease epoch the turn began under: the commit must still be under it. */
   epoch?: number;
-  apply(): Promise<void>;
+  /** The unit's statements; nothing to wait for (undefined) when the store answered each of them at once. */
+  apply(): void | Promise<void>;
   resolve(): void;
   reject(e: unknown): void;
 }
@@ -111,6 +113,39 @@ interface PendingAsk {
 type Outgoing = { to: string; body: string; dueAt: number; replyTo: string | null };
 /** A handler's write: store calls, run inside the commit's unit of work. */
 type Write = () => unknown;
+
+/** One unit's effects being applied (applyEffects), and where the new rows' IDs go. */
+interface Effects {
+  address: string;
+  messageId: number;
+  now: number;
+  fx: { writes: Write[]; outgoing: Outgoing[]; events: ActorEvent[] };
+  stateText: string | undefined;
+  ack: boolean;
+  lastMessageId: number;
+  ids: number[];
+  seqs: number[];
+  at: string;
+}
+
+/** How many store calls a unit makes: its writes, new messages, events, the state when changed, the acknowledgement (none for a mailbox-less inline ask). */
+function effectSteps(e: Effects): number {
+  const { fx } = e;
+  return fx.writes.length + fx.outgoing.length + fx.events.length + (e.stateText !== undefined ? 1 : 0) + (e.messageId === 0 ? 0 : 1);
+}
+
+/** Keeps step k's answer: a new message's ID, or an event's seq. */
+function keepStep(e: Effects, k: number, value: unknown): void {
+  const { fx } = e;
+  k -= fx.writes.length;
+  if (k < 0) return;
+  if (k < fx.outgoing.length) {
+    e.ids.push(value as number);
+    return;
+  }
+  k -= fx.outgoing.length;
+  if (k < fx.events.length) e.seqs.push(value as number);
+}
 
 const defer: (fn: () => void) => void =
   typeof (globalThis as { setImmediate?: unknown }).setImmediate === "function"
@@ -784,9 +819,17 @@ export class ActorRuntime {
       // An ask of a process that is no node (the CLI): its insert's hint names it, so that a node alone follows it.
       const hint = replyTo !== null && this.replies && !this.placement && this.nodeId !== undefined ? this.nodeId : null;
       this.enqueueUnit({
-        apply: async () => {
-          id = await this.mailbox.insert(to, text, dueAt, replyTo, now);
-          if (hint !== null) await this.replies!.hintMailbox(hint);
+        apply: () => {
+          const inserted = this.mailbox.insert(to, text, dueAt, replyTo, now);
+          const at = settledValue(inserted);
+          if (at && hint === null) {
+            id = at.value; // the common case: SQLite answered at once, and no turn is spent on it
+            return;
+          }
+          return (async () => {
+            id = await inserted;
+            if (hint !== null) await this.replies!.hintMailbox(hint);
+          })();
         },
         resolve: () => {
           this.index({ id, actor: to, dueAt, retryAt: null });
@@ -882,7 +925,10 @@ export class ActorRuntime {
       try {
         applied = await this.storage.transaction(async () => {
           const kept = await this.fenceOut(units, refused);
-          for (const u of kept) await u.apply();
+          for (const u of kept) {
+            const applying = u.apply();
+            if (applying !== undefined) await applying; // only a unit one of whose store calls had to wait
+          }
           return kept;
         });
       } catch {
@@ -910,7 +956,7 @@ export class ActorRuntime {
             continue;
           }
           try {
-            await this.storage.transaction(() => u.apply()); // savepoint: one unit's failure spares the others
+            await this.storage.transaction(async () => u.apply()); // savepoint: one unit's failure spares the others
             ok.push(u);
           } catch (e) {
             failed.push([u, e]);
@@ -1294,7 +1340,7 @@ export class ActorRuntime {
    * state (`stateText`, undefined when unchanged) and the message's acknowledgement or checkpoint count. Re-runnable (a
    * group commit may apply it twice: see flush): `ids` and `seqs` are filled afresh with the new rows.
    */
-  private async applyEffects(
+  private applyEffects(
     address: string,
     messageId: number,
     now: number,
@@ -1304,17 +1350,47 @@ export class ActorRuntime {
     lastMessageId: number,
     ids: number[],
     seqs: number[],
-  ): Promise<void> {
+  ): void | Promise<void> {
     ids.length = 0;
     seqs.length = 0;
-    for (const w of fx.writes) await w();
-    for (const o of fx.outgoing) ids.push(await this.mailbox.insert(o.to, o.body, o.dueAt, o.replyTo, now));
-    const at = iso(now);
-    for (const e of fx.events) seqs.push(await this.mailbox.insertEvent(newId("evt", now), e, at));
-    if (stateText !== undefined) await this.mailbox.saveState(address, this.sealState(address, stateText), lastMessageId, now);
-    if (messageId === 0) return; // an inline ask (or a command handled here) without a checkpoint has no mailbox row
-    if (ack) await this.mailbox.ack(messageId);
-    else await this.mailbox.markCheckpoint(messageId);
+    // The unit's store calls are steps 0..n-1 in order (writes, new messages, events, state, acknowledgement). While
+    // the store answers each at once (SQLite, its connection held by this commit) they run in this turn; from the
+    // first that has to wait, the rest run after it, awaited one by one. An await per call cost a turn each.
+    const e = { address, messageId, now, fx, stateText, ack, lastMessageId, ids, seqs, at: iso(now) };
+    const n = effectSteps(e);
+    for (let k = 0; k < n; k++) {
+      const p = this.effectStep(e, k);
+      const answered = p === undefined ? undefined : settledValue(p);
+      if (p !== undefined && !answered) return this.effectsFrom(e, k, p, n);
+      keepStep(e, k, answered?.value);
+    }
+  }
+
+  private async effectsFrom(e: Effects, k: number, waiting: Promise<unknown>, n: number): Promise<void> {
+    keepStep(e, k, await waiting);
+    for (let j = k + 1; j < n; j++) keepStep(e, j, await this.effectStep(e, j));
+  }
+
+  /** Step k of a unit's store calls (see applyEffects); undefined for a write that answered nothing to wait for. */
+  private effectStep(e: Effects, k: number): Promise<unknown> | undefined {
+    const { fx } = e;
+    if (k < fx.writes.length) {
+      const w = fx.writes[k]!();
+      return w instanceof Promise ? w : w !== null && typeof w === "object" && typeof (w as { then?: unknown }).then === "function" ? Promise.resolve(w) : undefined;
+    }
+    k -= fx.writes.length;
+    if (k < fx.outgoing.length) {
+      const o = fx.outgoing[k]!;
+      return this.mailbox.insert(o.to, o.body, o.dueAt, o.replyTo, e.now);
+    }
+    k -= fx.outgoing.length;
+    if (k < fx.events.length) return this.mailbox.insertEvent(newId("evt", e.now), fx.events[k]!, e.at);
+    k -= fx.events.length;
+    if (e.stateText !== undefined) {
+      if (k === 0) return this.mailbox.saveState(e.address, this.sealState(e.address, e.stateText), e.lastMessageId, e.now);
+      k--;
+    }
+    return e.ack ? this.mailbox.ack(e.messageId) : this.mailbox.markCheckpoint(e.messageId);
   }
 
   /**
@@ -1383,7 +1459,7 @@ export class ActorRuntime {
   }
 
   /** A unit of the next group commit; `actor`: the actor whose turn it commits (fenced by its shard's lease). */
-  private commit(apply: () => Promise<void>, actor?: string): Promise<void> {
+  private commit(apply: () => void | Promise<void>, actor?: string): Promise<void> {
     if (actor === undefined || !this.placement) return new Promise((resolve, reject) => this.enqueueUnit({ apply, resolve, reject }));
     const shard = this.placement.shardOf(actor);
     const epoch = this.turnEpochs.get(actor) ?? this.placement.epoch(shard) ?? -1;
