@@ -1,7 +1,7 @@
 // The durable actor runtime: durable mailboxes, one message at a time per actor, group-committed outbox. Its store is
 // the runtime store port (src/ports/runtime-store.ts) inside the store's units of work (src/ports/store.ts).
 import { StorageUnavailableError, type StoreFault } from "../ports/store.ts";
-import { settledValue } from "../ports/settled.ts";
+import { isThenable, settledValue, thenNow } from "../ports/settled.ts";
 import type { MessageRecord, MessageRef, RuntimeHost, RuntimeStore, Tenant } from "../ports/runtime-store.ts";
 import { ShardFencedError, shardOf, type Wakeups } from "../ports/cluster.ts";
 import type { Leadership, Placement } from "./placement.ts";
@@ -819,18 +819,12 @@ export class ActorRuntime {
       // An ask of a process that is no node (the CLI): its insert's hint names it, so that a node alone follows it.
       const hint = replyTo !== null && this.replies && !this.placement && this.nodeId !== undefined ? this.nodeId : null;
       this.enqueueUnit({
-        apply: () => {
-          const inserted = this.mailbox.insert(to, text, dueAt, replyTo, now);
-          const at = settledValue(inserted);
-          if (at && hint === null) {
-            id = at.value; // the common case: SQLite answered at once, and no turn is spent on it
-            return;
-          }
-          return (async () => {
-            id = await inserted;
-            if (hint !== null) await this.replies!.hintMailbox(hint);
-          })();
-        },
+        // In the commit's own turn when SQLite answers the insert at once (no turn spent on it), else once it has.
+        apply: () =>
+          thenNow(this.mailbox.insert(to, text, dueAt, replyTo, now), (inserted) => {
+            id = inserted;
+            return hint === null ? undefined : this.replies!.hintMailbox(hint);
+          }),
         resolve: () => {
           this.index({ id, actor: to, dueAt, retryAt: null });
           this.pending(to, -1);
@@ -1376,7 +1370,8 @@ export class ActorRuntime {
     const { fx } = e;
     if (k < fx.writes.length) {
       const w = fx.writes[k]!();
-      return w instanceof Promise ? w : w !== null && typeof w === "object" && typeof (w as { then?: unknown }).then === "function" ? Promise.resolve(w) : undefined;
+      // A promise is itself (and keeps what it carries); any other thenable is adopted; a plain value needs no wait.
+      return isThenable(w) ? Promise.resolve(w) : undefined;
     }
     k -= fx.writes.length;
     if (k < fx.outgoing.length) {

@@ -15,9 +15,13 @@ type Marked<T> = Promise<T> & { [VALUE]?: { readonly value: T } };
 /** A resolved promise of `value` that carries it (`value` must not be a promise or a thenable). */
 export function fulfilled<T>(value: T): Promise<T> {
   const p = Promise.resolve(value) as Marked<T>;
-  const thenable = value !== null && (typeof value === "object" || typeof value === "function") && typeof (value as { then?: unknown }).then === "function";
-  if (!thenable) p[VALUE] = { value };
+  if (!isThenable(value)) p[VALUE] = { value };
   return p;
+}
+
+/** Whether `v` is a promise or another thenable: what `await` would wait on. */
+export function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return v !== null && (typeof v === "object" || typeof v === "function") && typeof (v as { then?: unknown }).then === "function";
 }
 
 /** The value `p` carries, when it was fulfilled at once and says so. */
